@@ -1,0 +1,61 @@
+import type { GpuPoint } from "@/lib/live";
+import { SPARKLINE_POINTS } from "@/lib/live";
+
+interface SparklineProps {
+  points: GpuPoint[];
+  /** Drawn grey when the host is offline: these are the last values, not live ones. */
+  stale?: boolean;
+  className?: string;
+}
+
+const WIDTH = 120;
+const HEIGHT = 32;
+
+/**
+ * The last minute of utilization (0–100 %) as a plain SVG: sixty points on
+ * every card of the fleet once a second is far cheaper than a chart library.
+ * The x position comes from the slot, newest at the right edge, so a short
+ * history grows in from the right instead of stretching across the card.
+ * A null value breaks the line instead of dropping it to zero.
+ */
+export function Sparkline({ points, stale = false, className = "" }: SparklineProps) {
+  const step = WIDTH / (SPARKLINE_POINTS - 1);
+  const offset = SPARKLINE_POINTS - points.length;
+  const segments: string[] = [];
+  let current = "";
+  points.forEach((point, i) => {
+    if (point.util === null) {
+      if (current) segments.push(current);
+      current = "";
+      return;
+    }
+    const x = ((offset + i) * step).toFixed(1);
+    const y = (HEIGHT - 1 - (Math.min(100, Math.max(0, point.util)) / 100) * (HEIGHT - 2)).toFixed(1);
+    current += `${current ? "L" : "M"}${x} ${y}`;
+  });
+  if (current) segments.push(current);
+  const color = stale ? "var(--color-offline)" : "var(--chart-util)";
+
+  return (
+    <svg
+      aria-hidden
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      preserveAspectRatio="none"
+      className={`h-8 w-full overflow-visible ${className}`}
+    >
+      <line x1={0} x2={WIDTH} y1={HEIGHT - 0.5} y2={HEIGHT - 0.5} stroke="var(--chart-grid)" strokeWidth={1} vectorEffect="non-scaling-stroke" />
+      {segments.map((d, i) => (
+        <path
+          key={i}
+          d={d}
+          fill="none"
+          stroke={color}
+          strokeWidth={1.75}
+          strokeLinejoin="round"
+          strokeLinecap="round"
+          vectorEffect="non-scaling-stroke"
+        />
+      ))}
+    </svg>
+  );
+}

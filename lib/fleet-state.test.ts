@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import { appendPoints, applyDelta, applySnapshot, gpusOfHost, initialFleetState } from "@/lib/fleet-state";
+import type { FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${++counter}`;
+
+function makeHost(overrides: Partial<LiveHost> = {}): LiveHost {
+  return {
+    id: unique("host"),
+    name: unique("node"),
+    simulated: true,
+    online: true,
+    lastSeenAt: "2026-03-03T12:00:00Z",
+    driverVersion: "580.65.06",
+    cudaVersion: "13.0",
+    gpuUuids: [],
+    ...overrides,
+  };
+}
+
+function makeGpu(host: LiveHost, overrides: Partial<LiveGpu> = {}): LiveGpu {
+  return {
+    index: 0,
+    uuid: unique("GPU"),
+    name: "NVIDIA H200",
+    pciBusId: "00000000:18:00.0",
+    memoryTotalMiB: 143771,
+    memoryUsedMiB: 1024,
+    utilizationGpuPct: 10,
+    utilizationMemoryPct: 5,
+    temperatureC: 40,
+    powerDrawW: 120,
+    powerLimitW: 700,
+    fanSpeedPct: null,
+    smClockMHz: 1980,
+    pstate: "P0",
+    migMode: "Disabled",
+    eccErrorsUncorrected: 0,
+    hostId: host.id,
+    hostName: host.name,
+    sampledAt: "2026-03-03T12:00:00Z",
+    processes: [],
+    ...overrides,
+  };
+}
+
+const points = (from: number, count: number): GpuPoint[] =>
+  Array.from({ length: count }, (_, i) => ({ t: from + i * 1000, util: i, memUsedMiB: 1, powerW: 1, tempC: 1 }));
+
+function fleetWith(host: LiveHost, gpus: LiveGpu[], sparkline: GpuPoint[] = []) {
+  host.gpuUuids = gpus.map((gpu) => gpu.uuid);
+  const snapshot: FleetSnapshot = {
+    serverTime: "2026-03-03T12:00:00Z",
+    simulated: true,
+    hosts: [host],
+    gpus,
+    sparklines: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, sparkline])),
+  };
+  return applySnapshot(initialFleetState, snapshot, Date.parse("2026-03-03T12:00:02Z"));
+}
+
+const emptyDelta = (): FleetDelta => ({
+  serverTime: "2026-03-03T12:00:01Z",
+  hosts: [],
+  gpus: [],
+  points: {},
+  removedHostIds: [],
+});
+
+describe("appendPoints", () => {
+  it("keeps the newest points up to the cap", () => {
+    const result = appendPoints(points(0, 59), points(59_000, 5), 60);
+    expect(result).toHaveLength(60);
+    expect(result[59].t).toBe(63_000);
+    expect(result[0].t).toBe(4_000);
+  });
+
+  it("drops points at or before the last held time", () => {
+    const held = points(0, 3);
+    expect(appendPoints(held, points(1_000, 2), 60)).toBe(held);
+    expect(appendPoints(held, points(2_000, 3), 60).map((p) => p.t)).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+});
+
+describe("applySnapshot", () => {
+  it("replaces everything, sorts hosts by name and records the clock offset", () => {
+    const host = makeHost({ name: "node-b" });
+    const gpu = makeGpu(host);
+    const state = fleetWith(host, [gpu], points(0, 70));
+    expect(state.status).toBe("live");
+    expect(state.hasSnapshot).toBe(true);
+    expect(state.gpus[gpu.uuid]).toBe(gpu);
+    expect(state.sparklines[gpu.uuid]).toHaveLength(60);
+    expect(state.clockOffsetMs).toBe(-2000);
+
+    const other = makeHost({ name: "node-a" });
+    const next = applySnapshot(
+      state,
+      { serverTime: "2026-03-03T12:01:00Z", simulated: false, hosts: [host, other], gpus: [], sparklines: {} },
+      0,
+    );
+    expect(next.hosts.map((h) => h.name)).toEqual(["node-a", "node-b"]);
+    expect(next.gpus).toEqual({});
+    expect(next.simulated).toBe(false);
+  });
+});
+
+describe("applyDelta", () => {
+  it("is ignored before the first snapshot", () => {
+    expect(applyDelta(initialFleetState, emptyDelta(), 1)).toBe(initialFleetState);
+  });
+
+  it("merges hosts by id and GPUs by UUID and appends sparkline points", () => {
+    const host = makeHost();
+    const gpu0 = makeGpu(host, { index: 0 });
+    const gpu1 = makeGpu(host, { index: 1 });
+    const state = fleetWith(host, [gpu0, gpu1], points(0, 60));
+
+    const delta = emptyDelta();
+    delta.hosts = [{ ...host, online: false }];
+    delta.gpus = [{ ...gpu1, utilizationGpuPct: 99 }];
+    delta.points = { [gpu1.uuid]: points(60_000, 1) };
+    const next = applyDelta(state, delta, 5);
+
+    expect(next.hosts).toHaveLength(1);
+    expect(next.hosts[0].online).toBe(false);
+    expect(next.gpus[gpu0.uuid]).toBe(gpu0);
+    expect(next.gpus[gpu1.uuid].utilizationGpuPct).toBe(99);
+    expect(next.sparklines[gpu1.uuid]).toHaveLength(60);
+    expect(next.sparklines[gpu1.uuid].at(-1)?.t).toBe(60_000);
+    expect(next.sparklines[gpu0.uuid]).toBe(state.sparklines[gpu0.uuid]);
+    expect(next.lastUpdateAt).toBe(5);
+    expect(gpusOfHost(next, next.hosts[0]).map((g) => g.index)).toEqual([0, 1]);
+  });
+
+  it("drops removed hosts with their GPUs, and GPUs no host lists any more", () => {
+    const host = makeHost();
+    const gpu0 = makeGpu(host, { index: 0 });
+    const gpu1 = makeGpu(host, { index: 1 });
+    const state = fleetWith(host, [gpu0, gpu1]);
+
+    const shrink = emptyDelta();
+    shrink.hosts = [{ ...host, gpuUuids: [gpu0.uuid] }];
+    const shrunk = applyDelta(state, shrink, 1);
+    expect(Object.keys(shrunk.gpus)).toEqual([gpu0.uuid]);
+    expect(shrunk.sparklines[gpu1.uuid]).toBeUndefined();
+
+    const remove = emptyDelta();
+    remove.removedHostIds = [host.id];
+    const removed = applyDelta(shrunk, remove, 2);
+    expect(removed.hosts).toEqual([]);
+    expect(removed.gpus).toEqual({});
+  });
+});

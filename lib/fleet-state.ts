@@ -1,0 +1,146 @@
+import {
+  SPARKLINE_POINTS,
+  type FleetDelta,
+  type FleetSnapshot,
+  type GpuPoint,
+  type LiveGpu,
+  type LiveHost,
+} from "@/lib/live";
+
+/**
+ * The browser's copy of the live fleet, kept as plain immutable data so that
+ * React can compare by reference. Pure functions only: the socket plumbing is
+ * in `live-fleet-store.ts`.
+ */
+
+export type ConnectionStatus = "connecting" | "live" | "reconnecting" | "disconnected";
+
+export interface FleetState {
+  status: ConnectionStatus;
+  /** False until the first snapshot arrived: the page shows a skeleton, not an empty fleet. */
+  hasSnapshot: boolean;
+  simulated: boolean;
+  /** Sorted by name, so that sections do not jump when a host changes. */
+  hosts: LiveHost[];
+  gpus: Record<string, LiveGpu>;
+  /** Utilization history per GPU UUID for the sparklines, oldest first. */
+  sparklines: Record<string, GpuPoint[]>;
+  /** Browser clock (ms) when the last snapshot or delta arrived: the age of what is shown. */
+  lastUpdateAt: number | null;
+  /**
+   * Server clock minus browser clock. "Last seen 3 s ago" compares the
+   * server's timestamps with the server's now, or a skewed laptop clock
+   * would show hosts seen "in 2 min".
+   */
+  clockOffsetMs: number;
+}
+
+export const initialFleetState: FleetState = {
+  status: "connecting",
+  hasSnapshot: false,
+  simulated: false,
+  hosts: [],
+  gpus: {},
+  sparklines: {},
+  lastUpdateAt: null,
+  clockOffsetMs: 0,
+};
+
+function byName(a: LiveHost, b: LiveHost): number {
+  return a.name.localeCompare(b.name, undefined, { numeric: true });
+}
+
+function clockOffset(serverTime: string, receivedAt: number, previous: number): number {
+  const server = Date.parse(serverTime);
+  return Number.isFinite(server) ? server - receivedAt : previous;
+}
+
+/**
+ * Appends points newer than the last one held and keeps the newest `cap`.
+ * Points at or before the last held time are dropped: a delta that races a
+ * history answer must not draw a line backwards.
+ */
+export function appendPoints(existing: GpuPoint[], incoming: GpuPoint[], cap: number): GpuPoint[] {
+  if (incoming.length === 0) return existing;
+  const lastT = existing.length > 0 ? existing[existing.length - 1].t : Number.NEGATIVE_INFINITY;
+  const fresh = incoming.filter((point) => point.t > lastT);
+  if (fresh.length === 0) return existing;
+  const merged = existing.concat(fresh);
+  return merged.length > cap ? merged.slice(merged.length - cap) : merged;
+}
+
+/** The snapshot is the truth: everything held before it is dropped. */
+export function applySnapshot(state: FleetState, snapshot: FleetSnapshot, receivedAt: number): FleetState {
+  const gpus: Record<string, LiveGpu> = {};
+  for (const gpu of snapshot.gpus) gpus[gpu.uuid] = gpu;
+  const sparklines: Record<string, GpuPoint[]> = {};
+  for (const [uuid, points] of Object.entries(snapshot.sparklines)) {
+    sparklines[uuid] = appendPoints([], points, SPARKLINE_POINTS);
+  }
+  return {
+    ...state,
+    status: "live",
+    hasSnapshot: true,
+    simulated: snapshot.simulated,
+    hosts: [...snapshot.hosts].sort(byName),
+    gpus,
+    sparklines,
+    lastUpdateAt: receivedAt,
+    clockOffsetMs: clockOffset(snapshot.serverTime, receivedAt, state.clockOffsetMs),
+  };
+}
+
+/**
+ * Merges a delta: hosts by id, GPUs by UUID, sparkline points appended and
+ * capped. A delta before the first snapshot is ignored: it cannot be merged
+ * into nothing, and the snapshot that follows every connect brings it all.
+ */
+export function applyDelta(state: FleetState, delta: FleetDelta, receivedAt: number): FleetState {
+  if (!state.hasSnapshot) return state;
+
+  const removed = new Set(delta.removedHostIds);
+  const hostsById = new Map(state.hosts.filter((host) => !removed.has(host.id)).map((host) => [host.id, host]));
+  for (const host of delta.hosts) {
+    if (!removed.has(host.id)) hostsById.set(host.id, host);
+  }
+  const hosts = [...hostsById.values()].sort(byName);
+
+  const gpus: Record<string, LiveGpu> = { ...state.gpus };
+  for (const gpu of delta.gpus) gpus[gpu.uuid] = gpu;
+
+  // Keep only GPUs that a current host still lists: a removed host or a
+  // GPU that fell off the bus must not linger in the state.
+  const listed = new Set(hosts.flatMap((host) => host.gpuUuids));
+  for (const uuid of Object.keys(gpus)) {
+    if (!listed.has(uuid)) delete gpus[uuid];
+  }
+
+  const sparklines: Record<string, GpuPoint[]> = {};
+  for (const uuid of Object.keys(gpus)) {
+    const points = delta.points[uuid];
+    const held = state.sparklines[uuid] ?? [];
+    sparklines[uuid] = points ? appendPoints(held, points, SPARKLINE_POINTS) : held;
+  }
+
+  return {
+    ...state,
+    hosts,
+    gpus,
+    sparklines,
+    lastUpdateAt: receivedAt,
+    clockOffsetMs: clockOffset(delta.serverTime, receivedAt, state.clockOffsetMs),
+  };
+}
+
+export function withStatus(state: FleetState, status: ConnectionStatus): FleetState {
+  return state.status === status ? state : { ...state, status };
+}
+
+/** The GPUs of one host in nvidia-smi index order; UUIDs without a sample yet are skipped. */
+export function gpusOfHost(state: FleetState, host: LiveHost): LiveGpu[] {
+  return host.gpuUuids.map((uuid) => state.gpus[uuid]).filter((gpu): gpu is LiveGpu => gpu !== undefined);
+}
+
+export function findHost(state: FleetState, hostId: string): LiveHost | undefined {
+  return state.hosts.find((host) => host.id === hostId);
+}

@@ -1,0 +1,110 @@
+import {
+  applyDelta,
+  applySnapshot,
+  initialFleetState,
+  withStatus,
+  type FleetState,
+} from "@/lib/fleet-state";
+import type { FleetDelta, FleetSnapshot } from "@/lib/live";
+import { getLiveSocket } from "@/lib/live-socket";
+
+/**
+ * One fleet state per tab, fed by the one socket. Components read it through
+ * `useLiveFleet()` (useSyncExternalStore) and keep the socket open by
+ * retaining the store from an effect.
+ *
+ * Why a store and not state inside the hook: the server sends a snapshot only
+ * on connect. A page mounted later on an already-open socket (client-side
+ * navigation from the fleet to a GPU) would otherwise wait forever for one.
+ */
+
+let state: FleetState = initialFleetState;
+const listeners = new Set<() => void>();
+let retainCount = 0;
+let stopTimer: ReturnType<typeof setTimeout> | null = null;
+let detach: (() => void) | null = null;
+
+/** Keeps the socket across a navigation, where one page unmounts just before the next mounts. */
+const STOP_GRACE_MS = 5_000;
+
+function setState(next: FleetState) {
+  if (next === state) return;
+  state = next;
+  for (const listener of listeners) listener();
+}
+
+export function getFleetState(): FleetState {
+  return state;
+}
+
+export function getServerFleetState(): FleetState {
+  return initialFleetState;
+}
+
+export function subscribeFleet(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
+function start() {
+  const socket = getLiveSocket();
+
+  const onSnapshot = (snapshot: FleetSnapshot) => setState(applySnapshot(state, snapshot, Date.now()));
+  const onDelta = (delta: FleetDelta) => setState(applyDelta(state, delta, Date.now()));
+  // "live" only once the snapshot is in: connected but empty is still connecting.
+  const onDisconnect = () => setState(withStatus(state, socket.active ? "reconnecting" : "disconnected"));
+  const onConnectError = () => {
+    // `active` is false when a middleware refused us; socket.io will not retry then.
+    if (!socket.active) setState(withStatus(state, "disconnected"));
+    else if (state.hasSnapshot) setState(withStatus(state, "reconnecting"));
+  };
+
+  socket.on("fleet:snapshot", onSnapshot);
+  socket.on("fleet:delta", onDelta);
+  socket.on("disconnect", onDisconnect);
+  socket.on("connect_error", onConnectError);
+  socket.connect();
+
+  detach = () => {
+    socket.off("fleet:snapshot", onSnapshot);
+    socket.off("fleet:delta", onDelta);
+    socket.off("disconnect", onDisconnect);
+    socket.off("connect_error", onConnectError);
+    socket.disconnect();
+  };
+}
+
+function stop() {
+  detach?.();
+  detach = null;
+  // Without a socket nothing keeps the data true; the next start begins from a fresh snapshot.
+  setState(initialFleetState);
+}
+
+/** Opens the socket for as long as someone retains the store; returns the release. */
+export function retainLiveFleet(): () => void {
+  retainCount += 1;
+  if (stopTimer) {
+    clearTimeout(stopTimer);
+    stopTimer = null;
+  }
+  if (!detach) start();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    retainCount -= 1;
+    if (retainCount === 0) stopTimer = setTimeout(stop, STOP_GRACE_MS);
+  };
+}
+
+/** After the server refused or dropped us for good: try again on the user's request. */
+export function reconnectLiveFleet() {
+  const socket = getLiveSocket();
+  if (!socket.connected) {
+    setState(withStatus(state, state.hasSnapshot ? "reconnecting" : "connecting"));
+    socket.connect();
+  }
+}

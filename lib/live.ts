@@ -1,0 +1,82 @@
+import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
+
+/**
+ * What browsers receive on the socket.io namespace `/live`: a full snapshot
+ * on every (re)connect, then coalesced deltas once per server tick. The
+ * snapshot is the truth; a client that misses deltas takes a new snapshot.
+ */
+
+export interface LiveHost {
+  id: string;
+  name: string;
+  simulated: boolean;
+  online: boolean;
+  /** ISO time of the last sample from this host's agent, null if never seen. */
+  lastSeenAt: string | null;
+  driverVersion: string | null;
+  cudaVersion: string | null;
+  /** UUIDs in nvidia-smi index order. */
+  gpuUuids: string[];
+}
+
+export interface LiveGpu extends GpuSample {
+  hostId: string;
+  hostName: string;
+  /** ISO time of the sample these values come from. */
+  sampledAt: string;
+  processes: ProcessInfo[];
+}
+
+/** One point of a GPU's recent history (the detail page's charts, the sparklines). */
+export interface GpuPoint {
+  /** Milliseconds since the epoch. */
+  t: number;
+  util: number | null;
+  memUsedMiB: number | null;
+  powerW: number | null;
+  tempC: number | null;
+}
+
+export interface FleetSnapshot {
+  serverTime: string;
+  /** True when the embedded server runs the simulated fleet (no nvidia-smi here). */
+  simulated: boolean;
+  hosts: LiveHost[];
+  gpus: LiveGpu[];
+  /** Last 60 utilization points per GPU UUID, oldest first, for the sparklines. */
+  sparklines: Record<string, GpuPoint[]>;
+}
+
+export interface FleetDelta {
+  serverTime: string;
+  /** Hosts whose status or inventory changed since the last delta. */
+  hosts: LiveHost[];
+  /** GPUs with a newer sample since the last delta (latest values only). */
+  gpus: LiveGpu[];
+  /** New history points per GPU UUID since the last delta, oldest first. */
+  points: Record<string, GpuPoint[]>;
+  /** Hosts removed from the fleet. */
+  removedHostIds: string[];
+}
+
+export interface GpuHistory {
+  uuid: string;
+  /** Up to the last 15 minutes, oldest first. */
+  points: GpuPoint[];
+}
+
+export interface LiveServerToClient {
+  "fleet:snapshot": (snapshot: FleetSnapshot) => void;
+  "fleet:delta": (delta: FleetDelta) => void;
+}
+
+export interface LiveClientToServer {
+  /** Asks for the 15-minute history of one GPU; answers null for an unknown UUID. */
+  "gpu:history": (uuid: string, reply: (history: GpuHistory | null) => void) => void;
+}
+
+export const LIVE_NAMESPACE = "/live";
+export const AGENT_NAMESPACE = "/agent";
+/** Points kept per GPU on the server: 15 minutes at 1 Hz. */
+export const HISTORY_POINTS = 900;
+export const SPARKLINE_POINTS = 60;

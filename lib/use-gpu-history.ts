@@ -1,0 +1,69 @@
+"use client";
+
+import { useEffect, useMemo, useState } from "react";
+import { appendPoints } from "@/lib/fleet-state";
+import { timeAxis, toChartRows, type GpuChartRow, type TimeAxis } from "@/lib/gpu-series";
+import { HISTORY_POINTS, type FleetDelta, type GpuPoint } from "@/lib/live";
+import { retainLiveFleet } from "@/lib/live-fleet-store";
+import { getLiveSocket } from "@/lib/live-socket";
+
+export type HistoryStatus = "loading" | "ready" | "missing" | "error";
+
+export interface GpuHistorySeries {
+  status: HistoryStatus;
+  rows: GpuChartRow[];
+  axis: TimeAxis;
+}
+
+const HISTORY_TIMEOUT_MS = 10_000;
+
+/**
+ * The last 15 minutes of one GPU, ready to plot: loaded with `gpu:history`
+ * on every (re)connect, then extended from the deltas' points, at most 900.
+ */
+export function useGpuHistory(uuid: string): GpuHistorySeries {
+  const [status, setStatus] = useState<HistoryStatus>("loading");
+  const [points, setPoints] = useState<GpuPoint[]>([]);
+
+  useEffect(() => {
+    const release = retainLiveFleet();
+    const socket = getLiveSocket();
+    let current = true;
+
+    const load = async () => {
+      try {
+        const history = await socket.timeout(HISTORY_TIMEOUT_MS).emitWithAck("gpu:history", uuid);
+        if (!current) return;
+        if (history === null) {
+          setStatus("missing");
+          return;
+        }
+        // Points that arrived by delta while the answer travelled are kept after it.
+        setPoints((held) => appendPoints(appendPoints([], history.points, HISTORY_POINTS), held, HISTORY_POINTS));
+        setStatus("ready");
+      } catch {
+        if (current) setStatus("error");
+      }
+    };
+    const onDelta = (delta: FleetDelta) => {
+      const fresh = delta.points[uuid];
+      if (fresh) setPoints((held) => appendPoints(held, fresh, HISTORY_POINTS));
+    };
+
+    socket.on("connect", load);
+    socket.on("fleet:delta", onDelta);
+    if (socket.connected) void load();
+    return () => {
+      current = false;
+      socket.off("connect", load);
+      socket.off("fleet:delta", onDelta);
+      release();
+    };
+  }, [uuid]);
+
+  return useMemo(() => {
+    const rows = toChartRows(points);
+    const end = rows.length > 0 ? rows[rows.length - 1].t : Date.now();
+    return { status, rows, axis: timeAxis(end) };
+  }, [points, status]);
+}

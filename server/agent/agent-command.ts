@@ -1,0 +1,98 @@
+import { createHash } from "node:crypto";
+import { agentOptionsSchema, type AgentOptions } from "@/server/agent/agent-options";
+import { createAgentRunner } from "@/server/agent/agent-runner";
+import { createSocketTransport } from "@/server/agent/socket-transport";
+import { createCollector } from "@/server/collector/collector";
+import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-smi/nvidia-smi-source";
+import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import type { GpuSource } from "@/server/collector/source";
+import { log } from "@/server/log";
+
+const AGENT_VERSION = "0.1.0";
+
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+function parseOptions(raw: Record<string, unknown>): AgentOptions {
+  const parsed = agentOptionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const flag = issue?.path[0] ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ` : "";
+    throw new UsageError(`${flag}${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+async function openSource(options: AgentOptions): Promise<GpuSource> {
+  const nvidiaSmi = options.nvidiaSmi ?? findNvidiaSmi();
+  const kind = options.source ?? (nvidiaSmi ? "nvidia-smi" : "simulated");
+  if (kind === "nvidia-smi") {
+    if (!nvidiaSmi) throw new UsageError("nvidia-smi not found on PATH: pass --nvidia-smi PATH or --source simulated");
+    return createNvidiaSmiSource({ path: nvidiaSmi, hostName: options.hostName, intervalMs: options.interval });
+  }
+  // A simulated agent is one simulated host named after this one; its seed
+  // includes the name so that two simulated agents never share GPU UUIDs.
+  const nameSeed = createHash("sha256").update(options.hostName).digest().readInt32LE(0);
+  const seed = (options.seed ^ nameSeed) | 0;
+  const [spec] = simulatedFleet({ seed });
+  return createSimulatedSource({ spec: { ...spec, hostName: options.hostName }, seed });
+}
+
+/** `gpudesk agent`: one reading with --once, else the push loop until a signal. */
+export async function runAgentCommand(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(raw);
+  const source = await openSource(options);
+  const collector = createCollector({ source, procRoot: options.procRoot });
+
+  if (options.once) {
+    try {
+      const snapshot = await collector.read();
+      process.stdout.write(options.json ? `${JSON.stringify(snapshot, null, 2)}\n` : formatSummary(snapshot));
+    } finally {
+      await collector.close();
+    }
+    return;
+  }
+
+  const transport = createSocketTransport({
+    serverUrl: options.server!,
+    token: options.token!,
+    hello: { agentVersion: AGENT_VERSION, source: source.kind, intervalMs: options.interval, hostName: options.hostName },
+    log: log.info,
+  });
+  const runner = createAgentRunner({
+    read: collector.read,
+    transport,
+    intervalMs: options.interval,
+    bufferCapacity: options.buffer,
+    log: log.info,
+  });
+  log.info(`agent started: ${source.kind} source, every ${options.interval} ms, server ${options.server}`);
+  runner.start();
+
+  await new Promise<void>((resolve) => {
+    const stop = async (signal: string) => {
+      log.info(`${signal}: stopping (${runner.buffer.size} readings not yet delivered)`);
+      await runner.flush().catch(() => {});
+      await runner.stop();
+      await collector.close();
+      resolve();
+    };
+    process.once("SIGINT", () => void stop("SIGINT"));
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+  });
+  process.exit(0);
+}
+
+function formatSummary(snapshot: Awaited<ReturnType<GpuSource["read"]>>): string {
+  const lines = [`${snapshot.host.name}  driver ${snapshot.host.driverVersion ?? "?"}  CUDA ${snapshot.host.cudaVersion ?? "?"}`];
+  for (const gpu of snapshot.gpus) {
+    const processes = snapshot.processes.filter((process) => process.gpuUuid === gpu.uuid);
+    lines.push(
+      `  GPU ${gpu.index}  ${gpu.name}  util ${gpu.utilizationGpuPct ?? "—"}%  mem ${gpu.memoryUsedMiB ?? "—"}/${gpu.memoryTotalMiB ?? "—"} MiB  ` +
+        `${processes.map((process) => `${process.user ?? "?"}:${process.pid}`).join(" ") || "no processes"}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

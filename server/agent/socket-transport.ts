@@ -1,0 +1,103 @@
+import { io, type Socket } from "socket.io-client";
+import type {
+  AgentClientToServer,
+  AgentHello,
+  AgentServerToClient,
+} from "@/lib/agent-protocol";
+import { AGENT_NAMESPACE } from "@/lib/live";
+import type { AgentTransport } from "@/server/agent/agent-runner";
+
+const ACK_TIMEOUT_MS = 15_000;
+const RETRY_MAX_MS = 30_000;
+
+export interface SocketTransportOptions {
+  serverUrl: string;
+  token: string;
+  hello: AgentHello;
+  log: (message: string) => void;
+}
+
+/**
+ * The agent's connection to a gpudesk server. Reconnects forever with
+ * exponential backoff (socket.io's, and ours for refusals that socket.io
+ * does not retry, such as a token the server does not know yet), and logs
+ * one line per change of state, not per attempt.
+ */
+export function createSocketTransport(options: SocketTransportOptions): AgentTransport & { hostName: () => string | null } {
+  const url = new URL(AGENT_NAMESPACE, options.serverUrl).toString();
+  const socket: Socket<AgentServerToClient, AgentClientToServer> = io(url, {
+    auth: { token: options.token },
+    transports: ["websocket"],
+    reconnection: true,
+    reconnectionDelay: 1000,
+    reconnectionDelayMax: RETRY_MAX_MS,
+    randomizationFactor: 0.3,
+  });
+  const listeners: (() => void)[] = [];
+  let state: "connecting" | "ready" | "down" = "connecting";
+  let lastProblem = "";
+  let ready = false;
+  let registeredName: string | null = null;
+  let retryDelay = 1000;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  function problem(message: string): void {
+    if (message !== lastProblem || state !== "down") options.log(message);
+    lastProblem = message;
+    state = "down";
+  }
+
+  socket.on("connect", async () => {
+    try {
+      const answer = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck("agent:hello", options.hello);
+      if (!answer.ok) {
+        problem(`server refused the agent: ${answer.error}`);
+        return;
+      }
+      registeredName = answer.hostName;
+      ready = true;
+      retryDelay = 1000;
+      if (state !== "ready") options.log(`connected to ${options.serverUrl} as host ${answer.hostName}`);
+      state = "ready";
+      lastProblem = "";
+      for (const listener of listeners) listener();
+    } catch {
+      problem("server did not answer the agent's hello");
+    }
+  });
+
+  socket.on("disconnect", (reason) => {
+    ready = false;
+    problem(`disconnected from ${options.serverUrl} (${reason}); buffering and reconnecting`);
+  });
+
+  socket.on("connect_error", (error) => {
+    ready = false;
+    problem(`cannot connect to ${options.serverUrl}: ${error.message}; buffering and retrying`);
+    // A refusal by the server's middleware (bad token) is not retried by socket.io itself.
+    if (!socket.active && !closed) {
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(() => socket.connect(), retryDelay);
+      retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
+    }
+  });
+
+  return {
+    get connected() {
+      return ready && socket.connected;
+    },
+    onConnect(listener) {
+      listeners.push(listener);
+    },
+    async send(batch) {
+      return socket.timeout(ACK_TIMEOUT_MS).emitWithAck("agent:samples", batch);
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retryTimer);
+      socket.close();
+    },
+    hostName: () => registeredName,
+  };
+}

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { log } from "@/server/log";
+
+const require = createRequire(import.meta.url);
+
+/** What the browser bundle is built from; a change in any of these needs a new build. */
+const BUILD_INPUTS = ["app", "components", "lib", "next.config.js", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
+
+function hashInputs(root: string): string {
+  const hash = createHash("sha256");
+  const visit = (relative: string) => {
+    const full = path.join(root, relative);
+    if (!existsSync(full)) return;
+    if (statSync(full).isDirectory()) {
+      for (const name of readdirSync(full).sort()) visit(path.join(relative, name));
+    } else {
+      hash.update(relative).update("\0").update(readFileSync(full)).update("\0");
+    }
+  };
+  for (const input of BUILD_INPUTS) visit(input);
+  return hash.digest("hex");
+}
+
+/**
+ * Builds the production bundle when there is none or when its sources
+ * changed since it was built, so `npm start` works right after `npm install`
+ * and after a `git pull`.
+ */
+export async function ensureProductionBuild(root: string): Promise<void> {
+  const stampFile = path.join(root, ".next", "gpudesk-build-stamp");
+  const wanted = hashInputs(root);
+  if (existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) {
+    return;
+  }
+  log.info("building the web app (first start or changed sources; about a minute)…");
+  const started = Date.now();
+  const nextCli = require.resolve("next/dist/bin/next");
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [nextCli, "build"], {
+      cwd: root,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+  writeFileSync(stampFile, wanted);
+  log.info(`web app built in ${Math.round((Date.now() - started) / 1000)} s`);
+}

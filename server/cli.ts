@@ -1,0 +1,80 @@
+import { Command, Option } from "commander";
+import { runAgentCommand } from "@/server/agent/agent-command";
+import { ConfigError, parseEnv } from "@/server/env";
+import { AppError } from "@/server/errors";
+
+const program = new Command()
+  .name("gpudesk")
+  .description("See, book and settle who uses which GPU on shared multi-GPU servers.")
+  .showHelpAfterError();
+
+program
+  .command("serve")
+  .description("start the dashboard server (what `npm start` runs)")
+  .option("--dev", "development mode with hot reload")
+  .action(async (options: { dev?: boolean }) => {
+    const env = parseEnv();
+    const { startServer } = await import("@/server/index");
+    const server = await startServer({ env, dev: Boolean(options.dev) });
+    let closing = false;
+    const shutdown = async (signal: string) => {
+      if (closing) return;
+      closing = true;
+      process.stderr.write(`${signal}: shutting down\n`);
+      const force = setTimeout(() => process.exit(1), 10_000);
+      force.unref();
+      await server.close();
+      process.exit(0);
+    };
+    process.on("SIGINT", () => void shutdown("SIGINT"));
+    process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  });
+
+program
+  .command("agent")
+  .description("run the collector on a GPU host and push to a gpudesk server")
+  .option("--server <url>", "gpudesk server URL, e.g. http://gpudesk.lab:3000")
+  .addOption(new Option("--token <token>", "host token from `gpudesk host add` (or GPUDESK_AGENT_TOKEN)").env("GPUDESK_AGENT_TOKEN"))
+  .addOption(new Option("--source <source>", "where readings come from (default: nvidia-smi if found, else simulated)").choices(["nvidia-smi", "simulated"]))
+  .option("--nvidia-smi <path>", "the nvidia-smi executable to run")
+  .option("--interval <duration>", "time between readings, e.g. 1s, 500ms", "1s")
+  .option("--proc-root <dir>", "where to read process ownership", "/proc")
+  .option("--host-name <name>", "name of this host in logs and --once output")
+  .option("--seed <n>", "seed of the simulated source", "42")
+  .option("--buffer <n>", "readings kept while the server is unreachable (default: 2 hours)")
+  .option("--once", "take one reading, print it and exit (no server)")
+  .option("--json", "with --once: print the reading as JSON")
+  .action(runAgentCommand);
+
+const host = program.command("host").description("manage GPU hosts");
+host
+  .command("add")
+  .description("register a GPU host and print its agent token (shown once)")
+  .argument("<name>", "host name, e.g. node-a")
+  .action(async (name: string) => {
+    parseEnv();
+    const { createHost } = await import("@/server/hosts/host-registry");
+    const { migrateDatabase } = await import("@/server/db/migrate");
+    const { repoRoot } = await import("@/server/paths");
+    const { disconnectDb } = await import("@/server/db");
+    await migrateDatabase(parseEnv().DATABASE_URL, repoRoot);
+    const { host: created, token } = await createHost(name);
+    await disconnectDb();
+    process.stdout.write(`${token}\n`);
+    process.stderr.write(
+      `Registered host ${created.name}. Its token is printed above, once; keep it secret.\n` +
+        `On ${created.name}: GPUDESK_AGENT_TOKEN=<token> npx gpudesk agent --server http://THIS-SERVER:PORT\n`,
+    );
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  // Expected failures are one clear line; anything else keeps its stack for a bug report.
+  if (error instanceof AppError || error instanceof ConfigError) {
+    process.stderr.write(`gpudesk: ${error.message}\n`);
+  } else if (error instanceof Error && error.name === "UsageError") {
+    process.stderr.write(`gpudesk: ${error.message}\n`);
+  } else {
+    process.stderr.write(`gpudesk: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,160 @@
+import { hexOf, pickOf, unitOf, type HashPart } from "./hash";
+import { A100_SXM4_40GB, H100_SXM, RTX_4090, type SimulatedGpuModel } from "./models";
+
+/**
+ * How a group of GPUs on a simulated host is used over time. The role is fixed
+ * per host; who runs what, and when, changes with the seeded schedule.
+ */
+export type SimulatedSlot =
+  | {
+      role: "training";
+      /** GPU indices of one multi-GPU job set, one rank per GPU. */
+      gpus: number[];
+      launcher: "plain" | "docker" | "slurm";
+      /** A GPU of this set on which another user's process shows up; null for none. */
+      squatterGpu: number | null;
+    }
+  /** A Jupyter kernel: bursts of work between long pauses. */
+  | { role: "notebook"; gpus: [number] }
+  /** A process that holds memory at 0 % utilization for hours. */
+  | { role: "idle-held"; gpus: [number] }
+  /** A service whose memory grows until the GPU is nearly full, then restarts. */
+  | { role: "leak"; gpus: [number] }
+  /** Nobody, or now and then a short benchmark (`shortJobChance` per window). */
+  | { role: "free"; gpus: [number]; shortJobChance: number };
+
+export interface SimulatedGpuSpec {
+  index: number;
+  uuid: string;
+  pciBusId: string;
+}
+
+/** One simulated host: plain data, so it can be logged, compared and stored. */
+export interface SimulatedHostSpec {
+  name: string;
+  driverVersion: string;
+  cudaVersion: string;
+  /** Hosts are homogeneous, as real GPU servers are. */
+  model: SimulatedGpuModel;
+  gpus: SimulatedGpuSpec[];
+  slots: SimulatedSlot[];
+}
+
+export interface SimulatedFleetOptions {
+  seed: number | string;
+  /** Total GPUs for large-fleet runs; omitted, the three-host demo fleet. */
+  gpuCount?: number;
+}
+
+const GPUS_PER_LARGE_HOST = 8;
+
+/**
+ * The hosts of a simulated fleet. Without `gpuCount`: `sim-h100-a` (8× H100),
+ * `sim-a100-a` (4× A100) and `sim-4090-a` (2× RTX 4090), laid out so that every
+ * case the dashboard must show (training, squatter, leak, idle-but-held,
+ * notebooks, free GPUs) is present. With `gpuCount`: that many GPUs on 8-GPU
+ * hosts `sim-<n>` (the last one smaller when needed), models mixed by seed.
+ */
+export function simulatedFleet({ seed, gpuCount }: SimulatedFleetOptions): SimulatedHostSpec[] {
+  if (gpuCount === undefined) return demoFleet(seed);
+  if (!Number.isInteger(gpuCount) || gpuCount < 1) {
+    throw new RangeError(`gpuCount must be a positive integer, got ${gpuCount}`);
+  }
+  const hostCount = Math.ceil(gpuCount / GPUS_PER_LARGE_HOST);
+  const width = String(hostCount).length;
+  const hosts: SimulatedHostSpec[] = [];
+  for (let n = 0; n < hostCount; n++) {
+    const name = `sim-${String(n + 1).padStart(width, "0")}`;
+    const size = Math.min(GPUS_PER_LARGE_HOST, gpuCount - n * GPUS_PER_LARGE_HOST);
+    const model = pickModel(seed, name);
+    // The first host carries the full showcase, so a large fleet still has a
+    // squatter and a leak however the dice fall elsewhere.
+    const slots = n === 0 && size === GPUS_PER_LARGE_HOST ? showcaseLayout() : randomLayout(size, seed, name);
+    hosts.push(buildHost(seed, name, model, size, slots));
+  }
+  return hosts;
+}
+
+function demoFleet(seed: number | string): SimulatedHostSpec[] {
+  return [
+    buildHost(seed, "sim-h100-a", H100_SXM, 8, showcaseLayout()),
+    buildHost(seed, "sim-a100-a", A100_SXM4_40GB, 4, [
+      { role: "training", gpus: [0, 1], launcher: "docker", squatterGpu: null },
+      { role: "notebook", gpus: [2] },
+      { role: "free", gpus: [3], shortJobChance: 0.5 },
+    ]),
+    buildHost(seed, "sim-4090-a", RTX_4090, 2, [
+      { role: "notebook", gpus: [0] },
+      // Never used, so the demo always has a GPU to offer.
+      { role: "free", gpus: [1], shortJobChance: 0 },
+    ]),
+  ];
+}
+
+function showcaseLayout(): SimulatedSlot[] {
+  return [
+    { role: "training", gpus: [0, 1, 2, 3], launcher: "plain", squatterGpu: 2 },
+    { role: "training", gpus: [4, 5], launcher: "slurm", squatterGpu: null },
+    { role: "leak", gpus: [6] },
+    { role: "idle-held", gpus: [7] },
+  ];
+}
+
+/** Fills `size` GPUs with seeded blocks, training sets first-fit from index 0. */
+function randomLayout(size: number, seed: number | string, host: string): SimulatedSlot[] {
+  const slots: SimulatedSlot[] = [];
+  const launchers = ["plain", "docker", "slurm"] as const;
+  let next = 0;
+  while (next < size) {
+    const left = size - next;
+    const key: HashPart[] = [seed, host, "layout", next];
+    const roll = unitOf(...key);
+    let width = 0;
+    if (left === 8 && roll < 0.12) width = 8;
+    else if (left >= 4 && roll < 0.4) width = 4;
+    else if (left >= 2 && roll < 0.6) width = 2;
+    if (width > 0) {
+      const gpus = Array.from({ length: width }, (_, i) => next + i);
+      const squatterGpu = width >= 4 && unitOf(...key, "squatter") < 0.3 ? next + width / 2 : null;
+      slots.push({ role: "training", gpus, launcher: pickOf(launchers, ...key, "launcher"), squatterGpu });
+      next += width;
+      continue;
+    }
+    const single = unitOf(...key, "single");
+    const gpus: [number] = [next];
+    if (single < 0.35) slots.push({ role: "notebook", gpus });
+    else if (single < 0.55) slots.push({ role: "idle-held", gpus });
+    else if (single < 0.65) slots.push({ role: "leak", gpus });
+    else slots.push({ role: "free", gpus, shortJobChance: 0.4 });
+    next += 1;
+  }
+  return slots;
+}
+
+function pickModel(seed: number | string, host: string): SimulatedGpuModel {
+  const roll = unitOf(seed, host, "model");
+  if (roll < 0.5) return H100_SXM;
+  if (roll < 0.8) return A100_SXM4_40GB;
+  return RTX_4090;
+}
+
+function buildHost(
+  seed: number | string,
+  name: string,
+  model: SimulatedGpuModel,
+  size: number,
+  slots: SimulatedSlot[],
+): SimulatedHostSpec {
+  const gpus = Array.from({ length: size }, (_, index) => ({
+    index,
+    uuid: gpuUuid(seed, name, index),
+    pciBusId: `00000000:${model.pciBuses[index % model.pciBuses.length]}:00.0`,
+  }));
+  return { name, driverVersion: model.driverVersion, cudaVersion: model.cudaVersion, model, gpus, slots };
+}
+
+/** `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lower-case hex, as nvidia-smi prints. */
+function gpuUuid(seed: number | string, host: string, index: number): string {
+  const hex = hexOf(32, seed, host, index, "uuid");
+  return `GPU-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

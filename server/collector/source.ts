@@ -1,0 +1,15 @@
+import type { Snapshot } from "@/lib/snapshot";
+
+/**
+ * Where an agent's readings come from. A source reports GPUs and the
+ * processes on them; ownership fields that only /proc can answer (user,
+ * command, cgroup, environment) may be null here and are filled in by the
+ * collector afterwards.
+ */
+export interface GpuSource {
+  readonly kind: "nvidia-smi" | "simulated";
+  /** One reading of the host, stamped with the time it was taken. */
+  read(): Promise<Snapshot>;
+  /** Stops child processes and timers; the source is unusable afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,57 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The server's configuration, parsed once at start. Nothing else reads
+ * process.env. Every variable is listed in the README.
+ */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** Address to listen on; agents on other hosts must reach it. */
+  HOST: z.string().min(1).default("0.0.0.0"),
+  /** Where the embedded SQLite database and the build stamp live. */
+  GPUDESK_DATA_DIR: z.string().min(1).default("./data"),
+  /** `file:` URL of the SQLite database; default `file:<GPUDESK_DATA_DIR>/gpudesk.db`. */
+  DATABASE_URL: z
+    .string()
+    .refine((url) => url.startsWith("file:"), "must be a file: URL (SQLite)")
+    .optional(),
+  /** The agent inside the server: auto (nvidia-smi if found, else simulated), nvidia-smi, simulated or off. */
+  GPUDESK_LOCAL_AGENT: z.enum(["auto", "nvidia-smi", "simulated", "off"]).default("auto"),
+  GPUDESK_NVIDIA_SMI: z.string().min(1).optional(),
+  GPUDESK_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /** Seed of the simulated fleet: the same seed gives the same fleet. */
+  GPUDESK_SIM_SEED: z.coerce.number().int().default(42),
+  /** Number of simulated GPUs; default: the three-host demo fleet (14 GPUs). */
+  GPUDESK_SIM_GPUS: z.coerce.number().int().min(1).max(10_000).optional(),
+  /** A host is offline after this many milliseconds without a sample (at least three intervals). */
+  GPUDESK_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).default(5000),
+  /** Largest agent message accepted, in bytes. */
+  GPUDESK_MAX_AGENT_MESSAGE_BYTES: z.coerce.number().int().min(64_000).default(4_000_000),
+});
+
+export type Env = z.infer<typeof envSchema> & { DATABASE_URL: string; dataDir: string };
+
+export class ConfigError extends Error {}
+
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const dataDir = path.resolve(result.data.GPUDESK_DATA_DIR);
+  return {
+    ...result.data,
+    dataDir,
+    DATABASE_URL: result.data.DATABASE_URL ?? `file:${path.join(dataDir, "gpudesk.db")}`,
+  };
+}
+
+let cached: Env | undefined;
+
+/** The configuration of this process, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

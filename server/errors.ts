@@ -1,0 +1,30 @@
+/**
+ * The one error type of gpudesk's services: a code that callers branch on,
+ * a message safe to show, and optional per-field messages for forms.
+ */
+export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict";
+
+const STATUS: Record<AppErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+    readonly fields?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+
+  toJSON() {
+    return { error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}) } };
+  }
+}

@@ -1,0 +1,255 @@
+import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
+import type { Snapshot } from "@/lib/snapshot";
+import { insertPoint } from "@/server/fleet/history";
+
+interface HostEntry {
+  host: LiveHost;
+  /** Time (ms) of the newest sample applied to the live state. */
+  newestSampleAt: number;
+  /** Time (ms) a sample last arrived, whatever its age: silence is measured from here. */
+  lastArrivalAt: number | null;
+  connected: boolean;
+}
+
+interface GpuEntry {
+  gpu: LiveGpu;
+  history: GpuPoint[];
+  /** Newest point already sent to browsers; older replayed points go to history only. */
+  sentUpTo: number;
+}
+
+export interface IngestResult {
+  /** False when the snapshot was older than the live state (it still fed the history). */
+  live: boolean;
+  /** True when the host's set of GPUs changed with this snapshot. */
+  inventoryChanged: boolean;
+}
+
+export interface FleetStateOptions {
+  offlineAfterMs: number;
+  simulated: boolean;
+  now?: () => number;
+}
+
+/**
+ * The live state of the fleet, in memory: the latest reading of every GPU,
+ * 15 minutes of history per GPU, and what changed since the last broadcast.
+ * Agents write into it; the /live namespace reads snapshots and drains deltas.
+ */
+export class FleetState {
+  private readonly hosts = new Map<string, HostEntry>();
+  private readonly gpus = new Map<string, GpuEntry>();
+  private readonly dirtyHosts = new Set<string>();
+  private readonly dirtyGpus = new Set<string>();
+  private readonly removedHosts = new Set<string>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: FleetStateOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Makes a host known (an agent connected); it stays offline until its first sample. */
+  connectHost(id: string, name: string, simulated: boolean): void {
+    const entry = this.hosts.get(id);
+    if (entry) {
+      entry.connected = true;
+      return;
+    }
+    this.hosts.set(id, {
+      host: {
+        id,
+        name,
+        simulated,
+        online: false,
+        lastSeenAt: null,
+        driverVersion: null,
+        cudaVersion: null,
+        gpuUuids: [],
+      },
+      newestSampleAt: 0,
+      lastArrivalAt: null,
+      connected: true,
+    });
+    this.dirtyHosts.add(id);
+  }
+
+  /** The agent's connection closed: the host is offline now, not after the timeout. */
+  disconnectHost(id: string): void {
+    const entry = this.hosts.get(id);
+    if (!entry) return;
+    entry.connected = false;
+    this.setOnline(entry, false);
+  }
+
+  /** The host id that reports a GPU, if any (used to refuse another host's GPUs). */
+  ownerOfGpu(uuid: string): string | undefined {
+    return this.gpus.get(uuid)?.gpu.hostId;
+  }
+
+  ingest(hostId: string, snapshot: Snapshot): IngestResult {
+    const entry = this.hosts.get(hostId);
+    if (!entry) throw new Error(`ingest for unknown host ${hostId}`);
+    const sampledAt = Date.parse(snapshot.sampledAt);
+    entry.lastArrivalAt = this.now();
+
+    for (const sample of snapshot.gpus) {
+      const gpuEntry = this.gpus.get(sample.uuid);
+      const point: GpuPoint = {
+        t: sampledAt,
+        util: sample.utilizationGpuPct,
+        memUsedMiB: sample.memoryUsedMiB,
+        powerW: sample.powerDrawW,
+        tempC: sample.temperatureC,
+      };
+      if (gpuEntry) insertPoint(gpuEntry.history, point, HISTORY_POINTS);
+    }
+
+    if (sampledAt < entry.newestSampleAt) {
+      this.setOnline(entry, entry.connected);
+      return { live: false, inventoryChanged: false };
+    }
+    entry.newestSampleAt = sampledAt;
+
+    const uuids = [...snapshot.gpus].sort((a, b) => a.index - b.index).map((gpu) => gpu.uuid);
+    const inventoryChanged = uuids.join(",") !== entry.host.gpuUuids.join(",");
+    for (const gone of entry.host.gpuUuids) {
+      if (!uuids.includes(gone)) this.gpus.delete(gone);
+    }
+
+    const processesByGpu = new Map<string, Snapshot["processes"]>();
+    for (const process of snapshot.processes) {
+      const list = processesByGpu.get(process.gpuUuid);
+      if (list) list.push(process);
+      else processesByGpu.set(process.gpuUuid, [process]);
+    }
+    for (const sample of snapshot.gpus) {
+      const gpu: LiveGpu = {
+        ...sample,
+        hostId,
+        hostName: entry.host.name,
+        sampledAt: snapshot.sampledAt,
+        processes: processesByGpu.get(sample.uuid) ?? [],
+      };
+      const existing = this.gpus.get(sample.uuid);
+      if (existing) {
+        existing.gpu = gpu;
+      } else {
+        const history: GpuPoint[] = [];
+        insertPoint(
+          history,
+          {
+            t: sampledAt,
+            util: sample.utilizationGpuPct,
+            memUsedMiB: sample.memoryUsedMiB,
+            powerW: sample.powerDrawW,
+            tempC: sample.temperatureC,
+          },
+          HISTORY_POINTS,
+        );
+        this.gpus.set(sample.uuid, { gpu, history, sentUpTo: 0 });
+      }
+      this.dirtyGpus.add(sample.uuid);
+    }
+
+    const host = entry.host;
+    const versionsChanged =
+      host.driverVersion !== snapshot.host.driverVersion || host.cudaVersion !== snapshot.host.cudaVersion;
+    host.driverVersion = snapshot.host.driverVersion;
+    host.cudaVersion = snapshot.host.cudaVersion;
+    host.lastSeenAt = new Date(sampledAt).toISOString();
+    host.gpuUuids = uuids;
+    this.dirtyHosts.add(hostId);
+    this.setOnline(entry, entry.connected);
+    return { live: true, inventoryChanged: inventoryChanged || versionsChanged };
+  }
+
+  /** Marks hosts offline whose agent has been silent for longer than the limit. */
+  checkOffline(): void {
+    const now = this.now();
+    for (const entry of this.hosts.values()) {
+      if (entry.host.online && (entry.lastArrivalAt === null || now - entry.lastArrivalAt > this.options.offlineAfterMs)) {
+        this.setOnline(entry, false);
+      }
+    }
+  }
+
+  removeHost(id: string): void {
+    const entry = this.hosts.get(id);
+    if (!entry) return;
+    for (const uuid of entry.host.gpuUuids) this.gpus.delete(uuid);
+    this.hosts.delete(id);
+    this.dirtyHosts.delete(id);
+    this.removedHosts.add(id);
+  }
+
+  snapshot(): FleetSnapshot {
+    const sparklines: Record<string, GpuPoint[]> = {};
+    for (const [uuid, entry] of this.gpus) sparklines[uuid] = entry.history.slice(-SPARKLINE_POINTS);
+    return {
+      serverTime: new Date(this.now()).toISOString(),
+      simulated: this.options.simulated,
+      hosts: [...this.hosts.values()].map((entry) => ({ ...entry.host })).sort(byName),
+      gpus: [...this.gpus.values()].map((entry) => entry.gpu),
+      sparklines,
+    };
+  }
+
+  /**
+   * What changed since the last call: the latest values of each changed GPU
+   * (coalesced, however many samples arrived) and the new live-edge points.
+   * Null when nothing changed.
+   */
+  drainDelta(): FleetDelta | null {
+    if (this.dirtyHosts.size === 0 && this.dirtyGpus.size === 0 && this.removedHosts.size === 0) return null;
+    const points: Record<string, GpuPoint[]> = {};
+    const gpus: LiveGpu[] = [];
+    for (const uuid of this.dirtyGpus) {
+      const entry = this.gpus.get(uuid);
+      if (!entry) continue;
+      gpus.push(entry.gpu);
+      const fresh = entry.history.filter((point) => point.t > entry.sentUpTo);
+      if (fresh.length > 0) {
+        points[uuid] = fresh.slice(-SPARKLINE_POINTS);
+        entry.sentUpTo = fresh[fresh.length - 1].t;
+      }
+    }
+    const hosts = [...this.dirtyHosts].flatMap((id) => {
+      const entry = this.hosts.get(id);
+      return entry ? [{ ...entry.host }] : [];
+    });
+    const delta: FleetDelta = {
+      serverTime: new Date(this.now()).toISOString(),
+      hosts,
+      gpus,
+      points,
+      removedHostIds: [...this.removedHosts],
+    };
+    this.dirtyHosts.clear();
+    this.dirtyGpus.clear();
+    this.removedHosts.clear();
+    return delta;
+  }
+
+  /** The last 15 minutes of one GPU, or null for an unknown UUID. */
+  history(uuid: string): GpuHistory | null {
+    const entry = this.gpus.get(uuid);
+    if (!entry) return null;
+    const since = this.now() - HISTORY_POINTS * 1000;
+    return { uuid, points: entry.history.filter((point) => point.t >= since) };
+  }
+
+  get gpuCount(): number {
+    return this.gpus.size;
+  }
+
+  private setOnline(entry: HostEntry, online: boolean): void {
+    if (entry.host.online === online) return;
+    entry.host.online = online;
+    this.dirtyHosts.add(entry.host.id);
+  }
+}
+
+function byName(a: LiveHost, b: LiveHost): number {
+  return a.name.localeCompare(b.name);
+}

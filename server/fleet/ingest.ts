@@ -1,0 +1,109 @@
+import type { AgentSamplesReply } from "@/lib/agent-protocol";
+import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import type { FleetState } from "@/server/fleet/fleet-state";
+import { findGpuOwners, recordHostInventory, type RegisteredHost } from "@/server/hosts/host-registry";
+import { log } from "@/server/log";
+
+/** Snapshots further in the future than this are refused (a host clock gone wrong). */
+const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+/** Inventory and last-seen time are written at most this often while nothing changes. */
+const PERSIST_EVERY_MS = 60_000;
+
+export interface IngestCounters {
+  acceptedSnapshots: number;
+  rejectedSnapshots: number;
+  rejectedMessages: number;
+  droppedByAgents: number;
+}
+
+/**
+ * Validates agent readings and applies them to the live fleet. Every
+ * snapshot is checked on its own (zod, clock, GPU ownership), so one bad
+ * reading is refused without losing the valid ones around it.
+ */
+export function createIngest(fleet: FleetState, now: () => number = Date.now) {
+  const counters: IngestCounters = { acceptedSnapshots: 0, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 };
+  const lastPersisted = new Map<string, number>();
+  const persisting = new Map<string, Promise<void>>();
+
+  function persist(host: RegisteredHost, snapshot: Snapshot, force: boolean): void {
+    const at = now();
+    if (!force && at - (lastPersisted.get(host.id) ?? 0) < PERSIST_EVERY_MS) return;
+    lastPersisted.set(host.id, at);
+    // One write at a time per host, in order.
+    const previous = persisting.get(host.id) ?? Promise.resolve();
+    const next = previous
+      .then(() => recordHostInventory(host.id, snapshot.host, snapshot.gpus, new Date(snapshot.sampledAt)))
+      .catch((error: unknown) => log.error(`could not record inventory of ${host.name}: ${String(error)}`));
+    persisting.set(host.id, next);
+  }
+
+  async function checkOwnership(host: RegisteredHost, snapshot: Snapshot): Promise<string | null> {
+    const unknown: string[] = [];
+    for (const gpu of snapshot.gpus) {
+      const owner = fleet.ownerOfGpu(gpu.uuid);
+      if (owner === undefined) unknown.push(gpu.uuid);
+      else if (owner !== host.id) return `GPU ${gpu.uuid} belongs to another host`;
+    }
+    if (unknown.length === 0) return null;
+    const owners = await findGpuOwners(unknown);
+    for (const [uuid, owner] of owners) {
+      if (owner !== host.id) return `GPU ${uuid} belongs to another host`;
+    }
+    return null;
+  }
+
+  async function ingestBatch(host: RegisteredHost, snapshots: unknown[], dropped = 0): Promise<AgentSamplesReply> {
+    const reply: AgentSamplesReply = { accepted: 0, rejected: [] };
+    if (dropped > 0) {
+      counters.droppedByAgents += dropped;
+      log.warn(`agent of ${host.name} dropped ${dropped} samples while the server was unreachable`);
+    }
+    const valid: { index: number; snapshot: Snapshot }[] = [];
+    snapshots.forEach((raw, index) => {
+      const parsed = snapshotSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        reply.rejected.push({ index, error: `invalid snapshot at ${issue?.path.join(".") || "(root)"}: ${issue?.message}` });
+        return;
+      }
+      if (Date.parse(parsed.data.sampledAt) > now() + MAX_CLOCK_AHEAD_MS) {
+        reply.rejected.push({ index, error: "sampledAt is in the future: check the host's clock" });
+        return;
+      }
+      const uuids = new Set(parsed.data.gpus.map((gpu) => gpu.uuid));
+      if (uuids.size !== parsed.data.gpus.length) {
+        reply.rejected.push({ index, error: "two GPUs with the same UUID in one snapshot" });
+        return;
+      }
+      valid.push({ index, snapshot: parsed.data });
+    });
+    // Oldest first, so that the live state ends on the newest reading.
+    valid.sort((a, b) => Date.parse(a.snapshot.sampledAt) - Date.parse(b.snapshot.sampledAt));
+    for (const { index, snapshot } of valid) {
+      const ownershipError = await checkOwnership(host, snapshot);
+      if (ownershipError) {
+        reply.rejected.push({ index, error: ownershipError });
+        continue;
+      }
+      const result = fleet.ingest(host.id, snapshot);
+      if (result.live) persist(host, snapshot, result.inventoryChanged);
+      reply.accepted += 1;
+    }
+    counters.acceptedSnapshots += reply.accepted;
+    counters.rejectedSnapshots += reply.rejected.length;
+    if (reply.rejected.length > 0) {
+      log.warn(`refused ${reply.rejected.length} snapshot(s) from ${host.name}: ${reply.rejected[0].error}`);
+    }
+    return reply;
+  }
+
+  /** Waits for pending inventory writes (shutdown, tests). */
+  async function flush(): Promise<void> {
+    await Promise.all(persisting.values());
+  }
+
+  return { ingestBatch, counters, flush };
+}
+
+export type Ingest = ReturnType<typeof createIngest>;

@@ -1,0 +1,117 @@
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { GpuSample, HostInfo } from "@/lib/snapshot";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+
+export const hostNameSchema = z
+  .string()
+  .trim()
+  .min(1, "is required")
+  .max(63, "is at most 63 characters")
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may contain letters, digits, '.', '_' and '-'");
+
+const TOKEN_PREFIX = "gpd_host_";
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export interface RegisteredHost {
+  id: string;
+  name: string;
+  simulated: boolean;
+}
+
+const hostSelect = { id: true, name: true, simulated: true } as const;
+
+/**
+ * Registers a GPU host and returns its agent token. The token is shown this
+ * once: only its hash is stored.
+ */
+export async function createHost(rawName: string): Promise<{ host: RegisteredHost; token: string }> {
+  const parsed = hostNameSchema.safeParse(rawName);
+  if (!parsed.success) {
+    throw new AppError("bad_request", `Host name ${parsed.error.issues[0]?.message}`, {
+      name: parsed.error.issues[0]?.message ?? "is invalid",
+    });
+  }
+  const name = parsed.data;
+  const existing = await db().host.findUnique({ where: { name }, select: { id: true } });
+  if (existing) throw new AppError("conflict", `A host named ${name} already exists`);
+  const token = TOKEN_PREFIX + randomBytes(24).toString("base64url");
+  const host = await db().host.create({
+    data: { name, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+    select: hostSelect,
+  });
+  return { host, token };
+}
+
+/** The host an agent token belongs to, or null for an unknown token. */
+export async function findHostByToken(token: string): Promise<RegisteredHost | null> {
+  if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+  return db().host.findUnique({ where: { tokenHash: hashToken(token) }, select: hostSelect });
+}
+
+/** The host of an in-process agent of the embedded server; it needs no token. */
+export async function ensureLocalHost(name: string, simulated: boolean): Promise<RegisteredHost> {
+  return db().host.upsert({
+    where: { name },
+    create: { name, simulated },
+    update: { simulated },
+    select: hostSelect,
+  });
+}
+
+export async function listHosts(): Promise<(RegisteredHost & { lastSeenAt: Date | null })[]> {
+  return db().host.findMany({ select: { ...hostSelect, lastSeenAt: true }, orderBy: { name: "asc" } });
+}
+
+/**
+ * Records what a host reported: versions, last-seen time and its GPU
+ * inventory. Called when the inventory or versions change and otherwise at
+ * most once a minute, never per sample.
+ */
+export async function recordHostInventory(
+  hostId: string,
+  info: HostInfo,
+  gpus: GpuSample[],
+  seenAt: Date,
+): Promise<void> {
+  await db().$transaction([
+    db().host.update({
+      where: { id: hostId },
+      data: { driverVersion: info.driverVersion, cudaVersion: info.cudaVersion, lastSeenAt: seenAt },
+    }),
+    ...gpus.map((gpu) =>
+      db().gpu.upsert({
+        where: { uuid: gpu.uuid },
+        create: {
+          uuid: gpu.uuid,
+          hostId,
+          index: gpu.index,
+          name: gpu.name,
+          pciBusId: gpu.pciBusId,
+          memoryTotalMiB: gpu.memoryTotalMiB === null ? null : Math.round(gpu.memoryTotalMiB),
+          migMode: gpu.migMode,
+          firstSeenAt: seenAt,
+          lastSeenAt: seenAt,
+        },
+        update: {
+          index: gpu.index,
+          name: gpu.name,
+          pciBusId: gpu.pciBusId,
+          memoryTotalMiB: gpu.memoryTotalMiB === null ? null : Math.round(gpu.memoryTotalMiB),
+          migMode: gpu.migMode,
+          lastSeenAt: seenAt,
+        },
+      }),
+    ),
+  ]);
+}
+
+/** GPU UUID → owning host id, to refuse an agent that reports another host's GPU. */
+export async function findGpuOwners(uuids: string[]): Promise<Map<string, string>> {
+  const rows = await db().gpu.findMany({ where: { uuid: { in: uuids } }, select: { uuid: true, hostId: true } });
+  return new Map(rows.map((row) => [row.uuid, row.hostId]));
+}

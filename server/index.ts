@@ -1,0 +1,90 @@
+import { createServer } from "node:http";
+import next from "next";
+import { Server } from "socket.io";
+import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
+import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { resolveLocalAgentMode, startLocalAgents } from "@/server/agent/local-agents";
+import { ensureProductionBuild } from "@/server/build";
+import { disconnectDb } from "@/server/db";
+import { migrateDatabase } from "@/server/db/migrate";
+import type { Env } from "@/server/env";
+import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { createIngest } from "@/server/fleet/ingest";
+import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { setRuntime } from "@/server/runtime";
+import { log } from "@/server/log";
+import { repoRoot } from "@/server/paths";
+
+export interface StartOptions {
+  env: Env;
+  dev?: boolean;
+}
+
+/**
+ * gpudesk's one process: HTTP with Next.js and socket.io on the same port,
+ * the live fleet in memory, and the embedded agents.
+ */
+export async function startServer({ env, dev = false }: StartOptions): Promise<{ url: string; close: () => Promise<void> }> {
+  await migrateDatabase(env.DATABASE_URL, repoRoot);
+  if (!dev) await ensureProductionBuild(repoRoot);
+
+  const localMode = resolveLocalAgentMode(env.GPUDESK_LOCAL_AGENT, env.GPUDESK_NVIDIA_SMI);
+  const fleet = new FleetState({
+    offlineAfterMs: Math.max(env.GPUDESK_OFFLINE_AFTER_MS, 3 * env.GPUDESK_SAMPLE_INTERVAL_MS),
+    simulated: localMode === "simulated",
+  });
+  const ingest = createIngest(fleet);
+  setRuntime({ fleet, ingest });
+
+  const app = next({ dev, dir: repoRoot, hostname: env.HOST, port: env.PORT });
+  await app.prepare();
+  const handleRequest = app.getRequestHandler();
+  const handleUpgrade = app.getUpgradeHandler();
+
+  const httpServer = createServer((req, res) => {
+    void handleRequest(req, res);
+  });
+  const io = new Server(httpServer, {
+    maxHttpBufferSize: env.GPUDESK_MAX_AGENT_MESSAGE_BYTES,
+    serveClient: false,
+    // Next's own websocket (hot reload in dev) shares the port.
+    destroyUpgrade: false,
+  });
+  httpServer.on("upgrade", (req, socket, head) => {
+    if (!req.url?.startsWith("/socket.io/")) void handleUpgrade(req, socket, head);
+  });
+  attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
+  const stopLive = attachLiveEndpoint(io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>, fleet);
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(env.PORT, env.HOST, resolve);
+  });
+  const url = `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${env.PORT}`;
+
+  const localAgents = await startLocalAgents({
+    mode: localMode,
+    nvidiaSmiPath: env.GPUDESK_NVIDIA_SMI,
+    intervalMs: env.GPUDESK_SAMPLE_INTERVAL_MS,
+    seed: env.GPUDESK_SIM_SEED,
+    gpuCount: env.GPUDESK_SIM_GPUS,
+    fleet,
+    ingest,
+  });
+  log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${env.DATABASE_URL})`);
+
+  return {
+    url,
+    async close() {
+      stopLive();
+      await localAgents.stop();
+      await ingest.flush();
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await app.close();
+      await disconnectDb();
+    },
+  };
+}
+
+export type AgentServer = Server<AgentClientToServer, AgentServerToClient>;

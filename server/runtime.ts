@@ -1,0 +1,21 @@
+import type { FleetState } from "@/server/fleet/fleet-state";
+import type { Ingest } from "@/server/fleet/ingest";
+
+export interface Runtime {
+  fleet: FleetState;
+  ingest: Ingest;
+}
+
+// The custom server and Next's route bundles load separate copies of modules;
+// the live state is shared through globalThis so that both see one fleet.
+const holder = globalThis as unknown as { __gpudeskRuntime?: Runtime };
+
+export function setRuntime(runtime: Runtime): void {
+  holder.__gpudeskRuntime = runtime;
+}
+
+/** The running server's live state; throws outside a running server. */
+export function runtime(): Runtime {
+  if (!holder.__gpudeskRuntime) throw new Error("gpudesk runtime is not started");
+  return holder.__gpudeskRuntime;
+}
