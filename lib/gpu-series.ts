@@ -50,3 +50,76 @@ export function upperBound(rows: GpuChartRow[], key: "memGiB" | "powerW" | "temp
   }
   return Number.isFinite(max) ? max : undefined;
 }
+
+/**
+ * A value axis that hugs the data, padded and rounded to `step`: temperature
+ * between 38 and 44 °C reads better on 30–50 than on 0–100. Never below zero.
+ */
+export function paddedDomain(rows: GpuChartRow[], key: "memGiB" | "powerW" | "tempC", step: number): [number, number] | undefined {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const row of rows) {
+    const value = row[key];
+    if (value === null) continue;
+    if (value < min) min = value;
+    if (value > max) max = value;
+  }
+  if (!Number.isFinite(min)) return undefined;
+  const low = Math.max(0, Math.floor((min - step / 2) / step) * step);
+  const high = Math.ceil((max + step / 2) / step) * step;
+  return [low, Math.max(high, low + step)];
+}
+
+/** A value axis ready to draw: its range and where the ticks go. */
+export interface ValueAxis {
+  domain: [number, number];
+  ticks: number[];
+}
+
+export interface ChartScales {
+  util: ValueAxis;
+  memGiB: ValueAxis & { totalGiB: number | null };
+  powerW: ValueAxis & { limitW: number | null };
+  tempC: ValueAxis | undefined;
+}
+
+/** A round tick step that cuts `span` into about five parts: 1, 2, 2.5 or 5 times a power of ten. */
+export function niceStep(span: number): number {
+  const raw = span / 5;
+  if (!(raw > 0)) return 1;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const factor = [1, 2, 2.5, 5, 10].find((candidate) => candidate * magnitude >= raw) ?? 10;
+  return factor * magnitude;
+}
+
+/** From zero up to the first round tick at or above `top`. */
+export function zeroBasedAxis(top: number): ValueAxis {
+  const step = niceStep(top);
+  const end = Math.max(step, Math.ceil(top / step - 1e-9) * step);
+  return { domain: [0, end], ticks: ticksBetween(0, end, step) };
+}
+
+function ticksBetween(start: number, end: number, step: number): number[] {
+  const ticks: number[] = [];
+  // Counting steps rather than adding them keeps 0.1-style steps free of float drift.
+  for (let i = 0; start + i * step <= end + 1e-9; i++) ticks.push(Number((start + i * step).toFixed(6)));
+  return ticks;
+}
+
+/**
+ * Value axes for the four charts. Memory and power are drawn against the
+ * hardware's total and limit, so that "how close to full" is visible at once.
+ */
+export function chartScales(
+  rows: GpuChartRow[],
+  limits: { memoryTotalMiB: number | null; powerLimitW: number | null },
+): ChartScales {
+  const totalGiB = limits.memoryTotalMiB === null ? null : limits.memoryTotalMiB / 1024;
+  const temp = paddedDomain(rows, "tempC", 10);
+  return {
+    util: { domain: [0, 100], ticks: [0, 25, 50, 75, 100] },
+    memGiB: { ...zeroBasedAxis(upperBound(rows, "memGiB", totalGiB) ?? 1), totalGiB },
+    powerW: { ...zeroBasedAxis(upperBound(rows, "powerW", limits.powerLimitW) ?? 1), limitW: limits.powerLimitW },
+    tempC: temp && { domain: temp, ticks: ticksBetween(temp[0], temp[1], niceStep(temp[1] - temp[0])) },
+  };
+}

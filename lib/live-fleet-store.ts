@@ -1,10 +1,10 @@
 import {
   applyDelta,
   applySnapshot,
-  initialFleetState,
+  initialLiveFleetState,
   withStatus,
-  type FleetState,
-} from "@/lib/fleet-state";
+  type LiveFleetState,
+} from "@/lib/live-fleet-state";
 import type { FleetDelta, FleetSnapshot } from "@/lib/live";
 import { getLiveSocket } from "@/lib/live-socket";
 
@@ -18,7 +18,7 @@ import { getLiveSocket } from "@/lib/live-socket";
  * navigation from the fleet to a GPU) would otherwise wait forever for one.
  */
 
-let state: FleetState = initialFleetState;
+let state: LiveFleetState = initialLiveFleetState;
 const listeners = new Set<() => void>();
 let retainCount = 0;
 let stopTimer: ReturnType<typeof setTimeout> | null = null;
@@ -27,18 +27,18 @@ let detach: (() => void) | null = null;
 /** Keeps the socket across a navigation, where one page unmounts just before the next mounts. */
 const STOP_GRACE_MS = 5_000;
 
-function setState(next: FleetState) {
+function setState(next: LiveFleetState) {
   if (next === state) return;
   state = next;
   for (const listener of listeners) listener();
 }
 
-export function getFleetState(): FleetState {
+export function getFleetState(): LiveFleetState {
   return state;
 }
 
-export function getServerFleetState(): FleetState {
-  return initialFleetState;
+export function getServerFleetState(): LiveFleetState {
+  return initialLiveFleetState;
 }
 
 export function subscribeFleet(listener: () => void): () => void {
@@ -80,7 +80,7 @@ function stop() {
   detach?.();
   detach = null;
   // Without a socket nothing keeps the data true; the next start begins from a fresh snapshot.
-  setState(initialFleetState);
+  setState(initialLiveFleetState);
 }
 
 /** Opens the socket for as long as someone retains the store; returns the release. */

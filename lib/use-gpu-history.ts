@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useMemo, useState } from "react";
-import { appendPoints } from "@/lib/fleet-state";
+import { appendPoints } from "@/lib/live-fleet-state";
 import { timeAxis, toChartRows, type GpuChartRow, type TimeAxis } from "@/lib/gpu-series";
 import { HISTORY_POINTS, type FleetDelta, type GpuPoint } from "@/lib/live";
 import { retainLiveFleet } from "@/lib/live-fleet-store";
@@ -29,11 +29,16 @@ export function useGpuHistory(uuid: string): GpuHistorySeries {
     const release = retainLiveFleet();
     const socket = getLiveSocket();
     let current = true;
+    // Only the latest request may set state: an answer that timed out during
+    // a reconnect must not overwrite the one that came after it.
+    let latestRequest = 0;
 
     const load = async () => {
+      const request = ++latestRequest;
+      const isLatest = () => current && request === latestRequest;
       try {
         const history = await socket.timeout(HISTORY_TIMEOUT_MS).emitWithAck("gpu:history", uuid);
-        if (!current) return;
+        if (!isLatest()) return;
         if (history === null) {
           setStatus("missing");
           return;
@@ -42,7 +47,7 @@ export function useGpuHistory(uuid: string): GpuHistorySeries {
         setPoints((held) => appendPoints(appendPoints([], history.points, HISTORY_POINTS), held, HISTORY_POINTS));
         setStatus("ready");
       } catch {
-        if (current) setStatus("error");
+        if (isLatest()) setStatus("error");
       }
     };
     const onDelta = (delta: FleetDelta) => {

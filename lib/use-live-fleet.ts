@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useSyncExternalStore } from "react";
-import type { FleetState } from "@/lib/fleet-state";
+import type { LiveFleetState } from "@/lib/live-fleet-state";
 import {
   getFleetState,
   getServerFleetState,
@@ -10,7 +10,7 @@ import {
   subscribeFleet,
 } from "@/lib/live-fleet-store";
 
-export interface LiveFleet extends FleetState {
+export interface LiveFleet extends LiveFleetState {
   /** Asks the socket to connect again after the server dropped it for good. */
   reconnect: () => void;
 }

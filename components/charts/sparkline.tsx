@@ -1,5 +1,4 @@
-import type { GpuPoint } from "@/lib/live";
-import { SPARKLINE_POINTS } from "@/lib/live";
+import { SPARKLINE_POINTS, type GpuPoint } from "@/lib/live";
 
 interface SparklineProps {
   points: GpuPoint[];

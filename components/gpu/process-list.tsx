@@ -6,8 +6,9 @@ const MAX_SHOWN = 4;
 
 /**
  * The processes on one GPU, compact enough for a card. The command is cut to
- * one line; a tap on it (a native <details> without content: opening it unwraps the summary) shows it whole, which also works
- * on phones, where a `title` tooltip never appears.
+ * one line; a tap on it shows it whole, which also works on phones, where a
+ * `title` tooltip never appears. A native <details> with only a summary does
+ * this without script: opening it unwraps the summary's text.
  */
 export function ProcessList({ processes, stale = false }: { processes: ProcessInfo[]; stale?: boolean }) {
   if (processes.length === 0) {

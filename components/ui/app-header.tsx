@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { ConnectionStatus } from "@/lib/fleet-state";
+import type { ConnectionStatus } from "@/lib/live-fleet-state";
 import { Badge } from "@/components/ui/badge";
 import { ConnectionIndicator } from "@/components/ui/connection-indicator";
 import { ThemeToggle } from "@/components/ui/theme-toggle";

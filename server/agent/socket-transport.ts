@@ -52,7 +52,10 @@ export function createSocketTransport(options: SocketTransportOptions): AgentTra
     try {
       const answer = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck("agent:hello", options.hello);
       if (!answer.ok) {
-        problem(`server refused the agent: ${answer.error}`);
+        // Retrying at once cannot help; a later server (or a fixed config) may accept it.
+        problem(`server refused the agent: ${answer.error}; retrying later`);
+        socket.disconnect();
+        retryLater();
         return;
       }
       registeredName = answer.hostName;
@@ -76,12 +79,15 @@ export function createSocketTransport(options: SocketTransportOptions): AgentTra
     ready = false;
     problem(`cannot connect to ${options.serverUrl}: ${error.message}; buffering and retrying`);
     // A refusal by the server's middleware (bad token) is not retried by socket.io itself.
-    if (!socket.active && !closed) {
-      clearTimeout(retryTimer);
-      retryTimer = setTimeout(() => socket.connect(), retryDelay);
-      retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
-    }
+    if (!socket.active) retryLater();
   });
+
+  function retryLater(): void {
+    if (closed) return;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => socket.connect(), retryDelay);
+    retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
+  }
 
   return {
     get connected() {

@@ -59,6 +59,19 @@ describe("readOwnership", () => {
     });
   });
 
+  it("shows the uid when the lookup fails, and refuses a nonsensical tick rate", async () => {
+    const tree = await createFakeProcTree({ btime: BTIME, processes: [{ pid: 150, uid: 1000 }] });
+    trees.push(tree);
+    const reader = createProcReader({
+      procRoot: tree.procRoot,
+      lookupUser: () => {
+        throw new Error("nss is down");
+      },
+    });
+    expect((await reader.readOwnership(150))?.user).toBe("1000");
+    expect(() => createProcReader({ procRoot: tree.procRoot, clockTicksPerSecond: 0 })).toThrow(RangeError);
+  });
+
   it("computes the start time from btime and the clock tick rate", async () => {
     const { reader } = await setup([{ pid: 300, startTicks: 250 * 3600 }], 250);
     expect((await reader.readOwnership(300))?.startedAt).toBe("2023-11-14T23:13:20.000Z");

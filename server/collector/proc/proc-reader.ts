@@ -51,6 +51,9 @@ type ReadResult = Buffer | null | typeof VANISHED;
 
 export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
   const { procRoot = "/proc", lookupUser = createUserLookup(), clockTicksPerSecond = 100 } = options;
+  if (!(clockTicksPerSecond > 0 && Number.isFinite(clockTicksPerSecond))) {
+    throw new RangeError(`clockTicksPerSecond must be a positive number, got ${clockTicksPerSecond}`);
+  }
   let bootTime: Promise<number | null> | null = null;
 
   // Boot time is read once: the kernel recomputes btime on every read and it
@@ -68,8 +71,11 @@ export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
   async function resolveUser(statusRaw: Buffer | null): Promise<string | null> {
     const uid = statusRaw === null ? null : parseRealUid(statusRaw.toString("utf8"));
     if (uid === null) return null;
-    const name = await lookupUser(uid).catch(() => null);
-    return name ?? String(uid);
+    try {
+      return (await lookupUser(uid)) ?? String(uid);
+    } catch {
+      return String(uid);
+    }
   }
 
   async function readOwnership(pid: number): Promise<Ownership | null> {
@@ -98,7 +104,7 @@ export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
     const startedAt =
       statFields === null || bootSeconds === null
         ? null
-        : new Date(Math.round((bootSeconds + statFields.startTicks / clockTicksPerSecond) * 1000)).toISOString();
+        : isoTime((bootSeconds + statFields.startTicks / clockTicksPerSecond) * 1000);
 
     const { container, slurmJobId } =
       cgroup === null ? { container: null, slurmJobId: null } : parseCgroup(cgroup.toString("utf8"));
@@ -156,6 +162,12 @@ export async function enrichProcesses(
       };
     }),
   };
+}
+
+/** Null instead of toISOString's RangeError for a time a corrupt btime could produce. */
+function isoTime(epochMs: number): string | null {
+  const date = new Date(Math.round(epochMs));
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 /** `comm` alone, for when stat was unreadable but argv was empty. */

@@ -31,7 +31,8 @@ export interface SimulatedGpuSpec {
 
 /** One simulated host: plain data, so it can be logged, compared and stored. */
 export interface SimulatedHostSpec {
-  name: string;
+  /** The host's name; a copy with another name is another host (its schedule changes). */
+  hostName: string;
   driverVersion: string;
   cudaVersion: string;
   /** Hosts are homogeneous, as real GPU servers are. */
@@ -41,6 +42,7 @@ export interface SimulatedHostSpec {
 }
 
 export interface SimulatedFleetOptions {
+  /** Hashed as given: 42 and "42" are different fleets. */
   seed: number | string;
   /** Total GPUs for large-fleet runs; omitted, the three-host demo fleet. */
   gpuCount?: number;
@@ -150,7 +152,7 @@ function buildHost(
     uuid: gpuUuid(seed, name, index),
     pciBusId: `00000000:${model.pciBuses[index % model.pciBuses.length]}:00.0`,
   }));
-  return { name, driverVersion: model.driverVersion, cudaVersion: model.cudaVersion, model, gpus, slots };
+  return { hostName: name, driverVersion: model.driverVersion, cudaVersion: model.cudaVersion, model, gpus, slots };
 }
 
 /** `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lower-case hex, as nvidia-smi prints. */

@@ -12,22 +12,38 @@ export type HashPart = string | number;
 export function hashOf(...parts: readonly HashPart[]): number {
   let h = 0x811c9dc5;
   for (const part of parts) {
+    if (typeof part === "number" && Number.isSafeInteger(part)) {
+      // Keys are mostly numbers (seeds, hashes, window indices, timestamps);
+      // mixing their two 32-bit words skips a string conversion per part.
+      h = mixWord(h, part >>> 0);
+      h = mixWord(h, Math.floor(part / 0x1_0000_0000) | 0);
+      continue;
+    }
     const text = String(part);
     for (let i = 0; i < text.length; i++) {
       h ^= text.charCodeAt(i);
       h = Math.imul(h, 0x01000193);
     }
-    h ^= 0x1f;
-    h = Math.imul(h, 0x01000193);
+    h = mixWord(h, text.length);
   }
-  // FNV-1a alone leaves the high bits poorly mixed for short, similar keys
-  // (consecutive timestamps); murmur3's finalizer spreads them.
+  // The murmur3 finalizer spreads the last inputs over all bits, so that
+  // consecutive timestamps give unrelated values.
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+/** One round of murmur3's block mixing. */
+function mixWord(h: number, word: number): number {
+  let k = Math.imul(word, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 /** Uniform in [0, 1). */

@@ -2,6 +2,7 @@ import { HOUR, MINUTE, usedMemoryOf, type GpuActivity, type WorkloadContext } fr
 import type { SimulatedSlot } from "./fleet";
 import {
   between,
+  hashOf,
   hexOf,
   intBetween,
   jitterOf,
@@ -45,7 +46,7 @@ const SQUATTER_SCRIPTS: readonly string[] = [
 export function addTraining(ctx: WorkloadContext, slot: TrainingSlot): void {
   const { spec, activity, key, t } = ctx;
   const window = windowAt(t, secondsBetween(6 * HOUR, 14 * HOUR, ...key, "length"), ...key);
-  const job = [...key, window.index];
+  const job = [hashOf(...key, window.index)];
   const start = window.start + secondsBetween(3 * MINUTE, 45 * MINUTE, ...job, "gap-before");
   const end = window.end - secondsBetween(5 * MINUTE, 60 * MINUTE, ...job, "gap-after");
   if (t < start || t >= end) return;
@@ -115,7 +116,7 @@ function addSquatter(ctx: WorkloadContext, target: GpuActivity, jobUser: string,
   const { spec, key, t } = ctx;
   const squatKey = [...key, "squatter"];
   const window = windowAt(t, secondsBetween(90 * MINUTE, 150 * MINUTE, ...squatKey, "length"), ...squatKey);
-  const segment = [...squatKey, window.index];
+  const segment = [hashOf(...squatKey, window.index)];
   const start = Math.max(
     window.start + secondsBetween(0, 15 * MINUTE, ...segment, "gap-before"),
     jobStart + 10 * MINUTE,
@@ -124,7 +125,7 @@ function addSquatter(ctx: WorkloadContext, target: GpuActivity, jobUser: string,
   if (t < start || t >= end) return;
 
   // The start is part of the identity: a segment cut in two by a new job is two processes.
-  const identity = [...segment, start];
+  const identity = [hashOf(...segment, start)];
   const others = SIMULATED_USERS.filter((u) => u.login !== jobUser);
   const user = pickOf(others, ...identity, "user").login;
   const total = spec.model.memoryTotalMiB;

@@ -15,7 +15,7 @@ import {
 
 export type ConnectionStatus = "connecting" | "live" | "reconnecting" | "disconnected";
 
-export interface FleetState {
+export interface LiveFleetState {
   status: ConnectionStatus;
   /** False until the first snapshot arrived: the page shows a skeleton, not an empty fleet. */
   hasSnapshot: boolean;
@@ -35,7 +35,7 @@ export interface FleetState {
   clockOffsetMs: number;
 }
 
-export const initialFleetState: FleetState = {
+export const initialLiveFleetState: LiveFleetState = {
   status: "connecting",
   hasSnapshot: false,
   simulated: false,
@@ -70,7 +70,7 @@ export function appendPoints(existing: GpuPoint[], incoming: GpuPoint[], cap: nu
 }
 
 /** The snapshot is the truth: everything held before it is dropped. */
-export function applySnapshot(state: FleetState, snapshot: FleetSnapshot, receivedAt: number): FleetState {
+export function applySnapshot(state: LiveFleetState, snapshot: FleetSnapshot, receivedAt: number): LiveFleetState {
   const gpus: Record<string, LiveGpu> = {};
   for (const gpu of snapshot.gpus) gpus[gpu.uuid] = gpu;
   const sparklines: Record<string, GpuPoint[]> = {};
@@ -95,7 +95,7 @@ export function applySnapshot(state: FleetState, snapshot: FleetSnapshot, receiv
  * capped. A delta before the first snapshot is ignored: it cannot be merged
  * into nothing, and the snapshot that follows every connect brings it all.
  */
-export function applyDelta(state: FleetState, delta: FleetDelta, receivedAt: number): FleetState {
+export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt: number): LiveFleetState {
   if (!state.hasSnapshot) return state;
 
   const removed = new Set(delta.removedHostIds);
@@ -132,15 +132,15 @@ export function applyDelta(state: FleetState, delta: FleetDelta, receivedAt: num
   };
 }
 
-export function withStatus(state: FleetState, status: ConnectionStatus): FleetState {
+export function withStatus(state: LiveFleetState, status: ConnectionStatus): LiveFleetState {
   return state.status === status ? state : { ...state, status };
 }
 
 /** The GPUs of one host in nvidia-smi index order; UUIDs without a sample yet are skipped. */
-export function gpusOfHost(state: FleetState, host: LiveHost): LiveGpu[] {
+export function gpusOfHost(state: LiveFleetState, host: LiveHost): LiveGpu[] {
   return host.gpuUuids.map((uuid) => state.gpus[uuid]).filter((gpu): gpu is LiveGpu => gpu !== undefined);
 }
 
-export function findHost(state: FleetState, hostId: string): LiveHost | undefined {
+export function findHost(state: LiveFleetState, hostId: string): LiveHost | undefined {
   return state.hosts.find((host) => host.id === hostId);
 }

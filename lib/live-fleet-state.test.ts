@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appendPoints, applyDelta, applySnapshot, gpusOfHost, initialFleetState } from "@/lib/fleet-state";
+import { appendPoints, applyDelta, applySnapshot, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import type { FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
 
 let counter = 0;
@@ -57,7 +57,7 @@ function fleetWith(host: LiveHost, gpus: LiveGpu[], sparkline: GpuPoint[] = []) 
     gpus,
     sparklines: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, sparkline])),
   };
-  return applySnapshot(initialFleetState, snapshot, Date.parse("2026-03-03T12:00:02Z"));
+  return applySnapshot(initialLiveFleetState, snapshot, Date.parse("2026-03-03T12:00:02Z"));
 }
 
 const emptyDelta = (): FleetDelta => ({
@@ -108,7 +108,7 @@ describe("applySnapshot", () => {
 
 describe("applyDelta", () => {
   it("is ignored before the first snapshot", () => {
-    expect(applyDelta(initialFleetState, emptyDelta(), 1)).toBe(initialFleetState);
+    expect(applyDelta(initialLiveFleetState, emptyDelta(), 1)).toBe(initialLiveFleetState);
   });
 
   it("merges hosts by id and GPUs by UUID and appends sparkline points", () => {

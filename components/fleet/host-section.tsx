@@ -1,0 +1,56 @@
+import type { GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import { DASH, formatRelativeTime } from "@/lib/format";
+import { GpuCard } from "@/components/gpu/gpu-card";
+
+interface HostSectionProps {
+  host: LiveHost;
+  gpus: LiveGpu[];
+  sparklines: Record<string, GpuPoint[]>;
+  /** Server-clock now. */
+  nowMs: number;
+}
+
+export function HostSection({ host, gpus, sparklines, nowMs }: HostSectionProps) {
+  const headingId = `host-${host.id}`;
+  const stale = !host.online;
+
+  return (
+    <section aria-label={`Host ${host.name}`} data-online={host.online} className="scroll-mt-20">
+      <div className="mb-3 flex flex-wrap items-baseline gap-x-4 gap-y-1">
+        <h2 id={headingId} className="text-lg font-semibold tracking-tight break-all">
+          {host.name}
+        </h2>
+        <p className="flex items-center gap-1.5 text-sm">
+          <span aria-hidden className={`size-2 rounded-full ${host.online ? "bg-free" : "bg-offline"}`} />
+          <span data-testid="host-status" className={host.online ? "text-emerald-700 dark:text-emerald-400" : "text-slate-500 dark:text-slate-400"}>
+            {host.online ? "online" : "offline"}
+          </span>
+          <span className="text-slate-500 dark:text-slate-400">
+            · last seen <time dateTime={host.lastSeenAt ?? undefined}>{formatRelativeTime(host.lastSeenAt, nowMs, "never")}</time>
+          </span>
+        </p>
+        <p className="text-xs text-slate-500 sm:ml-auto dark:text-slate-400">
+          Driver {host.driverVersion ?? DASH} · CUDA {host.cudaVersion ?? DASH}
+        </p>
+      </div>
+
+      {gpus.length === 0 ? (
+        <p className="rounded-xl border border-dashed border-slate-300 p-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
+          This host reports no GPUs.
+        </p>
+      ) : (
+        <ul
+          role="list"
+          aria-labelledby={headingId}
+          className={`grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4 ${stale ? "opacity-75 grayscale" : ""}`}
+        >
+          {gpus.map((gpu) => (
+            <li key={gpu.uuid} className="min-w-0">
+              <GpuCard gpu={gpu} sparkline={sparklines[gpu.uuid] ?? []} stale={stale} nowMs={nowMs} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

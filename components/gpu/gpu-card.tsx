@@ -1,0 +1,127 @@
+import Link from "next/link";
+import { useId } from "react";
+import type { GpuPoint, LiveGpu } from "@/lib/live";
+import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
+import { Sparkline } from "@/components/charts/sparkline";
+import { Badge } from "@/components/ui/badge";
+import { MemoryBar } from "@/components/gpu/memory-bar";
+import { ProcessList } from "@/components/gpu/process-list";
+import { UtilizationValue } from "@/components/gpu/utilization-value";
+import { temperatureTone } from "@/components/gpu/thresholds";
+
+interface GpuCardProps {
+  gpu: LiveGpu;
+  sparkline: GpuPoint[];
+  /** The host is offline: the values are its last known ones. */
+  stale: boolean;
+  /** Server-clock now, for the age of stale values. */
+  nowMs: number;
+}
+
+/**
+ * One GPU at a glance. The whole card links to the GPU's page through a
+ * stretched link (the title's ::after covers the card), so that the
+ * process commands inside can still be opened with a tap: links may not
+ * contain other interactive elements.
+ */
+export function GpuCard({ gpu, sparkline, stale, nowMs }: GpuCardProps) {
+  const id = useId();
+  const label = `GPU ${gpu.index} on ${gpu.hostName}`;
+
+  return (
+    <article
+      aria-label={label}
+      data-stale={stale || undefined}
+      className={`relative flex h-full flex-col gap-3 rounded-xl border bg-white p-4 shadow-xs transition-colors has-[a:focus-visible]:ring-2 has-[a:focus-visible]:ring-sky-500 hover:border-slate-300 dark:bg-slate-900 dark:hover:border-slate-600 ${
+        stale ? "border-dashed border-slate-300 dark:border-slate-700" : "border-slate-200 dark:border-slate-800"
+      }`}
+    >
+      <header className="flex items-start gap-2">
+        <div className="min-w-0 flex-1">
+          <h3 className="text-base leading-6 font-semibold">
+            <Link
+              href={`/gpus/${encodeURIComponent(gpu.uuid)}`}
+              aria-label={`${label}, details`}
+              className="outline-hidden after:absolute after:inset-0 after:rounded-xl hover:underline"
+            >
+              GPU {gpu.index}
+            </Link>
+          </h3>
+          <p className="truncate text-xs text-slate-500 dark:text-slate-400" title={gpu.name}>
+            {gpu.name}
+          </p>
+        </div>
+        <CardBadge gpu={gpu} stale={stale} nowMs={nowMs} />
+      </header>
+
+      <div className="flex items-end gap-3">
+        <dl className="shrink-0">
+          <dt id={`${id}-util`} className="text-xs text-slate-500 dark:text-slate-400">
+            Utilization
+          </dt>
+          <UtilizationValue gpu={gpu} labelledBy={`${id}-util`} className="text-2xl leading-8 font-semibold tabular-nums" />
+        </dl>
+        <Sparkline points={sparkline} stale={stale} className="min-w-0 flex-1" />
+      </div>
+
+      <dl className="grid grid-cols-2 gap-x-2 gap-y-2 text-xs">
+        <div className="col-span-2 space-y-1">
+          <div className="flex items-baseline justify-between gap-2">
+            <dt id={`${id}-mem`} className="text-slate-500 dark:text-slate-400">
+              Memory
+            </dt>
+            <dd aria-labelledby={`${id}-mem`} data-testid="gpu-memory" className="tabular-nums">
+              {formatGiB(gpu.memoryUsedMiB)}
+              <span className="text-slate-500 dark:text-slate-400"> / {formatGiB(gpu.memoryTotalMiB)}</span>
+            </dd>
+          </div>
+          <dd>
+            <MemoryBar usedMiB={gpu.memoryUsedMiB} totalMiB={gpu.memoryTotalMiB} stale={stale} />
+          </dd>
+        </div>
+        <div>
+          <dt id={`${id}-temp`} className="text-slate-500 dark:text-slate-400">
+            Temperature
+          </dt>
+          <dd
+            aria-labelledby={`${id}-temp`}
+            data-testid="gpu-temperature"
+            className={`text-sm tabular-nums ${stale ? "" : temperatureTone(gpu.temperatureC)}`}
+          >
+            {formatTemperature(gpu.temperatureC)}
+          </dd>
+        </div>
+        <div>
+          <dt id={`${id}-power`} className="text-slate-500 dark:text-slate-400">
+            Power
+          </dt>
+          <dd aria-labelledby={`${id}-power`} data-testid="gpu-power" className="text-sm tabular-nums">
+            {formatPower(gpu.powerDrawW, gpu.powerLimitW)}
+          </dd>
+        </div>
+      </dl>
+
+      <div className="mt-auto border-t border-slate-100 pt-3 dark:border-slate-800">
+        <ProcessList processes={gpu.processes} stale={stale} />
+      </div>
+    </article>
+  );
+}
+
+function CardBadge({ gpu, stale, nowMs }: { gpu: LiveGpu; stale: boolean; nowMs: number }) {
+  if (stale) {
+    return (
+      <Badge tone="offline" title={`Last values, sampled ${formatRelativeTime(gpu.sampledAt, nowMs)}`}>
+        Stale
+      </Badge>
+    );
+  }
+  if (gpu.eccErrorsUncorrected !== null && gpu.eccErrorsUncorrected > 0) {
+    return (
+      <Badge tone="danger" title={`${gpu.eccErrorsUncorrected} uncorrected ECC errors`}>
+        ECC errors
+      </Badge>
+    );
+  }
+  return gpu.processes.length > 0 ? <Badge tone="busy">In use</Badge> : <Badge tone="free">Free</Badge>;
+}

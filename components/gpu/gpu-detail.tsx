@@ -1,0 +1,159 @@
+"use client";
+
+import Link from "next/link";
+import { useMemo, useSyncExternalStore } from "react";
+import { findHost } from "@/lib/live-fleet-state";
+import { chartScales } from "@/lib/gpu-series";
+import { DASH, formatRelativeTime } from "@/lib/format";
+import { useGpuHistory } from "@/lib/use-gpu-history";
+import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useNow } from "@/lib/use-now";
+import { GpuCharts } from "@/components/charts/gpu-charts";
+import { ConnectionBanner } from "@/components/fleet/connection-banner";
+import { GpuLiveValues } from "@/components/gpu/gpu-live-values";
+import { GpuNotFound } from "@/components/gpu/gpu-not-found";
+import { ProcessTable } from "@/components/gpu/process-table";
+import { isMig } from "@/components/gpu/utilization-value";
+import { AppHeader } from "@/components/ui/app-header";
+import { Badge } from "@/components/ui/badge";
+
+const noSubscription = () => () => {};
+const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+const noTimeZoneOnServer = () => "";
+
+/** One GPU: what it does now, its last 15 minutes, and who runs on it. */
+export function GpuDetail({ uuid }: { uuid: string }) {
+  const fleet = useLiveFleet();
+  const history = useGpuHistory(uuid);
+  const now = useNow();
+  const timeZone = useSyncExternalStore(noSubscription, viewerTimeZone, noTimeZoneOnServer);
+
+  const gpu = fleet.gpus[uuid] ?? null;
+  const host = gpu ? findHost(fleet, gpu.hostId) : undefined;
+  const stale = host ? !host.online : false;
+  const memoryTotalMiB = gpu?.memoryTotalMiB ?? null;
+  const powerLimitW = gpu?.powerLimitW ?? null;
+  const scales = useMemo(
+    () => chartScales(history.rows, { memoryTotalMiB, powerLimitW }),
+    [history.rows, memoryTotalMiB, powerLimitW],
+  );
+
+  const header = <AppHeader status={fleet.status} simulated={fleet.simulated} />;
+
+  if (!fleet.hasSnapshot) {
+    return (
+      <>
+        {header}
+        <main className="mx-auto max-w-screen-2xl px-4 py-6 sm:px-6" aria-busy="true">
+          <div className="h-8 w-64 animate-pulse rounded bg-slate-200 motion-reduce:animate-none dark:bg-slate-800" />
+          <div className="mt-6 grid grid-cols-2 gap-3 md:grid-cols-4">
+            {[0, 1, 2, 3].map((i) => (
+              <div key={i} className="h-24 animate-pulse rounded-xl bg-slate-200 motion-reduce:animate-none dark:bg-slate-800" />
+            ))}
+          </div>
+          <span className="sr-only">Loading the GPU…</span>
+        </main>
+      </>
+    );
+  }
+
+  if (!gpu) {
+    return (
+      <>
+        {header}
+        <main className="px-4 py-10 sm:px-6">
+          <GpuNotFound uuid={uuid} />
+        </main>
+      </>
+    );
+  }
+
+  const mig = isMig(gpu);
+  const serverNow = now + fleet.clockOffsetMs;
+
+  return (
+    <>
+      {header}
+      <main className="mx-auto max-w-screen-2xl space-y-8 px-4 py-6 sm:px-6">
+        <div className="space-y-4">
+          <nav aria-label="Breadcrumb" className="text-sm text-slate-500 dark:text-slate-400">
+            <Link href="/" className="hover:text-slate-900 hover:underline dark:hover:text-slate-100">
+              Fleet
+            </Link>
+            <span aria-hidden> / </span>
+            <span>{gpu.hostName}</span>
+          </nav>
+          <div className="flex flex-wrap items-center gap-3">
+            <h1 className="text-2xl font-semibold tracking-tight">
+              GPU {gpu.index} on {gpu.hostName}
+            </h1>
+            {stale ? (
+              <Badge tone="offline">Host offline · stale</Badge>
+            ) : gpu.processes.length > 0 ? (
+              <Badge tone="busy">In use</Badge>
+            ) : (
+              <Badge tone="free">Free</Badge>
+            )}
+            {mig && <Badge>MIG enabled</Badge>}
+          </div>
+          <dl className="grid grid-cols-1 gap-x-8 gap-y-2 text-sm sm:grid-cols-2 xl:grid-cols-4">
+            <Meta label="Model">{gpu.name || DASH}</Meta>
+            <Meta label="UUID" mono>
+              {gpu.uuid}
+            </Meta>
+            <Meta label="PCI bus id" mono>
+              {gpu.pciBusId ?? DASH}
+            </Meta>
+            <Meta label="Host">
+              {host?.online ? "online" : "offline"} · sampled {formatRelativeTime(gpu.sampledAt, serverNow)}
+              {host && (
+                <span className="block text-xs text-slate-500 dark:text-slate-400">
+                  Driver {host.driverVersion ?? DASH} · CUDA {host.cudaVersion ?? DASH}
+                </span>
+              )}
+            </Meta>
+          </dl>
+        </div>
+
+        <ConnectionBanner status={fleet.status} lastUpdateAt={fleet.lastUpdateAt} nowMs={now} onRetry={fleet.reconnect} />
+
+        <section aria-labelledby="now-title">
+          <h2 id="now-title" className="sr-only">
+            Now
+          </h2>
+          <GpuLiveValues gpu={gpu} stale={stale} />
+        </section>
+
+        <section aria-labelledby="history-title" className="space-y-3">
+          <div className="flex flex-wrap items-baseline justify-between gap-x-4">
+            <h2 id="history-title" className="text-lg font-semibold">
+              Last 15 minutes
+            </h2>
+            <p className="text-xs text-slate-500 dark:text-slate-400">
+              {history.status === "loading" && "Loading history… "}
+              {history.status === "error" && "History unavailable; showing live points only. "}
+              {timeZone && `Times in ${timeZone}`}
+            </p>
+          </div>
+          <GpuCharts rows={history.rows} axis={history.axis} scales={scales} gpu={gpu} mig={mig} />
+        </section>
+
+        <section aria-labelledby="processes-title" className="space-y-3">
+          <h2 id="processes-title" className="text-lg font-semibold">
+            Processes <span className="text-slate-500 tabular-nums dark:text-slate-400">({gpu.processes.length})</span>
+          </h2>
+          <ProcessTable processes={gpu.processes} stale={stale} />
+        </section>
+      </main>
+    </>
+  );
+}
+
+function Meta({ label, mono = false, children }: { label: string; mono?: boolean; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-slate-500 dark:text-slate-400">{label}</dt>
+      <dd className={mono ? "font-mono text-xs leading-5 break-all" : ""}>{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { FleetSnapshot } from "@/lib/live";
+
+/** Just enough of a socket.io client socket: handlers by event, and the `active` flag. */
+class FakeSocket {
+  handlers = new Map<string, Set<(...args: unknown[]) => void>>();
+  active = false;
+  connected = false;
+  connect = vi.fn(() => {
+    this.active = true;
+  });
+  disconnect = vi.fn(() => {
+    this.active = false;
+    this.connected = false;
+  });
+  on(event: string, handler: (...args: unknown[]) => void) {
+    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+    this.handlers.get(event)!.add(handler);
+    return this;
+  }
+  off(event: string, handler: (...args: unknown[]) => void) {
+    this.handlers.get(event)?.delete(handler);
+    return this;
+  }
+  emitFromServer(event: string, ...args: unknown[]) {
+    for (const handler of this.handlers.get(event) ?? []) handler(...args);
+  }
+  listenerCount() {
+    return [...this.handlers.values()].reduce((sum, set) => sum + set.size, 0);
+  }
+}
+
+let socket: FakeSocket;
+vi.mock("@/lib/live-socket", () => ({ getLiveSocket: () => socket }));
+
+const snapshot = (): FleetSnapshot => ({
+  serverTime: new Date().toISOString(),
+  simulated: true,
+  hosts: [],
+  gpus: [],
+  sparklines: {},
+});
+
+describe("live fleet store", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.resetModules();
+    socket = new FakeSocket();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("connects once for many holders, is live after the snapshot, and closes after the last release", async () => {
+    const store = await import("@/lib/live-fleet-store");
+    const releaseA = store.retainLiveFleet();
+    const releaseB = store.retainLiveFleet();
+    expect(socket.connect).toHaveBeenCalledTimes(1);
+    expect(store.getFleetState().status).toBe("connecting");
+
+    socket.emitFromServer("fleet:snapshot", snapshot());
+    expect(store.getFleetState().status).toBe("live");
+    expect(store.getFleetState().hasSnapshot).toBe(true);
+
+    releaseA();
+    releaseB();
+    vi.advanceTimersByTime(4_000);
+    expect(socket.disconnect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(2_000);
+    expect(socket.disconnect).toHaveBeenCalledTimes(1);
+    expect(socket.listenerCount()).toBe(0);
+    expect(store.getFleetState().hasSnapshot).toBe(false);
+  });
+
+  it("keeps the socket when a new page retains it within the grace period", async () => {
+    const store = await import("@/lib/live-fleet-store");
+    const release = store.retainLiveFleet();
+    release();
+    vi.advanceTimersByTime(1_000);
+    store.retainLiveFleet();
+    vi.advanceTimersByTime(10_000);
+    expect(socket.disconnect).not.toHaveBeenCalled();
+    expect(socket.connect).toHaveBeenCalledTimes(1);
+  });
+
+  it("tells a temporary drop from a final one", async () => {
+    const store = await import("@/lib/live-fleet-store");
+    store.retainLiveFleet();
+    socket.emitFromServer("fleet:snapshot", snapshot());
+
+    socket.emitFromServer("disconnect", "transport close");
+    expect(store.getFleetState().status).toBe("reconnecting");
+    // The data stays on screen while reconnecting; the banner shows its age.
+    expect(store.getFleetState().hasSnapshot).toBe(true);
+
+    socket.emitFromServer("fleet:snapshot", snapshot());
+    expect(store.getFleetState().status).toBe("live");
+
+    socket.active = false;
+    socket.emitFromServer("disconnect", "io server disconnect");
+    expect(store.getFleetState().status).toBe("disconnected");
+
+    store.reconnectLiveFleet();
+    expect(store.getFleetState().status).toBe("reconnecting");
+    expect(socket.connect).toHaveBeenCalledTimes(2);
+  });
+});

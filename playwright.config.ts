@@ -1,0 +1,52 @@
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+/** The server under test: production build, its own database, the simulated fleet. */
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3217);
+export const E2E_DATA_DIR = path.join(os.tmpdir(), `gpudesk-e2e-${E2E_PORT}`);
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "e2e",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [["list"]],
+  outputDir: "test-results",
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: chromium,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: {
+    // A fresh database per run; the first start also builds the app.
+    command: `rm -rf "${E2E_DATA_DIR}" && node bin/gpudesk.js serve`,
+    url: `http://127.0.0.1:${E2E_PORT}/api/health`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: String(E2E_PORT),
+      HOST: "127.0.0.1",
+      GPUDESK_DATA_DIR: E2E_DATA_DIR,
+      GPUDESK_LOCAL_AGENT: "simulated",
+      GPUDESK_OFFLINE_AFTER_MS: "3000",
+    },
+  },
+});

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentRunner } from "@/server/agent/agent-runner";
+import { createSocketTransport } from "@/server/agent/socket-transport";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { makeGpu, makeSnapshot, uniqueName } from "@/server/testing/factories";
+import { useTestDatabase } from "@/server/testing/test-db";
+import type { startTestAgentServer as StartServer } from "@/server/testing/agent-server";
+
+let startTestAgentServer: typeof StartServer;
+let createHost: typeof import("@/server/hosts/host-registry").createHost;
+
+beforeAll(async () => {
+  await useTestDatabase();
+  ({ startTestAgentServer } = await import("@/server/testing/agent-server"));
+  ({ createHost } = await import("@/server/hosts/host-registry"));
+});
+
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stops) await stop();
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** An agent whose every reading carries a sequence number in its utilization. */
+function sequencedAgent(serverUrl: string, token: string, intervalMs = 100) {
+  const gpu = makeGpu();
+  let sequence = 0;
+  const logs: string[] = [];
+  const transport = createSocketTransport({
+    serverUrl,
+    token,
+    hello: { agentVersion: "test", source: "simulated", intervalMs, hostName: "test" },
+    log: (line) => logs.push(line),
+  });
+  const runner = createAgentRunner({
+    read: async () => makeSnapshot([{ ...gpu, utilizationGpuPct: ++sequence % 101 }], Date.now()),
+    transport,
+    intervalMs,
+    log: (line) => logs.push(line),
+  });
+  stops.push(() => runner.stop());
+  return { gpu, runner, logs, taken: () => sequence };
+}
+
+describe("agent buffering and replay", () => {
+  it("keeps readings while the server is down and delivers all of them, with their own times, when it comes up", async () => {
+    const probe = await startTestAgentServer();
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const { token } = await createHost(uniqueName("node"));
+    const agent = sequencedAgent(`http://127.0.0.1:${port}`, token);
+    agent.runner.start();
+    await waitFor(() => agent.taken() >= 20);
+    expect(agent.runner.buffer.size).toBeGreaterThanOrEqual(20);
+
+    const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
+    const server = await startTestAgentServer({ port, fleet });
+    stops.push(server.close);
+    await waitFor(() => agent.runner.buffer.size === 0, 40_000);
+    const points = fleet.history(agent.gpu.uuid)?.points ?? [];
+    const delivered = points.map((point) => point.util);
+    // Every reading taken before the last delivery is there, in order, none twice.
+    expect(delivered.length).toBeGreaterThanOrEqual(20);
+    expect(delivered.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const times = points.map((point) => point.t);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(new Set(times).size).toBe(times.length);
+    // One log line per state change, not one per reconnection attempt.
+    expect(agent.logs.filter((line) => line.startsWith("cannot connect")).length).toBeLessThanOrEqual(2);
+    expect(agent.logs.some((line) => line.startsWith("connected to"))).toBe(true);
+  }, 60_000);
+
+  it("loses nothing across a server restart", async () => {
+    const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
+    let server = await startTestAgentServer({ fleet });
+    const port = Number(new URL(server.url).port);
+    const { token } = await createHost(uniqueName("node"));
+    const agent = sequencedAgent(server.url, token);
+    agent.runner.start();
+    await waitFor(() => (fleet.history(agent.gpu.uuid)?.points.length ?? 0) >= 5);
+    await server.close();
+    const takenAtStop = agent.taken();
+    await waitFor(() => agent.taken() >= takenAtStop + 20);
+    server = await startTestAgentServer({ port, fleet });
+    stops.push(server.close);
+    const target = agent.taken();
+    await waitFor(() => (fleet.history(agent.gpu.uuid)?.points.length ?? 0) >= target, 40_000);
+    const utils = (fleet.history(agent.gpu.uuid)?.points ?? []).map((point) => point.util);
+    expect(utils.slice(0, target)).toEqual(Array.from({ length: target }, (_, i) => (i + 1) % 101));
+  }, 60_000);
+
+  it("reports how many readings it had to drop when its buffer overflowed", async () => {
+    const { token, host } = await createHost(uniqueName("node"));
+    const probe = await startTestAgentServer();
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const gpu = makeGpu();
+    const transport = createSocketTransport({
+      serverUrl: `http://127.0.0.1:${port}`,
+      token,
+      hello: { agentVersion: "test", source: "simulated", intervalMs: 100, hostName: host.name },
+      log: () => {},
+    });
+    const runner = createAgentRunner({
+      read: async () => makeSnapshot([gpu], Date.now()),
+      transport,
+      intervalMs: 100,
+      bufferCapacity: 5,
+    });
+    stops.push(() => runner.stop());
+    runner.start();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(runner.buffer.size).toBe(5);
+    const server = await startTestAgentServer({ port });
+    stops.push(server.close);
+    await waitFor(() => server.ingest.counters.droppedByAgents > 0, 40_000);
+    expect(server.ingest.counters.droppedByAgents).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
+  it("keeps at least an hour of 1 Hz readings by default", () => {
+    const runner = createAgentRunner({
+      read: async () => makeSnapshot([], Date.now()),
+      transport: { connected: false, onConnect: () => {}, send: async () => ({ accepted: 0, rejected: [] }), close: async () => {} },
+      intervalMs: 1000,
+    });
+    expect(runner.buffer.capacity).toBeGreaterThanOrEqual(3600);
+  });
+});

@@ -1,0 +1,243 @@
+import { accessSync, constants, statSync } from "node:fs";
+import type { Snapshot } from "@/lib/snapshot";
+import type { GpuSource } from "@/server/collector/source";
+import { buildSnapshot, processesFromXml, type SnapshotParts } from "@/server/collector/nvidia-smi/build-snapshot";
+import { startLoopingQuery, type LoopingQuery } from "@/server/collector/nvidia-smi/looping-query";
+import { parseComputeAppsCsv, parseQueryGpuCsv, type ComputeAppRow, type QueryGpuRow } from "@/server/collector/nvidia-smi/parse-csv";
+import { parseNvidiaSmiXml } from "@/server/collector/nvidia-smi/parse-xml";
+import {
+  APP_QUERY_FIELDS,
+  appsQueryArgs,
+  GPU_QUERY_FIELDS,
+  gpuQueryArgs,
+  OPTIONAL_GPU_FIELDS,
+} from "@/server/collector/nvidia-smi/query-fields";
+import { NvidiaSmiError, runNvidiaSmi } from "@/server/collector/nvidia-smi/run-nvidia-smi";
+
+export { findNvidiaSmi } from "@/server/collector/nvidia-smi/find-nvidia-smi";
+export { NvidiaSmiError } from "@/server/collector/nvidia-smi/run-nvidia-smi";
+
+export type NvidiaSmiMode = "long-lived" | "spawn";
+
+export interface NvidiaSmiSourceOptions {
+  /** The nvidia-smi binary (see findNvidiaSmi). */
+  path: string;
+  hostName: string;
+  /** How often the agent reads; long-lived children print at this period. */
+  intervalMs: number;
+  /**
+   * `long-lived` (default): two `-lms` children print continuously and read()
+   * returns their latest lines. `spawn`: each read() runs both queries once.
+   */
+  mode?: NvidiaSmiMode;
+  /** One line per event worth an operator's attention; default console.warn. */
+  log?: (line: string) => void;
+  /** Limit for each one-shot call; default the larger of 10 s and two intervals. */
+  timeoutMs?: number;
+}
+
+function assertExecutable(path: string): void {
+  try {
+    if (!statSync(path).isFile()) throw new Error("not a file");
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new NvidiaSmiError("not-found", `nvidia-smi not found or not executable at ${path}`);
+  }
+}
+
+/**
+ * A GpuSource reading nvidia-smi. Resolves once the binary is known to exist
+ * and `nvidia-smi -q -x` has been asked for the CUDA version (null when that
+ * fails); rejects with an NvidiaSmiError when the binary is missing. Reads
+ * that fail reject with an NvidiaSmiError; nothing here throws asynchronously
+ * outside a returned promise.
+ */
+export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Promise<GpuSource> {
+  const { path, hostName, intervalMs } = options;
+  const mode = options.mode ?? "long-lived";
+  const log = options.log ?? ((line: string) => console.warn(`[nvidia-smi] ${line}`));
+  const timeoutMs = options.timeoutMs ?? Math.max(10_000, 2 * intervalMs);
+  if (!Number.isInteger(intervalMs) || intervalMs < 10) {
+    throw new NvidiaSmiError("failed", `intervalMs must be an integer of at least 10, got ${intervalMs}`);
+  }
+  assertExecutable(path);
+
+  let gpuFields: string[] = [...GPU_QUERY_FIELDS];
+  const appFields: string[] = [...APP_QUERY_FIELDS];
+  let xmlDriverVersion: string | null = null;
+  let cudaVersion: string | null = null;
+  let onXmlFallback = false;
+  let closed = false;
+
+  try {
+    const log0 = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs));
+    cudaVersion = log0.cudaVersion;
+    xmlDriverVersion = log0.driverVersion;
+  } catch (error) {
+    if (error instanceof NvidiaSmiError && error.code === "not-found") throw error;
+    log(`no CUDA version: ${(error as Error).message}`);
+  }
+
+  /** Drops the optional fields after a refusal; false when there is nothing left to drop. */
+  const dropOptionalFields = (error: NvidiaSmiError): boolean => {
+    const optional = gpuFields.filter((f) => OPTIONAL_GPU_FIELDS.includes(f));
+    if (optional.length === 0) return false;
+    if (error.field !== null && !OPTIONAL_GPU_FIELDS.includes(error.field)) return false;
+    gpuFields = gpuFields.filter((f) => !OPTIONAL_GPU_FIELDS.includes(f));
+    log(`this driver refuses field "${error.field ?? "?"}"; querying without ${optional.join(", ")}`);
+    return true;
+  };
+
+  const queryGpusOnce = async (): Promise<QueryGpuRow[]> => {
+    const fields = gpuFields;
+    try {
+      const rows = parseQueryGpuCsv(await runNvidiaSmi(path, gpuQueryArgs(fields), timeoutMs), fields);
+      if (rows.length === 0) throw new NvidiaSmiError("no-data", "nvidia-smi --query-gpu printed no GPU rows");
+      return rows;
+    } catch (error) {
+      if (error instanceof NvidiaSmiError && error.code === "invalid-field" && dropOptionalFields(error)) {
+        return queryGpusOnce();
+      }
+      throw error;
+    }
+  };
+
+  const queryAppsOnce = async (): Promise<ComputeAppRow[]> =>
+    parseComputeAppsCsv(await runNvidiaSmi(path, appsQueryArgs(appFields), timeoutMs), appFields);
+
+  const partsFrom = (rows: QueryGpuRow[], apps: ComputeAppRow[], sampledAt: Date): SnapshotParts => ({
+    hostName,
+    driverVersion: rows.find((r) => r.driverVersion !== null)?.driverVersion ?? xmlDriverVersion,
+    cudaVersion,
+    gpus: rows.map((r) => r.gpu),
+    processes: apps,
+    sampledAt,
+  });
+
+  const readFromXml = async (): Promise<Snapshot> => {
+    const xml = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs));
+    if (xml.gpus.length === 0) throw new NvidiaSmiError("no-data", "nvidia-smi -q -x listed no GPUs");
+    return buildSnapshot({
+      hostName,
+      driverVersion: xml.driverVersion,
+      cudaVersion: xml.cudaVersion ?? cudaVersion,
+      gpus: xml.gpus.map((g) => g.gpu),
+      processes: processesFromXml(xml),
+      sampledAt: new Date(),
+    });
+  };
+
+  /** Both CSV queries once; if they fail, `-q -x`; if that fails too, the CSV error. */
+  const readBySpawn = async (): Promise<Snapshot> => {
+    try {
+      const [rows, apps] = await Promise.all([queryGpusOnce(), queryAppsOnce()]);
+      if (onXmlFallback) log("the CSV queries work again");
+      onXmlFallback = false;
+      return buildSnapshot(partsFrom(rows, apps, new Date()));
+    } catch (error) {
+      if (error instanceof NvidiaSmiError && error.code === "not-found") throw error;
+      try {
+        const snapshot = await readFromXml();
+        if (!onXmlFallback) log(`${(error as Error).message}; reading nvidia-smi -q -x instead`);
+        onXmlFallback = true;
+        return snapshot;
+      } catch {
+        throw error;
+      }
+    }
+  };
+
+  if (mode === "spawn") {
+    return {
+      kind: "nvidia-smi",
+      read: () => (closed ? Promise.reject(closedError()) : readBySpawn()),
+      close: async () => {
+        closed = true;
+      },
+    };
+  }
+
+  // Long-lived mode: the latest line per GPU, and the newest group of process rows.
+  const latestGpu = new Map<string, { row: QueryGpuRow; at: number }>();
+  let appsGroup: { timestamp: string | null; rows: ComputeAppRow[]; at: number } | null = null;
+  let gpuChildFields = gpuFields;
+  const staleMs = Math.max(3 * intervalMs, 3000);
+  const processWindowMs = 1.5 * intervalMs;
+
+  const gpuLoop: LoopingQuery = startLoopingQuery({
+    path,
+    log,
+    args: () => {
+      gpuChildFields = gpuFields;
+      return gpuQueryArgs(gpuChildFields, intervalMs);
+    },
+    onLine: (line, at) => {
+      const rows = parseQueryGpuCsv(line, gpuChildFields);
+      for (const row of rows) latestGpu.set(row.gpu.uuid, { row, at });
+      return rows.length > 0;
+    },
+    onInvalidField: dropOptionalFields,
+    // A hung driver call shows as silence; the first tick can take seconds on a cold driver.
+    stallAfterMs: Math.max(10 * intervalMs, 30_000),
+  });
+
+  const appsLoop: LoopingQuery = startLoopingQuery({
+    path,
+    log,
+    args: () => appsQueryArgs(appFields, intervalMs),
+    onLine: (line, at) => {
+      const rows = parseComputeAppsCsv(line, appFields);
+      for (const row of rows) {
+        // Rows of one tick share a timestamp and arrive together; either a new
+        // timestamp or a pause of half an interval starts a new group.
+        const same =
+          appsGroup !== null &&
+          at - appsGroup.at < intervalMs / 2 &&
+          (row.timestamp === null || row.timestamp === appsGroup.timestamp);
+        if (same && appsGroup) {
+          appsGroup.rows.push(row);
+          appsGroup.at = at;
+        } else {
+          appsGroup = { timestamp: row.timestamp, rows: [row], at };
+        }
+      }
+      return rows.length > 0;
+    },
+    onInvalidField: () => false,
+    // It prints nothing on a tick without processes, so silence past one tick means "none".
+    healthyAfterMs: processWindowMs,
+  });
+
+  const readLongLived = async (): Promise<Snapshot> => {
+    // The first tick of a loop is as slow as a one-shot call, so it gets the same limit.
+    await gpuLoop.settled(timeoutMs);
+    const now = Date.now();
+    const fresh = [...latestGpu.values()].filter((entry) => now - entry.at <= staleMs);
+    if (gpuLoop.state() !== "running" || fresh.length === 0) return readBySpawn();
+
+    await appsLoop.settled(processWindowMs + 1000);
+    let apps: ComputeAppRow[];
+    if (appsLoop.state() === "running") {
+      const group = appsGroup;
+      apps = group && Date.now() - group.at <= processWindowMs ? group.rows : [];
+    } else {
+      // The child is down: ask once rather than report "no processes" without knowing.
+      apps = await queryAppsOnce();
+    }
+    const sampledAt = new Date(Math.max(...fresh.map((entry) => entry.at)));
+    return buildSnapshot(partsFrom(fresh.map((entry) => entry.row), apps, sampledAt));
+  };
+
+  return {
+    kind: "nvidia-smi",
+    read: () => (closed ? Promise.reject(closedError()) : readLongLived()),
+    close: async () => {
+      closed = true;
+      await Promise.all([gpuLoop.stop(), appsLoop.stop()]);
+    },
+  };
+}
+
+function closedError(): NvidiaSmiError {
+  return new NvidiaSmiError("failed", "the nvidia-smi source is closed");
+}

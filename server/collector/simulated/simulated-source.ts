@@ -1,0 +1,62 @@
+import type { ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { GpuSource } from "@/server/collector/source";
+import type { SimulatedHostSpec } from "./fleet";
+import { hashOf } from "./hash";
+import { hostActivityAt } from "./host-activity";
+import { gpuSampleAt } from "./telemetry";
+
+export { simulatedFleet, type SimulatedFleetOptions, type SimulatedHostSpec } from "./fleet";
+
+export interface SimulatedSourceOptions {
+  spec: SimulatedHostSpec;
+  seed: number | string;
+  /** Clock in ms since the epoch; tests pass a fixed or stepping one. */
+  now?: () => number;
+}
+
+/**
+ * A GpuSource for one simulated host. Each reading is a pure function of
+ * (seed, host, GPU, time): two sources built alike read the same values at
+ * the same instant. Processes carry full ownership (user, command, start,
+ * container, Slurm job) because there is no /proc behind them to fill it in.
+ */
+export function createSimulatedSource({ spec, seed, now = Date.now }: SimulatedSourceOptions): GpuSource {
+  let closed = false;
+  return {
+    kind: "simulated",
+    async read() {
+      if (closed) throw new Error(`simulated source for ${spec.hostName} is closed`);
+      return simulatedSnapshotAt(spec, seed, now());
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+/** The snapshot a simulated host reports at time `t` (ms since the epoch). */
+export function simulatedSnapshotAt(spec: SimulatedHostSpec, seed: number | string, t: number): Snapshot {
+  const activity = hostActivityAt(seed, spec, t);
+  const gpus = spec.gpus.map((gpu) => gpuSampleAt(spec.model, gpu, activity[gpu.index]!, [hashOf(seed, gpu.uuid)], t));
+  const processes: ProcessInfo[] = spec.gpus.flatMap((gpu) =>
+    activity[gpu.index]!.processes.map((p) => ({
+      gpuUuid: gpu.uuid,
+      pid: p.pid,
+      name: p.name,
+      usedMemoryMiB: p.usedMemoryMiB,
+      user: p.user,
+      command: p.command,
+      startedAt: new Date(p.startedAt).toISOString(),
+      container: p.container,
+      slurmJobId: p.slurmJobId,
+      // Only `gpudesk run` sets GPUDESK_RESERVATION; simulated jobs were not launched through it.
+      reservationId: null,
+    })),
+  );
+  return {
+    host: { name: spec.hostName, driverVersion: spec.driverVersion, cudaVersion: spec.cudaVersion },
+    gpus,
+    processes,
+    sampledAt: new Date(t).toISOString(),
+  };
+}

@@ -1,0 +1,122 @@
+import { io, type Socket } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_NAMESPACE } from "@/lib/live";
+import { useTestDatabase } from "@/server/testing/test-db";
+import { makeGpu, makeSnapshot, uniqueName } from "@/server/testing/factories";
+import type { TestAgentServer } from "@/server/testing/agent-server";
+
+let server: TestAgentServer;
+let createHost: typeof import("@/server/hosts/host-registry").createHost;
+
+beforeAll(async () => {
+  await useTestDatabase();
+  ({ createHost } = await import("@/server/hosts/host-registry"));
+  const { startTestAgentServer } = await import("@/server/testing/agent-server");
+  server = await startTestAgentServer({ maxMessageBytes: 200_000 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function connect(token: string): Promise<Socket> {
+  const socket = io(server.url + AGENT_NAMESPACE, { auth: { token }, transports: ["websocket"], reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+async function registeredAgent() {
+  const { host, token } = await createHost(uniqueName("node"));
+  return { host, socket: await connect(token) };
+}
+
+describe("the /agent endpoint", () => {
+  it("refuses a connection without a valid host token", async () => {
+    await expect(connect("gpd_host_not-a-real-token")).rejects.toThrow("unknown host token");
+    await expect(connect("")).rejects.toThrow("missing host token");
+  });
+
+  it("stores valid readings and refuses invalid ones in the same batch, by index", async () => {
+    const { host, socket } = await registeredAgent();
+    const gpu = makeGpu();
+    const good = makeSnapshot([gpu], Date.now() - 2000);
+    const alsoGood = makeSnapshot([{ ...gpu, utilizationGpuPct: 77 }], Date.now() - 1000);
+    const badType = { ...good, gpus: [{ ...gpu, utilizationGpuPct: "77 %" }] };
+    const missing = { host: good.host, sampledAt: good.sampledAt };
+    const reply = await socket.emitWithAck("agent:samples", { snapshots: [good, badType, alsoGood, missing], dropped: 0 });
+    expect(reply.accepted).toBe(2);
+    expect(reply.rejected.map((entry: { index: number }) => entry.index)).toEqual([1, 3]);
+    expect(reply.rejected[0].error).toContain("gpus.0.utilizationGpuPct");
+    const live = server.fleet.snapshot().gpus.find((entry) => entry.uuid === gpu.uuid);
+    expect(live?.utilizationGpuPct).toBe(77);
+    expect(live?.hostId).toBe(host.id);
+    socket.close();
+  });
+
+  it("answers a malformed message with an error, counts it, and keeps the agent connected", async () => {
+    const { socket } = await registeredAgent();
+    const before = server.ingest.counters.rejectedMessages;
+    const reply = await socket.emitWithAck("agent:samples", "not a batch");
+    expect(reply).toMatchObject({ ok: false });
+    const empty = await socket.emitWithAck("agent:samples", { snapshots: [], dropped: 0 });
+    expect(empty).toMatchObject({ ok: false });
+    socket.emit("agent:samples", { snapshots: [1] }); // no acknowledgement callback
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.ingest.counters.rejectedMessages).toBe(before + 3);
+    expect(socket.connected).toBe(true);
+    const gpu = makeGpu();
+    const ok = await socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([gpu], Date.now())], dropped: 0 });
+    expect(ok.accepted).toBe(1);
+    socket.close();
+  });
+
+  it("disconnects an agent whose message is over the size bound, without harm to others", async () => {
+    const { socket } = await registeredAgent();
+    const other = await registeredAgent();
+    const disconnected = new Promise<string>((resolve) => socket.once("disconnect", resolve));
+    socket.emit("agent:samples", { snapshots: [{ padding: "x".repeat(300_000) }], dropped: 0 }, () => {});
+    expect(await disconnected).toBe("transport close");
+    const reply = await other.socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([makeGpu()], Date.now())], dropped: 0 });
+    expect(reply.accepted).toBe(1);
+    other.socket.close();
+  });
+
+  it("never files a reading of host B's GPU under host A's token", async () => {
+    const a = await registeredAgent();
+    const b = await registeredAgent();
+    const gpuOfB = makeGpu();
+    const first = await b.socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([gpuOfB], Date.now())], dropped: 0 });
+    expect(first.accepted).toBe(1);
+    const forged = await a.socket.emitWithAck("agent:samples", {
+      snapshots: [makeSnapshot([{ ...gpuOfB, utilizationGpuPct: 1 }], Date.now(), { host: { name: b.host.name, driverVersion: null, cudaVersion: null } })],
+      dropped: 0,
+    });
+    expect(forged.accepted).toBe(0);
+    expect(forged.rejected[0].error).toContain("belongs to another host");
+    expect(server.fleet.snapshot().gpus.find((gpu) => gpu.uuid === gpuOfB.uuid)?.hostId).toBe(b.host.id);
+    a.socket.close();
+    b.socket.close();
+  });
+
+  it("refuses readings from a clock far in the future", async () => {
+    const { socket } = await registeredAgent();
+    const reply = await socket.emitWithAck("agent:samples", {
+      snapshots: [makeSnapshot([makeGpu()], Date.now() + 3_600_000)],
+      dropped: 0,
+    });
+    expect(reply.accepted).toBe(0);
+    expect(reply.rejected[0].error).toContain("future");
+    socket.close();
+  });
+
+  it("marks the host offline as soon as its agent disconnects", async () => {
+    const { host, socket } = await registeredAgent();
+    await socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([makeGpu()], Date.now())], dropped: 0 });
+    expect(server.fleet.snapshot().hosts.find((entry) => entry.id === host.id)?.online).toBe(true);
+    socket.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.fleet.snapshot().hosts.find((entry) => entry.id === host.id)?.online).toBe(false);
+  });
+});

@@ -1,0 +1,62 @@
+import { randomUUID } from "node:crypto";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+
+let counter = 0;
+
+/** A unique GPU UUID in nvidia-smi's format. */
+export function gpuUuid(): string {
+  return `GPU-${randomUUID()}`;
+}
+
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}`;
+}
+
+export function makeGpu(overrides: Partial<GpuSample> = {}): GpuSample {
+  return {
+    index: 0,
+    uuid: gpuUuid(),
+    name: "NVIDIA H100 80GB HBM3",
+    pciBusId: "00000000:17:00.0",
+    memoryTotalMiB: 81559,
+    memoryUsedMiB: 1024,
+    utilizationGpuPct: 50,
+    utilizationMemoryPct: 20,
+    temperatureC: 55,
+    powerDrawW: 300,
+    powerLimitW: 700,
+    fanSpeedPct: null,
+    smClockMHz: 1980,
+    pstate: "P0",
+    migMode: "Disabled",
+    eccErrorsUncorrected: 0,
+    ...overrides,
+  };
+}
+
+export function makeProcess(gpu: GpuSample, overrides: Partial<ProcessInfo> = {}): ProcessInfo {
+  return {
+    gpuUuid: gpu.uuid,
+    pid: 4242,
+    name: "python",
+    usedMemoryMiB: 1000,
+    user: "alice",
+    command: "python train.py",
+    startedAt: "2026-11-30T08:00:00.000Z",
+    container: null,
+    slurmJobId: null,
+    reservationId: null,
+    ...overrides,
+  };
+}
+
+export function makeSnapshot(gpus: GpuSample[], at: number, overrides: Partial<Snapshot> = {}): Snapshot {
+  return {
+    host: { name: "node-test", driverVersion: "580.159.04", cudaVersion: "13.0" },
+    gpus,
+    processes: [],
+    sampledAt: new Date(at).toISOString(),
+    ...overrides,
+  };
+}
