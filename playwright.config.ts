@@ -47,6 +47,8 @@ export default defineConfig({
       GPUDESK_DATA_DIR: E2E_DATA_DIR,
       GPUDESK_LOCAL_AGENT: "simulated",
       GPUDESK_OFFLINE_AFTER_MS: "3000",
+      // Every test signs in from 127.0.0.1; the per-address limit is tested in unit tests.
+      GPUDESK_SIGNIN_PER_MINUTE: "10000",
     },
   },
 });

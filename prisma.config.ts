@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { defineConfig } from "prisma/config";
@@ -7,6 +8,8 @@ import { resolveSqlitePath } from "./server/sqlite-path";
 // WebAssembly schema engine and the driver adapter (see ARCHITECTURE.md).
 process.env.DATABASE_URL ??= "file:./data/gpudesk.db";
 const databaseUrl = process.env.DATABASE_URL;
+// The CLI connects even for a schema-only diff; a missing folder gives an opaque error.
+mkdirSync(path.dirname(resolveSqlitePath(databaseUrl)), { recursive: true });
 
 export default defineConfig({
   schema: path.join("prisma", "schema.prisma"),

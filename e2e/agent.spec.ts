@@ -1,5 +1,9 @@
 import { expect, test } from "@playwright/test";
-import { fakeNvidiaSmi, gpudesk, startAgent, uniqueHostName } from "./helpers";
+import { fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page, member());
+});
 
 test("a separately started agent appears as a new host within seconds and goes offline when killed", async ({ page, baseURL }) => {
   const hostName = uniqueHostName("e2e-node");

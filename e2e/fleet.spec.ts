@@ -1,4 +1,9 @@
 import { expect, test } from "@playwright/test";
+import { member, signIn } from "./helpers";
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page, member());
+});
 
 test("the fleet view shows the simulated fleet, live", async ({ page }) => {
   await page.goto("/");

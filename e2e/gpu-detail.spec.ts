@@ -1,4 +1,9 @@
 import { expect, test } from "@playwright/test";
+import { member, signIn } from "./helpers";
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page, member());
+});
 
 test("the GPU detail page draws its charts and lists the processes", async ({ page }) => {
   await page.goto("/");

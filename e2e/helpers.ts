@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { E2E_DATA_DIR } from "../playwright.config";
+import { E2E_DATA_DIR, E2E_PORT } from "../playwright.config";
+
+export const E2E_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = path.join(root, "bin", "gpudesk.js");
@@ -34,4 +36,47 @@ let counter = 0;
 export function uniqueHostName(prefix: string): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}`;
+}
+
+export interface TestUser {
+  username: string;
+  password: string;
+}
+
+/** Creates an account with the CLI, as an admin would on the server. */
+export function createUser(prefix: string, options: { admin?: boolean } = {}): TestUser {
+  const username = `${prefix}${Date.now().toString(36)}${(counter += 1)}`.toLowerCase().replace(/[^a-z0-9_.]/g, "");
+  const password = `pw-${username}-long-enough`;
+  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--password-stdin", ...(options.admin ? ["--admin"] : [])], {
+    cwd: root,
+    env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
+    input: password,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (result.status !== 0) throw new Error(`gpudesk user add failed: ${result.stderr}`);
+  return { username, password };
+}
+
+let sharedMember: TestUser | undefined;
+let sharedAdmin: TestUser | undefined;
+
+/** One member and one admin per test run (the CLI takes a few seconds per call). */
+export function member(): TestUser {
+  sharedMember ??= createUser("member");
+  return sharedMember;
+}
+
+export function admin(): TestUser {
+  sharedAdmin ??= createUser("admin", { admin: true });
+  return sharedAdmin;
+}
+
+/** Signs the page's browser context in through the API (sets the session cookie), as the sign-in form would. */
+export async function signIn(page: import("@playwright/test").Page, user: TestUser): Promise<void> {
+  const response = await page.request.post("/api/auth/sign-in/username", {
+    data: { username: user.username, password: user.password },
+    headers: { origin: E2E_ORIGIN },
+  });
+  if (!response.ok()) throw new Error(`sign-in failed: ${response.status()} ${await response.text()}`);
 }

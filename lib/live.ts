@@ -45,6 +45,8 @@ export interface FleetSnapshot {
   gpus: LiveGpu[];
   /** Last 60 utilization points per GPU UUID, oldest first, for the sparklines. */
   sparklines: Record<string, GpuPoint[]>;
+  /** Active and upcoming bookings; absent where the server has no booking feed. */
+  bookings?: LiveBooking[];
 }
 
 export interface FleetDelta {
@@ -65,9 +67,33 @@ export interface GpuHistory {
   points: GpuPoint[];
 }
 
+/**
+ * A booking that holds GPUs now or will: who, which GPUs, [startsAt, endsAt).
+ * Whether it is active follows from the times, so that a page shows a start
+ * or an end on time even between two server messages.
+ */
+export interface LiveBooking {
+  reservationId: string;
+  hostId: string;
+  hostName: string;
+  /** In nvidia-smi index order. */
+  gpus: { uuid: string; index: number }[];
+  holder: { id: string; username: string; name: string };
+  startsAt: string;
+  endsAt: string;
+  purpose: string;
+}
+
+/** The full list of active and upcoming bookings, sent whenever it changes or a booking starts or ends. */
+export interface BookingsUpdate {
+  serverTime: string;
+  bookings: LiveBooking[];
+}
+
 export interface LiveServerToClient {
   "fleet:snapshot": (snapshot: FleetSnapshot) => void;
   "fleet:delta": (delta: FleetDelta) => void;
+  "fleet:bookings": (update: BookingsUpdate) => void;
 }
 
 export interface LiveClientToServer {

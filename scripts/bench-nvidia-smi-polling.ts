@@ -169,7 +169,8 @@ async function main() {
     console.log(
       `\nReal hardware (H200, driver 580, fixtures/h200-driver-580/polling-cost.txt), nvidia-smi children only, 1 Hz:\n` +
         `  spawn (two queries per sample): ${real.spawn.toFixed(1)} CPU-s/h\n` +
-        `  long-lived -lms (GPU query only; the process query child comes on top): ${real.longLived.toFixed(1)} CPU-s/h`,
+        `  long-lived -lms (GPU query only; the process query child comes on top): ${real.longLived.toFixed(1)} CPU-s/h\n` +
+        "This script against the real nvidia-smi on an H200: server/collector/fixtures/h200-device-check/bench-nvidia-smi-polling.txt",
     );
   }
   if (args.nvidiaSmi.endsWith("fake-nvidia-smi.mjs")) {

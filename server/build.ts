@@ -7,8 +7,18 @@ import { log } from "@/server/log";
 
 const require = createRequire(import.meta.url);
 
-/** What the browser bundle is built from; a change in any of these needs a new build. */
-const BUILD_INPUTS = ["app", "components", "lib", "next.config.js", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
+/** What the web app (pages and the server code its routes import) is built from; a change in any needs a new build. */
+const BUILD_INPUTS = [
+  "app",
+  "components",
+  "lib",
+  "server",
+  "prisma/schema.prisma",
+  "next.config.js",
+  "postcss.config.mjs",
+  "package-lock.json",
+  "tsconfig.json",
+];
 
 function hashInputs(root: string): string {
   const hash = createHash("sha256");

@@ -1,5 +1,7 @@
 import { Command, Option } from "commander";
+import { ZodError } from "zod";
 import { runAgentCommand } from "@/server/agent/agent-command";
+import { registerAdminCommands, withDatabase } from "@/server/cli-admin";
 import { ConfigError, parseEnv } from "@/server/env";
 import { AppError } from "@/server/errors";
 
@@ -52,14 +54,10 @@ host
   .description("register a GPU host and print its agent token (shown once)")
   .argument("<name>", "host name, e.g. node-a")
   .action(async (name: string) => {
-    parseEnv();
-    const { createHost } = await import("@/server/hosts/host-registry");
-    const { migrateDatabase } = await import("@/server/db/migrate");
-    const { repoRoot } = await import("@/server/paths");
-    const { disconnectDb } = await import("@/server/db");
-    await migrateDatabase(parseEnv().DATABASE_URL, repoRoot);
-    const { host: created, token } = await createHost(name);
-    await disconnectDb();
+    const { host: created, token } = await withDatabase(async () => {
+      const { createHost } = await import("@/server/hosts/host-registry");
+      return createHost(name);
+    });
     process.stdout.write(`${token}\n`);
     process.stderr.write(
       `Registered host ${created.name}. Its token is printed above, once; keep it secret.\n` +
@@ -67,11 +65,15 @@ host
     );
   });
 
+registerAdminCommands(program);
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Expected failures are one clear line; anything else keeps its stack for a bug report.
   if (error instanceof AppError || error instanceof ConfigError) {
     process.stderr.write(`gpudesk: ${error.message}\n`);
-  } else if (error instanceof Error && error.name === "UsageError") {
+  } else if (error instanceof ZodError) {
+    process.stderr.write(`gpudesk: ${error.issues.map((issue) => `${issue.path.join(".") || "input"} ${issue.message}`).join("; ")}\n`);
+  } else if (error instanceof Error && (error.name === "UsageError" || error.name === "APIError")) {
     process.stderr.write(`gpudesk: ${error.message}\n`);
   } else {
     process.stderr.write(`gpudesk: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

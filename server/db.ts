@@ -9,7 +9,10 @@ const globalForDb = globalThis as unknown as { __gpudeskDb?: PrismaClient };
 
 export function db(): PrismaClient {
   if (!globalForDb.__gpudeskDb) {
-    const adapter = new PrismaBetterSQLite3({ url: resolveSqlitePath(env().DATABASE_URL) });
+    // Writers in other processes (a CLI command, a second server) hold SQLite's write
+    // lock only briefly, but under contention SQLite's sleeping retries can leave one
+    // waiter behind for longer than the default 5 s; it then fails with "database is locked".
+    const adapter = new PrismaBetterSQLite3({ url: resolveSqlitePath(env().DATABASE_URL), timeout: 15_000 });
     globalForDb.__gpudeskDb = new PrismaClient({ adapter });
   }
   return globalForDb.__gpudeskDb;

@@ -26,6 +26,16 @@ const envSchema = z.object({
   GPUDESK_SIM_GPUS: z.coerce.number().int().min(1).max(10_000).optional(),
   /** A host is offline after this many milliseconds without a sample (at least three intervals). */
   GPUDESK_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).default(5000),
+  /** The address people use to reach gpudesk, e.g. https://gpudesk.lab.example; default: whatever host a request names. */
+  GPUDESK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Signs session cookies; generated into the data directory when unset. Set it when several instances share a database. */
+  GPUDESK_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** How long a sign-in lasts, in hours. */
+  GPUDESK_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
+  /** Trust X-Forwarded-For for client addresses (only behind a reverse proxy you run). */
+  GPUDESK_TRUST_PROXY: z.enum(["0", "1", "false", "true"]).default("0").transform((value) => value === "1" || value === "true"),
+  /** Sign-in attempts allowed per client address per minute (failed ones per username are slowed down separately). */
+  GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Largest agent message accepted, in bytes. */
   GPUDESK_MAX_AGENT_MESSAGE_BYTES: z.coerce.number().int().min(64_000).default(4_000_000),
 });

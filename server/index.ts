@@ -4,6 +4,9 @@ import { Server } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/agent/local-agents";
+import { sessionPrincipal } from "@/server/auth/authenticate";
+import { CLIENT_IP_HEADER } from "@/server/auth/better-auth";
+import { authenticateToken } from "@/server/auth/tokens";
 import { ensureProductionBuild } from "@/server/build";
 import { disconnectDb } from "@/server/db";
 import { migrateDatabase } from "@/server/db/migrate";
@@ -12,6 +15,7 @@ import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { setRuntime } from "@/server/runtime";
 import { log } from "@/server/log";
 import { repoRoot } from "@/server/paths";
@@ -35,7 +39,6 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     simulated: localMode === "simulated",
   });
   const ingest = createIngest(fleet);
-  setRuntime({ fleet, ingest });
 
   const app = next({ dev, dir: repoRoot, hostname: env.HOST, port: env.PORT });
   await app.prepare();
@@ -43,6 +46,10 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const handleUpgrade = app.getUpgradeHandler();
 
   const httpServer = createServer((req, res) => {
+    // better-auth rate-limits by client address; it reads it from this header,
+    // which only this server may set.
+    const forwarded = env.GPUDESK_TRUST_PROXY ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0].trim() : "";
+    req.headers[CLIENT_IP_HEADER] = forwarded || req.socket.remoteAddress || "unknown";
     void handleRequest(req, res);
   });
   const io = new Server(httpServer, {
@@ -54,8 +61,14 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   httpServer.on("upgrade", (req, socket, head) => {
     if (!req.url?.startsWith("/socket.io/")) void handleUpgrade(req, socket, head);
   });
-  attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
-  const stopLive = attachLiveEndpoint(io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>, fleet);
+  const agents = attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
+  // Bookings start and end by themselves on every open page: the feed wakes at each boundary.
+  const bookingFeed = await startBookingFeed();
+  const stopLive = attachLiveEndpoint(io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>, fleet, {
+    authenticate: authenticateLiveViewer,
+    bookings: bookingFeed,
+  });
+  setRuntime({ fleet, ingest, disconnectAgents: agents.disconnectAgents });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
@@ -78,6 +91,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     url,
     async close() {
       stopLive();
+      bookingFeed.stop();
       await localAgents.stop();
       await ingest.flush();
       await new Promise<void>((resolve) => io.close(() => resolve()));
@@ -85,6 +99,12 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       await disconnectDb();
     },
   };
+}
+
+/** The live fleet is for signed-in people and display tokens; nobody else. */
+async function authenticateLiveViewer({ headers, token }: { headers: Headers; token: string | null }): Promise<boolean> {
+  if (token) return (await authenticateToken(token)) !== null;
+  return (await sessionPrincipal(headers)) !== null;
 }
 
 export type AgentServer = Server<AgentClientToServer, AgentServerToClient>;

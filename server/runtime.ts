@@ -4,6 +4,8 @@ import type { Ingest } from "@/server/fleet/ingest";
 export interface Runtime {
   fleet: FleetState;
   ingest: Ingest;
+  /** Closes the agent connections of a host (its token was rotated or the host removed). */
+  disconnectAgents: (hostId: string) => void;
 }
 
 // The custom server and Next's route bundles load separate copies of modules;

@@ -21,7 +21,11 @@ type AgentSocket = Socket<AgentClientToServer, AgentServerToClient, Record<strin
  * The `/agent` namespace: agents authenticate with their host token in the
  * handshake; what they send is attributed to that host and nothing else.
  */
-export function attachAgentEndpoint(namespace: AgentNamespace, fleet: FleetState, ingest: Ingest): void {
+export function attachAgentEndpoint(
+  namespace: AgentNamespace,
+  fleet: FleetState,
+  ingest: Ingest,
+): { disconnectAgents: (hostId: string) => void } {
   const connections = new Map<string, number>();
 
   namespace.use(async (socket, next) => {
@@ -85,4 +89,12 @@ export function attachAgentEndpoint(namespace: AgentNamespace, fleet: FleetState
     ingest.counters.rejectedMessages += 1;
     log.warn(`rejected a message from the agent of ${host.name}: ${why}`);
   }
+
+  return {
+    disconnectAgents(hostId: string) {
+      for (const socket of namespace.sockets.values()) {
+        if (socket.data.host?.id === hostId) socket.disconnect(true);
+      }
+    },
+  };
 }

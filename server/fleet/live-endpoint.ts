@@ -1,20 +1,63 @@
 import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import type { FleetState } from "@/server/fleet/fleet-state";
+import { log } from "@/server/log";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
+
+/** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
+export interface LiveBookingsSource {
+  current(): LiveBooking[];
+  subscribe(listener: (bookings: LiveBooking[]) => void): () => void;
+}
+
+export interface LiveEndpointOptions {
+  /** Who may watch: the handshake's cookies (session) or its `auth.token` (display token). */
+  authenticate?: (request: { headers: Headers; token: string | null }) => Promise<boolean>;
+  tickMs?: number;
+  /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
+  bookings?: LiveBookingsSource;
+}
+
+function handshakeHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(", "));
+  }
+  return headers;
+}
 
 /**
  * The `/live` namespace for browsers: a full snapshot on every connection,
  * then one coalesced delta per tick for everyone. Returns a stop function.
  */
-export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, tickMs = 1000): () => void {
+export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
+  const { authenticate, tickMs = 1000, bookings } = options;
+  if (authenticate) {
+    namespace.use((socket, next) => {
+      const auth = socket.handshake.auth as { token?: unknown } | undefined;
+      const token = typeof auth?.token === "string" && auth.token.length > 0 ? auth.token : null;
+      authenticate({ headers: handshakeHeaders(socket.handshake.headers), token })
+        .then((allowed) => next(allowed ? undefined : new Error("unauthorized")))
+        .catch((error: unknown) => {
+          log.warn(`could not authenticate a /live connection: ${error instanceof Error ? error.message : String(error)}`);
+          next(new Error("unauthorized"));
+        });
+    });
+  }
+
   namespace.on("connection", (socket) => {
-    socket.emit("fleet:snapshot", fleet.snapshot());
+    const snapshot = fleet.snapshot();
+    socket.emit("fleet:snapshot", bookings ? { ...snapshot, bookings: bookings.current() } : snapshot);
     socket.on("gpu:history", (uuid, reply) => {
       if (typeof reply !== "function") return;
       reply(typeof uuid === "string" && uuid.length <= 128 ? fleet.history(uuid) : null);
     });
+  });
+
+  const stopBookings = bookings?.subscribe((list) => {
+    namespace.emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
   });
 
   const timer = setInterval(() => {
@@ -23,5 +66,8 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     if (delta) namespace.emit("fleet:delta", delta);
   }, tickMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    stopBookings?.();
+  };
 }

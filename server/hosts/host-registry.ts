@@ -39,7 +39,7 @@ export async function createHost(rawName: string): Promise<{ host: RegisteredHos
   const name = parsed.data;
   const existing = await db().host.findUnique({ where: { name }, select: { id: true } });
   if (existing) throw new AppError("conflict", `A host named ${name} already exists`);
-  const token = TOKEN_PREFIX + randomBytes(24).toString("base64url");
+  const token = newHostToken();
   const host = await db().host.create({
     data: { name, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
     select: hostSelect,
@@ -61,10 +61,6 @@ export async function ensureLocalHost(name: string, simulated: boolean): Promise
     update: { simulated },
     select: hostSelect,
   });
-}
-
-export async function listHosts(): Promise<(RegisteredHost & { lastSeenAt: Date | null })[]> {
-  return db().host.findMany({ select: { ...hostSelect, lastSeenAt: true }, orderBy: { name: "asc" } });
 }
 
 /**
@@ -114,4 +110,50 @@ export async function recordHostInventory(
 export async function findGpuOwners(uuids: string[]): Promise<Map<string, string>> {
   const rows = await db().gpu.findMany({ where: { uuid: { in: uuids } }, select: { uuid: true, hostId: true } });
   return new Map(rows.map((row) => [row.uuid, row.hostId]));
+}
+
+function newHostToken(): string {
+  return TOKEN_PREFIX + randomBytes(24).toString("base64url");
+}
+
+/** Replaces a host's token: the old one stops working at once. Returns the new token, shown once. */
+export async function rotateHostToken(hostId: string): Promise<{ host: RegisteredHost; token: string }> {
+  const existing = await db().host.findUnique({ where: { id: hostId }, select: { id: true, simulated: true, tokenHash: true } });
+  if (!existing) throw new AppError("not_found", "No such host");
+  if (!existing.tokenHash) throw new AppError("bad_request", "This host is the server's own agent and has no token");
+  const token = newHostToken();
+  const host = await db().host.update({
+    where: { id: hostId },
+    data: { tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+    select: hostSelect,
+  });
+  return { host, token };
+}
+
+/** Removes a host, its GPUs and its token. Hosts with reservations on record are kept for history. */
+export async function removeHost(hostId: string): Promise<RegisteredHost> {
+  const host = await db().host.findUnique({ where: { id: hostId }, select: { ...hostSelect, _count: { select: { reservations: true } } } });
+  if (!host) throw new AppError("not_found", "No such host");
+  if (host._count.reservations > 0) {
+    throw new AppError("conflict", `${host.name} has reservations on record; rotate its token instead of removing it`);
+  }
+  await db().host.delete({ where: { id: hostId } });
+  return { id: host.id, name: host.name, simulated: host.simulated };
+}
+
+export interface HostSummary extends RegisteredHost {
+  tokenPrefix: string | null;
+  lastSeenAt: Date | null;
+  driverVersion: string | null;
+  cudaVersion: string | null;
+  gpuCount: number;
+  createdAt: Date;
+}
+
+export async function listHostSummaries(): Promise<HostSummary[]> {
+  const rows = await db().host.findMany({
+    select: { ...hostSelect, tokenPrefix: true, lastSeenAt: true, driverVersion: true, cudaVersion: true, createdAt: true, _count: { select: { gpus: true } } },
+    orderBy: { name: "asc" },
+  });
+  return rows.map(({ _count, ...row }) => ({ ...row, gpuCount: _count.gpus }));
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { GpuDetail } from "@/components/gpu/gpu-detail";
+import { requirePageUser } from "@/server/auth/session";
 
 interface GpuPageProps {
   params: Promise<{ uuid: string }>;
@@ -26,6 +27,7 @@ export async function generateMetadata({ params }: GpuPageProps): Promise<Metada
  */
 export default async function GpuPage({ params }: GpuPageProps) {
   const { uuid } = await params;
+  await requirePageUser(`/gpus/${uuid}`);
   const decoded = decodeUuid(uuid);
   // A new key resets the history when navigating from one GPU to another.
   return <GpuDetail key={decoded} uuid={decoded} />;

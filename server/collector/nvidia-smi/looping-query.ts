@@ -37,12 +37,8 @@ export interface LoopingQueryOptions {
 }
 
 export interface LoopingQuery {
+  /** "running" once the current child has proven healthy; "failing" from a failure until then. */
   state(): LoopState;
-  /** When the current child started; null while none runs. */
-  childStartedAt(): number | null;
-  /** Arrival of the last data line from the current child; null before the first. */
-  lastDataAt(): number | null;
-  lastError(): NvidiaSmiError | null;
   /** Resolves once the state is no longer "starting", or after `timeoutMs`. */
   settled(timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
@@ -56,9 +52,7 @@ export function startLoopingQuery(options: LoopingQueryOptions): LoopingQuery {
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   let state: LoopState = "starting";
   let child: ChildProcessByStdio<null, Readable, Readable> | null = null;
-  let childStartedAt: number | null = null;
   let lastDataAt: number | null = null;
-  let lastError: NvidiaSmiError | null = null;
   let backoffMs = initialBackoffMs;
   let restartTimer: NodeJS.Timeout | null = null;
   let healthTimer: NodeJS.Timeout | null = null;
@@ -76,7 +70,6 @@ export function startLoopingQuery(options: LoopingQueryOptions): LoopingQuery {
     if (state === "failing") options.log(`${describe()} is running again`);
     if (state === "starting" || state === "failing") {
       state = "running";
-      lastError = null;
       backoffMs = initialBackoffMs;
       wake();
     }
@@ -91,7 +84,6 @@ export function startLoopingQuery(options: LoopingQueryOptions): LoopingQuery {
   };
 
   const fail = (error: NvidiaSmiError) => {
-    lastError = error;
     if (state !== "failing") {
       options.log(`${error.message}; restarting with backoff (up to ${maxBackoffMs / 1000} s) until it recovers`);
     }
@@ -108,7 +100,6 @@ export function startLoopingQuery(options: LoopingQueryOptions): LoopingQuery {
     const started = Date.now();
     const proc = spawn(options.path, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
     child = proc;
-    childStartedAt = started;
     lastDataAt = null;
     let partial = "";
     let kept = "";
@@ -158,10 +149,7 @@ export function startLoopingQuery(options: LoopingQueryOptions): LoopingQuery {
       if (ended) return;
       ended = true;
       clearChildTimers();
-      if (child === proc) {
-        child = null;
-        childStartedAt = null;
-      }
+      if (child === proc) child = null;
       resolveExited();
       if (state === "stopped") return;
       if (error.code === "invalid-field" && options.onInvalidField(error)) {
@@ -188,9 +176,6 @@ export function startLoopingQuery(options: LoopingQueryOptions): LoopingQuery {
 
   return {
     state: () => state,
-    childStartedAt: () => childStartedAt,
-    lastDataAt: () => lastDataAt,
-    lastError: () => lastError,
     settled(timeoutMs) {
       if (state !== "starting") return Promise.resolve();
       return new Promise((resolve) => {

@@ -3,7 +3,13 @@ import type { Snapshot } from "@/lib/snapshot";
 import type { GpuSource } from "@/server/collector/source";
 import { buildSnapshot, processesFromXml, type SnapshotParts } from "@/server/collector/nvidia-smi/build-snapshot";
 import { startLoopingQuery, type LoopingQuery } from "@/server/collector/nvidia-smi/looping-query";
-import { parseComputeAppsCsv, parseQueryGpuCsv, type ComputeAppRow, type QueryGpuRow } from "@/server/collector/nvidia-smi/parse-csv";
+import {
+  isHeaderLine,
+  parseComputeAppsCsv,
+  parseQueryGpuCsv,
+  type ComputeAppRow,
+  type QueryGpuRow,
+} from "@/server/collector/nvidia-smi/parse-csv";
 import { parseNvidiaSmiXml } from "@/server/collector/nvidia-smi/parse-xml";
 import {
   APP_QUERY_FIELDS,
@@ -58,7 +64,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   const log = options.log ?? ((line: string) => console.warn(`[nvidia-smi] ${line}`));
   const timeoutMs = options.timeoutMs ?? Math.max(10_000, 2 * intervalMs);
   if (!Number.isInteger(intervalMs) || intervalMs < 10) {
-    throw new NvidiaSmiError("failed", `intervalMs must be an integer of at least 10, got ${intervalMs}`);
+    throw new RangeError(`intervalMs must be an integer of at least 10, got ${intervalMs}`);
   }
   assertExecutable(path);
 
@@ -70,9 +76,9 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   let closed = false;
 
   try {
-    const log0 = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs));
-    cudaVersion = log0.cudaVersion;
-    xmlDriverVersion = log0.driverVersion;
+    const probe = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs));
+    cudaVersion = probe.cudaVersion;
+    xmlDriverVersion = probe.driverVersion;
   } catch (error) {
     if (error instanceof NvidiaSmiError && error.code === "not-found") throw error;
     log(`no CUDA version: ${(error as Error).message}`);
@@ -186,6 +192,8 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     log,
     args: () => appsQueryArgs(appFields, intervalMs),
     onLine: (line, at) => {
+      // The header comes with the first tick: from then on, silence means "no processes".
+      if (isHeaderLine(line, "compute-apps", appFields)) return true;
       const rows = parseComputeAppsCsv(line, appFields);
       for (const row of rows) {
         // Rows of one tick share a timestamp and arrive together; either a new
@@ -204,26 +212,32 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
       return rows.length > 0;
     },
     onInvalidField: () => false,
-    // It prints nothing on a tick without processes, so silence past one tick means "none".
-    healthyAfterMs: processWindowMs,
+    // Backstop for a build that would print no header: until then, reads ask once per read.
+    healthyAfterMs: Math.max(5 * intervalMs, 10_000),
   });
 
   const readLongLived = async (): Promise<Snapshot> => {
     // The first tick of a loop is as slow as a one-shot call, so it gets the same limit.
     await gpuLoop.settled(timeoutMs);
-    const now = Date.now();
-    const fresh = [...latestGpu.values()].filter((entry) => now - entry.at <= staleMs);
-    if (gpuLoop.state() !== "running" || fresh.length === 0) return readBySpawn();
-
-    await appsLoop.settled(processWindowMs + 1000);
+    if (gpuLoop.state() !== "running") return readBySpawn();
+    // Right after a (re)start the process child has not shown its first tick yet: wait
+    // a little for it, then ask once, rather than report "no processes" without knowing.
+    await appsLoop.settled(processWindowMs);
     let apps: ComputeAppRow[];
     if (appsLoop.state() === "running") {
       const group = appsGroup;
       apps = group && Date.now() - group.at <= processWindowMs ? group.rows : [];
     } else {
-      // The child is down: ask once rather than report "no processes" without knowing.
-      apps = await queryAppsOnce();
+      try {
+        apps = await queryAppsOnce();
+      } catch {
+        return readBySpawn();
+      }
     }
+    // Taken after the waits above, so that the GPU lines are the newest ones.
+    const now = Date.now();
+    const fresh = [...latestGpu.values()].filter((entry) => now - entry.at <= staleMs);
+    if (fresh.length === 0) return readBySpawn();
     const sampledAt = new Date(Math.max(...fresh.map((entry) => entry.at)));
     return buildSnapshot(partsFrom(fresh.map((entry) => entry.row), apps, sampledAt));
   };

@@ -127,6 +127,12 @@ export function parseCsvTable(text: string, kind: QueryKind, fields?: readonly s
   return { columns, rows };
 }
 
+/** Whether a line is the header of a query for `fields` (in any accepted spelling, units or not). */
+export function isHeaderLine(line: string, kind: QueryKind, fields: readonly string[]): boolean {
+  const cells = line.replace(/\r$/, "").split(",");
+  return cells.length === fields.length && cells.every((cell, i) => canonicalField(kind, cell) === canonicalField(kind, fields[i]));
+}
+
 export interface QueryGpuRow {
   gpu: GpuSample;
   /** Per row in nvidia-smi's output, though the same for every GPU of a host. */

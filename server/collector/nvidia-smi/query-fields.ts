@@ -41,7 +41,12 @@ export function gpuQueryArgs(fields: readonly string[], loopMs?: number): string
   return loopMs === undefined ? args : [...args, "-lms", String(loopMs)];
 }
 
+/**
+ * The looping process query keeps its header: nvidia-smi prints it once,
+ * with the first tick, and since the query prints nothing on ticks without
+ * processes, the header is the only sign that the first tick has happened.
+ */
 export function appsQueryArgs(fields: readonly string[], loopMs?: number): string[] {
-  const args = [`--query-compute-apps=${fields.join(",")}`, FORMAT];
-  return loopMs === undefined ? args : [...args, "-lms", String(loopMs)];
+  if (loopMs === undefined) return [`--query-compute-apps=${fields.join(",")}`, FORMAT];
+  return [`--query-compute-apps=${fields.join(",")}`, "--format=csv,nounits", "-lms", String(loopMs)];
 }

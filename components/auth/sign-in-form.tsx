@@ -1,0 +1,74 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+
+interface SignInFormProps {
+  next: string;
+}
+
+/** Username and password against better-auth's username sign-in; one message for every wrong combination. */
+export function SignInForm({ next }: SignInFormProps) {
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const username = String(form.get("username") ?? "").trim();
+    const password = String(form.get("password") ?? "");
+    if (!username || !password) {
+      setError("Enter your username and password.");
+      return;
+    }
+    setPending(true);
+    setError(null);
+    try {
+      const response = await fetch("/api/auth/sign-in/username", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username, password }),
+      });
+      if (response.ok) {
+        window.location.assign(next);
+        return;
+      }
+      if (response.status === 429) {
+        const body = (await response.json().catch(() => null)) as { message?: string } | null;
+        setError(body?.message ?? "Too many attempts. Wait a moment and try again.");
+      } else {
+        setError("Wrong username or password.");
+      }
+    } catch {
+      setError("The server cannot be reached. Try again in a moment.");
+    } finally {
+      setPending(false);
+    }
+  }
+
+  const field =
+    "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-base shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500/30 dark:border-slate-700 dark:bg-slate-900";
+  return (
+    <form onSubmit={submit} noValidate className="space-y-4" aria-describedby={error ? "sign-in-error" : undefined}>
+      <label className="block text-sm font-medium">
+        Username
+        <input name="username" autoComplete="username" autoCapitalize="none" spellCheck={false} required className={field} />
+      </label>
+      <label className="block text-sm font-medium">
+        Password
+        <input name="password" type="password" autoComplete="current-password" required className={field} />
+      </label>
+      {error && (
+        <p id="sign-in-error" role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error}
+        </p>
+      )}
+      <button
+        type="submit"
+        disabled={pending}
+        className="w-full rounded-md bg-sky-600 px-4 py-2 font-medium text-white hover:bg-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:opacity-60"
+      >
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,148 @@
+import { z } from "zod";
+
+/**
+ * The booking contracts, shared by the forms in the browser and the REST API
+ * on the server: one schema per request, so a form and its route can never
+ * disagree on what is valid. Time rules that need "now" or the policy (past,
+ * too far ahead, too long) are the server's; these schemas check shape.
+ */
+
+export const PURPOSE_MAX = 200;
+export const REASON_MAX = 500;
+export const HOST_NAME_MAX = 63;
+export const MAX_GPUS_PER_REQUEST = 64;
+/** The longest booking any policy may allow: a year, in minutes. */
+export const DURATION_MAX_MINUTES = 366 * 24 * 60;
+export const ADVANCE_MAX_DAYS = 366;
+
+const isoTime = z.iso.datetime({
+  offset: true,
+  error: "Give a time with its zone, e.g. 2026-11-30T14:00:00Z",
+});
+
+const hostName = z.string().trim().min(1, "Choose a host").max(HOST_NAME_MAX, `A host name has at most ${HOST_NAME_MAX} characters`);
+
+export const reservationRequestSchema = z
+  .strictObject({
+    host: hostName.optional(),
+    gpus: z
+      .array(z.int("A GPU index is a whole number").min(0, "A GPU index is 0 or more").max(1023, "A GPU index is at most 1023"))
+      .min(1, "Choose at least one GPU")
+      .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`)
+      .optional(),
+    count: z
+      .int("Enter a whole number of GPUs")
+      .min(1, "Ask for at least 1 GPU")
+      .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`)
+      .optional(),
+    minFreeMemoryMiB: z.int("Enter whole MiB").min(0, "Free memory cannot be negative").max(16 * 1024 * 1024, "That is more memory than any GPU has").optional(),
+    startsAt: isoTime.optional(),
+    endsAt: isoTime.optional(),
+    durationMinutes: z
+      .int("Enter whole minutes")
+      .min(1, "A booking lasts at least 1 minute")
+      .max(DURATION_MAX_MINUTES, "A booking lasts at most a year")
+      .optional(),
+    purpose: z
+      .string("Say what the GPUs are for")
+      .trim()
+      .min(1, "Say what the GPUs are for")
+      .max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+  })
+  .superRefine((value, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (value.gpus && value.count !== undefined) issue("count", "Choose specific GPUs or a number of GPUs, not both");
+    if (!value.gpus && value.count === undefined) issue("gpus", "Choose at least one GPU, or ask for a number of GPUs");
+    if (value.gpus && value.host === undefined) issue("host", "Choose the host of these GPUs");
+    if (value.gpus && new Set(value.gpus).size !== value.gpus.length) issue("gpus", "Choose each GPU only once");
+    if (value.gpus && value.minFreeMemoryMiB !== undefined) {
+      issue("minFreeMemoryMiB", "Free memory only applies when you ask for a number of GPUs");
+    }
+    if (value.endsAt !== undefined && value.durationMinutes !== undefined) {
+      issue("endsAt", "Give an end time or a duration, not both");
+    }
+    if (value.endsAt === undefined && value.durationMinutes === undefined) issue("durationMinutes", "Choose how long you need the GPUs");
+    if (value.endsAt !== undefined && value.startsAt !== undefined && Date.parse(value.endsAt) <= Date.parse(value.startsAt)) {
+      issue("endsAt", "The end must be after the start");
+    }
+  });
+
+export type ReservationRequest = z.infer<typeof reservationRequestSchema>;
+
+/** PATCH: a new end (extend or shorten), absolute or relative; an admin changing someone else's booking gives a reason. */
+export const reservationChangeSchema = z
+  .strictObject({
+    endsAt: isoTime.optional(),
+    addMinutes: z
+      .int("Enter whole minutes")
+      .min(-DURATION_MAX_MINUTES, "That is more than a year")
+      .max(DURATION_MAX_MINUTES, "That is more than a year")
+      .refine((minutes) => minutes !== 0, "Add or remove at least 1 minute")
+      .optional(),
+    reason: z.string().trim().max(REASON_MAX, `At most ${REASON_MAX} characters`).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if ((value.endsAt === undefined) === (value.addMinutes === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["endsAt"], message: "Give either a new end time or minutes to add" });
+    }
+  });
+
+export type ReservationChange = z.infer<typeof reservationChangeSchema>;
+
+export const reservationCancelSchema = z.strictObject({
+  reason: z
+    .string("Tell the holder why")
+    .trim()
+    .min(1, "Tell the holder why")
+    .max(REASON_MAX, `At most ${REASON_MAX} characters`),
+});
+
+export type ReservationCancel = z.infer<typeof reservationCancelSchema>;
+
+export const policySchema = z.strictObject({
+  maxDurationMinutes: z
+    .int("Enter whole minutes")
+    .min(15, "Allow at least 15 minutes")
+    .max(DURATION_MAX_MINUTES, "At most a year"),
+  maxGpusPerUser: z.int("Enter a whole number").min(1, "Allow at least 1 GPU").max(4096, "At most 4096"),
+  maxAdvanceDays: z.int("Enter whole days").min(0, "0 or more days").max(ADVANCE_MAX_DAYS, `At most ${ADVANCE_MAX_DAYS} days`),
+});
+
+export type PolicyInput = z.infer<typeof policySchema>;
+
+const flag = z
+  .enum(["1", "0", "true", "false"])
+  .optional()
+  .transform((value) => value === "1" || value === "true");
+
+/** `GET /api/v1/reservations?all=1&state=current&limit=50` */
+export const reservationListQuerySchema = z.object({
+  all: flag,
+  state: z.enum(["current", "past", "all"]).default("all"),
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+});
+
+/** `GET /api/v1/audit?limit=100&cursor=…&entityType=reservation&entityId=…` */
+export const auditQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+  cursor: z.string().max(64).optional(),
+  entityType: z.enum(["reservation", "policy"]).optional(),
+  entityId: z.string().max(64).optional(),
+});
+
+/** Reads a query string into a plain object for the schemas above. */
+export function searchParamsObject(params: URLSearchParams): Record<string, string> {
+  const object: Record<string, string> = {};
+  for (const [key, value] of params) object[key] ??= value;
+  return object;
+}
+
+/** zod issues as `{ field: message }`, the first per field: what forms show next to each field. */
+export function issuesToFields(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? String(issue.path[0]) : "_";
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}

@@ -1,0 +1,44 @@
+/**
+ * A reservation's state follows from its stored status and its times, so
+ * that nothing has to run at a start or an end for the state to be right:
+ * "booked" is scheduled before `startsAt`, active within [startsAt, endsAt)
+ * and expired from `endsAt` on. Releasing and cancelling move `endsAt`.
+ */
+
+export type ReservationStatus = "booked" | "released" | "cancelled";
+export type ReservationState = "scheduled" | "active" | "expired" | "released" | "cancelled";
+
+type TimeValue = string | number | Date;
+
+function toMs(time: TimeValue): number {
+  return typeof time === "number" ? time : typeof time === "string" ? Date.parse(time) : time.getTime();
+}
+
+export function reservationState(
+  reservation: { status: string; startsAt: TimeValue; endsAt: TimeValue },
+  nowMs: number,
+): ReservationState {
+  if (reservation.status === "cancelled") return "cancelled";
+  if (reservation.status === "released") return "released";
+  if (nowMs < toMs(reservation.startsAt)) return "scheduled";
+  if (nowMs < toMs(reservation.endsAt)) return "active";
+  return "expired";
+}
+
+/** Still to come or running: what "my reservations" lists first and what the holder may change. */
+export function isCurrentState(state: ReservationState): state is "scheduled" | "active" {
+  return state === "scheduled" || state === "active";
+}
+
+/** Whether two half-open ranges [aStart, aEnd) and [bStart, bEnd) share an instant: back-to-back does not. */
+export function rangesOverlap(aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {
+  return aStart < bEnd && bStart < aEnd && aStart < aEnd && bStart < bEnd;
+}
+
+export const STATE_LABELS: Record<ReservationState, string> = {
+  scheduled: "Upcoming",
+  active: "Active",
+  expired: "Ended",
+  released: "Released",
+  cancelled: "Cancelled",
+};

@@ -1,0 +1,122 @@
+import type { LaunchSettings } from "@/lib/launch-settings";
+import type { ReservationState, ReservationStatus } from "@/lib/reservation-state";
+
+/**
+ * The JSON that the reservations API answers, read by the pages as well.
+ * Times are ISO strings in UTC; pages show them in the viewer's zone.
+ */
+
+export interface PersonRef {
+  id: string;
+  username: string;
+  name: string;
+}
+
+export interface ReservedGpu {
+  uuid: string;
+  /** nvidia-smi's index as last reported; UUIDs are the identity. */
+  index: number;
+  name: string;
+}
+
+/** One change to a booking after it was made: what the holder sees, with the reason an admin gave. */
+export interface ReservationChangeView {
+  at: string;
+  action: AuditAction;
+  actor: PersonRef | null;
+  reason: string | null;
+  endsAtBefore: string | null;
+  endsAtAfter: string | null;
+}
+
+export interface ReservationView {
+  id: string;
+  /** Derived from status and times at `serverTime` of the answer; pages derive it again as time passes. */
+  state: ReservationState;
+  status: ReservationStatus;
+  host: { id: string; name: string };
+  gpus: ReservedGpu[];
+  startsAt: string;
+  endsAt: string;
+  purpose: string;
+  holder: PersonRef;
+  createdAt: string;
+  cancelReason: string | null;
+  cancelledBy: PersonRef | null;
+  changes: ReservationChangeView[];
+  launch: LaunchSettings;
+}
+
+/** A booking that stands in the way of a request. */
+export interface BookingConflict {
+  reservationId: string;
+  hostName: string;
+  gpuIndex: number;
+  gpuUuid: string;
+  holder: PersonRef;
+  startsAt: string;
+  endsAt: string;
+  purpose: string;
+}
+
+/** What the person could book instead. */
+export interface ConflictSuggestion {
+  hostName: string | null;
+  /** Earliest start at or after the requested one when the request fits, same length; null if none within the policy. */
+  nextFreeAt: string | null;
+  /** GPUs of the host that are free for the whole requested time. */
+  freeGpuIndices: number[];
+  /** For an extension: the latest end that fits, or null if none does. */
+  latestEndAt?: string | null;
+}
+
+/** The body of a 409 from the booking endpoints. */
+export interface BookingConflictBody {
+  error: {
+    code: "conflict";
+    message: string;
+    conflicts: BookingConflict[];
+    suggestion: ConflictSuggestion;
+  };
+}
+
+export interface PolicyView {
+  maxDurationMinutes: number;
+  maxGpusPerUser: number;
+  maxAdvanceDays: number;
+  updatedAt: string | null;
+  updatedBy: PersonRef | null;
+}
+
+export type AuditAction =
+  | "reservation.create"
+  | "reservation.extend"
+  | "reservation.shorten"
+  | "reservation.release"
+  | "reservation.cancel"
+  | "policy.update";
+
+export interface AuditEntryView {
+  id: string;
+  at: string;
+  actor: PersonRef | null;
+  action: AuditAction;
+  entityType: "reservation" | "policy";
+  entityId: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface AuditPage {
+  entries: AuditEntryView[];
+  /** Pass as `cursor` for the next, older page; null at the end. */
+  nextCursor: string | null;
+}
+
+/** A host and its GPUs as the booking form and the schedule list them. */
+export interface BookableHost {
+  id: string;
+  name: string;
+  simulated: boolean;
+  gpus: { uuid: string; index: number; name: string; memoryTotalMiB: number | null }[];
+}

@@ -1,0 +1,32 @@
+import { AppError } from "@/server/errors";
+import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/auth/principal";
+import { authenticateRequest } from "@/server/auth/authenticate";
+
+/**
+ * Who is asking, from a session cookie or an `Authorization: Bearer` token
+ * (personal or display). Null when nobody is signed in.
+ */
+export async function getPrincipal(request: Request): Promise<Principal | null> {
+  return authenticateRequest(request);
+}
+
+/** A signed-in person (session or personal token); 401 otherwise, 403 for a display token. */
+export async function requireUser(request: Request): Promise<UserPrincipal> {
+  const principal = await getPrincipal(request);
+  if (!principal) throw new AppError("unauthorized", "Sign in or pass a personal API token");
+  if (principal.kind !== "user") throw new AppError("forbidden", "A display token can only read the live fleet");
+  return principal;
+}
+
+export async function requireAdmin(request: Request): Promise<UserPrincipal> {
+  const principal = await requireUser(request);
+  if (principal.user.role !== "admin") throw new AppError("forbidden", "Only an admin can do this");
+  return principal;
+}
+
+/** Anyone who may see the live fleet: a person or a display token. */
+export async function requireViewer(request: Request): Promise<UserPrincipal | DisplayPrincipal> {
+  const principal = await getPrincipal(request);
+  if (!principal) throw new AppError("unauthorized", "Sign in or pass a display token");
+  return principal;
+}

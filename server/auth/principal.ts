@@ -1,0 +1,25 @@
+/** Who is asking: a person (through a session or a personal token), a wall display, or nobody. */
+export type Role = "member" | "admin";
+
+export interface UserPrincipal {
+  kind: "user";
+  via: "session" | "token";
+  user: {
+    id: string;
+    username: string;
+    name: string;
+    role: Role;
+    unixLogin: string | null;
+  };
+}
+
+export interface DisplayPrincipal {
+  kind: "display";
+  display: { id: string; name: string };
+}
+
+export type Principal = UserPrincipal | DisplayPrincipal;
+
+export function isAdmin(principal: Principal | null): boolean {
+  return principal?.kind === "user" && principal.user.role === "admin";
+}

@@ -1,0 +1,24 @@
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { sessionPrincipal } from "@/server/auth/authenticate";
+import type { UserPrincipal } from "@/server/auth/principal";
+
+/** The signed-in person for a server component, or null. */
+export async function getPageUser(): Promise<UserPrincipal | null> {
+  const principal = await sessionPrincipal(await headers());
+  return principal?.kind === "user" ? principal : null;
+}
+
+/** The signed-in person; anyone else is sent to the sign-in page and brought back afterwards. */
+export async function requirePageUser(returnTo = "/"): Promise<UserPrincipal> {
+  const principal = await getPageUser();
+  if (!principal) redirect(`/login?next=${encodeURIComponent(returnTo)}`);
+  return principal;
+}
+
+/** An admin; a member gets the not-found page rather than a hint that the page exists. */
+export async function requirePageAdmin(returnTo = "/"): Promise<UserPrincipal> {
+  const principal = await requirePageUser(returnTo);
+  if (principal.user.role !== "admin") redirect("/?forbidden=1");
+  return principal;
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/auth/principal";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { hashToken } from "@/server/hosts/host-registry";
+
+export const PERSONAL_TOKEN_PREFIX = "gpd_pat_";
+export const DISPLAY_TOKEN_PREFIX = "gpd_disp_";
+/** last-used times are written at most this often per token, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export const tokenLabelSchema = z.string().trim().min(1, "is required").max(100, "is at most 100 characters");
+export const displayNameSchema = z
+  .string()
+  .trim()
+  .min(1, "is required")
+  .max(64, "is at most 64 characters")
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, "may contain letters, digits, spaces, '.', '_' and '-'");
+
+function newToken(prefix: string): string {
+  return prefix + randomBytes(24).toString("base64url");
+}
+
+function shownPrefix(token: string, prefix: string): string {
+  return token.slice(0, prefix.length + 4);
+}
+
+export interface TokenSummary {
+  id: string;
+  label: string;
+  tokenPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const tokenSelect = { id: true, label: true, tokenPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+
+/** Creates a personal API token; the token itself is returned this once and only its hash is kept. */
+export async function createPersonalToken(userId: string, rawLabel: string): Promise<{ token: string; summary: TokenSummary }> {
+  const label = tokenLabelSchema.parse(rawLabel);
+  const token = newToken(PERSONAL_TOKEN_PREFIX);
+  const summary = await db().apiToken.create({
+    data: { userId, label, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, PERSONAL_TOKEN_PREFIX) },
+    select: tokenSelect,
+  });
+  return { token, summary };
+}
+
+export async function listPersonalTokens(userId: string): Promise<TokenSummary[]> {
+  return db().apiToken.findMany({ where: { userId }, select: tokenSelect, orderBy: { createdAt: "desc" } });
+}
+
+/** Revokes at once: the next request with it is refused. Only its owner or an admin may. */
+export async function revokePersonalToken(tokenId: string, actor: UserPrincipal): Promise<void> {
+  const row = await db().apiToken.findUnique({ where: { id: tokenId }, select: { userId: true, revokedAt: true } });
+  if (!row || (row.userId !== actor.user.id && actor.user.role !== "admin")) {
+    throw new AppError("not_found", "No such token");
+  }
+  if (!row.revokedAt) await db().apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
+}
+
+export interface DisplaySummary {
+  id: string;
+  name: string;
+  tokenPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const displaySelect = { id: true, name: true, tokenPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+
+export async function createDisplay(rawName: string): Promise<{ token: string; display: DisplaySummary }> {
+  const name = displayNameSchema.parse(rawName);
+  if (await db().display.findUnique({ where: { name }, select: { id: true } })) {
+    throw new AppError("conflict", `A display named ${name} already exists`, { name: "is taken" });
+  }
+  const token = newToken(DISPLAY_TOKEN_PREFIX);
+  const display = await db().display.create({
+    data: { name, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, DISPLAY_TOKEN_PREFIX) },
+    select: displaySelect,
+  });
+  return { token, display };
+}
+
+export async function listDisplays(): Promise<DisplaySummary[]> {
+  return db().display.findMany({ select: displaySelect, orderBy: { name: "asc" } });
+}
+
+export async function revokeDisplay(id: string): Promise<void> {
+  const result = await db().display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  if (result.count === 0 && !(await db().display.findUnique({ where: { id }, select: { id: true } }))) {
+    throw new AppError("not_found", "No such display");
+  }
+}
+
+/**
+ * The principal a bearer token stands for, or null for an unknown, revoked
+ * or malformed token, or one whose person is disabled.
+ */
+export async function authenticateToken(token: string): Promise<UserPrincipal | DisplayPrincipal | null> {
+  if (token.length > 200) return null;
+  const now = new Date();
+  if (token.startsWith(PERSONAL_TOKEN_PREFIX)) {
+    const row = await db().apiToken.findUnique({
+      where: { tokenHash: hashToken(token) },
+      select: {
+        id: true,
+        revokedAt: true,
+        lastUsedAt: true,
+        user: { select: { id: true, username: true, name: true, role: true, unixLogin: true, banned: true } },
+      },
+    });
+    if (!row || row.revokedAt || row.user.banned) return null;
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await db().apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+    }
+    const { user } = row;
+    return {
+      kind: "user",
+      via: "token",
+      user: { id: user.id, username: user.username ?? user.name, name: user.name, role: toRole(user.role), unixLogin: user.unixLogin },
+    };
+  }
+  if (token.startsWith(DISPLAY_TOKEN_PREFIX)) {
+    const row = await db().display.findUnique({
+      where: { tokenHash: hashToken(token) },
+      select: { id: true, name: true, revokedAt: true, lastUsedAt: true },
+    });
+    if (!row || row.revokedAt) return null;
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await db().display.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+    }
+    return { kind: "display", display: { id: row.id, name: row.name } };
+  }
+  return null;
+}
+
+export function toRole(role: string | null | undefined): Role {
+  return role === "admin" ? "admin" : "member";
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { auth } from "@/server/auth/better-auth";
+import type { Role, UserPrincipal } from "@/server/auth/principal";
+import { toRole } from "@/server/auth/tokens";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+
+export const usernameSchema = z
+  .string()
+  .trim()
+  .min(2, "is at least 2 characters")
+  .max(32, "is at most 32 characters")
+  .regex(/^[a-z0-9_.]+$/i, "may contain letters, digits, '_' and '.'")
+  .transform((name) => name.toLowerCase());
+
+export const unixLoginSchema = z
+  .string()
+  .trim()
+  .min(1, "is required")
+  .max(32, "is at most 32 characters")
+  .regex(/^[a-z_][a-z0-9_.-]*\$?$/i, "is not a valid Unix login");
+
+export const passwordSchema = z.string().min(8, "is at least 8 characters").max(256, "is at most 256 characters");
+
+export const createUserSchema = z.object({
+  username: usernameSchema,
+  name: z.string().trim().max(100, "is at most 100 characters").optional(),
+  password: passwordSchema,
+  role: z.enum(["member", "admin"]).default("member"),
+  unixLogin: unixLoginSchema.optional(),
+});
+
+export const updateUserSchema = z
+  .object({
+    role: z.enum(["member", "admin"]).optional(),
+    disabled: z.boolean().optional(),
+    unixLogin: unixLoginSchema.nullable().optional(),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, "Nothing to change");
+
+export interface UserSummary {
+  id: string;
+  username: string;
+  name: string;
+  role: Role;
+  unixLogin: string | null;
+  disabled: boolean;
+  createdAt: Date;
+}
+
+const userSelect = { id: true, username: true, name: true, role: true, unixLogin: true, banned: true, createdAt: true } as const;
+
+function summarize(row: { id: string; username: string | null; name: string; role: string; unixLogin: string | null; banned: boolean | null; createdAt: Date }): UserSummary {
+  return {
+    id: row.id,
+    username: row.username ?? row.name,
+    name: row.name,
+    role: toRole(row.role),
+    unixLogin: row.unixLogin,
+    disabled: Boolean(row.banned),
+    createdAt: row.createdAt,
+  };
+}
+
+/**
+ * Creates an account through better-auth (which hashes the password). The
+ * Unix login that links processes on hosts to the person defaults to the
+ * username.
+ */
+export async function createUser(input: unknown): Promise<UserSummary> {
+  const data = createUserSchema.parse(input);
+  const unixLogin = data.unixLogin ?? data.username;
+  const [nameTaken, loginTaken] = await Promise.all([
+    db().user.findUnique({ where: { username: data.username }, select: { id: true } }),
+    db().user.findUnique({ where: { unixLogin }, select: { id: true } }),
+  ]);
+  if (nameTaken) throw new AppError("conflict", `The username ${data.username} is taken`, { username: "is taken" });
+  if (loginTaken) throw new AppError("conflict", `The Unix login ${unixLogin} belongs to someone else`, { unixLogin: "belongs to someone else" });
+  const created = await auth().api.createUser({
+    body: {
+      // better-auth needs an email; gpudesk accounts are username-only.
+      email: `${data.username}@users.gpudesk.invalid`,
+      password: data.password,
+      name: data.name || data.username,
+      role: data.role as "admin",
+      data: { username: data.username, displayUsername: data.username, unixLogin },
+    },
+  });
+  const row = await db().user.findUniqueOrThrow({ where: { id: created.user.id }, select: userSelect });
+  return summarize(row);
+}
+
+export async function listUsers(): Promise<UserSummary[]> {
+  const rows = await db().user.findMany({ select: userSelect, orderBy: { username: "asc" } });
+  return rows.map(summarize);
+}
+
+export async function countUsers(): Promise<number> {
+  return db().user.count();
+}
+
+export async function findUserByUsername(username: string): Promise<UserSummary | null> {
+  const row = await db().user.findUnique({ where: { username: username.toLowerCase() }, select: userSelect });
+  return row ? summarize(row) : null;
+}
+
+/**
+ * Changes role, Unix login or disabled state. Disabling signs the person out
+ * everywhere at once (their sessions are deleted; their tokens stop working
+ * because authentication checks the flag). The last admin cannot be demoted
+ * or disabled, so the fleet never ends up without one.
+ */
+export async function updateUser(id: string, input: unknown, actor: UserPrincipal): Promise<UserSummary> {
+  const patch = updateUserSchema.parse(input);
+  const current = await db().user.findUnique({ where: { id }, select: userSelect });
+  if (!current) throw new AppError("not_found", "No such user");
+  const losesAdmin = current.role === "admin" && (patch.role === "member" || patch.disabled === true);
+  if (losesAdmin) {
+    const admins = await db().user.count({ where: { role: "admin", OR: [{ banned: false }, { banned: null }] } });
+    if (admins <= 1) throw new AppError("conflict", "This is the last admin: make someone else admin first");
+  }
+  if (patch.unixLogin) {
+    const owner = await db().user.findUnique({ where: { unixLogin: patch.unixLogin }, select: { id: true } });
+    if (owner && owner.id !== id) {
+      throw new AppError("conflict", `The Unix login ${patch.unixLogin} belongs to someone else`, { unixLogin: "belongs to someone else" });
+    }
+  }
+  const row = await db().$transaction(async (tx) => {
+    const updated = await tx.user.update({
+      where: { id },
+      data: {
+        ...(patch.role ? { role: patch.role } : {}),
+        ...(patch.name ? { name: patch.name } : {}),
+        ...(patch.unixLogin !== undefined ? { unixLogin: patch.unixLogin } : {}),
+        ...(patch.disabled !== undefined
+          ? { banned: patch.disabled, banReason: patch.disabled ? `disabled by ${actor.user.username}` : null }
+          : {}),
+      },
+      select: userSelect,
+    });
+    if (patch.disabled) await tx.session.deleteMany({ where: { userId: id } });
+    return updated;
+  });
+  return summarize(row);
+}

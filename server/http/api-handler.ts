@@ -1,0 +1,47 @@
+import { NextResponse } from "next/server";
+import { ZodError } from "zod";
+import { AppError } from "@/server/errors";
+import { log } from "@/server/log";
+
+/** Turns zod issues into `{ field: message }` for forms; the first issue per field wins. */
+export function fieldErrors(error: ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.join(".") || "_";
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}
+
+/** The one mapping from errors to HTTP: `{ error: { code, message, fields? } }`. */
+export function errorResponse(error: unknown): NextResponse {
+  if (error instanceof AppError) return NextResponse.json(error.toJSON(), { status: error.status });
+  if (error instanceof ZodError) {
+    const body = new AppError("bad_request", "Some fields are not valid", fieldErrors(error));
+    return NextResponse.json(body.toJSON(), { status: 400 });
+  }
+  log.error(`unexpected error in an API route: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return NextResponse.json({ error: { code: "internal", message: "Something went wrong on the server" } }, { status: 500 });
+}
+
+type Handler<C> = (request: Request, context: C) => Promise<Response>;
+
+/** Wraps a route handler so that every thrown error becomes the JSON error shape. */
+export function apiHandler<C>(handler: Handler<C>): Handler<C> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** Reads a JSON body, answering 400 (not 500) for a body that is not JSON. */
+export async function readJson(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch {
+    throw new AppError("bad_request", "The request body must be JSON");
+  }
+}

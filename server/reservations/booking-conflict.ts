@@ -1,0 +1,49 @@
+import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
+import { AppError } from "@/server/errors";
+
+/**
+ * A 409 that says who holds what until when, carries the bookings in the
+ * way as data, and offers what could be booked instead. Times in the
+ * message are UTC ISO; pages build their own sentence from the data, in the
+ * viewer's time zone.
+ */
+export class BookingConflictError extends AppError {
+  constructor(
+    message: string,
+    readonly conflicts: BookingConflict[],
+    readonly suggestion: ConflictSuggestion,
+  ) {
+    super("conflict", message);
+  }
+
+  override toJSON(): BookingConflictBody {
+    return { error: { code: "conflict", message: this.message, conflicts: this.conflicts, suggestion: this.suggestion } };
+  }
+}
+
+/** "GPU 2 on node-a is booked by alice until 2026-11-30T14:00:00.000Z (purpose: fine-tune)". */
+export function describeConflict(conflict: BookingConflict, requestedStartMs: number): string {
+  const when =
+    Date.parse(conflict.startsAt) > requestedStartMs
+      ? `from ${conflict.startsAt} until ${conflict.endsAt}`
+      : `until ${conflict.endsAt}`;
+  return `GPU ${conflict.gpuIndex} on ${conflict.hostName} is booked by ${conflict.holder.username} ${when} (purpose: ${conflict.purpose})`;
+}
+
+/** What could be booked instead, as a sentence that follows the reasons. */
+export function describeSuggestion(suggestion: ConflictSuggestion, plural: boolean): string {
+  const parts: string[] = [];
+  if (suggestion.nextFreeAt) parts.push(`${plural ? "They are" : "It is"} free from ${suggestion.nextFreeAt} for as long as you asked`);
+  if (suggestion.freeGpuIndices.length > 0 && suggestion.hostName) {
+    const list = suggestion.freeGpuIndices.join(", ");
+    parts.push(`GPU${suggestion.freeGpuIndices.length > 1 ? "s" : ""} ${list} on ${suggestion.hostName} ${suggestion.freeGpuIndices.length > 1 ? "are" : "is"} free for the time you asked`);
+  }
+  return parts.length > 0 ? `${parts.join("; ")}.` : "Nothing fits within the booking rules; try a shorter time.";
+}
+
+/** The holder's own words first: one line per booking in the way (the first three), then what is free. */
+export function conflictMessage(conflicts: BookingConflict[], requestedStartMs: number, suggestion: ConflictSuggestion, plural: boolean): string {
+  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, requestedStartMs));
+  const more = conflicts.length > 3 ? ` (and ${conflicts.length - 3} more)` : "";
+  return `${shown.join("; ")}${more}. ${describeSuggestion(suggestion, plural)}`;
+}

@@ -1,0 +1,63 @@
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { AppError } from "@/server/errors";
+
+export type Tx = Prisma.TransactionClient;
+
+export interface WriteLock {
+  /** The person whose bookings change (their "GPUs at once" limit is checked). */
+  userId: string;
+  /** The hosts whose GPUs may be booked. */
+  hostIds: string[];
+}
+
+/**
+ * Takes the write lock before the transaction reads anything.
+ *
+ * SQLite: Prisma's better-sqlite3 adapter opens transactions with a plain
+ * (deferred) BEGIN, which takes no lock until the first write. Two
+ * connections could then both read "GPU 2 is free" and both insert. So the
+ * first statement is a write that changes nothing: SQLite takes its
+ * database-wide write lock for any UPDATE, even one that matches no row or
+ * sets a column to itself, and every other writer waits (busy timeout)
+ * until this transaction ends. That is `BEGIN IMMEDIATE` in effect.
+ *
+ * PostgreSQL: the same statements lock the person's row and the hosts'
+ * rows, which serializes exactly the bookings that could collide.
+ */
+async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
+  await tx.$executeRaw`UPDATE "user" SET "updatedAt" = "updatedAt" WHERE "id" = ${lock.userId}`;
+  if (lock.hostIds.length > 0) {
+    await tx.$executeRaw`UPDATE "Host" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join(lock.hostIds)})`;
+  }
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: AppError };
+
+/**
+ * Runs a booking change as one write transaction: lock, check, write.
+ *
+ * A refusal (an AppError thrown by `work`) commits instead of rolling back:
+ * `work` must throw before it writes anything, so the commit only ends a
+ * transaction that changed nothing. Why not roll back: the adapter runs
+ * everything on one connection, and a query that another request sends
+ * while this transaction is open joins it; a rollback would undo that
+ * stranger's write too. A refusal is the common case under contention, so
+ * it must not be the path that can lose others' writes.
+ */
+export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLock, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const outcome: Outcome<T> = await client.$transaction(
+    async (tx) => {
+      await takeWriteLock(tx, lock);
+      try {
+        return { ok: true, value: await work(tx) };
+      } catch (error) {
+        if (error instanceof AppError) return { ok: false, error };
+        throw error;
+      }
+    },
+    // Many requests at once queue for the adapter's one connection: give them time.
+    { maxWait: 15_000, timeout: 15_000 },
+  );
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}

@@ -1,0 +1,77 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { LiveBooking } from "@/lib/live";
+import type { ReservationStatus } from "@/lib/reservation-state";
+import type { BookableHost } from "@/lib/reservation-types";
+import { db } from "@/server/db";
+import { personSelect, toPerson } from "@/server/reservations/people";
+
+/** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
+export interface ScheduleBooking extends LiveBooking {
+  status: ReservationStatus;
+}
+
+const bookingSelect = {
+  id: true,
+  hostId: true,
+  startsAt: true,
+  endsAt: true,
+  purpose: true,
+  status: true,
+  host: { select: { name: true } },
+  user: { select: personSelect },
+  gpus: { select: { gpu: { select: { uuid: true, index: true } } } },
+} satisfies Prisma.ReservationSelect;
+
+type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
+
+function toBooking(row: BookingRow): ScheduleBooking {
+  return {
+    reservationId: row.id,
+    hostId: row.hostId,
+    hostName: row.host.name,
+    gpus: row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index),
+    holder: toPerson(row.user),
+    startsAt: row.startsAt.toISOString(),
+    endsAt: row.endsAt.toISOString(),
+    purpose: row.purpose,
+    status: row.status as ReservationStatus,
+  };
+}
+
+/** Every booking that holds GPUs now or will, soonest first: what the live feed sends. */
+export async function listLiveBookings(now: Date, client: PrismaClient = db()): Promise<LiveBooking[]> {
+  const rows = await client.reservation.findMany({
+    where: { status: "booked", endsAt: { gt: now } },
+    orderBy: [{ startsAt: "asc" }, { id: "asc" }],
+    select: bookingSelect,
+  });
+  return rows.map((row) => {
+    const { status: _status, ...live } = toBooking(row);
+    return live;
+  });
+}
+
+/** Bookings that hold GPUs at some instant of [from, to), whatever became of them later. */
+export async function listSchedule(from: Date, to: Date): Promise<ScheduleBooking[]> {
+  const rows = await db().reservation.findMany({
+    where: { startsAt: { lt: to }, endsAt: { gt: from } },
+    orderBy: [{ startsAt: "asc" }, { id: "asc" }],
+    select: bookingSelect,
+  });
+  return rows.filter((row) => row.endsAt > row.startsAt).map(toBooking);
+}
+
+/** Hosts that have GPUs, with their GPUs in nvidia-smi order: what the form and the schedule offer. */
+export async function listBookableHosts(): Promise<BookableHost[]> {
+  const hosts = await db().host.findMany({
+    where: { gpus: { some: {} } },
+    orderBy: { name: "asc" },
+    select: {
+      id: true,
+      name: true,
+      simulated: true,
+      gpus: { orderBy: { index: "asc" }, select: { uuid: true, index: true, name: true, memoryTotalMiB: true } },
+    },
+  });
+  return hosts;
+}

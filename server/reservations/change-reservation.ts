@@ -1,0 +1,109 @@
+import { formatDurationMinutes } from "@/lib/booking-window";
+import type { ReservationChange } from "@/lib/reservation-schema";
+import { reservationState } from "@/lib/reservation-state";
+import type { ReservationView } from "@/lib/reservation-types";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
+import { writeAudit } from "@/server/reservations/audit-log";
+import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
+import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { getReservationView } from "@/server/reservations/list-reservations";
+import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
+import { readPolicy } from "@/server/reservations/policy";
+import { auditSnapshot } from "@/server/reservations/reservation-view";
+
+/**
+ * Moves the end of a scheduled or active booking. Extending checks the
+ * added time like a new booking (other bookings, the length limit, GPUs at
+ * once); shortening needs no check. The holder may do both; an admin may
+ * shorten anyone's booking, with a reason the holder sees.
+ */
+export async function changeReservationEnd(
+  actor: Actor,
+  id: string,
+  change: ReservationChange,
+  options: ServiceOptions = {},
+): Promise<ReservationView> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  const nowMs = now.getTime();
+  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+
+  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
+    const row = await tx.reservation.findUniqueOrThrow({
+      where: { id },
+      select: { startsAt: true, endsAt: true, status: true, purpose: true, userId: true, gpus: { select: { gpuId: true } } },
+    });
+    const state = reservationState(row, nowMs);
+    if (state !== "scheduled" && state !== "active") {
+      throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}; make a new one`);
+    }
+    const oldEndMs = row.endsAt.getTime();
+    const newEndMs = change.endsAt !== undefined ? Date.parse(change.endsAt) : oldEndMs + (change.addMinutes ?? 0) * 60_000;
+    const field = change.endsAt !== undefined ? "endsAt" : "addMinutes";
+    const isHolder = actor.id === row.userId;
+    const reason = change.reason?.trim() || null;
+
+    if (newEndMs === oldEndMs) throw new AppError("bad_request", "That is the current end", { [field]: "That is the current end" });
+    if (newEndMs <= Math.max(nowMs, row.startsAt.getTime())) {
+      const message = state === "active" ? "The new end must be in the future; to stop now, release the booking" : "The new end must be after the start";
+      throw new AppError("bad_request", message, { [field]: message });
+    }
+    const extending = newEndMs > oldEndMs;
+    if (!isHolder) {
+      if (extending) throw new AppError("forbidden", "Only the holder can extend a booking; an admin can shorten or cancel it");
+      if (!isAdminActor(actor)) throw new AppError("not_found", "No such reservation");
+      if (!reason) throw new AppError("bad_request", "Tell the holder why", { reason: "Tell the holder why you shorten their booking" });
+    }
+
+    if (extending) {
+      const policy = await readPolicy(tx);
+      const totalMinutes = (newEndMs - row.startsAt.getTime()) / 60_000;
+      if (totalMinutes > policy.maxDurationMinutes) {
+        const message = `A booking lasts at most ${formatDurationMinutes(policy.maxDurationMinutes)} in all`;
+        throw new AppError("bad_request", message, { [field]: message });
+      }
+      const gpuIds = row.gpus.map((gpu) => gpu.gpuId);
+      const from = new Date(oldEndMs);
+      const to = new Date(newEndMs);
+      const conflicts = await findConflicts(tx, gpuIds, from, to, id);
+      if (conflicts.length > 0) {
+        // How far it can go: up to the first booking in the way.
+        const latestEndMs = Math.min(...conflicts.map((conflict) => Date.parse(conflict.startsAt)));
+        const canExtend = latestEndMs > oldEndMs;
+        const lines = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, oldEndMs));
+        const advice = canExtend ? `You can extend until ${new Date(latestEndMs).toISOString()}.` : "It cannot be extended.";
+        throw new BookingConflictError(`${lines.join("; ")}. ${advice}`, conflicts, {
+          hostName: conflicts[0].hostName,
+          nextFreeAt: null,
+          freeGpuIndices: [],
+          latestEndAt: canExtend ? new Date(latestEndMs).toISOString() : null,
+        });
+      }
+      const held = await peakGpusHeld(tx, row.userId, from, to, id);
+      if (held + gpuIds.length > policy.maxGpusPerUser) {
+        const message = `You would hold ${held + gpuIds.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
+        throw new AppError("bad_request", message, { [field]: message });
+      }
+    }
+
+    const newEnd = new Date(newEndMs);
+    await tx.reservation.update({ where: { id }, data: { endsAt: newEnd } });
+    await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt: newEnd } });
+    await writeAudit(tx, {
+      actorId: actor.id,
+      action: extending ? "reservation.extend" : "reservation.shorten",
+      entityType: "reservation",
+      entityId: id,
+      before: auditSnapshot(row),
+      after: auditSnapshot({ ...row, endsAt: newEnd }, reason ? { reason } : {}),
+      at: now,
+    });
+  });
+
+  announceBookingsChanged();
+  return getReservationView(client, id, nowMs);
+}

@@ -1,0 +1,73 @@
+import { reservationState } from "@/lib/reservation-state";
+import type { ReservationView } from "@/lib/reservation-types";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
+import { writeAudit } from "@/server/reservations/audit-log";
+import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { getReservationView } from "@/server/reservations/list-reservations";
+import { auditSnapshot } from "@/server/reservations/reservation-view";
+
+type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
+
+/**
+ * Ends a booking early. An active booking ends now; a scheduled one ends
+ * where it starts (it never held anything). The GPUs' ranges move with it,
+ * so the time frees up for others at once.
+ */
+async function endReservation(actor: Actor, id: string, ending: Ending, options: ServiceOptions): Promise<ReservationView> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  const nowMs = now.getTime();
+  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+  if (ending.kind === "cancel" && !isAdminActor(actor)) {
+    throw new AppError("forbidden", "Only an admin can cancel a booking; release your own instead");
+  }
+
+  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
+    const row = await tx.reservation.findUniqueOrThrow({
+      where: { id },
+      select: { startsAt: true, endsAt: true, status: true, purpose: true },
+    });
+    const state = reservationState(row, nowMs);
+    if (state !== "scheduled" && state !== "active") {
+      throw new AppError("conflict", `This booking has already ${state === "expired" ? "ended" : `been ${state}`}`);
+    }
+    const endsAt = state === "scheduled" ? row.startsAt : now;
+    const status = ending.kind === "release" ? "released" : "cancelled";
+    await tx.reservation.update({
+      where: { id },
+      data:
+        ending.kind === "release"
+          ? { status, endsAt }
+          : { status, endsAt, cancelReason: ending.reason, cancelledById: actor.id },
+    });
+    await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt } });
+    await writeAudit(tx, {
+      actorId: actor.id,
+      action: ending.kind === "release" ? "reservation.release" : "reservation.cancel",
+      entityType: "reservation",
+      entityId: id,
+      before: auditSnapshot(row),
+      after: auditSnapshot({ ...row, endsAt, status }, ending.kind === "cancel" ? { reason: ending.reason } : {}),
+      at: now,
+    });
+  });
+
+  announceBookingsChanged();
+  return getReservationView(client, id, nowMs);
+}
+
+/** The holder (or an admin) gives the GPUs back before the end. */
+export async function releaseReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
+  return endReservation(actor, id, { kind: "release" }, options);
+}
+
+/** An admin ends someone's booking, with a reason the holder sees. */
+export async function cancelReservation(actor: Actor, id: string, reason: string, options: ServiceOptions = {}): Promise<ReservationView> {
+  const trimmed = reason.trim();
+  if (!trimmed) throw new AppError("bad_request", "Tell the holder why", { reason: "Tell the holder why" });
+  return endReservation(actor, id, { kind: "cancel", reason: trimmed }, options);
+}

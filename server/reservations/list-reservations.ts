@@ -1,0 +1,60 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { ReservationView } from "@/lib/reservation-types";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { type Actor, canManageReservation, isAdminActor } from "@/server/reservations/actor";
+import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
+
+/** One booking with its changes and launch settings, by id (no permission check: callers decide). */
+export async function getReservationView(client: PrismaClient, id: string, nowMs: number): Promise<ReservationView> {
+  const row = await client.reservation.findUnique({ where: { id }, select: reservationSelect });
+  if (!row) throw new AppError("not_found", "No such reservation");
+  const changes = await loadChanges(client, [id]);
+  return toReservationView(row, nowMs, changes.get(id));
+}
+
+/** A booking for its holder or an admin; anyone else learns nothing, not even that it exists. */
+export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
+  const owner = await db().reservation.findUnique({ where: { id }, select: { userId: true } });
+  if (!owner || !canManageReservation(actor, owner)) throw new AppError("not_found", "No such reservation");
+  return getReservationView(db(), id, now.getTime());
+}
+
+export interface ListQuery {
+  /** Everyone's bookings (admins only). */
+  all: boolean;
+  /** current: scheduled and active; past: ended, released, cancelled. */
+  state: "current" | "past" | "all";
+  /** At most this many past bookings (current ones are never cut). */
+  limit: number;
+}
+
+/**
+ * The person's bookings (or everyone's, for an admin): current ones by
+ * start, then past ones, most recent first.
+ */
+export async function listReservations(actor: Actor, query: ListQuery, now = new Date()): Promise<ReservationView[]> {
+  if (query.all && !isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
+  const owner: Prisma.ReservationWhereInput = query.all ? {} : { userId: actor.id };
+  const current: Prisma.ReservationWhereInput = {
+    ...owner,
+    status: "booked",
+    endsAt: { gt: now },
+  };
+  const wantCurrent = query.state !== "past";
+  const wantPast = query.state !== "current";
+  const [currentRows, pastRows] = await Promise.all([
+    wantCurrent ? db().reservation.findMany({ where: current, orderBy: [{ startsAt: "asc" }], select: reservationSelect }) : [],
+    wantPast
+      ? db().reservation.findMany({
+          where: { ...owner, NOT: { status: "booked", endsAt: { gt: now } } },
+          orderBy: [{ endsAt: "desc" }, { startsAt: "desc" }],
+          take: query.limit,
+          select: reservationSelect,
+        })
+      : [],
+  ]);
+  const rows = [...currentRows, ...pastRows];
+  const changes = await loadChanges(db(), rows.map((row) => row.id));
+  return rows.map((row) => toReservationView(row, now.getTime(), changes.get(row.id)));
+}

@@ -1,0 +1,133 @@
+import type { BookingConflict } from "@/lib/reservation-types";
+import type { Tx } from "@/server/reservations/booking-transaction";
+import { personSelect, toPerson } from "@/server/reservations/people";
+
+/**
+ * Who holds which GPU when. A GPU is taken over [startsAt, endsAt) of each
+ * of its ReservationGpu rows; releasing and cancelling move `endsAt`, so a
+ * booking withdrawn before its start is an empty range and takes nothing.
+ */
+
+export interface BusyRange {
+  gpuId: string;
+  startMs: number;
+  endMs: number;
+}
+
+function overlapping(tx: Tx, start: Date, end: Date) {
+  return {
+    startsAt: { lt: end },
+    AND: [{ endsAt: { gt: start } }, { endsAt: { gt: tx.reservationGpu.fields.startsAt } }],
+  };
+}
+
+/** Bookings of these GPUs that share an instant with [start, end), as the person who asked will read them. */
+export async function findConflicts(
+  tx: Tx,
+  gpuIds: string[],
+  start: Date,
+  end: Date,
+  excludeReservationId?: string,
+): Promise<BookingConflict[]> {
+  const rows = await tx.reservationGpu.findMany({
+    where: {
+      gpuId: { in: gpuIds },
+      ...overlapping(tx, start, end),
+      ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
+    },
+    orderBy: [{ startsAt: "asc" }],
+    select: {
+      startsAt: true,
+      endsAt: true,
+      gpu: { select: { uuid: true, index: true, host: { select: { name: true } } } },
+      reservation: { select: { id: true, purpose: true, user: { select: personSelect } } },
+    },
+  });
+  return rows
+    .map((row) => ({
+      reservationId: row.reservation.id,
+      hostName: row.gpu.host.name,
+      gpuIndex: row.gpu.index,
+      gpuUuid: row.gpu.uuid,
+      holder: toPerson(row.reservation.user),
+      startsAt: row.startsAt.toISOString(),
+      endsAt: row.endsAt.toISOString(),
+      purpose: row.reservation.purpose,
+    }))
+    .sort((a, b) => a.gpuIndex - b.gpuIndex || a.startsAt.localeCompare(b.startsAt));
+}
+
+/** Busy ranges of these GPUs within [start, end), for finding free GPUs and the next free slot. */
+export async function busyRanges(tx: Tx, gpuIds: string[], start: Date, end: Date): Promise<BusyRange[]> {
+  const rows = await tx.reservationGpu.findMany({
+    where: { gpuId: { in: gpuIds }, ...overlapping(tx, start, end) },
+    select: { gpuId: true, startsAt: true, endsAt: true },
+  });
+  return rows.map((row) => ({ gpuId: row.gpuId, startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime() }));
+}
+
+/** The most GPUs this person holds at any one instant of [start, end), other than in one booking. */
+export async function peakGpusHeld(
+  tx: Tx,
+  userId: string,
+  start: Date,
+  end: Date,
+  excludeReservationId?: string,
+): Promise<number> {
+  const rows = await tx.reservationGpu.findMany({
+    where: {
+      reservation: { userId },
+      ...overlapping(tx, start, end),
+      ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
+    },
+    select: { startsAt: true, endsAt: true },
+  });
+  return peakConcurrent(
+    rows.map((row) => ({ startMs: Math.max(row.startsAt.getTime(), start.getTime()), endMs: Math.min(row.endsAt.getTime(), end.getTime()) })),
+  );
+}
+
+/** The largest number of half-open ranges that share one instant. */
+export function peakConcurrent(ranges: { startMs: number; endMs: number }[]): number {
+  const events: [number, number][] = [];
+  for (const range of ranges) {
+    if (range.endMs <= range.startMs) continue;
+    events.push([range.startMs, 1], [range.endMs, -1]);
+  }
+  // An end and a start at the same instant do not meet: ends first.
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let current = 0;
+  let peak = 0;
+  for (const [, step] of events) {
+    current += step;
+    peak = Math.max(peak, current);
+  }
+  return peak;
+}
+
+/** GPUs with no busy range touching [startMs, endMs). */
+export function freeGpuIds(gpuIds: string[], busy: BusyRange[], startMs: number, endMs: number): string[] {
+  const taken = new Set(busy.filter((range) => range.startMs < endMs && range.endMs > startMs).map((range) => range.gpuId));
+  return gpuIds.filter((id) => !taken.has(id));
+}
+
+/**
+ * The earliest start at or after `fromMs` (and at most `latestStartMs`)
+ * where `need` of these GPUs are free for `durationMs`. Only the start asked
+ * for and the ends of busy ranges can be that instant.
+ */
+export function nearestFreeStart(
+  gpuIds: string[],
+  need: number,
+  busy: BusyRange[],
+  fromMs: number,
+  durationMs: number,
+  latestStartMs: number,
+): number | null {
+  const candidates = [fromMs, ...busy.map((range) => range.endMs).filter((end) => end > fromMs)].sort((a, b) => a - b);
+  for (const start of candidates) {
+    if (start > latestStartMs) return null;
+    if (freeGpuIds(gpuIds, busy, start, start + durationMs).length >= need) return start;
+  }
+  return null;
+}

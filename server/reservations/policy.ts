@@ -1,0 +1,58 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { PolicyInput } from "@/lib/reservation-schema";
+import type { PolicyView } from "@/lib/reservation-types";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { type Actor, isAdminActor } from "@/server/reservations/actor";
+import { writeAudit } from "@/server/reservations/audit-log";
+import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { personSelect, toPerson } from "@/server/reservations/people";
+
+const POLICY_ID = "default";
+
+export type PolicyValues = Pick<PolicyView, "maxDurationMinutes" | "maxGpusPerUser" | "maxAdvanceDays">;
+
+/** The schema's defaults: a week per booking, 8 GPUs per person at once, 30 days ahead. */
+export const DEFAULT_POLICY: PolicyValues = { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30 };
+
+const valuesSelect = { maxDurationMinutes: true, maxGpusPerUser: true, maxAdvanceDays: true } as const;
+
+/** The policy in force, read inside a booking's transaction; the defaults until an admin saves one. */
+export async function readPolicy(client: Prisma.TransactionClient | PrismaClient): Promise<PolicyValues> {
+  return (await client.policy.findUnique({ where: { id: POLICY_ID }, select: valuesSelect })) ?? DEFAULT_POLICY;
+}
+
+export async function getPolicy(): Promise<PolicyView> {
+  const row = await db().policy.findUnique({ where: { id: POLICY_ID }, select: { ...valuesSelect, updatedAt: true, updatedById: true } });
+  if (!row) return { ...DEFAULT_POLICY, updatedAt: null, updatedBy: null };
+  const updatedBy = row.updatedById
+    ? await db().user.findUnique({ where: { id: row.updatedById }, select: personSelect })
+    : null;
+  return {
+    maxDurationMinutes: row.maxDurationMinutes,
+    maxGpusPerUser: row.maxGpusPerUser,
+    maxAdvanceDays: row.maxAdvanceDays,
+    updatedAt: row.updatedAt.toISOString(),
+    updatedBy: updatedBy ? toPerson(updatedBy) : null,
+  };
+}
+
+/**
+ * Changes the booking rules (admins only). They apply to new bookings and
+ * extensions; bookings already made stand.
+ */
+export async function updatePolicy(actor: Actor, input: PolicyInput, now = new Date()): Promise<PolicyView> {
+  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change the booking rules");
+  await db().$transaction(async (tx) => {
+    const before = await readPolicy(tx);
+    await tx.policy.upsert({
+      where: { id: POLICY_ID },
+      create: { id: POLICY_ID, ...input, updatedById: actor.id },
+      update: { ...input, updatedById: actor.id },
+    });
+    await writeAudit(tx, { actorId: actor.id, action: "policy.update", entityType: "policy", entityId: POLICY_ID, before, after: input, at: now });
+  });
+  // The form's limits and the schedule's horizon follow the policy.
+  announceBookingsChanged();
+  return getPolicy();
+}

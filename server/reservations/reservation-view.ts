@@ -1,0 +1,90 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import { launchSettings } from "@/lib/launch-settings";
+import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
+import type { AuditAction, ReservationChangeView, ReservationView } from "@/lib/reservation-types";
+import { personSelect, toPerson } from "@/server/reservations/people";
+
+export const reservationSelect = {
+  id: true,
+  userId: true,
+  startsAt: true,
+  endsAt: true,
+  purpose: true,
+  status: true,
+  cancelReason: true,
+  createdAt: true,
+  user: { select: personSelect },
+  cancelledBy: { select: personSelect },
+  host: { select: { id: true, name: true } },
+  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true } } } },
+} satisfies Prisma.ReservationSelect;
+
+export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reservationSelect }>;
+
+const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
+
+/** Changes after creation, per reservation id, oldest first: where the holder reads an admin's reason. */
+export async function loadChanges(client: PrismaClient | Prisma.TransactionClient, ids: string[]): Promise<Map<string, ReservationChangeView[]>> {
+  const byId = new Map<string, ReservationChangeView[]>();
+  if (ids.length === 0) return byId;
+  const rows = await client.auditLog.findMany({
+    where: { entityType: "reservation", entityId: { in: ids }, action: { in: CHANGE_ACTIONS } },
+    orderBy: [{ at: "asc" }],
+    select: { at: true, action: true, entityId: true, before: true, after: true, actor: { select: personSelect } },
+  });
+  for (const row of rows) {
+    const before = safeObject(row.before);
+    const after = safeObject(row.after);
+    const list = byId.get(row.entityId) ?? [];
+    list.push({
+      at: row.at.toISOString(),
+      action: row.action as AuditAction,
+      actor: row.actor ? toPerson(row.actor) : null,
+      reason: typeof after.reason === "string" ? after.reason : null,
+      endsAtBefore: typeof before.endsAt === "string" ? before.endsAt : null,
+      endsAtAfter: typeof after.endsAt === "string" ? after.endsAt : null,
+    });
+    byId.set(row.entityId, list);
+  }
+  return byId;
+}
+
+function safeObject(text: string | null): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The API's view of a booking. Launch settings use each GPU's index as
+ * last reported: if a reboot renumbered the GPUs, the settings follow the
+ * UUIDs that were booked.
+ */
+export function toReservationView(row: ReservationRow, nowMs: number, changes: ReservationChangeView[] = []): ReservationView {
+  const gpus = row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index);
+  return {
+    id: row.id,
+    state: reservationState(row, nowMs),
+    status: row.status as ReservationStatus,
+    host: row.host,
+    gpus,
+    startsAt: row.startsAt.toISOString(),
+    endsAt: row.endsAt.toISOString(),
+    purpose: row.purpose,
+    holder: toPerson(row.user),
+    createdAt: row.createdAt.toISOString(),
+    cancelReason: row.cancelReason,
+    cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,
+    changes,
+    launch: launchSettings(gpus, row.id),
+  };
+}
+
+/** What the audit log keeps of a booking, before and after a change. */
+export function auditSnapshot(row: { startsAt: Date; endsAt: Date; status: string; purpose: string }, extra: Record<string, unknown> = {}) {
+  return { startsAt: row.startsAt.toISOString(), endsAt: row.endsAt.toISOString(), status: row.status, purpose: row.purpose, ...extra };
+}
