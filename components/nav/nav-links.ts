@@ -1,0 +1,34 @@
+/** Where the header leads. One list for the wide bar and the phone menu, so the two never drift apart. */
+export interface NavLink {
+  href: string;
+  label: string;
+  /** Other paths that belong to this entry (a GPU's page belongs to the fleet). */
+  alsoActiveUnder?: string[];
+}
+
+export const MAIN_LINKS: NavLink[] = [
+  { href: "/", label: "Fleet", alsoActiveUnder: ["/gpus/"] },
+  { href: "/reserve", label: "Reserve" },
+  { href: "/reservations", label: "My reservations" },
+  { href: "/schedule", label: "Schedule" },
+];
+
+export const ADMIN_LINKS: NavLink[] = [
+  { href: "/admin/users", label: "Users" },
+  { href: "/admin/hosts", label: "Hosts" },
+  { href: "/admin/displays", label: "Displays" },
+  { href: "/admin/policies", label: "Policies" },
+  { href: "/admin/audit", label: "Audit" },
+];
+
+export const ACCOUNT_LINKS: NavLink[] = [{ href: "/settings/tokens", label: "API tokens" }];
+
+function under(pathname: string, prefix: string): boolean {
+  if (prefix === "/") return pathname === "/";
+  const base = prefix.endsWith("/") ? prefix.slice(0, -1) : prefix;
+  return pathname === base || pathname.startsWith(`${base}/`);
+}
+
+export function isActive(link: NavLink, pathname: string): boolean {
+  return under(pathname, link.href) || (link.alsoActiveUnder ?? []).some((prefix) => under(pathname, prefix));
+}

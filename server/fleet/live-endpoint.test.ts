@@ -1,0 +1,68 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "socket.io";
+import { io as connect } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FleetDelta, FleetSnapshot } from "@/lib/live";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { makeGpu, makeSnapshot } from "@/server/testing/factories";
+
+const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
+const http = createServer();
+const io = new Server(http);
+let url = "";
+let stop = () => {};
+
+beforeAll(async () => {
+  stop = attachLiveEndpoint(io.of("/live") as never, fleet, {
+    tickMs: 100,
+    // Stands in for the server's check: a session cookie or a display token.
+    authenticate: async ({ headers, token }) => token === "gpd_disp_good" || headers.get("cookie") === "gpudesk.session_token=ok",
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/live`;
+});
+afterAll(async () => {
+  stop();
+  await new Promise<void>((resolve) => io.close(() => resolve()));
+});
+
+describe("the /live namespace", () => {
+  it("refuses a browser without a session or display token", async () => {
+    const socket = connect(url, { transports: ["websocket"], reconnection: false });
+    const error = await new Promise<Error>((resolve) => socket.once("connect_error", resolve));
+    expect(error.message).toBe("unauthorized");
+    socket.close();
+  });
+
+  it("sends a display a snapshot on connect, then coalesced deltas", async () => {
+    const gpu = makeGpu();
+    fleet.connectHost("h1", "node-a", true);
+    fleet.ingest("h1", makeSnapshot([gpu], Date.now()));
+    const socket = connect(url, { transports: ["websocket"], reconnection: false, auth: { token: "gpd_disp_good" } });
+    const snapshot = await new Promise<FleetSnapshot>((resolve) => socket.once("fleet:snapshot", resolve));
+    expect(snapshot.gpus.map((entry) => entry.uuid)).toContain(gpu.uuid);
+
+    const delta = new Promise<FleetDelta>((resolve) => socket.once("fleet:delta", resolve));
+    fleet.ingest("h1", makeSnapshot([{ ...gpu, utilizationGpuPct: 12 }], Date.now() + 10));
+    fleet.ingest("h1", makeSnapshot([{ ...gpu, utilizationGpuPct: 34 }], Date.now() + 20));
+    const received = await delta;
+    expect(received.gpus).toHaveLength(1);
+    expect(received.gpus[0].utilizationGpuPct).toBe(34);
+
+    const history = await socket.emitWithAck("gpu:history", gpu.uuid);
+    expect(history?.points.length).toBeGreaterThanOrEqual(3);
+    expect(await socket.emitWithAck("gpu:history", "GPU-unknown")).toBeNull();
+    socket.close();
+  });
+
+  it("accepts a signed-in browser by its cookie", async () => {
+    const socket = connect(url, { transports: ["websocket"], reconnection: false, extraHeaders: { cookie: "gpudesk.session_token=ok" } });
+    await new Promise<void>((resolve, reject) => {
+      socket.once("fleet:snapshot", () => resolve());
+      socket.once("connect_error", reject);
+    });
+    socket.close();
+  });
+});
