@@ -1,8 +1,10 @@
 import {
   SPARKLINE_POINTS,
+  type BookingsUpdate,
   type FleetDelta,
   type FleetSnapshot,
   type GpuPoint,
+  type LiveBooking,
   type LiveGpu,
   type LiveHost,
 } from "@/lib/live";
@@ -25,6 +27,8 @@ export interface LiveFleetState {
   gpus: Record<string, LiveGpu>;
   /** Utilization history per GPU UUID for the sparklines, oldest first. */
   sparklines: Record<string, GpuPoint[]>;
+  /** Active and upcoming bookings, soonest first; whether each is active follows from the clock. */
+  bookings: LiveBooking[];
   /** Browser clock (ms) when the last snapshot or delta arrived: the age of what is shown. */
   lastUpdateAt: number | null;
   /**
@@ -42,6 +46,7 @@ export const initialLiveFleetState: LiveFleetState = {
   hosts: [],
   gpus: {},
   sparklines: {},
+  bookings: [],
   lastUpdateAt: null,
   clockOffsetMs: 0,
 };
@@ -85,9 +90,38 @@ export function applySnapshot(state: LiveFleetState, snapshot: FleetSnapshot, re
     hosts: [...snapshot.hosts].sort(byName),
     gpus,
     sparklines,
+    bookings: snapshot.bookings ?? [],
     lastUpdateAt: receivedAt,
     clockOffsetMs: clockOffset(snapshot.serverTime, receivedAt, state.clockOffsetMs),
   };
+}
+
+/** The server sends the whole list whenever it changes: it replaces what was held. */
+export function applyBookings(state: LiveFleetState, update: BookingsUpdate, receivedAt: number): LiveFleetState {
+  if (!state.hasSnapshot) return state;
+  return {
+    ...state,
+    bookings: update.bookings,
+    clockOffsetMs: clockOffset(update.serverTime, receivedAt, state.clockOffsetMs),
+  };
+}
+
+/** Who holds a GPU at `nowMs` (server clock), and the next booking after that. */
+export function bookingsOfGpu(
+  bookings: LiveBooking[],
+  uuid: string,
+  nowMs: number,
+): { current: LiveBooking | null; next: LiveBooking | null } {
+  let current: LiveBooking | null = null;
+  let next: LiveBooking | null = null;
+  for (const booking of bookings) {
+    if (!booking.gpus.some((gpu) => gpu.uuid === uuid)) continue;
+    const start = Date.parse(booking.startsAt);
+    const end = Date.parse(booking.endsAt);
+    if (start <= nowMs && nowMs < end) current = booking;
+    else if (start > nowMs && (!next || start < Date.parse(next.startsAt))) next = booking;
+  }
+  return { current, next };
 }
 
 /**

@@ -1,11 +1,12 @@
 import {
+  applyBookings,
   applyDelta,
   applySnapshot,
   initialLiveFleetState,
   withStatus,
   type LiveFleetState,
 } from "@/lib/live-fleet-state";
-import type { FleetDelta, FleetSnapshot } from "@/lib/live";
+import type { BookingsUpdate, FleetDelta, FleetSnapshot } from "@/lib/live";
 import { getLiveSocket } from "@/lib/live-socket";
 
 /**
@@ -53,6 +54,7 @@ function start() {
 
   const onSnapshot = (snapshot: FleetSnapshot) => setState(applySnapshot(state, snapshot, Date.now()));
   const onDelta = (delta: FleetDelta) => setState(applyDelta(state, delta, Date.now()));
+  const onBookings = (update: BookingsUpdate) => setState(applyBookings(state, update, Date.now()));
   // "live" only once the snapshot is in: connected but empty is still connecting.
   const onDisconnect = () => setState(withStatus(state, socket.active ? "reconnecting" : "disconnected"));
   const onConnectError = () => {
@@ -63,6 +65,7 @@ function start() {
 
   socket.on("fleet:snapshot", onSnapshot);
   socket.on("fleet:delta", onDelta);
+  socket.on("fleet:bookings", onBookings);
   socket.on("disconnect", onDisconnect);
   socket.on("connect_error", onConnectError);
   socket.connect();
@@ -70,6 +73,7 @@ function start() {
   detach = () => {
     socket.off("fleet:snapshot", onSnapshot);
     socket.off("fleet:delta", onDelta);
+    socket.off("fleet:bookings", onBookings);
     socket.off("disconnect", onDisconnect);
     socket.off("connect_error", onConnectError);
     socket.disconnect();

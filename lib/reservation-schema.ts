@@ -110,6 +110,9 @@ export const policySchema = z.strictObject({
 
 export type PolicyInput = z.infer<typeof policySchema>;
 
+/** A reservation id in a URL; anything else is not one of ours. */
+export const reservationIdSchema = z.string().min(1).max(64, "Not a reservation id");
+
 const flag = z
   .enum(["1", "0", "true", "false"])
   .optional()

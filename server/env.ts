@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { MAX_RANGE_MS, parseSpan } from "@/lib/usage-range";
 
 /**
  * The server's configuration, parsed once at start. Nothing else reads
@@ -38,6 +39,27 @@ const envSchema = z.object({
   GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Largest agent message accepted, in bytes. */
   GPUDESK_MAX_AGENT_MESSAGE_BYTES: z.coerce.number().int().min(64_000).default(4_000_000),
+  /** Usage history: days of per-minute rollups kept. */
+  GPUDESK_HISTORY_MINUTE_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Usage history: days of hourly rollups kept. */
+  GPUDESK_HISTORY_HOUR_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  /** Seconds between two writes of the minute rollups (a crash loses at most this much history). */
+  GPUDESK_ROLLUP_FLUSH_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /** `1`: /metrics answers without sign-in (for a Prometheus on a trusted network). */
+  GPUDESK_METRICS_PUBLIC: z.enum(["0", "1", "false", "true"]).default("0").transform((value) => value === "1" || value === "true"),
+  /** Synthetic usage history (e.g. `7d`) filled at start for the simulated fleet; `npm start -- --demo-history 7d` sets it. */
+  GPUDESK_DEMO_HISTORY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "" || text === "0") return undefined;
+      const ms = parseSpan(text);
+      if (ms === null || ms > MAX_RANGE_MS) {
+        ctx.addIssue({ code: "custom", message: "must be a span such as 7d, 24h or 2w (at most 400 days)" });
+        return z.NEVER;
+      }
+      return ms;
+    }),
 });
 
 export type Env = z.infer<typeof envSchema> & { DATABASE_URL: string; dataDir: string };

@@ -1,31 +1,71 @@
+"use client";
+
 import Link from "next/link";
+import { usePathname } from "next/navigation";
 import type { ConnectionStatus } from "@/lib/live-fleet-state";
+import { useOptionalCurrentUser } from "@/components/auth/current-user";
+import { AdminMenu } from "@/components/nav/admin-menu";
+import { MobileMenu } from "@/components/nav/mobile-menu";
+import { MAIN_LINKS, isActive } from "@/components/nav/nav-links";
+import { barLinkClass, focusRing } from "@/components/nav/nav-styles";
+import { UserMenu } from "@/components/nav/user-menu";
 import { Badge } from "@/components/ui/badge";
 import { ConnectionIndicator } from "@/components/ui/connection-indicator";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
 
 interface AppHeaderProps {
-  status: ConnectionStatus;
-  simulated: boolean;
+  /** Live pages pass their socket's state; plain pages leave it out and show no indicator. */
+  status?: ConnectionStatus;
+  /** True when the fleet on screen is generated, not read from nvidia-smi. */
+  simulated?: boolean;
 }
 
-/** Product bar shared by the live pages: what you look at, whether it is real, whether it is live. */
-export function AppHeader({ status, simulated }: AppHeaderProps) {
+/**
+ * Product bar of every signed-in page: where you can go, whether what you
+ * see is real and live, and who you are. The navigation needs a
+ * CurrentUserProvider above it (PageShell gives one); without one the bar
+ * shows the product name only.
+ */
+export function AppHeader({ status, simulated = false }: AppHeaderProps) {
+  const user = useOptionalCurrentUser();
+  const pathname = usePathname() ?? "/";
+
   return (
     <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/85 backdrop-blur dark:border-slate-800 dark:bg-slate-900/85">
-      <div className="mx-auto flex h-14 max-w-screen-2xl items-center gap-3 px-4 sm:px-6">
-        <Link href="/" className="flex items-center gap-2 rounded font-semibold tracking-tight focus-visible:outline-2 focus-visible:outline-sky-500">
+      <div className="relative mx-auto flex h-14 max-w-screen-2xl items-center gap-3 px-4 sm:px-6">
+        <Link href="/" className={`flex shrink-0 items-center gap-2 rounded font-semibold tracking-tight ${focusRing}`}>
           <LogoMark />
           <span className="text-lg">gpudesk</span>
         </Link>
         {simulated && (
           <Badge tone="warn" title="No nvidia-smi on the server: these GPUs are generated">
-            Simulated fleet
+            Simulated<span className="hidden sm:inline"> fleet</span>
           </Badge>
         )}
-        <div className="ml-auto flex items-center gap-3 sm:gap-4">
-          <ConnectionIndicator status={status} />
+        {user && (
+          <nav aria-label="Main" className="ml-4 hidden items-center gap-1 lg:flex">
+            {MAIN_LINKS.map((link) => {
+              const active = isActive(link, pathname);
+              return (
+                <Link key={link.href} href={link.href} aria-current={active ? "page" : undefined} className={barLinkClass(active)}>
+                  {link.label}
+                </Link>
+              );
+            })}
+            {user.role === "admin" && <AdminMenu pathname={pathname} />}
+          </nav>
+        )}
+        <div className="ml-auto flex items-center gap-2 sm:gap-3">
+          {status && <ConnectionIndicator status={status} />}
           <ThemeToggle />
+          {user && (
+            <>
+              <div className="hidden lg:block">
+                <UserMenu user={user} pathname={pathname} />
+              </div>
+              <MobileMenu user={user} pathname={pathname} />
+            </>
+          )}
         </div>
       </div>
     </header>

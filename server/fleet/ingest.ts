@@ -21,7 +21,12 @@ export interface IngestCounters {
  * snapshot is checked on its own (zod, clock, GPU ownership), so one bad
  * reading is refused without losing the valid ones around it.
  */
-export function createIngest(fleet: FleetState, now: () => number = Date.now) {
+export function createIngest(
+  fleet: FleetState,
+  now: () => number = Date.now,
+  /** Called with every accepted snapshot, live or replayed, in order (the usage history's rollups). */
+  onAccepted?: (host: RegisteredHost, snapshot: Snapshot) => void,
+) {
   const counters: IngestCounters = { acceptedSnapshots: 0, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 };
   const lastPersisted = new Map<string, number>();
   const persisting = new Map<string, Promise<void>>();
@@ -88,6 +93,7 @@ export function createIngest(fleet: FleetState, now: () => number = Date.now) {
       }
       const result = fleet.ingest(host.id, snapshot);
       if (result.live) persist(host, snapshot, result.inventoryChanged);
+      onAccepted?.(host, snapshot);
       reply.accepted += 1;
     }
     counters.acceptedSnapshots += reply.accepted;

@@ -45,19 +45,43 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: AppError };
  * it must not be the path that can lose others' writes.
  */
 export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLock, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const outcome: Outcome<T> = await client.$transaction(
-    async (tx) => {
-      await takeWriteLock(tx, lock);
-      try {
-        return { ok: true, value: await work(tx) };
-      } catch (error) {
-        if (error instanceof AppError) return { ok: false, error };
-        throw error;
-      }
-    },
-    // Many requests at once queue for the adapter's one connection: give them time.
-    { maxWait: 15_000, timeout: 15_000 },
-  );
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const outcome: Outcome<T> = await client.$transaction(
+        async (tx) => {
+          await takeWriteLock(tx, lock);
+          try {
+            return { ok: true, value: await work(tx) };
+          } catch (error) {
+            if (error instanceof AppError) return { ok: false, error };
+            throw error;
+          }
+        },
+        // Many requests at once queue for the adapter's one connection: give them time.
+        { maxWait: 15_000, timeout: 15_000 },
+      );
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    } catch (error) {
+      if (attempt >= BUSY_ATTEMPTS || !isDatabaseBusy(error)) throw error;
+      // The transaction was rolled back whole; try again after a random pause so that the racers spread out.
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 100 * attempt));
+    }
+  }
+}
+
+const BUSY_ATTEMPTS = 5;
+
+/**
+ * SQLite answered "database is locked" without waiting. It does that when
+ * waiting could deadlock: another process holds the write lock while this
+ * transaction already read. That happens despite the write-first lock
+ * because the adapter's one connection runs other requests' queries inside
+ * an open transaction, before its first statement. Retrying is safe: the
+ * transaction changed nothing.
+ */
+function isDatabaseBusy(error: unknown): boolean {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  const cause = (error.meta?.driverAdapterError as { cause?: { originalCode?: string } } | undefined)?.cause;
+  return cause?.originalCode === "SQLITE_BUSY";
 }

@@ -59,7 +59,7 @@ describe("booking a 4-GPU host", () => {
     expect(named.message).toBe(
       `GPU 2 on ${host.name} is booked by ${b.username} until ${at(end)} (purpose: eval). It is free from ${at(end)} for as long as you asked.`,
     );
-    const body = named.toJSON() as { error: { conflicts: { holder: { username: string }; endsAt: string }[]; suggestion: { nextFreeAt: string } } };
+    const body = named.toJSON() as unknown as { error: { conflicts: { holder: { username: string }; endsAt: string }[]; suggestion: { nextFreeAt: string } } };
     expect(body.error.conflicts).toMatchObject([{ holder: { username: b.username }, endsAt: at(end) }]);
     expect(body.error.suggestion.nextFreeAt).toBe(at(end));
   });

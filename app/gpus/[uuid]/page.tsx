@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { GpuDetail } from "@/components/gpu/gpu-detail";
-import { requirePageUser } from "@/server/auth/session";
+import { PageShell } from "@/components/ui/page-shell";
 
 interface GpuPageProps {
   params: Promise<{ uuid: string }>;
@@ -27,8 +27,11 @@ export async function generateMetadata({ params }: GpuPageProps): Promise<Metada
  */
 export default async function GpuPage({ params }: GpuPageProps) {
   const { uuid } = await params;
-  await requirePageUser(`/gpus/${uuid}`);
   const decoded = decodeUuid(uuid);
-  // A new key resets the history when navigating from one GPU to another.
-  return <GpuDetail key={decoded} uuid={decoded} />;
+  return (
+    <PageShell returnTo={`/gpus/${uuid}`} bare>
+      {/* A new key resets the history when navigating from one GPU to another. */}
+      <GpuDetail key={decoded} uuid={decoded} />
+    </PageShell>
+  );
 }

@@ -1,0 +1,15 @@
+import { NextResponse } from "next/server";
+import { reservationCancelSchema, reservationIdSchema } from "@/lib/reservation-schema";
+import { requireAdmin } from "@/server/auth/guard";
+import { apiHandler, readJson } from "@/server/http/api-handler";
+import { cancelReservation } from "@/server/reservations/end-reservation";
+
+export const dynamic = "force-dynamic";
+
+/** An admin ends someone's booking: `{ "reason": "…" }`, which the holder sees. */
+export const POST = apiHandler(async (request, { params }: { params: Promise<{ id: string }> }) => {
+  const { user } = await requireAdmin(request);
+  const id = reservationIdSchema.parse((await params).id);
+  const { reason } = reservationCancelSchema.parse(await readJson(request));
+  return NextResponse.json(await cancelReservation(user, id, reason));
+});

@@ -1,0 +1,80 @@
+import { DISPLAY_STATE_LABELS, type DisplayGpuState, type DisplaySummary } from "@/lib/display-state";
+
+const SWATCHES: Record<DisplayGpuState, string> = {
+  free: "bg-emerald-600",
+  booked: "bg-amber-400",
+  "in-use": "bg-blue-600",
+  conflict: "bg-fuchsia-600",
+  error: "bg-red-600",
+  offline: "bg-zinc-600",
+};
+
+const ORDER: DisplayGpuState[] = ["in-use", "booked", "conflict", "error", "offline"];
+
+interface DisplaySummaryStripProps {
+  summary: DisplaySummary;
+  /** Browser-clock ms of the last update, or null before the first. */
+  lastUpdateLabel: string | null;
+  page: number;
+  pageCount: number;
+  /** Host names in `?hosts=` that are not in the fleet. */
+  unknownHosts: string[];
+  height: number;
+  scale: number;
+}
+
+/** The line read first from the door: how many GPUs are free now, of which model, and how fresh that is. */
+export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, height, scale }: DisplaySummaryStripProps) {
+  const base = 18 * scale;
+  const big = 30 * scale;
+
+  return (
+    <header
+      data-testid="display-summary"
+      className="flex items-center gap-[1.2em] overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-[0.8em] text-white"
+      style={{ height, fontSize: base, lineHeight: 1.15 }}
+    >
+      <div className="flex min-w-0 flex-1 items-center gap-[1em] overflow-hidden">
+        <span className="shrink-0 font-bold tracking-wide text-emerald-300 uppercase">Free now</span>
+        {summary.freeByModel.map(({ model, free, total }) => (
+          <span key={model} data-testid="display-free-model" className="flex shrink-0 items-baseline gap-[0.35em] whitespace-nowrap">
+            <span className={`font-bold tabular-nums ${free > 0 ? "text-emerald-300" : "text-zinc-400"}`} style={{ fontSize: big }}>
+              {free}
+            </span>
+            <span className="font-semibold">{model}</span>
+            <span className="text-zinc-400 tabular-nums">/ {total}</span>
+          </span>
+        ))}
+        {unknownHosts.length > 0 && (
+          <span className="shrink-0 font-semibold text-amber-300">Unknown host: {unknownHosts.join(", ")}</span>
+        )}
+      </div>
+
+      <ul className="flex shrink-0 items-center gap-[0.9em]" aria-label="GPUs by state">
+        {ORDER.map((state) => (
+          <li key={state} data-testid={`display-count-${state}`} className="flex items-center gap-[0.35em] whitespace-nowrap">
+            <span aria-hidden className={`inline-block size-[0.8em] rounded-sm ${SWATCHES[state]}`} />
+            <span className="text-zinc-200">{DISPLAY_STATE_LABELS[state]}</span>
+            <span className="font-bold tabular-nums">{summary.counts[state]}</span>
+          </li>
+        ))}
+      </ul>
+
+      <div className="flex shrink-0 items-center gap-[1em] whitespace-nowrap">
+        <span data-testid="display-updated" className="tabular-nums text-zinc-200">
+          Updated <span className="font-bold text-white">{lastUpdateLabel ?? "—"}</span>
+        </span>
+        {pageCount > 1 && (
+          <span data-testid="display-page" className="flex items-center gap-[0.4em] font-semibold tabular-nums">
+            Page {page + 1} / {pageCount}
+            <span aria-hidden className="flex gap-[0.25em]">
+              {Array.from({ length: pageCount }, (_, i) => (
+                <span key={i} className={`inline-block size-[0.55em] rounded-full ${i === page ? "bg-white" : "bg-zinc-600"}`} />
+              ))}
+            </span>
+          </span>
+        )}
+      </div>
+    </header>
+  );
+}

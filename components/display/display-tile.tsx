@@ -1,0 +1,107 @@
+import type { CSSProperties } from "react";
+import { DASH, ratioPercent } from "@/lib/format";
+import { DISPLAY_STATE_LABELS, type DisplayGpuState, type DisplayTile as Tile } from "@/lib/display-state";
+import { formatDisplayTime } from "@/lib/display-time";
+import type { tileTypography } from "@/lib/display-layout";
+
+/**
+ * Colours read from across a room and in a lit lab: full-tile fills, each
+ * with text at 4.5:1 or better. Conflict also carries stripes, so that it
+ * stands out without colour vision; every state is also written on the tile.
+ */
+const STATE_STYLES: Record<DisplayGpuState, { tile: string; muted: string; track: string }> = {
+  free: { tile: "bg-emerald-700 text-white border-emerald-400", muted: "text-emerald-50", track: "bg-black/35" },
+  booked: { tile: "bg-amber-400 text-black border-amber-200", muted: "text-black", track: "bg-black/20" },
+  "in-use": { tile: "bg-blue-700 text-white border-blue-400", muted: "text-blue-50", track: "bg-black/35" },
+  conflict: {
+    tile: "bg-fuchsia-700 text-white border-white bg-[repeating-linear-gradient(135deg,transparent_0_14px,rgb(0_0_0/0.22)_14px_28px)]",
+    muted: "text-fuchsia-50",
+    track: "bg-black/40",
+  },
+  error: { tile: "bg-red-700 text-white border-red-300", muted: "text-red-50", track: "bg-black/35" },
+  offline: { tile: "bg-zinc-900 text-zinc-200 border-zinc-500 border-dashed", muted: "text-zinc-300", track: "bg-white/10" },
+};
+
+interface DisplayTileProps {
+  tile: Tile;
+  hostName: string;
+  width: number;
+  height: number;
+  typography: ReturnType<typeof tileTypography>;
+  /** Server-clock now, for "until 14:00" against the display's calendar day. */
+  nowMs: number;
+}
+
+/** One GPU on the wall: state, utilization, memory, and who holds it until when. Nothing hides behind a hover. */
+export function DisplayTile({ tile, hostName, width, height, typography, nowMs }: DisplayTileProps) {
+  const style = STATE_STYLES[tile.state];
+  const memoryPct = ratioPercent(tile.memoryUsedMiB, tile.memoryTotalMiB);
+  const offline = tile.state === "offline";
+  const utilization = tile.utilizationPct === null || offline ? DASH : `${Math.round(tile.utilizationPct)}%`;
+  const stateText = tile.state === "conflict" && tile.otherUsers.length > 0 ? `Conflict · ${tile.otherUsers.join(", ")}` : DISPLAY_STATE_LABELS[tile.state];
+  const text: CSSProperties = { fontSize: typography.text, lineHeight: 1.2 };
+
+  return (
+    <li
+      data-testid="display-tile"
+      data-state={tile.state}
+      data-uuid={tile.uuid}
+      aria-label={`GPU ${tile.index} on ${hostName}: ${DISPLAY_STATE_LABELS[tile.state]}`}
+      className={`flex min-w-0 flex-col overflow-hidden rounded-md border-2 ${style.tile}`}
+      style={{ width, height, padding: typography.padding, gap: typography.gap }}
+    >
+      <div className="flex min-w-0 items-baseline justify-between gap-2" style={text}>
+        <span className="shrink-0 font-bold tabular-nums">GPU {tile.index}</span>
+        <span data-testid="display-tile-state" className="min-w-0 truncate font-bold uppercase tracking-wide">
+          {stateText}
+        </span>
+      </div>
+
+      <div className="flex min-h-0 flex-1 items-center justify-between gap-2">
+        <span
+          data-testid="display-util"
+          className="font-bold tabular-nums"
+          style={{ fontSize: typography.utilization, lineHeight: 1 }}
+          aria-label={`Utilization ${utilization}`}
+        >
+          {utilization}
+        </span>
+        <span data-testid="display-memory" className={`min-w-0 truncate text-right font-semibold tabular-nums ${style.muted}`} style={text}>
+          {formatMemoryShort(tile.memoryUsedMiB, tile.memoryTotalMiB)}
+        </span>
+      </div>
+
+      <div
+        role="meter"
+        aria-label="Memory used"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={memoryPct === null ? undefined : Math.round(memoryPct)}
+        className={`w-full shrink-0 overflow-hidden rounded-full ${style.track}`}
+        style={{ height: Math.max(6, Math.round(height * 0.055)) }}
+      >
+        {memoryPct !== null && !offline && <div className="h-full rounded-full bg-current" style={{ width: `${Math.max(memoryPct, 1)}%` }} />}
+      </div>
+
+      <p data-testid="display-holder" className="min-w-0 shrink-0 truncate font-semibold" style={text}>
+        {holderLine(tile, nowMs)}
+      </p>
+    </li>
+  );
+}
+
+/** "45 / 80 GiB" in whole GiB: tenths are noise at this distance. */
+function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): string {
+  if (usedMiB === null && totalMiB === null) return DASH;
+  const gib = (mib: number | null) => (mib === null ? DASH : String(Math.round(mib / 1024)));
+  return `${gib(usedMiB)} / ${gib(totalMiB)} GiB`;
+}
+
+function holderLine(tile: Tile, nowMs: number): string {
+  if (tile.state === "offline") return "host offline";
+  if (tile.holder) return `${tile.holder.name} · until ${formatDisplayTime(tile.holder.endsAt, nowMs)}`;
+  if (tile.otherUsers.length > 0) return tile.otherUsers.join(", ");
+  if (tile.next) return `next: ${tile.next.name} · ${formatDisplayTime(tile.next.startsAt, nowMs)}`;
+  // A non-breaking space keeps the line's height, so that tiles line up.
+  return "\u00a0";
+}

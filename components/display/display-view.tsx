@@ -1,0 +1,186 @@
+"use client";
+
+import { useEffect, useLayoutEffect, useMemo } from "react";
+import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
+import { displayTiles, filterHosts, summarizeTiles } from "@/lib/display-state";
+import { formatAge, formatUpdateTime } from "@/lib/display-time";
+import { setLiveSocketToken } from "@/lib/live-socket";
+import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useNow } from "@/lib/use-now";
+import { useViewport } from "@/lib/use-viewport";
+import { DisplayHostLabel } from "@/components/display/display-host-label";
+import { DisplayMessage } from "@/components/display/display-message";
+import { DisplayStaleBanner } from "@/components/display/display-stale-banner";
+import { DisplaySummaryStrip } from "@/components/display/display-summary-strip";
+import { DisplayTile } from "@/components/display/display-tile";
+
+/** With a delta every second, ten seconds of silence means something is wrong. */
+export const STALE_AFTER_MS = 10_000;
+/** After the server refused the socket (socket.io gives up then), try again this often: nobody is there to press a button. */
+const REFUSED_RETRY_MS = 10_000;
+/** The picture moves by a few pixels this often, against burn-in on panels that never sleep. */
+const BURN_IN_STEP_MS = 120_000;
+
+interface DisplayViewProps {
+  /** The display token the server accepted, or null for a signed-in person's session. */
+  token: string | null;
+  hostNames: string[] | null;
+  rotateSeconds: number;
+}
+
+/** The wall display: the whole fleet (or some hosts) on one screen, or pages of it, live, untouched all day. */
+export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProps) {
+  // Layout effects run before every passive effect of the commit, so the
+  // token is in place before the fleet store opens the socket.
+  useLayoutEffect(() => {
+    setLiveSocketToken(token);
+    return () => setLiveSocketToken(null);
+  }, [token]);
+  const fleet = useLiveFleet();
+  const now = useNow(1000);
+  const viewport = useViewport();
+  const { status, reconnect } = fleet;
+
+  useEffect(() => {
+    if (status !== "disconnected") return;
+    const timer = setInterval(reconnect, REFUSED_RETRY_MS);
+    return () => clearInterval(timer);
+  }, [status, reconnect]);
+
+  const serverNow = now + fleet.clockOffsetMs;
+  const { hosts, unknown } = useMemo(() => filterHosts(fleet.hosts, hostNames), [fleet.hosts, hostNames]);
+  const tilesByHost = displayTiles(hosts, fleet.gpus, fleet.bookings, serverNow);
+  // The plan depends only on the screen and on how many GPUs each shown host has (planKey), so it is
+  // recomputed when those change, not on every delta.
+  const planKey = JSON.stringify(hosts.map((host) => [host.id, tilesByHost.get(host.id)?.length ?? 0]));
+  const plan = useMemo(
+    () => (viewport ? planDisplay(hosts.map((host) => ({ id: host.id, gpuCount: tilesByHost.get(host.id)?.length ?? 0 })), viewport) : null),
+    [viewport, planKey],
+  );
+
+  const refused = status === "disconnected";
+  if (!fleet.hasSnapshot || !viewport || !plan) {
+    return refused ? (
+      <DisplayMessage title="The server refused this display">
+        <p>The display token may have been revoked, or the session has ended. Trying again every {REFUSED_RETRY_MS / 1000} s.</p>
+      </DisplayMessage>
+    ) : (
+      <DisplayMessage title="Connecting to gpudesk…" tone="wait" />
+    );
+  }
+  if (fleet.hosts.length === 0) {
+    return (
+      <DisplayMessage title="No GPU hosts yet" tone="wait">
+        <p>Hosts appear here as soon as their agents report.</p>
+      </DisplayMessage>
+    );
+  }
+  if (hosts.length === 0) {
+    return (
+      <DisplayMessage title="None of these hosts is in the fleet">
+        <p>This screen shows only: {hostNames?.join(", ")}.</p>
+      </DisplayMessage>
+    );
+  }
+
+  const { metrics } = plan;
+  const pageIndex = pageAt(now, plan.pages.length, rotateSeconds * 1000);
+  const page = plan.pages[pageIndex];
+  const typography = tileTypography(page.tileWidth, page.tileHeight, metrics.scale);
+  const summary = summarizeTiles([...tilesByHost.values()].flat());
+  const ageMs = fleet.lastUpdateAt === null ? null : now - fleet.lastUpdateAt;
+  const stale = refused || (ageMs !== null && ageMs >= STALE_AFTER_MS);
+  const updated = fleet.lastUpdateAt === null ? null : formatUpdateTime(fleet.lastUpdateAt);
+  const shift = burnInOffset(Math.floor(now / BURN_IN_STEP_MS));
+  const hostsById = new Map(hosts.map((host) => [host.id, host]));
+
+  return (
+    <main
+      data-testid="display"
+      data-stale={stale || undefined}
+      data-page={pageIndex}
+      className="fixed inset-0 cursor-none overflow-hidden bg-black text-white [color-scheme:dark]"
+    >
+      <div
+        className="absolute flex flex-col"
+        style={{ inset: metrics.margin, transform: `translate(${shift.x * metrics.scale}px, ${shift.y * metrics.scale}px)` }}
+      >
+        <div className="relative shrink-0" style={{ height: metrics.stripHeight, marginBottom: metrics.stripGap }}>
+          <DisplaySummaryStrip
+            summary={summary}
+            lastUpdateLabel={updated}
+            page={pageIndex}
+            pageCount={plan.pages.length}
+            unknownHosts={unknown}
+            height={metrics.stripHeight}
+            scale={metrics.scale}
+          />
+          {stale && (
+            <DisplayStaleBanner
+              sinceLabel={updated}
+              age={ageMs === null ? null : formatAge(ageMs)}
+              refused={refused}
+              height={metrics.stripHeight}
+              scale={metrics.scale}
+            />
+          )}
+        </div>
+
+        <div className={`flex min-h-0 flex-1 items-center justify-center ${stale ? "opacity-45 grayscale" : ""}`}>
+          <div className="flex items-start" style={{ gap: metrics.columnGap }}>
+            {page.blockColumns.map((column, columnIndex) => (
+              <div key={columnIndex} className="flex flex-col" style={{ gap: metrics.blockGap }}>
+                {column.map((block) => {
+                  const host = hostsById.get(block.hostId);
+                  const tiles = tilesByHost.get(block.hostId) ?? [];
+                  if (!host) return null;
+                  const sliced = block.count < tiles.length;
+                  const shown = tiles.slice(block.start, block.start + block.count);
+                  return (
+                    <section
+                      key={`${block.hostId}:${block.start}`}
+                      aria-label={`Host ${host.name}`}
+                      data-testid="display-host"
+                      className="flex"
+                      style={{ gap: metrics.labelGap }}
+                    >
+                      <DisplayHostLabel
+                        host={host}
+                        tiles={tiles}
+                        slice={sliced && shown.length > 0 ? { first: shown[0].index, last: shown[shown.length - 1].index } : null}
+                        width={page.labelWidth}
+                        fontSize={typography.text}
+                        nowMs={serverNow}
+                      />
+                      <ul
+                        role="list"
+                        className="grid"
+                        style={{
+                          gridTemplateColumns: `repeat(${page.columns}, ${page.tileWidth}px)`,
+                          gridAutoRows: `${page.tileHeight}px`,
+                          gap: metrics.tileGap,
+                        }}
+                      >
+                        {shown.map((tile) => (
+                          <DisplayTile
+                            key={tile.uuid}
+                            tile={tile}
+                            hostName={host.name}
+                            width={page.tileWidth}
+                            height={page.tileHeight}
+                            typography={typography}
+                            nowMs={serverNow}
+                          />
+                        ))}
+                      </ul>
+                    </section>
+                  );
+                })}
+              </div>
+            ))}
+          </div>
+        </div>
+      </div>
+    </main>
+  );
+}

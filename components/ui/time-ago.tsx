@@ -1,0 +1,21 @@
+"use client";
+
+import { formatRelativeTime } from "@/lib/format";
+import { useNow } from "@/lib/use-now";
+
+const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/**
+ * "5 min ago", with the full date on hover. Empty during server rendering
+ * (whose clock and time zone are not the viewer's), filled in on hydration.
+ */
+export function TimeAgo({ iso, never = "never" }: { iso: string | null; never?: string }) {
+  const now = useNow(15_000);
+  if (!iso) return <span className="text-slate-500 dark:text-slate-400">{never}</span>;
+  if (now === 0) return <time dateTime={iso} />;
+  return (
+    <time dateTime={iso} title={absolute.format(new Date(iso))}>
+      {formatRelativeTime(iso, now)}
+    </time>
+  );
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ROTATE_SECONDS, parseDisplayQuery } from "@/lib/display-query";
+
+describe("parseDisplayQuery", () => {
+  it("reads the token, the host list and the page time", () => {
+    expect(parseDisplayQuery({ token: "gpd_disp_abc", hosts: "rack-a1, rack-a2,,rack-a1", rotate: "15" })).toEqual({
+      token: "gpd_disp_abc",
+      hosts: ["rack-a1", "rack-a2"],
+      rotateSeconds: 15,
+    });
+  });
+
+  it("falls back field by field: a bad rotate keeps the token and the hosts", () => {
+    expect(parseDisplayQuery({ token: "t", hosts: "a", rotate: "soon" })).toEqual({ token: "t", hosts: ["a"], rotateSeconds: DEFAULT_ROTATE_SECONDS });
+    expect(parseDisplayQuery({ rotate: "1" }).rotateSeconds).toBe(DEFAULT_ROTATE_SECONDS);
+  });
+
+  it("treats an empty token or host list as none, and takes the first of repeated parameters", () => {
+    expect(parseDisplayQuery({ token: "  ", hosts: " , " })).toEqual({ token: null, hosts: null, rotateSeconds: DEFAULT_ROTATE_SECONDS });
+    expect(parseDisplayQuery({ token: ["first", "second"] }).token).toBe("first");
+  });
+});

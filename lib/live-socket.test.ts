@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+type AuthFn = (send: (data: object) => void) => void;
+const created: { namespace: string; options: { autoConnect?: boolean; auth?: AuthFn } }[] = [];
+vi.mock("socket.io-client", () => ({
+  io: (namespace: string, options: { autoConnect?: boolean; auth?: AuthFn }) => {
+    created.push({ namespace, options });
+    return { namespace };
+  },
+}));
+
+/** What the socket would send in its handshake on the next (re)connect. */
+function handshakeAuth(): object {
+  let sent: object = {};
+  created[0].options.auth?.((data) => (sent = data));
+  return sent;
+}
+
+describe("live socket", () => {
+  beforeEach(() => {
+    vi.resetModules();
+    created.length = 0;
+    vi.stubGlobal("window", {});
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("is one unconnected socket per tab that sends no token unless a display sets one", async () => {
+    const { getLiveSocket, setLiveSocketToken } = await import("@/lib/live-socket");
+    expect(getLiveSocket()).toBe(getLiveSocket());
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ namespace: "/live", options: { autoConnect: false } });
+    expect(handshakeAuth()).toEqual({});
+
+    // Read at every connect, so a token set after the socket exists still counts, and clearing it goes back to the cookie.
+    setLiveSocketToken("gpd_disp_abc");
+    expect(handshakeAuth()).toEqual({ token: "gpd_disp_abc" });
+    setLiveSocketToken(null);
+    expect(handshakeAuth()).toEqual({});
+  });
+});

@@ -1,0 +1,93 @@
+import { db } from "@/server/db";
+import { MINUTE_MS } from "@/server/history/rollup-math";
+import type { Client } from "@/server/history/rollup-store";
+
+/**
+ * Who held (booked) which GPU when, read straight from the reservation
+ * tables: a GPU is held over [startsAt, endsAt) of each ReservationGpu row;
+ * releasing or cancelling moves endsAt, so a withdrawn booking is an empty
+ * range and holds nothing. Read-only: the booking rules live in
+ * server/reservations/.
+ */
+
+export interface BookedInterval {
+  gpuUuid: string;
+  reservationId: string;
+  userId: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** Bookings of these GPUs that overlap [from, to). */
+export async function findBookedIntervals(client: Client, gpuUuids: string[], from: Date, to: Date): Promise<BookedInterval[]> {
+  if (gpuUuids.length === 0) return [];
+  const rows = await client.reservationGpu.findMany({
+    where: { gpu: { uuid: { in: gpuUuids } }, startsAt: { lt: to }, endsAt: { gt: from } },
+    select: { startsAt: true, endsAt: true, gpu: { select: { uuid: true } }, reservation: { select: { id: true, userId: true } } },
+  });
+  return rows
+    .filter((row) => row.endsAt > row.startsAt)
+    .map((row) => ({
+      gpuUuid: row.gpu.uuid,
+      reservationId: row.reservation.id,
+      userId: row.reservation.userId,
+      startMs: row.startsAt.getTime(),
+      endMs: row.endsAt.getTime(),
+    }));
+}
+
+/**
+ * The holder of one GPU-minute: the booking that covers most of
+ * [minute, minute + 1 min), or null when none covers any of it.
+ */
+export function holderOfMinute(intervals: BookedInterval[], minuteMs: number): string | null {
+  let best: string | null = null;
+  let bestOverlap = 0;
+  for (const interval of intervals) {
+    const overlap = Math.min(interval.endMs, minuteMs + MINUTE_MS) - Math.max(interval.startMs, minuteMs);
+    if (overlap > bestOverlap) {
+      best = interval.userId;
+      bestOverlap = overlap;
+    }
+  }
+  return best;
+}
+
+/** Groups intervals by GPU UUID. */
+export function intervalsByGpu(intervals: BookedInterval[]): Map<string, BookedInterval[]> {
+  const byGpu = new Map<string, BookedInterval[]>();
+  for (const interval of intervals) {
+    const list = byGpu.get(interval.gpuUuid);
+    if (list) list.push(interval);
+    else byGpu.set(interval.gpuUuid, [interval]);
+  }
+  return byGpu;
+}
+
+export interface ActiveHolder {
+  gpuUuid: string;
+  reservationId: string;
+  userId: string;
+  username: string;
+}
+
+/** Who holds each GPU at `now`, by GPU UUID (GPUs nobody holds are absent). */
+export async function listActiveHolders(now: Date): Promise<Map<string, ActiveHolder>> {
+  const rows = await db().reservationGpu.findMany({
+    where: { startsAt: { lte: now }, endsAt: { gt: now } },
+    select: {
+      gpu: { select: { uuid: true } },
+      reservation: { select: { id: true, userId: true, user: { select: { username: true, name: true } } } },
+    },
+  });
+  const holders = new Map<string, ActiveHolder>();
+  for (const row of rows) {
+    holders.set(row.gpu.uuid, {
+      gpuUuid: row.gpu.uuid,
+      reservationId: row.reservation.id,
+      userId: row.reservation.userId,
+      username: row.reservation.user.username ?? row.reservation.user.name,
+    });
+  }
+  return holders;
+}

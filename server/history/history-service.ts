@@ -1,0 +1,89 @@
+import type { Snapshot } from "@/lib/snapshot";
+import { log } from "@/server/log";
+import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
+import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
+
+export interface HistoryConfig extends RetentionPolicy {
+  /** How often accumulated minutes are written. */
+  flushEveryMs: number;
+  /** How often old rollups are pruned. */
+  pruneEveryMs?: number;
+  now?: () => number;
+}
+
+export interface HistoryStats extends RollupStats {
+  lastPruneAt: number | null;
+}
+
+export interface HistoryService {
+  /** The ingest hook: every accepted snapshot, live or replayed. */
+  record: (host: { id: string; simulated: boolean }, snapshot: Snapshot) => void;
+  /** Writes what is pending now. */
+  flush: () => Promise<void>;
+  /** Stops the timers and writes what is pending: a clean shutdown loses nothing. */
+  close: () => Promise<void>;
+  stats: () => HistoryStats;
+}
+
+const holder = globalThis as unknown as { __gpudeskHistory?: HistoryService };
+
+/** The running server's history service, if any (the /metrics route reads its counters). */
+export function currentHistory(): HistoryService | undefined {
+  return holder.__gpudeskHistory;
+}
+
+/**
+ * Starts the usage history of the server: minute rollups written every
+ * `flushEveryMs` (a crash loses at most that much; a clean stop nothing)
+ * and retention pruned in the background.
+ */
+export function startHistory(config: HistoryConfig): HistoryService {
+  const now = config.now ?? Date.now;
+  const rollups = new MinuteRollups(now);
+  let lastPruneAt: number | null = null;
+  let closed = false;
+
+  const flush = async () => {
+    try {
+      await rollups.flush();
+    } catch (error) {
+      log.error(`could not write usage rollups (kept for the next try): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const prune = async () => {
+    try {
+      const result = await pruneHistory(new Date(now()), config);
+      lastPruneAt = now();
+      if (result.minutes + result.hours > 0) log.info(`pruned usage history: ${result.minutes} minute rows, ${result.hours} hour rows`);
+    } catch (error) {
+      log.error(`could not prune usage history: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const flushTimer = setInterval(() => void flush(), config.flushEveryMs);
+  flushTimer.unref();
+  const pruneEveryMs = config.pruneEveryMs ?? 60 * 60_000;
+  // The first prune waits a minute so that it does not compete with start-up work.
+  const firstPrune = setTimeout(() => void prune(), Math.min(60_000, pruneEveryMs));
+  firstPrune.unref();
+  const pruneTimer = setInterval(() => void prune(), pruneEveryMs);
+  pruneTimer.unref();
+
+  const service: HistoryService = {
+    record: (host, snapshot) => {
+      if (!closed) rollups.record(host, snapshot);
+    },
+    flush,
+    async close() {
+      closed = true;
+      clearInterval(flushTimer);
+      clearTimeout(firstPrune);
+      clearInterval(pruneTimer);
+      await flush();
+      if (holder.__gpudeskHistory === service) holder.__gpudeskHistory = undefined;
+    },
+    stats: () => ({ ...rollups.snapshotStats(), lastPruneAt }),
+  };
+  holder.__gpudeskHistory = service;
+  return service;
+}

@@ -1,0 +1,140 @@
+import type { Snapshot } from "@/lib/snapshot";
+import { db } from "@/server/db";
+import { findBookedIntervals, holderOfMinute, intervalsByGpu } from "@/server/history/booked-holders";
+import {
+  HOUR_MS,
+  MINUTE_MS,
+  addSample,
+  floorTo,
+  mergeEntries,
+  newMinuteEntry,
+  toMinuteRow,
+  type MinuteEntry,
+} from "@/server/history/rollup-math";
+import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
+
+/** Minutes kept in memory while the database refuses writes; beyond this the oldest are dropped (and counted). */
+const MAX_PENDING = 200_000;
+
+export interface FlushResult {
+  minutes: number;
+  hours: number;
+}
+
+export interface RollupStats {
+  pending: number;
+  flushes: number;
+  failedFlushes: number;
+  droppedMinutes: number;
+  lastFlushAt: number | null;
+  lastFlushMs: number | null;
+}
+
+/**
+ * Per-GPU minute rollups, accumulated in memory from every accepted
+ * snapshot (live or replayed) and written in batches: one transaction per
+ * flush, never a write per sample. A minute that spans two flushes is
+ * merged in the database (see `upsertMinuteRows`); the hours touched by a
+ * flush are recomputed from their minutes in the same transaction, so the
+ * hourly table is never behind the minutes by more than one flush. Minutes
+ * without readings are never written: a host that was offline leaves a gap.
+ */
+export class MinuteRollups {
+  private pending = new Map<string, MinuteEntry>();
+  private running: Promise<FlushResult> = Promise.resolve({ minutes: 0, hours: 0 });
+  private readonly stats: RollupStats = { pending: 0, flushes: 0, failedFlushes: 0, droppedMinutes: 0, lastFlushAt: null, lastFlushMs: null };
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Adds one accepted snapshot of a host. Cheap: no I/O. */
+  record(host: { id: string; simulated: boolean }, snapshot: Snapshot): void {
+    const minuteMs = floorTo(Date.parse(snapshot.sampledAt), MINUTE_MS);
+    if (!Number.isFinite(minuteMs)) return;
+    const busy = new Set(snapshot.processes.map((process) => process.gpuUuid));
+    for (const sample of snapshot.gpus) {
+      const key = `${sample.uuid}\u0000${minuteMs}`;
+      let entry = this.pending.get(key);
+      if (!entry) {
+        entry = newMinuteEntry(sample.uuid, minuteMs, host.id, host.simulated);
+        this.pending.set(key, entry);
+      }
+      entry.hostId = host.id;
+      addSample(entry, sample, busy.has(sample.uuid));
+    }
+  }
+
+  get pendingMinutes(): number {
+    return this.pending.size;
+  }
+
+  snapshotStats(): RollupStats {
+    return { ...this.stats, pending: this.pending.size };
+  }
+
+  /** Writes everything accumulated so far; flushes run one after another, never two at once. */
+  flush(): Promise<FlushResult> {
+    this.running = this.running.catch(() => ({ minutes: 0, hours: 0 })).then(() => this.flushOnce());
+    return this.running;
+  }
+
+  private async flushOnce(): Promise<FlushResult> {
+    if (this.pending.size === 0) return { minutes: 0, hours: 0 };
+    const batch = this.pending;
+    this.pending = new Map();
+    const startedAt = this.now();
+    try {
+      const result = await writeBatch([...batch.values()]);
+      this.stats.flushes += 1;
+      this.stats.lastFlushAt = this.now();
+      this.stats.lastFlushMs = this.now() - startedAt;
+      return result;
+    } catch (error) {
+      this.stats.failedFlushes += 1;
+      this.putBack(batch);
+      throw error;
+    }
+  }
+
+  /** A failed batch goes back in front of what arrived meanwhile, to be written by the next flush. */
+  private putBack(batch: Map<string, MinuteEntry>): void {
+    for (const [key, entry] of this.pending) {
+      const earlier = batch.get(key);
+      if (earlier) mergeEntries(earlier, entry);
+      else batch.set(key, entry);
+    }
+    this.pending = batch;
+    if (this.pending.size > MAX_PENDING) {
+      const oldestFirst = [...this.pending.entries()].sort((a, b) => a[1].minuteMs - b[1].minuteMs);
+      const excess = oldestFirst.slice(0, this.pending.size - MAX_PENDING);
+      for (const [key] of excess) this.pending.delete(key);
+      this.stats.droppedMinutes += excess.length;
+    }
+  }
+}
+
+async function writeBatch(entries: MinuteEntry[]): Promise<FlushResult> {
+  let fromMs = Infinity;
+  let toMs = -Infinity;
+  const uuids = new Set<string>();
+  const dirtyHours = new Map<number, Set<string>>();
+  for (const entry of entries) {
+    fromMs = Math.min(fromMs, entry.minuteMs);
+    toMs = Math.max(toMs, entry.minuteMs + MINUTE_MS);
+    uuids.add(entry.gpuUuid);
+    const hourMs = floorTo(entry.minuteMs, HOUR_MS);
+    const hour = dirtyHours.get(hourMs);
+    if (hour) hour.add(entry.gpuUuid);
+    else dirtyHours.set(hourMs, new Set([entry.gpuUuid]));
+  }
+  return db().$transaction(
+    async (tx) => {
+      const intervals = intervalsByGpu(await findBookedIntervals(tx, [...uuids], new Date(fromMs), new Date(toMs)));
+      const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
+      await upsertMinuteRows(tx, rows);
+      let hours = 0;
+      for (const [hourMs, gpus] of dirtyHours) hours += await recomputeHours(tx, [hourMs], [...gpus]);
+      return { minutes: rows.length, hours };
+    },
+    { maxWait: 30_000, timeout: 120_000 },
+  );
+}

@@ -1,0 +1,279 @@
+import type { GpuSample } from "@/lib/snapshot";
+
+/**
+ * The arithmetic of the usage rollups, free of any database: how samples
+ * become a minute, how two halves of one minute become one, and how minutes
+ * become an hour. The SQL upsert in rollup-store.ts does what
+ * `mergeMinuteRows` does; the tests hold both to the same numbers.
+ */
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+
+/** One GPU for one minute, as stored in GpuMinute. */
+export interface MinuteRow {
+  gpuUuid: string;
+  /** Start of the minute (UTC). */
+  minute: Date;
+  hostId: string;
+  samples: number;
+  utilAvg: number | null;
+  utilMax: number | null;
+  memUsedAvg: number | null;
+  memUsedMax: number | null;
+  memTotal: number | null;
+  powerAvg: number | null;
+  tempAvg: number | null;
+  tempMax: number | null;
+  holderUserId: string | null;
+  busy: boolean;
+  simulated: boolean;
+}
+
+/**
+ * One GPU for one hour, as stored in GpuHour. Here `samples` counts the
+ * minutes that had readings (not raw readings): GPU-hour sums need the
+ * time covered, and averages are means over minutes, so that a sum over
+ * hours equals the same sum over their minutes.
+ */
+export interface HourRow {
+  gpuUuid: string;
+  hour: Date;
+  hostId: string;
+  samples: number;
+  utilAvg: number | null;
+  utilMax: number | null;
+  memUsedAvg: number | null;
+  memUsedMax: number | null;
+  memTotal: number | null;
+  powerAvg: number | null;
+  tempAvg: number | null;
+  tempMax: number | null;
+  holderUserId: string | null;
+  busyMinutes: number;
+  simulated: boolean;
+}
+
+/** A running sum of one metric; values the GPU does not report (null) are not counted. */
+export interface Stat {
+  sum: number;
+  count: number;
+  max: number | null;
+}
+
+/** A minute being accumulated in memory, before it is written. */
+export interface MinuteEntry {
+  gpuUuid: string;
+  minuteMs: number;
+  hostId: string;
+  samples: number;
+  util: Stat;
+  mem: Stat;
+  power: Stat;
+  temp: Stat;
+  memTotal: number | null;
+  busy: boolean;
+  simulated: boolean;
+}
+
+export function floorTo(ms: number, step: number): number {
+  return Math.floor(ms / step) * step;
+}
+
+function emptyStat(): Stat {
+  return { sum: 0, count: 0, max: null };
+}
+
+function addValue(stat: Stat, value: number | null): void {
+  if (value === null || !Number.isFinite(value)) return;
+  stat.sum += value;
+  stat.count += 1;
+  stat.max = stat.max === null ? value : Math.max(stat.max, value);
+}
+
+function mergeStat(into: Stat, from: Stat): void {
+  into.sum += from.sum;
+  into.count += from.count;
+  if (from.max !== null) into.max = into.max === null ? from.max : Math.max(into.max, from.max);
+}
+
+function mean(stat: Stat): number | null {
+  return stat.count === 0 ? null : stat.sum / stat.count;
+}
+
+export function newMinuteEntry(gpuUuid: string, minuteMs: number, hostId: string, simulated: boolean): MinuteEntry {
+  return {
+    gpuUuid,
+    minuteMs,
+    hostId,
+    samples: 0,
+    util: emptyStat(),
+    mem: emptyStat(),
+    power: emptyStat(),
+    temp: emptyStat(),
+    memTotal: null,
+    busy: false,
+    simulated,
+  };
+}
+
+/** Adds one reading of one GPU; `busy` is whether any process ran on it at that instant. */
+export function addSample(entry: MinuteEntry, sample: GpuSample, busy: boolean): void {
+  entry.samples += 1;
+  addValue(entry.util, sample.utilizationGpuPct);
+  addValue(entry.mem, sample.memoryUsedMiB);
+  addValue(entry.power, sample.powerDrawW);
+  addValue(entry.temp, sample.temperatureC);
+  if (sample.memoryTotalMiB !== null) entry.memTotal = sample.memoryTotalMiB;
+  entry.busy ||= busy;
+}
+
+/** Folds a second accumulation of the same GPU-minute into the first (a failed write put back). */
+export function mergeEntries(into: MinuteEntry, from: MinuteEntry): void {
+  into.samples += from.samples;
+  mergeStat(into.util, from.util);
+  mergeStat(into.mem, from.mem);
+  mergeStat(into.power, from.power);
+  mergeStat(into.temp, from.temp);
+  into.memTotal = from.memTotal ?? into.memTotal;
+  into.hostId = from.hostId;
+  into.busy ||= from.busy;
+  into.simulated &&= from.simulated;
+}
+
+export function toMinuteRow(entry: MinuteEntry, holderUserId: string | null): MinuteRow {
+  return {
+    gpuUuid: entry.gpuUuid,
+    minute: new Date(entry.minuteMs),
+    hostId: entry.hostId,
+    samples: entry.samples,
+    utilAvg: mean(entry.util),
+    utilMax: entry.util.max,
+    memUsedAvg: mean(entry.mem),
+    memUsedMax: entry.mem.max,
+    memTotal: entry.memTotal,
+    powerAvg: mean(entry.power),
+    tempAvg: mean(entry.temp),
+    tempMax: entry.temp.max,
+    holderUserId,
+    busy: entry.busy,
+    simulated: entry.simulated,
+  };
+}
+
+/**
+ * Averages weighted by sample counts. A metric missing on one side takes
+ * the other side's value. (The weight is the minute's sample count, not the
+ * count of non-null values, which the table does not keep; a GPU reports a
+ * metric always or never, so the two agree in practice.)
+ */
+function weighted(a: number | null, aWeight: number, b: number | null, bWeight: number): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return (a * aWeight + b * bWeight) / (aWeight + bWeight);
+}
+
+function larger(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a > b ? a : b;
+}
+
+/**
+ * A minute written twice (the first write held only part of it): the row
+ * that results. Mirrors the ON CONFLICT clause of `upsertMinuteRows`.
+ */
+export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteRow {
+  const a = stored.samples;
+  const b = incoming.samples;
+  return {
+    gpuUuid: stored.gpuUuid,
+    minute: stored.minute,
+    hostId: incoming.hostId,
+    samples: a + b,
+    utilAvg: weighted(stored.utilAvg, a, incoming.utilAvg, b),
+    utilMax: larger(stored.utilMax, incoming.utilMax),
+    memUsedAvg: weighted(stored.memUsedAvg, a, incoming.memUsedAvg, b),
+    memUsedMax: larger(stored.memUsedMax, incoming.memUsedMax),
+    memTotal: incoming.memTotal ?? stored.memTotal,
+    powerAvg: weighted(stored.powerAvg, a, incoming.powerAvg, b),
+    tempAvg: weighted(stored.tempAvg, a, incoming.tempAvg, b),
+    tempMax: larger(stored.tempMax, incoming.tempMax),
+    holderUserId: incoming.holderUserId ?? stored.holderUserId,
+    busy: stored.busy || incoming.busy,
+    simulated: stored.simulated && incoming.simulated,
+  };
+}
+
+function meanOf(values: (number | null)[]): number | null {
+  let sum = 0;
+  let count = 0;
+  for (const value of values) {
+    if (value === null) continue;
+    sum += value;
+    count += 1;
+  }
+  return count === 0 ? null : sum / count;
+}
+
+function maxOf(values: (number | null)[]): number | null {
+  let max: number | null = null;
+  for (const value of values) if (value !== null && (max === null || value > max)) max = value;
+  return max;
+}
+
+/**
+ * The holder of an hour: whoever held the GPU for most of its minutes with
+ * readings; "nobody" (null) is a candidate too, so a 10-minute booking does
+ * not claim the hour. A tie goes to a person.
+ */
+function mostMinutes(holders: (string | null)[]): string | null {
+  const counts = new Map<string | null, number>();
+  for (const holder of holders) counts.set(holder, (counts.get(holder) ?? 0) + 1);
+  let best: string | null = null;
+  let bestCount = 0;
+  for (const [holder, count] of counts) {
+    if (count > bestCount || (count === bestCount && best === null && holder !== null)) {
+      best = holder;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** One GPU-hour from its minute rows (all of the same GPU and hour, at least one). */
+export function rollupHour(minutes: MinuteRow[], hourMs: number): HourRow {
+  if (minutes.length === 0) throw new Error("rollupHour needs at least one minute");
+  const sorted = [...minutes].sort((a, b) => a.minute.getTime() - b.minute.getTime());
+  const last = sorted[sorted.length - 1]!;
+  return {
+    gpuUuid: last.gpuUuid,
+    hour: new Date(hourMs),
+    hostId: last.hostId,
+    samples: sorted.length,
+    utilAvg: meanOf(sorted.map((m) => m.utilAvg)),
+    utilMax: maxOf(sorted.map((m) => m.utilMax)),
+    memUsedAvg: meanOf(sorted.map((m) => m.memUsedAvg)),
+    memUsedMax: maxOf(sorted.map((m) => m.memUsedMax)),
+    memTotal: maxOf(sorted.map((m) => m.memTotal)),
+    powerAvg: meanOf(sorted.map((m) => m.powerAvg)),
+    tempAvg: meanOf(sorted.map((m) => m.tempAvg)),
+    tempMax: maxOf(sorted.map((m) => m.tempMax)),
+    holderUserId: mostMinutes(sorted.map((m) => m.holderUserId)),
+    busyMinutes: sorted.filter((m) => m.busy).length,
+    simulated: sorted.every((m) => m.simulated),
+  };
+}
+
+/** Groups minute rows by GPU and hour and rolls each group up. */
+export function rollupHours(minutes: MinuteRow[]): HourRow[] {
+  const groups = new Map<string, { hourMs: number; rows: MinuteRow[] }>();
+  for (const row of minutes) {
+    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
+    const key = `${row.gpuUuid}\u0000${hourMs}`;
+    const group = groups.get(key);
+    if (group) group.rows.push(row);
+    else groups.set(key, { hourMs, rows: [row] });
+  }
+  return [...groups.values()].map((group) => rollupHour(group.rows, group.hourMs));
+}

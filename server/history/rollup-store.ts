@@ -1,0 +1,170 @@
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { HOUR_MS, floorTo, rollupHours, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
+
+/**
+ * Writes of GpuMinute and GpuHour: multi-row INSERT … ON CONFLICT, which
+ * SQLite and PostgreSQL both run, so that a batch is one statement per few
+ * hundred rows rather than one per row.
+ */
+
+export type Client = PrismaClient | Prisma.TransactionClient;
+
+const MINUTE_COLUMNS = [
+  "gpuUuid",
+  "minute",
+  "hostId",
+  "samples",
+  "utilAvg",
+  "utilMax",
+  "memUsedAvg",
+  "memUsedMax",
+  "memTotal",
+  "powerAvg",
+  "tempAvg",
+  "tempMax",
+  "holderUserId",
+  "busy",
+  "simulated",
+] as const;
+
+const HOUR_COLUMNS = [
+  "gpuUuid",
+  "hour",
+  "hostId",
+  "samples",
+  "utilAvg",
+  "utilMax",
+  "memUsedAvg",
+  "memUsedMax",
+  "memTotal",
+  "powerAvg",
+  "tempAvg",
+  "tempMax",
+  "holderUserId",
+  "busyMinutes",
+  "simulated",
+] as const;
+
+/** Rows per statement: 15 parameters each stays far below SQLite's and PostgreSQL's limits. */
+const ROWS_PER_STATEMENT = 400;
+
+const quoted = (names: readonly string[]) => Prisma.raw(names.map((name) => `"${name}"`).join(", "));
+
+function valuesOf<T>(rows: T[], columns: readonly (keyof T & string)[]): Prisma.Sql {
+  return Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(columns.map((column) => row[column] as unknown))})`));
+}
+
+function chunks<T>(rows: T[], size = ROWS_PER_STATEMENT): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+const OLD = `"GpuMinute"`;
+
+/** Sample-weighted mean of the stored and the incoming value; see `mergeMinuteRows`. */
+function weightedSql(column: string): string {
+  const a = `${OLD}."${column}"`;
+  const b = `excluded."${column}"`;
+  return `CASE WHEN ${a} IS NULL THEN ${b} WHEN ${b} IS NULL THEN ${a} ELSE (${a} * ${OLD}."samples" + ${b} * excluded."samples") / (${OLD}."samples" + excluded."samples") END`;
+}
+
+function largerSql(column: string): string {
+  const a = `${OLD}."${column}"`;
+  const b = `excluded."${column}"`;
+  return `CASE WHEN ${a} IS NULL THEN ${b} WHEN ${b} IS NULL THEN ${a} WHEN ${a} > ${b} THEN ${a} ELSE ${b} END`;
+}
+
+// Every right-hand side reads the row as it was before this statement, in both databases.
+const MERGE_MINUTE = Prisma.raw(
+  [
+    `"hostId" = excluded."hostId"`,
+    `"samples" = ${OLD}."samples" + excluded."samples"`,
+    `"utilAvg" = ${weightedSql("utilAvg")}`,
+    `"utilMax" = ${largerSql("utilMax")}`,
+    `"memUsedAvg" = ${weightedSql("memUsedAvg")}`,
+    `"memUsedMax" = ${largerSql("memUsedMax")}`,
+    `"memTotal" = COALESCE(excluded."memTotal", ${OLD}."memTotal")`,
+    `"powerAvg" = ${weightedSql("powerAvg")}`,
+    `"tempAvg" = ${weightedSql("tempAvg")}`,
+    `"tempMax" = ${largerSql("tempMax")}`,
+    `"holderUserId" = COALESCE(excluded."holderUserId", ${OLD}."holderUserId")`,
+    `"busy" = (${OLD}."busy" OR excluded."busy")`,
+    `"simulated" = (${OLD}."simulated" AND excluded."simulated")`,
+  ].join(",\n  "),
+);
+
+/**
+ * Writes minute rows; a minute already stored (its first part was written
+ * by an earlier flush) is merged with the new part, sample counts added.
+ */
+export async function upsertMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
+  for (const part of chunks(rows)) {
+    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) VALUES ${valuesOf(part, MINUTE_COLUMNS)}
+ON CONFLICT ("gpuUuid", "minute") DO UPDATE SET
+  ${MERGE_MINUTE}`;
+  }
+}
+
+/** Writes minute rows that are not there yet and leaves existing ones alone (synthetic history never overwrites readings). */
+export async function insertMissingMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
+  for (const part of chunks(rows)) {
+    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) VALUES ${valuesOf(part, MINUTE_COLUMNS)}
+ON CONFLICT ("gpuUuid", "minute") DO NOTHING`;
+  }
+}
+
+const REPLACE_HOUR = Prisma.raw(
+  HOUR_COLUMNS.filter((column) => column !== "gpuUuid" && column !== "hour")
+    .map((column) => `"${column}" = excluded."${column}"`)
+    .join(", "),
+);
+
+/** Writes hour rows, replacing what was there: an hour is always recomputed from all its minutes. */
+export async function upsertHourRows(client: Client, rows: HourRow[]): Promise<void> {
+  for (const part of chunks(rows)) {
+    await client.$executeRaw`INSERT INTO "GpuHour" (${quoted(HOUR_COLUMNS)}) VALUES ${valuesOf(part, HOUR_COLUMNS)}
+ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
+  }
+}
+
+const minuteSelect = {
+  gpuUuid: true,
+  minute: true,
+  hostId: true,
+  samples: true,
+  utilAvg: true,
+  utilMax: true,
+  memUsedAvg: true,
+  memUsedMax: true,
+  memTotal: true,
+  powerAvg: true,
+  tempAvg: true,
+  tempMax: true,
+  holderUserId: true,
+  busy: true,
+  simulated: true,
+} satisfies Prisma.GpuMinuteSelect;
+
+/**
+ * Recomputes the hour rows of these hours (start times, ms) from the minute
+ * rows, for the given GPUs or all. Reads one hour at a time, so that a long
+ * backfill never holds more than an hour of the fleet in memory.
+ */
+export async function recomputeHours(client: Client, hourStarts: Iterable<number>, gpuUuids?: string[]): Promise<number> {
+  let written = 0;
+  const hours = [...new Set([...hourStarts].map((ms) => floorTo(ms, HOUR_MS)))].sort((a, b) => a - b);
+  for (const hourMs of hours) {
+    const minutes = await client.gpuMinute.findMany({
+      where: {
+        minute: { gte: new Date(hourMs), lt: new Date(hourMs + HOUR_MS) },
+        ...(gpuUuids ? { gpuUuid: { in: gpuUuids } } : {}),
+      },
+      select: minuteSelect,
+    });
+    const rows = rollupHours(minutes);
+    await upsertHourRows(client, rows);
+    written += rows.length;
+  }
+  return written;
+}

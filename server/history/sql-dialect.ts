@@ -1,0 +1,29 @@
+import { Prisma } from "@prisma/client";
+import { env } from "@/server/env";
+
+/**
+ * The one place where the usage queries differ between SQLite and
+ * PostgreSQL: turning a timestamp column into seconds since the epoch, so
+ * that rows can be grouped into fixed buckets. Everything else in the raw
+ * SQL of server/history/ is written to run on both (quoted identifiers,
+ * `ON CONFLICT … excluded`, CASE instead of the two-argument MIN/MAX that
+ * the two databases treat differently, Prisma's placeholders).
+ */
+export type SqlDialect = "sqlite" | "postgresql";
+
+export function sqlDialect(): SqlDialect {
+  return env().DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql";
+}
+
+/** `column` as whole seconds since the epoch. `column` is a trusted, quoted identifier. */
+export function epochSeconds(column: string, dialect: SqlDialect = sqlDialect()): Prisma.Sql {
+  // SQLite (through Prisma's adapter) stores DateTime as ISO-8601 text, which strftime reads.
+  if (dialect === "sqlite") return Prisma.raw(`CAST(strftime('%s', ${column}) AS INTEGER)`);
+  return Prisma.raw(`CAST(EXTRACT(EPOCH FROM ${column}) AS BIGINT)`);
+}
+
+/** Start of the `bucketSeconds`-long bucket of `column`, in seconds since the epoch (buckets aligned to the epoch, UTC). */
+export function bucketSeconds(column: string, bucketSeconds: number, dialect: SqlDialect = sqlDialect()): Prisma.Sql {
+  if (!Number.isInteger(bucketSeconds) || bucketSeconds <= 0) throw new RangeError(`bad bucket ${bucketSeconds}`);
+  return Prisma.sql`((${epochSeconds(column, dialect)} / ${Prisma.raw(String(bucketSeconds))}) * ${Prisma.raw(String(bucketSeconds))})`;
+}

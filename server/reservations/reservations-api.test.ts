@@ -1,0 +1,150 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * The reservations API through its route handlers, in-process, with real
+ * personal tokens: status codes, body shapes and who may do what.
+ */
+
+type Context = { params: Promise<Record<string, string>> };
+type Handler = (request: Request, context: Context) => Promise<Response>;
+
+const ORIGIN = "http://gpudesk.test";
+let tokens: { member: string; other: string; admin: string };
+let hostName: string;
+let routes: {
+  collection: typeof import("@/app/api/v1/reservations/route");
+  item: typeof import("@/app/api/v1/reservations/[id]/route");
+  release: typeof import("@/app/api/v1/reservations/[id]/release/route");
+  cancel: typeof import("@/app/api/v1/reservations/[id]/cancel/route");
+  policies: typeof import("@/app/api/v1/policies/route");
+  audit: typeof import("@/app/api/v1/audit/route");
+};
+
+beforeAll(async () => {
+  await useTestDatabase();
+  const { setRuntime } = await import("@/server/runtime");
+  setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
+  const { createUser } = await import("@/server/auth/users");
+  const { createPersonalToken } = await import("@/server/auth/tokens");
+  const { createTestHost } = await import("@/server/testing/booking-fixtures");
+  const [member, other, admin] = await Promise.all([
+    createUser({ username: "alice", password: "alice-password" }),
+    createUser({ username: "bob", password: "bob-password" }),
+    createUser({ username: "root", password: "root-password", role: "admin" }),
+  ]);
+  tokens = {
+    member: (await createPersonalToken(member.id, "api test")).token,
+    other: (await createPersonalToken(other.id, "api test")).token,
+    admin: (await createPersonalToken(admin.id, "api test")).token,
+  };
+  hostName = (await createTestHost(4)).name;
+  routes = {
+    collection: await import("@/app/api/v1/reservations/route"),
+    item: await import("@/app/api/v1/reservations/[id]/route"),
+    release: await import("@/app/api/v1/reservations/[id]/release/route"),
+    cancel: await import("@/app/api/v1/reservations/[id]/cancel/route"),
+    policies: await import("@/app/api/v1/policies/route"),
+    audit: await import("@/app/api/v1/audit/route"),
+  };
+});
+
+async function call(handler: unknown, init: { method: string; token?: string; body?: unknown; params?: Record<string, string>; query?: string }) {
+  const request = new Request(`${ORIGIN}/api/v1/x${init.query ?? ""}`, {
+    method: init.method,
+    headers: { "content-type": "application/json", ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const response = await (handler as Handler)(request, { params: Promise.resolve(init.params ?? {}) });
+  return { status: response.status, body: await response.json() };
+}
+
+describe("POST /api/v1/reservations", () => {
+  it("answers 201 with the id, the GPUs and the launch settings", async () => {
+    const { status, body } = await call(routes.collection.POST, {
+      method: "POST",
+      token: tokens.member,
+      body: { host: hostName, gpus: [0, 1], durationMinutes: 60, purpose: "api" },
+    });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ state: "active", host: { name: hostName }, holder: { username: "alice" }, launch: { cudaVisibleDevices: "0,1" } });
+    expect(body.gpus).toEqual([expect.objectContaining({ index: 0, uuid: expect.stringMatching(/^GPU-/) }), expect.objectContaining({ index: 1 })]);
+    expect(typeof body.id).toBe("string");
+  });
+
+  it("answers 409 with the booking in the way and what is free instead", async () => {
+    const { status, body } = await call(routes.collection.POST, {
+      method: "POST",
+      token: tokens.other,
+      body: { host: hostName, gpus: [1, 2], durationMinutes: 30, purpose: "clash" },
+    });
+    expect(status).toBe(409);
+    expect(body.error).toMatchObject({
+      code: "conflict",
+      conflicts: [{ gpuIndex: 1, holder: { username: "alice" }, purpose: "api" }],
+      suggestion: { hostName, freeGpuIndices: [2, 3] },
+    });
+    expect(body.error.message).toMatch(/^GPU 1 on .* is booked by alice until \d{4}-\d\d-\d\dT/);
+  });
+
+  it("answers 400 with a message per field, and 401 without credentials", async () => {
+    const bad = await call(routes.collection.POST, { method: "POST", token: tokens.member, body: { gpus: [0], purpose: "" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.fields).toMatchObject({ host: expect.any(String), purpose: expect.any(String), durationMinutes: expect.any(String) });
+    const anonymous = await call(routes.collection.POST, { method: "POST", body: { count: 1, durationMinutes: 5, purpose: "x" } });
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("reading and changing reservations", () => {
+  it("lets the holder read, extend and release; others get 404; only admins cancel", async () => {
+    const created = await call(routes.collection.POST, {
+      method: "POST",
+      token: tokens.member,
+      body: { host: hostName, gpus: [3], durationMinutes: 60, purpose: "lifecycle" },
+    });
+    const params = { id: created.body.id };
+    expect((await call(routes.item.GET, { method: "GET", token: tokens.member, params })).body.launch.cudaVisibleDevices).toBe("3");
+    expect((await call(routes.item.GET, { method: "GET", token: tokens.other, params })).status).toBe(404);
+
+    const extended = await call(routes.item.PATCH, { method: "PATCH", token: tokens.member, params, body: { addMinutes: 30 } });
+    expect(extended.status).toBe(200);
+    expect(Date.parse(extended.body.endsAt) - Date.parse(created.body.endsAt)).toBe(30 * 60_000);
+    expect((await call(routes.item.PATCH, { method: "PATCH", token: tokens.other, params, body: { addMinutes: 30 } })).status).toBe(404);
+
+    expect((await call(routes.cancel.POST, { method: "POST", token: tokens.member, params, body: { reason: "x" } })).status).toBe(403);
+    const noReason = await call(routes.cancel.POST, { method: "POST", token: tokens.admin, params, body: {} });
+    expect(noReason.status).toBe(400);
+    expect(noReason.body.error.fields).toHaveProperty("reason");
+
+    const released = await call(routes.release.POST, { method: "POST", token: tokens.member, params });
+    expect(released.body).toMatchObject({ state: "released", status: "released" });
+    expect((await call(routes.release.POST, { method: "POST", token: tokens.member, params })).status).toBe(409);
+  });
+
+  it("lists mine, and everyone's only for an admin", async () => {
+    const mine = await call(routes.collection.GET, { method: "GET", token: tokens.member });
+    expect(mine.body.reservations.every((view: { holder: { username: string } }) => view.holder.username === "alice")).toBe(true);
+    expect((await call(routes.collection.GET, { method: "GET", token: tokens.other, query: "?all=1" })).status).toBe(403);
+    const everyone = await call(routes.collection.GET, { method: "GET", token: tokens.admin, query: "?all=1&state=current" });
+    expect(everyone.status).toBe(200);
+    expect((await call(routes.collection.GET, { method: "GET", token: tokens.member, query: "?state=soon" })).status).toBe(400);
+  });
+});
+
+describe("policies and audit", () => {
+  it("lets everyone read the rules, only admins change them and read the audit log", async () => {
+    expect((await call(routes.policies.GET, { method: "GET", token: tokens.member })).body).toMatchObject({ maxGpusPerUser: 8 });
+    const rules = { maxDurationMinutes: 600, maxGpusPerUser: 4, maxAdvanceDays: 14 };
+    expect((await call(routes.policies.PUT, { method: "PUT", token: tokens.member, body: rules })).status).toBe(403);
+    const saved = await call(routes.policies.PUT, { method: "PUT", token: tokens.admin, body: rules });
+    expect(saved.body).toMatchObject({ ...rules, updatedBy: { username: "root" } });
+    expect((await call(routes.policies.PUT, { method: "PUT", token: tokens.admin, body: { maxDurationMinutes: 1 } })).status).toBe(400);
+
+    expect((await call(routes.audit.GET, { method: "GET", token: tokens.member })).status).toBe(403);
+    const log = await call(routes.audit.GET, { method: "GET", token: tokens.admin, query: "?limit=50" });
+    const actions = log.body.entries.map((entry: { action: string }) => entry.action);
+    expect(actions).toEqual(expect.arrayContaining(["policy.update", "reservation.create", "reservation.extend", "reservation.release"]));
+  });
+});
