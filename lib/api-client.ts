@@ -11,6 +11,8 @@ export interface ApiError {
   /** Per-field messages, keyed like the request body ("username", "unixLogin"). */
   fields?: Record<string, string>;
   status: number;
+  /** The whole `error` object, for answers that carry more (a booking conflict's `conflicts` and `suggestion`). */
+  body?: Record<string, unknown>;
 }
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; error: ApiError };
@@ -26,7 +28,7 @@ function isErrorBody(body: unknown): body is { error: { code: string; message: s
  * failure or an unreadable answer comes back as an error too. A 204 answer
  * gives `data: null`.
  */
-export async function apiRequest<T>(method: "GET" | "POST" | "PATCH" | "DELETE", url: string, body?: unknown): Promise<ApiResult<T>> {
+export async function apiRequest<T>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", url: string, body?: unknown): Promise<ApiResult<T>> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -42,7 +44,7 @@ export async function apiRequest<T>(method: "GET" | "POST" | "PATCH" | "DELETE",
   if (response.ok && parsed !== undefined) return { ok: true, data: parsed as T };
   if (isErrorBody(parsed)) {
     const { code, message, fields } = parsed.error;
-    return { ok: false, error: { code, message, fields, status: response.status } };
+    return { ok: false, error: { code, message, fields, status: response.status, body: parsed.error as Record<string, unknown> } };
   }
   if (response.status === 401) {
     return { ok: false, error: { code: "unauthorized", message: "Your session has ended. Sign in again.", status: 401 } };

@@ -4,6 +4,7 @@ import { runAgentCommand } from "@/server/agent/agent-command";
 import { registerAdminCommands, withDatabase } from "@/server/cli-admin";
 import { ConfigError, parseEnv } from "@/server/env";
 import { AppError } from "@/server/errors";
+import { registerHistoryCommands } from "@/server/history/history-commands";
 
 const program = new Command()
   .name("gpudesk")
@@ -14,8 +15,9 @@ program
   .command("serve")
   .description("start the dashboard server (what `npm start` runs)")
   .option("--dev", "development mode with hot reload")
-  .action(async (options: { dev?: boolean }) => {
-    const env = parseEnv();
+  .option("--demo-history <span>", "with the simulated fleet: fill this much synthetic usage history first, e.g. 7d (or GPUDESK_DEMO_HISTORY)")
+  .action(async (options: { dev?: boolean; demoHistory?: string }) => {
+    const env = parseEnv(options.demoHistory ? { ...process.env, GPUDESK_DEMO_HISTORY: options.demoHistory } : process.env);
     const { startServer } = await import("@/server/index");
     const server = await startServer({ env, dev: Boolean(options.dev) });
     let closing = false;
@@ -66,6 +68,7 @@ host
   });
 
 registerAdminCommands(program);
+registerHistoryCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Expected failures are one clear line; anything else keeps its stack for a bug report.

@@ -14,6 +14,8 @@ import type { Env } from "@/server/env";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
+import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
+import { startHistory } from "@/server/history/history-service";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { setRuntime } from "@/server/runtime";
@@ -38,7 +40,13 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     offlineAfterMs: Math.max(env.GPUDESK_OFFLINE_AFTER_MS, 3 * env.GPUDESK_SAMPLE_INTERVAL_MS),
     simulated: localMode === "simulated",
   });
-  const ingest = createIngest(fleet);
+  // Usage history: minute rollups of every accepted snapshot, written in batches.
+  const history = startHistory({
+    flushEveryMs: env.GPUDESK_ROLLUP_FLUSH_SECONDS * 1000,
+    minuteDays: env.GPUDESK_HISTORY_MINUTE_DAYS,
+    hourDays: env.GPUDESK_HISTORY_HOUR_DAYS,
+  });
+  const ingest = createIngest(fleet, Date.now, history.record);
 
   const app = next({ dev, dir: repoRoot, hostname: env.HOST, port: env.PORT });
   await app.prepare();
@@ -76,6 +84,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   });
   const url = `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${env.PORT}`;
 
+  const agentsStartedAt = Date.now();
   const localAgents = await startLocalAgents({
     mode: localMode,
     nvidiaSmiPath: env.GPUDESK_NVIDIA_SMI,
@@ -86,6 +95,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     ingest,
   });
   log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${env.DATABASE_URL})`);
+  const stopDemoHistory = new AbortController();
+  const demoHistory = startDemoHistory(env, localMode, agentsStartedAt, stopDemoHistory.signal);
 
   return {
     url,
@@ -94,11 +105,34 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       bookingFeed.stop();
       await localAgents.stop();
       await ingest.flush();
+      stopDemoHistory.abort();
+      await demoHistory;
+      await history.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await app.close();
       await disconnectDb();
     },
   };
+}
+
+/** `--demo-history`: synthetic usage of the simulated fleet, filled in the background while the server runs. */
+async function startDemoHistory(env: Env, localMode: string, untilMs: number, signal: AbortSignal): Promise<void> {
+  if (env.GPUDESK_DEMO_HISTORY === undefined) return;
+  if (localMode !== "simulated") {
+    log.warn("--demo-history only fills history for the simulated fleet; this server reads real GPUs, so it is ignored");
+    return;
+  }
+  // Up to the moment the embedded agents started: their readings are the real minutes from then on.
+  await fillSimulatedFleetHistory({
+    seed: env.GPUDESK_SIM_SEED,
+    gpuCount: env.GPUDESK_SIM_GPUS,
+    spanMs: env.GPUDESK_DEMO_HISTORY,
+    nowMs: untilMs,
+    signal,
+    report: (line) => log.info(line),
+  }).catch(
+    (error: unknown) => log.error(`demo history failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
 }
 
 /** The live fleet is for signed-in people and display tokens; nobody else. */

@@ -72,7 +72,7 @@ export function DisplaysManager({ initialDisplays }: { initialDisplays: DisplayR
     <div className="space-y-6">
       {created && (
         <SecretReveal title={`Display “${created.name}” added`} label="Display token" secret={created.token} onDismiss={() => setCreated(null)}>
-          <CopyBlock label="Open on the wall screen" text={`${created.origin}/display?token=${created.token}`} />
+          <CopyBlock label="Open on the wall screen" copyName="Copy address" text={`${created.origin}/display?token=${created.token}`} />
           <p className="text-sm text-emerald-950 dark:text-emerald-100">
             Bookmark this address on the screen&apos;s browser. It shows the live fleet without anyone signing in, and allows nothing else.
           </p>

@@ -85,6 +85,7 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
         <SecretReveal title={revealed.title} label="Agent token" secret={revealed.token} onDismiss={() => setRevealed(null)}>
           <CopyBlock
             label={`Run on ${revealed.hostName}`}
+            copyName="Copy command"
             text={`GPUDESK_AGENT_TOKEN=${revealed.token} npx gpudesk agent --server ${revealed.origin}`}
           />
           <p className="text-sm text-emerald-950 dark:text-emerald-100">

@@ -58,7 +58,7 @@ export function SecretReveal({ title, label, secret, children, onDismiss }: Secr
             spellCheck={false}
             className="min-w-0 flex-1 basis-72 rounded-md border border-emerald-300 bg-white px-3 py-2 font-mono text-sm text-slate-900 dark:border-emerald-800 dark:bg-slate-950 dark:text-slate-100"
           />
-          <CopyButton text={secret} label={label.toLowerCase()} />
+          <CopyButton text={secret} name="Copy token" />
         </div>
       </div>
       {children}
@@ -69,13 +69,13 @@ export function SecretReveal({ title, label, secret, children, onDismiss }: Secr
   );
 }
 
-/** A command or URL to copy, with what it is for. */
-export function CopyBlock({ label, text }: { label: string; text: string }) {
+/** A command or URL to copy, with what it is for. `copyName` names its button, e.g. "Copy command". */
+export function CopyBlock({ label, text, copyName }: { label: string; text: string; copyName: string }) {
   return (
     <div>
       <div className="mb-1 flex items-center justify-between gap-2">
         <p className="text-sm font-medium text-emerald-950 dark:text-emerald-100">{label}</p>
-        <CopyButton text={text} label={label.toLowerCase()} />
+        <CopyButton text={text} name={copyName} />
       </div>
       <pre className="overflow-x-auto rounded-md bg-slate-900 px-3 py-2.5 text-sm text-slate-100 dark:bg-black">
         <code className="break-all whitespace-pre-wrap">{text}</code>

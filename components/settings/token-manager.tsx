@@ -69,7 +69,7 @@ export function TokenManager({ initialTokens }: { initialTokens: TokenRow[] }) {
     <div className="space-y-6">
       {created && (
         <SecretReveal title={`Token “${created.label}” created`} label="New token" secret={created.token} onDismiss={() => setCreated(null)}>
-          <CopyBlock label="Try it" text={`curl -H "Authorization: Bearer ${created.token}" ${created.origin}/api/v1/me`} />
+          <CopyBlock label="Try it" copyName="Copy command" text={`curl -H "Authorization: Bearer ${created.token}" ${created.origin}/api/v1/me`} />
         </SecretReveal>
       )}
 

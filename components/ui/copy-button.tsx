@@ -33,8 +33,20 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
+interface CopyButtonProps {
+  text: string;
+  /** What is copied; the button is then named "Copy <label>". */
+  label?: string;
+  /**
+   * The button's whole accessible name instead ("Copy token"). Use it when a
+   * field labelled like `label` sits next to the button, so that the field's
+   * label does not also match the button.
+   */
+  name?: string;
+}
+
 /** Copies `text`; says so for two seconds, or asks for a manual copy when the browser refuses. */
-export function CopyButton({ text, label }: { text: string; label: string }) {
+export function CopyButton({ text, label, name }: CopyButtonProps) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
 
   useEffect(() => {
@@ -47,7 +59,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     <span className="inline-flex items-center gap-2">
       <button
         type="button"
-        aria-label={`Copy ${label}`}
+        aria-label={name ?? (label ? `Copy ${label}` : "Copy")}
         onClick={async () => setState((await copyText(text)) ? "copied" : "failed")}
         className={buttonClass("secondary", "sm")}
       >

@@ -27,3 +27,13 @@ export function bucketSeconds(column: string, bucketSeconds: number, dialect: Sq
   if (!Number.isInteger(bucketSeconds) || bucketSeconds <= 0) throw new RangeError(`bad bucket ${bucketSeconds}`);
   return Prisma.sql`((${epochSeconds(column, dialect)} / ${Prisma.raw(String(bucketSeconds))}) * ${Prisma.raw(String(bucketSeconds))})`;
 }
+
+/** Raw SQL answers integers as bigint on SQLite and numerics as strings on PostgreSQL: one number, 0 for null. */
+export function num(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  return typeof value === "number" ? value : Number(value);
+}
+
+export function numOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : num(value);
+}

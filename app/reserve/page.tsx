@@ -1,0 +1,35 @@
+import type { Metadata } from "next";
+import { ReserveForm } from "@/components/reservations/reserve-form";
+import { PageShell } from "@/components/ui/page-shell";
+import { listBookableHosts } from "@/server/reservations/bookings-query";
+import { getPolicy } from "@/server/reservations/policy";
+
+export const metadata: Metadata = { title: "Reserve GPUs" };
+export const dynamic = "force-dynamic";
+
+interface ReservePageProps {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}
+
+const PREFILL = ["host", "gpus", "count", "start", "end", "minutes", "purpose"] as const;
+
+export default async function ReservePage({ searchParams }: ReservePageProps) {
+  const raw = await searchParams;
+  const query: Record<string, string | undefined> = {};
+  for (const key of PREFILL) {
+    const value = raw[key];
+    if (typeof value === "string") query[key] = value.slice(0, 300);
+  }
+  const returnTo = `/reserve${Object.keys(query).length ? `?${new URLSearchParams(query as Record<string, string>)}` : ""}`;
+  return (
+    <PageShell returnTo={returnTo} width="narrow" title="Reserve GPUs" description="Pick GPUs on a host, or ask for any N; the booking holds them for you alone.">
+      <ReserveData query={query} />
+    </PageShell>
+  );
+}
+
+/** Loaded only once PageShell has let the person in. */
+async function ReserveData({ query }: { query: Record<string, string | undefined> }) {
+  const [hosts, policy] = await Promise.all([listBookableHosts(), getPolicy()]);
+  return <ReserveForm hosts={hosts} policy={policy} query={query} />;
+}

@@ -1,0 +1,59 @@
+"use client";
+
+import type { BookingConflict, ConflictSuggestion } from "@/lib/reservation-types";
+import { formatWhen } from "@/lib/local-time";
+import { buttonClass } from "@/components/ui/button-styles";
+
+interface ConflictNoticeProps {
+  conflicts: BookingConflict[];
+  suggestion: ConflictSuggestion;
+  /** When the request was to start: a conflict that began before it reads "until". */
+  requestedStartMs: number;
+  nowMs: number;
+  onStartAt?: (iso: string) => void;
+  onTakeGpus?: (indices: number[]) => void;
+}
+
+/**
+ * The server's 409 in the viewer's words and zone: who holds what until
+ * when, and one click to what is free instead.
+ */
+export function ConflictNotice({ conflicts, suggestion, requestedStartMs, nowMs, onStartAt, onTakeGpus }: ConflictNoticeProps) {
+  return (
+    <div role="alert" className="space-y-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+      <p className="font-medium">Those GPUs are taken for that time.</p>
+      <ul className="list-disc space-y-1 pl-5">
+        {conflicts.slice(0, 5).map((conflict) => (
+          <li key={`${conflict.reservationId}-${conflict.gpuIndex}`}>
+            GPU {conflict.gpuIndex} on {conflict.hostName} is booked by <strong>{conflict.holder.name || conflict.holder.username}</strong>{" "}
+            {Date.parse(conflict.startsAt) > requestedStartMs ? `from ${formatWhen(conflict.startsAt, nowMs)} ` : ""}
+            until {formatWhen(conflict.endsAt, nowMs)} <span className="text-amber-800 dark:text-amber-300">({conflict.purpose})</span>
+          </li>
+        ))}
+        {conflicts.length > 5 && <li>and {conflicts.length - 5} more</li>}
+      </ul>
+      <div className="flex flex-wrap gap-2 pt-1">
+        {suggestion.nextFreeAt && onStartAt && (
+          <button type="button" className={buttonClass("secondary", "sm")} onClick={() => onStartAt(suggestion.nextFreeAt as string)}>
+            Start {formatWhen(suggestion.nextFreeAt, nowMs)} instead
+          </button>
+        )}
+        {suggestion.freeGpuIndices.length > 0 && onTakeGpus && (
+          <button type="button" className={buttonClass("secondary", "sm")} onClick={() => onTakeGpus(suggestion.freeGpuIndices)}>
+            Choose from free GPU{suggestion.freeGpuIndices.length > 1 ? "s" : ""} {suggestion.freeGpuIndices.join(", ")}
+          </button>
+        )}
+        {suggestion.latestEndAt && <p>It can run until {formatWhen(suggestion.latestEndAt, nowMs)}.</p>}
+        {!suggestion.nextFreeAt && suggestion.freeGpuIndices.length === 0 && !suggestion.latestEndAt && (
+          <p>Nothing fits within the booking rules; try a shorter time.</p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The conflict data out of an API error, if it is a booking conflict. */
+export function conflictOf(body: Record<string, unknown> | undefined): { conflicts: BookingConflict[]; suggestion: ConflictSuggestion } | null {
+  if (!body || !Array.isArray(body.conflicts) || typeof body.suggestion !== "object" || body.suggestion === null) return null;
+  return { conflicts: body.conflicts as BookingConflict[], suggestion: body.suggestion as ConflictSuggestion };
+}

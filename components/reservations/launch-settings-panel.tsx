@@ -1,0 +1,47 @@
+"use client";
+
+import type { LaunchSettings } from "@/lib/launch-settings";
+import { CopyButton } from "@/components/ui/copy-button";
+
+interface Line {
+  label: string;
+  /** Ends the copy button's name: "Copy export line". */
+  what: string;
+  text: string;
+  multiline?: boolean;
+}
+
+/** The exact lines to start a job on the booked GPUs, each with its copy button. */
+export function LaunchSettingsPanel({ launch }: { launch: LaunchSettings }) {
+  const lines: Line[] = [
+    { label: "Shell (indices as nvidia-smi shows them)", what: "export line", text: launch.exportIndices },
+    { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
+    ...(launch.exportReservation
+      ? [{ label: "Tag your processes with this booking", what: "reservation tag", text: launch.exportReservation }]
+      : []),
+    { label: "torchrun", what: "torchrun line", text: launch.torchrun },
+    { label: "docker run", what: "docker run line", text: launch.docker },
+    { label: "docker compose", what: "compose block", text: launch.compose, multiline: true },
+  ];
+  return (
+    <div className="space-y-3" data-testid="launch-settings">
+      {lines.map((line) => (
+        <div key={line.label} className="min-w-0">
+          <div className="mb-1 flex items-center justify-between gap-2">
+            <span className="text-xs font-medium text-slate-600 dark:text-slate-400">{line.label}</span>
+            <CopyButton text={line.text} name={`Copy ${line.what}`} />
+          </div>
+          <pre
+            className={`overflow-x-auto rounded-md bg-slate-900 px-3 py-2 font-mono text-xs leading-5 text-slate-100 dark:bg-slate-950 ${line.multiline ? "" : "whitespace-pre"}`}
+          >
+            <code>{line.text}</code>
+          </pre>
+        </div>
+      ))}
+      <p className="text-xs text-slate-600 dark:text-slate-400">
+        {launch.frameworks.pytorch} {launch.frameworks.tensorflow} Inside a container started with <code>--gpus</code>, leave
+        CUDA_VISIBLE_DEVICES unset: the container only sees the booked GPUs.
+      </p>
+    </div>
+  );
+}

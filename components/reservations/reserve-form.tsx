@@ -1,0 +1,238 @@
+"use client";
+
+import Link from "next/link";
+import { useId, useState, type FormEvent } from "react";
+import { apiRequest } from "@/lib/api-client";
+import { toLocalInput } from "@/lib/local-time";
+import type { BookableHost, PolicyView, ReservationView } from "@/lib/reservation-types";
+import { PURPOSE_MAX } from "@/lib/reservation-schema";
+import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useNow } from "@/lib/use-now";
+import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
+import { GpuPicker, bookingInWindow } from "@/components/reservations/gpu-picker";
+import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
+import { serverFields, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
+import { TimeFields } from "@/components/reservations/time-fields";
+import { When } from "@/components/reservations/when";
+import { Field, FormAlert, inputClass } from "@/components/forms/field";
+import { buttonClass } from "@/components/ui/button-styles";
+
+type Errors = Partial<Record<ReserveField, string>>;
+type Conflict = NonNullable<ReturnType<typeof conflictOf>> & { requestedStartMs: number };
+
+const card = "rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900";
+
+/**
+ * The booking form. Which GPUs are free during the chosen time comes from
+ * the live bookings, so a GPU someone just booked greys out without a
+ * reload; the server still decides, and a 409 says who was faster.
+ */
+interface ReserveFormProps {
+  hosts: BookableHost[];
+  policy: PolicyView;
+  /** The address's query: a GPU card's "Book" or a free slot on the schedule prefills the form. */
+  query: Record<string, string | undefined>;
+}
+
+export function ReserveForm(props: ReserveFormProps) {
+  // Prefilled times are shown in the viewer's zone, which the server does not know: render in the browser only.
+  const now = useNow();
+  if (!now) return <div className={`${card} h-96 animate-pulse`} aria-busy="true" aria-label="Loading the form" />;
+  return <ReserveFormBody {...props} />;
+}
+
+function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
+  const fleet = useLiveFleet();
+  const now = useNow();
+  const serverNow = now ? now + fleet.clockOffsetMs : 0;
+  const [values, setValues] = useState<ReserveValues>(() => {
+    const initial = valuesFromQuery(query);
+    return { ...initial, host: initial.host || (initial.mode === "gpus" ? (hosts[0]?.name ?? "") : "") };
+  });
+  const [errors, setErrors] = useState<Errors>({});
+  const [conflict, setConflict] = useState<Conflict | null>(null);
+  const [pending, setPending] = useState(false);
+  const [booked, setBooked] = useState<ReservationView | null>(null);
+  const id = useId();
+
+  const host = hosts.find((entry) => entry.name === values.host) ?? null;
+  const window = serverNow ? windowOf(values, serverNow) : null;
+
+  function change(patch: Partial<ReserveValues>, clears: ReserveField[]) {
+    setValues((current) => ({ ...current, ...patch }));
+    setErrors((current) => {
+      const next = { ...current };
+      for (const field of clears) delete next[field];
+      return next;
+    });
+    setConflict(null);
+  }
+
+  function toggleGpu(index: number) {
+    change({ gpus: values.gpus.includes(index) ? values.gpus.filter((gpu) => gpu !== index) : [...values.gpus, index].sort((a, b) => a - b) }, ["gpus"]);
+  }
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const built = toRequest(values);
+    if (!built.ok) {
+      setErrors(built.fields);
+      return;
+    }
+    setPending(true);
+    const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", built.request);
+    setPending(false);
+    if (result.ok) {
+      setBooked(result.data);
+      return;
+    }
+    const found = conflictOf(result.error.body);
+    if (found) {
+      setConflict({ ...found, requestedStartMs: built.request.startsAt ? Date.parse(built.request.startsAt) : serverNow });
+      return;
+    }
+    const fields = serverFields(result.error.fields);
+    setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
+  }
+
+  if (booked) return <Booked reservation={booked} nowMs={serverNow} onAgain={() => setBooked(null)} />;
+
+  const freeCount = (entry: BookableHost) =>
+    window ? entry.gpus.filter((gpu) => !bookingInWindow(fleet.bookings, gpu.uuid, window.startMs, window.endMs)).length : entry.gpus.length;
+
+  return (
+    <form onSubmit={submit} noValidate aria-label="Reserve GPUs" className="space-y-5">
+      {hosts.length === 0 && <FormAlert tone="warn">No host has reported any GPU yet. Start an agent on a GPU host first.</FormAlert>}
+
+      <section className={`${card} space-y-4`} aria-labelledby={`${id}-what`}>
+        <h2 id={`${id}-what`} className="text-base font-semibold">
+          Which GPUs
+        </h2>
+        <div role="radiogroup" aria-label="How to choose GPUs" className="inline-flex rounded-lg border border-slate-300 p-0.5 dark:border-slate-700">
+          {(["gpus", "count"] as const).map((mode) => (
+            <button
+              key={mode}
+              type="button"
+              role="radio"
+              aria-checked={values.mode === mode}
+              onClick={() => change({ mode, host: mode === "gpus" ? values.host || (hosts[0]?.name ?? "") : values.host }, ["gpus", "count", "host"])}
+              className={`rounded-md px-3 py-1.5 text-sm font-medium ${values.mode === mode ? "bg-sky-600 text-white dark:bg-sky-500 dark:text-slate-950" : "text-slate-700 dark:text-slate-300"}`}
+            >
+              {mode === "gpus" ? "Pick GPUs" : "Any N GPUs"}
+            </button>
+          ))}
+        </div>
+
+        <Field label="Host" error={errors.host}>
+          {(control) => (
+            <select {...control} name="host" value={values.host} onChange={(event) => change({ host: event.target.value, gpus: [] }, ["host", "gpus"])} className={`${inputClass} sm:max-w-md`}>
+              {values.mode === "count" && <option value="">Any host</option>}
+              {hosts.map((entry) => (
+                <option key={entry.id} value={entry.name}>
+                  {entry.name} — {freeCount(entry)} of {entry.gpus.length} free{entry.simulated ? " (simulated)" : ""}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+
+        {values.mode === "gpus" ? (
+          <div>
+            <p id={`${id}-gpus-label`} className="mb-2 text-sm font-medium">
+              GPUs {values.gpus.length > 0 && <span className="font-normal text-slate-500 dark:text-slate-400">({values.gpus.length} chosen)</span>}
+            </p>
+            {host && (
+              <GpuPicker
+                host={host}
+                selected={values.gpus}
+                onToggle={toggleGpu}
+                live={fleet.gpus}
+                bookings={fleet.bookings}
+                window={window}
+                nowMs={serverNow}
+                describedBy={errors.gpus ? `${id}-gpus-error` : `${id}-gpus-label`}
+                invalid={Boolean(errors.gpus)}
+              />
+            )}
+            {errors.gpus && (
+              <p id={`${id}-gpus-error`} className="mt-1 text-sm text-red-700 dark:text-red-300">
+                {errors.gpus}.
+              </p>
+            )}
+          </div>
+        ) : (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field label="Number of GPUs" error={errors.count}>
+              {(control) => (
+                <input {...control} type="number" inputMode="numeric" min={1} max={policy.maxGpusPerUser} value={values.count} onChange={(event) => change({ count: event.target.value }, ["count"])} className={inputClass} />
+              )}
+            </Field>
+            <Field label="Free memory on each, at least (GiB)" error={errors.minFreeMemoryMiB} hint="Optional: measured now.">
+              {(control) => (
+                <input {...control} type="number" inputMode="decimal" min={0} value={values.minFreeGiB} onChange={(event) => change({ minFreeGiB: event.target.value }, ["minFreeMemoryMiB"])} className={inputClass} />
+              )}
+            </Field>
+          </div>
+        )}
+      </section>
+
+      <section className={card} aria-label="When">
+        <TimeFields values={values} errors={errors} onChange={change} window={window} nowMs={serverNow} maxDurationMinutes={policy.maxDurationMinutes} />
+      </section>
+
+      <section className={card} aria-label="Purpose">
+        <Field label="Purpose" error={errors.purpose} hint="What runs on them; people who wait for the GPUs see it.">
+          {(control) => (
+            <input {...control} name="purpose" value={values.purpose} maxLength={PURPOSE_MAX} onChange={(event) => change({ purpose: event.target.value }, ["purpose"])} placeholder="e.g. fine-tune llama-3 8B" className={inputClass} />
+          )}
+        </Field>
+      </section>
+
+      {conflict && (
+        <ConflictNotice
+          conflicts={conflict.conflicts}
+          suggestion={conflict.suggestion}
+          requestedStartMs={conflict.requestedStartMs}
+          nowMs={serverNow}
+          onStartAt={(iso) => change({ startMode: "at", startAt: toLocalInput(Date.parse(iso)) }, ["startsAt"])}
+          onTakeGpus={(indices) => change({ mode: "gpus", host: conflict.suggestion.hostName ?? values.host, gpus: indices.slice(0, Math.max(values.gpus.length, Number(values.count) || 1)) }, ["gpus"])}
+        />
+      )}
+      {errors._ && <FormAlert>{errors._}</FormAlert>}
+
+      <div className="flex flex-wrap items-center gap-3">
+        <button type="submit" disabled={pending || hosts.length === 0} className={buttonClass("primary")}>
+          {pending ? "Booking…" : "Book"}
+        </button>
+        <p className="text-xs text-slate-500 dark:text-slate-400">
+          Up to {policy.maxGpusPerUser} GPUs per person at once, up to {policy.maxAdvanceDays} days ahead.
+        </p>
+      </div>
+    </form>
+  );
+}
+
+function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView; nowMs: number; onAgain: () => void }) {
+  const gpus = reservation.gpus.map((gpu) => gpu.index).join(", ");
+  return (
+    <section aria-labelledby="booked-title" className={`${card} space-y-4`}>
+      <div>
+        <h2 id="booked-title" className="text-lg font-semibold">
+          Booked: GPU{reservation.gpus.length > 1 ? "s" : ""} {gpus} on {reservation.host.name}
+        </h2>
+        <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+          From <When iso={reservation.startsAt} nowMs={nowMs} /> until <When iso={reservation.endsAt} nowMs={nowMs} />. Start your job with:
+        </p>
+      </div>
+      <LaunchSettingsPanel launch={reservation.launch} />
+      <div className="flex flex-wrap gap-2">
+        <Link href="/reservations" className={buttonClass("primary")}>
+          My reservations
+        </Link>
+        <button type="button" onClick={onAgain} className={buttonClass("secondary")}>
+          Book more
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+import { DURATION_PRESETS } from "@/lib/booking-window";
+import { fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { issuesToFields, reservationRequestSchema, type ReservationRequest } from "@/lib/reservation-schema";
+
+/**
+ * The booking form's values and their way to a request: the form holds
+ * what the person typed (local times, GiB, hours), the request what the API
+ * takes (UTC ISO, MiB, minutes). Validation is the shared schema's, so the
+ * browser and the server say the same thing about the same field.
+ */
+
+export type LengthChoice = (typeof DURATION_PRESETS)[number]["id"] | "custom" | "until";
+
+export interface ReserveValues {
+  mode: "gpus" | "count";
+  /** Host name; "" in count mode means any host. */
+  host: string;
+  gpus: number[];
+  count: string;
+  minFreeGiB: string;
+  startMode: "now" | "at";
+  /** datetime-local value in the viewer's zone. */
+  startAt: string;
+  length: LengthChoice;
+  customHours: string;
+  endAt: string;
+  purpose: string;
+}
+
+export type ReserveField = "host" | "gpus" | "count" | "minFreeMemoryMiB" | "startsAt" | "endsAt" | "durationMinutes" | "purpose" | "_";
+
+export const FIELD_NAMES: ReserveField[] = ["host", "gpus", "count", "minFreeMemoryMiB", "startsAt", "endsAt", "durationMinutes", "purpose"];
+
+export function defaultValues(): ReserveValues {
+  return {
+    mode: "gpus",
+    host: "",
+    gpus: [],
+    count: "1",
+    minFreeGiB: "",
+    startMode: "now",
+    startAt: "",
+    length: "4h",
+    customHours: "8",
+    endAt: "",
+    purpose: "",
+  };
+}
+
+/** Values from the address: `/reserve?host=node-a&gpus=0,1&start=<ISO>&minutes=60&end=<ISO>&count=2`. */
+export function valuesFromQuery(query: Record<string, string | undefined>, base: ReserveValues = defaultValues()): ReserveValues {
+  const values = { ...base };
+  if (query.host) values.host = query.host;
+  if (query.gpus) {
+    values.gpus = query.gpus
+      .split(",")
+      .map((part) => Number(part))
+      .filter((index) => Number.isInteger(index) && index >= 0);
+  }
+  if (query.count) {
+    values.mode = "count";
+    values.count = query.count;
+  }
+  const start = query.start ? Date.parse(query.start) : Number.NaN;
+  if (Number.isFinite(start)) {
+    values.startMode = "at";
+    values.startAt = toLocalInput(start);
+  }
+  const end = query.end ? Date.parse(query.end) : Number.NaN;
+  const minutes = query.minutes ? Number(query.minutes) : Number.NaN;
+  if (Number.isFinite(end)) {
+    values.length = "until";
+    values.endAt = toLocalInput(end);
+  } else if (Number.isFinite(minutes) && minutes > 0) {
+    const preset = DURATION_PRESETS.find((entry) => entry.minutes === minutes);
+    values.length = preset ? preset.id : "custom";
+    if (!preset) values.customHours = String(Math.round((minutes / 60) * 100) / 100);
+  }
+  if (query.purpose) values.purpose = query.purpose.slice(0, 200);
+  return values;
+}
+
+/** The request the values stand for, or the message per field (form-only checks first, then the shared schema). */
+export function toRequest(values: ReserveValues): { ok: true; request: ReservationRequest } | { ok: false; fields: Partial<Record<ReserveField, string>> } {
+  const fields: Partial<Record<ReserveField, string>> = {};
+  const raw: Record<string, unknown> = { purpose: values.purpose };
+
+  if (values.mode === "gpus") {
+    if (values.host) raw.host = values.host;
+    raw.gpus = values.gpus;
+  } else {
+    raw.count = values.count.trim() === "" ? Number.NaN : Number(values.count);
+    if (values.host) raw.host = values.host;
+    if (values.minFreeGiB.trim() !== "") {
+      const gib = Number(values.minFreeGiB);
+      if (Number.isFinite(gib)) raw.minFreeMemoryMiB = Math.round(gib * 1024);
+      else fields.minFreeMemoryMiB = "Enter a number of GiB";
+    }
+  }
+
+  if (values.startMode === "at") {
+    const startsAt = fromLocalInput(values.startAt);
+    if (startsAt) raw.startsAt = startsAt;
+    else fields.startsAt = "Choose a start date and time";
+  }
+
+  const preset = DURATION_PRESETS.find((entry) => entry.id === values.length);
+  if (preset) raw.durationMinutes = preset.minutes;
+  else if (values.length === "custom") {
+    const hours = Number(values.customHours);
+    if (values.customHours.trim() !== "" && Number.isFinite(hours)) raw.durationMinutes = Math.round(hours * 60);
+    else fields.durationMinutes = "Enter how many hours";
+  } else {
+    const endsAt = fromLocalInput(values.endAt);
+    if (endsAt) raw.endsAt = endsAt;
+    else fields.endsAt = "Choose an end date and time";
+  }
+
+  const parsed = reservationRequestSchema.safeParse(raw);
+  if (parsed.success && Object.keys(fields).length === 0) return { ok: true, request: parsed.data };
+  const schemaFields = parsed.success ? {} : (issuesToFields(parsed.error) as Partial<Record<ReserveField, string>>);
+  return { ok: false, fields: { ...schemaFields, ...fields } };
+}
+
+/** The time range the values ask for, for showing which GPUs are free then; null while incomplete. */
+export function windowOf(values: ReserveValues, nowMs: number): { startMs: number; endMs: number } | null {
+  const startIso = values.startMode === "at" ? fromLocalInput(values.startAt) : undefined;
+  if (values.startMode === "at" && !startIso) return null;
+  const startMs = startIso ? Math.max(Date.parse(startIso), nowMs) : nowMs;
+  const preset = DURATION_PRESETS.find((entry) => entry.id === values.length);
+  let endMs: number | null = null;
+  if (preset) endMs = startMs + preset.minutes * 60_000;
+  else if (values.length === "custom") {
+    const hours = Number(values.customHours);
+    endMs = Number.isFinite(hours) && hours > 0 ? startMs + hours * 3600_000 : null;
+  } else {
+    const endIso = fromLocalInput(values.endAt);
+    endMs = endIso ? Date.parse(endIso) : null;
+  }
+  return endMs !== null && endMs > startMs ? { startMs, endMs } : null;
+}
+
+/** Server field keys ("gpus.0") to the form's fields. */
+export function serverFields(fields: Record<string, string> | undefined): Partial<Record<ReserveField, string>> {
+  const out: Partial<Record<ReserveField, string>> = {};
+  for (const [key, message] of Object.entries(fields ?? {})) {
+    const name = key.split(".")[0] as ReserveField;
+    out[FIELD_NAMES.includes(name) ? name : "_"] ??= message;
+  }
+  return out;
+}

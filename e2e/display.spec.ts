@@ -1,0 +1,83 @@
+import { expect, test } from "@playwright/test";
+import { E2E_ORIGIN, createUser, member, signIn } from "./helpers";
+
+/** The wall display on the shared e2e server (the 14-GPU demo fleet): who may open it, and what a tile says. */
+
+test("a wall screen without a valid display token gets a full-screen message, never the sign-in page", async ({ page }) => {
+  await page.goto("/display?token=gpd_disp_not-a-real-token");
+  await expect(page.getByRole("heading", { name: "This display link is not valid" })).toBeVisible();
+  await expect(page).toHaveURL(/\/display\?token=/);
+  await expect(page.getByLabel("Password")).toHaveCount(0);
+  await page.screenshot({ path: "test-results/screens/display-invalid-token.png" });
+
+  await page.goto("/display");
+  await expect(page.getByRole("heading", { name: "This screen needs a display link" })).toBeVisible();
+  await expect(page).toHaveURL(/\/display$/);
+
+  // A personal token in an address would leak its owner's rights into browser history and logs.
+  await page.goto("/display?token=gpd_pat_whatever");
+  await expect(page.getByRole("heading", { name: /Use a display token here/ })).toBeVisible();
+});
+
+test("a signed-in person sees the display with the session; ?hosts= limits it to those hosts", async ({ page }) => {
+  await signIn(page, member());
+  await page.goto("/display");
+  await expect(page.getByTestId("display-tile")).toHaveCount(14);
+  await expect(page.getByTestId("display-updated")).toContainText(/\d\d:\d\d:\d\d/);
+
+  await page.goto("/display?hosts=sim-a100-a,sim-4090-a");
+  await expect(page.getByTestId("display-tile")).toHaveCount(6);
+  await expect(page.getByRole("region", { name: "Host sim-a100-a" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Host sim-4090-a" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Host sim-h100-a" })).toHaveCount(0);
+
+  await page.goto("/display?hosts=no-such-host");
+  await expect(page.getByRole("heading", { name: "None of these hosts is in the fleet" })).toBeVisible();
+});
+
+test("a booking shows its holder and end on the tile; someone else's process on it is a conflict", async ({ page }) => {
+  const user = createUser("wall");
+  await signIn(page, user);
+  const book = async (host: string, gpus: number[]) => {
+    const response = await page.request.post("/api/v1/reservations", {
+      data: { host, gpus, durationMinutes: 120, purpose: "wall display e2e" },
+      headers: { origin: E2E_ORIGIN },
+    });
+    expect(response.status(), await response.text()).toBe(201);
+    return (await response.json()) as { id: string };
+  };
+  // sim-4090-a GPU 1 is never used in the demo fleet; sim-h100-a GPU 0 always runs someone's training.
+  const idle = await book("sim-4090-a", [1]);
+  const busy = await book("sim-h100-a", [0]);
+  try {
+    await page.goto("/display");
+    const idleTile = page.getByRole("listitem", { name: /^GPU 1 on sim-4090-a/ });
+    await expect(idleTile).toHaveAttribute("data-state", "booked");
+    await expect(idleTile.getByTestId("display-holder")).toHaveText(new RegExp(`^${user.username} · until \\d\\d:\\d\\d$`));
+    const busyTile = page.getByRole("listitem", { name: /^GPU 0 on sim-h100-a/ });
+    await expect(busyTile).toHaveAttribute("data-state", "conflict");
+    await expect(busyTile.getByTestId("display-tile-state")).toContainText(/Conflict · \w+/);
+    await page.screenshot({ path: "test-results/screens/display-bookings.png" });
+  } finally {
+    for (const { id } of [idle, busy]) {
+      await page.request.post(`/api/v1/reservations/${id}/release`, { headers: { origin: E2E_ORIGIN } });
+    }
+  }
+  await expect(page.getByRole("listitem", { name: /^GPU 1 on sim-4090-a/ })).toHaveAttribute("data-state", "free");
+});
+
+test("after a network cut the display shows it is stale, then recovers by itself", async ({ page, context }) => {
+  test.setTimeout(90_000);
+  await signIn(page, member());
+  await page.goto("/display");
+  await expect(page.getByTestId("display-tile")).toHaveCount(14);
+  await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+  await context.setOffline(true);
+  const banner = page.getByTestId("display-stale-banner");
+  await expect(banner).toBeVisible({ timeout: 25_000 });
+  await expect(banner).toContainText(/Stale since \d\d:\d\d:\d\d/);
+  await context.setOffline(false);
+  await expect(banner).toHaveCount(0, { timeout: 30_000 });
+  expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+});

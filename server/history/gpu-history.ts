@@ -1,0 +1,61 @@
+import { Prisma } from "@prisma/client";
+import type { TimeRange } from "@/lib/usage-range";
+import type { GpuHistoryPoint, GpuUsageHistory } from "@/lib/usage-types";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { bucketStarts, planResolution, tableSql } from "@/server/history/resolution";
+import { floorTo } from "@/server/history/rollup-math";
+import { num, numOrNull } from "@/server/history/sql-dialect";
+
+export interface GpuHistoryQuery {
+  uuid: string;
+  range: TimeRange;
+  nowMs: number;
+  minuteRetentionMs: number;
+}
+
+/**
+ * One GPU's history beyond the live 15 minutes: per bucket, the mean and
+ * peak of utilization, memory, power and temperature, from the minute or
+ * hour rollups. Buckets without readings are nulls (gaps in the charts).
+ */
+export async function getGpuHistory(query: GpuHistoryQuery): Promise<GpuUsageHistory> {
+  const { uuid, range } = query;
+  const known =
+    (await db().gpu.findUnique({ where: { uuid }, select: { uuid: true } })) ??
+    (await db().gpuHour.findFirst({ where: { gpuUuid: uuid }, select: { gpuUuid: true } }));
+  if (!known) throw new AppError("not_found", "No such GPU");
+
+  const plan = planResolution(range.fromMs, range.toMs, query.nowMs, query.minuteRetentionMs);
+  const t = tableSql(plan.table);
+  const time = Prisma.raw(t.time);
+  const fromMs = floorTo(range.fromMs, plan.bucketMs);
+  // Means weighted by the minutes each row stands for; peaks are peaks.
+  const weightedMean = (column: string) =>
+    Prisma.sql`SUM(r.${Prisma.raw(`"${column}"`)} * ${t.minutes}) / NULLIF(SUM(CASE WHEN r.${Prisma.raw(`"${column}"`)} IS NULL THEN 0 ELSE ${t.minutes} END), 0)`;
+  const rows = await db().$queryRaw<Record<string, unknown>[]>`
+    SELECT ${t.bucket(plan.bucketMs)} AS b,
+           ${weightedMean("utilAvg")} AS "utilAvg", MAX(r."utilMax") AS "utilMax",
+           ${weightedMean("memUsedAvg")} AS "memUsedAvg", MAX(r."memUsedMax") AS "memUsedMax", MAX(r."memTotal") AS "memTotal",
+           ${weightedMean("powerAvg")} AS "powerAvg",
+           ${weightedMean("tempAvg")} AS "tempAvg", MAX(r."tempMax") AS "tempMax"
+    FROM ${t.from}
+    WHERE r."gpuUuid" = ${uuid} AND ${time} >= ${new Date(fromMs)} AND ${time} < ${new Date(range.toMs)}
+    GROUP BY 1`;
+  const byBucket = new Map(rows.map((row) => [num(row.b) * 1000, row]));
+  const points = bucketStarts(fromMs, range.toMs, plan.bucketMs).map((start): GpuHistoryPoint => {
+    const row = byBucket.get(start);
+    return {
+      t: start,
+      utilAvg: numOrNull(row?.utilAvg),
+      utilMax: numOrNull(row?.utilMax),
+      memUsedAvgMiB: numOrNull(row?.memUsedAvg),
+      memUsedMaxMiB: numOrNull(row?.memUsedMax),
+      memTotalMiB: numOrNull(row?.memTotal),
+      powerAvgW: numOrNull(row?.powerAvg),
+      tempAvgC: numOrNull(row?.tempAvg),
+      tempMaxC: numOrNull(row?.tempMax),
+    };
+  });
+  return { uuid, range: { ...range, bucketMs: plan.bucketMs, source: plan.table }, points };
+}

@@ -1,0 +1,100 @@
+import { Prisma } from "@prisma/client";
+import { IDLE_UTIL_PCT } from "@/lib/usage-types";
+import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/history/rollup-math";
+import { bucketSeconds } from "@/server/history/sql-dialect";
+
+/**
+ * Which rollups answer a range and how coarse its points are. Short ranges
+ * read minutes; long ones read hours, so that a 30-day view of a large
+ * fleet reads tens of thousands of rows, not millions.
+ */
+
+export type RollupTable = "minute" | "hour";
+
+export interface Resolution {
+  table: RollupTable;
+  bucketMs: number;
+  heatmapTable: RollupTable;
+  heatmapBucketMs: number;
+}
+
+/** At most about this many points per series, and columns per heatmap. */
+const MAX_POINTS = 400;
+const MAX_COLUMNS = 168;
+const NICE_HOURS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 72, 168];
+
+function niceHours(minimumMs: number): number {
+  const hours = NICE_HOURS.find((h) => h * HOUR_MS >= minimumMs) ?? NICE_HOURS[NICE_HOURS.length - 1]!;
+  return hours * HOUR_MS;
+}
+
+export function planResolution(fromMs: number, toMs: number, nowMs: number, minuteRetentionMs: number): Resolution {
+  const span = toMs - fromMs;
+  const minutesKept = fromMs >= nowMs - minuteRetentionMs;
+  const hourly = { table: "hour" as const, bucketMs: niceHours(span / MAX_POINTS) };
+  const series =
+    minutesKept && span <= 3 * HOUR_MS
+      ? { table: "minute" as const, bucketMs: MINUTE_MS }
+      : minutesKept && span <= 36 * HOUR_MS
+        ? { table: "minute" as const, bucketMs: 5 * MINUTE_MS }
+        : hourly;
+  const heatmap =
+    minutesKept && span <= 3 * HOUR_MS
+      ? { heatmapTable: "minute" as const, heatmapBucketMs: 5 * MINUTE_MS }
+      : { heatmapTable: "hour" as const, heatmapBucketMs: niceHours(span / MAX_COLUMNS) };
+  return { ...series, ...heatmap };
+}
+
+/** Bucket starts covering [fromMs, toMs), the first one aligned down. */
+export function bucketStarts(fromMs: number, toMs: number, bucketMs: number): number[] {
+  const starts: number[] = [];
+  for (let t = floorTo(fromMs, bucketMs); t < toMs; t += bucketMs) starts.push(t);
+  return starts;
+}
+
+/**
+ * SQL fragments over one rollup table (alias `r`), so that every query
+ * reads minutes and hours alike. A minute row stands for one minute; an
+ * hour row for `samples` minutes (the minutes it had readings in).
+ */
+export interface TableSql {
+  from: Prisma.Sql;
+  time: string;
+  /** Minutes the row stands for. */
+  minutes: Prisma.Sql;
+  /** Utilization × minutes (percent-minutes), null-safe. */
+  utilMinutes: Prisma.Sql;
+  /** Minutes that have a utilization value. */
+  utilCounted: Prisma.Sql;
+  /** Minutes with at least one process. */
+  busyMinutes: Prisma.Sql;
+  /** Minutes below the idle threshold. */
+  idleMinutes: Prisma.Sql;
+  bucket: (bucketMs: number) => Prisma.Sql;
+}
+
+export function tableSql(table: RollupTable): TableSql {
+  const idle = Prisma.raw(String(IDLE_UTIL_PCT));
+  if (table === "minute") {
+    return {
+      from: Prisma.raw(`"GpuMinute" r`),
+      time: `r."minute"`,
+      minutes: Prisma.raw("1"),
+      utilMinutes: Prisma.raw(`COALESCE(r."utilAvg", 0)`),
+      utilCounted: Prisma.raw(`CASE WHEN r."utilAvg" IS NULL THEN 0 ELSE 1 END`),
+      busyMinutes: Prisma.raw(`CASE WHEN r."busy" THEN 1 ELSE 0 END`),
+      idleMinutes: Prisma.sql`CASE WHEN r."utilAvg" < ${idle} THEN 1 ELSE 0 END`,
+      bucket: (bucketMs) => bucketSeconds(`r."minute"`, bucketMs / 1000),
+    };
+  }
+  return {
+    from: Prisma.raw(`"GpuHour" r`),
+    time: `r."hour"`,
+    minutes: Prisma.raw(`r."samples"`),
+    utilMinutes: Prisma.raw(`COALESCE(r."utilAvg" * r."samples", 0)`),
+    utilCounted: Prisma.raw(`CASE WHEN r."utilAvg" IS NULL THEN 0 ELSE r."samples" END`),
+    busyMinutes: Prisma.raw(`r."busyMinutes"`),
+    idleMinutes: Prisma.sql`CASE WHEN r."utilAvg" < ${idle} THEN r."samples" ELSE 0 END`,
+    bucket: (bucketMs) => bucketSeconds(`r."hour"`, bucketMs / 1000),
+  };
+}
