@@ -88,7 +88,7 @@ const BASE = {
   maxLabelWidth: 150,
   /** Below this the tile's text would drop under 14 px (see `tileTypography`). */
   minTileWidth: 172,
-  minTileHeight: 108,
+  minTileHeight: 110,
   /** A handful of GPUs on a big screen should not turn into billboards. */
   maxTileWidth: 520,
   maxTileHeight: 360,
@@ -129,15 +129,15 @@ export function displayMetrics(viewport: Viewport): DisplayMetrics {
 
 /** Font sizes inside a tile, from its size: the numbers that `minTileWidth`/`minTileHeight` are chosen for. */
 export function tileTypography(tileWidth: number, tileHeight: number, scale = 1) {
-  const utilization = Math.min(tileHeight * 0.38, tileWidth * 0.25, 150 * scale);
+  const utilization = Math.min(tileHeight * 0.34, tileWidth * 0.3, 150 * scale);
   const text = Math.min(tileHeight * 0.13, tileWidth * 0.085, 30 * scale);
   return {
     /** The big utilization number. */
     utilization: round1(utilization),
     /** GPU index, state, memory, holder. */
     text: round1(text),
-    padding: round1(Math.min(tileHeight * 0.06, tileWidth * 0.05)),
-    gap: round1(tileHeight * 0.03),
+    padding: round1(Math.min(tileHeight * 0.055, tileWidth * 0.05)),
+    gap: round1(tileHeight * 0.025),
   };
 }
 
@@ -228,7 +228,7 @@ export function layoutPage(blocks: Omit<DisplayBlock, "rows">[], metrics: Displa
       const filled = rowsOf.reduce((sum, block) => sum + block.count, 0) / cells;
       const score = tileTypography(tileWidth, tileHeight, metrics.scale).utilization * filled * filled;
       // Ties go to the arrangement found first: fewer block columns, then wider rows.
-      if (!best || score > best.score + 0.5) {
+      if (!best || score > best.score + 0.5 * metrics.scale) {
         best = {
           score,
           layout: {

@@ -23,7 +23,7 @@ export function DisplayHostLabel({ host, tiles, slice, width, fontSize, nowMs }:
   return (
     <div
       data-testid="display-host-label"
-      className="flex shrink-0 flex-col gap-1 overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-2 py-1.5 text-white"
+      className="flex shrink-0 flex-col gap-[0.25em] overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-[0.55em] py-[0.4em] text-white"
       style={{ width, fontSize, lineHeight: 1.2 }}
     >
       <h2 className="font-bold break-all" style={{ fontSize: fontSize * 1.15 }}>
@@ -34,8 +34,8 @@ export function DisplayHostLabel({ host, tiles, slice, width, fontSize, nowMs }:
           GPUs {slice.first}–{slice.last}
         </p>
       )}
-      <p className={`flex items-center gap-1.5 font-semibold ${host.online ? "text-emerald-300" : "text-zinc-300"}`}>
-        <span aria-hidden className={`inline-block size-2.5 shrink-0 rounded-full ${host.online ? "bg-emerald-400" : "bg-zinc-500"}`} />
+      <p className={`flex items-center gap-[0.4em] font-semibold ${host.online ? "text-emerald-300" : "text-zinc-300"}`}>
+        <span aria-hidden className={`inline-block size-[0.6em] shrink-0 rounded-full ${host.online ? "bg-emerald-400" : "bg-zinc-500"}`} />
         {host.online ? "online" : Number.isFinite(lastSeen) ? `offline ${formatAge(nowMs - lastSeen)}` : "offline"}
       </p>
       <p className="text-zinc-200">

@@ -50,14 +50,14 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
       className={`flex min-w-0 flex-col overflow-hidden rounded-md border-2 ${style.tile}`}
       style={{ width, height, padding: typography.padding, gap: typography.gap }}
     >
-      <div className="flex min-w-0 items-baseline justify-between gap-2" style={text}>
+      <div className="flex min-w-0 items-baseline justify-between gap-[0.5em]" style={text}>
         <span className="shrink-0 font-bold tabular-nums">GPU {tile.index}</span>
         <span data-testid="display-tile-state" className="min-w-0 truncate font-bold uppercase tracking-wide">
           {stateText}
         </span>
       </div>
 
-      <div className="flex min-h-0 flex-1 items-center justify-between gap-2">
+      <div className="flex min-h-0 flex-1 items-center">
         <span
           data-testid="display-util"
           className="font-bold tabular-nums"
@@ -66,21 +66,23 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
         >
           {utilization}
         </span>
-        <span data-testid="display-memory" className={`min-w-0 truncate text-right font-semibold tabular-nums ${style.muted}`} style={text}>
-          {formatMemoryShort(tile.memoryUsedMiB, tile.memoryTotalMiB)}
-        </span>
       </div>
 
-      <div
-        role="meter"
-        aria-label="Memory used"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={memoryPct === null ? undefined : Math.round(memoryPct)}
-        className={`w-full shrink-0 overflow-hidden rounded-full ${style.track}`}
-        style={{ height: Math.max(6, Math.round(height * 0.055)) }}
-      >
-        {memoryPct !== null && !offline && <div className="h-full rounded-full bg-current" style={{ width: `${Math.max(memoryPct, 1)}%` }} />}
+      <div className="flex min-w-0 shrink-0 items-center gap-[0.5em]" style={text}>
+        <div
+          role="meter"
+          aria-label="Memory used"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={memoryPct === null ? undefined : Math.round(memoryPct)}
+          className={`min-w-[2em] flex-1 overflow-hidden rounded-full ${style.track}`}
+          style={{ height: Math.max(6, Math.round(height * 0.055)) }}
+        >
+          {memoryPct !== null && !offline && <div className="h-full rounded-full bg-current" style={{ width: `${Math.max(memoryPct, 1)}%` }} />}
+        </div>
+        <span data-testid="display-memory" className={`shrink-0 font-semibold whitespace-nowrap tabular-nums ${style.muted}`}>
+          {formatMemoryShort(tile.memoryUsedMiB, tile.memoryTotalMiB)}
+        </span>
       </div>
 
       <p data-testid="display-holder" className="min-w-0 shrink-0 truncate font-semibold" style={text}>

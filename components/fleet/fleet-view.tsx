@@ -45,6 +45,7 @@ export function FleetView() {
                 gpus={gpusOfHost(fleet, host)}
                 sparklines={fleet.sparklines}
                 nowMs={serverNow}
+                bookings={fleet.bookings}
               />
             ))}
           </div>

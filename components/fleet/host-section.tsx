@@ -1,4 +1,5 @@
-import type { GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import type { GpuPoint, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format";
 import { GpuCard } from "@/components/gpu/gpu-card";
 
@@ -8,9 +9,11 @@ interface HostSectionProps {
   sparklines: Record<string, GpuPoint[]>;
   /** Server-clock now. */
   nowMs: number;
+  /** Active and upcoming bookings; each card shows its own. */
+  bookings?: LiveBooking[];
 }
 
-export function HostSection({ host, gpus, sparklines, nowMs }: HostSectionProps) {
+export function HostSection({ host, gpus, sparklines, nowMs, bookings }: HostSectionProps) {
   const headingId = `host-${host.id}`;
   const stale = !host.online;
 
@@ -46,7 +49,13 @@ export function HostSection({ host, gpus, sparklines, nowMs }: HostSectionProps)
         >
           {gpus.map((gpu) => (
             <li key={gpu.uuid} className="min-w-0">
-              <GpuCard gpu={gpu} sparkline={sparklines[gpu.uuid] ?? []} stale={stale} nowMs={nowMs} />
+              <GpuCard
+                gpu={gpu}
+                sparkline={sparklines[gpu.uuid] ?? []}
+                stale={stale}
+                nowMs={nowMs}
+                booking={bookings ? bookingsOfGpu(bookings, gpu.uuid, nowMs) : undefined}
+              />
             </li>
           ))}
         </ul>

@@ -46,20 +46,22 @@ export function SecretReveal({ title, label, secret, children, onDismiss }: Secr
         </p>
       </div>
       <div>
-        <label htmlFor={inputId} className="mb-1 block text-sm font-medium text-emerald-950 dark:text-emerald-100">
-          {label}
-        </label>
-        <div className="flex flex-wrap items-center gap-2">
-          <input
-            id={inputId}
-            readOnly
-            value={secret}
-            onFocus={(event) => event.currentTarget.select()}
-            spellCheck={false}
-            className="min-w-0 flex-1 basis-72 rounded-md border border-emerald-300 bg-white px-3 py-2 font-mono text-sm text-slate-900 dark:border-emerald-800 dark:bg-slate-950 dark:text-slate-100"
-          />
+        <div className="mb-1 flex items-center justify-between gap-2">
+          <label htmlFor={inputId} className="text-sm font-medium text-emerald-950 dark:text-emerald-100">
+            {label}
+          </label>
           <CopyButton text={secret} name="Copy token" />
         </div>
+        {/* Two lines where a phone cannot fit the token on one; one line from `sm` up. */}
+        <textarea
+          id={inputId}
+          readOnly
+          rows={2}
+          value={secret}
+          onFocus={(event) => event.currentTarget.select()}
+          spellCheck={false}
+          className="block w-full resize-none rounded-md border border-emerald-300 bg-white px-3 py-2 font-mono text-sm break-all text-slate-900 sm:h-10 dark:border-emerald-800 dark:bg-slate-950 dark:text-slate-100"
+        />
       </div>
       {children}
       <button type="button" onClick={onDismiss} className={buttonClass("secondary", "sm")}>
@@ -78,7 +80,7 @@ export function CopyBlock({ label, text, copyName }: { label: string; text: stri
         <CopyButton text={text} name={copyName} />
       </div>
       <pre className="overflow-x-auto rounded-md bg-slate-900 px-3 py-2.5 text-sm text-slate-100 dark:bg-black">
-        <code className="break-all whitespace-pre-wrap">{text}</code>
+        <code className="whitespace-pre-wrap wrap-anywhere">{text}</code>
       </pre>
     </div>
   );

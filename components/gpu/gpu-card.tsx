@@ -1,9 +1,10 @@
 import Link from "next/link";
 import { useId } from "react";
-import type { GpuPoint, LiveGpu } from "@/lib/live";
+import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { Badge } from "@/components/ui/badge";
+import { GpuBooking } from "@/components/gpu/gpu-booking";
 import { MemoryBar } from "@/components/gpu/memory-bar";
 import { ProcessList } from "@/components/gpu/process-list";
 import { UtilizationValue } from "@/components/gpu/utilization-value";
@@ -16,6 +17,8 @@ interface GpuCardProps {
   stale: boolean;
   /** Server-clock now, for the age of stale values. */
   nowMs: number;
+  /** The booking that holds the GPU now and the next one; absent where bookings are not shown. */
+  booking?: { current: LiveBooking | null; next: LiveBooking | null };
 }
 
 /**
@@ -24,16 +27,22 @@ interface GpuCardProps {
  * process commands inside can still be opened with a tap: links may not
  * contain other interactive elements.
  */
-export function GpuCard({ gpu, sparkline, stale, nowMs }: GpuCardProps) {
+export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps) {
   const id = useId();
   const label = `GPU ${gpu.index} on ${gpu.hostName}`;
+  // Free to book right now: nobody's booking and nothing running. These stand out.
+  const open = Boolean(booking) && !booking?.current && gpu.processes.length === 0 && !stale;
 
   return (
     <article
       aria-label={label}
       data-stale={stale || undefined}
       className={`relative flex h-full flex-col gap-3 rounded-xl border bg-white p-4 shadow-xs transition-colors has-[a:focus-visible]:ring-2 has-[a:focus-visible]:ring-sky-500 hover:border-slate-300 dark:bg-slate-900 dark:hover:border-slate-600 ${
-        stale ? "border-dashed border-slate-300 dark:border-slate-700" : "border-slate-200 dark:border-slate-800"
+        stale
+          ? "border-dashed border-slate-300 dark:border-slate-700"
+          : open
+            ? "border-emerald-400 ring-1 ring-emerald-400/40 dark:border-emerald-700 dark:ring-emerald-700/40"
+            : "border-slate-200 dark:border-slate-800"
       }`}
     >
       <header className="flex items-start gap-2">
@@ -100,6 +109,12 @@ export function GpuCard({ gpu, sparkline, stale, nowMs }: GpuCardProps) {
           </dd>
         </div>
       </dl>
+
+      {booking && (
+        <div className="border-t border-slate-100 pt-3 dark:border-slate-800">
+          <GpuBooking gpu={gpu} current={booking.current} next={booking.next} nowMs={nowMs} />
+        </div>
+      )}
 
       <div className="mt-auto border-t border-slate-100 pt-3 dark:border-slate-800">
         <ProcessList processes={gpu.processes} stale={stale} />

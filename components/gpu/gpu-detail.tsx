@@ -16,6 +16,7 @@ import { ProcessTable } from "@/components/gpu/process-table";
 import { isMig } from "@/components/gpu/utilization-value";
 import { AppHeader } from "@/components/ui/app-header";
 import { Badge } from "@/components/ui/badge";
+import { GpuUsageHistory } from "@/components/usage/gpu-usage-history";
 
 const noSubscription = () => () => {};
 const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -136,6 +137,13 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             </p>
           </div>
           <GpuCharts rows={history.rows} axis={history.axis} scales={scales} gpu={gpu} mig={mig} />
+        </section>
+
+        <section aria-labelledby="usage-history-title" className="space-y-3">
+          <h2 id="usage-history-title" className="text-lg font-semibold">
+            History
+          </h2>
+          <GpuUsageHistory uuid={uuid} />
         </section>
 
         <section aria-labelledby="processes-title" className="space-y-3">

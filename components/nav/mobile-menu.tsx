@@ -49,7 +49,7 @@ export function MobileMenu({ user, pathname }: { user: CurrentUser; pathname: st
             </div>
           </div>
           <LinkList links={ACCOUNT_LINKS} pathname={pathname} onNavigate={close} />
-          <button type="button" onClick={signOut} disabled={pending} className={`${menuItemClass(false)} disabled:opacity-60`}>
+          <button type="button" onClick={signOut} disabled={pending} className={`${menuItemClass(false)} py-2.5 disabled:opacity-60`}>
             {pending ? "Signing out…" : "Sign out"}
           </button>
           {error && (

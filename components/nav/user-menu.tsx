@@ -43,7 +43,7 @@ export function UserMenu({ user, pathname }: { user: CurrentUser; pathname: stri
         <div className="border-b border-slate-200 px-3 pt-1.5 pb-2.5 dark:border-slate-700">
           <p className="truncate text-sm font-medium">{user.name}</p>
           <p className="flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
-            <span className="truncate">@{user.username}</span>
+            {user.name !== user.username && <span className="truncate">@{user.username}</span>}
             {user.role === "admin" && <Badge tone="busy">admin</Badge>}
           </p>
         </div>

@@ -118,7 +118,7 @@ export function TimeFields({ values, errors, onChange, window, nowMs, maxDuratio
         {!lengthError && !errors.endsAt && (
           <p id={`${id}-length-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
             {window && nowMs
-              ? `${formatWhen(window.startMs, nowMs)} until ${formatWhen(window.endMs, nowMs)} (${formatDurationMinutes((window.endMs - window.startMs) / 60_000)}).`
+              ? `From ${formatWhen(window.startMs, nowMs)} until ${formatWhen(window.endMs, nowMs)} (${formatDurationMinutes((window.endMs - window.startMs) / 60_000)}).`
               : " "}{" "}
             At most {formatDurationMinutes(maxDurationMinutes)}.
           </p>

@@ -6,10 +6,11 @@ import { formatWhen } from "@/lib/local-time";
  * A booking time in the viewer's zone ("today 14:00"). Empty during server
  * rendering, whose zone is not the viewer's: `nowMs` is 0 until hydration.
  */
-export function When({ iso, nowMs }: { iso: string; nowMs: number }) {
+export function When({ iso, nowMs, capital = false }: { iso: string; nowMs: number; capital?: boolean }) {
+  const text = nowMs ? formatWhen(iso, nowMs) : "";
   return (
     <time dateTime={iso} title={nowMs ? new Date(iso).toLocaleString() : undefined}>
-      {nowMs ? formatWhen(iso, nowMs) : ""}
+      {capital ? text.charAt(0).toUpperCase() + text.slice(1) : text}
     </time>
   );
 }

@@ -39,7 +39,10 @@ export function AppHeader({ status, simulated = false }: AppHeaderProps) {
         </Link>
         {simulated && (
           <Badge tone="warn" title="No nvidia-smi on the server: these GPUs are generated">
-            Simulated<span className="hidden sm:inline"> fleet</span>
+            {/* One flex item, so the space before "fleet" survives. */}
+            <span>
+              Simulated<span className="hidden sm:inline"> fleet</span>
+            </span>
           </Badge>
         )}
         {user && (

@@ -44,11 +44,10 @@ function whereRange(t: TableSql, fromMs: number, toMs: number, userId: string | 
 export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
   const { range, groupBy, userId, nowMs, minuteRetentionMs } = query;
   const plan = planResolution(range.fromMs, range.toMs, nowMs, minuteRetentionMs);
-  const [utilization, heatmap, people, hostRows] = await Promise.all([
+  const [utilization, heatmap, { people, hosts: hostRows }] = await Promise.all([
     utilizationSeries(tableSql(plan.table), range, plan.bucketMs, groupBy, userId),
     utilizationHeatmap(tableSql(plan.heatmapTable), range, plan.heatmapBucketMs, userId),
-    peopleUsage(tableSql(plan.table), range, userId),
-    hostUsage(tableSql(plan.table), range, userId),
+    getUsageTables(query),
   ]);
   return {
     range: { ...range, bucketMs: plan.bucketMs, heatmapBucketMs: plan.heatmapBucketMs, source: plan.table },
@@ -61,6 +60,16 @@ export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
     hosts: hostRows.hosts,
     totals: totalsOf(hostRows.hosts, people),
   };
+}
+
+/** Only the per-person and per-host tables (the CSV export): two of the five queries. */
+export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: { hosts: HostUsage[]; simulated: boolean } }> {
+  const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
+  const [people, hosts] = await Promise.all([
+    peopleUsage(tableSql(plan.table), query.range, query.userId),
+    hostUsage(tableSql(plan.table), query.range, query.userId),
+  ]);
+  return { people, hosts };
 }
 
 async function utilizationSeries(

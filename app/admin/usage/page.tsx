@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { PageShell } from "@/components/ui/page-shell";
+import { UsageSection } from "@/components/usage/usage-section";
+
+export const metadata: Metadata = { title: "Usage" };
+
+interface PageProps {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}
+
+/** How much of the fleet is really used, by whom, and how much booked time is idle (admins). */
+export default async function AdminUsagePage({ searchParams }: PageProps) {
+  return (
+    <PageShell
+      returnTo="/admin/usage"
+      admin
+      title="Usage"
+      description="How much of the fleet is used, by whom, and how much booked GPU time sits idle."
+      width="wide"
+    >
+      <UsageSection searchParams={await searchParams} basePath="/admin/usage" fleet />
+    </PageShell>
+  );
+}

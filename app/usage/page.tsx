@@ -1,0 +1,18 @@
+import type { Metadata } from "next";
+import { PageShell } from "@/components/ui/page-shell";
+import { UsageSection } from "@/components/usage/usage-section";
+
+export const metadata: Metadata = { title: "My usage" };
+
+interface PageProps {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}
+
+/** A member's own GPU time: what they booked, how much of it they used. */
+export default async function MyUsagePage({ searchParams }: PageProps) {
+  return (
+    <PageShell returnTo="/usage" title="My usage" description="The GPU time you booked and how much of it your jobs used." width="wide">
+      <UsageSection searchParams={await searchParams} basePath="/usage" fleet={false} />
+    </PageShell>
+  );
+}

@@ -1,0 +1,85 @@
+"use client";
+
+import Link from "next/link";
+import { formatWhen } from "@/lib/local-time";
+import type { AuditEntryView } from "@/lib/reservation-types";
+import { useNow } from "@/lib/use-now";
+import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
+
+const ACTIONS: Record<AuditEntryView["action"], string> = {
+  "reservation.create": "Booked",
+  "reservation.extend": "Extended",
+  "reservation.shorten": "Shortened",
+  "reservation.release": "Released",
+  "reservation.cancel": "Cancelled",
+  "policy.update": "Changed the rules",
+};
+
+type Json = Record<string, unknown> | null;
+
+function asObject(value: unknown): Json {
+  return value && typeof value === "object" ? (value as Record<string, unknown>) : null;
+}
+
+/** Before and after, in words: the fields that changed, times in the viewer's zone. */
+function describe(entry: AuditEntryView, nowMs: number): string {
+  const before = asObject(entry.before);
+  const after = asObject(entry.after);
+  const show = (key: string, value: unknown) =>
+    typeof value === "string" && /At$/.test(key) && nowMs ? formatWhen(value, nowMs) : Array.isArray(value) ? value.map((item) => asObject(item)?.index ?? item).join(", ") : String(value);
+  if (!before && after) {
+    const gpus = show("gpus", after.gpus);
+    return `${after.host ?? ""} GPU ${gpus}, ${show("startsAt", after.startsAt)} – ${show("endsAt", after.endsAt)}: ${after.purpose ?? ""}`;
+  }
+  const parts: string[] = [];
+  for (const key of Object.keys({ ...before, ...after })) {
+    if (key === "reason") continue;
+    const from = before?.[key];
+    const to = after?.[key];
+    if (JSON.stringify(from) !== JSON.stringify(to)) parts.push(`${key}: ${show(key, from)} → ${show(key, to)}`);
+  }
+  if (typeof after?.reason === "string") parts.push(`reason: ${after.reason}`);
+  return parts.join("; ") || "no change";
+}
+
+export function AuditTable({ entries, nextCursor }: { entries: AuditEntryView[]; nextCursor: string | null }) {
+  const now = useNow(60_000);
+  if (entries.length === 0) return <p className="text-slate-600 dark:text-slate-400">Nothing recorded yet.</p>;
+  return (
+    <div className="space-y-4">
+      <div className={tableCard}>
+        <table className={table}>
+          <thead>
+            <tr className={headRow}>
+              <th scope="col" className={th}>When</th>
+              <th scope="col" className={th}>Who</th>
+              <th scope="col" className={th}>What</th>
+              <th scope="col" className={`${th} ${wideOnly}`}>Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.id} className={bodyRow}>
+                <td className={`${td} whitespace-nowrap`}>
+                  <time dateTime={entry.at}>{now ? formatWhen(entry.at, now) : ""}</time>
+                </td>
+                <td className={td}>{entry.actor ? entry.actor.username : "system"}</td>
+                <td className={td}>
+                  {ACTIONS[entry.action] ?? entry.action}
+                  {entry.entityType === "reservation" && <span className="block font-mono text-xs text-slate-500 dark:text-slate-400">{entry.entityId}</span>}
+                  <span className="mt-1 block text-xs text-slate-600 sm:hidden dark:text-slate-400">{describe(entry, now)}</span>
+                </td>
+                <td className={`${td} ${wideOnly} text-slate-700 dark:text-slate-300`}>{describe(entry, now)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {nextCursor && (
+        <Link href={`/admin/audit?cursor=${encodeURIComponent(nextCursor)}`} className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+          Older entries
+        </Link>
+      )}
+    </div>
+  );
+}

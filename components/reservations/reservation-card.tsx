@@ -1,0 +1,176 @@
+"use client";
+
+import { useId, useState } from "react";
+import { apiRequest } from "@/lib/api-client";
+import type { LiveBooking } from "@/lib/live";
+import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { STATE_LABELS, type ReservationState } from "@/lib/reservation-state";
+import type { ReservationView } from "@/lib/reservation-types";
+import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
+import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
+import { When } from "@/components/reservations/when";
+import { FormAlert } from "@/components/forms/field";
+import { Badge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button-styles";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+
+const TONE: Record<ReservationState, "free" | "busy" | "neutral" | "offline" | "danger"> = {
+  active: "busy",
+  scheduled: "neutral",
+  expired: "offline",
+  released: "offline",
+  cancelled: "danger",
+};
+
+interface ReservationCardProps {
+  reservation: ReservationView;
+  state: ReservationState;
+  nowMs: number;
+  /** Other people's live bookings: how far this one can be extended. */
+  bookings: LiveBooking[];
+  onChanged: () => void;
+}
+
+/** The first other booking of these GPUs after this one ends: the limit of an extension. */
+function nextBookingAfter(reservation: ReservationView, bookings: LiveBooking[]): LiveBooking | null {
+  const uuids = new Set(reservation.gpus.map((gpu) => gpu.uuid));
+  const end = Date.parse(reservation.endsAt);
+  let next: LiveBooking | null = null;
+  for (const booking of bookings) {
+    if (booking.reservationId === reservation.id || !booking.gpus.some((gpu) => uuids.has(gpu.uuid))) continue;
+    const start = Date.parse(booking.startsAt);
+    if (start >= end && (!next || start < Date.parse(next.startsAt))) next = booking;
+  }
+  return next;
+}
+
+export function ReservationCard({ reservation, state, nowMs, bookings, onChanged }: ReservationCardProps) {
+  const id = useId();
+  const [confirming, setConfirming] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<ReturnType<typeof conflictOf>>(null);
+  const [until, setUntil] = useState("");
+  const current = state === "active" || state === "scheduled";
+  const gpus = reservation.gpus.map((gpu) => gpu.index).join(", ");
+  const title = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${gpus} on ${reservation.host.name}`;
+  const next = current ? nextBookingAfter(reservation, bookings) : null;
+  const endMs = Date.parse(reservation.endsAt);
+  const roomMs = next ? Date.parse(next.startsAt) - endMs : Number.POSITIVE_INFINITY;
+
+  async function send(method: "PATCH" | "POST", url: string, body?: unknown): Promise<boolean> {
+    setPending(true);
+    setError(null);
+    setConflict(null);
+    const result = await apiRequest<ReservationView>(method, url, body);
+    setPending(false);
+    if (result.ok) {
+      onChanged();
+      return true;
+    }
+    const found = conflictOf(result.error.body);
+    if (found) setConflict(found);
+    else setError(Object.values(result.error.fields ?? {})[0] ?? result.error.message);
+    return false;
+  }
+
+  const extend = (minutes: number) => send("PATCH", `/api/v1/reservations/${reservation.id}`, { addMinutes: minutes });
+  const extendUntil = () => {
+    const endsAt = fromLocalInput(until);
+    if (!endsAt) return setError("Choose the new end date and time.");
+    return send("PATCH", `/api/v1/reservations/${reservation.id}`, { endsAt });
+  };
+
+  return (
+    <article aria-labelledby={`${id}-title`} className="space-y-3 rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900">
+      <header className="flex flex-wrap items-start gap-x-3 gap-y-2">
+        <div className="min-w-0 flex-1">
+          <div className="flex flex-wrap items-center gap-2">
+            <h3 id={`${id}-title`} className="text-base font-semibold">
+              {title}
+            </h3>
+            <Badge tone={TONE[state]}>{STATE_LABELS[state]}</Badge>
+          </div>
+          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+            <When iso={reservation.startsAt} nowMs={nowMs} capital /> – <When iso={reservation.endsAt} nowMs={nowMs} /> · {reservation.purpose}
+          </p>
+        </div>
+        {current && (
+          <button type="button" onClick={() => setConfirming(true)} className={buttonClass("secondary", "sm")}>
+            {state === "active" ? "Release now" : "Withdraw"}
+          </button>
+        )}
+      </header>
+
+      {reservation.changes
+        .filter((change) => change.actor && change.actor.id !== reservation.holder.id)
+        .map((change) => (
+          <p key={change.at} className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
+            {change.action === "reservation.cancel" ? "Cancelled" : change.action === "reservation.shorten" ? "Shortened" : "Changed"} by{" "}
+            {change.actor?.name || change.actor?.username} <When iso={change.at} nowMs={nowMs} />
+            {change.reason ? `: ${change.reason}` : "."}
+          </p>
+        ))}
+
+      {current && (
+        <div role="group" aria-label="Extend" className="flex flex-wrap items-center gap-2">
+          <span className="text-sm text-slate-600 dark:text-slate-400">Extend</span>
+          {[60, 240].map((minutes) => (
+            <button key={minutes} type="button" disabled={pending || roomMs < minutes * 60_000} onClick={() => extend(minutes)} className={buttonClass("secondary", "sm")}>
+              +{minutes / 60} h
+            </button>
+          ))}
+          <span className="text-sm text-slate-600 dark:text-slate-400">or end at</span>
+          <span className="inline-flex items-center gap-2">
+            <label htmlFor={`${id}-until`} className="sr-only">
+              New end time
+            </label>
+            <input
+              id={`${id}-until`}
+              type="datetime-local"
+              value={until || (nowMs ? toLocalInput(endMs) : "")}
+              onChange={(event) => setUntil(event.target.value)}
+              className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
+            />
+            <button type="button" disabled={pending} onClick={extendUntil} className={buttonClass("secondary", "sm")}>
+              Set
+            </button>
+          </span>
+          {next && nowMs > 0 && (
+            <p className="basis-full text-xs text-slate-500 dark:text-slate-400">
+              {roomMs <= 0
+                ? `Cannot be extended: ${next.holder.id === reservation.holder.id ? "your next booking" : `${next.holder.username}'s booking`} follows right after.`
+                : `Free until ${formatWhen(next.startsAt, nowMs)}, then ${next.holder.id === reservation.holder.id ? "your next booking" : `${next.holder.username}'s booking`} starts.`}
+            </p>
+          )}
+        </div>
+      )}
+      {conflict && <ConflictNotice conflicts={conflict.conflicts} suggestion={conflict.suggestion} requestedStartMs={endMs} nowMs={nowMs} />}
+      {error && <FormAlert>{error}</FormAlert>}
+
+      {reservation.state !== "cancelled" && (
+        <details open={state === "active"} className="group">
+          <summary className="cursor-pointer text-sm font-medium text-sky-700 hover:underline dark:text-sky-400">Launch settings</summary>
+          <div className="mt-3">
+            <LaunchSettingsPanel launch={reservation.launch} />
+          </div>
+        </details>
+      )}
+
+      <ConfirmDialog
+        open={confirming}
+        title={`${state === "active" ? "Release" : "Withdraw"} ${title}?`}
+        confirmLabel={state === "active" ? "Release" : "Withdraw"}
+        pendingLabel="Releasing…"
+        pending={pending}
+        error={error}
+        onCancel={() => setConfirming(false)}
+        onConfirm={async () => {
+          if (await send("POST", `/api/v1/reservations/${reservation.id}/release`)) setConfirming(false);
+        }}
+      >
+        <p>{state === "active" ? "The GPUs become free for others at once. Stop your jobs on them first." : "The GPUs stay free for that time."}</p>
+      </ConfirmDialog>
+    </article>
+  );
+}

@@ -1,0 +1,37 @@
+import { dayKey, floorToHour, formatDay } from "@/lib/local-time";
+
+export interface Tick {
+  ms: number;
+  /** Local midnight: a day starts here. */
+  day: boolean;
+  label: string | null;
+}
+
+/**
+ * Hour lines of the timeline in the viewer's zone, with a label every
+ * `everyHours` and the day's name at each midnight.
+ */
+export function hourTicks(fromMs: number, toMs: number, everyHours: number): Tick[] {
+  const ticks: Tick[] = [];
+  let t = floorToHour(fromMs);
+  if (t < fromMs) t = floorToHour(t + 3600_000 + 1000);
+  for (let guard = 0; t < toMs && guard < 24 * 60; guard += 1) {
+    const hour = new Date(t).getHours();
+    const day = hour === 0 || (ticks.length > 0 && dayKey(t) !== dayKey(ticks[ticks.length - 1].ms));
+    const label = day ? formatDay(t) : hour % everyHours === 0 ? `${String(hour).padStart(2, "0")}:00` : null;
+    ticks.push({ ms: t, day, label });
+    t = floorToHour(t + 3600_000 + 1000);
+  }
+  return ticks;
+}
+
+/** Where an instant sits on the timeline, in percent of its width (clamped). */
+export function percentAt(ms: number, fromMs: number, toMs: number): number {
+  return Math.min(100, Math.max(0, ((ms - fromMs) / (toMs - fromMs)) * 100));
+}
+
+/** The instant a click at `ratio` of the width names, rounded down to the half hour. */
+export function slotAt(ratio: number, fromMs: number, toMs: number): number {
+  const ms = fromMs + ratio * (toMs - fromMs);
+  return Math.floor(ms / 1_800_000) * 1_800_000;
+}

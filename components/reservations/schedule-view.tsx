@@ -1,0 +1,176 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { LiveBooking } from "@/lib/live";
+import { formatWhen } from "@/lib/local-time";
+import { personHue } from "@/lib/person-colour";
+import type { ReservationStatus } from "@/lib/reservation-state";
+import type { BookableHost } from "@/lib/reservation-types";
+import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useNow } from "@/lib/use-now";
+import { hourTicks, percentAt, slotAt } from "@/components/reservations/schedule-axis";
+import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+
+export interface ScheduleEntry extends LiveBooking {
+  status: ReservationStatus;
+}
+
+interface ScheduleViewProps {
+  hosts: BookableHost[];
+  bookings: ScheduleEntry[];
+  fromMs: number;
+  toMs: number;
+  days: number;
+}
+
+const LABEL_WIDTH = "7rem";
+
+/**
+ * A timeline per GPU for the coming days: every booking as a bar in its
+ * holder's colour, the purpose on hover and on tap, and a click on free
+ * time opens the booking form for that GPU from that half hour.
+ */
+export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleViewProps) {
+  const fleet = useLiveFleet();
+  const now = useNow(30_000);
+  const router = useRouter();
+  const [selected, setSelected] = useState<ScheduleEntry | null>(null);
+  useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
+  const serverNow = now ? now + fleet.clockOffsetMs : 0;
+
+  if (!serverNow) return <div className="h-96 animate-pulse rounded-xl bg-slate-200/60 dark:bg-slate-800/60" aria-busy="true" aria-label="Loading the schedule" />;
+
+  const ticks = hourTicks(fromMs, toMs, days <= 1 ? 2 : days <= 3 ? 6 : 12);
+  const people = new Map(bookings.map((booking) => [booking.holder.id, booking.holder]));
+  const trackMinWidth = `${Math.max(640, days * 320)}px`;
+
+  function bookFree(host: BookableHost, index: number, ratio: number) {
+    const start = Math.max(slotAt(ratio, fromMs, toMs), serverNow);
+    const params = new URLSearchParams({ host: host.name, gpus: String(index), start: new Date(start).toISOString(), minutes: "60" });
+    router.push(`/reserve?${params}`);
+  }
+
+  return (
+    <div className="space-y-6">
+      {people.size > 0 && (
+        <ul aria-label="People" className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+          {[...people.values()].map((person) => (
+            <li key={person.id} className="flex items-center gap-1.5">
+              <span aria-hidden className="size-3 rounded-sm bg-[oklch(0.72_0.13_var(--hue))]" style={{ "--hue": personHue(person.id) } as React.CSSProperties} />
+              {person.name || person.username}
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {hosts.map((host) => (
+        <section key={host.id} aria-label={`Schedule of ${host.name}`} className="rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+          <h2 className="border-b border-slate-200 px-4 py-2.5 text-base font-semibold dark:border-slate-800">{host.name}</h2>
+          <div className="overflow-x-auto">
+            <div className="grid" style={{ gridTemplateColumns: `${LABEL_WIDTH} minmax(${trackMinWidth}, 1fr)` }}>
+              <div className="sticky left-0 z-10 border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900" />
+              <div className="relative h-8 border-b border-slate-200 dark:border-slate-800" aria-hidden>
+                {ticks.map((tick) =>
+                  tick.label ? (
+                    <span
+                      key={tick.ms}
+                      className={`absolute top-1.5 text-[11px] whitespace-nowrap ${tick.day ? "translate-x-1 font-semibold text-slate-700 dark:text-slate-200" : "-translate-x-1/2 text-slate-500 dark:text-slate-400"}`}
+                      style={{ left: `${percentAt(tick.ms, fromMs, toMs)}%` }}
+                    >
+                      {tick.label}
+                    </span>
+                  ) : null,
+                )}
+              </div>
+              {host.gpus.map((gpu) => {
+                const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
+                return (
+                  <div key={gpu.uuid} className="contents">
+                    <div className="sticky left-0 z-10 flex items-center justify-between gap-1 border-b border-slate-100 bg-white px-3 text-sm dark:border-slate-800 dark:bg-slate-900">
+                      <span className="font-medium">GPU {gpu.index}</span>
+                      <Link
+                        href={`/reserve?${new URLSearchParams({ host: host.name, gpus: String(gpu.index) })}`}
+                        className="rounded px-1 text-xs text-sky-700 hover:underline dark:text-sky-400"
+                        aria-label={`Book GPU ${gpu.index} on ${host.name}`}
+                      >
+                        Book
+                      </Link>
+                    </div>
+                    <div
+                      className="relative h-11 cursor-copy border-b border-slate-100 dark:border-slate-800"
+                      data-testid={`schedule-row-${host.name}-${gpu.index}`}
+                      onClick={(event) => {
+                        const box = event.currentTarget.getBoundingClientRect();
+                        bookFree(host, gpu.index, (event.clientX - box.left) / box.width);
+                      }}
+                    >
+                      {ticks.map((tick) => (
+                        <span
+                          key={tick.ms}
+                          aria-hidden
+                          className={`absolute inset-y-0 w-px ${tick.day ? "bg-slate-300 dark:bg-slate-600" : tick.label ? "bg-slate-100 dark:bg-slate-800" : ""}`}
+                          style={{ left: `${percentAt(tick.ms, fromMs, toMs)}%` }}
+                        />
+                      ))}
+                      <span aria-hidden className="absolute inset-y-0 z-[1] w-0.5 bg-red-500" style={{ left: `${percentAt(serverNow, fromMs, toMs)}%` }} />
+                      {rowBookings.map((booking) => (
+                        <BookingBar key={booking.reservationId} booking={booking} fromMs={fromMs} toMs={toMs} nowMs={serverNow} onSelect={setSelected} selected={selected?.reservationId === booking.reservationId} />
+                      ))}
+                    </div>
+                  </div>
+                );
+              })}
+            </div>
+          </div>
+          {selected && selected.hostId === host.id && <BookingDetails booking={selected} nowMs={serverNow} onClose={() => setSelected(null)} />}
+        </section>
+      ))}
+    </div>
+  );
+}
+
+function BookingBar({ booking, fromMs, toMs, nowMs, onSelect, selected }: { booking: ScheduleEntry; fromMs: number; toMs: number; nowMs: number; onSelect: (booking: ScheduleEntry) => void; selected: boolean }) {
+  const left = percentAt(Date.parse(booking.startsAt), fromMs, toMs);
+  const right = percentAt(Date.parse(booking.endsAt), fromMs, toMs);
+  const who = booking.holder.name || booking.holder.username;
+  const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}${booking.status === "booked" ? "" : ` (${booking.status})`}`;
+  return (
+    <button
+      type="button"
+      title={label}
+      aria-label={label}
+      aria-expanded={selected}
+      onClick={(event) => {
+        event.stopPropagation();
+        onSelect(booking);
+      }}
+      className={`absolute inset-y-1.5 z-[2] min-w-1.5 overflow-hidden rounded-md px-1.5 text-left text-xs leading-8 font-medium whitespace-nowrap text-slate-950 ring-inset focus-visible:outline-2 focus-visible:outline-sky-500 bg-[oklch(0.8_0.11_var(--hue))] dark:bg-[oklch(0.62_0.12_var(--hue))] ${
+        selected ? "ring-2 ring-slate-900 dark:ring-white" : ""
+      } ${booking.status === "cancelled" ? "opacity-50" : ""}`}
+      style={{ left: `${left}%`, width: `${Math.max(right - left, 0.2)}%`, "--hue": personHue(booking.holder.id) } as React.CSSProperties}
+    >
+      {who} · {booking.purpose}
+    </button>
+  );
+}
+
+function BookingDetails({ booking, nowMs, onClose }: { booking: ScheduleEntry; nowMs: number; onClose: () => void }) {
+  const gpus = booking.gpus.map((gpu) => gpu.index).join(", ");
+  return (
+    <div role="region" aria-label="Booking details" className="flex flex-wrap items-start gap-x-6 gap-y-1 border-t border-slate-200 px-4 py-3 text-sm dark:border-slate-800">
+      <p>
+        <strong>{booking.holder.name || booking.holder.username}</strong> <span className="text-slate-500 dark:text-slate-400">({booking.holder.username})</span>
+      </p>
+      <p>
+        GPU{booking.gpus.length > 1 ? "s" : ""} {gpus} · {formatWhen(booking.startsAt, nowMs)} – {formatWhen(booking.endsAt, nowMs)}
+        {booking.status !== "booked" && ` · ${booking.status}`}
+      </p>
+      <p className="min-w-0 basis-full text-slate-700 sm:basis-auto dark:text-slate-300">{booking.purpose}</p>
+      <button type="button" onClick={onClose} className="ml-auto text-sky-700 hover:underline dark:text-sky-400">
+        Close
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
+import { formatGpuHours } from "@/lib/usage-format";
+import type { PersonUsage } from "@/lib/usage-types";
+import { AXIS_TICK, TOOLTIP_STYLE } from "@/components/usage/utilization-chart";
+
+/**
+ * Per person: GPU-hours booked, GPU-hours of that really used
+ * (utilization-weighted), and booked time spent idle. The "Not booked" row
+ * has use only: work on GPUs that nobody had booked.
+ */
+export function BookedUsedChart({ people }: { people: PersonUsage[] }) {
+  if (people.length === 0) {
+    return <p className="py-10 text-center text-sm text-slate-500 dark:text-slate-400">No GPU time in this range</p>;
+  }
+  const rows = people.map((person) => ({
+    label: person.label,
+    booked: person.bookedGpuHours,
+    used: person.usedGpuHours,
+    idle: person.idleBookedGpuHours,
+  }));
+  const longest = Math.max(...rows.map((row) => row.label.length));
+  return (
+    <BarChart
+      responsive
+      layout="vertical"
+      data={rows}
+      style={{ width: "100%", height: Math.max(160, rows.length * 44 + 70) }}
+      margin={{ top: 4, right: 16, bottom: 4, left: 4 }}
+      barGap={1}
+      barCategoryGap="22%"
+    >
+      <CartesianGrid stroke="var(--chart-grid)" strokeDasharray="3 3" horizontal={false} />
+      <XAxis
+        type="number"
+        tick={AXIS_TICK}
+        stroke="var(--chart-grid)"
+        tickFormatter={(value: number) => formatGpuHours(value)}
+        label={{ value: "GPU-hours", position: "insideBottomRight", offset: -2, fill: "var(--chart-axis)", fontSize: 12 }}
+        height={40}
+      />
+      <YAxis type="category" dataKey="label" tick={AXIS_TICK} stroke="var(--chart-grid)" width={Math.min(180, Math.max(80, longest * 7 + 8))} />
+      <Tooltip
+        isAnimationActive={false}
+        {...TOOLTIP_STYLE}
+        formatter={(value, name) => [`${formatGpuHours(typeof value === "number" ? value : null)} GPU-h`, name]}
+        cursor={{ fill: "var(--chart-grid)", fillOpacity: 0.4 }}
+      />
+      <Legend wrapperStyle={{ fontSize: 12 }} />
+      <Bar dataKey="booked" name="Booked" fill="var(--usage-booked)" isAnimationActive={false} />
+      <Bar dataKey="used" name="Used" fill="var(--usage-used)" isAnimationActive={false} />
+      <Bar dataKey="idle" name="Idle while booked" fill="var(--usage-idle)" isAnimationActive={false} />
+    </BarChart>
+  );
+}

@@ -1,0 +1,84 @@
+"use client";
+
+import { formatAxisTime, formatBucket, formatPct, timeTicks } from "@/lib/usage-format";
+import type { UsageRangeInfo, UtilizationHeatmap as HeatmapData } from "@/lib/usage-types";
+import { useMounted } from "@/components/usage/range-picker";
+
+function heatClass(value: number): string {
+  return `heat-${Math.max(0, Math.min(10, Math.round(value / 10)))}`;
+}
+
+function rowLabel(row: HeatmapData["rows"][number]): string {
+  return `${row.hostName} · ${row.gpuIndex === null ? row.gpuUuid.slice(0, 12) : `GPU ${row.gpuIndex}`}`;
+}
+
+/**
+ * Utilization by GPU (rows) and time (columns). One SVG rectangle per
+ * cell with readings; a cell without readings stays the empty colour, so
+ * an offline stretch reads as "no data", not as idle.
+ */
+export function UtilizationHeatmap({ heatmap, range }: { heatmap: HeatmapData; range: UsageRangeInfo }) {
+  const mounted = useMounted();
+  const columns = heatmap.columns.length;
+  const rows = heatmap.rows.length;
+  if (rows === 0 || columns === 0) {
+    return <p className="py-10 text-center text-sm text-slate-500 dark:text-slate-400">No readings in this range</p>;
+  }
+  const startMs = heatmap.columns[0]!;
+  const endMs = heatmap.columns[columns - 1]! + range.heatmapBucketMs;
+  const span = endMs - startMs;
+  const rowHeight = rows > 32 ? 12 : 18;
+  const ticks = mounted ? timeTicks(startMs, endMs, 8) : [];
+
+  return (
+    <div>
+      <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2">
+        <ul className="text-right text-[11px] leading-none text-slate-600 dark:text-slate-400" aria-hidden>
+          {heatmap.rows.map((row) => (
+            <li key={row.gpuUuid} style={{ height: rowHeight }} className="flex items-center justify-end whitespace-nowrap">
+              {rowLabel(row)}
+            </li>
+          ))}
+        </ul>
+        <svg
+          role="img"
+          aria-label={`Utilization of ${rows} GPUs in ${columns} columns of ${formatBucketLabel(range.heatmapBucketMs)}`}
+          viewBox={`0 0 ${columns} ${rows}`}
+          preserveAspectRatio="none"
+          className="w-full"
+          style={{ height: rows * rowHeight, background: "var(--heat-empty)" }}
+        >
+          {heatmap.rows.map((row, y) =>
+            row.cells.map((value, x) =>
+              value === null ? null : (
+                <rect key={`${y}-${x}`} x={x} y={y} width={1} height={1} className={heatClass(value)} shapeRendering="crispEdges">
+                  {mounted && <title>{`${rowLabel(row)}, ${formatBucket(heatmap.columns[x]!, range.heatmapBucketMs)}: ${formatPct(value)}`}</title>}
+                </rect>
+              ),
+            ),
+          )}
+        </svg>
+        <span aria-hidden />
+        <div className="relative mt-1 h-4 text-[11px] text-slate-500 dark:text-slate-400" aria-hidden>
+          {ticks.map((tick) => (
+            <span key={tick} className="absolute -translate-x-1/2 whitespace-nowrap" style={{ left: `${((tick - startMs) / span) * 100}%` }}>
+              {formatAxisTime(tick, span)}
+            </span>
+          ))}
+        </div>
+      </div>
+      <div className="mt-3 flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
+        <span>0%</span>
+        <span className="h-2.5 w-32 rounded-sm" style={{ background: "linear-gradient(to right, var(--heat-low), var(--heat-high))" }} aria-hidden />
+        <span>100%</span>
+        <span className="ml-3 inline-block h-2.5 w-4 rounded-sm" style={{ background: "var(--heat-empty)" }} aria-hidden />
+        <span>no readings</span>
+      </div>
+    </div>
+  );
+}
+
+function formatBucketLabel(bucketMs: number): string {
+  const minutes = bucketMs / 60_000;
+  return minutes < 60 ? `${minutes} minutes` : `${minutes / 60} hour${minutes === 60 ? "" : "s"}`;
+}

@@ -1,0 +1,64 @@
+import { expect, test, type Page } from "@playwright/test";
+import { admin, member, signIn } from "./helpers";
+
+/**
+ * Every reservations page at a desktop and a phone size: it renders, the
+ * page itself never scrolls sideways (the schedule scrolls inside its own
+ * box), and a screenshot is kept for a person to look at.
+ */
+
+const SIZES = [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+];
+
+const PAGES = [
+  { path: "/reserve", heading: "Reserve GPUs", user: "member" },
+  { path: "/reservations", heading: "My reservations", user: "member" },
+  { path: "/schedule", heading: "Schedule", user: "member" },
+  { path: "/admin/policies", heading: "Booking rules", user: "admin" },
+  { path: "/admin/audit", heading: "Audit log", user: "admin" },
+  { path: "/", heading: "Fleet", user: "member" },
+] as const;
+
+async function bookSomething(page: Page) {
+  // Something to show: a booking now and one tomorrow on the 4090 host, GPU 1.
+  for (const startsAt of [undefined, new Date(Date.now() + 26 * 3600_000).toISOString()]) {
+    const response = await page.request.post("/api/v1/reservations", {
+      data: { host: "sim-4090-a", gpus: [1], durationMinutes: 120, purpose: "screenshot demo", ...(startsAt ? { startsAt } : {}) },
+      headers: { origin: new URL(page.url() || "http://127.0.0.1").origin },
+    });
+    expect([201, 409]).toContain(response.status());
+  }
+}
+
+for (const size of SIZES) {
+  test(`reservation pages at ${size.name} size`, async ({ browser }) => {
+    const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
+    const page = await context.newPage();
+    const memberUser = member();
+    const adminUser = admin();
+    await signIn(page, memberUser);
+    await page.goto("/reservations");
+    await bookSomething(page);
+    for (const entry of PAGES) {
+      if (entry.user === "admin") {
+        await context.clearCookies();
+        await signIn(page, adminUser);
+      }
+      await page.goto(entry.path);
+      await expect(page.getByRole("heading", { level: 1, name: entry.heading })).toBeVisible();
+      // Live pages fill in after hydration: wait for the time labels and the socket.
+      await page.waitForTimeout(1500);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${entry.path} scrolls sideways`).toBeLessThanOrEqual(0);
+      const name = entry.path === "/" ? "fleet" : entry.path.slice(1).replaceAll("/", "-");
+      await page.screenshot({ path: `test-results/screens/${name}-${size.name}.png`, fullPage: true });
+      if (entry.user === "admin") {
+        await context.clearCookies();
+        await signIn(page, memberUser);
+      }
+    }
+    await context.close();
+  });
+}

@@ -1,0 +1,86 @@
+import type { PersonRef } from "@/lib/reservation-types";
+
+/**
+ * Who really runs on a GPU, and how that compares with its booking: the
+ * shapes the server derives every tick and the pages show. Isomorphic.
+ */
+
+/**
+ * A GPU's state, derived every tick from its processes, its booking and its
+ * host (first match wins, in this order): offline · error · conflict ·
+ * in use without a booking · booked and in use by the holder · booked and
+ * idle · free.
+ */
+export const GPU_STATES = ["free", "booked_idle", "booked_in_use", "unbooked_use", "conflict", "error", "offline"] as const;
+export type GpuState = (typeof GPU_STATES)[number];
+
+export const GPU_STATE_LABELS: Record<GpuState, string> = {
+  free: "Free",
+  booked_idle: "Booked, idle",
+  booked_in_use: "In use by holder",
+  unbooked_use: "In use, not booked",
+  conflict: "Conflict",
+  error: "Error",
+  offline: "Offline",
+};
+
+/** What a process was attributed by, best evidence first. */
+export type EvidenceKind = "reservation" | "slurm" | "container" | "pod" | "login" | "none";
+
+export interface AttributionEvidence {
+  kind: EvidenceKind;
+  /** The reservation id, job id, container id, pod uid or login; null for "none". */
+  value: string | null;
+}
+
+export interface ProcessAttribution {
+  pid: number;
+  /** The gpudesk person the evidence leads to; null when it leads to nobody known. */
+  person: PersonRef | null;
+  /** The booking it runs under: its own GPUDESK_RESERVATION, or its job's. */
+  reservationId: string | null;
+  /** Login of the process owner as the agent read it (may be a uid as text). */
+  login: string | null;
+  evidence: AttributionEvidence;
+  /** It runs on a GPU booked by someone else (or by nobody we can tell). */
+  intruder: boolean;
+}
+
+export interface GpuReconciliation {
+  state: GpuState;
+  /** The booking that holds the GPU now. */
+  reservationId: string | null;
+  holder: PersonRef | null;
+  /** One entry per process on the GPU, in the order the agent listed them. */
+  processes: ProcessAttribution[];
+  /** Why the state is "error" (e.g. "2 uncorrected ECC errors"); null otherwise. */
+  problem: string | null;
+}
+
+function shortId(value: string, keep: number): string {
+  return value.length > keep + 1 ? `${value.slice(0, keep)}…` : value;
+}
+
+/** "via container 3f2a1b9c…", "via Slurm job 4711", "via login alice": the evidence in words. */
+export function evidenceLabel(evidence: AttributionEvidence): string {
+  const value = evidence.value ?? "";
+  switch (evidence.kind) {
+    case "reservation":
+      return `via reservation ${shortId(value, 8)}`;
+    case "slurm":
+      return `via Slurm job ${value}`;
+    case "container":
+      return `via container ${shortId(value, 8)}`;
+    case "pod":
+      return `via pod ${shortId(value.replace(/^pod:/, ""), 8)}`;
+    case "login":
+      return `via login ${value}`;
+    case "none":
+      return "owner unknown";
+  }
+}
+
+/** Who a process is, for people: the gpudesk name, else the login, else "unknown". */
+export function attributedName(process: Pick<ProcessAttribution, "person" | "login">): string {
+  return process.person?.username ?? process.login ?? "unknown";
+}

@@ -1,0 +1,109 @@
+import { DASH } from "@/lib/format";
+
+/**
+ * Formatting and time ticks for the usage pages, whose ranges run from an
+ * hour to a month (the live charts' helpers assume 15 minutes).
+ */
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** GPU-hours: "0.4", "12.3", "1,234". */
+export function formatGpuHours(hours: number | null | undefined): string {
+  if (hours === null || hours === undefined || !Number.isFinite(hours)) return DASH;
+  if (hours === 0) return "0";
+  if (Math.abs(hours) < 0.05) return "< 0.1";
+  if (Math.abs(hours) >= 100) return Math.round(hours).toLocaleString("en-US");
+  return hours.toFixed(1);
+}
+
+export function formatPct(value: number | null | undefined, digits = 0): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
+  return `${value.toFixed(digits)}%`;
+}
+
+export interface TimeZoneOptions {
+  /** The viewer's by default; tests pin one. */
+  timeZone?: string;
+}
+
+const cache = new Map<string, Intl.DateTimeFormat>();
+function format(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl.DateTimeFormat {
+  const key = JSON.stringify([options, timeZone ?? ""]);
+  let formatter = cache.get(key);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-GB", { ...options, timeZone });
+    cache.set(key, formatter);
+  }
+  return formatter;
+}
+
+/** Offset of the time zone from UTC at `ms`, in ms (east positive). */
+function zoneOffset(ms: number, timeZone?: string): number {
+  const parts = format(
+    { year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", hourCycle: "h23" },
+    timeZone,
+  ).formatToParts(ms);
+  const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+const TICK_STEPS = [5 * MINUTE_MS, 10 * MINUTE_MS, 15 * MINUTE_MS, 30 * MINUTE_MS, HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 7 * DAY_MS];
+
+/**
+ * Tick marks on whole local times (every 10 minutes, 3 hours, day…), at
+ * most `maxTicks` of them inside [fromMs, toMs].
+ */
+export function timeTicks(fromMs: number, toMs: number, maxTicks = 8, options: TimeZoneOptions = {}): number[] {
+  const span = toMs - fromMs;
+  const step = TICK_STEPS.find((candidate) => span / candidate <= maxTicks) ?? 7 * DAY_MS;
+  const offset = zoneOffset(fromMs, options.timeZone);
+  const ticks: number[] = [];
+  for (let local = Math.ceil((fromMs + offset) / step) * step; local - offset <= toMs; local += step) ticks.push(local - offset);
+  return ticks;
+}
+
+/** An axis label that says as much as the span needs: "14:30", "Mon 14:00", "30 Nov". */
+export function formatAxisTime(ms: number, spanMs: number, options: TimeZoneOptions = {}): string {
+  if (spanMs <= 36 * HOUR_MS) return format({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone).format(ms);
+  if (spanMs <= 8 * DAY_MS) return format({ weekday: "short", day: "numeric", hour: "2-digit", hourCycle: "h23" }, options.timeZone).format(ms).replace(/,/g, "") + "h";
+  return format({ day: "numeric", month: "short" }, options.timeZone).format(ms);
+}
+
+/** A bucket in a tooltip: "30 Nov 14:00 – 15:00". */
+export function formatBucket(startMs: number, bucketMs: number, options: TimeZoneOptions = {}): string {
+  const day = format({ day: "numeric", month: "short" }, options.timeZone);
+  const clock = format({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone);
+  const end = startMs + bucketMs;
+  if (bucketMs >= DAY_MS) return `${day.format(startMs)} – ${day.format(end - 1)}`;
+  const sameDay = day.format(startMs) === day.format(end);
+  return `${day.format(startMs)} ${clock.format(startMs)} – ${sameDay ? "" : `${day.format(end)} `}${clock.format(end)}`;
+}
+
+/** A range in words: "30 Nov 14:05 – 1 Dec 14:05". */
+export function formatRange(fromMs: number, toMs: number, options: TimeZoneOptions = {}): string {
+  const full = format({ day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone);
+  return `${full.format(fromMs).replace(",", "")} – ${full.format(toMs).replace(",", "")}`;
+}
+
+/** "5 min", "1 h", "6 h", "1 d": the width of one point. */
+export function formatBucketWidth(bucketMs: number): string {
+  if (bucketMs < HOUR_MS) return `${Math.round(bucketMs / MINUTE_MS)} min`;
+  if (bucketMs < DAY_MS) return `${Math.round(bucketMs / HOUR_MS)} h`;
+  return `${Math.round(bucketMs / DAY_MS)} d`;
+}
+
+/** A value for `<input type="datetime-local">` in the viewer's zone. */
+export function toLocalInput(ms: number): string {
+  const local = new Date(ms - new Date(ms).getTimezoneOffset() * MINUTE_MS);
+  return local.toISOString().slice(0, 16);
+}
+
+/** Back from `<input type="datetime-local">` (viewer's zone) to ms; null when empty or invalid. */
+export function fromLocalInput(value: string): number | null {
+  if (!value) return null;
+  const ms = new Date(value).getTime();
+  return Number.isFinite(ms) ? ms : null;
+}

@@ -1,0 +1,261 @@
+import { describe, expect, it } from "vitest";
+import type { LiveBooking } from "@/lib/live";
+import type { GpuSample, Snapshot } from "@/lib/snapshot";
+import { DEFAULT_ALERT_CONFIG, type AlertConfig } from "@/server/alerts/alert-config";
+import { AlertMonitor } from "@/server/alerts/alert-monitor";
+import { memoryPersistence } from "@/server/alerts/testing";
+import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-fleet";
+import { staticDirectory } from "@/server/attribution/user-directory";
+import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { SIMULATED_USERS } from "@/server/collector/simulated/models";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
+
+/**
+ * The rules and the engine over recorded sequences of readings, with a
+ * clock the test owns: the simulated fleet's own squatter and idle-held GPU
+ * over hours, and hand-made noisy signals.
+ */
+
+const people = SIMULATED_USERS.map((user) => ({ id: `u-${user.login}`, username: user.login, name: user.login, unixLogin: user.login }));
+const directory = staticDirectory(people);
+const personOf = (login: string) => {
+  const { unixLogin: _login, ...person } = people.find((candidate) => candidate.unixLogin === login)!;
+  return person;
+};
+
+/** A fleet of one host fed through the real FleetState, the reconciler and the monitor, one reading per `step`. */
+function harness(config: AlertConfig, bookings: LiveBooking[] = []) {
+  let clock = 0;
+  const fleet = new FleetState({ offlineAfterMs: 15_000, simulated: true, now: () => clock });
+  const persistence = memoryPersistence();
+  const monitor = new AlertMonitor({ config, persistence });
+  const reconciler = new Reconciler(() => bookings, directory);
+  fleet.connectHost("h1", "node-a", true);
+  return {
+    persistence,
+    monitor,
+    reconciler,
+    feed(snapshot: Snapshot | null, at: number) {
+      clock = at;
+      if (snapshot) fleet.ingest("h1", snapshot);
+      fleet.checkOffline();
+      const { hosts, gpus } = fleet.snapshot();
+      reconciler.run({ hosts, gpus }, at);
+      monitor.observe({ hosts, gpus }, reconciler.current(), activeBookingsByGpu(bookings, at), at);
+    },
+  };
+}
+
+function booking(reservationId: string, holder: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
+  return {
+    reservationId,
+    hostId: "h1",
+    hostName: "node-a",
+    gpus,
+    holder: personOf(holder),
+    startsAt: new Date(startsAt).toISOString(),
+    endsAt: new Date(endsAt).toISOString(),
+    purpose: "recorded sequence",
+  };
+}
+
+describe("the simulated fleet's squatter and idle-held GPU, replayed", () => {
+  const SEED = 42;
+  const spec = simulatedFleet({ seed: SEED })[0];
+  const gpu0 = spec.gpus[0];
+  const gpu2 = spec.gpus[2];
+  const gpu7 = spec.gpus[7];
+  const STEP = 10_000;
+  const MINUTE = 60_000;
+
+  const reading = (t: number) => ({ ...simulatedSnapshotAt(spec, SEED, t), host: { name: "node-a", driverVersion: "580", cudaVersion: "13.0" } });
+  const jobOf = (snapshot: Snapshot) => snapshot.processes.find((process) => process.gpuUuid === gpu0.uuid) ?? null;
+  const squatted = (snapshot: Snapshot) => {
+    const job = jobOf(snapshot);
+    return snapshot.processes.some((process) => process.gpuUuid === gpu2.uuid && process.user !== job?.user);
+  };
+
+  /** The first moment after `from` at which a squatter joins a job that runs on. */
+  function findSquatterStart(from: number): number {
+    for (let t = from; t < from + 7 * 86_400_000; t += MINUTE) {
+      if (squatted(reading(t)) && !squatted(reading(t - MINUTE))) {
+        for (let s = t - MINUTE; s <= t; s += 1000) if (squatted(reading(s))) return s;
+      }
+    }
+    throw new Error("no squatter in a week of the simulated fleet");
+  }
+
+  it("opens a conflict within its hold time of the squatter's arrival and closes it after it left; the idle booking opens after its hold time", async () => {
+    const config: AlertConfig = { ...DEFAULT_ALERT_CONFIG, holdMs: { ...DEFAULT_ALERT_CONFIG.holdMs, conflict: MINUTE, idle_booking: 30 * MINUTE } };
+    const arrival = findSquatterStart(Date.UTC(2026, 10, 30, 6));
+    const job = jobOf(reading(arrival))!;
+    const jobStart = Date.parse(job.startedAt!);
+    const start = arrival - 40 * MINUTE;
+    const end = arrival + 150 * MINUTE;
+
+    // The job's owner booked GPU 2 when the job started; whoever holds GPU 7 booked it for the whole span.
+    const idleHolder = reading(start).processes.find((process) => process.gpuUuid === gpu7.uuid)?.user ?? "alice";
+    const bookings = [
+      booking("res-job", job.user!, [{ uuid: gpu2.uuid, index: 2 }], Math.max(start, jobStart), end + MINUTE),
+      booking("res-idle", idleHolder, [{ uuid: gpu7.uuid, index: 7 }], start, end + MINUTE),
+    ];
+    const run = harness(config, bookings);
+
+    // The recorded truth: when a squatter was on GPU 2 while the booking held.
+    const present: { at: number; squatter: boolean }[] = [];
+    for (let t = start; t <= end; t += STEP) {
+      const snapshot = reading(t);
+      run.feed(snapshot, t);
+      present.push({ at: t, squatter: t >= Math.max(start, jobStart) && squatted(snapshot) });
+    }
+    await run.monitor.idle();
+
+    const segments: { from: number; to: number }[] = [];
+    for (const sample of present) {
+      const last = segments.at(-1);
+      if (sample.squatter && last && sample.at - last.to <= STEP) last.to = sample.at;
+      else if (sample.squatter) segments.push({ from: sample.at, to: sample.at });
+    }
+    expect(segments.length).toBeGreaterThan(0);
+
+    const conflicts = run.persistence.changes.filter((change) => change.key === `conflict:${gpu2.uuid}:res-job`);
+    const opens = conflicts.filter((change) => change.event === "opened");
+    const closes = conflicts.filter((change) => change.event === "closed");
+    const lasting = segments.filter((segment) => segment.to - segment.from >= config.holdMs.conflict);
+    expect(opens).toHaveLength(lasting.length);
+    expect(opens[0].at - lasting[0].from).toBeGreaterThanOrEqual(config.holdMs.conflict);
+    expect(opens[0].at - lasting[0].from).toBeLessThanOrEqual(config.holdMs.conflict + STEP);
+    // Closed the clear time after the squatter's last reading (and the next one, which no longer has it).
+    if (lasting[0].to + STEP + config.clearMs <= end) {
+      expect(closes[0].at - (lasting[0].to + STEP)).toBeGreaterThanOrEqual(config.clearMs);
+      expect(closes[0].at - (lasting[0].to + STEP)).toBeLessThanOrEqual(config.clearMs + STEP);
+    }
+    console.log("DEBUG", JSON.stringify({ segments: segments.map((s) => [(s.from - start) / 60000, (s.to - start) / 60000]), opens: opens.map((o) => (o.at - start) / 60000), closes: closes.map((o) => (o.at - start) / 60000), end: (end - start) / 60000 }));
+    const evidence = JSON.parse(opens[0].row.evidence) as { processes: { login: string; intruder: boolean }[] };
+    expect(evidence.processes.filter((process) => process.intruder).map((process) => process.login)).not.toContain(job.user);
+    expect(evidence.processes.some((process) => process.intruder)).toBe(true);
+    expect(JSON.parse(opens[0].row.userIds)[0]).toBe(`u-${job.user}`);
+
+    const idle = run.persistence.changes.filter((change) => change.key === `idle_booking:${gpu7.uuid}:res-idle`);
+    expect(idle.map((change) => change.event)).toEqual(["opened"]);
+    expect(idle[0].at - start).toBeGreaterThanOrEqual(30 * MINUTE);
+    expect(idle[0].at - start).toBeLessThanOrEqual(30 * MINUTE + STEP);
+  });
+});
+
+describe("hand-made sequences", () => {
+  const config: AlertConfig = DEFAULT_ALERT_CONFIG;
+
+  function single(overrides: Partial<GpuSample>, processes = 1) {
+    const gpu = makeGpu({ uuid: "GPU-hand", index: 0, memoryTotalMiB: 81_920, ...overrides });
+    return makeSnapshot([gpu], 0, { processes: Array.from({ length: processes }, (_, i) => makeProcess(gpu, { pid: 100 + i, user: "alice" })) });
+  }
+
+  it("memory near the limit: opens after a minute above 95 %, does not flap while it hovers, closes once well below", async () => {
+    const run = harness(config, [booking("res-m", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
+    // A recorded-like trace: 10 minutes wandering between 93 % and 98 % of 80 GiB, then the job ends.
+    let state = 11;
+    const noise = () => {
+      state = (state * 48_271) % 2_147_483_647;
+      return state / 2_147_483_647;
+    };
+    let t = 0;
+    for (; t < 600_000; t += 1000) {
+      const pct = 93 + 5 * noise();
+      const snapshot = single({ memoryUsedMiB: (81_920 * pct) / 100 });
+      run.feed({ ...snapshot, sampledAt: new Date(t).toISOString() }, t);
+    }
+    const endOfJob = t;
+    for (; t < endOfJob + 120_000; t += 1000) run.feed({ ...single({ memoryUsedMiB: 2048 }, 0), sampledAt: new Date(t).toISOString() }, t);
+    await run.monitor.idle();
+
+    const memory = run.persistence.changes.filter((change) => change.kind === "memory_pressure");
+    expect(memory.map((change) => change.event)).toEqual(["opened", "closed"]);
+    expect(memory[0].at).toBeLessThan(120_000);
+    expect(memory[1].at - endOfJob).toBeGreaterThanOrEqual(config.clearMs);
+    expect(memory[1].at - endOfJob).toBeLessThanOrEqual(config.clearMs + 1000);
+  });
+
+  it("an idle booking with short bursts still opens after 30 minutes, and closes once the GPU is really used", async () => {
+    const run = harness(config, [booking("res-i", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
+    const step = 5000;
+    let t = 0;
+    for (; t < 45 * 60_000; t += step) {
+      // A notebook at rest: 0-3 %, with a 5 s burst every 10 minutes.
+      const util = t % 600_000 === 0 ? 40 : (t / step) % 4;
+      run.feed({ ...single({ utilizationGpuPct: util }), sampledAt: new Date(t).toISOString() }, t);
+    }
+    const busyFrom = t;
+    for (; t < busyFrom + 10 * 60_000; t += step) run.feed({ ...single({ utilizationGpuPct: 85 }), sampledAt: new Date(t).toISOString() }, t);
+    await run.monitor.idle();
+
+    const idle = run.persistence.changes.filter((change) => change.kind === "idle_booking");
+    expect(idle.map((change) => change.event)).toEqual(["opened", "closed"]);
+    expect(idle[0].at).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(idle[0].at).toBeLessThanOrEqual(30 * 60_000 + step);
+    expect(idle[1].at - busyFrom).toBeGreaterThanOrEqual(config.clearMs);
+    expect(idle[1].at - busyFrom).toBeLessThanOrEqual(config.clearMs + step);
+  });
+
+  it("a host that goes silent: host offline after its limit, and its GPU's alerts are not closed meanwhile", async () => {
+    const quick: AlertConfig = { ...config, holdMs: { ...config.holdMs, unbooked_use: 10_000, host_offline: 60_000 } };
+    const run = harness(quick);
+    let t = 0;
+    for (; t < 30_000; t += 1000) run.feed({ ...single({}), sampledAt: new Date(t).toISOString() }, t);
+    const silentFrom = t;
+    for (; t < silentFrom + 120_000; t += 1000) run.feed(null, t);
+    await run.monitor.idle();
+
+    const events = run.persistence.changes.map((change) => `${change.event} ${change.kind}`);
+    expect(events).toEqual(["opened unbooked_use", "opened host_offline"]);
+    const offline = run.persistence.changes[1];
+    // Offline after 15 s of silence (the fleet's limit), then the alert's own minute.
+    expect(offline.at - silentFrom).toBeGreaterThanOrEqual(15_000 + 60_000);
+    expect(offline.at - silentFrom).toBeLessThanOrEqual(15_000 + 60_000 + 2000);
+  });
+
+  it("a GPU that disappears from its host's inventory", async () => {
+    const quick: AlertConfig = { ...config, holdMs: { ...config.holdMs, gpu_lost: 5000 } };
+    const run = harness(quick);
+    const a = makeGpu({ uuid: "GPU-a", index: 0 });
+    const b = makeGpu({ uuid: "GPU-b", index: 1 });
+    let t = 0;
+    for (; t < 10_000; t += 1000) run.feed(makeSnapshot([a, b], t), t);
+    for (; t < 30_000; t += 1000) run.feed(makeSnapshot([a], t), t);
+    for (; t < 100_000; t += 1000) run.feed(makeSnapshot([a, b], t), t);
+    await run.monitor.idle();
+    const lost = run.persistence.changes.filter((change) => change.kind === "gpu_lost");
+    expect(lost.map((change) => [change.event, change.at])).toEqual([
+      ["opened", 15_000],
+      ["closed", 30_000 + config.clearMs],
+    ]);
+    expect(lost[0].row.gpuIndex).toBe(1);
+  });
+
+  it("carries an alert that was open before a restart on, without opening it twice", async () => {
+    const persistence = memoryPersistence();
+    const first = new AlertMonitor({ config, persistence });
+    const bookings = [booking("res-r", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)];
+    const reconcile = (monitor: AlertMonitor, t: number) => {
+      const snapshot = single({ eccErrorsUncorrected: 2 });
+      const fleet = new FleetState({ offlineAfterMs: 15_000, simulated: true, now: () => t });
+      fleet.connectHost("h1", "node-a", true);
+      fleet.ingest("h1", { ...snapshot, sampledAt: new Date(t).toISOString() });
+      const { hosts, gpus } = fleet.snapshot();
+      const reconciler = new Reconciler(() => bookings, directory);
+      reconciler.run({ hosts, gpus }, t);
+      monitor.observe({ hosts, gpus }, reconciler.current(), activeBookingsByGpu(bookings, t), t);
+    };
+    for (let t = 0; t <= 20_000; t += 1000) reconcile(first, t);
+    await first.idle();
+    expect(persistence.changes.map((change) => `${change.event} ${change.kind}`)).toEqual(["opened gpu_health"]);
+
+    const second = new AlertMonitor({ config, persistence });
+    await second.restore(30_000);
+    for (let t = 30_000; t <= 60_000; t += 1000) reconcile(second, t);
+    await second.idle();
+    expect(persistence.changes).toHaveLength(1);
+    expect([...second.openAlerts().keys()]).toEqual(["gpu_health:GPU-hand"]);
+  });
+});

@@ -1,0 +1,195 @@
+import { attributedName, evidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { formatDuration } from "@/lib/duration";
+import type { LiveBooking, LiveGpu } from "@/lib/live";
+import type { AlertConfig } from "@/server/alerts/alert-config";
+import type { Condition } from "@/server/alerts/alert-engine";
+import type { FleetView } from "@/server/attribution/reconcile-fleet";
+
+export interface RuleInput {
+  nowMs: number;
+  view: FleetView;
+  reconciliation: Readonly<Record<string, GpuReconciliation>>;
+  /** Hosts that ought to report (seen before), id → name. */
+  knownHosts: ReadonlyMap<string, string>;
+  /** The GPUs each host had recently, host id → (uuid → index). */
+  expectedGpus: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** The booking holding each GPU now. */
+  activeBookings: ReadonlyMap<string, LiveBooking>;
+  config: AlertConfig;
+  /** Whether a subject is pending or open (memory pressure keeps a wider band then). */
+  isActive: (key: string) => boolean;
+}
+
+export interface RuleOutput {
+  conditions: Condition[];
+  /** Scopes judged this instant; a tracked subject in one of them that is not among the conditions is good. */
+  observed: Set<string>;
+}
+
+export const gpuScope = (uuid: string) => `gpu:${uuid}`;
+export const hostScope = (hostId: string) => `host:${hostId}`;
+
+/** What an alert keeps of a process: enough to tell who, what and how it was attributed. */
+function processEvidence(gpu: LiveGpu, attribution: ProcessAttribution) {
+  const process = gpu.processes.find((candidate) => candidate.pid === attribution.pid);
+  return {
+    pid: attribution.pid,
+    login: attribution.login,
+    person: attribution.person,
+    reservationId: attribution.reservationId,
+    evidence: attribution.evidence,
+    via: evidenceLabel(attribution.evidence),
+    intruder: attribution.intruder,
+    command: process?.command ?? process?.name ?? null,
+    usedMemoryMiB: process?.usedMemoryMiB ?? null,
+    startedAt: process?.startedAt ?? null,
+  };
+}
+
+function unique(ids: (string | null | undefined)[]): string[] {
+  return [...new Set(ids.filter((id): id is string => typeof id === "string"))];
+}
+
+function describe(process: ProcessAttribution): string {
+  const name = attributedName(process);
+  return process.evidence.kind === "login" ? name : `${name} (${evidenceLabel(process.evidence)})`;
+}
+
+function people(processes: ProcessAttribution[]): string {
+  const names = [...new Set(processes.map(describe))];
+  return names.length <= 2 ? names.join(" and ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
+}
+
+/**
+ * Every rule, applied to one instant of the fleet. Pure: the hold times
+ * are the engine's business; a rule only says what is wrong right now.
+ */
+export function evaluateRules(input: RuleInput): RuleOutput {
+  const { view, reconciliation, config } = input;
+  const conditions: Condition[] = [];
+  const observed = new Set<string>();
+  const hosts = new Map(view.hosts.map((host) => [host.id, host]));
+
+  for (const gpu of view.gpus) {
+    const host = hosts.get(gpu.hostId);
+    const state = reconciliation[gpu.uuid];
+    if (!host?.online || !host.gpuUuids.includes(gpu.uuid) || !state) continue;
+    observed.add(gpuScope(gpu.uuid));
+    const where = `GPU ${gpu.index} of ${host.name}`;
+    const base = { scope: gpuScope(gpu.uuid), hostId: host.id, gpuUuid: gpu.uuid, gpuIndex: gpu.index };
+    const processes = state.processes.map((attribution) => processEvidence(gpu, attribution));
+
+    const intruders = state.processes.filter((process) => process.intruder);
+    if (state.holder && intruders.length > 0) {
+      conditions.push({
+        ...base,
+        key: `conflict:${gpu.uuid}:${state.reservationId}`,
+        kind: "conflict",
+        reservationId: state.reservationId,
+        userIds: unique([state.holder.id, ...intruders.map((process) => process.person?.id)]),
+        message: `${people(intruders)} on ${where}, booked by ${state.holder.username}`,
+        evidence: { holder: state.holder, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
+      });
+    }
+
+    if (!state.holder && state.processes.length > 0) {
+      conditions.push({
+        ...base,
+        key: `unbooked_use:${gpu.uuid}`,
+        kind: "unbooked_use",
+        reservationId: null,
+        userIds: unique(state.processes.map((process) => process.person?.id)),
+        message: `${people(state.processes)} on ${where} without a booking`,
+        evidence: { processes, utilizationPct: gpu.utilizationGpuPct },
+      });
+    }
+
+    const util = gpu.utilizationGpuPct;
+    if (state.holder && util !== null && util < config.idleBelowPct) {
+      conditions.push({
+        ...base,
+        key: `idle_booking:${gpu.uuid}:${state.reservationId}`,
+        kind: "idle_booking",
+        reservationId: state.reservationId,
+        userIds: [state.holder.id],
+        message: `${where}, booked by ${state.holder.username}, below ${config.idleBelowPct} % utilization for ${formatDuration(config.holdMs.idle_booking)}`,
+        evidence: { holder: state.holder, reservationId: state.reservationId, utilizationPct: util, belowPct: config.idleBelowPct, processes },
+      });
+    }
+
+    const used = gpu.memoryUsedMiB;
+    const total = gpu.memoryTotalMiB;
+    if (used !== null && total !== null && total > 0) {
+      const key = `memory_pressure:${gpu.uuid}`;
+      const pct = (used / total) * 100;
+      const threshold = input.isActive(key) ? config.memoryAbovePct - config.memoryHysteresisPct : config.memoryAbovePct;
+      if (pct > threshold) {
+        conditions.push({
+          ...base,
+          key,
+          kind: "memory_pressure",
+          reservationId: state.reservationId,
+          userIds: unique([state.holder?.id, ...state.processes.map((process) => process.person?.id)]),
+          message: `${where} at ${Math.round(pct)} % of its memory: the next allocation may fail`,
+          evidence: { memoryUsedMiB: used, memoryTotalMiB: total, usedPct: Math.round(pct * 10) / 10, abovePct: config.memoryAbovePct, processes },
+        });
+      }
+    }
+
+    if (state.problem) {
+      conditions.push({
+        ...base,
+        key: `gpu_health:${gpu.uuid}`,
+        kind: "gpu_health",
+        reservationId: state.reservationId,
+        userIds: unique([state.holder?.id]),
+        message: `${where} reports ${state.problem}`,
+        evidence: { eccErrorsUncorrected: gpu.eccErrorsUncorrected, problem: state.problem },
+      });
+    }
+  }
+
+  const knownHosts = new Map(input.knownHosts);
+  for (const host of view.hosts) knownHosts.set(host.id, host.name);
+  for (const [hostId, hostName] of knownHosts) {
+    observed.add(hostScope(hostId));
+    const host = hosts.get(hostId);
+    const holders = (uuids: Iterable<string>) => unique([...uuids].map((uuid) => input.activeBookings.get(uuid)?.holder.id));
+
+    if (!host?.online) {
+      const uuids = host?.gpuUuids ?? [...(input.expectedGpus.get(hostId)?.keys() ?? [])];
+      conditions.push({
+        key: `host_offline:${hostId}`,
+        kind: "host_offline",
+        scope: hostScope(hostId),
+        hostId,
+        gpuUuid: null,
+        gpuIndex: null,
+        reservationId: null,
+        userIds: holders(uuids),
+        message: `The agent of ${hostName} has been silent for more than ${formatDuration(config.holdMs.host_offline)}`,
+        evidence: { lastSeenAt: host?.lastSeenAt ?? null },
+      });
+      continue;
+    }
+
+    for (const [uuid, index] of input.expectedGpus.get(hostId) ?? []) {
+      if (host.gpuUuids.includes(uuid)) continue;
+      const booking = input.activeBookings.get(uuid);
+      conditions.push({
+        key: `gpu_lost:${uuid}`,
+        kind: "gpu_lost",
+        scope: hostScope(hostId),
+        hostId,
+        gpuUuid: uuid,
+        gpuIndex: index,
+        reservationId: booking?.reservationId ?? null,
+        userIds: holders([uuid]),
+        message: `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}`,
+        evidence: { uuid, index, reported: host.gpuUuids },
+      });
+    }
+  }
+
+  return { conditions, observed };
+}

@@ -1,0 +1,139 @@
+import type { Prisma } from "@prisma/client";
+import { ALERT_KINDS, type AlertKind, type AlertView } from "@/lib/alerts";
+import type { PersonRef } from "@/lib/reservation-types";
+import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/alert-engine";
+import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
+import { db } from "@/server/db";
+import { personSelect, toPerson } from "@/server/reservations/people";
+
+export const alertSelect = {
+  id: true,
+  kind: true,
+  subjectKey: true,
+  hostId: true,
+  gpuUuid: true,
+  gpuIndex: true,
+  reservationId: true,
+  userIds: true,
+  message: true,
+  evidence: true,
+  openedAt: true,
+  closedAt: true,
+  acknowledgedAt: true,
+  acknowledgedById: true,
+} satisfies Prisma.AlertSelect;
+
+export type AlertRow = Prisma.AlertGetPayload<{ select: typeof alertSelect }>;
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function userIdsOf(row: Pick<AlertRow, "userIds">): string[] {
+  const ids = parseJson<unknown>(row.userIds, []);
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+}
+
+export function toKind(kind: string): AlertKind {
+  return (ALERT_KINDS as readonly string[]).includes(kind) ? (kind as AlertKind) : "conflict";
+}
+
+/** Which observation an alert of this kind depends on (see alert-rules.ts). */
+export function scopeOfAlert(row: Pick<AlertRow, "kind" | "hostId" | "gpuUuid">): string {
+  if (row.kind === "host_offline" || row.kind === "gpu_lost" || !row.gpuUuid) return hostScope(row.hostId ?? "");
+  return gpuScope(row.gpuUuid);
+}
+
+/**
+ * Stores a newly opened alert. One open alert per subject: if one is open
+ * already (two server processes, a race with a restart), that one is kept.
+ */
+export async function insertOpenedAlert(opened: OpenedAlert): Promise<AlertRow> {
+  const { condition } = opened;
+  return db().$transaction(async (tx) => {
+    const existing = await tx.alert.findFirst({ where: { subjectKey: condition.key, closedAt: null }, select: alertSelect });
+    if (existing) return existing;
+    return tx.alert.create({
+      data: {
+        kind: condition.kind,
+        subjectKey: condition.key,
+        hostId: condition.hostId,
+        gpuUuid: condition.gpuUuid,
+        gpuIndex: condition.gpuIndex,
+        reservationId: condition.reservationId,
+        userIds: JSON.stringify(condition.userIds),
+        message: condition.message,
+        evidence: JSON.stringify({ ...condition.evidence, since: new Date(opened.since).toISOString() }),
+        openedAt: new Date(opened.openedAt),
+      },
+      select: alertSelect,
+    });
+  });
+}
+
+/** Closes the open alert of a subject; null when there was none (already closed elsewhere). */
+export async function closeOpenAlert(closed: ClosedAlert): Promise<AlertRow | null> {
+  const row = await db().alert.findFirst({ where: { subjectKey: closed.key, closedAt: null }, select: alertSelect });
+  if (!row) return null;
+  const evidence = { ...parseJson<Record<string, unknown>>(row.evidence, {}), closeReason: closed.reason };
+  return db().alert.update({
+    where: { id: row.id },
+    data: { closedAt: new Date(closed.closedAt), evidence: JSON.stringify(evidence) },
+    select: alertSelect,
+  });
+}
+
+/** The open alerts, for the monitor after a restart. */
+export async function loadOpenAlerts(): Promise<AlertRow[]> {
+  return db().alert.findMany({ where: { closedAt: null }, select: alertSelect, orderBy: { openedAt: "asc" } });
+}
+
+/** What the engine needs to carry an open alert on. */
+export function toRestoredAlert(row: AlertRow): RestoredAlert {
+  return { key: row.subjectKey, kind: toKind(row.kind), scope: scopeOfAlert(row), openedAt: row.openedAt.getTime() };
+}
+
+/** Rows as the API and the socket show them: people and hosts by name, evidence parsed. */
+export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
+  const personIds = new Set<string>();
+  const hostIds = new Set<string>();
+  for (const row of rows) {
+    for (const id of userIdsOf(row)) personIds.add(id);
+    if (row.acknowledgedById) personIds.add(row.acknowledgedById);
+    if (row.hostId) hostIds.add(row.hostId);
+  }
+  const [users, hosts] = await Promise.all([
+    personIds.size === 0 ? [] : db().user.findMany({ where: { id: { in: [...personIds] } }, select: personSelect }),
+    hostIds.size === 0 ? [] : db().host.findMany({ where: { id: { in: [...hostIds] } }, select: { id: true, name: true } }),
+  ]);
+  const personById = new Map<string, PersonRef>(users.map((user) => [user.id, toPerson(user)]));
+  const hostById = new Map(hosts.map((host) => [host.id, host]));
+
+  return rows.map((row) => ({
+    id: row.id,
+    kind: toKind(row.kind),
+    subjectKey: row.subjectKey,
+    host: row.hostId ? (hostById.get(row.hostId) ?? { id: row.hostId, name: row.hostId }) : null,
+    gpu: row.gpuUuid ? { uuid: row.gpuUuid, index: row.gpuIndex } : null,
+    reservationId: row.reservationId,
+    people: userIdsOf(row).flatMap((id) => {
+      const person = personById.get(id);
+      return person ? [person] : [];
+    }),
+    message: row.message,
+    evidence: parseJson<Record<string, unknown>>(row.evidence, {}),
+    openedAt: row.openedAt.toISOString(),
+    closedAt: row.closedAt?.toISOString() ?? null,
+    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
+    acknowledgedBy: row.acknowledgedById ? (personById.get(row.acknowledgedById) ?? null) : null,
+  }));
+}
+
+export async function toAlertView(row: AlertRow): Promise<AlertView> {
+  const [view] = await toAlertViews([row]);
+  return view;
+}

@@ -1,0 +1,66 @@
+import type { FleetView } from "@/server/attribution/reconcile-fleet";
+import { db } from "@/server/db";
+import { log } from "@/server/log";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What ought to be reporting: the hosts seen before and the GPUs each had
+ * lately. A GPU missing from its host's report is lost; a host that stopped
+ * reporting is offline. Seeded from the database (so a restart keeps
+ * knowing) and kept current from the live fleet. A GPU unseen for
+ * `retainMs` is no longer expected (it was taken out on purpose).
+ */
+export class ExpectedInventory {
+  private hosts = new Map<string, string>();
+  private readonly gpus = new Map<string, Map<string, { index: number; seenAt: number }>>();
+
+  constructor(private readonly retainMs = DAY_MS) {}
+
+  /** Reads the hosts and their recent GPUs from the database; hosts removed there are forgotten. */
+  async load(nowMs: number): Promise<void> {
+    try {
+      const hosts = await db().host.findMany({
+        where: { lastSeenAt: { not: null } },
+        select: { id: true, name: true, gpus: { where: { lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, select: { uuid: true, index: true, lastSeenAt: true } } },
+      });
+      this.hosts = new Map(hosts.map((host) => [host.id, host.name]));
+      for (const hostId of [...this.gpus.keys()]) if (!this.hosts.has(hostId)) this.gpus.delete(hostId);
+      for (const host of hosts) {
+        const known = this.gpus.get(host.id) ?? new Map<string, { index: number; seenAt: number }>();
+        for (const gpu of host.gpus) {
+          const seenAt = gpu.lastSeenAt.getTime();
+          if ((known.get(gpu.uuid)?.seenAt ?? 0) < seenAt) known.set(gpu.uuid, { index: gpu.index, seenAt });
+        }
+        this.gpus.set(host.id, known);
+      }
+    } catch (error) {
+      log.error(`could not read the host inventory: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Takes in what the online hosts report now. */
+  observe(view: FleetView, nowMs: number): void {
+    const byUuid = new Map(view.gpus.map((gpu) => [gpu.uuid, gpu]));
+    for (const host of view.hosts) {
+      this.hosts.set(host.id, host.name);
+      if (!host.online) continue;
+      const known = this.gpus.get(host.id) ?? new Map<string, { index: number; seenAt: number }>();
+      for (const uuid of host.gpuUuids) {
+        known.set(uuid, { index: byUuid.get(uuid)?.index ?? known.get(uuid)?.index ?? 0, seenAt: nowMs });
+      }
+      for (const [uuid, gpu] of known) if (nowMs - gpu.seenAt > this.retainMs) known.delete(uuid);
+      this.gpus.set(host.id, known);
+    }
+  }
+
+  knownHosts(): Map<string, string> {
+    return this.hosts;
+  }
+
+  expectedGpus(): Map<string, Map<string, number>> {
+    const result = new Map<string, Map<string, number>>();
+    for (const [hostId, gpus] of this.gpus) result.set(hostId, new Map([...gpus].map(([uuid, gpu]) => [uuid, gpu.index])));
+    return result;
+  }
+}

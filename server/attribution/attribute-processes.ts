@@ -1,0 +1,100 @@
+import type { AttributionEvidence, ProcessAttribution } from "@/lib/attribution";
+import type { LiveBooking } from "@/lib/live";
+import type { PersonRef } from "@/lib/reservation-types";
+import type { ProcessInfo } from "@/lib/snapshot";
+import type { PersonDirectory } from "@/server/attribution/user-directory";
+
+export interface AttributionContext {
+  /** Active and upcoming bookings by reservation id. */
+  bookings: ReadonlyMap<string, LiveBooking>;
+  directory: PersonDirectory;
+}
+
+/** An attribution before it is compared with the GPU's booking. */
+export type Attribution = Omit<ProcessAttribution, "intruder">;
+
+interface JobOwner {
+  reservationId: string | null;
+  person: PersonRef | null;
+}
+
+/** The Slurm job, Kubernetes pod or container a process runs in, as its cgroup told the agent. */
+function jobOf(process: ProcessInfo): AttributionEvidence | null {
+  // A Slurm job that runs a container (pyxis, enroot) is scheduled as the job: it wins.
+  if (process.slurmJobId) return { kind: "slurm", value: process.slurmJobId };
+  if (process.container?.startsWith("pod:")) return { kind: "pod", value: process.container };
+  if (process.container) return { kind: "container", value: process.container };
+  return null;
+}
+
+function jobKey(evidence: AttributionEvidence): string {
+  return `${evidence.kind}:${evidence.value}`;
+}
+
+/**
+ * Decides who each process of one host belongs to, best evidence first:
+ *
+ * 1. `GPUDESK_RESERVATION` in its environment naming a known booking → that
+ *    booking's holder (whoever the Unix owner is: `gpudesk run` vouches).
+ * 2. Its Slurm job, Kubernetes pod or container → the job's owner: the
+ *    booking that any process of the job names, else the first process of
+ *    the job (lowest pid) whose login belongs to someone. This is why a
+ *    container's root-owned workers still count as their owner's.
+ * 3. Its Unix login → the person with that `unixLogin`.
+ *
+ * Pure: same processes and context, same answer. Returns one entry per pid.
+ */
+export function attributeProcesses(processes: readonly ProcessInfo[], context: AttributionContext): Map<number, Attribution> {
+  const known = (reservationId: string | null) => (reservationId ? context.bookings.get(reservationId) ?? null : null);
+  const personOf = (login: string | null) => (login ? context.directory.byLogin(login) : null);
+
+  const jobs = new Map<string, JobOwner>();
+  for (const process of [...processes].sort((a, b) => a.pid - b.pid)) {
+    const job = jobOf(process);
+    if (!job) continue;
+    const key = jobKey(job);
+    const owner = jobs.get(key) ?? { reservationId: null, person: null };
+    const booking = known(process.reservationId);
+    if (booking && owner.reservationId === null) owner.reservationId = booking.reservationId;
+    owner.person ??= personOf(process.user);
+    jobs.set(key, owner);
+  }
+
+  const result = new Map<number, Attribution>();
+  for (const process of processes) {
+    if (result.has(process.pid)) continue;
+    const login = process.user;
+    const booking = known(process.reservationId);
+    if (booking) {
+      result.set(process.pid, {
+        pid: process.pid,
+        person: booking.holder,
+        reservationId: booking.reservationId,
+        login,
+        evidence: { kind: "reservation", value: booking.reservationId },
+      });
+      continue;
+    }
+    const job = jobOf(process);
+    if (job) {
+      const owner = jobs.get(jobKey(job))!;
+      const jobBooking = known(owner.reservationId);
+      result.set(process.pid, {
+        pid: process.pid,
+        person: jobBooking?.holder ?? owner.person,
+        reservationId: jobBooking?.reservationId ?? null,
+        login,
+        evidence: job,
+      });
+      continue;
+    }
+    result.set(process.pid, {
+      pid: process.pid,
+      person: personOf(login),
+      reservationId: null,
+      login,
+      evidence: login ? { kind: "login", value: login } : { kind: "none", value: null },
+    });
+  }
+  return result;
+}

@@ -1,0 +1,95 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import { attributeProcesses } from "@/server/attribution/attribute-processes";
+import { deriveGpuState } from "@/server/attribution/gpu-state";
+import type { PersonDirectory } from "@/server/attribution/user-directory";
+
+/** What the reconciler reads of the live fleet: hosts and the latest reading of each GPU. */
+export interface FleetView {
+  hosts: LiveHost[];
+  gpus: LiveGpu[];
+}
+
+/** The booking holding each GPU at `nowMs`; bookings are [startsAt, endsAt). */
+export function activeBookingsByGpu(bookings: readonly LiveBooking[], nowMs: number): Map<string, LiveBooking> {
+  const byGpu = new Map<string, LiveBooking>();
+  for (const booking of bookings) {
+    if (Date.parse(booking.startsAt) > nowMs || Date.parse(booking.endsAt) <= nowMs) continue;
+    for (const gpu of booking.gpus) byGpu.set(gpu.uuid, booking);
+  }
+  return byGpu;
+}
+
+/**
+ * Every GPU's state and who runs on it, for one instant. Processes are
+ * attributed per host, because a job's processes (and so its evidence) may
+ * be spread over several GPUs of the host.
+ */
+export function reconcileFleet(
+  view: FleetView,
+  bookings: readonly LiveBooking[],
+  directory: PersonDirectory,
+  nowMs: number,
+): Record<string, GpuReconciliation> {
+  const bookingsById = new Map(bookings.map((booking) => [booking.reservationId, booking]));
+  const active = activeBookingsByGpu(bookings, nowMs);
+  const online = new Map(view.hosts.map((host) => [host.id, host.online]));
+  const gpusByHost = new Map<string, LiveGpu[]>();
+  for (const gpu of view.gpus) {
+    const list = gpusByHost.get(gpu.hostId);
+    if (list) list.push(gpu);
+    else gpusByHost.set(gpu.hostId, [gpu]);
+  }
+
+  const result: Record<string, GpuReconciliation> = {};
+  for (const [hostId, gpus] of gpusByHost) {
+    const attributions = attributeProcesses(
+      gpus.flatMap((gpu) => gpu.processes),
+      { bookings: bookingsById, directory },
+    );
+    for (const gpu of gpus) {
+      result[gpu.uuid] = deriveGpuState({
+        gpu,
+        online: online.get(hostId) ?? false,
+        booking: active.get(gpu.uuid) ?? null,
+        attributions,
+      });
+    }
+  }
+  return result;
+}
+
+/**
+ * Keeps the last reconciliation and tells what changed since the previous
+ * run, so that the live deltas carry only GPUs whose state or attribution
+ * moved.
+ */
+export class Reconciler {
+  private states: Record<string, GpuReconciliation> = {};
+  private signatures = new Map<string, string>();
+
+  constructor(
+    private readonly bookings: () => readonly LiveBooking[],
+    private readonly directory: PersonDirectory,
+  ) {}
+
+  /** Reconciles `view` at `nowMs`; returns the GPUs whose reconciliation changed (all of them on the first run). */
+  run(view: FleetView, nowMs: number): Record<string, GpuReconciliation> {
+    const next = reconcileFleet(view, this.bookings(), this.directory, nowMs);
+    const changed: Record<string, GpuReconciliation> = {};
+    const signatures = new Map<string, string>();
+    for (const [uuid, reconciliation] of Object.entries(next)) {
+      const signature = JSON.stringify(reconciliation);
+      signatures.set(uuid, signature);
+      if (this.signatures.get(uuid) !== signature) changed[uuid] = reconciliation;
+    }
+    this.states = next;
+    this.signatures = signatures;
+    return changed;
+  }
+
+  /** The last reconciliation of every GPU (what a new viewer and the API get). */
+  current(): Record<string, GpuReconciliation> {
+    return this.states;
+  }
+}

@@ -1,0 +1,77 @@
+import type { PersonRef } from "@/lib/reservation-types";
+import { db } from "@/server/db";
+import { log } from "@/server/log";
+
+export interface DirectoryEntry extends PersonRef {
+  unixLogin: string;
+}
+
+/** Login ↔ person, read by attribution every tick: kept in memory, read again now and then. */
+export interface PersonDirectory {
+  byLogin(login: string): PersonRef | null;
+  /** The Unix login of a person, if they have one (the agent protects the holder's processes by it). */
+  loginOf(personId: string): string | null;
+}
+
+export function staticDirectory(entries: DirectoryEntry[]): PersonDirectory {
+  const logins = new Map(entries.map((entry) => [entry.unixLogin, entry]));
+  const ids = new Map(entries.map((entry) => [entry.id, entry.unixLogin]));
+  return {
+    byLogin: (login) => {
+      const entry = logins.get(login);
+      return entry ? { id: entry.id, username: entry.username, name: entry.name } : null;
+    },
+    loginOf: (personId) => ids.get(personId) ?? null,
+  };
+}
+
+/**
+ * The people with a Unix login, from the database. Read at start, every
+ * `refreshMs`, and on `refresh()` (when bookings change, so that a person
+ * created just before booking is known by the time their job is judged).
+ */
+export class UserDirectory implements PersonDirectory {
+  private current: PersonDirectory = staticDirectory([]);
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private reading: Promise<void> | null = null;
+
+  constructor(private readonly refreshMs = 30_000) {}
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.refreshMs);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  refresh(): Promise<void> {
+    this.reading ??= (async () => {
+      try {
+        const rows = await db().user.findMany({
+          where: { unixLogin: { not: null } },
+          select: { id: true, username: true, name: true, unixLogin: true },
+        });
+        this.current = staticDirectory(
+          rows.map((row) => ({ id: row.id, username: row.username ?? row.name, name: row.name, unixLogin: row.unixLogin! })),
+        );
+      } catch (error) {
+        log.error(`could not read the people's Unix logins: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    })().finally(() => {
+      this.reading = null;
+    });
+    return this.reading;
+  }
+
+  byLogin(login: string): PersonRef | null {
+    return this.current.byLogin(login);
+  }
+
+  loginOf(personId: string): string | null {
+    return this.current.loginOf(personId);
+  }
+}

@@ -1,0 +1,153 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { GpuSample } from "@/lib/snapshot";
+import { db } from "@/server/db";
+import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
+import { MinuteRollups } from "@/server/history/minute-rollups";
+import { getGpuHistory } from "@/server/history/gpu-history";
+import { getUsageReport } from "@/server/history/usage-report";
+import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
+import { makeGpu, makeProcess, makeSnapshot, uniqueName } from "@/server/testing/factories";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+beforeAll(async () => {
+  await useTestDatabase();
+});
+
+/** A registered host with one GPU, as the ingest path would have it. */
+async function setupGpu(): Promise<{ host: { id: string; simulated: boolean }; gpu: GpuSample }> {
+  const host = await ensureLocalHost(uniqueName("node"), false);
+  const gpu = makeGpu();
+  await recordHostInventory(host.id, { name: host.name, driverVersion: "580.1", cudaVersion: "13.0" }, [gpu], new Date());
+  return { host, gpu };
+}
+
+async function storedMinutes(uuid: string) {
+  return db().gpuMinute.findMany({ where: { gpuUuid: uuid }, orderBy: { minute: "asc" } });
+}
+
+// A fixed hour in the past, away from any time-zone or DST question: times are UTC throughout.
+const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
+
+describe("minute rollups written in batches", () => {
+  it("merges a minute flushed in two parts into one row with the average of all its samples", async () => {
+    const { host, gpu } = await setupGpu();
+    const rollups = new MinuteRollups();
+    for (let s = 0; s < 30; s++) {
+      rollups.record(host, makeSnapshot([{ ...gpu, utilizationGpuPct: 20, memoryUsedMiB: 1000 }], T0 + s * 1000));
+    }
+    await rollups.flush();
+    const half = await storedMinutes(gpu.uuid);
+    expect(half).toHaveLength(1);
+    expect(half[0]!.samples).toBe(30);
+
+    for (let s = 30; s < 40; s++) {
+      rollups.record(host, makeSnapshot([{ ...gpu, utilizationGpuPct: 80, memoryUsedMiB: 4000 }], T0 + s * 1000));
+    }
+    await rollups.flush();
+    const [minute] = await storedMinutes(gpu.uuid);
+    expect(minute!.samples).toBe(40);
+    // (30 × 20 + 10 × 80) / 40
+    expect(minute!.utilAvg).toBeCloseTo(35, 10);
+    expect(minute!.utilMax).toBe(80);
+    expect(minute!.memUsedAvg).toBeCloseTo(1750, 10);
+    expect(minute!.memUsedMax).toBe(4000);
+    expect(rollups.pendingMinutes).toBe(0);
+
+    const hour = await db().gpuHour.findUnique({ where: { gpuUuid_hour: { gpuUuid: gpu.uuid, hour: new Date(T0) } } });
+    expect(hour?.samples).toBe(1);
+    expect(hour?.utilAvg).toBeCloseTo(35, 10);
+  });
+
+  it("writes nothing for minutes without readings: an offline agent leaves a gap, not zeros", async () => {
+    const { host, gpu } = await setupGpu();
+    const rollups = new MinuteRollups();
+    const reading = (minute: number) => makeSnapshot([{ ...gpu, utilizationGpuPct: 60 }], T0 + minute * MINUTE_MS + 5_000);
+    for (const minute of [0, 1, 2, 3, 4, 10, 11]) rollups.record(host, reading(minute));
+    await rollups.flush();
+
+    const minutes = await storedMinutes(gpu.uuid);
+    expect(minutes.map((m) => (m.minute.getTime() - T0) / MINUTE_MS)).toEqual([0, 1, 2, 3, 4, 10, 11]);
+    expect(minutes.every((m) => m.utilAvg === 60)).toBe(true);
+    const hour = await db().gpuHour.findUnique({ where: { gpuUuid_hour: { gpuUuid: gpu.uuid, hour: new Date(T0) } } });
+    expect(hour?.samples).toBe(7);
+    expect(hour?.utilAvg).toBe(60);
+
+    // Charts see the gap as nulls.
+    const history = await getGpuHistory({
+      uuid: gpu.uuid,
+      range: { choice: "custom", fromMs: T0, toMs: T0 + 15 * MINUTE_MS },
+      nowMs: T0 + 15 * MINUTE_MS,
+      minuteRetentionMs: 30 * 24 * HOUR_MS,
+    });
+    expect(history.points.map((p) => p.utilAvg)).toEqual([60, 60, 60, 60, 60, null, null, null, null, null, 60, 60, null, null, null]);
+  });
+
+  it("takes replayed older readings after newer ones and merges them into the right minutes and hours", async () => {
+    const { host, gpu } = await setupGpu();
+    const rollups = new MinuteRollups();
+    rollups.record(host, makeSnapshot([{ ...gpu, utilizationGpuPct: 100 }], T0 + HOUR_MS + 1000));
+    await rollups.flush();
+    // The agent reconnects and replays what it buffered an hour earlier.
+    rollups.record(host, makeSnapshot([{ ...gpu, utilizationGpuPct: 10 }], T0 + 1000));
+    rollups.record(host, makeSnapshot([{ ...gpu, utilizationGpuPct: 50 }], T0 + HOUR_MS + 2000));
+    await rollups.flush();
+    const minutes = await storedMinutes(gpu.uuid);
+    expect(minutes.map((m) => [m.minute.getTime() - T0, m.samples, m.utilAvg])).toEqual([
+      [0, 1, 10],
+      [HOUR_MS, 2, 75],
+    ]);
+    const hours = await db().gpuHour.findMany({ where: { gpuUuid: gpu.uuid }, orderBy: { hour: "asc" } });
+    expect(hours.map((h) => [h.hour.getTime() - T0, h.utilAvg])).toEqual([
+      [0, 10],
+      [HOUR_MS, 75],
+    ]);
+  });
+
+  it("records who had the GPU booked in each minute, and whether a process ran", async () => {
+    const { host, gpu } = await setupGpu();
+    const user = await db().user.create({
+      data: { id: randomUUID(), name: "Rollup Holder", email: `${uniqueName("holder")}@example.test`, username: uniqueName("holder") },
+    });
+    const gpuRow = await db().gpu.findUniqueOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
+    // Booked from minute 2 to minute 4 (end exclusive), plus a cancelled booking that holds nothing.
+    const startsAt = new Date(T0 + 2 * MINUTE_MS);
+    const endsAt = new Date(T0 + 4 * MINUTE_MS);
+    await db().reservation.create({
+      data: { userId: user.id, hostId: host.id, startsAt, endsAt, purpose: "test", gpus: { create: [{ gpuId: gpuRow.id, startsAt, endsAt }] } },
+    });
+    await db().reservation.create({
+      data: {
+        userId: user.id,
+        hostId: host.id,
+        startsAt: new Date(T0 + 5 * MINUTE_MS),
+        endsAt: new Date(T0 + 5 * MINUTE_MS),
+        purpose: "withdrawn",
+        status: "cancelled",
+        gpus: { create: [{ gpuId: gpuRow.id, startsAt: new Date(T0 + 5 * MINUTE_MS), endsAt: new Date(T0 + 5 * MINUTE_MS) }] },
+      },
+    });
+    const rollups = new MinuteRollups();
+    for (let minute = 0; minute < 6; minute++) {
+      const snapshot = makeSnapshot([gpu], T0 + minute * MINUTE_MS + 30_000);
+      if (minute === 3) snapshot.processes = [makeProcess(gpu)];
+      rollups.record(host, snapshot);
+    }
+    await rollups.flush();
+    const minutes = await storedMinutes(gpu.uuid);
+    expect(minutes.map((m) => m.holderUserId)).toEqual([null, null, user.id, user.id, null, null]);
+    expect(minutes.map((m) => m.busy)).toEqual([false, false, false, true, false, false]);
+
+    const report = await getUsageReport({
+      range: { choice: "custom", fromMs: T0, toMs: T0 + 10 * MINUTE_MS },
+      groupBy: "host",
+      userId: user.id,
+      nowMs: T0 + 10 * MINUTE_MS,
+      minuteRetentionMs: 30 * 24 * HOUR_MS,
+    });
+    expect(report.scope).toBe("self");
+    expect(report.people).toHaveLength(1);
+    expect(report.people[0]!.bookedGpuHours).toBeCloseTo(2 / 60, 10);
+    expect(report.people[0]!.efficiencyPct).toBeCloseTo(50, 10);
+  });
+});
