@@ -72,6 +72,11 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
 
   const after = await request.get("/api/v1/me", { headers: { authorization: `Bearer ${token}` } });
   expect(after.status()).toBe(401);
+
+  await memberPage.getByRole("button", { name: /Account: Ui Member/ }).click();
+  await memberPage.getByRole("button", { name: "Sign out" }).click();
+  await expect(memberPage).toHaveURL(/\/login$/);
+  expect((await memberPage.request.get("/api/v1/me")).status()).toBe(401);
   await context.close();
 });
 

@@ -17,6 +17,9 @@ async function expectChartDrawn(page: Page, name: string, selector: string) {
   return figure;
 }
 
+// Each test walks several pages of a server that also builds history; give it room on a small machine.
+test.describe.configure({ timeout: 120_000 });
+
 test.beforeAll(() => {
   // Three days of synthetic history before the server's first real minute, as `--demo-history` would make.
   const result = gpudesk(["demo-history", "3d"]);
@@ -71,8 +74,8 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   await page.getByRole("button", { name: "Custom" }).click();
   const day = 24 * 60 * 60_000;
   const local = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-  await page.getByLabel("From").fill(local(Date.now() - 2 * day));
-  await page.getByLabel("To").fill(local(Date.now() - day));
+  await page.getByLabel("From", { exact: true }).fill(local(Date.now() - 2 * day));
+  await page.getByLabel("To", { exact: true }).fill(local(Date.now() - day));
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page).toHaveURL(/range=custom&from=.+&to=/);
   await expect(page.getByRole("button", { name: "Custom" })).toHaveAttribute("aria-pressed", "true");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { EnforcementReport, TerminateCommand } from "@/lib/enforcement-protocol";
 
 /** Messages between `gpudesk agent` and the server's socket.io namespace `/agent`. */
 
@@ -8,6 +9,8 @@ export const agentHelloSchema = z.object({
   intervalMs: z.number().int().min(100).max(600_000),
   /** The name the agent calls its host; the server answers with the name its token belongs to. */
   hostName: z.string().max(253),
+  /** Started with --allow-enforcement: the server may ask it to terminate intruders (lib/enforcement-protocol.ts). */
+  enforcement: z.boolean().optional(),
 });
 
 /** A batch of snapshots; each is validated on its own so one bad reading does not sink the rest. */
@@ -43,9 +46,14 @@ export interface AgentClientToServer {
     batch: AgentSamples,
     reply: (answer: AgentSamplesReply | AgentErrorReply) => void,
   ) => void;
+  /** What the agent did about an `agent:terminate` (validated by the server). */
+  "agent:enforcement": (report: EnforcementReport, reply: (answer: { ok: boolean }) => void) => void;
 }
 
-export type AgentServerToClient = Record<string, never>;
+export interface AgentServerToClient {
+  /** Terminate one process in conflict with a booking; an agent without --allow-enforcement refuses. */
+  "agent:terminate": (command: TerminateCommand) => void;
+}
 
 /** Snapshots per message when the agent replays its buffer. */
 export const AGENT_BATCH_SIZE = 100;

@@ -154,6 +154,11 @@ export interface DeliveryView {
 
 export const deliveryQuerySchema = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
+  /** Only deliveries to my own webhooks (admins see every delivery otherwise). */
+  mine: z
+    .enum(["0", "1", "true", "false"])
+    .optional()
+    .transform((value) => value === "1" || value === "true"),
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(100),
 });
 
@@ -175,4 +180,46 @@ export interface HostEnforcementView extends HostSettingInput {
   simulated: boolean;
   /** An agent of this host is connected and was started with --allow-enforcement. */
   agentAllowsEnforcement: boolean;
+}
+
+/** An id in a path (`/api/v1/alerts/:id/…`): bounded before it reaches a query. */
+export const recordIdSchema = z.string().trim().min(1).max(64);
+
+export const webhookScopeSchema = z.object({ scope: z.enum(["admin", "personal"]).default("personal") });
+
+/** The alerts page's "recent": what opened in this many days, open or closed. */
+export const RECENT_ALERT_DAYS = 7;
+
+export interface AlertFilters {
+  state: "open" | "all";
+  kind: AlertKind | "";
+  hostId: string;
+  mine: boolean;
+}
+
+/** The alerts page's filters from its address (`?state=all&kind=conflict&hostId=…&mine=1`); anything odd is ignored. */
+export function parseAlertFilters(params: Record<string, string | string[] | undefined>): AlertFilters {
+  const one = (key: string) => {
+    const value = params[key];
+    return (Array.isArray(value) ? value[0] : value) ?? "";
+  };
+  const kind = alertKindSchema.safeParse(one("kind"));
+  return {
+    state: one("state") === "all" ? "all" : "open",
+    kind: kind.success ? kind.data : "",
+    hostId: one("hostId").slice(0, 64),
+    mine: one("mine") === "1",
+  };
+}
+
+/** The API query that shows `filters`, at `nowMs`. */
+export function alertQueryOf(filters: AlertFilters, nowMs: number): Record<string, string> {
+  return {
+    state: filters.state,
+    limit: "200",
+    ...(filters.state === "all" ? { since: new Date(nowMs - RECENT_ALERT_DAYS * 86_400_000).toISOString() } : {}),
+    ...(filters.kind ? { kind: filters.kind } : {}),
+    ...(filters.hostId ? { hostId: filters.hostId } : {}),
+    ...(filters.mine ? { mine: "1" } : {}),
+  };
 }

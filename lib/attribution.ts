@@ -84,3 +84,9 @@ export function evidenceLabel(evidence: AttributionEvidence): string {
 export function attributedName(process: Pick<ProcessAttribution, "person" | "login">): string {
   return process.person?.username ?? process.login ?? "unknown";
 }
+
+/** The answer to `gpu:states` on /live: every GPU's reconciliation, for a client that missed the snapshot. */
+export interface GpuStatesAnswer {
+  serverTime: string;
+  states: Record<string, GpuReconciliation>;
+}

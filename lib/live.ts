@@ -1,3 +1,5 @@
+import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
+import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
 import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
 
 /**
@@ -47,6 +49,8 @@ export interface FleetSnapshot {
   sparklines: Record<string, GpuPoint[]>;
   /** Active and upcoming bookings; absent where the server has no booking feed. */
   bookings?: LiveBooking[];
+  /** Each GPU's state, holder and who runs on it (server/attribution); absent where the server does not reconcile. */
+  gpuStates?: Record<string, GpuReconciliation>;
 }
 
 export interface FleetDelta {
@@ -59,6 +63,8 @@ export interface FleetDelta {
   points: Record<string, GpuPoint[]>;
   /** Hosts removed from the fleet. */
   removedHostIds: string[];
+  /** GPUs whose state, holder or attribution changed since the last delta (whole entries, replacing the held ones). */
+  gpuStates?: Record<string, GpuReconciliation>;
 }
 
 export interface GpuHistory {
@@ -94,11 +100,17 @@ export interface LiveServerToClient {
   "fleet:snapshot": (snapshot: FleetSnapshot) => void;
   "fleet:delta": (delta: FleetDelta) => void;
   "fleet:bookings": (update: BookingsUpdate) => void;
+  /** The open alerts that concern this viewer, on every (re)connect (none for a display token). */
+  "alerts:snapshot": (snapshot: AlertsSnapshot) => void;
+  /** An alert that concerns this viewer opened, closed or was acknowledged. */
+  "alerts:update": (update: AlertUpdate) => void;
 }
 
 export interface LiveClientToServer {
   /** Asks for the 15-minute history of one GPU; answers null for an unknown UUID. */
   "gpu:history": (uuid: string, reply: (history: GpuHistory | null) => void) => void;
+  /** Asks for every GPU's state now (a page that started listening after the snapshot). */
+  "gpu:states": (reply: (answer: GpuStatesAnswer) => void) => void;
 }
 
 export const LIVE_NAMESPACE = "/live";

@@ -67,8 +67,12 @@ export function timeTicks(fromMs: number, toMs: number, maxTicks = 8, options: T
 
 /** An axis label that says as much as the span needs: "14:30", "Mon 14:00", "30 Nov". */
 export function formatAxisTime(ms: number, spanMs: number, options: TimeZoneOptions = {}): string {
-  if (spanMs <= 36 * HOUR_MS) return format({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone).format(ms);
-  if (spanMs <= 8 * DAY_MS) return format({ weekday: "short", day: "numeric", hour: "2-digit", hourCycle: "h23" }, options.timeZone).format(ms).replace(/,/g, "") + "h";
+  const clock = format({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone).format(ms);
+  if (spanMs <= 36 * HOUR_MS) return clock;
+  if (spanMs <= 8 * DAY_MS) {
+    const day = format({ weekday: "short", day: "numeric" }, options.timeZone).format(ms).replace(",", "");
+    return clock === "00:00" ? day : `${day} ${clock}`;
+  }
   return format({ day: "numeric", month: "short" }, options.timeZone).format(ms);
 }
 

@@ -48,6 +48,8 @@ program
   .option("--buffer <n>", "readings kept while the server is unreachable (default: 2 hours)")
   .option("--once", "take one reading, print it and exit (no server)")
   .option("--json", "with --once: print the reading as JSON")
+  .option("--allow-enforcement", "let the server have this agent terminate processes in conflict with a booking (SIGTERM, then SIGKILL)")
+  .option("--sim-time <iso>", "with --source simulated: report the simulated fleet as it was at this time, then onwards")
   .action(runAgentCommand);
 
 const host = program.command("host").description("manage GPU hosts");

@@ -1,6 +1,21 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseDurationText } from "@/lib/duration";
 import { MAX_RANGE_MS, parseSpan } from "@/lib/usage-range";
+
+/** A duration such as "30s", "5m", "2h" (a bare number is seconds) → milliseconds. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDurationText(text);
+      if (ms === null || ms > 7 * 86_400_000) {
+        ctx.addIssue({ code: "custom", message: "must be a duration such as 30s, 5m or 2h (at most 7d)" });
+        return z.NEVER;
+      }
+      return ms;
+    });
 
 /**
  * The server's configuration, parsed once at start. Nothing else reads
@@ -47,6 +62,21 @@ const envSchema = z.object({
   GPUDESK_ROLLUP_FLUSH_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** `1`: /metrics answers without sign-in (for a Prometheus on a trusted network). */
   GPUDESK_METRICS_PUBLIC: z.enum(["0", "1", "false", "true"]).default("0").transform((value) => value === "1" || value === "true"),
+  /** Alerts (server/alerts): how long each condition must hold before its alert opens. */
+  GPUDESK_ALERT_CONFLICT_AFTER: duration("60s"),
+  GPUDESK_ALERT_UNBOOKED_AFTER: duration("5m"),
+  GPUDESK_ALERT_IDLE_AFTER: duration("30m"),
+  /** An idle booking: utilization below this, in percent. */
+  GPUDESK_ALERT_IDLE_BELOW_PCT: z.coerce.number().min(0).max(100).default(5),
+  GPUDESK_ALERT_MEMORY_AFTER: duration("1m"),
+  /** Memory pressure: used memory above this share of the GPU's, in percent. */
+  GPUDESK_ALERT_MEMORY_ABOVE_PCT: z.coerce.number().min(1).max(100).default(95),
+  /** GPU health (uncorrected ECC errors, a GPU gone from its host's inventory). */
+  GPUDESK_ALERT_HEALTH_AFTER: duration("10s"),
+  /** A host whose agent has been offline this long. */
+  GPUDESK_ALERT_HOST_OFFLINE_AFTER: duration("5m"),
+  /** How long a condition must stay away before its alert closes (no flapping). */
+  GPUDESK_ALERT_CLEAR_AFTER: duration("1m"),
   /** Synthetic usage history (e.g. `7d`) filled at start for the simulated fleet; `npm start -- --demo-history 7d` sets it. */
   GPUDESK_DEMO_HISTORY: z
     .string()

@@ -4,6 +4,8 @@ import { Server } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/agent/local-agents";
+import { alertConfigFromEnv } from "@/server/alerts/alert-config";
+import { startAlerts } from "@/server/alerts/start-alerts";
 import { sessionPrincipal } from "@/server/auth/authenticate";
 import { CLIENT_IP_HEADER } from "@/server/auth/better-auth";
 import { authenticateToken } from "@/server/auth/tokens";
@@ -72,10 +74,21 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const agents = attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
   // Bookings start and end by themselves on every open page: the feed wakes at each boundary.
   const bookingFeed = await startBookingFeed();
-  const stopLive = attachLiveEndpoint(io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>, fleet, {
+  // Attribution, GPU states, alerts, webhooks and enforcement; they run on the live endpoint's tick.
+  const alerts = await startAlerts({
+    fleet,
+    bookings: bookingFeed,
+    config: alertConfigFromEnv(env),
+    agentNamespace: io.of(AGENT_NAMESPACE) as never,
+    publicUrl: env.GPUDESK_PUBLIC_URL,
+  });
+  const liveNamespace = io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>;
+  const stopLive = attachLiveEndpoint(liveNamespace, fleet, {
     authenticate: authenticateLiveViewer,
     bookings: bookingFeed,
+    extras: alerts.live,
   });
+  const stopAlertsLive = alerts.attachLive(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: agents.disconnectAgents });
 
   await new Promise<void>((resolve, reject) => {
@@ -102,6 +115,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     url,
     async close() {
       stopLive();
+      stopAlertsLive();
+      await alerts.stop();
       bookingFeed.stop();
       await localAgents.stop();
       await ingest.flush();

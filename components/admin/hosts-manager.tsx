@@ -67,12 +67,19 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
     if (kind === "rotate") {
       const result = await apiRequest<{ host: { name: string }; token: string }>("POST", `${url}/rotate`);
       setActionPending(false);
-      if (!result.ok) return setActionError(result.error.message);
+      if (!result.ok) {
+        setActionError(result.error.message);
+        return;
+      }
       setRevealed({ title: `New token for ${host.name}`, hostName: host.name, token: result.data.token, origin: window.location.origin });
     } else {
       const result = await apiRequest<null>("DELETE", url);
       setActionPending(false);
-      if (!result.ok && result.error.status !== 404) return setActionError(result.error.message);
+      // 409: reservations on record; the dialog stays open with the server's reason.
+      if (!result.ok && result.error.status !== 404) {
+        setActionError(result.error.message);
+        return;
+      }
       setHosts((current) => current.filter((row) => row.id !== host.id));
     }
     setAction(null);

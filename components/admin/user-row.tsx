@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import type { UserRow as User } from "@/components/admin/user-create-form";
-import { fieldErrorText, inputClass } from "@/components/forms/field";
+import { controlClass, fieldErrorText } from "@/components/forms/field";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -84,7 +84,7 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
               if (isSelf && role === "member") setConfirm("demote-self");
               else void patch({ role }, "role");
             }}
-            className={`${inputClass} w-auto py-1`}
+            className={`${controlClass} py-1`}
           >
             <option value="member">Member</option>
             <option value="admin">Admin</option>
@@ -111,7 +111,7 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
                   onKeyDown={(event) => {
                     if (event.key === "Escape") setEditingLogin(false);
                   }}
-                  className={`${inputClass} w-36 py-1 font-mono`}
+                  className={`${controlClass} w-36 py-1 font-mono`}
                 />
                 {loginError && (
                   <p id={`${user.id}-login-error`} className="mt-1 max-w-48 text-xs text-red-700 dark:text-red-300">

@@ -26,7 +26,7 @@ export function DisplayHostLabel({ host, tiles, slice, width, fontSize, nowMs }:
       className="flex shrink-0 flex-col gap-[0.25em] overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-[0.55em] py-[0.4em] text-white"
       style={{ width, fontSize, lineHeight: 1.2 }}
     >
-      <h2 className="font-bold break-all" style={{ fontSize: fontSize * 1.15 }}>
+      <h2 className="font-bold [overflow-wrap:anywhere]" style={{ fontSize: fontSize * 1.15 }}>
         {host.name}
       </h2>
       {slice && (

@@ -34,19 +34,22 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       className="flex items-center gap-[1.2em] overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-[0.8em] text-white"
       style={{ height, fontSize: base, lineHeight: 1.15 }}
     >
-      <div className="flex min-w-0 flex-1 items-center gap-[1em] overflow-hidden">
-        <span className="shrink-0 font-bold tracking-wide text-emerald-300 uppercase">Free now</span>
+      {/* Chips that do not fit wrap onto a second line, which the strip's height hides: no half-shown model. */}
+      <div className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden">
+        <span className="flex h-full shrink-0 items-center font-bold tracking-wide text-emerald-300 uppercase">Free now</span>
         {summary.freeByModel.map(({ model, free, total }) => (
-          <span key={model} data-testid="display-free-model" className="flex shrink-0 items-baseline gap-[0.35em] whitespace-nowrap">
-            <span className={`font-bold tabular-nums ${free > 0 ? "text-emerald-300" : "text-zinc-400"}`} style={{ fontSize: big }}>
-              {free}
+          <span key={model} data-testid="display-free-model" className="flex h-full shrink-0 items-center whitespace-nowrap">
+            <span className="flex items-baseline gap-[0.35em]">
+              <span className={`font-bold tabular-nums ${free > 0 ? "text-emerald-300" : "text-zinc-400"}`} style={{ fontSize: big }}>
+                {free}
+              </span>
+              <span className="font-semibold">{model}</span>
+              <span className="text-zinc-400 tabular-nums">/ {total}</span>
             </span>
-            <span className="font-semibold">{model}</span>
-            <span className="text-zinc-400 tabular-nums">/ {total}</span>
           </span>
         ))}
         {unknownHosts.length > 0 && (
-          <span className="shrink-0 font-semibold text-amber-300">Unknown host: {unknownHosts.join(", ")}</span>
+          <span className="flex h-full shrink-0 items-center font-semibold text-amber-300">Unknown host: {unknownHosts.join(", ")}</span>
         )}
       </div>
 

@@ -38,7 +38,7 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
   const memoryPct = ratioPercent(tile.memoryUsedMiB, tile.memoryTotalMiB);
   const offline = tile.state === "offline";
   const utilization = tile.utilizationPct === null || offline ? DASH : `${Math.round(tile.utilizationPct)}%`;
-  const stateText = tile.state === "conflict" && tile.otherUsers.length > 0 ? `Conflict · ${tile.otherUsers.join(", ")}` : DISPLAY_STATE_LABELS[tile.state];
+  const holder = holderLine(tile, nowMs);
   const text: CSSProperties = { fontSize: typography.text, lineHeight: 1.2 };
 
   return (
@@ -53,19 +53,25 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
       <div className="flex min-w-0 items-baseline justify-between gap-[0.5em]" style={text}>
         <span className="shrink-0 font-bold tabular-nums">GPU {tile.index}</span>
         <span data-testid="display-tile-state" className="min-w-0 truncate font-bold uppercase tracking-wide">
-          {stateText}
+          {DISPLAY_STATE_LABELS[tile.state]}
         </span>
       </div>
 
-      <div className="flex min-h-0 flex-1 items-center">
+      <div className="flex min-h-0 min-w-0 flex-1 items-center justify-between gap-[0.5em]">
         <span
           data-testid="display-util"
-          className="font-bold tabular-nums"
+          className="shrink-0 font-bold tabular-nums"
           style={{ fontSize: typography.utilization, lineHeight: 1 }}
           aria-label={`Utilization ${utilization}`}
         >
           {utilization}
         </span>
+        {tile.state === "conflict" && tile.otherUsers.length > 0 && (
+          // Who runs on someone else's booking: beside the number, where the holder line keeps its end time.
+          <span data-testid="display-intruders" className="min-w-0 truncate rounded bg-white px-[0.3em] font-bold text-fuchsia-800" style={text}>
+            {tile.otherUsers.join(", ")}
+          </span>
+        )}
       </div>
 
       <div className="flex min-w-0 shrink-0 items-center gap-[0.5em]" style={text}>
@@ -85,8 +91,10 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
         </span>
       </div>
 
-      <p data-testid="display-holder" className="min-w-0 shrink-0 truncate font-semibold" style={text}>
-        {holderLine(tile, nowMs)}
+      {/* The name gives way before the time: "until 14:00" must never be cut off. */}
+      <p data-testid="display-holder" className="flex min-w-0 shrink-0 font-semibold whitespace-nowrap" style={text}>
+        <span className="min-w-0 truncate">{holder.who}</span>
+        {holder.when && <span className="shrink-0">{`\u00a0· ${holder.when}`}</span>}
       </p>
     </li>
   );
@@ -99,11 +107,11 @@ function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): str
   return `${gib(usedMiB)} / ${gib(totalMiB)} GiB`;
 }
 
-function holderLine(tile: Tile, nowMs: number): string {
-  if (tile.state === "offline") return "host offline";
-  if (tile.holder) return `${tile.holder.name} · until ${formatDisplayTime(tile.holder.endsAt, nowMs)}`;
-  if (tile.otherUsers.length > 0) return tile.otherUsers.join(", ");
-  if (tile.next) return `next: ${tile.next.name} · ${formatDisplayTime(tile.next.startsAt, nowMs)}`;
+function holderLine(tile: Tile, nowMs: number): { who: string; when: string | null } {
+  if (tile.state === "offline") return { who: "host offline", when: null };
+  if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.endsAt, nowMs)}` };
+  if (tile.otherUsers.length > 0) return { who: tile.otherUsers.join(", "), when: null };
+  if (tile.next) return { who: `next: ${tile.next.name}`, when: formatDisplayTime(tile.next.startsAt, nowMs) };
   // A non-breaking space keeps the line's height, so that tiles line up.
-  return "\u00a0";
+  return { who: "\u00a0", when: null };
 }

@@ -9,10 +9,14 @@ export function fieldErrorText(label: string, message: string): string {
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
-export const inputClass =
-  "block w-full rounded-md border bg-white px-3 py-2 text-base shadow-sm focus:outline-none focus:ring-2 sm:text-sm dark:bg-slate-900 " +
+/** A control's look without its width and height, for inline controls in tables (add a `py-*`). */
+export const controlClass =
+  "rounded-md border bg-white px-3 text-base shadow-sm focus:outline-none focus:ring-2 sm:text-sm dark:bg-slate-900 " +
   "border-slate-300 focus:border-sky-500 focus:ring-sky-500/30 dark:border-slate-700 " +
   "aria-[invalid=true]:border-red-500 aria-[invalid=true]:focus:ring-red-500/30 dark:aria-[invalid=true]:border-red-400";
+
+/** A form field's control: full width of its field. */
+export const inputClass = `block w-full py-2 ${controlClass}`;
 
 interface FieldProps {
   label: string;

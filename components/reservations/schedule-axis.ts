@@ -22,6 +22,12 @@ export function hourTicks(fromMs: number, toMs: number, everyHours: number): Tic
     ticks.push({ ms: t, day, label });
     t = floorToHour(t + 3600_000 + 1000);
   }
+  // The day the timeline starts in, named at its left edge, unless its midnight follows right away.
+  const first = ticks[0];
+  const nextDay = ticks.find((tick) => tick.day && tick !== first);
+  if (first && !first.day && (!nextDay || nextDay.ms - first.ms >= everyHours * 3600_000)) {
+    ticks[0] = { ...first, day: true, label: formatDay(first.ms) };
+  }
   return ticks;
 }
 

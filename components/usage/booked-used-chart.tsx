@@ -5,6 +5,8 @@ import { formatGpuHours } from "@/lib/usage-format";
 import type { PersonUsage } from "@/lib/usage-types";
 import { AXIS_TICK, TOOLTIP_STYLE } from "@/components/usage/utilization-chart";
 
+const BAR_ORDER = ["booked", "used", "idle"];
+
 /**
  * Per person: GPU-hours booked, GPU-hours of that really used
  * (utilization-weighted), and booked time spent idle. The "Not booked" row
@@ -36,7 +38,8 @@ export function BookedUsedChart({ people }: { people: PersonUsage[] }) {
         type="number"
         tick={AXIS_TICK}
         stroke="var(--chart-grid)"
-        tickFormatter={(value: number) => formatGpuHours(value)}
+        allowDecimals={false}
+        tickFormatter={(value: number) => value.toLocaleString("en-US")}
         label={{ value: "GPU-hours", position: "insideBottomRight", offset: -2, fill: "var(--chart-axis)", fontSize: 12 }}
         height={40}
       />
@@ -47,7 +50,7 @@ export function BookedUsedChart({ people }: { people: PersonUsage[] }) {
         formatter={(value, name) => [`${formatGpuHours(typeof value === "number" ? value : null)} GPU-h`, name]}
         cursor={{ fill: "var(--chart-grid)", fillOpacity: 0.4 }}
       />
-      <Legend wrapperStyle={{ fontSize: 12 }} />
+      <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={(item) => BAR_ORDER.indexOf(String(item.dataKey))} />
       <Bar dataKey="booked" name="Booked" fill="var(--usage-booked)" isAnimationActive={false} />
       <Bar dataKey="used" name="Used" fill="var(--usage-used)" isAnimationActive={false} />
       <Bar dataKey="idle" name="Idle while booked" fill="var(--usage-idle)" isAnimationActive={false} />

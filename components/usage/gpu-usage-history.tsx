@@ -24,8 +24,9 @@ interface Panel {
 
 function HistoryChart({ panel, domain, bucketMs }: { panel: Panel; domain: [number, number]; bucketMs: number }) {
   const span = domain[1] - domain[0];
-  const ticks = timeTicks(domain[0], domain[1], 6);
+  const ticks = timeTicks(domain[0], domain[1], 8);
   const empty = panel.rows.every((row) => row.avg === null);
+  const hasPeak = panel.rows.some((row) => row.max !== null);
   const value = (v: unknown) => (typeof v === "number" ? `${v.toFixed(panel.digits)} ${panel.unit}`.replace(" %", "%") : "—");
   return (
     <figure aria-label={`${panel.title} history`} className="m-0 min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
@@ -33,7 +34,11 @@ function HistoryChart({ panel, domain, bucketMs }: { panel: Panel; domain: [numb
         <span className="font-medium">{panel.title}</span>
         <span className="inline-flex items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">
           <span aria-hidden className="w-4 border-t-2" style={{ borderColor: panel.color }} /> mean
-          <span aria-hidden className="ml-2 w-4 border-t-2 border-dotted" style={{ borderColor: panel.color }} /> peak
+          {hasPeak && (
+            <>
+              <span aria-hidden className="ml-2 w-4 border-t-2 border-dotted" style={{ borderColor: panel.color }} /> peak
+            </>
+          )}
           {panel.reference && (
             <>
               <span aria-hidden className="ml-2 w-4 border-t-2 border-dashed border-(--chart-axis)" /> {panel.reference.label}
@@ -86,7 +91,7 @@ function HistoryChart({ panel, domain, bucketMs }: { panel: Panel; domain: [numb
             dot={false}
             connectNulls={false}
           />
-          <Line type="linear" dataKey="max" name="Peak" stroke={panel.color} strokeDasharray="2 3" strokeWidth={1.25} dot={false} isAnimationActive={false} connectNulls={false} />
+          {hasPeak && <Line type="linear" dataKey="max" name="Peak" stroke={panel.color} strokeDasharray="2 3" strokeWidth={1.25} dot={false} isAnimationActive={false} connectNulls={false} />}
         </ComposedChart>
       </div>
     </figure>

@@ -28,7 +28,7 @@ export function UtilizationChart({ series, range }: { series: UtilizationSeries;
   const domainStart = series.points[0]?.t ?? range.fromMs;
   const domain: [number, number] = [domainStart, range.toMs];
   const span = domain[1] - domain[0];
-  const ticks = timeTicks(domain[0], domain[1], 7);
+  const ticks = timeTicks(domain[0], domain[1], 8);
   const empty = series.groups.length === 0;
 
   return (

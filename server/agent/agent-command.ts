@@ -1,10 +1,13 @@
-import { createHash } from "node:crypto";
+import { terminateCommandSchema } from "@/lib/enforcement-protocol";
 import { agentOptionsSchema, type AgentOptions } from "@/server/agent/agent-options";
 import { createAgentRunner } from "@/server/agent/agent-runner";
+import { createEnforcer } from "@/server/agent/enforcer";
+import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
 import { createSocketTransport } from "@/server/agent/socket-transport";
 import { createCollector } from "@/server/collector/collector";
 import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-smi/nvidia-smi-source";
-import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { createProcReader } from "@/server/collector/proc/proc-reader";
+import { createSimulatedSource } from "@/server/collector/simulated/simulated-source";
 import type { GpuSource } from "@/server/collector/source";
 import { log } from "@/server/log";
 
@@ -31,12 +34,12 @@ async function openSource(options: AgentOptions): Promise<GpuSource> {
     if (!nvidiaSmi) throw new UsageError("nvidia-smi not found on PATH: pass --nvidia-smi PATH or --source simulated");
     return createNvidiaSmiSource({ path: nvidiaSmi, hostName: options.hostName, intervalMs: options.interval });
   }
-  // A simulated agent is one simulated host named after this one; its seed
-  // includes the name so that two simulated agents never share GPU UUIDs.
-  const nameSeed = createHash("sha256").update(options.hostName).digest().readInt32LE(0);
-  const seed = (options.seed ^ nameSeed) | 0;
-  const [spec] = simulatedFleet({ seed });
-  return createSimulatedSource({ spec: { ...spec, hostName: options.hostName }, seed });
+  const { spec, seed } = simulatedAgentHost(options.hostName, options.seed);
+  if (!options.simTime) return createSimulatedSource({ spec, seed });
+  // The fleet as it was at --sim-time, going on at real speed; readings carry the real time.
+  const offset = Date.parse(options.simTime) - Date.now();
+  const source = createSimulatedSource({ spec, seed, now: () => Date.now() + offset });
+  return { ...source, read: async () => ({ ...(await source.read()), sampledAt: new Date().toISOString() }) };
 }
 
 /** `gpudesk agent`: one reading with --once, else the push loop until a signal. */
@@ -58,8 +61,25 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
   const transport = createSocketTransport({
     serverUrl: options.server!,
     token: options.token!,
-    hello: { agentVersion: AGENT_VERSION, source: source.kind, intervalMs: options.interval, hostName: options.hostName },
+    hello: {
+      agentVersion: AGENT_VERSION,
+      source: source.kind,
+      intervalMs: options.interval,
+      hostName: options.hostName,
+      enforcement: options.allowEnforcement,
+    },
     log: log.info,
+  });
+  const enforcer = createEnforcer({
+    allow: options.allowEnforcement,
+    reader: createProcReader({ procRoot: options.procRoot }),
+    report: (report) => void transport.report(report).catch(() => log.warn(`the server did not take the enforcement report for pid ${report.pid}`)),
+    log: log.info,
+  });
+  transport.onTerminate((raw) => {
+    const command = terminateCommandSchema.safeParse(raw);
+    if (!command.success) return log.warn("ignored an invalid terminate request from the server");
+    void enforcer.handle(command.data);
   });
   const runner = createAgentRunner({
     read: collector.read,
@@ -68,13 +88,17 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
     bufferCapacity: options.buffer,
     log: log.info,
   });
-  log.info(`agent started: ${source.kind} source, every ${options.interval} ms, server ${options.server}`);
+  log.info(
+    `agent started: ${source.kind} source, every ${options.interval} ms, server ${options.server}` +
+      (options.allowEnforcement ? ", enforcement allowed" : ""),
+  );
   runner.start();
 
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {
       log.info(`${signal}: stopping (${runner.buffer.size} readings not yet delivered)`);
       await runner.flush().catch(() => {});
+      enforcer.stop();
       await runner.stop();
       await collector.close();
       resolve();

@@ -33,8 +33,15 @@ export const agentOptionsSchema = z
     buffer: z.coerce.number().int().min(1).max(1_000_000).optional(),
     once: z.boolean().default(false),
     json: z.boolean().default(false),
+    /** Lets the server have this agent terminate processes in conflict with a booking (off unless given). */
+    allowEnforcement: z.boolean().default(false),
+    /** Simulated source only: report the fleet as it was at this instant, then onwards at real speed. */
+    simTime: z.iso.datetime({ offset: true, error: "must be an ISO time, e.g. 2026-11-30T14:00:00Z" }).optional(),
   })
   .superRefine((options, ctx) => {
+    if (options.simTime && options.source !== "simulated") {
+      ctx.addIssue({ code: "custom", path: ["simTime"], message: "needs --source simulated" });
+    }
     if (options.once) return;
     if (!options.server) ctx.addIssue({ code: "custom", path: ["server"], message: "is required (or use --once)" });
     if (!options.token) ctx.addIssue({ code: "custom", path: ["token"], message: "is required: --token or GPUDESK_AGENT_TOKEN" });

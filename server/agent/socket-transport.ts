@@ -4,6 +4,7 @@ import type {
   AgentHello,
   AgentServerToClient,
 } from "@/lib/agent-protocol";
+import type { EnforcementReport } from "@/lib/enforcement-protocol";
 import { AGENT_NAMESPACE } from "@/lib/live";
 import type { AgentTransport } from "@/server/agent/agent-runner";
 
@@ -23,7 +24,13 @@ export interface SocketTransportOptions {
  * does not retry, such as a token the server does not know yet), and logs
  * one line per change of state, not per attempt.
  */
-export function createSocketTransport(options: SocketTransportOptions): AgentTransport & { hostName: () => string | null } {
+export function createSocketTransport(options: SocketTransportOptions): AgentTransport & {
+  hostName: () => string | null;
+  /** Terminate requests from the server (validated by the caller, which decides whether to act). */
+  onTerminate: (listener: (command: unknown) => void) => void;
+  /** Tells the server what enforcement did; rejects when the server did not take it. */
+  report: (report: EnforcementReport) => Promise<void>;
+} {
   const url = new URL(AGENT_NAMESPACE, options.serverUrl).toString();
   const socket: Socket<AgentServerToClient, AgentClientToServer> = io(url, {
     auth: { token: options.token },
@@ -105,5 +112,12 @@ export function createSocketTransport(options: SocketTransportOptions): AgentTra
       socket.close();
     },
     hostName: () => registeredName,
+    onTerminate(listener) {
+      socket.on("agent:terminate", listener);
+    },
+    async report(report) {
+      const answer = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck("agent:enforcement", report);
+      if (!answer.ok) throw new Error("the server did not record the report");
+    },
   };
 }

@@ -131,7 +131,6 @@ describe("the simulated fleet's squatter and idle-held GPU, replayed", () => {
       expect(closes[0].at - (lasting[0].to + STEP)).toBeGreaterThanOrEqual(config.clearMs);
       expect(closes[0].at - (lasting[0].to + STEP)).toBeLessThanOrEqual(config.clearMs + STEP);
     }
-    console.log("DEBUG", JSON.stringify({ segments: segments.map((s) => [(s.from - start) / 60000, (s.to - start) / 60000]), opens: opens.map((o) => (o.at - start) / 60000), closes: closes.map((o) => (o.at - start) / 60000), end: (end - start) / 60000 }));
     const evidence = JSON.parse(opens[0].row.evidence) as { processes: { login: string; intruder: boolean }[] };
     expect(evidence.processes.filter((process) => process.intruder).map((process) => process.login)).not.toContain(job.user);
     expect(evidence.processes.some((process) => process.intruder)).toBe(true);

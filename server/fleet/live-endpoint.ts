@@ -1,5 +1,5 @@
 import type { Namespace } from "socket.io";
-import type { LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { log } from "@/server/log";
 
@@ -17,6 +17,12 @@ export interface LiveEndpointOptions {
   tickMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
   bookings?: LiveBookingsSource;
+  /** More for every snapshot and every tick's delta (the GPU states of server/alerts/start-alerts.ts). */
+  extras?: {
+    snapshot(): Partial<FleetSnapshot>;
+    /** Runs once per tick, after the offline check; what it returns joins the tick's delta. */
+    tick(): Partial<FleetDelta> | null;
+  };
 }
 
 function handshakeHeaders(raw: Record<string, string | string[] | undefined>): Headers {
@@ -33,7 +39,7 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
  * then one coalesced delta per tick for everyone. Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, bookings } = options;
+  const { authenticate, tickMs = 1000, bookings, extras } = options;
   if (authenticate) {
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
@@ -48,7 +54,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   }
 
   namespace.on("connection", (socket) => {
-    const snapshot = fleet.snapshot();
+    const snapshot = { ...fleet.snapshot(), ...extras?.snapshot() };
     socket.emit("fleet:snapshot", bookings ? { ...snapshot, bookings: bookings.current() } : snapshot);
     socket.on("gpu:history", (uuid, reply) => {
       if (typeof reply !== "function") return;
@@ -62,7 +68,9 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
 
   const timer = setInterval(() => {
     fleet.checkOffline();
-    const delta = fleet.drainDelta();
+    let delta = fleet.drainDelta();
+    const extra = extras?.tick();
+    if (extra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...extra };
     if (delta) namespace.emit("fleet:delta", delta);
   }, tickMs);
   timer.unref();

@@ -12,7 +12,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 beforeAll(async () => {
   await useTestDatabase();
-});
+}, 60_000);
 
 /** A registered host with one GPU, as the ingest path would have it. */
 async function setupGpu(): Promise<{ host: { id: string; simulated: boolean }; gpu: GpuSample }> {

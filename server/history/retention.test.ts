@@ -8,7 +8,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 beforeAll(async () => {
   await useTestDatabase();
-});
+}, 60_000);
 
 const DAY_MS = 24 * HOUR_MS;
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);

@@ -1,4 +1,5 @@
 import { requireAdmin } from "@/server/auth/guard";
+import { db } from "@/server/db";
 import { listActiveHolders } from "@/server/history/booked-holders";
 import { currentHistory } from "@/server/history/history-service";
 import { renderMetrics } from "@/server/metrics/render-metrics";
@@ -12,12 +13,10 @@ export async function authorizeMetrics(request: Request, publicMetrics: boolean)
   if (!publicMetrics) await requireAdmin(request);
 }
 
-/**
- * Open alerts by kind. There is no alert store yet (the reconciler's
- * issue); every kind reads 0 until it exists and is counted here.
- */
+/** Open alerts by kind, from the reconciler's table (kinds with none are exported as 0 by the renderer). */
 async function countOpenAlerts(): Promise<Record<string, number>> {
-  return {};
+  const groups = await db().alert.groupBy({ by: ["kind"], where: { closedAt: null }, _count: { _all: true } });
+  return Object.fromEntries(groups.map((group) => [group.kind, group._count._all]));
 }
 
 /** One scrape: the live fleet from memory, the bookings from the database. */

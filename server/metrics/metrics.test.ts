@@ -87,7 +87,11 @@ beforeAll(async () => {
     select: { id: true },
   });
   reservationId = reservation.id;
-});
+
+  // One open alert and one closed one: only the open one counts.
+  await db().alert.create({ data: { kind: "idle_booking", subjectKey: `idle_booking:${gpus[1]!.uuid}`, message: "idle", gpuUuid: gpus[1]!.uuid } });
+  await db().alert.create({ data: { kind: "conflict", subjectKey: `conflict:${gpus[0]!.uuid}`, message: "over", closedAt: new Date(NOW) } });
+}, 60_000);
 
 async function scrape(headers: Record<string, string> = {}): Promise<Response> {
   const { GET } = await import("@/app/metrics/route");
@@ -133,7 +137,8 @@ describe("/metrics", () => {
     expect(own("gpudesk_gpu_holder_info", gpus[1]!)[0]?.labels).toMatchObject({ holder: holderUsername, reservation_id: reservationId, Hostname: hostName, gpu: "1" });
     expect(own("gpudesk_gpu_holder_info", gpus[0]!)).toHaveLength(0);
     expect(series.find((s) => s.name === "gpudesk_reservations_active")?.value).toBe(1);
-    expect(series.filter((s) => s.name === "gpudesk_alerts_open").map((s) => [s.labels.kind, s.value])).toContainEqual(["conflict", 0]);
+    const alerts = Object.fromEntries(series.filter((s) => s.name === "gpudesk_alerts_open").map((s) => [s.labels.kind, s.value]));
+    expect(alerts).toMatchObject({ idle_booking: 1, conflict: 0, host_offline: 0 });
 
     const host = (name: string) => series.find((s) => s.name === name && s.labels.Hostname === hostName)?.value;
     expect(host("gpudesk_host_online")).toBe(1);

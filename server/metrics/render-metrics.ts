@@ -1,17 +1,17 @@
 import { Counter, Gauge, Registry } from "prom-client";
+import { ALERT_KINDS } from "@/lib/alerts";
 import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live";
 import type { IngestCounters } from "@/server/fleet/ingest";
 import type { ActiveHolder } from "@/server/history/booked-holders";
 import type { HistoryStats } from "@/server/history/history-service";
 
-/** The kinds of alert the reconciler raises; each is exported, 0 while none is open. */
-export const ALERT_KINDS = ["conflict", "unbooked", "idle_booked", "oom_risk", "gpu_error", "gpu_lost", "host_silent"] as const;
 
 export interface MetricsInput {
   fleet: FleetSnapshot;
   /** Who holds each GPU now (bookings), by GPU UUID. */
   holders: Map<string, ActiveHolder>;
   activeReservations: number;
+  /** Open alerts by kind; every known kind is exported, 0 when none is open. */
   openAlerts: Partial<Record<string, number>>;
   ingest: IngestCounters;
   history?: HistoryStats;

@@ -1,0 +1,33 @@
+import { GPU_STATE_LABELS, type GpuState } from "@/lib/attribution";
+import { Badge } from "@/components/ui/badge";
+
+const TONE = {
+  free: "free",
+  booked_idle: "neutral",
+  booked_in_use: "busy",
+  unbooked_use: "busy",
+  conflict: "danger",
+  error: "danger",
+  offline: "offline",
+} as const satisfies Record<GpuState, Parameters<typeof Badge>[0]["tone"]>;
+
+const HINT: Record<GpuState, string> = {
+  free: "Nobody booked it and nothing runs on it",
+  booked_idle: "Booked, and nothing runs on it",
+  booked_in_use: "Booked, and only the holder's processes run on it",
+  unbooked_use: "Processes run on it, but nobody booked it",
+  conflict: "Someone other than the holder runs on it",
+  error: "The GPU reports a fault",
+  offline: "Its host's agent is silent: these are the last known values",
+};
+
+/** A GPU's reconciled state, as a badge; `problem` adds the reason of an error. */
+export function GpuStateBadge({ state, problem }: { state: GpuState; problem?: string | null }) {
+  return (
+    <span data-testid="gpu-state" data-state={state} className="inline-flex">
+      <Badge tone={TONE[state]} title={problem ?? HINT[state]}>
+        {GPU_STATE_LABELS[state]}
+      </Badge>
+    </span>
+  );
+}

@@ -1,0 +1,47 @@
+"use client";
+
+import { useCallback, useSyncExternalStore } from "react";
+import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
+import type { FleetDelta, FleetSnapshot } from "@/lib/live";
+import { getLiveSocket } from "@/lib/live-socket";
+
+/**
+ * The GPU states (state, holder, who runs and by what evidence) that ride
+ * on the live fleet's snapshot and deltas. It listens to the tab's one
+ * /live socket without opening it: the page's live fleet does that. A store
+ * that starts listening after the snapshot went by asks for the states.
+ */
+
+let states: Record<string, GpuReconciliation> = {};
+const listeners = new Set<() => void>();
+let attached = false;
+
+function publish(next: Record<string, GpuReconciliation>): void {
+  states = next;
+  for (const listener of listeners) listener();
+}
+
+function attach(): void {
+  if (attached) return;
+  attached = true;
+  const socket = getLiveSocket();
+  socket.on("fleet:snapshot", (snapshot: FleetSnapshot) => publish(snapshot.gpuStates ?? {}));
+  socket.on("fleet:delta", (delta: FleetDelta) => {
+    if (delta.gpuStates && Object.keys(delta.gpuStates).length > 0) publish({ ...states, ...delta.gpuStates });
+  });
+  if (socket.connected) socket.emit("gpu:states", (answer: GpuStatesAnswer) => publish({ ...answer.states, ...states }));
+}
+
+function subscribe(listener: () => void): () => void {
+  attach();
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
+/** The reconciliation of one GPU, or null until the server sent one. */
+export function useGpuReconciliation(uuid: string): GpuReconciliation | null {
+  const read = useCallback(() => states[uuid] ?? null, [uuid]);
+  return useSyncExternalStore(subscribe, read, () => null);
+}

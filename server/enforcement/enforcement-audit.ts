@@ -1,0 +1,33 @@
+import { db } from "@/server/db";
+
+/** Audit actions of enforcement (entity: the host). */
+export type EnforcementAuditAction =
+  | "host_setting.update"
+  | "enforcement.requested"
+  | "enforcement.sigterm"
+  | "enforcement.sigkill"
+  | "enforcement.exited"
+  | "enforcement.gone"
+  | "enforcement.refused";
+
+/** One line in the audit log about a host: who (null: gpudesk itself), what, and the details. */
+export async function recordHostAudit(entry: {
+  hostId: string;
+  action: EnforcementAuditAction;
+  actorId?: string | null;
+  before?: unknown;
+  after?: unknown;
+  at?: Date;
+}): Promise<void> {
+  await db().auditLog.create({
+    data: {
+      at: entry.at ?? new Date(),
+      actorId: entry.actorId ?? null,
+      action: entry.action,
+      entityType: "host",
+      entityId: entry.hostId,
+      before: entry.before === undefined ? null : JSON.stringify(entry.before),
+      after: entry.after === undefined ? null : JSON.stringify(entry.after),
+    },
+  });
+}

@@ -1,0 +1,80 @@
+import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
+import type { LiveGpu } from "@/lib/live";
+import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
+
+export interface HostEnforcement {
+  graceSeconds: number;
+  killAfterSeconds: number;
+}
+
+export interface PlannedTermination {
+  hostId: string;
+  alertId: string;
+  gpuUuid: string;
+  reservationId: string;
+  holderId: string;
+  /** The holder's Unix login, which the agent refuses to touch. */
+  holderLogin: string | null;
+  process: ProcessAttribution;
+  startedAt: string | null;
+  command: string | null;
+  killAfterSeconds: number;
+}
+
+export interface PlanInput {
+  nowMs: number;
+  openAlerts: Iterable<OpenAlertRef>;
+  /** Hosts whose admin turned "terminate intruders" on. */
+  enforced: ReadonlyMap<string, HostEnforcement>;
+  reconciliation: Readonly<Record<string, GpuReconciliation>>;
+  gpus: ReadonlyMap<string, LiveGpu>;
+  loginOf: (personId: string) => string | null;
+}
+
+/**
+ * A process is terminated only when the evidence names someone other than
+ * the holder: a known person, or (outside any container or job) a login
+ * that is neither the holder's nor root. A process nobody can be named for
+ * might be the holder's own container running as root; it stays an alert.
+ */
+export function isTerminable(process: ProcessAttribution, holderId: string, holderLogin: string | null): boolean {
+  if (!process.intruder) return false;
+  if (process.person) return process.person.id !== holderId;
+  return process.evidence.kind === "login" && process.login !== null && process.login !== "root" && process.login !== holderLogin;
+}
+
+/**
+ * Which processes to terminate now: those in conflict with an active
+ * booking on a host with enforcement on, once the conflict alert has been
+ * open for the host's grace period. Pure; the caller sends each once.
+ */
+export function planTerminations(input: PlanInput): PlannedTermination[] {
+  const plan: PlannedTermination[] = [];
+  for (const alert of input.openAlerts) {
+    if (alert.kind !== "conflict" || !alert.hostId || !alert.gpuUuid || !alert.reservationId) continue;
+    const setting = input.enforced.get(alert.hostId);
+    if (!setting || input.nowMs < alert.openedAt + setting.graceSeconds * 1000) continue;
+    const state = input.reconciliation[alert.gpuUuid];
+    // The booking the alert is about must still hold the GPU.
+    if (!state?.holder || state.reservationId !== alert.reservationId) continue;
+    const holderLogin = input.loginOf(state.holder.id);
+    const gpu = input.gpus.get(alert.gpuUuid);
+    for (const process of state.processes) {
+      if (!isTerminable(process, state.holder.id, holderLogin)) continue;
+      const info = gpu?.processes.find((candidate) => candidate.pid === process.pid);
+      plan.push({
+        hostId: alert.hostId,
+        alertId: alert.id,
+        gpuUuid: alert.gpuUuid,
+        reservationId: alert.reservationId,
+        holderId: state.holder.id,
+        holderLogin,
+        process,
+        startedAt: info?.startedAt ?? null,
+        command: info?.command ?? info?.name ?? null,
+        killAfterSeconds: setting.killAfterSeconds,
+      });
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,199 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Server } from "socket.io";
+import type { LiveBooking } from "@/lib/live";
+import { AGENT_NAMESPACE } from "@/lib/live";
+import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
+import { repoRoot } from "@/server/paths";
+import { uniqueName } from "@/server/testing/factories";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * Enforcement from end to end: the real `gpudesk agent` (reading a fake
+ * nvidia-smi that lists processes this test started, and the real /proc),
+ * the real /agent endpoint, reconciliation, the conflict alert, the host's
+ * setting and the audit log. The intruder is terminated, the holder's
+ * process is not, and nothing happens without --allow-enforcement.
+ */
+
+const FIXTURE = path.join(repoRoot, "server/collector/fixtures/h200-driver-580");
+const FIXTURE_UUID = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
+
+type Modules = {
+  db: typeof import("@/server/db");
+  fixtures: typeof import("@/server/testing/booking-fixtures");
+  hosts: typeof import("@/server/hosts/host-registry");
+  startAlerts: typeof import("@/server/alerts/start-alerts");
+  FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
+  createIngest: typeof import("@/server/fleet/ingest").createIngest;
+  attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
+};
+let m: Modules;
+let http: HttpServer;
+let url: string;
+let stop: () => Promise<void>;
+/** The person whose Unix login is this test's: the processes without GPUDESK_RESERVATION are theirs. */
+let intruderPerson: { id: string };
+const login = os.userInfo().username;
+const bookings: LiveBooking[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  await useTestDatabase();
+  m = {
+    db: await import("@/server/db"),
+    fixtures: await import("@/server/testing/booking-fixtures"),
+    hosts: await import("@/server/hosts/host-registry"),
+    startAlerts: await import("@/server/alerts/start-alerts"),
+    FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
+    createIngest: (await import("@/server/fleet/ingest")).createIngest,
+    attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
+  };
+  intruderPerson = await m.fixtures.createTestUser("member", "intruder");
+  await m.db.db().user.update({ where: { id: intruderPerson.id }, data: { unixLogin: login } });
+  // The server as server/index.ts wires it, without Next: agent endpoint, then alerts on the same namespace.
+  const fleet = new m.FleetState({ offlineAfterMs: 5000, simulated: false });
+  const ingest = m.createIngest(fleet);
+  http = createServer();
+  const io = new Server(http);
+  m.attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
+  const alerts = await m.startAlerts.startAlerts({
+    fleet,
+    bookings: { current: () => bookings, subscribe: () => () => {} },
+    config: { ...DEFAULT_ALERT_CONFIG, holdMs: { ...DEFAULT_ALERT_CONFIG.holdMs, conflict: 1000 } },
+    agentNamespace: io.of(AGENT_NAMESPACE) as never,
+    resolveViewer: async () => null,
+  });
+  // The live endpoint's tick, which drives reconciliation and enforcement.
+  const tick = setInterval(() => alerts.live.tick(), 500);
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  stop = async () => {
+    clearInterval(tick);
+    await alerts.stop();
+    io.disconnectSockets(true);
+    await new Promise<void>((resolve) => io.close(() => resolve()));
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await stop?.();
+});
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+function startIdle(env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "ignore" });
+  children.push(child);
+  return child;
+}
+
+/** A fake nvidia-smi directory: the H200 recording with its own GPU UUID, listing `pids` on that GPU. */
+function fakeNvidiaSmi(uuid: string, pids: number[]): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-enforce-"));
+  for (const name of ["query-gpu__load.csv", "query-xml.xml", "list-L.txt", "version.txt"]) {
+    writeFileSync(path.join(dir, name), readFileSync(path.join(FIXTURE, name), "utf8").replaceAll(FIXTURE_UUID, uuid));
+  }
+  writeFileSync(
+    path.join(dir, "query-compute-apps__load.csv"),
+    ["gpu_uuid, pid, process_name, used_gpu_memory [MiB]", ...pids.map((pid) => `${uuid}, ${pid}, node, 512 MiB`), ""].join("\n"),
+  );
+  return dir;
+}
+
+function startAgent(hostName: string, token: string, dir: string, allow: boolean): ChildProcess {
+  const args = ["bin/gpudesk.js", "agent", "--server", url, "--nvidia-smi", path.join(repoRoot, "scripts/fake-nvidia-smi.mjs"), "--host-name", hostName, "--interval", "500ms"];
+  const child = spawn(process.execPath, allow ? [...args, "--allow-enforcement"] : args, {
+    cwd: repoRoot,
+    env: { ...process.env, GPUDESK_AGENT_TOKEN: token, FAKE_NVIDIA_SMI_DIR: dir },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  child.stderr?.on("data", (chunk: Buffer) => process.stderr.write(`[agent ${hostName}] ${chunk}`));
+  children.push(child);
+  return child;
+}
+
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+async function until<T>(read: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A host with enforcement on and a holder who booked its GPU. */
+async function setUp(uuidSuffix: string) {
+  const uuid = `GPU-ef2803ab-ed44-fce3-aa80-5f09cb37${uuidSuffix}`;
+  const { host, token } = await m.hosts.createHost(uniqueName("enforce").toLowerCase());
+  await m.db.db().hostSetting.create({ data: { hostId: host.id, terminateIntruders: true, graceSeconds: 1, killAfterSeconds: 1 } });
+  const holder = await m.fixtures.createTestUser("member", "holder");
+  const reservationId = `res-${uuidSuffix}`;
+  bookings.push({
+    reservationId,
+    hostId: host.id,
+    hostName: host.name,
+    gpus: [{ uuid, index: 0 }],
+    holder: { id: holder.id, username: holder.username, name: holder.name },
+    startsAt: new Date(Date.now() - 60_000).toISOString(),
+    endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    purpose: "enforcement test",
+  });
+  return { uuid, host, token, reservationId };
+}
+
+const audit = (hostId: string) =>
+  m.db.db().auditLog.findMany({ where: { entityType: "host", entityId: hostId }, orderBy: { at: "asc" }, select: { action: true, after: true } });
+
+describe("enforcement with the real agent", () => {
+  it("terminates the intruder after the grace period, never the holder's process, and audits each step", async () => {
+    const { uuid, host, token, reservationId } = await setUp("0001");
+    const holderProcess = startIdle({ GPUDESK_RESERVATION: reservationId });
+    const intruder = startIdle();
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!]), true);
+
+    await until(async () => !alive(intruder), 60_000, "the intruder to be terminated");
+    expect(intruder.signalCode).toBe("SIGTERM");
+    expect(alive(holderProcess)).toBe(true);
+
+    const alert = await m.db.db().alert.findFirstOrThrow({ where: { kind: "conflict", hostId: host.id }, select: { userIds: true, evidence: true } });
+    expect(JSON.parse(alert.userIds)).toEqual(expect.arrayContaining([intruderPerson.id]));
+    const entries = await until(async () => {
+      const rows = await audit(host.id);
+      return rows.some((row) => row.action === "enforcement.exited") ? rows : null;
+    }, 15_000, "the agent's reports in the audit log");
+    expect(entries.map((row) => row.action)).toEqual(["enforcement.requested", "enforcement.sigterm", "enforcement.exited"]);
+    expect(JSON.parse(entries[0].after!)).toMatchObject({ pid: intruder.pid, login, reservationId, person: { id: intruderPerson.id } });
+    expect(JSON.parse(entries[1].after!)).toMatchObject({ pid: intruder.pid, action: "sigterm", login });
+    // Nothing was ever asked about the holder's process.
+    expect(entries.every((row) => JSON.parse(row.after!).pid !== holderProcess.pid)).toBe(true);
+  }, 90_000);
+
+  it("terminates nothing when the agent was started without --allow-enforcement", async () => {
+    const { uuid, host, token, reservationId } = await setUp("0002");
+    const holderProcess = startIdle({ GPUDESK_RESERVATION: reservationId });
+    const intruder = startIdle();
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!]), false);
+
+    const opened = await until(
+      () => m.db.db().alert.findFirst({ where: { kind: "conflict", hostId: host.id, closedAt: null }, select: { openedAt: true } }),
+      60_000,
+      "the conflict alert",
+    );
+    // Well past the grace period (1 s) and the kill delay (1 s).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened.openedAt.getTime() + 5000 - Date.now())));
+    expect(alive(intruder)).toBe(true);
+    expect(alive(holderProcess)).toBe(true);
+    expect(await audit(host.id)).toEqual([]);
+  }, 90_000);
+});

@@ -1,0 +1,38 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/server/db";
+import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
+import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+beforeAll(async () => {
+  await useTestDatabase();
+}, 60_000);
+
+describe("demo history", () => {
+  it("fills synthetic minutes and hours of the simulated fleet, marked simulated, once", async () => {
+    const alice = await db().user.create({ data: { id: randomUUID(), name: "Alice", email: "alice@example.test", username: "alice", unixLogin: "alice" } });
+    const nowMs = Date.UTC(2026, 10, 30, 12, 30, 0);
+    const made = await fillSimulatedFleetHistory({ seed: 42, spanMs: 2 * HOUR_MS, nowMs });
+    // The demo fleet: 8 + 4 + 2 GPUs, two hours of minutes.
+    expect(made).toBe(14 * 120);
+    expect(await db().gpuMinute.count()).toBe(14 * 120);
+    expect(await db().gpuMinute.count({ where: { simulated: false } })).toBe(0);
+    expect(await db().gpu.count()).toBe(14);
+
+    const holders = await db().gpuMinute.groupBy({ by: ["holderUserId"], _count: { _all: true } });
+    const ids = holders.map((h) => h.holderUserId);
+    expect(ids).toContain(null);
+    expect(ids.every((id) => id === null || id === alice.id || id.startsWith("sim:"))).toBe(true);
+
+    // Every minute is in an hour, and the hours add up to the minutes.
+    const hours = await db().gpuHour.findMany({ select: { gpuUuid: true, hour: true, samples: true, simulated: true } });
+    expect(new Set(hours.map((h) => h.hour.getTime()))).toEqual(new Set([nowMs - 2.5 * HOUR_MS, nowMs - 1.5 * HOUR_MS, nowMs - 0.5 * HOUR_MS]));
+    expect(hours.reduce((sum, h) => sum + h.samples, 0)).toBe(14 * 120);
+    expect(hours.every((h) => h.simulated)).toBe(true);
+    const last = await db().gpuMinute.findFirst({ orderBy: { minute: "desc" }, select: { minute: true } });
+    expect(last!.minute.getTime()).toBe(nowMs - MINUTE_MS);
+
+    expect(await fillSimulatedFleetHistory({ seed: 42, spanMs: 2 * HOUR_MS, nowMs })).toBe(0);
+  });
+});

@@ -1,0 +1,206 @@
+import type { AlertUpdate, AlertView } from "@/lib/alerts";
+import { db } from "@/server/db";
+import { log } from "@/server/log";
+import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
+import { kindsOf, toFormat } from "@/server/notifications/webhooks";
+
+/** Waits before the 2nd, 3rd, … attempt; after the last one the delivery is given up. */
+export const RETRY_BACKOFF_MS = [10_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000] as const;
+const MAX_ATTEMPTS = RETRY_BACKOFF_MS.length + 1;
+const MAX_ERROR_CHARS = 500;
+
+/**
+ * The people whose personal webhooks hear about an alert: the holder of
+ * the booking it concerns (for a silent host, the holders of its bookings).
+ */
+async function holdersOf(alert: AlertView): Promise<string[]> {
+  if (alert.reservationId) {
+    const reservation = await db().reservation.findUnique({ where: { id: alert.reservationId }, select: { userId: true } });
+    return reservation ? [reservation.userId] : [];
+  }
+  if (alert.kind === "host_offline") return alert.people.map((person) => person.id);
+  return [];
+}
+
+/**
+ * Queues one delivery per webhook that wants this change: admin webhooks
+ * whose kinds include the alert's (none listed: all), and the personal
+ * webhooks of the holders concerned. Returns how many were queued.
+ */
+export async function enqueueAlertDeliveries(change: AlertUpdate, options: { publicUrl?: string; now?: Date } = {}): Promise<number> {
+  const event = deliveryEventOf(change.event);
+  if (!event) return 0;
+  const holders = await holdersOf(change.alert);
+  const webhooks = await db().webhook.findMany({
+    where: { enabled: true, OR: [{ userId: null }, ...(holders.length > 0 ? [{ userId: { in: holders } }] : [])] },
+    select: { id: true, format: true, kinds: true },
+  });
+  const wanted = webhooks.filter((webhook) => {
+    const kinds = kindsOf(webhook.kinds);
+    return kinds.length === 0 || kinds.includes(change.alert.kind);
+  });
+  if (wanted.length === 0) return 0;
+  const now = options.now ?? new Date();
+  await db().webhookDelivery.createMany({
+    data: wanted.map((webhook) => ({
+      webhookId: webhook.id,
+      alertId: change.alert.id,
+      event,
+      payload: buildPayload(toFormat(webhook.format), event, change.alert, options.publicUrl),
+      nextAttemptAt: now,
+      createdAt: now,
+    })),
+  });
+  return wanted.length;
+}
+
+/** Queues a test message to one webhook. */
+export async function enqueueTestDelivery(webhook: { id: string; format: "slack" | "json" }, now = new Date()): Promise<string> {
+  const event: DeliveryEvent = "webhook.test";
+  const row = await db().webhookDelivery.create({
+    data: { webhookId: webhook.id, alertId: "test", event, payload: buildPayload(webhook.format, event, testAlert(now.toISOString())), nextAttemptAt: now, createdAt: now },
+    select: { id: true },
+  });
+  return row.id;
+}
+
+export interface DeliveryWorkerOptions {
+  now?: () => number;
+  fetch?: typeof fetch;
+  /** How often due deliveries are looked for (new ones also wake the worker at once). */
+  pollMs?: number;
+  timeoutMs?: number;
+  batch?: number;
+}
+
+/**
+ * Sends due deliveries, one attempt each, and records the outcome: a 2xx
+ * answer delivers; anything else (refusal, timeout, no answer) is retried
+ * after RETRY_BACKOFF_MS, then given up as "failed". Each attempt is logged
+ * and its error and status code kept on the row for /admin/notifications.
+ */
+export class DeliveryWorker {
+  private readonly now: () => number;
+  private readonly send: typeof fetch;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<number> | null = null;
+  private again = false;
+
+  constructor(private readonly options: DeliveryWorkerOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.send = options.fetch ?? fetch;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? 2000);
+    this.timer.unref?.();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Looks for due deliveries now (a second call during a run causes one more run). */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      let sent = 0;
+      do {
+        this.again = false;
+        sent += await this.runOnce();
+      } while (this.again);
+      return sent;
+    })()
+      .catch((error: unknown) => {
+        log.error(`webhook deliveries failed: ${error instanceof Error ? error.message : String(error)}`);
+        return 0;
+      })
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  /** One pass over the due deliveries; returns how many attempts were made. */
+  async runOnce(): Promise<number> {
+    const now = new Date(this.now());
+    const due = await db().webhookDelivery.findMany({
+      where: { status: "pending", nextAttemptAt: { lte: now } },
+      orderBy: { nextAttemptAt: "asc" },
+      take: this.options.batch ?? 20,
+      select: { id: true, event: true, payload: true, attempts: true, webhook: { select: { url: true, enabled: true } } },
+    });
+    await Promise.all(due.map((delivery) => this.attempt(delivery)));
+    return due.length;
+  }
+
+  private async attempt(delivery: { id: string; event: string; payload: string; attempts: number; webhook: { url: string; enabled: boolean } }): Promise<void> {
+    const attempts = delivery.attempts + 1;
+    const target = safeTarget(delivery.webhook.url);
+    if (!delivery.webhook.enabled) {
+      await db().webhookDelivery.update({ where: { id: delivery.id }, data: { status: "failed", lastError: "webhook disabled" } });
+      return;
+    }
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await this.send(delivery.webhook.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "gpudesk-webhook/1" },
+        body: delivery.payload,
+        // A redirect could lead a personal webhook anywhere; it counts as a failure instead.
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
+      statusCode = response.status;
+      await response.body?.cancel().catch(() => undefined);
+      if (!response.ok) error = `HTTP ${response.status}`;
+    } catch (caught) {
+      error = caught instanceof Error ? (caught.name === "TimeoutError" ? "timed out" : causeOf(caught)) : String(caught);
+    }
+
+    const at = new Date(this.now());
+    if (error === null) {
+      log.info(`webhook ${delivery.event} delivered to ${target} (HTTP ${statusCode}, attempt ${attempts})`);
+      await db().webhookDelivery.update({
+        where: { id: delivery.id },
+        data: { status: "delivered", attempts, lastStatusCode: statusCode, lastError: null, deliveredAt: at },
+      });
+      return;
+    }
+    const giveUp = attempts >= MAX_ATTEMPTS;
+    const retryIn = RETRY_BACKOFF_MS[Math.min(attempts - 1, RETRY_BACKOFF_MS.length - 1)];
+    log.warn(`webhook ${delivery.event} to ${target} failed (${error}, attempt ${attempts}); ${giveUp ? "giving up" : `retrying in ${retryIn / 1000} s`}`);
+    await db().webhookDelivery.update({
+      where: { id: delivery.id },
+      data: {
+        status: giveUp ? "failed" : "pending",
+        attempts,
+        lastStatusCode: statusCode,
+        lastError: error.slice(0, MAX_ERROR_CHARS),
+        nextAttemptAt: new Date(at.getTime() + (giveUp ? 0 : retryIn)),
+      },
+    });
+  }
+}
+
+/** Scheme and host only: webhook URLs carry their secret in the path or the query. */
+function safeTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/** fetch's "fetch failed" hides the reason (refused, unknown host) in `cause`. */
+function causeOf(error: Error): string {
+  const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? error.message;
+}

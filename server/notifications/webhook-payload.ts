@@ -1,0 +1,53 @@
+import { ALERT_KIND_LABELS, type AlertUpdate, type AlertView, type WebhookFormat } from "@/lib/alerts";
+
+export type DeliveryEvent = "alert.opened" | "alert.closed" | "webhook.test";
+
+export function deliveryEventOf(event: AlertUpdate["event"]): DeliveryEvent | null {
+  if (event === "opened") return "alert.opened";
+  if (event === "closed") return "alert.closed";
+  return null;
+}
+
+function where(alert: AlertView): string {
+  if (alert.gpu && alert.host) return `${alert.host.name} GPU ${alert.gpu.index ?? "?"}`;
+  return alert.host?.name ?? "gpudesk";
+}
+
+function linkOf(alert: AlertView, publicUrl: string | undefined): string | null {
+  return publicUrl ? `${publicUrl.replace(/\/$/, "")}/alerts?alert=${encodeURIComponent(alert.id)}` : null;
+}
+
+/**
+ * The body one webhook receives for one event. `json`: the event and the
+ * alert as the API shows it. `slack`: a Slack-compatible `{ text }` message
+ * (Slack, Mattermost and Rocket.Chat incoming webhooks read it).
+ */
+export function buildPayload(format: WebhookFormat, event: DeliveryEvent, alert: AlertView, publicUrl?: string): string {
+  const link = linkOf(alert, publicUrl);
+  if (format === "json") return JSON.stringify({ event, alert, ...(link ? { link } : {}) });
+
+  const label = ALERT_KIND_LABELS[alert.kind];
+  const verb = event === "alert.closed" ? "cleared" : event === "webhook.test" ? "test" : "opened";
+  const icon = event === "alert.closed" ? ":white_check_mark:" : event === "webhook.test" ? ":information_source:" : ":rotating_light:";
+  const text = `${icon} *${label} ${verb}* on ${where(alert)}: ${alert.message}${link ? ` <${link}|details>` : ""}`;
+  return JSON.stringify({ text });
+}
+
+/** What a "send a test" delivery carries: an alert-shaped example that names the webhook's purpose. */
+export function testAlert(nowIso: string): AlertView {
+  return {
+    id: "test",
+    kind: "conflict",
+    subjectKey: "test",
+    host: { id: "test", name: "example-host" },
+    gpu: { uuid: "GPU-00000000-0000-0000-0000-000000000000", index: 0 },
+    reservationId: null,
+    people: [],
+    message: "This is a test message from gpudesk: the webhook works.",
+    evidence: {},
+    openedAt: nowIso,
+    closedAt: null,
+    acknowledgedAt: null,
+    acknowledgedBy: null,
+  };
+}
