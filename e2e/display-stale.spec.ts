@@ -15,21 +15,16 @@ test("when the server stops the display says it is stale; when it is back the di
 
     const stoppedAt = Date.now();
     await server.stop();
-    console.log(`TIMING stop took ${Date.now() - stoppedAt} ms`);
     await expect(banner).toBeVisible({ timeout: 25_000 });
     // Not at the first missed second: ten seconds without updates (the last came at most a tick before the stop began).
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(8_500);
-    console.log(`TIMING banner after ${Date.now() - stoppedAt} ms`);
     await expect(banner).toContainText(/Stale since \d\d:\d\d:\d\d/);
     await expect(page.getByTestId("display-tile")).toHaveCount(16);
     await page.screenshot({ path: "test-results/screens/display-stale.png" });
     const staleSince = await page.getByTestId("display-updated").innerText();
 
-    const restartAt = Date.now();
     await server.restart();
-    console.log(`TIMING restart took ${Date.now() - restartAt} ms`);
     await expect(banner).toHaveCount(0, { timeout: 60_000 });
-    console.log(`TIMING recovered ${Date.now() - restartAt} ms after restart began`);
     await expect(page.getByTestId("display-updated")).not.toHaveText(staleSince);
     await expect(page.getByTestId("display-tile")).toHaveCount(16);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);

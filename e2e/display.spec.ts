@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { E2E_ORIGIN, createUser, member, signIn } from "./helpers";
+import { E2E_ORIGIN, admin, createUser, member, signIn } from "./helpers";
 
 /** The wall display on the shared e2e server (the 14-GPU demo fleet): who may open it, and what a tile says. */
 
@@ -24,6 +24,8 @@ test("a signed-in person sees the display with the session; ?hosts= limits it to
   await page.goto("/display");
   await expect(page.getByTestId("display-tile")).toHaveCount(14);
   await expect(page.getByTestId("display-updated")).toContainText(/\d\d:\d\d:\d\d/);
+  // A person's session brings the alerts that concern them; the strip counts the open ones.
+  await expect(page.getByTestId("display-alerts")).toContainText(/Open alerts \d+/);
 
   await page.goto("/display?hosts=sim-a100-a,sim-4090-a");
   await expect(page.getByTestId("display-tile")).toHaveCount(6);
@@ -83,4 +85,36 @@ test("after a network cut the display shows it is stale, then recovers by itself
   await context.setOffline(false);
   await expect(banner).toHaveCount(0, { timeout: 30_000 });
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+});
+
+test("a display whose token is revoked says so at its next reconnect, and keeps trying by itself", async ({ page, browser }) => {
+  test.setTimeout(90_000);
+  await signIn(page, admin());
+  const created = await page.request.post("/api/v1/displays", {
+    data: { name: `wall-revoked-${Date.now().toString(36)}` },
+    headers: { origin: E2E_ORIGIN },
+  });
+  expect(created.status()).toBe(201);
+  const { token, display } = (await created.json()) as { token: string; display: { id: string } };
+
+  // The wall is another browser, without anyone's session.
+  const wall = await browser.newContext();
+  try {
+    const screen = await wall.newPage();
+    await screen.goto(`/display?token=${encodeURIComponent(token)}`);
+    await expect(screen.getByTestId("display-tile")).toHaveCount(14);
+
+    const revoked = await page.request.delete(`/api/v1/displays/${display.id}`, { headers: { origin: E2E_ORIGIN } });
+    expect(revoked.status()).toBe(204);
+    // An open connection keeps its data; the next handshake is refused.
+    await wall.setOffline(true);
+    const banner = screen.getByTestId("display-stale-banner");
+    await expect(banner).toBeVisible({ timeout: 25_000 });
+    await wall.setOffline(false);
+    await expect(banner).toContainText("refused", { timeout: 30_000 });
+    await expect(screen.getByTestId("display-tile")).toHaveCount(14);
+    await screen.screenshot({ path: "test-results/screens/display-revoked.png" });
+  } finally {
+    await wall.close();
+  }
 });

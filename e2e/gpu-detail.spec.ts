@@ -17,7 +17,7 @@ test("the GPU detail page draws its charts and lists the processes", async ({ pa
     // recharts draws a series as an SVG path with a non-empty d attribute once data arrived.
     await expect(figure.locator("svg path.recharts-curve").first()).toHaveAttribute("d", /M.+L/);
   }
-  await expect(page.getByRole("table")).toContainText("python");
+  await expect(page.getByRole("table", { name: /^Processes on this GPU/ })).toContainText("python");
   await page.screenshot({ path: "test-results/screens/gpu-detail.png", fullPage: true });
 });
 

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { admin, member, signIn } from "./helpers";
+import { E2E_ORIGIN, admin, member, signIn } from "./helpers";
 
 /**
  * Every reservations page at a desktop and a phone size: it renders, the
@@ -26,7 +26,7 @@ async function bookSomething(page: Page) {
   for (const startsAt of [undefined, new Date(Date.now() + 26 * 3600_000).toISOString()]) {
     const response = await page.request.post("/api/v1/reservations", {
       data: { host: "sim-4090-a", gpus: [1], durationMinutes: 120, purpose: "screenshot demo", ...(startsAt ? { startsAt } : {}) },
-      headers: { origin: new URL(page.url() || "http://127.0.0.1").origin },
+      headers: { origin: E2E_ORIGIN },
     });
     expect([201, 409]).toContain(response.status());
   }

@@ -12,6 +12,9 @@ function tokenFor(username: string): string {
   return result.stdout.trim();
 }
 
+// Several accounts are made with the CLI first (a few seconds each).
+test.setTimeout(180_000);
+
 test("24 simultaneous bookings of the same GPUs: exactly one 201, the rest 409 naming the winner", async ({ request }) => {
   const people = Array.from({ length: 4 }, () => createUser("racer"));
   const tokens = people.map((person) => tokenFor(person.username));

@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createUser, member, signIn, type TestUser } from "./helpers";
+import { E2E_ORIGIN, createUser, member, signIn, type TestUser } from "./helpers";
 
 /**
  * Booking end to end, as two people at once: one books through the form,
@@ -15,6 +15,9 @@ async function signedInPage(browser: Browser, user: TestUser, permissions: strin
   await signIn(page, user);
   return page;
 }
+
+// Several accounts are made with the CLI first (a few seconds each).
+test.setTimeout(180_000);
 
 test("book through the form, see it live elsewhere, copy the settings, release, see the GPUs free again", async ({ browser }) => {
   const alice = member();
@@ -33,7 +36,7 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
   await booker.getByRole("button", { name: /^GPU 3, free/ }).click();
   await expect(booker.getByRole("button", { name: /^GPU 2/ })).toHaveAttribute("aria-pressed", "true");
   await booker.getByText("1 hour", { exact: true }).click();
-  await booker.getByLabel("Purpose").fill("e2e fine-tune");
+  await booker.getByRole("textbox", { name: "Purpose" }).fill("e2e fine-tune");
   await booker.getByRole("button", { name: "Book", exact: true }).click();
 
   await expect(booker.getByRole("heading", { name: `Booked: GPUs 2, 3 on ${HOST}` })).toBeVisible();
@@ -76,17 +79,31 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
 });
 
 test("the booking form shows each field's own error, and a taken GPU says who has it", async ({ browser }) => {
-  const page = await signedInPage(browser, member());
+  const user = member();
+  const page = await signedInPage(browser, user);
+  const taken = await page.request.post("/api/v1/reservations", {
+    data: { host: HOST, gpus: [0], durationMinutes: 30, purpose: "blocking GPU 0" },
+    headers: { origin: E2E_ORIGIN },
+  });
+  expect(taken.status()).toBe(201);
+
   await page.goto("/reserve");
+  await page.getByLabel("Host").selectOption(HOST);
+  const gpu0 = page.getByRole("button", { name: new RegExp(`^GPU 0, booked by ${user.username} until`) });
+  await expect(gpu0).toBeDisabled();
+
   await page.getByRole("button", { name: "Book", exact: true }).click();
   await expect(page.getByText("Choose at least one GPU.")).toBeVisible();
   await expect(page.getByText("Say what the GPUs are for.")).toBeVisible();
-  await expect(page.getByLabel("Purpose")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByRole("textbox", { name: "Purpose" })).toHaveAttribute("aria-invalid", "true");
 
   await page.getByText("Later", { exact: true }).click();
   await page.getByText("Until…", { exact: true }).click();
   await page.getByRole("button", { name: "Book", exact: true }).click();
   await expect(page.getByText("Choose a start date and time.")).toBeVisible();
   await expect(page.getByText("Choose an end date and time.")).toBeVisible();
+
+  const release = await page.request.post(`/api/v1/reservations/${(await taken.json()).id}/release`, { headers: { origin: E2E_ORIGIN } });
+  expect(release.status()).toBe(200);
   await page.context().close();
 });

@@ -92,7 +92,7 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
 
   const peopleCard = page.getByRole("region", { name: "People" });
   const [peopleDownload] = await Promise.all([page.waitForEvent("download"), peopleCard.getByRole("link", { name: "Download CSV" }).click()]);
-  expect(peopleDownload.suggestedFilename()).toMatch(/^gpudesk-usage-people-\d+-\d+\.csv$/);
+  expect(peopleDownload.suggestedFilename()).toMatch(/^gpudesk-usage-people-\d{8}T\d{4}Z-\d{8}T\d{4}Z\.csv$/);
   const peopleCsv = parseCsv(await readFile((await peopleDownload.path())!, "utf8"));
   expect(peopleCsv[0]).toEqual(["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated"]);
   const tableRows = await people.locator("tbody tr").count();
@@ -146,7 +146,9 @@ test("a member sees their own usage, not the fleet's, and the GPU page shows his
   await expect(history.getByText(/Points of 5 min from minute rollups/)).toBeVisible();
   const utilization = history.getByRole("figure", { name: "Utilization history" });
   await expect(utilization.locator("path.recharts-area-area").first()).toHaveAttribute("d", /M.+L/);
-  await history.getByRole("button", { name: "7 d" }).click();
+  const week = history.getByRole("button", { name: "7 d" });
+  await week.click();
+  await expect(week).toHaveAttribute("aria-pressed", "true");
   await expect(history.getByText(/Points of 1 h from hourly rollups/)).toBeVisible();
   await history.screenshot({ path: "test-results/screens/gpu-history-7d.png" });
 });

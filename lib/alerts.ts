@@ -37,6 +37,8 @@ export interface AlertView {
   host: { id: string; name: string } | null;
   gpu: { uuid: string; index: number | null } | null;
   reservationId: string | null;
+  /** The holder of the booking the alert is about; they (and admins) may acknowledge it. */
+  holderId: string | null;
   /** The people involved: the holder first, then the others (intruders, the ones running). */
   people: PersonRef[];
   message: string;
@@ -142,6 +144,8 @@ export interface DeliveryView {
   id: string;
   webhook: { id: string; url: string; format: WebhookFormat; personal: boolean };
   alertId: string;
+  /** What the alert was about; null for a test message or an alert since deleted. */
+  alert: { kind: AlertKind; hostName: string | null; gpuIndex: number | null } | null;
   event: string;
   status: DeliveryStatus;
   attempts: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
 import { displayTiles, filterHosts, gpuDisplayState, shortModelName, summarizeTiles } from "@/lib/display-state";
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
@@ -103,6 +104,7 @@ describe("displayTiles", () => {
       [host("h1", "node-a", ["GPU-a", "GPU-b", "GPU-missing"])],
       { "GPU-a": gpu("GPU-a", { processes: [process("alice"), process("bob"), process("bob")] }), "GPU-b": gpu("GPU-b", { index: 1 }) },
       [active, later],
+      {},
       NOW,
     ).get("h1")!;
     expect(tiles.map((tile) => tile.uuid)).toEqual(["GPU-a", "GPU-b"]);
@@ -118,8 +120,54 @@ describe("displayTiles", () => {
 
   it("lets a booking end by the clock, without a message", () => {
     const ended = booking(["GPU-a"], "2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z");
-    const tiles = displayTiles([host("h1", "node-a", ["GPU-a"])], { "GPU-a": gpu("GPU-a") }, [ended], NOW).get("h1")!;
+    const tiles = displayTiles([host("h1", "node-a", ["GPU-a"])], { "GPU-a": gpu("GPU-a") }, [ended], {}, NOW).get("h1")!;
     expect(tiles[0]).toMatchObject({ state: "free", holder: null });
+  });
+});
+
+describe("displayTiles with the server's reconciliation", () => {
+  const alice = { id: "u-alice", username: "alice", name: "Alice" };
+  const attributed = (pid: number, login: string, intruder: boolean): ProcessAttribution => ({
+    pid,
+    person: login === "alice" ? alice : null,
+    reservationId: null,
+    login,
+    evidence: { kind: "login", value: login },
+    intruder,
+  });
+  const reconciled = (overrides: Partial<GpuReconciliation>): GpuReconciliation => ({
+    state: "free",
+    reservationId: null,
+    holder: null,
+    processes: [],
+    problem: null,
+    ...overrides,
+  });
+  const tileFor = (state: GpuReconciliation, online = true, processes = [process("alice")]) =>
+    displayTiles([host("h1", "node-a", ["GPU-a"], online)], { "GPU-a": gpu("GPU-a", { processes }) }, [active], { "GPU-a": state }, NOW).get("h1")![0];
+
+  it("takes the server's state over its own guess: a process run under the holder's booking by another login is no conflict", () => {
+    const tile = tileFor(
+      reconciled({ state: "booked_in_use", reservationId: active.reservationId, holder: alice, processes: [{ ...attributed(1, "svc-train", false), person: alice }] }),
+      true,
+      [process("svc-train")],
+    );
+    expect(tile).toMatchObject({ state: "in-use", holder: { name: "Alice", endsAt: active.endsAt }, otherUsers: [] });
+  });
+
+  it("names only the intruders on a conflict, and the server's reason on an error", () => {
+    const conflict = tileFor(
+      reconciled({ state: "conflict", reservationId: active.reservationId, holder: alice, processes: [attributed(1, "alice", false), attributed(2, "bob", true)] }),
+    );
+    expect(conflict).toMatchObject({ state: "conflict", otherUsers: ["bob"], holder: { name: "Alice" } });
+    const error = tileFor(reconciled({ state: "error", problem: "2 uncorrected ECC errors" }));
+    expect(error).toMatchObject({ state: "error", problem: "2 uncorrected ECC errors" });
+  });
+
+  it("maps the server's seven states onto the six colours, and an offline host wins", () => {
+    expect(tileFor(reconciled({ state: "unbooked_use", processes: [attributed(1, "bob", false)] })).state).toBe("in-use");
+    expect(tileFor(reconciled({ state: "booked_idle", reservationId: active.reservationId, holder: alice })).state).toBe("booked");
+    expect(tileFor(reconciled({ state: "free" }), false).state).toBe("offline");
   });
 });
 
@@ -133,6 +181,7 @@ describe("summarizeTiles", () => {
         "GPU-c": gpu("GPU-c", { name: "NVIDIA GeForce RTX 4090" }),
       },
       [],
+      {},
       NOW,
     );
     const summary = summarizeTiles([...tiles.values()].flat());

@@ -1,9 +1,12 @@
+import { attributedName, type GpuReconciliation, type GpuState } from "@/lib/attribution";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 
 /**
- * What the wall display says about each GPU, derived from the live data
- * alone: plain functions, so that the rules are tested without a page.
+ * What the wall display says about each GPU: the server's reconciliation
+ * where it sends one (it knows who a process belongs to better than a login
+ * name does: reservation, Slurm job, container), else derived here from the
+ * processes and the bookings. Plain functions, tested without a page.
  */
 
 export type DisplayGpuState = "free" | "booked" | "in-use" | "conflict" | "error" | "offline";
@@ -37,8 +40,10 @@ export interface DisplayTile {
   memoryTotalMiB: number | null;
   /** The active booking's holder; null when nobody holds the GPU now (or the server has no bookings). */
   holder: DisplayHolder | null;
-  /** Owners of the GPU's processes other than the holder, in order of appearance, without repeats. */
+  /** Who runs on the GPU besides the holder (on a conflict: the intruders), in order of appearance, without repeats. */
   otherUsers: string[];
+  /** Why the state is "error" ("2 uncorrected ECC errors"); null otherwise. */
+  problem: string | null;
   /** The next booking of a GPU nobody holds now. */
   next: { name: string; startsAt: string } | null;
 }
@@ -70,11 +75,36 @@ export function shortModelName(name: string): string {
   return memory ? `${base} ${memory.toUpperCase()}` : base;
 }
 
-/** One tile per GPU of these hosts, in host order then nvidia-smi index order. */
+/** The server's seven states in the display's six colours: in use is in use, booked or not (the holder line tells). */
+const FROM_SERVER_STATE: Record<GpuState, DisplayGpuState> = {
+  free: "free",
+  booked_idle: "booked",
+  booked_in_use: "in-use",
+  unbooked_use: "in-use",
+  conflict: "conflict",
+  error: "error",
+  offline: "offline",
+};
+
+function unique(names: (string | null)[]): string[] {
+  return [...new Set(names.filter((name): name is string => name !== null && name.length > 0))];
+}
+
+function eccProblem(gpu: LiveGpu): string | null {
+  const errors = gpu.eccErrorsUncorrected;
+  if (errors === null || errors <= 0) return null;
+  return `${errors} uncorrected ECC error${errors === 1 ? "" : "s"}`;
+}
+
+/**
+ * One tile per GPU of these hosts, in host order then nvidia-smi index
+ * order. `states` are the server's reconciliations by UUID (may be empty).
+ */
 export function displayTiles(
   hosts: LiveHost[],
   gpus: Record<string, LiveGpu>,
   bookings: LiveBooking[],
+  states: Record<string, GpuReconciliation>,
   nowMs: number,
 ): Map<string, DisplayTile[]> {
   const tiles = new Map<string, DisplayTile[]>();
@@ -84,21 +114,41 @@ export function displayTiles(
       const gpu = gpus[uuid];
       if (!gpu) continue;
       // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
-      const { current: active, next } = bookingsOfGpu(bookings, uuid, nowMs);
-      const holderName = active?.holder.username ?? null;
-      const otherUsers = [...new Set(gpu.processes.map((process) => process.user).filter((user): user is string => user !== null && user !== holderName))];
-      list.push({
+      const { current, next } = bookingsOfGpu(bookings, uuid, nowMs);
+      const base = {
         uuid,
         index: gpu.index,
         hostId: host.id,
         model: shortModelName(gpu.name),
-        state: gpuDisplayState(gpu, host.online, active),
         utilizationPct: gpu.utilizationGpuPct,
         memoryUsedMiB: gpu.memoryUsedMiB,
         memoryTotalMiB: gpu.memoryTotalMiB,
-        holder: active ? { name: active.holder.name || active.holder.username, username: active.holder.username, endsAt: active.endsAt } : null,
-        otherUsers,
-        next: !active && next ? { name: next.holder.name || next.holder.username, startsAt: next.startsAt } : null,
+        next: !current && next ? { name: next.holder.name || next.holder.username, startsAt: next.startsAt } : null,
+      };
+      const reconciled = states[uuid];
+      if (reconciled) {
+        const booking = bookings.find((entry) => entry.reservationId === reconciled.reservationId) ?? current;
+        const holder = reconciled.holder && booking ? { name: reconciled.holder.name || reconciled.holder.username, username: reconciled.holder.username, endsAt: booking.endsAt } : null;
+        const state = host.online ? FROM_SERVER_STATE[reconciled.state] : "offline";
+        const runners = state === "conflict" ? reconciled.processes.filter((process) => process.intruder) : reconciled.processes;
+        list.push({
+          ...base,
+          state,
+          holder,
+          otherUsers: unique(runners.map(attributedName)).filter((name) => name !== holder?.username),
+          problem: state === "error" ? (reconciled.problem ?? eccProblem(gpu)) : null,
+          next: holder ? null : base.next,
+        });
+        continue;
+      }
+      const holderName = current?.holder.username ?? null;
+      const state = gpuDisplayState(gpu, host.online, current);
+      list.push({
+        ...base,
+        state,
+        holder: current ? { name: current.holder.name || current.holder.username, username: current.holder.username, endsAt: current.endsAt } : null,
+        otherUsers: unique(gpu.processes.map((process) => process.user)).filter((user) => user !== holderName),
+        problem: state === "error" ? eccProblem(gpu) : null,
       });
     }
     tiles.set(host.id, list);

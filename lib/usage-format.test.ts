@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAxisTime, formatBucket, formatGpuHours, timeTicks } from "@/lib/usage-format";
+import { formatAxisTime, formatBucket, formatGpuHours, niceTicks, timeTicks } from "@/lib/usage-format";
 
 const HOUR = 3600_000;
 
@@ -34,5 +34,11 @@ describe("usage formatting", () => {
     expect(formatGpuHours(12.34)).toBe("12.3");
     expect(formatGpuHours(1234.5)).toBe("1,235");
     expect(formatGpuHours(null)).toBe("—");
+  });
+
+  it("picks round value ticks", () => {
+    expect(niceTicks(216)).toEqual([0, 100, 200, 300]);
+    expect(niceTicks(180)).toEqual([0, 50, 100, 150, 200]);
+    expect(niceTicks(0.7)).toEqual([0, 0.2, 0.4, 0.6, 0.8]);
   });
 });

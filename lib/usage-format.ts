@@ -111,3 +111,14 @@ export function fromLocalInput(value: string): number | null {
   const ms = new Date(value).getTime();
   return Number.isFinite(ms) ? ms : null;
 }
+
+/** Ticks from 0 past `max` on round steps (1, 2, 2.5 or 5 × 10ⁿ), about `count` of them. */
+export function niceTicks(max: number, count = 5): number[] {
+  if (!Number.isFinite(max) || max <= 0) return [0, 1];
+  const raw = max / Math.max(1, count - 1);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 2.5, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
+  const ticks: number[] = [];
+  for (let tick = 0; tick < max + step; tick += step) ticks.push(Math.round(tick * 1e6) / 1e6);
+  return ticks;
+}

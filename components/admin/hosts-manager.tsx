@@ -157,7 +157,7 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
               <tbody>
                 {hosts.map((host) => (
                   <tr key={host.id} className={t.bodyRow}>
-                    <td className={`${t.td} font-medium`}>
+                    <td className={`${t.td} font-medium whitespace-nowrap`}>
                       <span className="font-mono">{host.name}</span>
                       {host.simulated && (
                         <span className="ml-2">
@@ -166,8 +166,8 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
                       )}
                     </td>
                     <td className={`${t.td} text-right tabular-nums`}>{host.gpuCount}</td>
-                    <td className={t.td}><TimeAgo iso={host.lastSeenAt} /></td>
-                    <td className={`${t.td} tabular-nums`}>
+                    <td className={`${t.td} whitespace-nowrap`}><TimeAgo iso={host.lastSeenAt} /></td>
+                    <td className={`${t.td} whitespace-nowrap tabular-nums`}>
                       {host.driverVersion || host.cudaVersion ? `${host.driverVersion ?? "?"} / ${host.cudaVersion ?? "?"}` : <span className="text-slate-400">—</span>}
                     </td>
                     <td className={t.td}>

@@ -65,7 +65,7 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
   return (
     <>
       <tr className={`${t.bodyRow} ${user.disabled ? "text-slate-500 dark:text-slate-400" : ""}`}>
-        <td className={`${t.td} font-medium`}>
+        <td className={`${t.td} font-medium whitespace-nowrap`}>
           <span className="font-mono">{user.username}</span>
           {isSelf && (
             <span className="ml-2">

@@ -44,13 +44,15 @@ function facts(evidence: Record<string, unknown>): string[] {
 
 interface AlertItemProps {
   alert: AlertView;
+  /** The viewer may acknowledge it: the holder of its booking, an admin, or someone involved in an alert about no booking. */
+  canAcknowledge: boolean;
   highlighted: boolean;
   acknowledging: boolean;
   onAcknowledge: (id: string) => void;
 }
 
 /** One alert: what, where, who (with the evidence next to each process), since when, and its acknowledgement. */
-export function AlertItem({ alert, highlighted, acknowledging, onAcknowledge }: AlertItemProps) {
+export function AlertItem({ alert, canAcknowledge, highlighted, acknowledging, onAcknowledge }: AlertItemProps) {
   const open = alert.closedAt === null;
   const processes = evidenceProcesses(alert.evidence);
   const details = facts(alert.evidence);
@@ -83,7 +85,7 @@ export function AlertItem({ alert, highlighted, acknowledging, onAcknowledge }: 
             </span>
           )}
         </div>
-        {open && !alert.acknowledgedAt && (
+        {open && !alert.acknowledgedAt && canAcknowledge && (
           <button type="button" disabled={acknowledging} onClick={() => onAcknowledge(alert.id)} className={buttonClass("secondary", "sm")}>
             {acknowledging ? "Acknowledging…" : "Acknowledge"}
           </button>

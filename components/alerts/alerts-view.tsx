@@ -99,6 +99,8 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
     setAlerts((current) => current.map((alert) => (alert.id === id ? result.data : alert)));
   }
 
+  const mayAcknowledge = (alert: AlertView) =>
+    user.role === "admin" || (alert.reservationId ? alert.holderId === user.id : alert.people.some((person) => person.id === user.id));
   const open = useMemo(() => alerts.filter((alert) => alert.closedAt === null), [alerts]);
   const closed = useMemo(() => alerts.filter((alert) => alert.closedAt !== null), [alerts]);
 
@@ -163,7 +165,13 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
           <ul role="list" className="space-y-3">
             {open.map((alert) => (
               <li key={alert.id}>
-                <AlertItem alert={alert} highlighted={alert.id === focusId} acknowledging={pending === alert.id} onAcknowledge={acknowledge} />
+                <AlertItem
+                  alert={alert}
+                  canAcknowledge={mayAcknowledge(alert)}
+                  highlighted={alert.id === focusId}
+                  acknowledging={pending === alert.id}
+                  onAcknowledge={acknowledge}
+                />
               </li>
             ))}
           </ul>
@@ -181,7 +189,7 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
             <ul role="list" className="space-y-3">
               {closed.map((alert) => (
                 <li key={alert.id}>
-                  <AlertItem alert={alert} highlighted={alert.id === focusId} acknowledging={false} onAcknowledge={acknowledge} />
+                  <AlertItem alert={alert} canAcknowledge={false} highlighted={alert.id === focusId} acknowledging={false} onAcknowledge={acknowledge} />
                 </li>
               ))}
             </ul>

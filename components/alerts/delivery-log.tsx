@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import type { DeliveryView } from "@/lib/alerts";
+import { ALERT_KIND_LABELS, type DeliveryView } from "@/lib/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -78,8 +78,14 @@ export function DeliveryLog({ initial, mine, refreshKey = 0 }: { initial: Delive
                       "test message"
                     ) : (
                       <a href={`/alerts?state=all&alert=${encodeURIComponent(delivery.alertId)}`} className="text-sky-700 hover:underline dark:text-sky-400">
-                        {EVENT_LABELS[delivery.event] ?? delivery.event}
+                        {delivery.alert ? `${ALERT_KIND_LABELS[delivery.alert.kind]} ${EVENT_LABELS[delivery.event] ?? delivery.event}` : (EVENT_LABELS[delivery.event] ?? delivery.event)}
                       </a>
+                    )}
+                    {delivery.alert?.hostName && (
+                      <span className="block text-slate-500 dark:text-slate-400">
+                        {delivery.alert.hostName}
+                        {delivery.alert.gpuIndex !== null && ` · GPU ${delivery.alert.gpuIndex}`}
+                      </span>
                     )}
                   </td>
                   <td className={t.td}>

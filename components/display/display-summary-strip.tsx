@@ -19,12 +19,14 @@ interface DisplaySummaryStripProps {
   pageCount: number;
   /** Host names in `?hosts=` that are not in the fleet. */
   unknownHosts: string[];
+  /** Open alerts; null where the server sends none (display tokens get no alerts). */
+  openAlerts: number | null;
   height: number;
   scale: number;
 }
 
 /** The line read first from the door: how many GPUs are free now, of which model, and how fresh that is. */
-export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, height, scale }: DisplaySummaryStripProps) {
+export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, openAlerts, height, scale }: DisplaySummaryStripProps) {
   const base = 18 * scale;
   const big = 30 * scale;
 
@@ -64,6 +66,11 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       </ul>
 
       <div className="flex shrink-0 items-center gap-[1em] whitespace-nowrap">
+        {openAlerts !== null && (
+          <span data-testid="display-alerts" className={`font-semibold ${openAlerts > 0 ? "text-red-300" : "text-zinc-200"}`}>
+            Open alerts <span className="font-bold text-white tabular-nums">{openAlerts}</span>
+          </span>
+        )}
         <span data-testid="display-updated" className="tabular-nums text-zinc-200">
           Updated <span className="font-bold text-white">{lastUpdateLabel ?? "—"}</span>
         </span>

@@ -109,6 +109,7 @@ function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): str
 
 function holderLine(tile: Tile, nowMs: number): { who: string; when: string | null } {
   if (tile.state === "offline") return { who: "host offline", when: null };
+  if (tile.state === "error" && tile.problem) return { who: tile.problem, when: null };
   if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.endsAt, nowMs)}` };
   if (tile.otherUsers.length > 0) return { who: tile.otherUsers.join(", "), when: null };
   if (tile.next) return { who: `next: ${tile.next.name}`, when: formatDisplayTime(tile.next.startsAt, nowMs) };

@@ -1,6 +1,8 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useMemo } from "react";
+import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react";
+import { getOpenAlertCount, getServerOpenAlertCount, retainOpenAlertCount, subscribeOpenAlertCount } from "@/lib/display-alerts";
+import { getDisplayGpuStates, getServerDisplayGpuStates, retainDisplayGpuStates, subscribeDisplayGpuStates } from "@/lib/display-gpu-states";
 import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
 import { displayTiles, filterHosts, summarizeTiles } from "@/lib/display-state";
 import { formatAge, formatUpdateTime } from "@/lib/display-time";
@@ -36,7 +38,12 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
     setLiveSocketToken(token);
     return () => setLiveSocketToken(null);
   }, [token]);
+  // Retained in the same commit as the fleet store, before the socket's first snapshot can arrive.
+  useEffect(() => retainDisplayGpuStates(), []);
+  useEffect(() => retainOpenAlertCount(), []);
   const fleet = useLiveFleet();
+  const gpuStates = useSyncExternalStore(subscribeDisplayGpuStates, getDisplayGpuStates, getServerDisplayGpuStates);
+  const openAlerts = useSyncExternalStore(subscribeOpenAlertCount, getOpenAlertCount, getServerOpenAlertCount);
   const now = useNow(1000);
   const viewport = useViewport();
   const { status, reconnect } = fleet;
@@ -49,7 +56,7 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
 
   const serverNow = now + fleet.clockOffsetMs;
   const { hosts, unknown } = useMemo(() => filterHosts(fleet.hosts, hostNames), [fleet.hosts, hostNames]);
-  const tilesByHost = displayTiles(hosts, fleet.gpus, fleet.bookings, serverNow);
+  const tilesByHost = displayTiles(hosts, fleet.gpus, fleet.bookings, gpuStates, serverNow);
   // The plan depends only on the screen and on how many GPUs each shown host has (planKey), so it is
   // recomputed when those change, not on every delta.
   const planKey = JSON.stringify(hosts.map((host) => [host.id, tilesByHost.get(host.id)?.length ?? 0]));
@@ -112,6 +119,7 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
             page={pageIndex}
             pageCount={plan.pages.length}
             unknownHosts={unknown}
+            openAlerts={openAlerts}
             height={metrics.stripHeight}
             scale={metrics.scale}
           />

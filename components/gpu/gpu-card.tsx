@@ -3,6 +3,9 @@ import { useId } from "react";
 import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
+import { useGpuReconciliation } from "@/lib/use-gpu-states";
+import { GpuAttribution } from "@/components/alerts/gpu-attribution";
+import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import { Badge } from "@/components/ui/badge";
 import { GpuBooking } from "@/components/gpu/gpu-booking";
 import { MemoryBar } from "@/components/gpu/memory-bar";
@@ -30,6 +33,8 @@ interface GpuCardProps {
 export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps) {
   const id = useId();
   const label = `GPU ${gpu.index} on ${gpu.hostName}`;
+  // Who really runs here and how that compares with the booking (server/attribution).
+  const reconciliation = useGpuReconciliation(gpu.uuid);
   // Free to book right now: nobody's booking and nothing running. These stand out.
   const open = Boolean(booking) && !booking?.current && gpu.processes.length === 0 && !stale;
 
@@ -60,7 +65,11 @@ export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps)
             {gpu.name}
           </p>
         </div>
-        <CardBadge gpu={gpu} stale={stale} nowMs={nowMs} />
+        {reconciliation && !stale ? (
+          <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
+        ) : (
+          <CardBadge gpu={gpu} stale={stale} nowMs={nowMs} />
+        )}
       </header>
 
       <div className="flex items-end gap-3">
@@ -116,7 +125,8 @@ export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps)
         </div>
       )}
 
-      <div className="mt-auto border-t border-slate-100 pt-3 dark:border-slate-800">
+      <div className="mt-auto space-y-2 border-t border-slate-100 pt-3 dark:border-slate-800">
+        {reconciliation && <GpuAttribution reconciliation={reconciliation} />}
         <ProcessList processes={gpu.processes} stale={stale} />
       </div>
     </article>

@@ -17,6 +17,9 @@ import { isMig } from "@/components/gpu/utilization-value";
 import { AppHeader } from "@/components/ui/app-header";
 import { Badge } from "@/components/ui/badge";
 import { GpuUsageHistory } from "@/components/usage/gpu-usage-history";
+import { useGpuReconciliation } from "@/lib/use-gpu-states";
+import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
+import { GpuWhoRuns } from "@/components/alerts/gpu-who-runs";
 
 const noSubscription = () => () => {};
 const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -26,6 +29,7 @@ const noTimeZoneOnServer = () => "";
 export function GpuDetail({ uuid }: { uuid: string }) {
   const fleet = useLiveFleet();
   const history = useGpuHistory(uuid);
+  const reconciliation = useGpuReconciliation(uuid);
   const now = useNow();
   const timeZone = useSyncExternalStore(noSubscription, viewerTimeZone, noTimeZoneOnServer);
 
@@ -90,6 +94,8 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             </h1>
             {stale ? (
               <Badge tone="offline">Host offline · stale</Badge>
+            ) : reconciliation ? (
+              <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
             ) : gpu.processes.length > 0 ? (
               <Badge tone="busy">In use</Badge>
             ) : (
@@ -152,6 +158,15 @@ export function GpuDetail({ uuid }: { uuid: string }) {
           </h2>
           <ProcessTable processes={gpu.processes} stale={stale} />
         </section>
+
+        {reconciliation && (
+          <section aria-labelledby="who-runs-title" className="space-y-3">
+            <h2 id="who-runs-title" className="text-lg font-semibold">
+              Who runs here
+            </h2>
+            <GpuWhoRuns reconciliation={reconciliation} />
+          </section>
+        )}
       </main>
     </>
   );

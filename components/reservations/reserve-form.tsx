@@ -180,7 +180,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         <TimeFields values={values} errors={errors} onChange={change} window={window} nowMs={serverNow} maxDurationMinutes={policy.maxDurationMinutes} />
       </section>
 
-      <section className={card} aria-label="Purpose">
+      <section className={card}>
         <Field label="Purpose" error={errors.purpose} hint="What runs on them; people who wait for the GPUs see it.">
           {(control) => (
             <input {...control} name="purpose" value={values.purpose} maxLength={PURPOSE_MAX} onChange={(event) => change({ purpose: event.target.value }, ["purpose"])} placeholder="e.g. fine-tune llama-3 8B" className={inputClass} />

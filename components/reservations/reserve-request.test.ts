@@ -27,7 +27,6 @@ describe("the booking form's request", () => {
         purpose: "Say what the GPUs are for",
         startsAt: "Choose a start date and time",
         endsAt: "Choose an end date and time",
-        durationMinutes: "Choose how long you need the GPUs",
       },
     });
   });

@@ -119,6 +119,8 @@ export function toRequest(values: ReserveValues): { ok: true; request: Reservati
   const parsed = reservationRequestSchema.safeParse(raw);
   if (parsed.success && Object.keys(fields).length === 0) return { ok: true, request: parsed.data };
   const schemaFields = parsed.success ? {} : (issuesToFields(parsed.error) as Partial<Record<ReserveField, string>>);
+  // An unreadable end or length was left out of the request; the schema's "choose how long" would only repeat that.
+  if (fields.endsAt || fields.durationMinutes) delete schemaFields.durationMinutes;
   return { ok: false, fields: { ...schemaFields, ...fields } };
 }
 

@@ -29,7 +29,7 @@ function ErrorText({ id, message }: { id: string; message?: string }) {
 /** When: start now or at a time; for a preset, a number of hours, or until a time. */
 export function TimeFields({ values, errors, onChange, window, nowMs, maxDurationMinutes }: TimeFieldsProps) {
   const id = useId();
-  const lengthError = errors.durationMinutes ?? (values.length !== "until" ? errors.endsAt : undefined);
+  const lengthError = values.length === "until" ? (errors.endsAt ?? errors.durationMinutes) : (errors.durationMinutes ?? errors.endsAt);
   return (
     <div className="grid gap-5 sm:grid-cols-2">
       <fieldset aria-describedby={errors.startsAt ? `${id}-start-error` : undefined}>
@@ -63,7 +63,7 @@ export function TimeFields({ values, errors, onChange, window, nowMs, maxDuratio
         <ErrorText id={`${id}-start-error`} message={errors.startsAt} />
       </fieldset>
 
-      <fieldset aria-describedby={lengthError || errors.endsAt ? `${id}-length-error` : `${id}-length-hint`}>
+      <fieldset aria-describedby={lengthError ? `${id}-length-error` : `${id}-length-hint`}>
         <legend className="mb-2 text-sm font-medium">For how long</legend>
         <div className="flex flex-wrap items-center gap-2">
           {DURATION_PRESETS.map((preset) => (
@@ -114,8 +114,8 @@ export function TimeFields({ values, errors, onChange, window, nowMs, maxDuratio
             />
           </div>
         )}
-        <ErrorText id={`${id}-length-error`} message={lengthError ?? errors.endsAt} />
-        {!lengthError && !errors.endsAt && (
+        <ErrorText id={`${id}-length-error`} message={lengthError} />
+        {!lengthError && (
           <p id={`${id}-length-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
             {window && nowMs
               ? `From ${formatWhen(window.startMs, nowMs)} until ${formatWhen(window.endMs, nowMs)} (${formatDurationMinutes((window.endMs - window.startMs) / 60_000)}).`

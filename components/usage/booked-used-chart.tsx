@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
-import { formatGpuHours } from "@/lib/usage-format";
+import { formatGpuHours, niceTicks } from "@/lib/usage-format";
 import type { PersonUsage } from "@/lib/usage-types";
 import { AXIS_TICK, TOOLTIP_STYLE } from "@/components/usage/utilization-chart";
 
@@ -23,6 +23,7 @@ export function BookedUsedChart({ people }: { people: PersonUsage[] }) {
     idle: person.idleBookedGpuHours,
   }));
   const longest = Math.max(...rows.map((row) => row.label.length));
+  const ticks = niceTicks(Math.max(...rows.flatMap((row) => [row.booked, row.used, row.idle])));
   return (
     <BarChart
       responsive
@@ -36,9 +37,10 @@ export function BookedUsedChart({ people }: { people: PersonUsage[] }) {
       <CartesianGrid stroke="var(--chart-grid)" strokeDasharray="3 3" horizontal={false} />
       <XAxis
         type="number"
+        domain={[0, ticks[ticks.length - 1]!]}
+        ticks={ticks}
         tick={AXIS_TICK}
         stroke="var(--chart-grid)"
-        allowDecimals={false}
         tickFormatter={(value: number) => value.toLocaleString("en-US")}
         label={{ value: "GPU-hours", position: "insideBottomRight", offset: -2, fill: "var(--chart-axis)", fontSize: 12 }}
         height={40}

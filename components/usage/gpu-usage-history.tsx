@@ -154,7 +154,8 @@ export function GpuUsageHistory({ uuid }: { uuid: string }) {
   }, [history]);
 
   const range = history?.range;
-  const value = range ? { choice: range.choice as RangeChoice, fromMs: range.fromMs, toMs: range.toMs } : { choice: choice.choice, fromMs: 0, toMs: 0 };
+  // The picker shows what was asked for at once; the times come with the answer.
+  const value = { choice: choice.choice as RangeChoice, fromMs: range?.fromMs ?? 0, toMs: range?.toMs ?? 0 };
   const domain: [number, number] = range ? [history.points[0]?.t ?? range.fromMs, range.toMs] : [0, 1];
 
   return (

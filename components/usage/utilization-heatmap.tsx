@@ -28,7 +28,8 @@ export function UtilizationHeatmap({ heatmap, range }: { heatmap: HeatmapData; r
   const endMs = heatmap.columns[columns - 1]! + range.heatmapBucketMs;
   const span = endMs - startMs;
   const rowHeight = rows > 32 ? 12 : 18;
-  const ticks = mounted ? timeTicks(startMs, endMs, 8) : [];
+  // A label centred on the last few percent would hang past the edge.
+  const ticks = mounted ? timeTicks(startMs, endMs, 8).filter((tick) => (tick - startMs) / span < 0.97) : [];
 
   return (
     <div>

@@ -19,7 +19,7 @@ afterEach(() => {
 /** A node process that idles; `stubborn` ones ignore SIGTERM. */
 function startProcess(options: { env?: Record<string, string>; stubborn?: boolean } = {}): ChildProcess {
   const script = `${options.stubborn ? "process.on('SIGTERM', () => {});" : ""} setInterval(() => {}, 1000); process.send?.('ready');`;
-  const child = spawn(process.execPath, ["-e", script], { env: { PATH: process.env.PATH ?? "", ...options.env }, stdio: ["ignore", "ignore", "ignore", "ipc"] });
+  const child = spawn(process.execPath, ["-e", script], { env: { ...process.env, ...options.env }, stdio: ["ignore", "ignore", "ignore", "ipc"] });
   children.push(child);
   return child;
 }

@@ -23,7 +23,7 @@ export const DEFAULT_ALERT_CONFIG: AlertConfig = {
     idle_booking: 30 * 60_000,
     memory_pressure: 60_000,
     gpu_health: 10_000,
-    gpu_lost: 60_000,
+    gpu_lost: 10_000,
     host_offline: 5 * 60_000,
   },
   clearMs: 60_000,

@@ -55,9 +55,11 @@ function describe(process: ProcessAttribution): string {
   return process.evidence.kind === "login" ? name : `${name} (${evidenceLabel(process.evidence)})`;
 }
 
-function people(processes: ProcessAttribution[]): string {
+/** "bob runs", "bob and carol run", "bob, carol and 2 more run". */
+function whoRuns(processes: ProcessAttribution[]): string {
   const names = [...new Set(processes.map(describe))];
-  return names.length <= 2 ? names.join(" and ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
+  const list = names.length <= 2 ? names.join(" and ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
+  return `${list} ${names.length === 1 ? "runs" : "run"}`;
 }
 
 /**
@@ -87,7 +89,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         kind: "conflict",
         reservationId: state.reservationId,
         userIds: unique([state.holder.id, ...intruders.map((process) => process.person?.id)]),
-        message: `${people(intruders)} on ${where}, booked by ${state.holder.username}`,
+        message: `${whoRuns(intruders)} on ${where}, booked by ${state.holder.username}`,
         evidence: { holder: state.holder, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
       });
     }
@@ -99,7 +101,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         kind: "unbooked_use",
         reservationId: null,
         userIds: unique(state.processes.map((process) => process.person?.id)),
-        message: `${people(state.processes)} on ${where} without a booking`,
+        message: `${whoRuns(state.processes)} on ${where} without a booking`,
         evidence: { processes, utilizationPct: gpu.utilizationGpuPct },
       });
     }

@@ -40,7 +40,7 @@ beforeAll(async () => {
     admin: (await createPersonalToken(admin.id, "t")).token,
   };
   const host = await db().host.create({ data: { name: "node-a" }, select: { id: true } });
-  const create = (data: { kind: string; userIds: string[]; openedAt: string; closedAt?: string; gpuIndex?: number }) =>
+  const create = (data: { kind: string; userIds: string[]; openedAt: string; closedAt?: string; gpuIndex?: number; reservationId?: string }) =>
     db().alert.create({
       data: {
         kind: data.kind,
@@ -48,6 +48,7 @@ beforeAll(async () => {
         hostId: host.id,
         gpuUuid: `GPU-${data.gpuIndex ?? 0}`,
         gpuIndex: data.gpuIndex ?? 0,
+        reservationId: data.reservationId ?? null,
         userIds: JSON.stringify(data.userIds),
         message: `${data.kind} message`,
         evidence: JSON.stringify({ processes: [{ pid: 42, via: "via login bob" }] }),
@@ -57,8 +58,8 @@ beforeAll(async () => {
       select: { id: true },
     });
   alerts = {
-    conflict: (await create({ kind: "conflict", userIds: [holder.id, intruder.id], openedAt: "2026-11-30T10:00:00Z", gpuIndex: 2 })).id,
-    idle: (await create({ kind: "idle_booking", userIds: [holder.id], openedAt: "2026-11-30T09:00:00Z", gpuIndex: 7 })).id,
+    conflict: (await create({ kind: "conflict", userIds: [holder.id, intruder.id], openedAt: "2026-11-30T10:00:00Z", gpuIndex: 2, reservationId: "res-1" })).id,
+    idle: (await create({ kind: "idle_booking", userIds: [holder.id], openedAt: "2026-11-30T09:00:00Z", gpuIndex: 7, reservationId: "res-1" })).id,
     closed: (await create({ kind: "memory_pressure", userIds: [holder.id], openedAt: "2026-11-30T08:00:00Z", closedAt: "2026-11-30T08:05:00Z" })).id,
     others: (await create({ kind: "unbooked_use", userIds: [], openedAt: "2026-11-30T07:00:00Z" })).id,
   };
@@ -124,16 +125,19 @@ describe("GET /api/v1/alerts", () => {
 });
 
 describe("acknowledging and the badge", () => {
-  it("lets a person involved acknowledge; the alert leaves the badge but stays open", async () => {
+  it("lets the holder acknowledge, not the intruder; the alert leaves the badge but stays open", async () => {
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.holder })).body).toEqual({ open: 2, unacknowledged: 2 });
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.admin })).body).toEqual({ open: 3, unacknowledged: 3 });
 
     // Someone not involved cannot, and learns nothing about the alert.
     expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.bystander, params: { id: alerts.conflict } })).status).toBe(404);
 
-    const { status, body } = await call<AlertView>(routes.acknowledge.POST, { method: "POST", token: tokens.intruder, params: { id: alerts.conflict } });
+    // The intruder sees the conflict about them but cannot hush it.
+    expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.intruder, params: { id: alerts.conflict } })).status).toBe(403);
+
+    const { status, body } = await call<AlertView>(routes.acknowledge.POST, { method: "POST", token: tokens.holder, params: { id: alerts.conflict } });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ id: alerts.conflict, closedAt: null, acknowledgedBy: { id: ids.intruder } });
+    expect(body).toMatchObject({ id: alerts.conflict, holderId: ids.holder, closedAt: null, acknowledgedBy: { id: ids.holder } });
     expect(announced.at(-1)).toMatchObject({ event: "acknowledged", alert: { id: alerts.conflict } });
 
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.holder })).body).toEqual({ open: 2, unacknowledged: 1 });

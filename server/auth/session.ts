@@ -1,13 +1,14 @@
 import { headers } from "next/headers";
+import { cache } from "react";
 import { redirect } from "next/navigation";
 import { sessionPrincipal } from "@/server/auth/authenticate";
 import type { UserPrincipal } from "@/server/auth/principal";
 
-/** The signed-in person for a server component, or null. */
-export async function getPageUser(): Promise<UserPrincipal | null> {
+/** The signed-in person for a server component, or null; read once per request however many components ask. */
+export const getPageUser = cache(async (): Promise<UserPrincipal | null> => {
   const principal = await sessionPrincipal(await headers());
   return principal?.kind === "user" ? principal : null;
-}
+});
 
 /** The signed-in person; anyone else is sent to the sign-in page and brought back afterwards. */
 export async function requirePageUser(returnTo = "/"): Promise<UserPrincipal> {

@@ -90,7 +90,7 @@ afterEach(() => {
 });
 
 function startIdle(env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "ignore" });
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { env: { ...process.env, ...env }, stdio: "ignore" });
   children.push(child);
   return child;
 }

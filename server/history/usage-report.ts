@@ -96,11 +96,11 @@ async function utilizationSeries(
   const keyOf = new Map(labels.map((label, i) => [label, `s${i}`]));
   const byBucket = new Map<number, { total: number; sums: Map<string, number> }>();
   for (const row of rows) {
-    const t = num(row.b) * 1000;
-    const bucket = byBucket.get(t) ?? { total: 0, sums: new Map<string, number>() };
+    const start = num(row.b) * 1000;
+    const bucket = byBucket.get(start) ?? { total: 0, sums: new Map<string, number>() };
     bucket.total += num(row.n);
     bucket.sums.set(row.k, (bucket.sums.get(row.k) ?? 0) + num(row.u));
-    byBucket.set(t, bucket);
+    byBucket.set(start, bucket);
   }
   const points = bucketStarts(fromMs, range.toMs, bucketMs).map((t) => {
     const point: { t: number } & Record<string, number | null> = { t };

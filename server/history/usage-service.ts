@@ -50,9 +50,9 @@ export async function loadUsageReport(viewer: UserPrincipal, params: UsageParams
 export async function exportUsageCsv(viewer: UserPrincipal, params: UsageParams, nowMs: number): Promise<{ filename: string; csv: string }> {
   const query = queryFor(viewer, params, nowMs);
   const tables = await getUsageTables(query);
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace(/[:T]/g, "");
+  const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace(/[-:]/g, "")}Z`;
   return {
-    filename: `gpudesk-usage-${params.table}-${day(params.range.fromMs)}-${day(params.range.toMs)}.csv`,
+    filename: `gpudesk-usage-${params.table}-${stamp(params.range.fromMs)}-${stamp(params.range.toMs)}.csv`,
     csv: toCsv(params.table, tables.people, tables.hosts.hosts),
   };
 }

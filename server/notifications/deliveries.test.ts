@@ -89,6 +89,7 @@ function alert(overrides: Partial<AlertView> = {}): AlertView {
     host: { id: "h", name: "node-a" },
     gpu: { uuid: "GPU-x", index: 2 },
     reservationId,
+    holderId: null,
     people: [],
     message: "bob on GPU 2 of node-a, booked by alice",
     evidence: {},

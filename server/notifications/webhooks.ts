@@ -9,6 +9,7 @@ import {
   type WebhookFormat,
   type WebhookView,
 } from "@/lib/alerts";
+import { toKind } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/auth/principal";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -139,10 +140,18 @@ export async function listDeliveries(actor: Actor, query: { status?: DeliverySta
       webhook: { select: { id: true, url: true, format: true, userId: true } },
     },
   });
+  const alertIds = [...new Set(rows.map((row) => row.alertId))];
+  const alerts = await db().alert.findMany({ where: { id: { in: alertIds } }, select: { id: true, kind: true, gpuIndex: true, hostId: true } });
+  const hostIds = [...new Set(alerts.flatMap((alert) => (alert.hostId ? [alert.hostId] : [])))];
+  const hosts = new Map((await db().host.findMany({ where: { id: { in: hostIds } }, select: { id: true, name: true } })).map((host) => [host.id, host.name]));
+  const alertById = new Map(
+    alerts.map((alert) => [alert.id, { kind: toKind(alert.kind), hostName: alert.hostId ? (hosts.get(alert.hostId) ?? null) : null, gpuIndex: alert.gpuIndex }]),
+  );
   return rows.map((row) => ({
     id: row.id,
     webhook: { id: row.webhook.id, url: row.webhook.url, format: toFormat(row.webhook.format), personal: row.webhook.userId !== null },
     alertId: row.alertId,
+    alert: alertById.get(row.alertId) ?? null,
     event: row.event,
     status: (row.status === "delivered" || row.status === "failed" ? row.status : "pending") as DeliveryStatus,
     attempts: row.attempts,

@@ -18,6 +18,7 @@ const NOW = new Date("2026-12-01T10:00:00Z");
 const plus = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 const iso = (minutes: number) => plus(minutes).toISOString();
 
+// Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation: create } = await import("@/server/reservations/create-reservation"));
@@ -27,7 +28,7 @@ beforeAll(async () => {
   ({ listAudit } = await import("@/server/reservations/audit-log"));
   policy = await import("@/server/reservations/policy");
   fx = await import("@/server/testing/booking-fixtures");
-});
+}, 60_000);
 
 async function setup(gpus = 2) {
   const host = await fx.createTestHost(gpus);

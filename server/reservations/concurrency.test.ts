@@ -18,12 +18,13 @@ let databaseUrl: string;
 const NOW = new Date("2026-12-01T10:00:00Z");
 const iso = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISOString();
 
+// Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   databaseUrl = await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ db } = await import("@/server/db"));
   fx = await import("@/server/testing/booking-fixtures");
-});
+}, 60_000);
 
 type Outcome = { ok: true; id: string } | { ok: false; code: string; message: string };
 

@@ -18,13 +18,14 @@ const NOW = new Date("2026-12-01T10:00:00Z");
 const at = (iso: string) => new Date(iso).toISOString();
 const plus = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISOString();
 
+// Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ updatePolicy } = await import("@/server/reservations/policy"));
   ({ BookingConflictError } = await import("@/server/reservations/booking-conflict"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
-});
+}, 60_000);
 
 function request(overrides: Partial<ReservationRequest>): ReservationRequest {
   return { purpose: "test run", durationMinutes: 60, ...overrides };

@@ -12,13 +12,14 @@ let fixtures: Fixtures;
 const NOW = new Date("2027-05-20T08:00:00Z");
 
 // Its own file: "any host" must see only the hosts this test made.
+// Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ updatePolicy } = await import("@/server/reservations/policy"));
   ({ BookingConflictError } = await import("@/server/reservations/booking-conflict"));
   fixtures = await import("@/server/testing/booking-fixtures");
-});
+}, 60_000);
 
 describe("any N GPUs on any host", () => {
   it("finds a host with room when none is named, and says when the next one frees up", async () => {

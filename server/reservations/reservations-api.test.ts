@@ -22,6 +22,7 @@ let routes: {
   audit: typeof import("@/app/api/v1/audit/route");
 };
 
+// Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
   const { setRuntime } = await import("@/server/runtime");
@@ -48,7 +49,7 @@ beforeAll(async () => {
     policies: await import("@/app/api/v1/policies/route"),
     audit: await import("@/app/api/v1/audit/route"),
   };
-});
+}, 60_000);
 
 async function call(handler: unknown, init: { method: string; token?: string; body?: unknown; params?: Record<string, string>; query?: string }) {
   const request = new Request(`${ORIGIN}/api/v1/x${init.query ?? ""}`, {

@@ -1,0 +1,70 @@
+import Link from "next/link";
+import { evidenceLabel, type GpuReconciliation } from "@/lib/attribution";
+import { DASH } from "@/lib/format";
+import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
+import * as t from "@/components/ui/table-styles";
+
+/**
+ * The GPU page's account of who really runs on the GPU: its state, the
+ * booking's holder, and each process with the person it was attributed to
+ * and the evidence (reservation, job, container, login).
+ */
+export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliation }) {
+  const { holder, processes } = reconciliation;
+  return (
+    <div className="space-y-3" data-testid="gpu-who-runs">
+      <p className="flex flex-wrap items-center gap-2 text-sm">
+        <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
+        {holder ? (
+          <span>
+            Booked by <span className="font-medium">{holder.username}</span>
+          </span>
+        ) : (
+          <span className="text-slate-500 dark:text-slate-400">Not booked now</span>
+        )}
+        {reconciliation.problem && <span className="text-red-700 dark:text-red-300">{reconciliation.problem}</span>}
+        {(reconciliation.state === "conflict" || reconciliation.state === "error") && (
+          <Link href="/alerts" className="text-sky-700 hover:underline dark:text-sky-400">
+            See alerts
+          </Link>
+        )}
+      </p>
+      {processes.length > 0 && (
+        <div className={t.tableCard}>
+          <table className={`${t.table} min-w-[36rem]`} aria-label="Who runs here">
+            <thead>
+              <tr className={t.headRow}>
+                <th scope="col" className={t.th}>PID</th>
+                <th scope="col" className={t.th}>Person</th>
+                <th scope="col" className={t.th}>Evidence</th>
+                <th scope="col" className={t.th}>Login</th>
+                <th scope="col" className={t.th}>Holder?</th>
+              </tr>
+            </thead>
+            <tbody>
+              {processes.map((process) => (
+                <tr key={process.pid} className={t.bodyRow} data-intruder={process.intruder || undefined}>
+                  <td className={`${t.td} font-mono text-xs`}>{process.pid}</td>
+                  <td className={`${t.td} font-medium`}>{process.person?.username ?? <span className="text-slate-500 dark:text-slate-400">unknown</span>}</td>
+                  <td className={t.td} title={process.evidence.value ?? undefined}>
+                    {evidenceLabel(process.evidence)}
+                  </td>
+                  <td className={`${t.td} font-mono text-xs`}>{process.login ?? DASH}</td>
+                  <td className={t.td}>
+                    {!holder ? (
+                      <span className="text-slate-500 dark:text-slate-400">{DASH}</span>
+                    ) : process.intruder ? (
+                      <span className="font-semibold text-red-700 dark:text-red-300">No</span>
+                    ) : (
+                      "Yes"
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

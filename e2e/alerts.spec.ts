@@ -1,0 +1,219 @@
+import { spawnSync } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
+import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { E2E_DATA_DIR } from "../playwright.config";
+import { admin, gpudesk, signIn, startAgent, uniqueHostName, type TestUser } from "./helpers";
+
+/**
+ * The simulated fleet's own squatter and idle-held GPU, booked by the
+ * squatted job's owner: the conflict and the idle booking open within their
+ * hold times (seconds on the e2e server, see playwright.config.ts), the
+ * webhooks reach a receiver this test runs, and the holder sees, and
+ * acknowledges, the alerts on /alerts and in the header badge.
+ */
+
+const CONFLICT_HOLD_MS = 3_000;
+const IDLE_HOLD_MS = 5_000;
+/** Ticks, the booking feed and the person directory each add up to about a second. */
+const SLACK_MS = 6_000;
+const SEED = 42;
+
+const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "gpudesk.js");
+
+interface Received {
+  path: string;
+  body: { event?: string; alert?: { kind: string; gpu: { index: number } | null; host: { name: string } | null }; text?: string };
+}
+
+/** A webhook receiver on a port of its own: it records every POST and answers 204. */
+async function startReceiver(): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", body: JSON.parse(text) as Received["body"] });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
+}
+
+/**
+ * A moment of the simulated past at which a squatter sits on GPU 2 of the
+ * agent's host for the next 15 minutes: the agent replays the fleet from
+ * there (`--sim-time`), so the test does not depend on the time of day.
+ */
+function squatterMoment(hostName: string) {
+  const { spec, seed } = simulatedAgentHost(hostName, SEED);
+  const [gpu0, gpu2] = [spec.gpus[0].uuid, spec.gpus[2].uuid];
+  const look = (t: number) => {
+    const snapshot = simulatedSnapshotAt(spec, seed, t);
+    const job = snapshot.processes.find((process) => process.gpuUuid === gpu0)?.user ?? null;
+    const squatter = snapshot.processes.find((process) => process.gpuUuid === gpu2 && process.user !== job)?.user ?? null;
+    return job && squatter ? { job, squatter } : null;
+  };
+  for (let t = Date.now() - 3 * 86_400_000; t < Date.now() - 20 * 60_000; t += 60_000) {
+    const first = look(t);
+    if (!first) continue;
+    let steady = true;
+    for (let dt = 30_000; dt <= 15 * 60_000 && steady; dt += 30_000) {
+      const later = look(t + dt);
+      steady = later?.job === first.job && later.squatter === first.squatter;
+    }
+    if (steady) return { at: new Date(t).toISOString(), ...first };
+  }
+  throw new Error("no squatter in three simulated days");
+}
+
+/** A person whose Unix login is `login` (the CLI, as an admin would on the server). */
+function createPerson(prefix: string, login: string): TestUser {
+  const username = `${prefix}${Date.now().toString(36)}`.toLowerCase();
+  const password = `pw-${username}-long-enough`;
+  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--unix-login", login, "--password-stdin"], {
+    env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
+    input: password,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (result.status !== 0) throw new Error(`gpudesk user add failed: ${result.stderr}`);
+  return { username, password };
+}
+
+function tokenFor(username: string): string {
+  const result = gpudesk(["token", "create", "--user", username, "--label", "e2e alerts"]);
+  if (result.status !== 0) throw new Error(`token create failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+async function api<T>(request: APIRequestContext, token: string, method: "GET" | "POST", url: string, data?: unknown): Promise<{ status: number; body: T }> {
+  const response = await request.fetch(url, { method, data, headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status(), body: (await response.json()) as T };
+}
+
+interface AlertJson {
+  id: string;
+  kind: string;
+  gpu: { index: number } | null;
+  host: { id: string; name: string } | null;
+  openedAt: string;
+  people: { username: string }[];
+  evidence: { processes?: { login: string; intruder: boolean; via: string }[] };
+}
+
+test.setTimeout(240_000);
+
+test("the squatter and the idle booking raise their alerts within the hold times, with webhooks, on /alerts and in the badge", async ({ page, request, baseURL }) => {
+  const hostName = uniqueHostName("e2e-alerts");
+  const moment = squatterMoment(hostName);
+  const holder = createPerson("holder", moment.job);
+  const holderToken = tokenFor(holder.username);
+  const adminToken = tokenFor(admin().username);
+  const receiver = await startReceiver();
+
+  const added = gpudesk(["host", "add", hostName]);
+  expect(added.status, added.stderr).toBe(0);
+  const agent = startAgent(["--server", baseURL!, "--source", "simulated", "--seed", String(SEED), "--host-name", hostName, "--sim-time", moment.at], {
+    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+  });
+
+  try {
+    // Fleet-wide: conflicts and idle bookings as JSON. Personal: everything about the holder's bookings, for Slack.
+    const adminHook = await api(request, adminToken, "POST", "/api/v1/webhooks", {
+      url: `${receiver.url}/fleet`,
+      format: "json",
+      kinds: ["conflict", "idle_booking"],
+      scope: "admin",
+    });
+    expect(adminHook.status).toBe(201);
+    expect((await api(request, holderToken, "POST", "/api/v1/webhooks", { url: `${receiver.url}/mine`, format: "slack" })).status).toBe(201);
+
+    // The holder books the squatted GPU and the idle-held one once the agent's GPUs are known.
+    let booking: { status: number; body: { id: string; state: string } } = { status: 0, body: { id: "", state: "" } };
+    await expect
+      .poll(
+        async () => {
+          booking = await api(request, holderToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [2, 7], durationMinutes: 60, purpose: "e2e alerts" });
+          return booking.status;
+        },
+        { timeout: 60_000, intervals: [1000] },
+      )
+      .toBe(201);
+    const bookedAt = Date.now();
+
+    const findAlerts = async () => (await api<{ alerts: AlertJson[] }>(request, holderToken, "GET", "/api/v1/alerts?state=open")).body.alerts.filter((alert) => alert.host?.name === hostName);
+    let alerts: AlertJson[] = [];
+    await expect
+      .poll(
+        async () => {
+          alerts = await findAlerts();
+          return alerts.map((alert) => `${alert.kind} ${alert.gpu?.index}`).sort();
+        },
+        { timeout: CONFLICT_HOLD_MS + IDLE_HOLD_MS + 2 * SLACK_MS, intervals: [500] },
+      )
+      .toEqual(expect.arrayContaining(["conflict 2", "idle_booking 7"]));
+
+    const conflict = alerts.find((alert) => alert.kind === "conflict" && alert.gpu?.index === 2)!;
+    const idle = alerts.find((alert) => alert.kind === "idle_booking")!;
+    // Not before the hold time, and not much after it.
+    for (const [alert, hold] of [[conflict, CONFLICT_HOLD_MS], [idle, IDLE_HOLD_MS]] as const) {
+      const after = Date.parse(alert.openedAt) - bookedAt;
+      expect(after).toBeGreaterThanOrEqual(hold - 1500);
+      expect(after).toBeLessThanOrEqual(hold + SLACK_MS);
+    }
+    // The squatter is the intruder, attributed by its login; the job's owner is the holder.
+    const intruders = conflict.evidence.processes!.filter((process) => process.intruder);
+    expect(intruders.map((process) => process.login)).toEqual([moment.squatter]);
+    expect(intruders[0].via).toBe(`via login ${moment.squatter}`);
+    expect(conflict.people[0].username).toBe(holder.username);
+
+    // Webhooks: the fleet-wide JSON one and the holder's Slack-compatible one.
+    await expect
+      .poll(() => receiver.received.filter((entry) => entry.path === "/fleet" && entry.body.alert?.host?.name === hostName).map((entry) => `${entry.body.event} ${entry.body.alert?.kind} ${entry.body.alert?.gpu?.index}`), { timeout: 15_000 })
+      .toEqual(expect.arrayContaining(["alert.opened conflict 2", "alert.opened idle_booking 7"]));
+    await expect
+      .poll(() => receiver.received.filter((entry) => entry.path === "/mine" && entry.body.text?.includes(hostName)).map((entry) => entry.body.text), { timeout: 15_000 })
+      .toEqual(expect.arrayContaining([expect.stringContaining(`Conflict opened* on ${hostName} GPU 2`), expect.stringContaining(`Idle booking opened* on ${hostName} GPU 7`)]));
+
+    // The holder's view: the fleet card says conflict and names the squatter; /alerts lists both; acknowledging empties the badge by one.
+    await signIn(page, holder);
+    await page.goto("/");
+    const card = page.getByRole("region", { name: `Host ${hostName}` }).getByRole("article", { name: `GPU 2 on ${hostName}` });
+    await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "conflict");
+    await expect(card.getByTestId("gpu-attribution")).toContainText(`${moment.squatter} · via login ${moment.squatter}`);
+    await card.screenshot({ path: test.info().outputPath("fleet-card-conflict.png") });
+
+    await page.goto("/alerts");
+    const badge = page.getByTestId("alerts-badge");
+    const before = Number(await badge.getAttribute("data-count"));
+    expect(before).toBeGreaterThanOrEqual(2);
+    const conflictItem = page.getByRole("article", { name: `Conflict on ${hostName} · GPU 2` });
+    await expect(conflictItem.getByRole("list", { name: "Processes" })).toContainText("Not the holder");
+    await expect(conflictItem).toContainText(`via login ${moment.squatter}`);
+    await expect(page.getByRole("article", { name: `Idle booking on ${hostName} · GPU 7` })).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath("alerts-page.png"), fullPage: true });
+    await conflictItem.getByRole("button", { name: "Acknowledge" }).click();
+    await expect(conflictItem).toContainText("Acknowledged");
+    await page.reload();
+    await expect(page.getByTestId("alerts-badge")).toHaveAttribute("data-count", String(before - 1));
+
+    // The admin's delivery log shows the deliveries.
+    await page.context().clearCookies();
+    await signIn(page, admin());
+    await page.goto("/admin/notifications");
+    await expect(page.getByRole("table", { name: "Delivery log" }).getByRole("row").filter({ hasText: "delivered" }).first()).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath("admin-notifications.png"), fullPage: true });
+    await page.goto("/admin/enforcement");
+    await expect(page.getByRole("listitem", { name: `Enforcement on ${hostName}` })).toContainText("agent does not allow enforcement");
+    await page.screenshot({ path: test.info().outputPath("admin-enforcement.png"), fullPage: true });
+  } finally {
+    agent.kill("SIGKILL");
+    await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
+  }
+});
