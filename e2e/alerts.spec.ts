@@ -107,7 +107,8 @@ interface AlertJson {
   evidence: { processes?: { login: string; intruder: boolean; via: string }[] };
 }
 
-test.setTimeout(240_000);
+// Accounts, tokens and the host are made with the CLI first (several seconds each on a busy machine).
+test.setTimeout(420_000);
 
 test("the squatter and the idle booking raise their alerts within the hold times, with webhooks, on /alerts and in the badge", async ({ page, request, baseURL }) => {
   const hostName = uniqueHostName("e2e-alerts");
@@ -191,8 +192,9 @@ test("the squatter and the idle booking raise their alerts within the hold times
 
     await page.goto("/alerts");
     const badge = page.getByTestId("alerts-badge");
+    // The badge reads its count after the page is up.
+    await expect.poll(async () => Number(await badge.getAttribute("data-count"))).toBeGreaterThanOrEqual(2);
     const before = Number(await badge.getAttribute("data-count"));
-    expect(before).toBeGreaterThanOrEqual(2);
     const conflictItem = page.getByRole("article", { name: `Conflict on ${hostName} · GPU 2` });
     await expect(conflictItem.getByRole("list", { name: "Processes" })).toContainText("Not the holder");
     await expect(conflictItem).toContainText(`via login ${moment.squatter}`);

@@ -41,6 +41,8 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   const heatmap = await expectChartDrawn(page, "Utilization heatmap", "rect");
   expect(await heatmap.locator("svg rect").count()).toBeGreaterThan(14 * 24);
   const bars = await expectChartDrawn(page, "Booked versus used chart", ".recharts-bar-rectangle");
+  // Keep the pointer off the charts so that no tooltip or cursor line is in the screenshots.
+  await page.mouse.move(0, 0);
   await utilization.screenshot({ path: "test-results/screens/usage-utilization-7d.png" });
   await heatmap.screenshot({ path: "test-results/screens/usage-heatmap-7d.png" });
   await bars.screenshot({ path: "test-results/screens/usage-booked-used-7d.png" });
@@ -150,5 +152,6 @@ test("a member sees their own usage, not the fleet's, and the GPU page shows his
   await week.click();
   await expect(week).toHaveAttribute("aria-pressed", "true");
   await expect(history.getByText(/Points of 1 h from hourly rollups/)).toBeVisible();
+  await page.mouse.move(0, 0);
   await history.screenshot({ path: "test-results/screens/gpu-history-7d.png" });
 });

@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { ZodError } from "zod";
 import { runAgentCommand } from "@/server/agent/agent-command";
 import { registerAdminCommands, withDatabase } from "@/server/cli-admin";
+import { registerClientCommands } from "@/server/cli-client/client-commands";
 import { ConfigError, parseEnv } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { registerHistoryCommands } from "@/server/history/history-commands";
@@ -71,6 +72,7 @@ host
 
 registerAdminCommands(program);
 registerHistoryCommands(program);
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Expected failures are one clear line; anything else keeps its stack for a bug report.

@@ -20,6 +20,7 @@ import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { startHistory } from "@/server/history/history-service";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
+import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
 import { setRuntime } from "@/server/runtime";
 import { log } from "@/server/log";
 import { repoRoot } from "@/server/paths";
@@ -90,6 +91,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   });
   const stopAlertsLive = alerts.attachLive(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: agents.disconnectAgents });
+  const waitlist = startWaitlistRunner({ fleet });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
@@ -118,6 +120,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       stopAlertsLive();
       await alerts.stop();
       bookingFeed.stop();
+      waitlist.stop();
       await localAgents.stop();
       await ingest.flush();
       stopDemoHistory.abort();

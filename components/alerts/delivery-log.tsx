@@ -3,6 +3,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { ALERT_KIND_LABELS, type DeliveryView } from "@/lib/alerts";
 import { apiRequest } from "@/lib/api-client";
+import { formatDuration } from "@/lib/duration";
+import { useNow } from "@/lib/use-now";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
 import * as t from "@/components/ui/table-styles";
@@ -92,7 +94,7 @@ export function DeliveryLog({ initial, mine, refreshKey = 0 }: { initial: Delive
                     <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
                     {delivery.status === "pending" && delivery.attempts > 0 && delivery.nextAttemptAt && (
                       <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">
-                        retry <TimeAgo iso={delivery.nextAttemptAt} />
+                        <RetryIn iso={delivery.nextAttemptAt} />
                       </span>
                     )}
                   </td>
@@ -110,4 +112,12 @@ export function DeliveryLog({ initial, mine, refreshKey = 0 }: { initial: Delive
       )}
     </section>
   );
+}
+
+/** "retry in 25 s": when the next attempt is due (empty during server rendering, whose clock is not the viewer's). */
+function RetryIn({ iso }: { iso: string }) {
+  const now = useNow(1000);
+  if (now === 0) return null;
+  const wait = Date.parse(iso) - now;
+  return <time dateTime={iso}>{wait <= 1000 ? "retrying now" : `retry in ${formatDuration(wait)}`}</time>;
 }

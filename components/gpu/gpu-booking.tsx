@@ -30,6 +30,11 @@ export function GpuBooking({ gpu, current, next, nowMs }: GpuBookingProps) {
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
           </p>
+        ) : gpu.processes.length > 0 ? (
+          // Running, but nobody booked it: bookable, yet not idle.
+          <p data-testid="gpu-holder" className="font-medium text-slate-700 dark:text-slate-300">
+            Not booked
+          </p>
         ) : (
           <p data-testid="gpu-holder" className="font-semibold text-emerald-700 dark:text-emerald-400">
             Free

@@ -148,7 +148,7 @@ function BookingBar({ booking, fromMs, toMs, nowMs, onSelect, selected }: { book
       }}
       className={`absolute inset-y-1.5 z-[2] min-w-1.5 overflow-hidden rounded-md px-1.5 text-left text-xs leading-8 font-medium whitespace-nowrap text-slate-950 ring-inset focus-visible:outline-2 focus-visible:outline-sky-500 bg-[oklch(0.8_0.11_var(--hue))] dark:bg-[oklch(0.62_0.12_var(--hue))] ${
         selected ? "ring-2 ring-slate-900 dark:ring-white" : ""
-      } ${booking.status === "cancelled" ? "opacity-50" : ""}`}
+      } ${booking.status === "booked" ? "" : "opacity-45 outline-1 -outline-offset-1 outline-dashed outline-slate-500"}`}
       style={{ left: `${left}%`, width: `${Math.max(right - left, 0.2)}%`, "--hue": personHue(booking.holder.id) } as React.CSSProperties}
     >
       {who} · {booking.purpose}

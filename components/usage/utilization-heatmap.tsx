@@ -49,15 +49,17 @@ export function UtilizationHeatmap({ heatmap, range }: { heatmap: HeatmapData; r
           className="w-full"
           style={{ height: rows * rowHeight, background: "var(--heat-empty)" }}
         >
-          {heatmap.rows.map((row, y) =>
-            row.cells.map((value, x) =>
-              value === null ? null : (
-                <rect key={`${y}-${x}`} x={x} y={y} width={1} height={1} className={heatClass(value)} shapeRendering="crispEdges">
-                  {mounted && <title>{`${rowLabel(row)}, ${formatBucket(heatmap.columns[x]!, range.heatmapBucketMs)}: ${formatPct(value)}`}</title>}
-                </rect>
+          {/* Cells are drawn in the browser only: thousands of rectangles would triple the page's HTML. */}
+          {mounted &&
+            heatmap.rows.map((row, y) =>
+              row.cells.map((value, x) =>
+                value === null ? null : (
+                  <rect key={`${y}-${x}`} x={x} y={y} width={1} height={1} className={heatClass(value)} shapeRendering="crispEdges">
+                    <title>{`${rowLabel(row)}, ${formatBucket(heatmap.columns[x]!, range.heatmapBucketMs)}: ${formatPct(value)}`}</title>
+                  </rect>
+                ),
               ),
-            ),
-          )}
+            )}
         </svg>
         <span aria-hidden />
         <div className="relative mt-1 h-4 text-[11px] text-slate-500 dark:text-slate-400" aria-hidden>

@@ -17,8 +17,9 @@ export function sqlDialect(): SqlDialect {
 
 /** `column` as whole seconds since the epoch. `column` is a trusted, quoted identifier. */
 export function epochSeconds(column: string, dialect: SqlDialect = sqlDialect()): Prisma.Sql {
-  // SQLite (through Prisma's adapter) stores DateTime as ISO-8601 text, which strftime reads.
-  if (dialect === "sqlite") return Prisma.raw(`CAST(strftime('%s', ${column}) AS INTEGER)`);
+  // SQLite (through Prisma's adapter) stores DateTime as ISO-8601 text, which unixepoch() reads
+  // (SQLite 3.38+; better-sqlite3 12 bundles a newer one). It is cheaper than strftime('%s').
+  if (dialect === "sqlite") return Prisma.raw(`unixepoch(${column})`);
   return Prisma.raw(`CAST(EXTRACT(EPOCH FROM ${column}) AS BIGINT)`);
 }
 

@@ -1,16 +1,16 @@
 import { Prisma } from "@prisma/client";
 import type { TimeRange } from "@/lib/usage-range";
-import type {
-  HeatmapRow,
-  HostUsage,
-  PersonUsage,
-  UsageGroupBy,
-  UsageReport,
-  UsageTotals,
-  UtilizationHeatmap,
-  UtilizationSeries,
+import {
+  SIMULATED_HOLDER_PREFIX,
+  type HeatmapRow,
+  type HostUsage,
+  type PersonUsage,
+  type UsageGroupBy,
+  type UsageReport,
+  type UsageTotals,
+  type UtilizationHeatmap,
+  type UtilizationSeries,
 } from "@/lib/usage-types";
-import { SIMULATED_HOLDER_PREFIX } from "@/lib/usage-types";
 import { db } from "@/server/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
@@ -26,8 +26,9 @@ export interface UsageQuery {
 }
 
 const MINUTES_PER_HOUR = 60;
-
 const hours = (minutes: number) => minutes / MINUTES_PER_HOUR;
+/** Percentages travel with two decimals: the page carries thousands of them. */
+const round2 = (value: number) => Math.round(value * 100) / 100;
 
 function whereRange(t: TableSql, fromMs: number, toMs: number, userId: string | undefined): Prisma.Sql {
   const time = Prisma.raw(t.time);
@@ -37,14 +38,15 @@ function whereRange(t: TableSql, fromMs: number, toMs: number, userId: string | 
 
 /**
  * Everything the usage page draws for one range, aggregated in the
- * database: the stacked utilization series, the GPU × time heatmap, the
- * per-person and per-host tables. Five queries, each a GROUP BY over one
- * rollup table; the code here only shapes their answers.
+ * database: three GROUP BY queries over one rollup table each (the stacked
+ * utilization series, the GPU × time heatmap, and per holder × GPU sums
+ * that the people and host tables fold). Host names and GPU labels come
+ * from small lookups afterwards rather than joins on every row.
  */
 export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
   const { range, groupBy, userId, nowMs, minuteRetentionMs } = query;
   const plan = planResolution(range.fromMs, range.toMs, nowMs, minuteRetentionMs);
-  const [utilization, heatmap, { people, hosts: hostRows }] = await Promise.all([
+  const [utilization, heatmap, tables] = await Promise.all([
     utilizationSeries(tableSql(plan.table), range, plan.bucketMs, groupBy, userId),
     utilizationHeatmap(tableSql(plan.heatmapTable), range, plan.heatmapBucketMs, userId),
     getUsageTables(query),
@@ -53,23 +55,18 @@ export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
     range: { ...range, bucketMs: plan.bucketMs, heatmapBucketMs: plan.heatmapBucketMs, source: plan.table },
     scope: userId === undefined ? "all" : "self",
     groupBy,
-    includesSimulated: hostRows.simulated,
+    includesSimulated: tables.simulated,
     utilization,
     heatmap,
-    people,
-    hosts: hostRows.hosts,
-    totals: totalsOf(hostRows.hosts, people),
+    people: tables.people,
+    hosts: tables.hosts,
+    totals: totalsOf(tables.hosts, tables.people),
   };
 }
 
-/** Only the per-person and per-host tables (the CSV export): two of the five queries. */
-export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: { hosts: HostUsage[]; simulated: boolean } }> {
-  const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
-  const [people, hosts] = await Promise.all([
-    peopleUsage(tableSql(plan.table), query.range, query.userId),
-    hostUsage(tableSql(plan.table), query.range, query.userId),
-  ]);
-  return { people, hosts };
+async function hostNames(ids: string[]): Promise<Map<string, string>> {
+  const hosts = await db().host.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(hosts.map((host) => [host.id, host.name]));
 }
 
 async function utilizationSeries(
@@ -80,34 +77,40 @@ async function utilizationSeries(
   userId: string | undefined,
 ): Promise<UtilizationSeries> {
   const fromMs = floorTo(range.fromMs, bucketMs);
-  const group =
+  // By host: group on the id and name it afterwards. By model: the model lives on the Gpu row.
+  const rows =
     groupBy === "host"
-      ? Prisma.raw(`COALESCE(h."name", r."hostId")`)
-      : Prisma.raw(`COALESCE(g."name", 'unknown model')`);
-  const rows = await db().$queryRaw<{ b: unknown; k: string; u: unknown; n: unknown }[]>`
-    SELECT ${t.bucket(bucketMs)} AS b, ${group} AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
-    FROM ${t.from}
-    LEFT JOIN "Gpu" g ON g."uuid" = r."gpuUuid"
-    LEFT JOIN "Host" h ON h."id" = r."hostId"
-    WHERE ${whereRange(t, fromMs, range.toMs, userId)}
-    GROUP BY 1, 2`;
+      ? await db().$queryRaw<{ b: unknown; k: string; u: unknown; n: unknown }[]>`
+          SELECT ${t.bucket(bucketMs)} AS b, r."hostId" AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
+          FROM ${t.from}
+          WHERE ${whereRange(t, fromMs, range.toMs, userId)}
+          GROUP BY 1, 2`
+      : await db().$queryRaw<{ b: unknown; k: string; u: unknown; n: unknown }[]>`
+          SELECT ${t.bucket(bucketMs)} AS b, COALESCE(g."name", 'unknown model') AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
+          FROM ${t.from}
+          LEFT JOIN "Gpu" g ON g."uuid" = r."gpuUuid"
+          WHERE ${whereRange(t, fromMs, range.toMs, userId)}
+          GROUP BY 1, 2`;
+  const names = groupBy === "host" ? await hostNames([...new Set(rows.map((row) => row.k))]) : null;
+  const labelOf = (k: string) => (names ? (names.get(k) ?? "removed host") : k);
 
-  const labels = [...new Set(rows.map((row) => row.k))].sort((a, b) => a.localeCompare(b));
+  const labels = [...new Set(rows.map((row) => labelOf(row.k)))].sort((a, b) => a.localeCompare(b));
   const keyOf = new Map(labels.map((label, i) => [label, `s${i}`]));
   const byBucket = new Map<number, { total: number; sums: Map<string, number> }>();
   for (const row of rows) {
     const start = num(row.b) * 1000;
     const bucket = byBucket.get(start) ?? { total: 0, sums: new Map<string, number>() };
+    const label = labelOf(row.k);
     bucket.total += num(row.n);
-    bucket.sums.set(row.k, (bucket.sums.get(row.k) ?? 0) + num(row.u));
+    bucket.sums.set(label, (bucket.sums.get(label) ?? 0) + num(row.u));
     byBucket.set(start, bucket);
   }
-  const points = bucketStarts(fromMs, range.toMs, bucketMs).map((t) => {
-    const point: { t: number } & Record<string, number | null> = { t };
-    const bucket = byBucket.get(t);
+  const points = bucketStarts(fromMs, range.toMs, bucketMs).map((start) => {
+    const point: { t: number } & Record<string, number | null> = { t: start };
+    const bucket = byBucket.get(start);
     for (const label of labels) {
       // No GPU reported in this bucket: a gap, not a zero.
-      point[keyOf.get(label)!] = bucket && bucket.total > 0 ? (bucket.sums.get(label) ?? 0) / bucket.total : null;
+      point[keyOf.get(label)!] = bucket && bucket.total > 0 ? round2((bucket.sums.get(label) ?? 0) / bucket.total) : null;
     }
     return point;
   });
@@ -134,7 +137,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
     const gpu = info.get(uuid);
     byGpu.set(uuid, {
       gpuUuid: uuid,
-      hostName: gpu?.host.name ?? "unknown host",
+      hostName: gpu?.host.name ?? "removed host",
       gpuIndex: gpu?.index ?? null,
       model: gpu?.name ?? null,
       cells: columns.map(() => null),
@@ -143,7 +146,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
   for (const row of rows) {
     const i = column.get(num(row.b) * 1000);
     const n = num(row.n);
-    if (i !== undefined && n > 0) byGpu.get(row.gpu)!.cells[i] = num(row.u) / n;
+    if (i !== undefined && n > 0) byGpu.get(row.gpu)!.cells[i] = Math.round((num(row.u) / n) * 10) / 10;
   }
   const sorted = [...byGpu.values()].sort(
     (a, b) => a.hostName.localeCompare(b.hostName) || (a.gpuIndex ?? 1e9) - (b.gpuIndex ?? 1e9) || a.gpuUuid.localeCompare(b.gpuUuid),
@@ -151,82 +154,104 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
   return { columns, rows: sorted };
 }
 
-async function peopleUsage(t: TableSql, range: TimeRange, userId: string | undefined): Promise<PersonUsage[]> {
-  const rows = await db().$queryRaw<{ holder: string | null; held: unknown; used: unknown; idle: unknown; gpus: unknown }[]>`
-    SELECT r."holderUserId" AS holder, SUM(${t.minutes}) AS held, SUM(${t.utilMinutes}) AS used,
-           SUM(${t.idleMinutes}) AS idle, COUNT(DISTINCT r."gpuUuid") AS gpus
+interface GpuTimeRow {
+  holder: string | null;
+  host: string;
+  gpu: string;
+  minutes: unknown;
+  used: unknown;
+  counted: unknown;
+  idle: unknown;
+  busy: unknown;
+  sim: unknown;
+}
+
+/**
+ * The people and host tables (also the CSV export): one query summing GPU
+ * time per holder and GPU, folded here into per-person and per-host rows,
+ * so that distinct GPU counts need no COUNT(DISTINCT) pass of their own.
+ */
+export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: HostUsage[]; simulated: boolean }> {
+  const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
+  const t = tableSql(plan.table);
+  const rows = await db().$queryRaw<GpuTimeRow[]>`
+    SELECT r."holderUserId" AS holder, r."hostId" AS host, r."gpuUuid" AS gpu,
+           SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
+           SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
     FROM ${t.from}
-    WHERE ${whereRange(t, range.fromMs, range.toMs, userId)}
-    GROUP BY 1`;
-  const ids = rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : []));
+    WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)}
+    GROUP BY 1, 2, 3`;
+  const [people, hosts] = await Promise.all([peopleOf(rows), hostsOf(rows)]);
+  return { people, hosts, simulated: rows.some((row) => num(row.sim) > 0) };
+}
+
+async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {
+  const byHolder = new Map<string | null, { held: number; used: number; idle: number; gpus: Set<string> }>();
+  for (const row of rows) {
+    const sums = byHolder.get(row.holder) ?? { held: 0, used: 0, idle: 0, gpus: new Set<string>() };
+    sums.held += num(row.minutes);
+    sums.used += num(row.used);
+    sums.idle += num(row.idle);
+    sums.gpus.add(row.gpu);
+    byHolder.set(row.holder, sums);
+  }
+  const ids = [...byHolder.keys()].flatMap((id) => (id && !id.startsWith(SIMULATED_HOLDER_PREFIX) ? [id] : []));
   const users = await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true } });
   const byId = new Map(users.map((user) => [user.id, user]));
-  return rows
-    .map((row): PersonUsage => {
-      const held = num(row.held);
-      const usedHours = hours(num(row.used) / 100);
-      if (row.holder === null) {
-        return {
-          userId: null,
-          label: "Not booked",
-          username: null,
-          simulated: false,
-          bookedGpuHours: 0,
-          usedGpuHours: usedHours,
-          idleBookedGpuHours: 0,
-          efficiencyPct: null,
-          gpus: num(row.gpus),
-        };
+  return [...byHolder.entries()]
+    .map(([holder, sums]): PersonUsage => {
+      const usedGpuHours = hours(sums.used / 100);
+      if (holder === null) {
+        // GPU time nobody had booked: only its use means something.
+        return { userId: null, label: "Not booked", username: null, simulated: false, bookedGpuHours: 0, usedGpuHours, idleBookedGpuHours: 0, efficiencyPct: null, gpus: sums.gpus.size };
       }
-      const simulated = row.holder.startsWith(SIMULATED_HOLDER_PREFIX);
-      const user = byId.get(row.holder);
-      const username = simulated ? row.holder.slice(SIMULATED_HOLDER_PREFIX.length) : (user?.username ?? null);
+      const simulated = holder.startsWith(SIMULATED_HOLDER_PREFIX);
+      const user = byId.get(holder);
+      const username = simulated ? holder.slice(SIMULATED_HOLDER_PREFIX.length) : (user?.username ?? null);
       return {
-        userId: row.holder,
-        label: simulated ? `${username} (simulated)` : (user?.name || user?.username || "deleted account"),
+        userId: holder,
+        label: simulated ? `${username} (simulated)` : user?.name || user?.username || "deleted account",
         username,
         simulated,
-        bookedGpuHours: hours(held),
-        usedGpuHours: usedHours,
-        idleBookedGpuHours: hours(num(row.idle)),
-        efficiencyPct: held > 0 ? (num(row.used) / held) : null,
-        gpus: num(row.gpus),
+        bookedGpuHours: hours(sums.held),
+        usedGpuHours,
+        idleBookedGpuHours: hours(sums.idle),
+        efficiencyPct: sums.held > 0 ? sums.used / sums.held : null,
+        gpus: sums.gpus.size,
       };
     })
     .sort((a, b) => (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || b.bookedGpuHours - a.bookedGpuHours || a.label.localeCompare(b.label));
 }
 
-async function hostUsage(t: TableSql, range: TimeRange, userId: string | undefined): Promise<{ hosts: HostUsage[]; simulated: boolean }> {
-  const rows = await db().$queryRaw<
-    { host: string; name: string | null; gpus: unknown; reported: unknown; used: unknown; counted: unknown; booked: unknown; idle: unknown; busy: unknown; sim: unknown }[]
-  >`
-    SELECT r."hostId" AS host, MAX(h."name") AS name, COUNT(DISTINCT r."gpuUuid") AS gpus, SUM(${t.minutes}) AS reported,
-           SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
-           SUM(CASE WHEN r."holderUserId" IS NULL THEN 0 ELSE ${t.minutes} END) AS booked,
-           SUM(CASE WHEN r."holderUserId" IS NULL THEN 0 ELSE ${t.idleMinutes} END) AS idle,
-           SUM(${t.busyMinutes}) AS busy,
-           SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
-    FROM ${t.from}
-    LEFT JOIN "Host" h ON h."id" = r."hostId"
-    WHERE ${whereRange(t, range.fromMs, range.toMs, userId)}
-    GROUP BY 1`;
-  const hosts = rows
-    .map((row): HostUsage => {
-      const counted = num(row.counted);
-      return {
-        hostId: row.host,
-        hostName: row.name ?? "removed host",
-        gpus: num(row.gpus),
-        reportedGpuHours: hours(num(row.reported)),
-        usedGpuHours: hours(num(row.used) / 100),
-        meanUtilPct: counted > 0 ? num(row.used) / counted : null,
-        bookedGpuHours: hours(num(row.booked)),
-        idleBookedGpuHours: hours(num(row.idle)),
-        busyGpuHours: hours(num(row.busy)),
-      };
-    })
+async function hostsOf(rows: GpuTimeRow[]): Promise<HostUsage[]> {
+  const byHost = new Map<string, { gpus: Set<string>; reported: number; used: number; counted: number; booked: number; idle: number; busy: number }>();
+  for (const row of rows) {
+    const sums = byHost.get(row.host) ?? { gpus: new Set<string>(), reported: 0, used: 0, counted: 0, booked: 0, idle: 0, busy: 0 };
+    sums.gpus.add(row.gpu);
+    sums.reported += num(row.minutes);
+    sums.used += num(row.used);
+    sums.counted += num(row.counted);
+    sums.busy += num(row.busy);
+    if (row.holder !== null) {
+      sums.booked += num(row.minutes);
+      sums.idle += num(row.idle);
+    }
+    byHost.set(row.host, sums);
+  }
+  const names = await hostNames([...byHost.keys()]);
+  return [...byHost.entries()]
+    .map(([hostId, sums]): HostUsage => ({
+      hostId,
+      hostName: names.get(hostId) ?? "removed host",
+      gpus: sums.gpus.size,
+      reportedGpuHours: hours(sums.reported),
+      usedGpuHours: hours(sums.used / 100),
+      meanUtilPct: sums.counted > 0 ? sums.used / sums.counted : null,
+      bookedGpuHours: hours(sums.booked),
+      idleBookedGpuHours: hours(sums.idle),
+      busyGpuHours: hours(sums.busy),
+    }))
     .sort((a, b) => a.hostName.localeCompare(b.hostName));
-  return { hosts, simulated: rows.some((row) => num(row.sim) > 0) };
 }
 
 function totalsOf(hosts: HostUsage[], people: PersonUsage[]): UsageTotals {

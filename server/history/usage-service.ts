@@ -53,6 +53,6 @@ export async function exportUsageCsv(viewer: UserPrincipal, params: UsageParams,
   const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace(/[-:]/g, "")}Z`;
   return {
     filename: `gpudesk-usage-${params.table}-${stamp(params.range.fromMs)}-${stamp(params.range.toMs)}.csv`,
-    csv: toCsv(params.table, tables.people, tables.hosts.hosts),
+    csv: toCsv(params.table, tables.people, tables.hosts),
   };
 }

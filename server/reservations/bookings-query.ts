@@ -70,8 +70,12 @@ export async function listBookableHosts(): Promise<BookableHost[]> {
       id: true,
       name: true,
       simulated: true,
-      gpus: { orderBy: { index: "asc" }, select: { uuid: true, index: true, name: true, memoryTotalMiB: true } },
+      gpus: { orderBy: [{ index: "asc" }, { lastSeenAt: "desc" }], select: { uuid: true, index: true, name: true, memoryTotalMiB: true } },
     },
   });
-  return hosts;
+  // A GPU replaced in a host leaves its old row behind under the same index: offer the one seen last.
+  return hosts.map((host) => ({
+    ...host,
+    gpus: host.gpus.filter((gpu, position) => position === 0 || host.gpus[position - 1].index !== gpu.index),
+  }));
 }

@@ -1,0 +1,22 @@
+import { NextResponse } from "next/server";
+import { waitRequestSchema } from "@/lib/waitlist-schema";
+import { requireUser, requireViewer } from "@/server/auth/guard";
+import { apiHandler, readJson } from "@/server/http/api-handler";
+import { joinWaitlist } from "@/server/waitlist/join-waitlist";
+import { getWaitlistEntry, listWaitlist } from "@/server/waitlist/list-waitlist";
+
+export const dynamic = "force-dynamic";
+
+/** The queue in order of service. */
+export const GET = apiHandler(async (request) => {
+  await requireViewer(request);
+  return NextResponse.json({ waiting: await listWaitlist() });
+});
+
+/** Waits for "N GPUs": 201 with the request and its place in the queue. */
+export const POST = apiHandler(async (request) => {
+  const { user } = await requireUser(request);
+  const input = waitRequestSchema.parse(await readJson(request));
+  const entry = await joinWaitlist(user, input);
+  return NextResponse.json(await getWaitlistEntry(user, entry.id), { status: 201, headers: { Location: `/api/v1/waitlist/${entry.id}` } });
+});

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, PURPOSE_MAX } from "@/lib/reservation-schema";
+
+/** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */
+export const waitRequestSchema = z.strictObject({
+  count: z.int("Enter a whole number of GPUs").min(1, "Ask for at least 1 GPU").max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`),
+  host: z.string().trim().min(1).max(HOST_NAME_MAX).optional(),
+  minFreeMemoryMiB: z.int("Enter whole MiB").min(0).max(16 * 1024 * 1024).optional(),
+  durationMinutes: z.int("Enter whole minutes").min(1, "A booking lasts at least 1 minute").max(DURATION_MAX_MINUTES, "A booking lasts at most a year"),
+  purpose: z.string("Say what the GPUs are for").trim().min(1, "Say what the GPUs are for").max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+});
+
+export const waitlistIdSchema = z.string().min(1).max(64, "Not a waitlist id");
+
+export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
+
+/** A waiting request as the API answers it. */
+export interface WaitlistView {
+  id: string;
+  status: WaitlistStatus;
+  holder: { id: string; username: string };
+  host: string | null;
+  count: number;
+  durationMinutes: number;
+  purpose: string;
+  createdAt: string;
+  /** 1 for the next to be served; null once it no longer waits. */
+  position: number | null;
+  reservationId: string | null;
+  grantedAt: string | null;
+  expiresAt: string | null;
+}

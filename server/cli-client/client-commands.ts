@@ -1,0 +1,187 @@
+import os from "node:os";
+import { type Command, Option } from "commander";
+import type { FleetSnapshot } from "@/lib/live";
+import type { ReservationView } from "@/lib/reservation-types";
+import { callApi } from "@/server/cli-client/api-client";
+import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
+import { UsageError } from "@/server/cli-client/cli-errors";
+import { exportLines, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
+import { pickLocalReservation } from "@/server/cli-client/local-reservation";
+import { runLogin } from "@/server/cli-client/login-command";
+import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB } from "@/server/cli-client/parse-args";
+import { runChild } from "@/server/cli-client/run-child";
+import { bookOrWait } from "@/server/cli-client/wait-for-grant";
+
+/**
+ * The people-facing commands of `gpudesk`: they talk to a gpudesk server
+ * over its REST API with a personal token, from any machine.
+ */
+
+interface BookingOptions {
+  wait?: boolean;
+  count?: string;
+  host?: string;
+  gpus?: string;
+  minFreeMem?: string;
+  for?: string;
+  until?: string;
+  purpose?: string;
+}
+
+const PURPOSE_MAX = 200;
+
+async function client(): Promise<ClientConfig> {
+  return loadClientConfig(parseClientEnv(process.env));
+}
+
+function write(text: string): void {
+  process.stdout.write(text);
+}
+
+/** The POST /api/v1/reservations body for the booking flags. */
+export function bookingRequest(options: BookingOptions, defaultPurpose: string, now: Date): Record<string, unknown> {
+  const purpose = (options.purpose ?? defaultPurpose).slice(0, PURPOSE_MAX);
+  const ends = endFields(options, now);
+  if (options.gpus !== undefined) {
+    if (!options.host) throw new UsageError("--gpus needs --host: the GPUs of which host?");
+    if (options.count !== undefined) throw new UsageError("Give -n or --gpus, not both");
+    if (options.minFreeMem !== undefined) throw new UsageError("--min-free-mem applies to -n, not to --gpus");
+    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose };
+  }
+  return {
+    count: parseCount(options.count ?? "1"),
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.minFreeMem !== undefined ? { minFreeMemoryMiB: parseMemoryMiB(options.minFreeMem) } : {}),
+    ...ends,
+    purpose,
+  };
+}
+
+function bookingOptions(command: Command): Command {
+  return command
+    .option("-n, --count <n>", "how many GPUs, picked by the server on one host (default 1)")
+    .option("--host <host>", "book on this host")
+    .option("--gpus <list>", "these GPU indices of --host, e.g. 0,1")
+    .option("--min-free-mem <size>", "with -n: GPUs with at least this much free memory now, e.g. 40G")
+    .option("--for <duration>", "how long, e.g. 90m, 4h, 2d")
+    .option("--until <time>", "until this time: 18:00 (local) or 2026-11-30T18:00:00Z")
+    .option("--purpose <text>", "what the GPUs are for, shown to the team")
+    .option("--wait", "when the GPUs are taken, wait in the queue until they are granted");
+}
+
+async function release(config: ClientConfig, id: string): Promise<ReservationView> {
+  return callApi<ReservationView>(config, "POST", `/api/v1/reservations/${encodeURIComponent(id)}/release`);
+}
+
+export function registerClientCommands(program: Command): void {
+  program
+    .command("login")
+    .description("store the server URL and your personal token (in ~/.config/gpudesk, owner-only)")
+    .option("--url <url>", "the gpudesk server, e.g. http://gpudesk.lab:3000 (asked when absent)")
+    .action(async (options: { url?: string }) => runLogin(parseClientEnv(process.env), options));
+
+  program
+    .command("status")
+    .description("the fleet: host, GPU, model, utilization, memory, state, holder, until")
+    .option("--json", "print the server's snapshot as JSON")
+    .action(async (options: { json?: boolean }) => {
+      const snapshot = await callApi<FleetSnapshot>(await client(), "GET", "/api/v1/fleet");
+      write(options.json ? `${JSON.stringify(snapshot, null, 2)}\n` : formatStatus(snapshot, Date.now()));
+    });
+
+  program
+    .command("whois")
+    .description("who holds a GPU, who runs on it and since when")
+    .argument("<host>", "host name")
+    .argument("<gpu>", "GPU index")
+    .action(async (hostName: string, gpu: string) => {
+      if (!/^\d+$/.test(gpu)) throw new UsageError(`"${gpu}" is not a GPU index`);
+      const snapshot = await callApi<FleetSnapshot>(await client(), "GET", "/api/v1/fleet");
+      const text = formatWhois(snapshot, hostName, Number(gpu), Date.now());
+      if (!text) throw new UsageError(`No GPU ${gpu} on ${hostName}`);
+      write(text);
+    });
+
+  bookingOptions(program.command("reserve").description("book GPUs and print the reservation and its launch settings"))
+    .option("--json", "print the reservation as JSON")
+    .action(async (options: BookingOptions & { json?: boolean }) => {
+      const reservation = await bookOrWait(await client(), bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
+      write(options.json ? `${JSON.stringify(reservation, null, 2)}\n` : formatReservation(reservation));
+    });
+
+  program
+    .command("env")
+    .description('print export lines for a reservation: eval "$(gpudesk env)"')
+    .argument("[id]", "reservation id (default: your active reservation on this host)")
+    .action(async (id: string | undefined) => {
+      const config = await client();
+      if (id) {
+        write(exportLines(await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`)));
+        return;
+      }
+      const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+      const hostname = os.hostname();
+      const picked = pickLocalReservation(reservations, hostname);
+      if (picked === null) throw new UsageError(`You have no active reservation on ${hostname}: give its id, or book with gpudesk reserve`);
+      if (Array.isArray(picked)) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
+      write(exportLines(picked));
+    });
+
+  bookingOptions(
+    program
+      .command("run")
+      .description("book GPUs, run a command on them and release them when it ends")
+      .usage("[options] -- <command...>")
+      .argument("<command...>", "the command and its arguments, after --"),
+  ).action(async (command: string[], options: BookingOptions) => {
+    const config = await client();
+    const reservation = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
+    process.stderr.write(
+      `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${reservation.endsAt} (${reservation.id})\n`,
+    );
+    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${reservation.startsAt}\n`);
+    const code = await runChild(command, {
+      CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder,
+      CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices,
+      GPUDESK_RESERVATION: reservation.id,
+    });
+    try {
+      await release(config, reservation.id);
+      process.stderr.write(`gpudesk: released ${reservation.id}\n`);
+    } catch (error) {
+      process.stderr.write(`gpudesk: could not release ${reservation.id}: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    process.exit(code);
+  });
+
+  program
+    .command("list")
+    .description("your current and recent reservations")
+    .addOption(new Option("--state <state>", "which reservations").choices(["current", "past", "all"]).default("current"))
+    .option("--json", "print them as JSON")
+    .action(async (options: { state: string; json?: boolean }) => {
+      const { reservations } = await callApi<{ reservations: ReservationView[] }>(await client(), "GET", `/api/v1/reservations?state=${options.state}`);
+      write(options.json ? `${JSON.stringify(reservations, null, 2)}\n` : formatReservationList(reservations));
+    });
+
+  program
+    .command("release")
+    .description("give a reservation's GPUs back now")
+    .argument("<id>", "reservation id")
+    .action(async (id: string) => {
+      const reservation = await release(await client(), id);
+      write(`Released ${reservation.id} (${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices})\n`);
+    });
+
+  program
+    .command("extend")
+    .description("make a reservation last longer")
+    .argument("<id>", "reservation id")
+    .requiredOption("--for <duration>", "how much longer, e.g. 30m, 2h")
+    .action(async (id: string, options: { for: string }) => {
+      const reservation = await callApi<ReservationView>(await client(), "PATCH", `/api/v1/reservations/${encodeURIComponent(id)}`, {
+        addMinutes: parseDurationMinutes(options.for),
+      });
+      write(formatReservation(reservation));
+    });
+}

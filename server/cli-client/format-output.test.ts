@@ -1,0 +1,196 @@
+import { describe, expect, it } from "vitest";
+import type { FleetSnapshot, LiveGpu } from "@/lib/live";
+import { launchSettings } from "@/lib/launch-settings";
+import type { ReservationView } from "@/lib/reservation-types";
+import { bookingRequest } from "@/server/cli-client/client-commands";
+import { exportLines, formatReservation, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
+import { pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
+import { exitCodeOf } from "@/server/cli-client/run-child";
+
+const NOW = Date.parse("2026-11-30T10:00:00Z");
+
+function gpu(index: number, overrides: Partial<LiveGpu> = {}): LiveGpu {
+  return {
+    hostId: "h1",
+    hostName: "node-a",
+    sampledAt: "2026-11-30T10:00:00Z",
+    processes: [],
+    index,
+    uuid: `GPU-${index}`,
+    name: "NVIDIA H100 80GB HBM3",
+    pciBusId: null,
+    memoryTotalMiB: 81559,
+    memoryUsedMiB: 1024,
+    utilizationGpuPct: 12.4,
+    utilizationMemoryPct: null,
+    temperatureC: null,
+    powerDrawW: null,
+    powerLimitW: null,
+    fanSpeedPct: null,
+    smClockMHz: null,
+    pstate: null,
+    migMode: null,
+    eccErrorsUncorrected: null,
+    ...overrides,
+  };
+}
+
+const alice = { id: "u1", username: "alice", name: "Alice A" };
+
+const snapshot: FleetSnapshot = {
+  serverTime: "2026-11-30T10:00:00Z",
+  simulated: true,
+  hosts: [{ id: "h1", name: "node-a", simulated: true, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: ["GPU-0", "GPU-1"] }],
+  gpus: [
+    gpu(1, { utilizationGpuPct: null }),
+    gpu(0, {
+      processes: [
+        {
+          gpuUuid: "GPU-0",
+          pid: 4711,
+          name: "python",
+          usedMemoryMiB: 2048,
+          user: "alice",
+          command: null,
+          startedAt: "2026-11-30T09:15:00Z",
+          container: null,
+          slurmJobId: null,
+          reservationId: "r1",
+        },
+      ],
+    }),
+  ],
+  sparklines: {},
+  bookings: [
+    { reservationId: "r1", hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-0", index: 0 }], holder: alice, startsAt: "2026-11-30T09:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "llm eval" },
+    { reservationId: "r2", hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-1", index: 1 }], holder: alice, startsAt: "2026-11-30T11:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "later" },
+  ],
+};
+
+function reservation(overrides: Partial<ReservationView> = {}): ReservationView {
+  const gpus = [
+    { index: 2, uuid: "GPU-2", name: "NVIDIA A100" },
+    { index: 3, uuid: "GPU-3", name: "NVIDIA A100" },
+  ];
+  return {
+    id: "res_1",
+    state: "active",
+    status: "booked",
+    host: { id: "h1", name: "node-a" },
+    gpus,
+    startsAt: "2026-11-30T09:00:00.000Z",
+    endsAt: "2026-11-30T13:00:00.000Z",
+    purpose: "fine-tune",
+    holder: alice,
+    createdAt: "2026-11-30T09:00:00.000Z",
+    cancelReason: null,
+    cancelledBy: null,
+    changes: [],
+    launch: launchSettings(gpus, "res_1"),
+    ...overrides,
+  };
+}
+
+describe("formatTable", () => {
+  it("pads columns to the widest cell", () => {
+    expect(formatTable(["A", "BB"], [["long", "x"], ["s", "y"]])).toBe("A     BB\nlong  x\ns     y\n");
+  });
+});
+
+describe("formatStatus", () => {
+  it("lists GPUs in host and index order with holder and end of the booking that holds them now", () => {
+    const lines = formatStatus(snapshot, NOW).trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^HOST\s+GPU\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+HOLDER\s+UNTIL$/);
+    expect(lines[1]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Booked\s+alice\s+2026-11-30 12:00Z$/);
+    // GPU 1's booking starts later: free now, utilization unknown.
+    expect(lines[2]).toMatch(/^node-a\s+1\s+.*\?\s+1\.0\/80 GiB\s+Free\s+-\s+-$/);
+  });
+
+  it("prefers the server's reconciled state", () => {
+    const withStates: FleetSnapshot = {
+      ...snapshot,
+      gpuStates: { "GPU-0": { state: "booked_in_use", reservationId: "r1", holder: alice, processes: [], problem: null } },
+    };
+    expect(formatStatus(withStates, NOW)).toContain("In use by holder");
+  });
+});
+
+describe("formatWhois", () => {
+  it("tells the holder, the processes and since when", () => {
+    const text = formatWhois(snapshot, "node-a", 0, NOW) ?? "";
+    expect(text).toContain("Held by alice (Alice A) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
+    expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB");
+  });
+
+  it("answers null for an unknown GPU", () => {
+    expect(formatWhois(snapshot, "node-a", 7, NOW)).toBeNull();
+  });
+});
+
+describe("reservation output", () => {
+  it("prints export lines that eval can take", () => {
+    expect(exportLines(reservation())).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1\n");
+  });
+
+  it("prints the booking with its launch settings", () => {
+    const text = formatReservation(reservation());
+    expect(text).toContain("Reservation res_1 (active)");
+    expect(text).toContain("node-a GPU 2,3 (NVIDIA A100)");
+    expect(text).toContain("export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3");
+    expect(text).toContain("export GPUDESK_RESERVATION=res_1");
+  });
+
+  it("lists reservations as a table", () => {
+    expect(formatReservationList([])).toBe("No reservations\n");
+    expect(formatReservationList([reservation()])).toMatch(/res_1\s+active\s+node-a\s+2,3\s+2026-11-30 09:00Z\s+2026-11-30 13:00Z\s+fine-tune/);
+  });
+});
+
+describe("the local reservation", () => {
+  it("matches host names up to the domain", () => {
+    expect(sameHost("node-a", "node-a.lab.example")).toBe(true);
+    expect(sameHost("NODE-A", "node-a")).toBe(true);
+    expect(sameHost("node-a", "node-b")).toBe(false);
+  });
+
+  it("is the one active booking on this host", () => {
+    const here = reservation();
+    const elsewhere = reservation({ id: "res_2", host: { id: "h2", name: "node-b" } });
+    const later = reservation({ id: "res_3", state: "scheduled" });
+    expect(pickLocalReservation([elsewhere, here, later], "node-a")).toBe(here);
+    expect(pickLocalReservation([elsewhere], "node-a")).toBeNull();
+    expect(pickLocalReservation([here, reservation({ id: "res_4" })], "node-a")).toEqual(["res_1", "res_4"]);
+  });
+});
+
+describe("bookingRequest", () => {
+  const now = new Date("2026-11-30T10:00:00Z");
+
+  it("asks for N GPUs with a minimum of free memory", () => {
+    expect(bookingRequest({ count: "2", host: "node-a", minFreeMem: "40G", for: "4h" }, "default", now)).toEqual({
+      count: 2,
+      host: "node-a",
+      minFreeMemoryMiB: 40960,
+      durationMinutes: 240,
+      purpose: "default",
+    });
+  });
+
+  it("asks for named GPUs of a host", () => {
+    expect(bookingRequest({ host: "node-a", gpus: "0,1", until: "2026-11-30T12:00:00Z", purpose: "eval" }, "default", now)).toEqual({
+      host: "node-a",
+      gpus: [0, 1],
+      endsAt: "2026-11-30T12:00:00.000Z",
+      purpose: "eval",
+    });
+    expect(() => bookingRequest({ gpus: "0", for: "1h" }, "x", now)).toThrow(/needs --host/);
+  });
+});
+
+describe("exitCodeOf", () => {
+  it("passes codes through and maps signals to 128 + n", () => {
+    expect(exitCodeOf(3, null)).toBe(3);
+    expect(exitCodeOf(null, "SIGTERM")).toBe(143);
+    expect(exitCodeOf(null, "SIGINT")).toBe(130);
+  });
+});

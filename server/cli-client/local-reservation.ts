@@ -1,0 +1,18 @@
+import type { ReservationView } from "@/lib/reservation-types";
+
+/** Whether a host name in gpudesk names this machine: equal, or equal up to the domain ("node-a" vs "node-a.lab"). */
+export function sameHost(gpudeskName: string, hostname: string): boolean {
+  const short = (name: string) => name.toLowerCase().split(".")[0];
+  return gpudeskName.toLowerCase() === hostname.toLowerCase() || short(gpudeskName) === short(hostname);
+}
+
+/**
+ * The booking `gpudesk env` means without an id: the caller's active one on
+ * this machine; null when there is none, the list of ids when it is ambiguous.
+ */
+export function pickLocalReservation(reservations: ReservationView[], hostname: string): ReservationView | null | string[] {
+  const local = reservations.filter((reservation) => reservation.state === "active" && sameHost(reservation.host.name, hostname));
+  if (local.length === 0) return null;
+  if (local.length === 1) return local[0];
+  return local.map((reservation) => reservation.id);
+}

@@ -1,0 +1,70 @@
+import os from "node:os";
+import type { ReservationView } from "@/lib/reservation-types";
+import type { WaitlistView } from "@/lib/waitlist-schema";
+import { callApi } from "@/server/cli-client/api-client";
+import type { ClientConfig } from "@/server/cli-client/client-config";
+import { APIError, UsageError } from "@/server/cli-client/cli-errors";
+
+const POLL_MS = 3_000;
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** The waitlist body for a booking body: the waitlist takes a duration, counted from the grant. */
+export function waitRequest(body: Record<string, unknown>, nowMs: number): Record<string, unknown> {
+  if (body.gpus !== undefined) throw new UsageError("--wait works with -n (any N GPUs), not with --gpus");
+  const durationMinutes = typeof body.endsAt === "string" ? Math.max(1, Math.round((Date.parse(body.endsAt) - nowMs) / 60_000)) : body.durationMinutes;
+  return {
+    count: body.count,
+    ...(body.host !== undefined ? { host: body.host } : {}),
+    ...(body.minFreeMemoryMiB !== undefined ? { minFreeMemoryMiB: body.minFreeMemoryMiB } : {}),
+    durationMinutes,
+    purpose: body.purpose,
+  };
+}
+
+/**
+ * Books now, or with `wait` joins the waitlist when the GPUs are taken and
+ * polls until the request is granted. Interrupted while waiting, it leaves
+ * the queue (and gives back a grant that raced the signal).
+ */
+export async function bookOrWait(config: ClientConfig, body: Record<string, unknown>, wait: boolean): Promise<ReservationView> {
+  try {
+    return await callApi<ReservationView>(config, "POST", "/api/v1/reservations", body);
+  } catch (error) {
+    if (!wait || !(error instanceof APIError) || error.status !== 409) throw error;
+    process.stderr.write(`gpudesk: ${error.message}\n`);
+  }
+  const entry = await callApi<WaitlistView>(config, "POST", "/api/v1/waitlist", waitRequest(body, Date.now()));
+  process.stderr.write(`gpudesk: waiting for GPUs (request ${entry.id}, position ${entry.position}); Ctrl-C leaves the queue\n`);
+
+  const leave = async (signal: NodeJS.Signals) => {
+    try {
+      const left = await callApi<WaitlistView>(config, "DELETE", `/api/v1/waitlist/${encodeURIComponent(entry.id)}`);
+      if (left.status === "granted" && left.reservationId) {
+        await callApi(config, "POST", `/api/v1/reservations/${encodeURIComponent(left.reservationId)}/release`);
+      }
+      process.stderr.write(`gpudesk: left the waitlist\n`);
+    } finally {
+      process.exit(128 + (os.constants.signals[signal] ?? 1));
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => void leave(signal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  try {
+    let position = entry.position;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      const now = await callApi<WaitlistView>(config, "GET", `/api/v1/waitlist/${encodeURIComponent(entry.id)}`);
+      if (now.status === "granted" && now.reservationId) {
+        process.stderr.write(`gpudesk: granted\n`);
+        return await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(now.reservationId)}`);
+      }
+      if (now.status !== "waiting") throw new UsageError(`The waiting request ${entry.id} ${now.status === "expired" ? "expired" : "was withdrawn"}`);
+      if (now.position !== position) {
+        position = now.position;
+        process.stderr.write(`gpudesk: position ${position}\n`);
+      }
+    }
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+  }
+}

@@ -1,0 +1,56 @@
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createNvidiaSmiSource } from "@/server/collector/nvidia-smi/nvidia-smi-source";
+import { fakeNvidiaSmiPath, ownFixturesDir } from "@/server/collector/nvidia-smi/test-fixtures";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { renderMetrics } from "@/server/metrics/render-metrics";
+
+/**
+ * A reading of a real H200 (driver 580, recorded by scripts/capture-nvidia-fixtures.sh),
+ * read through the nvidia-smi source as the agent would, exported as
+ * dcgm-exporter would name it.
+ */
+const dir = mkdtempSync(path.join(tmpdir(), "gpudesk-metrics-h200-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("dcgm-exporter names for a real H200 reading", () => {
+  it("exports the captured values with dcgm-exporter's units and labels", async () => {
+    for (const name of readdirSync(path.join(ownFixturesDir, "h200-driver-580"))) {
+      copyFileSync(path.join(ownFixturesDir, "h200-driver-580", name), path.join(dir, name));
+    }
+    const command = path.join(dir, "nvidia-smi");
+    writeFileSync(command, `#!/bin/sh\nFAKE_NVIDIA_SMI_DIR='${dir}' exec '${process.execPath}' '${fakeNvidiaSmiPath}' "$@"\n`);
+    chmodSync(command, 0o755);
+    const source = await createNvidiaSmiSource({ path: command, hostName: "h200-node", intervalMs: 1000, mode: "spawn", log: () => {} });
+    const snapshot = await source.read();
+    await source.close();
+
+    const now = Date.parse(snapshot.sampledAt);
+    const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false, now: () => now });
+    fleet.connectHost("host-1", "h200-node", false);
+    fleet.ingest("host-1", snapshot);
+    const { body } = await renderMetrics({
+      fleet: fleet.snapshot(),
+      holders: new Map(),
+      activeReservations: 0,
+      openAlerts: {},
+      ingest: { acceptedSnapshots: 1, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 },
+      nowMs: now,
+    });
+    const uuid = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
+    const labels = `gpu="0",UUID="${uuid}",pci_bus_id="00000000:00:06.0",device="nvidia0",modelName="NVIDIA H200",Hostname="h200-node",DCGM_FI_DRIVER_VERSION="580.159.04"`;
+    // The capture under load: `query-gpu__load.csv` of that host.
+    const gpu = snapshot.gpus.find((g) => g.uuid === uuid)!;
+    expect(body).toContain(`DCGM_FI_DEV_GPU_UTIL{${labels}} ${gpu.utilizationGpuPct}`);
+    expect(body).toContain(`DCGM_FI_DEV_FB_USED{${labels}} ${gpu.memoryUsedMiB}`);
+    expect(body).toContain(`DCGM_FI_DEV_FB_FREE{${labels}} ${gpu.memoryTotalMiB! - gpu.memoryUsedMiB!}`);
+    expect(body).toContain(`DCGM_FI_DEV_GPU_TEMP{${labels}} ${gpu.temperatureC}`);
+    expect(body).toContain(`DCGM_FI_DEV_POWER_USAGE{${labels}} ${gpu.powerDrawW}`);
+    expect(body).toContain(`DCGM_FI_DEV_SM_CLOCK{${labels}} ${gpu.smClockMHz}`);
+    expect(gpu.memoryTotalMiB).toBe(143771);
+    expect(body).toMatch(/^# TYPE DCGM_FI_DEV_GPU_UTIL gauge$/m);
+    expect(body).toMatch(/^# HELP DCGM_FI_DEV_FB_FREE Framebuffer memory free \(in MiB\)\.$/m);
+  });
+});

@@ -1,0 +1,65 @@
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { ServiceOptions } from "@/server/reservations/actor";
+import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
+
+export interface Grant {
+  entryId: string;
+  userId: string;
+  reservationId: string;
+}
+
+/**
+ * Serves the waitlist: in order of arrival, each waiting request that fits
+ * now becomes a reservation (through createReservation, so the same
+ * transaction guards double booking). A request that does not fit keeps its
+ * place and holds back later requests that compete for the same GPUs (same
+ * host, or any host), so that small requests cannot overtake it forever.
+ * Call when bookings end or change; returns who was granted what, to tell them.
+ */
+export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSource } = {}): Promise<Grant[]> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  await client.waitlistEntry.updateMany({ where: { status: "waiting", expiresAt: { lte: now } }, data: { status: "expired" } });
+  const entries = await client.waitlistEntry.findMany({
+    where: { status: "waiting" },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, userId: true, hostName: true, gpuCount: true, minFreeMemoryMiB: true, durationMinutes: true, purpose: true },
+  });
+
+  const blockedHosts = new Set<string>();
+  let blockedAnyHost = false;
+  const grants: Grant[] = [];
+  for (const entry of entries) {
+    if (blockedAnyHost || (entry.hostName === null ? blockedHosts.size > 0 : blockedHosts.has(entry.hostName))) continue;
+    const user = await client.user.findUnique({ where: { id: entry.userId }, select: { id: true, username: true, name: true, role: true, unixLogin: true } });
+    if (!user || !user.username) {
+      await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "expired" } });
+      continue;
+    }
+    try {
+      const reservation = await createReservation(
+        { id: user.id, username: user.username, name: user.name, role: user.role === "admin" ? "admin" : "member", unixLogin: user.unixLogin },
+        {
+          count: entry.gpuCount,
+          ...(entry.hostName ? { host: entry.hostName } : {}),
+          ...(entry.minFreeMemoryMiB !== null ? { minFreeMemoryMiB: entry.minFreeMemoryMiB } : {}),
+          durationMinutes: entry.durationMinutes,
+          purpose: entry.purpose,
+        },
+        { now, client, fleet: options.fleet },
+      );
+      await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "granted", reservationId: reservation.id, grantedAt: now } });
+      grants.push({ entryId: entry.id, userId: user.id, reservationId: reservation.id });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // Not now: a conflict holds back who competes for the same GPUs; any
+      // other refusal (e.g. the person's own GPU limit) only this request.
+      if (error.code === "conflict") {
+        if (entry.hostName === null) blockedAnyHost = true;
+        else blockedHosts.add(entry.hostName);
+      }
+    }
+  }
+  return grants;
+}

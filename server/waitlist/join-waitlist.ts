@@ -1,0 +1,54 @@
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { Actor, ServiceOptions } from "@/server/reservations/actor";
+
+/** Waiting requests one person may have at once, so that nobody can hold the queue. */
+export const WAITING_PER_PERSON = 2;
+/** A request that has waited this long is dropped rather than granted when the person has long gone. */
+export const WAIT_MAX_MS = 24 * 3600_000;
+
+export interface WaitRequest {
+  count: number;
+  host?: string;
+  minFreeMemoryMiB?: number;
+  durationMinutes: number;
+  purpose: string;
+}
+
+export interface WaitingEntry {
+  id: string;
+  /** 1 for the next request to be served. */
+  position: number;
+  expiresAt: string;
+}
+
+/**
+ * Queues a request for "N GPUs" that cannot be served now. grantWaiting
+ * turns it into a reservation when GPUs free up, in order of arrival.
+ */
+export async function joinWaitlist(actor: Actor, request: WaitRequest, options: ServiceOptions = {}): Promise<WaitingEntry> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  const waiting = await client.waitlistEntry.count({ where: { userId: actor.id, status: "waiting" } });
+  if (waiting >= WAITING_PER_PERSON) {
+    throw new AppError("bad_request", `You already wait for ${waiting} requests; at most ${WAITING_PER_PERSON} per person`);
+  }
+  if (request.host !== undefined && !(await client.host.findUnique({ where: { name: request.host }, select: { id: true } }))) {
+    throw new AppError("bad_request", `There is no host named ${request.host}`, { host: `There is no host named ${request.host}` });
+  }
+  const entry = await client.waitlistEntry.create({
+    data: {
+      userId: actor.id,
+      hostName: request.host ?? null,
+      gpuCount: request.count,
+      minFreeMemoryMiB: request.minFreeMemoryMiB ?? null,
+      durationMinutes: request.durationMinutes,
+      purpose: request.purpose,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + WAIT_MAX_MS),
+    },
+    select: { id: true, createdAt: true, expiresAt: true },
+  });
+  const ahead = await client.waitlistEntry.count({ where: { status: "waiting", createdAt: { lt: entry.createdAt } } });
+  return { id: entry.id, position: ahead + 1, expiresAt: (entry.expiresAt ?? now).toISOString() };
+}
