@@ -11,6 +11,7 @@ export const MAIN_LINKS: NavLink[] = [
   { href: "/reserve", label: "Reserve" },
   { href: "/reservations", label: "My reservations" },
   { href: "/schedule", label: "Schedule" },
+  { href: "/alerts", label: "Alerts" },
 ];
 
 export const ADMIN_LINKS: NavLink[] = [
@@ -18,10 +19,15 @@ export const ADMIN_LINKS: NavLink[] = [
   { href: "/admin/hosts", label: "Hosts" },
   { href: "/admin/displays", label: "Displays" },
   { href: "/admin/policies", label: "Policies" },
+  { href: "/admin/notifications", label: "Notifications" },
+  { href: "/admin/enforcement", label: "Enforcement" },
   { href: "/admin/audit", label: "Audit" },
 ];
 
-export const ACCOUNT_LINKS: NavLink[] = [{ href: "/settings/tokens", label: "API tokens" }];
+export const ACCOUNT_LINKS: NavLink[] = [
+  { href: "/settings/tokens", label: "API tokens" },
+  { href: "/alerts/notifications", label: "My alert webhooks" },
+];
 
 function under(pathname: string, prefix: string): boolean {
   if (prefix === "/") return pathname === "/";
