@@ -67,7 +67,11 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
   await booker.getByRole("link", { name: "My reservations" }).first().click();
   const active = booker.getByRole("region", { name: "Active" });
   const card = active.getByRole("article", { name: `GPUs 2, 3 on ${HOST}` });
+  // Only the first active booking shows its settings unfolded; unfold this one as a person would.
+  const launch = card.getByRole("group").filter({ hasText: "Launch settings" });
+  if ((await launch.getAttribute("open")) === null) await card.getByText("Launch settings", { exact: true }).click();
   await expect(card.getByTestId("launch-settings")).toContainText("CUDA_VISIBLE_DEVICES=2,3");
+  await expect(card.getByTestId("launch-settings")).toBeVisible();
   await card.getByRole("button", { name: "Release now" }).click();
   await booker.getByRole("dialog").getByRole("button", { name: "Release", exact: true }).click();
   await expect(booker.getByRole("region", { name: "Past" }).getByRole("article", { name: `GPUs 2, 3 on ${HOST}` })).toContainText("Released");

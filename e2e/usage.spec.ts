@@ -153,5 +153,6 @@ test("a member sees their own usage, not the fleet's, and the GPU page shows his
   await expect(week).toHaveAttribute("aria-pressed", "true");
   await expect(history.getByText(/Points of 1 h from hourly rollups/)).toBeVisible();
   await page.mouse.move(0, 0);
-  await history.screenshot({ path: "test-results/screens/gpu-history-7d.png" });
+  // The live values above re-render every second; a full-page shot does not wait for the section to hold still.
+  await page.screenshot({ path: "test-results/screens/gpu-history-7d.png", fullPage: true });
 });

@@ -56,7 +56,7 @@ export function MyReservations({ reservations }: { reservations: ReservationView
             {entries.length === 0 ? (
               <p className="text-sm text-slate-500 dark:text-slate-400">{section.empty}</p>
             ) : (
-              entries.map(({ reservation, state }) => (
+              entries.map(({ reservation, state }, position) => (
                 <ReservationCard
                   key={reservation.id}
                   reservation={reservation}
@@ -64,6 +64,7 @@ export function MyReservations({ reservations }: { reservations: ReservationView
                   nowMs={serverNow}
                   bookings={fleet.bookings}
                   onChanged={() => router.refresh()}
+                  expanded={state === "active" && position === 0}
                 />
               ))
             )}

@@ -29,6 +29,8 @@ interface ReservationCardProps {
   /** Other people's live bookings: how far this one can be extended. */
   bookings: LiveBooking[];
   onChanged: () => void;
+  /** Show the launch settings unfolded (the first active booking: what the person most likely came for). */
+  expanded?: boolean;
 }
 
 /** The first other booking of these GPUs after this one ends: the limit of an extension. */
@@ -44,7 +46,7 @@ function nextBookingAfter(reservation: ReservationView, bookings: LiveBooking[])
   return next;
 }
 
-export function ReservationCard({ reservation, state, nowMs, bookings, onChanged }: ReservationCardProps) {
+export function ReservationCard({ reservation, state, nowMs, bookings, onChanged, expanded = false }: ReservationCardProps) {
   const id = useId();
   const [confirming, setConfirming] = useState(false);
   const [pending, setPending] = useState(false);
@@ -149,7 +151,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       {error && <FormAlert>{error}</FormAlert>}
 
       {reservation.state !== "cancelled" && (
-        <details open={state === "active"} className="group">
+        <details open={expanded} className="group">
           <summary className="cursor-pointer text-sm font-medium text-sky-700 hover:underline dark:text-sky-400">Launch settings</summary>
           <div className="mt-3">
             <LaunchSettingsPanel launch={reservation.launch} />

@@ -25,3 +25,14 @@ describe("the schedule's time axis", () => {
     expect(new Date(slotAt(0.51, from, from + 4 * 3600_000)).toISOString()).toBe("2026-12-01T12:00:00.000Z");
   });
 });
+
+describe("labels that would collide", () => {
+  it("leaves out an hour label right after a day's name and labels cut off at the right edge", () => {
+    const from = Date.parse("2026-12-01T01:00:00Z"); // 06:30 in India
+    const ticks = hourTicks(from, from + 24 * 3600_000, 2);
+    expect(ticks[0].day).toBe(true);
+    expect(ticks[1].label).toBeNull();
+    const last = ticks[ticks.length - 1];
+    expect(last.label).toBeNull();
+  });
+});

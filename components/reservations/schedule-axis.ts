@@ -28,7 +28,15 @@ export function hourTicks(fromMs: number, toMs: number, everyHours: number): Tic
   if (first && !first.day && (!nextDay || nextDay.ms - first.ms >= everyHours * 3600_000)) {
     ticks[0] = { ...first, day: true, label: formatDay(first.ms) };
   }
-  return ticks;
+  // A day's name is wider than an hour: no hour label right after it, and none cut off at the right edge.
+  const gapMs = everyHours * 3600_000;
+  let lastDayMs = Number.NEGATIVE_INFINITY;
+  return ticks.map((tick) => {
+    if (tick.day) lastDayMs = tick.ms;
+    const crowded = !tick.day && tick.ms - lastDayMs < gapMs;
+    const atEdge = toMs - tick.ms < (tick.day ? gapMs : gapMs / 2);
+    return tick.label && (crowded || atEdge) ? { ...tick, label: null } : tick;
+  });
 }
 
 /** Where an instant sits on the timeline, in percent of its width (clamped). */

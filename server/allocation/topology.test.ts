@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -15,6 +15,11 @@ function topology(file: string): Topology {
   return parsed;
 }
 
+const haveShared = existsSync(sharedTopo);
+if (!haveShared) console.warn(`skipping the shared topology fixtures: ${sharedTopo} is missing (the project's own layout still runs)`);
+/** Tests on the shared recordings run where the folder exists and are skipped, visibly, elsewhere. */
+const itShared = haveShared ? it : it.skip;
+
 const nvlinkPairs = () => topology(path.join(sharedTopo, "4x-nvlink-pairs.txt"));
 const pcieSwitches = () => topology(path.join(sharedTopo, "4x-pcie-switches.txt"));
 const nvswitch = () => topology(path.join(sharedTopo, "8x-nvswitch.txt"));
@@ -24,7 +29,7 @@ function idle(index: number, memoryFreeMiB = 80_000): GpuCandidate {
 }
 
 describe("parseTopology", () => {
-  it("reads NVLink pairs and the PCIe paths between them", () => {
+  itShared("reads NVLink pairs and the PCIe paths between them", () => {
     const topo = nvlinkPairs();
     expect(topo.gpus).toEqual([0, 1, 2, 3]);
     expect(linkBetween(topo, 0, 1)).toEqual({ kind: "NV", nvlinks: 4 });
@@ -32,7 +37,7 @@ describe("parseTopology", () => {
     expect(linkBetween(topo, 1, 2)).toEqual({ kind: "SYS", nvlinks: 0 });
   });
 
-  it("reads PCIe switches and NVSwitch systems", () => {
+  itShared("reads PCIe switches and NVSwitch systems", () => {
     expect(linkBetween(pcieSwitches(), 0, 1)?.kind).toBe("PIX");
     expect(linkBetween(pcieSwitches(), 1, 2)?.kind).toBe("NODE");
     const eight = nvswitch();
@@ -47,6 +52,15 @@ describe("parseTopology", () => {
     expect(parseTopology("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")).toBeNull();
   });
 
+  it("reads the project's own crossed layout: NVLink beats a shared host bridge", () => {
+    const topo = topology(path.join(root, "server", "allocation", "fixtures", "4x-crossed-nvlink.txt"));
+    expect(linkBetween(topo, 0, 1)).toEqual({ kind: "NV", nvlinks: 2 });
+    expect(linkBetween(topo, 0, 2)?.kind).toBe("PHB");
+    const choice = rankGpus({ hostName: "node-x", count: 2, topology: topo, candidates: [idle(0, 60_000), idle(2, 80_000), idle(3, 80_000)] });
+    expect(choice?.gpus).toEqual([2, 3]);
+    expect(choice?.explanation).toContain("NVLink-connected (NV2)");
+  });
+
   it("describes links in words", () => {
     expect(describeLink({ kind: "NV", nvlinks: 4 })).toBe("NVLink-connected (NV4)");
     expect(describeLink(null)).toBe("topology unknown");
@@ -54,7 +68,7 @@ describe("parseTopology", () => {
 });
 
 describe("rankGpus", () => {
-  it("prefers an NVLink pair over GPUs with more free memory across NUMA nodes", () => {
+  itShared("prefers an NVLink pair over GPUs with more free memory across NUMA nodes", () => {
     const choice = rankGpus({
       hostName: "node-b",
       count: 2,
@@ -66,18 +80,18 @@ describe("rankGpus", () => {
     expect(choice?.explanation).toBe("0 and 1 on node-b: idle, NVLink-connected (NV4), 68 GiB free or more");
   });
 
-  it("takes the other NVLink pair when one GPU of the first is not available", () => {
+  itShared("takes the other NVLink pair when one GPU of the first is not available", () => {
     const choice = rankGpus({ hostName: "node-b", count: 2, topology: nvlinkPairs(), candidates: [idle(1), idle(2), idle(3)] });
     expect(choice?.gpus).toEqual([2, 3]);
   });
 
-  it("prefers GPUs on one PCIe switch when there is no NVLink", () => {
+  itShared("prefers GPUs on one PCIe switch when there is no NVLink", () => {
     const choice = rankGpus({ hostName: "node-c", count: 2, topology: pcieSwitches(), candidates: [idle(0), idle(2), idle(3, 70_000)] });
     expect(choice?.gpus).toEqual([2, 3]);
     expect(choice?.explanation).toContain("on one PCIe switch");
   });
 
-  it("prefers idle GPUs over a closer pair with someone's process on it", () => {
+  itShared("prefers idle GPUs over a closer pair with someone's process on it", () => {
     const choice = rankGpus({
       hostName: "node-b",
       count: 2,
@@ -87,7 +101,7 @@ describe("rankGpus", () => {
     expect(choice?.gpus).toEqual([2, 3]);
   });
 
-  it("on an NVSwitch system picks by free memory, then wear", () => {
+  itShared("on an NVSwitch system picks by free memory, then wear", () => {
     const candidates = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => ({ ...idle(index, index === 5 ? 40_000 : 80_000), recentBookedHours: index < 3 ? 10 : 0 }));
     const choice = rankGpus({ hostName: "node-a", count: 2, topology: nvswitch(), candidates });
     expect(choice?.gpus).toEqual([3, 4]);

@@ -14,7 +14,7 @@ import {
   type MinuteEntry,
   type MinuteRow,
 } from "@/server/history/rollup-math";
-import { insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
+import { claimWriteLock, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
 
 
 export interface HistoryWriter {
@@ -47,7 +47,13 @@ export const prismaHistoryWriter: HistoryWriter = {
   writeMinutes: (rows) => db().$transaction((tx) => insertMissingMinuteRows(tx, rows), { timeout: 120_000 }),
   writeHours: (rows) => db().$transaction((tx) => upsertHourRows(tx, rows), { timeout: 120_000 }),
   recomputeHours: async (hourStarts) => {
-    await db().$transaction((tx) => recomputeHours(tx, hourStarts), { timeout: 120_000 });
+    await db().$transaction(
+      async (tx) => {
+        await claimWriteLock(tx);
+        await recomputeHours(tx, hourStarts);
+      },
+      { timeout: 120_000 },
+    );
   },
 };
 

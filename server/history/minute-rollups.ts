@@ -11,7 +11,7 @@ import {
   toMinuteRow,
   type MinuteEntry,
 } from "@/server/history/rollup-math";
-import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
+import { claimWriteLock, recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 
 /** Minutes kept in memory while the database refuses writes; beyond this the oldest are dropped (and counted). */
 const MAX_PENDING = 200_000;
@@ -128,6 +128,7 @@ async function writeBatch(entries: MinuteEntry[]): Promise<FlushResult> {
   }
   return db().$transaction(
     async (tx) => {
+      await claimWriteLock(tx);
       const intervals = intervalsByGpu(await findBookedIntervals(tx, [...uuids], new Date(fromMs), new Date(toMs)));
       const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
       await upsertMinuteRows(tx, rows);

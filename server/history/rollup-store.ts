@@ -128,6 +128,18 @@ ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
   }
 }
 
+/**
+ * Takes the database's write lock at the start of a transaction that reads
+ * before it writes. Prisma opens SQLite transactions deferred: one that has
+ * read and then wants to write while another process writes fails at once
+ * with SQLITE_BUSY instead of waiting (SQLite's deadlock rule), whereas a
+ * transaction whose first statement writes waits its turn. A DELETE of no
+ * rows is such a statement, and harmless on PostgreSQL.
+ */
+export async function claimWriteLock(client: Client): Promise<void> {
+  await client.$executeRaw`DELETE FROM "GpuHour" WHERE 1 = 0`;
+}
+
 const minuteSelect = {
   gpuUuid: true,
   minute: true,
