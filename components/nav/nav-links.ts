@@ -12,6 +12,7 @@ export const MAIN_LINKS: NavLink[] = [
   { href: "/reservations", label: "My reservations" },
   { href: "/schedule", label: "Schedule" },
   { href: "/alerts", label: "Alerts" },
+  { href: "/usage", label: "Usage" },
 ];
 
 export const ADMIN_LINKS: NavLink[] = [
@@ -19,6 +20,7 @@ export const ADMIN_LINKS: NavLink[] = [
   { href: "/admin/hosts", label: "Hosts" },
   { href: "/admin/displays", label: "Displays" },
   { href: "/admin/policies", label: "Policies" },
+  { href: "/admin/usage", label: "Fleet usage" },
   { href: "/admin/notifications", label: "Notifications" },
   { href: "/admin/enforcement", label: "Enforcement" },
   { href: "/admin/audit", label: "Audit" },
