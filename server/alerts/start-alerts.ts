@@ -85,7 +85,7 @@ export async function startAlerts(options: StartAlertsOptions) {
     tick() {
       try {
         const nowMs = now();
-        const { hosts, gpus } = options.fleet.snapshot();
+        const { hosts, gpus } = options.fleet.current();
         const view = { hosts, gpus };
         const changed = reconciler.run(view, nowMs);
         monitor.observe(view, reconciler.current(), activeBookingsByGpu(options.bookings.current(), nowMs), nowMs);

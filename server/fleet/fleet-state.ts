@@ -93,8 +93,8 @@ export class FleetState {
     const sampledAt = Date.parse(snapshot.sampledAt);
     entry.lastArrivalAt = this.now();
 
+    const points = new Map<string, GpuPoint>();
     for (const sample of snapshot.gpus) {
-      const gpuEntry = this.gpus.get(sample.uuid);
       const point: GpuPoint = {
         t: sampledAt,
         util: sample.utilizationGpuPct,
@@ -102,6 +102,8 @@ export class FleetState {
         powerW: sample.powerDrawW,
         tempC: sample.temperatureC,
       };
+      points.set(sample.uuid, point);
+      const gpuEntry = this.gpus.get(sample.uuid);
       if (gpuEntry) insertPoint(gpuEntry.history, point, HISTORY_POINTS);
     }
 
@@ -135,19 +137,7 @@ export class FleetState {
       if (existing) {
         existing.gpu = gpu;
       } else {
-        const history: GpuPoint[] = [];
-        insertPoint(
-          history,
-          {
-            t: sampledAt,
-            util: sample.utilizationGpuPct,
-            memUsedMiB: sample.memoryUsedMiB,
-            powerW: sample.powerDrawW,
-            tempC: sample.temperatureC,
-          },
-          HISTORY_POINTS,
-        );
-        this.gpus.set(sample.uuid, { gpu, history, sentUpTo: 0 });
+        this.gpus.set(sample.uuid, { gpu, history: [points.get(sample.uuid)!], sentUpTo: 0 });
       }
       this.dirtyGpus.add(sample.uuid);
     }
@@ -183,14 +173,21 @@ export class FleetState {
     this.removedHosts.add(id);
   }
 
+  /** Hosts and GPUs as they are now, without history: what per-tick rules and booking checks read. */
+  current(): { hosts: LiveHost[]; gpus: LiveGpu[] } {
+    return {
+      hosts: [...this.hosts.values()].map((entry) => ({ ...entry.host })).sort(byName),
+      gpus: [...this.gpus.values()].map((entry) => entry.gpu),
+    };
+  }
+
   snapshot(): FleetSnapshot {
     const sparklines: Record<string, GpuPoint[]> = {};
     for (const [uuid, entry] of this.gpus) sparklines[uuid] = entry.history.slice(-SPARKLINE_POINTS);
     return {
       serverTime: new Date(this.now()).toISOString(),
       simulated: this.options.simulated,
-      hosts: [...this.hosts.values()].map((entry) => ({ ...entry.host })).sort(byName),
-      gpus: [...this.gpus.values()].map((entry) => entry.gpu),
+      ...this.current(),
       sparklines,
     };
   }
