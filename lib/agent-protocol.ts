@@ -11,6 +11,8 @@ export const agentHelloSchema = z.object({
   hostName: z.string().max(253),
   /** Started with --allow-enforcement: the server may ask it to terminate intruders (lib/enforcement-protocol.ts). */
   enforcement: z.boolean().optional(),
+  /** What `nvidia-smi topo -m` printed on the host at agent start; null when unavailable. Older agents omit it. */
+  topology: z.string().max(64 * 1024).nullable().optional(),
 });
 
 /** A batch of snapshots; each is validated on its own so one bad reading does not sink the rest. */

@@ -45,6 +45,8 @@ export interface ReservationView {
   cancelledBy: PersonRef | null;
   changes: ReservationChangeView[];
   launch: LaunchSettings;
+  /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
+  explanation?: string;
 }
 
 /** A booking that stands in the way of a request. */

@@ -58,6 +58,8 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
     return;
   }
 
+  // Read once: links between GPUs do not change while the host runs.
+  const topology = await collector.readTopology();
   const transport = createSocketTransport({
     serverUrl: options.server!,
     token: options.token!,
@@ -67,6 +69,7 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
       intervalMs: options.interval,
       hostName: options.hostName,
       enforcement: options.allowEnforcement,
+      topology,
     },
     log: log.info,
   });

@@ -5,7 +5,7 @@ import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-
 import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
-import { ensureLocalHost, type RegisteredHost } from "@/server/hosts/host-registry";
+import { ensureLocalHost, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
 
 export type LocalAgentMode = "auto" | "nvidia-smi" | "simulated" | "off";
@@ -46,6 +46,7 @@ export async function startLocalAgents(options: LocalAgentsOptions): Promise<{ s
 
   async function start(hostName: string, simulated: boolean, collector: Collector): Promise<void> {
     const host = await ensureLocalHost(hostName, simulated);
+    await saveHostTopology(host.id, await collector.readTopology());
     options.fleet.connectHost(host.id, host.name, host.simulated);
     const runner = createAgentRunner({
       read: collector.read,

@@ -31,12 +31,14 @@ export interface RankedChoice {
   gpus: number[];
   /** "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
   explanation: string;
+  /** How good the set is, to compare choices on different hosts (`betterChoice`). */
+  score: SetScore;
 }
 
 // Beyond this many combinations the choice goes greedy (e.g. 4 of 64 GPUs).
 const MAX_COMBINATIONS = 20_000;
 
-interface SetScore {
+export interface SetScore {
   busy: number;
   /** The weakest link inside the set: a job is as fast as its slowest pair. */
   weakestLink: number;
@@ -114,7 +116,12 @@ export function rankGpus(input: RankInput): RankedChoice | null {
     }
   }
   const gpus = chosen.map((gpu) => gpu.index).sort((a, b) => a - b);
-  return { gpus, explanation: explain(input, chosen, gpus) };
+  return { gpus, explanation: explain(input, chosen, gpus), score: scoreSet(chosen, input.topology) };
+}
+
+/** True when choice `a` (on one host) is better than `b` (on another) by the same order of preference. */
+export function betterChoice(a: RankedChoice, b: RankedChoice): boolean {
+  return better(a.score, b.score);
 }
 
 function listIndices(indices: number[]): string {

@@ -20,6 +20,7 @@ export function createCollector(options: CollectorOptions) {
       const snapshot = await options.source.read();
       return reader ? enrichProcesses(snapshot, reader) : snapshot;
     },
+    readTopology: () => options.source.readTopology(),
     close: () => options.source.close(),
   };
 }

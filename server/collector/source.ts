@@ -10,6 +10,8 @@ export interface GpuSource {
   readonly kind: "nvidia-smi" | "simulated";
   /** One reading of the host, stamped with the time it was taken. */
   read(): Promise<Snapshot>;
+  /** The host's `nvidia-smi topo -m` text (GPU-to-GPU links); null when it cannot be had. Asked once, at start. */
+  readTopology(): Promise<string | null>;
   /** Stops child processes and timers; the source is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -7,10 +7,12 @@ import type { TestAgentServer } from "@/server/testing/agent-server";
 
 let server: TestAgentServer;
 let createHost: typeof import("@/server/hosts/host-registry").createHost;
+let db: typeof import("@/server/db").db;
 
 beforeAll(async () => {
   await useTestDatabase();
   ({ createHost } = await import("@/server/hosts/host-registry"));
+  ({ db } = await import("@/server/db"));
   const { startTestAgentServer } = await import("@/server/testing/agent-server");
   server = await startTestAgentServer({ maxMessageBytes: 200_000 });
 });
@@ -52,6 +54,18 @@ describe("the /agent endpoint", () => {
     const live = server.fleet.snapshot().gpus.find((entry) => entry.uuid === gpu.uuid);
     expect(live?.utilizationGpuPct).toBe(77);
     expect(live?.hostId).toBe(host.id);
+    socket.close();
+  });
+
+  it("keeps the GPU topology an agent reports in its hello, and drops text without a matrix", async () => {
+    const { host, socket } = await registeredAgent();
+    const matrix = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV4\t0-15\nGPU1\tNV4\t X \t0-15\n";
+    const hello = { agentVersion: "test", source: "nvidia-smi", intervalMs: 1000, hostName: host.name };
+    expect(await socket.emitWithAck("agent:hello", { ...hello, topology: matrix })).toMatchObject({ ok: true });
+    const stored = async () => (await db().host.findUniqueOrThrow({ where: { id: host.id }, select: { topology: true } })).topology;
+    expect(await stored()).toBe(matrix);
+    expect(await socket.emitWithAck("agent:hello", { ...hello, topology: "NVIDIA-SMI has failed" })).toMatchObject({ ok: true });
+    expect(await stored()).toBeNull();
     socket.close();
   });
 

@@ -7,7 +7,7 @@ import {
 } from "@/lib/agent-protocol";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
-import { findHostByToken, type RegisteredHost } from "@/server/hosts/host-registry";
+import { findHostByToken, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
 
 interface AgentSocketData {
@@ -48,7 +48,7 @@ export function attachAgentEndpoint(
     fleet.connectHost(host.id, host.name, host.simulated);
     log.info(`agent of ${host.name} connected from ${socket.handshake.address}`);
 
-    socket.on("agent:hello", (hello, reply) => {
+    socket.on("agent:hello", async (hello, reply) => {
       if (typeof reply !== "function") return rejectMessage(host, "hello without acknowledgement");
       const parsed = agentHelloSchema.safeParse(hello);
       if (!parsed.success) {
@@ -57,6 +57,10 @@ export function attachAgentEndpoint(
       }
       if (parsed.data.hostName !== host.name) {
         log.warn(`agent calls its host ${parsed.data.hostName}; its token belongs to ${host.name}, data is filed there`);
+      }
+      if (parsed.data.topology !== undefined) {
+        // Stored before the answer, so that a booking right after the agent's start already sees the layout.
+        await saveHostTopology(host.id, parsed.data.topology).catch((error: unknown) => log.error(`could not store the topology of ${host.name}: ${String(error)}`));
       }
       reply({ ok: true, hostId: host.id, hostName: host.name });
     });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { GpuSample, HostInfo } from "@/lib/snapshot";
+import { parseTopology } from "@/server/allocation/topology";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 
@@ -61,6 +62,16 @@ export async function ensureLocalHost(name: string, simulated: boolean): Promise
     update: { simulated },
     select: hostSelect,
   });
+}
+
+/**
+ * Keeps what `nvidia-smi topo -m` printed on a host, for choosing close GPUs.
+ * Text without a GPU matrix (an error message, a driver without the command)
+ * clears it: a stale layout would be worse than none.
+ */
+export async function saveHostTopology(hostId: string, text: string | null): Promise<void> {
+  const topology = text !== null && parseTopology(text) !== null ? text : null;
+  await db().host.update({ where: { id: hostId }, data: { topology } });
 }
 
 /**

@@ -176,6 +176,7 @@ describe("choosing any N GPUs", () => {
           liveGpu(host, host.gpus[2], 1_000),
           liveGpu(host, host.gpus[3], 2_000),
         ],
+        hosts: [{ id: host.id, online: true }],
       }),
     };
     const view = await createReservation(user, request({ host: host.name, count: 2, minFreeMemoryMiB: 40_000 }), { now: NOW, fleet });

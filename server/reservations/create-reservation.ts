@@ -2,7 +2,7 @@ import type { PrismaClient } from "@prisma/client";
 import { formatDurationMinutes, requestedWindow } from "@/lib/booking-window";
 import type { LiveGpu } from "@/lib/live";
 import type { ReservationRequest } from "@/lib/reservation-schema";
-import type { ConflictSuggestion, ReservationView } from "@/lib/reservation-types";
+import type { ReservationView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Actor, ServiceOptions } from "@/server/reservations/actor";
@@ -10,36 +10,19 @@ import { writeAudit } from "@/server/reservations/audit-log";
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction, type Tx } from "@/server/reservations/booking-transaction";
-import { busyRanges, findConflicts, freeGpuIds, nearestFreeStart, peakGpusHeld } from "@/server/reservations/occupancy";
+import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, type Window } from "@/server/reservations/booking-candidates";
+import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
+import { type LiveView, pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
 
-const DAY_MS = 24 * 3600_000;
-
-/** Live readings that the "any N GPUs" choice uses: free memory and running processes. */
+/** Live readings that the "any N GPUs" choice uses: free memory, running processes, hosts reporting. */
 export interface LiveGpuSource {
-  snapshot(): { gpus: LiveGpu[] };
+  snapshot(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
 }
 
 export interface CreateOptions extends ServiceOptions {
   fleet?: LiveGpuSource;
-}
-
-interface HostRef {
-  id: string;
-  name: string;
-}
-
-interface GpuRow {
-  id: string;
-  index: number;
-  uuid: string;
-}
-
-interface Window {
-  startMs: number;
-  endMs: number;
-  nowMs: number;
 }
 
 /**
@@ -60,14 +43,20 @@ export async function createReservation(actor: Actor, request: ReservationReques
   const window: Window = { startMs, endMs, nowMs: now.getTime() };
 
   const hosts = await candidateHosts(client, request.host);
-  const live = new Map((options.fleet?.snapshot().gpus ?? []).map((gpu) => [gpu.uuid, gpu]));
+  const live = liveView(options.fleet);
+  let explanation: string | undefined;
 
   const id = await bookingTransaction(client, { userId: actor.id, hostIds: hosts.map((host) => host.id) }, async (tx) => {
     const policy = await readPolicy(tx);
     checkPolicyTimes(policy, window, endField);
-    const chosen = request.gpus
-      ? await pickNamedGpus(tx, hosts[0], request.gpus, window, policy)
-      : await pickAnyGpus(tx, hosts, request.count ?? 1, request.minFreeMemoryMiB, live, window, policy);
+    let chosen: { host: HostRef; gpus: GpuRow[] };
+    if (request.gpus) {
+      chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy);
+    } else {
+      const picked = await pickAnyGpus(tx, hosts, { count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB }, live, window, policy);
+      chosen = picked;
+      explanation = picked.explanation;
+    }
 
     const start = new Date(startMs);
     const end = new Date(endMs);
@@ -110,16 +99,26 @@ export async function createReservation(actor: Actor, request: ReservationReques
   });
 
   announceBookingsChanged();
-  return getReservationView(client, id, now.getTime());
+  const view = await getReservationView(client, id, now.getTime());
+  return explanation ? { ...view, explanation } : view;
+}
+
+function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
+  if (!fleet) return null;
+  const snapshot = fleet.snapshot();
+  return {
+    gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
+    onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),
+  };
 }
 
 async function candidateHosts(client: PrismaClient, name: string | undefined): Promise<HostRef[]> {
   if (name !== undefined) {
-    const host = await client.host.findUnique({ where: { name }, select: { id: true, name: true } });
+    const host = await client.host.findUnique({ where: { name }, select: { id: true, name: true, topology: true } });
     if (!host) throw new AppError("bad_request", `There is no host named ${name}`, { host: `There is no host named ${name}` });
     return [host];
   }
-  const hosts = await client.host.findMany({ where: { gpus: { some: {} } }, select: { id: true, name: true }, orderBy: { name: "asc" } });
+  const hosts = await client.host.findMany({ where: { gpus: { some: {} } }, select: { id: true, name: true, topology: true }, orderBy: { name: "asc" } });
   if (hosts.length === 0) throw new AppError("bad_request", "No host with GPUs is known yet", { count: "No host with GPUs is known yet" });
   return hosts;
 }
@@ -134,15 +133,6 @@ function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string
     const message = `You can book at most ${policy.maxAdvanceDays} days ahead`;
     throw new AppError("bad_request", message, { startsAt: message });
   }
-}
-
-async function gpusOfHost(tx: Tx, hostId: string): Promise<GpuRow[]> {
-  // Oldest sighting first, so that a GPU seen later under a reused index wins below.
-  return tx.gpu.findMany({
-    where: { hostId },
-    orderBy: [{ index: "asc" }, { lastSeenAt: "asc" }],
-    select: { id: true, index: true, uuid: true },
-  });
 }
 
 async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues) {
@@ -161,105 +151,4 @@ async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: W
     throw new BookingConflictError(conflictMessage(conflicts, window.startMs, suggestion, gpus.length > 1), conflicts, suggestion);
   }
   return { host, gpus };
-}
-
-/** Free memory now, or null without a reading. */
-function freeMemoryMiB(gpu: LiveGpu | undefined): number | null {
-  if (!gpu || gpu.memoryTotalMiB === null || gpu.memoryUsedMiB === null) return null;
-  return gpu.memoryTotalMiB - gpu.memoryUsedMiB;
-}
-
-async function pickAnyGpus(
-  tx: Tx,
-  hosts: HostRef[],
-  count: number,
-  minFreeMemoryMiB: number | undefined,
-  live: Map<string, LiveGpu>,
-  window: Window,
-  policy: PolicyValues,
-) {
-  const start = new Date(window.startMs);
-  const end = new Date(window.endMs);
-  const tried: { host: HostRef; all: GpuRow[]; eligible: GpuRow[] }[] = [];
-  // Hosts reporting live first: a booking on a host that is down helps nobody today.
-  const ordered = [...hosts].sort((a, b) => Number(hasLive(b, live)) - Number(hasLive(a, live)));
-  for (const host of ordered) {
-    const all = await gpusOfHost(tx, host.id);
-    const eligible = all.filter((gpu) => minFreeMemoryMiB === undefined || (freeMemoryMiB(live.get(gpu.uuid)) ?? -1) >= minFreeMemoryMiB);
-    tried.push({ host, all, eligible });
-    if (eligible.length < count) continue;
-    const busy = await busyRanges(tx, eligible.map((gpu) => gpu.id), start, end);
-    const free = new Set(freeGpuIds(eligible.map((gpu) => gpu.id), busy, window.startMs, window.endMs));
-    if (free.size < count) continue;
-    // Idle GPUs with the most free memory first, then nvidia-smi order.
-    const best = eligible
-      .filter((gpu) => free.has(gpu.id))
-      .sort((a, b) => score(b, live) - score(a, live) || a.index - b.index)
-      .slice(0, count)
-      .sort((a, b) => a.index - b.index);
-    return { host, gpus: best };
-  }
-
-  const memoryNote = minFreeMemoryMiB !== undefined ? ` with at least ${minFreeMemoryMiB} MiB free now` : "";
-  const bigEnough = tried.filter((entry) => entry.eligible.length >= count);
-  if (bigEnough.length === 0) {
-    const where = hosts.length === 1 ? hosts[0].name : "any host";
-    const message = `${where === "any host" ? "No host has" : `${where} does not have`} ${count} GPU${count > 1 ? "s" : ""}${memoryNote}`;
-    throw new AppError("bad_request", message, { [minFreeMemoryMiB !== undefined ? "minFreeMemoryMiB" : "count"]: message });
-  }
-  // Every host that could fit is booked: explain with the host that frees up first.
-  let best: { host: HostRef; conflicts: Awaited<ReturnType<typeof findConflicts>>; suggestion: ConflictSuggestion } | null = null;
-  for (const entry of bigEnough) {
-    const suggestion = await suggestAlternative(tx, entry.host, entry.all, entry.eligible, count, window, policy);
-    if (!best || earlier(suggestion.nextFreeAt, best.suggestion.nextFreeAt)) {
-      const conflicts = await findConflicts(tx, entry.eligible.map((gpu) => gpu.id), start, end);
-      best = { host: entry.host, conflicts, suggestion };
-    }
-  }
-  const chosen = best as NonNullable<typeof best>;
-  const where = hosts.length === 1 ? `on ${hosts[0].name}` : "on any one host";
-  const intro = `No ${count} GPU${count > 1 ? "s" : ""}${memoryNote} are free ${where} from ${start.toISOString()} until ${end.toISOString()}: `;
-  throw new BookingConflictError(intro + conflictMessage(chosen.conflicts, window.startMs, chosen.suggestion, count > 1), chosen.conflicts, chosen.suggestion);
-}
-
-function hasLive(host: HostRef, live: Map<string, LiveGpu>): boolean {
-  for (const gpu of live.values()) if (gpu.hostId === host.id) return true;
-  return false;
-}
-
-function score(gpu: GpuRow, live: Map<string, LiveGpu>): number {
-  const reading = live.get(gpu.uuid);
-  const idle = reading && reading.processes.length === 0 ? 1e9 : 0;
-  return idle + (freeMemoryMiB(reading) ?? 0);
-}
-
-function earlier(a: string | null, b: string | null): boolean {
-  if (a === null) return false;
-  return b === null || a < b;
-}
-
-/**
- * The nearest start when `need` of the wanted GPUs are free for as long as
- * asked, within how far ahead the policy lets anyone book, and the host's
- * GPUs that are free for the time asked.
- */
-async function suggestAlternative(
-  tx: Tx,
-  host: HostRef,
-  hostGpus: GpuRow[],
-  wanted: GpuRow[],
-  need: number,
-  window: Window,
-  policy: PolicyValues,
-): Promise<ConflictSuggestion> {
-  const durationMs = window.endMs - window.startMs;
-  const latestStartMs = window.nowMs + policy.maxAdvanceDays * DAY_MS;
-  const busy = await busyRanges(tx, hostGpus.map((gpu) => gpu.id), new Date(window.startMs), new Date(latestStartMs + durationMs));
-  const next = nearestFreeStart(wanted.map((gpu) => gpu.id), need, busy, window.startMs, durationMs, latestStartMs);
-  const free = new Set(freeGpuIds(hostGpus.map((gpu) => gpu.id), busy, window.startMs, window.endMs));
-  return {
-    hostName: host.name,
-    nextFreeAt: next === null ? null : new Date(next).toISOString(),
-    freeGpuIndices: hostGpus.filter((gpu) => free.has(gpu.id)).map((gpu) => gpu.index),
-  };
 }

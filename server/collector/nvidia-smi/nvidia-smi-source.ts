@@ -108,6 +108,16 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     }
   };
 
+  /** `topo -m` once; a driver or board without it (or a failure) means "topology unknown", not a broken source. */
+  const readTopology = async (): Promise<string | null> => {
+    try {
+      return await runNvidiaSmi(path, ["topo", "-m"], timeoutMs);
+    } catch (error) {
+      log(`no GPU topology: ${(error as Error).message}`);
+      return null;
+    }
+  };
+
   const queryAppsOnce = async (): Promise<ComputeAppRow[]> =>
     parseComputeAppsCsv(await runNvidiaSmi(path, appsQueryArgs(appFields), timeoutMs), appFields);
 
@@ -157,6 +167,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     return {
       kind: "nvidia-smi",
       read: () => (closed ? Promise.reject(closedError()) : readBySpawn()),
+      readTopology,
       close: async () => {
         closed = true;
       },
@@ -245,6 +256,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   return {
     kind: "nvidia-smi",
     read: () => (closed ? Promise.reject(closedError()) : readLongLived()),
+    readTopology,
     close: async () => {
       closed = true;
       await Promise.all([gpuLoop.stop(), appsLoop.stop()]);

@@ -34,6 +34,12 @@ export interface SimulatedGpuModel {
   cudaVersion: string;
   /** PCI bus numbers by index, in the order nvidia-smi enumerates them. */
   pciBuses: readonly string[];
+  /**
+   * How the GPUs of one host talk, as `nvidia-smi topo -m` shows it: every
+   * pair over NVSwitch with this many bonded links, or PCIe only (pairs on
+   * one switch, halves on two NUMA nodes).
+   */
+  interconnect: { kind: "nvswitch"; nvlinks: number } | { kind: "pcie" };
 }
 
 export const H100_SXM: SimulatedGpuModel = {
@@ -56,6 +62,7 @@ export const H100_SXM: SimulatedGpuModel = {
   cudaVersion: "12.4",
   // HGX H100 baseboard layout.
   pciBuses: ["18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"],
+  interconnect: { kind: "nvswitch", nvlinks: 18 },
 };
 
 export const A100_SXM4_40GB: SimulatedGpuModel = {
@@ -77,6 +84,7 @@ export const A100_SXM4_40GB: SimulatedGpuModel = {
   driverVersion: "535.216.01",
   cudaVersion: "12.2",
   pciBuses: ["07", "0F", "47", "4E", "87", "90", "B7", "BD"],
+  interconnect: { kind: "nvswitch", nvlinks: 12 },
 };
 
 export const RTX_4090: SimulatedGpuModel = {
@@ -98,6 +106,8 @@ export const RTX_4090: SimulatedGpuModel = {
   driverVersion: "560.35.03",
   cudaVersion: "12.6",
   pciBuses: ["01", "21", "41", "61", "81", "A1", "C1", "E1"],
+  // GeForce boards have no NVLink.
+  interconnect: { kind: "pcie" },
 };
 
 export const SIMULATED_GPU_MODELS: readonly SimulatedGpuModel[] = [H100_SXM, A100_SXM4_40GB, RTX_4090];

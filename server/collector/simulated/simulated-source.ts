@@ -4,6 +4,7 @@ import type { SimulatedHostSpec } from "./fleet";
 import { hashOf } from "./hash";
 import { hostActivityAt } from "./host-activity";
 import { gpuSampleAt } from "./telemetry";
+import { simulatedTopologyText } from "./topology";
 
 export { simulatedFleet, type SimulatedFleetOptions, type SimulatedHostSpec } from "./fleet";
 
@@ -27,6 +28,9 @@ export function createSimulatedSource({ spec, seed, now = Date.now }: SimulatedS
     async read() {
       if (closed) throw new Error(`simulated source for ${spec.hostName} is closed`);
       return simulatedSnapshotAt(spec, seed, now());
+    },
+    async readTopology() {
+      return simulatedTopologyText(spec);
     },
     async close() {
       closed = true;

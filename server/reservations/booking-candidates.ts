@@ -1,0 +1,62 @@
+import type { ConflictSuggestion } from "@/lib/reservation-types";
+import type { Tx } from "@/server/reservations/booking-transaction";
+import { busyRanges, freeGpuIds, nearestFreeStart } from "@/server/reservations/occupancy";
+import type { PolicyValues } from "@/server/reservations/policy";
+
+/** What the booking paths know of a host and its GPUs while they choose. */
+
+export const DAY_MS = 24 * 3600_000;
+
+export interface HostRef {
+  id: string;
+  name: string;
+  /** `nvidia-smi topo -m` as the agent reported it; null until known. */
+  topology: string | null;
+}
+
+export interface GpuRow {
+  id: string;
+  index: number;
+  uuid: string;
+}
+
+export interface Window {
+  startMs: number;
+  endMs: number;
+  nowMs: number;
+}
+
+export async function gpusOfHost(tx: Tx, hostId: string): Promise<GpuRow[]> {
+  // Oldest sighting first, so that a GPU seen later under a reused index wins below.
+  return tx.gpu.findMany({
+    where: { hostId },
+    orderBy: [{ index: "asc" }, { lastSeenAt: "asc" }],
+    select: { id: true, index: true, uuid: true },
+  });
+}
+
+/**
+ * The nearest start when `need` of the wanted GPUs are free for as long as
+ * asked, within how far ahead the policy lets anyone book, and the host's
+ * GPUs that are free for the time asked.
+ */
+export async function suggestAlternative(
+  tx: Tx,
+  host: HostRef,
+  hostGpus: GpuRow[],
+  wanted: GpuRow[],
+  need: number,
+  window: Window,
+  policy: PolicyValues,
+): Promise<ConflictSuggestion> {
+  const durationMs = window.endMs - window.startMs;
+  const latestStartMs = window.nowMs + policy.maxAdvanceDays * DAY_MS;
+  const busy = await busyRanges(tx, hostGpus.map((gpu) => gpu.id), new Date(window.startMs), new Date(latestStartMs + durationMs));
+  const next = nearestFreeStart(wanted.map((gpu) => gpu.id), need, busy, window.startMs, durationMs, latestStartMs);
+  const free = new Set(freeGpuIds(hostGpus.map((gpu) => gpu.id), busy, window.startMs, window.endMs));
+  return {
+    hostName: host.name,
+    nextFreeAt: next === null ? null : new Date(next).toISOString(),
+    freeGpuIndices: hostGpus.filter((gpu) => free.has(gpu.id)).map((gpu) => gpu.index),
+  };
+}
