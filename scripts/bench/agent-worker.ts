@@ -1,0 +1,69 @@
+/**
+ * One agent process of the benchmark: runs many simulated GPU hosts, each
+ * with the real agent loop (server/agent/agent-runner.ts) over its own
+ * socket.io connection (server/agent/socket-transport.ts), as `gpudesk agent
+ * --source simulated` does for one host. A process per host would swamp a
+ * small machine; the server cannot tell the difference.
+ *
+ * Started by scripts/bench/run.ts with an IPC channel; it receives its
+ * hosts as the first message and answers { type: "connected", count } as
+ * connections become ready.
+ */
+import { createAgentRunner, type AgentRunner } from "@/server/agent/agent-runner";
+import { createSocketTransport } from "@/server/agent/socket-transport";
+import { createCollector } from "@/server/collector/collector";
+import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+
+export interface AgentWorkerConfig {
+  seed: number;
+  gpus: number;
+  intervalMs: number;
+  /** The hosts this process runs, each with its token and the instance it talks to. */
+  hosts: { name: string; token: string; serverUrl: string }[];
+}
+
+function send(message: unknown): void {
+  process.send?.(message);
+}
+
+async function run(config: AgentWorkerConfig): Promise<void> {
+  const specs = new Map(simulatedFleet({ seed: config.seed, gpuCount: config.gpus }).map((spec) => [spec.hostName, spec]));
+  const runners: AgentRunner[] = [];
+  let connected = 0;
+  let stopping = false;
+  for (const host of config.hosts) {
+    const spec = specs.get(host.name);
+    if (!spec) throw new Error(`no simulated host named ${host.name}`);
+    const collector = createCollector({ source: createSimulatedSource({ spec, seed: config.seed }) });
+    const transport = createSocketTransport({
+      serverUrl: host.serverUrl,
+      token: host.token,
+      hello: { agentVersion: "bench", source: "simulated", intervalMs: config.intervalMs, hostName: host.name },
+      log: (line) => {
+        if (!stopping && !line.startsWith("connected")) process.stderr.write(`[agent ${host.name}] ${line}\n`);
+      },
+    });
+    transport.onConnect(() => {
+      connected += 1;
+      send({ type: "connected", count: connected });
+    });
+    const runner = createAgentRunner({ read: collector.read, transport, intervalMs: config.intervalMs });
+    runner.start();
+    runners.push(runner);
+  }
+  process.on("message", (message: { type?: string }) => {
+    if (message?.type === "stop") {
+      stopping = true;
+      void Promise.all(runners.map((runner) => runner.stop())).finally(() => process.exit(0));
+    }
+  });
+}
+
+process.once("message", (config: AgentWorkerConfig) => {
+  run(config).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+});
+// The runner going away (Ctrl-C, a crash) ends this process too.
+process.on("disconnect", () => process.exit(0));

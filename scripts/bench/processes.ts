@@ -1,0 +1,45 @@
+/**
+ * What the benchmark reads about its processes from /proc (Linux): CPU time
+ * (utime + stime, children excluded) and resident memory.
+ */
+import { readFileSync } from "node:fs";
+
+const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK)
+
+/** CPU seconds a process has used so far (user + system), or NaN when it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which may itself hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resident set size in MiB, or NaN when the process is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU use of a set of processes between two moments, in cores (1 = one core busy all the time). */
+export class CpuMeter {
+  private readonly start: Map<number, number>;
+  private readonly startedAt = performance.now();
+
+  constructor(private readonly pids: number[]) {
+    this.start = new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
+  }
+
+  /** Cores used per process since construction. */
+  cores(): Map<number, number> {
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    return new Map(this.pids.map((pid) => [pid, (cpuSeconds(pid) - this.start.get(pid)!) / seconds]));
+  }
+}

@@ -1,0 +1,52 @@
+/** The benchmark's markdown tables, from its JSON results. */
+import type { BrowserResult } from "./browser";
+import type { ScenarioResult } from "./scenario";
+
+export interface BenchResults {
+  startedAt: string;
+  machine: { cpuModel: string; cores: number; memoryGiB: number; node: string; commit: string };
+  scenarios: (ScenarioResult | { gpus: number; instances: number; skipped: string })[];
+  browser: BrowserResult | null;
+}
+
+const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
+const percent = (part: number, whole: number) => (whole === 0 ? "–" : `${((100 * part) / whole).toFixed(part === 0 ? 0 : 2)} %`);
+
+export function formatTables(results: BenchResults): string {
+  const { machine } = results;
+  const lines = [
+    `Run ${results.startedAt.slice(0, 16).replace("T", " ")} UTC, commit ${machine.commit}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}. Everything (server, agents, viewers, browser) on this one machine.`,
+    "",
+    "| GPUs | instances | viewers | latency p50 / p95 / p99 (ms) | lost | late (> 1 s) | server CPU (cores) | server RSS (MiB, max) | event-loop delay p99 / max (ms) | delta per viewer (KiB/s) | harness CPU: agents + viewers (cores) | load avg (1 min, after) |",
+    "|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|",
+  ];
+  for (const scenario of results.scenarios) {
+    if ("skipped" in scenario) {
+      lines.push(`| ${scenario.gpus} | ${scenario.instances} | – | skipped: ${scenario.skipped} | | | | | | | | |`);
+      continue;
+    }
+    const s = scenario;
+    const cpu = s.servers.map((server) => fixed(server.cpuCores, 2)).join(" + ");
+    const rss = s.servers.map((server) => fixed(server.rssMiB.max)).join(" + ");
+    const loop = s.servers.map((server) => `${fixed(server.eventLoopDelayMs.p99)} / ${fixed(server.eventLoopDelayMs.max)}`).join(", ");
+    lines.push(
+      `| ${s.gpus} | ${s.instances} | ${s.viewers} | ${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} | ${percent(s.updates.lost, s.updates.expected)} | ${percent(s.updates.late, s.updates.expected)} | ${cpu} | ${rss} | ${loop} | ${fixed(s.deltaKiBPerViewerPerSecond)} | ${fixed(s.harness.agentCpuCores, 2)} + ${fixed(s.harness.viewerCpuCores, 2)} | ${fixed(s.loadAverage.after[0]!, 2)} |`,
+    );
+  }
+  if (results.browser) {
+    const b = results.browser;
+    lines.push(
+      "",
+      `Browser: headless Chromium ${b.chromiumVersion}, ${b.gpus} GPUs updating every second, ${b.seconds} s per page, ${b.viewport}.`,
+      "",
+      "| page | main thread busy (ms per s) | of which script | style + layout | frames per s | long tasks (> 50 ms) | longest task (ms) | JS heap (MiB) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
+    );
+    for (const page of b.pages) {
+      lines.push(
+        `| ${page.name} | ${fixed(page.busyMsPerSecond)} | ${fixed(page.scriptMsPerSecond)} | ${fixed(page.styleLayoutMsPerSecond)} | ${fixed(page.framesPerSecond, 1)} | ${page.longTasks} | ${fixed(page.longestTaskMs)} | ${fixed(page.heapMiB, 1)} |`,
+      );
+    }
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,165 @@
+/**
+ * `npm run bench`: the live path under load (issue 9). For each scenario it
+ * starts the production server, simulated agents in separate processes and
+ * viewers on `/live` over real sockets, then reports sample-to-viewer
+ * latency, updates lost or late, the server's CPU, memory and event loop;
+ * and, in Chromium, the main-thread time per second of the fleet view and
+ * the wall display. Writes JSON to bench-results/ and prints a markdown table.
+ *
+ *   npm run bench                                   # the issue's set: 250, 1000, 4000 GPUs; 4000 on two instances; browser
+ *   npm run bench -- --gpus 250,1000 --viewers 50 --duration 30 --instances 1 --no-browser
+ *   npm run bench -- --browser-only
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { runBrowserBench } from "./browser";
+import { formatTables, type BenchResults } from "./report";
+import { redisSupported, repoRoot, runScenario, type ScenarioOptions } from "./scenario";
+
+interface Options extends Omit<ScenarioOptions, "gpus" | "instances" | "seed" | "log"> {
+  scenarios: { gpus: number; instances: number }[];
+  browser: boolean;
+  browserGpus: number;
+  browserSeconds: number;
+  out: string;
+}
+
+const USAGE = `usage: npm run bench -- [--gpus 250,1000,4000] [--instances 1[,2]] [--viewers 50] [--duration 30]
+  [--warmup 10] [--agent-processes 4] [--viewer-processes 2] [--late-ms 1000] [--port 3400]
+  [--redis-url redis://127.0.0.1:6379] [--no-browser | --browser-only] [--browser-gpus 256] [--browser-seconds 20]
+  [--out bench-results/<date>.json]
+Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).`;
+
+function parseList(text: string, name: string): number[] {
+  const values = text.split(",").map(Number);
+  if (values.some((value) => !Number.isInteger(value) || value < 1)) throw new Error(`${name} takes whole numbers, e.g. 250,1000`);
+  return values;
+}
+
+function parseArgs(argv: string[]): Options {
+  const stamp = new Date().toISOString().replace(/:\d\d\.\d+Z$/, "").replace(":", "-");
+  const options: Options = {
+    scenarios: [],
+    viewers: 50,
+    durationS: 30,
+    warmupS: 10,
+    agentProcesses: 4,
+    viewerProcesses: 2,
+    lateMs: 1000,
+    basePort: 3400,
+    redisUrl: "redis://127.0.0.1:6379",
+    browser: true,
+    browserGpus: 256,
+    browserSeconds: 20,
+    out: path.join("bench-results", `${stamp}.json`),
+  };
+  let gpus: number[] | null = null;
+  let instances: number[] | null = null;
+  let scenarios = true;
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i]!;
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${name} needs a value`);
+      return next;
+    };
+    const whole = () => parseList(value(), name)[0]!;
+    if (name === "--gpus") gpus = parseList(value(), name);
+    else if (name === "--instances") instances = parseList(value(), name);
+    else if (name === "--viewers") options.viewers = whole();
+    else if (name === "--duration") options.durationS = whole();
+    else if (name === "--warmup") options.warmupS = whole();
+    else if (name === "--agent-processes") options.agentProcesses = whole();
+    else if (name === "--viewer-processes") options.viewerProcesses = whole();
+    else if (name === "--late-ms") options.lateMs = whole();
+    else if (name === "--port") options.basePort = whole();
+    else if (name === "--redis-url") options.redisUrl = value();
+    else if (name === "--no-browser") options.browser = false;
+    else if (name === "--browser-only") scenarios = false;
+    else if (name === "--browser-gpus") options.browserGpus = whole();
+    else if (name === "--browser-seconds") options.browserSeconds = whole();
+    else if (name === "--out") options.out = value();
+    else if (name === "--help" || name === "-h") {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown option ${name}\n${USAGE}`);
+  }
+  if (!scenarios) return options;
+  if (gpus === null && instances === null) {
+    options.scenarios = [
+      { gpus: 250, instances: 1 },
+      { gpus: 1000, instances: 1 },
+      { gpus: 4000, instances: 1 },
+      { gpus: 4000, instances: 2 },
+    ];
+  } else {
+    for (const count of instances ?? [1]) for (const g of gpus ?? [250, 1000, 4000]) options.scenarios.push({ gpus: g, instances: count });
+  }
+  return options;
+}
+
+function machine() {
+  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? os.cpus()[0]?.model ?? "unknown";
+  const git = (args: string[]) => {
+    try {
+      return execFileSync("git", args, { cwd: repoRoot, encoding: "utf8" }).trim();
+    } catch {
+      return "unknown";
+    }
+  };
+  return {
+    cpuModel,
+    cores: os.cpus().length,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+    commit: git(["rev-parse", "--short", "HEAD"]),
+    loadAverageAtStart: os.loadavg(),
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const log = (line: string) => console.log(line);
+  const results: BenchResults & { machine: ReturnType<typeof machine>; options: Options } = {
+    startedAt: new Date().toISOString(),
+    machine: machine(),
+    options,
+    scenarios: [],
+    browser: null,
+  };
+  const save = () => {
+    mkdirSync(path.dirname(path.resolve(repoRoot, options.out)), { recursive: true });
+    writeFileSync(path.resolve(repoRoot, options.out), `${JSON.stringify(results, null, 2)}\n`);
+  };
+  log(`gpudesk benchmark on ${results.machine.cpuModel}, ${results.machine.cores} cores, Node ${results.machine.node}, load ${results.machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
+
+  for (const { gpus, instances } of options.scenarios) {
+    log(`\n${gpus} GPUs, ${options.viewers} viewers, ${instances} instance${instances > 1 ? "s" : ""}`);
+    if (instances > 1 && !redisSupported()) {
+      const skipped = "this server has no REDIS_URL support yet (server/env.ts)";
+      log(`  skipped: ${skipped}`);
+      results.scenarios.push({ gpus, instances, skipped });
+      continue;
+    }
+    const result = await runScenario({ ...options, gpus, instances, seed: 42, log });
+    results.scenarios.push(result);
+    save();
+    log(`  p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, lost ${result.updates.lost}, late ${result.updates.late}, server ${result.servers.map((s) => s.cpuCores.toFixed(2)).join(" + ")} cores`);
+  }
+
+  if (options.browser) {
+    log(`\nbrowser: ${options.browserGpus} GPUs, ${options.browserSeconds} s per page`);
+    results.browser = await runBrowserBench({ gpus: options.browserGpus, seconds: options.browserSeconds, port: options.basePort + 90, log });
+  }
+  save();
+  log(`\n${formatTables(results)}`);
+  log(`\nresults: ${options.out}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.stack : error);
+  process.exit(1);
+});

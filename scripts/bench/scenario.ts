@@ -1,0 +1,360 @@
+/**
+ * One benchmark scenario: a fresh database, the production server (one or
+ * two instances), simulated agents in a few processes, viewers in a few
+ * more, a warm-up, a measured window, and the figures.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import type { AgentWorkerConfig } from "./agent-worker";
+import { CpuMeter, rssMiB } from "./processes";
+import type { BenchDatabase } from "./setup-database";
+import { addTallies, LatencyHistogram, meanMax, type LatencySummary, type UpdateTally } from "./stats";
+import type { ViewerReport, ViewerWorkerConfig } from "./viewer-worker";
+
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const cli = path.join(repoRoot, "bin", "gpudesk.js");
+const here = path.join(repoRoot, "scripts", "bench");
+
+export interface ScenarioOptions {
+  gpus: number;
+  instances: number;
+  viewers: number;
+  durationS: number;
+  warmupS: number;
+  agentProcesses: number;
+  viewerProcesses: number;
+  lateMs: number;
+  /** First port; instance i listens on basePort + i. */
+  basePort: number;
+  redisUrl: string;
+  seed: number;
+  log: (line: string) => void;
+}
+
+export interface ScenarioResult {
+  gpus: number;
+  hosts: number;
+  instances: number;
+  viewers: number;
+  windowS: number;
+  latencyMs: LatencySummary;
+  updates: UpdateTally;
+  lateMs: number;
+  viewerDisconnects: number;
+  /** Per instance: CPU in cores over the window, RSS, event loop. */
+  servers: {
+    cpuCores: number;
+    rssMiB: { mean: number; max: number };
+    eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
+    eventLoopUtilization: number;
+  }[];
+  /** The load the benchmark itself puts on the machine (same cores as the server). */
+  harness: { agentCpuCores: number; viewerCpuCores: number };
+  deltaKiBPerViewerPerSecond: number;
+  deltasPerViewerPerSecond: number;
+  loadAverage: { before: number[]; after: number[] };
+}
+
+interface Worker<Message> {
+  child: ChildProcess;
+  messages: Message[];
+  waitFor: (test: (message: Message) => boolean, timeoutMs: number, what: string) => Promise<Message>;
+}
+
+/** A TypeScript worker with an IPC channel, run through tsx like the gpudesk CLI. */
+function startWorker<Message>(file: string, config: unknown, log: (line: string) => void): Worker<Message> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(here, file)], {
+    cwd: repoRoot,
+    stdio: ["ignore", "inherit", "pipe", "ipc"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    const text = chunk.toString();
+    // Connection trouble is worth seeing at once; the rest only when the worker fails.
+    stderr = (stderr + text).slice(-4000);
+    if (/disconnect|cannot connect|refused/.test(text)) log(`  ${path.basename(file, ".ts")}: ${text.trim().split("\n")[0]}`);
+  });
+  const messages: Message[] = [];
+  const waiters = new Set<() => void>();
+  child.on("message", (message: Message) => {
+    messages.push(message);
+    for (const wake of waiters) wake();
+  });
+  child.send(config as object);
+  return {
+    child,
+    messages,
+    waitFor(test, timeoutMs, what) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = messages.findLast(test);
+          if (found !== undefined) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(found);
+          } else if (child.exitCode !== null) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`${file} exited with ${child.exitCode} while waiting for ${what}:\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${what} from ${file}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+async function stopProcess(child: ChildProcess, message?: object): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  if (message && child.connected) child.send(message);
+  else child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Environment for gpudesk commands against the scenario's database (SQLite in its data directory). */
+function scenarioEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GPUDESK_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  Object.assign(env, extra);
+  return env;
+}
+
+function prepareDatabase(dataDir: string, gpus: number, seed: number): BenchDatabase {
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", path.join(here, "setup-database.ts"), "--gpus", String(gpus), "--seed", String(seed)],
+    { cwd: repoRoot, env: scenarioEnv(dataDir), encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 2 ** 20 },
+  );
+  if (result.status !== 0) throw new Error(`preparing the database failed:\n${result.stderr}`);
+  return JSON.parse(result.stdout) as BenchDatabase;
+}
+
+interface RunningServer {
+  child: ChildProcess;
+  url: string;
+  probeFile: string;
+  logFile: string;
+}
+
+async function startServer(
+  dataDir: string,
+  port: number,
+  instance: number,
+  extraEnv: Record<string, string>,
+  log: (line: string) => void,
+): Promise<RunningServer> {
+  const url = `http://127.0.0.1:${port}`;
+  const probeFile = path.join(dataDir, `probe-${instance}.json`);
+  const logFile = path.join(dataDir, `server-${instance}.log`);
+  const out = openSync(logFile, "a");
+  const child = spawn(process.execPath, ["--import", path.join(here, "server-probe.mjs"), cli, "serve"], {
+    cwd: repoRoot,
+    env: scenarioEnv(dataDir, {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      GPUDESK_LOCAL_AGENT: "off",
+      GPUDESK_BENCH_PROBE_FILE: probeFile,
+      ...extraEnv,
+    }),
+    stdio: ["ignore", out, out],
+  });
+  const started = Date.now();
+  // The first start after a source change builds the web app: minutes on a small machine.
+  while (Date.now() - started < 600_000) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}; see ${logFile}:\n${readFileSync(logFile, "utf8").slice(-3000)}`);
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) {
+        log(`  instance ${instance} ready on ${url} (pid ${child.pid}) after ${Math.round((Date.now() - started) / 1000)} s`);
+        return { child, url, probeFile, logFile };
+      }
+    } catch {
+      // not listening yet
+    }
+    await sleep(500);
+  }
+  throw new Error(`server on ${url} did not answer /api/health within 10 minutes; see ${logFile}`);
+}
+
+async function liveGpuCount(servers: RunningServer[]): Promise<number> {
+  let total = 0;
+  for (const server of servers) {
+    const health = (await (await fetch(`${server.url}/api/health`)).json()) as { gpus: number };
+    total += health.gpus;
+  }
+  return total;
+}
+
+/** Asks the probe in the server for what it saw since the last ask, and waits for the answer. */
+async function readProbe(server: RunningServer): Promise<{
+  at: number;
+  eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
+  eventLoopUtilization: number;
+}> {
+  const asked = Date.now();
+  server.child.kill("SIGUSR2");
+  for (let i = 0; i < 100; i++) {
+    try {
+      if (statSync(server.probeFile).mtimeMs >= asked - 5) {
+        const report = JSON.parse(readFileSync(server.probeFile, "utf8"));
+        if (report.at >= asked) return report;
+      }
+    } catch {
+      // not written yet
+    }
+    await sleep(50);
+  }
+  throw new Error(`the server probe did not answer (${server.probeFile})`);
+}
+
+/** Spreads items over n buckets, round robin. */
+function spread<T>(items: T[], n: number): T[][] {
+  const buckets: T[][] = Array.from({ length: n }, () => []);
+  items.forEach((item, i) => buckets[i % n]!.push(item));
+  return buckets.filter((bucket) => bucket.length > 0);
+}
+
+export function redisSupported(): boolean {
+  return readFileSync(path.join(repoRoot, "server", "env.ts"), "utf8").includes("REDIS_URL");
+}
+
+export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
+  const { log } = options;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `gpudesk-bench-${options.gpus}x${options.instances}-`));
+  const servers: RunningServer[] = [];
+  const workers: ChildProcess[] = [];
+  try {
+    log(`  preparing ${options.gpus} GPUs in ${dataDir}`);
+    const database = prepareDatabase(dataDir, options.gpus, options.seed);
+    const shared: Record<string, string> = {};
+    if (options.instances > 1) {
+      shared.REDIS_URL = options.redisUrl;
+      // Both instances must accept each other's session cookies.
+      shared.GPUDESK_AUTH_SECRET = `bench-${"x".repeat(40)}`;
+    }
+    // One after the other: the first may build the web app, and each migrates the shared database.
+    for (let i = 0; i < options.instances; i++) {
+      servers.push(await startServer(dataDir, options.basePort + i, i, shared, log));
+    }
+
+    // Agents: hosts spread over the instances (as a load balancer would), then over the agent processes.
+    const hosts = database.hosts.map((host, i) => ({ ...host, serverUrl: servers[i % servers.length]!.url }));
+    const agentWorkers = spread(hosts, options.agentProcesses).map((part) => {
+      const config: AgentWorkerConfig = { seed: options.seed, gpus: options.gpus, intervalMs: 1000, hosts: part };
+      return { size: part.length, worker: startWorker<{ type: string; count: number }>("agent-worker.ts", config, log) };
+    });
+    workers.push(...agentWorkers.map(({ worker }) => worker.child));
+    await Promise.all(
+      agentWorkers.map(({ size, worker }) =>
+        worker.waitFor((m) => m.type === "connected" && m.count >= size, 120_000, `${size} agent connections`),
+      ),
+    );
+    const deadline = Date.now() + 60_000;
+    while ((await liveGpuCount(servers)) < options.gpus) {
+      if (Date.now() > deadline) throw new Error(`the servers know ${await liveGpuCount(servers)} of ${options.gpus} GPUs after a minute`);
+      await sleep(500);
+    }
+    log(`  ${hosts.length} agents in ${agentWorkers.length} processes report ${options.gpus} GPUs`);
+
+    // Viewers: spread over the instances, then over the viewer processes.
+    const gpuUuids = simulatedFleet({ seed: options.seed, gpuCount: options.gpus }).flatMap((spec) => spec.gpus.map((gpu) => gpu.uuid));
+    const viewerUrls = Array.from({ length: options.viewers }, (_, i) => servers[i % servers.length]!.url);
+    const viewerWorkers = spread(viewerUrls, options.viewerProcesses).map((urls) => {
+      const config: ViewerWorkerConfig = { serverUrls: urls, displayToken: database.displayToken, gpuUuids, lateMs: options.lateMs };
+      return { size: urls.length, worker: startWorker<ViewerReport | { type: "connected"; count: number }>("viewer-worker.ts", config, log) };
+    });
+    workers.push(...viewerWorkers.map(({ worker }) => worker.child));
+    await Promise.all(
+      viewerWorkers.map(({ size, worker }) =>
+        worker.waitFor((m) => m.type === "connected" && m.count >= size, 120_000, `${size} viewer connections`),
+      ),
+    );
+    log(`  ${options.viewers} viewers in ${viewerWorkers.length} processes connected; warming up ${options.warmupS} s`);
+    await sleep(options.warmupS * 1000);
+
+    // The window starts on a whole second (samples are taken on whole seconds).
+    const fromMs = Math.ceil((Date.now() + 200) / 1000) * 1000;
+    const toMs = fromMs + options.durationS * 1000;
+    for (const { worker } of viewerWorkers) worker.child.send({ type: "window", fromMs, toMs });
+    await sleep(fromMs - Date.now());
+    const loadBefore = os.loadavg();
+    await Promise.all(servers.map(readProbe));
+    const serverCpu = new CpuMeter(servers.map((server) => server.child.pid!));
+    const agentCpu = new CpuMeter(agentWorkers.map(({ worker }) => worker.child.pid!));
+    const viewerCpu = new CpuMeter(viewerWorkers.map(({ worker }) => worker.child.pid!));
+    const rss = servers.map(() => [] as number[]);
+    while (Date.now() < toMs) {
+      servers.forEach((server, i) => rss[i]!.push(rssMiB(server.child.pid!)));
+      await sleep(Math.min(1000, toMs - Date.now()));
+    }
+    const serverCores = serverCpu.cores();
+    const agentCores = [...agentCpu.cores().values()].reduce((a, b) => a + b, 0);
+    const viewerCores = [...viewerCpu.cores().values()].reduce((a, b) => a + b, 0);
+    const probes = await Promise.all(servers.map(readProbe));
+    const loadAfter = os.loadavg();
+    log(`  window done; waiting ${options.lateMs + 2000} ms for late updates`);
+    // Samples of the window's last second may still be on their way.
+    await sleep(options.lateMs + 2000);
+
+    const histogram = new LatencyHistogram();
+    let updates: UpdateTally = { expected: 0, onTime: 0, late: 0, lost: 0 };
+    let disconnects = 0;
+    let bytes = 0;
+    let deltas = 0;
+    for (const { size, worker } of viewerWorkers) {
+      const asked = worker.messages.length;
+      worker.child.send({ type: "report" });
+      const report = (await worker.waitFor(
+        (m) => m.type === "report" && worker.messages.indexOf(m) >= asked,
+        60_000,
+        "the viewers' report",
+      )) as ViewerReport;
+      histogram.merge(LatencyHistogram.fromSparse(report.histogram));
+      updates = addTallies(updates, report.tally);
+      disconnects += report.disconnects;
+      bytes += report.bytesPerViewerPerSecond * size;
+      deltas += report.deltasPerViewerPerSecond * size;
+    }
+
+    return {
+      gpus: options.gpus,
+      hosts: hosts.length,
+      instances: options.instances,
+      viewers: options.viewers,
+      windowS: options.durationS,
+      latencyMs: histogram.summary(),
+      updates,
+      lateMs: options.lateMs,
+      viewerDisconnects: disconnects,
+      servers: servers.map((server, i) => ({
+        cpuCores: serverCores.get(server.child.pid!)!,
+        rssMiB: meanMax(rss[i]!),
+        eventLoopDelayMs: probes[i]!.eventLoopDelayMs,
+        eventLoopUtilization: probes[i]!.eventLoopUtilization,
+      })),
+      harness: { agentCpuCores: agentCores, viewerCpuCores: viewerCores },
+      deltaKiBPerViewerPerSecond: bytes / options.viewers / 1024,
+      deltasPerViewerPerSecond: deltas / options.viewers,
+      loadAverage: { before: loadBefore, after: loadAfter },
+    };
+  } finally {
+    await Promise.all(workers.map((child) => stopProcess(child, { type: "stop" })));
+    await Promise.all(servers.map((server) => stopProcess(server.child)));
+    if (process.env.GPUDESK_BENCH_KEEP !== "1") rmSync(dataDir, { recursive: true, force: true });
+    else log(`  kept ${dataDir}`);
+  }
+}

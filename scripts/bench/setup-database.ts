@@ -1,0 +1,48 @@
+/**
+ * Prepares a benchmark database: migrates it, registers one host per
+ * simulated 8-GPU host and a wall display, and prints JSON with their tokens.
+ * Run by the benchmark in a child process whose GPUDESK_DATA_DIR (or
+ * DATABASE_URL) names the scenario's database, the way `gpudesk host add`
+ * and `gpudesk display add` would, only without a process per host.
+ *
+ *   GPUDESK_DATA_DIR=/tmp/x npx tsx scripts/bench/setup-database.ts --gpus 1000 --seed 42
+ */
+import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { createDisplay } from "@/server/auth/tokens";
+import { disconnectDb } from "@/server/db";
+import { migrateDatabase } from "@/server/db/migrate";
+import { env } from "@/server/env";
+import { createHost } from "@/server/hosts/host-registry";
+import { repoRoot } from "@/server/paths";
+
+export interface BenchDatabase {
+  hosts: { name: string; token: string }[];
+  displayToken: string;
+}
+
+function flag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const gpus = flag("--gpus", 250);
+  const seed = flag("--seed", 42);
+  await migrateDatabase(env().DATABASE_URL, repoRoot);
+  const hosts: BenchDatabase["hosts"] = [];
+  for (const spec of simulatedFleet({ seed, gpuCount: gpus })) {
+    const { token } = await createHost(spec.hostName);
+    hosts.push({ name: spec.hostName, token });
+  }
+  const { token: displayToken } = await createDisplay("bench-viewers");
+  const result: BenchDatabase = { hosts, displayToken };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await disconnectDb();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,118 @@
+/**
+ * One viewer process of the benchmark: many `/live` connections with a
+ * display token, each decoding every delta as a browser would
+ * (socket.io-client), timing each GPU sample from its `sampledAt` to the
+ * delta that brought it, and noting which GPU-seconds it never got.
+ *
+ * Protocol with scripts/bench/run.ts over IPC:
+ *   ← config           → { type: "connected", count } as viewers get their snapshot
+ *   ← { type: "window", fromMs, toMs }   start counting samples taken in [fromMs, toMs)
+ *   ← { type: "report" }                 → { type: "report", ... } (ViewerReport)
+ */
+import { io, type Socket } from "socket.io-client";
+import { LIVE_NAMESPACE, type FleetDelta, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { addTallies, LatencyHistogram, UpdateLedger, type UpdateTally } from "./stats";
+
+export interface ViewerWorkerConfig {
+  /** One entry per viewer: the instance it watches. */
+  serverUrls: string[];
+  displayToken: string;
+  /** Every GPU of the fleet (all instances), for the lost-update count. */
+  gpuUuids: string[];
+  lateMs: number;
+}
+
+export interface ViewerReport {
+  type: "report";
+  viewers: number;
+  histogram: [number, number][];
+  tally: UpdateTally;
+  /** Connections lost during the run (each costs the updates until the next snapshot). */
+  disconnects: number;
+  /** Bytes of socket.io messages received per viewer per second, over the window. */
+  bytesPerViewerPerSecond: number;
+  deltasPerViewerPerSecond: number;
+}
+
+interface Viewer {
+  socket: Socket<LiveServerToClient, LiveClientToServer>;
+  ledger: UpdateLedger | null;
+}
+
+function run(config: ViewerWorkerConfig): void {
+  const histogram = new LatencyHistogram();
+  const viewers: Viewer[] = [];
+  let window: { fromMs: number; toMs: number } | null = null;
+  let connected = 0;
+  let disconnects = 0;
+  let bytes = 0;
+  let deltas = 0;
+
+  for (const serverUrl of config.serverUrls) {
+    const socket: Socket<LiveServerToClient, LiveClientToServer> = io(new URL(LIVE_NAMESPACE, serverUrl).toString(), {
+      auth: { token: config.displayToken },
+      transports: ["websocket"],
+    });
+    const viewer: Viewer = { socket, ledger: null };
+    viewers.push(viewer);
+    let counted = false;
+    socket.io.on("open", () => {
+      socket.io.engine.on("data", (data: unknown) => {
+        if (window && Date.now() >= window.fromMs && Date.now() < window.toMs) {
+          bytes += typeof data === "string" ? data.length : (data as ArrayBuffer).byteLength ?? 0;
+        }
+      });
+    });
+    socket.on("fleet:snapshot", () => {
+      if (counted) return;
+      counted = true;
+      connected += 1;
+      process.send?.({ type: "connected", count: connected });
+    });
+    socket.on("disconnect", () => {
+      disconnects += 1;
+    });
+    socket.on("fleet:delta", (delta: FleetDelta) => {
+      const receivedAt = Date.now();
+      const ledger = viewer.ledger;
+      if (!ledger || !window) return;
+      if (receivedAt >= window.fromMs && receivedAt < window.toMs) deltas += 1;
+      for (const uuid in delta.points) {
+        for (const point of delta.points[uuid]!) {
+          if (!ledger.covers(point.t)) continue;
+          const latency = receivedAt - point.t;
+          histogram.record(latency);
+          ledger.mark(uuid, point.t, latency > config.lateMs);
+        }
+      }
+    });
+    socket.on("connect_error", (error) => process.stderr.write(`[viewer] ${error.message}\n`));
+  }
+
+  process.on("message", (message: { type?: string; fromMs?: number; toMs?: number }) => {
+    if (message?.type === "window" && message.fromMs !== undefined && message.toMs !== undefined) {
+      window = { fromMs: message.fromMs, toMs: message.toMs };
+      for (const viewer of viewers) viewer.ledger = new UpdateLedger(config.gpuUuids, window.fromMs, window.toMs);
+    } else if (message?.type === "report") {
+      let tally: UpdateTally = { expected: 0, onTime: 0, late: 0, lost: 0 };
+      for (const viewer of viewers) if (viewer.ledger) tally = addTallies(tally, viewer.ledger.tally());
+      const seconds = window ? (window.toMs - window.fromMs) / 1000 : 1;
+      const report: ViewerReport = {
+        type: "report",
+        viewers: viewers.length,
+        histogram: histogram.toSparse(),
+        tally,
+        disconnects,
+        bytesPerViewerPerSecond: bytes / viewers.length / seconds,
+        deltasPerViewerPerSecond: deltas / viewers.length / seconds,
+      };
+      process.send?.(report);
+    } else if (message?.type === "stop") {
+      for (const viewer of viewers) viewer.socket.close();
+      process.exit(0);
+    }
+  });
+}
+
+process.once("message", (config: ViewerWorkerConfig) => run(config));
+process.on("disconnect", () => process.exit(0));
