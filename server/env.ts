@@ -32,6 +32,35 @@ const envSchema = z.object({
     .string()
     .refine((url) => url.startsWith("file:"), "must be a file: URL (SQLite)")
     .optional(),
+  /**
+   * Several instances: a redis:// or rediss:// URL. With it, socket.io rooms
+   * are shared through the Redis adapter, live hosts are relayed between
+   * instances and background jobs run on one elected instance (server/cluster/).
+   */
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      let url: URL;
+      try {
+        url = new URL(text);
+      } catch {
+        url = new URL("invalid:");
+      }
+      if ((url.protocol !== "redis:" && url.protocol !== "rediss:") || url.hostname === "") {
+        ctx.addIssue({ code: "custom", message: "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379" });
+        return z.NEVER;
+      }
+      return text;
+    }),
+  /** Keys and channels in Redis start with this: several gpudesk deployments (or tests) can share one Redis. */
+  GPUDESK_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1 to 64 letters, digits or _ . : -")
+    .default("gpudesk"),
+  /** How long the lock of the instance that runs the background jobs lasts without renewal (a dead holder hands over after this). */
+  GPUDESK_LEADER_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** The agent inside the server: auto (nvidia-smi if found, else simulated), nvidia-smi, simulated or off. */
   GPUDESK_LOCAL_AGENT: z.enum(["auto", "nvidia-smi", "simulated", "off"]).default("auto"),
   GPUDESK_NVIDIA_SMI: z.string().min(1).optional(),

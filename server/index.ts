@@ -3,6 +3,7 @@ import next from "next";
 import { Server } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import type { Snapshot } from "@/lib/snapshot";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/agent/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
 import { startAlerts } from "@/server/alerts/start-alerts";
@@ -10,6 +11,7 @@ import { sessionPrincipal } from "@/server/auth/authenticate";
 import { CLIENT_IP_HEADER } from "@/server/auth/better-auth";
 import { authenticateToken } from "@/server/auth/tokens";
 import { ensureProductionBuild } from "@/server/build";
+import { startCluster } from "@/server/cluster/start-cluster";
 import { disconnectDb } from "@/server/db";
 import { migrateDatabase } from "@/server/db/migrate";
 import type { Env } from "@/server/env";
@@ -18,6 +20,7 @@ import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { startHistory } from "@/server/history/history-service";
+import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
@@ -49,7 +52,12 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     minuteDays: env.GPUDESK_HISTORY_MINUTE_DAYS,
     hourDays: env.GPUDESK_HISTORY_HOUR_DAYS,
   });
-  const ingest = createIngest(fleet, Date.now, history.record);
+  // Set once the cluster is up (below, before any agent can connect).
+  let forwardSnapshot: ((host: RegisteredHost, snapshot: Snapshot) => void) | undefined;
+  const ingest = createIngest(fleet, Date.now, (host, snapshot) => {
+    history.record(host, snapshot);
+    forwardSnapshot?.(host, snapshot);
+  });
 
   const app = next({ dev, dir: repoRoot, hostname: env.HOST, port: env.PORT });
   await app.prepare();
@@ -72,8 +80,20 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   httpServer.on("upgrade", (req, socket, head) => {
     if (!req.url?.startsWith("/socket.io/")) void handleUpgrade(req, socket, head);
   });
+  // With REDIS_URL: the Redis adapter (before the namespaces are used), the fleet relay and the leader lock.
+  const cluster = await startCluster({
+    redisUrl: env.REDIS_URL,
+    prefix: env.GPUDESK_REDIS_PREFIX,
+    leaderTtlMs: env.GPUDESK_LEADER_TTL_MS,
+    io,
+    fleet,
+    agentNamespace: io.of(AGENT_NAMESPACE),
+    disconnectLocalAgents: (hostId) => agents.disconnectAgents(hostId),
+  });
+  forwardSnapshot = cluster.forwardSnapshot;
   const agents = attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
   // Bookings start and end by themselves on every open page: the feed wakes at each boundary.
+  // Every instance keeps its own feed (it only reads); nothing is written when a booking ends.
   const bookingFeed = await startBookingFeed();
   // Attribution, GPU states, alerts, webhooks and enforcement; they run on the live endpoint's tick.
   const alerts = await startAlerts({
@@ -82,6 +102,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     config: alertConfigFromEnv(env),
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
     publicUrl: env.GPUDESK_PUBLIC_URL,
+    waitForLeadership: true,
   });
   const liveNamespace = io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>;
   const stopLive = attachLiveEndpoint(liveNamespace, fleet, {
@@ -90,8 +111,12 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     extras: alerts.live,
   });
   const stopAlertsLive = alerts.attachLive(liveNamespace);
-  setRuntime({ fleet, ingest, disconnectAgents: agents.disconnectAgents });
-  const waitlist = startWaitlistRunner({ fleet });
+  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status });
+  // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
+  cluster.jobs.add(alerts.leaderJob);
+  cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet }).stop });
+  cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
+  await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
@@ -118,15 +143,16 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     async close() {
       stopLive();
       stopAlertsLive();
+      await cluster.close();
       await alerts.stop();
       bookingFeed.stop();
-      waitlist.stop();
       await localAgents.stop();
       await ingest.flush();
       stopDemoHistory.abort();
       await demoHistory;
       await history.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
+      await cluster.disconnect();
       await app.close();
       await disconnectDb();
     },

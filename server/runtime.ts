@@ -1,3 +1,4 @@
+import type { ClusterStatus } from "@/server/cluster/start-cluster";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 
@@ -6,6 +7,8 @@ export interface Runtime {
   ingest: Ingest;
   /** Closes the agent connections of a host (its token was rotated or the host removed). */
   disconnectAgents: (hostId: string) => void;
+  /** This instance's place in the cluster (several instances share REDIS_URL); /api/health shows it. */
+  cluster?: () => ClusterStatus;
 }
 
 // The custom server and Next's route bundles load separate copies of modules;

@@ -10,6 +10,7 @@ import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-
 import { UserDirectory } from "@/server/attribution/user-directory";
 import { sessionPrincipal } from "@/server/auth/authenticate";
 import { authenticateToken } from "@/server/auth/tokens";
+import type { LeaderJob } from "@/server/cluster/leader-jobs";
 import { attachEnforcementChannel } from "@/server/enforcement/enforcement-channel";
 import { EnforcementLoop, recordEnforcementReport } from "@/server/enforcement/enforcement-loop";
 import type { FleetState } from "@/server/fleet/fleet-state";
@@ -35,6 +36,12 @@ export interface StartAlertsOptions {
   publicUrl?: string;
   resolveViewer?: AlertsLiveOptions["resolveViewer"];
   now?: () => number;
+  /**
+   * True: the writing part (alert rules, enforcement, webhook deliveries)
+   * waits for `leaderJob` to be started by the cluster (server/cluster/),
+   * so that it runs on one instance only. Default: it starts at once.
+   */
+  waitForLeadership?: boolean;
 }
 
 /** Extra data for the `/live` endpoint: the GPU states in every snapshot and each tick's delta. */
@@ -53,6 +60,12 @@ async function resolveLiveViewer({ headers, token }: { headers: Headers; token: 
  * Reconciliation, alerts, notifications and enforcement, started together
  * by the server. The work happens on the live endpoint's tick (`live.tick`),
  * so that each delta carries the GPU states of the readings it carries.
+ *
+ * With several instances, every instance reconciles (the GPU states of its
+ * own viewers, from the whole fleet it has), while the part that writes or
+ * acts (the alert monitor, enforcement, webhook deliveries) runs only on
+ * the leader, as `leaderJob`: each term starts from the alerts stored by
+ * the previous leader.
  */
 export async function startAlerts(options: StartAlertsOptions) {
   const now = options.now ?? Date.now;
@@ -61,22 +74,37 @@ export async function startAlerts(options: StartAlertsOptions) {
   const stopBookings = options.bookings.subscribe(() => void directory.refresh());
 
   const reconciler = new Reconciler(() => options.bookings.current(), directory);
-  const monitor = new AlertMonitor({ config: options.config });
-  await monitor.inventory.load(now());
-  await monitor.restore(now());
-  const inventoryTimer = setInterval(() => void monitor.inventory.load(now()), 60_000);
-  inventoryTimer.unref();
-
   const channel = attachEnforcementChannel(options.agentNamespace as never, recordEnforcementReport);
-  const enforcement = new EnforcementLoop({ channel, loginOf: (id) => directory.loginOf(id) });
-  await enforcement.start();
 
-  const notifications = startNotifications({ publicUrl: options.publicUrl });
+  /** What runs on the leader only; null elsewhere. */
+  let term: { monitor: AlertMonitor; enforcement: EnforcementLoop } | null = null;
+  const leaderJob: LeaderJob = {
+    name: "alerts, enforcement and webhook deliveries",
+    async start() {
+      const monitor = new AlertMonitor({ config: options.config });
+      await monitor.inventory.load(now());
+      await monitor.restore(now());
+      const inventoryTimer = setInterval(() => void monitor.inventory.load(now()), 60_000);
+      inventoryTimer.unref();
+      const enforcement = new EnforcementLoop({ channel, loginOf: (id) => directory.loginOf(id) });
+      await enforcement.start();
+      const notifications = startNotifications({ publicUrl: options.publicUrl });
+      term = { monitor, enforcement };
+      return async () => {
+        term = null;
+        clearInterval(inventoryTimer);
+        enforcement.stop();
+        await notifications.stop();
+        await monitor.idle();
+      };
+    },
+  };
+  let stopLeaderJob: (() => Promise<void> | void) | null = options.waitForLeadership ? null : await leaderJob.start();
 
   setAlertsRuntime({
     gpuStates: () => reconciler.current(),
     agentAllowsEnforcement: (hostId) => channel.capable(hostId),
-    settingsChanged: () => void enforcement.refresh(),
+    settingsChanged: () => void term?.enforcement.refresh(),
   });
 
   let failing = false;
@@ -88,8 +116,10 @@ export async function startAlerts(options: StartAlertsOptions) {
         const { hosts, gpus } = options.fleet.current();
         const view = { hosts, gpus };
         const changed = reconciler.run(view, nowMs);
-        monitor.observe(view, reconciler.current(), activeBookingsByGpu(options.bookings.current(), nowMs), nowMs);
-        enforcement.tick(nowMs, monitor.openAlerts().values(), reconciler.current(), gpus);
+        if (term) {
+          term.monitor.observe(view, reconciler.current(), activeBookingsByGpu(options.bookings.current(), nowMs), nowMs);
+          term.enforcement.tick(nowMs, term.monitor.openAlerts().values(), reconciler.current(), gpus);
+        }
         failing = false;
         return Object.keys(changed).length > 0 ? { gpuStates: changed } : null;
       } catch (error) {
@@ -103,7 +133,11 @@ export async function startAlerts(options: StartAlertsOptions) {
 
   return {
     live,
-    monitor,
+    /** The alert monitor of this term of leadership; null while another instance leads. */
+    get monitor(): AlertMonitor | null {
+      return term?.monitor ?? null;
+    },
+    leaderJob,
     reconciler,
     /** Alerts on `/live`: rooms per viewer, the open alerts on connect, updates as they happen. */
     attachLive(namespace: LiveNamespace): () => void {
@@ -114,13 +148,11 @@ export async function startAlerts(options: StartAlertsOptions) {
       });
     },
     async stop(): Promise<void> {
-      clearInterval(inventoryTimer);
       stopBookings();
       directory.stop();
-      enforcement.stop();
       setAlertsRuntime(undefined);
-      await notifications.stop();
-      await monitor.idle();
+      await stopLeaderJob?.();
+      stopLeaderJob = null;
     },
   };
 }

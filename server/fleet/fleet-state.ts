@@ -9,7 +9,8 @@ interface HostEntry {
   newestSampleAt: number;
   /** Time (ms) a sample last arrived, whatever its age: silence is measured from here. */
   lastArrivalAt: number | null;
-  connected: boolean;
+  /** Where the host's agent is connected: this instance (LOCAL) and/or other instances of a cluster (their ids). */
+  connectedVia: Set<string>;
 }
 
 interface GpuEntry {
@@ -25,6 +26,15 @@ export interface IngestResult {
   /** True when the host's set of GPUs changed with this snapshot. */
   inventoryChanged: boolean;
 }
+
+/** The `via` of an agent connected to this process (as opposed to another instance's id, see server/cluster/). */
+export const LOCAL = "local";
+
+/** A change of a host that this instance's own agents caused: what server/cluster/fleet-relay.ts forwards. */
+export type LocalHostChange =
+  | { kind: "connected"; hostId: string; name: string; simulated: boolean }
+  | { kind: "disconnected"; hostId: string }
+  | { kind: "removed"; hostId: string };
 
 export interface FleetStateOptions {
   offlineAfterMs: number;
@@ -44,16 +54,30 @@ export class FleetState {
   private readonly dirtyGpus = new Set<string>();
   private readonly removedHosts = new Set<string>();
   private readonly now: () => number;
+  private readonly localListeners = new Set<(change: LocalHostChange) => void>();
 
   constructor(private readonly options: FleetStateOptions) {
     this.now = options.now ?? Date.now;
   }
 
-  /** Makes a host known (an agent connected); it stays offline until its first sample. */
-  connectHost(id: string, name: string, simulated: boolean): void {
+  /** Hears of the connections, disconnections and removals made on this instance (not those applied for other instances). */
+  onLocalChange(listener: (change: LocalHostChange) => void): () => void {
+    this.localListeners.add(listener);
+    return () => {
+      this.localListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Makes a host known (an agent connected); it stays offline until its
+   * first sample. `via` is LOCAL for this process's agents, or the id of the
+   * instance that holds the agent's connection.
+   */
+  connectHost(id: string, name: string, simulated: boolean, via: string = LOCAL): void {
+    if (via === LOCAL) this.tell({ kind: "connected", hostId: id, name, simulated });
     const entry = this.hosts.get(id);
     if (entry) {
-      entry.connected = true;
+      entry.connectedVia.add(via);
       return;
     }
     this.hosts.set(id, {
@@ -69,17 +93,19 @@ export class FleetState {
       },
       newestSampleAt: 0,
       lastArrivalAt: null,
-      connected: true,
+      connectedVia: new Set([via]),
     });
     this.dirtyHosts.add(id);
   }
 
   /** The agent's connection closed: the host is offline now, not after the timeout. */
-  disconnectHost(id: string): void {
+  disconnectHost(id: string, via: string = LOCAL): void {
+    if (via === LOCAL) this.tell({ kind: "disconnected", hostId: id });
     const entry = this.hosts.get(id);
     if (!entry) return;
-    entry.connected = false;
-    this.setOnline(entry, false);
+    entry.connectedVia.delete(via);
+    // Still connected elsewhere (an agent that moved to another instance): its samples keep it online.
+    if (entry.connectedVia.size === 0) this.setOnline(entry, false);
   }
 
   /** The host id that reports a GPU, if any (used to refuse another host's GPUs). */
@@ -108,7 +134,7 @@ export class FleetState {
     }
 
     if (sampledAt < entry.newestSampleAt) {
-      this.setOnline(entry, entry.connected);
+      this.setOnline(entry, entry.connectedVia.size > 0);
       return { live: false, inventoryChanged: false };
     }
     entry.newestSampleAt = sampledAt;
@@ -150,7 +176,7 @@ export class FleetState {
     host.lastSeenAt = new Date(sampledAt).toISOString();
     host.gpuUuids = uuids;
     this.dirtyHosts.add(hostId);
-    this.setOnline(entry, entry.connected);
+    this.setOnline(entry, entry.connectedVia.size > 0);
     return { live: true, inventoryChanged: inventoryChanged || versionsChanged };
   }
 
@@ -164,7 +190,8 @@ export class FleetState {
     }
   }
 
-  removeHost(id: string): void {
+  removeHost(id: string, via: string = LOCAL): void {
+    if (via === LOCAL) this.tell({ kind: "removed", hostId: id });
     const entry = this.hosts.get(id);
     if (!entry) return;
     for (const uuid of entry.host.gpuUuids) this.gpus.delete(uuid);
@@ -238,6 +265,10 @@ export class FleetState {
 
   get gpuCount(): number {
     return this.gpus.size;
+  }
+
+  private tell(change: LocalHostChange): void {
+    for (const listener of this.localListeners) listener(change);
   }
 
   private setOnline(entry: HostEntry, online: boolean): void {

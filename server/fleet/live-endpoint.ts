@@ -62,8 +62,11 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     });
   });
 
+  // `.local`: with several instances (Redis adapter) every instance has the
+  // whole fleet and its own booking feed, and tells only its own viewers;
+  // a broadcast through the adapter would reach each viewer once per instance.
   const stopBookings = bookings?.subscribe((list) => {
-    namespace.emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
+    namespace.local.emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
   });
 
   const timer = setInterval(() => {
@@ -71,7 +74,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     let delta = fleet.drainDelta();
     const extra = extras?.tick();
     if (extra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...extra };
-    if (delta) namespace.emit("fleet:delta", delta);
+    if (delta) namespace.local.emit("fleet:delta", delta);
   }, tickMs);
   timer.unref();
   return () => {

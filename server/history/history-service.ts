@@ -20,6 +20,12 @@ export interface HistoryService {
   record: (host: { id: string; simulated: boolean }, snapshot: Snapshot) => void;
   /** Writes what is pending now. */
   flush: () => Promise<void>;
+  /**
+   * Starts pruning old rollups in the background; returns the function that
+   * stops it. Separate from the rollups because, with several instances, only
+   * the leader prunes, while every instance writes the minutes of its own agents.
+   */
+  startPruning: () => () => void;
   /** Stops the timers and writes what is pending: a clean shutdown loses nothing. */
   close: () => Promise<void>;
   stats: () => HistoryStats;
@@ -34,8 +40,16 @@ export function currentHistory(): HistoryService | undefined {
 
 /**
  * Starts the usage history of the server: minute rollups written every
- * `flushEveryMs` (a crash loses at most that much; a clean stop nothing)
- * and retention pruned in the background.
+ * `flushEveryMs` (a crash loses at most that much; a clean stop nothing);
+ * retention is pruned once `startPruning` is called.
+ *
+ * With several instances each one records and writes the readings of the
+ * agents connected to it, and only those (readings relayed from other
+ * instances feed the live state, never the history), so every reading is
+ * counted once. A minute written in parts (an agent that moved to another
+ * instance within the minute, or two flushes) is merged by the database:
+ * the upsert adds the sample counts and weighs the averages (rollup-store.ts).
+ * Leader-only rollups would lose the minutes of the other instances' agents.
  */
 export function startHistory(config: HistoryConfig): HistoryService {
   const now = config.now ?? Date.now;
@@ -62,23 +76,33 @@ export function startHistory(config: HistoryConfig): HistoryService {
 
   const flushTimer = setInterval(() => void flush(), config.flushEveryMs);
   flushTimer.unref();
-  const pruneEveryMs = config.pruneEveryMs ?? 60 * 60_000;
-  // The first prune waits a minute so that it does not compete with start-up work.
-  const firstPrune = setTimeout(() => void prune(), Math.min(60_000, pruneEveryMs));
-  firstPrune.unref();
-  const pruneTimer = setInterval(() => void prune(), pruneEveryMs);
-  pruneTimer.unref();
+  const stopPruning = new Set<() => void>();
+  const startPruning = () => {
+    const pruneEveryMs = config.pruneEveryMs ?? 60 * 60_000;
+    // The first prune waits a minute so that it does not compete with start-up work.
+    const firstPrune = setTimeout(() => void prune(), Math.min(60_000, pruneEveryMs));
+    firstPrune.unref();
+    const pruneTimer = setInterval(() => void prune(), pruneEveryMs);
+    pruneTimer.unref();
+    const stop = () => {
+      clearTimeout(firstPrune);
+      clearInterval(pruneTimer);
+      stopPruning.delete(stop);
+    };
+    stopPruning.add(stop);
+    return stop;
+  };
 
   const service: HistoryService = {
     record: (host, snapshot) => {
       if (!closed) rollups.record(host, snapshot);
     },
     flush,
+    startPruning,
     async close() {
       closed = true;
       clearInterval(flushTimer);
-      clearTimeout(firstPrune);
-      clearInterval(pruneTimer);
+      for (const stop of [...stopPruning]) stop();
       await flush();
       if (holder.__gpudeskHistory === service) holder.__gpudeskHistory = undefined;
     },

@@ -5,6 +5,6 @@ export const dynamic = "force-dynamic";
 
 /** Liveness for load balancers and the test harness: answers once the fleet is running. */
 export function GET() {
-  const { fleet, ingest } = runtime();
-  return NextResponse.json({ ok: true, gpus: fleet.gpuCount, ingest: ingest.counters });
+  const { fleet, ingest, cluster } = runtime();
+  return NextResponse.json({ ok: true, gpus: fleet.gpuCount, ingest: ingest.counters, cluster: cluster?.() });
 }
