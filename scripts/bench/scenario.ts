@@ -190,13 +190,14 @@ async function startServer(
   throw new Error(`server on ${url} did not answer /api/health within 10 minutes; see ${logFile}`);
 }
 
+/** GPUs the least informed instance knows (with Redis, every instance holds the whole fleet). */
 async function liveGpuCount(servers: RunningServer[]): Promise<number> {
-  let total = 0;
+  const counts: number[] = [];
   for (const server of servers) {
     const health = (await (await fetch(`${server.url}/api/health`)).json()) as { gpus: number };
-    total += health.gpus;
+    counts.push(health.gpus);
   }
-  return total;
+  return Math.min(...counts);
 }
 
 /** Asks the probe in the server for what it saw since the last ask, and waits for the answer. */
