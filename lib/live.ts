@@ -1,6 +1,7 @@
 import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
 import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
 import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
+import type { GrantNotice } from "@/lib/waitlist-schema";
 
 /**
  * What browsers receive on the socket.io namespace `/live`: a full snapshot
@@ -104,6 +105,8 @@ export interface LiveServerToClient {
   "alerts:snapshot": (snapshot: AlertsSnapshot) => void;
   /** An alert that concerns this viewer opened, closed or was acknowledged. */
   "alerts:update": (update: AlertUpdate) => void;
+  /** This viewer's waiting request became a reservation (sent to that person only). */
+  "waitlist:granted": (notice: GrantNotice) => void;
 }
 
 export interface LiveClientToServer {

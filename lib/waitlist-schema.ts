@@ -26,7 +26,27 @@ export interface WaitlistView {
   createdAt: string;
   /** 1 for the next to be served; null once it no longer waits. */
   position: number | null;
+  /**
+   * When it can expect its GPUs, from the current bookings' end times and the
+   * requests ahead of it; null when it no longer waits or nothing fits within
+   * a week. Early releases make it sooner, new bookings later.
+   */
+  estimatedStartAt: string | null;
   reservationId: string | null;
   grantedAt: string | null;
   expiresAt: string | null;
+}
+
+/** `waitlist:granted` on /live, to the person whose waiting request became a reservation. */
+export interface GrantNotice {
+  entryId: string;
+  userId: string;
+  reservationId: string;
+  hostName: string;
+  gpuIndices: number[];
+  startsAt: string;
+  endsAt: string;
+  purpose: string;
+  /** Why these GPUs, as the booking answer says it. */
+  explanation: string | null;
 }

@@ -23,6 +23,7 @@ import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
+import { attachGrantNotices } from "@/server/waitlist/grant-notices";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
 import { setRuntime } from "@/server/runtime";
 import { log } from "@/server/log";
@@ -111,10 +112,12 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     extras: alerts.live,
   });
   const stopAlertsLive = alerts.attachLive(liveNamespace);
+  // Grants are emitted on the instance that runs the waitlist; the adapter carries them to the person's pages elsewhere.
+  const stopGrantNotices = attachGrantNotices(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(alerts.leaderJob);
-  cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet }).stop });
+  cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
   await cluster.start();
 
@@ -143,6 +146,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     async close() {
       stopLive();
       stopAlertsLive();
+      stopGrantNotices();
       await cluster.close();
       await alerts.stop();
       bookingFeed.stop();

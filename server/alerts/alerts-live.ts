@@ -4,6 +4,7 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import type { UserPrincipal } from "@/server/auth/principal";
+import { viewerRoom } from "@/server/fleet/viewer-rooms";
 import { log } from "@/server/log";
 
 type Viewer = UserPrincipal["user"];
@@ -18,7 +19,6 @@ export interface AlertsLiveOptions {
 }
 
 const ADMINS_ROOM = "alerts:admins";
-const personRoom = (id: string) => `alerts:user:${id}`;
 
 function handshakeHeaders(raw: Record<string, string | string[] | undefined>): Headers {
   const headers = new Headers();
@@ -59,7 +59,8 @@ export function attachAlertsLive(namespace: LiveNamespace, options: AlertsLiveOp
     });
     const viewer = (socket.data as { alertsViewer?: Viewer | null }).alertsViewer;
     if (!viewer) return;
-    void socket.join(viewer.role === "admin" ? ADMINS_ROOM : personRoom(viewer.id));
+    // Everyone joins their own room (other notices address it too); admins also the room for all alerts.
+    void socket.join(viewer.role === "admin" ? [ADMINS_ROOM, viewerRoom(viewer.id)] : viewerRoom(viewer.id));
     options
       .listOpen(viewer)
       .then((alerts) => socket.emit("alerts:snapshot", { serverTime: new Date().toISOString(), alerts }))
@@ -67,6 +68,6 @@ export function attachAlertsLive(namespace: LiveNamespace, options: AlertsLiveOp
   });
 
   return onAlertChanged((change) => {
-    namespace.to([ADMINS_ROOM, ...change.alert.people.map((person) => personRoom(person.id))]).emit("alerts:update", change);
+    namespace.to([ADMINS_ROOM, ...change.alert.people.map((person) => viewerRoom(person.id))]).emit("alerts:update", change);
   });
 }

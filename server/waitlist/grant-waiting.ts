@@ -1,13 +1,11 @@
+import type { GrantNotice } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { ServiceOptions } from "@/server/reservations/actor";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
 
-export interface Grant {
-  entryId: string;
-  userId: string;
-  reservationId: string;
-}
+/** A waiting request that became a reservation: what its person is told. */
+export type Grant = GrantNotice;
 
 /**
  * Serves the waitlist: in order of arrival, each waiting request that fits
@@ -50,7 +48,17 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
         { now, client, fleet: options.fleet },
       );
       await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "granted", reservationId: reservation.id, grantedAt: now } });
-      grants.push({ entryId: entry.id, userId: user.id, reservationId: reservation.id });
+      grants.push({
+        entryId: entry.id,
+        userId: user.id,
+        reservationId: reservation.id,
+        hostName: reservation.host.name,
+        gpuIndices: reservation.gpus.map((gpu) => gpu.index),
+        startsAt: reservation.startsAt,
+        endsAt: reservation.endsAt,
+        purpose: reservation.purpose,
+        explanation: reservation.explanation ?? null,
+      });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       // Not now: a conflict holds back who competes for the same GPUs; any

@@ -36,6 +36,12 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
   if (request.host !== undefined && !(await client.host.findUnique({ where: { name: request.host }, select: { id: true } }))) {
     throw new AppError("bad_request", `There is no host named ${request.host}`, { host: `There is no host named ${request.host}` });
   }
+  // Waiting only helps when GPUs can free up: a request no host is big enough for would wait forever.
+  const hosts = await client.host.findMany({ where: request.host !== undefined ? { name: request.host } : {}, select: { _count: { select: { gpus: true } } } });
+  if (!hosts.some((host) => host._count.gpus >= request.count)) {
+    const message = `${request.host ?? "No host"}${request.host ? " does not have" : " has"} ${request.count} GPU${request.count > 1 ? "s" : ""}`;
+    throw new AppError("bad_request", message, { count: message });
+  }
   const entry = await client.waitlistEntry.create({
     data: {
       userId: actor.id,

@@ -2,6 +2,8 @@ import type { WaitlistStatus, WaitlistView } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation } from "@/server/reservations/actor";
+import { busyRanges } from "@/server/reservations/occupancy";
+import { estimateStarts } from "@/server/waitlist/estimate-starts";
 
 const SELECT = {
   id: true,
@@ -19,7 +21,7 @@ const SELECT = {
 
 type Row = { id: string; userId: string; hostName: string | null; gpuCount: number; durationMinutes: number; purpose: string; status: string; reservationId: string | null; createdAt: Date; grantedAt: Date | null; expiresAt: Date | null };
 
-function view(row: Row, username: string, position: number | null): WaitlistView {
+function view(row: Row, username: string, position: number | null, estimatedStartMs: number | null = null): WaitlistView {
   return {
     id: row.id,
     status: row.status as WaitlistStatus,
@@ -30,6 +32,7 @@ function view(row: Row, username: string, position: number | null): WaitlistView
     purpose: row.purpose,
     createdAt: row.createdAt.toISOString(),
     position,
+    estimatedStartAt: row.status === "waiting" && estimatedStartMs !== null ? new Date(estimatedStartMs).toISOString() : null,
     reservationId: row.reservationId,
     grantedAt: row.grantedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
@@ -41,21 +44,59 @@ async function usernames(ids: string[]): Promise<Map<string, string>> {
   return new Map(users.map((user) => [user.id, user.username ?? user.id]));
 }
 
-/** The queue, in order of service: everyone's waiting requests, so that a team sees who waits for what. */
-export async function listWaitlist(): Promise<WaitlistView[]> {
-  const rows = await db().waitlistEntry.findMany({ where: { status: "waiting" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: SELECT });
-  const names = await usernames(rows.map((row) => row.userId));
-  return rows.map((row, at) => view(row, names.get(row.userId) ?? row.userId, at + 1));
+/** How far ahead estimates look: beyond a week, "no estimate" says more than a date would. */
+const ESTIMATE_HORIZON_MS = 7 * 24 * 3600_000;
+
+async function waitingRows(): Promise<Row[]> {
+  return db().waitlistEntry.findMany({ where: { status: "waiting" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: SELECT });
+}
+
+/** Each waiting request's estimated start, from the bookings now in the database. */
+async function estimatesOf(rows: Row[], nowMs: number): Promise<Map<string, number | null>> {
+  if (rows.length === 0) return new Map();
+  const hosts = await db().host.findMany({ select: { name: true, gpus: { select: { id: true } } } });
+  const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
+  const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
+  return estimateStarts(
+    rows.map((row) => ({ id: row.id, hostName: row.hostName, count: row.gpuCount, durationMinutes: row.durationMinutes })),
+    hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) })),
+    busy,
+    nowMs,
+    ESTIMATE_HORIZON_MS,
+  );
+}
+
+/** The queue, in order of service: everyone's waiting requests with their estimated starts, so that a team sees who waits for what. */
+export async function listWaitlist(now = new Date()): Promise<WaitlistView[]> {
+  const rows = await waitingRows();
+  const [names, estimates] = await Promise.all([usernames(rows.map((row) => row.userId)), estimatesOf(rows, now.getTime())]);
+  return rows.map((row, at) => view(row, names.get(row.userId) ?? row.userId, at + 1, estimates.get(row.id) ?? null));
+}
+
+/** Recently granted requests stay in "mine" this long, so that someone who was away still learns of the grant. */
+const RECENT_GRANTS_MS = 24 * 3600_000;
+
+/** The asker's waiting requests (place and estimate) and those granted in the last day. */
+export async function listMyWaitlist(actor: Actor, now = new Date()): Promise<WaitlistView[]> {
+  const queue = await listWaitlist(now);
+  const granted = await db().waitlistEntry.findMany({
+    where: { userId: actor.id, status: "granted", grantedAt: { gte: new Date(now.getTime() - RECENT_GRANTS_MS) } },
+    orderBy: { grantedAt: "desc" },
+    select: SELECT,
+  });
+  return [...queue.filter((entry) => entry.holder.id === actor.id), ...granted.map((row) => view(row, actor.username, null))];
 }
 
 /** One request of the asker's (any, for an admin), with its place in the queue while it waits. */
 export async function getWaitlistEntry(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: SELECT });
   if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
-  const position =
-    row.status === "waiting" ? (await db().waitlistEntry.count({ where: { status: "waiting", createdAt: { lt: row.createdAt } } })) + 1 : null;
+  if (row.status === "waiting") {
+    const queued = (await listWaitlist()).find((entry) => entry.id === id);
+    if (queued) return queued;
+  }
   const names = await usernames([row.userId]);
-  return view(row, names.get(row.userId) ?? row.userId, position);
+  return view(row, names.get(row.userId) ?? row.userId, null);
 }
 
 /** Withdraws a waiting request; one already granted stays a reservation (release that instead). */

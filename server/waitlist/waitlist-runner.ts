@@ -1,6 +1,7 @@
 import { log } from "@/server/log";
 import { onBookingsChanged } from "@/server/reservations/booking-events";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
+import { announceGrants } from "@/server/waitlist/grant-notices";
 import { grantWaiting } from "@/server/waitlist/grant-waiting";
 
 // Bookings also end by expiry, which nothing announces: look again this often.
@@ -11,7 +12,7 @@ const INTERVAL_MS = 10_000;
  * every few seconds. Runs one pass at a time; a change during a pass asks
  * for one more.
  */
-export function startWaitlistRunner(options: { fleet?: LiveGpuSource } = {}): { stop: () => void } {
+export function startWaitlistRunner(options: { fleet?: LiveGpuSource; publicUrl?: string } = {}): { stop: () => void } {
   let running = false;
   let again = false;
   let stopped = false;
@@ -27,6 +28,7 @@ export function startWaitlistRunner(options: { fleet?: LiveGpuSource } = {}): { 
         again = false;
         const grants = await grantWaiting({ fleet: options.fleet });
         for (const grant of grants) log.info(`waitlist: granted ${grant.entryId} as reservation ${grant.reservationId}`);
+        await announceGrants(grants, { publicUrl: options.publicUrl });
       } while (again && !stopped);
     } catch (error) {
       log.error(`waitlist: ${error instanceof Error ? error.message : String(error)}`);

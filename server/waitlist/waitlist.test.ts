@@ -5,6 +5,11 @@ type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
+let announceGrants: typeof import("@/server/waitlist/grant-notices").announceGrants;
+let onWaitlistGranted: typeof import("@/server/waitlist/grant-notices").onWaitlistGranted;
+let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
+let listMyWaitlist: typeof import("@/server/waitlist/list-waitlist").listMyWaitlist;
+let db: typeof import("@/server/db").db;
 let createTestUser: Fixtures["createTestUser"];
 let createTestHost: Fixtures["createTestHost"];
 let refusal: Fixtures["refusal"];
@@ -18,6 +23,9 @@ beforeAll(async () => {
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
+  ({ announceGrants, onWaitlistGranted } = await import("@/server/waitlist/grant-notices"));
+  ({ listWaitlist, listMyWaitlist } = await import("@/server/waitlist/list-waitlist"));
+  ({ db } = await import("@/server/db"));
   ({ createTestUser, createTestHost, refusal } = await import("@/server/testing/booking-fixtures"));
 }, 120_000);
 
@@ -54,5 +62,52 @@ describe("the waitlist", () => {
     await joinWaitlist(carol, request, { now: NOW });
     const refused = await refusal(joinWaitlist(carol, request, { now: NOW }));
     expect(refused.message).toContain("at most 2 per person");
+  });
+
+  it("shows each waiting request's place and estimated start from the bookings' end times", async () => {
+    const host = await createTestHost(1);
+    const [holder, dave, erin] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
+    await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 45, purpose: "holds it" }, { now: NOW });
+    const first = await joinWaitlist(dave, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: later(1) });
+    const second = await joinWaitlist(erin, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: later(2) });
+    const queue = (await listWaitlist(later(5))).filter((entry) => entry.host === host.name);
+    expect(queue.map((entry) => [entry.id, entry.estimatedStartAt])).toEqual([
+      [first.id, later(45).toISOString()],
+      [second.id, later(75).toISOString()],
+    ]);
+    const mine = await listMyWaitlist(erin, later(5));
+    expect(mine.map((entry) => entry.id)).toEqual([second.id]);
+    expect(mine[0].position).toBeGreaterThan(queue.findIndex((entry) => entry.id === first.id) + 1);
+  });
+
+  it("refuses to queue a request no host is big enough for", async () => {
+    const host = await createTestHost(2);
+    const frank = await createTestUser();
+    const refused = await refusal(joinWaitlist(frank, { count: 3, host: host.name, durationMinutes: 30, purpose: "too big" }, { now: NOW }));
+    expect(refused.fields).toEqual({ count: `${host.name} does not have 3 GPUs` });
+  });
+
+  it("tells the person at once: live listeners and their personal webhook", async () => {
+    const host = await createTestHost(1);
+    const [holder, gina] = await Promise.all([createTestUser(), createTestUser()]);
+    const webhook = await db().webhook.create({ data: { url: "http://127.0.0.1:9/hook", format: "slack", userId: gina.id }, select: { id: true } });
+    const held = await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 20, purpose: "holds it" }, { now: NOW });
+    const entry = await joinWaitlist(gina, { count: 1, host: host.name, durationMinutes: 30, purpose: "eval run" }, { now: later(1) });
+
+    const heard: string[] = [];
+    const stop = onWaitlistGranted((notice) => heard.push(`${notice.userId}:${notice.hostName}:${notice.gpuIndices.join(",")}`));
+    const grants = (await grantWaiting({ now: new Date(held.endsAt) })).filter((grant) => grant.entryId === entry.id);
+    await announceGrants(grants, { publicUrl: "https://gpudesk.example" });
+    stop();
+
+    expect(heard).toEqual([`${gina.id}:${host.name}:0`]);
+    const deliveries = await db().webhookDelivery.findMany({ where: { webhookId: webhook.id }, select: { event: true, payload: true } });
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0].event).toBe("waitlist.granted");
+    const text = (JSON.parse(deliveries[0].payload) as { text: string }).text;
+    expect(text).toContain(`"eval run" is now a reservation: GPU 0 on ${host.name}`);
+    expect(text).toContain("<https://gpudesk.example/reservations|launch settings>");
+    const mine = await listMyWaitlist(gina, new Date(held.endsAt));
+    expect(mine.find((row) => row.id === entry.id)).toMatchObject({ status: "granted", reservationId: grants[0].reservationId, position: null });
   });
 });

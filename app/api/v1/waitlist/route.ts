@@ -3,12 +3,16 @@ import { waitRequestSchema } from "@/lib/waitlist-schema";
 import { requireUser, requireViewer } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { joinWaitlist } from "@/server/waitlist/join-waitlist";
-import { getWaitlistEntry, listWaitlist } from "@/server/waitlist/list-waitlist";
+import { getWaitlistEntry, listMyWaitlist, listWaitlist } from "@/server/waitlist/list-waitlist";
 
 export const dynamic = "force-dynamic";
 
-/** The queue in order of service. */
+/** The queue in order of service, with estimated starts; `?mine=1`: the asker's waiting and recently granted requests. */
 export const GET = apiHandler(async (request) => {
+  if (new URL(request.url).searchParams.get("mine") === "1") {
+    const { user } = await requireUser(request);
+    return NextResponse.json({ waiting: await listMyWaitlist(user) });
+  }
   await requireViewer(request);
   return NextResponse.json({ waiting: await listWaitlist() });
 });

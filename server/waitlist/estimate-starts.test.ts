@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { estimateStarts } from "@/server/waitlist/estimate-starts";
+
+const NOW = Date.parse("2026-12-01T10:00:00Z");
+const min = (minutes: number) => NOW + minutes * 60_000;
+const HORIZON = 7 * 24 * 3600_000;
+const nodeA = { name: "node-a", gpuIds: ["a0", "a1"] };
+const nodeB = { name: "node-b", gpuIds: ["b0", "b1", "b2", "b3"] };
+
+describe("estimated starts of waiting requests", () => {
+  it("plays the queue forward on the current bookings' end times, in order", () => {
+    const busy = [
+      { gpuId: "a0", startMs: NOW, endMs: min(30) },
+      { gpuId: "a1", startMs: NOW, endMs: min(60) },
+    ];
+    const entries = [
+      { id: "first", hostName: "node-a", count: 1, durationMinutes: 60 },
+      { id: "second", hostName: "node-a", count: 1, durationMinutes: 60 },
+      { id: "third", hostName: "node-a", count: 1, durationMinutes: 60 },
+    ];
+    const estimates = estimateStarts(entries, [nodeA], busy, NOW, HORIZON);
+    // a0 frees at 30 (first), a1 at 60 (second), the first grant ends at 90 (third).
+    expect([...estimates.values()]).toEqual([min(30), min(60), min(90)]);
+  });
+
+  it("never estimates a request before an earlier one that holds it back", () => {
+    const busy = [
+      { gpuId: "a0", startMs: NOW, endMs: min(120) },
+      { gpuId: "a1", startMs: NOW, endMs: min(120) },
+      { gpuId: "b0", startMs: NOW, endMs: min(45) },
+    ];
+    const entries = [
+      { id: "two-on-a", hostName: "node-a", count: 2, durationMinutes: 30 },
+      { id: "one-on-a", hostName: "node-a", count: 1, durationMinutes: 30 },
+      { id: "three-anywhere", hostName: null, count: 3, durationMinutes: 30 },
+      { id: "one-on-b", hostName: "node-b", count: 1, durationMinutes: 30 },
+    ];
+    const estimates = estimateStarts(entries, [nodeA, nodeB], busy, NOW, HORIZON);
+    expect(estimates.get("two-on-a")).toBe(min(120));
+    expect(estimates.get("one-on-a")).toBe(min(150));
+    // node-b has three free GPUs now, but "any host" waits behind the node-a requests.
+    expect(estimates.get("three-anywhere")).toBe(min(150));
+    expect(estimates.get("one-on-b")).toBe(min(150));
+  });
+
+  it("gives no estimate when nothing fits within the horizon, and none to those it holds back", () => {
+    const busy = [
+      { gpuId: "a0", startMs: NOW, endMs: NOW + 2 * HORIZON },
+      { gpuId: "a1", startMs: NOW, endMs: NOW + 2 * HORIZON },
+    ];
+    const entries = [
+      { id: "too-big", hostName: "node-b", count: 5, durationMinutes: 30 },
+      { id: "long-wait", hostName: "node-a", count: 1, durationMinutes: 30 },
+      { id: "behind-it", hostName: "node-a", count: 1, durationMinutes: 30 },
+      { id: "elsewhere", hostName: "node-b", count: 1, durationMinutes: 30 },
+    ];
+    const estimates = estimateStarts(entries, [nodeA, nodeB], busy, NOW, HORIZON);
+    expect(estimates.get("too-big")).toBeNull();
+    expect(estimates.get("long-wait")).toBeNull();
+    expect(estimates.get("behind-it")).toBeNull();
+    // Neither the impossible request nor node-a's queue holds node-b back.
+    expect(estimates.get("elsewhere")).toBe(NOW);
+  });
+});
