@@ -1,25 +1,7 @@
-/**
- * "Bookings changed": the services announce it after each commit, and the
- * live feed listens. The listeners live on globalThis because Next's route
- * bundles load their own copy of this module, while the feed runs in the
- * custom server's.
- */
-type Listener = () => void;
+import { processEvent } from "@/server/process-events";
 
-const holder = globalThis as unknown as { __gpudeskBookingListeners?: Set<Listener> };
+/** "Bookings changed": the services announce it after each commit; the live feed and the waitlist listen. */
+const bookingsChanged = processEvent<void>("__gpudeskBookingListeners", "booking changes");
 
-function listeners(): Set<Listener> {
-  holder.__gpudeskBookingListeners ??= new Set();
-  return holder.__gpudeskBookingListeners;
-}
-
-export function onBookingsChanged(listener: Listener): () => void {
-  listeners().add(listener);
-  return () => {
-    listeners().delete(listener);
-  };
-}
-
-export function announceBookingsChanged(): void {
-  for (const listener of listeners()) listener();
-}
+export const onBookingsChanged = (listener: () => void): (() => void) => bookingsChanged.on(listener);
+export const announceBookingsChanged = (): void => bookingsChanged.emit();

@@ -5,28 +5,16 @@ import { db } from "@/server/db";
 import { viewerRoom } from "@/server/fleet/viewer-rooms";
 import { log } from "@/server/log";
 import { wakeDeliveries } from "@/server/notifications/notifications";
+import { processEvent } from "@/server/process-events";
 import { toFormat } from "@/server/notifications/webhooks";
 
 /**
  * Telling people that their waiting request became a reservation: live on
  * /live (every page they have open) and through their personal webhooks.
- * Listeners live on globalThis for the same reason as the booking events.
  */
-type Listener = (notice: GrantNotice) => void;
+const granted = processEvent<GrantNotice>("__gpudeskGrantListeners", "waitlist grants");
 
-const holder = globalThis as unknown as { __gpudeskGrantListeners?: Set<Listener> };
-
-function listeners(): Set<Listener> {
-  holder.__gpudeskGrantListeners ??= new Set();
-  return holder.__gpudeskGrantListeners;
-}
-
-export function onWaitlistGranted(listener: Listener): () => void {
-  listeners().add(listener);
-  return () => {
-    listeners().delete(listener);
-  };
-}
+export const onWaitlistGranted = granted.on;
 
 /** "Your 2 GPUs on node-b are booked": the sentence the page and the Slack message share. */
 export function grantSentence(notice: GrantNotice): string {
@@ -63,7 +51,7 @@ export async function enqueueGrantDeliveries(notice: GrantNotice, options: { pub
 /** Tells each person of their grants: live listeners at once, webhooks through the delivery worker. */
 export async function announceGrants(grants: GrantNotice[], options: { publicUrl?: string } = {}): Promise<void> {
   for (const notice of grants) {
-    for (const listener of listeners()) listener(notice);
+    granted.emit(notice);
     try {
       if ((await enqueueGrantDeliveries(notice, options)) > 0) wakeDeliveries();
     } catch (error) {
