@@ -59,6 +59,15 @@ describe("minute rollups written in batches", () => {
     expect(hour?.utilAvg).toBeCloseTo(35, 10);
   });
 
+  it("writes a fleet of more GPUs than SQLite takes bound parameters in one statement", async () => {
+    const host = await ensureLocalHost(uniqueName("big"), true);
+    const gpus = Array.from({ length: 1200 }, () => makeGpu());
+    const rollups = new MinuteRollups();
+    rollups.record(host, makeSnapshot(gpus, T0 + 3 * HOUR_MS));
+    await expect(rollups.flush()).resolves.toMatchObject({ minutes: 1200, hours: 1200 });
+    expect(rollups.snapshotStats().failedFlushes).toBe(0);
+  });
+
   it("writes nothing for minutes without readings: an offline agent leaves a gap, not zeros", async () => {
     const { host, gpu } = await setupGpu();
     const rollups = new MinuteRollups();

@@ -112,6 +112,18 @@ export class MinuteRollups {
   }
 }
 
+/**
+ * GPU lists become `IN (…)` lists of bound parameters, and SQLite takes at
+ * most 999 per statement: a fleet of 1,000 GPUs would fail every flush.
+ */
+const GPUS_PER_QUERY = 500;
+
+function gpuChunks(uuids: string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < uuids.length; i += GPUS_PER_QUERY) out.push(uuids.slice(i, i + GPUS_PER_QUERY));
+  return out;
+}
+
 async function writeBatch(entries: MinuteEntry[]): Promise<FlushResult> {
   let fromMs = Infinity;
   let toMs = -Infinity;
@@ -129,11 +141,15 @@ async function writeBatch(entries: MinuteEntry[]): Promise<FlushResult> {
   return db().$transaction(
     async (tx) => {
       await claimWriteLock(tx);
-      const intervals = intervalsByGpu(await findBookedIntervals(tx, [...uuids], new Date(fromMs), new Date(toMs)));
+      const booked = [];
+      for (const part of gpuChunks([...uuids])) booked.push(...(await findBookedIntervals(tx, part, new Date(fromMs), new Date(toMs))));
+      const intervals = intervalsByGpu(booked);
       const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
       await upsertMinuteRows(tx, rows);
       let hours = 0;
-      for (const [hourMs, gpus] of dirtyHours) hours += await recomputeHours(tx, [hourMs], [...gpus]);
+      for (const [hourMs, gpus] of dirtyHours) {
+        for (const part of gpuChunks([...gpus])) hours += await recomputeHours(tx, [hourMs], part);
+      }
       return { minutes: rows.length, hours };
     },
     { maxWait: 30_000, timeout: 120_000 },
