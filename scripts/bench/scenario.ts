@@ -32,6 +32,10 @@ export interface ScenarioOptions {
   basePort: number;
   redisUrl: string;
   seed: number;
+  /** Write a V8 CPU profile of each server into this folder (at exit). */
+  cpuProfileDir: string | null;
+  /** Before the window, wait (at most 5 minutes) until the 1-minute load average is below this; 0: do not wait. */
+  quietLoad: number;
   log: (line: string) => void;
 }
 
@@ -156,13 +160,15 @@ async function startServer(
   port: number,
   instance: number,
   extraEnv: Record<string, string>,
+  cpuProfileDir: string | null,
   log: (line: string) => void,
 ): Promise<RunningServer> {
   const url = `http://127.0.0.1:${port}`;
   const probeFile = path.join(dataDir, `probe-${instance}.json`);
   const logFile = path.join(dataDir, `server-${instance}.log`);
   const out = openSync(logFile, "a");
-  const child = spawn(process.execPath, ["--import", path.join(here, "server-probe.mjs"), cli, "serve"], {
+  const profile = cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir] : [];
+  const child = spawn(process.execPath, [...profile, "--import", path.join(here, "server-probe.mjs"), cli, "serve"], {
     cwd: repoRoot,
     env: scenarioEnv(dataDir, {
       PORT: String(port),
@@ -208,7 +214,8 @@ async function readProbe(server: RunningServer): Promise<{
 }> {
   const asked = Date.now();
   server.child.kill("SIGUSR2");
-  for (let i = 0; i < 100; i++) {
+  // A loaded server may take a while to run the handler; that delay is itself a finding.
+  for (let i = 0; i < 600; i++) {
     try {
       if (statSync(server.probeFile).mtimeMs >= asked - 5) {
         const report = JSON.parse(readFileSync(server.probeFile, "utf8"));
@@ -220,6 +227,15 @@ async function readProbe(server: RunningServer): Promise<{
     await sleep(50);
   }
   throw new Error(`the server probe did not answer (${server.probeFile})`);
+}
+
+/** Other work on the machine skews every figure: wait for a calmer minute when asked to. */
+async function waitForQuiet(threshold: number, log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + 5 * 60_000;
+  if (os.loadavg()[0]! < threshold) return;
+  log(`  load average ${os.loadavg()[0]!.toFixed(2)}: waiting for it to fall below ${threshold}`);
+  while (os.loadavg()[0]! >= threshold && Date.now() < deadline) await sleep(5_000);
+  log(`  load average now ${os.loadavg()[0]!.toFixed(2)}`);
 }
 
 /** Spreads items over n buckets, round robin. */
@@ -249,7 +265,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     }
     // One after the other: the first may build the web app, and each migrates the shared database.
     for (let i = 0; i < options.instances; i++) {
-      servers.push(await startServer(dataDir, options.basePort + i, i, shared, log));
+      servers.push(await startServer(dataDir, options.basePort + i, i, shared, options.cpuProfileDir, log));
     }
 
     // Agents: hosts spread over the instances (as a load balancer would), then over the agent processes.
@@ -286,6 +302,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     );
     log(`  ${options.viewers} viewers in ${viewerWorkers.length} processes connected; warming up ${options.warmupS} s`);
     await sleep(options.warmupS * 1000);
+    if (options.quietLoad > 0) await waitForQuiet(options.quietLoad, log);
 
     // The window starts on a whole second (samples are taken on whole seconds).
     const fromMs = Math.ceil((Date.now() + 200) / 1000) * 1000;
