@@ -1,20 +1,49 @@
+import { createRequire } from "node:module";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
-import { env } from "@/server/env";
+import type * as PostgresClientModule from ".prisma/postgres-client";
+import { databaseProvider, env } from "@/server/env";
 import { resolveSqlitePath } from "@/server/sqlite-path";
+
+/**
+ * The client generated from prisma/postgres/schema.prisma (the same models,
+ * derived; see server/db/postgres-schema.ts), loaded only when the database
+ * is PostgreSQL. Loaded with require because it lives where Prisma puts its
+ * own generated client, node_modules/.prisma/, which survives npm's pruning
+ * but is no valid name for an ESM import (as @prisma/client, which requires it too).
+ */
+function loadPostgresClient(): typeof PostgresClientModule.PrismaClient {
+  const require = createRequire(import.meta.url);
+  return (require(".prisma/postgres-client") as typeof PostgresClientModule).PrismaClient;
+}
 
 // One client per process, shared by the custom server and Next's bundles
 // (which load their own copies of this module).
 const globalForDb = globalThis as unknown as { __gpudeskDb?: PrismaClient };
 
-export function db(): PrismaClient {
-  if (!globalForDb.__gpudeskDb) {
-    // Writers in other processes (a CLI command, a second server) hold SQLite's write
-    // lock only briefly, but under contention SQLite's sleeping retries can leave one
-    // waiter behind for longer than the default 5 s; it then fails with "database is locked".
-    const adapter = new PrismaBetterSQLite3({ url: resolveSqlitePath(env().DATABASE_URL), timeout: 15_000 });
-    globalForDb.__gpudeskDb = new PrismaClient({ adapter });
+/** Connections each process keeps to PostgreSQL (a booking holds one for its transaction). */
+const POSTGRES_POOL_SIZE = 10;
+
+function createClient(databaseUrl: string): PrismaClient {
+  if (databaseProvider(databaseUrl) === "postgresql") {
+    const adapter = new PrismaPg({ connectionString: databaseUrl, max: POSTGRES_POOL_SIZE, application_name: "gpudesk" });
+    // The PostgreSQL client is generated from the same models, so its API is
+    // the SQLite client's; the two are distinct TypeScript types only because
+    // each generated client declares its own. The rest of gpudesk is written
+    // against one type: this is the one place that says they are the same.
+    const PostgresPrismaClient = loadPostgresClient();
+    return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
+  // Writers in other processes (a CLI command, a second server) hold SQLite's write
+  // lock only briefly, but under contention SQLite's sleeping retries can leave one
+  // waiter behind for longer than the default 5 s; it then fails with "database is locked".
+  const adapter = new PrismaBetterSQLite3({ url: resolveSqlitePath(databaseUrl), timeout: 15_000 });
+  return new PrismaClient({ adapter });
+}
+
+export function db(): PrismaClient {
+  globalForDb.__gpudeskDb ??= createClient(env().DATABASE_URL);
   return globalForDb.__gpudeskDb;
 }
 

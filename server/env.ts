@@ -27,10 +27,21 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   /** Where the embedded SQLite database and the build stamp live. */
   GPUDESK_DATA_DIR: z.string().min(1).default("./data"),
-  /** `file:` URL of the SQLite database; default `file:<GPUDESK_DATA_DIR>/gpudesk.db`. */
+  /**
+   * The database: a `file:` URL for SQLite (default `file:<GPUDESK_DATA_DIR>/gpudesk.db`)
+   * or a `postgresql://` (or `postgres://`) URL for PostgreSQL.
+   */
   DATABASE_URL: z
     .string()
-    .refine((url) => url.startsWith("file:"), "must be a file: URL (SQLite)")
+    .superRefine((url, ctx) => {
+      if (databaseProvider(url) !== null) return;
+      // Only the scheme: the rest of a URL may hold a password.
+      const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? "no scheme";
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a file: URL for SQLite (file:./data/gpudesk.db) or a postgresql:// URL for PostgreSQL (postgresql://user:password@host:5432/gpudesk); got ${scheme}`,
+      });
+    })
     .optional(),
   /**
    * Several instances: a redis:// or rediss:// URL. With it, socket.io rooms
@@ -120,6 +131,15 @@ const envSchema = z.object({
       return ms;
     }),
 });
+
+export type DatabaseProvider = "sqlite" | "postgresql";
+
+/** Which database a DATABASE_URL names, by its scheme; null for one gpudesk does not support. */
+export function databaseProvider(url: string): DatabaseProvider | null {
+  if (url.startsWith("file:")) return "sqlite";
+  if (/^postgres(ql)?:\/\//i.test(url)) return "postgresql";
+  return null;
+}
 
 export type Env = z.infer<typeof envSchema> & { DATABASE_URL: string; dataDir: string };
 

@@ -5,7 +5,7 @@ import { admin, username } from "better-auth/plugins";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { checkLoginAllowed, recordLoginResult } from "@/server/auth/login-throttle";
 import { db } from "@/server/db";
-import { env } from "@/server/env";
+import { databaseProvider, env } from "@/server/env";
 
 /** The header the custom server sets to the client's address (incoming copies are dropped). */
 export const CLIENT_IP_HEADER = "x-gpudesk-client-ip";
@@ -18,7 +18,8 @@ function createAuth() {
     // GPUDESK_PUBLIC_URL pins it when a proxy or TLS front sits before it.
     baseURL: config.GPUDESK_PUBLIC_URL ?? { allowedHosts: ["*"], protocol: "auto", fallback: `http://localhost:${config.PORT}` },
     secret: loadAuthSecret(config.GPUDESK_AUTH_SECRET, config.dataDir),
-    database: prismaAdapter(db(), { provider: "sqlite" }),
+    // better-auth words some queries per database (e.g. case-insensitive matching on PostgreSQL).
+    database: prismaAdapter(db(), { provider: databaseProvider(config.DATABASE_URL) ?? "sqlite" }),
     // Accounts are created by admins (or `gpudesk user add`), never by visitors.
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8, maxPasswordLength: 256 },
     session: {

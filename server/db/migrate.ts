@@ -2,15 +2,24 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { migratePostgres } from "@/server/db/migrate-postgres";
+import { POSTGRES_MIGRATIONS_PATH } from "@/server/db/postgres-schema";
+import { databaseProvider } from "@/server/env";
 import { resolveSqlitePath } from "@/server/sqlite-path";
 
 const require = createRequire(import.meta.url);
 
 /**
- * Creates the SQLite database if needed and applies pending migrations with
- * Prisma's own `migrate deploy` (WebAssembly schema engine, no download).
+ * Brings the database up to date. SQLite: creates the file if needed and
+ * applies prisma/migrations with Prisma's own `migrate deploy` (WebAssembly
+ * schema engine, no download). PostgreSQL: applies prisma/migrations-postgres
+ * with gpudesk's own migrator, which keeps Prisma's bookkeeping.
  */
 export async function migrateDatabase(databaseUrl: string, repoRoot: string): Promise<void> {
+  if (databaseProvider(databaseUrl) === "postgresql") {
+    await migratePostgres(databaseUrl, path.join(repoRoot, POSTGRES_MIGRATIONS_PATH));
+    return;
+  }
   mkdirSync(path.dirname(resolveSqlitePath(databaseUrl)), { recursive: true });
   const prismaCli = require.resolve("prisma/build/index.js");
   const output: string[] = [];

@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import { env } from "@/server/env";
+import { databaseProvider, env } from "@/server/env";
 
 /**
  * The one place where the usage queries differ between SQLite and
@@ -12,7 +12,7 @@ import { env } from "@/server/env";
 export type SqlDialect = "sqlite" | "postgresql";
 
 export function sqlDialect(): SqlDialect {
-  return env().DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql";
+  return databaseProvider(env().DATABASE_URL) ?? "sqlite";
 }
 
 /** `column` as whole seconds since the epoch. `column` is a trusted, quoted identifier. */
