@@ -27,7 +27,9 @@ export interface WriteLock {
 async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
   await tx.$executeRaw`UPDATE "user" SET "updatedAt" = "updatedAt" WHERE "id" = ${lock.userId}`;
   if (lock.hostIds.length > 0) {
-    await tx.$executeRaw`UPDATE "Host" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join(lock.hostIds)})`;
+    // In id order, so that two bookings that lock the same hosts queue instead of deadlocking.
+    const hostIds = [...new Set(lock.hostIds)].sort();
+    await tx.$executeRaw`UPDATE "Host" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join(hostIds)})`;
   }
 }
 
@@ -73,15 +75,31 @@ export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLoc
 const BUSY_ATTEMPTS = 5;
 
 /**
- * SQLite answered "database is locked" without waiting. It does that when
- * waiting could deadlock: another process holds the write lock while this
- * transaction already read. That happens despite the write-first lock
- * because the adapter's one connection runs other requests' queries inside
- * an open transaction, before its first statement. Retrying is safe: the
- * transaction changed nothing.
+ * Driver error codes after which the whole transaction may simply run again:
+ *
+ * - SQLite answered "database is locked" without waiting. It does that when
+ *   waiting could deadlock: another process holds the write lock while this
+ *   transaction already read. That happens despite the write-first lock
+ *   because the adapter's one connection runs other requests' queries inside
+ *   an open transaction, before its first statement.
+ * - PostgreSQL chose this transaction as a deadlock victim (40P01) or could
+ *   not serialize it (40001). The row locks are taken in one order (person,
+ *   then hosts by id), so bookings queue rather than deadlock; other writers
+ *   of those rows (an admin editing a person while they book) could still
+ *   cross, and PostgreSQL then ends one of them.
+ * - PostgreSQL's exclusion constraint on ReservationGpu (23P01) refused an
+ *   overlapping booking that the checks let through. The locks should make
+ *   that impossible; should it happen anyway, the next attempt sees the
+ *   other booking and refuses with a proper conflict message.
+ *
+ * Retrying is safe: the failed transaction was rolled back whole.
  */
+const RETRYABLE = new Set(["SQLITE_BUSY", "40P01", "40001", "23P01"]);
+
 function isDatabaseBusy(error: unknown): boolean {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  // Prisma's own code for a write conflict or deadlock, where the adapter maps it.
+  if (error.code === "P2034") return true;
   const cause = (error.meta?.driverAdapterError as { cause?: { originalCode?: string } } | undefined)?.cause;
-  return cause?.originalCode === "SQLITE_BUSY";
+  return cause?.originalCode !== undefined && RETRYABLE.has(cause.originalCode);
 }
