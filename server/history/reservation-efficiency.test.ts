@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db";
 import { reservationEfficiency, reservationEfficiencyFor } from "@/server/history/reservation-efficiency";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
@@ -49,15 +49,23 @@ async function book(userId: string, gpuIndexes: number[], startMs: number, endMs
 }
 
 describe("reservation efficiency", () => {
+  // Each test books the same GPUs and hours; a GPU is never booked twice at once
+  // (PostgreSQL's exclusion constraint refuses it even here), so each starts afresh.
+  beforeEach(async () => {
+    await db().reservation.deleteMany({ where: { hostId } });
+  });
+
   it("is the mean utilization of the booked GPUs over the booking's minutes with readings", async () => {
     const both = await book(ownerId, [0, 1], T0, T0 + 2 * HOUR_MS);
-    const second = await book(ownerId, [0], T0 + HOUR_MS, T0 + HOUR_MS + 30 * MINUTE_MS);
     const future = await book(ownerId, [1], T0 + 10 * HOUR_MS, T0 + 11 * HOUR_MS);
-    const result = await reservationEfficiency([both, second, future]);
+    const result = await reservationEfficiency([both, future]);
     // 120 minutes at 80 % and 60 at 20 %: (120 × 80 + 60 × 20) / 180.
     expect(result.get(both)).toEqual({ reservationId: both, meanUtilPct: 60, coveredGpuMinutes: 180 });
-    expect(result.get(second)).toEqual({ reservationId: second, meanUtilPct: 80, coveredGpuMinutes: 30 });
     expect(result.get(future)).toEqual({ reservationId: future, meanUtilPct: null, coveredGpuMinutes: 0 });
+
+    await db().reservation.delete({ where: { id: both } });
+    const second = await book(ownerId, [0], T0 + HOUR_MS, T0 + HOUR_MS + 30 * MINUTE_MS);
+    expect((await reservationEfficiency([second])).get(second)).toEqual({ reservationId: second, meanUtilPct: 80, coveredGpuMinutes: 30 });
   });
 
   it("falls back to the hourly rollups once the minutes are pruned", async () => {

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, databaseProvider, parseEnv } from "@/server/env";
+
+/** An environment with only these variables (NODE_ENV is required by the type, not by the parser). */
+const environment = (variables: Record<string, string> = {}): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...variables });
+
+describe("DATABASE_URL", () => {
+  it("defaults to a SQLite file in the data directory", () => {
+    const env = parseEnv(environment({ GPUDESK_DATA_DIR: "/var/lib/gpudesk" }));
+    expect(env.DATABASE_URL).toBe("file:/var/lib/gpudesk/gpudesk.db");
+    expect(databaseProvider(env.DATABASE_URL)).toBe("sqlite");
+  });
+
+  it("takes PostgreSQL URLs of either scheme", () => {
+    for (const url of ["postgresql://gpudesk:secret@db:5432/gpudesk", "postgres://gpudesk@db/gpudesk?sslmode=require"]) {
+      expect(databaseProvider(parseEnv(environment({ DATABASE_URL: url })).DATABASE_URL)).toBe("postgresql");
+    }
+  });
+
+  it("refuses any other database, naming the scheme but never the password", () => {
+    const parse = () => parseEnv(environment({ DATABASE_URL: "mysql://gpudesk:hunter2@db/gpudesk" }));
+    expect(parse).toThrow(ConfigError);
+    expect(parse).toThrow(/DATABASE_URL: must be a file: URL for SQLite .* or a postgresql:\/\/ URL for PostgreSQL .*; got mysql:/);
+    expect(parse).not.toThrow(/hunter2/);
+  });
+});
