@@ -104,6 +104,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
     publicUrl: env.GPUDESK_PUBLIC_URL,
     waitForLeadership: true,
+    clusterWide: env.REDIS_URL !== undefined,
   });
   const liveNamespace = io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>;
   const stopLive = attachLiveEndpoint(liveNamespace, fleet, {

@@ -42,6 +42,8 @@ export interface StartAlertsOptions {
    * so that it runs on one instance only. Default: it starts at once.
    */
   waitForLeadership?: boolean;
+  /** Several instances share socket.io through Redis: enforcement reaches agents connected to the others too. */
+  clusterWide?: boolean;
 }
 
 /** Extra data for the `/live` endpoint: the GPU states in every snapshot and each tick's delta. */
@@ -74,7 +76,7 @@ export async function startAlerts(options: StartAlertsOptions) {
   const stopBookings = options.bookings.subscribe(() => void directory.refresh());
 
   const reconciler = new Reconciler(() => options.bookings.current(), directory);
-  const channel = attachEnforcementChannel(options.agentNamespace as never, recordEnforcementReport);
+  const channel = attachEnforcementChannel(options.agentNamespace as never, recordEnforcementReport, { clusterWide: options.clusterWide });
 
   /** What runs on the leader only; null elsewhere. */
   let term: { monitor: AlertMonitor; enforcement: EnforcementLoop } | null = null;
@@ -150,6 +152,7 @@ export async function startAlerts(options: StartAlertsOptions) {
     async stop(): Promise<void> {
       stopBookings();
       directory.stop();
+      channel.stop();
       setAlertsRuntime(undefined);
       await stopLeaderJob?.();
       stopLeaderJob = null;

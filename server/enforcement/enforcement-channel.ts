@@ -20,6 +20,22 @@ export interface EnforcementChannel {
   send(hostId: string, command: TerminateCommand): boolean;
 }
 
+/** Every agent that allows enforcement, on every instance: what the leader asks the cluster about. */
+const ENFORCING_ROOM = "enforcement";
+const enforcingHostRoom = (hostId: string) => `enforcement:${hostId}`;
+/** How often the leader asks the other instances which of their agents allow enforcement. */
+const CLUSTER_REFRESH_MS = 5000;
+
+export interface EnforcementChannelOptions {
+  /**
+   * Several instances share the namespace through the Redis adapter: agents
+   * connected to other instances count too, and requests reach them there.
+   */
+  clusterWide?: boolean;
+  /** How often to ask the other instances (default 5 s). */
+  refreshMs?: number;
+}
+
 /**
  * The enforcement side of `/agent`, next to the samples endpoint (which
  * authenticates the agent and answers its hello): it notes which agents
@@ -28,11 +44,14 @@ export interface EnforcementChannel {
 export function attachEnforcementChannel(
   namespace: AgentNamespace,
   onReport: (host: RegisteredHost, report: EnforcementReport) => Promise<void>,
-): EnforcementChannel {
+  options: EnforcementChannelOptions = {},
+): EnforcementChannel & { stop: () => void } {
   namespace.on("connection", (socket: AgentSocket) => {
     socket.on("agent:hello", (hello) => {
       // The samples endpoint validates and answers the hello; only the flag matters here.
       socket.data.enforcement = typeof hello === "object" && hello !== null && (hello as { enforcement?: unknown }).enforcement === true;
+      const hostId = socket.data.host?.id;
+      if (socket.data.enforcement && hostId) void socket.join([ENFORCING_ROOM, enforcingHostRoom(hostId)]);
     });
     socket.on("agent:enforcement", (raw, reply) => {
       const host = socket.data.host;
@@ -55,13 +74,40 @@ export function attachEnforcementChannel(
     return [...namespace.sockets.values()].filter((socket) => socket.data.host?.id === hostId && socket.data.enforcement === true);
   }
 
+  // The hosts whose agents on other instances allow enforcement, as last asked (the rule loop is synchronous).
+  let elsewhere = new Set<string>();
+  let timer: ReturnType<typeof setInterval> | null = null;
+  if (options.clusterWide) {
+    const refresh = () => {
+      namespace
+        .in(ENFORCING_ROOM)
+        .fetchSockets()
+        .then((sockets) => {
+          elsewhere = new Set(sockets.flatMap((socket) => (socket.data.host?.id ? [socket.data.host.id] : [])));
+        })
+        .catch((error: unknown) => log.warn(`could not ask the other instances about their agents: ${error instanceof Error ? error.message : String(error)}`));
+    };
+    refresh();
+    timer = setInterval(refresh, options.refreshMs ?? CLUSTER_REFRESH_MS);
+    timer.unref();
+  }
+
   return {
-    capable: (hostId) => agentsOf(hostId).length > 0,
+    capable: (hostId) => agentsOf(hostId).length > 0 || elsewhere.has(hostId),
     send(hostId, command) {
       const [agent] = agentsOf(hostId);
-      if (!agent) return false;
-      agent.emit("agent:terminate", command);
+      if (agent) {
+        agent.emit("agent:terminate", command);
+        return true;
+      }
+      if (!elsewhere.has(hostId)) return false;
+      // Through the adapter to the instance that holds the agent; the agent's report comes back to that instance.
+      namespace.to(enforcingHostRoom(hostId)).emit("agent:terminate", command);
       return true;
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
     },
   };
 }
