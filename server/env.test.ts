@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, databaseProvider, parseEnv } from "@/server/env";
+import { ConfigError, databaseProvider, describeDatabase, parseEnv } from "@/server/env";
 
 /** An environment with only these variables (NODE_ENV is required by the type, not by the parser). */
 const environment = (variables: Record<string, string> = {}): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...variables });
@@ -22,5 +22,11 @@ describe("DATABASE_URL", () => {
     expect(parse).toThrow(ConfigError);
     expect(parse).toThrow(/DATABASE_URL: must be a file: URL for SQLite .* or a postgresql:\/\/ URL for PostgreSQL .*; got mysql:/);
     expect(parse).not.toThrow(/hunter2/);
+  });
+
+  it("is logged without its password", () => {
+    expect(describeDatabase("postgresql://gpudesk:hunter2@db:5432/gpudesk")).toBe("postgresql://gpudesk:***@db:5432/gpudesk");
+    expect(describeDatabase("postgres://db/gpudesk")).toBe("postgres://db/gpudesk");
+    expect(describeDatabase("file:./data/gpudesk.db")).toBe("file:./data/gpudesk.db");
   });
 });

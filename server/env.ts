@@ -141,6 +141,18 @@ export function databaseProvider(url: string): DatabaseProvider | null {
   return null;
 }
 
+/** DATABASE_URL fit for a log line: a PostgreSQL URL without its password. */
+export function describeDatabase(url: string): string {
+  if (databaseProvider(url) !== "postgresql") return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "PostgreSQL (unparsable URL)";
+  }
+}
+
 export type Env = z.infer<typeof envSchema> & { DATABASE_URL: string; dataDir: string };
 
 export class ConfigError extends Error {}

@@ -14,7 +14,7 @@ import { ensureProductionBuild } from "@/server/build";
 import { startCluster } from "@/server/cluster/start-cluster";
 import { disconnectDb } from "@/server/db";
 import { migrateDatabase } from "@/server/db/migrate";
-import type { Env } from "@/server/env";
+import { describeDatabase, type Env } from "@/server/env";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
@@ -138,7 +138,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     fleet,
     ingest,
   });
-  log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${env.DATABASE_URL})`);
+  log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
   const stopDemoHistory = new AbortController();
   const demoHistory = startDemoHistory(env, localMode, agentsStartedAt, stopDemoHistory.signal);
 
