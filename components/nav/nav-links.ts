@@ -10,6 +10,7 @@ export const MAIN_LINKS: NavLink[] = [
   { href: "/", label: "Fleet", alsoActiveUnder: ["/gpus/"] },
   { href: "/reserve", label: "Reserve" },
   { href: "/reservations", label: "My reservations" },
+  { href: "/queue", label: "Queue" },
   { href: "/schedule", label: "Schedule" },
   { href: "/alerts", label: "Alerts" },
   { href: "/usage", label: "Usage" },

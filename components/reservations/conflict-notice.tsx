@@ -6,22 +6,26 @@ import { buttonClass } from "@/components/ui/button-styles";
 
 interface ConflictNoticeProps {
   conflicts: BookingConflict[];
+  /** The server's own sentence, shown when no booking is in the way (someone runs there unbooked, a host is down). */
+  message?: string;
   suggestion: ConflictSuggestion;
   /** When the request was to start: a conflict that began before it reads "until". */
   requestedStartMs: number;
   nowMs: number;
   onStartAt?: (iso: string) => void;
   onTakeGpus?: (indices: number[]) => void;
+  /** Offered for "any N GPUs now": wait in the queue instead. */
+  onQueue?: () => void;
 }
 
 /**
  * The server's 409 in the viewer's words and zone: who holds what until
  * when, and one click to what is free instead.
  */
-export function ConflictNotice({ conflicts, suggestion, requestedStartMs, nowMs, onStartAt, onTakeGpus }: ConflictNoticeProps) {
+export function ConflictNotice({ conflicts, message, suggestion, requestedStartMs, nowMs, onStartAt, onTakeGpus, onQueue }: ConflictNoticeProps) {
   return (
     <div role="alert" className="space-y-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
-      <p className="font-medium">Those GPUs are taken for that time.</p>
+      <p className="font-medium">{conflicts.length > 0 || !message ? "Those GPUs are taken for that time." : message}</p>
       <ul className="list-disc space-y-1 pl-5">
         {conflicts.slice(0, 5).map((conflict) => (
           <li key={`${conflict.reservationId}-${conflict.gpuIndex}`}>
@@ -33,6 +37,11 @@ export function ConflictNotice({ conflicts, suggestion, requestedStartMs, nowMs,
         {conflicts.length > 5 && <li>and {conflicts.length - 5} more</li>}
       </ul>
       <div className="flex flex-wrap gap-2 pt-1">
+        {onQueue && (
+          <button type="button" className={buttonClass("primary", "sm")} onClick={onQueue}>
+            Queue me: book them when they free up
+          </button>
+        )}
         {suggestion.nextFreeAt && onStartAt && (
           <button type="button" className={buttonClass("secondary", "sm")} onClick={() => onStartAt(suggestion.nextFreeAt as string)}>
             Start {formatWhen(suggestion.nextFreeAt, nowMs)} instead
@@ -44,7 +53,7 @@ export function ConflictNotice({ conflicts, suggestion, requestedStartMs, nowMs,
           </button>
         )}
         {suggestion.latestEndAt && <p>It can run until {formatWhen(suggestion.latestEndAt, nowMs)}.</p>}
-        {!suggestion.nextFreeAt && suggestion.freeGpuIndices.length === 0 && !suggestion.latestEndAt && (
+        {!onQueue && !suggestion.nextFreeAt && suggestion.freeGpuIndices.length === 0 && !suggestion.latestEndAt && (
           <p>Nothing fits within the booking rules; try a shorter time.</p>
         )}
       </div>
@@ -53,7 +62,7 @@ export function ConflictNotice({ conflicts, suggestion, requestedStartMs, nowMs,
 }
 
 /** The conflict data out of an API error, if it is a booking conflict. */
-export function conflictOf(body: Record<string, unknown> | undefined): { conflicts: BookingConflict[]; suggestion: ConflictSuggestion } | null {
+export function conflictOf(body: Record<string, unknown> | undefined): { conflicts: BookingConflict[]; suggestion: ConflictSuggestion; message: string } | null {
   if (!body || !Array.isArray(body.conflicts) || typeof body.suggestion !== "object" || body.suggestion === null) return null;
-  return { conflicts: body.conflicts as BookingConflict[], suggestion: body.suggestion as ConflictSuggestion };
+  return { conflicts: body.conflicts as BookingConflict[], suggestion: body.suggestion as ConflictSuggestion, message: typeof body.message === "string" ? body.message : "" };
 }

@@ -5,6 +5,7 @@ import { useId, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { toLocalInput } from "@/lib/local-time";
 import type { BookableHost, PolicyView, ReservationView } from "@/lib/reservation-types";
+import type { WaitlistView } from "@/lib/waitlist-schema";
 import { PURPOSE_MAX } from "@/lib/reservation-schema";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
@@ -53,10 +54,14 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [pending, setPending] = useState(false);
   const [booked, setBooked] = useState<ReservationView | null>(null);
+  const [queueMe, setQueueMe] = useState(false);
+  const [queued, setQueued] = useState<WaitlistView | null>(null);
   const id = useId();
 
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
   const window = serverNow ? windowOf(values, serverNow) : null;
+  // Only "any N GPUs, now" can wait: a time later on is booked or refused as it is.
+  const canQueue = values.mode === "count" && values.startMode === "now";
 
   function change(patch: Partial<ReserveValues>, clears: ReserveField[]) {
     setValues((current) => ({ ...current, ...patch }));
@@ -81,12 +86,17 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     }
     setPending(true);
     const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", built.request);
-    setPending(false);
     if (result.ok) {
+      setPending(false);
       setBooked(result.data);
       return;
     }
     const found = conflictOf(result.error.body);
+    if (found && queueMe && canQueue) {
+      await joinQueue();
+      return;
+    }
+    setPending(false);
     if (found) {
       setConflict({ ...found, requestedStartMs: built.request.startsAt ? Date.parse(built.request.startsAt) : serverNow });
       return;
@@ -95,7 +105,31 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
   }
 
+  /** "Any N GPUs now" that cannot be served: wait for them in the queue instead. */
+  async function joinQueue() {
+    const built = toRequest(values);
+    if (!built.ok || !window) return;
+    const request = built.request;
+    setPending(true);
+    const result = await apiRequest<WaitlistView>("POST", "/api/v1/waitlist", {
+      count: request.count,
+      ...(request.host ? { host: request.host } : {}),
+      ...(request.minFreeMemoryMiB !== undefined ? { minFreeMemoryMiB: request.minFreeMemoryMiB } : {}),
+      durationMinutes: Math.round((window.endMs - window.startMs) / 60_000),
+      purpose: request.purpose,
+    });
+    setPending(false);
+    if (result.ok) {
+      setQueued(result.data);
+      return;
+    }
+    setConflict(null);
+    const fields = serverFields(result.error.fields);
+    setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
+  }
+
   if (booked) return <Booked reservation={booked} nowMs={serverNow} onAgain={() => setBooked(null)} />;
+  if (queued) return <Queued entry={queued} nowMs={serverNow} />;
 
   const freeCount = (entry: BookableHost) =>
     window ? entry.gpus.filter((gpu) => !bookingInWindow(fleet.bookings, gpu.uuid, window.startMs, window.endMs)).length : entry.gpus.length;
@@ -191,6 +225,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       {conflict && (
         <ConflictNotice
           conflicts={conflict.conflicts}
+          message={conflict.message}
+          onQueue={canQueue ? () => void joinQueue() : undefined}
           suggestion={conflict.suggestion}
           requestedStartMs={conflict.requestedStartMs}
           nowMs={serverNow}
@@ -199,6 +235,16 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         />
       )}
       {errors._ && <FormAlert>{errors._}</FormAlert>}
+
+      {canQueue && (
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" checked={queueMe} onChange={(event) => setQueueMe(event.target.checked)} className="mt-0.5 size-4 rounded border-slate-300" />
+          <span>
+            <span className="font-medium">Queue me if none are free now</span>
+            <span className="block text-slate-500 dark:text-slate-400">You wait in line and get the GPUs as soon as they free up; we tell you on this site and by your webhook.</span>
+          </span>
+        </label>
+      )}
 
       <div className="flex flex-wrap items-center gap-3">
         <button type="submit" disabled={pending || hosts.length === 0} className={buttonClass("primary")}>
@@ -209,6 +255,35 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         </p>
       </div>
     </form>
+  );
+}
+
+function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
+  return (
+    <section aria-labelledby="queued-title" className={`${card} space-y-3`}>
+      <h2 id="queued-title" className="text-lg font-semibold">
+        You are number {entry.position} in the queue
+      </h2>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        {entry.count} GPU{entry.count > 1 ? "s" : ""} on {entry.host ?? "any host"}.{" "}
+        {entry.estimatedStartAt ? (
+          <>
+            Estimated start: <When iso={entry.estimatedStartAt} nowMs={nowMs} />, when current bookings end.
+          </>
+        ) : (
+          "No booking now in the way ends within a week, so there is no estimate yet."
+        )}{" "}
+        The booking is made for you as soon as GPUs free up, and you are told here at once.
+      </p>
+      <div className="flex flex-wrap gap-2">
+        <Link href="/queue" className={buttonClass("primary")}>
+          See the queue
+        </Link>
+        <Link href="/reservations" className={buttonClass("secondary")}>
+          My reservations
+        </Link>
+      </div>
+    </section>
   );
 }
 
@@ -223,6 +298,11 @@ function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView;
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
           From <When iso={reservation.startsAt} nowMs={nowMs} /> until <When iso={reservation.endsAt} nowMs={nowMs} />. Start your job with:
         </p>
+        {reservation.explanation && (
+          <p className="mt-2 text-sm" data-testid="allocation-explanation">
+            <span className="font-medium">Why these:</span> {reservation.explanation}
+          </p>
+        )}
       </div>
       <LaunchSettingsPanel launch={reservation.launch} />
       <div className="flex flex-wrap gap-2">

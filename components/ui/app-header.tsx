@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ConnectionStatus } from "@/lib/live-fleet-state";
 import { AlertsBadge } from "@/components/alerts/alerts-badge";
+import { GrantToasts } from "@/components/waitlist/grant-toasts";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { AdminMenu } from "@/components/nav/admin-menu";
 import { MobileMenu } from "@/components/nav/mobile-menu";
@@ -62,6 +63,7 @@ export function AppHeader({ status, simulated = false }: AppHeaderProps) {
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           {status && <ConnectionIndicator status={status} />}
           {user && <AlertsBadge />}
+          {user && <GrantToasts userId={user.id} />}
           <ThemeToggle />
           {user && (
             <>

@@ -95,6 +95,7 @@ export function formatReservation(reservation: ReservationView): string {
     `Reservation ${reservation.id} (${reservation.state})`,
     `  ${reservation.host.name} GPU ${gpus} (${reservation.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
     `  ${formatTime(reservation.startsAt)} to ${formatTime(reservation.endsAt)}: ${reservation.purpose}`,
+    ...(reservation.explanation ? [`  Chosen: ${reservation.explanation}`] : []),
     "",
     "Launch settings:",
     `  ${reservation.launch.exportIndices}`,

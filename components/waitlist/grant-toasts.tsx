@@ -1,0 +1,120 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { createPortal } from "react-dom";
+import { apiRequest } from "@/lib/api-client";
+import { retainLiveFleet } from "@/lib/live-fleet-store";
+import { getLiveSocket } from "@/lib/live-socket";
+import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
+
+/** While something waits, the requests are read again this often, in case the socket missed the moment. */
+const POLL_MS = 20_000;
+const SEEN_KEY = "gpudesk.seenGrants";
+
+function seenGrants(): Set<string> {
+  try {
+    return new Set(JSON.parse(window.localStorage.getItem(SEEN_KEY) ?? "[]") as string[]);
+  } catch {
+    return new Set();
+  }
+}
+
+function markSeen(ids: string[]): void {
+  const seen = [...seenGrants(), ...ids].slice(-50);
+  try {
+    window.localStorage.setItem(SEEN_KEY, JSON.stringify(seen));
+  } catch {
+    // Private mode: the toast may show again on the next page, which is harmless.
+  }
+}
+
+interface Toast {
+  entryId: string;
+  /** "GPUs 2, 3 on node-b", or "2 GPUs" when read back from the request. */
+  text: string;
+  purpose: string;
+}
+
+function toastOf(entry: WaitlistView): Toast {
+  return { entryId: entry.id, purpose: entry.purpose, text: `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? "a host"}` };
+}
+
+/**
+ * Tells the signed-in person, on whatever page they are, that a waiting
+ * request of theirs became a reservation: at once over /live while they
+ * wait (the socket stays open for it), and on the next page they open when
+ * it happened while they were away. Each grant is shown once per browser.
+ */
+export function GrantToasts({ userId }: { userId: string }) {
+  const [waiting, setWaiting] = useState(false);
+  const [toasts, setToasts] = useState<Toast[]>([]);
+
+  useEffect(() => {
+    let cancelled = false;
+    const show = (items: Toast[]) => {
+      const seen = seenGrants();
+      const fresh = items.filter((item) => !seen.has(item.entryId));
+      if (fresh.length === 0) return;
+      markSeen(fresh.map((item) => item.entryId));
+      setToasts((current) => [...current, ...fresh.filter((item) => !current.some((shown) => shown.entryId === item.entryId))]);
+    };
+    const load = async () => {
+      const result = await apiRequest<{ waiting: WaitlistView[] }>("GET", "/api/v1/waitlist?mine=1");
+      if (cancelled || !result.ok) return;
+      setWaiting(result.data.waiting.some((entry) => entry.status === "waiting"));
+      show(result.data.waiting.filter((entry) => entry.status === "granted").map(toastOf));
+    };
+    const onGranted = (notice: GrantNotice) => {
+      if (notice.userId !== userId) return;
+      const gpus = `GPU${notice.gpuIndices.length > 1 ? "s" : ""} ${notice.gpuIndices.join(", ")} on ${notice.hostName}`;
+      show([{ entryId: notice.entryId, text: gpus, purpose: notice.purpose }]);
+      void load();
+    };
+    void load();
+    const timer = setInterval(() => void load(), POLL_MS);
+    const socket = getLiveSocket();
+    socket.on("waitlist:granted", onGranted);
+    return () => {
+      cancelled = true;
+      clearInterval(timer);
+      socket.off("waitlist:granted", onGranted);
+    };
+  }, [userId]);
+
+  // Keep the live socket open while a request waits, so the grant arrives the moment it happens.
+  useEffect(() => (waiting ? retainLiveFleet() : undefined), [waiting]);
+
+  if (toasts.length === 0) return null;
+  // Into the body: the header's backdrop blur would make it the frame of a fixed element.
+  return createPortal(
+    <div className="pointer-events-none fixed inset-x-0 bottom-4 z-40 flex flex-col items-center gap-2 px-4">
+      {toasts.map((toast) => (
+        <div
+          key={toast.entryId}
+          role="status"
+          data-testid="grant-toast"
+          className="pointer-events-auto flex max-w-md items-start gap-3 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-950 shadow-lg dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-100"
+        >
+          <p>
+            <span className="font-semibold">Your GPUs are ready:</span> {toast.text} for “{toast.purpose}”.{" "}
+            <Link href="/reservations" className="font-medium underline">
+              Launch settings
+            </Link>
+          </p>
+          <button
+            type="button"
+            onClick={() => setToasts((current) => current.filter((item) => item.entryId !== toast.entryId))}
+            aria-label="Dismiss"
+            className="-my-1 -mr-2 rounded p-1 hover:bg-emerald-200/60 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:bg-emerald-900"
+          >
+            <svg aria-hidden viewBox="0 0 20 20" className="size-4" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round">
+              <path d="M5 5l10 10M15 5L5 15" />
+            </svg>
+          </button>
+        </div>
+      ))}
+    </div>,
+    document.body,
+  );
+}

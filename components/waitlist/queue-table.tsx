@@ -1,0 +1,136 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { apiRequest } from "@/lib/api-client";
+import { formatDurationMinutes } from "@/lib/booking-window";
+import type { WaitlistView } from "@/lib/waitlist-schema";
+import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useNow } from "@/lib/use-now";
+import { useCurrentUser } from "@/components/auth/current-user";
+import { When } from "@/components/reservations/when";
+import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+import { buttonClass } from "@/components/ui/button-styles";
+import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
+
+/** Estimates move with the clock even when no booking changes: read the queue again this often. */
+const REFRESH_MS = 30_000;
+
+/**
+ * The waitlist in order of service, with each request's estimated start.
+ * It reloads whenever the live bookings change (a booking ended, a request
+ * was granted) and every half minute; the viewer's own requests stand out
+ * and can be withdrawn.
+ */
+export function QueueTable({ entries }: { entries: WaitlistView[] }) {
+  const fleet = useLiveFleet();
+  const now = useNow(10_000);
+  const router = useRouter();
+  const me = useCurrentUser();
+  const [error, setError] = useState<string | null>(null);
+  const [leaving, setLeaving] = useState<string | null>(null);
+  useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
+  useEffect(() => {
+    const timer = setInterval(() => router.refresh(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [router]);
+  const serverNow = now ? now + fleet.clockOffsetMs : 0;
+
+  async function leave(id: string) {
+    setLeaving(id);
+    const result = await apiRequest<WaitlistView>("DELETE", `/api/v1/waitlist/${encodeURIComponent(id)}`);
+    setLeaving(null);
+    if (!result.ok) setError(result.error.message);
+    router.refresh();
+  }
+
+  if (entries.length === 0) {
+    return (
+      <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
+        <p className="text-slate-600 dark:text-slate-400">Nobody is waiting. When no GPUs are free, “Queue me” on the booking form puts you here.</p>
+      </div>
+    );
+  }
+
+  return (
+    <div className="space-y-3">
+      {error && (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      )}
+      <div className={tableCard}>
+        <table className={table} aria-label="Waiting requests">
+          <thead>
+            <tr className={headRow}>
+              <th scope="col" className={th}>
+                #
+              </th>
+              <th scope="col" className={th}>
+                Who and what
+              </th>
+              <th scope="col" className={`${th} ${wideOnly}`}>
+                Waiting since
+              </th>
+              <th scope="col" className={th}>
+                Estimated start
+              </th>
+              <th scope="col" className={th}>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => {
+              const mine = entry.holder.id === me.id;
+              return (
+                <tr key={entry.id} className={`${bodyRow} ${mine ? "bg-sky-50 dark:bg-sky-950/40" : ""}`} data-testid="queue-row" data-mine={mine}>
+                  <td className={`${td} text-lg font-semibold tabular-nums`}>{entry.position}</td>
+                  <td className={td}>
+                    <p className="font-medium">
+                      {entry.holder.username}
+                      {mine && <span className="ml-2 rounded bg-sky-600 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-sky-500 dark:text-slate-950">you</span>}
+                    </p>
+                    <p className="text-slate-600 dark:text-slate-400">
+                      {entry.count} GPU{entry.count > 1 ? "s" : ""} on {entry.host ?? "any host"} for {formatDurationMinutes(entry.durationMinutes)} · {entry.purpose}
+                    </p>
+                  </td>
+                  <td className={`${td} ${wideOnly}`}>
+                    <When iso={entry.createdAt} nowMs={serverNow} />
+                  </td>
+                  <td className={td}>
+                    {entry.estimatedStartAt ? (
+                      Date.parse(entry.estimatedStartAt) <= serverNow ? (
+                        <span className="font-medium text-emerald-700 dark:text-emerald-300">any moment</span>
+                      ) : (
+                        <span>
+                          ~<When iso={entry.estimatedStartAt} nowMs={serverNow} />
+                        </span>
+                      )
+                    ) : (
+                      <span className="text-slate-500 dark:text-slate-400" title="Nothing the current bookings free up fits within a week">
+                        not within a week
+                      </span>
+                    )}
+                  </td>
+                  <td className={`${td} text-right`}>
+                    {(mine || me.role === "admin") && (
+                      <button type="button" onClick={() => void leave(entry.id)} disabled={leaving === entry.id} className={buttonClass("secondary", "sm")}>
+                        {mine ? "Leave the queue" : "Remove"}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <p className="text-xs text-slate-500 dark:text-slate-400">
+        Estimates assume current bookings run to their end; an early release makes them sooner. At most 2 waiting requests per person; a request
+        that has waited a day is dropped. Granted requests appear under <Link href="/reservations" className="underline">My reservations</Link>.
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+import { expect, test } from "@playwright/test";
+import { E2E_ORIGIN, createUser, gpudesk, signIn } from "./helpers";
+
+/**
+ * Dynamic allocation in the browser: "any N GPUs" explains its choice; when
+ * nothing is free, "Queue me" puts the person in the visible queue with an
+ * estimated start, and the moment the GPUs free up they are booked for them
+ * and the page they have open says so.
+ */
+
+// Two GPUs: GPU 0 runs a simulated notebook now and then (never handed out while it runs), GPU 1 is always idle.
+const HOST = "sim-4090-a";
+
+test.setTimeout(150_000);
+
+test("any N GPUs explains the choice; queue me waits with a place and an estimate, and is told live when granted", async ({ browser, request }) => {
+  const holder = createUser("holder");
+  const waiter = createUser("waiter");
+  const holderToken = gpudesk(["token", "create", "--user", holder.username]).stdout.trim();
+  const auth = { authorization: `Bearer ${holderToken}` };
+
+  // Auto-pick: the idle GPU, with the reason.
+  const picked = await request.post("/api/v1/reservations", { headers: auth, data: { count: 1, host: HOST, durationMinutes: 30, purpose: "auto-pick" } });
+  expect(picked.status(), await picked.text()).toBe(201);
+  const auto = (await picked.json()) as { id: string; gpus: { index: number }[]; explanation: string };
+  expect(auto.gpus).toHaveLength(1);
+  expect(auto.explanation).toMatch(new RegExp(`^${auto.gpus[0].index} on ${HOST}: idle, \\d+ GiB free or more$`));
+  expect((await request.post(`/api/v1/reservations/${auto.id}/release`, { headers: auth })).ok()).toBe(true);
+
+  // The holder takes the whole host for an hour.
+  const held = await request.post("/api/v1/reservations", { headers: auth, data: { host: HOST, gpus: [0, 1], durationMinutes: 60, purpose: "holds the host" } });
+  expect(held.status(), await held.text()).toBe(201);
+  const holding = (await held.json()) as { id: string; endsAt: string };
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, waiter);
+  await page.goto(`/reserve?count=1&host=${HOST}`);
+  await page.getByText("1 hour", { exact: true }).click();
+  await page.getByLabel("Purpose").fill("queued eval");
+  await page.getByLabel(/Queue me if none are free now/).check();
+  await page.screenshot({ path: test.info().outputPath("reserve-queue-me.png"), fullPage: true });
+  await page.getByRole("button", { name: "Book" }).click();
+  await expect(page.getByRole("heading", { name: /You are number \d+ in the queue/ })).toBeVisible();
+  await expect(page.getByText(/Estimated start:/)).toBeVisible();
+
+  await page.goto("/queue");
+  const mine = page.locator('[data-testid="queue-row"][data-mine="true"]');
+  await expect(mine).toHaveCount(1);
+  await expect(mine).toContainText(`1 GPU on ${HOST} for 1 h · queued eval`);
+  // The estimate is the holder's end time, in the viewer's words ("~today 14:05").
+  await expect(mine.getByRole("cell").nth(3)).toContainText("~");
+  await page.screenshot({ path: test.info().outputPath("queue.png"), fullPage: true });
+
+  // The holder is done early: the waiter's page says so at once, without a reload.
+  expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: auth })).ok()).toBe(true);
+  await expect(page.getByTestId("grant-toast")).toContainText(new RegExp(`GPU [01] on ${HOST}`), { timeout: 20_000 });
+  await expect(page.getByTestId("grant-toast")).toContainText("queued eval");
+  await expect(mine).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath("granted.png"), fullPage: true });
+
+  // It is a real booking of the waiter's, active now.
+  await page.getByRole("link", { name: "Launch settings" }).click();
+  await expect(page.getByRole("heading", { name: "My reservations" })).toBeVisible();
+  await expect(page.getByText("queued eval").first()).toBeVisible();
+  const listed = await page.request.get("/api/v1/reservations?state=current");
+  const { reservations } = (await listed.json()) as { reservations: { id: string; purpose: string; state: string; host: { name: string } }[] };
+  const granted = reservations.find((reservation) => reservation.purpose === "queued eval");
+  expect(granted).toMatchObject({ state: "active", host: { name: HOST } });
+  const released = await page.request.post(`/api/v1/reservations/${granted?.id}/release`, { headers: { origin: E2E_ORIGIN } });
+  expect(released.ok()).toBe(true);
+  await context.close();
+});
