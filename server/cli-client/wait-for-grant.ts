@@ -4,6 +4,7 @@ import type { WaitlistView } from "@/lib/waitlist-schema";
 import { callApi } from "@/server/cli-client/api-client";
 import type { ClientConfig } from "@/server/cli-client/client-config";
 import { APIError, UsageError } from "@/server/cli-client/cli-errors";
+import { formatTime } from "@/server/cli-client/format-output";
 
 const POLL_MS = 3_000;
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -34,7 +35,9 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
     process.stderr.write(`gpudesk: ${error.message}\n`);
   }
   const entry = await callApi<WaitlistView>(config, "POST", "/api/v1/waitlist", waitRequest(body, Date.now()));
-  process.stderr.write(`gpudesk: waiting for GPUs (request ${entry.id}, position ${entry.position}); Ctrl-C leaves the queue\n`);
+  process.stderr.write(
+    `gpudesk: waiting for GPUs (request ${entry.id}, position ${entry.position}${estimateNote(entry)}); Ctrl-C leaves the queue\n`,
+  );
 
   const leave = async (signal: NodeJS.Signals) => {
     try {
@@ -61,10 +64,16 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
       if (now.status !== "waiting") throw new UsageError(`The waiting request ${entry.id} ${now.status === "expired" ? "expired" : "was withdrawn"}`);
       if (now.position !== position) {
         position = now.position;
-        process.stderr.write(`gpudesk: position ${position}\n`);
+        process.stderr.write(`gpudesk: position ${position}${estimateNote(now)}\n`);
       }
     }
   } finally {
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
+}
+
+/** ", estimated start 2026-12-01 14:05" from the queue's estimate, in this terminal's zone; "" without one. */
+function estimateNote(entry: WaitlistView): string {
+  if (!entry.estimatedStartAt) return "";
+  return `, estimated start ${formatTime(entry.estimatedStartAt)}`;
 }
