@@ -5,8 +5,9 @@ import type { GrantNotice } from "@/lib/waitlist-schema";
 
 /**
  * What browsers receive on the socket.io namespace `/live`: a full snapshot
- * on every (re)connect, then coalesced deltas once per server tick. The
- * snapshot is the truth; a client that misses deltas takes a new snapshot.
+ * on every (re)connect, then coalesced deltas (new readings within about
+ * 100 ms, GPU states once a second). The snapshot is the truth; a client
+ * that misses deltas takes a new snapshot.
  */
 
 export interface LiveHost {

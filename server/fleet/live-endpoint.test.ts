@@ -57,6 +57,25 @@ describe("the /live namespace", () => {
     socket.close();
   });
 
+  it("sends new readings at the next flush, without waiting for the rules' tick", async () => {
+    const quick = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const quickHttp = createServer();
+    const server = new Server(quickHttp);
+    await new Promise<void>((resolve) => quickHttp.listen(0, "127.0.0.1", resolve));
+    const port = (quickHttp.address() as AddressInfo).port;
+    const stopQuick = attachLiveEndpoint(server.of("/live") as never, quick, { tickMs: 3_600_000, flushMs: 20 });
+    const gpu = makeGpu();
+    quick.connectHost("h9", "node-q", true);
+    const socket = connect(`http://127.0.0.1:${port}/live`, { transports: ["websocket"], reconnection: false });
+    await new Promise((resolve) => socket.once("fleet:snapshot", resolve));
+    const delta = new Promise<FleetDelta>((resolve) => socket.once("fleet:delta", resolve));
+    quick.ingest("h9", makeSnapshot([gpu], Date.now()));
+    expect((await delta).gpus.map((entry) => entry.uuid)).toEqual([gpu.uuid]);
+    socket.close();
+    stopQuick();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
   it("accepts a signed-in browser by its cookie", async () => {
     const socket = connect(url, { transports: ["websocket"], reconnection: false, extraHeaders: { cookie: "gpudesk.session_token=ok" } });
     await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,16 @@ export interface LiveBookingsSource {
 export interface LiveEndpointOptions {
   /** Who may watch: the handshake's cookies (session) or its `auth.token` (display token). */
   authenticate?: (request: { headers: Headers; token: string | null }) => Promise<boolean>;
+  /** How often the offline check and the per-tick rules (`extras.tick`) run; default 1 s. */
   tickMs?: number;
+  /**
+   * How often new readings go out, at most; default 100 ms. Agents sample on
+   * whole seconds, so a delta per tick would hold each reading until the
+   * tick's phase came round (up to a second, different after every restart);
+   * a short flush sends it almost at once and still coalesces a burst of
+   * agents into one or two deltas per second.
+   */
+  flushMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
   bookings?: LiveBookingsSource;
   /** More for every snapshot and every tick's delta (the GPU states of server/alerts/start-alerts.ts). */
@@ -36,10 +45,11 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
 
 /**
  * The `/live` namespace for browsers: a full snapshot on every connection,
- * then one coalesced delta per tick for everyone. Returns a stop function.
+ * then coalesced deltas for everyone: new readings at most every `flushMs`,
+ * the rules' results (GPU states) with each tick. Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, bookings, extras } = options;
+  const { authenticate, tickMs = 1000, flushMs = 100, bookings, extras } = options;
   if (authenticate) {
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
@@ -69,16 +79,21 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     namespace.local.emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
   });
 
-  const timer = setInterval(() => {
-    fleet.checkOffline();
+  const send = (extra: Partial<FleetDelta> | null | undefined) => {
     let delta = fleet.drainDelta();
-    const extra = extras?.tick();
     if (extra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...extra };
     if (delta) namespace.local.emit("fleet:delta", delta);
+  };
+  const timer = setInterval(() => {
+    fleet.checkOffline();
+    send(extras?.tick());
   }, tickMs);
+  const flusher = setInterval(() => send(null), flushMs);
   timer.unref();
+  flusher.unref();
   return () => {
     clearInterval(timer);
+    clearInterval(flusher);
     stopBookings?.();
   };
 }
