@@ -4,7 +4,7 @@
  * more, a warm-up, a measured window, and the figures.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -147,6 +147,8 @@ function prepareDatabase(dataDir: string, gpus: number, seed: number): BenchData
     { cwd: repoRoot, env: scenarioEnv(dataDir), encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 2 ** 20 },
   );
   if (result.status !== 0) throw new Error(`preparing the database failed:\n${result.stderr}`);
+  // Kept beside the database, so that a kept run (GPUDESK_BENCH_KEEP=1) can be looked at afterwards.
+  writeFileSync(path.join(dataDir, "tokens.json"), result.stdout);
   return JSON.parse(result.stdout) as BenchDatabase;
 }
 
