@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { databaseProvider, env } from "@/server/env";
 import { AppError } from "@/server/errors";
 
 export type Tx = Prisma.TransactionClient;
@@ -59,8 +60,9 @@ export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLoc
             throw error;
           }
         },
-        // Many requests at once queue for the adapter's one connection: give them time.
-        { maxWait: 15_000, timeout: 15_000 },
+        // Many requests at once queue (SQLite: for the adapter's one connection; PostgreSQL:
+        // for the host's row lock, inside their transactions): give them time.
+        { maxWait: 15_000, timeout: transactionTimeoutMs() },
       );
       if (!outcome.ok) throw outcome.error;
       return outcome.value;
@@ -73,6 +75,18 @@ export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLoc
 }
 
 const BUSY_ATTEMPTS = 5;
+
+/**
+ * How long a booking transaction may last, waiting included. On PostgreSQL
+ * each booking of a host waits for that host's row lock inside its own
+ * transaction, behind every booking of the host that came before it: a
+ * burst of N waits N bookings' time. SQLite's waiters queue before their
+ * transactions start (maxWait), and a stuck one there holds the whole
+ * database, so it keeps the short limit.
+ */
+function transactionTimeoutMs(): number {
+  return databaseProvider(env().DATABASE_URL) === "postgresql" ? 60_000 : 15_000;
+}
 
 /**
  * Driver error codes after which the whole transaction may simply run again:
