@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
-import { POSTGRES_REQUIRED, postgresUnavailable, TEST_POSTGRES_URL } from "./server/testing/postgres";
+import { POSTGRES_REQUIRED, postgresUnavailable, TEST_POSTGRES_URL } from "./server/testing/postgres.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const testDirs = ["lib", "server", "components", "scripts"];
