@@ -103,7 +103,11 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
     fleet,
     instanceId,
     transport: {
-      send: (message: RelayMessage) => void io.serverSideEmit(FLEET_EVENT, message),
+      send(message: RelayMessage) {
+        // While Redis is away, readings are dropped rather than queued without bound: the other
+        // instances see the hosts go silent (offline), which is what they are to them.
+        if (pub.status === "ready") io.serverSideEmit(FLEET_EVENT, message);
+      },
       listen(handler) {
         io.on(FLEET_EVENT, handler);
         return () => void io.off(FLEET_EVENT, handler);

@@ -10,18 +10,33 @@ import type { FleetDelta, FleetSnapshot, LiveClientToServer, LiveHost, LiveServe
 import { ensureProductionBuild } from "@/server/build";
 import { migrateDatabase } from "@/server/db/migrate";
 import { repoRoot } from "@/server/paths";
+import {
+  createTestPostgresDatabase,
+  dropTestPostgresDatabases,
+  newRunPrefix,
+  POSTGRES_REQUIRED,
+  postgresUnavailable,
+  TEST_POSTGRES_URL,
+} from "@/server/testing/postgres";
 import { redisReachable, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
 
 /*
- * Two real `gpudesk serve` processes on one database and one Redis: an agent
+ * Two real `gpudesk serve` processes on one PostgreSQL database and one Redis: an agent
  * on each, a viewer on each that must see the other's host live, exactly one
  * leader of the background jobs, one alert and one webhook delivery for one
  * event, and a SIGKILLed leader whose jobs the survivor takes over.
  */
 
 const LEADER_TTL_MS = 3000;
-const reachable = await redisReachable();
-if (!reachable) console.warn(`SKIPPED: the two-instance test needs Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
+const redisUp = await redisReachable();
+const postgresDown = await postgresUnavailable();
+if (!redisUp) console.warn(`SKIPPED: the two-instance test needs Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
+if (postgresDown) {
+  const where = new URL(TEST_POSTGRES_URL).host;
+  if (POSTGRES_REQUIRED) throw new Error(`the two-instance test needs PostgreSQL at ${where}: ${postgresDown}`);
+  console.warn(`SKIPPED: the two-instance test needs PostgreSQL at ${where} (${postgresDown}; set GPUDESK_TEST_POSTGRES_URL)`);
+}
+const reachable = redisUp && !postgresDown;
 
 interface Health {
   ok: boolean;
@@ -107,7 +122,8 @@ function watchFleet(url: string, token: string) {
 
 describe.skipIf(!reachable)("two instances on one database and one Redis", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-cluster-"));
-  const databaseUrl = `file:${path.join(dir, "shared.db")}`;
+  const postgresRun = newRunPrefix();
+  let databaseUrl = "";
   const prefix = uniqueRedisPrefix("cluster");
   const webhookBodies: string[] = [];
   const webhookServer = createServer((req: IncomingMessage, res) => {
@@ -155,23 +171,26 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
   }
 
   beforeAll(async () => {
+    databaseUrl = await createTestPostgresDatabase(postgresRun);
     process.env.DATABASE_URL = databaseUrl;
     process.env.GPUDESK_DATA_DIR = dir;
     await migrateDatabase(databaseUrl, repoRoot);
     db = await import("@/server/db");
     await new Promise<void>((resolve) => webhookServer.listen(0, "127.0.0.1", resolve));
-    // Build the web app first if the sources changed (minutes on a small machine), so that neither instance builds.
+    // Build the web app first if the sources changed (minutes on a small machine), so that neither instance
+    // needs to (unless the sources change meanwhile, as they may in a working tree people edit: hence the time).
     await ensureProductionBuild(repoRoot);
     // The first instance leads before the second joins: which one leads is then known.
-    a = await startInstance("a", 120_000);
+    a = await startInstance("a", 420_000);
     await waitFor("instance a leads", async () => (await health(a))?.cluster?.leader, 20_000, () => a.output);
-    b = await startInstance("b", 120_000);
-  }, 600_000);
+    b = await startInstance("b", 420_000);
+  }, 1_300_000);
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await new Promise((resolve) => webhookServer.close(resolve));
     await db?.disconnectDb();
+    await dropTestPostgresDatabases(postgresRun);
     rmSync(dir, { recursive: true, force: true });
   });
 
