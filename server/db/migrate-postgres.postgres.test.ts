@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { MigrationError, migratePostgres, PRISMA_MIGRATE_LOCK_KEY } from "@/server/db/migrate-postgres";
 import { POSTGRES_MIGRATIONS_PATH } from "@/server/db/postgres-schema";
+import { ConfigError } from "@/server/env";
 import { log } from "@/server/log";
 import { repoRoot } from "@/server/paths";
 import { createTestPostgresDatabase } from "@/server/testing/postgres";
@@ -97,6 +98,13 @@ describe("PostgreSQL migrations", () => {
     // The models' tables are there.
     const tables = await query<{ table_name: string }>(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
     expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["Host", "Gpu", "user", "Reservation", "ReservationGpu", "GpuMinute"]));
+  });
+
+  it("says in one line, without the password, when it cannot reach the database", async () => {
+    const error = await migratePostgres("postgresql://gpudesk:hunter2@127.0.0.1:1/gpudesk", migrationsDir).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^DATABASE_URL: cannot connect to PostgreSQL at postgresql:\/\/gpudesk:\*\*\*@127\.0\.0\.1:1\/gpudesk: /);
+    expect((error as Error).message).not.toContain("hunter2");
   });
 
   it("does nothing on an up-to-date database", async () => {

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { ConfigError, describeDatabase } from "@/server/env";
 import { log } from "@/server/log";
 
 /**
@@ -83,7 +84,13 @@ interface MigrationRow {
 export async function migratePostgres(databaseUrl: string, migrationsDir: string): Promise<PostgresMigrationResult> {
   const migrations = readMigrations(migrationsDir);
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "gpudesk migrate" });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    // The server cannot start without it: say where it looked, as one line (no password).
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`DATABASE_URL: cannot connect to PostgreSQL at ${describeDatabase(databaseUrl)}: ${reason}`);
+  }
   try {
     await client.query(`SET lock_timeout = '${LOCK_WAIT}'`);
     try {
