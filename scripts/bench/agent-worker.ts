@@ -7,7 +7,9 @@
  *
  * Started by scripts/bench/run.ts with an IPC channel; it receives its
  * hosts as the first message and answers { type: "connected", count } as
- * connections become ready.
+ * connections become ready; after { type: "window", fromMs, toMs } it
+ * counts the GPU readings it takes in that window, and tells the count on
+ * { type: "report" }.
  */
 import { createAgentRunner, type AgentRunner } from "@/server/agent/agent-runner";
 import { createSocketTransport } from "@/server/agent/socket-transport";
@@ -30,11 +32,20 @@ async function run(config: AgentWorkerConfig): Promise<void> {
   const specs = new Map(simulatedFleet({ seed: config.seed, gpuCount: config.gpus }).map((spec) => [spec.hostName, spec]));
   const runners: AgentRunner[] = [];
   let connected = 0;
+  /** GPU readings taken in the window: a starved agent process may skip a second itself. */
+  let window: { fromMs: number; toMs: number } | null = null;
+  let taken = 0;
   let stopping = false;
   for (const host of config.hosts) {
     const spec = specs.get(host.name);
     if (!spec) throw new Error(`no simulated host named ${host.name}`);
     const collector = createCollector({ source: createSimulatedSource({ spec, seed: config.seed }) });
+    const read = async () => {
+      const snapshot = await collector.read();
+      const at = Date.parse(snapshot.sampledAt);
+      if (window && at >= window.fromMs && at < window.toMs) taken += snapshot.gpus.length;
+      return snapshot;
+    };
     const transport = createSocketTransport({
       serverUrl: host.serverUrl,
       token: host.token,
@@ -47,12 +58,16 @@ async function run(config: AgentWorkerConfig): Promise<void> {
       connected += 1;
       send({ type: "connected", count: connected });
     });
-    const runner = createAgentRunner({ read: collector.read, transport, intervalMs: config.intervalMs });
+    const runner = createAgentRunner({ read, transport, intervalMs: config.intervalMs });
     runner.start();
     runners.push(runner);
   }
-  process.on("message", (message: { type?: string }) => {
-    if (message?.type === "stop") {
+  process.on("message", (message: { type?: string; fromMs?: number; toMs?: number }) => {
+    if (message?.type === "window" && message.fromMs !== undefined && message.toMs !== undefined) {
+      window = { fromMs: message.fromMs, toMs: message.toMs };
+    } else if (message?.type === "report") {
+      send({ type: "report", taken });
+    } else if (message?.type === "stop") {
       stopping = true;
       void Promise.all(runners.map((runner) => runner.stop())).finally(() => process.exit(0));
     }

@@ -29,8 +29,11 @@ export function formatTables(results: BenchResults): string {
     const cpu = s.servers.map((server) => fixed(server.cpuCores, 2)).join(" + ");
     const rss = s.servers.map((server) => fixed(server.rssMiB.max)).join(" + ");
     const loop = s.servers.map((server) => `${fixed(server.eventLoopDelayMs.p99)} / ${fixed(server.eventLoopDelayMs.max)}`).join(", ");
+    // Readings the agents never took (a starved agent process skipping a second) cannot reach anyone.
+    const neverTaken = s.readingsTaken === undefined ? 0 : Math.max(0, s.gpus * s.windowS - s.readingsTaken) * s.viewers;
+    const lost = `${percent(s.updates.lost, s.updates.expected)}${neverTaken > 0 ? ` (${percent(neverTaken, s.updates.expected)} never sampled)` : ""}`;
     lines.push(
-      `| ${s.gpus} | ${s.instances} | ${s.viewers} | ${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} | ${percent(s.updates.lost, s.updates.expected)} | ${percent(s.updates.late, s.updates.expected)} | ${cpu} | ${rss} | ${loop} | ${fixed(s.deltaKiBPerViewerPerSecond)} | ${fixed(s.harness.agentCpuCores, 2)} + ${fixed(s.harness.viewerCpuCores, 2)} | ${fixed(s.loadAverage.after[0]!, 2)} |`,
+      `| ${s.gpus} | ${s.instances} | ${s.viewers} | ${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} | ${lost} | ${percent(s.updates.late, s.updates.expected)} | ${cpu} | ${rss} | ${loop} | ${fixed(s.deltaKiBPerViewerPerSecond)} | ${fixed(s.harness.agentCpuCores, 2)} + ${fixed(s.harness.viewerCpuCores, 2)} | ${fixed(s.loadAverage.after[0]!, 2)} |`,
     );
   }
   if (results.browser) {
