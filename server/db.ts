@@ -9,9 +9,10 @@ import { resolveSqlitePath } from "@/server/sqlite-path";
 /**
  * The client generated from prisma/postgres/schema.prisma (the same models,
  * derived; see server/db/postgres-schema.ts), loaded only when the database
- * is PostgreSQL. Loaded with require because it lives where Prisma puts its
- * own generated client, node_modules/.prisma/, which survives npm's pruning
- * but is no valid name for an ESM import (as @prisma/client, which requires it too).
+ * is PostgreSQL. It lives where Prisma puts its default client,
+ * node_modules/.prisma/, which npm leaves alone when it prunes; that is no
+ * valid package name for an ESM import, so it is loaded with require, as
+ * @prisma/client loads its own.
  */
 function loadPostgresClient(): typeof PostgresClientModule.PrismaClient {
   const require = createRequire(import.meta.url);
