@@ -308,7 +308,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     workers.push(...agentWorkers.map(({ worker }) => worker.child));
     await Promise.all(
       agentWorkers.map(({ size, worker }) =>
-        worker.waitFor((m) => m.type === "connected" && (m.count ?? 0) >= size, 120_000, `${size} agent connections`),
+        worker.waitFor((m) => m.type === "connected" && (m.count ?? 0) >= size, 300_000, `${size} agent connections`),
       ),
     );
     const deadline = Date.now() + 60_000;
@@ -328,7 +328,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     workers.push(...viewerWorkers.map(({ worker }) => worker.child));
     await Promise.all(
       viewerWorkers.map(({ size, worker }) =>
-        worker.waitFor((m) => m.type === "connected" && m.count >= size, 120_000, `${size} viewer connections`),
+        worker.waitFor((m) => m.type === "connected" && m.count >= size, 600_000, `${size} viewer connections`),
       ),
     );
     log(`  ${options.viewers} viewers in ${viewerWorkers.length} processes connected; warming up ${options.warmupS} s`);

@@ -39,7 +39,7 @@ interface Viewer {
   ledger: UpdateLedger | null;
 }
 
-function run(config: ViewerWorkerConfig): void {
+async function run(config: ViewerWorkerConfig): Promise<void> {
   const histogram = new LatencyHistogram();
   const viewers: Viewer[] = [];
   let window: { fromMs: number; toMs: number } | null = null;
@@ -48,7 +48,9 @@ function run(config: ViewerWorkerConfig): void {
   let bytes = 0;
   let deltas = 0;
 
-  for (const serverUrl of config.serverUrls) {
+  for (const [i, serverUrl] of config.serverUrls.entries()) {
+    // One after another: each connection gets a full snapshot (megabytes at 4,000 GPUs).
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 200));
     const socket: Socket<LiveServerToClient, LiveClientToServer> = io(new URL(LIVE_NAMESPACE, serverUrl).toString(), {
       auth: { token: config.displayToken },
       transports: ["websocket"],
@@ -114,5 +116,5 @@ function run(config: ViewerWorkerConfig): void {
   });
 }
 
-process.once("message", (config: ViewerWorkerConfig) => run(config));
+process.once("message", (config: ViewerWorkerConfig) => void run(config));
 process.on("disconnect", () => process.exit(0));
