@@ -291,6 +291,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const shared: Record<string, string> = {};
     if (options.instances > 1) {
       shared.REDIS_URL = options.redisUrl;
+      // A cluster of its own: other servers on the same Redis (tests, other runs) use other prefixes.
+      shared.GPUDESK_REDIS_PREFIX = `gpudesk-bench-${process.pid}-${options.gpus}`;
       // Both instances must accept each other's session cookies.
       shared.GPUDESK_AUTH_SECRET = `bench-${"x".repeat(40)}`;
     }
