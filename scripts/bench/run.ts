@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { runBrowserBench } from "./browser";
 import { formatTables, type BenchResults } from "./report";
-import { redisSupported, repoRoot, runScenario, type ScenarioOptions } from "./scenario";
+import { killServers, redisSupported, repoRoot, runScenario, type ScenarioOptions } from "./scenario";
 
 interface Options extends Omit<ScenarioOptions, "gpus" | "instances" | "seed" | "log"> {
   scenarios: { gpus: number; instances: number }[];
@@ -165,6 +165,14 @@ async function main(): Promise<void> {
   save();
   log(`\n${formatTables(results)}`);
   log(`\nresults: ${options.out}`);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    // Agent and viewer processes end with their IPC channel; the servers need telling.
+    killServers();
+    process.exit(130);
+  });
 }
 
 main().catch((error: unknown) => {

@@ -132,6 +132,13 @@ function startWorker<Message>(file: string, config: unknown, nice: number, log: 
   };
 }
 
+/** Every server this run started and has not stopped yet: a Ctrl-C of the runner must not leave them behind. */
+const liveServers = new Set<ChildProcess>();
+
+export function killServers(): void {
+  for (const child of liveServers) child.kill("SIGTERM");
+}
+
 async function stopProcess(child: ChildProcess, message?: object): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -210,6 +217,8 @@ async function startServer(
     }),
     stdio: ["ignore", out, out],
   });
+  liveServers.add(child);
+  child.once("exit", () => liveServers.delete(child));
   const started = Date.now();
   // The first start after a source change builds the web app: minutes on a small machine.
   while (Date.now() - started < 600_000) {
