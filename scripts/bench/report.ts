@@ -17,12 +17,12 @@ export function formatTables(results: BenchResults): string {
   const lines = [
     `Run ${results.startedAt.slice(0, 16).replace("T", " ")} UTC, commit ${machine.commit}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}. Everything (server, agents, viewers, browser) on this one machine.`,
     "",
-    "| GPUs | instances | viewers | latency p50 / p95 / p99 (ms) | lost | late (> 1 s) | server CPU (cores) | server RSS (MiB, max) | event-loop delay p99 / max (ms) | delta per viewer (KiB/s) | harness CPU: agents + viewers (cores) | load avg (1 min, after) |",
-    "|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|",
+    "| GPUs | instances | viewers | latency p50 / p95 / p99 (ms) | first viewer per process p50 / p99 (ms) | lost | late (> 1 s) | server CPU (cores) | server RSS (MiB, max) | event-loop delay p99 / max (ms) | delta per viewer (KiB/s) | harness CPU: agents + viewers (cores) | load avg (1 min, after) |",
+    "|---:|---:|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
   ];
   for (const scenario of results.scenarios) {
     if ("skipped" in scenario) {
-      lines.push(`| ${scenario.gpus} | ${scenario.instances} | – | skipped: ${scenario.skipped} | | | | | | | | |`);
+      lines.push(`| ${scenario.gpus} | ${scenario.instances} | – | skipped: ${scenario.skipped} | | | | | | | | | |`);
       continue;
     }
     const s = scenario;
@@ -33,7 +33,7 @@ export function formatTables(results: BenchResults): string {
     const neverTaken = s.readingsTaken === undefined ? 0 : Math.max(0, s.gpus * s.windowS - s.readingsTaken) * s.viewers;
     const lost = `${percent(s.updates.lost, s.updates.expected)}${neverTaken > 0 ? ` (${percent(neverTaken, s.updates.expected)} never sampled)` : ""}`;
     lines.push(
-      `| ${s.gpus} | ${s.instances} | ${s.viewers} | ${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} | ${lost} | ${percent(s.updates.late, s.updates.expected)} | ${cpu} | ${rss} | ${loop} | ${fixed(s.deltaKiBPerViewerPerSecond)} | ${fixed(s.harness.agentCpuCores, 2)} + ${fixed(s.harness.viewerCpuCores, 2)} | ${fixed(s.loadAverage.after[0]!, 2)} |`,
+      `| ${s.gpus} | ${s.instances} | ${s.viewers} | ${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} | ${s.firstViewerLatencyMs ? `${s.firstViewerLatencyMs.p50} / ${s.firstViewerLatencyMs.p99}` : "–"} | ${lost} | ${percent(s.updates.late, s.updates.expected)} | ${cpu} | ${rss} | ${loop} | ${fixed(s.deltaKiBPerViewerPerSecond)} | ${fixed(s.harness.agentCpuCores, 2)} + ${fixed(s.harness.viewerCpuCores, 2)} | ${fixed(s.loadAverage.after[0]!, 2)} |`,
     );
   }
   if (results.browser) {

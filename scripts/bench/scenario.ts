@@ -50,6 +50,8 @@ export interface ScenarioResult {
   viewers: number;
   windowS: number;
   latencyMs: LatencySummary;
+  /** The same, for the first viewer of each viewer process to decode each delta (without the wait behind the others). */
+  firstViewerLatencyMs?: LatencySummary;
   updates: UpdateTally;
   /** GPU readings the agents took in the window (GPUs × seconds when none skipped a second). */
   readingsTaken: number;
@@ -373,6 +375,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     await sleep(graceMs);
 
     const histogram = new LatencyHistogram();
+    const firstHistogram = new LatencyHistogram();
     let updates: UpdateTally = { expected: 0, onTime: 0, late: 0, lost: 0 };
     let disconnects = 0;
     let bytes = 0;
@@ -386,6 +389,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         "the viewers' report",
       )) as ViewerReport;
       histogram.merge(LatencyHistogram.fromSparse(report.histogram));
+      firstHistogram.merge(LatencyHistogram.fromSparse(report.firstHistogram));
       updates = addTallies(updates, report.tally);
       disconnects += report.disconnects;
       bytes += report.bytesPerViewerPerSecond * size;
@@ -412,6 +416,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       viewers: options.viewers,
       windowS: options.durationS,
       latencyMs: histogram.summary(),
+      firstViewerLatencyMs: firstHistogram.summary(),
       updates,
       lateMs: options.lateMs,
       viewerDisconnects: disconnects,
