@@ -42,7 +42,8 @@ async function run(config: AgentWorkerConfig): Promise<void> {
     const collector = createCollector({ source: createSimulatedSource({ spec, seed: config.seed }) });
     const read = async () => {
       const snapshot = await collector.read();
-      const at = Date.parse(snapshot.sampledAt);
+      // Filed under the nearest whole second, as the viewers' ledger does.
+      const at = Math.round(Date.parse(snapshot.sampledAt) / 1000) * 1000;
       if (window && at >= window.fromMs && at < window.toMs) taken += snapshot.gpus.length;
       return snapshot;
     };

@@ -95,7 +95,8 @@ export class LatencyHistogram {
 /**
  * Which of the expected updates one viewer received: one per GPU per second
  * of the window (agents sample once a second, aligned to the second). A
- * second is identified by the floor of the sample's time.
+ * reading belongs to the nearest whole second: a timer may fire a
+ * millisecond early (…999 belongs to the next second) or late under load.
  */
 export class UpdateLedger {
   private readonly seen: Uint8Array;
@@ -114,7 +115,7 @@ export class UpdateLedger {
   /** Notes that a sample of `uuid` taken at `sampledAtMs` arrived; false when outside the window or unknown. */
   mark(uuid: string, sampledAtMs: number, late: boolean): boolean {
     const gpu = this.index.get(uuid);
-    const second = Math.floor(sampledAtMs / 1000) - this.fromSecond;
+    const second = Math.round(sampledAtMs / 1000) - this.fromSecond;
     if (gpu === undefined || second < 0 || second >= this.seconds) return false;
     const slot = gpu * this.seconds + second;
     // 1: on time, 2: only late; an on-time copy wins over a late one.
@@ -125,7 +126,7 @@ export class UpdateLedger {
 
   /** Whether the window covers this sample time (the same test `mark` applies). */
   covers(sampledAtMs: number): boolean {
-    const second = Math.floor(sampledAtMs / 1000) - this.fromSecond;
+    const second = Math.round(sampledAtMs / 1000) - this.fromSecond;
     return second >= 0 && second < this.seconds;
   }
 
