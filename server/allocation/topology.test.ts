@@ -110,7 +110,7 @@ describe("rankGpus", () => {
 
   it("without topology picks idle GPUs with the most free memory", () => {
     const choice = rankGpus({ hostName: "node-d", count: 1, topology: null, candidates: [idle(0, 10_000), idle(1, 20_000), { index: 2, busy: true, memoryFreeMiB: 30_000 }] });
-    expect(choice).toEqual({ gpus: [1], explanation: "1 on node-d: idle, 20 GiB free or more" });
+    expect(choice).toMatchObject({ gpus: [1], explanation: "1 on node-d: idle, 20 GiB free or more" });
   });
 
   it("honours the free-memory floor and answers null when too few GPUs qualify", () => {
