@@ -22,7 +22,7 @@ export function formatTables(results: BenchResults): string {
   ];
   for (const scenario of results.scenarios) {
     if ("skipped" in scenario) {
-      lines.push(`| ${scenario.gpus} | ${scenario.instances} | – | skipped: ${scenario.skipped} | | | | | | | | | |`);
+      lines.push(`| ${scenario.gpus} | ${scenario.instances} | – | ${scenario.skipped} | | | | | | | | | |`);
       continue;
     }
     const s = scenario;

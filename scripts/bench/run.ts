@@ -147,12 +147,22 @@ async function main(): Promise<void> {
   for (const { gpus, instances } of options.scenarios) {
     log(`\n${gpus} GPUs, ${options.viewers} viewers, ${instances} instance${instances > 1 ? "s" : ""}`);
     if (instances > 1 && !redisSupported()) {
-      const skipped = "this server has no REDIS_URL support yet (server/env.ts)";
+      const skipped = "skipped: this server has no REDIS_URL support yet (server/env.ts)";
       log(`  skipped: ${skipped}`);
       results.scenarios.push({ gpus, instances, skipped });
       continue;
     }
-    const result = await runScenario({ ...options, gpus, instances, seed: 42, log });
+    let result;
+    try {
+      result = await runScenario({ ...options, gpus, instances, seed: 42, log });
+    } catch (error) {
+      // A scenario the machine cannot carry (say, viewers that never finish connecting) is a result too.
+      const skipped = `failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
+      log(`  ${skipped}`);
+      results.scenarios.push({ gpus, instances, skipped });
+      save();
+      continue;
+    }
     results.scenarios.push(result);
     save();
     log(`  p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, lost ${result.updates.lost}, late ${result.updates.late}, server ${result.servers.map((s) => s.cpuCores.toFixed(2)).join(" + ")} cores`);
