@@ -124,6 +124,32 @@ describe("agent buffering and replay", () => {
     expect(server.ingest.counters.droppedByAgents).toBeGreaterThanOrEqual(5);
   }, 60_000);
 
+  it("keeps reading on time while the server is slow to acknowledge", async () => {
+    let reads = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const runner = createAgentRunner({
+      read: async () => makeSnapshot([makeGpu()], Date.now() + reads++),
+      // Connected, but the first acknowledgement only comes when the test says so.
+      transport: {
+        connected: true,
+        onConnect: () => {},
+        send: async (batch) => {
+          await gate;
+          return { accepted: batch.snapshots.length, rejected: [] };
+        },
+        close: async () => {},
+      },
+      intervalMs: 50,
+    });
+    runner.start();
+    stops.push(() => runner.stop());
+    await waitFor(() => reads >= 5);
+    expect(runner.buffer.size).toBeGreaterThanOrEqual(4);
+    release();
+    await waitFor(() => runner.buffer.size <= 1);
+  });
+
   it("keeps at least an hour of 1 Hz readings by default", () => {
     const runner = createAgentRunner({
       read: async () => makeSnapshot([], Date.now()),

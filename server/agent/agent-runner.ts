@@ -44,7 +44,9 @@ export function createAgentRunner(options: AgentRunnerOptions) {
       if (!sourceFailing) log(`cannot read GPUs: ${error instanceof Error ? error.message : String(error)}`);
       sourceFailing = true;
     }
-    await flush();
+    // Not awaited: a server slow to acknowledge must not hold up the next
+    // reading (the reading stays buffered until a send gets through).
+    void flush();
   }
 
   /** Sends buffered readings, oldest first, one batch at a time, until empty or undeliverable. */
