@@ -152,4 +152,26 @@ describe("applyDelta", () => {
     expect(removed.hosts).toEqual([]);
     expect(removed.gpus).toEqual({});
   });
+  it("advances a host's last seen to the newest reading of its GPUs when the delta does not carry the host", () => {
+    const host = makeHost({ lastSeenAt: "2026-03-03T12:00:00.000Z" });
+    const gpu0 = makeGpu(host, { index: 0 });
+    const gpu1 = makeGpu(host, { index: 1 });
+    const state = fleetWith(host, [gpu0, gpu1]);
+
+    const delta = emptyDelta();
+    delta.gpus = [
+      { ...gpu0, sampledAt: "2026-03-03T12:00:05.000Z" },
+      { ...gpu1, sampledAt: "2026-03-03T12:00:04.000Z" },
+    ];
+    const next = applyDelta(state, delta, 1);
+    expect(next.hosts[0]).toEqual({ ...host, lastSeenAt: "2026-03-03T12:00:05.000Z" });
+
+    const older = emptyDelta();
+    older.gpus = [{ ...gpu1, sampledAt: "2026-03-03T12:00:03.000Z" }];
+    expect(applyDelta(next, older, 2).hosts[0]).toBe(next.hosts[0]);
+
+    const offline = emptyDelta();
+    offline.hosts = [{ ...host, online: false, lastSeenAt: "2026-03-03T12:00:05.000Z" }];
+    expect(applyDelta(next, offline, 3).hosts[0]).toMatchObject({ online: false, lastSeenAt: "2026-03-03T12:00:05.000Z" });
+  });
 });

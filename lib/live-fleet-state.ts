@@ -125,6 +125,26 @@ export function bookingsOfGpu(
 }
 
 /**
+ * The server sends a host only when something shown of it changed, not for
+ * each sample: its "last seen" moves to the newest reading of its GPUs in
+ * the delta (the server's lastSeenAt is that same sample time). Never moves
+ * it back, and replaces a host only when it does move.
+ */
+function advanceLastSeen(hostsById: Map<string, LiveHost>, gpus: LiveGpu[]): void {
+  const newest = new Map<string, number>();
+  for (const gpu of gpus) {
+    const t = Date.parse(gpu.sampledAt);
+    if (Number.isFinite(t) && t > (newest.get(gpu.hostId) ?? Number.NEGATIVE_INFINITY)) newest.set(gpu.hostId, t);
+  }
+  for (const [hostId, t] of newest) {
+    const host = hostsById.get(hostId);
+    if (!host) continue;
+    const held = host.lastSeenAt === null ? Number.NaN : Date.parse(host.lastSeenAt);
+    if (!(t <= held)) hostsById.set(hostId, { ...host, lastSeenAt: new Date(t).toISOString() });
+  }
+}
+
+/**
  * Merges a delta: hosts by id, GPUs by UUID, sparkline points appended and
  * capped. A delta before the first snapshot is ignored: it cannot be merged
  * into nothing, and the snapshot that follows every connect brings it all.
@@ -137,6 +157,7 @@ export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt:
   for (const host of delta.hosts) {
     if (!removed.has(host.id)) hostsById.set(host.id, host);
   }
+  advanceLastSeen(hostsById, delta.gpus);
   const hosts = [...hostsById.values()].sort(byName);
 
   const gpus: Record<string, LiveGpu> = { ...state.gpus };

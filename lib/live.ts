@@ -57,7 +57,11 @@ export interface FleetSnapshot {
 
 export interface FleetDelta {
   serverTime: string;
-  /** Hosts whose status or inventory changed since the last delta. */
+  /**
+   * Hosts whose status, name, versions or inventory changed since the last
+   * delta (whole entries). A new sample alone does not bring its host: the
+   * host's lastSeenAt advances to the newest `sampledAt` of its GPUs here.
+   */
   hosts: LiveHost[];
   /** GPUs with a newer sample since the last delta (latest values only). */
   gpus: LiveGpu[];

@@ -100,4 +100,36 @@ describe("FleetState", () => {
     expect(fleet.snapshot().gpus.map((gpu) => gpu.uuid)).toEqual([gpu0.uuid]);
     expect(fleet.history(gpu1.uuid)).toBeNull();
   });
+  it("sends a host with a delta only when something shown of it changed, not for each sample", () => {
+    const { fleet, at, advance } = setup();
+    const gpu = makeGpu();
+    fleet.connectHost("h1", "node-a", false);
+    fleet.ingest("h1", makeSnapshot([gpu], at()));
+    expect(fleet.drainDelta()?.hosts.map((host) => host.id)).toEqual(["h1"]);
+
+    advance(1000);
+    fleet.ingest("h1", makeSnapshot([gpu], at()));
+    const quiet = fleet.drainDelta();
+    expect(quiet?.hosts).toEqual([]);
+    expect(quiet?.gpus[0].sampledAt).toBe(new Date(at()).toISOString());
+
+    advance(1000);
+    fleet.ingest("h1", makeSnapshot([gpu], at(), { host: { name: "node-test", driverVersion: "590.1", cudaVersion: "13.1" } }));
+    expect(fleet.drainDelta()?.hosts[0]).toMatchObject({ driverVersion: "590.1" });
+  });
+
+  it("sends the offline transition with the time of the last sample", () => {
+    const { fleet, at, advance } = setup();
+    const gpu = makeGpu();
+    fleet.connectHost("h1", "node-a", false);
+    fleet.ingest("h1", makeSnapshot([gpu], at()));
+    fleet.drainDelta();
+    advance(1000);
+    const last = at();
+    fleet.ingest("h1", makeSnapshot([gpu], last));
+    fleet.drainDelta();
+    advance(10_000);
+    fleet.checkOffline();
+    expect(fleet.drainDelta()?.hosts).toEqual([expect.objectContaining({ id: "h1", online: false, lastSeenAt: new Date(last).toISOString() })]);
+  });
 });

@@ -171,11 +171,16 @@ export class FleetState {
     const host = entry.host;
     const versionsChanged =
       host.driverVersion !== snapshot.host.driverVersion || host.cudaVersion !== snapshot.host.cudaVersion;
+    // A new lastSeenAt alone does not make the host dirty: browsers advance
+    // it from the GPUs' sampledAt in each delta (lib/live-fleet-state.ts),
+    // so a host goes out only when what they show changed. A host without
+    // GPUs has nothing to advance it from, so its samples still go out.
+    const firstSeen = host.lastSeenAt === null;
     host.driverVersion = snapshot.host.driverVersion;
     host.cudaVersion = snapshot.host.cudaVersion;
     host.lastSeenAt = new Date(sampledAt).toISOString();
     host.gpuUuids = uuids;
-    this.dirtyHosts.add(hostId);
+    if (inventoryChanged || versionsChanged || firstSeen || uuids.length === 0) this.dirtyHosts.add(hostId);
     this.setOnline(entry, entry.connectedVia.size > 0);
     return { live: true, inventoryChanged: inventoryChanged || versionsChanged };
   }
