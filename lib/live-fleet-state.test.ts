@@ -174,4 +174,15 @@ describe("applyDelta", () => {
     offline.hosts = [{ ...host, online: false, lastSeenAt: "2026-03-03T12:00:05.000Z" }];
     expect(applyDelta(next, offline, 3).hosts[0]).toMatchObject({ online: false, lastSeenAt: "2026-03-03T12:00:05.000Z" });
   });
+  it("makes the new sparkline point from a GPU entry that comes without points", () => {
+    const host = makeHost();
+    const gpu = makeGpu(host);
+    const state = fleetWith(host, [gpu], points(Date.parse("2026-03-03T11:59:00Z"), 60));
+
+    const delta = emptyDelta();
+    delta.gpus = [{ ...gpu, sampledAt: "2026-03-03T12:00:00.000Z", utilizationGpuPct: 77, memoryUsedMiB: 2048, powerDrawW: 300, temperatureC: 55 }];
+    const sparkline = applyDelta(state, delta, 1).sparklines[gpu.uuid];
+    expect(sparkline).toHaveLength(60);
+    expect(sparkline.at(-1)).toEqual({ t: Date.parse("2026-03-03T12:00:00Z"), util: 77, memUsedMiB: 2048, powerW: 300, tempC: 55 });
+  });
 });

@@ -8,6 +8,7 @@ import {
   type LiveGpu,
   type LiveHost,
 } from "@/lib/live";
+import { deltaPointsOf } from "@/lib/live-points";
 
 /**
  * The browser's copy of the live fleet, kept as plain immutable data so that
@@ -170,11 +171,12 @@ export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt:
     if (!listed.has(uuid)) delete gpus[uuid];
   }
 
+  const updated = new Map(delta.gpus.map((gpu) => [gpu.uuid, gpu]));
   const sparklines: Record<string, GpuPoint[]> = {};
   for (const uuid of Object.keys(gpus)) {
-    const points = delta.points[uuid];
     const held = state.sparklines[uuid] ?? [];
-    sparklines[uuid] = points ? appendPoints(held, points, SPARKLINE_POINTS) : held;
+    const gpu = updated.get(uuid);
+    sparklines[uuid] = gpu || delta.points[uuid] ? appendPoints(held, deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS) : held;
   }
 
   return {

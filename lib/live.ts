@@ -65,7 +65,12 @@ export interface FleetDelta {
   hosts: LiveHost[];
   /** GPUs with a newer sample since the last delta (latest values only). */
   gpus: LiveGpu[];
-  /** New history points per GPU UUID since the last delta, oldest first. */
+  /**
+   * New history points per GPU UUID since the last delta, oldest first, only
+   * for GPUs with more than their latest reading to add; for the others the
+   * one new point is made from their entry in `gpus` (`deltaPointsOf` in
+   * lib/live-points.ts).
+   */
   points: Record<string, GpuPoint[]>;
   /** Hosts removed from the fleet. */
   removedHostIds: string[];

@@ -5,6 +5,7 @@ import { appendPoints } from "@/lib/live-fleet-state";
 import { timeAxis, toChartRows, type GpuChartRow, type TimeAxis } from "@/lib/gpu-series";
 import { HISTORY_POINTS, type FleetDelta, type GpuPoint } from "@/lib/live";
 import { retainLiveFleet } from "@/lib/live-fleet-store";
+import { deltaPointsOf } from "@/lib/live-points";
 import { getLiveSocket } from "@/lib/live-socket";
 
 export type HistoryStatus = "loading" | "ready" | "missing" | "error";
@@ -51,8 +52,8 @@ export function useGpuHistory(uuid: string): GpuHistorySeries {
       }
     };
     const onDelta = (delta: FleetDelta) => {
-      const fresh = delta.points[uuid];
-      if (fresh) setPoints((held) => appendPoints(held, fresh, HISTORY_POINTS));
+      const fresh = deltaPointsOf(delta, uuid);
+      if (fresh.length > 0) setPoints((held) => appendPoints(held, fresh, HISTORY_POINTS));
     };
 
     socket.on("connect", load);

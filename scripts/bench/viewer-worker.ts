@@ -11,6 +11,7 @@
  */
 import { io, type Socket } from "socket.io-client";
 import { LIVE_NAMESPACE, type FleetDelta, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { deltaPointsOf } from "@/lib/live-points";
 import { addTallies, LatencyHistogram, UpdateLedger, type UpdateTally } from "./stats";
 
 export interface ViewerWorkerConfig {
@@ -93,8 +94,10 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
         decoded.add(delta.serverTime);
         if (decoded.size > 1000) decoded.clear();
       }
-      for (const uuid in delta.points) {
-        for (const point of delta.points[uuid]!) {
+      // As a browser reads them: the GPU entries, and `points` where a GPU has more than its latest reading.
+      for (const gpu of delta.gpus) {
+        const uuid = gpu.uuid;
+        for (const point of deltaPointsOf(delta, uuid, gpu)) {
           if (!ledger.covers(point.t)) continue;
           const latency = receivedAt - point.t;
           histogram.record(latency);

@@ -132,4 +132,24 @@ describe("FleetState", () => {
     fleet.checkOffline();
     expect(fleet.drainDelta()?.hosts).toEqual([expect.objectContaining({ id: "h1", online: false, lastSeenAt: new Date(last).toISOString() })]);
   });
+  it("leaves out the point that only repeats a GPU's latest reading, and sends points for a GPU with more", () => {
+    const { fleet, at, advance } = setup();
+    const quiet = makeGpu({ index: 0 });
+    const busy = makeGpu({ index: 1 });
+    fleet.connectHost("h1", "node-a", false);
+    fleet.connectHost("h2", "node-b", false);
+    fleet.ingest("h1", makeSnapshot([quiet], at()));
+    fleet.ingest("h2", makeSnapshot([busy], at()));
+    fleet.drainDelta();
+
+    advance(1000);
+    fleet.ingest("h1", makeSnapshot([{ ...quiet, utilizationGpuPct: 40 }], at()));
+    fleet.ingest("h2", makeSnapshot([{ ...busy, utilizationGpuPct: 50 }], at()));
+    advance(1000);
+    fleet.ingest("h2", makeSnapshot([{ ...busy, utilizationGpuPct: 60 }], at()));
+    const delta = fleet.drainDelta();
+    expect(delta?.gpus.map((gpu) => gpu.utilizationGpuPct).sort()).toEqual([40, 60]);
+    expect(Object.keys(delta?.points ?? {})).toEqual([busy.uuid]);
+    expect(delta?.points[busy.uuid].map((point) => point.util)).toEqual([50, 60]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
 import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
 import type { Snapshot } from "@/lib/snapshot";
+import { pointOfSample } from "@/lib/live-points";
 import { insertPoint } from "@/server/fleet/history";
 
 interface HostEntry {
@@ -121,13 +122,7 @@ export class FleetState {
 
     const points = new Map<string, GpuPoint>();
     for (const sample of snapshot.gpus) {
-      const point: GpuPoint = {
-        t: sampledAt,
-        util: sample.utilizationGpuPct,
-        memUsedMiB: sample.memoryUsedMiB,
-        powerW: sample.powerDrawW,
-        tempC: sample.temperatureC,
-      };
+      const point = pointOfSample(sample, sampledAt);
       points.set(sample.uuid, point);
       const gpuEntry = this.gpus.get(sample.uuid);
       if (gpuEntry) insertPoint(gpuEntry.history, point, HISTORY_POINTS);
@@ -237,10 +232,13 @@ export class FleetState {
       const entry = this.gpus.get(uuid);
       if (!entry) continue;
       gpus.push(entry.gpu);
-      const fresh = entry.history.filter((point) => point.t > entry.sentUpTo);
+      const fresh = pointsAfter(entry.history, entry.sentUpTo);
       if (fresh.length > 0) {
-        points[uuid] = fresh.slice(-SPARKLINE_POINTS);
         entry.sentUpTo = fresh[fresh.length - 1].t;
+        // The usual case, the entry's own reading and nothing else, goes
+        // without a point: browsers make it from the entry (lib/live-points.ts).
+        const onlyTheEntry = fresh.length === 1 && fresh[0].t === Date.parse(entry.gpu.sampledAt);
+        if (!onlyTheEntry) points[uuid] = fresh.slice(-SPARKLINE_POINTS);
       }
     }
     const hosts = [...this.dirtyHosts].flatMap((id) => {
@@ -281,6 +279,13 @@ export class FleetState {
     entry.host.online = online;
     this.dirtyHosts.add(entry.host.id);
   }
+}
+
+/** The points of a time-ordered series after `t`, found from the end: usually one or none. */
+function pointsAfter(series: GpuPoint[], t: number): GpuPoint[] {
+  let start = series.length;
+  while (start > 0 && series[start - 1].t > t) start -= 1;
+  return series.slice(start);
 }
 
 function byName(a: LiveHost, b: LiveHost): number {
