@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { appendPoints, applyDelta, applySnapshot, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import type { FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import { columnsOfPoints } from "@/lib/live-points";
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
@@ -55,7 +56,7 @@ function fleetWith(host: LiveHost, gpus: LiveGpu[], sparkline: GpuPoint[] = []) 
     simulated: true,
     hosts: [host],
     gpus,
-    sparklines: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, sparkline])),
+    sparklines: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, columnsOfPoints(sparkline)])),
   };
   return applySnapshot(initialLiveFleetState, snapshot, Date.parse("2026-03-03T12:00:02Z"));
 }
@@ -92,6 +93,7 @@ describe("applySnapshot", () => {
     expect(state.hasSnapshot).toBe(true);
     expect(state.gpus[gpu.uuid]).toBe(gpu);
     expect(state.sparklines[gpu.uuid]).toHaveLength(60);
+    expect(state.sparklines[gpu.uuid][0]).toEqual({ t: 10_000, util: 10, memUsedMiB: null, powerW: null, tempC: null });
     expect(state.clockOffsetMs).toBe(-2000);
 
     const other = makeHost({ name: "node-a" });

@@ -8,7 +8,7 @@ import {
   type LiveGpu,
   type LiveHost,
 } from "@/lib/live";
-import { deltaPointsOf } from "@/lib/live-points";
+import { deltaPointsOf, pointsOfColumns } from "@/lib/live-points";
 
 /**
  * The browser's copy of the live fleet, kept as plain immutable data so that
@@ -80,8 +80,8 @@ export function applySnapshot(state: LiveFleetState, snapshot: FleetSnapshot, re
   const gpus: Record<string, LiveGpu> = {};
   for (const gpu of snapshot.gpus) gpus[gpu.uuid] = gpu;
   const sparklines: Record<string, GpuPoint[]> = {};
-  for (const [uuid, points] of Object.entries(snapshot.sparklines)) {
-    sparklines[uuid] = appendPoints([], points, SPARKLINE_POINTS);
+  for (const [uuid, columns] of Object.entries(snapshot.sparklines)) {
+    sparklines[uuid] = appendPoints([], pointsOfColumns(columns), SPARKLINE_POINTS);
   }
   return {
     ...state,

@@ -1,4 +1,4 @@
-import type { FleetDelta, GpuPoint, LiveGpu } from "@/lib/live";
+import type { FleetDelta, GpuPoint, LiveGpu, SparklineColumns } from "@/lib/live";
 import type { GpuSample } from "@/lib/snapshot";
 
 /** The history point of one reading: what the detail page's charts and the sparklines plot. */
@@ -26,4 +26,33 @@ export function deltaPointsOf(delta: FleetDelta, uuid: string, gpu?: LiveGpu): G
   if (!entry) return [];
   const t = Date.parse(entry.sampledAt);
   return Number.isFinite(t) ? [pointOfSample(entry, t)] : [];
+}
+
+/** The snapshot's compact form of a sparkline's points: times delta-encoded, utilization only. */
+export function columnsOfPoints(points: GpuPoint[]): SparklineColumns {
+  const t: number[] = new Array<number>(points.length);
+  const util: (number | null)[] = new Array<number | null>(points.length);
+  let previous = 0;
+  for (let i = 0; i < points.length; i += 1) {
+    t[i] = points[i].t - previous;
+    util[i] = points[i].util;
+    previous = points[i].t;
+  }
+  return { t, util };
+}
+
+/**
+ * The points of a snapshot's sparkline, in the shape the deltas bring and
+ * the store holds; memory, power and temperature are null (the sparklines
+ * draw utilization only). Extra entries of a longer column are ignored.
+ */
+export function pointsOfColumns(columns: SparklineColumns): GpuPoint[] {
+  const count = Math.min(columns.t.length, columns.util.length);
+  const points: GpuPoint[] = new Array<GpuPoint>(count);
+  let t = 0;
+  for (let i = 0; i < count; i += 1) {
+    t += columns.t[i];
+    points[i] = { t, util: columns.util[i], memUsedMiB: null, powerW: null, tempC: null };
+  }
+  return points;
 }

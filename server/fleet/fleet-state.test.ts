@@ -152,4 +152,17 @@ describe("FleetState", () => {
     expect(Object.keys(delta?.points ?? {})).toEqual([busy.uuid]);
     expect(delta?.points[busy.uuid].map((point) => point.util)).toEqual([50, 60]);
   });
+  it("puts the last minute of utilization in the snapshot as compact columns", () => {
+    const { fleet, at, advance } = setup();
+    const gpu = makeGpu();
+    fleet.connectHost("h1", "node-a", false);
+    const start = at();
+    for (let second = 0; second < 70; second += 1) {
+      fleet.ingest("h1", makeSnapshot([{ ...gpu, utilizationGpuPct: second }], at()));
+      advance(1000);
+    }
+    const columns = fleet.snapshot().sparklines[gpu.uuid];
+    expect(columns.t).toEqual([start + 10_000, ...Array<number>(59).fill(1000)]);
+    expect(columns.util).toEqual(Array.from({ length: 60 }, (_, i) => i + 10));
+  });
 });

@@ -1,7 +1,7 @@
-import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost, SparklineColumns } from "@/lib/live";
 import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
 import type { Snapshot } from "@/lib/snapshot";
-import { pointOfSample } from "@/lib/live-points";
+import { columnsOfPoints, pointOfSample } from "@/lib/live-points";
 import { insertPoint } from "@/server/fleet/history";
 
 interface HostEntry {
@@ -209,8 +209,8 @@ export class FleetState {
   }
 
   snapshot(): FleetSnapshot {
-    const sparklines: Record<string, GpuPoint[]> = {};
-    for (const [uuid, entry] of this.gpus) sparklines[uuid] = entry.history.slice(-SPARKLINE_POINTS);
+    const sparklines: Record<string, SparklineColumns> = {};
+    for (const [uuid, entry] of this.gpus) sparklines[uuid] = columnsOfPoints(entry.history.slice(-SPARKLINE_POINTS));
     return {
       serverTime: new Date(this.now()).toISOString(),
       simulated: this.options.simulated,
