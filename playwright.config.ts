@@ -46,6 +46,9 @@ export default defineConfig({
       HOST: "127.0.0.1",
       GPUDESK_DATA_DIR: E2E_DATA_DIR,
       GPUDESK_LOCAL_AGENT: "simulated",
+      // The simulated jobs come and go over the day; from this instant the training job on
+      // sim-h100-a GPUs 0-3 (with another user's process on GPU 2) runs for over an hour.
+      GPUDESK_SIM_TIME: "2026-11-30T00:00:00Z",
       GPUDESK_OFFLINE_AFTER_MS: "3000",
       // Every test signs in from 127.0.0.1; the per-address limit is tested in unit tests.
       GPUDESK_SIGNIN_PER_MINUTE: "10000",

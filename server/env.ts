@@ -78,6 +78,12 @@ const envSchema = z.object({
   GPUDESK_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   /** Seed of the simulated fleet: the same seed gives the same fleet. */
   GPUDESK_SIM_SEED: z.coerce.number().int().default(42),
+  /**
+   * The simulated fleet as it was at this instant, going on at real speed from
+   * there (readings carry the real time); default: the fleet as it is now. Tests
+   * pin it so that the simulated jobs they look at are running.
+   */
+  GPUDESK_SIM_TIME: z.iso.datetime({ offset: true }).optional(),
   /** Number of simulated GPUs; default: the three-host demo fleet (14 GPUs). */
   GPUDESK_SIM_GPUS: z.coerce.number().int().min(1).max(10_000).optional(),
   /** A host is offline after this many milliseconds without a sample (at least three intervals). */

@@ -135,6 +135,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     intervalMs: env.GPUDESK_SAMPLE_INTERVAL_MS,
     seed: env.GPUDESK_SIM_SEED,
     gpuCount: env.GPUDESK_SIM_GPUS,
+    simTime: env.GPUDESK_SIM_TIME,
     fleet,
     ingest,
   });

@@ -7,7 +7,7 @@ import { createSocketTransport } from "@/server/agent/socket-transport";
 import { createCollector } from "@/server/collector/collector";
 import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-smi/nvidia-smi-source";
 import { createProcReader } from "@/server/collector/proc/proc-reader";
-import { createSimulatedSource } from "@/server/collector/simulated/simulated-source";
+import { createSimulatedSourceFrom } from "@/server/collector/simulated/simulated-source";
 import type { GpuSource } from "@/server/collector/source";
 import { log } from "@/server/log";
 
@@ -35,11 +35,7 @@ async function openSource(options: AgentOptions): Promise<GpuSource> {
     return createNvidiaSmiSource({ path: nvidiaSmi, hostName: options.hostName, intervalMs: options.interval });
   }
   const { spec, seed } = simulatedAgentHost(options.hostName, options.seed);
-  if (!options.simTime) return createSimulatedSource({ spec, seed });
-  // The fleet as it was at --sim-time, going on at real speed; readings carry the real time.
-  const offset = Date.parse(options.simTime) - Date.now();
-  const source = createSimulatedSource({ spec, seed, now: () => Date.now() + offset });
-  return { ...source, read: async () => ({ ...(await source.read()), sampledAt: new Date().toISOString() }) };
+  return createSimulatedSourceFrom(spec, seed, options.simTime);
 }
 
 /** `gpudesk agent`: one reading with --once, else the push loop until a signal. */

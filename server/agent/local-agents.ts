@@ -2,7 +2,7 @@ import os from "node:os";
 import { createAgentRunner, type AgentRunner, type AgentTransport } from "@/server/agent/agent-runner";
 import { createCollector, type Collector } from "@/server/collector/collector";
 import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-smi/nvidia-smi-source";
-import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { createSimulatedSourceFrom, simulatedFleet } from "@/server/collector/simulated/simulated-source";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 import { ensureLocalHost, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
@@ -16,6 +16,8 @@ export interface LocalAgentsOptions {
   intervalMs: number;
   seed: number;
   gpuCount?: number;
+  /** The simulated fleet as it was at this instant, going on from there (GPUDESK_SIM_TIME). */
+  simTime?: string;
   fleet: FleetState;
   ingest: Ingest;
 }
@@ -68,7 +70,7 @@ export async function startLocalAgents(options: LocalAgentsOptions): Promise<{ s
   } else if (mode === "simulated") {
     const specs = simulatedFleet({ seed: options.seed, gpuCount: options.gpuCount });
     for (const spec of specs) {
-      const source = createSimulatedSource({ spec, seed: options.seed });
+      const source = createSimulatedSourceFrom(spec, options.seed, options.simTime);
       await start(spec.hostName, true, createCollector({ source }));
     }
     log.info(`no nvidia-smi here: running the simulated fleet (${specs.length} hosts, seed ${options.seed})`);

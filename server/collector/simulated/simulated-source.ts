@@ -38,6 +38,18 @@ export function createSimulatedSource({ spec, seed, now = Date.now }: SimulatedS
   };
 }
 
+/**
+ * A simulated host as it was at `simTime`, going on at real speed from there;
+ * its readings carry the real time, so the server files them as live. Without
+ * `simTime`, the host as it is now.
+ */
+export function createSimulatedSourceFrom(spec: SimulatedHostSpec, seed: number | string, simTime?: string): GpuSource {
+  if (!simTime) return createSimulatedSource({ spec, seed });
+  const offset = Date.parse(simTime) - Date.now();
+  const source = createSimulatedSource({ spec, seed, now: () => Date.now() + offset });
+  return { ...source, read: async () => ({ ...(await source.read()), sampledAt: new Date().toISOString() }) };
+}
+
 /** The snapshot a simulated host reports at time `t` (ms since the epoch). */
 export function simulatedSnapshotAt(spec: SimulatedHostSpec, seed: number | string, t: number): Snapshot {
   const activity = hostActivityAt(seed, spec, t);
