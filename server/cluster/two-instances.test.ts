@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { io as connectSocket, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FleetDelta, FleetSnapshot, LiveClientToServer, LiveHost, LiveServerToClient } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import { applyDelta, applySnapshot, findHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import { ensureProductionBuild } from "@/server/build";
 import { migrateDatabase } from "@/server/db/migrate";
 import { repoRoot } from "@/server/paths";
@@ -92,7 +93,8 @@ async function waitFor<T>(what: string, check: () => Promise<T | null | undefine
 
 /** A browser's view of `/live`: the snapshot, then every delta applied to it. */
 function watchFleet(url: string, token: string) {
-  const hosts = new Map<string, LiveHost>();
+  // Merged as a browser merges them: a delta brings a host only when what is shown of it changed.
+  let state = initialLiveFleetState;
   let snapshots = 0;
   const socket: Socket<LiveServerToClient, LiveClientToServer> = connectSocket(`${url}/live`, {
     auth: { token },
@@ -101,21 +103,20 @@ function watchFleet(url: string, token: string) {
   });
   socket.on("fleet:snapshot", (snapshot: FleetSnapshot) => {
     snapshots += 1;
-    hosts.clear();
-    for (const host of snapshot.hosts) hosts.set(host.id, host);
+    state = applySnapshot(state, snapshot, Date.now());
   });
   socket.on("fleet:delta", (delta: FleetDelta) => {
-    for (const host of delta.hosts) hosts.set(host.id, host);
-    for (const id of delta.removedHostIds) hosts.delete(id);
+    state = applyDelta(state, delta, Date.now());
   });
+  const host = (id: string) => findHost(state, id);
   return {
     socket,
-    host: (id: string) => hosts.get(id),
+    host,
     snapshots: () => snapshots,
     /** The host is online with a reading newer than `sinceMs`. */
     liveSince: (id: string, sinceMs: number) => {
-      const host = hosts.get(id);
-      return Boolean(host?.online && host.lastSeenAt && Date.parse(host.lastSeenAt) > sinceMs);
+      const found = host(id);
+      return Boolean(found?.online && found.lastSeenAt && Date.parse(found.lastSeenAt) > sinceMs);
     },
   };
 }
