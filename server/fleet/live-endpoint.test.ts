@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
 import { io as connect } from "socket.io-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FleetDelta, FleetSnapshot } from "@/lib/live";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
@@ -83,5 +83,25 @@ describe("the /live namespace", () => {
       socket.once("connect_error", reject);
     });
     socket.close();
+  });
+  it("builds one snapshot for the connections that arrive within one flush", async () => {
+    const shared = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    shared.connectHost("h8", "node-s", true);
+    shared.ingest("h8", makeSnapshot([makeGpu()], Date.now()));
+    const build = vi.spyOn(shared, "snapshot");
+    const sharedHttp = createServer();
+    const server = new Server(sharedHttp);
+    await new Promise<void>((resolve) => sharedHttp.listen(0, "127.0.0.1", resolve));
+    const port = (sharedHttp.address() as AddressInfo).port;
+    const stopShared = attachLiveEndpoint(server.of("/live") as never, shared, { tickMs: 3_600_000, flushMs: 1000 });
+    const sockets = Array.from({ length: 3 }, () => connect(`http://127.0.0.1:${port}/live`, { transports: ["websocket"], reconnection: false }));
+    const snapshots = await Promise.all(sockets.map((socket) => new Promise<FleetSnapshot>((resolve) => socket.once("fleet:snapshot", resolve))));
+    expect(snapshots.map((snapshot) => snapshot.gpus.length)).toEqual([1, 1, 1]);
+    // Connections that straddle a flush (a slow machine) get the next one's.
+    expect(build.mock.calls.length).toBeLessThan(3);
+    expect(new Set(snapshots.map((snapshot) => snapshot.serverTime)).size).toBe(build.mock.calls.length);
+    for (const socket of sockets) socket.close();
+    stopShared();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });

@@ -44,8 +44,9 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
 }
 
 /**
- * The `/live` namespace for browsers: a full snapshot on every connection,
- * then coalesced deltas for everyone: new readings at most every `flushMs`,
+ * The `/live` namespace for browsers: a full snapshot on every connection
+ * (at the next flush, shared by the connections of that flush), then
+ * coalesced deltas for everyone: new readings at most every `flushMs`,
  * the rules' results (GPU states) with each tick. Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
@@ -63,9 +64,23 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     });
   }
 
-  namespace.on("connection", (socket) => {
+  // Connections waiting for their snapshot. They get it at the next flush,
+  // all of them one snapshot built and encoded once (a broadcast encodes
+  // once for its sockets): at 4,000 GPUs that is megabytes and a second of
+  // work, which 50 viewers connecting together each paid in turn. Sent
+  // just before the flush drains a delta, so each socket's snapshot comes
+  // first and the deltas after it carry every later change.
+  const awaitingSnapshot = new Set<string>();
+  const sendSnapshots = () => {
+    if (awaitingSnapshot.size === 0) return;
     const snapshot = { ...fleet.snapshot(), ...extras?.snapshot() };
-    socket.emit("fleet:snapshot", bookings ? { ...snapshot, bookings: bookings.current() } : snapshot);
+    namespace.local.to([...awaitingSnapshot]).emit("fleet:snapshot", bookings ? { ...snapshot, bookings: bookings.current() } : snapshot);
+    awaitingSnapshot.clear();
+  };
+
+  namespace.on("connection", (socket) => {
+    awaitingSnapshot.add(socket.id);
+    socket.on("disconnect", () => awaitingSnapshot.delete(socket.id));
     socket.on("gpu:history", (uuid, reply) => {
       if (typeof reply !== "function") return;
       reply(typeof uuid === "string" && uuid.length <= 128 ? fleet.history(uuid) : null);
@@ -80,6 +95,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   });
 
   const send = (extra: Partial<FleetDelta> | null | undefined) => {
+    sendSnapshots();
     let delta = fleet.drainDelta();
     if (extra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...extra };
     if (delta) namespace.local.emit("fleet:delta", delta);
