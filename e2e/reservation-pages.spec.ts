@@ -21,15 +21,18 @@ const PAGES = [
   { path: "/", heading: "Fleet", user: "member" },
 ] as const;
 
-async function bookSomething(page: Page) {
-  // Something to show: a booking now and one tomorrow, on whichever GPU is free.
+/** Something to show: a booking now and one tomorrow, on whichever GPU the server picks; returns their ids. */
+async function bookSomething(page: Page): Promise<string[]> {
+  const ids: string[] = [];
   for (const startsAt of [undefined, new Date(Date.now() + 26 * 3600_000).toISOString()]) {
     const response = await page.request.post("/api/v1/reservations", {
       data: { count: 1, durationMinutes: 120, purpose: "screenshot demo", ...(startsAt ? { startsAt } : {}) },
       headers: { origin: E2E_ORIGIN },
     });
     expect(response.status()).toBe(201);
+    ids.push(((await response.json()) as { id: string }).id);
   }
+  return ids;
 }
 
 // Six pages, two people (made with the CLI on first use).
@@ -42,7 +45,7 @@ for (const size of SIZES) {
     const pages = { member: await contexts.member.newPage(), admin: await contexts.admin.newPage() };
     await signIn(pages.member, member());
     await signIn(pages.admin, admin());
-    await bookSomething(pages.member);
+    const booked = await bookSomething(pages.member);
     for (const entry of PAGES) {
       const page = pages[entry.user];
       await page.goto(entry.path);
@@ -53,6 +56,11 @@ for (const size of SIZES) {
       expect(overflow, `${entry.path} scrolls sideways`).toBeLessThanOrEqual(0);
       const name = entry.path === "/" ? "fleet" : entry.path.slice(1).replaceAll("/", "-");
       await page.screenshot({ path: `test-results/screens/${name}-${size.name}.png`, fullPage: true });
+    }
+    // Give the GPUs back: later specs expect the GPUs they use to be free.
+    for (const id of booked) {
+      const released = await pages.member.request.post(`/api/v1/reservations/${id}/release`, { headers: { origin: E2E_ORIGIN } });
+      expect(released.ok()).toBe(true);
     }
     await contexts.member.close();
     await contexts.admin.close();
