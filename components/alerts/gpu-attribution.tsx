@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { attributedName, evidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 
 interface Runner {
@@ -25,7 +26,7 @@ function runners(processes: ProcessAttribution[]): Runner[] {
  * Who really runs on a GPU, with the evidence next to each name ("alice ·
  * via container 3f2a1b9c…"); someone other than the holder is marked.
  */
-export function GpuAttribution({ reconciliation, limit = 3 }: { reconciliation: GpuReconciliation; limit?: number }) {
+export const GpuAttribution = memo(function GpuAttribution({ reconciliation, limit = 3 }: { reconciliation: GpuReconciliation; limit?: number }) {
   const list = runners(reconciliation.processes);
   if (list.length === 0) return null;
   const shown = list.slice(0, limit);
@@ -52,4 +53,4 @@ export function GpuAttribution({ reconciliation, limit = 3 }: { reconciliation: 
       {list.length > shown.length && <li className="text-slate-500 dark:text-slate-400">+{list.length - shown.length} more</li>}
     </ul>
   );
-}
+});

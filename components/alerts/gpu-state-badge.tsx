@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { GPU_STATE_LABELS, type GpuState } from "@/lib/attribution";
 import { Badge } from "@/components/ui/badge";
 
@@ -22,7 +23,7 @@ const HINT: Record<GpuState, string> = {
 };
 
 /** A GPU's reconciled state, as a badge; `problem` adds the reason of an error. */
-export function GpuStateBadge({ state, problem }: { state: GpuState; problem?: string | null }) {
+export const GpuStateBadge = memo(function GpuStateBadge({ state, problem }: { state: GpuState; problem?: string | null }) {
   return (
     <span data-testid="gpu-state" data-state={state} className="inline-flex">
       <Badge tone={TONE[state]} title={problem ?? HINT[state]}>
@@ -30,4 +31,4 @@ export function GpuStateBadge({ state, problem }: { state: GpuState; problem?: s
       </Badge>
     </span>
   );
-}
+});

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { SPARKLINE_POINTS, type GpuPoint } from "@/lib/live";
 
 interface SparklineProps {
@@ -17,7 +18,7 @@ const HEIGHT = 32;
  * history grows in from the right instead of stretching across the card.
  * A null value breaks the line instead of dropping it to zero.
  */
-export function Sparkline({ points, stale = false, className = "" }: SparklineProps) {
+export const Sparkline = memo(function Sparkline({ points, stale = false, className = "" }: SparklineProps) {
   const step = WIDTH / (SPARKLINE_POINTS - 1);
   const offset = SPARKLINE_POINTS - points.length;
   const segments: string[] = [];
@@ -57,4 +58,4 @@ export function Sparkline({ points, stale = false, className = "" }: SparklinePr
       ))}
     </svg>
   );
-}
+});

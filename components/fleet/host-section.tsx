@@ -3,6 +3,9 @@ import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format";
 import { GpuCard } from "@/components/gpu/gpu-card";
 
+/** One empty history for every GPU without one, so that their memoized cards see the same sparkline each second. */
+const NO_POINTS: GpuPoint[] = [];
+
 interface HostSectionProps {
   host: LiveHost;
   gpus: LiveGpu[];
@@ -51,7 +54,7 @@ export function HostSection({ host, gpus, sparklines, nowMs, bookings }: HostSec
             <li key={gpu.uuid} className="min-w-0">
               <GpuCard
                 gpu={gpu}
-                sparkline={sparklines[gpu.uuid] ?? []}
+                sparkline={sparklines[gpu.uuid] ?? NO_POINTS}
                 stale={stale}
                 nowMs={nowMs}
                 booking={bookings ? bookingsOfGpu(bookings, gpu.uuid, nowMs) : undefined}

@@ -1,10 +1,14 @@
 import Link from "next/link";
-import type { LiveBooking, LiveGpu } from "@/lib/live";
+import { memo } from "react";
+import type { LiveBooking } from "@/lib/live";
 import { formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
 
 interface GpuBookingProps {
-  gpu: LiveGpu;
+  hostName: string;
+  index: number;
+  /** Processes run on the GPU. */
+  busy: boolean;
   current: LiveBooking | null;
   next: LiveBooking | null;
   /** Server-clock now. */
@@ -16,9 +20,7 @@ interface GpuBookingProps {
  * link to book it (after the current booking, if there is one). The link
  * sits above the card's stretched link, so both can be used.
  */
-export function GpuBooking({ gpu, current, next, nowMs }: GpuBookingProps) {
-  const params = new URLSearchParams({ host: gpu.hostName, gpus: String(gpu.index) });
-  if (current) params.set("start", current.endsAt);
+export function GpuBooking({ hostName, index, busy, current, next, nowMs }: GpuBookingProps) {
   return (
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
@@ -30,7 +32,7 @@ export function GpuBooking({ gpu, current, next, nowMs }: GpuBookingProps) {
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
           </p>
-        ) : gpu.processes.length > 0 ? (
+        ) : busy ? (
           // Running, but nobody booked it: bookable, yet not idle.
           <p data-testid="gpu-holder" className="font-medium text-slate-700 dark:text-slate-300">
             Not booked
@@ -46,17 +48,26 @@ export function GpuBooking({ gpu, current, next, nowMs }: GpuBookingProps) {
           </p>
         )}
       </div>
-      <Link
-        href={`/reserve?${params}`}
-        aria-label={`Book GPU ${gpu.index} on ${gpu.hostName}`}
-        className={`relative z-10 shrink-0 rounded-md px-2 py-1 font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${
-          current
-            ? "text-sky-700 hover:bg-slate-100 dark:text-sky-400 dark:hover:bg-slate-800"
-            : "bg-emerald-600 text-white hover:bg-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400"
-        }`}
-      >
-        {current ? "Book after" : "Book"}
-      </Link>
+      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? null} />
     </div>
   );
 }
+
+/** The booking link, drawn again only when its target changes: the fleet's cards re-render every second. */
+const BookLink = memo(function BookLink({ hostName, index, after }: { hostName: string; index: number; after: string | null }) {
+  const params = new URLSearchParams({ host: hostName, gpus: String(index) });
+  if (after) params.set("start", after);
+  return (
+    <Link
+      href={`/reserve?${params}`}
+      aria-label={`Book GPU ${index} on ${hostName}`}
+      className={`relative z-10 shrink-0 rounded-md px-2 py-1 font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${
+        after
+          ? "text-sky-700 hover:bg-slate-100 dark:text-sky-400 dark:hover:bg-slate-800"
+          : "bg-emerald-600 text-white hover:bg-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400"
+      }`}
+    >
+      {after ? "Book after" : "Book"}
+    </Link>
+  );
+});

@@ -1,6 +1,6 @@
 import Link from "next/link";
-import { useId } from "react";
-import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
+import { memo, useId } from "react";
+import type { LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/lib/use-gpu-states";
@@ -12,17 +12,7 @@ import { MemoryBar } from "@/components/gpu/memory-bar";
 import { ProcessList } from "@/components/gpu/process-list";
 import { UtilizationValue } from "@/components/gpu/utilization-value";
 import { temperatureTone } from "@/components/gpu/thresholds";
-
-interface GpuCardProps {
-  gpu: LiveGpu;
-  sparkline: GpuPoint[];
-  /** The host is offline: the values are its last known ones. */
-  stale: boolean;
-  /** Server-clock now, for the age of stale values. */
-  nowMs: number;
-  /** The booking that holds the GPU now and the next one; absent where bookings are not shown. */
-  booking?: { current: LiveBooking | null; next: LiveBooking | null };
-}
+import { sameCardProps, type GpuCardProps } from "@/components/gpu/card-props";
 
 /**
  * One GPU at a glance. The whole card links to the GPU's page through a
@@ -30,7 +20,7 @@ interface GpuCardProps {
  * process commands inside can still be opened with a tap: links may not
  * contain other interactive elements.
  */
-export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps) {
+export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps) {
   const id = useId();
   const label = `GPU ${gpu.index} on ${gpu.hostName}`;
   // Who really runs here and how that compares with the booking (server/attribution).
@@ -38,11 +28,14 @@ export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps)
   // Free to book right now: nobody's booking and nothing running. These stand out.
   const open = Boolean(booking) && !booking?.current && gpu.processes.length === 0 && !stale;
 
+  // content-visibility: a card off screen skips style, layout and paint while its values
+  // change each second, yet stays in the accessibility tree and find-in-page. On the
+  // article, not its list item, so that its own ring and shadow are not clipped.
   return (
     <article
       aria-label={label}
       data-stale={stale || undefined}
-      className={`relative flex h-full flex-col gap-3 rounded-xl border bg-white p-4 shadow-xs transition-colors has-[a:focus-visible]:ring-2 has-[a:focus-visible]:ring-sky-500 hover:border-slate-300 dark:bg-slate-900 dark:hover:border-slate-600 ${
+      className={`relative flex h-full flex-col gap-3 rounded-xl border bg-white p-4 shadow-xs transition-colors has-[a:focus-visible]:ring-2 has-[a:focus-visible]:ring-sky-500 hover:border-slate-300 dark:bg-slate-900 dark:hover:border-slate-600 [contain-intrinsic-size:auto_21rem] [content-visibility:auto] ${
         stale
           ? "border-dashed border-slate-300 dark:border-slate-700"
           : open
@@ -52,15 +45,7 @@ export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps)
     >
       <header className="flex items-start gap-2">
         <div className="min-w-0 flex-1">
-          <h3 className="text-base leading-6 font-semibold">
-            <Link
-              href={`/gpus/${encodeURIComponent(gpu.uuid)}`}
-              aria-label={`${label}, details`}
-              className="outline-hidden after:absolute after:inset-0 after:rounded-xl hover:underline"
-            >
-              GPU {gpu.index}
-            </Link>
-          </h3>
+          <CardTitle uuid={gpu.uuid} index={gpu.index} label={label} />
           <p className="truncate text-xs text-slate-500 dark:text-slate-400" title={gpu.name}>
             {gpu.name}
           </p>
@@ -121,7 +106,14 @@ export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps)
 
       {booking && (
         <div className="border-t border-slate-100 pt-3 dark:border-slate-800">
-          <GpuBooking gpu={gpu} current={booking.current} next={booking.next} nowMs={nowMs} />
+          <GpuBooking
+            hostName={gpu.hostName}
+            index={gpu.index}
+            busy={gpu.processes.length > 0}
+            current={booking.current}
+            next={booking.next}
+            nowMs={nowMs}
+          />
         </div>
       )}
 
@@ -131,7 +123,22 @@ export function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps)
       </div>
     </article>
   );
-}
+}, sameCardProps);
+
+/** The card's stretched link: it changes only with the GPU's identity, so it is not drawn again each second. */
+const CardTitle = memo(function CardTitle({ uuid, index, label }: { uuid: string; index: number; label: string }) {
+  return (
+    <h3 className="text-base leading-6 font-semibold">
+      <Link
+        href={`/gpus/${encodeURIComponent(uuid)}`}
+        aria-label={`${label}, details`}
+        className="outline-hidden after:absolute after:inset-0 after:rounded-xl hover:underline"
+      >
+        GPU {index}
+      </Link>
+    </h3>
+  );
+});
 
 function CardBadge({ gpu, stale, nowMs }: { gpu: LiveGpu; stale: boolean; nowMs: number }) {
   if (stale) {

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { formatMemoryUsage, ratioPercent } from "@/lib/format";
 
 interface MemoryBarProps {
@@ -9,7 +10,7 @@ interface MemoryBarProps {
 /** Above this share of memory a new job on the GPU is likely to die out of memory. */
 const OOM_RISK_PCT = 92;
 
-export function MemoryBar({ usedMiB, totalMiB, stale = false }: MemoryBarProps) {
+export const MemoryBar = memo(function MemoryBar({ usedMiB, totalMiB, stale = false }: MemoryBarProps) {
   const pct = ratioPercent(usedMiB, totalMiB);
   const text = formatMemoryUsage(usedMiB, totalMiB);
   const fill = stale ? "bg-offline" : pct !== null && pct >= OOM_RISK_PCT ? "bg-danger" : "bg-(--chart-mem)";
@@ -27,4 +28,4 @@ export function MemoryBar({ usedMiB, totalMiB, stale = false }: MemoryBarProps) 
       {pct !== null && <div className={`h-full rounded-full ${fill}`} style={{ width: `${Math.max(pct, 1)}%` }} />}
     </div>
   );
-}
+});

@@ -1,5 +1,7 @@
+import { memo } from "react";
 import type { ProcessInfo } from "@/lib/snapshot";
 import { DASH, formatMemory } from "@/lib/format";
+import { sameProcessRows } from "@/components/gpu/card-props";
 
 /** Cards have room for a few; the detail page lists them all. */
 const MAX_SHOWN = 4;
@@ -10,7 +12,7 @@ const MAX_SHOWN = 4;
  * `title` tooltip never appears. A native <details> with only a summary does
  * this without script: opening it unwraps the summary's text.
  */
-export function ProcessList({ processes, stale = false }: { processes: ProcessInfo[]; stale?: boolean }) {
+export const ProcessList = memo(function ProcessList({ processes, stale = false }: { processes: ProcessInfo[]; stale?: boolean }) {
   if (processes.length === 0) {
     return <p className="text-sm text-slate-500 dark:text-slate-400">No processes</p>;
   }
@@ -53,4 +55,4 @@ export function ProcessList({ processes, stale = false }: { processes: ProcessIn
       )}
     </ul>
   );
-}
+}, (prev, next) => prev.stale === next.stale && sameProcessRows(prev.processes, next.processes));

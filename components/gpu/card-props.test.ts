@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
+import type { ProcessInfo } from "@/lib/snapshot";
+import { cardNeedsClock, sameCardProps, sameProcessRows, type GpuCardProps } from "@/components/gpu/card-props";
+
+// The comparison reads identities only, so stand-ins of the right type are enough.
+const gpu = (uuid: string) => ({ uuid }) as LiveGpu;
+const booking = (id: string) => ({ id }) as unknown as LiveBooking;
+
+function props(overrides: Partial<GpuCardProps> = {}): GpuCardProps {
+  return { gpu: gpu("GPU-a"), sparkline: [] as GpuPoint[], stale: false, nowMs: 1_000, ...overrides };
+}
+
+describe("cardNeedsClock", () => {
+  it("is true for a stale card or one with a current or next booking", () => {
+    expect(cardNeedsClock(false, undefined)).toBe(false);
+    expect(cardNeedsClock(false, { current: null, next: null })).toBe(false);
+    expect(cardNeedsClock(true, undefined)).toBe(true);
+    expect(cardNeedsClock(false, { current: booking("b1"), next: null })).toBe(true);
+    expect(cardNeedsClock(false, { current: null, next: booking("b2") })).toBe(true);
+  });
+});
+
+describe("sameCardProps", () => {
+  it("skips a live, unbooked card when only the clock moved", () => {
+    const before = props({ booking: { current: null, next: null } });
+    expect(sameCardProps(before, { ...before, nowMs: 2_000, booking: { current: null, next: null } })).toBe(true);
+  });
+
+  it("redraws a card that shows the clock when the clock moved", () => {
+    const stale = props({ stale: true });
+    expect(sameCardProps(stale, { ...stale, nowMs: 2_000 })).toBe(false);
+    const held = booking("b1");
+    const booked = props({ booking: { current: held, next: null } });
+    expect(sameCardProps(booked, { ...booked, nowMs: 2_000, booking: { current: held, next: null } })).toBe(false);
+    expect(sameCardProps(booked, { ...booked, booking: { current: held, next: null } })).toBe(true);
+  });
+
+  it("redraws when the GPU, its sparkline, its staleness or its bookings changed", () => {
+    const before = props({ booking: { current: null, next: null } });
+    expect(sameCardProps(before, { ...before, gpu: gpu("GPU-a") })).toBe(false);
+    expect(sameCardProps(before, { ...before, sparkline: [] })).toBe(false);
+    expect(sameCardProps(before, { ...before, stale: true })).toBe(false);
+    expect(sameCardProps(before, { ...before, booking: { current: booking("b1"), next: null } })).toBe(false);
+    expect(sameCardProps(before, { ...before, booking: undefined })).toBe(false);
+  });
+});
+
+describe("sameProcessRows", () => {
+  const row = (pid: number, overrides: Partial<ProcessInfo> = {}) =>
+    ({ pid, user: "alice", usedMemoryMiB: 1024, command: "python train.py", name: "python", ...overrides }) as ProcessInfo;
+
+  it("is true for new lists with the same rows in the same order", () => {
+    expect(sameProcessRows([row(1), row(2)], [row(1), row(2)])).toBe(true);
+    expect(sameProcessRows([], [])).toBe(true);
+  });
+
+  it("is false when a row shown on the card differs, or a row came or went", () => {
+    expect(sameProcessRows([row(1)], [row(1, { usedMemoryMiB: 2048 })])).toBe(false);
+    expect(sameProcessRows([row(1)], [row(1, { user: "bob" })])).toBe(false);
+    expect(sameProcessRows([row(1)], [row(1, { command: "python eval.py" })])).toBe(false);
+    expect(sameProcessRows([row(1), row(2)], [row(2), row(1)])).toBe(false);
+    expect(sameProcessRows([row(1)], [row(1), row(2)])).toBe(false);
+  });
+});

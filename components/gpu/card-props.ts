@@ -1,0 +1,64 @@
+import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
+import type { ProcessInfo } from "@/lib/snapshot";
+
+export interface GpuCardBooking {
+  current: LiveBooking | null;
+  next: LiveBooking | null;
+}
+
+export interface GpuCardProps {
+  gpu: LiveGpu;
+  sparkline: GpuPoint[];
+  /** The host is offline: the values are its last known ones. */
+  stale: boolean;
+  /** Server-clock now, for the age of stale values and the days of bookings. */
+  nowMs: number;
+  /** The booking that holds the GPU now and the next one; absent where bookings are not shown. */
+  booking?: GpuCardBooking;
+}
+
+/**
+ * Whether a card shows anything that moves with the clock: the age of a
+ * stale card's values, or the day of its current or next booking. Other
+ * cards change only when their GPU does.
+ */
+export function cardNeedsClock(stale: boolean, booking: GpuCardBooking | undefined): boolean {
+  return stale || Boolean(booking?.current) || Boolean(booking?.next);
+}
+
+/**
+ * React.memo's comparison for the fleet's cards. The page re-renders once a
+ * second for the clock and once a second for the delta; with 256 cards,
+ * drawing every card twice a second was most of the page's main-thread time.
+ * A card is drawn again only when its GPU, sparkline, staleness or bookings
+ * changed, or when the clock moved and the card shows the clock. The booking
+ * is compared by its two entries: the page looks it up anew on each render.
+ */
+export function sameCardProps(prev: GpuCardProps, next: GpuCardProps): boolean {
+  if (prev.gpu !== next.gpu || prev.sparkline !== next.sparkline || prev.stale !== next.stale) return false;
+  if (Boolean(prev.booking) !== Boolean(next.booking)) return false;
+  if (prev.booking && next.booking && (prev.booking.current !== next.booking.current || prev.booking.next !== next.booking.next)) {
+    return false;
+  }
+  return prev.nowMs === next.nowMs || !cardNeedsClock(next.stale, next.booking);
+}
+
+/**
+ * Whether two process lists show the same rows: every delta brings each
+ * GPU's list anew, mostly with the same processes, and a card's list is its
+ * largest part of the page to compare and patch.
+ */
+export function sameProcessRows(prev: ProcessInfo[], next: ProcessInfo[]): boolean {
+  if (prev === next) return true;
+  if (prev.length !== next.length) return false;
+  return prev.every((row, i) => {
+    const other = next[i];
+    return (
+      row.pid === other.pid &&
+      row.user === other.user &&
+      row.usedMemoryMiB === other.usedMemoryMiB &&
+      row.command === other.command &&
+      row.name === other.name
+    );
+  });
+}
