@@ -17,6 +17,8 @@ export interface BrowserPageResult {
   name: string;
   path: string;
   busyMsPerSecond: number;
+  /** CPU time of the main thread: unlike the task durations, it does not grow while other processes hold the cores. */
+  cpuMsPerSecond: number;
   scriptMsPerSecond: number;
   styleLayoutMsPerSecond: number;
   framesPerSecond: number;
@@ -87,6 +89,7 @@ async function measurePage(page: Page, cdp: CDPSession, name: string, pagePath: 
     name,
     path: pagePath,
     busyMsPerSecond: perSecond("TaskDuration"),
+    cpuMsPerSecond: perSecond("ThreadTime"),
     scriptMsPerSecond: perSecond("ScriptDuration"),
     styleLayoutMsPerSecond: perSecond("RecalcStyleDuration") + perSecond("LayoutDuration"),
     framesPerSecond: (end.frames - startCounters.frames) / elapsed,
@@ -131,7 +134,7 @@ export async function runBrowserBench(options: { gpus: number; seconds: number; 
       await page.goto(target.path);
       await page.getByTestId(target.ready).first().waitFor({ timeout: 60_000 });
       const result = await measurePage(page, cdp, target.name, target.path.replace(/token=[^&]+/, "token=…"), options.seconds);
-      options.log(`  ${target.name}: ${result.busyMsPerSecond.toFixed(0)} ms/s busy, ${result.longTasks} long tasks, ${result.framesPerSecond.toFixed(1)} frames/s`);
+      options.log(`  ${target.name}: ${result.busyMsPerSecond.toFixed(0)} ms/s busy (${result.cpuMsPerSecond.toFixed(0)} of CPU), ${result.longTasks} long tasks, ${result.framesPerSecond.toFixed(1)} frames/s`);
       pages.push(result);
       await context.close();
     }
