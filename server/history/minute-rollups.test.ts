@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
 import { db } from "@/server/db";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
@@ -66,6 +66,40 @@ describe("minute rollups written in batches", () => {
     rollups.record(host, makeSnapshot(gpus, T0 + 3 * HOUR_MS));
     await expect(rollups.flush()).resolves.toMatchObject({ minutes: 1200, hours: 1200 });
     expect(rollups.snapshotStats().failedFlushes).toBe(0);
+  });
+
+  it("writes a large flush in parts, lets the event loop run between them, and after a failed part writes each minute once", async () => {
+    const host = await ensureLocalHost(uniqueName("parts"), true);
+    const gpus = Array.from({ length: 250 }, () => makeGpu());
+    const rollups = new MinuteRollups();
+    rollups.record(host, makeSnapshot(gpus, T0 + 4 * HOUR_MS));
+    const client = db();
+    const transaction = client.$transaction.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    let calls = 0;
+    let turns = 0;
+    const spin = () => {
+      turns += 1;
+      if (calls < 3) setImmediate(spin);
+    };
+    const spy = vi.spyOn(client, "$transaction").mockImplementation(((...args: unknown[]) => {
+      calls += 1;
+      if (calls === 1) setImmediate(spin);
+      return calls === 2 ? Promise.reject(new Error("database is locked")) : transaction(...args);
+    }) as never);
+    try {
+      await expect(rollups.flush()).rejects.toThrow("database is locked");
+      expect(calls).toBe(2);
+      expect(turns).toBeGreaterThan(0);
+      // The first part (100 GPUs) is written; the other 150 wait for the next flush.
+      expect(rollups.pendingMinutes).toBe(150);
+      await expect(rollups.flush()).resolves.toMatchObject({ minutes: 150, hours: 150 });
+      expect(calls).toBe(4);
+    } finally {
+      spy.mockRestore();
+    }
+    const rows = await db().gpuMinute.findMany({ where: { gpuUuid: { in: gpus.map((gpu) => gpu.uuid) } }, select: { samples: true } });
+    expect(rows).toHaveLength(250);
+    expect(rows.every((row) => row.samples === 1)).toBe(true);
   });
 
   it("writes nothing for minutes without readings: an offline agent leaves a gap, not zeros", async () => {
