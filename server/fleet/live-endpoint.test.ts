@@ -76,6 +76,32 @@ describe("the /live namespace", () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
+  it("coalesces readings that arrive spread out into about one delta a second", async () => {
+    const spread = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const spreadHttp = createServer();
+    const server = new Server(spreadHttp);
+    await new Promise<void>((resolve) => spreadHttp.listen(0, "127.0.0.1", resolve));
+    const port = (spreadHttp.address() as AddressInfo).port;
+    const stopSpread = attachLiveEndpoint(server.of("/live") as never, spread, { tickMs: 3_600_000, flushMs: 20, minDeltaIntervalMs: 1000 });
+    spread.connectHost("h7", "node-t", true);
+    const socket = connect(`http://127.0.0.1:${port}/live`, { transports: ["websocket"], reconnection: false });
+    await new Promise((resolve) => socket.once("fleet:snapshot", resolve));
+    const deltas: FleetDelta[] = [];
+    socket.on("fleet:delta", (delta: FleetDelta) => deltas.push(delta));
+    // Eight readings arriving 100 ms apart (a host whose readings straggle in).
+    const gpu = makeGpu();
+    for (let step = 0; step < 8; step += 1) {
+      spread.ingest("h7", makeSnapshot([{ ...gpu, utilizationGpuPct: step * 10 }], Date.now()));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(deltas.length).toBeLessThanOrEqual(2);
+    expect(deltas.at(-1)?.gpus[0]?.utilizationGpuPct).toBe(70);
+    socket.close();
+    stopSpread();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
   it("accepts a signed-in browser by its cookie", async () => {
     const socket = connect(url, { transports: ["websocket"], reconnection: false, extraHeaders: { cookie: "gpudesk.session_token=ok" } });
     await new Promise<void>((resolve, reject) => {

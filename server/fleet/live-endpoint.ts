@@ -24,6 +24,12 @@ export interface LiveEndpointOptions {
    * agents into one or two deltas per second.
    */
   flushMs?: number;
+  /**
+   * The least time between two deltas; default 900 ms, so that readings of one
+   * second that arrive spread out still make one delta (each costs every
+   * browser a render) while the next second's readings are not held back.
+   */
+  minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
   bookings?: LiveBookingsSource;
   /** More for every snapshot and every tick's delta (the GPU states of server/alerts/start-alerts.ts). */
@@ -46,11 +52,12 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
 /**
  * The `/live` namespace for browsers: a full snapshot on every connection
  * (at the next flush, shared by the connections of that flush), then
- * coalesced deltas for everyone: new readings at most every `flushMs`,
- * the rules' results (GPU states) with each tick. Returns a stop function.
+ * coalesced deltas for everyone: new readings within `flushMs` of their
+ * arrival but about one delta a second, carrying the rules' results
+ * (GPU states) of the ticks since the last one. Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, flushMs = 100, bookings, extras } = options;
+  const { authenticate, tickMs = 1000, flushMs = 100, minDeltaIntervalMs = 900, bookings, extras } = options;
   if (authenticate) {
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
@@ -94,17 +101,29 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     namespace.local.emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
   });
 
-  const send = (extra: Partial<FleetDelta> | null | undefined) => {
+  // What the last tick's rules found, held until the next delta goes out with the readings.
+  let pendingExtra: Partial<FleetDelta> | null = null;
+  let lastDeltaAt = 0;
+  const send = () => {
     sendSnapshots();
+    // About one delta a second: agents read at 1 Hz but their readings arrive spread
+    // over a few hundred milliseconds, and every delta costs each browser a render of every
+    // chart. The first reading after a quiet spell still goes out within `flushMs`.
+    if (Date.now() - lastDeltaAt < minDeltaIntervalMs) return;
     let delta = fleet.drainDelta();
-    if (extra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...extra };
-    if (delta) namespace.local.emit("fleet:delta", delta);
+    if (pendingExtra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...pendingExtra };
+    pendingExtra = null;
+    if (!delta) return;
+    lastDeltaAt = Date.now();
+    namespace.local.emit("fleet:delta", delta);
   };
   const timer = setInterval(() => {
     fleet.checkOffline();
-    send(extras?.tick());
+    const extra = extras?.tick();
+    if (extra) pendingExtra = { ...pendingExtra, ...extra, ...(extra.gpuStates ? { gpuStates: { ...pendingExtra?.gpuStates, ...extra.gpuStates } } : {}) };
+    send();
   }, tickMs);
-  const flusher = setInterval(() => send(null), flushMs);
+  const flusher = setInterval(send, flushMs);
   timer.unref();
   flusher.unref();
   return () => {
