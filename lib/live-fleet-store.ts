@@ -28,10 +28,31 @@ let detach: (() => void) | null = null;
 /** Keeps the socket across a navigation, where one page unmounts just before the next mounts. */
 const STOP_GRACE_MS = 5_000;
 
-function setState(next: LiveFleetState) {
+/**
+ * Pages redraw for new readings at most this often. Deltas may come several
+ * times a second (readings of one second arrive spread out); the state takes
+ * each at once, but a redraw of every card and chart per delta would keep
+ * the main thread busy. Anything else (a snapshot, the connection) redraws at once.
+ */
+export const READINGS_REDRAW_MS = 1000;
+let lastNotifyAt = 0;
+let notifyTimer: ReturnType<typeof setTimeout> | null = null;
+
+function notify() {
+  if (notifyTimer) clearTimeout(notifyTimer);
+  notifyTimer = null;
+  lastNotifyAt = Date.now();
+  for (const listener of listeners) listener();
+}
+
+function setState(next: LiveFleetState, readingsOnly = false) {
   if (next === state) return;
   state = next;
-  for (const listener of listeners) listener();
+  if (!readingsOnly) return notify();
+  if (notifyTimer) return;
+  const wait = READINGS_REDRAW_MS - (Date.now() - lastNotifyAt);
+  if (wait <= 0) notify();
+  else notifyTimer = setTimeout(notify, wait);
 }
 
 export function getFleetState(): LiveFleetState {
@@ -53,7 +74,7 @@ function start() {
   const socket = getLiveSocket();
 
   const onSnapshot = (snapshot: FleetSnapshot) => setState(applySnapshot(state, snapshot, Date.now()));
-  const onDelta = (delta: FleetDelta) => setState(applyDelta(state, delta, Date.now()));
+  const onDelta = (delta: FleetDelta) => setState(applyDelta(state, delta, Date.now()), true);
   const onBookings = (update: BookingsUpdate) => setState(applyBookings(state, update, Date.now()));
   // "live" only once the snapshot is in: connected but empty is still connecting.
   const onDisconnect = () => setState(withStatus(state, socket.active ? "reconnecting" : "disconnected"));

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState } from "react";
 import { appendPoints } from "@/lib/live-fleet-state";
 import { timeAxis, toChartRows, type GpuChartRow, type TimeAxis } from "@/lib/gpu-series";
 import { HISTORY_POINTS, type FleetDelta, type GpuPoint } from "@/lib/live";
-import { retainLiveFleet } from "@/lib/live-fleet-store";
+import { READINGS_REDRAW_MS, retainLiveFleet } from "@/lib/live-fleet-store";
 import { deltaPointsOf } from "@/lib/live-points";
 import { getLiveSocket } from "@/lib/live-socket";
 
@@ -51,9 +51,25 @@ export function useGpuHistory(uuid: string): GpuHistorySeries {
         if (isLatest()) setStatus("error");
       }
     };
+    // New points are drawn at most once per READINGS_REDRAW_MS, like the fleet store's readings.
+    let pending: GpuPoint[] = [];
+    let drawTimer: ReturnType<typeof setTimeout> | null = null;
+    let lastDrawAt = 0;
+    const draw = () => {
+      drawTimer = null;
+      lastDrawAt = Date.now();
+      const fresh = pending;
+      pending = [];
+      if (current) setPoints((held) => appendPoints(held, fresh, HISTORY_POINTS));
+    };
     const onDelta = (delta: FleetDelta) => {
       const fresh = deltaPointsOf(delta, uuid);
-      if (fresh.length > 0) setPoints((held) => appendPoints(held, fresh, HISTORY_POINTS));
+      if (fresh.length === 0) return;
+      pending = pending.concat(fresh);
+      if (drawTimer) return;
+      const wait = READINGS_REDRAW_MS - (Date.now() - lastDrawAt);
+      if (wait <= 0) draw();
+      else drawTimer = setTimeout(draw, wait);
     };
 
     socket.on("connect", load);
@@ -63,6 +79,7 @@ export function useGpuHistory(uuid: string): GpuHistorySeries {
       current = false;
       socket.off("connect", load);
       socket.off("fleet:delta", onDelta);
+      if (drawTimer) clearTimeout(drawTimer);
       release();
     };
   }, [uuid]);

@@ -25,9 +25,10 @@ export interface LiveEndpointOptions {
    */
   flushMs?: number;
   /**
-   * The least time between two deltas; default 900 ms, so that readings of one
-   * second that arrive spread out still make one delta (each costs every
-   * browser a render) while the next second's readings are not held back.
+   * The least time between two deltas; default 250 ms: readings of one second
+   * arrive spread out, and a burst of them makes a few deltas rather than one
+   * per flush, holding none back by more than this. (Browsers redraw for
+   * readings at most once a second whatever comes: lib/live-fleet-store.ts.)
    */
   minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
@@ -53,11 +54,11 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
  * The `/live` namespace for browsers: a full snapshot on every connection
  * (at the next flush, shared by the connections of that flush), then
  * coalesced deltas for everyone: new readings within `flushMs` of their
- * arrival but about one delta a second, carrying the rules' results
+ * arrival but at most one delta per `minDeltaIntervalMs`, carrying the rules' results
  * (GPU states) of the ticks since the last one. Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, flushMs = 100, minDeltaIntervalMs = 900, bookings, extras } = options;
+  const { authenticate, tickMs = 1000, flushMs = 100, minDeltaIntervalMs = 250, bookings, extras } = options;
   if (authenticate) {
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
@@ -106,9 +107,8 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   let lastDeltaAt = 0;
   const send = () => {
     sendSnapshots();
-    // About one delta a second: agents read at 1 Hz but their readings arrive spread
-    // over a few hundred milliseconds, and every delta costs each browser a render of every
-    // chart. The first reading after a quiet spell still goes out within `flushMs`.
+    // A few deltas a second at most: every delta is a message to every viewer. The first
+    // reading after a quiet spell still goes out within `flushMs`.
     if (Date.now() - lastDeltaAt < minDeltaIntervalMs) return;
     let delta = fleet.drainDelta();
     if (pendingExtra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...pendingExtra };
