@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { DismissButton } from "@/components/ui/dismiss-button";
 
 interface FlashNoticeProps {
   message: string;
@@ -27,16 +28,7 @@ export function FlashNotice({ message, param }: FlashNoticeProps) {
         className="pointer-events-auto flex max-w-md items-start gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 shadow-lg dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
       >
         <p>{message}</p>
-        <button
-          type="button"
-          onClick={() => setOpen(false)}
-          aria-label="Dismiss"
-          className="-my-1 -mr-2 rounded p-1 hover:bg-amber-200/60 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:bg-amber-900"
-        >
-          <svg aria-hidden viewBox="0 0 20 20" className="size-4" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round">
-            <path d="M5 5l10 10M15 5L5 15" />
-          </svg>
-        </button>
+        <DismissButton onClick={() => setOpen(false)} hoverClass="hover:bg-amber-200/60 dark:hover:bg-amber-900" />
       </div>
     </div>
   );

@@ -7,6 +7,7 @@ import { apiRequest } from "@/lib/api-client";
 import { retainLiveFleet } from "@/lib/live-fleet-store";
 import { getLiveSocket } from "@/lib/live-socket";
 import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
+import { DismissButton } from "@/components/ui/dismiss-button";
 
 /** While something waits, the requests are read again this often, in case the socket missed the moment. */
 const POLL_MS = 20_000;
@@ -102,16 +103,10 @@ export function GrantToasts({ userId }: { userId: string }) {
               Launch settings
             </Link>
           </p>
-          <button
-            type="button"
+          <DismissButton
             onClick={() => setToasts((current) => current.filter((item) => item.entryId !== toast.entryId))}
-            aria-label="Dismiss"
-            className="-my-1 -mr-2 rounded p-1 hover:bg-emerald-200/60 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:bg-emerald-900"
-          >
-            <svg aria-hidden viewBox="0 0 20 20" className="size-4" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round">
-              <path d="M5 5l10 10M15 5L5 15" />
-            </svg>
-          </button>
+            hoverClass="hover:bg-emerald-200/60 dark:hover:bg-emerald-900"
+          />
         </div>
       ))}
     </div>,

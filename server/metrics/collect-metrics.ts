@@ -24,7 +24,7 @@ export async function collectMetrics(now = new Date()): Promise<{ contentType: s
   const { fleet, ingest } = runtime();
   const holders = await listActiveHolders(now);
   return renderMetrics({
-    fleet: fleet.snapshot(),
+    fleet: fleet.current(),
     holders,
     activeReservations: new Set([...holders.values()].map((holder) => holder.reservationId)).size,
     openAlerts: await countOpenAlerts(),

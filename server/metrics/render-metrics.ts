@@ -7,7 +7,8 @@ import type { HistoryStats } from "@/server/history/history-service";
 
 
 export interface MetricsInput {
-  fleet: FleetSnapshot;
+  /** Hosts and GPUs as they are now (FleetState.current()); history is not exported. */
+  fleet: Pick<FleetSnapshot, "hosts" | "gpus">;
   /** Who holds each GPU now (bookings), by GPU UUID. */
   holders: Map<string, ActiveHolder>;
   activeReservations: number;

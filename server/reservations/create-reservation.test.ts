@@ -169,7 +169,7 @@ describe("choosing any N GPUs", () => {
     const host = await createTestHost(4);
     const user = await createTestUser();
     const fleet = {
-      snapshot: () => ({
+      current: () => ({
         gpus: [
           liveGpu(host, host.gpus[0], 80_000),
           liveGpu(host, host.gpus[1], 20_000, true),

@@ -16,9 +16,9 @@ import { type LiveView, pickAnyGpus } from "@/server/reservations/pick-any-gpus"
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
 
-/** Live readings that the "any N GPUs" choice uses: free memory, running processes, hosts reporting. */
+/** Live readings that the "any N GPUs" choice uses: free memory, running processes, hosts reporting (no history). */
 export interface LiveGpuSource {
-  snapshot(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
+  current(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
 }
 
 export interface CreateOptions extends ServiceOptions {
@@ -105,7 +105,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
 
 function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
   if (!fleet) return null;
-  const snapshot = fleet.snapshot();
+  const snapshot = fleet.current();
   return {
     gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
     onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),

@@ -46,7 +46,7 @@ function reading(host: TestHost, index: number, memoryUsedMiB = 500, user?: stri
 
 function fleetOf(readings: LiveGpu[], offline: string[] = []) {
   const hostIds = [...new Set(readings.map((gpu) => gpu.hostId))];
-  return { snapshot: () => ({ gpus: readings, hosts: hostIds.map((id) => ({ id, online: !offline.includes(id) })) }) };
+  return { current: () => ({ gpus: readings, hosts: hostIds.map((id) => ({ id, online: !offline.includes(id) })) }) };
 }
 
 async function hostWithTopology(count: number, file: string | null, prefix: string): Promise<TestHost> {
