@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { LiveBooking } from "@/lib/live";
 import type { ProcessInfo } from "@/lib/snapshot";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
-import { deriveGpuState } from "@/server/attribution/gpu-state";
+import { deriveGpuState } from "@/lib/gpu-availability";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 

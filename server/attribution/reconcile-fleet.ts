@@ -1,7 +1,7 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
-import { deriveGpuState } from "@/server/attribution/gpu-state";
+import { deriveGpuState } from "@/lib/gpu-availability";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 
 /** What the reconciler reads of the live fleet: hosts and the latest reading of each GPU. */

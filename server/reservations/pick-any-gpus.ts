@@ -1,3 +1,4 @@
+import { deriveGpuState, isGpuFree } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { betterChoice, type GpuCandidate, rankGpus, type RankedChoice } from "@/server/allocation/rank-gpus";
 import { parseTopology } from "@/server/allocation/topology";
@@ -37,16 +38,20 @@ export function freeMemoryMiB(gpu: LiveGpu | undefined): number | null {
   return gpu.memoryTotalMiB - gpu.memoryUsedMiB;
 }
 
-/** Why a GPU free by the bookings cannot be handed out now; null when it can. */
+/**
+ * Why a GPU free by the bookings cannot be handed out now; null when it can.
+ * "Any N GPUs" means free by the one availability rule: whoever's job runs
+ * there (even the requester's own) makes the GPU busy.
+ */
 function unusableNow(gpu: GpuRow, host: HostRef, live: LiveView): string | null {
   const reading = live.gpus.get(gpu.uuid);
-  if (!live.onlineHostIds.has(host.id) || !reading) return `GPU ${gpu.index} on ${host.name} is not reporting`;
-  if ((reading.eccErrorsUncorrected ?? 0) > 0) return `GPU ${gpu.index} on ${host.name} reports uncorrected ECC errors`;
-  if (reading.processes.length > 0) {
-    const users = [...new Set(reading.processes.map((process) => process.user ?? `pid ${process.pid}`))].join(", ");
-    return `GPU ${gpu.index} on ${host.name} is in use by ${users} without a booking`;
-  }
-  return null;
+  if (!reading) return `GPU ${gpu.index} on ${host.name} is not reporting`;
+  const { state, processes } = deriveGpuState({ gpu: reading, online: live.onlineHostIds.has(host.id), booking: null, attributions: new Map() });
+  if (isGpuFree(state)) return null;
+  if (state === "offline") return `GPU ${gpu.index} on ${host.name} is not reporting`;
+  if (state === "error") return `GPU ${gpu.index} on ${host.name} reports uncorrected ECC errors`;
+  const users = [...new Set(processes.map((process) => process.login ?? `pid ${process.pid}`))].join(", ");
+  return `GPU ${gpu.index} on ${host.name} is in use by ${users} without a booking`;
 }
 
 /** Hours each GPU was booked over the wear period, up to now. */

@@ -1,0 +1,168 @@
+import { GPU_STATE_LABELS, GPU_STATES, type GpuReconciliation, type GpuState, type ProcessAttribution } from "@/lib/attribution";
+import type { PersonRef } from "@/lib/reservation-types";
+
+/**
+ * The one rule for whether a GPU is available, and the words every surface
+ * uses for it (fleet view, form, schedule, display, API, CLI). A GPU is free
+ * only when no booking holds it now, nothing runs on it, its host reports
+ * and it has no uncorrected ECC error. Isomorphic and structural: the CLI
+ * bundle and the browser import it without any server module.
+ */
+
+export { GPU_STATE_LABELS, GPU_STATES, type GpuState };
+
+/** A process as the rule needs it: its pid, and its owner's login as the agent read it. */
+export interface StateProcess {
+  pid: number;
+  user: string | null;
+}
+
+/** Who a process belongs to, before it is compared with the GPU's booking. */
+export type ProcessOwner = Omit<ProcessAttribution, "intruder">;
+
+export interface GpuStateInput {
+  gpu: { eccErrorsUncorrected: number | null; processes: readonly StateProcess[] };
+  /** The host's agent reports (a GPU of an offline host shows its last values). */
+  online: boolean;
+  /** The booking that holds the GPU now, if any. */
+  booking: { reservationId: string; holder: PersonRef } | null;
+  /** Attribution of the host's processes by pid; a pid missing here is known by its login only. */
+  attributions: ReadonlyMap<number, ProcessOwner>;
+}
+
+/**
+ * A GPU's state, from its processes, its booking and its host (first match
+ * wins): offline · error · conflict · in use without a booking · booked and
+ * in use by the holder · booked and idle · free. A process is an intruder on
+ * a booked GPU unless the evidence leads to the holder: a process nobody can
+ * be named for is not proven to be the holder's.
+ */
+export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateInput): GpuReconciliation {
+  const seen = new Set<number>();
+  const processes: ProcessAttribution[] = [];
+  for (const process of gpu.processes) {
+    if (seen.has(process.pid)) continue;
+    seen.add(process.pid);
+    const attribution = attributions.get(process.pid) ?? {
+      pid: process.pid,
+      person: null,
+      reservationId: null,
+      login: process.user,
+      evidence: process.user ? { kind: "login" as const, value: process.user } : { kind: "none" as const, value: null },
+    };
+    const intruder = booking !== null && attribution.person?.id !== booking.holder.id;
+    processes.push({ ...attribution, intruder });
+  }
+
+  const ecc = gpu.eccErrorsUncorrected;
+  const problem = ecc !== null && ecc > 0 ? `${ecc} uncorrected ECC error${ecc === 1 ? "" : "s"}` : null;
+  const state: GpuState = !online
+    ? "offline"
+    : problem
+      ? "error"
+      : processes.some((process) => process.intruder)
+        ? "conflict"
+        : booking === null
+          ? processes.length > 0
+            ? "unbooked_use"
+            : "free"
+          : processes.length > 0
+            ? "booked_in_use"
+            : "booked_idle";
+
+  return {
+    state,
+    reservationId: booking?.reservationId ?? null,
+    holder: booking?.holder ?? null,
+    processes,
+    problem,
+  };
+}
+
+/** Free: nobody holds it, nothing runs there, it reports and has no error. The only state "Book" and "any N GPUs" offer. */
+export function isGpuFree(state: GpuState): boolean {
+  return state === "free";
+}
+
+/** Processes on the GPU that are not this person's (by the server's attribution). */
+export function othersProcesses(reconciliation: Pick<GpuReconciliation, "processes">, personId: string): ProcessAttribution[] {
+  return reconciliation.processes.filter((process) => process.person?.id !== personId);
+}
+
+/**
+ * The GPU can be booked now by this person without taking it from anyone:
+ * free, or running only unbooked processes of their own (booking it is how
+ * they claim their own job).
+ */
+export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "processes">, personId: string): boolean {
+  if (isGpuFree(reconciliation.state)) return true;
+  return reconciliation.state === "unbooked_use" && othersProcesses(reconciliation, personId).length === 0;
+}
+
+/** Lower-case words for a state inside a sentence or a CLI column: "in use without a booking". */
+export const GPU_STATE_SHORT: Record<GpuState, string> = {
+  free: "free",
+  booked_idle: "booked, idle",
+  booked_in_use: "in use by the holder",
+  unbooked_use: "in use without a booking",
+  conflict: "in conflict",
+  error: "error",
+  offline: "offline",
+};
+
+/** "6 in use without a booking", "1 with an error": a count of GPUs in a state. */
+export function countPhrase(state: GpuState, count: number): string {
+  if (state === "error") return `${count} with ${count === 1 ? "an error" : "errors"}`;
+  // The column words "booked, idle" would read as two items inside a comma list.
+  if (state === "booked_idle") return `${count} booked and idle`;
+  return `${count} ${GPU_STATE_SHORT[state]}`;
+}
+
+export interface AvailabilityCounts {
+  total: number;
+  free: number;
+  byState: Record<GpuState, number>;
+}
+
+function emptyCounts(): AvailabilityCounts {
+  return { total: 0, free: 0, byState: Object.fromEntries(GPU_STATES.map((state) => [state, 0])) as Record<GpuState, number> };
+}
+
+function add(counts: AvailabilityCounts, state: GpuState): void {
+  counts.total += 1;
+  counts.byState[state] += 1;
+  if (isGpuFree(state)) counts.free += 1;
+}
+
+/** Counts of GPUs by state. */
+export function countAvailability(states: Iterable<GpuState>): AvailabilityCounts {
+  const counts = emptyCounts();
+  for (const state of states) add(counts, state);
+  return counts;
+}
+
+export interface FleetAvailability {
+  fleet: AvailabilityCounts;
+  /** By whatever host key the GPUs carry (host id or name). */
+  hosts: Record<string, AvailabilityCounts>;
+}
+
+/** Per-host and fleet counts; the fleet header's "N of M free" is `fleet.free` of `fleet.total`. */
+export function summarizeAvailability(gpus: Iterable<{ host: string; state: GpuState }>): FleetAvailability {
+  const fleet = emptyCounts();
+  const hosts: Record<string, AvailabilityCounts> = {};
+  for (const gpu of gpus) {
+    add(fleet, gpu.state);
+    add((hosts[gpu.host] ??= emptyCounts()), gpu.state);
+  }
+  return { fleet, hosts };
+}
+
+/** The order the other states are named in after the free count: what blocks a booking most visibly first. */
+const SUMMARY_ORDER: readonly GpuState[] = ["unbooked_use", "conflict", "booked_in_use", "booked_idle", "error", "offline"];
+
+/** "1 of 8 free, 6 in use without a booking, 1 booked and idle": the free count, then every other state present. */
+export function describeAvailability(counts: AvailabilityCounts): string {
+  const rest = SUMMARY_ORDER.filter((state) => counts.byState[state] > 0).map((state) => countPhrase(state, counts.byState[state]));
+  return [`${counts.free} of ${counts.total} free`, ...rest].join(", ");
+}

@@ -1,0 +1,51 @@
+/**
+ * One way to show a person on every surface (fleet cards, schedule, display,
+ * alerts, CLI, conflict notices): the display name, with the username added
+ * where two people could be confused. Isomorphic: the CLI bundle uses it too.
+ */
+
+export interface NamedPerson {
+  username: string;
+  /** Display name; may be empty or equal to the username. */
+  name: string | null;
+}
+
+function key(text: string): string {
+  return text.trim().toLocaleLowerCase();
+}
+
+/** The display name, or the username where the person has none (or only repeats it). */
+function shownName(person: NamedPerson): string {
+  const name = person.name?.trim();
+  return name ? name : person.username;
+}
+
+function needsUsername(person: NamedPerson, others: readonly NamedPerson[]): boolean {
+  const shown = key(shownName(person));
+  if (shown === key(person.username)) return false;
+  // Another person whose display name or username reads the same would be confused with this one.
+  return others.some((other) => other.username !== person.username && (key(shownName(other)) === shown || key(other.username) === shown));
+}
+
+/**
+ * "Bob Member", or "Bob Member (bob)" when someone else in `among` (the
+ * people shown on the same surface) has the same display name, or a
+ * username that reads like this display name.
+ */
+export function personName(person: NamedPerson, among: readonly NamedPerson[] = []): string {
+  const shown = shownName(person);
+  return needsUsername(person, among) ? `${shown} (${person.username})` : shown;
+}
+
+/** `personName` for each of a list of people, judged against the whole list; keyed by username. */
+export function personNames(people: readonly NamedPerson[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const person of people) names.set(person.username, personName(person, people));
+  return names;
+}
+
+/** "Bob Member (bob)": the display name with the username, for places that must name the account (admin lists, audit text). */
+export function personWithUsername(person: NamedPerson): string {
+  const shown = shownName(person);
+  return key(shown) === key(person.username) ? person.username : `${shown} (${person.username})`;
+}
