@@ -3,6 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
 import { POSTGRES_REQUIRED, postgresUnavailable, TEST_POSTGRES_URL } from "./server/testing/postgres.ts";
+import { REDIS_REQUIRED, redisReachable, TEST_REDIS_URL } from "./server/testing/redis.ts";
+import { SHARED_REQUIRED, sharedFixturesMissing } from "./server/testing/shared-fixtures.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const testDirs = ["lib", "server", "components", "scripts"];
@@ -36,6 +38,10 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
     if (POSTGRES_REQUIRED) throw new Error(`PostgreSQL for the tests (${where}) is unreachable: ${unavailable}`);
     console.warn(`\n⚠ PostgreSQL tests SKIPPED: ${where} is unreachable (${unavailable}). Set GPUDESK_TEST_POSTGRES_URL to use another server.\n`);
   }
+  // Where CI requires them, stop before any test runs rather than fail file by file (each file checks again).
+  if (REDIS_REQUIRED && !(await redisReachable())) throw new Error(`Redis for the tests (${TEST_REDIS_URL}) is unreachable`);
+  const sharedMissing = sharedFixturesMissing();
+  if (SHARED_REQUIRED && sharedMissing) throw new Error(`the shared fixtures are required: ${sharedMissing}`);
   return {
     resolve: {
       alias: { "@": root },

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { type GpuCandidate, rankGpus } from "@/server/allocation/rank-gpus";
+import { sharedFixturesForTests } from "@/server/testing/shared-fixtures";
 import { describeLink, linkBetween, parseTopology, type Topology } from "@/server/allocation/topology";
 
 // The recorded layouts shared by the project's sessions (see ../shared/fixtures/topo/README.md).
@@ -15,8 +16,7 @@ function topology(file: string): Topology {
   return parsed;
 }
 
-const haveShared = existsSync(sharedTopo);
-if (!haveShared) console.warn(`skipping the shared topology fixtures: ${sharedTopo} is missing (the project's own layout still runs)`);
+const haveShared = sharedFixturesForTests(sharedTopo, "the shared topology fixtures");
 /** Tests on the shared recordings run where the folder exists and are skipped, visibly, elsewhere. */
 const itShared = haveShared ? it : it.skip;
 

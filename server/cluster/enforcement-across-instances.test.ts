@@ -7,10 +7,9 @@ import { io as connectSocket, type Socket as ClientSocket } from "socket.io-clie
 import { afterAll, describe, expect, it } from "vitest";
 import type { TerminateCommand } from "@/lib/enforcement-protocol";
 import { attachEnforcementChannel } from "@/server/enforcement/enforcement-channel";
-import { redisReachable, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
+import { redisForTests, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
 
-const reachable = await redisReachable();
-if (!reachable) console.warn(`SKIPPED: cross-instance enforcement tests need Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
+const reachable = await redisForTests("cross-instance enforcement tests");
 
 const closers: (() => Promise<void> | void)[] = [];
 afterAll(async () => {

@@ -19,7 +19,7 @@ import {
   postgresUnavailable,
   TEST_POSTGRES_URL,
 } from "@/server/testing/postgres";
-import { redisReachable, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
+import { redisForTests, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
 
 /*
  * Two real `gpudesk serve` processes on one PostgreSQL database and one Redis: an agent
@@ -29,9 +29,8 @@ import { redisReachable, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/test
  */
 
 const LEADER_TTL_MS = 3000;
-const redisUp = await redisReachable();
+const redisUp = await redisForTests("the two-instance test");
 const postgresDown = await postgresUnavailable();
-if (!redisUp) console.warn(`SKIPPED: the two-instance test needs Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
 if (postgresDown) {
   const where = new URL(TEST_POSTGRES_URL).host;
   if (POSTGRES_REQUIRED) throw new Error(`the two-instance test needs PostgreSQL at ${where}: ${postgresDown}`);

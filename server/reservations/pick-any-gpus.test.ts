@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LiveGpu } from "@/lib/live";
 import type { GpuSample } from "@/lib/snapshot";
+import { sharedFixturesForTests } from "@/server/testing/shared-fixtures";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
@@ -14,8 +15,7 @@ let fixtures: Fixtures;
 const NOW = new Date("2026-12-01T10:00:00Z");
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const sharedTopo = path.join(root, "..", "shared", "fixtures", "topo");
-const haveShared = existsSync(sharedTopo);
-if (!haveShared) console.warn(`skipping auto-pick on the shared topologies: ${sharedTopo} is missing (the project's own layout still runs)`);
+const haveShared = sharedFixturesForTests(sharedTopo, "auto-pick on the shared topologies");
 const itShared = haveShared ? it : it.skip;
 
 // Its own database: "any host" must see only the hosts these tests made.

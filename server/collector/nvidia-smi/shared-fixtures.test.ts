@@ -5,6 +5,7 @@ import type { GpuSample } from "@/lib/snapshot";
 import { parseComputeAppsCsv, parseCsvTable, parseQueryGpuCsv } from "@/server/collector/nvidia-smi/parse-csv";
 import { parseNvidiaSmiList } from "@/server/collector/nvidia-smi/parse-list";
 import { parseNvidiaSmiXml } from "@/server/collector/nvidia-smi/parse-xml";
+import { sharedFixturesForTests } from "@/server/testing/shared-fixtures";
 import {
   hasSharedFixtures,
   queriedFields,
@@ -20,10 +21,7 @@ import {
  * checkouts without this folder.
  */
 
-if (!hasSharedFixtures) {
-  console.warn(`${sharedNvidiaSmiDir} is missing: the tests on the real nvidia-smi corpus are skipped.`);
-}
-const describeShared = hasSharedFixtures ? describe : describe.skip;
+const describeShared = sharedFixturesForTests(sharedNvidiaSmiDir, "the tests on the real nvidia-smi corpus") ? describe : describe.skip;
 
 const MASKED = "GPU-00000000-0000-0000-0000-000000000000";
 const pids = (text: string) => parseComputeAppsCsv(text).map((p) => [p.pid, p.name, p.usedMemoryMiB]);
