@@ -4,7 +4,7 @@ import { Server } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
 import type { Snapshot } from "@/lib/snapshot";
-import { resolveLocalAgentMode, startLocalAgents } from "@/server/agent/local-agents";
+import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
 import { startAlerts } from "@/server/alerts/start-alerts";
 import { sessionPrincipal } from "@/server/auth/authenticate";

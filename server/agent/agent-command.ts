@@ -9,9 +9,8 @@ import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-
 import { createProcReader } from "@/server/collector/proc/proc-reader";
 import { createSimulatedSourceFrom } from "@/server/collector/simulated/simulated-source";
 import type { GpuSource } from "@/server/collector/source";
-import { log } from "@/server/log";
-
-const AGENT_VERSION = "0.1.0";
+import { log } from "@/lib/log";
+import { GPUDESK_VERSION } from "@/lib/version";
 
 class UsageError extends Error {
   override name = "UsageError";
@@ -60,7 +59,7 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
     serverUrl: options.server!,
     token: options.token!,
     hello: {
-      agentVersion: AGENT_VERSION,
+      agentVersion: GPUDESK_VERSION,
       source: source.kind,
       intervalMs: options.interval,
       hostName: options.hostName,
