@@ -125,11 +125,35 @@ describe("reading and changing reservations", () => {
   });
 
   it("lists mine, and everyone's only for an admin", async () => {
+    const alices = await call(routes.collection.POST, {
+      method: "POST",
+      token: tokens.member,
+      body: { host: hostName, gpus: [3], durationMinutes: 60, purpose: "listed mine" },
+    });
+    const bobs = await call(routes.collection.POST, {
+      method: "POST",
+      token: tokens.other,
+      body: { host: hostName, gpus: [2], durationMinutes: 60, purpose: "listed other" },
+    });
+    expect([alices.status, bobs.status]).toEqual([201, 201]);
+    const ids = (list: { body: { reservations: { id: string }[] } }) => list.body.reservations.map((view) => view.id);
+
     const mine = await call(routes.collection.GET, { method: "GET", token: tokens.member });
+    expect(ids(mine)).toContain(alices.body.id);
+    expect(ids(mine)).not.toContain(bobs.body.id);
     expect(mine.body.reservations.every((view: { holder: { username: string } }) => view.holder.username === "alice")).toBe(true);
     expect((await call(routes.collection.GET, { method: "GET", token: tokens.other, query: "?all=1" })).status).toBe(403);
+
     const everyone = await call(routes.collection.GET, { method: "GET", token: tokens.admin, query: "?all=1&state=current" });
     expect(everyone.status).toBe(200);
+    expect(everyone.body.reservations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: alices.body.id, holder: expect.objectContaining({ username: "alice" }), purpose: "listed mine" }),
+        expect.objectContaining({ id: bobs.body.id, holder: expect.objectContaining({ username: "bob" }), purpose: "listed other" }),
+      ]),
+    );
+    // "current": the released booking of the test above is not among them.
+    expect(everyone.body.reservations.every((view: { state: string }) => view.state === "active" || view.state === "scheduled")).toBe(true);
     expect((await call(routes.collection.GET, { method: "GET", token: tokens.member, query: "?state=soon" })).status).toBe(400);
   });
 });
