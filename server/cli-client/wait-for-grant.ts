@@ -41,10 +41,7 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
 
   const leave = async (signal: NodeJS.Signals) => {
     try {
-      const left = await callApi<WaitlistView>(config, "DELETE", `/api/v1/waitlist/${encodeURIComponent(entry.id)}`);
-      if (left.status === "granted" && left.reservationId) {
-        await callApi(config, "POST", `/api/v1/reservations/${encodeURIComponent(left.reservationId)}/release`);
-      }
+      await leaveQueue(config, entry.id);
       process.stderr.write(`gpudesk: left the waitlist\n`);
     } finally {
       process.exit(128 + (os.constants.signals[signal] ?? 1));
@@ -70,6 +67,18 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
   } finally {
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
+}
+
+/**
+ * What Ctrl-C does while waiting: withdraws the request, and when the
+ * server answers that it was granted first (the grant won the race), gives
+ * the GPUs back, so that an interrupted wait never leaves a booking behind.
+ */
+export async function leaveQueue(config: ClientConfig, entryId: string): Promise<"left" | "released"> {
+  const left = await callApi<WaitlistView>(config, "DELETE", `/api/v1/waitlist/${encodeURIComponent(entryId)}`);
+  if (left.status !== "granted" || !left.reservationId) return "left";
+  await callApi(config, "POST", `/api/v1/reservations/${encodeURIComponent(left.reservationId)}/release`);
+  return "released";
 }
 
 /** ", estimated start 2026-12-01 14:05" from the queue's estimate, in this terminal's zone; "" without one. */

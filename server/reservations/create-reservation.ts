@@ -23,6 +23,13 @@ export interface LiveGpuSource {
 
 export interface CreateOptions extends ServiceOptions {
   fleet?: LiveGpuSource;
+  /**
+   * Something the booking must take first, in the same transaction (the
+   * waitlist's entry): `before` runs once every check passed, just before the
+   * insert, and refuses with an AppError when the thing is gone (nothing is
+   * written then); `after` links it to the new reservation.
+   */
+  claim?: { before(tx: Tx): Promise<void>; after(tx: Tx, reservationId: string): Promise<void> };
 }
 
 /**
@@ -66,7 +73,9 @@ export async function createReservation(actor: Actor, request: ReservationReques
       throw new AppError("bad_request", message, { [request.gpus ? "gpus" : "count"]: message });
     }
 
-    // All checks passed: only now write (see bookingTransaction).
+    // All checks passed: only now write (see bookingTransaction). A claim
+    // that fails here still comes before any write.
+    await options.claim?.before(tx);
     const created = await tx.reservation.create({
       data: {
         userId: actor.id,
@@ -95,6 +104,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
       },
       at: now,
     });
+    await options.claim?.after(tx, created.id);
     return created.id;
   });
 

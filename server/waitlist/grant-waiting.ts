@@ -2,6 +2,7 @@ import type { GrantNotice } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { ServiceOptions } from "@/server/reservations/actor";
+import type { Tx } from "@/server/reservations/booking-transaction";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
 
 /** A waiting request that became a reservation: what its person is told. */
@@ -45,9 +46,8 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
           durationMinutes: entry.durationMinutes,
           purpose: entry.purpose,
         },
-        { now, client, fleet: options.fleet },
+        { now, client, fleet: options.fleet, claim: claimEntry(entry.id, now) },
       );
-      await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "granted", reservationId: reservation.id, grantedAt: now } });
       grants.push({
         entryId: entry.id,
         userId: user.id,
@@ -70,4 +70,22 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
     }
   }
   return grants;
+}
+
+/**
+ * The grant takes the entry before it books, in the booking's transaction:
+ * a conditional update that only a still-waiting entry passes. A person who
+ * left (DELETE, or Ctrl-C in `gpudesk reserve --wait`) in the meantime gets
+ * nothing; one who leaves after it finds the entry granted and can release.
+ */
+function claimEntry(entryId: string, now: Date) {
+  return {
+    async before(tx: Tx) {
+      const claimed = await tx.waitlistEntry.updateMany({ where: { id: entryId, status: "waiting" }, data: { status: "granted", grantedAt: now } });
+      if (claimed.count === 0) throw new AppError("not_found", "The waiting request was withdrawn before its grant");
+    },
+    async after(tx: Tx, reservationId: string) {
+      await tx.waitlistEntry.update({ where: { id: entryId }, data: { reservationId } });
+    },
+  };
 }
