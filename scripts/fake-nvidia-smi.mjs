@@ -13,8 +13,11 @@
 //   version.txt                   `nvidia-smi --version` output (optional)
 //
 // Lines starting with "# " (the capture script's `# $ command` and
-// `# exit=N` annotations) are dropped. The files are read again on every
-// tick, so a test can change the process list while the fake loops.
+// `# exit=N` annotations) are dropped; a one-shot answer then exits with the
+// recorded N (a loop keeps going). A line "Unable to determine the device
+// handle for GPU …" (a GPU that fell off the bus) is printed as it is, in its
+// place among the rows. The files are read again on every tick, so a test
+// can change the process list while the fake loops.
 //
 // What it answers:
 //   --query-gpu=FIELDS / --query-compute-apps=FIELDS with exactly the
@@ -64,6 +67,9 @@ function fail(message, code = 2) {
 
 // Line ending of the recordings, kept on output: Windows captures use CRLF.
 let eol = "\n";
+// The `# exit=N` of the last file read: the exit code of a one-shot answer.
+let recordedExit = 0;
+const LOST_GPU = /^Unable to determine the device handle for GPU /;
 
 function readRecorded(name) {
   let text;
@@ -73,6 +79,7 @@ function readRecorded(name) {
     fail(`fake-nvidia-smi: cannot read ${join(dir, name)}`, 9);
   }
   eol = text.includes("\r\n") ? "\r\n" : "\n";
+  recordedExit = Number(/^# exit=(\d+)/m.exec(text)?.[1] ?? 0);
   return text
     .split("\n")
     .map((line) => line.replace(/\r$/, ""))
@@ -115,6 +122,7 @@ function render(kind, requested, { header, units }) {
   const recordedHeader = (lines.shift() ?? "").split(", ");
   const names = recordedHeader.map((cell) => canonical(aliases, cell));
   const rows = lines.map((line) => {
+    if (LOST_GPU.test(line)) return line;
     const cells = line.split(", ");
     // A name containing ", " leaves surplus cells; they belong to the free-text column.
     const joinAt = names.indexOf(kind === "gpu" ? "name" : "process_name");
@@ -136,6 +144,10 @@ function render(kind, requested, { header, units }) {
     );
   }
   rows.forEach((row, index) => {
+    if (typeof row === "string") {
+      out.push(row);
+      return;
+    }
     const cells = requested.map((field) => {
       const name = canonical(aliases, field);
       // The timestamp is the time of this query, never the recorded one: rows of
@@ -188,12 +200,15 @@ if (opts.query) {
     process.stdout.write(render(kind, opts.fields, { header: opts.header, units: opts.units }));
     opts.header = false;
     if (opts.loopMs !== null) setTimeout(tick, opts.loopMs);
+    else process.exitCode = recordedExit;
   };
   tick();
 } else if (opts.q && opts.xml) {
   process.stdout.write(`${readRecorded("query-xml.xml").join(eol).trim()}${eol}`);
+  process.exitCode = recordedExit;
 } else if (opts.list) {
   process.stdout.write(`${readRecorded("list-L.txt").filter((l) => l.trim() !== "").join(eol)}${eol}`);
+  process.exitCode = recordedExit;
 } else if (opts.version) {
   process.stdout.write(`${readRecorded("version.txt").join(eol).trim()}${eol}`);
 } else {

@@ -22,6 +22,21 @@ const INTERVAL_MS = 200;
 const H200_UUID = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Reads until a reading passes `check`, and returns it. The deadline only
+ * bounds a broken test: how soon a change shows depends on the machine's
+ * load, what the reading then holds does not.
+ */
+async function readUntil(source: GpuSource, check: (snapshot: Snapshot) => boolean, timeoutMs = 15_000): Promise<Snapshot> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const snapshot = await readValid(source);
+    if (check(snapshot)) return snapshot;
+    if (Date.now() > deadline) throw new Error(`no reading passed the check within ${timeoutMs} ms; the last: ${JSON.stringify(snapshot)}`);
+    await sleep(INTERVAL_MS / 2);
+  }
+}
+
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -125,14 +140,13 @@ describe.each(modes)("createNvidiaSmiSource, %s mode", (mode) => {
     ]);
 
     host.setProcesses("query-compute-apps__idle.csv");
-    await sleep(4 * INTERVAL_MS);
-    const idle = await readValid(source);
+    const idle = await readUntil(source, (snapshot) => snapshot.processes.length < 3);
     expect(idle.processes).toEqual([]);
     expect(idle.gpus).toHaveLength(2);
 
     host.setProcesses("query-compute-apps__load.csv");
-    await sleep(3 * INTERVAL_MS);
-    expect((await readValid(source)).processes.map((p) => p.pid)).toEqual([48211, 48390, 50102]);
+    const busy = await readUntil(source, (snapshot) => snapshot.processes.length > 0);
+    expect(busy.processes.map((p) => p.pid)).toEqual([48211, 48390, 50102]);
   });
 
   it("reports MIG utilization as null and still lists the MIG processes", async () => {
@@ -198,10 +212,10 @@ describe("long-lived mode", () => {
     const host = fakeHost("two-gpu-host", "export FAKE_NVIDIA_SMI_VARY=1");
     const { source } = await openSource(host.command, "long-lived");
     const first = await readValid(source);
-    await sleep(1200);
-    const later = await readValid(source);
-    expect(Date.parse(later.sampledAt) - Date.parse(first.sampledAt)).toBeGreaterThanOrEqual(800);
-    expect(later.gpus.map((g) => g.utilizationGpuPct)).not.toEqual(first.gpus.map((g) => g.utilizationGpuPct));
+    // The values follow the clock (FAKE_NVIDIA_SMI_VARY): newer lines of the same children show a change.
+    const utilization = (snapshot: Snapshot) => snapshot.gpus.map((g) => g.utilizationGpuPct);
+    const later = await readUntil(source, (snapshot) => JSON.stringify(utilization(snapshot)) !== JSON.stringify(utilization(first)));
+    expect(Date.parse(later.sampledAt)).toBeGreaterThan(Date.parse(first.sampledAt));
     // Two loops plus nothing else: no per-read spawns while the children are healthy.
     expect(fakeChildren()).toHaveLength(2);
   });

@@ -3,6 +3,7 @@ import type { Snapshot } from "@/lib/snapshot";
 import type { GpuSource } from "@/server/collector/source";
 import { buildSnapshot, processesFromXml, type SnapshotParts } from "@/server/collector/nvidia-smi/build-snapshot";
 import { startLoopingQuery, type LoopingQuery } from "@/server/collector/nvidia-smi/looping-query";
+import { indexAmongLost, type LostGpu, normalizeBusId, parseLostGpuLine } from "@/server/collector/nvidia-smi/lost-gpus";
 import {
   isHeaderLine,
   parseComputeAppsCsv,
@@ -75,8 +76,25 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   let onXmlFallback = false;
   let closed = false;
 
+  // GPUs that fell off the bus, by bus id: one log line when one goes, one when it answers again.
+  const lostGpus = new Set<string>();
+  const noteLost = (lost: LostGpu[]) => {
+    for (const gpu of lost) {
+      const key = normalizeBusId(gpu.pciBusId);
+      if (lostGpus.has(key)) continue;
+      lostGpus.add(key);
+      log(`GPU ${gpu.pciBusId} does not answer (${gpu.reason}); the host's other GPUs keep reporting`);
+    }
+  };
+  const noteAnswering = (busIds: (string | null)[]) => {
+    for (const busId of busIds) {
+      if (busId === null || !lostGpus.delete(normalizeBusId(busId))) continue;
+      log(`GPU ${busId} answers again`);
+    }
+  };
+
   try {
-    const probe = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs));
+    const probe = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs, noteLost));
     cudaVersion = probe.cudaVersion;
     xmlDriverVersion = probe.driverVersion;
   } catch (error) {
@@ -97,8 +115,9 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   const queryGpusOnce = async (): Promise<QueryGpuRow[]> => {
     const fields = gpuFields;
     try {
-      const rows = parseQueryGpuCsv(await runNvidiaSmi(path, gpuQueryArgs(fields), timeoutMs), fields);
+      const rows = parseQueryGpuCsv(await runNvidiaSmi(path, gpuQueryArgs(fields), timeoutMs, noteLost), fields);
       if (rows.length === 0) throw new NvidiaSmiError("no-data", "nvidia-smi --query-gpu printed no GPU rows");
+      noteAnswering(rows.map((row) => row.gpu.pciBusId));
       return rows;
     } catch (error) {
       if (error instanceof NvidiaSmiError && error.code === "invalid-field" && dropOptionalFields(error)) {
@@ -119,7 +138,8 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   };
 
   const queryAppsOnce = async (): Promise<ComputeAppRow[]> =>
-    parseComputeAppsCsv(await runNvidiaSmi(path, appsQueryArgs(appFields), timeoutMs), appFields);
+    // A lost GPU has no processes to list; the GPU query reports it.
+    parseComputeAppsCsv(await runNvidiaSmi(path, appsQueryArgs(appFields), timeoutMs, () => undefined), appFields);
 
   const partsFrom = (rows: QueryGpuRow[], apps: ComputeAppRow[], sampledAt: Date): SnapshotParts => ({
     hostName,
@@ -131,13 +151,23 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   });
 
   const readFromXml = async (): Promise<Snapshot> => {
-    const xml = parseNvidiaSmiXml(await runNvidiaSmi(path, ["-q", "-x"], timeoutMs));
+    let lost: LostGpu[] = [];
+    const output = await runNvidiaSmi(path, ["-q", "-x"], timeoutMs, (found) => {
+      lost = found;
+      noteLost(found);
+    });
+    const xml = parseNvidiaSmiXml(output);
     if (xml.gpus.length === 0) throw new NvidiaSmiError("no-data", "nvidia-smi -q -x listed no GPUs");
+    const gpus = indexAmongLost(
+      xml.gpus.map((g) => g.gpu),
+      lost,
+    );
+    noteAnswering(gpus.map((gpu) => gpu.pciBusId));
     return buildSnapshot({
       hostName,
       driverVersion: xml.driverVersion,
       cudaVersion: xml.cudaVersion ?? cudaVersion,
-      gpus: xml.gpus.map((g) => g.gpu),
+      gpus,
       processes: processesFromXml(xml),
       sampledAt: new Date(),
     });
@@ -189,8 +219,18 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
       return gpuQueryArgs(gpuChildFields, intervalMs);
     },
     onLine: (line, at) => {
+      const lost = parseLostGpuLine(line);
+      if (lost) {
+        // Gone now, not once its last line turns stale: the host's reading goes on without it.
+        for (const [uuid, entry] of latestGpu) {
+          if (entry.row.gpu.pciBusId !== null && normalizeBusId(entry.row.gpu.pciBusId) === normalizeBusId(lost.pciBusId)) latestGpu.delete(uuid);
+        }
+        noteLost([lost]);
+        return true;
+      }
       const rows = parseQueryGpuCsv(line, gpuChildFields);
       for (const row of rows) latestGpu.set(row.gpu.uuid, { row, at });
+      noteAnswering(rows.map((row) => row.gpu.pciBusId));
       return rows.length > 0;
     },
     onInvalidField: dropOptionalFields,
@@ -205,6 +245,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     onLine: (line, at) => {
       // The header comes with the first tick: from then on, silence means "no processes".
       if (isHeaderLine(line, "compute-apps", appFields)) return true;
+      if (parseLostGpuLine(line)) return true;
       const rows = parseComputeAppsCsv(line, appFields);
       for (const row of rows) {
         // Rows of one tick share a timestamp and arrive together; either a new

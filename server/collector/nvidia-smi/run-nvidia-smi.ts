@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { type LostGpu, splitLostGpus } from "@/server/collector/nvidia-smi/lost-gpus";
 
 export type NvidiaSmiErrorCode =
   /** The binary is missing or not executable. */
@@ -70,8 +71,18 @@ const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
  * Runs nvidia-smi once and resolves with its stdout. Rejects with an
  * NvidiaSmiError when it cannot start, times out, exits non-zero or refuses a
  * field (which some builds do with exit code 0).
+ *
+ * GPUs that fell off the bus are the exception: nvidia-smi then names each in
+ * a line of its own and exits non-zero (15) although it reported the others.
+ * Those lines are taken out of the output and handed to `onLost`, and the
+ * rest resolves, so that one lost GPU does not cost the host its reading.
  */
-export function runNvidiaSmi(path: string, args: readonly string[], timeoutMs: number): Promise<string> {
+export function runNvidiaSmi(
+  path: string,
+  args: readonly string[],
+  timeoutMs: number,
+  onLost?: (lost: LostGpu[]) => void,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(path, args, { stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
     const stdout: Buffer[] = [];
@@ -112,10 +123,16 @@ export function runNvidiaSmi(path: string, args: readonly string[], timeoutMs: n
         return;
       } else if (size > MAX_OUTPUT_BYTES) {
         finish(new NvidiaSmiError("failed", `${describeCommand(args)} printed more than ${MAX_OUTPUT_BYTES} bytes`));
-      } else if (code !== 0 || findInvalidField(all) !== null) {
+      } else if (findInvalidField(all) !== null) {
         finish(exitError(args, code, signal, all));
       } else {
-        finish(null, out);
+        const { lost, rest } = splitLostGpus(out);
+        if (code !== 0 && (lost.length === 0 || signal !== null)) {
+          finish(exitError(args, code, signal, all));
+          return;
+        }
+        onLost?.(lost);
+        finish(null, rest);
       }
     });
   });
