@@ -140,7 +140,7 @@ test("the squatter and the idle booking raise their alerts within the hold times
     await expect
       .poll(
         async () => {
-          booking = await api(request, holderToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [2, 7], durationMinutes: 60, purpose: "e2e alerts" });
+          booking = await api(request, holderToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [2, 7], durationMinutes: 60, purpose: "e2e alerts", allowBusy: true });
           return booking.status;
         },
         { timeout: 60_000, intervals: [1000] },

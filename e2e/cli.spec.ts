@@ -120,7 +120,7 @@ test("gpudesk reserve --wait queues while the GPUs are taken and is granted when
   const auth = (bearer: string) => ({ authorization: `Bearer ${bearer}` });
   const held = await request.post("/api/v1/reservations", {
     headers: auth(otherToken),
-    data: { host: "sim-4090-a", gpus: [0, 1], durationMinutes: 60, purpose: "holds the host" },
+    data: { host: "sim-4090-a", gpus: [0, 1], durationMinutes: 60, purpose: "holds the host", allowBusy: true },
   });
   expect(held.status(), await held.text()).toBe(201);
   const holding = (await held.json()) as { id: string };

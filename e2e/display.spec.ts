@@ -46,7 +46,8 @@ test("a booking shows its holder and end on the tile; someone else's process on 
   await signIn(page, user);
   const book = async (host: string, gpus: number[]) => {
     const response = await page.request.post("/api/v1/reservations", {
-      data: { host, gpus, durationMinutes: 120, purpose: "wall display e2e" },
+      // allowBusy: the busy GPU is booked over someone's running job on purpose, to show the conflict.
+      data: { host, gpus, durationMinutes: 120, purpose: "wall display e2e", allowBusy: true },
       headers: { origin: E2E_ORIGIN },
     });
     expect(response.status(), await response.text()).toBe(201);

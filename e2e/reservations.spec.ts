@@ -88,7 +88,7 @@ test("the booking form shows each field's own error, and a taken GPU says who ha
   const user = member();
   const page = await signedInPage(browser, user);
   const taken = await page.request.post("/api/v1/reservations", {
-    data: { host: HOST, gpus: [0], durationMinutes: 30, purpose: "blocking GPU 0" },
+    data: { host: HOST, gpus: [0], durationMinutes: 30, purpose: "blocking GPU 0", allowBusy: true },
     headers: { origin: E2E_ORIGIN },
   });
   expect(taken.status()).toBe(201);

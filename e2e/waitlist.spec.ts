@@ -28,7 +28,7 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   expect((await request.post(`/api/v1/reservations/${auto.id}/release`, { headers: auth })).ok()).toBe(true);
 
   // The holder takes the whole host for an hour.
-  const held = await request.post("/api/v1/reservations", { headers: auth, data: { host: HOST, gpus: [0, 1], durationMinutes: 60, purpose: "holds the host" } });
+  const held = await request.post("/api/v1/reservations", { headers: auth, data: { host: HOST, gpus: [0, 1], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
   expect(held.status(), await held.text()).toBe(201);
   const holding = (await held.json()) as { id: string; endsAt: string };
 

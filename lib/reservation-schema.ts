@@ -48,6 +48,8 @@ export const reservationRequestSchema = z
       .trim()
       .min(1, "Say what the GPUs are for")
       .max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+    /** Book named GPUs even though someone else's processes run there now (answered 409 `gpu_in_use` without it). */
+    allowBusy: z.boolean("allowBusy is true or false").optional(),
   })
   .superRefine((value, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
@@ -55,6 +57,7 @@ export const reservationRequestSchema = z
     if (!value.gpus && value.count === undefined) issue("gpus", "Choose at least one GPU, or ask for a number of GPUs");
     if (value.gpus && value.host === undefined) issue("host", "Choose the host of these GPUs");
     if (value.gpus && new Set(value.gpus).size !== value.gpus.length) issue("gpus", "Choose each GPU only once");
+    if (!value.gpus && value.allowBusy === true) issue("allowBusy", "Booking over running work only applies to specific GPUs");
     if (value.gpus && value.minFreeMemoryMiB !== undefined) {
       issue("minFreeMemoryMiB", "Free memory only applies when you ask for a number of GPUs");
     }

@@ -72,6 +72,35 @@ export interface ConflictSuggestion {
   latestEndAt?: string | null;
 }
 
+/** A process of someone else on a GPU asked for by index, as a 409 `gpu_in_use` names it. */
+export interface BusyGpuProcess {
+  pid: number;
+  /** The gpudesk person the server attributes it to; null when only the login is known. */
+  owner: PersonRef | null;
+  login: string | null;
+  /** How the person is shown: the display name (with the username where needed), else the login. */
+  ownerName: string;
+  command: string | null;
+  /** When the process started, as the agent read it; null where unknown. */
+  startedAt: string | null;
+}
+
+export interface BusyGpu {
+  hostName: string;
+  gpuIndex: number;
+  gpuUuid: string;
+  processes: BusyGpuProcess[];
+}
+
+/** The body of a 409 for GPUs on which someone else's processes run now (send `allowBusy: true` to book anyway). */
+export interface GpuInUseBody {
+  error: {
+    code: "gpu_in_use";
+    message: string;
+    busyGpus: BusyGpu[];
+  };
+}
+
 /** The body of a 409 from the booking endpoints. */
 export interface BookingConflictBody {
   error: {

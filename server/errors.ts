@@ -2,7 +2,7 @@
  * The one error type of gpudesk's services: a code that callers branch on,
  * a message safe to show, and optional per-field messages for forms.
  */
-export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict";
+export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gpu_in_use";
 
 const STATUS: Record<AppErrorCode, number> = {
   bad_request: 400,
@@ -10,6 +10,7 @@ const STATUS: Record<AppErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gpu_in_use: 409,
 };
 
 export class AppError extends Error {

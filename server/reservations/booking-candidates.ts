@@ -1,5 +1,6 @@
 import type { ConflictSuggestion } from "@/lib/reservation-types";
 import type { Tx } from "@/server/reservations/booking-transaction";
+import { freeNow, type LiveView } from "@/server/reservations/gpu-in-use";
 import { busyRanges, freeGpuIds, nearestFreeStart } from "@/server/reservations/occupancy";
 import type { PolicyValues } from "@/server/reservations/policy";
 
@@ -38,7 +39,9 @@ export async function gpusOfHost(tx: Tx, hostId: string): Promise<GpuRow[]> {
 /**
  * The nearest start when `need` of the wanted GPUs are free for as long as
  * asked, within how far ahead the policy lets anyone book, and the host's
- * GPUs that are free for the time asked.
+ * GPUs that are free for the time asked (and, for a window that starts
+ * now, free by the one availability rule: a GPU someone runs on is never
+ * offered).
  */
 export async function suggestAlternative(
   tx: Tx,
@@ -48,6 +51,7 @@ export async function suggestAlternative(
   need: number,
   window: Window,
   policy: PolicyValues,
+  live: LiveView | null = null,
 ): Promise<ConflictSuggestion> {
   const durationMs = window.endMs - window.startMs;
   const latestStartMs = window.nowMs + policy.maxAdvanceDays * DAY_MS;
@@ -57,6 +61,11 @@ export async function suggestAlternative(
   return {
     hostName: host.name,
     nextFreeAt: next === null ? null : new Date(next).toISOString(),
-    freeGpuIndices: hostGpus.filter((gpu) => free.has(gpu.id)).map((gpu) => gpu.index),
+    freeGpuIndices: freeNow(
+      hostGpus.filter((gpu) => free.has(gpu.id)),
+      host.id,
+      live,
+      window,
+    ).map((gpu) => gpu.index),
   };
 }

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@prisma/client";
 import { formatDurationMinutes, requestedWindow } from "@/lib/booking-window";
+import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveGpu } from "@/lib/live";
 import type { ReservationRequest } from "@/lib/reservation-schema";
 import type { ReservationView } from "@/lib/reservation-types";
@@ -12,13 +13,16 @@ import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction, type Tx } from "@/server/reservations/booking-transaction";
 import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, type Window } from "@/server/reservations/booking-candidates";
 import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
-import { type LiveView, pickAnyGpus } from "@/server/reservations/pick-any-gpus";
+import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
+import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
 
-/** Live readings that the "any N GPUs" choice uses: free memory, running processes, hosts reporting (no history). */
+/** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
 export interface LiveGpuSource {
   current(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
+  /** The reconciler's last word per GPU; absent where the server does not reconcile (then nobody's process is known as theirs). */
+  gpuStates?(): Record<string, GpuReconciliation>;
 }
 
 export interface CreateOptions extends ServiceOptions {
@@ -52,13 +56,20 @@ export async function createReservation(actor: Actor, request: ReservationReques
   const hosts = await candidateHosts(client, request.host);
   const live = liveView(options.fleet);
   let explanation: string | undefined;
+  let overRunningWork: ReturnType<typeof findBusyGpus> = [];
 
   const id = await bookingTransaction(client, { userId: actor.id, hostIds: hosts.map((host) => host.id) }, async (tx) => {
     const policy = await readPolicy(tx);
     checkPolicyTimes(policy, window, endField);
     let chosen: { host: HostRef; gpus: GpuRow[] };
     if (request.gpus) {
-      chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy);
+      chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
+      // Someone else's job on a GPU booked from now on would turn into an "intruder": refuse unless asked to book anyway.
+      if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+        const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+        if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
+        overRunningWork = busy;
+      }
     } else {
       const picked = await pickAnyGpus(tx, hosts, { count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB }, live, window, policy);
       chosen = picked;
@@ -101,6 +112,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
         endsAt: end.toISOString(),
         purpose: request.purpose,
         status: "booked",
+        ...(overRunningWork.length > 0 ? { bookedOverRunningWork: busyGpusForAudit(overRunningWork) } : {}),
       },
       at: now,
     });
@@ -119,6 +131,7 @@ function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
   return {
     gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
     onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),
+    states: fleet.gpuStates?.() ?? {},
   };
 }
 
@@ -145,7 +158,7 @@ function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string
   }
 }
 
-async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues) {
+async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {
   const hostGpus = await gpusOfHost(tx, host.id);
   const byIndex = new Map(hostGpus.map((gpu) => [gpu.index, gpu]));
   const missing = indices.filter((index) => !byIndex.has(index));
@@ -157,7 +170,7 @@ async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: W
   const gpus = [...indices].sort((a, b) => a - b).map((index) => byIndex.get(index) as GpuRow);
   const conflicts = await findConflicts(tx, gpus.map((gpu) => gpu.id), new Date(window.startMs), new Date(window.endMs));
   if (conflicts.length > 0) {
-    const suggestion = await suggestAlternative(tx, host, [...byIndex.values()], gpus, gpus.length, window, policy);
+    const suggestion = await suggestAlternative(tx, host, [...byIndex.values()], gpus, gpus.length, window, policy, live);
     throw new BookingConflictError(conflictMessage(conflicts, window.startMs, suggestion, gpus.length > 1), conflicts, suggestion);
   }
   return { host, gpus };

@@ -1,4 +1,4 @@
-import { deriveGpuState, isGpuFree } from "@/lib/gpu-availability";
+import { isGpuFree } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { betterChoice, type GpuCandidate, rankGpus, type RankedChoice } from "@/server/allocation/rank-gpus";
 import { parseTopology } from "@/server/allocation/topology";
@@ -6,19 +6,12 @@ import { AppError } from "@/server/errors";
 import { type GpuRow, gpusOfHost, type HostRef, suggestAlternative, type Window } from "@/server/reservations/booking-candidates";
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
 import type { Tx } from "@/server/reservations/booking-transaction";
+import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
 import { busyRanges, findConflicts, freeGpuIds } from "@/server/reservations/occupancy";
 import type { PolicyValues } from "@/server/reservations/policy";
 
-/** A booking starting this soon is "now": what runs on the GPUs at this moment decides. */
-const STARTS_NOW_MS = 5 * 60_000;
 /** Bookings over this past period count as wear, so that the same GPU is not always the one handed out. */
 const WEAR_PERIOD_MS = 14 * 24 * 3600_000;
-
-/** What the server sees on the GPUs right now; `online` is false for GPUs whose host stopped reporting. */
-export interface LiveView {
-  gpus: Map<string, LiveGpu>;
-  onlineHostIds: Set<string>;
-}
 
 export interface AnyGpusRequest {
   count: number;
@@ -44,14 +37,11 @@ export function freeMemoryMiB(gpu: LiveGpu | undefined): number | null {
  * there (even the requester's own) makes the GPU busy.
  */
 function unusableNow(gpu: GpuRow, host: HostRef, live: LiveView): string | null {
-  const reading = live.gpus.get(gpu.uuid);
-  if (!reading) return `GPU ${gpu.index} on ${host.name} is not reporting`;
-  const { state, processes } = deriveGpuState({ gpu: reading, online: live.onlineHostIds.has(host.id), booking: null, attributions: new Map() });
+  const { state, logins } = liveStateNow(live, host.id, gpu.uuid);
   if (isGpuFree(state)) return null;
   if (state === "offline") return `GPU ${gpu.index} on ${host.name} is not reporting`;
   if (state === "error") return `GPU ${gpu.index} on ${host.name} reports uncorrected ECC errors`;
-  const users = [...new Set(processes.map((process) => process.login ?? `pid ${process.pid}`))].join(", ");
-  return `GPU ${gpu.index} on ${host.name} is in use by ${users} without a booking`;
+  return `GPU ${gpu.index} on ${host.name} is in use by ${logins.join(", ")} without a booking`;
 }
 
 /** Hours each GPU was booked over the wear period, up to now. */
@@ -133,10 +123,18 @@ export async function pickAnyGpus(
     }
   }
   if (best) return { host: best.host, gpus: best.gpus, explanation: best.choice.explanation };
-  return refuse(tx, hosts, request, tried, window, policy);
+  return refuse(tx, hosts, request, tried, window, policy, live);
 }
 
-async function refuse(tx: Tx, hosts: HostRef[], request: AnyGpusRequest, tried: Tried[], window: Window, policy: PolicyValues): Promise<never> {
+async function refuse(
+  tx: Tx,
+  hosts: HostRef[],
+  request: AnyGpusRequest,
+  tried: Tried[],
+  window: Window,
+  policy: PolicyValues,
+  live: LiveView | null,
+): Promise<never> {
   const { count, minFreeMemoryMiB } = request;
   const plural = count > 1;
   const memoryNote = minFreeMemoryMiB !== undefined ? ` with at least ${minFreeMemoryMiB} MiB free now` : "";
@@ -165,7 +163,7 @@ async function refuse(tx: Tx, hosts: HostRef[], request: AnyGpusRequest, tried: 
   // Every host that could fit is booked: explain with the host that frees up first.
   let chosen: { conflicts: Awaited<ReturnType<typeof findConflicts>>; suggestion: Awaited<ReturnType<typeof suggestAlternative>> } | null = null;
   for (const entry of bigEnough) {
-    const suggestion = await suggestAlternative(tx, entry.host, entry.all, entry.eligible, count, window, policy);
+    const suggestion = await suggestAlternative(tx, entry.host, entry.all, entry.eligible, count, window, policy, live);
     if (!chosen || earlier(suggestion.nextFreeAt, chosen.suggestion.nextFreeAt)) {
       chosen = { conflicts: await findConflicts(tx, entry.eligible.map((gpu) => gpu.id), start, end), suggestion };
     }

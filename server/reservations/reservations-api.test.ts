@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { FleetState } from "@/server/fleet/fleet-state";
+import { makeSnapshot } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -26,7 +27,8 @@ let routes: {
 beforeAll(async () => {
   await useTestDatabase();
   const { setRuntime } = await import("@/server/runtime");
-  setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
+  const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true });
+  setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
   const { createTestHost } = await import("@/server/testing/booking-fixtures");
@@ -40,7 +42,11 @@ beforeAll(async () => {
     other: (await createPersonalToken(other.id, "api test")).token,
     admin: (await createPersonalToken(admin.id, "api test")).token,
   };
-  hostName = (await createTestHost(4)).name;
+  const host = await createTestHost(4);
+  hostName = host.name;
+  // The host reports, idle: a GPU booked from now on is suggested only where the live reading says it is free.
+  fleet.connectHost(host.id, host.name, true);
+  fleet.ingest(host.id, makeSnapshot(host.gpus, Date.now(), { host: { name: host.name, driverVersion: "580", cudaVersion: "13.0" } }));
   routes = {
     collection: await import("@/app/api/v1/reservations/route"),
     item: await import("@/app/api/v1/reservations/[id]/route"),

@@ -1,14 +1,13 @@
 import { NextResponse } from "next/server";
-import { alertsRuntime } from "@/server/alerts/alerts-runtime";
 import { requireViewer } from "@/server/auth/guard";
+import { readFleetAnswer } from "@/server/fleet/fleet-answer";
 import { apiHandler } from "@/server/http/api-handler";
 import { runtime } from "@/server/runtime";
 
 export const dynamic = "force-dynamic";
 
-/** The live fleet state, the same snapshot browsers get on `/live`, with each GPU's state and who runs on it. */
+/** The live fleet with each GPU's state, its booking now and who runs on it (docs/api.md). */
 export const GET = apiHandler(async (request) => {
   await requireViewer(request);
-  const gpuStates = alertsRuntime()?.gpuStates();
-  return NextResponse.json({ ...runtime().fleet.snapshot(), ...(gpuStates ? { gpuStates } : {}) });
+  return NextResponse.json(await readFleetAnswer(runtime().fleet, new Date()));
 });

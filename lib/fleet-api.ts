@@ -1,0 +1,32 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { FleetAvailability } from "@/lib/gpu-availability";
+import type { FleetSnapshot, LiveBooking } from "@/lib/live";
+import type { PersonRef } from "@/lib/reservation-types";
+
+/** The booking that holds a GPU now, as `GET /api/v1/fleet` carries it per GPU. */
+export interface GpuBookingNow {
+  reservationId: string;
+  holder: PersonRef;
+  /** How to show the holder (lib/person-name.ts), judged against every holder in the answer. */
+  holderName: string;
+  startsAt: string;
+  /** When the booking ends (ISO, UTC). */
+  until: string;
+  purpose: string;
+}
+
+/**
+ * `GET /api/v1/fleet`: the live snapshot browsers get, plus what the web
+ * derives from it, so that API users and the CLI see what the web sees.
+ * Documented in docs/api.md.
+ */
+export interface FleetAnswer extends FleetSnapshot {
+  /** Active and upcoming bookings. */
+  bookings: LiveBooking[];
+  /** Every GPU's state by the one availability rule (lib/gpu-availability.ts), with its holder and who runs there. */
+  gpuStates: Record<string, GpuReconciliation>;
+  /** The booking holding each booked GPU now, by GPU UUID; a GPU not listed is not booked now. */
+  gpuBookings: Record<string, GpuBookingNow>;
+  /** Counts by state for the fleet and per host (keyed by host name). */
+  availability: FleetAvailability;
+}

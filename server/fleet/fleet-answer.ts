@@ -1,0 +1,40 @@
+import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
+import { summarizeAvailability } from "@/lib/gpu-availability";
+import { personName } from "@/lib/person-name";
+import { activeBookingsByGpu, reconcileFleet } from "@/server/attribution/reconcile-fleet";
+import { UserDirectory } from "@/server/attribution/user-directory";
+import type { FleetState } from "@/server/fleet/fleet-state";
+import { listLiveBookings } from "@/server/reservations/bookings-query";
+
+/**
+ * The fleet as `GET /api/v1/fleet` answers it. The states are reconciled
+ * here from the bookings in the database, not taken from the live
+ * reconciler, so that a booking made a moment ago already shows (the
+ * reconciler catches up on its next tick) and so that the answer is whole
+ * where the server runs without the alerts runtime.
+ */
+export async function readFleetAnswer(fleet: FleetState, now: Date): Promise<FleetAnswer> {
+  const directory = new UserDirectory();
+  const [bookings] = await Promise.all([listLiveBookings(now), directory.refresh()]);
+  const snapshot = fleet.snapshot();
+  const gpuStates = reconcileFleet(snapshot, bookings, directory, now.getTime());
+
+  const active = activeBookingsByGpu(bookings, now.getTime());
+  const holders = [...active.values()].map((booking) => booking.holder);
+  const gpuBookings: Record<string, GpuBookingNow> = {};
+  for (const [uuid, booking] of active) {
+    gpuBookings[uuid] = {
+      reservationId: booking.reservationId,
+      holder: booking.holder,
+      holderName: personName(booking.holder, holders),
+      startsAt: booking.startsAt,
+      until: booking.endsAt,
+      purpose: booking.purpose,
+    };
+  }
+
+  const availability = summarizeAvailability(
+    snapshot.gpus.filter((gpu) => gpuStates[gpu.uuid]).map((gpu) => ({ host: gpu.hostName, state: gpuStates[gpu.uuid].state })),
+  );
+  return { ...snapshot, bookings, gpuStates, gpuBookings, availability };
+}

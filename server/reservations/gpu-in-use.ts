@@ -1,0 +1,119 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import { deriveGpuState, type GpuState, isGpuFree, othersProcesses } from "@/lib/gpu-availability";
+import type { LiveGpu } from "@/lib/live";
+import { personName } from "@/lib/person-name";
+import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
+import { AppError } from "@/server/errors";
+
+/** A booking starting this soon is "now": what runs on the GPUs at this moment decides. */
+export const STARTS_NOW_MS = 5 * 60_000;
+
+/** What the server sees on the GPUs right now; `online` is false for GPUs whose host stopped reporting. */
+export interface LiveView {
+  gpus: Map<string, LiveGpu>;
+  onlineHostIds: Set<string>;
+  /** The reconciler's last word per GPU (who each process belongs to); empty where the server does not reconcile. */
+  states: Record<string, GpuReconciliation>;
+}
+
+/**
+ * A GPU's state now by the one rule, leaving bookings aside (the booking
+ * paths check those in the database): a GPU without a reading is offline.
+ */
+export function liveStateNow(live: LiveView, hostId: string, uuid: string): { state: GpuState; logins: string[] } {
+  const reading = live.gpus.get(uuid);
+  if (!reading) return { state: "offline", logins: [] };
+  const { state, processes } = deriveGpuState({ gpu: reading, online: live.onlineHostIds.has(hostId), booking: null, attributions: new Map() });
+  return { state, logins: [...new Set(processes.map((process) => process.login ?? `pid ${process.pid}`))] };
+}
+
+/** For a window that starts now: drops the GPUs that are not free by the one rule (what runs, errors, silence). */
+export function freeNow<T extends { uuid: string }>(gpus: T[], hostId: string, live: LiveView | null, window: { startMs: number; nowMs: number }): T[] {
+  if (!live || window.startMs > window.nowMs + STARTS_NOW_MS) return gpus;
+  return gpus.filter((gpu) => isGpuFree(liveStateNow(live, hostId, gpu.uuid).state));
+}
+
+/**
+ * The GPUs among `gpus` on which someone other than `personId` runs now.
+ * Ownership is the server's attribution (reservation variable, job, login);
+ * a process it could not attribute to the person counts as someone else's.
+ * The person's own unbooked job never blocks: booking its GPU claims it.
+ */
+export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], hostName: string, live: LiveView, personId: string): BusyGpu[] {
+  const busy: BusyGpu[] = [];
+  for (const gpu of gpus) {
+    const reading = live.gpus.get(gpu.uuid);
+    if (!reading || reading.processes.length === 0) continue;
+    const known = live.states[gpu.uuid]?.processes ?? [];
+    // The reading's processes are the truth of what runs now; the reconciliation says whose they are.
+    const reconciliation = deriveGpuState({
+      gpu: reading,
+      online: true,
+      booking: null,
+      attributions: new Map(known.map((process) => [process.pid, process])),
+    });
+    const others = othersProcesses(reconciliation, personId);
+    if (others.length === 0) continue;
+    const owners = others.map((process) => process.person).filter((person) => person !== null);
+    busy.push({
+      hostName,
+      gpuIndex: gpu.index,
+      gpuUuid: gpu.uuid,
+      processes: others.map((process): BusyGpuProcess => {
+        const raw = reading.processes.find((candidate) => candidate.pid === process.pid);
+        return {
+          pid: process.pid,
+          owner: process.person,
+          login: process.login,
+          ownerName: process.person ? personName(process.person, owners) : (process.login ?? `pid ${process.pid}`),
+          command: raw?.command ?? null,
+          startedAt: raw?.startedAt ?? null,
+        };
+      }),
+    });
+  }
+  return busy;
+}
+
+function describeProcess(process: BusyGpuProcess): string {
+  const command = process.command ? `: ${process.command.length > 60 ? `${process.command.slice(0, 59)}…` : process.command}` : "";
+  return `${process.ownerName}${command}`;
+}
+
+/** "GPU 1 on node-a: Bob Member: python train.py": one clause per busy GPU. */
+export function describeBusyGpus(busy: readonly BusyGpu[]): string {
+  return busy
+    .map((gpu) => {
+      const shown = gpu.processes.slice(0, 2).map(describeProcess).join("; ");
+      const more = gpu.processes.length > 2 ? ` (and ${gpu.processes.length - 2} more)` : "";
+      return `GPU ${gpu.gpuIndex} on ${gpu.hostName} runs ${shown}${more}`;
+    })
+    .join(". ");
+}
+
+/**
+ * A 409 for GPUs someone else is using without a booking: booking them in
+ * good faith would make their job an "intruder". Carries each GPU, the
+ * owners and the commands as data; `allowBusy: true` books anyway.
+ */
+export class GpuInUseError extends AppError {
+  constructor(readonly busyGpus: BusyGpu[]) {
+    super(
+      "gpu_in_use",
+      `${describeBusyGpus(busyGpus)}. Someone else's work runs there now: choose free GPUs, or book anyway (allowBusy) if you agreed with them.`,
+    );
+  }
+
+  override toJSON(): GpuInUseBody {
+    return { error: { code: "gpu_in_use", message: this.message, busyGpus: this.busyGpus } };
+  }
+}
+
+/** What the audit log keeps of work a booking was made over. */
+export function busyGpusForAudit(busy: readonly BusyGpu[]) {
+  return busy.map((gpu) => ({
+    index: gpu.gpuIndex,
+    uuid: gpu.gpuUuid,
+    processes: gpu.processes.map((process) => ({ pid: process.pid, owner: process.owner?.username ?? null, login: process.login, command: process.command })),
+  }));
+}
