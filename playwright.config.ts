@@ -5,6 +5,14 @@ import { defineConfig, devices } from "@playwright/test";
 /** The server under test: production build, its own database, the simulated fleet. */
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3217);
 export const E2E_DATA_DIR = path.join(os.tmpdir(), `gpudesk-e2e-${E2E_PORT}`);
+/**
+ * A LAN-style name for the server: the browser resolves it to 127.0.0.1
+ * (--host-resolver-rules below), so specs can sign in as a lab would, over
+ * plain HTTP on a name that is not localhost (where browsers drop Secure
+ * cookies). Playwright's `request` fixture resolves names itself and cannot
+ * use it, which is why baseURL stays 127.0.0.1.
+ */
+export const E2E_LAN_ORIGIN = `http://gpudesk.test:${E2E_PORT}`;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 export default defineConfig({
@@ -29,6 +37,7 @@ export default defineConfig({
         "--disable-component-update",
         "--disable-sync",
         "--no-first-run",
+        "--host-resolver-rules=MAP gpudesk.test 127.0.0.1",
       ],
     },
   },

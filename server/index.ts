@@ -8,7 +8,7 @@ import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-ag
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
 import { startAlerts } from "@/server/alerts/start-alerts";
 import { sessionPrincipal } from "@/server/auth/authenticate";
-import { CLIENT_IP_HEADER } from "@/server/auth/better-auth";
+import { stampClientHeaders } from "@/server/auth/request-origin";
 import { authenticateToken } from "@/server/auth/tokens";
 import { ensureProductionBuild } from "@/server/build";
 import { startCluster } from "@/server/cluster/start-cluster";
@@ -21,6 +21,7 @@ import { createIngest } from "@/server/fleet/ingest";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
+import { guardRequest } from "@/server/http/request-guard";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { attachGrantNotices } from "@/server/waitlist/grant-notices";
@@ -66,10 +67,10 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const handleUpgrade = app.getUpgradeHandler();
 
   const httpServer = createServer((req, res) => {
-    // better-auth rate-limits by client address; it reads it from this header,
-    // which only this server may set.
-    const forwarded = env.GPUDESK_TRUST_PROXY ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0].trim() : "";
-    req.headers[CLIENT_IP_HEADER] = forwarded || req.socket.remoteAddress || "unknown";
+    // better-auth rate-limits by client address and marks cookies Secure by scheme; it reads
+    // both from headers that only this server may set.
+    stampClientHeaders(req, env.GPUDESK_TRUST_PROXY);
+    if (guardRequest(req, res)) return;
     void handleRequest(req, res);
   });
   const io = new Server(httpServer, {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
+import { safeNext } from "@/lib/safe-next";
 import { getPageUser } from "@/server/auth/session";
 import { countUsers } from "@/server/auth/users";
 
@@ -9,11 +10,6 @@ export const dynamic = "force-dynamic";
 
 interface LoginPageProps {
   searchParams: Promise<{ next?: string }>;
-}
-
-/** Only same-site paths are followed after sign-in, never another site. */
-function safeNext(next: string | undefined): string {
-  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
 }
 
 export default async function LoginPage({ searchParams }: LoginPageProps) {

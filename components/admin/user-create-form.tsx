@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest, type Serialized } from "@/lib/api-client";
+import { PASSWORD_MAX, PASSWORD_MIN, passwordSchema } from "@/lib/password";
 import type { UserSummary } from "@/server/auth/users";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -13,11 +14,15 @@ type Errors = Partial<Record<FieldName, string>>;
 
 const EMPTY = { username: "", name: "", password: "", role: "member" as "member" | "admin", unixLogin: "" };
 
-/** Required fields are checked here for a quick answer; every other rule is the server's, shown next to its field. */
+/** Required fields and the password rule are checked here for a quick answer; every other rule is the server's, shown next to its field. */
 function missing(values: typeof EMPTY): Errors {
   const errors: Errors = {};
   if (!values.username.trim()) errors.username = "is required";
   if (!values.password) errors.password = "is required";
+  else {
+    const password = passwordSchema.safeParse(values.password);
+    if (!password.success) errors.password = password.error.issues[0].message;
+  }
   return errors;
 }
 
@@ -80,9 +85,9 @@ export function UserCreateForm({ onCreated }: { onCreated: (user: UserRow) => vo
         <Field label="Name" error={errors.name} hint="Optional; shown in the fleet and on bookings.">
           {(control) => <input {...control} name="name" value={values.name} onChange={set("name")} autoComplete="off" maxLength={100} className={inputClass} />}
         </Field>
-        <Field label="Password" error={errors.password} hint="At least 8 characters; tell it to them in person.">
+        <Field label="Password" error={errors.password} hint={`At least ${PASSWORD_MIN} characters; tell it to them in person.`}>
           {(control) => (
-            <input {...control} name="password" type="password" value={values.password} onChange={set("password")} autoComplete="new-password" maxLength={256} className={inputClass} />
+            <input {...control} name="password" type="password" value={values.password} onChange={set("password")} autoComplete="new-password" minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} className={inputClass} />
           )}
         </Field>
         <Field label="Role" error={errors.role} hint="Admins manage people, hosts and every booking.">

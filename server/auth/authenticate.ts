@@ -36,7 +36,10 @@ function refererOrigin(referer: string | null): string | null {
 
 /** A signed-in person from the session cookie, or null. */
 export async function sessionPrincipal(headers: Headers): Promise<Principal | null> {
-  const session = await auth().api.getSession({ headers });
+  // A browser keeps a __Secure- cookie only from an HTTPS page, so its presence tells which
+  // instance set it; both verify with the same secret.
+  const secure = /(?:^|;\s*)__Secure-gpudesk\./.test(headers.get("cookie") ?? "");
+  const session = await auth(secure).api.getSession({ headers });
   if (!session || session.user.banned) return null;
   const user = session.user as typeof session.user & { unixLogin?: string | null };
   return {

@@ -2,26 +2,31 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { admin, username } from "better-auth/plugins";
+import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { checkLoginAllowed, recordLoginResult } from "@/server/auth/login-throttle";
+import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
+import { log } from "@/server/log";
 
-/** The header the custom server sets to the client's address (incoming copies are dropped). */
-export const CLIENT_IP_HEADER = "x-gpudesk-client-ip";
+export { CLIENT_IP_HEADER };
 
-function createAuth() {
+function createAuth(secureCookies: boolean) {
   const config = env();
+  const publicOrigin = config.GPUDESK_PUBLIC_URL ? new URL(config.GPUDESK_PUBLIC_URL).origin : undefined;
   return betterAuth({
     appName: "gpudesk",
-    // gpudesk is reached by whatever name the lab uses (localhost, node name, IP);
-    // GPUDESK_PUBLIC_URL pins it when a proxy or TLS front sits before it.
-    baseURL: config.GPUDESK_PUBLIC_URL ?? { allowedHosts: ["*"], protocol: "auto", fallback: `http://localhost:${config.PORT}` },
+    // gpudesk is reached by whatever name the lab uses (localhost, node name, IP): without
+    // GPUDESK_PUBLIC_URL, better-auth takes the origin from each request, which the auth
+    // route rebuilds from the Host header and the scheme the custom server saw.
+    // (A dynamic `allowedHosts: ["*"]` would also make every origin trusted.)
+    baseURL: publicOrigin,
     secret: loadAuthSecret(config.GPUDESK_AUTH_SECRET, config.dataDir),
     // better-auth words some queries per database (e.g. case-insensitive matching on PostgreSQL).
     database: prismaAdapter(db(), { provider: databaseProvider(config.DATABASE_URL) ?? "sqlite" }),
     // Accounts are created by admins (or `gpudesk user add`), never by visitors.
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8, maxPasswordLength: 256 },
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: PASSWORD_MIN, maxPasswordLength: PASSWORD_MAX },
     session: {
       expiresIn: config.GPUDESK_SESSION_HOURS * 3600,
       updateAge: 24 * 3600,
@@ -43,16 +48,28 @@ function createAuth() {
       // Per address; per user is login-throttle's job.
       customRules: {
         "/sign-in/username": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
-        "/sign-in/email": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
       },
     },
-    // Same-origin only: the page that posts must come from the host it posts to.
+    // Same origin only: the page that posts must come from the host it posts to (or the public URL).
     trustedOrigins: (request) => {
-      const host = request?.headers.get("host");
-      return host ? [`http://${host}`, `https://${host}`] : [];
+      const own = request ? requestOrigin(request.headers) : null;
+      return [own, publicOrigin].filter((origin): origin is string => Boolean(origin));
+    },
+    logger: {
+      log: (level, message) => {
+        // Without GPUDESK_PUBLIC_URL the base URL is left unset on purpose (see above).
+        if (!publicOrigin && message.includes("Base URL is not set")) return;
+        log[level === "error" ? "error" : level === "warn" ? "warn" : "info"](`auth: ${message}`);
+      },
     },
     advanced: {
       cookiePrefix: "gpudesk",
+      // Explicit, so that tests (where better-auth skips it by default) check origins as production does.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
+      // A browser drops Secure cookies over plain HTTP on any name but localhost, so they are
+      // Secure (and __Secure- prefixed) only where the browser talks HTTPS.
+      useSecureCookies: secureCookies,
       defaultCookieAttributes: { sameSite: "lax", httpOnly: true },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
@@ -78,10 +95,16 @@ function createAuth() {
 
 type Auth = ReturnType<typeof createAuth>;
 
-const holder = globalThis as unknown as { __gpudeskAuth?: Auth };
+const holder = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure?: Auth } };
 
-/** The better-auth instance (one per process, shared by the custom server and Next's bundles). */
-export function auth(): Auth {
-  holder.__gpudeskAuth ??= createAuth();
-  return holder.__gpudeskAuth;
+/**
+ * The better-auth instance (shared by the custom server and Next's bundles):
+ * one that sets Secure cookies for HTTPS requests, one for plain HTTP. With
+ * an https GPUDESK_PUBLIC_URL both are secure.
+ */
+export function auth(secure = false): Auth {
+  const instances = (holder.__gpudeskAuth ??= {});
+  const wantSecure = secure || env().GPUDESK_PUBLIC_URL?.startsWith("https:") === true;
+  if (wantSecure) return (instances.secure ??= createAuth(true));
+  return (instances.plain ??= createAuth(false));
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { passwordSchema } from "@/lib/password";
 import { auth } from "@/server/auth/better-auth";
 import type { Role, UserPrincipal } from "@/server/auth/principal";
 import { toRole } from "@/server/auth/tokens";
@@ -19,8 +20,6 @@ export const unixLoginSchema = z
   .min(1, "is required")
   .max(32, "is at most 32 characters")
   .regex(/^[a-z_][a-z0-9_.-]*\$?$/i, "is not a valid Unix login");
-
-export const passwordSchema = z.string().min(8, "is at least 8 characters").max(256, "is at most 256 characters");
 
 export const createUserSchema = z.object({
   username: usernameSchema,

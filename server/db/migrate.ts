@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { migratePostgres } from "@/server/db/migrate-postgres";
 import { POSTGRES_MIGRATIONS_PATH } from "@/server/db/postgres-schema";
 import { databaseProvider } from "@/server/env";
-import { resolveSqlitePath } from "@/server/sqlite-path";
+import { createPrivateSqliteFile, resolveSqlitePath } from "@/server/sqlite-path";
 
 const require = createRequire(import.meta.url);
 
@@ -20,7 +19,7 @@ export async function migrateDatabase(databaseUrl: string, repoRoot: string): Pr
     await migratePostgres(databaseUrl, path.join(repoRoot, POSTGRES_MIGRATIONS_PATH));
     return;
   }
-  mkdirSync(path.dirname(resolveSqlitePath(databaseUrl)), { recursive: true });
+  createPrivateSqliteFile(resolveSqlitePath(databaseUrl));
   const prismaCli = require.resolve("prisma/build/index.js");
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {

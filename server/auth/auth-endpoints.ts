@@ -1,0 +1,32 @@
+import { CLIENT_PROTO_HEADER, requestOrigin } from "@/server/auth/request-origin";
+import { AppError } from "@/server/errors";
+
+/**
+ * The only better-auth endpoints a browser may reach, by method. gpudesk
+ * signs in by username; accounts, roles, names and passwords are changed by
+ * admins through /api/v1/users (audited, with gpudesk's rules), so
+ * update-user, the e-mail sign-in (no per-account throttle), the admin
+ * plugin's endpoints (impersonation among them) and any endpoint a future
+ * better-auth adds stay closed: an allowlist, not a blocklist.
+ */
+const OPEN_ENDPOINTS: Record<string, string[]> = {
+  "/api/auth/sign-in/username": ["POST"],
+  "/api/auth/sign-out": ["POST"],
+  "/api/auth/get-session": ["GET"],
+};
+
+/**
+ * Checks that a request to /api/auth may go on and rebuilds it with the URL
+ * the browser used (scheme and Host), which better-auth takes as its base URL
+ * and trusted origin. `secure`: the browser talks HTTPS, so cookies are Secure.
+ */
+export async function authRequest(request: Request): Promise<{ forwarded: Request; secure: boolean }> {
+  const url = new URL(request.url);
+  const methods = OPEN_ENDPOINTS[url.pathname.replace(/\/+$/, "")];
+  if (!methods?.includes(request.method.toUpperCase())) throw new AppError("not_found", "No such endpoint");
+  const origin = requestOrigin(request.headers);
+  if (!origin) throw new AppError("bad_request", "The Host header is missing or malformed");
+  const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+  const forwarded = new Request(`${origin}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
+  return { forwarded, secure: request.headers.get(CLIENT_PROTO_HEADER) === "https" };
+}
