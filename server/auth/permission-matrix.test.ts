@@ -1,19 +1,25 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FleetState } from "@/server/fleet/fleet-state";
+import { repoRoot } from "@/server/paths";
+import { ACTIONS, type MatrixWorld, WHO, type Who } from "@/server/testing/permission-actions";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
- * Every role against every protected action of the accounts API, with the
- * exact outcome. Route handlers are called in-process with real requests,
- * a real database and real better-auth sessions.
+ * Every kind of caller against every method of every /api/v1 route (the
+ * table is server/testing/permission-actions.ts), with the exact outcome.
+ * Route handlers are called in-process with real requests, a real database
+ * and real better-auth sessions. The route files are read from app/api/v1,
+ * so that a new route without a row in the table fails here.
  */
 
 const ORIGIN = "http://gpudesk.test";
-type Who = "anonymous" | "member" | "otherMember" | "admin" | "display" | "host" | "revoked";
-const WHO: Who[] = ["anonymous", "member", "otherMember", "admin", "display", "host", "revoked"];
+const API_DIR = path.join(repoRoot, "app/api/v1");
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 let credentials: Record<Who, Record<string, string>>;
-let fixtures: { memberTokenId: string; otherMemberId: string; hostId: string; displayId: string };
+let world: MatrixWorld;
 
 async function cookieFor(username: string, password: string): Promise<string> {
   const { auth } = await import("@/server/auth/better-auth");
@@ -28,21 +34,49 @@ async function cookieFor(username: string, password: string): Promise<string> {
   return response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]).join("; ");
 }
 
+/** "METHOD /api/v1/…" for every handler that the route files under app/api/v1 export. */
+function routeMethods(): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name === "route.ts") {
+        const source = readFileSync(full, "utf8");
+        const route = `/${path.relative(path.join(repoRoot, "app"), dir).split(path.sep).join("/")}`;
+        for (const method of METHODS) {
+          if (new RegExp(`export (const|async function|function) ${method}\\b`).test(source)) found.push(`${method} ${route}`);
+        }
+      }
+    }
+  };
+  visit(API_DIR);
+  return found.sort();
+}
+
 beforeAll(async () => {
   await useTestDatabase();
   const { setRuntime } = await import("@/server/runtime");
   setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
-  const { createUser } = await import("@/server/auth/users");
+  const { createUser, updateUser } = await import("@/server/auth/users");
   const { createPersonalToken, createDisplay, revokePersonalToken } = await import("@/server/auth/tokens");
   const { createHost } = await import("@/server/hosts/host-registry");
+  const { createTestHost } = await import("@/server/testing/booking-fixtures");
   const member = await createUser({ username: "mia", password: "mia-password" });
   const other = await createUser({ username: "otto", password: "otto-password" });
   const admin = await createUser({ username: "ada", password: "ada-password", role: "admin" });
+  const leaver = await createUser({ username: "dora", password: "dora-password" });
   const memberToken = await createPersonalToken(member.id, "matrix");
   const revoked = await createPersonalToken(member.id, "revoked");
-  await revokePersonalToken(revoked.summary.id, { kind: "user", via: "token", user: { ...admin, role: "admin" } });
+  const adminPrincipal = { kind: "user", via: "token", user: { ...admin, role: "admin" } } as const;
+  await revokePersonalToken(revoked.summary.id, adminPrincipal);
+  // A person disabled by an admin after making a token: the token must stop working with them.
+  const disabled = await createPersonalToken(leaver.id, "before leaving");
+  await updateUser(leaver.id, { disabled: true }, adminPrincipal);
   const display = await createDisplay("matrix-wall");
   const host = await createHost("matrix-node");
+  const spare = await createHost("matrix-spare");
+  const bookable = await createTestHost(2, "matrix-gpus");
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   credentials = {
     anonymous: {},
@@ -52,8 +86,18 @@ beforeAll(async () => {
     display: bearer(display.token),
     host: bearer(host.token),
     revoked: bearer(revoked.token),
+    disabled: bearer(disabled.token),
   };
-  fixtures = { memberTokenId: memberToken.summary.id, otherMemberId: other.id, hostId: host.host.id, displayId: display.display.id };
+  const actor = (user: typeof member) => ({ id: user.id, username: user.username, name: user.name, role: user.role, unixLogin: user.unixLogin });
+  world = {
+    member: actor(member),
+    otherMember: actor(other),
+    admin: actor(admin),
+    memberTokenId: memberToken.summary.id,
+    hostName: bookable.name,
+    gpuUuid: bookable.gpus[0].uuid,
+    spareHostId: spare.host.id,
+  };
 });
 
 // Route handlers type their params precisely; a method signature lets the table hold them all.
@@ -61,99 +105,42 @@ type Handler = {
   call(request: Request, context: { params: Promise<Record<string, string>> }): Promise<Response>;
 }["call"];
 
-interface Action {
-  name: string;
-  method: string;
-  call: () => Promise<{ handler: Handler; params?: Record<string, string>; body?: unknown }>;
-  /** Expected status per principal; "ok" is any 2xx. */
-  expect: Record<Who, "ok" | 401 | 403 | 404>;
+async function handlerOf(route: string): Promise<Handler> {
+  const [method, routePath] = route.split(" ");
+  const module = (await import(path.join(repoRoot, "app", routePath, "route.ts"))) as Record<string, Handler>;
+  const handler = module[method];
+  if (!handler) throw new Error(`${routePath}/route.ts exports no ${method}`);
+  return handler;
 }
 
-const memberOnly = { anonymous: 401, member: "ok", otherMember: "ok", admin: "ok", display: 403, host: 401, revoked: 401 } as const;
-const adminOnly = { anonymous: 401, member: 403, otherMember: 403, admin: "ok", display: 403, host: 401, revoked: 401 } as const;
-let unique = 0;
-
-const actions: Action[] = [
-  { name: "GET /api/v1/me", method: "GET", call: async () => ({ handler: (await import("@/app/api/v1/me/route")).GET }), expect: memberOnly },
-  {
-    name: "GET /api/v1/fleet",
-    method: "GET",
-    call: async () => ({ handler: (await import("@/app/api/v1/fleet/route")).GET }),
-    expect: { ...memberOnly, display: "ok" },
-  },
-  { name: "GET /api/v1/tokens", method: "GET", call: async () => ({ handler: (await import("@/app/api/v1/tokens/route")).GET }), expect: memberOnly },
-  {
-    name: "POST /api/v1/tokens",
-    method: "POST",
-    call: async () => ({ handler: (await import("@/app/api/v1/tokens/route")).POST, body: { label: "x" } }),
-    expect: memberOnly,
-  },
-  {
-    name: "DELETE someone's token (mia's)",
-    method: "DELETE",
-    call: async () => ({ handler: (await import("@/app/api/v1/tokens/[id]/route")).DELETE, params: { id: fixtures.memberTokenId } }),
-    // Another member learns nothing: not found. The owner's and the admin's revoke it (idempotent).
-    expect: { ...memberOnly, otherMember: 404 },
-  },
-  { name: "GET /api/v1/users", method: "GET", call: async () => ({ handler: (await import("@/app/api/v1/users/route")).GET }), expect: adminOnly },
-  {
-    name: "POST /api/v1/users",
-    method: "POST",
-    call: async () => ({
-      handler: (await import("@/app/api/v1/users/route")).POST,
-      body: { username: `new${(unique += 1)}`, password: "a-long-password" },
-    }),
-    expect: adminOnly,
-  },
-  {
-    name: "PATCH /api/v1/users/:id",
-    method: "PATCH",
-    call: async () => ({
-      handler: (await import("@/app/api/v1/users/[id]/route")).PATCH,
-      params: { id: fixtures.otherMemberId },
-      body: { unixLogin: "otto" },
-    }),
-    expect: adminOnly,
-  },
-  { name: "GET /api/v1/hosts", method: "GET", call: async () => ({ handler: (await import("@/app/api/v1/hosts/route")).GET }), expect: adminOnly },
-  {
-    name: "POST /api/v1/hosts",
-    method: "POST",
-    call: async () => ({ handler: (await import("@/app/api/v1/hosts/route")).POST, body: { name: `n-${(unique += 1)}` } }),
-    expect: adminOnly,
-  },
-  {
-    name: "POST /api/v1/hosts/:id/rotate",
-    method: "POST",
-    call: async () => ({ handler: (await import("@/app/api/v1/hosts/[id]/rotate/route")).POST, params: { id: fixtures.hostId } }),
-    expect: adminOnly,
-  },
-  { name: "GET /api/v1/displays", method: "GET", call: async () => ({ handler: (await import("@/app/api/v1/displays/route")).GET }), expect: adminOnly },
-  {
-    name: "POST /api/v1/displays",
-    method: "POST",
-    call: async () => ({ handler: (await import("@/app/api/v1/displays/route")).POST, body: { name: `wall ${(unique += 1)}` } }),
-    expect: adminOnly,
-  },
-];
-
 describe("permission matrix", () => {
-  for (const action of actions) {
+  it("has a row for every method of every /api/v1 route", () => {
+    const listed = new Set(ACTIONS.map((action) => action.route));
+    expect(routeMethods().filter((route) => !listed.has(route))).toEqual([]);
+    // And no row for a route that is gone.
+    expect([...listed].filter((route) => !routeMethods().includes(route))).toEqual([]);
+  });
+
+  for (const action of ACTIONS) {
+    const name = action.variant ? `${action.route} (${action.variant})` : action.route;
     for (const who of WHO) {
-      it(`${action.name} as ${who}`, async () => {
-        const { handler, params = {}, body } = await action.call();
-        const request = new Request(`${ORIGIN}/api`, {
-          method: action.method,
+      it(`${name} as ${who}`, async () => {
+        const handler = await handlerOf(action.route);
+        const { params = {}, body, query = action.query ?? "" } = (await action.prepare?.(world)) ?? {};
+        const method = action.route.split(" ")[0];
+        const request = new Request(`${ORIGIN}/api${query}`, {
+          method,
           headers: { ...credentials[who], origin: ORIGIN, host: "gpudesk.test", ...(body ? { "content-type": "application/json" } : {}) },
           body: body ? JSON.stringify(body) : undefined,
         });
         const response = await handler(request, { params: Promise.resolve(params) });
         const expected = action.expect[who];
+        const answer = await response.clone().text();
         if (expected === "ok") {
-          expect(response.status, await response.clone().text()).toBeGreaterThanOrEqual(200);
-          expect(response.status).toBeLessThan(300);
+          expect(response.status, answer).toBeGreaterThanOrEqual(200);
+          expect(response.status, answer).toBeLessThan(300);
         } else {
-          expect(response.status).toBe(expected);
+          expect(response.status, answer).toBe(expected);
           const payload = (await response.json()) as { error: { code: string; message: string } };
           expect(payload.error.code).toBe({ 401: "unauthorized", 403: "forbidden", 404: "not_found" }[expected]);
         }

@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import { db } from "@/server/db";
+import type { Actor } from "@/server/reservations/actor";
+
+/**
+ * The permission matrix's table (server/auth/permission-matrix.test.ts):
+ * every method of every app/api/v1 route, what it needs to run (ids of
+ * things made fresh per call where the call changes them), and the exact
+ * outcome for each kind of caller.
+ */
+
+export type Who = "anonymous" | "member" | "otherMember" | "admin" | "display" | "host" | "revoked" | "disabled";
+export const WHO: Who[] = ["anonymous", "member", "otherMember", "admin", "display", "host", "revoked", "disabled"];
+
+/** "ok" is any 2xx. */
+export type Outcome = "ok" | 401 | 403 | 404;
+
+/** What the table's calls work on; made once by the test's beforeAll. */
+export interface MatrixWorld {
+  /** Mia, the member whose things the others try to touch. */
+  member: Actor;
+  otherMember: Actor;
+  admin: Actor;
+  memberTokenId: string;
+  /** A host with GPUs to book on, and one of its GPUs. */
+  hostName: string;
+  gpuUuid: string;
+  /** A registered host that rotation and settings may change (not a caller's). */
+  spareHostId: string;
+}
+
+export interface Action {
+  /** "METHOD /api/v1/path/[param]", as the route file's path. */
+  route: string;
+  /** Set when one route is in the table more than once (e.g. with a query string). */
+  variant?: string;
+  query?: string;
+  prepare?: (world: MatrixWorld) => Promise<{ params?: Record<string, string>; body?: unknown; query?: string }>;
+  expect: Record<Who, Outcome>;
+}
+
+/** A signed-in person (session or personal token); a display token is refused with 403. */
+const anyUser = { anonymous: 401, member: "ok", otherMember: "ok", admin: "ok", display: 403, host: 401, revoked: 401, disabled: 401 } as const;
+/** Mia's own thing: another member learns nothing (404); an admin may. */
+const owned = { ...anyUser, otherMember: 404 } as const;
+const adminOnly = { ...anyUser, member: 403, otherMember: 403 } as const;
+/** A personal webhook is its owner's alone: an admin manages the fleet-wide ones, not people's own. */
+const personal = { ...owned, admin: 404 } as const;
+/** The live fleet and the queue: a wall display may read them. */
+const viewer = { ...anyUser, display: "ok" } as const;
+
+let unique = 0;
+const next = () => (unique += 1);
+
+/** A booking of Mia's, each in an hour of its own (so that many never hit her "GPUs at once" limit). */
+async function miasBooking(world: MatrixWorld): Promise<string> {
+  const { createReservation } = await import("@/server/reservations/create-reservation");
+  const startsAt = new Date(Date.now() + (next() + 1) * 3600_000).toISOString();
+  const booking = await createReservation(world.member, { host: world.hostName, gpus: [0], startsAt, durationMinutes: 30, purpose: "matrix" });
+  return booking.id;
+}
+
+/** Mia's own webhook, written directly (its address need not pass the URL rules: nothing is sent to it in these calls but the test). */
+async function miasWebhook(world: MatrixWorld): Promise<string> {
+  const hook = await db().webhook.create({ data: { url: "http://127.0.0.1:9/matrix", format: "json", userId: world.member.id }, select: { id: true } });
+  return hook.id;
+}
+
+/** A fleet-wide (admin) webhook. */
+async function fleetWebhook(): Promise<string> {
+  const hook = await db().webhook.create({ data: { url: "http://127.0.0.1:9/fleet", format: "json", userId: null }, select: { id: true } });
+  return hook.id;
+}
+
+/** A waiting request of Mia's, written directly (past the two-per-person cap: the matrix leaves many behind). */
+async function miasWaitingEntry(world: MatrixWorld): Promise<string> {
+  const entry = await db().waitlistEntry.create({
+    data: { userId: world.member.id, hostName: world.hostName, gpuCount: 1, durationMinutes: 30, purpose: "matrix", expiresAt: new Date(Date.now() + 3600_000) },
+    select: { id: true },
+  });
+  return entry.id;
+}
+
+/** An open alert about Mia (no booking involved), fresh per call since acknowledging changes it. */
+async function alertAboutMia(world: MatrixWorld): Promise<string> {
+  const alert = await db().alert.create({
+    data: { kind: "unbooked_use", subjectKey: `matrix:${randomUUID()}`, userIds: JSON.stringify([world.member.id]), message: "matrix", gpuUuid: world.gpuUuid },
+    select: { id: true },
+  });
+  return alert.id;
+}
+
+export const ACTIONS: Action[] = [
+  { route: "GET /api/v1/me", expect: anyUser },
+  { route: "GET /api/v1/fleet", expect: viewer },
+  { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
+
+  { route: "GET /api/v1/tokens", expect: anyUser },
+  { route: "POST /api/v1/tokens", prepare: async () => ({ body: { label: "x" } }), expect: anyUser },
+  // The owner's and the admin's revoke it (idempotent); another member learns nothing.
+  { route: "DELETE /api/v1/tokens/[id]", prepare: async (w) => ({ params: { id: w.memberTokenId } }), expect: owned },
+
+  { route: "GET /api/v1/users", expect: adminOnly },
+  { route: "POST /api/v1/users", prepare: async () => ({ body: { username: `new${next()}`, password: "a-long-password" } }), expect: adminOnly },
+  { route: "PATCH /api/v1/users/[id]", prepare: async (w) => ({ params: { id: w.otherMember.id }, body: { unixLogin: "otto" } }), expect: adminOnly },
+
+  { route: "GET /api/v1/hosts", expect: adminOnly },
+  { route: "POST /api/v1/hosts", prepare: async () => ({ body: { name: `n-${next()}` } }), expect: adminOnly },
+  { route: "POST /api/v1/hosts/[id]/rotate", prepare: async (w) => ({ params: { id: w.spareHostId } }), expect: adminOnly },
+  {
+    route: "DELETE /api/v1/hosts/[id]",
+    prepare: async () => {
+      const { createHost } = await import("@/server/hosts/host-registry");
+      return { params: { id: (await createHost(`gone-${next()}`)).host.id } };
+    },
+    expect: adminOnly,
+  },
+  { route: "GET /api/v1/host-settings", expect: adminOnly },
+  {
+    route: "PUT /api/v1/host-settings/[hostId]",
+    variant: "switching enforcement on",
+    prepare: async (w) => ({ params: { hostId: w.spareHostId }, body: { terminateIntruders: true, graceSeconds: 300, killAfterSeconds: 10 } }),
+    expect: adminOnly,
+  },
+
+  { route: "GET /api/v1/displays", expect: adminOnly },
+  { route: "POST /api/v1/displays", prepare: async () => ({ body: { name: `wall ${next()}` } }), expect: adminOnly },
+  {
+    route: "DELETE /api/v1/displays/[id]",
+    prepare: async () => {
+      const { createDisplay } = await import("@/server/auth/tokens");
+      return { params: { id: (await createDisplay(`old wall ${next()}`)).display.id } };
+    },
+    expect: adminOnly,
+  },
+
+  { route: "GET /api/v1/policies", expect: anyUser },
+  { route: "PUT /api/v1/policies", prepare: async () => ({ body: { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 14 } }), expect: adminOnly },
+  { route: "GET /api/v1/audit", expect: adminOnly },
+
+  { route: "GET /api/v1/reservations", expect: anyUser },
+  { route: "GET /api/v1/reservations", variant: "everyone's (all=1)", query: "?all=1", expect: adminOnly },
+  {
+    route: "POST /api/v1/reservations",
+    prepare: async (w) => ({ body: { host: w.hostName, count: 1, startsAt: new Date(Date.now() + (next() + 1) * 3600_000).toISOString(), durationMinutes: 30, purpose: "matrix" } }),
+    expect: anyUser,
+  },
+  { route: "GET /api/v1/reservations/[id]", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
+  {
+    route: "PATCH /api/v1/reservations/[id]",
+    variant: "extend",
+    prepare: async (w) => ({ params: { id: await miasBooking(w) }, body: { addMinutes: 5 } }),
+    // Only the holder extends; an admin may shorten or cancel.
+    expect: { ...owned, admin: 403 },
+  },
+  {
+    route: "PATCH /api/v1/reservations/[id]",
+    variant: "shorten",
+    // An admin who shortens must say why (the holder is told).
+    prepare: async (w) => ({ params: { id: await miasBooking(w) }, body: { addMinutes: -5, reason: "matrix" } }),
+    expect: owned,
+  },
+  { route: "POST /api/v1/reservations/[id]/release", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
+  {
+    route: "POST /api/v1/reservations/[id]/cancel",
+    prepare: async (w) => ({ params: { id: await miasBooking(w) }, body: { reason: "matrix" } }),
+    expect: adminOnly,
+  },
+
+  { route: "GET /api/v1/waitlist", expect: viewer },
+  { route: "GET /api/v1/waitlist", variant: "mine (mine=1)", query: "?mine=1", expect: anyUser },
+  {
+    route: "POST /api/v1/waitlist",
+    prepare: async (w) => ({ body: { host: w.hostName, count: 1, durationMinutes: 30, purpose: "matrix" } }),
+    expect: anyUser,
+  },
+  { route: "GET /api/v1/waitlist/[id]", prepare: async (w) => ({ params: { id: await miasWaitingEntry(w) } }), expect: owned },
+  { route: "DELETE /api/v1/waitlist/[id]", prepare: async (w) => ({ params: { id: await miasWaitingEntry(w) } }), expect: owned },
+
+  { route: "GET /api/v1/usage", expect: anyUser },
+  { route: "GET /api/v1/usage/export", expect: anyUser },
+  { route: "GET /api/v1/usage/reservations", prepare: async (w) => ({ query: `?ids=${await miasBooking(w)}` }), expect: anyUser },
+
+  { route: "GET /api/v1/alerts", expect: anyUser },
+  { route: "GET /api/v1/alerts/summary", expect: anyUser },
+  { route: "POST /api/v1/alerts/[id]/acknowledge", prepare: async (w) => ({ params: { id: await alertAboutMia(w) } }), expect: owned },
+
+  { route: "GET /api/v1/webhooks", expect: anyUser },
+  { route: "GET /api/v1/webhooks", variant: "the fleet-wide ones (scope=admin)", query: "?scope=admin", expect: adminOnly },
+  { route: "POST /api/v1/webhooks", prepare: async () => ({ body: { url: "https://hooks.example.com/matrix", format: "json" } }), expect: anyUser },
+  { route: "PATCH /api/v1/webhooks/[id]", prepare: async (w) => ({ params: { id: await miasWebhook(w) }, body: { enabled: false } }), expect: personal },
+  {
+    route: "PATCH /api/v1/webhooks/[id]",
+    variant: "a fleet-wide one",
+    prepare: async () => ({ params: { id: await fleetWebhook() }, body: { enabled: false } }),
+    expect: { ...adminOnly, member: 404, otherMember: 404 },
+  },
+  { route: "DELETE /api/v1/webhooks/[id]", prepare: async (w) => ({ params: { id: await miasWebhook(w) } }), expect: personal },
+  {
+    route: "DELETE /api/v1/webhooks/[id]",
+    variant: "a fleet-wide one",
+    prepare: async () => ({ params: { id: await fleetWebhook() } }),
+    expect: { ...adminOnly, member: 404, otherMember: 404 },
+  },
+  { route: "POST /api/v1/webhooks/[id]/test", prepare: async (w) => ({ params: { id: await miasWebhook(w) } }), expect: personal },
+  { route: "GET /api/v1/webhook-deliveries", expect: anyUser },
+];
