@@ -61,6 +61,8 @@ export default defineConfig({
       GPUDESK_OFFLINE_AFTER_MS: "3000",
       // Every test signs in from 127.0.0.1; the per-address limit is tested in unit tests.
       GPUDESK_SIGNIN_PER_MINUTE: "10000",
+      // e2e/alerts.spec.ts runs its webhook receiver on this machine: personal webhooks may reach it.
+      GPUDESK_WEBHOOK_PRIVATE_TARGETS: "127.0.0.1",
       // Alert hold times in seconds (defaults: 60 s and 30 min), so that e2e/alerts.spec.ts sees them open.
       GPUDESK_ALERT_CONFLICT_AFTER: "3s",
       GPUDESK_ALERT_IDLE_AFTER: "5s",

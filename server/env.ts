@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { parseDurationText } from "@/lib/duration";
@@ -96,6 +97,30 @@ const envSchema = z.object({
   GPUDESK_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
   /** Trust X-Forwarded-For for client addresses (only behind a reverse proxy you run). */
   GPUDESK_TRUST_PROXY: z.enum(["0", "1", "false", "true"]).default("0").transform((value) => value === "1" || value === "true"),
+  /**
+   * Private addresses that personal webhooks may reach, as a comma-separated
+   * list of addresses or CIDR ranges (e.g. `10.20.0.0/16,127.0.0.1`). By default
+   * none: a member's webhook may only call public addresses. Fleet-wide
+   * webhooks (set by admins) may call any address.
+   */
+  GPUDESK_WEBHOOK_PRIVATE_TARGETS: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const ranges: { address: string; prefix: number }[] = [];
+      for (const item of text.split(",").map((part) => part.trim()).filter(Boolean)) {
+        const [address, prefixText] = item.split("/");
+        const version = isIP(address);
+        const max = version === 6 ? 128 : 32;
+        const prefix = prefixText === undefined ? max : Number(prefixText);
+        if (version === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > max) {
+          ctx.addIssue({ code: "custom", message: `${item} is not an address or CIDR range (e.g. 10.20.0.0/16, fd00::/8)` });
+          return z.NEVER;
+        }
+        ranges.push({ address, prefix });
+      }
+      return ranges;
+    }),
   /** Sign-in attempts allowed per client address per minute (failed ones per username are slowed down separately). */
   GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Largest agent message accepted, in bytes. */

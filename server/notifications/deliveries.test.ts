@@ -109,8 +109,10 @@ describe("enqueueAlertDeliveries", () => {
     const conflictsOnly = await createWebhook(admin, { url: `${base}/admin-conflicts`, format: "json", kinds: ["conflict"], scope: "admin" });
     await createWebhook(admin, { url: `${base}/admin-idle`, format: "slack", kinds: ["idle_booking"], scope: "admin" });
     const everything = await createWebhook(admin, { url: `${base}/admin-all`, format: "slack", scope: "admin" });
-    const mine = await createWebhook(holder, { url: `${base}/holder`, format: "json" });
-    await createWebhook(other, { url: `${base}/other`, format: "json" });
+    // Personal webhooks may call the local receiver only because it is allowed, as GPUDESK_WEBHOOK_PRIVATE_TARGETS would.
+    const loopback = { allowPrivate: () => true };
+    const mine = await createWebhook(holder, { url: `${base}/holder`, format: "json" }, loopback);
+    await createWebhook(other, { url: `${base}/other`, format: "json" }, loopback);
 
     expect(await modules.deliveries.enqueueAlertDeliveries(change("opened", alert()))).toBe(3);
     const queued = await modules.db.db().webhookDelivery.findMany({ select: { webhookId: true, event: true, status: true } });

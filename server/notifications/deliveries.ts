@@ -2,7 +2,8 @@ import type { AlertUpdate, AlertView } from "@/lib/alerts";
 import { db } from "@/server/db";
 import { log } from "@/server/log";
 import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
-import { kindsOf, toFormat } from "@/server/notifications/webhooks";
+import { REFUSED_PREFIX, kindsOf, personalWebhookAllowList, toFormat } from "@/server/notifications/webhooks";
+import { postToTarget, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
 
 /** Waits before the 2nd, 3rd, … attempt; after the last one the delivery is given up. */
 export const RETRY_BACKOFF_MS = [10_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000] as const;
@@ -66,7 +67,9 @@ export async function enqueueTestDelivery(webhook: { id: string; format: "slack"
 
 export interface DeliveryWorkerOptions {
   now?: () => number;
-  fetch?: typeof fetch;
+  /** Private addresses personal webhooks may reach; default: GPUDESK_WEBHOOK_PRIVATE_TARGETS. */
+  allowPrivate?: (address: string) => boolean;
+  resolve?: Resolver;
   /** How often due deliveries are looked for (new ones also wake the worker at once). */
   pollMs?: number;
   timeoutMs?: number;
@@ -81,14 +84,14 @@ export interface DeliveryWorkerOptions {
  */
 export class DeliveryWorker {
   private readonly now: () => number;
-  private readonly send: typeof fetch;
+  private readonly allowPrivate: (address: string) => boolean;
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<number> | null = null;
   private again = false;
 
   constructor(private readonly options: DeliveryWorkerOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.send = options.fetch ?? fetch;
+    this.allowPrivate = options.allowPrivate ?? personalWebhookAllowList();
   }
 
   start(): void {
@@ -133,13 +136,19 @@ export class DeliveryWorker {
       where: { status: "pending", nextAttemptAt: { lte: now } },
       orderBy: { nextAttemptAt: "asc" },
       take: this.options.batch ?? 20,
-      select: { id: true, event: true, payload: true, attempts: true, webhook: { select: { url: true, enabled: true } } },
+      select: { id: true, event: true, payload: true, attempts: true, webhook: { select: { url: true, enabled: true, userId: true } } },
     });
     await Promise.all(due.map((delivery) => this.attempt(delivery)));
     return due.length;
   }
 
-  private async attempt(delivery: { id: string; event: string; payload: string; attempts: number; webhook: { url: string; enabled: boolean } }): Promise<void> {
+  private async attempt(delivery: {
+    id: string;
+    event: string;
+    payload: string;
+    attempts: number;
+    webhook: { url: string; enabled: boolean; userId: string | null };
+  }): Promise<void> {
     const attempts = delivery.attempts + 1;
     const target = safeTarget(delivery.webhook.url);
     if (!delivery.webhook.enabled) {
@@ -148,20 +157,22 @@ export class DeliveryWorker {
     }
     let statusCode: number | null = null;
     let error: string | null = null;
+    // Fleet-wide webhooks are set by admins and may call any address; personal ones are
+    // checked again at every attempt, after resolving the name, and sent to the checked address.
+    const allowPrivate = delivery.webhook.userId === null ? () => true : this.allowPrivate;
     try {
-      const response = await this.send(delivery.webhook.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "gpudesk-webhook/1" },
-        body: delivery.payload,
-        // A redirect could lead a personal webhook anywhere; it counts as a failure instead.
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
-      });
-      statusCode = response.status;
-      await response.body?.cancel().catch(() => undefined);
-      if (!response.ok) error = `HTTP ${response.status}`;
+      const resolved = await resolveTarget(delivery.webhook.url, allowPrivate, this.options.resolve);
+      statusCode = await postToTarget(resolved, delivery.payload, this.options.timeoutMs ?? 10_000);
+      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
     } catch (caught) {
-      error = caught instanceof Error ? (caught.name === "TimeoutError" ? "timed out" : causeOf(caught)) : String(caught);
+      error =
+        caught instanceof WebhookTargetRefused
+          ? `${REFUSED_PREFIX}${caught.message}`
+          : caught instanceof Error
+            ? caught.name === "TimeoutError" || caught.name === "AbortError"
+              ? "timed out"
+              : causeOf(caught)
+            : String(caught);
     }
 
     const at = new Date(this.now());
@@ -173,7 +184,8 @@ export class DeliveryWorker {
       });
       return;
     }
-    const giveUp = attempts >= MAX_ATTEMPTS;
+    // A refused target stays refused: no retries.
+    const giveUp = attempts >= MAX_ATTEMPTS || error.startsWith(REFUSED_PREFIX);
     const retryIn = RETRY_BACKOFF_MS[Math.min(attempts - 1, RETRY_BACKOFF_MS.length - 1)];
     log.warn(`webhook ${delivery.event} to ${target} failed (${error}, attempt ${attempts}); ${giveUp ? "giving up" : `retrying in ${retryIn / 1000} s`}`);
     await db().webhookDelivery.update({
@@ -199,8 +211,8 @@ function safeTarget(url: string): string {
   }
 }
 
-/** fetch's "fetch failed" hides the reason (refused, unknown host) in `cause`. */
+/** The system error's code (ECONNREFUSED, ENOTFOUND) where there is one. */
 function causeOf(error: Error): string {
-  const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? error.message;
+  const withCode = error as Error & { code?: string; cause?: { code?: string; message?: string } };
+  return withCode.code ?? withCode.cause?.code ?? withCode.cause?.message ?? error.message;
 }

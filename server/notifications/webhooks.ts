@@ -12,10 +12,42 @@ import {
 import { toKind } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/auth/principal";
 import { db } from "@/server/db";
+import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
+import { privateTargetAllowList, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
 import { personSelect, toPerson } from "@/server/reservations/people";
 
 type Actor = UserPrincipal["user"];
+
+/** Personal webhooks one person may have. */
+export const MAX_PERSONAL_WEBHOOKS = 10;
+/** Test messages one person may send through their personal webhooks per minute. */
+export const MAX_TESTS_PER_MINUTE = 5;
+/** Starts the error of a delivery that gpudesk refused to send (its own words, safe to show the owner). */
+export const REFUSED_PREFIX = "refused: ";
+
+/** The private addresses that personal webhooks may reach, from GPUDESK_WEBHOOK_PRIVATE_TARGETS. */
+export function personalWebhookAllowList(): (address: string) => boolean {
+  return privateTargetAllowList(env().GPUDESK_WEBHOOK_PRIVATE_TARGETS);
+}
+
+export interface WebhookRules {
+  allowPrivate?: (address: string) => boolean;
+  resolve?: Resolver;
+}
+
+/**
+ * Refuses a personal webhook whose host is, or resolves to, an address it
+ * may not reach. A name that does not resolve (yet) is accepted: every
+ * delivery checks again before it connects.
+ */
+async function checkPersonalTarget(url: string, rules: WebhookRules): Promise<void> {
+  try {
+    await resolveTarget(url, rules.allowPrivate ?? personalWebhookAllowList(), rules.resolve);
+  } catch (error) {
+    if (error instanceof WebhookTargetRefused) throw new AppError("bad_request", `Webhook refused: ${error.message}`, { url: error.message });
+  }
+}
 
 const webhookSelect = {
   id: true,
@@ -73,9 +105,14 @@ export async function listWebhooks(actor: Actor, scope: "admin" | "personal"): P
   return toViews(rows);
 }
 
-export async function createWebhook(actor: Actor, input: unknown): Promise<WebhookView> {
+export async function createWebhook(actor: Actor, input: unknown, rules: WebhookRules = {}): Promise<WebhookView> {
   const data = webhookInputSchema.parse(input);
   if (data.scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
+  if (data.scope === "personal") {
+    const count = await db().webhook.count({ where: { userId: actor.id } });
+    if (count >= MAX_PERSONAL_WEBHOOKS) throw new AppError("conflict", `You have ${MAX_PERSONAL_WEBHOOKS} webhooks, the most one person may have: remove one first`);
+    await checkPersonalTarget(data.url, rules);
+  }
   const row = await db().webhook.create({
     data: { url: data.url, format: data.format, kinds: JSON.stringify(data.kinds), userId: data.scope === "admin" ? null : actor.id },
     select: webhookSelect,
@@ -91,9 +128,10 @@ async function findManageable(actor: Actor, id: string): Promise<WebhookRow> {
   return row;
 }
 
-export async function updateWebhook(actor: Actor, id: string, input: unknown): Promise<WebhookView> {
+export async function updateWebhook(actor: Actor, id: string, input: unknown, rules: WebhookRules = {}): Promise<WebhookView> {
   const patch = webhookPatchSchema.parse(input);
-  await findManageable(actor, id);
+  const current = await findManageable(actor, id);
+  if (patch.url !== undefined && current.userId !== null) await checkPersonalTarget(patch.url, rules);
   const row = await db().webhook.update({
     where: { id },
     data: {
@@ -114,8 +152,14 @@ export async function deleteWebhook(actor: Actor, id: string): Promise<void> {
 }
 
 /** Checks that the actor may send a test through this webhook; returns it. */
-export async function webhookForTest(actor: Actor, id: string): Promise<{ id: string; format: WebhookFormat }> {
+export async function webhookForTest(actor: Actor, id: string, now = new Date()): Promise<{ id: string; format: WebhookFormat }> {
   const row = await findManageable(actor, id);
+  if (row.userId !== null) {
+    const recent = await db().webhookDelivery.count({
+      where: { event: "webhook.test", createdAt: { gt: new Date(now.getTime() - 60_000) }, webhook: { userId: row.userId } },
+    });
+    if (recent >= MAX_TESTS_PER_MINUTE) throw new AppError("rate_limited", `At most ${MAX_TESTS_PER_MINUTE} test messages a minute: try again shortly`);
+  }
   return { id: row.id, format: toFormat(row.format) };
 }
 
@@ -156,9 +200,20 @@ export async function listDeliveries(actor: Actor, query: { status?: DeliverySta
     status: (row.status === "delivered" || row.status === "failed" ? row.status : "pending") as DeliveryStatus,
     attempts: row.attempts,
     nextAttemptAt: row.status === "pending" ? row.nextAttemptAt.toISOString() : null,
-    lastError: row.lastError,
-    lastStatusCode: row.lastStatusCode,
+    ...deliveryOutcome(actor, row),
     createdAt: row.createdAt.toISOString(),
     deliveredAt: row.deliveredAt?.toISOString() ?? null,
   }));
+}
+
+/**
+ * What went wrong with a delivery, for the one asking. Admins see the remote
+ * answer (status code, error); a member sees whether it went through and
+ * gpudesk's own refusals, never what the far side answered or how: the
+ * delivery log must not become a way to probe what the server can reach.
+ */
+function deliveryOutcome(actor: Actor, row: { lastError: string | null; lastStatusCode: number | null }): { lastError: string | null; lastStatusCode: number | null } {
+  if (actor.role === "admin") return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
+  if (row.lastError === null) return { lastError: null, lastStatusCode: null };
+  return { lastError: row.lastError.startsWith(REFUSED_PREFIX) ? row.lastError : "not delivered", lastStatusCode: null };
 }
