@@ -3,6 +3,7 @@ import {
   BURN_IN_MAX_SHIFT,
   burnInOffset,
   displayMetrics,
+  labelWidthFor,
   pageAt,
   partitionInOrder,
   planDisplay,
@@ -110,6 +111,25 @@ describe("planDisplay", () => {
   it("lines hosts up rather than leaving ragged rows when the tiles are as readable", () => {
     const page = planDisplay(fleet(4, 8), FULL_HD).pages[0];
     expect(8 % page.columns).toBe(0);
+  });
+
+  it.each([
+    ["1080p", FULL_HD],
+    ["2160p", UHD],
+  ])("makes the host label wide enough for the longest name at %s, up to 40 %% of a block column", (_, viewport) => {
+    const scale = viewport.width / 1920;
+    const short = planDisplay(fleet(3, 4).map((host) => ({ ...host, labelChars: 10 })), viewport).pages[0];
+    expect(short.labelWidth).toBeGreaterThanOrEqual(labelWidthFor(10, scale) - 1);
+    const long = planDisplay([...fleet(2, 4), { id: "long", gpuCount: 4, labelChars: 28 }], viewport).pages[0];
+    expect(long.labelWidth).toBeGreaterThanOrEqual(labelWidthFor(28, scale) - 1);
+    expect(long.labelWidth).toBeGreaterThan(short.labelWidth);
+    // Every tile still at the readable minimum, and the blocks inside the screen.
+    const metrics = displayMetrics(viewport);
+    expect(long.tileWidth).toBeGreaterThanOrEqual(metrics.minTileWidth - 1);
+    const absurd = planDisplay([{ id: "absurd", gpuCount: 8, labelChars: 400 }], viewport);
+    const page = absurd.pages[0];
+    const columnWidth = (absurd.metrics.areaWidth - (page.blockColumns.length - 1) * absurd.metrics.columnGap) / page.blockColumns.length;
+    expect(page.labelWidth).toBeLessThanOrEqual(Math.ceil(columnWidth * 0.4));
   });
 
   it("shows nothing for no hosts and skips hosts without GPUs", () => {

@@ -19,6 +19,8 @@ export interface DisplayHostInput {
   id: string;
   /** GPUs of this host shown on the display. */
   gpuCount: number;
+  /** Characters of the longest line its label keeps on one line (the host name, its status); the label is made wide enough for it. */
+  labelChars?: number;
 }
 
 export interface Viewport {
@@ -66,6 +68,8 @@ export interface DisplayMetrics {
   /** Width and height of the area the blocks share. */
   areaWidth: number;
   areaHeight: number;
+  /** The host label's width that keeps the longest host name on one line at the label's font (0: no wish). */
+  wantedLabelWidth: number;
 }
 
 export interface DisplayPlan {
@@ -86,6 +90,10 @@ const BASE = {
   labelGap: 8,
   minLabelWidth: 96,
   maxLabelWidth: 150,
+  /** The label's usual share of a block column's width (within the two bounds above); it grows past that for a long host name. */
+  labelShare: 0.12,
+  /** The most of a block column a long host name may take; past it the name is shortened (display-host-label.tsx). */
+  maxLabelShare: 0.4,
   /** Below this the tile's text would drop under 14 px (see `tileTypography`). */
   minTileWidth: 172,
   minTileHeight: 110,
@@ -93,6 +101,20 @@ const BASE = {
   maxTileWidth: 520,
   maxTileHeight: 360,
 } as const;
+
+/**
+ * The host label's type at scale 1: the name in bold at this size, never
+ * smaller than the readable minimum. The width per character is a generous
+ * average for bold sans-serif lower case and digits, so that the layout
+ * rarely leaves the label to shrink or shorten a name.
+ */
+export const LABEL_NAME_PX = 20;
+/** The label's other lines (status, models, free count). */
+export const LABEL_TEXT_PX = 16;
+export const LABEL_MIN_PX = 14;
+const LABEL_CHAR_EM = 0.62;
+/** Padding (0.55 em each side at the label's text size) and the 2 px borders. */
+const LABEL_CHROME_PX = 2 * 0.55 * LABEL_TEXT_PX + 4;
 
 /** Taller than this share of its width a tile only gains empty space. */
 const MAX_TILE_ASPECT = 0.85;
@@ -105,7 +127,13 @@ export function displayScale({ width, height }: Viewport): number {
   return Math.max(1, Math.min(width / 1920, height / 1080));
 }
 
-export function displayMetrics(viewport: Viewport): DisplayMetrics {
+/** The label width (CSS px) that shows a line of this many characters whole at the label's name size. */
+export function labelWidthFor(chars: number, scale: number): number {
+  if (chars <= 0) return 0;
+  return Math.ceil((chars * LABEL_CHAR_EM * LABEL_NAME_PX + LABEL_CHROME_PX) * scale);
+}
+
+export function displayMetrics(viewport: Viewport, labelChars = 0): DisplayMetrics {
   const scale = displayScale(viewport);
   const margin = (BASE.margin + BURN_IN_MAX_SHIFT) * scale;
   const stripHeight = BASE.stripHeight * scale;
@@ -124,6 +152,7 @@ export function displayMetrics(viewport: Viewport): DisplayMetrics {
     maxTileWidth: BASE.maxTileWidth * scale,
     areaWidth: Math.max(0, viewport.width - 2 * margin),
     areaHeight: Math.max(0, viewport.height - 2 * margin - stripHeight - stripGap),
+    wantedLabelWidth: labelWidthFor(labelChars, scale),
   };
 }
 
@@ -202,7 +231,9 @@ export function layoutPage(blocks: Omit<DisplayBlock, "rows">[], metrics: Displa
 
   for (let blockColumnCount = 1; blockColumnCount <= Math.min(MAX_BLOCK_COLUMNS, blocks.length); blockColumnCount++) {
     const columnWidth = (metrics.areaWidth - (blockColumnCount - 1) * metrics.columnGap) / blockColumnCount;
-    const labelWidth = clamp(columnWidth * 0.12, BASE.minLabelWidth * metrics.scale, BASE.maxLabelWidth * metrics.scale);
+    // Wide enough for the longest host name (up to a share of the column), so that no name wraps.
+    const usual = clamp(columnWidth * BASE.labelShare, BASE.minLabelWidth * metrics.scale, BASE.maxLabelWidth * metrics.scale);
+    const labelWidth = Math.max(usual, Math.min(metrics.wantedLabelWidth, columnWidth * BASE.maxLabelShare));
     for (let columns = Math.min(MAX_COLUMNS, largest); columns >= 1; columns--) {
       const rowsOf = blocks.map((block) => ({ ...block, rows: Math.ceil(block.count / columns) }));
       const starts = partitionInOrder(
@@ -265,8 +296,8 @@ function largestSlice(metrics: DisplayMetrics): number {
  * whole unless a single host is larger than a page.
  */
 export function planDisplay(hosts: DisplayHostInput[], viewport: Viewport): DisplayPlan {
-  const metrics = displayMetrics(viewport);
   const shown = hosts.filter((host) => host.gpuCount > 0);
+  const metrics = displayMetrics(viewport, Math.max(0, ...shown.map((host) => host.labelChars ?? 0)));
   if (shown.length === 0) return { metrics, pages: [] };
 
   const whole = shown.map((host) => ({ hostId: host.id, start: 0, count: host.gpuCount }));

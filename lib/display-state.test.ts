@@ -1,40 +1,96 @@
 import { describe, expect, it } from "vitest";
-import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
-import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
-import { displayTiles, filterHosts, gpuDisplayState, shortModelName, summarizeTiles } from "@/lib/display-state";
+import type { GpuReconciliation } from "@/lib/attribution";
+import { displayGpusFromFleet } from "@/lib/display-from-fleet";
+import { displayTiles, filterHosts, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/display-state";
+import type { LiveBooking, LiveGpu } from "@/lib/live";
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
 
-function gpu(uuid: string, overrides: Partial<LiveGpu> = {}): LiveGpu {
+function feedGpu(uuid: string, overrides: Partial<DisplayFeedGpu> = {}): DisplayFeedGpu {
   return {
-    index: 0,
     uuid,
-    name: "NVIDIA H100 80GB HBM3",
-    pciBusId: null,
-    memoryTotalMiB: 81559,
-    memoryUsedMiB: 0,
-    utilizationGpuPct: 0,
-    utilizationMemoryPct: 0,
-    temperatureC: 40,
-    powerDrawW: 70,
-    powerLimitW: 700,
-    fanSpeedPct: null,
-    smClockMHz: null,
-    pstate: "P0",
-    migMode: null,
-    eccErrorsUncorrected: 0,
     hostId: "h1",
-    hostName: "node-a",
-    sampledAt: new Date(NOW).toISOString(),
-    processes: [],
+    index: 0,
+    model: "NVIDIA H100 80GB HBM3",
+    state: "free",
+    utilizationPct: 0,
+    memoryUsedMiB: 0,
+    memoryTotalMiB: 81559,
+    temperatureC: 40,
+    holderName: null,
+    holderUntil: null,
     ...overrides,
   };
 }
 
-function process(user: string | null) {
-  return {
+const host = (id: string, name: string, uuids: string[], online = true): DisplayFeedHost => ({ id, name, online, lastSeenAt: null, gpuUuids: uuids });
+
+describe("displayTiles (display-scope fields only)", () => {
+  it("keeps host then index order, skips unknown GPUs, and names the holder until the end", () => {
+    const tiles = displayTiles([host("h1", "node-a", ["GPU-a", "GPU-b", "GPU-missing"])], {
+      "GPU-a": feedGpu("GPU-a", { state: "booked_in_use", holderName: "Alice", holderUntil: "2026-12-01T14:00:00Z" }),
+      "GPU-b": feedGpu("GPU-b", { index: 1, state: "unbooked_use" }),
+    }).get("h1")!;
+    expect(tiles.map((tile) => tile.uuid)).toEqual(["GPU-a", "GPU-b"]);
+    expect(tiles[0]).toMatchObject({ state: "booked_in_use", holder: { name: "Alice", until: "2026-12-01T14:00:00Z" }, model: "H100 80GB" });
+    // In use without a booking is its own state on the wall, not "in use" like the holder's.
+    expect(tiles[1]).toMatchObject({ state: "unbooked_use", holder: null });
+  });
+
+  it("shows every GPU of a silent host offline, whatever it said last", () => {
+    const tiles = displayTiles([host("h1", "node-a", ["GPU-a"], false)], { "GPU-a": feedGpu("GPU-a", { state: "free" }) }).get("h1")!;
+    expect(tiles[0].state).toBe("offline");
+  });
+});
+
+describe("summarizeTiles", () => {
+  it("counts free GPUs with the one rule, per model and per state", () => {
+    const tiles = displayTiles([host("h1", "node-a", ["GPU-a", "GPU-b", "GPU-c"]), host("h2", "node-b", ["GPU-d"], false)], {
+      "GPU-a": feedGpu("GPU-a"),
+      "GPU-b": feedGpu("GPU-b", { state: "unbooked_use" }),
+      "GPU-c": feedGpu("GPU-c", { state: "booked_idle", holderName: "Alice", holderUntil: "2026-12-01T14:00:00Z" }),
+      "GPU-d": feedGpu("GPU-d", { model: "NVIDIA GeForce RTX 4090", hostId: "h2" }),
+    });
+    const summary = summarizeTiles([...tiles.values()].flat());
+    expect(summary.counts.total).toBe(4);
+    expect(summary.counts.free).toBe(1);
+    expect(summary.counts.byState).toMatchObject({ free: 1, unbooked_use: 1, booked_idle: 1, offline: 1 });
+    expect(summary.freeByModel).toEqual([
+      { model: "H100 80GB", free: 1, total: 3 },
+      { model: "RTX 4090", free: 0, total: 1 },
+    ]);
+  });
+});
+
+describe("displayGpusFromFleet", () => {
+  function liveGpu(uuid: string, overrides: Partial<LiveGpu> = {}): LiveGpu {
+    return {
+      index: 0,
+      uuid,
+      name: "NVIDIA H100 80GB HBM3",
+      pciBusId: null,
+      memoryTotalMiB: 81559,
+      memoryUsedMiB: 0,
+      utilizationGpuPct: 0,
+      utilizationMemoryPct: 0,
+      temperatureC: 40,
+      powerDrawW: 70,
+      powerLimitW: 700,
+      fanSpeedPct: null,
+      smClockMHz: null,
+      pstate: "P0",
+      migMode: null,
+      eccErrorsUncorrected: 0,
+      hostId: "h1",
+      hostName: "node-a",
+      sampledAt: new Date(NOW).toISOString(),
+      processes: [],
+      ...overrides,
+    };
+  }
+  const processOf = (user: string) => ({
     gpuUuid: "GPU-a",
-    pid: 1,
+    pid: 7,
     name: "python",
     usedMemoryMiB: 1000,
     user,
@@ -43,154 +99,60 @@ function process(user: string | null) {
     container: null,
     slurmJobId: null,
     reservationId: null,
-  };
-}
-
-function booking(uuids: string[], startsAt: string, endsAt: string, username = "alice", name = "Alice"): LiveBooking {
-  return {
-    reservationId: `r-${startsAt}`,
+  });
+  const booking = (uuid: string, startsAt: string, endsAt: string): LiveBooking => ({
+    reservationId: `r-${uuid}`,
     hostId: "h1",
     hostName: "node-a",
-    gpus: uuids.map((uuid, index) => ({ uuid, index })),
-    holder: { id: `u-${username}`, username, name },
+    gpus: [{ uuid, index: 0 }],
+    holder: { id: "u-alice", username: "alice", name: "Alice Liddell" },
     startsAt,
     endsAt,
-    purpose: "",
-  };
-}
-
-const host = (id: string, name: string, uuids: string[], online = true): LiveHost => ({
-  id,
-  name,
-  simulated: true,
-  online,
-  lastSeenAt: null,
-  driverVersion: null,
-  cudaVersion: null,
-  gpuUuids: uuids,
-});
-
-const active = booking(["GPU-a"], "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z");
-
-describe("gpuDisplayState", () => {
-  it("is free without processes, load or booking, in use with any of the first two", () => {
-    expect(gpuDisplayState(gpu("GPU-a"), true, null)).toBe("free");
-    expect(gpuDisplayState(gpu("GPU-a", { processes: [process("bob")] }), true, null)).toBe("in-use");
-    // Load without a visible process: a container the agent cannot see into.
-    expect(gpuDisplayState(gpu("GPU-a", { utilizationGpuPct: 40 }), true, null)).toBe("in-use");
+    purpose: "secret purpose",
   });
+  const online = new Set(["h1"]);
 
-  it("is booked while the holder has nothing running, in use when the holder runs, conflict when someone else does", () => {
-    expect(gpuDisplayState(gpu("GPU-a"), true, active)).toBe("booked");
-    expect(gpuDisplayState(gpu("GPU-a", { processes: [process("alice")] }), true, active)).toBe("in-use");
-    expect(gpuDisplayState(gpu("GPU-a", { processes: [process("alice"), process("bob")] }), true, active)).toBe("conflict");
-    // An owner the agent could not resolve is no evidence of a conflict.
-    expect(gpuDisplayState(gpu("GPU-a", { processes: [process(null)] }), true, active)).toBe("in-use");
-  });
-
-  it("puts offline before errors, and errors before anything else", () => {
-    const broken = gpu("GPU-a", { eccErrorsUncorrected: 3, processes: [process("bob")] });
-    expect(gpuDisplayState(broken, true, active)).toBe("error");
-    expect(gpuDisplayState(broken, false, active)).toBe("offline");
-    // No ECC on GeForce boards: null is not an error.
-    expect(gpuDisplayState(gpu("GPU-a", { eccErrorsUncorrected: null }), true, null)).toBe("free");
-  });
-});
-
-describe("displayTiles", () => {
-  it("names the holder and the end, the other users, and the next booking of a free GPU", () => {
-    const later = booking(["GPU-b"], "2026-12-01T15:00:00Z", "2026-12-01T16:00:00Z", "carol", "Carol");
-    const tiles = displayTiles(
-      [host("h1", "node-a", ["GPU-a", "GPU-b", "GPU-missing"])],
-      { "GPU-a": gpu("GPU-a", { processes: [process("alice"), process("bob"), process("bob")] }), "GPU-b": gpu("GPU-b", { index: 1 }) },
-      [active, later],
-      {},
+  it("takes the server's state and gives the holder's display name and end, nothing more", () => {
+    const states: Record<string, GpuReconciliation> = {
+      "GPU-a": { state: "booked_in_use", reservationId: "r-GPU-a", holder: { id: "u-alice", username: "alice", name: "Alice Liddell" }, processes: [], problem: null },
+    };
+    const out = displayGpusFromFleet(
+      { "GPU-a": liveGpu("GPU-a", { processes: [processOf("svc")] }) },
+      online,
+      [booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z")],
+      states,
       NOW,
-    ).get("h1")!;
-    expect(tiles.map((tile) => tile.uuid)).toEqual(["GPU-a", "GPU-b"]);
-    expect(tiles[0]).toMatchObject({
-      state: "conflict",
-      holder: { name: "Alice", username: "alice", endsAt: "2026-12-01T14:00:00Z" },
-      otherUsers: ["bob"],
-      next: null,
-      model: "H100 80GB",
+    );
+    expect(out["GPU-a"]).toEqual({
+      uuid: "GPU-a",
+      hostId: "h1",
+      index: 0,
+      model: "NVIDIA H100 80GB HBM3",
+      state: "booked_in_use",
+      utilizationPct: 0,
+      memoryUsedMiB: 0,
+      memoryTotalMiB: 81559,
+      temperatureC: 40,
+      holderName: "Alice Liddell",
+      holderUntil: "2026-12-01T14:00:00Z",
     });
-    expect(tiles[1]).toMatchObject({ state: "free", holder: null, next: { name: "Carol", startsAt: "2026-12-01T15:00:00Z" } });
   });
 
-  it("lets a booking end by the clock, without a message", () => {
-    const ended = booking(["GPU-a"], "2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z");
-    const tiles = displayTiles([host("h1", "node-a", ["GPU-a"])], { "GPU-a": gpu("GPU-a") }, [ended], {}, NOW).get("h1")!;
-    expect(tiles[0]).toMatchObject({ state: "free", holder: null });
-  });
-});
-
-describe("displayTiles with the server's reconciliation", () => {
-  const alice = { id: "u-alice", username: "alice", name: "Alice" };
-  const attributed = (pid: number, login: string, intruder: boolean): ProcessAttribution => ({
-    pid,
-    person: login === "alice" ? alice : null,
-    reservationId: null,
-    login,
-    evidence: { kind: "login", value: login },
-    intruder,
-  });
-  const reconciled = (overrides: Partial<GpuReconciliation>): GpuReconciliation => ({
-    state: "free",
-    reservationId: null,
-    holder: null,
-    processes: [],
-    problem: null,
-    ...overrides,
-  });
-  const tileFor = (state: GpuReconciliation, online = true, processes = [process("alice")]) =>
-    displayTiles([host("h1", "node-a", ["GPU-a"], online)], { "GPU-a": gpu("GPU-a", { processes }) }, [active], { "GPU-a": state }, NOW).get("h1")![0];
-
-  it("takes the server's state over its own guess: a process run under the holder's booking by another login is no conflict", () => {
-    const tile = tileFor(
-      reconciled({ state: "booked_in_use", reservationId: active.reservationId, holder: alice, processes: [{ ...attributed(1, "svc-train", false), person: alice }] }),
-      true,
-      [process("svc-train")],
-    );
-    expect(tile).toMatchObject({ state: "in-use", holder: { name: "Alice", endsAt: active.endsAt }, otherUsers: [] });
-  });
-
-  it("names only the intruders on a conflict, and the server's reason on an error", () => {
-    const conflict = tileFor(
-      reconciled({ state: "conflict", reservationId: active.reservationId, holder: alice, processes: [attributed(1, "alice", false), attributed(2, "bob", true)] }),
-    );
-    expect(conflict).toMatchObject({ state: "conflict", otherUsers: ["bob"], holder: { name: "Alice" } });
-    const error = tileFor(reconciled({ state: "error", problem: "2 uncorrected ECC errors" }));
-    expect(error).toMatchObject({ state: "error", problem: "2 uncorrected ECC errors" });
-  });
-
-  it("maps the server's seven states onto the six colours, and an offline host wins", () => {
-    expect(tileFor(reconciled({ state: "unbooked_use", processes: [attributed(1, "bob", false)] })).state).toBe("in-use");
-    expect(tileFor(reconciled({ state: "booked_idle", reservationId: active.reservationId, holder: alice })).state).toBe("booked");
-    expect(tileFor(reconciled({ state: "free" }), false).state).toBe("offline");
-  });
-});
-
-describe("summarizeTiles", () => {
-  it("counts free GPUs per model and GPUs per state", () => {
-    const tiles = displayTiles(
-      [host("h1", "node-a", ["GPU-a", "GPU-b"]), host("h2", "node-b", ["GPU-c"], false)],
-      {
-        "GPU-a": gpu("GPU-a"),
-        "GPU-b": gpu("GPU-b", { processes: [process("bob")] }),
-        "GPU-c": gpu("GPU-c", { name: "NVIDIA GeForce RTX 4090" }),
-      },
+  it("applies the one rule itself until the server's states arrive: a process without a booking is not free", () => {
+    const out = displayGpusFromFleet(
+      { "GPU-a": liveGpu("GPU-a", { processes: [processOf("bob")] }), "GPU-b": liveGpu("GPU-b", { index: 1 }) },
+      online,
       [],
       {},
       NOW,
     );
-    const summary = summarizeTiles([...tiles.values()].flat());
-    expect(summary.total).toBe(3);
-    expect(summary.counts).toMatchObject({ free: 1, "in-use": 1, offline: 1 });
-    expect(summary.freeByModel).toEqual([
-      { model: "H100 80GB", free: 1, total: 2 },
-      { model: "RTX 4090", free: 0, total: 1 },
-    ]);
+    expect(out["GPU-a"].state).toBe("unbooked_use");
+    expect(out["GPU-b"].state).toBe("free");
+  });
+
+  it("lets a booking end by the clock, without a message", () => {
+    const out = displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [booking("GPU-a", "2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z")], {}, NOW);
+    expect(out["GPU-a"]).toMatchObject({ state: "free", holderName: null, holderUntil: null });
   });
 });
 

@@ -1,51 +1,72 @@
-import type { LiveHost } from "@/lib/live";
-import type { DisplayTile } from "@/lib/display-state";
+import { countAvailability } from "@/lib/gpu-availability";
+import type { DisplayFeedHost, DisplayTile } from "@/lib/display-state";
+import { LABEL_MIN_PX, LABEL_NAME_PX, LABEL_TEXT_PX } from "@/lib/display-layout";
 import { formatAge } from "@/lib/display-time";
+import { fitLine } from "@/lib/fit-text";
 
 interface DisplayHostLabelProps {
-  host: LiveHost;
+  host: DisplayFeedHost;
   /** The host's tiles on the whole display (not only this page's slice). */
   tiles: DisplayTile[];
   /** Set when the block is a slice of a host too large for one page: "GPUs 0–31". */
   slice: { first: number; last: number } | null;
   width: number;
-  fontSize: number;
+  scale: number;
   /** Server-clock now, for how long an offline host has been silent. */
   nowMs: number;
 }
 
-/** The host's name, whether it answers, what it has and how much of it is free. */
-export function DisplayHostLabel({ host, tiles, slice, width, fontSize, nowMs }: DisplayHostLabelProps) {
-  const models = [...new Set(tiles.map((tile) => tile.model))];
-  const free = tiles.filter((tile) => tile.state === "free").length;
+/** The words under the name: "online", "offline 5 min". */
+export function hostStatusText(host: Pick<DisplayFeedHost, "online" | "lastSeenAt">, nowMs: number): string {
+  if (host.online) return "online";
   const lastSeen = host.lastSeenAt ? Date.parse(host.lastSeenAt) : Number.NaN;
+  return Number.isFinite(lastSeen) ? `offline ${formatAge(nowMs - lastSeen)}` : "offline";
+}
+
+/**
+ * The host's name, whether it answers, what it has and how much of it is
+ * free. The name and the status each stay on one line: the layout makes the
+ * label wide enough for the longest name, and a name longer than that gets
+ * a smaller size, then a shortening in the middle (the whole name stays in
+ * the section's accessible name).
+ */
+export function DisplayHostLabel({ host, tiles, slice, width, scale, nowMs }: DisplayHostLabelProps) {
+  const models = [...new Set(tiles.map((tile) => tile.model))];
+  const { free } = countAvailability(tiles.map((tile) => tile.state));
+  const text = LABEL_TEXT_PX * scale;
+  const inner = width - 2 * 0.55 * text - 4;
+  const family = typeof document === "undefined" ? "sans-serif" : getComputedStyle(document.body).fontFamily;
+  const name = fitLine(host.name, inner, { weight: 700, family, maxPx: LABEL_NAME_PX * scale, minPx: LABEL_MIN_PX * scale });
+  const status = hostStatusText(host, nowMs);
+  // The dot and its gap take 1 em of the line.
+  const statusLine = fitLine(status, inner - text, { weight: 600, family, maxPx: text, minPx: LABEL_MIN_PX * scale });
 
   return (
     <div
       data-testid="display-host-label"
       className="flex shrink-0 flex-col gap-[0.25em] overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-[0.55em] py-[0.4em] text-white"
-      style={{ width, fontSize, lineHeight: 1.2 }}
+      style={{ width, fontSize: text, lineHeight: 1.2 }}
     >
-      <h2 className="font-bold [overflow-wrap:anywhere]" style={{ fontSize: fontSize * 1.15 }}>
-        {host.name}
+      <h2 data-testid="display-host-name" className="overflow-hidden font-bold whitespace-nowrap" style={{ fontSize: name.fontPx }} title={name.shortened ? host.name : undefined}>
+        {name.text}
       </h2>
       {slice && (
         <p className="text-zinc-300">
           GPUs {slice.first}–{slice.last}
         </p>
       )}
-      <p className={`flex items-center gap-[0.4em] font-semibold ${host.online ? "text-emerald-300" : "text-zinc-300"}`}>
+      <p
+        data-testid="display-host-status"
+        className={`flex items-center gap-[0.4em] overflow-hidden font-semibold whitespace-nowrap ${host.online ? "text-emerald-300" : "text-zinc-300"}`}
+        style={{ fontSize: statusLine.fontPx }}
+      >
         <span aria-hidden className={`inline-block size-[0.6em] shrink-0 rounded-full ${host.online ? "bg-emerald-400" : "bg-zinc-500"}`} />
-        {host.online ? "online" : Number.isFinite(lastSeen) ? `offline ${formatAge(nowMs - lastSeen)}` : "offline"}
+        {statusLine.text}
       </p>
       <p className="text-zinc-200">
         {tiles.length} × {models.join(", ")}
       </p>
-      {host.online && (
-        <p className="font-semibold text-white">
-          {free} free
-        </p>
-      )}
+      {host.online && <p className="font-semibold text-white">{free} free</p>}
     </div>
   );
 }

@@ -1,18 +1,27 @@
 import type { CSSProperties } from "react";
 import { DASH, ratioPercent } from "@/lib/format";
-import { DISPLAY_STATE_LABELS, type DisplayGpuState, type DisplayTile as Tile } from "@/lib/display-state";
+import type { GpuState } from "@/lib/gpu-availability";
+import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/display-state";
 import { formatDisplayTime } from "@/lib/display-time";
 import type { tileTypography } from "@/lib/display-layout";
 
 /**
  * Colours read from across a room and in a lit lab: full-tile fills, each
- * with text at 4.5:1 or better. Conflict also carries stripes, so that it
- * stands out without colour vision; every state is also written on the tile.
+ * with text at 4.5:1 or better. In use by the holder is a dark solid blue;
+ * in use without a booking is a pale blue with dark hatching, so that the
+ * two differ in lightness and pattern, not only in hue. Conflict carries
+ * stripes too, so that it stands out without colour vision; every state is
+ * also written on the tile.
  */
-const STATE_STYLES: Record<DisplayGpuState, { tile: string; muted: string; track: string }> = {
+const STATE_STYLES: Record<GpuState, { tile: string; muted: string; track: string }> = {
   free: { tile: "bg-emerald-700 text-white border-emerald-400", muted: "text-emerald-50", track: "bg-black/35" },
-  booked: { tile: "bg-amber-400 text-black border-amber-200", muted: "text-black", track: "bg-black/20" },
-  "in-use": { tile: "bg-blue-700 text-white border-blue-400", muted: "text-blue-50", track: "bg-black/35" },
+  booked_idle: { tile: "bg-amber-400 text-black border-amber-200", muted: "text-black", track: "bg-black/20" },
+  booked_in_use: { tile: "bg-blue-700 text-white border-blue-400", muted: "text-blue-50", track: "bg-black/35" },
+  unbooked_use: {
+    tile: "bg-sky-200 text-black border-blue-800 border-dashed bg-[repeating-linear-gradient(45deg,transparent_0_10px,rgb(30_64_175/0.28)_10px_14px)]",
+    muted: "text-black",
+    track: "bg-black/20",
+  },
   conflict: {
     tile: "bg-fuchsia-700 text-white border-white bg-[repeating-linear-gradient(135deg,transparent_0_14px,rgb(0_0_0/0.22)_14px_28px)]",
     muted: "text-fuchsia-50",
@@ -66,10 +75,9 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
         >
           {utilization}
         </span>
-        {tile.state === "conflict" && tile.otherUsers.length > 0 && (
-          // Who runs on someone else's booking: beside the number, where the holder line keeps its end time.
-          <span data-testid="display-intruders" className="min-w-0 truncate rounded bg-white px-[0.3em] font-bold text-fuchsia-800" style={text}>
-            {tile.otherUsers.join(", ")}
+        {tile.temperatureC !== null && !offline && (
+          <span data-testid="display-temperature" className={`shrink-0 font-semibold tabular-nums ${style.muted}`} style={text}>
+            {Math.round(tile.temperatureC)}°C
           </span>
         )}
       </div>
@@ -109,10 +117,9 @@ function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): str
 
 function holderLine(tile: Tile, nowMs: number): { who: string; when: string | null } {
   if (tile.state === "offline") return { who: "host offline", when: null };
-  if (tile.state === "error" && tile.problem) return { who: tile.problem, when: null };
-  if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.endsAt, nowMs)}` };
-  if (tile.otherUsers.length > 0) return { who: tile.otherUsers.join(", "), when: null };
-  if (tile.next) return { who: `next: ${tile.next.name}`, when: formatDisplayTime(tile.next.startsAt, nowMs) };
+  if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.until, nowMs)}` };
+  if (tile.state === "unbooked_use") return { who: "no booking", when: null };
+  if (tile.state === "error") return { who: "GPU fault", when: null };
   // A non-breaking space keeps the line's height, so that tiles line up.
   return { who: "\u00a0", when: null };
 }

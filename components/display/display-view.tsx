@@ -4,13 +4,14 @@ import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react
 import { getOpenAlertCount, getServerOpenAlertCount, retainOpenAlertCount, subscribeOpenAlertCount } from "@/lib/display-alerts";
 import { getDisplayGpuStates, getServerDisplayGpuStates, retainDisplayGpuStates, subscribeDisplayGpuStates } from "@/lib/display-gpu-states";
 import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
+import { displayGpusFromFleet } from "@/lib/display-from-fleet";
 import { displayTiles, filterHosts, summarizeTiles } from "@/lib/display-state";
 import { formatAge, formatUpdateTime } from "@/lib/display-time";
 import { setLiveSocketToken } from "@/lib/live-socket";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
 import { useViewport } from "@/lib/use-viewport";
-import { DisplayHostLabel } from "@/components/display/display-host-label";
+import { DisplayHostLabel, hostStatusText } from "@/components/display/display-host-label";
 import { DisplayMessage } from "@/components/display/display-message";
 import { DisplayStaleBanner } from "@/components/display/display-stale-banner";
 import { DisplaySummaryStrip } from "@/components/display/display-summary-strip";
@@ -56,14 +57,15 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
 
   const serverNow = now + fleet.clockOffsetMs;
   const { hosts, unknown } = useMemo(() => filterHosts(fleet.hosts, hostNames), [fleet.hosts, hostNames]);
-  const tilesByHost = displayTiles(hosts, fleet.gpus, fleet.bookings, gpuStates, serverNow);
-  // The plan depends only on the screen and on how many GPUs each shown host has (planKey), so it is
-  // recomputed when those change, not on every delta.
-  const planKey = JSON.stringify(hosts.map((host) => [host.id, tilesByHost.get(host.id)?.length ?? 0]));
-  const plan = useMemo(
-    () => (viewport ? planDisplay(hosts.map((host) => ({ id: host.id, gpuCount: tilesByHost.get(host.id)?.length ?? 0 })), viewport) : null),
-    [viewport, planKey],
-  );
+  const onlineHosts = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
+  const tilesByHost = displayTiles(hosts, displayGpusFromFleet(fleet.gpus, onlineHosts, fleet.bookings, gpuStates, serverNow));
+  // The label keeps the name and the status on one line; the status is set a size smaller than the name.
+  const labelChars = (host: (typeof hosts)[number]) => Math.max(host.name.length, Math.ceil(hostStatusText(host, serverNow).length * 0.8) + 1);
+  // The plan depends only on the screen, how many GPUs each shown host has and how long its label is
+  // (planKey), so it is recomputed when those change, not on every delta.
+  const planInput = hosts.map((host) => ({ id: host.id, gpuCount: tilesByHost.get(host.id)?.length ?? 0, labelChars: labelChars(host) }));
+  const planKey = JSON.stringify(planInput);
+  const plan = useMemo(() => (viewport ? planDisplay(planInput, viewport) : null), [viewport, planKey]);
 
   const refused = status === "disconnected";
   if (!fleet.hasSnapshot || !viewport || !plan) {
@@ -157,7 +159,7 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
                         tiles={tiles}
                         slice={sliced && shown.length > 0 ? { first: shown[0].index, last: shown[shown.length - 1].index } : null}
                         width={page.labelWidth}
-                        fontSize={typography.text}
+                        scale={metrics.scale}
                         nowMs={serverNow}
                       />
                       <ul

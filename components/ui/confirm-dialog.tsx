@@ -9,6 +9,8 @@ interface ConfirmDialogProps {
   title: string;
   children?: React.ReactNode;
   confirmLabel: string;
+  /** The button that closes the dialog without acting; "Cancel" unless that word names the action itself. */
+  dismissLabel?: string;
   pendingLabel?: string;
   pending?: boolean;
   /** What the server said when the action failed; the dialog stays open to show it. */
@@ -21,7 +23,7 @@ interface ConfirmDialogProps {
  * A modal question before something that cannot be undone. The native
  * <dialog> traps focus, closes on Escape and restores focus afterwards.
  */
-export function ConfirmDialog({ open, title, children, confirmLabel, pendingLabel, pending = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ open, title, children, confirmLabel, dismissLabel = "Cancel", pendingLabel, pending = false, error, onConfirm, onCancel }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
 
@@ -56,7 +58,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, pendingLabe
       </div>
       <div className="flex justify-end gap-2 border-t border-slate-200 bg-slate-50 px-5 py-3 dark:border-slate-700 dark:bg-slate-950/40">
         <button type="button" onClick={onCancel} disabled={pending} className={buttonClass("secondary")}>
-          Cancel
+          {dismissLabel}
         </button>
         <button type="button" onClick={onConfirm} disabled={pending} className={buttonClass("danger")}>
           {pending ? (pendingLabel ?? `${confirmLabel}…`) : confirmLabel}

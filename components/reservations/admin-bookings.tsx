@@ -1,0 +1,164 @@
+"use client";
+
+import { useId, useState } from "react";
+import { useRouter } from "next/navigation";
+import { apiRequest } from "@/lib/api-client";
+import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { personName, personWithUsername } from "@/lib/person-name";
+import { reservationState } from "@/lib/reservation-state";
+import { REASON_MAX } from "@/lib/reservation-schema";
+import type { ReservationView } from "@/lib/reservation-types";
+import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useNow } from "@/lib/use-now";
+import { When } from "@/components/reservations/when";
+import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+import { Field, inputClass } from "@/components/forms/field";
+import { Badge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button-styles";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
+
+type Action = { kind: "cancel" | "shorten"; reservation: ReservationView };
+
+/**
+ * Everyone's current bookings, for admins: who holds which GPUs until when,
+ * and the two things an admin may do to someone else's booking, each with
+ * a reason the holder sees. The list follows the live bookings.
+ */
+export function AdminBookings({ reservations }: { reservations: ReservationView[] }) {
+  const fleet = useLiveFleet();
+  const now = useNow(5_000);
+  const router = useRouter();
+  useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
+  const serverNow = now ? now + fleet.clockOffsetMs : 0;
+  const [action, setAction] = useState<Action | null>(null);
+  // The page's data may lag a moment behind the clock: a booking that ended since is not offered.
+  const current = reservations.filter((reservation) => !serverNow || ["active", "scheduled"].includes(reservationState(reservation, serverNow)));
+
+  return (
+    <section aria-labelledby="all-bookings" className="space-y-3">
+      <h2 id="all-bookings" className="text-lg font-semibold tracking-tight">
+        Everyone&apos;s current bookings <span className="text-sm font-normal text-slate-500 dark:text-slate-400">({current.length})</span>
+      </h2>
+      {current.length === 0 ? (
+        <p className="text-sm text-slate-500 dark:text-slate-400">Nobody holds or has booked a GPU right now.</p>
+      ) : (
+        <div className={tableCard}>
+          <table className={table}>
+            <thead>
+              <tr className={headRow}>
+                <th scope="col" className={th}>Holder</th>
+                <th scope="col" className={th}>GPUs</th>
+                <th scope="col" className={th}>When</th>
+                <th scope="col" className={`${th} ${wideOnly}`}>Purpose</th>
+                <th scope="col" className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {current.map((reservation) => {
+                const state = serverNow ? reservationState(reservation, serverNow) : reservation.state;
+                const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => gpu.index).join(", ")} on ${reservation.host.name}`;
+                return (
+                  <tr key={reservation.id} className={bodyRow} aria-label={`${personWithUsername(reservation.holder)}: ${gpus}`}>
+                    {/* An admin acts on an account: the username always shows. */}
+                    <td className={`${td} whitespace-nowrap font-medium`}>{personWithUsername(reservation.holder)}</td>
+                    <td className={`${td} whitespace-nowrap`}>{gpus}</td>
+                    <td className={`${td} whitespace-nowrap`}>
+                      <Badge tone={state === "active" ? "busy" : "neutral"}>{state === "active" ? "Active" : "Upcoming"}</Badge>{" "}
+                      <When iso={reservation.startsAt} nowMs={serverNow} capital /> – <When iso={reservation.endsAt} nowMs={serverNow} />
+                    </td>
+                    <td className={`${td} ${wideOnly} max-w-xs break-words`}>{reservation.purpose}</td>
+                    <td className={`${td} whitespace-nowrap text-right`}>
+                      <span className="inline-flex gap-2">
+                        <button type="button" className={buttonClass("secondary", "sm")} onClick={() => setAction({ kind: "shorten", reservation })}>
+                          Shorten
+                        </button>
+                        <button type="button" className={buttonClass("danger", "sm")} onClick={() => setAction({ kind: "cancel", reservation })}>
+                          Cancel booking
+                        </button>
+                      </span>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {action && (
+        <AdminActionDialog
+          key={`${action.kind}:${action.reservation.id}`}
+          action={action}
+          nowMs={serverNow}
+          onClose={() => setAction(null)}
+          onDone={() => {
+            setAction(null);
+            router.refresh();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** Cancel or shorten one booking: the reason is required, and a refused request keeps what was typed. */
+function AdminActionDialog({ action, nowMs, onClose, onDone }: { action: Action; nowMs: number; onClose: () => void; onDone: () => void }) {
+  const { kind, reservation } = action;
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const [until, setUntil] = useState(() => toLocalInput(Math.max(nowMs, Date.parse(reservation.startsAt)) + 15 * 60_000));
+  const [errors, setErrors] = useState<{ reason?: string; endsAt?: string; _?: string }>({});
+  const [pending, setPending] = useState(false);
+  const who = personName(reservation.holder);
+  const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => gpu.index).join(", ")} on ${reservation.host.name}`;
+
+  async function confirm() {
+    const trimmed = reason.trim();
+    const endsAt = kind === "shorten" ? fromLocalInput(until) : null;
+    const local: typeof errors = {};
+    if (!trimmed) local.reason = `Tell ${who} why`;
+    if (kind === "shorten" && !endsAt) local.endsAt = "Choose the new end date and time";
+    if (Object.keys(local).length > 0) return setErrors(local);
+    setPending(true);
+    const result =
+      kind === "cancel"
+        ? await apiRequest("POST", `/api/v1/reservations/${reservation.id}/cancel`, { reason: trimmed })
+        : await apiRequest("PATCH", `/api/v1/reservations/${reservation.id}`, { endsAt, reason: trimmed });
+    setPending(false);
+    if (result.ok) return onDone();
+    const fields = result.error.fields ?? {};
+    setErrors({ reason: fields.reason, endsAt: fields.endsAt, _: fields.reason || fields.endsAt ? undefined : result.error.message });
+  }
+
+  return (
+    <ConfirmDialog
+      open
+      title={kind === "cancel" ? `Cancel ${who}'s booking of ${gpus}?` : `Shorten ${who}'s booking of ${gpus}?`}
+      confirmLabel={kind === "cancel" ? "Cancel booking" : "Shorten"}
+      dismissLabel={kind === "cancel" ? "Keep it" : "Cancel"}
+      pendingLabel={kind === "cancel" ? "Cancelling…" : "Shortening…"}
+      pending={pending}
+      error={errors._}
+      onCancel={onClose}
+      onConfirm={() => void confirm()}
+    >
+      <p>
+        {kind === "cancel"
+          ? `The GPUs become free for others at once. ${who} sees your reason on their reservation.`
+          : `It now ends ${nowMs ? formatWhen(reservation.endsAt, nowMs) : ""}. ${who} sees your reason on their reservation.`}
+      </p>
+      {kind === "shorten" && (
+        <Field label="New end" error={errors.endsAt}>
+          {(control) => <input {...control} type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} className={inputClass} />}
+        </Field>
+      )}
+      <Field label="Reason" error={errors.reason} hint={`Shown to ${who}.`}>
+        {(control) => (
+          <textarea {...control} rows={2} maxLength={REASON_MAX} value={reason} onChange={(event) => setReason(event.target.value)} className={inputClass} placeholder="e.g. the host goes down for maintenance at 18:00" />
+        )}
+      </Field>
+    </ConfirmDialog>
+  );
+}
