@@ -1,18 +1,16 @@
-import { deriveGpuState, type ProcessOwner } from "@/lib/gpu-availability";
 import type { GpuReconciliation } from "@/lib/attribution";
+import { gpuStateNow } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { personName } from "@/lib/person-name";
 import type { DisplayFeedGpu } from "@/lib/display-state";
-
-const NO_ATTRIBUTIONS: ReadonlyMap<number, ProcessOwner> = new Map();
 
 /**
  * The display scope's per-GPU fields, taken from the full member feed, for
  * a screen that receives that feed: the same picture a display token's
  * reduced feed gives. The state is the server's (the one rule, applied with
  * its attribution); until the server's states arrive, the same rule on what
- * the page knows.
+ * the page knows (lib/gpu-state-now.ts).
  */
 export function displayGpusFromFleet(
   gpus: Record<string, LiveGpu>,
@@ -26,10 +24,7 @@ export function displayGpusFromFleet(
   for (const gpu of Object.values(gpus)) {
     // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
     const { current } = bookingsOfGpu(bookings, gpu.uuid, nowMs);
-    const online = onlineHosts.has(gpu.hostId);
-    const state =
-      states[gpu.uuid]?.state ??
-      deriveGpuState({ gpu, online, booking: current ? { reservationId: current.reservationId, holder: current.holder } : null, attributions: NO_ATTRIBUTIONS }).state;
+    const state = gpuStateNow(gpu, onlineHosts.has(gpu.hostId), current, states[gpu.uuid]);
     out[gpu.uuid] = {
       uuid: gpu.uuid,
       hostId: gpu.hostId,

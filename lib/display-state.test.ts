@@ -3,6 +3,7 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import { displayGpusFromFleet } from "@/lib/display-from-fleet";
 import { displayTiles, filterHosts, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/display-state";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
+import { liveGpuFixture } from "@/lib/testing/live-fixtures";
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
 
@@ -63,31 +64,7 @@ describe("summarizeTiles", () => {
 });
 
 describe("displayGpusFromFleet", () => {
-  function liveGpu(uuid: string, overrides: Partial<LiveGpu> = {}): LiveGpu {
-    return {
-      index: 0,
-      uuid,
-      name: "NVIDIA H100 80GB HBM3",
-      pciBusId: null,
-      memoryTotalMiB: 81559,
-      memoryUsedMiB: 0,
-      utilizationGpuPct: 0,
-      utilizationMemoryPct: 0,
-      temperatureC: 40,
-      powerDrawW: 70,
-      powerLimitW: 700,
-      fanSpeedPct: null,
-      smClockMHz: null,
-      pstate: "P0",
-      migMode: null,
-      eccErrorsUncorrected: 0,
-      hostId: "h1",
-      hostName: "node-a",
-      sampledAt: new Date(NOW).toISOString(),
-      processes: [],
-      ...overrides,
-    };
-  }
+  const liveGpu = (uuid: string, overrides: Partial<LiveGpu> = {}) => liveGpuFixture(uuid, [], { sampledAt: new Date(NOW).toISOString(), ...overrides });
   const processOf = (user: string) => ({
     gpuUuid: "GPU-a",
     pid: 7,

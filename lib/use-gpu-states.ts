@@ -45,3 +45,17 @@ export function useGpuReconciliation(uuid: string): GpuReconciliation | null {
   const read = useCallback(() => states[uuid] ?? null, [uuid]);
   return useSyncExternalStore(subscribe, read, () => null);
 }
+
+/** Every GPU's reconciliation by UUID (empty until the server sent them): for counts over the whole fleet. */
+export function useGpuStates(): Record<string, GpuReconciliation> {
+  return useSyncExternalStore(subscribe, readAll, readNone);
+}
+
+function readAll(): Record<string, GpuReconciliation> {
+  return states;
+}
+
+const NONE: Record<string, GpuReconciliation> = {};
+function readNone(): Record<string, GpuReconciliation> {
+  return NONE;
+}

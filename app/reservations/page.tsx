@@ -11,11 +11,13 @@ import { listReservations } from "@/server/reservations/list-reservations";
 export const metadata: Metadata = { title: "My reservations" };
 export const dynamic = "force-dynamic";
 
-export default function ReservationsPage() {
+export default async function ReservationsPage() {
+  // Admins also get everyone's bookings as a table, which needs the wider page.
+  const wide = isAdmin(await getPageUser());
   return (
     <PageShell
       returnTo="/reservations"
-      width="narrow"
+      width={wide ? "default" : "narrow"}
       title="My reservations"
       description="Release early, extend while nothing follows, and copy the settings to start your jobs."
       actions={

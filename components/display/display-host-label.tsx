@@ -12,6 +12,8 @@ interface DisplayHostLabelProps {
   slice: { first: number; last: number } | null;
   width: number;
   scale: number;
+  /** The tiles' text size: on a screen of few, large tiles the label reads larger too. */
+  tileText: number;
   /** Server-clock now, for how long an offline host has been silent. */
   nowMs: number;
 }
@@ -30,13 +32,14 @@ export function hostStatusText(host: Pick<DisplayFeedHost, "online" | "lastSeenA
  * a smaller size, then a shortening in the middle (the whole name stays in
  * the section's accessible name).
  */
-export function DisplayHostLabel({ host, tiles, slice, width, scale, nowMs }: DisplayHostLabelProps) {
+export function DisplayHostLabel({ host, tiles, slice, width, scale, tileText, nowMs }: DisplayHostLabelProps) {
   const models = [...new Set(tiles.map((tile) => tile.model))];
   const { free } = countAvailability(tiles.map((tile) => tile.state));
-  const text = LABEL_TEXT_PX * scale;
+  const text = Math.max(LABEL_TEXT_PX * scale, Math.min(tileText, 22 * scale));
   const inner = width - 2 * 0.55 * text - 4;
   const family = typeof document === "undefined" ? "sans-serif" : getComputedStyle(document.body).fontFamily;
-  const name = fitLine(host.name, inner, { weight: 700, family, maxPx: LABEL_NAME_PX * scale, minPx: LABEL_MIN_PX * scale });
+  // The layout gave the label room for the name at LABEL_NAME_PX; where there is more, the name takes it.
+  const name = fitLine(host.name, inner, { weight: 700, family, maxPx: Math.max(LABEL_NAME_PX * scale, text * 1.25), minPx: LABEL_MIN_PX * scale });
   const status = hostStatusText(host, nowMs);
   // The dot and its gap take 1 em of the line.
   const statusLine = fitLine(status, inner - text, { weight: 600, family, maxPx: text, minPx: LABEL_MIN_PX * scale });

@@ -48,6 +48,8 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
   const offline = tile.state === "offline";
   const utilization = tile.utilizationPct === null || offline ? DASH : `${Math.round(tile.utilizationPct)}%`;
   const holder = holderLine(tile, nowMs);
+  // The temperature sits beside the big number only where "100%" and "100°C" both fit (bold digits ≈ 0.62 em).
+  const roomForTemperature = 4 * 0.62 * typography.utilization + 5 * 0.62 * typography.text + typography.text <= width - 2 * typography.padding - 4;
   const text: CSSProperties = { fontSize: typography.text, lineHeight: 1.2 };
 
   return (
@@ -75,7 +77,7 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
         >
           {utilization}
         </span>
-        {tile.temperatureC !== null && !offline && (
+        {tile.temperatureC !== null && !offline && roomForTemperature && (
           <span data-testid="display-temperature" className={`shrink-0 font-semibold tabular-nums ${style.muted}`} style={text}>
             {Math.round(tile.temperatureC)}°C
           </span>

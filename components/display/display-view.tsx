@@ -160,6 +160,7 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
                         slice={sliced && shown.length > 0 ? { first: shown[0].index, last: shown[shown.length - 1].index } : null}
                         width={page.labelWidth}
                         scale={metrics.scale}
+                        tileText={typography.text}
                         nowMs={serverNow}
                       />
                       <ul

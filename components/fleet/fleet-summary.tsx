@@ -1,18 +1,19 @@
-import type { LiveGpu, LiveHost } from "@/lib/live";
+import type { LiveHost } from "@/lib/live";
+import type { AvailabilityCounts } from "@/lib/gpu-availability";
 
-/** The one line a wall display needs: how much of the fleet is free right now. */
-export function FleetSummary({ hosts, gpus }: { hosts: LiveHost[]; gpus: LiveGpu[] }) {
-  const online = hosts.filter((host) => host.online);
-  const onlineIds = new Set(online.map((host) => host.id));
-  const live = gpus.filter((gpu) => onlineIds.has(gpu.hostId));
-  const free = live.filter((gpu) => gpu.processes.length === 0).length;
-
+/**
+ * The one line read first: hosts online, and how many GPUs are free right
+ * now by the one availability rule (nobody's booking, nothing running, host
+ * reporting, no error), the same count the cards' "Free" badges add up to.
+ */
+export function FleetSummary({ hosts, counts }: { hosts: LiveHost[]; counts: AvailabilityCounts }) {
+  const online = hosts.filter((host) => host.online).length;
   return (
-    <p data-testid="fleet-summary" className="text-sm text-slate-600 dark:text-slate-300">
-      <Figure value={online.length} /> of <Figure value={hosts.length} /> {hosts.length === 1 ? "host" : "hosts"} online
+    <p data-testid="fleet-summary" data-free={counts.free} data-total={counts.total} className="text-sm text-slate-600 dark:text-slate-300">
+      <Figure value={online} /> of <Figure value={hosts.length} /> {hosts.length === 1 ? "host" : "hosts"} online
       <span aria-hidden> · </span>
       <span className="sr-only">, </span>
-      <Figure value={free} /> of <Figure value={live.length} /> GPUs free
+      <Figure value={counts.free} /> of <Figure value={counts.total} /> GPUs free
     </p>
   );
 }

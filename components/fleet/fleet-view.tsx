@@ -1,7 +1,10 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
-import { gpusOfHost } from "@/lib/live-fleet-state";
+import { useMemo, useSyncExternalStore } from "react";
+import { summarizeAvailability } from "@/lib/gpu-availability";
+import { gpuStateNow } from "@/lib/gpu-state-now";
+import { bookingsOfGpu, gpusOfHost } from "@/lib/live-fleet-state";
+import { useGpuStates } from "@/lib/use-gpu-states";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
 import { AppHeader } from "@/components/ui/app-header";
@@ -20,6 +23,14 @@ export function FleetView() {
   const serverNow = now + fleet.clockOffsetMs;
   const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "URL");
   const gpus = Object.values(fleet.gpus);
+  const states = useGpuStates();
+  const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
+  // The header and each host count GPUs by the one rule, as each card's badge shows them.
+  const availability = summarizeAvailability(
+    gpus.map((gpu) => ({ host: gpu.hostId, state: gpuStateNow(gpu, online.has(gpu.hostId), bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, states[gpu.uuid]) })),
+  );
+  // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
+  const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
 
   return (
     <>
@@ -27,7 +38,7 @@ export function FleetView() {
       <main className="mx-auto max-w-screen-2xl space-y-6 px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
           <h1 className="text-2xl font-semibold tracking-tight">Fleet</h1>
-          {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetSummary hosts={fleet.hosts} gpus={gpus} />}
+          {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetSummary hosts={fleet.hosts} counts={availability.fleet} />}
         </div>
 
         <ConnectionBanner status={fleet.status} lastUpdateAt={fleet.lastUpdateAt} nowMs={now} onRetry={fleet.reconnect} />
@@ -46,6 +57,8 @@ export function FleetView() {
                 sparklines={fleet.sparklines}
                 nowMs={serverNow}
                 bookings={fleet.bookings}
+                counts={availability.hosts[host.id]}
+                people={people}
               />
             ))}
           </div>

@@ -1,4 +1,6 @@
+import { describeAvailability, type AvailabilityCounts } from "@/lib/gpu-availability";
 import type { GpuPoint, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import type { PersonRef } from "@/lib/reservation-types";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format";
 import { GpuCard } from "@/components/gpu/gpu-card";
@@ -14,9 +16,13 @@ interface HostSectionProps {
   nowMs: number;
   /** Active and upcoming bookings; each card shows its own. */
   bookings?: LiveBooking[];
+  /** This host's GPUs by state (the one rule); absent while it has none. */
+  counts?: AvailabilityCounts;
+  /** Everyone named on the page, so that two people with one display name are told apart. */
+  people?: PersonRef[];
 }
 
-export function HostSection({ host, gpus, sparklines, nowMs, bookings }: HostSectionProps) {
+export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, people }: HostSectionProps) {
   const headingId = `host-${host.id}`;
   const stale = !host.online;
 
@@ -35,6 +41,11 @@ export function HostSection({ host, gpus, sparklines, nowMs, bookings }: HostSec
             · last seen <time dateTime={host.lastSeenAt ?? undefined}>{formatRelativeTime(host.lastSeenAt, nowMs, "never")}</time>
           </span>
         </p>
+        {counts && host.online && (
+          <p data-testid="host-availability" className="text-sm text-slate-600 dark:text-slate-300">
+            {describeAvailability(counts)}
+          </p>
+        )}
         <p className="text-xs text-slate-500 sm:ml-auto dark:text-slate-400">
           Driver {host.driverVersion ?? DASH} · CUDA {host.cudaVersion ?? DASH}
         </p>
@@ -58,6 +69,7 @@ export function HostSection({ host, gpus, sparklines, nowMs, bookings }: HostSec
                 stale={stale}
                 nowMs={nowMs}
                 booking={bookings ? bookingsOfGpu(bookings, gpu.uuid, nowMs) : undefined}
+                people={people}
               />
             </li>
           ))}

@@ -1,4 +1,5 @@
 import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
+import type { PersonRef } from "@/lib/reservation-types";
 import type { ProcessInfo } from "@/lib/snapshot";
 
 export interface GpuCardBooking {
@@ -15,6 +16,8 @@ export interface GpuCardProps {
   nowMs: number;
   /** The booking that holds the GPU now and the next one; absent where bookings are not shown. */
   booking?: GpuCardBooking;
+  /** Everyone named on the page (lib/person-name.ts); it changes with the bookings, which the comparison already watches. */
+  people?: PersonRef[];
 }
 
 /**

@@ -1,73 +1,97 @@
 import Link from "next/link";
 import { memo } from "react";
+import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import { formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
+import { personName } from "@/lib/person-name";
+import type { PersonRef } from "@/lib/reservation-types";
 
 interface GpuBookingProps {
   hostName: string;
   index: number;
-  /** Processes run on the GPU. */
-  busy: boolean;
+  /** The GPU's state by the one rule (lib/gpu-availability.ts). */
+  state: GpuState;
+  /** What runs there unbooked is only the viewer's own work: booking it claims it. */
+  mine: boolean;
   current: LiveBooking | null;
   next: LiveBooking | null;
+  /** Everyone named on the page, to tell two people of one display name apart. */
+  people: PersonRef[];
   /** Server-clock now. */
   nowMs: number;
 }
 
 /**
- * Who holds the GPU by booking and until when, or that it is free; and a
- * link to book it (after the current booking, if there is one). The link
- * sits above the card's stretched link, so both can be used.
+ * Who holds the GPU by booking and until when, or what it is without one;
+ * and a link to book it (after the current booking, if there is one). Only
+ * a free GPU wears the green "Book": one running someone else's work offers
+ * "Book anyway" (the form then names whose work it is), one running only the
+ * viewer's own offers "Claim". The link sits above the card's stretched
+ * link, so both can be used.
  */
-export function GpuBooking({ hostName, index, busy, current, next, nowMs }: GpuBookingProps) {
+export function GpuBooking({ hostName, index, state, mine, current, next, people, nowMs }: GpuBookingProps) {
   return (
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
         {current ? (
-          <p data-testid="gpu-holder" className="flex min-w-0 items-center gap-1.5" title={`${current.holder.name}: ${current.purpose}`}>
+          <p data-testid="gpu-holder" className="flex min-w-0 items-center gap-1.5" title={`${personName(current.holder, people)}: ${current.purpose}`}>
             <span aria-hidden className="size-2.5 shrink-0 rounded-full bg-[oklch(0.7_0.13_var(--hue))]" style={{ "--hue": personHue(current.holder.id) } as React.CSSProperties} />
             <span className="truncate">
-              <span className="font-medium">{current.holder.username}</span>
+              <span className="font-medium">{personName(current.holder, people)}</span>
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
           </p>
-        ) : busy ? (
-          // Running, but nobody booked it: bookable, yet not idle.
-          <p data-testid="gpu-holder" className="font-medium text-slate-700 dark:text-slate-300">
-            Not booked
-          </p>
-        ) : (
+        ) : state === "free" ? (
           <p data-testid="gpu-holder" className="font-semibold text-emerald-700 dark:text-emerald-400">
             Free
+          </p>
+        ) : (
+          <p data-testid="gpu-holder" className={`font-medium ${state === "unbooked_use" ? "text-amber-800 dark:text-amber-300" : "text-slate-700 dark:text-slate-300"}`}>
+            {state === "unbooked_use" ? (mine ? "Your job, not booked" : "In use without a booking") : GPU_STATE_LABELS[state]}
           </p>
         )}
         {next && (
           <p className="truncate text-slate-500 dark:text-slate-400">
-            Next: {next.holder.username} {formatWhen(next.startsAt, nowMs)}
+            Next: {personName(next.holder, people)} {formatWhen(next.startsAt, nowMs)}
           </p>
         )}
       </div>
-      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? null} />
+      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? null} kind={current ? "after" : state === "free" ? "free" : state === "unbooked_use" ? (mine ? "claim" : "busy") : "other"} />
     </div>
   );
 }
 
-/** The booking link, drawn again only when its target changes: the fleet's cards re-render every second. */
-const BookLink = memo(function BookLink({ hostName, index, after }: { hostName: string; index: number; after: string | null }) {
+type LinkKind = "free" | "after" | "claim" | "busy" | "other";
+
+const LINK_TEXT: Record<LinkKind, string> = { free: "Book", after: "Book after", claim: "Claim", busy: "Book anyway", other: "Book" };
+const LINK_HINT: Record<LinkKind, string> = {
+  free: "",
+  after: " after the current booking",
+  claim: ", where your own job runs unbooked",
+  busy: ", where someone else's work runs without a booking",
+  other: "",
+};
+const LINK_LOOK: Record<LinkKind, string> = {
+  free: "bg-emerald-600 text-white hover:bg-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400",
+  after: "text-sky-700 hover:bg-slate-100 dark:text-sky-400 dark:hover:bg-slate-800",
+  claim: "border border-sky-600 text-sky-800 hover:bg-sky-50 dark:border-sky-400 dark:text-sky-300 dark:hover:bg-sky-950",
+  busy: "border border-amber-500 text-amber-900 hover:bg-amber-50 dark:border-amber-500 dark:text-amber-200 dark:hover:bg-amber-950",
+  other: "border border-slate-300 text-slate-700 hover:bg-slate-100 dark:border-slate-600 dark:text-slate-300 dark:hover:bg-slate-800",
+};
+
+/** The booking link, drawn again only when its target or kind changes: the fleet's cards re-render every second. */
+const BookLink = memo(function BookLink({ hostName, index, after, kind }: { hostName: string; index: number; after: string | null; kind: LinkKind }) {
   const params = new URLSearchParams({ host: hostName, gpus: String(index) });
   if (after) params.set("start", after);
   return (
     <Link
       href={`/reserve?${params}`}
-      aria-label={`Book GPU ${index} on ${hostName}`}
-      className={`relative z-10 shrink-0 rounded-md px-2 py-1 font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${
-        after
-          ? "text-sky-700 hover:bg-slate-100 dark:text-sky-400 dark:hover:bg-slate-800"
-          : "bg-emerald-600 text-white hover:bg-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400"
-      }`}
+      aria-label={`Book GPU ${index} on ${hostName}${LINK_HINT[kind]}`}
+      data-kind={kind}
+      className={`relative z-10 shrink-0 rounded-md px-2 py-1 font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${LINK_LOOK[kind]}`}
     >
-      {after ? "Book after" : "Book"}
+      {LINK_TEXT[kind]}
     </Link>
   );
 });

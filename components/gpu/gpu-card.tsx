@@ -4,6 +4,9 @@ import type { LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/lib/use-gpu-states";
+import { isGpuFree, isGpuFreeFor } from "@/lib/gpu-availability";
+import { gpuStateNow } from "@/lib/gpu-state-now";
+import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { GpuAttribution } from "@/components/alerts/gpu-attribution";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import { Badge } from "@/components/ui/badge";
@@ -20,13 +23,18 @@ import { sameCardProps, type GpuCardProps } from "@/components/gpu/card-props";
  * process commands inside can still be opened with a tap: links may not
  * contain other interactive elements.
  */
-export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, booking }: GpuCardProps) {
+const NOBODY: NonNullable<GpuCardProps["people"]> = [];
+
+export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, booking, people = NOBODY }: GpuCardProps) {
   const id = useId();
   const label = `GPU ${gpu.index} on ${gpu.hostName}`;
   // Who really runs here and how that compares with the booking (server/attribution).
   const reconciliation = useGpuReconciliation(gpu.uuid);
-  // Free to book right now: nobody's booking and nothing running. These stand out.
-  const open = Boolean(booking) && !booking?.current && gpu.processes.length === 0 && !stale;
+  const viewer = useOptionalCurrentUser();
+  // The one rule decides; these stand out as free to book right now.
+  const state = gpuStateNow(gpu, !stale, booking?.current ?? null, reconciliation);
+  const open = Boolean(booking) && isGpuFree(state);
+  const mine = Boolean(viewer && reconciliation && state === "unbooked_use" && isGpuFreeFor(reconciliation, viewer.id));
 
   // content-visibility: a card off screen skips style, layout and paint while its values
   // change each second, yet stays in the accessibility tree and find-in-page. On the
@@ -50,11 +58,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             {gpu.name}
           </p>
         </div>
-        {reconciliation && !stale ? (
-          <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
-        ) : (
-          <CardBadge gpu={gpu} stale={stale} nowMs={nowMs} />
-        )}
+        {stale ? <StaleBadge gpu={gpu} nowMs={nowMs} /> : <GpuStateBadge state={state} problem={reconciliation?.problem} />}
       </header>
 
       <div className="flex items-end gap-3">
@@ -109,9 +113,11 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
           <GpuBooking
             hostName={gpu.hostName}
             index={gpu.index}
-            busy={gpu.processes.length > 0}
+            state={state}
+            mine={mine}
             current={booking.current}
             next={booking.next}
+            people={people}
             nowMs={nowMs}
           />
         </div>
@@ -140,20 +146,10 @@ const CardTitle = memo(function CardTitle({ uuid, index, label }: { uuid: string
   );
 });
 
-function CardBadge({ gpu, stale, nowMs }: { gpu: LiveGpu; stale: boolean; nowMs: number }) {
-  if (stale) {
-    return (
-      <Badge tone="offline" title={`Last values, sampled ${formatRelativeTime(gpu.sampledAt, nowMs)}`}>
-        Stale
-      </Badge>
-    );
-  }
-  if (gpu.eccErrorsUncorrected !== null && gpu.eccErrorsUncorrected > 0) {
-    return (
-      <Badge tone="danger" title={`${gpu.eccErrorsUncorrected} uncorrected ECC errors`}>
-        ECC errors
-      </Badge>
-    );
-  }
-  return gpu.processes.length > 0 ? <Badge tone="busy">In use</Badge> : <Badge tone="free">Free</Badge>;
+function StaleBadge({ gpu, nowMs }: { gpu: LiveGpu; nowMs: number }) {
+  return (
+    <Badge tone="offline" title={`Last values, sampled ${formatRelativeTime(gpu.sampledAt, nowMs)}`}>
+      Stale
+    </Badge>
+  );
 }

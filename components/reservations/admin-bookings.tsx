@@ -65,7 +65,7 @@ export function AdminBookings({ reservations }: { reservations: ReservationView[
                     {/* An admin acts on an account: the username always shows. */}
                     <td className={`${td} whitespace-nowrap font-medium`}>{personWithUsername(reservation.holder)}</td>
                     <td className={`${td} whitespace-nowrap`}>{gpus}</td>
-                    <td className={`${td} whitespace-nowrap`}>
+                    <td className={td}>
                       <Badge tone={state === "active" ? "busy" : "neutral"}>{state === "active" ? "Active" : "Upcoming"}</Badge>{" "}
                       <When iso={reservation.startsAt} nowMs={serverNow} capital /> – <When iso={reservation.endsAt} nowMs={serverNow} />
                     </td>

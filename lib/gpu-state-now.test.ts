@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import type { GpuReconciliation } from "@/lib/attribution";
+import { gpuStateNow } from "@/lib/gpu-state-now";
+import type { LiveBooking } from "@/lib/live";
+import { liveGpuFixture } from "@/lib/testing/live-fixtures";
+
+const gpu = (users: string[]) => liveGpuFixture("GPU-a", users);
+
+const booking: LiveBooking = {
+  reservationId: "r1",
+  hostId: "h1",
+  hostName: "node-a",
+  gpus: [{ uuid: "GPU-a", index: 0 }],
+  holder: { id: "u-alice", username: "alice", name: "Alice" },
+  startsAt: "2026-12-01T09:00:00Z",
+  endsAt: "2026-12-01T12:00:00Z",
+  purpose: "",
+};
+
+describe("gpuStateNow", () => {
+  it("takes the server's reconciliation when there is one", () => {
+    const reconciled: GpuReconciliation = { state: "booked_in_use", reservationId: "r1", holder: booking.holder, processes: [], problem: null };
+    expect(gpuStateNow(gpu(["svc-account"]), true, booking, reconciled)).toBe("booked_in_use");
+  });
+
+  it("before the server's states: a process without a booking is in use, never free", () => {
+    expect(gpuStateNow(gpu(["bob"]), true, null, undefined)).toBe("unbooked_use");
+    expect(gpuStateNow(gpu([]), true, null, undefined)).toBe("free");
+  });
+
+  it("before the server's states: the holder's own login is the holder's, anyone else's a conflict", () => {
+    expect(gpuStateNow(gpu(["alice"]), true, booking, null)).toBe("booked_in_use");
+    expect(gpuStateNow(gpu(["alice", "bob"]), true, booking, null)).toBe("conflict");
+    expect(gpuStateNow(gpu([]), true, booking, null)).toBe("booked_idle");
+  });
+
+  it("shows a silent host's GPUs offline, whatever the last word was", () => {
+    const reconciled: GpuReconciliation = { state: "free", reservationId: null, holder: null, processes: [], problem: null };
+    expect(gpuStateNow(gpu([]), false, null, reconciled)).toBe("offline");
+  });
+});

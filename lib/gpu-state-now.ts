@@ -1,0 +1,24 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import { deriveGpuState, type GpuState, type ProcessOwner } from "@/lib/gpu-availability";
+import type { LiveBooking, LiveGpu } from "@/lib/live";
+
+/**
+ * A GPU's state on a page: the server's reconciliation (the one rule,
+ * applied with its attribution of every process); until that arrives, the
+ * same rule on what the page knows, so that a busy GPU never shows free for
+ * a moment. A host the page knows is silent wins: its values are old.
+ */
+export function gpuStateNow(gpu: LiveGpu, online: boolean, current: LiveBooking | null, reconciliation: GpuReconciliation | null | undefined): GpuState {
+  if (!online) return "offline";
+  if (reconciliation) return reconciliation.state;
+  const booking = current ? { reservationId: current.reservationId, holder: current.holder } : null;
+  // Without the server's attribution, a process owned by the holder's login is taken as the holder's,
+  // so that a holder's own job does not flash "conflict" before the states arrive.
+  const attributions = new Map<number, ProcessOwner>();
+  for (const process of gpu.processes) {
+    if (current && process.user === current.holder.username) {
+      attributions.set(process.pid, { pid: process.pid, person: current.holder, reservationId: null, login: process.user, evidence: { kind: "login", value: process.user } });
+    }
+  }
+  return deriveGpuState({ gpu, online, booking, attributions }).state;
+}

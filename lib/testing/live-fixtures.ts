@@ -1,0 +1,44 @@
+import type { LiveGpu } from "@/lib/live";
+
+/**
+ * A live GPU reading for tests of the pages' rules: an idle H100 of host
+ * "h1" ("node-a") with one process per login in `users` (pids from
+ * index × 100), each running `python train-<login>.py`.
+ */
+export function liveGpuFixture(uuid: string, users: string[] = [], overrides: Partial<LiveGpu> = {}): LiveGpu {
+  const index = overrides.index ?? 0;
+  return {
+    index,
+    uuid,
+    name: "NVIDIA H100 80GB HBM3",
+    pciBusId: null,
+    memoryTotalMiB: 81559,
+    memoryUsedMiB: 0,
+    utilizationGpuPct: 0,
+    utilizationMemoryPct: 0,
+    temperatureC: 40,
+    powerDrawW: 70,
+    powerLimitW: 700,
+    fanSpeedPct: null,
+    smClockMHz: null,
+    pstate: "P0",
+    migMode: null,
+    eccErrorsUncorrected: 0,
+    hostId: "h1",
+    hostName: "node-a",
+    sampledAt: "2026-12-01T10:00:00Z",
+    processes: users.map((user, i) => ({
+      gpuUuid: uuid,
+      pid: index * 100 + i,
+      name: "python",
+      usedMemoryMiB: 1000,
+      user,
+      command: `python train-${user}.py`,
+      startedAt: null,
+      container: null,
+      slurmJobId: null,
+      reservationId: null,
+    })),
+    ...overrides,
+  };
+}
