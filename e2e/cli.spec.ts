@@ -1,13 +1,18 @@
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { createUser, E2E_ORIGIN, gpudesk } from "./helpers";
+import { createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, startAgent } from "./helpers";
 
 /**
- * `gpudesk run` against the real server: it books, hands the GPUs to the
- * child in its environment, passes the child's exit code through and gives
- * the booking back however the child ends.
+ * `gpudesk run` against the real server, on a GPU host: this machine is
+ * registered under its own hostname, with an agent fed by the fake
+ * nvidia-smi (one idle H200). `run` books a GPU of this host, hands it to
+ * the child in its environment, passes the child's exit code through and
+ * gives the booking back however the child ends; it refuses another host.
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -22,7 +27,7 @@ interface CliResult {
 /** Runs `gpudesk run` as a person would on a GPU host; `onOutput` sees stdout as it comes. */
 function gpudeskRun(token: string, childScript: string, onOutput?: (stdout: string, cliPid: number) => void): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "run", "-n", "1", "--for", "1h", "--host", "sim-4090-a", "--purpose", "e2e cli", "--", process.execPath, "-e", childScript], {
+    const child = spawn(process.execPath, [cli, "run", "-n", "1", "--for", "1h", "--purpose", "e2e cli", "--", process.execPath, "-e", childScript], {
       cwd: root,
       env: { ...process.env, GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: token, CUDA_VISIBLE_DEVICES: "", GPUDESK_RESERVATION: "" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -56,13 +61,54 @@ async function reservationState(request: APIRequestContext, token: string, id: s
 }
 
 let token = "";
+let person = { username: "" };
+let agent: ChildProcess | null = null;
+/** The name this machine's agent reports, as `gpudesk run` finds its host. */
+const HERE = os.hostname();
 
-test.beforeAll(() => {
-  const person = createUser("cli");
+/** The recorded H200 host, with a GPU UUID of its own (other specs' agents replay the same recording) and no processes. */
+function localFixture(): string {
+  const source = path.join(root, "server", "collector", "fixtures", "h200-driver-580");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-cli-"));
+  cpSync(source, dir, { recursive: true });
+  const uuid = `GPU-${randomUUID()}`;
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll("GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d", uuid));
+  }
+  cpSync(path.join(dir, "query-compute-apps__idle.csv"), path.join(dir, "query-compute-apps__load.csv"));
+  return dir;
+}
+
+test.beforeAll(async ({ request }) => {
+  test.setTimeout(120_000);
+  person = createUser("cli");
   const created = gpudesk(["token", "create", "--user", person.username, "--label", "e2e cli"]);
   expect(created.status, created.stderr).toBe(0);
   token = created.stdout.trim();
   expect(token).toMatch(/^gpd_pat_/);
+
+  const added = gpudesk(["host", "add", HERE]);
+  expect(added.status, added.stderr).toBe(0);
+  agent = startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", HERE], {
+    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    FAKE_NVIDIA_SMI_DIR: localFixture(),
+  });
+  await expect
+    .poll(
+      async () => {
+        const fleet = (await (await request.get("/api/v1/fleet", { headers: { authorization: `Bearer ${token}` } })).json()) as {
+          hosts: { name: string; online: boolean }[];
+        };
+        return fleet.hosts.some((host) => host.name === HERE && host.online);
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(true);
+});
+
+test.afterAll(() => {
+  agent?.kill("SIGKILL");
 });
 
 test("gpudesk run gives the child its GPUs, passes its exit code through and releases the booking", async ({ request }) => {
@@ -71,7 +117,9 @@ test("gpudesk run gives the child its GPUs, passes its exit code through and rel
   expect(result.code, result.stderr).toBe(3);
 
   const env = childEnv(result.stdout);
-  expect(env.CUDA_VISIBLE_DEVICES).toMatch(/^[01]$/);
+  // A GPU of this machine's host, not of some other host.
+  expect(result.stderr).toContain(`gpudesk: ${HERE} GPU 0 booked until`);
+  expect(env.CUDA_VISIBLE_DEVICES).toBe("0");
   expect(env.CUDA_DEVICE_ORDER).toBe("PCI_BUS_ID");
   expect(env.GPUDESK_RESERVATION).not.toBe("");
   expect(result.stderr).toContain(`released ${env.GPUDESK_RESERVATION}`);
@@ -99,6 +147,44 @@ test("gpudesk run forwards SIGTERM to the child and still releases the booking",
   expect(result.code, result.stderr).toBe(128 + 15);
   const env = childEnv(result.stdout);
   expect(await reservationState(request, token, env.GPUDESK_RESERVATION)).toBe("released");
+});
+
+test("gpudesk run refuses, in one line and without booking, to run a command here with another host's GPUs", async ({ request }) => {
+  const before = await request.get("/api/v1/reservations?state=all", { headers: { authorization: `Bearer ${token}` } });
+  const count = ((await before.json()) as { reservations: unknown[] }).reservations.length;
+  const result = gpudeskWithToken(["run", "-n", "1", "--host", "sim-4090-a", "--for", "1h", "--", process.execPath, "-e", "console.log('RAN')"]);
+  expect(result.status).not.toBe(0);
+  expect(result.stdout).not.toContain("RAN");
+  expect(result.stderr.trim().split("\n")).toEqual([
+    `gpudesk: run starts the command here, on ${HERE}, not on sim-4090-a: run it on sim-4090-a, or book with "gpudesk reserve --host sim-4090-a"`,
+  ]);
+  const after = await request.get("/api/v1/reservations?state=all", { headers: { authorization: `Bearer ${token}` } });
+  expect(((await after.json()) as { reservations: unknown[] }).reservations).toHaveLength(count);
+});
+
+test("gpudesk reserve books on this host by default; whois and status show the holder, purpose and end", () => {
+  const reserved = gpudeskWithToken(["reserve", "--gpus", "0", "--for", "30m", "--purpose", "cli whois e2e", "--json"]);
+  expect(reserved.status, reserved.stderr).toBe(0);
+  expect(reserved.stderr).toContain(`booking on this machine, ${HERE}`);
+  const reservation = JSON.parse(reserved.stdout) as { id: string; host: { name: string }; endsAt: string };
+  expect(reservation.host.name).toBe(HERE);
+  const until = `${reservation.endsAt.slice(0, 16).replace("T", " ")}Z`;
+  try {
+    const whois = gpudeskWithToken(["whois", HERE.toUpperCase(), "0"]);
+    expect(whois.status, whois.stderr).toBe(0);
+    expect(whois.stdout).toContain("State: Booked, idle");
+    expect(whois.stdout).toContain(`Held by ${person.username} since`);
+    expect(whois.stdout).toContain(`until ${until}: cli whois e2e [${reservation.id}]`);
+    expect(whois.stdout).toContain("Nothing runs there");
+
+    const status = gpudeskWithToken(["status"]);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^GPUs: \d+ of \d+ free/);
+    const row = status.stdout.split("\n").find((line) => line.startsWith(`${HERE} `));
+    expect(row).toMatch(new RegExp(`^${HERE}\\s+0\\s+NVIDIA H200\\s+\\S+\\s+\\S+ GiB\\s+Booked, idle\\s+${person.username}\\s+${until}\\s+-$`));
+  } finally {
+    expect(gpudeskWithToken(["release", reservation.id]).status).toBe(0);
+  }
 });
 
 test("gpudesk prints the server's message and exits non-zero when the booking is refused", () => {

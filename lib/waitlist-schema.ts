@@ -14,6 +14,22 @@ export const waitlistIdSchema = z.string().min(1).max(64, "Not a waitlist id");
 
 export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
 
+/** Work without a booking on GPUs a waiting request could take: where, and who runs it. */
+export interface UnbookedWork {
+  gpus: { hostName: string; index: number }[];
+  /** How the people running there are shown (lib/person-name.ts), else their logins. */
+  people: string[];
+}
+
+/** "waits for work without a booking to end (Bob Member on sim-h100-a GPU 4, 5)". */
+export function describeUnbookedWork(work: UnbookedWork): string {
+  const byHost = new Map<string, number[]>();
+  for (const gpu of work.gpus) byHost.set(gpu.hostName, [...(byHost.get(gpu.hostName) ?? []), gpu.index]);
+  const where = [...byHost].map(([host, indices]) => `${host} GPU ${indices.join(", ")}`).join("; ");
+  const who = work.people.length > 0 ? `${work.people.join(", ")} on ` : "";
+  return `waits for work without a booking to end (${who}${where})`;
+}
+
 /** A waiting request as the API answers it. */
 export interface WaitlistView {
   id: string;
@@ -32,6 +48,12 @@ export interface WaitlistView {
    * a week. Early releases make it sooner, new bookings later.
    */
   estimatedStartAt: string | null;
+  /**
+   * Set when GPUs it could have now are in use without a booking: nobody can
+   * say when such work ends, so the estimate leaves those GPUs out (it is
+   * then from bookings elsewhere, or null) and this says who runs there.
+   */
+  waitsForUnbookedWork: UnbookedWork | null;
   reservationId: string | null;
   grantedAt: string | null;
   expiresAt: string | null;

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { formatDurationMinutes } from "@/lib/booking-window";
-import type { WaitlistView } from "@/lib/waitlist-schema";
+import { describeUnbookedWork, type WaitlistView } from "@/lib/waitlist-schema";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
 import { useCurrentUser } from "@/components/auth/current-user";
@@ -100,6 +100,11 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                     <When iso={entry.createdAt} nowMs={serverNow} />
                   </td>
                   <td className={td}>
+                    {entry.waitsForUnbookedWork && (
+                      <p className="text-amber-800 dark:text-amber-300" data-testid="waits-for-unbooked">
+                        {describeUnbookedWork(entry.waitsForUnbookedWork).replace(/^waits/, "Waits")}
+                      </p>
+                    )}
                     {entry.estimatedStartAt ? (
                       Date.parse(entry.estimatedStartAt) <= serverNow ? (
                         <span className="font-medium text-emerald-700 dark:text-emerald-300">any moment</span>
@@ -108,7 +113,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                           ~<When iso={entry.estimatedStartAt} nowMs={serverNow} />
                         </span>
                       )
-                    ) : (
+                    ) : entry.waitsForUnbookedWork ? null : (
                       <span className="text-slate-500 dark:text-slate-400" title="Nothing the current bookings free up fits within a week">
                         not within a week
                       </span>

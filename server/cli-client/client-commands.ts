@@ -1,12 +1,11 @@
 import os from "node:os";
 import { type Command, Option } from "commander";
-import type { FleetSnapshot } from "@/lib/live";
 import type { ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/server/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
 import { UsageError } from "@/server/cli-client/cli-errors";
-import { exportLines, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
-import { pickLocalReservation } from "@/server/cli-client/local-reservation";
+import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
+import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB } from "@/server/cli-client/parse-args";
 import { runChild } from "@/server/cli-client/run-child";
@@ -26,6 +25,7 @@ interface BookingOptions {
   for?: string;
   until?: string;
   purpose?: string;
+  allowBusy?: boolean;
 }
 
 const PURPOSE_MAX = 200;
@@ -46,8 +46,9 @@ export function bookingRequest(options: BookingOptions, defaultPurpose: string, 
     if (!options.host) throw new UsageError("--gpus needs --host: the GPUs of which host?");
     if (options.count !== undefined) throw new UsageError("Give -n or --gpus, not both");
     if (options.minFreeMem !== undefined) throw new UsageError("--min-free-mem applies to -n, not to --gpus");
-    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose };
+    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose, ...(options.allowBusy ? { allowBusy: true } : {}) };
   }
+  if (options.allowBusy) throw new UsageError("--allow-busy applies to --gpus: -n always picks free, idle GPUs");
   return {
     count: parseCount(options.count ?? "1"),
     ...(options.host ? { host: options.host } : {}),
@@ -66,7 +67,41 @@ function bookingOptions(command: Command): Command {
     .option("--for <duration>", "how long, e.g. 90m, 4h, 2d")
     .option("--until <time>", "until this time: 18:00 (local) or 2026-11-30T18:00:00Z")
     .option("--purpose <text>", "what the GPUs are for, shown to the team")
+    .option("--allow-busy", "with --gpus: book even though someone else's processes run there now (after agreeing with them)")
     .option("--wait", "when the GPUs are taken, wait in the queue until they are granted");
+}
+
+/** The gpudesk host this machine is (its agent reports this hostname), or null. */
+async function thisGpuHost(config: ClientConfig): Promise<string | null> {
+  const fleet = await callApi<FleetView>(config, "GET", "/api/v1/fleet");
+  return localGpuHost(
+    fleet.hosts.map((host) => host.name),
+    os.hostname(),
+  );
+}
+
+/** `reserve` and `run` on a GPU host book there unless --host says otherwise. */
+export function withLocalHost<T extends BookingOptions>(options: T, localHost: string | null): T {
+  return options.host === undefined && localHost !== null ? { ...options, host: localHost } : options;
+}
+
+/**
+ * `gpudesk run` starts the command on this machine, so it books only here:
+ * a booking of another host would hand this machine's GPUs of the same
+ * indices to the command, which may be someone else's. One line, no booking.
+ */
+export function checkRunHost(options: BookingOptions, localHost: string | null, hostname: string): void {
+  if (localHost === null) {
+    const where = options.host ? `--host ${options.host}` : "--host HOST";
+    throw new UsageError(
+      `run starts the command here, on ${hostname}, which is no GPU host of this gpudesk server: book with "gpudesk reserve ${where}" and run the command on that host`,
+    );
+  }
+  if (options.host !== undefined && !sameHost(options.host, localHost)) {
+    throw new UsageError(
+      `run starts the command here, on ${localHost}, not on ${options.host}: run it on ${options.host}, or book with "gpudesk reserve --host ${options.host}"`,
+    );
+  }
 }
 
 async function release(config: ClientConfig, id: string): Promise<ReservationView> {
@@ -85,7 +120,7 @@ export function registerClientCommands(program: Command): void {
     .description("the fleet: host, GPU, model, utilization, memory, state, holder, until")
     .option("--json", "print the server's snapshot as JSON")
     .action(async (options: { json?: boolean }) => {
-      const snapshot = await callApi<FleetSnapshot>(await client(), "GET", "/api/v1/fleet");
+      const snapshot = await callApi<FleetView>(await client(), "GET", "/api/v1/fleet");
       write(options.json ? `${JSON.stringify(snapshot, null, 2)}\n` : formatStatus(snapshot, Date.now()));
     });
 
@@ -96,7 +131,7 @@ export function registerClientCommands(program: Command): void {
     .argument("<gpu>", "GPU index")
     .action(async (hostName: string, gpu: string) => {
       if (!/^\d+$/.test(gpu)) throw new UsageError(`"${gpu}" is not a GPU index`);
-      const snapshot = await callApi<FleetSnapshot>(await client(), "GET", "/api/v1/fleet");
+      const snapshot = await callApi<FleetView>(await client(), "GET", "/api/v1/fleet");
       const text = formatWhois(snapshot, hostName, Number(gpu), Date.now());
       if (!text) throw new UsageError(`No GPU ${gpu} on ${hostName}`);
       write(text);
@@ -104,8 +139,11 @@ export function registerClientCommands(program: Command): void {
 
   bookingOptions(program.command("reserve").description("book GPUs and print the reservation and its launch settings"))
     .option("--json", "print the reservation as JSON")
-    .action(async (options: BookingOptions & { json?: boolean }) => {
-      const reservation = await bookOrWait(await client(), bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
+    .action(async (given: BookingOptions & { json?: boolean }) => {
+      const config = await client();
+      const options: BookingOptions & { json?: boolean } = given.host === undefined ? withLocalHost(given, await thisGpuHost(config)) : given;
+      if (given.host === undefined && options.host !== undefined) process.stderr.write(`gpudesk: booking on this machine, ${options.host} (--host books elsewhere)\n`);
+      const reservation = await bookOrWait(config, bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
       write(options.json ? `${JSON.stringify(reservation, null, 2)}\n` : formatReservation(reservation));
     });
 
@@ -133,8 +171,11 @@ export function registerClientCommands(program: Command): void {
       .description("book GPUs, run a command on them and release them when it ends")
       .usage("[options] -- <command...>")
       .argument("<command...>", "the command and its arguments, after --"),
-  ).action(async (command: string[], options: BookingOptions) => {
+  ).action(async (command: string[], given: BookingOptions) => {
     const config = await client();
+    const localHost = await thisGpuHost(config);
+    checkRunHost(given, localHost, os.hostname());
+    const options = withLocalHost(given, localHost);
     const reservation = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
     process.stderr.write(
       `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${reservation.endsAt} (${reservation.id})\n`,

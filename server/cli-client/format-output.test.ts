@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { FleetSnapshot, LiveGpu } from "@/lib/live";
 import { launchSettings } from "@/lib/launch-settings";
 import type { ReservationView } from "@/lib/reservation-types";
-import { bookingRequest } from "@/server/cli-client/client-commands";
-import { exportLines, formatReservation, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
-import { pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
+import { bookingRequest, checkRunHost, withLocalHost } from "@/server/cli-client/client-commands";
+import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
+import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { exitCodeOf } from "@/server/cli-client/run-child";
 
 const NOW = Date.parse("2026-11-30T10:00:00Z");
@@ -98,31 +98,47 @@ describe("formatTable", () => {
 });
 
 describe("formatStatus", () => {
-  it("lists GPUs in host and index order with holder and end of the booking that holds them now", () => {
+  it("lists GPUs in host and index order with the free count, the state by the one rule, holder and end", () => {
     const lines = formatStatus(snapshot, NOW).trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^HOST\s+GPU\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+HOLDER\s+UNTIL$/);
-    expect(lines[1]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Booked\s+alice\s+2026-11-30 12:00Z$/);
+    expect(lines[0]).toBe("GPUs: 1 of 2 free, 1 in conflict");
+    expect(lines[1]).toMatch(/^HOST\s+GPU\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+HOLDER\s+UNTIL\s+RUNNING$/);
+    // Without the server's attribution nobody is proven to be the holder: alice's process counts as a conflict.
+    expect(lines[2]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Conflict\s+Alice A\s+2026-11-30 12:00Z\s+alice$/);
     // GPU 1's booking starts later: free now, utilization unknown.
-    expect(lines[2]).toMatch(/^node-a\s+1\s+.*\?\s+1\.0\/80 GiB\s+Free\s+-\s+-$/);
+    expect(lines[3]).toMatch(/^node-a\s+1\s+.*\?\s+1\.0\/80 GiB\s+Free\s+-\s+-\s+-$/);
   });
 
-  it("prefers the server's reconciled state", () => {
-    const withStates: FleetSnapshot = {
+  it("takes the server's reconciled states and the booking it names for each GPU", () => {
+    const bob = { id: "u2", username: "bob", name: "Alice A" };
+    const attributed = { pid: 4711, person: alice, reservationId: "r1", login: "alice", evidence: { kind: "reservation" as const, value: "r1" }, intruder: false };
+    const withStates: FleetView = {
       ...snapshot,
-      gpuStates: { "GPU-0": { state: "booked_in_use", reservationId: "r1", holder: alice, processes: [], problem: null } },
+      bookings: [...snapshot.bookings!, { ...snapshot.bookings![1], reservationId: "r3", holder: bob, startsAt: "2026-11-30T13:00:00Z", endsAt: "2026-11-30T14:00:00Z" }],
+      gpuStates: {
+        "GPU-0": { state: "booked_in_use", reservationId: "r1", holder: alice, processes: [attributed], problem: null },
+        "GPU-1": { state: "free", reservationId: null, holder: null, processes: [], problem: null },
+      },
+      gpuBookings: { "GPU-0": { reservationId: "r1", holder: alice, holderName: "Alice A", startsAt: "2026-11-30T09:00:00Z", until: "2026-11-30T11:30:00Z", purpose: "llm eval" } },
     };
-    expect(formatStatus(withStates, NOW)).toContain("In use by holder");
+    const text = formatStatus(withStates, NOW);
+    expect(text).toContain("GPUs: 1 of 2 free, 1 in use by the holder");
+    // Two people named "Alice A" in the view: the username tells them apart.
+    expect(text).toMatch(/In use by holder\s+Alice A \(alice\)\s+2026-11-30 11:30Z\s+Alice A \(alice\)/);
   });
 });
 
 describe("formatWhois", () => {
-  it("tells the holder, the processes and since when", () => {
+  it("tells the state, the holder with purpose and end, who runs there and since when", () => {
     const text = formatWhois(snapshot, "node-a", 0, NOW) ?? "";
-    expect(text).toContain("Held by alice (Alice A) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
-    expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB");
+    expect(text).toContain("State: Conflict");
+    expect(text).toContain("Held by Alice A (alice) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
+    expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB (not the holder)");
   });
 
-  it("answers null for an unknown GPU", () => {
+  it("finds the host in any case and with its domain, says when nothing runs, and answers null for an unknown GPU", () => {
+    const text = formatWhois(snapshot, "NODE-A.lab", 1, NOW) ?? "";
+    expect(text).toContain("Not booked now");
+    expect(text).toContain("Nothing runs there");
     expect(formatWhois(snapshot, "node-a", 7, NOW)).toBeNull();
   });
 });
@@ -163,6 +179,29 @@ describe("the local reservation", () => {
   });
 });
 
+describe("on a GPU host", () => {
+  it("knows which gpudesk host this machine is, exact names first", () => {
+    expect(localGpuHost(["node-a.lab", "node-b"], "NODE-A")).toBe("node-a.lab");
+    expect(localGpuHost(["node-a", "node-a.lab"], "node-a.lab")).toBe("node-a.lab");
+    expect(localGpuHost(["node-b"], "laptop")).toBeNull();
+  });
+
+  it("books on this host unless --host says otherwise", () => {
+    expect(withLocalHost({ count: "2" }, "node-a")).toEqual({ count: "2", host: "node-a" });
+    expect(withLocalHost({ host: "node-b" }, "node-a")).toEqual({ host: "node-b" });
+    expect(withLocalHost({ count: "1" }, null)).toEqual({ count: "1" });
+  });
+
+  it("refuses to run a command here with another host's GPUs, in one line", () => {
+    expect(() => checkRunHost({ host: "node-b" }, "node-a", "node-a")).toThrow(
+      'run starts the command here, on node-a, not on node-b: run it on node-b, or book with "gpudesk reserve --host node-b"',
+    );
+    expect(() => checkRunHost({}, null, "laptop")).toThrow(/^run starts the command here, on laptop, which is no GPU host of this gpudesk server/);
+    expect(() => checkRunHost({ host: "NODE-A.lab" }, "node-a", "node-a")).not.toThrow();
+    expect(() => checkRunHost({}, "node-a", "node-a")).not.toThrow();
+  });
+});
+
 describe("bookingRequest", () => {
   const now = new Date("2026-11-30T10:00:00Z");
 
@@ -184,6 +223,8 @@ describe("bookingRequest", () => {
       purpose: "eval",
     });
     expect(() => bookingRequest({ gpus: "0", for: "1h" }, "x", now)).toThrow(/needs --host/);
+    expect(bookingRequest({ host: "node-a", gpus: "1", for: "1h", allowBusy: true }, "x", now)).toMatchObject({ gpus: [1], allowBusy: true });
+    expect(() => bookingRequest({ count: "1", for: "1h", allowBusy: true }, "x", now)).toThrow(/--allow-busy applies to --gpus/);
   });
 });
 

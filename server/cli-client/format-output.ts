@@ -1,6 +1,10 @@
-import { GPU_STATE_LABELS } from "@/lib/attribution";
-import type { FleetSnapshot, LiveBooking } from "@/lib/live";
+import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
+import { countAvailability, deriveGpuState, describeAvailability } from "@/lib/gpu-availability";
+import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
+import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
 import type { ReservationView } from "@/lib/reservation-types";
+import { sameHost } from "@/server/cli-client/local-reservation";
 
 /**
  * What the CLI client prints. Pure functions of the API's answers and "now",
@@ -34,51 +38,92 @@ export function activeBooking(bookings: LiveBooking[] | undefined, uuid: string,
   );
 }
 
-/** `gpudesk status`: host, GPU, model, util, memory, state, holder, until. */
-export function formatStatus(snapshot: FleetSnapshot, nowMs: number): string {
-  const online = new Map(snapshot.hosts.map((host) => [host.id, host.online]));
-  const gpus = [...snapshot.gpus].sort((a, b) => a.hostName.localeCompare(b.hostName) || a.index - b.index);
-  const rows = gpus.map((gpu) => {
-    const booking = activeBooking(snapshot.bookings, gpu.uuid, nowMs);
-    const reconciled = snapshot.gpuStates?.[gpu.uuid];
-    const state = reconciled ? GPU_STATE_LABELS[reconciled.state] : online.get(gpu.hostId) === false ? "Offline" : booking ? "Booked" : "Free";
-    const holder = reconciled?.holder?.username ?? booking?.holder.username ?? "-";
+/** What `GET /api/v1/fleet` answers; a server older than the booking fields sends only part of it. */
+export type FleetView = FleetSnapshot & Partial<Pick<FleetAnswer, "gpuBookings" | "availability">>;
+
+/** The booking holding a GPU now: the server's word, else found in the bookings list. */
+function bookingNow(view: FleetView, uuid: string, nowMs: number): GpuBookingNow | null {
+  const given = view.gpuBookings?.[uuid];
+  if (given) return given;
+  const booking = activeBooking(view.bookings, uuid, nowMs);
+  if (!booking) return null;
+  const { reservationId, holder, startsAt, endsAt, purpose } = booking;
+  return { reservationId, holder, holderName: personName(holder), startsAt, until: endsAt, purpose };
+}
+
+/** A GPU's state by the one rule: the server's reconciliation, else derived here from its reading and booking (owners unknown). */
+function stateNow(view: FleetView, gpu: LiveGpu, nowMs: number): GpuReconciliation {
+  const reconciled = view.gpuStates?.[gpu.uuid];
+  if (reconciled) return reconciled;
+  const online = view.hosts.find((host) => host.id === gpu.hostId)?.online ?? false;
+  const booking = bookingNow(view, gpu.uuid, nowMs);
+  return deriveGpuState({ gpu, online, booking: booking && { reservationId: booking.reservationId, holder: booking.holder }, attributions: new Map() });
+}
+
+/** Everyone a view names (holders and attributed process owners), so that two people who share a display name are told apart. */
+function peopleOf(view: FleetView): NamedPerson[] {
+  const people: NamedPerson[] = [...(view.bookings ?? []).map((booking) => booking.holder)];
+  for (const state of Object.values(view.gpuStates ?? {})) for (const process of state.processes) if (process.person) people.push(process.person);
+  return people;
+}
+
+function runnerName(process: Pick<ProcessAttribution, "person" | "login">, people: NamedPerson[]): string {
+  return process.person ? personName(process.person, people) : (process.login ?? "unknown");
+}
+
+/** `gpudesk status`: the free count, then host, GPU, model, util, memory, state, holder, until and who runs there. */
+export function formatStatus(view: FleetView, nowMs: number): string {
+  const people = peopleOf(view);
+  const gpus = [...view.gpus].sort((a, b) => a.hostName.localeCompare(b.hostName) || a.index - b.index);
+  const states = gpus.map((gpu) => stateNow(view, gpu, nowMs));
+  const rows = gpus.map((gpu, position) => {
+    const booking = bookingNow(view, gpu.uuid, nowMs);
+    const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
     return [
       gpu.hostName,
       String(gpu.index),
       gpu.name,
       gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
-      state,
-      holder,
-      booking ? formatTime(booking.endsAt) : "-",
+      GPU_STATE_LABELS[states[position].state],
+      booking ? personName(booking.holder, people) : "-",
+      booking ? formatTime(booking.until) : "-",
+      runners.join(", ") || "-",
     ];
   });
-  return formatTable(["HOST", "GPU", "MODEL", "UTIL", "MEMORY", "STATE", "HOLDER", "UNTIL"], rows);
+  const summary = `GPUs: ${describeAvailability(countAvailability(states.map((state) => state.state)))}\n`;
+  return summary + formatTable(["HOST", "GPU", "MODEL", "UTIL", "MEMORY", "STATE", "HOLDER", "UNTIL", "RUNNING"], rows);
 }
 
-/** `gpudesk whois HOST GPU`: who holds it, who runs on it, since when. */
-export function formatWhois(snapshot: FleetSnapshot, hostName: string, index: number, nowMs: number): string | null {
-  const gpu = snapshot.gpus.find((candidate) => candidate.hostName === hostName && candidate.index === index);
+/** The GPU a person means by host name (any case, with or without the domain) and index. */
+export function findGpu(view: FleetView, hostName: string, index: number): LiveGpu | undefined {
+  const exact = view.gpus.find((gpu) => gpu.hostName === hostName && gpu.index === index);
+  return exact ?? view.gpus.find((gpu) => sameHost(gpu.hostName, hostName) && gpu.index === index);
+}
+
+/** `gpudesk whois HOST GPU`: its state, who holds it (purpose, until), who really runs there and since when. */
+export function formatWhois(view: FleetView, hostName: string, index: number, nowMs: number): string | null {
+  const gpu = findGpu(view, hostName, index);
   if (!gpu) return null;
-  const lines = [`${hostName} GPU ${index} (${gpu.name}, ${gpu.uuid})`];
-  const booking = activeBooking(snapshot.bookings, gpu.uuid, nowMs);
-  const reconciled = snapshot.gpuStates?.[gpu.uuid];
-  if (reconciled) lines.push(`State: ${GPU_STATE_LABELS[reconciled.state]}${reconciled.problem ? ` (${reconciled.problem})` : ""}`);
+  const people = peopleOf(view);
+  const lines = [`${gpu.hostName} GPU ${gpu.index} (${gpu.name}, ${gpu.uuid})`];
+  const state = stateNow(view, gpu, nowMs);
+  lines.push(`State: ${GPU_STATE_LABELS[state.state]}${state.problem ? ` (${state.problem})` : ""}`);
+  const booking = bookingNow(view, gpu.uuid, nowMs);
   lines.push(
     booking
-      ? `Held by ${booking.holder.username} (${booking.holder.name}) since ${formatTime(booking.startsAt)} until ${formatTime(booking.endsAt)}: ${booking.purpose} [${booking.reservationId}]`
+      ? `Held by ${personWithUsername(booking.holder)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`
       : "Not booked now",
   );
-  const attributed = new Map((reconciled?.processes ?? []).map((process) => [process.pid, process]));
-  if (gpu.processes.length === 0) lines.push("No processes");
+  const attributed = new Map(state.processes.map((process) => [process.pid, process]));
+  lines.push(gpu.processes.length === 0 ? "Nothing runs there" : "Running there:");
   for (const process of gpu.processes) {
     const who = attributed.get(process.pid);
-    const person = who?.person?.username ?? who?.login ?? process.user ?? "unknown";
+    const person = who ? runnerName(who, people) : (process.user ?? "unknown");
     const since = process.startedAt ? ` since ${formatTime(process.startedAt)}` : "";
     const memory = process.usedMemoryMiB === null ? "" : `, ${gib(process.usedMemoryMiB)} GiB`;
-    const flag = who?.intruder ? " (not the holder)" : "";
-    lines.push(`  pid ${process.pid} ${process.name} by ${person}${since}${memory}${flag}`);
+    const flag = who?.intruder ? (booking ? " (not the holder)" : "") : "";
+    lines.push(`  pid ${process.pid} ${process.command ?? process.name} by ${person}${since}${memory}${flag}`);
   }
   return lines.join("\n") + "\n";
 }

@@ -16,3 +16,13 @@ export function pickLocalReservation(reservations: ReservationView[], hostname: 
   if (local.length === 1) return local[0];
   return local.map((reservation) => reservation.id);
 }
+
+/**
+ * The gpudesk host that is this machine: the one whose agent reports this
+ * hostname (any case, with or without the domain); an exact match wins over
+ * a short-name match. Null on a machine that is no GPU host of the server.
+ */
+export function localGpuHost(hostNames: readonly string[], hostname: string): string | null {
+  const exact = hostNames.find((name) => name.toLowerCase() === hostname.toLowerCase());
+  return exact ?? hostNames.find((name) => sameHost(name, hostname)) ?? null;
+}

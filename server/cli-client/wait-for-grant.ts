@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { ReservationView } from "@/lib/reservation-types";
-import type { WaitlistView } from "@/lib/waitlist-schema";
+import { describeUnbookedWork, type WaitlistView } from "@/lib/waitlist-schema";
 import { callApi } from "@/server/cli-client/api-client";
 import type { ClientConfig } from "@/server/cli-client/client-config";
 import { APIError, UsageError } from "@/server/cli-client/cli-errors";
@@ -81,8 +81,13 @@ export async function leaveQueue(config: ClientConfig, entryId: string): Promise
   return "released";
 }
 
-/** ", estimated start 2026-12-01 14:05" from the queue's estimate, in this terminal's zone; "" without one. */
-function estimateNote(entry: WaitlistView): string {
-  if (!entry.estimatedStartAt) return "";
-  return `, estimated start ${formatTime(entry.estimatedStartAt)}`;
+/**
+ * ", estimated start 2026-12-01 14:05Z" from the queue's estimate; where
+ * GPUs are in use without a booking, that it waits for that work (and who
+ * runs it) instead of a time nobody can know; "" without either.
+ */
+export function estimateNote(entry: Pick<WaitlistView, "estimatedStartAt" | "waitsForUnbookedWork">): string {
+  const unbooked = entry.waitsForUnbookedWork ? `, ${describeUnbookedWork(entry.waitsForUnbookedWork)}` : "";
+  const start = entry.estimatedStartAt ? `, estimated start ${formatTime(entry.estimatedStartAt)}${unbooked ? " at the latest" : ""}` : "";
+  return `${unbooked}${start}`;
 }

@@ -1,9 +1,11 @@
-import type { WaitlistStatus, WaitlistView } from "@/lib/waitlist-schema";
+import type { UnbookedWork, WaitlistStatus, WaitlistView } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation } from "@/server/reservations/actor";
 import { busyRanges } from "@/server/reservations/occupancy";
+import { liveGpuSource } from "@/server/reservations/live-source";
 import { estimateStarts } from "@/server/waitlist/estimate-starts";
+import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 
 const SELECT = {
   id: true,
@@ -21,7 +23,13 @@ const SELECT = {
 
 type Row = { id: string; userId: string; hostName: string | null; gpuCount: number; durationMinutes: number; purpose: string; status: string; reservationId: string | null; createdAt: Date; grantedAt: Date | null; expiresAt: Date | null };
 
-function view(row: Row, username: string, position: number | null, estimatedStartMs: number | null = null): WaitlistView {
+interface Estimate {
+  startMs: number | null;
+  waitsForUnbookedWork: UnbookedWork | null;
+}
+
+function view(row: Row, username: string, position: number | null, estimate: Estimate = { startMs: null, waitsForUnbookedWork: null }): WaitlistView {
+  const waiting = row.status === "waiting";
   return {
     id: row.id,
     status: row.status as WaitlistStatus,
@@ -32,7 +40,8 @@ function view(row: Row, username: string, position: number | null, estimatedStar
     purpose: row.purpose,
     createdAt: row.createdAt.toISOString(),
     position,
-    estimatedStartAt: row.status === "waiting" && estimatedStartMs !== null ? new Date(estimatedStartMs).toISOString() : null,
+    estimatedStartAt: waiting && estimate.startMs !== null ? new Date(estimate.startMs).toISOString() : null,
+    waitsForUnbookedWork: waiting ? estimate.waitsForUnbookedWork : null,
     reservationId: row.reservationId,
     grantedAt: row.grantedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
@@ -51,26 +60,38 @@ async function waitingRows(): Promise<Row[]> {
   return db().waitlistEntry.findMany({ where: { status: "waiting" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: SELECT });
 }
 
-/** Each waiting request's estimated start, from the bookings now in the database. */
-async function estimatesOf(rows: Row[], nowMs: number): Promise<Map<string, number | null>> {
+/**
+ * Each waiting request's estimated start, from the bookings now in the
+ * database. GPUs in use without a booking count as taken for good: nobody
+ * knows when that work ends, and an estimate of "now" that slides forward
+ * with the clock would mislead. A request those GPUs hold back says so.
+ */
+async function estimatesOf(rows: Row[], nowMs: number): Promise<Map<string, Estimate>> {
   if (rows.length === 0) return new Map();
-  const hosts = await db().host.findMany({ select: { name: true, gpus: { select: { id: true } } } });
+  const hosts = await db().host.findMany({ select: { name: true, gpus: { select: { id: true, uuid: true, index: true } } } });
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
-  return estimateStarts(
-    rows.map((row) => ({ id: row.id, hostName: row.hostName, count: row.gpuCount, durationMinutes: row.durationMinutes })),
-    hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) })),
-    busy,
-    nowMs,
-    ESTIMATE_HORIZON_MS,
-  );
+  const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
+  const entries = rows.map((row) => ({ id: row.id, hostName: row.hostName, count: row.gpuCount, durationMinutes: row.durationMinutes }));
+  const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) }));
+  const byBookings = estimateStarts(entries, estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS);
+  const untilUnbookedEnds = busy.concat(unbooked.map((gpu) => ({ gpuId: gpu.gpuId, startMs: nowMs, endMs: Number.MAX_SAFE_INTEGER })));
+  const held = unbooked.length > 0 ? estimateStarts(entries, estimateHosts, untilUnbookedEnds, nowMs, ESTIMATE_HORIZON_MS) : byBookings;
+  const estimates = new Map<string, Estimate>();
+  for (const row of rows) {
+    const plain = byBookings.get(row.id) ?? null;
+    const startMs = held.get(row.id) ?? null;
+    const heldBack = plain !== null && (startMs === null || startMs > plain);
+    estimates.set(row.id, { startMs, waitsForUnbookedWork: heldBack ? unbookedWorkFor(row.hostName, unbooked) : null });
+  }
+  return estimates;
 }
 
 /** The queue, in order of service: everyone's waiting requests with their estimated starts, so that a team sees who waits for what. */
 export async function listWaitlist(now = new Date()): Promise<WaitlistView[]> {
   const rows = await waitingRows();
   const [names, estimates] = await Promise.all([usernames(rows.map((row) => row.userId)), estimatesOf(rows, now.getTime())]);
-  return rows.map((row, at) => view(row, names.get(row.userId) ?? row.userId, at + 1, estimates.get(row.id) ?? null));
+  return rows.map((row, at) => view(row, names.get(row.userId) ?? row.userId, at + 1, estimates.get(row.id)));
 }
 
 /** Recently granted requests stay in "mine" this long, so that someone who was away still learns of the grant. */

@@ -1,0 +1,62 @@
+import { deriveGpuState } from "@/lib/gpu-availability";
+import { type NamedPerson, personName } from "@/lib/person-name";
+import type { UnbookedWork } from "@/lib/waitlist-schema";
+import type { LiveGpuSource } from "@/server/reservations/create-reservation";
+import type { BusyRange } from "@/server/reservations/occupancy";
+
+export interface EstimateHostGpus {
+  name: string;
+  gpus: { id: string; uuid: string; index: number }[];
+}
+
+export interface UnbookedGpu {
+  gpuId: string;
+  hostName: string;
+  index: number;
+  people: string[];
+}
+
+/**
+ * GPUs that nobody has booked now but on which work runs (state
+ * "in use without a booking" by the one rule), with who runs there. The
+ * queue cannot promise these: nobody knows when such work ends.
+ */
+export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], live: LiveGpuSource | undefined, nowMs: number): UnbookedGpu[] {
+  if (!live) return [];
+  const bookedNow = new Set(busy.filter((range) => range.startMs <= nowMs && nowMs < range.endMs).map((range) => range.gpuId));
+  const { gpus, hosts: liveHosts } = live.current();
+  const readings = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
+  const online = new Set(liveHosts.filter((host) => host.online).map((host) => host.id));
+  const states = live.gpuStates?.() ?? {};
+  const found: { gpuId: string; hostName: string; index: number; runners: { person: NamedPerson | null; login: string | null }[] }[] = [];
+  for (const host of hosts) {
+    for (const gpu of host.gpus) {
+      const reading = readings.get(gpu.uuid);
+      if (!reading || bookedNow.has(gpu.id)) continue;
+      const known = states[gpu.uuid]?.processes ?? [];
+      const state = deriveGpuState({
+        gpu: reading,
+        online: online.has(reading.hostId),
+        booking: null,
+        attributions: new Map(known.map((process) => [process.pid, process])),
+      });
+      if (state.state !== "unbooked_use") continue;
+      found.push({ gpuId: gpu.id, hostName: host.name, index: gpu.index, runners: state.processes });
+    }
+  }
+  const everyone = found.flatMap((entry) => entry.runners.flatMap((runner) => (runner.person ? [runner.person] : [])));
+  return found.map(({ runners, ...entry }) => ({
+    ...entry,
+    people: [...new Set(runners.map((runner) => (runner.person ? personName(runner.person, everyone) : (runner.login ?? "someone unknown"))))],
+  }));
+}
+
+/** The unbooked work a request that accepts these hosts waits for (a few GPUs, everyone running there). */
+export function unbookedWorkFor(hostName: string | null, unbooked: UnbookedGpu[]): UnbookedWork | null {
+  const relevant = unbooked.filter((gpu) => hostName === null || gpu.hostName === hostName);
+  if (relevant.length === 0) return null;
+  return {
+    gpus: relevant.slice(0, 8).map((gpu) => ({ hostName: gpu.hostName, index: gpu.index })),
+    people: [...new Set(relevant.flatMap((gpu) => gpu.people))].slice(0, 6),
+  };
+}
