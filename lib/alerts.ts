@@ -17,6 +17,25 @@ export const ALERT_KINDS = [
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
+/** Alerts about someone misusing a GPU: the person they are about must not be able to silence them. */
+export const MISUSE_ALERT_KINDS: readonly AlertKind[] = ["conflict", "unbooked_use"];
+
+/**
+ * Acknowledging silences an alert for everyone. Misuse alerts (a conflict,
+ * use without a booking) are an admin's call alone: the person who uses the
+ * GPU must not hush the alert about them, whoever they are. Other alerts
+ * about a booking are the holder's (or an admin's); others about no booking
+ * anyone involved may acknowledge. The page and the API both ask this.
+ */
+export function canAcknowledgeAlert(
+  viewer: { id: string; role: string },
+  alert: { kind: AlertKind; reservationId: string | null; holderId: string | null; involvedIds: readonly string[] },
+): boolean {
+  if (viewer.role === "admin") return true;
+  if (MISUSE_ALERT_KINDS.includes(alert.kind)) return false;
+  return alert.reservationId ? alert.holderId === viewer.id : alert.involvedIds.includes(viewer.id);
+}
+
 export const ALERT_KIND_LABELS: Record<AlertKind, string> = {
   conflict: "Conflict",
   unbooked_use: "Use without booking",

@@ -44,7 +44,7 @@ function facts(evidence: Record<string, unknown>): string[] {
 
 interface AlertItemProps {
   alert: AlertView;
-  /** The viewer may acknowledge it: the holder of its booking, an admin, or someone involved in an alert about no booking. */
+  /** The viewer may acknowledge it (canAcknowledgeAlert in lib/alerts.ts: misuse alerts only admins). */
   canAcknowledge: boolean;
   highlighted: boolean;
   acknowledging: boolean;

@@ -6,6 +6,7 @@ import {
   ALERT_KIND_LABELS,
   RECENT_ALERT_DAYS,
   alertQueryOf,
+  canAcknowledgeAlert,
   type AlertFilters,
   type AlertKind,
   type AlertPage,
@@ -100,7 +101,7 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
   }
 
   const mayAcknowledge = (alert: AlertView) =>
-    user.role === "admin" || (alert.reservationId ? alert.holderId === user.id : alert.people.some((person) => person.id === user.id));
+    canAcknowledgeAlert(user, { ...alert, involvedIds: alert.people.map((person) => person.id) });
   const open = useMemo(() => alerts.filter((alert) => alert.closedAt === null), [alerts]);
   const closed = useMemo(() => alerts.filter((alert) => alert.closedAt !== null), [alerts]);
 

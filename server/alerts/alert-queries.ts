@@ -1,7 +1,7 @@
 import type { Prisma } from "@prisma/client";
-import type { AlertPage, AlertQuery, AlertSummary, AlertView } from "@/lib/alerts";
+import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/alerts";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
-import { alertSelect, holderIdOf, toAlertView, toAlertViews, userIdsOf } from "@/server/alerts/alert-store";
+import { alertSelect, holderIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/auth/principal";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -13,15 +13,9 @@ export function canSeeAlert(actor: Actor, alert: { userIds: string }): boolean {
   return actor.role === "admin" || userIdsOf(alert).includes(actor.id);
 }
 
-/**
- * Acknowledging silences an alert for everyone, so it is the holder's call
- * (for an alert about a booking) or an admin's; an intruder may see the
- * conflict about them but not hush it. Alerts about no booking may be
- * acknowledged by anyone involved.
- */
-export function canAcknowledgeAlert(actor: Actor, alert: { userIds: string; reservationId: string | null }): boolean {
-  if (actor.role === "admin") return true;
-  return alert.reservationId ? holderIdOf(alert) === actor.id : userIdsOf(alert).includes(actor.id);
+/** See lib/alerts.ts: misuse alerts are acknowledged by admins only. */
+function mayAcknowledge(actor: Actor, alert: { kind: string; userIds: string; reservationId: string | null }): boolean {
+  return canAcknowledgeAlert(actor, { kind: toKind(alert.kind), reservationId: alert.reservationId, holderId: holderIdOf(alert), involvedIds: userIdsOf(alert) });
 }
 
 /** The people involved are a JSON array of ids; an id is found by its quoted form. */
@@ -69,14 +63,17 @@ export async function listOpenAlertsFor(actor: Actor, limit = 200): Promise<Aler
 }
 
 /**
- * "Seen, someone is on it": the holder or an admin acknowledges an alert
- * (see canAcknowledgeAlert). It stays open (the condition still holds) but
+ * "Seen, someone is on it": an admin (or, for alerts that are not about
+ * misuse, the holder) acknowledges an alert (see canAcknowledgeAlert). It stays open (the condition still holds) but
  * leaves the badge.
  */
 export async function acknowledgeAlert(actor: Actor, id: string, now = new Date()): Promise<AlertView> {
   const row = await db().alert.findUnique({ where: { id }, select: alertSelect });
   if (!row || !canSeeAlert(actor, row)) throw new AppError("not_found", "No such alert");
-  if (!canAcknowledgeAlert(actor, row)) throw new AppError("forbidden", "Only the holder of the booking or an admin can acknowledge this alert");
+  if (!mayAcknowledge(actor, row)) {
+    const who = MISUSE_ALERT_KINDS.includes(toKind(row.kind)) ? "Only an admin" : "Only the holder of the booking or an admin";
+    throw new AppError("forbidden", `${who} can acknowledge this alert`);
+  }
   if (row.acknowledgedAt) return toAlertView(row);
   const updated = await db().alert.update({
     where: { id },

@@ -125,20 +125,21 @@ describe("GET /api/v1/alerts", () => {
 });
 
 describe("acknowledging and the badge", () => {
-  it("lets the holder acknowledge, not the intruder; the alert leaves the badge but stays open", async () => {
+  it("lets the holder acknowledge their idle booking, nobody but an admin the conflict; the alert leaves the badge but stays open", async () => {
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.holder })).body).toEqual({ open: 2, unacknowledged: 2 });
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.admin })).body).toEqual({ open: 3, unacknowledged: 3 });
 
     // Someone not involved cannot, and learns nothing about the alert.
     expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.bystander, params: { id: alerts.conflict } })).status).toBe(404);
 
-    // The intruder sees the conflict about them but cannot hush it.
+    // A conflict is misuse: neither the intruder nor the holder may hush it, only an admin.
     expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.intruder, params: { id: alerts.conflict } })).status).toBe(403);
+    expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.holder, params: { id: alerts.conflict } })).status).toBe(403);
 
-    const { status, body } = await call<AlertView>(routes.acknowledge.POST, { method: "POST", token: tokens.holder, params: { id: alerts.conflict } });
+    const { status, body } = await call<AlertView>(routes.acknowledge.POST, { method: "POST", token: tokens.holder, params: { id: alerts.idle } });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ id: alerts.conflict, holderId: ids.holder, closedAt: null, acknowledgedBy: { id: ids.holder } });
-    expect(announced.at(-1)).toMatchObject({ event: "acknowledged", alert: { id: alerts.conflict } });
+    expect(body).toMatchObject({ id: alerts.idle, holderId: ids.holder, closedAt: null, acknowledgedBy: { id: ids.holder } });
+    expect(announced.at(-1)).toMatchObject({ event: "acknowledged", alert: { id: alerts.idle } });
 
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.holder })).body).toEqual({ open: 2, unacknowledged: 1 });
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.bystander })).body).toEqual({ open: 0, unacknowledged: 0 });

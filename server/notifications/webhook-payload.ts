@@ -8,6 +8,16 @@ export function deliveryEventOf(event: AlertUpdate["event"]): DeliveryEvent | nu
   return null;
 }
 
+/**
+ * Text for Slack's mrkdwn (Mattermost and Rocket.Chat read it the same way):
+ * `<…>` is a mention or a link there, so `<!channel>` in a host name, a
+ * purpose or a process name would ping a whole channel. Slack asks for
+ * exactly these three to be escaped.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
 function where(alert: AlertView): string {
   if (alert.gpu && alert.host) return `${alert.host.name} GPU ${alert.gpu.index ?? "?"}`;
   return alert.host?.name ?? "gpudesk";
@@ -29,7 +39,8 @@ export function buildPayload(format: WebhookFormat, event: DeliveryEvent, alert:
   const label = ALERT_KIND_LABELS[alert.kind];
   const verb = event === "alert.closed" ? "cleared" : event === "webhook.test" ? "test" : "opened";
   const icon = event === "alert.closed" ? ":white_check_mark:" : event === "webhook.test" ? ":information_source:" : ":rotating_light:";
-  const text = `${icon} *${label} ${verb}* on ${where(alert)}: ${alert.message}${link ? ` <${link}|details>` : ""}`;
+  // Host names come from agents and messages name people, processes and purposes: escaped.
+  const text = `${icon} *${label} ${verb}* on ${escapeSlackText(where(alert))}: ${escapeSlackText(alert.message)}${link ? ` <${link}|details>` : ""}`;
   return JSON.stringify({ text });
 }
 

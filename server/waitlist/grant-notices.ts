@@ -6,6 +6,7 @@ import { viewerRoom } from "@/server/fleet/viewer-rooms";
 import { log } from "@/server/log";
 import { wakeDeliveries } from "@/server/notifications/notifications";
 import { processEvent } from "@/server/process-events";
+import { escapeSlackText } from "@/server/notifications/webhook-payload";
 import { toFormat } from "@/server/notifications/webhooks";
 
 /**
@@ -26,7 +27,7 @@ export function grantSentence(notice: GrantNotice): string {
 export function grantPayload(format: "slack" | "json", notice: GrantNotice, publicUrl?: string): string {
   const link = publicUrl ? `${publicUrl.replace(/\/$/, "")}/reservations` : null;
   if (format === "json") return JSON.stringify({ event: "waitlist.granted", grant: notice, ...(link ? { link } : {}) });
-  return JSON.stringify({ text: `:tada: ${grantSentence(notice)}${link ? ` <${link}|launch settings>` : ""}` });
+  return JSON.stringify({ text: `:tada: ${escapeSlackText(grantSentence(notice))}${link ? ` <${link}|launch settings>` : ""}` });
 }
 
 /** Queues one delivery per enabled personal webhook of the person; returns how many. */

@@ -1,0 +1,47 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/** Misuse alerts are silenced by admins only: the person an alert is about cannot hush it. */
+
+let modules: { queries: typeof import("@/server/alerts/alert-queries"); fixtures: typeof import("@/server/testing/booking-fixtures"); db: typeof import("@/server/db") };
+
+beforeAll(async () => {
+  await useTestDatabase();
+  modules = {
+    queries: await import("@/server/alerts/alert-queries"),
+    fixtures: await import("@/server/testing/booking-fixtures"),
+    db: await import("@/server/db"),
+  };
+}, 120_000);
+
+async function alertAbout(kind: string, userIds: string[], reservationId: string | null = null): Promise<string> {
+  const host = await modules.fixtures.createTestHost(1, "ackhost");
+  const row = await modules.db.db().alert.create({
+    data: { kind, subjectKey: `${kind}:${host.id}`, hostId: host.id, gpuUuid: host.gpus[0].uuid, gpuIndex: 0, reservationId, userIds: JSON.stringify(userIds), message: kind, evidence: "{}", openedAt: new Date() },
+    select: { id: true },
+  });
+  return row.id;
+}
+
+describe("acknowledging misuse alerts", () => {
+  it("refuses the person who uses a GPU without a booking; an admin acknowledges it", async () => {
+    const squatter = await modules.fixtures.createTestUser("member", "squatter");
+    const admin = await modules.fixtures.createTestUser("admin", "ackadmin");
+    const id = await alertAbout("unbooked_use", [squatter.id]);
+    await expect(modules.queries.acknowledgeAlert(squatter, id)).rejects.toMatchObject({ code: "forbidden", message: "Only an admin can acknowledge this alert" });
+    expect((await modules.queries.acknowledgeAlert(admin, id)).acknowledgedBy).toMatchObject({ id: admin.id });
+  });
+
+  it("refuses both people of a conflict", async () => {
+    const holder = await modules.fixtures.createTestUser("member", "ackholder");
+    const intruder = await modules.fixtures.createTestUser("member", "ackintruder");
+    const id = await alertAbout("conflict", [holder.id, intruder.id], "res-ack");
+    for (const person of [holder, intruder]) await expect(modules.queries.acknowledgeAlert(person, id)).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("still lets the holder acknowledge an alert that is not about misuse", async () => {
+    const holder = await modules.fixtures.createTestUser("member", "ackidle");
+    const id = await alertAbout("memory_pressure", [holder.id], "res-mem");
+    expect((await modules.queries.acknowledgeAlert(holder, id)).acknowledgedAt).not.toBeNull();
+  });
+});
