@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { E2E_LAN_ORIGIN } from "../playwright.config";
-import { member } from "./helpers";
+import { E2E_ORIGIN, member, signIn } from "./helpers";
 
 test("a member signs in over plain HTTP on a LAN name (not localhost) and stays signed in", async ({ page }) => {
   const user = member();
@@ -53,4 +53,35 @@ test("anonymous /api/health shows neither the hostname nor the process id", asyn
   const body = await health.json();
   expect(body.ok).toBe(true);
   expect(body.cluster.instance).toMatch(/^[0-9a-f]{12}$/);
+});
+
+test("a member's personal webhook to the cloud metadata address is refused next to the URL field", async ({ page }) => {
+  await signIn(page, member());
+  await page.goto("/alerts/notifications");
+  const form = page.getByRole("form", { name: "Add a webhook" });
+  await form.getByLabel("URL").fill("http://169.254.169.254/latest/meta-data/");
+  await form.getByRole("button", { name: "Add webhook" }).click();
+  await expect(form.getByText("private, link-local or unspecified address")).toBeVisible();
+  await form.screenshot({ path: test.info().outputPath("webhook-refused.png") });
+  const mine = await page.request.get("/api/v1/webhooks");
+  expect(((await mine.json()).webhooks as { url: string }[]).some((hook) => hook.url.includes("169.254"))).toBe(false);
+});
+
+test("over real HTTP: repeated wrong sign-ins for one account get 429, e-mail sign-in and update-user are closed", async ({ page, request }) => {
+  const username = `ghost${Date.now().toString(36)}`;
+  const statuses: number[] = [];
+  for (let attempt = 0; attempt < 7; attempt += 1) {
+    const answer = await request.post("/api/auth/sign-in/username", { data: { username, password: "wrong-password" }, headers: { origin: E2E_ORIGIN } });
+    statuses.push(answer.status());
+  }
+  expect(statuses.at(-1)).toBe(429);
+  const email = await request.post("/api/auth/sign-in/email", { data: { email: `${username}@users.gpudesk.invalid`, password: "wrong-password" }, headers: { origin: E2E_ORIGIN } });
+  expect(email.status()).toBe(404);
+
+  await signIn(page, member());
+  const rename = await page.request.post("/api/auth/update-user", { data: { name: "Someone Else" }, headers: { origin: E2E_ORIGIN } });
+  expect(rename.status()).toBe(404);
+  const forgedSignOut = await page.request.post("/api/auth/sign-out", { data: {}, headers: { origin: `http://127.0.0.1:${Number(new URL(E2E_ORIGIN).port) + 1}` } });
+  expect(forgedSignOut.status()).toBe(403);
+  expect((await page.request.get("/api/v1/me")).status()).toBe(200);
 });

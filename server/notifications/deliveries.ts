@@ -167,7 +167,7 @@ export class DeliveryWorker {
     } catch (caught) {
       error =
         caught instanceof WebhookTargetRefused
-          ? `${REFUSED_PREFIX}${caught.message}`
+          ? `${REFUSED_PREFIX}the URL ${caught.message}`
           : caught instanceof Error
             ? caught.name === "TimeoutError" || caught.name === "AbortError"
               ? "timed out"

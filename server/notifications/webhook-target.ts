@@ -59,7 +59,7 @@ export function privateTargetAllowList(cidrs: readonly { address: string; prefix
   };
 }
 
-/** A target the rules refuse; the message is gpudesk's own and safe to show to the webhook's owner. */
+/** A target the rules refuse; the message (said of the URL: "points to …") is gpudesk's own and safe to show to the webhook's owner. */
 export class WebhookTargetRefused extends Error {}
 
 export interface ResolvedTarget {
@@ -83,13 +83,13 @@ export async function resolveTarget(
   resolve: Resolver = systemResolver,
 ): Promise<ResolvedTarget> {
   const url = new URL(rawUrl);
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new WebhookTargetRefused("only http and https webhooks are sent");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new WebhookTargetRefused("is not an http or https URL");
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const addresses = net.isIP(hostname) ? [{ address: hostname, family: net.isIP(hostname) }] : await resolve(hostname);
-  if (addresses.length === 0) throw new WebhookTargetRefused(`${hostname} has no address`);
+  if (addresses.length === 0) throw new WebhookTargetRefused("names a host without an address");
   for (const { address } of addresses) {
     if (!isPublicAddress(address) && !allowPrivate(address)) {
-      throw new WebhookTargetRefused("the target is a loopback, private, link-local or unspecified address, which personal webhooks may not reach");
+      throw new WebhookTargetRefused("points to a loopback, private, link-local or unspecified address, which personal webhooks may not reach");
     }
   }
   const [first] = addresses;

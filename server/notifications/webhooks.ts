@@ -45,7 +45,7 @@ async function checkPersonalTarget(url: string, rules: WebhookRules): Promise<vo
   try {
     await resolveTarget(url, rules.allowPrivate ?? personalWebhookAllowList(), rules.resolve);
   } catch (error) {
-    if (error instanceof WebhookTargetRefused) throw new AppError("bad_request", `Webhook refused: ${error.message}`, { url: error.message });
+    if (error instanceof WebhookTargetRefused) throw new AppError("bad_request", `Webhook refused: the URL ${error.message}`, { url: error.message });
   }
 }
 

@@ -82,9 +82,9 @@ async function miasWaitingEntry(world: MatrixWorld): Promise<string> {
 }
 
 /** An open alert about Mia (no booking involved), fresh per call since acknowledging changes it. */
-async function alertAboutMia(world: MatrixWorld): Promise<string> {
+async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_pressure"): Promise<string> {
   const alert = await db().alert.create({
-    data: { kind: "unbooked_use", subjectKey: `matrix:${randomUUID()}`, userIds: JSON.stringify([world.member.id]), message: "matrix", gpuUuid: world.gpuUuid },
+    data: { kind, subjectKey: `matrix:${randomUUID()}`, userIds: JSON.stringify([world.member.id]), message: "matrix", gpuUuid: world.gpuUuid },
     select: { id: true },
   });
   return alert.id;
@@ -183,7 +183,18 @@ export const ACTIONS: Action[] = [
 
   { route: "GET /api/v1/alerts", expect: anyUser },
   { route: "GET /api/v1/alerts/summary", expect: anyUser },
-  { route: "POST /api/v1/alerts/[id]/acknowledge", prepare: async (w) => ({ params: { id: await alertAboutMia(w) } }), expect: owned },
+  // Misuse (here Mia's use without a booking) is an admin's to acknowledge, not the person's it is about.
+  {
+    route: "POST /api/v1/alerts/[id]/acknowledge",
+    prepare: async (w) => ({ params: { id: await alertAboutMia(w, "unbooked_use") } }),
+    expect: { ...owned, member: 403 },
+  },
+  {
+    route: "POST /api/v1/alerts/[id]/acknowledge",
+    variant: "an alert that is not about misuse",
+    prepare: async (w) => ({ params: { id: await alertAboutMia(w, "memory_pressure") } }),
+    expect: owned,
+  },
 
   { route: "GET /api/v1/webhooks", expect: anyUser },
   { route: "GET /api/v1/webhooks", variant: "the fleet-wide ones (scope=admin)", query: "?scope=admin", expect: adminOnly },
