@@ -18,7 +18,7 @@ afterEach(() => {
 
 /** A node process that idles; `stubborn` ones ignore SIGTERM. */
 function startProcess(options: { env?: Record<string, string>; stubborn?: boolean } = {}): ChildProcess {
-  const script = `${options.stubborn ? "process.on('SIGTERM', () => {});" : ""} setInterval(() => {}, 1000); process.send?.('ready');`;
+  const script = `${options.stubborn ? "process.on('SIGTERM', () => {});" : ""} setInterval(() => {}, 1000); process.on('message', () => process.send?.('pong')); process.send?.('ready');`;
   const child = spawn(process.execPath, ["-e", script], { env: { ...process.env, ...options.env }, stdio: ["ignore", "ignore", "ignore", "ipc"] });
   children.push(child);
   return child;
@@ -40,6 +40,22 @@ function exited(child: ChildProcess, withinMs: number): Promise<NodeJS.Signals |
 }
 
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+/**
+ * A positive sign of life rather than "still there after a sleep": the
+ * process answers a message. Together with handle() resolving only once the
+ * enforcement of a command is over (SIGKILL wait included), nothing can
+ * still be on its way to it.
+ */
+async function answers(child: ChildProcess): Promise<boolean> {
+  if (!alive(child)) return false;
+  const pong = new Promise<boolean>((resolve) => {
+    child.once("message", () => resolve(true));
+    child.once("exit", () => resolve(false));
+  });
+  child.send("ping");
+  return pong;
+}
 const reader = createProcReader({ procRoot: "/proc" });
 
 async function commandFor(child: ChildProcess, overrides: Partial<TerminateCommand> = {}): Promise<TerminateCommand> {
@@ -75,7 +91,7 @@ describe("the agent's enforcer on real processes", () => {
     await subject.handle(await commandFor(intruder));
 
     expect(await exited(intruder, 5000)).toBe("SIGTERM");
-    expect(alive(holder)).toBe(true);
+    expect(await answers(holder)).toBe(true);
     expect(actions()).toEqual([`${holder.pid} refused`, `${intruder.pid} sigterm`, `${intruder.pid} exited`]);
     expect(reports[0].detail).toContain("GPUDESK_RESERVATION");
     expect(reports[1].login).toBe(os.userInfo().username);
@@ -99,8 +115,7 @@ describe("the agent's enforcer on real processes", () => {
     const { subject, actions } = enforcer(true);
     await subject.handle(await commandFor(mine, { protect: { reservationId: "res-holder", logins: [os.userInfo().username] } }));
     await subject.handle(await commandFor(other, { startedAt: "2001-01-01T00:00:00.000Z" }));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(alive(mine) && alive(other)).toBe(true);
+    expect([await answers(mine), await answers(other)]).toEqual([true, true]);
     expect(actions()).toEqual([`${mine.pid} refused`, `${other.pid} refused`]);
   });
 
@@ -109,8 +124,7 @@ describe("the agent's enforcer on real processes", () => {
     await ready(intruder);
     const { subject, reports } = enforcer(false);
     await subject.handle(await commandFor(intruder));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(alive(intruder)).toBe(true);
+    expect(await answers(intruder)).toBe(true);
     expect(reports).toEqual([expect.objectContaining({ action: "refused", detail: "this agent was started without --allow-enforcement" })]);
   });
 

@@ -42,6 +42,8 @@ let intruderPerson: { id: string };
 const login = os.userInfo().username;
 const bookings: LiveBooking[] = [];
 const children: ChildProcess[] = [];
+/** When the reconciliation and enforcement tick ran: the positive sign that a decision was made. */
+const ticks: number[] = [];
 
 beforeAll(async () => {
   await useTestDatabase();
@@ -70,7 +72,10 @@ beforeAll(async () => {
     resolveViewer: async () => null,
   });
   // The live endpoint's tick, which drives reconciliation and enforcement.
-  const tick = setInterval(() => alerts.live.tick(), 500);
+  const tick = setInterval(() => {
+    alerts.live.tick();
+    ticks.push(Date.now());
+  }, 500);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   stop = async () => {
@@ -190,10 +195,14 @@ describe("enforcement with the real agent", () => {
       60_000,
       "the conflict alert",
     );
-    // Well past the grace period (1 s) and the kill delay (1 s).
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened.openedAt.getTime() + 5000 - Date.now())));
+    // Not a sleep: wait until the enforcement tick has run three times after the grace period
+    // (1 s) ended, each time finding the conflict and an agent that does not allow it. With
+    // --allow-enforcement the first of them sends the request (the test above).
+    const graceOver = opened.openedAt.getTime() + 1000;
+    await until(async () => ticks.filter((at) => at > graceOver).length >= 3, 30_000, "three enforcement ticks after the grace period");
+    expect(await audit(host.id)).toEqual([]);
+    expect(await m.db.db().alert.count({ where: { kind: "conflict", hostId: host.id, closedAt: null } })).toBe(1);
     expect(alive(intruder)).toBe(true);
     expect(alive(holderProcess)).toBe(true);
-    expect(await audit(host.id)).toEqual([]);
   }, 90_000);
 });
