@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, startAgent } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, startAgent } from "./helpers";
 
 /**
  * `gpudesk run` against the real server, on a GPU host: this machine is
@@ -52,6 +52,12 @@ function childEnv(stdout: string): { CUDA_VISIBLE_DEVICES: string; GPUDESK_RESER
 }
 
 const PRINT_ENV = `console.log("ENV " + JSON.stringify({ CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES, GPUDESK_RESERVATION: process.env.GPUDESK_RESERVATION, CUDA_DEVICE_ORDER: process.env.CUDA_DEVICE_ORDER }));`;
+
+/** The booking a GPUDESK_RESERVATION value names: `<id>.<proof>` (lib/reservation-claim.ts). */
+function bookingId(value: string): string {
+  expect(value).toMatch(/^[^.]+\.[A-Za-z0-9_-]{32}$/);
+  return value.split(".")[0];
+}
 
 async function reservationState(request: APIRequestContext, token: string, id: string): Promise<string | undefined> {
   const response = await request.get("/api/v1/reservations?state=all", { headers: { authorization: `Bearer ${token}` } });
@@ -121,9 +127,12 @@ test("gpudesk run gives the child its GPUs, passes its exit code through and rel
   expect(result.stderr).toContain(`gpudesk: ${HERE} GPU 0 booked until`);
   expect(env.CUDA_VISIBLE_DEVICES).toBe("0");
   expect(env.CUDA_DEVICE_ORDER).toBe("PCI_BUS_ID");
-  expect(env.GPUDESK_RESERVATION).not.toBe("");
-  expect(result.stderr).toContain(`released ${env.GPUDESK_RESERVATION}`);
-  expect(await reservationState(request, token, env.GPUDESK_RESERVATION)).toBe("released");
+  const id = bookingId(env.GPUDESK_RESERVATION);
+  expect(result.stderr).toContain(`released ${id}`);
+  expect(await reservationState(request, token, id)).toBe("released");
+  // The child got the very value that proves the booking, as the holder's launch settings show it.
+  const view = await request.get(`/api/v1/reservations/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(((await view.json()) as { launch: { reservationValue: string } }).launch.reservationValue).toBe(env.GPUDESK_RESERVATION);
 });
 
 test("gpudesk run releases the booking when the child is killed by a signal", async ({ request }) => {
@@ -131,7 +140,7 @@ test("gpudesk run releases the booking when the child is killed by a signal", as
   const result = await gpudeskRun(token, `${PRINT_ENV} process.kill(process.pid, "SIGTERM"); setTimeout(() => {}, 60000);`);
   expect(result.code, result.stderr).toBe(128 + 15);
   const env = childEnv(result.stdout);
-  expect(await reservationState(request, token, env.GPUDESK_RESERVATION)).toBe("released");
+  expect(await reservationState(request, token, bookingId(env.GPUDESK_RESERVATION))).toBe("released");
 });
 
 test("gpudesk run forwards SIGTERM to the child and still releases the booking", async ({ request }) => {
@@ -146,7 +155,7 @@ test("gpudesk run forwards SIGTERM to the child and still releases the booking",
   expect(signalled).toBe(true);
   expect(result.code, result.stderr).toBe(128 + 15);
   const env = childEnv(result.stdout);
-  expect(await reservationState(request, token, env.GPUDESK_RESERVATION)).toBe("released");
+  expect(await reservationState(request, token, bookingId(env.GPUDESK_RESERVATION))).toBe("released");
 });
 
 test("gpudesk run refuses, in one line and without booking, to run a command here with another host's GPUs", async ({ request }) => {
@@ -198,6 +207,31 @@ test("gpudesk prints the server's message and exits non-zero when the booking is
 function gpudeskWithToken(args: string[]) {
   return spawnSync(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: token }, encoding: "utf8", timeout: 60_000 });
 }
+
+test("gpudesk env prints the booking's proof for its holder only", async ({ request }) => {
+  test.setTimeout(120_000);
+  const booked = await request.post("/api/v1/reservations", {
+    headers: { authorization: `Bearer ${token}` },
+    data: { host: "sim-4090-a", gpus: [1], durationMinutes: 30, purpose: "gpudesk env", allowBusy: true },
+  });
+  expect(booked.status(), await booked.text()).toBe(201);
+  const { id, launch } = (await booked.json()) as { id: string; launch: { reservationValue: string } };
+  try {
+    const mine = gpudeskWithToken(["env", id]);
+    expect(mine.status, mine.stderr).toBe(0);
+    expect(mine.stdout).toContain(`export GPUDESK_RESERVATION=${launch.reservationValue}`);
+    expect(bookingId(launch.reservationValue)).toBe(id);
+
+    // An admin may look at the booking, not take its proof.
+    const adminToken = gpudesk(["token", "create", "--user", admin().username, "--label", "e2e cli env"]).stdout.trim();
+    const theirs = spawnSync(process.execPath, [cli, "env", id], { cwd: root, env: { ...process.env, GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: adminToken }, encoding: "utf8", timeout: 60_000 });
+    expect(theirs.status, theirs.stderr).toBe(0);
+    expect(theirs.stdout).toContain("export CUDA_VISIBLE_DEVICES=1");
+    expect(theirs.stdout).not.toContain("GPUDESK_RESERVATION");
+  } finally {
+    await request.post(`/api/v1/reservations/${id}/release`, { headers: { authorization: `Bearer ${token}` } });
+  }
+});
 
 test("gpudesk reserve --wait queues while the GPUs are taken and is granted when they are released", async ({ request }) => {
   test.setTimeout(120_000);

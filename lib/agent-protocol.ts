@@ -59,3 +59,32 @@ export interface AgentServerToClient {
 
 /** Snapshots per message when the agent replays its buffer. */
 export const AGENT_BATCH_SIZE = 100;
+
+/** How far back an agent's buffer reaches: it keeps readings this long while the server is unreachable (server/agent/agent-runner.ts). */
+export const AGENT_BUFFER_REACH_MS = 2 * 3600_000;
+/** Time a reading may spend between leaving the buffer and reaching the server (a slow link, a replay of many batches). */
+const DELIVERY_SLACK_MS = 10 * 60_000;
+/** A reading dated further ahead of the server's clock than this comes from a host whose clock is wrong: refused. */
+export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+
+export type ReadingTime = { ok: true; sampledAtMs: number; clamped: boolean } | { ok: false; error: string };
+
+/**
+ * When the server files a reading that arrived at `receivedAtMs`. Older than
+ * any agent buffer reaches (which includes year 1 and 1970): refused. Ahead
+ * of the server's clock: filed at the time it arrived, because the live state
+ * keeps only readings newer than the newest it has, and one reading from the
+ * future would otherwise hide every current one until its date came. Far
+ * ahead (a clock off by minutes): refused.
+ */
+export function checkReadingTime(sampledAtMs: number, receivedAtMs: number): ReadingTime {
+  if (!Number.isFinite(sampledAtMs)) return { ok: false, error: "sampledAt is not a time" };
+  if (sampledAtMs < receivedAtMs - AGENT_BUFFER_REACH_MS - DELIVERY_SLACK_MS) {
+    return { ok: false, error: `sampledAt ${new Date(sampledAtMs).toISOString()} is older than any agent buffer reaches: check the host's clock` };
+  }
+  if (sampledAtMs > receivedAtMs + MAX_CLOCK_AHEAD_MS) {
+    return { ok: false, error: `sampledAt ${new Date(sampledAtMs).toISOString()} is in the future: check the host's clock` };
+  }
+  if (sampledAtMs > receivedAtMs) return { ok: true, sampledAtMs: receivedAtMs, clamped: true };
+  return { ok: true, sampledAtMs, clamped: false };
+}

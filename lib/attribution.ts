@@ -42,6 +42,11 @@ export interface ProcessAttribution {
   /** Login of the process owner as the agent read it (may be a uid as text). */
   login: string | null;
   evidence: AttributionEvidence;
+  /**
+   * The booking its GPUDESK_RESERVATION names without that booking's proof:
+   * a false claim, so it was attributed by its other evidence. Absent otherwise.
+   */
+  falseClaim?: string;
   /** It runs on a GPU booked by someone else (or by nobody we can tell). */
   intruder: boolean;
 }
@@ -78,6 +83,12 @@ export function evidenceLabel(evidence: AttributionEvidence): string {
     case "none":
       return "owner unknown";
   }
+}
+
+/** The evidence in words, with a false claim on a booking when there is one: "via login bob · claims reservation abc… without its proof". */
+export function processEvidenceLabel(process: Pick<ProcessAttribution, "evidence" | "falseClaim">): string {
+  const via = evidenceLabel(process.evidence);
+  return process.falseClaim ? `${via} · claims reservation ${shortId(process.falseClaim, 8)} without its proof` : via;
 }
 
 /** Who a process is, for people: the gpudesk name, else the login, else "unknown". */

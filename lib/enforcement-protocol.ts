@@ -17,6 +17,7 @@ export const terminateCommandSchema = z.object({
   reservationId: z.string().max(128),
   /** Never terminated, whatever else is claimed: the booking's own processes and its holder's logins. */
   protect: z.object({
+    /** The booking's whole GPUDESK_RESERVATION value, `<id>.<proof>`: a bare id (no proof) protects nothing. */
     reservationId: z.string().max(128),
     logins: z.array(z.string().max(256)).max(16),
   }),

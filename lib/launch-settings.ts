@@ -6,6 +6,9 @@
  * fastest-first unless CUDA_DEVICE_ORDER=PCI_BUS_ID, so the export sets it:
  * without it "CUDA_VISIBLE_DEVICES=2" can mean another GPU than nvidia-smi's 2.
  * UUIDs survive reboots and re-enumeration, indices do not.
+ *
+ * The `GPUDESK_RESERVATION` lines carry the booking's proof
+ * (lib/reservation-claim.ts): they exist only in the holder's copy.
  */
 
 export interface LaunchGpu {
@@ -22,25 +25,33 @@ export interface LaunchSettings {
   /** `export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3` */
   exportIndices: string;
   exportUuids: string;
-  /** `export GPUDESK_RESERVATION=…`: lets gpudesk tell this job's processes apart from others of the same person. */
+  /**
+   * The value for `GPUDESK_RESERVATION`, `<id>.<proof>`: it proves that the
+   * job's processes run on this booking, whoever's login they run under.
+   * Null in any copy but the holder's.
+   */
+  reservationValue: string | null;
+  /** `export GPUDESK_RESERVATION=…`; null in any copy but the holder's. */
   exportReservation: string | null;
   /** `docker run --gpus '"device=2,3"' …`: inside the container the GPUs are 0..n-1 and CUDA_VISIBLE_DEVICES stays unset. */
   docker: string;
   /** A docker compose service with the `device_ids` block. */
   compose: string;
-  /** `torchrun --nproc_per_node=N …` with the export in front. */
+  /** `torchrun --nproc_per_node=N …` with the environment in front. */
   torchrun: string;
   /** How frameworks number the booked GPUs inside the job. */
   frameworks: { pytorch: string; tensorflow: string };
 }
 
-export function launchSettings(gpus: LaunchGpu[], reservationId?: string): LaunchSettings {
+/** `reservationValue`: the booking's `<id>.<proof>`, given only when the settings are for its holder. */
+export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | null): LaunchSettings {
   const sorted = [...gpus].sort((a, b) => a.index - b.index);
   const indices = sorted.map((gpu) => String(gpu.index)).join(",");
   const uuids = sorted.map((gpu) => gpu.uuid).join(",");
   const env = `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=${indices}`;
-  const reservationEnv = reservationId ? ` -e GPUDESK_RESERVATION=${reservationId}` : "";
-  const composeEnv = reservationId ? ["    environment:", `      GPUDESK_RESERVATION: "${reservationId}"`] : [];
+  const value = reservationValue ?? null;
+  const reservationEnv = value ? ` -e GPUDESK_RESERVATION=${value}` : "";
+  const composeEnv = value ? ["    environment:", `      GPUDESK_RESERVATION: "${value}"`] : [];
   const compose = [
     "services:",
     "  job:",
@@ -61,10 +72,11 @@ export function launchSettings(gpus: LaunchGpu[], reservationId?: string): Launc
     cudaVisibleDevicesUuids: uuids,
     exportIndices: `export ${env}`,
     exportUuids: `export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=${uuids}`,
-    exportReservation: reservationId ? `export GPUDESK_RESERVATION=${reservationId}` : null,
+    reservationValue: value,
+    exportReservation: value ? `export GPUDESK_RESERVATION=${value}` : null,
     docker: `docker run --gpus '"device=${indices}"'${reservationEnv} IMAGE COMMAND`,
     compose,
-    torchrun: `${env} torchrun --standalone --nproc_per_node=${sorted.length} train.py`,
+    torchrun: `${env}${value ? ` GPUDESK_RESERVATION=${value}` : ""} torchrun --standalone --nproc_per_node=${sorted.length} train.py`,
     frameworks: frameworkNotes(sorted),
   };
 }

@@ -7,8 +7,18 @@ import { z } from "zod";
  * is `null`, never 0.
  */
 
-const nullableNumber = z.number().finite().nullable();
 const shortText = (max: number) => z.string().max(max);
+/** A finite reading within what any GPU can report, or null when it reports none. */
+const reading = (min: number, max: number) => z.number().finite().min(min).max(max).nullable();
+
+// Plausible bounds, wide enough for any GPU sold today and the next few
+// generations; a value outside them is a broken driver or a forged reading,
+// and the usage history must never hold it.
+const MAX_MEMORY_MIB = 16 * 1024 * 1024; // 16 TiB
+const MAX_POWER_W = 10_000;
+const MAX_CLOCK_MHZ = 10_000;
+/** memory.used may exceed memory.total by rounding (both are whole MiB, read a moment apart): 1 % plus 1 MiB. */
+const MEMORY_USED_TOLERANCE = 0.01;
 
 export const hostInfoSchema = z.object({
   name: shortText(253).min(1),
@@ -16,31 +26,39 @@ export const hostInfoSchema = z.object({
   cudaVersion: shortText(32).nullable(),
 });
 
-export const gpuSampleSchema = z.object({
-  index: z.number().int().min(0).max(1023),
-  uuid: shortText(128).min(1),
-  name: shortText(128),
-  pciBusId: shortText(64).nullable(),
-  memoryTotalMiB: nullableNumber,
-  memoryUsedMiB: nullableNumber,
-  utilizationGpuPct: nullableNumber,
-  utilizationMemoryPct: nullableNumber,
-  temperatureC: nullableNumber,
-  powerDrawW: nullableNumber,
-  powerLimitW: nullableNumber,
-  fanSpeedPct: nullableNumber,
-  smClockMHz: nullableNumber,
-  pstate: shortText(8).nullable(),
-  /** "Enabled" / "Disabled" as nvidia-smi says it; null where MIG does not exist. */
-  migMode: shortText(32).nullable(),
-  eccErrorsUncorrected: nullableNumber,
-});
+export const gpuSampleSchema = z
+  .object({
+    index: z.number().int().min(0).max(1023),
+    uuid: shortText(128).min(1),
+    name: shortText(128),
+    pciBusId: shortText(64).nullable(),
+    memoryTotalMiB: reading(0, MAX_MEMORY_MIB),
+    memoryUsedMiB: reading(0, MAX_MEMORY_MIB),
+    utilizationGpuPct: reading(0, 100),
+    utilizationMemoryPct: reading(0, 100),
+    temperatureC: reading(-50, 150),
+    powerDrawW: reading(0, MAX_POWER_W),
+    powerLimitW: reading(0, MAX_POWER_W),
+    /** nvidia-smi documents that fan speed "may exceed 100 %" on some boards. */
+    fanSpeedPct: reading(0, 200),
+    smClockMHz: reading(0, MAX_CLOCK_MHZ),
+    pstate: shortText(8).nullable(),
+    /** "Enabled" / "Disabled" as nvidia-smi says it; null where MIG does not exist. */
+    migMode: shortText(32).nullable(),
+    eccErrorsUncorrected: reading(0, Number.MAX_SAFE_INTEGER),
+  })
+  .superRefine((gpu, ctx) => {
+    const { memoryUsedMiB: used, memoryTotalMiB: total } = gpu;
+    if (used !== null && total !== null && used > total * (1 + MEMORY_USED_TOLERANCE) + 1) {
+      ctx.addIssue({ code: "custom", path: ["memoryUsedMiB"], message: `memory used (${used} MiB) is above the total (${total} MiB)` });
+    }
+  });
 
 export const processInfoSchema = z.object({
   gpuUuid: shortText(128),
-  pid: z.number().int().min(0),
+  pid: z.number().int().min(0).max(2 ** 32),
   name: shortText(1024),
-  usedMemoryMiB: nullableNumber,
+  usedMemoryMiB: reading(0, MAX_MEMORY_MIB),
   /** Login of the process owner, from the host's passwd database (or the uid as text). */
   user: shortText(256).nullable(),
   command: shortText(4096).nullable(),
@@ -48,16 +66,39 @@ export const processInfoSchema = z.object({
   /** Docker container id (short form) or Kubernetes pod uid, from the cgroup. */
   container: shortText(128).nullable(),
   slurmJobId: shortText(64).nullable(),
-  /** `GPUDESK_RESERVATION` from the process environment, when readable. */
+  /**
+   * `GPUDESK_RESERVATION` from the process environment, when readable: the
+   * agent reports the value as it is, `<id>.<proof>` (lib/reservation-claim.ts);
+   * the server checks the proof on arrival and keeps only the id.
+   */
   reservationId: shortText(128).nullable(),
+  /**
+   * Set by the server once it checked the proof (server/fleet/ingest.ts):
+   * true when the value proved the booking it names. What an agent sends
+   * here is replaced.
+   */
+  reservationProven: z.boolean().optional(),
 });
 
-export const snapshotSchema = z.object({
-  host: hostInfoSchema,
-  gpus: z.array(gpuSampleSchema).max(256),
-  processes: z.array(processInfoSchema).max(4096),
-  sampledAt: z.iso.datetime(),
-});
+export const snapshotSchema = z
+  .object({
+    host: hostInfoSchema,
+    gpus: z.array(gpuSampleSchema).max(256),
+    processes: z.array(processInfoSchema).max(4096),
+    /** When the agent read the GPUs; the server also checks it against its own clock (lib/agent-protocol.ts). */
+    sampledAt: z.iso.datetime(),
+  })
+  .superRefine((snapshot, ctx) => {
+    // Two GPUs under one index or one UUID would file one GPU's readings under the other.
+    const indices = new Set<number>();
+    const uuids = new Set<string>();
+    snapshot.gpus.forEach((gpu, position) => {
+      if (indices.has(gpu.index)) ctx.addIssue({ code: "custom", path: ["gpus", position, "index"], message: `GPU index ${gpu.index} appears twice` });
+      if (uuids.has(gpu.uuid)) ctx.addIssue({ code: "custom", path: ["gpus", position, "uuid"], message: `GPU ${gpu.uuid} appears twice` });
+      indices.add(gpu.index);
+      uuids.add(gpu.uuid);
+    });
+  });
 
 export type HostInfo = z.infer<typeof hostInfoSchema>;
 export type GpuSample = z.infer<typeof gpuSampleSchema>;

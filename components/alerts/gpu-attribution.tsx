@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { attributedName, evidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 
 interface Runner {
   name: string;
@@ -13,7 +13,7 @@ function runners(processes: ProcessAttribution[]): Runner[] {
   const byKey = new Map<string, Runner>();
   for (const process of processes) {
     const name = attributedName(process);
-    const via = evidenceLabel(process.evidence);
+    const via = processEvidenceLabel(process);
     const key = `${name}\u0000${via}\u0000${process.intruder}`;
     const runner = byKey.get(key);
     if (runner) runner.pids.push(process.pid);

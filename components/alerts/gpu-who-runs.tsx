@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { evidenceLabel, type GpuReconciliation } from "@/lib/attribution";
+import { processEvidenceLabel, type GpuReconciliation } from "@/lib/attribution";
 import { DASH } from "@/lib/format";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import * as t from "@/components/ui/table-styles";
@@ -47,7 +47,7 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
                   <td className={`${t.td} font-mono text-xs`}>{process.pid}</td>
                   <td className={`${t.td} font-medium`}>{process.person?.username ?? <span className="text-slate-500 dark:text-slate-400">unknown</span>}</td>
                   <td className={t.td} title={process.evidence.value ?? undefined}>
-                    {evidenceLabel(process.evidence)}
+                    {processEvidenceLabel(process)}
                   </td>
                   <td className={`${t.td} font-mono text-xs`}>{process.login ?? DASH}</td>
                   <td className={t.td}>

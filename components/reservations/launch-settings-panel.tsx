@@ -17,7 +17,7 @@ export function LaunchSettingsPanel({ launch }: { launch: LaunchSettings }) {
     { label: "Shell (indices as nvidia-smi shows them)", what: "export line", text: launch.exportIndices },
     { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
     ...(launch.exportReservation
-      ? [{ label: "Tag your processes with this booking", what: "reservation tag", text: launch.exportReservation }]
+      ? [{ label: "Prove your processes run on this booking (yours alone: do not share it)", what: "reservation tag", text: launch.exportReservation }]
       : []),
     { label: "torchrun", what: "torchrun line", text: launch.torchrun },
     { label: "docker run", what: "docker run line", text: launch.docker },

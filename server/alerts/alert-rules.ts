@@ -1,4 +1,4 @@
-import { attributedName, evidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import { formatDuration } from "@/lib/duration";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import type { AlertConfig } from "@/server/alerts/alert-config";
@@ -38,7 +38,8 @@ function processEvidence(gpu: LiveGpu, attribution: ProcessAttribution) {
     person: attribution.person,
     reservationId: attribution.reservationId,
     evidence: attribution.evidence,
-    via: evidenceLabel(attribution.evidence),
+    via: processEvidenceLabel(attribution),
+    falseClaim: attribution.falseClaim ?? null,
     intruder: attribution.intruder,
     command: process?.command ?? process?.name ?? null,
     usedMemoryMiB: process?.usedMemoryMiB ?? null,
@@ -52,7 +53,7 @@ function unique(ids: (string | null | undefined)[]): string[] {
 
 function describe(process: ProcessAttribution): string {
   const name = attributedName(process);
-  return process.evidence.kind === "login" ? name : `${name} (${evidenceLabel(process.evidence)})`;
+  return process.evidence.kind === "login" && !process.falseClaim ? name : `${name} (${processEvidenceLabel(process)})`;
 }
 
 /** "bob runs", "bob and carol run", "bob, carol and 2 more run". */

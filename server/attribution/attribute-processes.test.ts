@@ -4,6 +4,7 @@ import type { ProcessInfo } from "@/lib/snapshot";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { deriveGpuState } from "@/lib/gpu-availability";
 import { staticDirectory } from "@/server/attribution/user-directory";
+import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };
@@ -34,14 +35,20 @@ function proc(pid: number, overrides: Partial<ProcessInfo>): ProcessInfo {
   return makeProcess(gpu, { pid, ...overrides });
 }
 
+const SECRET = "the-test-servers-auth-secret-0123456789";
+/** What `gpudesk run` puts in the holder's job: the id with its proof. */
+const proofOf = (reservationId: string) => reservationClaimValue(reservationId, SECRET);
+
+/** The processes as the agent reports them, checked on arrival as the server does (server/fleet/ingest.ts), then attributed. */
 function attribute(processes: ProcessInfo[], bookings: LiveBooking[] = [booking("res-alice")]) {
-  return attributeProcesses(processes, { bookings: new Map(bookings.map((entry) => [entry.reservationId, entry])), directory });
+  return attributeProcesses(checkProcessClaims(processes, SECRET), { bookings: new Map(bookings.map((entry) => [entry.reservationId, entry])), directory });
 }
 
 describe("attributeProcesses", () => {
   it("takes GPUDESK_RESERVATION over the cgroup and the login", () => {
-    const result = attribute([proc(10, { user: "bob", container: "3f2a1b9c0d4e", reservationId: "res-alice" })]);
+    const result = attribute([proc(10, { user: "bob", container: "3f2a1b9c0d4e", reservationId: proofOf("res-alice") })]);
     expect(result.get(10)).toMatchObject({ person: alice, reservationId: "res-alice", login: "bob", evidence: { kind: "reservation", value: "res-alice" } });
+    expect(result.get(10)?.falseClaim).toBeUndefined();
   });
 
   it("takes the cgroup's job over the login, and shows the job's id", () => {
@@ -70,15 +77,39 @@ describe("attributeProcesses", () => {
 
   it("gives a whole job to the booking that one of its processes names", () => {
     const result = attribute([
-      proc(50, { user: "root", container: "bbbbbbbbbbbb", reservationId: "res-alice" }),
+      proc(50, { user: "root", container: "bbbbbbbbbbbb", reservationId: proofOf("res-alice") }),
       proc(51, { user: "bob", container: "bbbbbbbbbbbb" }),
     ]);
     expect(result.get(51)).toMatchObject({ person: alice, reservationId: "res-alice", evidence: { kind: "container", value: "bbbbbbbbbbbb" } });
   });
 
   it("ignores a GPUDESK_RESERVATION that names no active or upcoming booking", () => {
-    const result = attribute([proc(60, { user: "bob", reservationId: "res-long-gone" })]);
+    const result = attribute([proc(60, { user: "bob", reservationId: proofOf("res-long-gone") })]);
     expect(result.get(60)).toMatchObject({ person: bob, reservationId: null, evidence: { kind: "login", value: "bob" } });
+    expect(result.get(60)?.falseClaim).toBeUndefined();
+  });
+
+  it("takes a booking's bare id (readable by everyone) as a false claim, and attributes by the other evidence", () => {
+    const result = attribute([proc(70, { user: "bob", reservationId: "res-alice" }), proc(71, { user: "bob", container: "cccccccccccc", reservationId: "res-alice" })]);
+    expect(result.get(70)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
+    expect(result.get(71)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "container", value: "cccccccccccc" } });
+  });
+
+  it("takes one's own booking's proof on someone else's booking as a false claim", () => {
+    const bookings = [booking("res-alice"), booking("res-bob", bob, "GPU-other")];
+    const borrowed = `res-alice.${proofOf("res-bob").split(".")[1]}`;
+    const result = attribute([proc(80, { user: "bob", reservationId: borrowed }), proc(81, { user: "bob", reservationId: proofOf("res-bob") })], bookings);
+    expect(result.get(80)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
+    // Bob's own proof does prove Bob's booking.
+    expect(result.get(81)).toMatchObject({ person: bob, reservationId: "res-bob", evidence: { kind: "reservation", value: "res-bob" } });
+  });
+
+  it("does not let a false claim give a whole job to the booking", () => {
+    const result = attribute([
+      proc(90, { user: "bob", container: "dddddddddddd", reservationId: "res-alice" }),
+      proc(91, { user: "root", container: "dddddddddddd" }),
+    ]);
+    expect(result.get(91)).toMatchObject({ person: bob, reservationId: null, evidence: { kind: "container", value: "dddddddddddd" } });
   });
 });
 
@@ -112,7 +143,13 @@ describe("deriveGpuState", () => {
   });
 
   it("counts the holder's job launched by someone else's account as the holder's", () => {
-    expect(state([proc(1, { user: "bob", reservationId: "res-alice" })]).state).toBe("booked_in_use");
+    expect(state([proc(1, { user: "bob", reservationId: proofOf("res-alice") })]).state).toBe("booked_in_use");
+  });
+
+  it("shows a member hiding on someone else's booking with its id as an intruder, with the false claim", () => {
+    const hiding = state([proc(1, { user: "alice" }), proc(2, { user: "bob", reservationId: "res-alice" })]);
+    expect(hiding.state).toBe("conflict");
+    expect(hiding.processes[1]).toMatchObject({ pid: 2, person: bob, intruder: true, falseClaim: "res-alice" });
   });
 
   it("puts offline before error before conflict", () => {

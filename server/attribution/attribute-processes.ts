@@ -34,8 +34,10 @@ function jobKey(evidence: AttributionEvidence): string {
 /**
  * Decides who each process of one host belongs to, best evidence first:
  *
- * 1. `GPUDESK_RESERVATION` in its environment naming a known booking → that
- *    booking's holder (whoever the Unix owner is: `gpudesk run` vouches).
+ * 1. `GPUDESK_RESERVATION` in its environment naming a known booking with
+ *    that booking's proof → its holder (whoever the Unix owner is: only the
+ *    holder is shown the proof). A value that names a booking without its
+ *    proof counts for nothing and is recorded as a false claim.
  * 2. Its Slurm job, Kubernetes pod or container → the job's owner: the
  *    booking that any process of the job names, else the first process of
  *    the job (lowest pid) whose login belongs to someone. This is why a
@@ -46,6 +48,10 @@ function jobKey(evidence: AttributionEvidence): string {
  */
 export function attributeProcesses(processes: readonly ProcessInfo[], context: AttributionContext): Map<number, Attribution> {
   const known = (reservationId: string | null) => (reservationId ? context.bookings.get(reservationId) ?? null : null);
+  // Only a value that carried the booking's proof vouches (server/reservations/reservation-proof.ts).
+  const proven = (process: ProcessInfo) => (process.reservationProven === true ? known(process.reservationId) : null);
+  // A known booking named without its proof: someone hides on it (or runs an old launch line).
+  const falselyClaimed = (process: ProcessInfo) => (process.reservationProven !== true ? known(process.reservationId)?.reservationId : undefined);
   const personOf = (login: string | null) => (login ? context.directory.byLogin(login) : null);
 
   const jobs = new Map<string, JobOwner>();
@@ -54,7 +60,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
     if (!job) continue;
     const key = jobKey(job);
     const owner = jobs.get(key) ?? { reservationId: null, person: null };
-    const booking = known(process.reservationId);
+    const booking = proven(process);
     if (booking && owner.reservationId === null) owner.reservationId = booking.reservationId;
     owner.person ??= personOf(process.user);
     jobs.set(key, owner);
@@ -64,7 +70,9 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
   for (const process of processes) {
     if (result.has(process.pid)) continue;
     const login = process.user;
-    const booking = known(process.reservationId);
+    const booking = proven(process);
+    const falseClaim = falselyClaimed(process);
+    const claim = falseClaim ? { falseClaim } : {};
     if (booking) {
       result.set(process.pid, {
         pid: process.pid,
@@ -85,6 +93,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
         reservationId: jobBooking?.reservationId ?? null,
         login,
         evidence: job,
+        ...claim,
       });
       continue;
     }
@@ -94,6 +103,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
       reservationId: null,
       login,
       evidence: login ? { kind: "login", value: login } : { kind: "none", value: null },
+      ...claim,
     });
   }
   return result;

@@ -5,6 +5,7 @@ import { staticDirectory } from "@/server/attribution/user-directory";
 import { createFakeProcTree, type FakeProcTree } from "@/server/collector/proc/fake-proc-tree";
 import { createUserLookup } from "@/server/collector/proc/lookup-user";
 import { createProcReader, enrichProcesses } from "@/server/collector/proc/proc-reader";
+import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 
 /**
@@ -20,6 +21,7 @@ afterEach(async () => {
   await Promise.all(trees.splice(0).map((tree) => tree.cleanup()));
 });
 
+const SECRET = "the-test-servers-auth-secret-0123456789";
 const alice = { id: "u-alice", username: "alice", name: "Alice" };
 const bob = { id: "u-bob", username: "bob", name: "Bob" };
 
@@ -29,7 +31,7 @@ describe("attribution from a /proc tree", () => {
       btime: 1_700_000_000,
       processes: [
         // Launched with `gpudesk run` inside a container: the environment names Alice's booking.
-        { pid: 100, uid: 1001, cgroup: `0::/system.slice/docker-${DOCKER_ID}.scope\n`, environ: ["PATH=/usr/bin", "GPUDESK_RESERVATION=res-alice"] },
+        { pid: 100, uid: 1001, cgroup: `0::/system.slice/docker-${DOCKER_ID}.scope\n`, environ: ["PATH=/usr/bin", `GPUDESK_RESERVATION=${reservationClaimValue("res-alice", SECRET)}`] },
         // The same container, without the variable: the container.
         { pid: 101, uid: 1001, cgroup: `0::/system.slice/docker-${DOCKER_ID}.scope\n` },
         // A Slurm job: the job.
@@ -59,7 +61,8 @@ describe("attribution from a /proc tree", () => {
       endsAt: new Date(Date.now() + 3_600_000).toISOString(),
       purpose: "proc test",
     };
-    const attributions = attributeProcesses(snapshot.processes, {
+    // As the server takes the reading in: each GPUDESK_RESERVATION's proof checked (server/fleet/ingest.ts).
+    const attributions = attributeProcesses(checkProcessClaims(snapshot.processes, SECRET), {
       bookings: new Map([[booking.reservationId, booking]]),
       directory: staticDirectory([
         { ...alice, unixLogin: "alice" },
@@ -72,5 +75,44 @@ describe("attribution from a /proc tree", () => {
     expect(attributions.get(101)).toMatchObject({ person: alice, evidence: { kind: "container", value: DOCKER_ID.slice(0, 12) } });
     expect(attributions.get(102)).toMatchObject({ person: bob, evidence: { kind: "slurm", value: "4711" } });
     expect(attributions.get(103)).toMatchObject({ person: bob, evidence: { kind: "login", value: "bob" } });
+  });
+
+  it("proves a booking only with its proof: a bare id, a guessed proof or another booking's proof is a false claim", async () => {
+    const bobs = "res-bob";
+    const tree = await createFakeProcTree({
+      btime: 1_700_000_000,
+      processes: [
+        { pid: 200, uid: 1001, environ: [`GPUDESK_RESERVATION=${reservationClaimValue("res-alice", SECRET)}`] },
+        { pid: 201, uid: 1001, environ: ["GPUDESK_RESERVATION=res-alice"] },
+        { pid: 202, uid: 1001, environ: [`GPUDESK_RESERVATION=res-alice.${"x".repeat(32)}`] },
+        { pid: 203, uid: 1001, environ: [`GPUDESK_RESERVATION=res-alice.${reservationClaimValue(bobs, SECRET).split(".")[1]}`] },
+      ],
+    });
+    trees.push(tree);
+    const reader = createProcReader({ procRoot: tree.procRoot, lookupUser: createUserLookup({ passwdPath: tree.passwdPath, getent: false }) });
+    const gpu = makeGpu();
+    const fromNvidiaSmi = [200, 201, 202, 203].map((pid) =>
+      makeProcess(gpu, { pid, user: null, command: null, startedAt: null, container: null, slurmJobId: null, reservationId: null }),
+    );
+    const snapshot = await enrichProcesses(makeSnapshot([gpu], Date.now(), { processes: fromNvidiaSmi }), reader);
+    // The agent reports the value as it is; only the server can tell a proof.
+    expect(snapshot.processes[0].reservationId).toBe(reservationClaimValue("res-alice", SECRET));
+
+    const window = { startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), purpose: "proc test" };
+    const bookings: LiveBooking[] = [
+      { reservationId: "res-alice", hostId: "h1", hostName: "node-a", gpus: [{ uuid: gpu.uuid, index: 0 }], holder: alice, ...window },
+      { reservationId: bobs, hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-bobs", index: 1 }], holder: bob, ...window },
+    ];
+    const attributions = attributeProcesses(checkProcessClaims(snapshot.processes, SECRET), {
+      bookings: new Map(bookings.map((booking) => [booking.reservationId, booking])),
+      directory: staticDirectory([
+        { ...alice, unixLogin: "alice" },
+        { ...bob, unixLogin: "bob" },
+      ]),
+    });
+    expect(attributions.get(200)).toMatchObject({ person: alice, reservationId: "res-alice", evidence: { kind: "reservation" } });
+    for (const pid of [201, 202, 203]) {
+      expect(attributions.get(pid)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
+    }
   });
 });

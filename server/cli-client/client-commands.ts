@@ -184,7 +184,8 @@ export function registerClientCommands(program: Command): void {
     const code = await runChild(command, {
       CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder,
       CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices,
-      GPUDESK_RESERVATION: reservation.id,
+      // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
+      GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "",
     });
     try {
       await release(config, reservation.id);

@@ -86,7 +86,7 @@ function reservation(overrides: Partial<ReservationView> = {}): ReservationView 
     cancelReason: null,
     cancelledBy: null,
     changes: [],
-    launch: launchSettings(gpus, "res_1"),
+    launch: launchSettings(gpus, "res_1.Pr00f-of_the-booking"),
     ...overrides,
   };
 }
@@ -145,7 +145,12 @@ describe("formatWhois", () => {
 
 describe("reservation output", () => {
   it("prints export lines that eval can take", () => {
-    expect(exportLines(reservation())).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1\n");
+    expect(exportLines(reservation())).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking\n");
+  });
+
+  it("leaves GPUDESK_RESERVATION out where the server gave no proof (someone else's booking)", () => {
+    const notMine = reservation({ launch: launchSettings([{ index: 2, uuid: "GPU-2" }], null) });
+    expect(exportLines(notMine)).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2\n");
   });
 
   it("prints the booking with its launch settings", () => {
@@ -153,7 +158,7 @@ describe("reservation output", () => {
     expect(text).toContain("Reservation res_1 (active)");
     expect(text).toContain("node-a GPU 2,3 (NVIDIA A100)");
     expect(text).toContain("export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3");
-    expect(text).toContain("export GPUDESK_RESERVATION=res_1");
+    expect(text).toContain("export GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking");
   });
 
   it("lists reservations as a table", () => {

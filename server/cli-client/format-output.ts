@@ -122,15 +122,23 @@ export function formatWhois(view: FleetView, hostName: string, index: number, no
     const person = who ? runnerName(who, people) : (process.user ?? "unknown");
     const since = process.startedAt ? ` since ${formatTime(process.startedAt)}` : "";
     const memory = process.usedMemoryMiB === null ? "" : `, ${gib(process.usedMemoryMiB)} GiB`;
-    const flag = who?.intruder ? (booking ? " (not the holder)" : "") : "";
+    const claim = who?.falseClaim ? ` (claims reservation ${who.falseClaim} without its proof)` : "";
+    const flag = `${who?.intruder ? (booking ? " (not the holder)" : "") : ""}${claim}`;
     lines.push(`  pid ${process.pid} ${process.command ?? process.name} by ${person}${since}${memory}${flag}`);
   }
   return lines.join("\n") + "\n";
 }
 
-/** The `export` lines of `gpudesk env`, for `eval "$(gpudesk env)"`. */
-export function exportLines(reservation: Pick<ReservationView, "id" | "launch">): string {
-  return [`export CUDA_DEVICE_ORDER=${reservation.launch.cudaDeviceOrder}`, `export CUDA_VISIBLE_DEVICES=${reservation.launch.cudaVisibleDevices}`, `export GPUDESK_RESERVATION=${reservation.id}`].join("\n") + "\n";
+/**
+ * The `export` lines of `gpudesk env`, for `eval "$(gpudesk env)"`. The
+ * `GPUDESK_RESERVATION` line (the booking's id and proof) is there only when
+ * the server gave the proof, i.e. to the holder.
+ */
+export function exportLines(reservation: Pick<ReservationView, "launch">): string {
+  const { launch } = reservation;
+  const lines = [`export CUDA_DEVICE_ORDER=${launch.cudaDeviceOrder}`, `export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`];
+  if (launch.reservationValue) lines.push(`export GPUDESK_RESERVATION=${launch.reservationValue}`);
+  return lines.join("\n") + "\n";
 }
 
 /** A booking as `gpudesk reserve` and `extend` print it, with how to use it. */

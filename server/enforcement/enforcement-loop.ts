@@ -9,6 +9,7 @@ import { planTerminations, type HostEnforcement } from "@/server/enforcement/enf
 import { loadEnforcedHosts } from "@/server/enforcement/host-settings";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
+import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 /** A request is not repeated for the same process within this long (the agent may have refused it). */
 const RESEND_AFTER_MS = 60 * 60_000;
@@ -75,7 +76,9 @@ export class EnforcementLoop {
         gpuUuid: target.gpuUuid,
         alertId: target.alertId,
         reservationId: target.reservationId,
-        protect: { reservationId: target.reservationId, logins: target.holderLogin ? [target.holderLogin] : [] },
+        // The agent compares the process's GPUDESK_RESERVATION as it is, so it is told the whole value, proof included:
+        // a process naming the booking without the proof is not protected.
+        protect: { reservationId: reservationClaimValue(target.reservationId), logins: target.holderLogin ? [target.holderLogin] : [] },
         killAfterSeconds: target.killAfterSeconds,
         reason: `in conflict with booking ${target.reservationId} on ${target.gpuUuid}`,
       });

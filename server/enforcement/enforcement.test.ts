@@ -32,6 +32,7 @@ type Modules = {
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
+  reservationClaimValue: typeof import("@/server/reservations/reservation-proof").reservationClaimValue;
 };
 let m: Modules;
 let http: HttpServer;
@@ -55,6 +56,7 @@ beforeAll(async () => {
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
+    reservationClaimValue: (await import("@/server/reservations/reservation-proof")).reservationClaimValue,
   };
   intruderPerson = await m.fixtures.createTestUser("member", "intruder");
   await m.db.db().user.update({ where: { id: intruderPerson.id }, data: { unixLogin: login } });
@@ -163,30 +165,37 @@ const audit = (hostId: string) =>
 describe("enforcement with the real agent", () => {
   it("terminates the intruder after the grace period, never the holder's process, and audits each step", async () => {
     const { uuid, host, token, reservationId } = await setUp("0001");
-    const holderProcess = startIdle({ GPUDESK_RESERVATION: reservationId });
+    const holderProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
     const intruder = startIdle();
-    startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!]), true);
+    // Names the booking without its proof: hides on it, and is terminated like any intruder.
+    const hiding = startIdle({ GPUDESK_RESERVATION: reservationId });
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!, hiding.pid!]), true);
 
-    await until(async () => !alive(intruder), 60_000, "the intruder to be terminated");
+    await until(async () => !alive(intruder) && !alive(hiding), 60_000, "the intruders to be terminated");
     expect(intruder.signalCode).toBe("SIGTERM");
+    expect(hiding.signalCode).toBe("SIGTERM");
     expect(alive(holderProcess)).toBe(true);
 
     const alert = await m.db.db().alert.findFirstOrThrow({ where: { kind: "conflict", hostId: host.id }, select: { userIds: true, evidence: true } });
     expect(JSON.parse(alert.userIds)).toEqual(expect.arrayContaining([intruderPerson.id]));
     const entries = await until(async () => {
       const rows = await audit(host.id);
-      return rows.some((row) => row.action === "enforcement.exited") ? rows : null;
+      return rows.filter((row) => row.action === "enforcement.exited").length === 2 ? rows : null;
     }, 15_000, "the agent's reports in the audit log");
-    expect(entries.map((row) => row.action)).toEqual(["enforcement.requested", "enforcement.sigterm", "enforcement.exited"]);
-    expect(JSON.parse(entries[0].after!)).toMatchObject({ pid: intruder.pid, login, reservationId, person: { id: intruderPerson.id } });
-    expect(JSON.parse(entries[1].after!)).toMatchObject({ pid: intruder.pid, action: "sigterm", login });
+    const about = (pid: number | undefined) => entries.filter((row) => JSON.parse(row.after!).pid === pid);
+    expect(about(hiding.pid).map((row) => row.action)).toEqual(["enforcement.requested", "enforcement.sigterm", "enforcement.exited"]);
+    expect(JSON.parse(about(hiding.pid)[0].after!)).toMatchObject({ evidence: { kind: "login", value: login }, person: { id: intruderPerson.id } });
+    const ofIntruder = about(intruder.pid);
+    expect(ofIntruder.map((row) => row.action)).toEqual(["enforcement.requested", "enforcement.sigterm", "enforcement.exited"]);
+    expect(JSON.parse(ofIntruder[0].after!)).toMatchObject({ pid: intruder.pid, login, reservationId, person: { id: intruderPerson.id } });
+    expect(JSON.parse(ofIntruder[1].after!)).toMatchObject({ pid: intruder.pid, action: "sigterm", login });
     // Nothing was ever asked about the holder's process.
     expect(entries.every((row) => JSON.parse(row.after!).pid !== holderProcess.pid)).toBe(true);
   }, 90_000);
 
   it("terminates nothing when the agent was started without --allow-enforcement", async () => {
     const { uuid, host, token, reservationId } = await setUp("0002");
-    const holderProcess = startIdle({ GPUDESK_RESERVATION: reservationId });
+    const holderProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
     const intruder = startIdle();
     startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!]), false);
 

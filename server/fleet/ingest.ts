@@ -1,11 +1,10 @@
-import type { AgentSamplesReply } from "@/lib/agent-protocol";
+import { checkReadingTime, type AgentSamplesReply } from "@/lib/agent-protocol";
 import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { findGpuOwners, recordHostInventory, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
+import { checkProcessClaims } from "@/server/reservations/reservation-proof";
 
-/** Snapshots further in the future than this are refused (a host clock gone wrong). */
-const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 /** Inventory and last-seen time are written at most this often while nothing changes. */
 const PERSIST_EVERY_MS = 60_000;
 
@@ -18,8 +17,10 @@ export interface IngestCounters {
 
 /**
  * Validates agent readings and applies them to the live fleet. Every
- * snapshot is checked on its own (zod, clock, GPU ownership), so one bad
- * reading is refused without losing the valid ones around it.
+ * snapshot is checked on its own (zod ranges, clock, GPU ownership), so one
+ * bad reading is refused without losing the valid ones around it. Past this
+ * point a process's GPUDESK_RESERVATION is the booking id and whether its
+ * proof held; the proof itself goes no further (live feed, history, relay).
  */
 export function createIngest(
   fleet: FleetState,
@@ -72,16 +73,13 @@ export function createIngest(
         reply.rejected.push({ index, error: `invalid snapshot at ${issue?.path.join(".") || "(root)"}: ${issue?.message}` });
         return;
       }
-      if (Date.parse(parsed.data.sampledAt) > now() + MAX_CLOCK_AHEAD_MS) {
-        reply.rejected.push({ index, error: "sampledAt is in the future: check the host's clock" });
+      const time = checkReadingTime(Date.parse(parsed.data.sampledAt), now());
+      if (!time.ok) {
+        reply.rejected.push({ index, error: time.error });
         return;
       }
-      const uuids = new Set(parsed.data.gpus.map((gpu) => gpu.uuid));
-      if (uuids.size !== parsed.data.gpus.length) {
-        reply.rejected.push({ index, error: "two GPUs with the same UUID in one snapshot" });
-        return;
-      }
-      valid.push({ index, snapshot: parsed.data });
+      const sampledAt = time.clamped ? new Date(time.sampledAtMs).toISOString() : parsed.data.sampledAt;
+      valid.push({ index, snapshot: { ...parsed.data, sampledAt, processes: checkProcessClaims(parsed.data.processes) } });
     });
     // Oldest first, so that the live state ends on the newest reading.
     valid.sort((a, b) => Date.parse(a.snapshot.sampledAt) - Date.parse(b.snapshot.sampledAt));
@@ -99,7 +97,10 @@ export function createIngest(
     counters.acceptedSnapshots += reply.accepted;
     counters.rejectedSnapshots += reply.rejected.length;
     if (reply.rejected.length > 0) {
-      log.warn(`refused ${reply.rejected.length} snapshot(s) from ${host.name}: ${reply.rejected[0].error}`);
+      // Each distinct reason once (a replayed buffer may repeat one a hundred times).
+      const reasons = [...new Set(reply.rejected.map((entry) => entry.error))];
+      const shown = reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? `; and ${reasons.length - 3} more reasons` : "");
+      log.warn(`refused ${reply.rejected.length} snapshot(s) from ${host.name}: ${shown}`);
     }
     return reply;
   }

@@ -105,5 +105,5 @@ export async function changeReservationEnd(
   });
 
   announceBookingsChanged();
-  return getReservationView(client, id, nowMs);
+  return getReservationView(client, id, nowMs, actor.id);
 }

@@ -121,7 +121,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
   });
 
   announceBookingsChanged();
-  const view = await getReservationView(client, id, now.getTime());
+  const view = await getReservationView(client, id, now.getTime(), actor.id);
   return explanation ? { ...view, explanation } : view;
 }
 

@@ -57,7 +57,7 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   });
 
   announceBookingsChanged();
-  return getReservationView(client, id, nowMs);
+  return getReservationView(client, id, nowMs, actor.id);
 }
 
 /** The holder (or an admin) gives the GPUs back before the end. */

@@ -5,19 +5,19 @@ import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation, isAdminActor } from "@/server/reservations/actor";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
 
-/** One booking with its changes and launch settings, by id (no permission check: callers decide). */
-export async function getReservationView(client: PrismaClient, id: string, nowMs: number): Promise<ReservationView> {
+/** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
+export async function getReservationView(client: PrismaClient, id: string, nowMs: number, viewerId: string | null): Promise<ReservationView> {
   const row = await client.reservation.findUnique({ where: { id }, select: reservationSelect });
   if (!row) throw new AppError("not_found", "No such reservation");
   const changes = await loadChanges(client, [id]);
-  return toReservationView(row, nowMs, changes.get(id));
+  return toReservationView(row, nowMs, viewerId, changes.get(id));
 }
 
 /** A booking for its holder or an admin; anyone else learns nothing, not even that it exists. */
 export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
   const owner = await db().reservation.findUnique({ where: { id }, select: { userId: true } });
   if (!owner || !canManageReservation(actor, owner)) throw new AppError("not_found", "No such reservation");
-  return getReservationView(db(), id, now.getTime());
+  return getReservationView(db(), id, now.getTime(), actor.id);
 }
 
 export interface ListQuery {
@@ -56,5 +56,5 @@ export async function listReservations(actor: Actor, query: ListQuery, now = new
   ]);
   const rows = [...currentRows, ...pastRows];
   const changes = await loadChanges(db(), rows.map((row) => row.id));
-  return rows.map((row) => toReservationView(row, now.getTime(), changes.get(row.id)));
+  return rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id)));
 }

@@ -3,6 +3,7 @@ import { launchSettings } from "@/lib/launch-settings";
 import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
 import type { AuditAction, ReservationChangeView, ReservationView } from "@/lib/reservation-types";
 import { personSelect, toPerson } from "@/server/reservations/people";
+import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 export const reservationSelect = {
   id: true,
@@ -60,11 +61,13 @@ function safeObject(text: string | null): Record<string, unknown> {
 }
 
 /**
- * The API's view of a booking. Launch settings use each GPU's index as
- * last reported: if a reboot renumbered the GPUs, the settings follow the
- * UUIDs that were booked.
+ * The API's view of a booking, for `viewerId`. Launch settings use each
+ * GPU's index as last reported: if a reboot renumbered the GPUs, the
+ * settings follow the UUIDs that were booked. Only the holder's view carries
+ * the booking's proof (the `GPUDESK_RESERVATION` lines); an admin looking at
+ * someone else's booking gets the rest.
  */
-export function toReservationView(row: ReservationRow, nowMs: number, changes: ReservationChangeView[] = []): ReservationView {
+export function toReservationView(row: ReservationRow, nowMs: number, viewerId: string | null, changes: ReservationChangeView[] = []): ReservationView {
   const gpus = row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index);
   return {
     id: row.id,
@@ -80,7 +83,7 @@ export function toReservationView(row: ReservationRow, nowMs: number, changes: R
     cancelReason: row.cancelReason,
     cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,
     changes,
-    launch: launchSettings(gpus, row.id),
+    launch: launchSettings(gpus, viewerId === row.userId ? reservationClaimValue(row.id) : null),
   };
 }
 

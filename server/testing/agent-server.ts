@@ -4,6 +4,7 @@ import { Server } from "socket.io";
 import { AGENT_NAMESPACE } from "@/lib/live";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
+import type { Snapshot } from "@/lib/snapshot";
 import { createIngest } from "@/server/fleet/ingest";
 
 export interface TestAgentServer {
@@ -20,10 +21,12 @@ export interface TestAgentServer {
  * process would keep its database).
  */
 export async function startTestAgentServer(
-  options: { port?: number; fleet?: FleetState; maxMessageBytes?: number } = {},
+  options: { port?: number; fleet?: FleetState; maxMessageBytes?: number; onAccepted?: (snapshot: Snapshot) => void } = {},
 ): Promise<TestAgentServer> {
   const fleet = options.fleet ?? new FleetState({ offlineAfterMs: 5000, simulated: false });
-  const ingest = createIngest(fleet);
+  const { onAccepted } = options;
+  // What server/index.ts hands to the usage history: every accepted reading.
+  const ingest = createIngest(fleet, Date.now, onAccepted ? (_host, snapshot) => onAccepted(snapshot) : undefined);
   const http: HttpServer = createServer();
   const io = new Server(http, { maxHttpBufferSize: options.maxMessageBytes ?? 4_000_000 });
   attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);

@@ -5,12 +5,9 @@
  * (a truncated read, a non-Linux /proc) that should not stop the collector.
  */
 
-export const MAX_COMMAND_LENGTH = 4096;
-export const MAX_RESERVATION_LENGTH = 128;
+import { cleanReservationValue } from "@/lib/reservation-claim";
 
-// Reservation ids end up in URLs and database lookups; anything outside this
-// set is not an id gpudesk issued, so it is dropped rather than repaired.
-const SAFE_RESERVATION = /^[A-Za-z0-9._:-]+$/;
+export const MAX_COMMAND_LENGTH = 4096;
 
 // C0 controls and DEL: argv and comm may legally contain newlines or escape
 // sequences, which would break one-line displays and terminal output.
@@ -87,13 +84,11 @@ export function findEnvironValue(raw: Buffer, name: string): string | null {
   return null;
 }
 
-/** A reservation id as gpudesk issues them, or null when the value is not one. */
-export function parseReservationId(value: string | null): string | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (trimmed.length === 0 || trimmed.length > MAX_RESERVATION_LENGTH) return null;
-  return SAFE_RESERVATION.test(trimmed) ? trimmed : null;
-}
+/**
+ * The `GPUDESK_RESERVATION` value as the agent reports it (`<id>.<proof>`,
+ * checked by the server), or null when it is not one gpudesk issues.
+ */
+export const parseReservationId = cleanReservationValue;
 
 function sanitizeLine(text: string): string {
   return text.replace(CONTROL_CHARS, " ").trim();

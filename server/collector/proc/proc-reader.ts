@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { RESERVATION_VARIABLE } from "@/lib/reservation-claim";
 import type { ProcessInfo, Snapshot } from "@/lib/snapshot";
 import { createUserLookup, type LookupUser } from "@/server/collector/proc/lookup-user";
 import { parseCgroup } from "@/server/collector/proc/parse-cgroup";
@@ -43,7 +44,6 @@ const MAX_CMDLINE_BYTES = 16 * 1024; // 4096 characters of up to 4 UTF-8 bytes
 const MAX_ENVIRON_BYTES = 1024 * 1024;
 const MAX_SMALL_FILE_BYTES = 64 * 1024;
 const READ_CHUNK_BYTES = 16 * 1024;
-const RESERVATION_VARIABLE = "GPUDESK_RESERVATION";
 
 // The process exited (ENOENT) or exited while its file was open (ESRCH).
 const VANISHED = Symbol("vanished");
