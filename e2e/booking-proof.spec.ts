@@ -62,7 +62,10 @@ test("the GPU page tells the holder's proven job from a process that names the b
   let booking = { id: "", launch: { reservationValue: "" } };
   await expect
     .poll(async () => {
-      const response = await page.request.post("/api/v1/reservations", { data: { host: hostName, gpus: [0], durationMinutes: 30, purpose: "proof e2e" } });
+      const response = await page.request.post("/api/v1/reservations", {
+        data: { host: hostName, gpus: [0], durationMinutes: 30, purpose: "proof e2e" },
+        headers: { origin: new URL(baseURL!).origin },
+      });
       if (response.status() === 201) booking = await response.json();
       return response.status();
     }, { timeout: 30_000 })
