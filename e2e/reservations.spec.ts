@@ -8,8 +8,8 @@ import { E2E_ORIGIN, createUser, member, signIn, type TestUser } from "./helpers
 
 // Its own host and GPUs, so that other specs' bookings never stand in the way.
 const HOST = "sim-a100-a";
-/** Nobody's booking: "Free" when idle, "Not booked" when a process runs there anyway (the simulated notebook on GPU 2). */
-const UNBOOKED = /^(Free|Not booked)$/;
+/** Nobody's booking: "Free" when idle, "In use without a booking" when a process runs there anyway (the simulated notebook on GPU 2). */
+const UNBOOKED = /^(Free|In use without a booking)$/;
 
 async function signedInPage(browser: Browser, user: TestUser, permissions: string[] = []): Promise<Page> {
   const context = await browser.newContext({ permissions });

@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { GpuReconciliation } from "@/lib/attribution";
 import { gpuStateNow } from "@/lib/gpu-state-now";
-import type { LiveBooking } from "@/lib/live";
-import { liveGpuFixture } from "@/lib/testing/live-fixtures";
+import { liveBookingFixture, liveGpuFixture } from "@/lib/testing/live-fixtures";
 
 const gpu = (users: string[]) => liveGpuFixture("GPU-a", users);
 
-const booking: LiveBooking = {
-  reservationId: "r1",
-  hostId: "h1",
-  hostName: "node-a",
-  gpus: [{ uuid: "GPU-a", index: 0 }],
-  holder: { id: "u-alice", username: "alice", name: "Alice" },
-  startsAt: "2026-12-01T09:00:00Z",
-  endsAt: "2026-12-01T12:00:00Z",
-  purpose: "",
-};
+const booking = liveBookingFixture([{ uuid: "GPU-a", index: 0 }], { id: "u-alice", username: "alice", name: "Alice" });
 
 describe("gpuStateNow", () => {
   it("takes the server's reconciliation when there is one", () => {

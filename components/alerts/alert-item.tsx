@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { ALERT_KIND_LABELS, type AlertKind, type AlertView } from "@/lib/alerts";
 import { formatMemory } from "@/lib/format";
+import { personName } from "@/lib/person-name";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
 import { TimeAgo } from "@/components/ui/time-ago";
@@ -20,7 +21,7 @@ const KIND_TONE: Record<AlertKind, "danger" | "warn" | "neutral"> = {
 interface EvidenceProcess {
   pid: number;
   login: string | null;
-  person: { username: string } | null;
+  person: { username: string; name?: string | null } | null;
   via: string;
   intruder: boolean;
   command: string | null;
@@ -99,7 +100,7 @@ export function AlertItem({ alert, canAcknowledge, highlighted, acknowledging, o
           {processes.slice(0, 6).map((process) => (
             <li key={process.pid} className="flex min-w-0 flex-wrap items-baseline gap-x-2">
               {process.intruder && <span className="font-semibold text-red-700 dark:text-red-300">Not the holder</span>}
-              <span className="font-medium">{process.person?.username ?? process.login ?? "unknown"}</span>
+              <span className="font-medium">{process.person ? personName({ username: process.person.username, name: process.person.name ?? null }, alert.people) : (process.login ?? "unknown")}</span>
               <span className="text-slate-500 dark:text-slate-400">{process.via}</span>
               <span className="font-mono text-slate-500 dark:text-slate-400">PID {process.pid}</span>
               {process.usedMemoryMiB !== null && <span className="text-slate-500 dark:text-slate-400">{formatMemory(process.usedMemoryMiB)}</span>}
@@ -132,13 +133,13 @@ export function AlertItem({ alert, canAcknowledge, highlighted, acknowledging, o
         {alert.people.length > 0 && (
           <div className="flex gap-1">
             <dt>People</dt>
-            <dd>{alert.people.map((person) => person.username).join(", ")}</dd>
+            <dd>{alert.people.map((person) => personName(person, alert.people)).join(", ")}</dd>
           </div>
         )}
         {alert.acknowledgedBy && (
           <div className="flex gap-1">
             <dt>Acknowledged by</dt>
-            <dd>{alert.acknowledgedBy.username}</dd>
+            <dd>{personName(alert.acknowledgedBy)}</dd>
           </div>
         )}
         {details.length > 0 && (

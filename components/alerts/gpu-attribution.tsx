@@ -1,5 +1,6 @@
 import { memo } from "react";
-import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { personName } from "@/lib/person-name";
 
 interface Runner {
   name: string;
@@ -12,7 +13,8 @@ interface Runner {
 function runners(processes: ProcessAttribution[]): Runner[] {
   const byKey = new Map<string, Runner>();
   for (const process of processes) {
-    const name = attributedName(process);
+    // The person as every page shows people; a process nobody can be named for, by its login.
+    const name = process.person ? personName(process.person) : (process.login ?? "unknown");
     const via = processEvidenceLabel(process);
     const key = `${name}\u0000${via}\u0000${process.intruder}`;
     const runner = byKey.get(key);

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { processEvidenceLabel, type GpuReconciliation } from "@/lib/attribution";
 import { DASH } from "@/lib/format";
+import { personName } from "@/lib/person-name";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import * as t from "@/components/ui/table-styles";
 
@@ -17,7 +18,7 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
         <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
         {holder ? (
           <span>
-            Booked by <span className="font-medium">{holder.username}</span>
+            Booked by <span className="font-medium">{personName(holder)}</span>
           </span>
         ) : (
           <span className="text-slate-500 dark:text-slate-400">Not booked now</span>
@@ -45,7 +46,7 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
               {processes.map((process) => (
                 <tr key={process.pid} className={t.bodyRow} data-intruder={process.intruder || undefined}>
                   <td className={`${t.td} font-mono text-xs`}>{process.pid}</td>
-                  <td className={`${t.td} font-medium`}>{process.person?.username ?? <span className="text-slate-500 dark:text-slate-400">unknown</span>}</td>
+                  <td className={`${t.td} font-medium`}>{process.person ? personName(process.person) : <span className="text-slate-500 dark:text-slate-400">unknown</span>}</td>
                   <td className={t.td} title={process.evidence.value ?? undefined}>
                     {processEvidenceLabel(process)}
                   </td>

@@ -4,6 +4,7 @@ import { useId, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import type { LiveBooking } from "@/lib/live";
 import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { personName } from "@/lib/person-name";
 import { STATE_LABELS, type ReservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
 import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
@@ -109,7 +110,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
         .map((change) => (
           <p key={change.at} className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
             {change.action === "reservation.cancel" ? "Cancelled" : change.action === "reservation.shorten" ? "Shortened" : "Changed"} by{" "}
-            {change.actor?.name || change.actor?.username} <When iso={change.at} nowMs={nowMs} />
+            {change.actor ? personName(change.actor) : ""} <When iso={change.at} nowMs={nowMs} />
             {change.reason ? `: ${change.reason}` : "."}
           </p>
         ))}
@@ -141,8 +142,8 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
           {next && nowMs > 0 && (
             <p className="basis-full text-xs text-slate-500 dark:text-slate-400">
               {roomMs <= 0
-                ? `Cannot be extended: ${next.holder.id === reservation.holder.id ? "your next booking" : `${next.holder.username}'s booking`} follows right after.`
-                : `Free until ${formatWhen(next.startsAt, nowMs)}, then ${next.holder.id === reservation.holder.id ? "your next booking" : `${next.holder.username}'s booking`} starts.`}
+                ? `Cannot be extended: ${next.holder.id === reservation.holder.id ? "your next booking" : `${personName(next.holder)}'s booking`} follows right after.`
+                : `Free until ${formatWhen(next.startsAt, nowMs)}, then ${next.holder.id === reservation.holder.id ? "your next booking" : `${personName(next.holder)}'s booking`} starts.`}
             </p>
           )}
         </div>

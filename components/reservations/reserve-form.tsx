@@ -1,16 +1,20 @@
 "use client";
 
 import Link from "next/link";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useMemo, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { toLocalInput } from "@/lib/local-time";
 import type { BookableHost, PolicyView, ReservationView } from "@/lib/reservation-types";
 import type { WaitlistView } from "@/lib/waitlist-schema";
 import { PURPOSE_MAX } from "@/lib/reservation-schema";
+import { useGpuStates } from "@/lib/use-gpu-states";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
+import { useCurrentUser } from "@/components/auth/current-user";
+import { BusyNotice, busyOf, type BusyWarning } from "@/components/reservations/busy-notice";
 import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
-import { GpuPicker, bookingInWindow } from "@/components/reservations/gpu-picker";
+import { GpuPicker } from "@/components/reservations/gpu-picker";
+import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import { serverFields, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
 import { TimeFields } from "@/components/reservations/time-fields";
@@ -24,9 +28,11 @@ type Conflict = NonNullable<ReturnType<typeof conflictOf>> & { requestedStartMs:
 const card = "rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900";
 
 /**
- * The booking form. Which GPUs are free during the chosen time comes from
- * the live bookings, so a GPU someone just booked greys out without a
- * reload; the server still decides, and a 409 says who was faster.
+ * The booking form. Which GPUs are free comes from the live bookings and,
+ * for a booking that starts now, from what runs on them (the one rule), so
+ * a GPU someone just booked or started using changes without a reload; the
+ * server still decides, and a 409 says who was faster or whose work runs
+ * there (`gpu_in_use`, which "Book anyway" overrides with `allowBusy`).
  */
 interface ReserveFormProps {
   hosts: BookableHost[];
@@ -44,6 +50,8 @@ export function ReserveForm(props: ReserveFormProps) {
 
 function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const fleet = useLiveFleet();
+  const viewer = useCurrentUser();
+  const states = useGpuStates();
   const now = useNow();
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
   const [values, setValues] = useState<ReserveValues>(() => {
@@ -56,12 +64,33 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const [booked, setBooked] = useState<ReservationView | null>(null);
   const [queueMe, setQueueMe] = useState(false);
   const [queued, setQueued] = useState<WaitlistView | null>(null);
+  /** The person chose to book over someone else's unbooked work. */
+  const [allowBusy, setAllowBusy] = useState(false);
+  /** The server's 409 gpu_in_use: whose work runs on which of the GPUs asked for. */
+  const [refusedBusy, setRefusedBusy] = useState<BusyWarning[] | null>(null);
   const id = useId();
+  const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
+  const live: LiveView = {
+    ready: fleet.hasSnapshot,
+    gpus: fleet.gpus,
+    onlineHostIds: new Set(fleet.hosts.filter((entry) => entry.online).map((entry) => entry.id)),
+    bookings: fleet.bookings,
+    states,
+  };
 
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
   const window = serverNow ? windowOf(values, serverNow) : null;
   // Only "any N GPUs, now" can wait: a time later on is booked or refused as it is.
   const canQueue = values.mode === "count" && values.startMode === "now";
+  // Picked GPUs on which someone else's work runs now: warned about before the person submits.
+  const busyPicked: BusyWarning[] =
+    values.mode === "gpus" && host
+      ? host.gpus
+          .filter((gpu) => values.gpus.includes(gpu.index))
+          .map((gpu) => ({ gpu, view: pickerGpu(gpu.uuid, host.id, live, window, serverNow, viewer.id) }))
+          .filter(({ view }) => view.kind === "busy")
+          .map(({ gpu, view }) => ({ index: gpu.index, hostName: host.name, owners: view.runners, commands: view.commands }))
+      : [];
 
   function change(patch: Partial<ReserveValues>, clears: ReserveField[]) {
     setValues((current) => ({ ...current, ...patch }));
@@ -71,21 +100,26 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       return next;
     });
     setConflict(null);
+    setRefusedBusy(null);
+    // A choice to book over someone's work is for the GPUs it was made for.
+    if (patch.gpus !== undefined || patch.host !== undefined || patch.mode !== undefined) setAllowBusy(false);
   }
 
   function toggleGpu(index: number) {
     change({ gpus: values.gpus.includes(index) ? values.gpus.filter((gpu) => gpu !== index) : [...values.gpus, index].sort((a, b) => a - b) }, ["gpus"]);
   }
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  async function submit(event?: FormEvent<HTMLFormElement>, anyway = allowBusy) {
+    event?.preventDefault();
     const built = toRequest(values);
     if (!built.ok) {
       setErrors(built.fields);
       return;
     }
     setPending(true);
-    const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", built.request);
+    setRefusedBusy(null);
+    const request = anyway && values.mode === "gpus" ? { ...built.request, allowBusy: true } : built.request;
+    const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", request);
     if (result.ok) {
       setPending(false);
       setBooked(result.data);
@@ -97,6 +131,11 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       return;
     }
     setPending(false);
+    const busy = busyOf(result.error.code, result.error.body);
+    if (busy) {
+      setRefusedBusy(busy);
+      return;
+    }
     if (found) {
       setConflict({ ...found, requestedStartMs: built.request.startsAt ? Date.parse(built.request.startsAt) : serverNow });
       return;
@@ -131,9 +170,6 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   if (booked) return <Booked reservation={booked} nowMs={serverNow} onAgain={() => setBooked(null)} />;
   if (queued) return <Queued entry={queued} nowMs={serverNow} />;
 
-  const freeCount = (entry: BookableHost) =>
-    window ? entry.gpus.filter((gpu) => !bookingInWindow(fleet.bookings, gpu.uuid, window.startMs, window.endMs)).length : entry.gpus.length;
-
   return (
     <form onSubmit={submit} noValidate aria-label="Reserve GPUs" className="space-y-5">
       {hosts.length === 0 && <FormAlert tone="warn">No host has reported any GPU yet. Start an agent on a GPU host first.</FormAlert>}
@@ -149,7 +185,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
               type="button"
               role="radio"
               aria-checked={values.mode === mode}
-              onClick={() => change({ mode, host: mode === "gpus" ? values.host || (hosts[0]?.name ?? "") : values.host }, ["gpus", "count", "host"])}
+              // "Any N GPUs" starts on any host: a host picked for specific GPUs would silently narrow it.
+              onClick={() => change({ mode, host: mode === "gpus" ? values.host || (hosts[0]?.name ?? "") : "" }, ["gpus", "count", "host"])}
               className={`rounded-md px-3 py-1.5 text-sm font-medium ${values.mode === mode ? "bg-sky-600 text-white dark:bg-sky-500 dark:text-slate-950" : "text-slate-700 dark:text-slate-300"}`}
             >
               {mode === "gpus" ? "Pick GPUs" : "Any N GPUs"}
@@ -163,7 +200,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
               {values.mode === "count" && <option value="">Any host</option>}
               {hosts.map((entry) => (
                 <option key={entry.id} value={entry.name}>
-                  {entry.name} — {freeCount(entry)} of {entry.gpus.length} free{entry.simulated ? " (simulated)" : ""}
+                  {entry.name} — {hostAvailability(entry, live, window, serverNow)}
+                  {entry.simulated ? " (simulated)" : ""}
                 </option>
               ))}
             </select>
@@ -180,10 +218,11 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
                 host={host}
                 selected={values.gpus}
                 onToggle={toggleGpu}
-                live={fleet.gpus}
-                bookings={fleet.bookings}
+                live={live}
                 window={window}
                 nowMs={serverNow}
+                viewerId={viewer.id}
+                people={people}
                 describedBy={errors.gpus ? `${id}-gpus-error` : `${id}-gpus-label`}
                 invalid={Boolean(errors.gpus)}
               />
@@ -227,12 +266,20 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
           conflicts={conflict.conflicts}
           message={conflict.message}
           onQueue={canQueue ? () => void joinQueue() : undefined}
-          suggestion={conflict.suggestion}
+          suggestion={{
+            ...conflict.suggestion,
+            freeGpuIndices: freeSuggestions(conflict.suggestion.freeGpuIndices, hosts.find((entry) => entry.name === conflict.suggestion.hostName) ?? null, live, window, serverNow),
+          }}
           requestedStartMs={conflict.requestedStartMs}
           nowMs={serverNow}
           onStartAt={(iso) => change({ startMode: "at", startAt: toLocalInput(Date.parse(iso)) }, ["startsAt"])}
           onTakeGpus={(indices) => change({ mode: "gpus", host: conflict.suggestion.hostName ?? values.host, gpus: indices.slice(0, Math.max(values.gpus.length, Number(values.count) || 1)) }, ["gpus"])}
         />
+      )}
+      {refusedBusy ? (
+        <BusyNotice gpus={refusedBusy} refused allowBusy={allowBusy} onAllowBusy={setAllowBusy} pending={pending} onBookAnyway={() => void submit(undefined, true)} />
+      ) : (
+        busyPicked.length > 0 && <BusyNotice gpus={busyPicked} refused={false} allowBusy={allowBusy} onAllowBusy={setAllowBusy} />
       )}
       {errors._ && <FormAlert>{errors._}</FormAlert>}
 

@@ -3,14 +3,19 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { gpuStateNow } from "@/lib/gpu-state-now";
 import type { LiveBooking } from "@/lib/live";
+import { bookingsOfGpu } from "@/lib/live-fleet-state";
+import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
 import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
+import { useGpuStates } from "@/lib/use-gpu-states";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
 import { hourTicks, percentAt, slotAt } from "@/components/reservations/schedule-axis";
+import { BusyBand, runnerNames } from "@/components/reservations/schedule-busy";
 import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
 
 export interface ScheduleEntry extends LiveBooking {
@@ -30,10 +35,13 @@ const LABEL_WIDTH = "7rem";
 /**
  * A timeline per GPU for the coming days: every booking as a bar in its
  * holder's colour, the purpose on hover and on tap, and a click on free
- * time opens the booking form for that GPU from that half hour.
+ * time opens the booking form for that GPU from that half hour. Work that
+ * runs now without a booking (or against one) shows as a hatched band up
+ * to the now line: the GPU is busy even though no bar says so.
  */
 export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleViewProps) {
   const fleet = useLiveFleet();
+  const states = useGpuStates();
   const now = useNow(30_000);
   const router = useRouter();
   const [selected, setSelected] = useState<ScheduleEntry | null>(null);
@@ -44,6 +52,8 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
 
   const ticks = hourTicks(fromMs, toMs, days <= 1 ? 2 : days <= 3 ? 6 : 12);
   const people = new Map(bookings.map((booking) => [booking.holder.id, booking.holder]));
+  const everyone = [...people.values()];
+  const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   const trackMinWidth = `${Math.max(640, days * 320)}px`;
 
   function bookFree(host: BookableHost, index: number, ratio: number) {
@@ -59,7 +69,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
           {[...people.values()].map((person) => (
             <li key={person.id} className="flex items-center gap-1.5">
               <span aria-hidden className="size-3 rounded-sm bg-[oklch(0.72_0.13_var(--hue))]" style={{ "--hue": personHue(person.id) } as React.CSSProperties} />
-              {person.name || person.username}
+              {personName(person, everyone)}
             </li>
           ))}
         </ul>
@@ -86,10 +96,16 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
               </div>
               {host.gpus.map((gpu) => {
                 const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
+                const reading = fleet.gpus[gpu.uuid];
+                const state = reading ? gpuStateNow(reading, online.has(host.id), bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, states[gpu.uuid]) : null;
+                const busyNow = state === "unbooked_use" || state === "conflict";
                 return (
                   <div key={gpu.uuid} className="contents">
                     <div className="sticky left-0 z-10 flex items-center justify-between gap-1 border-b border-slate-100 bg-white px-3 text-sm dark:border-slate-800 dark:bg-slate-900">
-                      <span className="font-medium">GPU {gpu.index}</span>
+                      <span className="flex items-center gap-1.5 font-medium whitespace-nowrap" data-testid={`schedule-gpu-${host.name}-${gpu.index}`} data-state={state ?? undefined}>
+                        {busyNow && <span aria-hidden className="size-2 rounded-full bg-amber-500" />}
+                        GPU {gpu.index}
+                      </span>
                       <Link
                         href={`/reserve?${new URLSearchParams({ host: host.name, gpus: String(gpu.index) })}`}
                         className="rounded px-1 text-xs text-sky-700 hover:underline dark:text-sky-400"
@@ -115,8 +131,20 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                         />
                       ))}
                       <span aria-hidden className="absolute inset-y-0 z-[1] w-0.5 bg-red-500" style={{ left: `${percentAt(serverNow, fromMs, toMs)}%` }} />
+                      {busyNow && state && (
+                        <BusyBand state={state} reading={reading} names={runnerNames(reading, states[gpu.uuid])} fromMs={fromMs} toMs={toMs} nowMs={serverNow} />
+                      )}
                       {rowBookings.map((booking) => (
-                        <BookingBar key={booking.reservationId} booking={booking} fromMs={fromMs} toMs={toMs} nowMs={serverNow} onSelect={setSelected} selected={selected?.reservationId === booking.reservationId} />
+                        <BookingBar
+                          key={booking.reservationId}
+                          booking={booking}
+                          who={personName(booking.holder, everyone)}
+                          fromMs={fromMs}
+                          toMs={toMs}
+                          nowMs={serverNow}
+                          onSelect={setSelected}
+                          selected={selected?.reservationId === booking.reservationId}
+                        />
                       ))}
                     </div>
                   </div>
@@ -131,10 +159,20 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
   );
 }
 
-function BookingBar({ booking, fromMs, toMs, nowMs, onSelect, selected }: { booking: ScheduleEntry; fromMs: number; toMs: number; nowMs: number; onSelect: (booking: ScheduleEntry) => void; selected: boolean }) {
+interface BookingBarProps {
+  booking: ScheduleEntry;
+  /** The holder as people are shown on this page. */
+  who: string;
+  fromMs: number;
+  toMs: number;
+  nowMs: number;
+  onSelect: (booking: ScheduleEntry) => void;
+  selected: boolean;
+}
+
+function BookingBar({ booking, who, fromMs, toMs, nowMs, onSelect, selected }: BookingBarProps) {
   const left = percentAt(Date.parse(booking.startsAt), fromMs, toMs);
   const right = percentAt(Date.parse(booking.endsAt), fromMs, toMs);
-  const who = booking.holder.name || booking.holder.username;
   const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}${booking.status === "booked" ? "" : ` (${booking.status})`}`;
   return (
     <button
@@ -161,7 +199,7 @@ function BookingDetails({ booking, nowMs, onClose }: { booking: ScheduleEntry; n
   return (
     <div role="region" aria-label="Booking details" className="flex flex-wrap items-start gap-x-6 gap-y-1 border-t border-slate-200 px-4 py-3 text-sm dark:border-slate-800">
       <p>
-        <strong>{booking.holder.name || booking.holder.username}</strong> <span className="text-slate-500 dark:text-slate-400">({booking.holder.username})</span>
+        <strong>{personWithUsername(booking.holder)}</strong>
       </p>
       <p>
         GPU{booking.gpus.length > 1 ? "s" : ""} {gpus} · {formatWhen(booking.startsAt, nowMs)} – {formatWhen(booking.endsAt, nowMs)}

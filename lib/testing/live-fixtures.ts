@@ -1,4 +1,4 @@
-import type { LiveGpu } from "@/lib/live";
+import type { LiveBooking, LiveGpu } from "@/lib/live";
 
 /**
  * A live GPU reading for tests of the pages' rules: an idle H100 of host
@@ -39,6 +39,21 @@ export function liveGpuFixture(uuid: string, users: string[] = [], overrides: Pa
       slurmJobId: null,
       reservationId: null,
     })),
+    ...overrides,
+  };
+}
+
+/** A live booking of host "h1" ("node-a") from 09:00 to 12:00 UTC on 2026-12-01, of these GPUs, held by `holder`. */
+export function liveBookingFixture(gpus: { uuid: string; index: number }[], holder: LiveBooking["holder"], overrides: Partial<LiveBooking> = {}): LiveBooking {
+  return {
+    reservationId: "r1",
+    hostId: "h1",
+    hostName: "node-a",
+    gpus,
+    holder,
+    startsAt: "2026-12-01T09:00:00Z",
+    endsAt: "2026-12-01T12:00:00Z",
+    purpose: "",
     ...overrides,
   };
 }

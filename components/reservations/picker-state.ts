@@ -1,0 +1,124 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import { countAvailability, describeAvailability, isGpuFree, othersProcesses, type GpuState } from "@/lib/gpu-availability";
+import { gpuStateNow } from "@/lib/gpu-state-now";
+import type { LiveBooking, LiveGpu } from "@/lib/live";
+import { bookingsOfGpu } from "@/lib/live-fleet-state";
+import { personName } from "@/lib/person-name";
+import { rangesOverlap } from "@/lib/reservation-state";
+import type { BookableHost } from "@/lib/reservation-types";
+
+/**
+ * What the booking form says about each GPU and each host, from the one
+ * availability rule (lib/gpu-availability.ts) and the live bookings: plain
+ * functions, so that the form, its picker and their tests agree.
+ */
+
+/** A booking that starts within this of now is "now": what runs on the GPUs this moment decides (as on the server). */
+export const STARTS_NOW_MS = 5 * 60_000;
+
+export interface Window {
+  startMs: number;
+  endMs: number;
+}
+
+export interface LiveView {
+  /** The live snapshot has arrived: until then nothing is known of what runs. */
+  ready: boolean;
+  gpus: Record<string, LiveGpu>;
+  onlineHostIds: ReadonlySet<string>;
+  bookings: LiveBooking[];
+  states: Record<string, GpuReconciliation>;
+}
+
+/** The booking that holds a GPU at some instant of [startMs, endMs), if any. */
+export function bookingInWindow(bookings: LiveBooking[], uuid: string, startMs: number, endMs: number): LiveBooking | null {
+  for (const booking of bookings) {
+    if (!booking.gpus.some((gpu) => gpu.uuid === uuid)) continue;
+    if (rangesOverlap(startMs, endMs, Date.parse(booking.startsAt), Date.parse(booking.endsAt))) return booking;
+  }
+  return null;
+}
+
+export function startsNow(window: Window | null, nowMs: number): boolean {
+  return !window || window.startMs <= nowMs + STARTS_NOW_MS;
+}
+
+/**
+ * A GPU in the picker: `taken` by a booking during the window (cannot be
+ * picked), else by what runs there now when the window starts now: `busy`
+ * with someone else's work (pickable, with a warning and an explicit "book
+ * anyway"), `mine` with only the viewer's own unbooked work (booking claims
+ * it), `error` or `offline`; else `free`.
+ */
+/** Before the live snapshot arrives: `unknown`. */
+export type PickerKind = "free" | "taken" | "busy" | "mine" | "error" | "offline" | "unknown";
+
+export interface PickerGpu {
+  kind: PickerKind;
+  state: GpuState;
+  taken: LiveBooking | null;
+  /** Who runs there besides the viewer, as people are shown ("Bob Member", else the login). */
+  runners: string[];
+  /** Their commands, for the warning (the first few). */
+  commands: string[];
+}
+
+/** One GPU of the picker, for this viewer and window. */
+export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: Window | null, nowMs: number, viewerId: string): PickerGpu {
+  const reading = live.gpus[uuid];
+  const taken = window ? bookingInWindow(live.bookings, uuid, window.startMs, window.endMs) : null;
+  const online = live.onlineHostIds.has(hostId);
+  const current = bookingsOfGpu(live.bookings, uuid, nowMs).current;
+  const reconciliation = live.states[uuid];
+  const state: GpuState = reading ? gpuStateNow(reading, online, current, reconciliation) : "offline";
+  const others = reconciliation
+    ? othersProcesses(reconciliation, viewerId).map((process) => ({ pid: process.pid, name: process.person ? personName(process.person) : (process.login ?? "unknown") }))
+    : (reading?.processes ?? []).map((process) => ({ pid: process.pid, name: process.user ?? "unknown" }));
+  const runners = [...new Set(others.map((other) => other.name))];
+  const commands = others
+    .map((other) => reading?.processes.find((process) => process.pid === other.pid)?.command ?? null)
+    .filter((command): command is string => Boolean(command))
+    .slice(0, 3);
+  const base = { state, taken, runners, commands };
+  if (taken) return { ...base, kind: "taken" };
+  if (!live.ready) return { ...base, kind: "unknown" };
+  // A later window: what runs now says nothing about then; the bookings decide.
+  if (!startsNow(window, nowMs)) return { ...base, kind: "free" };
+  if (state === "offline" || state === "error") return { ...base, kind: state };
+  const processes = reading?.processes.length ?? 0;
+  if (processes === 0) return { ...base, kind: "free" };
+  return { ...base, kind: runners.length > 0 ? "busy" : "mine" };
+}
+
+/**
+ * The host dropdown's words: for a booking that starts now, the one rule's
+ * counts ("1 of 8 free, 6 in use without a booking"); for a later window,
+ * how many are not booked then.
+ */
+export function hostAvailability(host: BookableHost, live: LiveView, window: Window | null, nowMs: number): string {
+  if (!live.ready) return `${host.gpus.length} GPU${host.gpus.length === 1 ? "" : "s"}`;
+  if (!startsNow(window, nowMs) && window) {
+    const free = host.gpus.filter((gpu) => !bookingInWindow(live.bookings, gpu.uuid, window.startMs, window.endMs)).length;
+    return `${free} of ${host.gpus.length} free then`;
+  }
+  const online = live.onlineHostIds.has(host.id);
+  const states = host.gpus.map((gpu) => {
+    const reading = live.gpus[gpu.uuid];
+    return reading ? gpuStateNow(reading, online, bookingsOfGpu(live.bookings, gpu.uuid, nowMs).current, live.states[gpu.uuid]) : "offline";
+  });
+  return describeAvailability(countAvailability(states));
+}
+
+/**
+ * The conflict notice's "free GPUs 0, 1, 2" for a booking that starts now:
+ * only GPUs free by the one rule, never one with processes on it.
+ */
+export function freeSuggestions(indices: number[], host: BookableHost | null, live: LiveView, window: Window | null, nowMs: number): number[] {
+  if (!host || !startsNow(window, nowMs)) return indices;
+  const online = live.onlineHostIds.has(host.id);
+  return indices.filter((index) => {
+    const gpu = host.gpus.find((entry) => entry.index === index);
+    const reading = gpu ? live.gpus[gpu.uuid] : undefined;
+    return Boolean(gpu && reading && isGpuFree(gpuStateNow(reading, online, bookingsOfGpu(live.bookings, gpu.uuid, nowMs).current, live.states[gpu.uuid])));
+  });
+}

@@ -1,0 +1,54 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
+import type { LiveGpu } from "@/lib/live";
+import { personName } from "@/lib/person-name";
+import { percentAt } from "@/components/reservations/schedule-axis";
+
+/** How far back the band reaches when no process says when it started. */
+const UNKNOWN_START_MS = 30 * 60_000;
+
+/** Who runs on a GPU now, as people are shown: the gpudesk name where the server knows it, else the login. */
+export function runnerNames(reading: LiveGpu | undefined, reconciliation: GpuReconciliation | undefined): string[] {
+  const names = reconciliation
+    ? reconciliation.processes.map((process) => (process.person ? personName(process.person) : (process.login ?? "unknown")))
+    : (reading?.processes ?? []).map((process) => process.user ?? "unknown");
+  return [...new Set(names)];
+}
+
+interface BusyBandProps {
+  state: GpuState;
+  reading: LiveGpu | undefined;
+  names: string[];
+  fromMs: number;
+  toMs: number;
+  nowMs: number;
+}
+
+/**
+ * Work that runs on a GPU now without a booking (or against one), drawn on
+ * its row up to the red "now" line: hatched, so that nobody takes an empty
+ * row for a free GPU. It starts where its oldest process started.
+ */
+export function BusyBand({ state, reading, names, fromMs, toMs, nowMs }: BusyBandProps) {
+  const starts = (reading?.processes ?? []).map((process) => (process.startedAt ? Date.parse(process.startedAt) : Number.NaN)).filter(Number.isFinite);
+  const startMs = Math.max(fromMs, Math.min(nowMs - 60_000, starts.length > 0 ? Math.min(...starts) : nowMs - UNKNOWN_START_MS));
+  const left = percentAt(startMs, fromMs, toMs);
+  const right = percentAt(nowMs, fromMs, toMs);
+  const label = `${GPU_STATE_LABELS[state]} now: ${names.join(", ") || "unknown"}`;
+  return (
+    <span
+      data-testid="schedule-busy-now"
+      data-state={state}
+      title={label}
+      aria-label={label}
+      role="img"
+      className={`absolute inset-y-1.5 z-[1] overflow-visible rounded-l-md border border-r-0 text-[11px] leading-8 font-semibold whitespace-nowrap text-amber-950 dark:text-amber-100 ${
+        state === "conflict" ? "border-fuchsia-600 bg-fuchsia-200/70 dark:bg-fuchsia-900/60" : "border-amber-500 bg-amber-200/70 dark:bg-amber-900/60"
+      } bg-[repeating-linear-gradient(135deg,transparent_0_6px,rgb(0_0_0/0.12)_6px_9px)]`}
+      style={{ left: `${left}%`, width: `${Math.max(right - left, 0.5)}%` }}
+    >
+      {/* The words sit just right of the now line, where the row is empty. */}
+      <span className="absolute top-0 left-full ml-1.5 rounded bg-white/85 px-1 dark:bg-slate-900/85">{label}</span>
+    </span>
+  );
+}

@@ -1,0 +1,137 @@
+import { expect, test, type Page } from "@playwright/test";
+import { E2E_ORIGIN, createUser, signIn } from "./helpers";
+
+/**
+ * "Free means free" on the web: a GPU on which someone else's job runs
+ * without a booking is in use, not free, in the fleet view, the booking
+ * form's host list and its picker; booking it is refused, naming whose work
+ * it is, until the person chooses "Book anyway"; the fleet header's free
+ * count is the number of GPUs shown free.
+ */
+
+interface FleetAnswer {
+  hosts: { id: string; name: string; online: boolean }[];
+  gpus: { uuid: string; index: number; hostId: string; processes: { pid: number; user: string | null }[] }[];
+  gpuStates: Record<string, { state: string; processes: { person: { username: string; name: string } | null; login: string | null }[] }>;
+}
+
+/** A GPU of a simulated demo host that runs someone else's work without a booking right now, found through the API (not a constant). */
+async function findBusyGpu(page: Page, username: string): Promise<{ host: string; index: number; owners: string[] }> {
+  const answer = (await (await page.request.get("/api/v1/fleet")).json()) as FleetAnswer;
+  for (const gpu of answer.gpus) {
+    const host = answer.hosts.find((entry) => entry.id === gpu.hostId);
+    const state = answer.gpuStates[gpu.uuid];
+    if (!host?.online || !host.name.startsWith("sim-") || state?.state !== "unbooked_use") continue;
+    if (state.processes.length === 0 || state.processes.some((process) => (process.person?.username ?? process.login) === username)) continue;
+    // As the pages show people: the display name where the server knows the person, else the login.
+    const owners = state.processes.map((process) => (process.person ? process.person.name || process.person.username : (process.login ?? "unknown")));
+    return { host: host.name, index: gpu.index, owners };
+  }
+  throw new Error("no GPU of the demo fleet runs unbooked work now");
+}
+
+/** The number of cards badged "Free" and the header's figure, read in one go so that a live update cannot fall between. */
+async function freeCounts(page: Page): Promise<{ badges: number; header: number; text: string; total: number }> {
+  return page.evaluate(() => {
+    const summary = document.querySelector<HTMLElement>('[data-testid="fleet-summary"]');
+    return {
+      badges: document.querySelectorAll('[data-testid="gpu-state"][data-state="free"]').length,
+      header: Number(summary?.dataset.free ?? Number.NaN),
+      total: Number(summary?.dataset.total ?? Number.NaN),
+      text: summary?.textContent ?? "",
+    };
+  });
+}
+
+test("a GPU someone else uses without a booking is in use everywhere, and booking it takes an explicit 'Book anyway'", async ({ page }) => {
+  test.setTimeout(120_000);
+  const user = createUser("avail");
+  await signIn(page, user);
+  const busy = await findBusyGpu(page, user.username);
+  const bookingIds: string[] = [];
+
+  try {
+    // The fleet view: the card says in use without a booking, and its action is not the free GPU's green "Book".
+    await page.goto("/");
+    const card = page.getByRole("article", { name: `GPU ${busy.index} on ${busy.host}` });
+    await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "unbooked_use");
+    await expect(card.getByTestId("gpu-holder")).toHaveText("In use without a booking");
+    const action = card.getByRole("link", { name: new RegExp(`^Book GPU ${busy.index} on ${busy.host}`) });
+    await expect(action).toHaveText("Book anyway");
+    await expect(action).toHaveAttribute("data-kind", "busy");
+
+    // The header's "N of M GPUs free" is the number of GPUs shown free (counted on the page, not a constant).
+    await expect.poll(async () => {
+      const counts = await freeCounts(page);
+      return counts.badges === counts.header && counts.text.includes(`${counts.header} of ${counts.total} GPUs free`);
+    }).toBe(true);
+    const counts = await freeCounts(page);
+    expect(counts.total).toBeGreaterThan(counts.header);
+    await page.screenshot({ path: "test-results/screens/availability-fleet.png" });
+
+    // The booking form: the host list counts it as in use, the picker's tile says whose work runs there.
+    await page.goto(`/reserve`);
+    const hostSelect = page.getByLabel("Host");
+    const option = hostSelect.locator("option", { hasText: busy.host });
+    await expect(option).toHaveText(new RegExp(`^${busy.host} — \\d+ of \\d+ free, \\d+ in use without a booking`));
+    await hostSelect.selectOption(busy.host);
+    const tile = page.getByRole("button", { name: new RegExp(`^GPU ${busy.index}, in use without a booking`) });
+    await expect(tile).toHaveAttribute("data-kind", "busy");
+    await expect(tile.getByTestId("picker-note")).toContainText(busy.owners[0]);
+
+    // Picked: the warning shows before submit, naming the owner.
+    await tile.click();
+    const warning = page.getByTestId("busy-notice");
+    await expect(warning).toContainText("Someone else's work runs on this GPU without a booking");
+    await expect(warning).toContainText(busy.owners[0]);
+    await page.getByText("1 hour", { exact: true }).click();
+    await page.getByRole("textbox", { name: "Purpose" }).fill("availability e2e");
+    await page.screenshot({ path: "test-results/screens/availability-reserve.png", fullPage: true });
+
+    // Submitted without choosing "book anyway": the server refuses (409 gpu_in_use) and the form names whose work it is.
+    const refused = page.waitForResponse((response) => response.url().endsWith("/api/v1/reservations") && response.request().method() === "POST");
+    await page.getByRole("button", { name: "Book", exact: true }).click();
+    expect((await refused).status()).toBe(409);
+    await expect(warning).toContainText(`Not booked: someone else's work runs on this GPU`);
+    await expect(warning).toContainText(`GPU ${busy.index} on ${busy.host}`);
+    await expect(warning).toContainText(busy.owners[0]);
+    await expect(page.getByRole("heading", { name: /^Booked:/ })).toHaveCount(0);
+
+    // "Book anyway" books it (with allowBusy).
+    const accepted = page.waitForResponse((response) => response.url().endsWith("/api/v1/reservations") && response.request().method() === "POST");
+    await warning.getByRole("button", { name: "Book anyway" }).click();
+    const answer = await accepted;
+    expect(answer.status()).toBe(201);
+    bookingIds.push(((await answer.json()) as { id: string }).id);
+    expect(JSON.parse(answer.request().postData() ?? "{}")).toMatchObject({ allowBusy: true, gpus: [busy.index], host: busy.host });
+    await expect(page.getByRole("heading", { name: `Booked: GPU ${busy.index} on ${busy.host}` })).toBeVisible();
+  } finally {
+    for (const id of bookingIds) await page.request.post(`/api/v1/reservations/${id}/release`, { headers: { origin: E2E_ORIGIN } });
+  }
+});
+
+test("'Any N GPUs' starts on any host, whatever host was picked for specific GPUs", async ({ page }) => {
+  await signIn(page, createUser("anyn"));
+  await page.goto("/reserve?host=sim-a100-a&gpus=2");
+  const hostSelect = page.getByLabel("Host");
+  await expect(hostSelect).toHaveValue("sim-a100-a");
+  await page.getByRole("radio", { name: "Any N GPUs" }).click();
+  await expect(hostSelect).toHaveValue("");
+  await expect(hostSelect.locator("option:checked")).toHaveText("Any host");
+  // Back to picking GPUs: a host again, since specific GPUs belong to one.
+  await page.getByRole("radio", { name: "Pick GPUs" }).click();
+  await expect(hostSelect).not.toHaveValue("");
+});
+
+test("the schedule shows a GPU busy without a booking as busy now", async ({ page }) => {
+  const user = createUser("sched");
+  await signIn(page, user);
+  const busy = await findBusyGpu(page, user.username);
+  await page.goto("/schedule?days=1");
+  const row = page.getByTestId(`schedule-row-${busy.host}-${busy.index}`);
+  const band = row.getByTestId("schedule-busy-now");
+  await expect(band).toHaveAttribute("data-state", "unbooked_use");
+  await expect(band).toHaveAccessibleName(new RegExp(`In use, not booked now: .*${busy.owners[0]}`));
+  await expect(page.getByTestId(`schedule-gpu-${busy.host}-${busy.index}`)).toHaveAttribute("data-state", "unbooked_use");
+  await page.screenshot({ path: "test-results/screens/availability-schedule.png", fullPage: true });
+});
