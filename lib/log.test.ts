@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { escapeLogText, log } from "@/server/log";
+import { escapeLogText, log } from "@/lib/log";
 
 describe("log", () => {
   afterEach(() => vi.restoreAllMocks());
