@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_BUFFER_REACH_MS, type AgentSamples } from "@/lib/agent-protocol";
+import type { Snapshot } from "@/lib/snapshot";
 import { createAgentRunner } from "@/server/agent/agent-runner";
 import { createSocketTransport } from "@/server/agent/socket-transport";
 import { FleetState } from "@/server/fleet/fleet-state";
@@ -160,5 +162,40 @@ describe("agent buffering and replay", () => {
       intervalMs: 1000,
     });
     expect(runner.buffer.capacity).toBeGreaterThanOrEqual(3600);
+  });
+});
+
+describe("readings beyond the buffer's reach", () => {
+  it("are dropped and counted instead of sent, since the server would refuse them", async () => {
+    const gpu = makeGpu();
+    const sent: AgentSamples[] = [];
+    const ages = [AGENT_BUFFER_REACH_MS + 60_000, AGENT_BUFFER_REACH_MS + 30_000, 1000];
+    let connect = () => {};
+    let connected = false;
+    const runner = createAgentRunner({
+      // Three readings in a row, two of them from before the reach (a clock that jumped, a --buffer of days).
+      read: async () => makeSnapshot([gpu], Date.now() - (ages.shift() ?? 0)),
+      transport: {
+        get connected() {
+          return connected;
+        },
+        onConnect: (listener) => (connect = listener),
+        send: async (batch) => {
+          sent.push(batch);
+          return { accepted: batch.snapshots.length, rejected: [] };
+        },
+        close: async () => {},
+      },
+      intervalMs: 100,
+    });
+    runner.start();
+    stops.push(() => runner.stop());
+    await waitFor(() => runner.buffer.size >= 3);
+    connected = true;
+    connect();
+    await waitFor(() => sent.length > 0);
+    expect(sent[0].dropped).toBe(2);
+    expect((sent[0].snapshots as Snapshot[]).every((snapshot) => Date.parse(snapshot.sampledAt) > Date.now() - AGENT_BUFFER_REACH_MS)).toBe(true);
+    expect(sent[0].snapshots.length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1,4 +1,4 @@
-import { AGENT_BATCH_SIZE, type AgentSamples, type AgentSamplesReply, type AgentErrorReply } from "@/lib/agent-protocol";
+import { AGENT_BATCH_SIZE, AGENT_BUFFER_REACH_MS, type AgentSamples, type AgentSamplesReply, type AgentErrorReply } from "@/lib/agent-protocol";
 import type { Snapshot } from "@/lib/snapshot";
 import { SampleBuffer } from "@/server/agent/sample-buffer";
 
@@ -16,7 +16,7 @@ export interface AgentRunnerOptions {
   read: () => Promise<Snapshot>;
   transport: AgentTransport;
   intervalMs: number;
-  /** Readings kept while the server is unreachable; default two hours at the interval. */
+  /** Readings kept while the server is unreachable; default two hours at the interval (older ones are dropped whatever the count). */
   bufferCapacity?: number;
   log?: (message: string) => void;
 }
@@ -28,7 +28,7 @@ export interface AgentRunnerOptions {
  */
 export function createAgentRunner(options: AgentRunnerOptions) {
   const log = options.log ?? (() => {});
-  const capacity = options.bufferCapacity ?? Math.ceil((2 * 3600 * 1000) / options.intervalMs);
+  const capacity = options.bufferCapacity ?? Math.ceil(AGENT_BUFFER_REACH_MS / options.intervalMs);
   const buffer = new SampleBuffer<Snapshot>(capacity);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -55,6 +55,10 @@ export function createAgentRunner(options: AgentRunnerOptions) {
     sending = true;
     try {
       while (!stopped && options.transport.connected && buffer.size > 0) {
+        // The server refuses readings older than the buffer's reach (lib/agent-protocol.ts): they go as dropped, not as data.
+        const oldest = Date.now() - AGENT_BUFFER_REACH_MS;
+        buffer.dropStale((snapshot) => Date.parse(snapshot.sampledAt) < oldest);
+        if (buffer.size === 0) break;
         const snapshots = buffer.peek(AGENT_BATCH_SIZE);
         const dropped = buffer.takeDropped();
         let reply: AgentSamplesReply | AgentErrorReply;

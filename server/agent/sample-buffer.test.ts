@@ -10,6 +10,17 @@ describe("SampleBuffer", () => {
     expect(buffer.takeDropped()).toBe(0);
   });
 
+  it("drops stale readings from the head and counts them, leaving the rest in order", () => {
+    const buffer = new SampleBuffer<number>(10);
+    for (const n of [1, 2, 3, 8, 2, 9]) buffer.push(n);
+    buffer.dropStale((n) => n < 5);
+    expect(buffer.peek(10)).toEqual([8, 2, 9]);
+    expect(buffer.takeDropped()).toBe(3);
+    buffer.dropStale(() => false);
+    expect(buffer.size).toBe(3);
+    expect(buffer.takeDropped()).toBe(0);
+  });
+
   it("removes only acknowledged readings, even when the buffer overflowed during the send", () => {
     const buffer = new SampleBuffer<{ n: number }>(4);
     const items = [1, 2, 3, 4].map((n) => ({ n }));

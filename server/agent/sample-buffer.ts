@@ -20,6 +20,17 @@ export class SampleBuffer<T> {
     }
   }
 
+  /**
+   * Drops readings from the head while `stale` holds for them, counted as
+   * dropped (readings the server would refuse as too old to be true).
+   */
+  dropStale(stale: (item: T) => boolean): void {
+    let count = 0;
+    while (count < this.items.length && stale(this.items[count])) count += 1;
+    this.items.splice(0, count);
+    this.droppedCount += count;
+  }
+
   /** The oldest `count` readings, left in the buffer until `remove` confirms delivery. */
   peek(count: number): T[] {
     return this.items.slice(0, count);

@@ -141,6 +141,13 @@ describe("formatWhois", () => {
     expect(text).toContain("Nothing runs there");
     expect(formatWhois(snapshot, "node-a", 7, NOW)).toBeNull();
   });
+
+  it("says when a process names the booking without its proof", () => {
+    const bob = { id: "u2", username: "bob", name: "Bob B" };
+    const hiding = { pid: 4711, person: bob, reservationId: null, login: "bob", evidence: { kind: "login" as const, value: "bob" }, falseClaim: "r1", intruder: true };
+    const view: FleetView = { ...snapshot, gpuStates: { "GPU-0": { state: "conflict", reservationId: "r1", holder: alice, processes: [hiding], problem: null } } };
+    expect(formatWhois(view, "node-a", 0, NOW)).toContain("(not the holder) (claims reservation r1 without its proof)");
+  });
 });
 
 describe("reservation output", () => {
