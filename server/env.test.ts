@@ -30,3 +30,24 @@ describe("DATABASE_URL", () => {
     expect(describeDatabase("file:./data/gpudesk.db")).toBe("file:./data/gpudesk.db");
   });
 });
+
+describe("GPUDESK_WEBHOOK_PRIVATE_TARGETS", () => {
+  it("is empty by default: personal webhooks reach public addresses only", () => {
+    expect(parseEnv(environment()).GPUDESK_WEBHOOK_PRIVATE_TARGETS).toEqual([]);
+  });
+
+  it("takes addresses and CIDR ranges of both families", () => {
+    expect(parseEnv(environment({ GPUDESK_WEBHOOK_PRIVATE_TARGETS: " 10.20.0.0/16, 192.168.5.10 ,fd00::/8" })).GPUDESK_WEBHOOK_PRIVATE_TARGETS).toEqual([
+      { address: "10.20.0.0", prefix: 16 },
+      { address: "192.168.5.10", prefix: 32 },
+      { address: "fd00::", prefix: 8 },
+    ]);
+  });
+
+  it("names the entry that is not an address or a range", () => {
+    for (const bad of ["10.0.0.0/33", "intranet.lab", "10.0.0.0/x", "fd00::/129"]) {
+      expect(() => parseEnv(environment({ GPUDESK_WEBHOOK_PRIVATE_TARGETS: bad }))).toThrow(ConfigError);
+      expect(() => parseEnv(environment({ GPUDESK_WEBHOOK_PRIVATE_TARGETS: bad }))).toThrow(new RegExp(`GPUDESK_WEBHOOK_PRIVATE_TARGETS: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is not`));
+    }
+  });
+});
