@@ -9,6 +9,7 @@ import {
   type LiveHost,
 } from "@/lib/live";
 import { deltaPointsOf, pointsOfColumns } from "@/lib/live-points";
+import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 
 /**
  * The browser's copy of the live fleet, kept as plain immutable data so that
@@ -38,6 +39,11 @@ export interface LiveFleetState {
    * would show hosts seen "in 2 min".
    */
   clockOffsetMs: number;
+  /**
+   * Which GPU each slot of the wire deltas names (lib/live-wire.ts). Not
+   * drawn from: filled in place as deltas bring new GPUs, replaced by each snapshot.
+   */
+  slots: SlotTable;
 }
 
 export const initialLiveFleetState: LiveFleetState = {
@@ -50,6 +56,7 @@ export const initialLiveFleetState: LiveFleetState = {
   bookings: [],
   lastUpdateAt: null,
   clockOffsetMs: 0,
+  slots: {},
 };
 
 function byName(a: LiveHost, b: LiveHost): number {
@@ -95,6 +102,28 @@ export function applySnapshot(state: LiveFleetState, snapshot: FleetSnapshot, re
     lastUpdateAt: receivedAt,
     clockOffsetMs: clockOffset(snapshot.serverTime, receivedAt, state.clockOffsetMs),
   };
+}
+
+/** A snapshot as it comes over the wire: the snapshot, and the slot of each GPU. */
+export function applySnapshotWire(state: LiveFleetState, wire: FleetSnapshotWire, receivedAt: number): LiveFleetState {
+  const slots: SlotTable = {};
+  wire.gpus.forEach((gpu, i) => {
+    const slot = wire.slots[i];
+    if (slot !== undefined) slots[slot] = gpu.uuid;
+  });
+  return { ...applySnapshot(state, wire, receivedAt), slots };
+}
+
+/**
+ * A wire delta: expanded against the GPUs held (lib/live-wire.ts), then
+ * merged. Returns the expanded delta too, for the listeners that want the
+ * readings themselves (the GPU page's charts). Before the first snapshot
+ * there is nothing to expand against: the state stays, the delta is null.
+ */
+export function applyDeltaWire(state: LiveFleetState, wire: FleetDeltaWire, receivedAt: number): { state: LiveFleetState; delta: FleetDelta | null } {
+  if (!state.hasSnapshot) return { state, delta: null };
+  const delta = expandFleetDelta(wire, state.gpus, state.slots);
+  return { state: applyDelta(state, delta, receivedAt), delta };
 }
 
 /** The server sends the whole list whenever it changes: it replaces what was held. */

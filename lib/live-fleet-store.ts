@@ -1,12 +1,13 @@
 import {
   applyBookings,
-  applyDelta,
-  applySnapshot,
+  applyDeltaWire,
+  applySnapshotWire,
   initialLiveFleetState,
   withStatus,
   type LiveFleetState,
 } from "@/lib/live-fleet-state";
 import type { BookingsUpdate, FleetDelta, FleetSnapshot } from "@/lib/live";
+import type { FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
 import { getLiveSocket } from "@/lib/live-socket";
 
 /**
@@ -70,11 +71,38 @@ export function subscribeFleet(listener: () => void): () => void {
   };
 }
 
+/** A snapshot or an expanded delta, as the store took it in (for pages that want the messages, not the state). */
+export type FleetMessage = { kind: "snapshot"; snapshot: FleetSnapshot } | { kind: "delta"; delta: FleetDelta };
+const messageListeners = new Set<(message: FleetMessage) => void>();
+
+/**
+ * Hears every snapshot and every delta, expanded from the wire once for
+ * all listeners (the GPU page's charts and states). It opens nothing: the
+ * page's live fleet keeps the socket.
+ */
+export function subscribeFleetMessages(listener: (message: FleetMessage) => void): () => void {
+  messageListeners.add(listener);
+  return () => {
+    messageListeners.delete(listener);
+  };
+}
+
+function tell(message: FleetMessage) {
+  for (const listener of messageListeners) listener(message);
+}
+
 function start() {
   const socket = getLiveSocket();
 
-  const onSnapshot = (snapshot: FleetSnapshot) => setState(applySnapshot(state, snapshot, Date.now()));
-  const onDelta = (delta: FleetDelta) => setState(applyDelta(state, delta, Date.now()), true);
+  const onSnapshot = (snapshot: FleetSnapshotWire) => {
+    setState(applySnapshotWire(state, snapshot, Date.now()));
+    tell({ kind: "snapshot", snapshot });
+  };
+  const onDelta = (wire: FleetDeltaWire) => {
+    const applied = applyDeltaWire(state, wire, Date.now());
+    setState(applied.state, true);
+    if (applied.delta) tell({ kind: "delta", delta: applied.delta });
+  };
   const onBookings = (update: BookingsUpdate) => setState(applyBookings(state, update, Date.now()));
   // "live" only once the snapshot is in: connected but empty is still connecting.
   const onDisconnect = () => setState(withStatus(state, socket.active ? "reconnecting" : "disconnected"));

@@ -5,7 +5,7 @@ const created: { namespace: string; options: { autoConnect?: boolean; auth?: Aut
 vi.mock("socket.io-client", () => ({
   io: (namespace: string, options: { autoConnect?: boolean; auth?: AuthFn }) => {
     created.push({ namespace, options });
-    return { namespace };
+    return { namespace, on: () => undefined };
   },
 }));
 
@@ -26,17 +26,23 @@ describe("live socket", () => {
     vi.unstubAllGlobals();
   });
 
-  it("is one unconnected socket per tab that sends no token unless a display sets one", async () => {
-    const { getLiveSocket, setLiveSocketToken } = await import("@/lib/live-socket");
+  it("is one unconnected socket per tab that sends its format, and no token unless a display sets one", async () => {
+    const { getLiveSocket, setLiveSocketDisplayScope, setLiveSocketToken } = await import("@/lib/live-socket");
+    const { LIVE_FORMAT_VERSION: v } = await import("@/lib/live-wire");
     expect(getLiveSocket()).toBe(getLiveSocket());
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ namespace: "/live", options: { autoConnect: false } });
-    expect(handshakeAuth()).toEqual({});
+    expect(handshakeAuth()).toEqual({ v });
 
     // Read at every connect, so a token set after the socket exists still counts, and clearing it goes back to the cookie.
     setLiveSocketToken("gpd_disp_abc");
-    expect(handshakeAuth()).toEqual({ token: "gpd_disp_abc" });
+    expect(handshakeAuth()).toEqual({ v, token: "gpd_disp_abc" });
     setLiveSocketToken(null);
-    expect(handshakeAuth()).toEqual({});
+    expect(handshakeAuth()).toEqual({ v });
+    // The wall display asks for its scope, with its hosts.
+    setLiveSocketDisplayScope({ hosts: ["node-a"] });
+    expect(handshakeAuth()).toEqual({ v, scope: "display", hosts: ["node-a"] });
+    setLiveSocketDisplayScope(null);
+    expect(handshakeAuth()).toEqual({ v });
   });
 });

@@ -1,10 +1,38 @@
 import { io, type Socket } from "socket.io-client";
 import { LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live-wire";
 
 export type LiveSocket = Socket<LiveServerToClient, LiveClientToServer>;
 
 let socket: LiveSocket | null = null;
 let displayToken: string | null = null;
+let displayScope: { hosts: string[] | null } | null = null;
+
+/** A page reloads itself at most this often for a new live format (a server that keeps refusing must not make it spin). */
+const RELOAD_GUARD_MS = 60_000;
+const RELOAD_KEY = "gpudesk:live-format-reload";
+
+/** What the handshake says: the format this page reads, the token, the scope. Read on every (re)connect. */
+export function liveHandshake(): LiveHandshake {
+  const handshake: LiveHandshake = { v: LIVE_FORMAT_VERSION };
+  if (displayToken) handshake.token = displayToken;
+  if (displayScope) {
+    handshake.scope = "display";
+    if (displayScope.hosts && displayScope.hosts.length > 0) handshake.hosts = displayScope.hosts;
+  }
+  return handshake;
+}
+
+function reloadForNewFormat() {
+  try {
+    const last = Number(window.sessionStorage.getItem(RELOAD_KEY) ?? 0);
+    if (Date.now() - last < RELOAD_GUARD_MS) return;
+    window.sessionStorage.setItem(RELOAD_KEY, String(Date.now()));
+  } catch {
+    // No storage (a locked-down kiosk): reload anyway, the server said this page is out of date.
+  }
+  window.location.reload();
+}
 
 /**
  * The tab's one socket to `/live`, created on first use and never during
@@ -15,12 +43,22 @@ export function getLiveSocket(): LiveSocket {
   if (typeof window === "undefined") {
     throw new Error("getLiveSocket() is browser-only; call it from an effect");
   }
+  if (socket) return socket;
   // Same origin: the custom server hosts Next and socket.io on one port.
-  // `auth` is read on every (re)connect, so a token set later still counts.
-  socket ??= io(LIVE_NAMESPACE, {
-    autoConnect: false,
-    auth: (send) => send(displayToken ? { token: displayToken } : {}),
+  // `auth` is read on every (re)connect, so a token or scope set later still counts.
+  const created: LiveSocket = io(LIVE_NAMESPACE, { autoConnect: false, auth: (send) => send({ ...liveHandshake() }) });
+  // A server of another format refuses this page: load the page it serves now.
+  created.on("connect_error", (error) => {
+    if (error.message === LIVE_FORMAT_ERROR) reloadForNewFormat();
   });
+  // The server closes a principal's sockets when its rights change (a role,
+  // a revoked token, a signed-out session; server/fleet/live-revocation.ts).
+  // socket.io does not retry after that by itself: try once, so that a
+  // person whose role changed gets the scope they have now; the refused stay refused.
+  created.on("disconnect", (reason) => {
+    if (reason === "io server disconnect") created.connect();
+  });
+  socket = created;
   return socket;
 }
 
@@ -31,4 +69,12 @@ export function getLiveSocket(): LiveSocket {
  */
 export function setLiveSocketToken(token: string | null): void {
   displayToken = token;
+}
+
+/**
+ * The display scope (what a wall screen shows, limited to these hosts) or,
+ * with null, the member scope. Set it before the store connects.
+ */
+export function setLiveSocketDisplayScope(scope: { hosts: string[] | null } | null): void {
+  displayScope = scope;
 }

@@ -1,13 +1,15 @@
 import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
-import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
+import type { GpuReconciliation, GpuState, GpuStatesAnswer } from "@/lib/attribution";
+import type { DisplayDeltaWire, DisplaySnapshotWire, FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
 import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 
 /**
- * What browsers receive on the socket.io namespace `/live`: a full snapshot
- * on every (re)connect, then coalesced deltas (new readings within about
- * 100 ms, GPU states once a second). The snapshot is the truth; a client
- * that misses deltas takes a new snapshot.
+ * What browsers hold of the live fleet. On the socket.io namespace `/live`
+ * they receive a full snapshot on every (re)connect, then coalesced deltas
+ * (new readings within about 100 ms, GPU states once a second), in the
+ * compact form of lib/live-wire.ts; these are the shapes they expand to.
+ * The snapshot is the truth; a client that misses deltas takes a new snapshot.
  */
 
 export interface LiveHost {
@@ -120,8 +122,12 @@ export interface BookingsUpdate {
 }
 
 export interface LiveServerToClient {
-  "fleet:snapshot": (snapshot: FleetSnapshot) => void;
-  "fleet:delta": (delta: FleetDelta) => void;
+  /** The member scope (signed-in people): the whole fleet. */
+  "fleet:snapshot": (snapshot: FleetSnapshotWire) => void;
+  "fleet:delta": (delta: FleetDeltaWire) => void;
+  /** The display scope (wall screens): DisplayFeed and nothing more. */
+  "display:snapshot": (snapshot: DisplaySnapshotWire) => void;
+  "display:delta": (delta: DisplayDeltaWire) => void;
   "fleet:bookings": (update: BookingsUpdate) => void;
   /** The open alerts that concern this viewer, on every (re)connect (none for a display token). */
   "alerts:snapshot": (snapshot: AlertsSnapshot) => void;
@@ -136,6 +142,55 @@ export interface LiveClientToServer {
   "gpu:history": (uuid: string, reply: (history: GpuHistory | null) => void) => void;
   /** Asks for every GPU's state now (a page that started listening after the snapshot). */
   "gpu:states": (reply: (answer: GpuStatesAnswer) => void) => void;
+}
+
+/**
+ * The display scope: what a wall screen (a display token, or `/display` in
+ * a signed-in browser) receives on `/live`, and nothing more. No booking
+ * purposes, user ids or logins, command lines, container or reservation
+ * ids, no waitlist: a screen in a corridor shows who holds a GPU and how
+ * busy it is. Numbers are rounded to what the screen shows.
+ */
+export interface DisplayGpu {
+  uuid: string;
+  hostId: string;
+  /** nvidia-smi index. */
+  index: number;
+  /** The model as nvidia-smi names it ("NVIDIA H100 80GB HBM3"). */
+  model: string;
+  /** The one availability rule's state (lib/attribution.ts GPU_STATES). */
+  state: GpuState;
+  /** Integer %. */
+  utilizationPct: number | null;
+  memoryUsedMiB: number | null;
+  memoryTotalMiB: number | null;
+  /** Integer °C. */
+  temperatureC: number | null;
+  /** Display name of the person whose booking holds the GPU now; null when nobody does. */
+  holderName: string | null;
+  /** ISO end of that booking; null when nobody holds the GPU. */
+  holderUntil: string | null;
+}
+
+export interface DisplayHost {
+  id: string;
+  name: string;
+  online: boolean;
+  /** ISO time of the host's last reading (for "offline 5 min"); null if never seen. */
+  lastSeenAt: string | null;
+  /** UUIDs in nvidia-smi index order. */
+  gpuUuids: string[];
+}
+
+/** The display scope's state as a screen holds it (lib/display-feed-store.ts builds it from the wire). */
+export interface DisplayFeed {
+  serverTime: string;
+  simulated: boolean;
+  /** Only the hosts the screen asked for (`?hosts=`), or all. */
+  hosts: DisplayHost[];
+  gpus: Record<string, DisplayGpu>;
+  /** Alerts open now, fleet-wide; null where the server keeps no alerts. */
+  openAlerts: number | null;
 }
 
 export const LIVE_NAMESPACE = "/live";

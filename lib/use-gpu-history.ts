@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState } from "react";
 import { appendPoints } from "@/lib/live-fleet-state";
 import { timeAxis, toChartRows, type GpuChartRow, type TimeAxis } from "@/lib/gpu-series";
 import { HISTORY_POINTS, type FleetDelta, type GpuPoint } from "@/lib/live";
-import { READINGS_REDRAW_MS, retainLiveFleet } from "@/lib/live-fleet-store";
+import { READINGS_REDRAW_MS, retainLiveFleet, subscribeFleetMessages } from "@/lib/live-fleet-store";
 import { deltaPointsOf } from "@/lib/live-points";
 import { getLiveSocket } from "@/lib/live-socket";
 
@@ -73,12 +73,14 @@ export function useGpuHistory(uuid: string): GpuHistorySeries {
     };
 
     socket.on("connect", load);
-    socket.on("fleet:delta", onDelta);
+    const stopDeltas = subscribeFleetMessages((message) => {
+      if (message.kind === "delta") onDelta(message.delta);
+    });
     if (socket.connected) void load();
     return () => {
       current = false;
       socket.off("connect", load);
-      socket.off("fleet:delta", onDelta);
+      stopDeltas();
       if (drawTimer) clearTimeout(drawTimer);
       release();
     };

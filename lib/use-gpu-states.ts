@@ -2,7 +2,7 @@
 
 import { useCallback, useSyncExternalStore } from "react";
 import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
-import type { FleetDelta, FleetSnapshot } from "@/lib/live";
+import { subscribeFleetMessages } from "@/lib/live-fleet-store";
 import { getLiveSocket } from "@/lib/live-socket";
 
 /**
@@ -25,9 +25,9 @@ function attach(): void {
   if (attached) return;
   attached = true;
   const socket = getLiveSocket();
-  socket.on("fleet:snapshot", (snapshot: FleetSnapshot) => publish(snapshot.gpuStates ?? {}));
-  socket.on("fleet:delta", (delta: FleetDelta) => {
-    if (delta.gpuStates && Object.keys(delta.gpuStates).length > 0) publish({ ...states, ...delta.gpuStates });
+  subscribeFleetMessages((message) => {
+    if (message.kind === "snapshot") publish(message.snapshot.gpuStates ?? {});
+    else if (message.delta.gpuStates && Object.keys(message.delta.gpuStates).length > 0) publish({ ...states, ...message.delta.gpuStates });
   });
   if (socket.connected) socket.emit("gpu:states", (answer: GpuStatesAnswer) => publish({ ...answer.states, ...states }));
 }

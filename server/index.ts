@@ -7,9 +7,7 @@ import type { Snapshot } from "@/lib/snapshot";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
 import { startAlerts } from "@/server/alerts/start-alerts";
-import { sessionPrincipal } from "@/server/auth/authenticate";
 import { stampClientHeaders } from "@/server/auth/request-origin";
-import { authenticateToken } from "@/server/auth/tokens";
 import { ensureProductionBuild } from "@/server/build";
 import { startCluster } from "@/server/cluster/start-cluster";
 import { disconnectDb } from "@/server/db";
@@ -23,6 +21,9 @@ import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { guardRequest } from "@/server/http/request-guard";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { setLiveNamespace } from "@/server/fleet/live-revocation";
+import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
+import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { attachGrantNotices } from "@/server/waitlist/grant-notices";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
@@ -108,11 +109,15 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     clusterWide: env.REDIS_URL !== undefined,
   });
   const liveNamespace = io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>;
+  const openAlerts = startOpenAlertCount();
   const stopLive = attachLiveEndpoint(liveNamespace, fleet, {
     authenticate: authenticateLiveViewer,
     bookings: bookingFeed,
     extras: alerts.live,
+    openAlerts: openAlerts.current,
   });
+  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
+  setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = alerts.attachLive(liveNamespace);
   // Grants are emitted on the instance that runs the waitlist; the adapter carries them to the person's pages elsewhere.
   const stopGrantNotices = attachGrantNotices(liveNamespace);
@@ -148,6 +153,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     url,
     async close() {
       stopLive();
+      setLiveNamespace(undefined);
+      openAlerts.stop();
       stopAlertsLive();
       stopGrantNotices();
       await cluster.close();
@@ -184,12 +191,6 @@ async function startDemoHistory(env: Env, localMode: string, untilMs: number, si
   }).catch(
     (error: unknown) => log.error(`demo history failed: ${error instanceof Error ? error.message : String(error)}`),
   );
-}
-
-/** The live fleet is for signed-in people and display tokens; nobody else. */
-async function authenticateLiveViewer({ headers, token }: { headers: Headers; token: string | null }): Promise<boolean> {
-  if (token) return (await authenticateToken(token)) !== null;
-  return (await sessionPrincipal(headers)) !== null;
 }
 
 export type AgentServer = Server<AgentClientToServer, AgentServerToClient>;

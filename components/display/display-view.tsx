@@ -1,14 +1,11 @@
 "use client";
 
 import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react";
-import { getOpenAlertCount, getServerOpenAlertCount, retainOpenAlertCount, subscribeOpenAlertCount } from "@/lib/display-alerts";
-import { getDisplayGpuStates, getServerDisplayGpuStates, retainDisplayGpuStates, subscribeDisplayGpuStates } from "@/lib/display-gpu-states";
+import { getDisplayFeed, getServerDisplayFeed, reconnectDisplayFeed, retainDisplayFeed, subscribeDisplayFeed } from "@/lib/display-feed-store";
 import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
-import { displayGpusFromFleet } from "@/lib/display-from-fleet";
 import { displayTiles, filterHosts, summarizeTiles } from "@/lib/display-state";
 import { formatAge, formatUpdateTime } from "@/lib/display-time";
-import { setLiveSocketToken } from "@/lib/live-socket";
-import { useLiveFleet } from "@/lib/use-live-fleet";
+import { setLiveSocketDisplayScope, setLiveSocketToken } from "@/lib/live-socket";
 import { useNow } from "@/lib/use-now";
 import { useViewport } from "@/lib/use-viewport";
 import { DisplayHostLabel, hostStatusText } from "@/components/display/display-host-label";
@@ -33,32 +30,34 @@ interface DisplayViewProps {
 
 /** The wall display: the whole fleet (or some hosts) on one screen, or pages of it, live, untouched all day. */
 export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProps) {
-  // Layout effects run before every passive effect of the commit, so the
-  // token is in place before the fleet store opens the socket.
+  // Layout effects run before every passive effect of the commit, so the token and the
+  // display scope (only these hosts) are in place before the store opens the socket.
+  const hostsKey = hostNames?.join(",") ?? "";
   useLayoutEffect(() => {
     setLiveSocketToken(token);
-    return () => setLiveSocketToken(null);
-  }, [token]);
-  // Retained in the same commit as the fleet store, before the socket's first snapshot can arrive.
-  useEffect(() => retainDisplayGpuStates(), []);
-  useEffect(() => retainOpenAlertCount(), []);
-  const fleet = useLiveFleet();
-  const gpuStates = useSyncExternalStore(subscribeDisplayGpuStates, getDisplayGpuStates, getServerDisplayGpuStates);
-  const openAlerts = useSyncExternalStore(subscribeOpenAlertCount, getOpenAlertCount, getServerOpenAlertCount);
+    setLiveSocketDisplayScope({ hosts: hostsKey ? hostsKey.split(",") : null });
+    return () => {
+      setLiveSocketToken(null);
+      setLiveSocketDisplayScope(null);
+    };
+  }, [token, hostsKey]);
+  // The display scope of the live feed: state, load, memory, temperature and holder per GPU, nothing more.
+  useEffect(() => retainDisplayFeed(), [token, hostsKey]);
+  const fleet = useSyncExternalStore(subscribeDisplayFeed, getDisplayFeed, getServerDisplayFeed);
+  const openAlerts = fleet.openAlerts;
   const now = useNow(1000);
   const viewport = useViewport();
-  const { status, reconnect } = fleet;
+  const { status } = fleet;
 
   useEffect(() => {
     if (status !== "disconnected") return;
-    const timer = setInterval(reconnect, REFUSED_RETRY_MS);
+    const timer = setInterval(reconnectDisplayFeed, REFUSED_RETRY_MS);
     return () => clearInterval(timer);
-  }, [status, reconnect]);
+  }, [status]);
 
   const serverNow = now + fleet.clockOffsetMs;
   const { hosts, unknown } = useMemo(() => filterHosts(fleet.hosts, hostNames), [fleet.hosts, hostNames]);
-  const onlineHosts = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
-  const tilesByHost = displayTiles(hosts, displayGpusFromFleet(fleet.gpus, onlineHosts, fleet.bookings, gpuStates, serverNow));
+  const tilesByHost = displayTiles(hosts, fleet.gpus);
   // The label keeps the name and the status on one line; the status is set a size smaller than the name.
   const labelChars = (host: (typeof hosts)[number]) => Math.max(host.name.length, Math.ceil(hostStatusText(host, serverNow).length * 0.8) + 1);
   // The plan depends only on the screen, how many GPUs each shown host has and how long its label is
@@ -77,7 +76,8 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
       <DisplayMessage title="Connecting to gpudesk…" tone="wait" />
     );
   }
-  if (fleet.hosts.length === 0) {
+  // The server sends only the named hosts (?hosts=): with a filter, an empty feed means none of them is in the fleet.
+  if (fleet.hosts.length === 0 && !hostNames?.length) {
     return (
       <DisplayMessage title="No GPU hosts yet" tone="wait">
         <p>Hosts appear here as soon as their agents report.</p>

@@ -335,7 +335,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const gpuUuids = simulatedFleet({ seed: options.seed, gpuCount: options.gpus }).flatMap((spec) => spec.gpus.map((gpu) => gpu.uuid));
     const viewerUrls = Array.from({ length: options.viewers }, (_, i) => servers[i % servers.length]!.url);
     const viewerWorkers = spread(viewerUrls, options.viewerProcesses).map((urls) => {
-      const config: ViewerWorkerConfig = { serverUrls: urls, displayToken: database.displayToken, gpuUuids, lateMs: options.lateMs };
+      const config: ViewerWorkerConfig = { serverUrls: urls, viewerToken: database.memberToken, gpuUuids, lateMs: options.lateMs };
       return { size: urls.length, worker: startWorker<ViewerReport | { type: "connected"; count: number }>("viewer-worker.ts", config, options.nice, log) };
     });
     workers.push(...viewerWorkers.map(({ worker }) => worker.child));

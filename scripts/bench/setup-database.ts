@@ -1,6 +1,8 @@
 /**
  * Prepares a benchmark database: migrates it, registers one host per
- * simulated 8-GPU host and a wall display, and prints JSON with their tokens.
+ * simulated 8-GPU host, a wall display and a member with a personal token
+ * (the viewers watch the member scope, the fleet view's feed), and prints
+ * JSON with their tokens.
  * Run by the benchmark in a child process whose GPUDESK_DATA_DIR (or
  * DATABASE_URL) names the scenario's database, the way `gpudesk host add`
  * and `gpudesk display add` would, only without a process per host.
@@ -8,7 +10,8 @@
  *   GPUDESK_DATA_DIR=/tmp/x npx tsx scripts/bench/setup-database.ts --gpus 1000 --seed 42
  */
 import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
-import { createDisplay } from "@/server/auth/tokens";
+import { createDisplay, createPersonalToken } from "@/server/auth/tokens";
+import { createUser } from "@/server/auth/users";
 import { disconnectDb } from "@/server/db";
 import { migrateDatabase } from "@/server/db/migrate";
 import { env } from "@/server/env";
@@ -18,6 +21,7 @@ import { repoRoot } from "@/server/paths";
 export interface BenchDatabase {
   hosts: { name: string; token: string }[];
   displayToken: string;
+  memberToken: string;
 }
 
 function flag(name: string, fallback: number): number {
@@ -37,7 +41,9 @@ async function main(): Promise<void> {
     hosts.push({ name: spec.hostName, token });
   }
   const { token: displayToken } = await createDisplay("bench-viewers");
-  const result: BenchDatabase = { hosts, displayToken };
+  const viewer = await createUser({ username: "bench.viewer", password: "bench-viewer-password" });
+  const { token: memberToken } = await createPersonalToken(viewer.id, "bench viewers");
+  const result: BenchDatabase = { hosts, displayToken, memberToken };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   await disconnectDb();
 }

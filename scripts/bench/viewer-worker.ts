@@ -1,7 +1,8 @@
 /**
- * One viewer process of the benchmark: many `/live` connections with a
- * display token, each decoding every delta as a browser would
- * (socket.io-client), timing each GPU sample from its `sampledAt` to the
+ * One viewer process of the benchmark: many `/live` connections in the
+ * member scope (a member's personal token: the fleet view's feed), each
+ * expanding every delta as a browser does (socket.io-client, then
+ * lib/live-wire.ts), timing each GPU sample from its `sampledAt` to the
  * delta that brought it, and noting which GPU-seconds it never got.
  *
  * Protocol with scripts/bench/run.ts over IPC:
@@ -10,14 +11,16 @@
  *   ← { type: "report" }                 → { type: "report", ... } (ViewerReport)
  */
 import { io, type Socket } from "socket.io-client";
-import { LIVE_NAMESPACE, type FleetDelta, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { LIVE_NAMESPACE, type LiveClientToServer, type LiveGpu, type LiveServerToClient } from "@/lib/live";
 import { deltaPointsOf } from "@/lib/live-points";
+import { LIVE_FORMAT_VERSION, expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 import { addTallies, LatencyHistogram, UpdateLedger, type UpdateTally } from "./stats";
 
 export interface ViewerWorkerConfig {
   /** One entry per viewer: the instance it watches. */
   serverUrls: string[];
-  displayToken: string;
+  /** A member's personal token: the viewers watch the member scope. */
+  viewerToken: string;
   /** Every GPU of the fleet (all instances), for the lost-update count. */
   gpuUuids: string[];
   lateMs: number;
@@ -40,6 +43,9 @@ export interface ViewerReport {
 interface Viewer {
   socket: Socket<LiveServerToClient, LiveClientToServer>;
   ledger: UpdateLedger | null;
+  /** What the viewer holds, to expand deltas against (changed in place: a browser's state without React's copies). */
+  gpus: Record<string, LiveGpu>;
+  slots: SlotTable;
 }
 
 async function run(config: ViewerWorkerConfig): Promise<void> {
@@ -62,10 +68,10 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
     // One after another: each connection gets a full snapshot (megabytes at 4,000 GPUs).
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, 200));
     const socket: Socket<LiveServerToClient, LiveClientToServer> = io(new URL(LIVE_NAMESPACE, serverUrl).toString(), {
-      auth: { token: config.displayToken },
+      auth: { token: config.viewerToken, v: LIVE_FORMAT_VERSION },
       transports: ["websocket"],
     });
-    const viewer: Viewer = { socket, ledger: null };
+    const viewer: Viewer = { socket, ledger: null, gpus: {}, slots: {} };
     viewers.push(viewer);
     let counted = false;
     socket.io.on("open", () => {
@@ -75,7 +81,13 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
         }
       });
     });
-    socket.on("fleet:snapshot", () => {
+    socket.on("fleet:snapshot", (snapshot: FleetSnapshotWire) => {
+      viewer.gpus = {};
+      viewer.slots = {};
+      snapshot.gpus.forEach((gpu, index) => {
+        viewer.gpus[gpu.uuid] = gpu;
+        viewer.slots[snapshot.slots[index]!] = gpu.uuid;
+      });
       if (counted) return;
       counted = true;
       connected += 1;
@@ -84,8 +96,10 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
     socket.on("disconnect", () => {
       disconnects += 1;
     });
-    socket.on("fleet:delta", (delta: FleetDelta) => {
+    socket.on("fleet:delta", (wire: FleetDeltaWire) => {
       const receivedAt = Date.now();
+      const delta = expandFleetDelta(wire, viewer.gpus, viewer.slots);
+      for (const gpu of delta.gpus) viewer.gpus[gpu.uuid] = gpu;
       const ledger = viewer.ledger;
       if (!ledger || !window) return;
       if (receivedAt >= window.fromMs && receivedAt < window.toMs) deltas += 1;

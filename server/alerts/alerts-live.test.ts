@@ -5,7 +5,8 @@ import { Server } from "socket.io";
 import { io as connect, type Socket } from "socket.io-client";
 import type { AlertUpdate, AlertView, AlertsSnapshot } from "@/lib/alerts";
 import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
-import { LIVE_NAMESPACE, type FleetDelta, type FleetSnapshot, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { attachAlertsLive } from "@/server/alerts/alerts-live";
 import { FleetState } from "@/server/fleet/fleet-state";
@@ -57,7 +58,11 @@ beforeAll(async () => {
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
   const stopLive = attachLiveEndpoint(namespace, fleet, {
     tickMs: 100,
-    authenticate: async ({ token }) => token !== null && token in viewers,
+    authenticate: async ({ token }) => {
+      if (token === null || !(token in viewers)) return null;
+      const viewer = viewers[token];
+      return viewer ? { kind: "user", userId: viewer.id, role: viewer.role, sessionId: null } : { kind: "display", displayId: token };
+    },
     extras: {
       snapshot: () => ({ gpuStates: { "GPU-1": state("conflict") } }),
       tick: () => {
@@ -88,22 +93,26 @@ afterAll(async () => {
 
 interface Watcher {
   client: Client;
-  snapshot: Promise<FleetSnapshot>;
+  /** The member scope's snapshot, or a display's (without GPU states). */
+  snapshot: Promise<Partial<FleetSnapshotWire>>;
   alerts: Promise<AlertsSnapshot>;
   updates: AlertUpdate[];
-  deltas: FleetDelta[];
+  deltas: FleetDeltaWire[];
 }
 
 function watch(token: string): Watcher {
-  const client: Client = connect(url, { auth: { token }, transports: ["websocket"] });
+  const client: Client = connect(url, { auth: { token, v: LIVE_FORMAT_VERSION }, transports: ["websocket"] });
   clients.push(client);
   const updates: AlertUpdate[] = [];
-  const deltas: FleetDelta[] = [];
+  const deltas: FleetDeltaWire[] = [];
   client.on("alerts:update", (update) => updates.push(update));
   client.on("fleet:delta", (delta) => deltas.push(delta));
   return {
     client,
-    snapshot: new Promise((resolve) => client.once("fleet:snapshot", resolve)),
+    snapshot: new Promise((resolve) => {
+      client.once("fleet:snapshot", resolve);
+      client.once("display:snapshot", () => resolve({}));
+    }),
     alerts: new Promise((resolve) => client.once("alerts:snapshot", resolve)),
     updates,
     deltas,
@@ -138,9 +147,14 @@ describe("alerts and GPU states on /live", () => {
     const viewer = watch("alice");
     expect((await viewer.snapshot).gpuStates).toEqual({ "GPU-1": state("conflict") });
     nextStates = { "GPU-1": state("free") };
-    await until(() => viewer.deltas.some((delta) => delta.gpuStates !== undefined));
-    expect(viewer.deltas.find((delta) => delta.gpuStates)).toMatchObject({ gpuStates: { "GPU-1": state("free") }, hosts: [], gpus: [] });
+    await until(() => viewer.deltas.some((delta) => delta.s !== undefined));
+    expect(viewer.deltas.find((delta) => delta.s)).toEqual({ v: LIVE_FORMAT_VERSION, t: expect.any(Number), s: { "GPU-1": state("free") } });
     const answer = await new Promise<GpuStatesAnswer>((resolve) => viewer.client.emit("gpu:states", resolve));
     expect(answer.states).toEqual({ "GPU-1": state("booked_in_use") });
+    // A wall display asks in vain: the states name who runs where.
+    const wall = watch("wall");
+    await wall.snapshot;
+    const refused = await new Promise<GpuStatesAnswer>((resolve) => wall.client.emit("gpu:states", resolve));
+    expect(refused.states).toEqual({});
   });
 });

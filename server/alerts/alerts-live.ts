@@ -54,10 +54,11 @@ export function attachAlertsLive(namespace: LiveNamespace, options: AlertsLiveOp
   });
 
   namespace.on("connection", (socket) => {
-    socket.on("gpu:states", (reply) => {
-      if (typeof reply === "function") reply({ serverTime: new Date().toISOString(), states: options.gpuStates() });
-    });
     const viewer = (socket.data as { alertsViewer?: Viewer | null }).alertsViewer;
+    socket.on("gpu:states", (reply) => {
+      // Who runs where and by what evidence is for people; a wall display gets its reduced scope only.
+      if (typeof reply === "function") reply({ serverTime: new Date().toISOString(), states: viewer ? options.gpuStates() : {} });
+    });
     if (!viewer) return;
     // Everyone joins their own room (other notices address it too); admins also the room for all alerts.
     void socket.join(viewer.role === "admin" ? [ADMINS_ROOM, viewerRoom(viewer.id)] : viewerRoom(viewer.id));

@@ -8,6 +8,7 @@ import { checkLoginAllowed, recordLoginResult } from "@/server/auth/login-thrott
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
+import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 import { log } from "@/server/log";
 
 export { CLIENT_IP_HEADER };
@@ -30,6 +31,10 @@ function createAuth(secureCookies: boolean) {
     session: {
       expiresIn: config.GPUDESK_SESSION_HOURS * 3600,
       updateAge: 24 * 3600,
+    },
+    // Signing out (or any end of a session) closes that browser's live sockets at once.
+    databaseHooks: {
+      session: { delete: { after: async (session) => disconnectLivePrincipal({ kind: "session", id: session.id }) } },
     },
     user: {
       additionalFields: {

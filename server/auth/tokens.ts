@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/auth/principal";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
 
 export const PERSONAL_TOKEN_PREFIX = "gpd_pat_";
@@ -89,11 +90,13 @@ export async function listDisplays(): Promise<DisplaySummary[]> {
   return db().display.findMany({ select: displaySelect, orderBy: { name: "asc" } });
 }
 
+/** Revokes at once: the display's open live sockets close too (server/fleet/live-revocation.ts). */
 export async function revokeDisplay(id: string): Promise<void> {
   const result = await db().display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
   if (result.count === 0 && !(await db().display.findUnique({ where: { id }, select: { id: true } }))) {
     throw new AppError("not_found", "No such display");
   }
+  disconnectLivePrincipal({ kind: "display", id });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Role, UserPrincipal } from "@/server/auth/principal";
 import { toRole } from "@/server/auth/tokens";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 
 export const usernameSchema = z
   .string()
@@ -141,5 +142,9 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
     if (patch.disabled) await tx.session.deleteMany({ where: { userId: id } });
     return updated;
   });
+  // Their open live pages lose the feed at once; a role change reconnects them in the scope of the new role.
+  if (patch.disabled || (patch.role !== undefined && patch.role !== toRole(current.role))) {
+    disconnectLivePrincipal({ kind: "user", id });
+  }
   return summarize(row);
 }

@@ -6,8 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { io as connectSocket, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FleetDelta, FleetSnapshot, LiveClientToServer, LiveServerToClient } from "@/lib/live";
-import { applyDelta, applySnapshot, findHost, initialLiveFleetState } from "@/lib/live-fleet-state";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import { applyDeltaWire, applySnapshotWire, findHost, initialLiveFleetState } from "@/lib/live-fleet-state";
+import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
 import { ensureProductionBuild } from "@/server/build";
 import { migrateDatabase } from "@/server/db/migrate";
 import { repoRoot } from "@/server/paths";
@@ -96,16 +97,16 @@ function watchFleet(url: string, token: string) {
   let state = initialLiveFleetState;
   let snapshots = 0;
   const socket: Socket<LiveServerToClient, LiveClientToServer> = connectSocket(`${url}/live`, {
-    auth: { token },
+    auth: { token, v: LIVE_FORMAT_VERSION },
     transports: ["websocket"],
     reconnection: false,
   });
-  socket.on("fleet:snapshot", (snapshot: FleetSnapshot) => {
+  socket.on("fleet:snapshot", (snapshot: FleetSnapshotWire) => {
     snapshots += 1;
-    state = applySnapshot(state, snapshot, Date.now());
+    state = applySnapshotWire(state, snapshot, Date.now());
   });
-  socket.on("fleet:delta", (delta: FleetDelta) => {
-    state = applyDelta(state, delta, Date.now());
+  socket.on("fleet:delta", (delta: FleetDeltaWire) => {
+    state = applyDeltaWire(state, delta, Date.now()).state;
   });
   const host = (id: string) => findHost(state, id);
   return {
@@ -196,11 +197,14 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
 
   it("shares live hosts, runs the background jobs once, and hands them over when the leader dies", async () => {
     const { createHost } = await import("@/server/hosts/host-registry");
-    const { createDisplay } = await import("@/server/auth/tokens");
+    const { createPersonalToken } = await import("@/server/auth/tokens");
+    const { createUser } = await import("@/server/auth/users");
     const suffix = prefix.slice(-8);
     const hostA = await createHost(`cluster-a-${suffix}`);
     const hostB = await createHost(`cluster-b-${suffix}`);
-    const display = await createDisplay(`cluster-wall-${suffix}`);
+    // The viewers watch the member scope (the fleet view's feed), as a member's token gives it.
+    const watcher = await createUser({ username: `cluster.viewer.${Date.now()}`, password: "cluster-viewer-password" });
+    const viewerToken = (await createPersonalToken(watcher.id, "cluster viewers")).token;
     const webhookUrl = `http://127.0.0.1:${(webhookServer.address() as AddressInfo).port}/hook`;
     await db.db().webhook.create({ data: { url: webhookUrl, format: "json", kinds: JSON.stringify(["host_offline"]) } });
 
@@ -215,8 +219,8 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     const startedAt = Date.now();
     const agentA = startAgent(a, hostA.host.name, hostA.token);
     startAgent(b, hostB.host.name, hostB.token);
-    const viewerOnB = watchFleet(b.url, display.token);
-    const viewerOnA = watchFleet(a.url, display.token);
+    const viewerOnB = watchFleet(b.url, viewerToken);
+    const viewerOnA = watchFleet(a.url, viewerToken);
     await waitFor("the viewer on B sees A's host live", () => viewerOnB.liveSince(hostA.host.id, startedAt), 60_000, () => b.output);
     await waitFor("the viewer on A sees B's host live", () => viewerOnA.liveSince(hostB.host.id, startedAt), 60_000, () => a.output);
     expect(viewerOnB.host(hostA.host.id)?.gpuUuids.length).toBeGreaterThan(0);
@@ -225,7 +229,7 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     await waitFor("a newer reading of A's host on B", () => viewerOnB.liveSince(hostA.host.id, seenAt), 10_000);
 
     // A browser that (re)connects to B gets every host in its first snapshot.
-    const lateViewer = watchFleet(b.url, display.token);
+    const lateViewer = watchFleet(b.url, viewerToken);
     await waitFor("the late viewer's snapshot", () => lateViewer.snapshots() > 0, 10_000);
     expect(lateViewer.host(hostA.host.id)?.online).toBe(true);
     expect(lateViewer.host(hostB.host.id)?.online).toBe(true);

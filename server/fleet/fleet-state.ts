@@ -266,6 +266,11 @@ export class FleetState {
     return { uuid, points: entry.history.filter((point) => point.t >= since) };
   }
 
+  /** True when the fleet is the simulated one (no nvidia-smi here). */
+  get simulated(): boolean {
+    return this.options.simulated;
+  }
+
   get gpuCount(): number {
     return this.gpus.size;
   }

@@ -1,141 +1,302 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Server } from "socket.io";
-import { io as connect } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { FleetDelta, FleetSnapshot } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { LiveBooking } from "@/lib/live";
+import { LIVE_FORMAT_ERROR, type FleetDeltaWire } from "@/lib/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
-import { makeGpu, makeSnapshot } from "@/server/testing/factories";
+import type { LiveViewer } from "@/server/fleet/live-revocation";
+import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
+import { startLiveServer, until, watchDisplay, watchMember } from "@/server/testing/live-clients";
+
+const viewers: Record<string, LiveViewer> = {
+  gpd_disp_good: { kind: "display", displayId: "display-1" },
+  gpd_pat_member: { kind: "user", userId: "user-1", role: "member", sessionId: null },
+};
+// Stands in for the server's check: a session cookie or a token.
+const authenticate = async ({ headers, token }: { headers: Headers; token: string | null }): Promise<LiveViewer | null> => {
+  if (token) return viewers[token] ?? null;
+  return headers.get("cookie") === "gpudesk.session_token=ok" ? { kind: "user", userId: "user-2", role: "member", sessionId: "session-2" } : null;
+};
 
 const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
-const http = createServer();
-const io = new Server(http);
-let url = "";
-let stop = () => {};
+let server: Awaited<ReturnType<typeof startLiveServer>>;
 
 beforeAll(async () => {
-  stop = attachLiveEndpoint(io.of("/live") as never, fleet, {
-    tickMs: 100,
-    // Stands in for the server's check: a session cookie or a display token.
-    authenticate: async ({ headers, token }) => token === "gpd_disp_good" || headers.get("cookie") === "gpudesk.session_token=ok",
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/live`;
+  server = await startLiveServer(fleet, { tickMs: 100, authenticate });
 });
 afterAll(async () => {
-  stop();
-  await new Promise<void>((resolve) => io.close(() => resolve()));
+  await server.close();
 });
 
 describe("the /live namespace", () => {
-  it("refuses a browser without a session or display token", async () => {
-    const socket = connect(url, { transports: ["websocket"], reconnection: false });
-    const error = await new Promise<Error>((resolve) => socket.once("connect_error", resolve));
-    expect(error.message).toBe("unauthorized");
-    socket.close();
+  it("refuses a browser without a session or token, and a page of another format", async () => {
+    const { socket } = server.connect();
+    expect((await new Promise<Error>((resolve) => socket.once("connect_error", resolve))).message).toBe("unauthorized");
+    const old = server.connect({ v: 1, token: "gpd_pat_member" });
+    expect((await new Promise<Error>((resolve) => old.socket.once("connect_error", resolve))).message).toBe(LIVE_FORMAT_ERROR);
   });
 
-  it("sends a display a snapshot on connect, then coalesced deltas", async () => {
+  it("sends a member a snapshot on connect, then deltas that merge into the same fleet", async () => {
     const gpu = makeGpu();
     fleet.connectHost("h1", "node-a", true);
     fleet.ingest("h1", makeSnapshot([gpu], Date.now()));
-    const socket = connect(url, { transports: ["websocket"], reconnection: false, auth: { token: "gpd_disp_good" } });
-    const snapshot = await new Promise<FleetSnapshot>((resolve) => socket.once("fleet:snapshot", resolve));
-    expect(snapshot.gpus.map((entry) => entry.uuid)).toContain(gpu.uuid);
+    const { socket } = server.connect({ token: "gpd_pat_member" });
+    const member = watchMember(socket);
+    await until(() => member.state().hasSnapshot, 3000, "snapshot");
+    expect(Object.keys(member.state().gpus)).toContain(gpu.uuid);
 
-    const delta = new Promise<FleetDelta>((resolve) => socket.once("fleet:delta", resolve));
     fleet.ingest("h1", makeSnapshot([{ ...gpu, utilizationGpuPct: 12 }], Date.now() + 10));
     fleet.ingest("h1", makeSnapshot([{ ...gpu, utilizationGpuPct: 34 }], Date.now() + 20));
-    const received = await delta;
-    expect(received.gpus).toHaveLength(1);
-    expect(received.gpus[0].utilizationGpuPct).toBe(34);
+    await until(() => member.state().gpus[gpu.uuid]?.utilizationGpuPct === 34, 3000, "the newest reading");
+    expect(member.deltas.at(-1)?.gpus.map((entry) => entry.uuid)).toEqual([gpu.uuid]);
 
     const history = await socket.emitWithAck("gpu:history", gpu.uuid);
     expect(history?.points.length).toBeGreaterThanOrEqual(3);
     expect(await socket.emitWithAck("gpu:history", "GPU-unknown")).toBeNull();
-    socket.close();
-  });
-
-  it("sends new readings at the next flush, without waiting for the rules' tick", async () => {
-    const quick = new FleetState({ offlineAfterMs: 5000, simulated: true });
-    const quickHttp = createServer();
-    const server = new Server(quickHttp);
-    await new Promise<void>((resolve) => quickHttp.listen(0, "127.0.0.1", resolve));
-    const port = (quickHttp.address() as AddressInfo).port;
-    const stopQuick = attachLiveEndpoint(server.of("/live") as never, quick, { tickMs: 3_600_000, flushMs: 20 });
-    const gpu = makeGpu();
-    quick.connectHost("h9", "node-q", true);
-    const socket = connect(`http://127.0.0.1:${port}/live`, { transports: ["websocket"], reconnection: false });
-    await new Promise((resolve) => socket.once("fleet:snapshot", resolve));
-    const delta = new Promise<FleetDelta>((resolve) => socket.once("fleet:delta", resolve));
-    quick.ingest("h9", makeSnapshot([gpu], Date.now()));
-    expect((await delta).gpus.map((entry) => entry.uuid)).toEqual([gpu.uuid]);
-    socket.close();
-    stopQuick();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  it("coalesces readings that arrive spread out into about one delta a second", async () => {
-    const spread = new FleetState({ offlineAfterMs: 5000, simulated: true });
-    const spreadHttp = createServer();
-    const server = new Server(spreadHttp);
-    await new Promise<void>((resolve) => spreadHttp.listen(0, "127.0.0.1", resolve));
-    const port = (spreadHttp.address() as AddressInfo).port;
-    const stopSpread = attachLiveEndpoint(server.of("/live") as never, spread, { tickMs: 3_600_000, flushMs: 20, minDeltaIntervalMs: 1000 });
-    spread.connectHost("h7", "node-t", true);
-    const socket = connect(`http://127.0.0.1:${port}/live`, { transports: ["websocket"], reconnection: false });
-    await new Promise((resolve) => socket.once("fleet:snapshot", resolve));
-    const deltas: FleetDelta[] = [];
-    socket.on("fleet:delta", (delta: FleetDelta) => deltas.push(delta));
-    // Eight readings arriving 100 ms apart (a host whose readings straggle in).
-    const gpu = makeGpu();
-    for (let step = 0; step < 8; step += 1) {
-      spread.ingest("h7", makeSnapshot([{ ...gpu, utilizationGpuPct: step * 10 }], Date.now()));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    // No sleep-then-count: wait for the delta that carries the last reading, then check the
-    // pacing on the server's own clock (readings share deltas; none two within a second).
-    await vi.waitFor(() => expect(deltas.at(-1)?.gpus[0]?.utilizationGpuPct).toBe(70), { timeout: 15_000, interval: 50 });
-    const sentAt = deltas.map((delta) => Date.parse(delta.serverTime));
-    for (let i = 1; i < sentAt.length; i += 1) expect(sentAt[i] - sentAt[i - 1]).toBeGreaterThanOrEqual(1000);
-    socket.close();
-    stopSpread();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
   it("accepts a signed-in browser by its cookie", async () => {
     const gpu = makeGpu();
     fleet.connectHost("h-cookie", "node-cookie", true);
     fleet.ingest("h-cookie", makeSnapshot([gpu], Date.now()));
-    const socket = connect(url, { transports: ["websocket"], reconnection: false, extraHeaders: { cookie: "gpudesk.session_token=ok" } });
-    const snapshot = await new Promise<FleetSnapshot>((resolve, reject) => {
+    const { socket } = server.connect({}, { cookie: "gpudesk.session_token=ok" });
+    const snapshot = await new Promise<{ hosts: { name: string }[]; gpus: { uuid: string }[] }>((resolve, reject) => {
       socket.once("fleet:snapshot", resolve);
       socket.once("connect_error", reject);
     });
     // The fleet as a signed-in browser sees it, its host and GPU included.
     expect(snapshot.hosts.map((host) => host.name)).toContain("node-cookie");
     expect(snapshot.gpus.map((entry) => entry.uuid)).toContain(gpu.uuid);
-    socket.close();
   });
-  it("builds one snapshot for the connections that arrive within one flush", async () => {
+});
+
+describe("the member scope's deltas", () => {
+  it("carry only the fields that changed, rounded as shown, and processes only when they change", async () => {
+    const compact = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const live = await startLiveServer(compact, { tickMs: 3_600_000, flushMs: 20, minDeltaIntervalMs: 0 });
+    try {
+      const gpu = makeGpu({ utilizationGpuPct: 37.4 });
+      const process = makeProcess(gpu, { usedMemoryMiB: 1000, command: "python train.py --epochs 90" });
+      compact.connectHost("h3", "node-c", true);
+      const start = Date.now();
+      compact.ingest("h3", makeSnapshot([gpu], start, { processes: [process] }));
+      const { socket } = live.connect();
+      const member = watchMember(socket);
+      const wires: FleetDeltaWire[] = [];
+      socket.on("fleet:delta", (wire) => wires.push(wire));
+      await until(() => member.state().hasSnapshot);
+      wires.length = 0;
+
+      const step = async (t: number, sample: typeof gpu, processes = [process]) => {
+        const count = wires.length;
+        compact.ingest("h3", makeSnapshot([sample], start + t, { processes }));
+        await until(() => wires.length > count, 3000, `the delta of +${t} ms`);
+        return wires.at(-1)!;
+      };
+      // 37.4 → 37.2: shown as 37 both times, so nothing but the reading's time.
+      const same = await step(1000, { ...gpu, utilizationGpuPct: 37.2 });
+      expect(same.r).toEqual([[expect.any(Number), expect.any(Number), 0]]);
+      // Utilization alone: one field, no process, no fixed field.
+      const busy = await step(2000, { ...gpu, utilizationGpuPct: 90.4 });
+      expect(busy.r?.[0]?.slice(2)).toEqual([1, 90]);
+      expect(JSON.stringify(busy)).not.toContain("train.py");
+      // Memory of the same process: its MiB only.
+      const grown = await step(3000, { ...gpu, utilizationGpuPct: 90.4 }, [{ ...process, usedMemoryMiB: 2000 }]);
+      expect(JSON.stringify(grown)).not.toContain("train.py");
+      expect(member.state().gpus[gpu.uuid]?.processes[0]).toMatchObject({ pid: process.pid, usedMemoryMiB: 2000, command: process.command });
+      // A new process: the set goes out whole.
+      const other = makeProcess(gpu, { pid: 777, command: "python eval.py", usedMemoryMiB: 10 });
+      const joined = await step(4000, { ...gpu, utilizationGpuPct: 90.4 }, [{ ...process, usedMemoryMiB: 2000 }, other]);
+      expect(JSON.stringify(joined)).toContain("eval.py");
+      await until(() => member.state().gpus[gpu.uuid]?.processes.length === 2);
+      expect(member.state().gpus[gpu.uuid]).toMatchObject({ utilizationGpuPct: 90, sampledAt: new Date(start + 4000).toISOString() });
+      expect(member.state().sparklines[gpu.uuid]?.map((point) => point.t)).toEqual([0, 1000, 2000, 3000, 4000].map((t) => start + t));
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("send new readings at the next flush, without waiting for the rules' tick", async () => {
+    const quick = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const live = await startLiveServer(quick, { tickMs: 3_600_000, flushMs: 20 });
+    try {
+      const gpu = makeGpu();
+      quick.connectHost("h9", "node-q", true);
+      const member = watchMember(live.connect().socket);
+      await until(() => member.state().hasSnapshot);
+      quick.ingest("h9", makeSnapshot([gpu], Date.now()));
+      await until(() => member.deltas.some((delta) => delta.gpus.some((entry) => entry.uuid === gpu.uuid)), 1000, "the reading");
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("coalesce readings that arrive spread out into about one delta a second", async () => {
+    const spread = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const live = await startLiveServer(spread, { tickMs: 3_600_000, flushMs: 20, minDeltaIntervalMs: 1000 });
+    try {
+      spread.connectHost("h7", "node-t", true);
+      const member = watchMember(live.connect().socket);
+      await until(() => member.state().hasSnapshot);
+      // Eight readings arriving 100 ms apart (a host whose readings straggle in).
+      const gpu = makeGpu();
+      for (let step = 0; step < 8; step += 1) {
+        spread.ingest("h7", makeSnapshot([{ ...gpu, utilizationGpuPct: step * 10 }], Date.now()));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // No sleep-then-count: wait for the delta that carries the last reading, then check the
+      // pacing on the server's own clock (readings share deltas; none two within a second).
+      await vi.waitFor(() => expect(member.state().gpus[gpu.uuid]?.utilizationGpuPct).toBe(70), { timeout: 15_000, interval: 50 });
+      const sentAt = member.deltas.map((delta) => Date.parse(delta.serverTime));
+      for (let i = 1; i < sentAt.length; i += 1) expect(sentAt[i] - sentAt[i - 1]).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("build one snapshot for the connections that arrive within one flush", async () => {
     const shared = new FleetState({ offlineAfterMs: 5000, simulated: true });
     shared.connectHost("h8", "node-s", true);
     shared.ingest("h8", makeSnapshot([makeGpu()], Date.now()));
     const build = vi.spyOn(shared, "snapshot");
-    const sharedHttp = createServer();
-    const server = new Server(sharedHttp);
-    await new Promise<void>((resolve) => sharedHttp.listen(0, "127.0.0.1", resolve));
-    const port = (sharedHttp.address() as AddressInfo).port;
-    const stopShared = attachLiveEndpoint(server.of("/live") as never, shared, { tickMs: 3_600_000, flushMs: 1000 });
-    const sockets = Array.from({ length: 3 }, () => connect(`http://127.0.0.1:${port}/live`, { transports: ["websocket"], reconnection: false }));
-    const snapshots = await Promise.all(sockets.map((socket) => new Promise<FleetSnapshot>((resolve) => socket.once("fleet:snapshot", resolve))));
-    expect(snapshots.map((snapshot) => snapshot.gpus.length)).toEqual([1, 1, 1]);
-    // Connections that straddle a flush (a slow machine) get the next one's.
-    expect(build.mock.calls.length).toBeLessThan(3);
-    expect(new Set(snapshots.map((snapshot) => snapshot.serverTime)).size).toBe(build.mock.calls.length);
-    for (const socket of sockets) socket.close();
-    stopShared();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const live = await startLiveServer(shared, { tickMs: 3_600_000, flushMs: 1000 });
+    try {
+      const sockets = Array.from({ length: 3 }, () => live.connect().socket);
+      const snapshots = await Promise.all(sockets.map((socket) => new Promise<{ gpus: unknown[]; serverTime: string }>((resolve) => socket.once("fleet:snapshot", resolve))));
+      expect(snapshots.map((snapshot) => snapshot.gpus.length)).toEqual([1, 1, 1]);
+      // Connections that straddle a flush (a slow machine) get the next one's.
+      expect(build.mock.calls.length).toBeLessThan(3);
+      expect(new Set(snapshots.map((snapshot) => snapshot.serverTime)).size).toBe(build.mock.calls.length);
+    } finally {
+      await live.close();
+    }
+  });
+});
+
+describe("the display scope", () => {
+  const SECRETS = {
+    purpose: "purpose-nobody-on-the-corridor-reads",
+    holderId: "user-id-of-the-holder",
+    holderLogin: "holder-login-name",
+    reservationId: "reservation-id-0042",
+    command: "python leak.py --api-key=hunter2",
+    container: "container-3f2a1b9c",
+    login: "intruder-login-name",
+    slurm: "slurm-job-98765",
+  };
+
+  it("gets state, load, memory, temperature, holder name and end, hosts and alerts: none of the rest", async () => {
+    const walls = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const gpu = makeGpu({ utilizationGpuPct: 64.6, temperatureC: 71.2 });
+    const other = makeGpu({ index: 0 });
+    const endsAt = new Date(Date.now() + 3_600_000).toISOString();
+    const booking: LiveBooking = {
+      reservationId: SECRETS.reservationId,
+      hostId: "h-wall",
+      hostName: "node-wall",
+      gpus: [{ uuid: gpu.uuid, index: 0 }],
+      holder: { id: SECRETS.holderId, username: SECRETS.holderLogin, name: "Holder Person" },
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt,
+      purpose: SECRETS.purpose,
+    };
+    const state: GpuReconciliation = {
+      state: "conflict",
+      reservationId: SECRETS.reservationId,
+      holder: booking.holder,
+      processes: [
+        {
+          pid: 99,
+          person: { id: "intruder-id", username: SECRETS.login, name: "Intruder" },
+          reservationId: null,
+          login: SECRETS.login,
+          evidence: { kind: "container", value: SECRETS.container },
+          intruder: true,
+        },
+      ],
+      problem: null,
+    };
+    const live = await startLiveServer(walls, {
+      tickMs: 50,
+      flushMs: 20,
+      minDeltaIntervalMs: 0,
+      authenticate,
+      bookings: { current: () => [booking], subscribe: () => () => {} },
+      extras: { snapshot: () => ({ gpuStates: { [gpu.uuid]: state } }), tick: () => ({ gpuStates: { [gpu.uuid]: state } }) },
+      openAlerts: () => 3,
+    });
+    try {
+      walls.connectHost("h-wall", "node-wall", true);
+      walls.connectHost("h-else", "node-else", true);
+      const processes = [
+        makeProcess(gpu, {
+          pid: 99,
+          user: SECRETS.login,
+          command: SECRETS.command,
+          container: SECRETS.container,
+          reservationId: SECRETS.reservationId,
+          slurmJobId: SECRETS.slurm,
+        }),
+      ];
+      walls.ingest("h-wall", makeSnapshot([gpu], Date.now(), { host: { name: "node-wall", driverVersion: null, cudaVersion: null }, processes }));
+      walls.ingest("h-else", makeSnapshot([other], Date.now(), { host: { name: "node-else", driverVersion: null, cudaVersion: null } }));
+
+      const { socket, frames } = live.connect({ token: "gpd_disp_good", hosts: ["NODE-WALL"] });
+      const wall = watchDisplay(socket);
+      let fleetMessages = 0;
+      socket.on("fleet:snapshot", () => (fleetMessages += 1));
+      socket.on("fleet:delta", () => (fleetMessages += 1));
+      socket.on("fleet:bookings", () => (fleetMessages += 1));
+      await until(() => wall.state().hasSnapshot);
+      // Readings keep coming: deltas too must say nothing more.
+      for (let step = 1; step <= 3; step += 1) {
+        walls.ingest("h-wall", makeSnapshot([{ ...gpu, utilizationGpuPct: 10 * step }], Date.now() + step, { host: { name: "node-wall", driverVersion: null, cudaVersion: null }, processes }));
+        await new Promise((resolve) => setTimeout(resolve, 80));
+      }
+      await until(() => wall.state().gpus[gpu.uuid]?.utilizationPct === 30, 3000, "the last reading");
+
+      expect(wall.state().hosts.map((host) => host.name)).toEqual(["node-wall"]);
+      expect(wall.state().gpus[gpu.uuid]).toEqual({
+        uuid: gpu.uuid,
+        hostId: "h-wall",
+        index: 0,
+        model: gpu.name,
+        state: "conflict",
+        utilizationPct: 30,
+        memoryUsedMiB: 1024,
+        memoryTotalMiB: 81559,
+        temperatureC: 71,
+        holderName: "Holder Person",
+        holderUntil: endsAt,
+      });
+      expect(wall.state().openAlerts).toBe(3);
+      expect(Object.keys(wall.state().gpus)).not.toContain(other.uuid);
+      expect(fleetMessages).toBe(0);
+      expect(await socket.emitWithAck("gpu:history", gpu.uuid)).toBeNull();
+
+      const raw = frames.join("\n");
+      expect(raw).toContain("Holder Person");
+      for (const secret of Object.values(SECRETS)) expect(raw).not.toContain(secret);
+      expect(raw).not.toContain(other.uuid);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("is what a signed-in person's /display asks for, and members keep the full feed", async () => {
+    const mixed = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const live = await startLiveServer(mixed, { tickMs: 3_600_000, flushMs: 20, authenticate });
+    try {
+      const gpu = makeGpu();
+      mixed.connectHost("h-m", "node-m", true);
+      mixed.ingest("h-m", makeSnapshot([gpu], Date.now(), { processes: [makeProcess(gpu, { command: "python member-sees-this.py" })] }));
+      const asDisplay = watchDisplay(live.connect({ scope: "display" }, { cookie: "gpudesk.session_token=ok" }).socket);
+      const { socket, frames } = live.connect({ token: "gpd_pat_member" });
+      const member = watchMember(socket);
+      await until(() => asDisplay.state().hasSnapshot && member.state().hasSnapshot);
+      expect(asDisplay.state().gpus[gpu.uuid]?.state).toBe("unbooked_use");
+      expect(frames.join("\n")).toContain("member-sees-this.py");
+    } finally {
+      await live.close();
+    }
   });
 });

@@ -1,9 +1,15 @@
-import type { Namespace } from "socket.io";
+import type { Namespace, Socket } from "socket.io";
+import { z } from "zod";
 import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION } from "@/lib/live-wire";
+import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
+import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
+import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { log } from "@/server/log";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
+type LiveSocket = Socket<LiveClientToServer, LiveServerToClient>;
 
 /** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
 export interface LiveBookingsSource {
@@ -12,8 +18,12 @@ export interface LiveBookingsSource {
 }
 
 export interface LiveEndpointOptions {
-  /** Who may watch: the handshake's cookies (session) or its `auth.token` (display token). */
-  authenticate?: (request: { headers: Headers; token: string | null }) => Promise<boolean>;
+  /**
+   * Who may watch: the handshake's cookies (session) or its `auth.token`
+   * (display or personal token); null refuses. Without it every socket is
+   * an anonymous member (tests).
+   */
+  authenticate?: (request: { headers: Headers; token: string | null }) => Promise<LiveViewer | null>;
   /** How often the offline check and the per-tick rules (`extras.tick`) run; default 1 s. */
   tickMs?: number;
   /**
@@ -39,6 +49,25 @@ export interface LiveEndpointOptions {
     /** Runs once per tick, after the offline check; what it returns joins the tick's delta. */
     tick(): Partial<FleetDelta> | null;
   };
+  /** Alerts open now, for the display scope's count; absent: displays show none. */
+  openAlerts?: () => number | null;
+}
+
+/** The handshake's `auth`, checked: browsers are not trusted to send the right shape. */
+const handshakeSchema = z.object({
+  v: z.number().int().optional(),
+  token: z.string().min(1).max(200).optional(),
+  scope: z.enum(["member", "display"]).optional(),
+  hosts: z.array(z.string().max(253)).max(200).optional(),
+});
+
+const MEMBER_ROOM = "scope:member";
+const displayRoom = (filterKey: string) => `scope:display:${filterKey}`;
+
+interface SocketScope {
+  viewer: LiveViewer | null;
+  /** The display filter's key for display-scope sockets; null for the member scope. */
+  display: string | null;
 }
 
 function handshakeHeaders(raw: Record<string, string | string[] | undefined>): Headers {
@@ -50,77 +79,164 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
   return headers;
 }
 
+function scopeOf(socket: LiveSocket): SocketScope {
+  return (socket.data as { liveScope: SocketScope }).liveScope;
+}
+
 /**
- * The `/live` namespace for browsers: a full snapshot on every connection
- * (at the next flush, shared by the connections of that flush), then
- * coalesced deltas for everyone: new readings within `flushMs` of their
- * arrival but at most one delta per `minDeltaIntervalMs`, carrying the rules' results
- * (GPU states) of the ticks since the last one. Returns a stop function.
+ * The `/live` namespace for browsers. Each socket has a scope, a room: the
+ * member scope (signed-in people: the whole fleet, its bookings, GPU
+ * states) or a display scope (wall screens: the reduced view of
+ * server/fleet/display-scope.ts, one room per `?hosts=` filter). Each
+ * scope's snapshot and delta are built and encoded once per flush and sent
+ * to the whole room. Snapshots go out at the next flush after a connection,
+ * then compact deltas (lib/live-wire.ts): new readings within `flushMs` of
+ * their arrival but at most one delta per `minDeltaIntervalMs`, with the
+ * rules' results (GPU states) of the ticks since the last one. Every socket
+ * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
   const { authenticate, tickMs = 1000, flushMs = 100, minDeltaIntervalMs = 250, bookings, extras } = options;
-  if (authenticate) {
-    namespace.use((socket, next) => {
-      const auth = socket.handshake.auth as { token?: unknown } | undefined;
-      const token = typeof auth?.token === "string" && auth.token.length > 0 ? auth.token : null;
-      authenticate({ headers: handshakeHeaders(socket.handshake.headers), token })
-        .then((allowed) => next(allowed ? undefined : new Error("unauthorized")))
-        .catch((error: unknown) => {
-          log.warn(`could not authenticate a /live connection: ${error instanceof Error ? error.message : String(error)}`);
-          next(new Error("unauthorized"));
-        });
-    });
-  }
+  const slots = new SlotRegistry();
+  const members = new MemberEncoder(slots);
+  const displays = new DisplayScope(
+    {
+      fleet: () => fleet.current(),
+      gpuStates: () => extras?.snapshot().gpuStates ?? {},
+      bookings: () => bookings?.current() ?? [],
+      openAlerts: () => options.openAlerts?.() ?? null,
+      simulated: fleet.simulated,
+    },
+    slots,
+  );
 
-  // Connections waiting for their snapshot. They get it at the next flush,
-  // all of them one snapshot built and encoded once (a broadcast encodes
-  // once for its sockets): at 4,000 GPUs that is megabytes and a second of
-  // work, which 50 viewers connecting together each paid in turn. Sent
-  // just before the flush drains a delta, so each socket's snapshot comes
-  // first and the deltas after it carry every later change.
-  const awaitingSnapshot = new Set<string>();
-  const sendSnapshots = () => {
-    if (awaitingSnapshot.size === 0) return;
-    const snapshot = { ...fleet.snapshot(), ...extras?.snapshot() };
-    namespace.local.to([...awaitingSnapshot]).emit("fleet:snapshot", bookings ? { ...snapshot, bookings: bookings.current() } : snapshot);
-    awaitingSnapshot.clear();
-  };
+  namespace.use((socket, next) => {
+    const parsed = handshakeSchema.safeParse(socket.handshake.auth ?? {});
+    if (!parsed.success) return next(new Error("bad handshake"));
+    const auth = parsed.data;
+    if (auth.v !== LIVE_FORMAT_VERSION) {
+      // A page of another version would misread the deltas; it reloads on this answer (lib/live-socket.ts).
+      return next(Object.assign(new Error(LIVE_FORMAT_ERROR), { data: { version: LIVE_FORMAT_VERSION } }));
+    }
+    const decide = (viewer: LiveViewer | null) => {
+      const display = viewer?.kind === "display" || auth.scope === "display" ? displayFilterKey(auth.hosts) : null;
+      (socket.data as { liveScope: SocketScope }).liveScope = { viewer, display };
+      next();
+    };
+    if (!authenticate) return decide(null);
+    authenticate({ headers: handshakeHeaders(socket.handshake.headers), token: auth.token ?? null })
+      .then((viewer) => (viewer ? decide(viewer) : next(new Error("unauthorized"))))
+      .catch((error: unknown) => {
+        log.warn(`could not authenticate a /live connection: ${error instanceof Error ? error.message : String(error)}`);
+        next(new Error("unauthorized"));
+      });
+  });
+
+  // Connections waiting for their snapshot, by scope. They get it at the
+  // next flush, one snapshot per scope built and encoded once for all of
+  // them: at 4,000 GPUs that is megabytes and a second of work, which 50
+  // viewers connecting together each paid in turn.
+  const awaitingMember = new Set<string>();
+  const awaitingDisplay = new Map<string, Set<string>>();
+  /** Display filters with screens connected here, and the hosts each showed at the last flush. */
+  const displayFilters = new Map<string, { sockets: Set<string>; hostIds: string }>();
 
   namespace.on("connection", (socket) => {
-    awaitingSnapshot.add(socket.id);
-    socket.on("disconnect", () => awaitingSnapshot.delete(socket.id));
+    const { viewer, display } = scopeOf(socket);
+    const rooms = viewer ? principalRoomsOf(viewer) : [];
+    if (display === null) {
+      void socket.join([MEMBER_ROOM, ...rooms]);
+      awaitingMember.add(socket.id);
+    } else {
+      void socket.join([displayRoom(display), ...rooms]);
+      const filter = displayFilters.get(display) ?? { sockets: new Set<string>(), hostIds: "" };
+      filter.sockets.add(socket.id);
+      displayFilters.set(display, filter);
+      const waiting = awaitingDisplay.get(display) ?? new Set<string>();
+      waiting.add(socket.id);
+      awaitingDisplay.set(display, waiting);
+    }
+    socket.on("disconnect", () => {
+      awaitingMember.delete(socket.id);
+      if (display === null) return;
+      awaitingDisplay.get(display)?.delete(socket.id);
+      const filter = displayFilters.get(display);
+      filter?.sockets.delete(socket.id);
+      if (filter?.sockets.size === 0) displayFilters.delete(display);
+    });
     socket.on("gpu:history", (uuid, reply) => {
       if (typeof reply !== "function") return;
-      reply(typeof uuid === "string" && uuid.length <= 128 ? fleet.history(uuid) : null);
+      // Charts are for the member scope; a wall screen gets what it shows and no more.
+      reply(display === null && typeof uuid === "string" && uuid.length <= 128 ? fleet.history(uuid) : null);
     });
   });
 
   // `.local`: with several instances (Redis adapter) every instance has the
   // whole fleet and its own booking feed, and tells only its own viewers;
   // a broadcast through the adapter would reach each viewer once per instance.
+  let displaysDirty = false;
   const stopBookings = bookings?.subscribe((list) => {
-    namespace.local.emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
+    namespace.local.to(MEMBER_ROOM).emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
+    displaysDirty = true;
   });
+
+  const sendMemberSnapshots = (): boolean => {
+    if (awaitingMember.size === 0) return false;
+    const snapshot = { ...fleet.snapshot(), ...extras?.snapshot() };
+    const full = bookings ? { ...snapshot, bookings: bookings.current() } : snapshot;
+    namespace.local.to([...awaitingMember]).emit("fleet:snapshot", members.snapshot(full));
+    awaitingMember.clear();
+    return true;
+  };
+
+  const sendDisplays = (changed: boolean) => {
+    const waiting = [...awaitingDisplay.values()].some((set) => set.size > 0);
+    if (displayFilters.size === 0 || (!changed && !waiting)) return;
+    const now = Date.now();
+    displays.step(now);
+    for (const [key, filter] of displayFilters) {
+      const hostIds = displays.hostIdsFor(key).join(",");
+      const sockets = awaitingDisplay.get(key);
+      // A screen whose hosts changed (one appeared, one was renamed) starts over from a snapshot.
+      if (hostIds !== filter.hostIds) {
+        filter.hostIds = hostIds;
+        namespace.local.to(displayRoom(key)).emit("display:snapshot", displays.snapshot(key));
+      } else {
+        if (sockets && sockets.size > 0) namespace.local.to([...sockets]).emit("display:snapshot", displays.snapshot(key));
+        const delta = changed ? displays.delta(key, now) : null;
+        if (delta) namespace.local.to(displayRoom(key)).except([...(sockets ?? [])]).emit("display:delta", delta);
+      }
+      sockets?.clear();
+    }
+  };
 
   // What the last tick's rules found, held until the next delta goes out with the readings.
   let pendingExtra: Partial<FleetDelta> | null = null;
   let lastDeltaAt = 0;
   const send = () => {
-    sendSnapshots();
+    const snapshotsSent = sendMemberSnapshots();
     // A few deltas a second at most: every delta is a message to every viewer. The first
-    // reading after a quiet spell still goes out within `flushMs`.
-    if (Date.now() - lastDeltaAt < minDeltaIntervalMs) return;
+    // reading after a quiet spell still goes out within `flushMs`. Right after a snapshot
+    // the delta goes at once: the encoder's memory of what was sent must not lag behind
+    // what the snapshot showed, or a value that changed back would never be sent.
+    if (!snapshotsSent && Date.now() - lastDeltaAt < minDeltaIntervalMs) return sendDisplays(false);
     let delta = fleet.drainDelta();
     if (pendingExtra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...pendingExtra };
     pendingExtra = null;
-    if (!delta) return;
-    lastDeltaAt = Date.now();
-    namespace.local.emit("fleet:delta", delta);
+    const changed = delta !== null || displaysDirty;
+    displaysDirty = false;
+    if (delta) {
+      lastDeltaAt = Date.now();
+      namespace.local.to(MEMBER_ROOM).emit("fleet:delta", members.encode(delta));
+    }
+    sendDisplays(changed);
   };
   const timer = setInterval(() => {
     fleet.checkOffline();
     const extra = extras?.tick();
     if (extra) pendingExtra = { ...pendingExtra, ...extra, ...(extra.gpuStates ? { gpuStates: { ...pendingExtra?.gpuStates, ...extra.gpuStates } } : {}) };
+    // The open-alert count and bookings that start or end by the clock change no reading.
+    displaysDirty = true;
     send();
   }, tickMs);
   const flusher = setInterval(send, flushMs);

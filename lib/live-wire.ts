@@ -1,0 +1,213 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { DisplayGpu, DisplayHost, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import { quantize, readRow, type RowValue } from "@/lib/live-rows";
+import type { ProcessInfo } from "@/lib/snapshot";
+
+/**
+ * What travels on `/live` (docs/live-protocol.md). Snapshots are whole and
+ * number every GPU with a slot; deltas name GPUs by slot and carry only the
+ * fields that changed since the previous delta of their scope, rounded to
+ * what pages show. The version is checked at the handshake: a page built
+ * for another version is refused with LIVE_FORMAT_ERROR and reloads.
+ */
+export const LIVE_FORMAT_VERSION = 2;
+/** The handshake error a page of another format version gets (it reloads itself to fetch the current one). */
+export const LIVE_FORMAT_ERROR = "live-format";
+
+/** What a browser sends in the socket.io handshake's `auth`. */
+export interface LiveHandshake {
+  v?: number;
+  /** A display token (wall screens); without it the session cookie counts. */
+  token?: string;
+  /** "display" asks for the display scope (a signed-in browser at /display); display tokens always get it. */
+  scope?: "member" | "display";
+  /** The display scope's `?hosts=` filter, host names. */
+  hosts?: string[];
+}
+
+/** The member scope's snapshot: FleetSnapshot plus each GPU's slot (`slots[i]` belongs to `gpus[i]`). */
+export interface FleetSnapshotWire extends FleetSnapshot {
+  v: number;
+  slots: number[];
+}
+
+/**
+ * The member scope's delta. `r` holds one flat array per sample time:
+ * `[sampledAt − t (ms), slot, mask, values…, slot, mask, values…]`, each
+ * `mask, values…` a row of READING_FIELDS (lib/live-rows.ts). A GPU that is
+ * new to the scope, or whose fixed fields changed, comes whole in `n`.
+ */
+export interface FleetDeltaWire {
+  v: number;
+  /** Server time, ms since the epoch. */
+  t: number;
+  /** Hosts whose status, name, versions or inventory changed (whole entries). */
+  h?: LiveHost[];
+  /** Ids of hosts removed from the fleet. */
+  x?: string[];
+  /** [slot, whole entry] of GPUs new to the scope. */
+  n?: [number, LiveGpu][];
+  r?: RowValue[][];
+  /** More history points than the one each reading makes (a replayed buffer), by slot. */
+  p?: Record<string, GpuPoint[]>;
+  /** GPU states that changed (whole entries). */
+  s?: Record<string, GpuReconciliation>;
+}
+
+export interface DisplaySnapshotWire {
+  v: number;
+  serverTime: string;
+  simulated: boolean;
+  hosts: DisplayHost[];
+  gpus: DisplayGpu[];
+  /** `slots[i]` belongs to `gpus[i]`. */
+  slots: number[];
+  openAlerts: number | null;
+}
+
+/** The display scope's delta: `r` is `[slot, mask, values…, slot, …]`, rows of DISPLAY_FIELDS. */
+export interface DisplayDeltaWire {
+  v: number;
+  t: number;
+  h?: DisplayHost[];
+  x?: string[];
+  n?: [number, DisplayGpu][];
+  r?: RowValue[];
+  /** The open-alert count, when it changed. */
+  a?: number | null;
+}
+
+/** The changing values of a reading, in row order. Two more fields follow them: the processes' memory and the set of processes. */
+export const READING_FIELDS = [
+  "utilizationGpuPct",
+  "memoryUsedMiB",
+  "temperatureC",
+  "powerDrawW",
+  "utilizationMemoryPct",
+  "fanSpeedPct",
+  "smClockMHz",
+  "eccErrorsUncorrected",
+  "pstate",
+  "memoryTotalMiB",
+  "powerLimitW",
+] as const;
+const PROCESS_MEMORY = READING_FIELDS.length;
+const PROCESS_SET = READING_FIELDS.length + 1;
+export const READING_ROW_LENGTH = READING_FIELDS.length + 2;
+
+/** A process as the row's process set carries it: without its GPU (known from the slot) and its memory (the other field). */
+export type WireProcess = Omit<ProcessInfo, "gpuUuid" | "usedMemoryMiB">;
+
+/** A reading's row tuple: the quantized values, the processes' memory (MiB, in list order), the processes without memory. */
+export function readingTuple(gpu: LiveGpu): RowValue[] {
+  const tuple: RowValue[] = new Array<RowValue>(READING_ROW_LENGTH);
+  for (let i = 0; i < READING_FIELDS.length; i += 1) {
+    const value = gpu[READING_FIELDS[i]];
+    tuple[i] = typeof value === "number" ? quantize(value) : value;
+  }
+  tuple[PROCESS_MEMORY] = gpu.processes.map((process) => quantize(process.usedMemoryMiB));
+  tuple[PROCESS_SET] = gpu.processes.map(({ gpuUuid: _gpu, usedMemoryMiB: _memory, ...rest }) => rest) as RowValue[];
+  return tuple;
+}
+
+/** The fixed fields of a GPU: a change in any sends the whole entry again. */
+export function gpuFixedKey(gpu: LiveGpu): string {
+  return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
+}
+
+/** The held entry with a row's values put in. */
+function gpuWithTuple(held: LiveGpu, tuple: RowValue[], sampledAt: string): LiveGpu {
+  const gpu: LiveGpu = { ...held, sampledAt };
+  const fields = gpu as unknown as Record<string, RowValue>;
+  for (let i = 0; i < READING_FIELDS.length; i += 1) fields[READING_FIELDS[i]] = tuple[i];
+  const memory = tuple[PROCESS_MEMORY] as (number | null)[];
+  const set = tuple[PROCESS_SET] as WireProcess[];
+  gpu.processes = set.map((process, i) => ({ ...process, gpuUuid: held.uuid, usedMemoryMiB: memory[i] ?? null }));
+  return gpu;
+}
+
+/** Where each slot's GPU is, as the browser learnt it from its snapshot and later deltas. */
+export type SlotTable = Record<number, string>;
+
+/**
+ * The delta a member-scope wire delta stands for, given the GPUs held now
+ * and their slots; `slots` gains the new GPUs' slots. Rows for a slot the
+ * browser does not know are skipped (they cannot be placed), as is a
+ * malformed group.
+ */
+export function expandFleetDelta(wire: FleetDeltaWire, held: Record<string, LiveGpu>, slots: SlotTable): FleetDelta {
+  const gpus = new Map<string, LiveGpu>();
+  for (const [slot, gpu] of wire.n ?? []) {
+    slots[slot] = gpu.uuid;
+    gpus.set(gpu.uuid, gpu);
+  }
+  for (const group of wire.r ?? []) {
+    const offset = group[0];
+    if (typeof offset !== "number") continue;
+    const sampledAt = new Date(wire.t + offset).toISOString();
+    let at = 1;
+    while (at < group.length) {
+      const slot = group[at];
+      const uuid = typeof slot === "number" ? slots[slot] : undefined;
+      const base = uuid === undefined ? undefined : (gpus.get(uuid) ?? held[uuid]);
+      const tuple = base ? readingTuple(base) : new Array<RowValue>(READING_ROW_LENGTH).fill(null);
+      const next = readRow(group, at + 1, tuple, READING_ROW_LENGTH);
+      if (next < 0) break;
+      at = next;
+      if (base && uuid !== undefined) gpus.set(uuid, gpuWithTuple(base, tuple, sampledAt));
+    }
+  }
+  const points: Record<string, GpuPoint[]> = {};
+  for (const [slot, list] of Object.entries(wire.p ?? {})) {
+    const uuid = slots[Number(slot)];
+    if (uuid !== undefined) points[uuid] = list;
+  }
+  return {
+    serverTime: new Date(wire.t).toISOString(),
+    hosts: wire.h ?? [],
+    gpus: [...gpus.values()],
+    points,
+    removedHostIds: wire.x ?? [],
+    ...(wire.s ? { gpuStates: wire.s } : {}),
+  };
+}
+
+/** The display scope's changing fields, in row order. */
+export const DISPLAY_FIELDS = [
+  "state",
+  "utilizationPct",
+  "memoryUsedMiB",
+  "memoryTotalMiB",
+  "temperatureC",
+  "holderName",
+  "holderUntil",
+] as const satisfies readonly (keyof DisplayGpu)[];
+
+export function displayTuple(gpu: DisplayGpu): RowValue[] {
+  return DISPLAY_FIELDS.map((field) => gpu[field]);
+}
+
+/** The fixed fields of a display GPU: a change in any sends the whole entry again. */
+export function displayFixedKey(gpu: DisplayGpu): string {
+  return `${gpu.index}\u0000${gpu.model}\u0000${gpu.hostId}`;
+}
+
+/** Applies the rows of a display delta to the held GPUs (a new record, the changed entries replaced). */
+export function applyDisplayRows(held: Record<string, DisplayGpu>, flat: readonly RowValue[], slots: SlotTable): Record<string, DisplayGpu> {
+  const gpus = { ...held };
+  let at = 0;
+  while (at < flat.length) {
+    const slot = flat[at];
+    const uuid = typeof slot === "number" ? slots[slot] : undefined;
+    const base = uuid === undefined ? undefined : gpus[uuid];
+    const tuple = base ? displayTuple(base) : new Array<RowValue>(DISPLAY_FIELDS.length).fill(null);
+    const next = readRow(flat, at + 1, tuple, DISPLAY_FIELDS.length);
+    if (next < 0) break;
+    at = next;
+    if (!base || uuid === undefined) continue;
+    const changed = { ...base } as unknown as Record<string, RowValue>;
+    DISPLAY_FIELDS.forEach((field, i) => (changed[field] = tuple[i]));
+    gpus[uuid] = changed as unknown as DisplayGpu;
+  }
+  return gpus;
+}

@@ -1,0 +1,101 @@
+import type { FleetDelta, FleetSnapshot, GpuPoint, LiveHost } from "@/lib/live";
+import { pushChangedRow, type RowValue } from "@/lib/live-rows";
+import { LIVE_FORMAT_VERSION, gpuFixedKey, readingTuple, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
+
+/**
+ * Slot numbers for GPUs, handed out once per server process and never
+ * reused: every snapshot and delta of every scope names a GPU by the same
+ * slot, so a browser's table from its snapshot stays right for all later deltas.
+ */
+export class SlotRegistry {
+  private readonly slots = new Map<string, number>();
+
+  of(uuid: string): number {
+    let slot = this.slots.get(uuid);
+    if (slot === undefined) {
+      slot = this.slots.size;
+      this.slots.set(uuid, slot);
+    }
+    return slot;
+  }
+}
+
+interface Held {
+  fixed: string;
+  tuple: RowValue[];
+}
+
+/**
+ * The member scope's encoder: turns each drained FleetDelta into the compact
+ * wire delta, once per flush for every viewer of the scope. It remembers
+ * what the last delta said of every GPU (values rounded as sent), so the
+ * next carries only what changed since. Browsers that connect in between
+ * get a snapshot at least as new as that memory (see live-endpoint.ts),
+ * so they miss nothing.
+ */
+export class MemberEncoder {
+  private readonly held = new Map<string, Held>();
+  /** GPUs per host as last sent: what to forget when a host goes or loses a GPU. */
+  private readonly hostGpus = new Map<string, string[]>();
+
+  constructor(private readonly slots: SlotRegistry) {}
+
+  snapshot(snapshot: FleetSnapshot): FleetSnapshotWire {
+    return { ...snapshot, v: LIVE_FORMAT_VERSION, slots: snapshot.gpus.map((gpu) => this.slots.of(gpu.uuid)) };
+  }
+
+  encode(delta: FleetDelta): FleetDeltaWire {
+    const t = Date.parse(delta.serverTime);
+    const wire: FleetDeltaWire = { v: LIVE_FORMAT_VERSION, t };
+    this.forgetGone(delta.hosts, delta.removedHostIds);
+
+    const whole: [number, FleetDelta["gpus"][number]][] = [];
+    const groups = new Map<number, RowValue[]>();
+    for (const gpu of delta.gpus) {
+      const slot = this.slots.of(gpu.uuid);
+      const fixed = gpuFixedKey(gpu);
+      const tuple = readingTuple(gpu);
+      const held = this.held.get(gpu.uuid);
+      this.held.set(gpu.uuid, { fixed, tuple });
+      if (!held || held.fixed !== fixed) {
+        whole.push([slot, gpu]);
+        continue;
+      }
+      const offset = Date.parse(gpu.sampledAt) - t;
+      let group = groups.get(offset);
+      if (!group) {
+        group = [offset];
+        groups.set(offset, group);
+      }
+      group.push(slot);
+      // Always a row, if only its mask 0: the reading's time is news (a new chart point, "last seen").
+      pushChangedRow(group, held.tuple, tuple, true);
+    }
+
+    if (delta.hosts.length > 0) wire.h = delta.hosts;
+    if (delta.removedHostIds.length > 0) wire.x = delta.removedHostIds;
+    if (whole.length > 0) wire.n = whole;
+    if (groups.size > 0) wire.r = [...groups.values()];
+    const points = Object.entries(delta.points);
+    if (points.length > 0) {
+      const bySlot: Record<string, GpuPoint[]> = {};
+      for (const [uuid, list] of points) bySlot[this.slots.of(uuid)] = list;
+      wire.p = bySlot;
+    }
+    if (delta.gpuStates && Object.keys(delta.gpuStates).length > 0) wire.s = delta.gpuStates;
+    return wire;
+  }
+
+  /** A GPU that left (its host removed, or off the host's list) is sent whole if it comes back. */
+  private forgetGone(hosts: LiveHost[], removedHostIds: string[]): void {
+    for (const id of removedHostIds) {
+      for (const uuid of this.hostGpus.get(id) ?? []) this.held.delete(uuid);
+      this.hostGpus.delete(id);
+    }
+    for (const host of hosts) {
+      const listed = new Set(host.gpuUuids);
+      for (const uuid of this.hostGpus.get(host.id) ?? []) if (!listed.has(uuid)) this.held.delete(uuid);
+      this.hostGpus.set(host.id, host.gpuUuids);
+    }
+  }
+}

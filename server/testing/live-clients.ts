@@ -1,0 +1,88 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "socket.io";
+import { io as connect, type Socket } from "socket.io-client";
+import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
+import type { FleetDelta, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import { applyDeltaWire, applySnapshotWire, initialLiveFleetState, type LiveFleetState } from "@/lib/live-fleet-state";
+import { LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live-wire";
+import type { FleetState } from "@/server/fleet/fleet-state";
+import { attachLiveEndpoint, type LiveEndpointOptions } from "@/server/fleet/live-endpoint";
+
+/** Test helpers for `/live`: a server on a free port, and browsers that merge what they get as pages do. */
+
+export type LiveClient = Socket<LiveServerToClient, LiveClientToServer>;
+
+export async function startLiveServer(fleet: FleetState, options: LiveEndpointOptions = {}) {
+  const http = createServer();
+  const io = new Server(http);
+  const namespace = io.of("/live");
+  const stop = attachLiveEndpoint(namespace as never, fleet, options);
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/live`;
+  const clients: LiveClient[] = [];
+  return {
+    url,
+    io,
+    namespace,
+    /** A socket with this handshake (the format version is added), and every raw frame it receives. */
+    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean } = {}) {
+      const socket: LiveClient = connect(url, {
+        transports: ["websocket"],
+        reconnection: extra.reconnection ?? false,
+        auth: { v: LIVE_FORMAT_VERSION, ...auth },
+        ...(extra.cookie ? { extraHeaders: { cookie: extra.cookie } } : {}),
+      });
+      clients.push(socket);
+      const frames: string[] = [];
+      socket.io.on("open", () => socket.io.engine.on("data", (data: unknown) => frames.push(typeof data === "string" ? data : "<binary>")));
+      return { socket, frames };
+    },
+    async close() {
+      for (const client of clients) client.close();
+      stop();
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+    },
+  };
+}
+
+/** The member scope as a page holds it: the state, and each expanded delta. */
+export function watchMember(socket: LiveClient) {
+  let state: LiveFleetState = initialLiveFleetState;
+  const deltas: FleetDelta[] = [];
+  let snapshots = 0;
+  socket.on("fleet:snapshot", (wire) => {
+    snapshots += 1;
+    state = applySnapshotWire(state, wire, Date.now());
+  });
+  socket.on("fleet:delta", (wire) => {
+    const applied = applyDeltaWire(state, wire, Date.now());
+    state = applied.state;
+    if (applied.delta) deltas.push(applied.delta);
+  });
+  return { state: () => state, deltas, snapshots: () => snapshots };
+}
+
+/** The display scope as a wall screen holds it. */
+export function watchDisplay(socket: LiveClient) {
+  let state: DisplayFeedState = initialDisplayFeedState;
+  let messages = 0;
+  socket.on("display:snapshot", (wire) => {
+    messages += 1;
+    state = applyDisplaySnapshot(state, wire, Date.now());
+  });
+  socket.on("display:delta", (wire) => {
+    messages += 1;
+    state = applyDisplayDelta(state, wire, Date.now());
+  });
+  return { state: () => state, messages: () => messages };
+}
+
+/** Waits until `check` holds, polling; fails after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 3000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
