@@ -2,7 +2,7 @@ import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost
 import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
 import type { Snapshot } from "@/lib/snapshot";
 import { columnsOfPoints, pointOfSample } from "@/lib/live-points";
-import { insertPoint } from "@/server/fleet/history";
+import { PointRing } from "@/server/fleet/point-ring";
 
 interface HostEntry {
   host: LiveHost;
@@ -16,7 +16,7 @@ interface HostEntry {
 
 interface GpuEntry {
   gpu: LiveGpu;
-  history: GpuPoint[];
+  history: PointRing;
   /** Newest point already sent to browsers; older replayed points go to history only. */
   sentUpTo: number;
 }
@@ -125,7 +125,7 @@ export class FleetState {
       const point = pointOfSample(sample, sampledAt);
       points.set(sample.uuid, point);
       const gpuEntry = this.gpus.get(sample.uuid);
-      if (gpuEntry) insertPoint(gpuEntry.history, point, HISTORY_POINTS);
+      if (gpuEntry) gpuEntry.history.insert(point);
     }
 
     if (sampledAt < entry.newestSampleAt) {
@@ -158,7 +158,9 @@ export class FleetState {
       if (existing) {
         existing.gpu = gpu;
       } else {
-        this.gpus.set(sample.uuid, { gpu, history: [points.get(sample.uuid)!], sentUpTo: 0 });
+        const history = new PointRing(HISTORY_POINTS);
+        history.insert(points.get(sample.uuid)!);
+        this.gpus.set(sample.uuid, { gpu, history, sentUpTo: 0 });
       }
       this.dirtyGpus.add(sample.uuid);
     }
@@ -210,7 +212,7 @@ export class FleetState {
 
   snapshot(): FleetSnapshot {
     const sparklines: Record<string, SparklineColumns> = {};
-    for (const [uuid, entry] of this.gpus) sparklines[uuid] = columnsOfPoints(entry.history.slice(-SPARKLINE_POINTS));
+    for (const [uuid, entry] of this.gpus) sparklines[uuid] = columnsOfPoints(entry.history.last(SPARKLINE_POINTS));
     return {
       serverTime: new Date(this.now()).toISOString(),
       simulated: this.options.simulated,
@@ -232,7 +234,7 @@ export class FleetState {
       const entry = this.gpus.get(uuid);
       if (!entry) continue;
       gpus.push(entry.gpu);
-      const fresh = pointsAfter(entry.history, entry.sentUpTo);
+      const fresh = entry.history.after(entry.sentUpTo);
       if (fresh.length > 0) {
         entry.sentUpTo = fresh[fresh.length - 1].t;
         // The usual case, the entry's own reading and nothing else, goes
@@ -263,7 +265,7 @@ export class FleetState {
     const entry = this.gpus.get(uuid);
     if (!entry) return null;
     const since = this.now() - HISTORY_POINTS * 1000;
-    return { uuid, points: entry.history.filter((point) => point.t >= since) };
+    return { uuid, points: entry.history.since(since) };
   }
 
   /** True when the fleet is the simulated one (no nvidia-smi here). */
@@ -284,13 +286,6 @@ export class FleetState {
     entry.host.online = online;
     this.dirtyHosts.add(entry.host.id);
   }
-}
-
-/** The points of a time-ordered series after `t`, found from the end: usually one or none. */
-function pointsAfter(series: GpuPoint[], t: number): GpuPoint[] {
-  let start = series.length;
-  while (start > 0 && series[start - 1].t > t) start -= 1;
-  return series.slice(start);
 }
 
 function byName(a: LiveHost, b: LiveHost): number {
