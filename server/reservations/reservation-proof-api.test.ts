@@ -144,10 +144,17 @@ describe("who sees a booking's proof", () => {
     const { attachLiveEndpoint } = await import("@/server/fleet/live-endpoint");
     const http = createServer();
     const io = new Server(http);
-    const stop = attachLiveEndpoint(io.of("/live") as never, fleet, { authenticate: async () => true });
+    const { LIVE_FORMAT_VERSION } = await import("@/lib/live-wire");
+    const stop = attachLiveEndpoint(io.of("/live") as never, fleet, {
+      authenticate: async () => ({ kind: "user", userId: "a-member", role: "member", sessionId: null }),
+    });
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     try {
-      const socket = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}/live`, { transports: ["websocket"], reconnection: false });
+      const socket = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}/live`, {
+        transports: ["websocket"],
+        reconnection: false,
+        auth: { v: LIVE_FORMAT_VERSION },
+      });
       const live = await new Promise<FleetSnapshot>((resolve) => socket.once("fleet:snapshot", resolve));
       socket.close();
       expect(live.gpus.some((gpu) => gpu.processes.some((process) => process.reservationId === id))).toBe(true);
