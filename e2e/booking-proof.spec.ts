@@ -88,4 +88,24 @@ test("the GPU page tells the holder's proven job from a process that names the b
   await expect(jobRow).toContainText(holder.username);
   await expect(jobRow).not.toHaveAttribute("data-intruder", "true");
   await page.screenshot({ path: test.info().outputPath("gpu-page-false-claim.png"), fullPage: true });
+
+  // The holder reads the value again on the reservations page.
+  await page.goto("/reservations");
+  const card = page.getByRole("article", { name: `GPU 0 on ${hostName}` });
+  await expect(card.getByTestId("launch-settings")).toContainText(`export GPUDESK_RESERVATION=${booking.launch.reservationValue}`);
+  await card.screenshot({ path: test.info().outputPath("launch-settings-with-proof.png") });
+
+  // Another member sees the booking, its id and the conflict, never the proof.
+  const secret = booking.launch.reservationValue.split(".")[1];
+  await signIn(page, createUser("onlooker"));
+  const frames: string[] = [];
+  page.on("websocket", (socket) => socket.on("framereceived", ({ payload }) => frames.push(String(payload))));
+  for (const where of ["/schedule", `/gpus/${uuid}`, "/"]) {
+    await page.goto(where);
+    await expect(page.getByRole("main")).toBeVisible();
+    expect(await page.content(), where).not.toContain(secret);
+  }
+  // The onlooker's live feed carried the booking and the process, without the proof.
+  await expect.poll(() => frames.some((frame) => frame.includes(booking.id)), { timeout: 15_000 }).toBe(true);
+  expect(frames.filter((frame) => frame.includes(secret))).toEqual([]);
 });
