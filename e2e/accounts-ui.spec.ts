@@ -26,7 +26,10 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
   // The server's rule, next to its field; what was typed stays.
   await form.getByLabel("Password").fill("short");
   await form.getByRole("button", { name: "Add person" }).click();
-  await expect(form.getByText("Password is at least 8 characters.")).toBeVisible();
+  await expect(form.getByText("Password is at least 10 characters.")).toBeVisible();
+  await form.getByLabel("Password").fill("            ");
+  await form.getByRole("button", { name: "Add person" }).click();
+  await expect(form.getByText("Password is not only spaces.")).toBeVisible();
   await expect(form.getByLabel("Username")).toHaveValue(username);
 
   await form.getByLabel("Password").fill(password);
