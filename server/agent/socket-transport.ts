@@ -80,6 +80,10 @@ export function createSocketTransport(options: SocketTransportOptions): AgentTra
   socket.on("disconnect", (reason) => {
     ready = false;
     problem(`disconnected from ${options.serverUrl} (${reason}); buffering and reconnecting`);
+    // socket.io does not reconnect by itself after the server dropped the connection (a
+    // rotated or removed token, a message over the size bound): try again here, so that the
+    // agent comes back, or learns from the refusal, and says so, why it may not.
+    if (reason === "io server disconnect") retryLater();
   });
 
   socket.on("connect_error", (error) => {

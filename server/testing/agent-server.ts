@@ -11,6 +11,8 @@ export interface TestAgentServer {
   url: string;
   fleet: FleetState;
   ingest: ReturnType<typeof createIngest>;
+  /** What rotating or removing a host does to its connected agents (see app/api/v1/hosts). */
+  disconnectAgents: (hostId: string) => void;
   close: () => Promise<void>;
 }
 
@@ -29,13 +31,14 @@ export async function startTestAgentServer(
   const ingest = createIngest(fleet, Date.now, onAccepted ? (_host, snapshot) => onAccepted(snapshot) : undefined);
   const http: HttpServer = createServer();
   const io = new Server(http, { maxHttpBufferSize: options.maxMessageBytes ?? 4_000_000 });
-  attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
+  const endpoint = attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
   await new Promise<void>((resolve) => http.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     fleet,
     ingest,
+    disconnectAgents: endpoint.disconnectAgents,
     async close() {
       await ingest.flush();
       io.disconnectSockets(true);
