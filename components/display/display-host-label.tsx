@@ -1,6 +1,6 @@
 import { countAvailability } from "@/lib/gpu-availability";
 import type { DisplayFeedHost, DisplayTile } from "@/lib/display-state";
-import { LABEL_MIN_PX, LABEL_NAME_PX, LABEL_TEXT_PX } from "@/lib/display-layout";
+import { LABEL_MIN_PX, LABEL_NAME_PX } from "@/lib/display-layout";
 import { formatAge } from "@/lib/display-time";
 import { fitLine } from "@/lib/fit-text";
 
@@ -35,7 +35,8 @@ export function hostStatusText(host: Pick<DisplayFeedHost, "online" | "lastSeenA
 export function DisplayHostLabel({ host, tiles, slice, width, scale, tileText, nowMs }: DisplayHostLabelProps) {
   const models = [...new Set(tiles.map((tile) => tile.model))];
   const { free } = countAvailability(tiles.map((tile) => tile.state));
-  const text = Math.max(LABEL_TEXT_PX * scale, Math.min(tileText, 22 * scale));
+  // The tiles' text size, within bounds: small tiles leave a short label, whose lines must all fit.
+  const text = Math.max(LABEL_MIN_PX * scale, Math.min(tileText, 22 * scale));
   const inner = width - 2 * 0.55 * text - 4;
   const family = typeof document === "undefined" ? "sans-serif" : getComputedStyle(document.body).fontFamily;
   // The layout gave the label room for the name at LABEL_NAME_PX; where there is more, the name takes it.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
 import type { ProcessInfo } from "@/lib/snapshot";
-import { cardNeedsClock, sameCardProps, sameProcessRows, type GpuCardProps } from "@/components/gpu/card-props";
+import { bookLinkKind, cardNeedsClock, sameCardProps, sameProcessRows, type GpuCardProps } from "@/components/gpu/card-props";
 
 // The comparison reads identities only, so stand-ins of the right type are enough.
 const gpu = (uuid: string) => ({ uuid }) as LiveGpu;
@@ -61,5 +61,19 @@ describe("sameProcessRows", () => {
     expect(sameProcessRows([row(1)], [row(1, { command: "python eval.py" })])).toBe(false);
     expect(sameProcessRows([row(1), row(2)], [row(2), row(1)])).toBe(false);
     expect(sameProcessRows([row(1)], [row(1), row(2)])).toBe(false);
+  });
+});
+
+describe("bookLinkKind", () => {
+  it("gives the green Book only to a free GPU", () => {
+    expect(bookLinkKind("free", false, false)).toBe("free");
+    expect(bookLinkKind("unbooked_use", false, false)).toBe("busy");
+    expect(bookLinkKind("unbooked_use", false, true)).toBe("claim");
+    expect(bookLinkKind("error", false, false)).toBe("other");
+    expect(bookLinkKind("offline", false, false)).toBe("other");
+  });
+
+  it("offers Book after while a booking holds the GPU, whatever runs there", () => {
+    for (const state of ["booked_idle", "booked_in_use", "conflict"] as const) expect(bookLinkKind(state, true, false)).toBe("after");
   });
 });

@@ -1,4 +1,5 @@
 import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
+import type { GpuState } from "@/lib/gpu-availability";
 import type { PersonRef } from "@/lib/reservation-types";
 import type { ProcessInfo } from "@/lib/snapshot";
 
@@ -64,4 +65,20 @@ export function sameProcessRows(prev: ProcessInfo[], next: ProcessInfo[]): boole
       row.name === other.name
     );
   });
+}
+
+/** What a card's booking link offers: only a free GPU gets the green "Book". */
+export type BookLinkKind = "free" | "after" | "claim" | "busy" | "other";
+
+/**
+ * The card's booking link for a GPU in this state: "Book after" while a
+ * booking holds it; "Book" (green) when free; on work without a booking,
+ * "Claim" when it is only the viewer's own and "Book anyway" when it is
+ * someone else's; a plain "Book" otherwise (an error, an offline host).
+ */
+export function bookLinkKind(state: GpuState, booked: boolean, mine: boolean): BookLinkKind {
+  if (booked) return "after";
+  if (state === "free") return "free";
+  if (state === "unbooked_use") return mine ? "claim" : "busy";
+  return "other";
 }

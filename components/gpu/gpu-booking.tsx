@@ -6,6 +6,7 @@ import { formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
 import { personName } from "@/lib/person-name";
 import type { PersonRef } from "@/lib/reservation-types";
+import { bookLinkKind, type BookLinkKind as LinkKind } from "@/components/gpu/card-props";
 
 interface GpuBookingProps {
   hostName: string;
@@ -57,12 +58,11 @@ export function GpuBooking({ hostName, index, state, mine, current, next, people
           </p>
         )}
       </div>
-      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? null} kind={current ? "after" : state === "free" ? "free" : state === "unbooked_use" ? (mine ? "claim" : "busy") : "other"} />
+      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? null} kind={bookLinkKind(state, current !== null, mine)} />
     </div>
   );
 }
 
-type LinkKind = "free" | "after" | "claim" | "busy" | "other";
 
 const LINK_TEXT: Record<LinkKind, string> = { free: "Book", after: "Book after", claim: "Claim", busy: "Book anyway", other: "Book" };
 const LINK_HINT: Record<LinkKind, string> = {

@@ -98,7 +98,8 @@ export function GpuPicker({ host, selected, onToggle, live, window, nowMs, viewe
             >
               <span className="flex w-full items-center justify-between gap-2">
                 <span className="font-semibold">GPU {gpu.index}</span>
-                <span aria-hidden className={`size-2.5 rounded-full ${pressed ? "bg-sky-500" : look.dot}`} />
+                {/* The state's dot stays when picked, so a busy GPU still looks busy. */}
+                <span aria-hidden className={`size-2.5 rounded-full ${look.dot}`} />
               </span>
               <span className="truncate text-xs text-slate-500 dark:text-slate-400" title={gpu.name}>
                 {gpu.name.replace(/^NVIDIA /, "")}
