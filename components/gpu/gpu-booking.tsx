@@ -36,9 +36,10 @@ export function GpuBooking({ hostName, index, state, mine, current, next, people
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
         {current ? (
-          <p data-testid="gpu-holder" className="flex min-w-0 items-center gap-1.5" title={`${personName(current.holder, people)}: ${current.purpose}`}>
-            <span aria-hidden className="size-2.5 shrink-0 rounded-full bg-[oklch(0.7_0.13_var(--hue))]" style={{ "--hue": personHue(current.holder.id) } as React.CSSProperties} />
-            <span className="truncate">
+          <p data-testid="gpu-holder" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.holder, people)}: ${current.purpose}`}>
+            <span aria-hidden className="size-2.5 shrink-0 translate-y-px rounded-full bg-[oklch(0.7_0.13_var(--hue))]" style={{ "--hue": personHue(current.holder.id) } as React.CSSProperties} />
+            {/* Wraps rather than cutting: the name and its end time both stay whole. */}
+            <span className="min-w-0 break-words">
               <span className="font-medium">{personName(current.holder, people)}</span>
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
@@ -53,7 +54,7 @@ export function GpuBooking({ hostName, index, state, mine, current, next, people
           </p>
         )}
         {next && (
-          <p className="truncate text-slate-500 dark:text-slate-400">
+          <p className="break-words text-slate-500 dark:text-slate-400">
             Next: {personName(next.holder, people)} {formatWhen(next.startsAt, nowMs)}
           </p>
         )}
