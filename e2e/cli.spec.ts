@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, startAgent } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * `gpudesk run` against the real server, on a GPU host: this machine is
@@ -161,11 +161,14 @@ test("gpudesk run forwards SIGTERM to the child and still releases the booking",
 test("gpudesk run refuses, in one line and without booking, to run a command here with another host's GPUs", async ({ request }) => {
   const before = await request.get("/api/v1/reservations?state=all", { headers: { authorization: `Bearer ${token}` } });
   const count = ((await before.json()) as { reservations: unknown[] }).reservations.length;
-  const result = gpudeskWithToken(["run", "-n", "1", "--host", "sim-4090-a", "--for", "1h", "--", process.execPath, "-e", "console.log('RAN')"]);
+  // Another real GPU host of the server (the simulated demo hosts may be booked from anywhere: they have no GPUs to take).
+  const other = uniqueHostName("e2e-other");
+  expect(gpudesk(["host", "add", other]).status).toBe(0);
+  const result = gpudeskWithToken(["run", "-n", "1", "--host", other, "--for", "1h", "--", process.execPath, "-e", "console.log('RAN')"]);
   expect(result.status).not.toBe(0);
   expect(result.stdout).not.toContain("RAN");
   expect(result.stderr.trim().split("\n")).toEqual([
-    `gpudesk: run starts the command here, on ${HERE}, not on sim-4090-a: run it on sim-4090-a, or book with "gpudesk reserve --host sim-4090-a"`,
+    `gpudesk: run starts the command here, on ${HERE}, not on ${other}: run it on ${other}, or book with "gpudesk reserve --host ${other}"`,
   ]);
   const after = await request.get("/api/v1/reservations?state=all", { headers: { authorization: `Bearer ${token}` } });
   expect(((await after.json()) as { reservations: unknown[] }).reservations).toHaveLength(count);
@@ -240,7 +243,7 @@ test("gpudesk reserve --wait queues while the GPUs are taken and is granted when
   const auth = (bearer: string) => ({ authorization: `Bearer ${bearer}` });
   const held = await request.post("/api/v1/reservations", {
     headers: auth(otherToken),
-    data: { host: "sim-4090-a", gpus: [0, 1], durationMinutes: 60, purpose: "holds the host", allowBusy: true },
+    data: { host: "sim-4090-a", gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true },
   });
   expect(held.status(), await held.text()).toBe(201);
   const holding = (await held.json()) as { id: string };

@@ -26,13 +26,13 @@ test("a wall screen without a valid display token gets a full-screen message, ne
 test("a signed-in person sees the display with the session; ?hosts= limits it to those hosts", async ({ page }) => {
   await signIn(page, member());
   await page.goto(`/display?${DEMO_HOSTS}`);
-  await expect(page.getByTestId("display-tile")).toHaveCount(14);
+  await expect(page.getByTestId("display-tile")).toHaveCount(16);
   await expect(page.getByTestId("display-updated")).toContainText(/\d\d:\d\d:\d\d/);
   // The display scope counts the fleet's open alerts.
   await expect(page.getByTestId("display-alerts")).toContainText(/Open alerts \d+/);
 
   await page.goto("/display?hosts=sim-a100-a,sim-4090-a");
-  await expect(page.getByTestId("display-tile")).toHaveCount(6);
+  await expect(page.getByTestId("display-tile")).toHaveCount(8);
   await expect(page.getByRole("region", { name: "Host sim-a100-a" })).toBeVisible();
   await expect(page.getByRole("region", { name: "Host sim-4090-a" })).toBeVisible();
   await expect(page.getByRole("region", { name: "Host sim-h100-a" })).toHaveCount(0);
@@ -53,15 +53,15 @@ test("a booking shows its holder and end on the tile; someone else's process on 
     expect(response.status(), await response.text()).toBe(201);
     return (await response.json()) as { id: string };
   };
-  // sim-4090-a GPU 1 is never used in the demo fleet; sim-h100-a GPU 0 always runs someone's training.
+  // sim-4090-a GPU 1 is never used in the demo fleet; sim-h100-a GPU 6 always runs someone's service, unbooked.
   const idle = await book("sim-4090-a", [1]);
-  const busy = await book("sim-h100-a", [0]);
+  const busy = await book("sim-h100-a", [6]);
   try {
     await page.goto(`/display?${DEMO_HOSTS}`);
     const idleTile = page.getByRole("listitem", { name: /^GPU 1 on sim-4090-a/ });
     await expect(idleTile).toHaveAttribute("data-state", "booked_idle");
     await expect(idleTile.getByTestId("display-holder")).toHaveText(new RegExp(`^${user.username}\\s·\\suntil (\\w{3} )?\\d\\d:\\d\\d$`));
-    const busyTile = page.getByRole("listitem", { name: /^GPU 0 on sim-h100-a/ });
+    const busyTile = page.getByRole("listitem", { name: /^GPU 6 on sim-h100-a/ });
     await expect(busyTile).toHaveAttribute("data-state", "conflict");
     await expect(busyTile.getByTestId("display-tile-state")).toHaveText("Conflict");
     // The holder's end time stays whole on a conflict.
@@ -80,7 +80,7 @@ test("after a network cut the display shows it is stale, then recovers by itself
   test.setTimeout(90_000);
   await signIn(page, member());
   await page.goto(`/display?${DEMO_HOSTS}`);
-  await expect(page.getByTestId("display-tile")).toHaveCount(14);
+  await expect(page.getByTestId("display-tile")).toHaveCount(16);
   await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
   await context.setOffline(true);
@@ -107,14 +107,14 @@ test("a display whose token is revoked loses its feed at once and says so, and k
   try {
     const screen = await wall.newPage();
     await screen.goto(`/display?token=${encodeURIComponent(token)}&${DEMO_HOSTS}`);
-    await expect(screen.getByTestId("display-tile")).toHaveCount(14);
+    await expect(screen.getByTestId("display-tile")).toHaveCount(16);
 
     const revoked = await page.request.delete(`/api/v1/displays/${display.id}`, { headers: { origin: E2E_ORIGIN } });
     expect(revoked.status()).toBe(204);
     // The server closes the open connection at once (issue 14, item 8), and the handshake that follows is refused.
     const banner = screen.getByTestId("display-stale-banner");
     await expect(banner).toContainText("refused", { timeout: 5_000 });
-    await expect(screen.getByTestId("display-tile")).toHaveCount(14);
+    await expect(screen.getByTestId("display-tile")).toHaveCount(16);
     await screen.screenshot({ path: "test-results/screens/display-revoked.png" });
   } finally {
     await wall.close();

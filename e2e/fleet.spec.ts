@@ -15,7 +15,7 @@ test("the fleet view shows the simulated fleet, live", async ({ page }) => {
     await expect(section).toBeVisible();
     await expect(section.getByTestId("host-status")).toHaveText("online");
   }
-  await expect(page.getByRole("article", { name: /^GPU \d on sim-/ })).toHaveCount(14);
+  await expect(page.getByRole("article", { name: /^GPU \d on sim-/ })).toHaveCount(16);
   const h100 = page.getByRole("article", { name: "GPU 0 on sim-h100-a" });
   await expect(h100).toContainText("NVIDIA H100 80GB HBM3");
   await expect(h100.getByTestId("gpu-memory")).toContainText("79.6 GiB");

@@ -8,7 +8,8 @@ import { E2E_ORIGIN, createUser, gpudesk, signIn } from "./helpers";
  * and the page they have open says so.
  */
 
-// Two GPUs: GPU 0 runs a simulated notebook now and then (never handed out while it runs), GPU 1 is always idle.
+// Four GPUs: GPU 0 runs a simulated notebook now and then (never handed out while it runs), GPUs 1 and 2 are
+// always idle, GPU 3 is held by a demo booking.
 const HOST = "sim-4090-a";
 
 test.setTimeout(150_000);
@@ -28,7 +29,7 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   expect((await request.post(`/api/v1/reservations/${auto.id}/release`, { headers: auth })).ok()).toBe(true);
 
   // The holder takes the whole host for an hour.
-  const held = await request.post("/api/v1/reservations", { headers: auth, data: { host: HOST, gpus: [0, 1], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
+  const held = await request.post("/api/v1/reservations", { headers: auth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
   expect(held.status(), await held.text()).toBe(201);
   const holding = (await held.json()) as { id: string; endsAt: string };
 
@@ -54,7 +55,7 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
 
   // The holder is done early: the waiter's page says so at once, without a reload.
   expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: auth })).ok()).toBe(true);
-  await expect(page.getByTestId("grant-toast")).toContainText(new RegExp(`GPU [01] on ${HOST}`), { timeout: 20_000 });
+  await expect(page.getByTestId("grant-toast")).toContainText(new RegExp(`GPU [012] on ${HOST}`), { timeout: 20_000 });
   await expect(page.getByTestId("grant-toast")).toContainText("queued eval");
   await expect(mine).toHaveCount(0);
   await page.screenshot({ path: test.info().outputPath("granted.png"), fullPage: true });

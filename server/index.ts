@@ -17,6 +17,8 @@ import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
+import { startDemoStory } from "@/server/fleet/demo-story";
+import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { guardRequest } from "@/server/http/request-guard";
@@ -145,6 +147,10 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     fleet,
     ingest,
   });
+  // The demo fleet tells its story with demo accounts and bookings; they exist before any demo history names them.
+  if (localMode === "simulated" && env.GPUDESK_SIM_GPUS === undefined) {
+    await startDemoStory(simulatedFleet({ seed: env.GPUDESK_SIM_SEED }), env.GPUDESK_SIM_SEED, env.GPUDESK_SIM_TIME);
+  }
   log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
   const stopDemoHistory = new AbortController();
   const demoHistory = startDemoHistory(env, localMode, agentsStartedAt, stopDemoHistory.signal);

@@ -96,8 +96,9 @@ export async function listUsers(): Promise<UserSummary[]> {
   return rows.map(summarize);
 }
 
+/** People who can sign in: the demo accounts of the simulated fleet do not count. */
 export async function countUsers(): Promise<number> {
-  return db().user.count();
+  return db().user.count({ where: { simulated: false } });
 }
 
 export async function findUserByUsername(username: string): Promise<UserSummary | null> {

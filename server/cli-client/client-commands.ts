@@ -71,13 +71,21 @@ function bookingOptions(command: Command): Command {
     .option("--wait", "when the GPUs are taken, wait in the queue until they are granted");
 }
 
-/** The gpudesk host this machine is (its agent reports this hostname), or null. */
-async function thisGpuHost(config: ClientConfig): Promise<string | null> {
+/** Where this machine stands in the fleet: the gpudesk host it is (its agent reports this hostname), and the simulated hosts. */
+export interface HostsHere {
+  local: string | null;
+  simulated: string[];
+}
+
+async function hostsHere(config: ClientConfig): Promise<HostsHere> {
   const fleet = await callApi<FleetView>(config, "GET", "/api/v1/fleet");
-  return localGpuHost(
-    fleet.hosts.map((host) => host.name),
-    os.hostname(),
-  );
+  return {
+    local: localGpuHost(
+      fleet.hosts.map((host) => host.name),
+      os.hostname(),
+    ),
+    simulated: fleet.hosts.filter((host) => host.simulated).map((host) => host.name),
+  };
 }
 
 /** `reserve` and `run` on a GPU host book there unless --host says otherwise. */
@@ -89,19 +97,26 @@ export function withLocalHost<T extends BookingOptions>(options: T, localHost: s
  * `gpudesk run` starts the command on this machine, so it books only here:
  * a booking of another host would hand this machine's GPUs of the same
  * indices to the command, which may be someone else's. One line, no booking.
+ * A simulated host has no GPUs to take from anyone: the demo fleet's hosts
+ * may be booked from any machine.
  */
-export function checkRunHost(options: BookingOptions, localHost: string | null, hostname: string): void {
-  if (localHost === null) {
-    const where = options.host ? `--host ${options.host}` : "--host HOST";
+export function checkRunHost(options: BookingOptions, hosts: HostsHere, hostname: string): void {
+  const simulated = (name: string) => hosts.simulated.some((candidate) => sameHost(candidate, name));
+  if (options.host !== undefined) {
+    if ((hosts.local !== null && sameHost(options.host, hosts.local)) || simulated(options.host)) return;
     throw new UsageError(
-      `run starts the command here, on ${hostname}, which is no GPU host of this gpudesk server: book with "gpudesk reserve ${where}" and run the command on that host`,
+      `run starts the command here, on ${hosts.local ?? hostname}, not on ${options.host}: run it on ${options.host}, or book with "gpudesk reserve --host ${options.host}"`,
     );
   }
-  if (options.host !== undefined && !sameHost(options.host, localHost)) {
-    throw new UsageError(
-      `run starts the command here, on ${localHost}, not on ${options.host}: run it on ${options.host}, or book with "gpudesk reserve --host ${options.host}"`,
-    );
-  }
+  if (hosts.local !== null || hosts.simulated.length > 0) return;
+  throw new UsageError(
+    `run starts the command here, on ${hostname}, which is no GPU host of this gpudesk server: book with "gpudesk reserve --host HOST" and run the command on that host`,
+  );
+}
+
+/** After booking "any host" from a machine that is no GPU host: the server may only have picked a simulated host. */
+export function bookedHostRunsHere(bookedHost: string, hosts: HostsHere): boolean {
+  return (hosts.local !== null && sameHost(bookedHost, hosts.local)) || hosts.simulated.some((name) => sameHost(name, bookedHost));
 }
 
 async function release(config: ClientConfig, id: string): Promise<ReservationView> {
@@ -141,7 +156,7 @@ export function registerClientCommands(program: Command): void {
     .option("--json", "print the reservation as JSON")
     .action(async (given: BookingOptions & { json?: boolean }) => {
       const config = await client();
-      const options: BookingOptions & { json?: boolean } = given.host === undefined ? withLocalHost(given, await thisGpuHost(config)) : given;
+      const options: BookingOptions & { json?: boolean } = given.host === undefined ? withLocalHost(given, (await hostsHere(config)).local) : given;
       if (given.host === undefined && options.host !== undefined) process.stderr.write(`gpudesk: booking on this machine, ${options.host} (--host books elsewhere)\n`);
       const reservation = await bookOrWait(config, bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
       write(options.json ? `${JSON.stringify(reservation, null, 2)}\n` : formatReservation(reservation));
@@ -173,10 +188,14 @@ export function registerClientCommands(program: Command): void {
       .argument("<command...>", "the command and its arguments, after --"),
   ).action(async (command: string[], given: BookingOptions) => {
     const config = await client();
-    const localHost = await thisGpuHost(config);
-    checkRunHost(given, localHost, os.hostname());
-    const options = withLocalHost(given, localHost);
+    const hosts = await hostsHere(config);
+    checkRunHost(given, hosts, os.hostname());
+    const options = withLocalHost(given, hosts.local);
     const reservation = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
+    if (!bookedHostRunsHere(reservation.host.name, hosts)) {
+      await release(config, reservation.id);
+      throw new UsageError(`the server picked ${reservation.host.name}, but the command would run here on ${os.hostname()}: released ${reservation.id}; give --host`);
+    }
     process.stderr.write(
       `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${reservation.endsAt} (${reservation.id})\n`,
     );

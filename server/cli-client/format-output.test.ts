@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { FleetSnapshot, LiveGpu } from "@/lib/live";
 import { launchSettings } from "@/lib/launch-settings";
 import type { ReservationView } from "@/lib/reservation-types";
-import { bookingRequest, checkRunHost, withLocalHost } from "@/server/cli-client/client-commands";
+import { bookedHostRunsHere, bookingRequest, checkRunHost, withLocalHost } from "@/server/cli-client/client-commands";
 import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { exitCodeOf } from "@/server/cli-client/run-child";
@@ -205,12 +205,23 @@ describe("on a GPU host", () => {
   });
 
   it("refuses to run a command here with another host's GPUs, in one line", () => {
-    expect(() => checkRunHost({ host: "node-b" }, "node-a", "node-a")).toThrow(
+    const here = { local: "node-a", simulated: [] };
+    expect(() => checkRunHost({ host: "node-b" }, here, "node-a")).toThrow(
       'run starts the command here, on node-a, not on node-b: run it on node-b, or book with "gpudesk reserve --host node-b"',
     );
-    expect(() => checkRunHost({}, null, "laptop")).toThrow(/^run starts the command here, on laptop, which is no GPU host of this gpudesk server/);
-    expect(() => checkRunHost({ host: "NODE-A.lab" }, "node-a", "node-a")).not.toThrow();
-    expect(() => checkRunHost({}, "node-a", "node-a")).not.toThrow();
+    expect(() => checkRunHost({}, { local: null, simulated: [] }, "laptop")).toThrow(/^run starts the command here, on laptop, which is no GPU host of this gpudesk server/);
+    expect(() => checkRunHost({ host: "NODE-A.lab" }, here, "node-a")).not.toThrow();
+    expect(() => checkRunHost({}, here, "node-a")).not.toThrow();
+  });
+
+  it("lets the simulated demo fleet be booked from any machine, and nothing else", () => {
+    const demo = { local: null, simulated: ["sim-4090-a", "sim-h100-a"] };
+    expect(() => checkRunHost({ host: "sim-4090-a" }, demo, "laptop")).not.toThrow();
+    expect(() => checkRunHost({}, demo, "laptop")).not.toThrow();
+    expect(() => checkRunHost({ host: "node-b" }, demo, "laptop")).toThrow(/not on node-b/);
+    expect(bookedHostRunsHere("sim-h100-a", demo)).toBe(true);
+    expect(bookedHostRunsHere("node-b", demo)).toBe(false);
+    expect(bookedHostRunsHere("node-a", { local: "node-a", simulated: [] })).toBe(true);
   });
 });
 

@@ -15,10 +15,10 @@ describe("demo history", () => {
     const nowMs = Date.UTC(2026, 10, 30, 12, 30, 0);
     const made = await fillSimulatedFleetHistory({ seed: 42, spanMs: 2 * HOUR_MS, nowMs });
     // The demo fleet: 8 + 4 + 2 GPUs, two hours of minutes.
-    expect(made).toBe(14 * 120);
-    expect(await db().gpuMinute.count()).toBe(14 * 120);
+    expect(made).toBe(16 * 120);
+    expect(await db().gpuMinute.count()).toBe(16 * 120);
     expect(await db().gpuMinute.count({ where: { simulated: false } })).toBe(0);
-    expect(await db().gpu.count()).toBe(14);
+    expect(await db().gpu.count()).toBe(16);
 
     const holders = await db().gpuMinute.groupBy({ by: ["holderUserId"], _count: { _all: true } });
     const ids = holders.map((h) => h.holderUserId);
@@ -28,7 +28,7 @@ describe("demo history", () => {
     // Every minute is in an hour, and the hours add up to the minutes.
     const hours = await db().gpuHour.findMany({ select: { gpuUuid: true, hour: true, samples: true, simulated: true } });
     expect(new Set(hours.map((h) => h.hour.getTime()))).toEqual(new Set([nowMs - 2.5 * HOUR_MS, nowMs - 1.5 * HOUR_MS, nowMs - 0.5 * HOUR_MS]));
-    expect(hours.reduce((sum, h) => sum + h.samples, 0)).toBe(14 * 120);
+    expect(hours.reduce((sum, h) => sum + h.samples, 0)).toBe(16 * 120);
     expect(hours.every((h) => h.simulated)).toBe(true);
     const last = await db().gpuMinute.findFirst({ orderBy: { minute: "desc" }, select: { minute: true } });
     expect(last!.minute.getTime()).toBe(nowMs - MINUTE_MS);

@@ -196,7 +196,7 @@ async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {
     byHolder.set(row.holder, sums);
   }
   const ids = [...byHolder.keys()].flatMap((id) => (id && !id.startsWith(SIMULATED_HOLDER_PREFIX) ? [id] : []));
-  const users = await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true } });
+  const users = await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true, simulated: true } });
   const byId = new Map(users.map((user) => [user.id, user]));
   return [...byHolder.entries()]
     .map(([holder, sums]): PersonUsage => {
@@ -205,12 +205,13 @@ async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {
         // GPU time nobody had booked: only its use means something.
         return { userId: null, label: "Not booked", username: null, simulated: false, bookedGpuHours: 0, usedGpuHours, idleBookedGpuHours: 0, efficiencyPct: null, gpus: sums.gpus.size };
       }
-      const simulated = holder.startsWith(SIMULATED_HOLDER_PREFIX);
       const user = byId.get(holder);
-      const username = simulated ? holder.slice(SIMULATED_HOLDER_PREFIX.length) : (user?.username ?? null);
+      // The simulated fleet's people: its demo accounts, or (without one) their bare logins.
+      const simulated = holder.startsWith(SIMULATED_HOLDER_PREFIX) || Boolean(user?.simulated);
+      const username = user ? (user.username ?? null) : simulated ? holder.slice(SIMULATED_HOLDER_PREFIX.length) : null;
       return {
         userId: holder,
-        label: simulated ? `${username} (simulated)` : user?.name || user?.username || "deleted account",
+        label: user ? user.name || user.username || "deleted account" : simulated ? `${username} (simulated)` : "deleted account",
         username,
         simulated,
         bookedGpuHours: hours(sums.held),

@@ -14,7 +14,7 @@ describe("simulatedFleet, default", () => {
     expect(hosts.map((h) => [h.hostName, h.gpus.length, h.model.name, h.model.memoryTotalMiB, h.model.powerLimitW])).toEqual([
       ["sim-h100-a", 8, "NVIDIA H100 80GB HBM3", 81559, 700],
       ["sim-a100-a", 4, "NVIDIA A100-SXM4-40GB", 40960, 400],
-      ["sim-4090-a", 2, "NVIDIA GeForce RTX 4090", 24564, 450],
+      ["sim-4090-a", 4, "NVIDIA GeForce RTX 4090", 24564, 450],
     ]);
     for (const host of hosts) {
       expect(host.driverVersion).toMatch(/^\d+\.\d+\.\d+$/);
@@ -26,7 +26,7 @@ describe("simulatedFleet, default", () => {
   it("gives well-formed, unique UUIDs and PCI bus ids in ascending order", () => {
     const hosts = simulatedFleet({ seed: 7 });
     const uuids = hosts.flatMap((h) => h.gpus.map((g) => g.uuid));
-    expect(new Set(uuids).size).toBe(14);
+    expect(new Set(uuids).size).toBe(16);
     for (const uuid of uuids) expect(uuid).toMatch(UUID);
     for (const host of hosts) {
       const buses = host.gpus.map((g) => g.pciBusId);

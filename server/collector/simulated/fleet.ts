@@ -52,7 +52,7 @@ const GPUS_PER_LARGE_HOST = 8;
 
 /**
  * The hosts of a simulated fleet. Without `gpuCount`: `sim-h100-a` (8× H100),
- * `sim-a100-a` (4× A100) and `sim-4090-a` (2× RTX 4090), laid out so that every
+ * `sim-a100-a` (4× A100) and `sim-4090-a` (4× RTX 4090), laid out so that every
  * case the dashboard must show (training, squatter, leak, idle-but-held,
  * notebooks, free GPUs) is present. With `gpuCount`: that many GPUs on 8-GPU
  * hosts `sim-<n>` (the last one smaller when needed), models mixed by seed.
@@ -85,10 +85,13 @@ function demoFleet(seed: number | string): SimulatedHostSpec[] {
       { role: "notebook", gpus: [2] },
       { role: "free", gpus: [3], shortJobChance: 0.5 },
     ]),
-    buildHost(seed, "sim-4090-a", RTX_4090, 2, [
+    buildHost(seed, "sim-4090-a", RTX_4090, 4, [
       { role: "notebook", gpus: [0] },
-      // Never used, so the demo always has a GPU to offer.
+      // Never used, so the demo always has two free, idle GPUs on one host (`gpudesk run -n 2`)…
       { role: "free", gpus: [1], shortJobChance: 0 },
+      { role: "free", gpus: [2], shortJobChance: 0 },
+      // …and one that the demo bookings hold idle (server/fleet/demo-story.ts).
+      { role: "free", gpus: [3], shortJobChance: 0 },
     ]),
   ];
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "user" ADD COLUMN     "simulated" BOOLEAN NOT NULL DEFAULT false;
+

@@ -1,0 +1,83 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { GpuState } from "@/lib/attribution";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * The simulated demo fleet tells its story: with its demo accounts and
+ * bookings, every GPU state shows at once (at the instant e2e pins the
+ * simulation to: jobs come and go over the simulated day).
+ */
+
+const SEED = 42;
+
+beforeAll(async () => {
+  await useTestDatabase();
+}, 120_000);
+
+/** Registers the demo hosts as the embedded agents would, and answers each GPU's state by the server's reconciliation. */
+async function demoStates(simTime: string, now: Date) {
+  const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+  const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
+  const { startDemoStory } = await import("@/server/fleet/demo-story");
+  const { FleetState } = await import("@/server/fleet/fleet-state");
+  const { reconcileFleet } = await import("@/server/attribution/reconcile-fleet");
+  const { UserDirectory } = await import("@/server/attribution/user-directory");
+  const { listLiveBookings } = await import("@/server/reservations/bookings-query");
+
+  const specs = simulatedFleet({ seed: SEED });
+  const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true, now: () => now.getTime() });
+  for (const spec of specs) {
+    const snapshot = { ...simulatedSnapshotAt(spec, SEED, Date.parse(simTime)), sampledAt: now.toISOString() };
+    const host = await ensureLocalHost(spec.hostName, true);
+    await recordHostInventory(host.id, snapshot.host, snapshot.gpus, now);
+    fleet.connectHost(host.id, host.name, true);
+    fleet.ingest(host.id, snapshot);
+  }
+  await startDemoStory(specs, SEED, simTime, now);
+  const directory = new UserDirectory();
+  await directory.refresh();
+  const states = reconcileFleet(fleet.current(), await listLiveBookings(now), directory, now.getTime());
+  const byName = new Map<string, GpuState>();
+  for (const gpu of fleet.current().gpus) byName.set(`${gpu.hostName}/${gpu.index}`, states[gpu.uuid].state);
+  return byName;
+}
+
+describe("the demo story", () => {
+  it("shows every state at once, with two free idle GPUs on one host, and books for demo accounts that cannot sign in", async () => {
+    const now = new Date();
+    const states = await demoStates("2026-11-30T00:00:00Z", now);
+    const present = new Set(states.values());
+    for (const state of ["free", "booked_in_use", "booked_idle", "unbooked_use", "conflict"] as const) expect(present, state).toContain(state);
+    expect([states.get("sim-4090-a/1"), states.get("sim-4090-a/2")]).toEqual(["free", "free"]);
+    expect(states.get("sim-4090-a/3")).toBe("booked_idle");
+    expect(states.get("sim-h100-a/2")).toBe("conflict");
+    expect(states.get("sim-h100-a/0")).toBe("booked_in_use");
+
+    const { db } = await import("@/server/db");
+    const demo = await db().user.findMany({ where: { simulated: true }, select: { id: true, username: true, unixLogin: true } });
+    expect(demo.map((user) => user.username).sort()).toEqual(["alice", "bob", "carol", "dave", "erin", "frank"]);
+    expect(demo.every((user) => user.unixLogin === user.username)).toBe(true);
+    // No credential account: nobody can sign in as a demo person, and the sign-in page still counts no users.
+    expect(await db().account.count({ where: { userId: { in: demo.map((user) => user.id) } } })).toBe(0);
+    const { countUsers } = await import("@/server/auth/users");
+    expect(await countUsers()).toBe(0);
+    const bookings = await db().reservation.findMany({ where: { status: "booked" }, select: { user: { select: { simulated: true } } } });
+    expect(bookings.length).toBe(3);
+    expect(bookings.every((booking) => booking.user.simulated)).toBe(true);
+
+    // A restart neither duplicates the accounts nor books again.
+    await demoStates("2026-11-30T00:00:00Z", now);
+    expect(await db().user.count({ where: { simulated: true } })).toBe(6);
+    expect(await db().reservation.count({ where: { status: "booked" } })).toBe(3);
+  });
+
+  it("leaves a login that belongs to a person with that person", async () => {
+    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { db } = await import("@/server/db");
+    await db().user.create({ data: { id: "real-zed", name: "Zed Real", email: "zed@example.test", username: "zed", unixLogin: "zedlogin" } });
+    const accounts = await ensureDemoAccounts(["zedlogin", "zed"]);
+    expect(accounts.get("zedlogin")).toMatchObject({ id: "real-zed", username: "zed" });
+    // The username "zed" is taken by the person: the demo account for login "zed" gets another.
+    expect(accounts.get("zed")).toMatchObject({ username: "zed-sim" });
+  });
+});

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { SIMULATED_USERS } from "@/server/collector/simulated/models";
+import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/server/collector/simulated/simulated-source";
+import { db } from "@/server/db";
+import { log } from "@/server/log";
+import type { Actor } from "@/server/reservations/actor";
+import { createReservation } from "@/server/reservations/create-reservation";
+import { readPolicy } from "@/server/reservations/policy";
+
+/**
+ * What a newcomer sees on the simulated demo fleet: every GPU state at once.
+ * The simulated processes run under the logins of SIMULATED_USERS; this
+ * makes a demo account for each (marked simulated, no password: nobody can
+ * sign in as one), so that processes, bookings and usage name one person,
+ * and books for them:
+ *
+ * - sim-h100-a GPUs 0-3 for the owner of the training job there: in use by
+ *   the holder, and a conflict on GPU 2 where another login squats;
+ * - sim-h100-a GPU 7 for the owner of the process that holds it idle;
+ * - sim-4090-a GPU 3 for someone else: booked and idle.
+ *
+ * GPUs 4-6 of sim-h100-a and the A100s run work without a booking; GPUs 1
+ * and 2 of sim-4090-a stay free and idle.
+ */
+
+export interface DemoAccount {
+  id: string;
+  username: string;
+  name: string;
+}
+
+function titleCase(login: string): string {
+  return login.charAt(0).toUpperCase() + login.slice(1);
+}
+
+/**
+ * One account per simulated login. A login that already belongs to someone
+ * (a real person given that Unix login) stays theirs; a taken username gets
+ * a "-sim" suffix. Idempotent: run at every start.
+ */
+export async function ensureDemoAccounts(logins: readonly string[] = SIMULATED_USERS.map((user) => user.login)): Promise<Map<string, DemoAccount>> {
+  const accounts = new Map<string, DemoAccount>();
+  for (const login of logins) {
+    const existing = await db().user.findUnique({ where: { unixLogin: login }, select: { id: true, username: true, name: true } });
+    if (existing) {
+      accounts.set(login, { id: existing.id, username: existing.username ?? existing.name, name: existing.name });
+      continue;
+    }
+    const taken = await db().user.findUnique({ where: { username: login }, select: { id: true } });
+    const username = taken ? `${login}-sim` : login;
+    const created = await db().user.create({
+      data: {
+        id: randomUUID(),
+        name: titleCase(login),
+        username,
+        displayUsername: username,
+        email: `${username}@simulated.gpudesk.invalid`,
+        unixLogin: login,
+        simulated: true,
+      },
+      select: { id: true, username: true, name: true },
+    });
+    accounts.set(login, { id: created.id, username: created.username ?? username, name: created.name });
+  }
+  return accounts;
+}
+
+/** The login most processes on these GPUs run under: the owner of the job there. */
+function ownerOf(spec: SimulatedHostSpec, seed: number | string, atMs: number, gpus: number[]): string | null {
+  const snapshot = simulatedSnapshotAt(spec, seed, atMs);
+  const uuids = new Set(spec.gpus.filter((gpu) => gpus.includes(gpu.index)).map((gpu) => gpu.uuid));
+  const counts = new Map<string, number>();
+  for (const process of snapshot.processes) {
+    if (!uuids.has(process.gpuUuid) || !process.user) continue;
+    counts.set(process.user, (counts.get(process.user) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+}
+
+interface PlannedBooking {
+  host: string;
+  gpus: number[];
+  login: string;
+  hours: number;
+  purpose: string;
+}
+
+/** The bookings of the story, for the demo fleet as it runs at `simMs`; empty for any other fleet. */
+export function planDemoBookings(specs: SimulatedHostSpec[], seed: number | string, simMs: number): PlannedBooking[] {
+  const h100 = specs.find((spec) => spec.hostName === "sim-h100-a");
+  const rtx = specs.find((spec) => spec.hostName === "sim-4090-a");
+  if (!h100 || !rtx) return [];
+  const plan: PlannedBooking[] = [];
+  const training = h100.slots.find((slot) => slot.role === "training" && slot.squatterGpu !== null);
+  // The squatter's GPU also runs the job's own rank: count the others, where only the owner runs.
+  const squatter = training?.role === "training" ? training.squatterGpu : null;
+  const trainer = training ? ownerOf(h100, seed, simMs, training.gpus.filter((index) => index !== squatter)) : null;
+  if (training && trainer) plan.push({ host: h100.hostName, gpus: training.gpus, login: trainer, hours: 6, purpose: "demo: pre-training run" });
+  const held = h100.slots.find((slot) => slot.role === "idle-held");
+  const holder = held ? ownerOf(h100, seed, simMs, held.gpus) : null;
+  if (held && holder) plan.push({ host: h100.hostName, gpus: held.gpus, login: holder, hours: 8, purpose: "demo: kept for debugging" });
+  const idle = rtx.gpus.at(-1);
+  const someoneElse = SIMULATED_USERS.map((user) => user.login).find((login) => login !== trainer && login !== holder);
+  if (idle && someoneElse) plan.push({ host: rtx.hostName, gpus: [idle.index], login: someoneElse, hours: 4, purpose: "demo: evaluation, not started yet" });
+  return plan;
+}
+
+/**
+ * Makes the demo accounts and, unless a demo booking is current already
+ * (a restart), books the story. Errors are logged, never fatal: the demo
+ * runs without its bookings rather than not at all.
+ */
+export async function startDemoStory(specs: SimulatedHostSpec[], seed: number | string, simTime: string | undefined, now = new Date()): Promise<void> {
+  try {
+    const accounts = await ensureDemoAccounts();
+    const current = await db().reservation.count({ where: { status: "booked", endsAt: { gt: now }, user: { simulated: true } } });
+    if (current > 0) return;
+    const policy = await readPolicy(db());
+    const simMs = simTime ? Date.parse(simTime) : now.getTime();
+    let made = 0;
+    for (const booking of planDemoBookings(specs, seed, simMs)) {
+      const account = accounts.get(booking.login);
+      if (!account) continue;
+      const actor: Actor = { ...account, role: "member", unixLogin: booking.login };
+      const durationMinutes = Math.min(booking.hours * 60, policy.maxDurationMinutes);
+      await createReservation(actor, { host: booking.host, gpus: booking.gpus, durationMinutes, purpose: booking.purpose }, { now });
+      made += 1;
+    }
+    log.info(`demo: ${accounts.size} simulated accounts, ${made} demo bookings`);
+  } catch (error) {
+    log.warn(`demo bookings not made: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
