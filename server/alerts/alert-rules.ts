@@ -1,4 +1,5 @@
 import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { type NamedPerson, personName } from "@/lib/person-name";
 import { formatDuration } from "@/lib/duration";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import type { AlertConfig } from "@/server/alerts/alert-config";
@@ -51,14 +52,14 @@ function unique(ids: (string | null | undefined)[]): string[] {
   return [...new Set(ids.filter((id): id is string => typeof id === "string"))];
 }
 
-function describe(process: ProcessAttribution): string {
-  const name = attributedName(process);
+function describe(process: ProcessAttribution, people: readonly NamedPerson[]): string {
+  const name = process.person ? personName(process.person, people) : attributedName(process);
   return process.evidence.kind === "login" && !process.falseClaim ? name : `${name} (${processEvidenceLabel(process)})`;
 }
 
 /** "bob runs", "bob and carol run", "bob, carol and 2 more run". */
-function whoRuns(processes: ProcessAttribution[]): string {
-  const names = [...new Set(processes.map(describe))];
+function whoRuns(processes: ProcessAttribution[], people: readonly NamedPerson[]): string {
+  const names = [...new Set(processes.map((process) => describe(process, people)))];
   const list = names.length <= 2 ? names.join(" and ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
   return `${list} ${names.length === 1 ? "runs" : "run"}`;
 }
@@ -83,6 +84,9 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     const processes = state.processes.map((attribution) => processEvidence(gpu, attribution));
 
     const intruders = state.processes.filter((process) => process.intruder);
+    // Everyone this GPU's alerts name: two of them with one display name get their usernames.
+    const people: NamedPerson[] = [...(state.holder ? [state.holder] : []), ...state.processes.flatMap((process) => (process.person ? [process.person] : []))];
+    const holderName = state.holder ? personName(state.holder, people) : "";
     if (state.holder && intruders.length > 0) {
       conditions.push({
         ...base,
@@ -90,7 +94,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         kind: "conflict",
         reservationId: state.reservationId,
         userIds: unique([state.holder.id, ...intruders.map((process) => process.person?.id)]),
-        message: `${whoRuns(intruders)} on ${where}, booked by ${state.holder.username}`,
+        message: `${whoRuns(intruders, people)} on ${where}, booked by ${holderName}`,
         evidence: { holder: state.holder, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
       });
     }
@@ -102,7 +106,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         kind: "unbooked_use",
         reservationId: null,
         userIds: unique(state.processes.map((process) => process.person?.id)),
-        message: `${whoRuns(state.processes)} on ${where} without a booking`,
+        message: `${whoRuns(state.processes, people)} on ${where} without a booking`,
         evidence: { processes, utilizationPct: gpu.utilizationGpuPct },
       });
     }
@@ -115,7 +119,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         kind: "idle_booking",
         reservationId: state.reservationId,
         userIds: [state.holder.id],
-        message: `${where}, booked by ${state.holder.username}, below ${config.idleBelowPct} % utilization for ${formatDuration(config.holdMs.idle_booking)}`,
+        message: `${where}, booked by ${holderName}, below ${config.idleBelowPct} % utilization for ${formatDuration(config.holdMs.idle_booking)}`,
         evidence: { holder: state.holder, reservationId: state.reservationId, utilizationPct: util, belowPct: config.idleBelowPct, processes },
       });
     }

@@ -1,4 +1,5 @@
 import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
+import { type NamedPerson, personName } from "@/lib/person-name";
 import { AppError } from "@/server/errors";
 
 /**
@@ -21,13 +22,13 @@ export class BookingConflictError extends AppError {
   }
 }
 
-/** "GPU 2 on node-a is booked by alice until 2026-11-30T14:00:00.000Z (purpose: fine-tune)". */
-export function describeConflict(conflict: BookingConflict, requestedStartMs: number): string {
+/** "GPU 2 on node-a is booked by Alice Liddell until 2026-11-30T14:00:00.000Z (purpose: fine-tune)"; `others`: the holders named alongside. */
+export function describeConflict(conflict: BookingConflict, requestedStartMs: number, others: readonly NamedPerson[] = []): string {
   const when =
     Date.parse(conflict.startsAt) > requestedStartMs
       ? `from ${conflict.startsAt} until ${conflict.endsAt}`
       : `until ${conflict.endsAt}`;
-  return `GPU ${conflict.gpuIndex} on ${conflict.hostName} is booked by ${conflict.holder.username} ${when} (purpose: ${conflict.purpose})`;
+  return `GPU ${conflict.gpuIndex} on ${conflict.hostName} is booked by ${personName(conflict.holder, others)} ${when} (purpose: ${conflict.purpose})`;
 }
 
 /** What could be booked instead, as a sentence that follows the reasons. */
@@ -43,7 +44,8 @@ export function describeSuggestion(suggestion: ConflictSuggestion, plural: boole
 
 /** The holder's own words first: one line per booking in the way (the first three), then what is free. */
 export function conflictMessage(conflicts: BookingConflict[], requestedStartMs: number, suggestion: ConflictSuggestion, plural: boolean): string {
-  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, requestedStartMs));
+  const holders = conflicts.map((conflict) => conflict.holder);
+  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, requestedStartMs, holders));
   const more = conflicts.length > 3 ? ` (and ${conflicts.length - 3} more)` : "";
   return `${shown.join("; ")}${more}. ${describeSuggestion(suggestion, plural)}`;
 }

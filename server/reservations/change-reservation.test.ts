@@ -45,7 +45,7 @@ describe("extending and shortening", () => {
     await create(other, { host: host.name, gpus: [0], startsAt: iso(120), durationMinutes: 60, purpose: "next" }, { now: NOW });
     const error = await fx.refusal(change(holder, booking.id, { endsAt: iso(150) }, { now: NOW }));
     expect(error.code).toBe("conflict");
-    expect(error.message).toContain(`booked by ${other.username} from ${iso(120)} until ${iso(180)}`);
+    expect(error.message).toContain(`booked by ${other.name} from ${iso(120)} until ${iso(180)}`);
     expect(error.message).toContain(`You can extend until ${iso(120)}`);
     const upTo = await change(holder, booking.id, { endsAt: iso(120) }, { now: NOW });
     expect(upTo.endsAt).toBe(iso(120));

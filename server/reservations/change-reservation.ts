@@ -74,7 +74,8 @@ export async function changeReservationEnd(
         // How far it can go: up to the first booking in the way.
         const latestEndMs = Math.min(...conflicts.map((conflict) => Date.parse(conflict.startsAt)));
         const canExtend = latestEndMs > oldEndMs;
-        const lines = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, oldEndMs));
+        const holders = conflicts.map((conflict) => conflict.holder);
+        const lines = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, oldEndMs, holders));
         const advice = canExtend ? `You can extend until ${new Date(latestEndMs).toISOString()}.` : "It cannot be extended.";
         throw new BookingConflictError(`${lines.join("; ")}. ${advice}`, conflicts, {
           hostName: conflicts[0].hostName,

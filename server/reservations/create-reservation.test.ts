@@ -53,12 +53,12 @@ describe("booking a 4-GPU host", () => {
 
     const any = await refusal(createReservation(d, request({ host: host.name, count: 1 }), { now: NOW }));
     expect(any.code).toBe("conflict");
-    expect(any.message).toContain(`booked by ${a.username} until ${at(end)}`);
+    expect(any.message).toContain(`booked by ${a.name} until ${at(end)}`);
 
     const named = await refusal(createReservation(d, request({ host: host.name, gpus: [2] }), { now: NOW }));
     expect(named).toBeInstanceOf(BookingConflictError);
     expect(named.message).toBe(
-      `GPU 2 on ${host.name} is booked by ${b.username} until ${at(end)} (purpose: eval). It is free from ${at(end)} for as long as you asked.`,
+      `GPU 2 on ${host.name} is booked by ${b.name} until ${at(end)} (purpose: eval). It is free from ${at(end)} for as long as you asked.`,
     );
     const body = named.toJSON() as unknown as { error: { conflicts: { holder: { username: string }; endsAt: string }[]; suggestion: { nextFreeAt: string } } };
     expect(body.error.conflicts).toMatchObject([{ holder: { username: b.username }, endsAt: at(end) }]);

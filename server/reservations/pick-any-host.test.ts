@@ -36,7 +36,7 @@ describe("any N GPUs on any host", () => {
     const none = await refusal(createReservation(c, { count: 2, ...window }, { now: NOW }));
     expect(none).toBeInstanceOf(BookingConflictError);
     expect(none.message).toContain("No 2 GPUs are free on any one host");
-    expect(none.message).toContain(`booked by ${a.username}`);
+    expect(none.message).toContain(`booked by ${a.name}`);
     const suggestion = (none as InstanceType<typeof BookingConflictError>).suggestion;
     expect(suggestion).toMatchObject({ hostName: big.name, nextFreeAt: "2027-06-01T01:00:00.000Z" });
 
