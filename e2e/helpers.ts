@@ -9,12 +9,12 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = path.join(root, "bin", "gpudesk.js");
 
 /** Runs a gpudesk command against the e2e server's database, as an operator would on that machine. */
-export function gpudesk(args: string[]): { stdout: string; stderr: string; status: number | null } {
+export function gpudesk(args: string[], timeoutMs = 60_000): { stdout: string; stderr: string; status: number | null } {
   const result = spawnSync(process.execPath, [cli, ...args], {
     cwd: root,
     env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: timeoutMs,
   });
   return { stdout: result.stdout, stderr: result.stderr, status: result.status };
 }

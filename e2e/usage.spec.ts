@@ -21,8 +21,10 @@ async function expectChartDrawn(page: Page, name: string, selector: string) {
 test.describe.configure({ timeout: 120_000 });
 
 test.beforeAll(() => {
-  // Three days of synthetic history before the server's first real minute, as `--demo-history` would make.
-  const result = gpudesk(["demo-history", "3d"]);
+  test.setTimeout(300_000);
+  // Three days of synthetic history before the server's first real minute, as `--demo-history` would make
+  // (16 GPUs × 72 h: over a minute on a busy 2-core machine).
+  const result = gpudesk(["demo-history", "3d"], 240_000);
   expect(result.status, result.stderr).toBe(0);
   expect(result.stderr).toMatch(/GPU-minutes written|nothing to fill/);
 });
