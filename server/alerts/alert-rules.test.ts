@@ -33,7 +33,7 @@ describe("the conflict rule", () => {
       isActive: () => false,
     });
     const conflict = conditions.find((condition) => condition.kind === "conflict");
-    expect(conflict?.message).toBe("bob (via login bob · claims reservation r1 without its proof) runs on GPU 0 of node-a, booked by alice");
+    expect(conflict?.message).toBe("Bob (via login bob · claims reservation r1 without its proof) runs on GPU 0 of node-a, booked by Alice");
     expect(conflict?.evidence).toMatchObject({ processes: [{ pid: 7, falseClaim: "r1", via: "via login bob · claims reservation r1 without its proof", intruder: true }] });
   });
 });
