@@ -2,10 +2,11 @@
 
 import Link from "next/link";
 import { useMemo, useSyncExternalStore } from "react";
-import { findHost } from "@/lib/live-fleet-state";
+import { bookingsOfGpu, findHost } from "@/lib/live-fleet-state";
 import { chartScales } from "@/lib/gpu-series";
 import { DASH, formatRelativeTime } from "@/lib/format";
 import { useGpuHistory } from "@/lib/use-gpu-history";
+import { gpuStateNow } from "@/lib/gpu-state-now";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";
@@ -94,12 +95,9 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             </h1>
             {stale ? (
               <Badge tone="offline">Host offline · stale</Badge>
-            ) : reconciliation ? (
-              <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
-            ) : gpu.processes.length > 0 ? (
-              <Badge tone="busy">In use</Badge>
             ) : (
-              <Badge tone="free">Free</Badge>
+              // The one rule, before the server's states arrive too: a booked idle GPU is not "Free".
+              <GpuStateBadge state={gpuStateNow(gpu, true, bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, reconciliation)} problem={reconciliation?.problem} />
             )}
             {mig && <Badge>MIG enabled</Badge>}
           </div>
