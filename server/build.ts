@@ -20,7 +20,8 @@ const BUILD_INPUTS = [
   "tsconfig.json",
 ];
 
-function hashInputs(root: string): string {
+/** A digest of files and folders (recursively) under root: a changed digest means a stale build. */
+export function hashInputs(root: string, inputs: readonly string[] = BUILD_INPUTS): string {
   const hash = createHash("sha256");
   const visit = (relative: string) => {
     const full = path.join(root, relative);
@@ -31,7 +32,7 @@ function hashInputs(root: string): string {
       hash.update(relative).update("\0").update(readFileSync(full)).update("\0");
     }
   };
-  for (const input of BUILD_INPUTS) visit(input);
+  for (const input of inputs) visit(input);
   return hash.digest("hex");
 }
 
@@ -59,6 +60,9 @@ export async function ensureProductionBuild(root: string): Promise<void> {
     child.on("close", resolve);
   });
   if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+  // What `npm run build` also makes: the next start runs the server without compiling TypeScript.
+  const { buildServerBundle } = await import("@/server/server-bundle");
+  await buildServerBundle(root);
   writeFileSync(stampFile, wanted);
   log.info(`web app built in ${Math.round((Date.now() - started) / 1000)} s`);
 }

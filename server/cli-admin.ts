@@ -1,15 +1,21 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { parseEnv } from "@/server/env";
+import { describeDatabase, parseEnv } from "@/server/env";
 import { AppError } from "@/server/errors";
 
-/** Runs a server-side command against the configured database (migrated first, closed after). */
+/**
+ * Runs a server-side command against the configured database (migrated
+ * first, closed after) and says which database that was: GPUDESK_DATA_DIR
+ * defaults to ./data of the current directory, so an account made elsewhere
+ * would otherwise vanish silently into another file.
+ */
 export async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
   const env = parseEnv();
   const { migrateDatabase } = await import("@/server/db/migrate");
   const { repoRoot } = await import("@/server/paths");
   const { disconnectDb } = await import("@/server/db");
   await migrateDatabase(env.DATABASE_URL, repoRoot);
+  process.stderr.write(`Database: ${describeDatabase(env.DATABASE_URL)}\n`);
   try {
     return await work();
   } finally {
@@ -86,6 +92,17 @@ export function registerAdminCommands(program: Command): void {
       });
       process.stdout.write(`${created.token}\n`);
       process.stderr.write(`Token for ${options.user} printed above, once. Use it as: Authorization: Bearer <token>\n`);
+    });
+
+  program
+    .command("backup")
+    .description("copy the SQLite database to FILE while the server runs (PostgreSQL: use pg_dump)")
+    .argument("<file>", "where to write the copy, e.g. gpudesk-2026-12-01.db")
+    .action(async (file: string) => {
+      const env = parseEnv();
+      const { backupDatabase } = await import("@/server/db/backup");
+      const result = await backupDatabase(env.DATABASE_URL, file);
+      process.stderr.write(`Backed up ${describeDatabase(env.DATABASE_URL)} to ${result.file} (${result.pages} pages, ${result.ms} ms).\n`);
     });
 
   const display = program.command("display").description("manage wall displays");

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { installLine } from "@/lib/install-line";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { registerAgentCommand } from "@/server/agent/register-agent-command";
 import { registerAdminCommands, withDatabase } from "@/server/cli-admin";
@@ -52,7 +53,7 @@ host
     process.stdout.write(`${token}\n`);
     process.stderr.write(
       `Registered host ${created.name}. Its token is printed above, once; keep it secret.\n` +
-        `On ${created.name}: GPUDESK_AGENT_TOKEN=<token> npx gpudesk agent --server http://THIS-SERVER:PORT\n`,
+        `On ${created.name}, as root: ${installLine(parseEnv().GPUDESK_PUBLIC_URL ?? "http://THIS-SERVER:PORT", "<token>")}\n`,
     );
   });
 

@@ -7,9 +7,12 @@ import type { Snapshot } from "@/lib/snapshot";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
 import { startAlerts } from "@/server/alerts/start-alerts";
+import { firstAdminCommand } from "@/server/auth/first-admin";
 import { stampClientHeaders } from "@/server/auth/request-origin";
+import { countUsers } from "@/server/auth/users";
 import { ensureProductionBuild } from "@/server/build";
 import { startCluster } from "@/server/cluster/start-cluster";
+import { loadHostDownloads } from "@/server/downloads/host-downloads";
 import { disconnectDb } from "@/server/db";
 import { migrateDatabase } from "@/server/db/migrate";
 import { describeDatabase, type Env } from "@/server/env";
@@ -45,6 +48,7 @@ export interface StartOptions {
 export async function startServer({ env, dev = false }: StartOptions): Promise<{ url: string; close: () => Promise<void> }> {
   await migrateDatabase(env.DATABASE_URL, repoRoot);
   if (!dev) await ensureProductionBuild(repoRoot);
+  const downloads = await loadHostDownloads(repoRoot);
 
   const localMode = resolveLocalAgentMode(env.GPUDESK_LOCAL_AGENT, env.GPUDESK_NVIDIA_SMI);
   const fleet = new FleetState({
@@ -123,7 +127,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const stopAlertsLive = alerts.attachLive(liveNamespace);
   // Grants are emitted on the instance that runs the waitlist; the adapter carries them to the person's pages elsewhere.
   const stopGrantNotices = attachGrantNotices(liveNamespace);
-  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status });
+  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(alerts.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
@@ -152,6 +156,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     await startDemoStory(simulatedFleet({ seed: env.GPUDESK_SIM_SEED }), env.GPUDESK_SIM_SEED, env.GPUDESK_SIM_TIME);
   }
   log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
+  if ((await countUsers()) === 0) log.info(`no account yet: create the first admin with\n  ${firstAdminCommand(env, repoRoot)}`);
   const stopDemoHistory = new AbortController();
   const demoHistory = startDemoHistory(env, localMode, agentsStartedAt, stopDemoHistory.signal);
 

@@ -1,4 +1,5 @@
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
+import type { HostDownloads } from "@/server/downloads/host-downloads";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 
@@ -9,6 +10,8 @@ export interface Runtime {
   disconnectAgents: (hostId: string) => void;
   /** This instance's place in the cluster (several instances share REDIS_URL); /api/health shows it. */
   cluster?: () => ClusterStatus;
+  /** The host bundle and installer served at /downloads/gpudesk.mjs and /install.sh. */
+  downloads?: HostDownloads;
 }
 
 // The custom server and Next's route bundles load separate copies of modules;

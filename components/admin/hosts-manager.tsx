@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest, type Serialized } from "@/lib/api-client";
+import { installLine, isLoopbackUrl } from "@/lib/install-line";
 import type { HostSummary } from "@/server/hosts/host-registry";
 import { CopyBlock, SecretReveal } from "@/components/forms/secret-reveal";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
@@ -13,11 +14,15 @@ import { TimeAgo } from "@/components/ui/time-ago";
 
 export type HostRow = Serialized<HostSummary>;
 
-type Revealed = { title: string; hostName: string; token: string; origin: string };
+type Revealed = { title: string; hostName: string; token: string };
 type Action = { kind: "rotate" | "remove"; host: HostRow };
 
-/** GPU hosts: register one (its agent token is shown once), rotate a token, remove a host. */
-export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
+/**
+ * GPU hosts: register one (its agent token is shown once, with the line that
+ * installs the agent on it), rotate a token, remove a host. `serverUrl` is the
+ * address GPU hosts reach this server at.
+ */
+export function HostsManager({ initialHosts, serverUrl }: { initialHosts: HostRow[]; serverUrl: string }) {
   const [hosts, setHosts] = useState(initialHosts);
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | undefined>();
@@ -53,7 +58,7 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
       return;
     }
     const { host, token } = result.data;
-    setRevealed({ title: `Host ${host.name} registered`, hostName: host.name, token, origin: window.location.origin });
+    setRevealed({ title: `Host ${host.name} registered`, hostName: host.name, token });
     setName("");
     await reload();
   }
@@ -71,7 +76,7 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
         setActionError(result.error.message);
         return;
       }
-      setRevealed({ title: `New token for ${host.name}`, hostName: host.name, token: result.data.token, origin: window.location.origin });
+      setRevealed({ title: `New token for ${host.name}`, hostName: host.name, token: result.data.token });
     } else {
       const result = await apiRequest<null>("DELETE", url);
       setActionPending(false);
@@ -90,16 +95,16 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
     <div className="space-y-6">
       {revealed && (
         <SecretReveal title={revealed.title} label="Agent token" secret={revealed.token} onDismiss={() => setRevealed(null)}>
-          <CopyBlock
-            label={`Run on ${revealed.hostName}`}
-            copyName="Copy command"
-            text={`GPUDESK_AGENT_TOKEN=${revealed.token} npx gpudesk agent --server ${revealed.origin}`}
-          />
+          <CopyBlock label={`Run on ${revealed.hostName} (as root)`} copyName="Copy install command" text={installLine(serverUrl, revealed.token)} />
           <p className="text-sm text-emerald-950 dark:text-emerald-100">
-            The agent reads nvidia-smi and reports every second. This token lets it report for {revealed.hostName} and no other host.
+            It needs Node.js 18 or newer on the host, installs the agent as the systemd service gpudesk-agent and the gpudesk command for
+            members, and reports every second. This token lets it report for {revealed.hostName} and no other host. Run the same line
+            again to upgrade. From a gpudesk checkout instead: <code className="font-mono text-xs">GPUDESK_AGENT_TOKEN=… npx gpudesk agent --server {serverUrl}</code>
           </p>
         </SecretReveal>
       )}
+
+      <InstallHint serverUrl={serverUrl} />
 
       <form onSubmit={register} noValidate aria-label="Register a host" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900">
         <h2 className="mb-4 text-base font-semibold">Register a host</h2>
@@ -216,5 +221,26 @@ export function HostsManager({ initialHosts }: { initialHosts: HostRow[] }) {
         )}
       </ConfirmDialog>
     </div>
+  );
+}
+
+/** How a GPU host joins: the one line, with a warning when the address is one that only this machine can reach. */
+function InstallHint({ serverUrl }: { serverUrl: string }) {
+  return (
+    <section aria-labelledby="install-heading" className="space-y-2 rounded-xl border border-slate-200 bg-white p-4 text-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900">
+      <h2 id="install-heading" className="text-base font-semibold">
+        Add a GPU host
+      </h2>
+      <p className="text-slate-600 dark:text-slate-300">Register it below, then run the line shown with its token on the host, as root:</p>
+      <pre aria-label="Install line" className="overflow-x-auto rounded-lg bg-slate-100 px-3 py-2 font-mono text-xs dark:bg-slate-800">
+        {installLine(serverUrl, "<token>")}
+      </pre>
+      {isLoopbackUrl(serverUrl) && (
+        <p role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200">
+          {serverUrl} only works on this machine: GPU hosts cannot reach it. Open this page at the address the hosts use, or set
+          GPUDESK_PUBLIC_URL (e.g. http://gpudesk.lab:3000) and restart gpudesk.
+        </p>
+      )}
+    </section>
   );
 }

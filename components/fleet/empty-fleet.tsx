@@ -1,3 +1,5 @@
+import { installLine } from "@/lib/install-line";
+
 /**
  * No host has reported yet: say how to connect one. The server URL is this
  * page's origin, which is right for most setups behind no proxy.
@@ -17,15 +19,15 @@ export function EmptyFleet({ serverUrl }: { serverUrl: string }) {
         No GPU hosts yet
       </h2>
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-300">
-        Run the agent on each GPU server. It reads nvidia-smi and reports here within seconds.
+        Install the agent on each GPU server (as root; Node.js 18 or newer). It reads nvidia-smi and reports here within seconds.
       </p>
       <pre className="mt-5 rounded-lg bg-slate-900 px-4 py-3 text-left text-sm text-slate-100 dark:bg-black">
         <code className="break-all whitespace-pre-wrap">
-          npx gpudesk agent --server {serverUrl} --token TOKEN
+          {installLine(serverUrl, "TOKEN")}
         </code>
       </pre>
       <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
-        TOKEN is the agent token of that host. Hosts appear here as soon as their agent connects.
+        TOKEN is the agent token of that host (Admin → Hosts, or <code>gpudesk host add NAME</code>). Hosts appear here as soon as their agent connects.
       </p>
     </section>
   );

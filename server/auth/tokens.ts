@@ -19,6 +19,11 @@ export const displayNameSchema = z
   .max(64, "is at most 64 characters")
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, "may contain letters, digits, spaces, '.', '_' and '-'");
 
+/** POST /api/v1/displays. */
+export const createDisplaySchema = z.object({ name: displayNameSchema });
+/** POST /api/v1/tokens. */
+export const createTokenSchema = z.object({ label: tokenLabelSchema });
+
 function newToken(prefix: string): string {
   return prefix + randomBytes(24).toString("base64url");
 }

@@ -1,6 +1,7 @@
-import { statSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
+import { hashInputs } from "@/server/build";
 
 /** Where the host bundle is written, relative to the checkout; the server serves it from there. */
 export const HOST_BUNDLE_PATH = path.join("dist", "gpudesk.mjs");
@@ -47,4 +48,33 @@ export async function buildHostBundle(root: string, outFile = path.join(root, HO
   });
   const inputs = Object.keys(result.metafile.inputs);
   return { file: outFile, bytes: statSync(outFile).size, ms: Date.now() - started, inputs };
+}
+
+/** What the host bundle is built from; a change in any needs a new bundle. */
+const HOST_BUNDLE_INPUTS = [
+  "lib",
+  "server/agent",
+  "server/collector",
+  "server/cli-client",
+  "server/host-cli",
+  "server/downloads/build-host-bundle.ts",
+  "package.json",
+  "package-lock.json",
+  "tsconfig.json",
+];
+
+/**
+ * Builds dist/gpudesk.mjs when it is missing or older than its sources, so
+ * that the server always serves the agent of its own version (`npm run build`
+ * builds it too; this covers the build-on-first-start path and `npm run dev`).
+ */
+export async function ensureHostBundle(root: string): Promise<HostBundleResult | null> {
+  const file = path.join(root, HOST_BUNDLE_PATH);
+  const stampFile = `${file}.stamp`;
+  const wanted = hashInputs(root, HOST_BUNDLE_INPUTS);
+  if (existsSync(file) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) return null;
+  const result = await buildHostBundle(root, file);
+  chmodSync(file, 0o755);
+  writeFileSync(stampFile, wanted);
+  return result;
 }

@@ -1,7 +1,17 @@
 import { Prisma } from "@prisma/client";
+import { z } from "zod";
 import type { ReservationEfficiency } from "@/lib/usage-types";
 import { db } from "@/server/db";
 import { num } from "@/server/history/sql-dialect";
+
+/** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
+export const efficiencyQuerySchema = z.object({
+  ids: z
+    .string()
+    .max(20_000)
+    .transform((text) => text.split(",").map((id) => id.trim()).filter(Boolean))
+    .pipe(z.array(z.string().max(64)).min(1).max(500)),
+});
 
 /** Ids per query: the IN list stays far below parameter limits. */
 const MAX_IDS = 500;

@@ -8,7 +8,8 @@ import { toCsv, type UsageTable } from "@/server/history/usage-csv";
 
 const DAY_MS = 24 * 60 * 60_000;
 
-const usageOptionsSchema = z.object({
+/** The options of GET /api/v1/usage and /usage/export beside the range. */
+export const usageOptionsSchema = z.object({
   by: z.enum(["host", "model"]).default("host"),
   /** An admin may look at their own use only, as a member sees it. */
   scope: z.enum(["all", "self"]).optional(),

@@ -12,6 +12,9 @@ export const hostNameSchema = z
   .max(63, "is at most 63 characters")
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may contain letters, digits, '.', '_' and '-'");
 
+/** POST /api/v1/hosts. */
+export const createHostSchema = z.object({ name: hostNameSchema });
+
 const TOKEN_PREFIX = "gpd_host_";
 
 export function hashToken(token: string): string {

@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { HostsManager } from "@/components/admin/hosts-manager";
 import { PageShell } from "@/components/ui/page-shell";
 import { serializeDates } from "@/lib/api-client";
+import { env } from "@/server/env";
 import { listHostSummaries } from "@/server/hosts/host-registry";
+import { publicServerUrl } from "@/server/http/public-url";
 
 export const metadata: Metadata = { title: "Hosts" };
 
@@ -17,5 +20,7 @@ export default function HostsPage() {
 /** Rendered by PageShell only for admins. */
 async function Hosts() {
   const hosts = await listHostSummaries();
-  return <HostsManager initialHosts={hosts.map(serializeDates)} />;
+  // The address in the install line is the one GPU hosts will use: GPUDESK_PUBLIC_URL, else the one this page was asked on.
+  const serverUrl = publicServerUrl(await headers(), env());
+  return <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} />;
 }

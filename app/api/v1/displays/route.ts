@@ -1,12 +1,9 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { requireAdmin } from "@/server/auth/guard";
-import { createDisplay, displayNameSchema, listDisplays } from "@/server/auth/tokens";
+import { createDisplay, createDisplaySchema, listDisplays } from "@/server/auth/tokens";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";
-
-const createDisplaySchema = z.object({ name: displayNameSchema });
 
 export const GET = apiHandler(async (request) => {
   await requireAdmin(request);

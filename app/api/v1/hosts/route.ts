@@ -1,12 +1,9 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { createHost, hostNameSchema, listHostSummaries } from "@/server/hosts/host-registry";
+import { createHost, createHostSchema, listHostSummaries } from "@/server/hosts/host-registry";
 
 export const dynamic = "force-dynamic";
-
-const createHostSchema = z.object({ name: hostNameSchema });
 
 export const GET = apiHandler(async (request) => {
   await requireAdmin(request);

@@ -1,12 +1,9 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { requireUser } from "@/server/auth/guard";
-import { createPersonalToken, listPersonalTokens, tokenLabelSchema } from "@/server/auth/tokens";
+import { createPersonalToken, createTokenSchema, listPersonalTokens } from "@/server/auth/tokens";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";
-
-const createTokenSchema = z.object({ label: tokenLabelSchema });
 
 export const GET = apiHandler(async (request) => {
   const principal = await requireUser(request);

@@ -1,0 +1,101 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { admin, createUser, fakeNvidiaSmi, gpudesk, member, signIn, uniqueHostName } from "./helpers";
+
+/**
+ * A GPU host as the installer leaves it: the server's /downloads/gpudesk.mjs
+ * alone in a directory, run with plain Node, against the real server.
+ */
+
+let alone: string;
+
+test.beforeAll(async ({ request }) => {
+  alone = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-host-"));
+  const download = await request.get("/downloads/gpudesk.mjs");
+  expect(download.status()).toBe(200);
+  writeFileSync(path.join(alone, "gpudesk.mjs"), await download.body());
+  expect(readdirSync(alone)).toEqual(["gpudesk.mjs"]);
+});
+
+test.afterAll(() => {
+  rmSync(alone, { recursive: true, force: true });
+});
+
+/** An environment with nothing of the checkout in it. */
+function hostEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: alone, ...extra } as unknown as NodeJS.ProcessEnv;
+}
+
+function runBundle(args: string[], extra: Record<string, string>) {
+  return spawnSync(process.execPath, ["gpudesk.mjs", ...args], { cwd: alone, env: hostEnv(extra), encoding: "utf8", timeout: 60_000 });
+}
+
+test("the installer and the bundle are served without sign-in; the installer names this server and the bundle's checksum", async ({ request, baseURL }) => {
+  const script = await request.get("/install.sh");
+  expect(script.status()).toBe(200);
+  const text = await script.text();
+  expect(text.split("\n")[0]).toBe("#!/bin/sh");
+  expect(text).toContain(`SERVER_URL='${baseURL}'`);
+  const bundle = await request.get("/downloads/gpudesk.mjs");
+  const sha256 = createHash("sha256").update(await bundle.body()).digest("hex");
+  expect(text).toContain(`BUNDLE_SHA256='${sha256}'`);
+  expect(bundle.headers()["x-gpudesk-version"]).toBe(runBundle(["--version"], {}).stdout.trim());
+});
+
+test("the downloaded bundle, alone in a directory, runs an agent whose host appears live", async ({ page, baseURL }) => {
+  const hostName = uniqueHostName("bundle-host");
+  const added = gpudesk(["host", "add", hostName]);
+  expect(added.status, added.stderr).toBe(0);
+  const agent: ChildProcess = spawn(process.execPath, ["gpudesk.mjs", "agent", "--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
+    cwd: alone,
+    env: hostEnv({ GPUDESK_AGENT_TOKEN: added.stdout.trim() }),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  try {
+    await signIn(page, member());
+    await page.goto("/");
+    const section = page.getByRole("region", { name: `Host ${hostName}` });
+    await expect(section).toBeVisible({ timeout: 20_000 });
+    await expect(section.getByTestId("host-status")).toHaveText("online");
+    await expect(section.getByRole("article", { name: `GPU 0 on ${hostName}` })).toContainText("NVIDIA H200");
+  } finally {
+    agent.kill("SIGTERM");
+  }
+});
+
+test("status, reserve and run work from the bundle alone", async ({ baseURL }) => {
+  test.setTimeout(120_000);
+  const person = createUser("bundle");
+  const token = gpudesk(["token", "create", "--user", person.username]).stdout.trim();
+  const auth = { GPUDESK_URL: baseURL!, GPUDESK_TOKEN: token };
+
+  const status = runBundle(["status"], auth);
+  expect(status.status, status.stderr).toBe(0);
+  expect(status.stdout).toContain("sim-4090-a");
+
+  const reserved = runBundle(["reserve", "-n", "1", "--host", "sim-4090-a", "--for", "1h", "--purpose", "bundle e2e", "--json"], auth);
+  expect(reserved.status, reserved.stderr).toBe(0);
+  const reservation = JSON.parse(reserved.stdout) as { id: string };
+  const released = runBundle(["release", reservation.id], auth);
+  expect(released.status, released.stderr).toBe(0);
+
+  const ran = runBundle(["run", "-n", "1", "--host", "sim-4090-a", "--for", "1h", "--", process.execPath, "-e", "console.log('GPUS=' + process.env.CUDA_VISIBLE_DEVICES)"], auth);
+  expect(ran.status, ran.stderr).toBe(0);
+  expect(ran.stdout).toMatch(/GPUS=\d/);
+});
+
+test("Admin > Hosts shows the install line with this server's address and warns that 127.0.0.1 is not reachable from hosts", async ({ page, baseURL }) => {
+  await signIn(page, admin());
+  await page.goto("/admin/hosts");
+  await expect(page.getByLabel("Install line")).toHaveText(`curl -fsSL ${baseURL}/install.sh | sudo sh -s -- --token <token>`);
+  await expect(page.getByRole("alert").filter({ hasText: "GPU hosts cannot reach it" })).toContainText("GPUDESK_PUBLIC_URL");
+  await page.getByLabel("Host name").fill(uniqueHostName("shot"));
+  await page.getByRole("button", { name: "Register host" }).click();
+  const token = await page.getByLabel("Agent token").inputValue();
+  await expect(page.getByText(`curl -fsSL ${baseURL}/install.sh | sudo sh -s -- --token ${token}`)).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath("admin-hosts.png"), fullPage: true });
+});

@@ -1,0 +1,46 @@
+import { existsSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { databaseProvider, describeDatabase } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { resolveSqlitePath } from "@/server/sqlite-path";
+
+export interface BackupResult {
+  file: string;
+  pages: number;
+  ms: number;
+}
+
+/**
+ * A consistent copy of the SQLite database while the server keeps writing:
+ * SQLite's online backup copies it page by page and starts over on pages
+ * that another connection changed meanwhile, so the copy is one moment of
+ * the database, never half of a transaction. Written next to its target and
+ * renamed into place, so a failed backup leaves no truncated file behind.
+ */
+export async function backupDatabase(databaseUrl: string, target: string): Promise<BackupResult> {
+  if (databaseProvider(databaseUrl) === "postgresql") {
+    throw new AppError(
+      "bad_request",
+      `${describeDatabase(databaseUrl)} is PostgreSQL: back it up with pg_dump, e.g. pg_dump --format=custom --file=gpudesk.dump "$DATABASE_URL" (see docs/operations.md)`,
+    );
+  }
+  const source = resolveSqlitePath(databaseUrl);
+  if (!existsSync(source)) throw new AppError("not_found", `No database at ${source}: is GPUDESK_DATA_DIR (or DATABASE_URL) the server's?`);
+  const file = path.resolve(target);
+  if (file === source) throw new AppError("bad_request", "The backup must go to another file than the database itself");
+  const partial = `${file}.partial`;
+  const started = Date.now();
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    rmSync(partial, { force: true });
+    const { totalPages } = await db.backup(partial);
+    renameSync(partial, file);
+    return { file, pages: totalPages, ms: Date.now() - started };
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/alerts";
+import {
+  auditQuerySchema,
+  policySchema,
+  reservationCancelSchema,
+  reservationChangeSchema,
+  reservationListQuerySchema,
+  reservationRequestSchema,
+} from "@/lib/reservation-schema";
+import { rangeQuerySchema } from "@/lib/usage-range";
+import { GPUDESK_VERSION } from "@/lib/version";
+import { waitRequestSchema } from "@/lib/waitlist-schema";
+import { createDisplaySchema, createTokenSchema } from "@/server/auth/tokens";
+import { createUserSchema, updateUserSchema } from "@/server/auth/users";
+import { efficiencyQuerySchema } from "@/server/history/reservation-efficiency";
+import { usageOptionsSchema } from "@/server/history/usage-service";
+import { createHostSchema } from "@/server/hosts/host-registry";
+
+type Method = "get" | "post" | "put" | "patch" | "delete";
+
+interface Operation {
+  method: Method;
+  /** OpenAPI path template, `{id}` for a route's `[id]`. */
+  path: string;
+  summary: string;
+  /** Who may call it: any signed-in person or token, admins only, or anyone. */
+  access: "user" | "admin" | "public";
+  /** The zod schemas the route parses: its JSON body and its query string. */
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Status of a success (default 200); 204 answers no body. */
+  success?: 200 | 201 | 204;
+  /** What a success answers when it is not JSON. */
+  produces?: string;
+}
+
+/**
+ * Every route under app/api/v1, with the zod schemas its handler parses.
+ * Listed here by hand (a test checks the list against the route files), the
+ * schemas themselves are the routes' own, so the document cannot drift from
+ * what the server accepts.
+ */
+const OPERATIONS: Operation[] = [
+  { method: "get", path: "/api/v1/openapi.json", summary: "This document", access: "public" },
+  { method: "get", path: "/api/v1/me", summary: "Who is asking (person, role, token kind)", access: "user" },
+  { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (also display tokens)", access: "user" },
+  { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
+  { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
+  { method: "post", path: "/api/v1/reservations", summary: "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way", access: "user", body: reservationRequestSchema, success: 201 },
+  { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
+  { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: reservationChangeSchema },
+  { method: "post", path: "/api/v1/reservations/{id}/release", summary: "Give the GPUs back now", access: "user" },
+  { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the holder sees", access: "admin", body: reservationCancelSchema },
+  { method: "get", path: "/api/v1/waitlist", summary: "The queue in order of service, with estimated starts (?mine=1: mine)", access: "user" },
+  { method: "post", path: "/api/v1/waitlist", summary: "Wait for GPUs that are taken; granted as a reservation when they free up", access: "user", body: waitRequestSchema, success: 201 },
+  { method: "get", path: "/api/v1/waitlist/{id}", summary: "One waiting request: its place, or its reservation once granted", access: "user" },
+  { method: "delete", path: "/api/v1/waitlist/{id}", summary: "Stop waiting", access: "user", success: 204 },
+  { method: "get", path: "/api/v1/policies", summary: "The booking rules", access: "user" },
+  { method: "put", path: "/api/v1/policies", summary: "Change the booking rules", access: "admin", body: policySchema },
+  { method: "get", path: "/api/v1/alerts", summary: "Alerts (conflicts, idle bookings, OOM risk, lost GPUs, silent hosts)", access: "user", query: alertQuerySchema },
+  { method: "get", path: "/api/v1/alerts/summary", summary: "Open alerts that concern me, and how many nobody acknowledged", access: "user" },
+  { method: "post", path: "/api/v1/alerts/{id}/acknowledge", summary: "Acknowledge an alert: it stays open but leaves the badge", access: "user" },
+  { method: "get", path: "/api/v1/webhooks", summary: "Webhooks (?scope=admin|personal)", access: "user", query: webhookScopeSchema },
+  { method: "post", path: "/api/v1/webhooks", summary: "Add a webhook", access: "user", body: webhookInputSchema, success: 201 },
+  { method: "patch", path: "/api/v1/webhooks/{id}", summary: "Change a webhook", access: "user", body: webhookPatchSchema },
+  { method: "delete", path: "/api/v1/webhooks/{id}", summary: "Remove a webhook", access: "user", success: 204 },
+  { method: "post", path: "/api/v1/webhooks/{id}/test", summary: "Send a test delivery", access: "user" },
+  { method: "get", path: "/api/v1/webhook-deliveries", summary: "Recent webhook deliveries and their outcome", access: "user", query: deliveryQuerySchema },
+  { method: "get", path: "/api/v1/usage", summary: "The usage report of a range (the fleet for admins, one's own for members)", access: "user", query: rangeQuerySchema.and(usageOptionsSchema) },
+  { method: "get", path: "/api/v1/usage/export", summary: "The usage report as CSV", access: "user", query: rangeQuerySchema.and(usageOptionsSchema), produces: "text/csv" },
+  { method: "get", path: "/api/v1/usage/reservations", summary: "Mean utilization during each of these bookings", access: "user", query: efficiencyQuerySchema },
+  { method: "get", path: "/api/v1/tokens", summary: "My personal API tokens (prefixes only)", access: "user" },
+  { method: "post", path: "/api/v1/tokens", summary: "Create a personal API token (answered this once)", access: "user", body: createTokenSchema, success: 201 },
+  { method: "delete", path: "/api/v1/tokens/{id}", summary: "Revoke a personal API token", access: "user", success: 204 },
+  { method: "get", path: "/api/v1/users", summary: "People", access: "admin" },
+  { method: "post", path: "/api/v1/users", summary: "Create an account", access: "admin", body: createUserSchema, success: 201 },
+  { method: "patch", path: "/api/v1/users/{id}", summary: "Change a person's name, role, Unix login, password or access", access: "admin", body: updateUserSchema },
+  { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
+  { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
+  { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
+  { method: "post", path: "/api/v1/hosts/{id}/rotate", summary: "A new agent token; the old one stops working", access: "admin" },
+  { method: "get", path: "/api/v1/host-settings", summary: "Every host's enforcement setting and whether its agent allows enforcement", access: "admin" },
+  { method: "put", path: "/api/v1/host-settings/{hostId}", summary: "Terminate intruders on a host after a grace period, or not", access: "admin", body: hostSettingInputSchema },
+  { method: "get", path: "/api/v1/displays", summary: "Wall displays", access: "admin" },
+  { method: "post", path: "/api/v1/displays", summary: "Add a wall display: its read-only token, answered this once", access: "admin", body: createDisplaySchema, success: 201 },
+  { method: "delete", path: "/api/v1/displays/{id}", summary: "Remove a wall display", access: "admin", success: 204 },
+  { method: "get", path: "/api/v1/audit", summary: "Who changed which booking or rule, when; newest first", access: "admin", query: auditQuerySchema },
+];
+
+/** The one error shape of every route (server/http/api-handler.ts). */
+const errorSchema = z.object({
+  error: z.object({
+    code: z.enum(["bad_request", "unauthorized", "forbidden", "not_found", "conflict", "internal"]),
+    message: z.string().describe("Safe to show to the person"),
+    fields: z.record(z.string(), z.string()).optional().describe("Per-field messages of a 400"),
+  }),
+});
+
+/** The request side of a schema: what a client sends (before defaults and transforms). */
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+function queryParameters(schema: z.ZodType): Record<string, unknown>[] {
+  const described = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[]; allOf?: { properties?: Record<string, unknown>; required?: string[] }[] };
+  const parts = described.allOf ?? [described];
+  return parts.flatMap((part) =>
+    Object.entries(part.properties ?? {}).map(([name, property]) => ({ name, in: "query", required: part.required?.includes(name) ?? false, schema: property })),
+  );
+}
+
+function pathParameters(path: string): Record<string, unknown>[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => ({ name: match[1], in: "path", required: true, schema: { type: "string", maxLength: 128 } }));
+}
+
+function describeOperation(operation: Operation): Record<string, unknown> {
+  const errors = ["400", "401", "403", "404", "409"].filter((status) => operation.access !== "public" || status === "400");
+  const success = operation.success ?? 200;
+  return {
+    summary: operation.summary,
+    ...(operation.access === "admin" ? { description: "Admins only." } : {}),
+    ...(operation.access === "public" ? { security: [] } : {}),
+    parameters: [...pathParameters(operation.path), ...(operation.query ? queryParameters(operation.query) : [])],
+    ...(operation.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(operation.body) } } } } : {}),
+    responses: {
+      [success]: success === 204 ? { description: "Done" } : { description: "OK", content: { [operation.produces ?? "application/json"]: {} } },
+      ...Object.fromEntries(errors.map((status) => [status, { $ref: "#/components/responses/Error" }])),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of gpudesk's REST API, served at GET /api/v1/openapi.json. */
+export function openApiDocument(serverUrl?: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of OPERATIONS) (paths[operation.path] ??= {})[operation.method] = describeOperation(operation);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "gpudesk",
+      version: GPUDESK_VERSION,
+      description: "See, book and settle who uses which GPU. Authenticate with a personal token (`Authorization: Bearer gpd_pat_…`, from Settings or `gpudesk token create`) or a signed-in browser session.",
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    security: [{ bearer: [] }, { session: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "A personal API token (gpd_pat_…) or, for GET /api/v1/fleet, a display token" },
+        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },
+      },
+      responses: { Error: { description: "The one error shape", content: { "application/json": { schema: jsonSchema(errorSchema) } } } },
+    },
+  };
+}
