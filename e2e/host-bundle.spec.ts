@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
@@ -46,13 +46,26 @@ test("the installer and the bundle are served without sign-in; the installer nam
   expect(bundle.headers()["x-gpudesk-version"]).toBe(runBundle(["--version"], {}).stdout.trim());
 });
 
-test("the downloaded bundle, alone in a directory, runs an agent whose host appears live", async ({ page, baseURL }) => {
+test("the install line, run as Admin > Hosts shows it (into a fake root), installs an agent whose host appears live", async ({ page, baseURL }) => {
+  test.setTimeout(120_000);
   const hostName = uniqueHostName("bundle-host");
   const added = gpudesk(["host", "add", hostName]);
   expect(added.status, added.stderr).toBe(0);
-  const agent: ChildProcess = spawn(process.execPath, ["gpudesk.mjs", "agent", "--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
+  const token = added.stdout.trim();
+  // The line as shown, with `sudo sh` as dash (Debian's sh; these tests run as root) and a fake root.
+  const root = path.join(alone, "root");
+  const line = `curl -fsSL ${baseURL}/install.sh | dash -s -- --token ${token} --prefix ${root}`;
+  const installed = spawnSync("sh", ["-c", line], { encoding: "utf8", timeout: 60_000 });
+  expect(installed.status, installed.stderr).toBe(0);
+  expect(installed.stdout).toContain("wrote the host token");
+
+  const unit = readFileSync(path.join(root, "etc/systemd/system/gpudesk-agent.service"), "utf8");
+  expect(unit).toContain(`/usr/local/lib/gpudesk/gpudesk.mjs agent --server ${baseURL}\n`);
+  const envFile = readFileSync(path.join(root, "etc/gpudesk/agent.env"), "utf8");
+  // What systemd would start, from the fake root, with a fake nvidia-smi for the GPUs.
+  const agent: ChildProcess = spawn(process.execPath, [path.join(root, "usr/local/lib/gpudesk/gpudesk.mjs"), "agent", "--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
     cwd: alone,
-    env: hostEnv({ GPUDESK_AGENT_TOKEN: added.stdout.trim() }),
+    env: hostEnv({ GPUDESK_AGENT_TOKEN: /GPUDESK_AGENT_TOKEN=(\S+)/.exec(envFile)![1] }),
     stdio: ["ignore", "ignore", "inherit"],
   });
   try {
