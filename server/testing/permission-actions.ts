@@ -48,6 +48,8 @@ const adminOnly = { ...anyUser, member: 403, otherMember: 403 } as const;
 const personal = { ...owned, admin: 404 } as const;
 /** The live fleet and the queue: a wall display may read them. */
 const viewer = { ...anyUser, display: "ok" } as const;
+/** Public on purpose: it describes the API and holds nothing (GET /api/v1/openapi.json). */
+const anyone = { anonymous: "ok", member: "ok", otherMember: "ok", admin: "ok", display: "ok", host: "ok", revoked: "ok", disabled: "ok" } as const;
 
 let unique = 0;
 const next = () => (unique += 1);
@@ -92,6 +94,7 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 
 export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
+  { route: "GET /api/v1/openapi.json", expect: anyone },
   { route: "GET /api/v1/fleet", expect: viewer },
   { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
 
