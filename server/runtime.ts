@@ -1,5 +1,5 @@
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
-import type { HostDownloads } from "@/server/downloads/host-downloads";
+import type { HostDownloads } from "@/server/downloads/install-script";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { buildHostBundle } from "@/server/downloads/build-host-bundle";
-import { renderInstallScript, type HostDownloads } from "@/server/downloads/host-downloads";
+import { renderInstallScript, type HostDownloads } from "@/server/downloads/install-script";
 import { repoRoot } from "@/server/paths";
 
 /**

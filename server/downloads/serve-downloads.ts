@@ -1,6 +1,6 @@
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { renderInstallScript, type HostDownloads } from "@/server/downloads/host-downloads";
+import { renderInstallScript, type HostDownloads } from "@/server/downloads/install-script";
 import { publicServerUrl } from "@/server/http/public-url";
 import { runtime } from "@/server/runtime";
 
