@@ -98,7 +98,9 @@ describe("install.sh", () => {
       expect(unit).toContain(`${line}\n`);
     }
     // The agent reads /proc/PID/environ and /proc/PID/cgroup of every process: /proc must stay whole.
-    expect(unit).not.toMatch(/ProtectProc=|ProcSubset=|PrivateDevices=|hidepid/);
+    expect(unit).not.toMatch(/ProtectProc=|ProcSubset=|hidepid/);
+    // nvidia-smi opens /dev/nvidia*: nothing may close the device policy (ProtectClock= adds a DeviceAllow= rule).
+    expect(unit).not.toMatch(/PrivateDevices=|DeviceAllow=|DevicePolicy=|ProtectClock=/);
     expect(unit).not.toContain(TOKEN);
 
     expect(result.stdout).toContain(`installed gpudesk ${GPUDESK_VERSION}`);

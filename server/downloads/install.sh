@@ -201,6 +201,8 @@ fi
 # every user's processes; the capabilities are cut to what that (and, with
 # --allow-enforcement, stopping a process) needs, and the file system is read
 # only. /proc stays whole: ProtectProc= and ProcSubset= are left at their defaults.
+# /dev too: nvidia-smi opens /dev/nvidia*, so nothing that closes the device policy
+# (PrivateDevices=, DeviceAllow=, or ProtectClock=, which adds a DeviceAllow= rule).
 mkdir -p "$SYSTEMD_DIR"
 cat >"$UNIT_FILE.new" <<EOF
 # gpudesk agent $GOT_VERSION, written by $SERVER_URL/install.sh (run it again to upgrade).
@@ -226,7 +228,6 @@ ProtectKernelModules=yes
 ProtectKernelLogs=yes
 ProtectControlGroups=yes
 ProtectHostname=yes
-ProtectClock=yes
 RestrictSUIDSGID=yes
 RestrictRealtime=yes
 RestrictNamespaces=yes
