@@ -1,10 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { admin, createUser, fakeNvidiaSmi, gpudesk, member, signIn, uniqueHostName } from "./helpers";
+import { fileURLToPath } from "node:url";
+import { expect, test, type Page } from "@playwright/test";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, uniqueHostName } from "./helpers";
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * A GPU host as the installer leaves it: the server's /downloads/gpudesk.mjs
@@ -80,11 +83,43 @@ test("the install line, run as Admin > Hosts shows it (into a fake root), instal
   }
 });
 
-test("status, reserve and run work from the bundle alone", async ({ baseURL }) => {
+/**
+ * A GPU host for `run`, which books only the machine it runs on: this machine, under its hostname
+ * (cli.spec.ts registers it first in a full run; then its token is rotated for this agent), with
+ * a recorded idle H200 of a GPU UUID of its own.
+ */
+async function startLocalHostAgent(page: Page): Promise<ChildProcess> {
+  const here = os.hostname();
+  let token = "";
+  const added = gpudesk(["host", "add", here]);
+  if (added.status === 0) token = added.stdout.trim();
+  else {
+    await signIn(page, admin());
+    const { hosts } = (await (await page.request.get("/api/v1/hosts")).json()) as { hosts: { id: string; name: string }[] };
+    const id = hosts.find((host) => host.name === here)?.id;
+    expect(id, added.stderr).toBeTruthy();
+    token = ((await (await page.request.post(`/api/v1/hosts/${id}/rotate`, { headers: { origin: E2E_ORIGIN } })).json()) as { token: string }).token;
+  }
+  const fixture = path.join(alone, "gpu");
+  cpSync(path.join(repoRoot, "server/collector/fixtures/h200-driver-580"), fixture, { recursive: true });
+  const uuid = `GPU-${randomUUID()}`;
+  for (const name of readdirSync(fixture)) {
+    const file = path.join(fixture, name);
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll("GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d", uuid));
+  }
+  cpSync(path.join(fixture, "query-compute-apps__idle.csv"), path.join(fixture, "query-compute-apps__load.csv"));
+  return spawn(process.execPath, ["gpudesk.mjs", "agent", "--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", here], {
+    cwd: alone,
+    env: hostEnv({ GPUDESK_AGENT_TOKEN: token, FAKE_NVIDIA_SMI_DIR: fixture }),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+test("status, reserve and run work from the bundle alone", async ({ page }) => {
   test.setTimeout(120_000);
   const person = createUser("bundle");
   const token = gpudesk(["token", "create", "--user", person.username]).stdout.trim();
-  const auth = { GPUDESK_URL: baseURL!, GPUDESK_TOKEN: token };
+  const auth = { GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: token };
 
   const status = runBundle(["status"], auth);
   expect(status.status, status.stderr).toBe(0);
@@ -96,9 +131,18 @@ test("status, reserve and run work from the bundle alone", async ({ baseURL }) =
   const released = runBundle(["release", reservation.id], auth);
   expect(released.status, released.stderr).toBe(0);
 
-  const ran = runBundle(["run", "-n", "1", "--host", "sim-4090-a", "--for", "1h", "--", process.execPath, "-e", "console.log('GPUS=' + process.env.CUDA_VISIBLE_DEVICES)"], auth);
-  expect(ran.status, ran.stderr).toBe(0);
-  expect(ran.stdout).toMatch(/GPUS=\d/);
+  const agent = await startLocalHostAgent(page);
+  try {
+    await expect.poll(() => runBundle(["status"], auth).stdout, { timeout: 30_000 }).toContain(os.hostname());
+    await expect
+      .poll(() => {
+        const ran = runBundle(["run", "-n", "1", "--for", "1h", "--", process.execPath, "-e", "console.log('GPUS=' + process.env.CUDA_VISIBLE_DEVICES)"], auth);
+        return ran.status === 0 ? ran.stdout : ran.stderr;
+      }, { timeout: 30_000 })
+      .toMatch(/GPUS=0/);
+  } finally {
+    agent.kill("SIGTERM");
+  }
 });
 
 test("Admin > Hosts shows the install line with this server's address and warns that 127.0.0.1 is not reachable from hosts", async ({ page, baseURL }) => {

@@ -156,7 +156,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     await startDemoStory(simulatedFleet({ seed: env.GPUDESK_SIM_SEED }), env.GPUDESK_SIM_SEED, env.GPUDESK_SIM_TIME);
   }
   log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
-  if ((await countUsers()) === 0) log.info(`no account yet: create the first admin with\n  ${firstAdminCommand(env, repoRoot)}`);
+  if ((await countUsers()) === 0) log.info(`no account yet; create the first admin with: ${firstAdminCommand(env, repoRoot)}`);
   const stopDemoHistory = new AbortController();
   const demoHistory = startDemoHistory(env, localMode, agentsStartedAt, stopDemoHistory.signal);
 
