@@ -72,3 +72,31 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   expect(released.ok()).toBe(true);
   await context.close();
 });
+
+test("a request that waits for work without a booking says who runs it, not a time that slides with the clock", async ({ page, request }) => {
+  const waiter = createUser("unbookedwait");
+  const token = gpudesk(["token", "create", "--user", waiter.username]).stdout.trim();
+  const auth = { authorization: `Bearer ${token}` };
+  // sim-a100-a: GPUs 0 and 1 train and GPU 2 runs a notebook, all without a booking; four GPUs cannot be promised.
+  const joined = await request.post("/api/v1/waitlist", { headers: auth, data: { count: 4, host: "sim-a100-a", durationMinutes: 30, purpose: "whole a100 host" } });
+  expect(joined.status(), await joined.text()).toBe(201);
+  const entry = (await joined.json()) as { id: string };
+  try {
+    const view = (await (await request.get(`/api/v1/waitlist/${entry.id}`, { headers: auth })).json()) as {
+      estimatedStartAt: string | null;
+      waitsForUnbookedWork: { gpus: { hostName: string; index: number }[]; people: string[] } | null;
+    };
+    expect(view.estimatedStartAt).toBeNull();
+    expect(view.waitsForUnbookedWork?.gpus).toEqual(expect.arrayContaining([{ hostName: "sim-a100-a", index: 0 }, { hostName: "sim-a100-a", index: 1 }]));
+    expect(view.waitsForUnbookedWork?.people.length).toBeGreaterThan(0);
+
+    await signIn(page, waiter);
+    await page.goto("/queue");
+    const mine = page.locator('[data-testid="queue-row"][data-mine="true"]');
+    await expect(mine.getByTestId("waits-for-unbooked")).toContainText(/^Waits for work without a booking to end \(.+ on sim-a100-a GPU 0, 1/);
+    await expect(mine).not.toContainText("any moment");
+    await page.screenshot({ path: "test-results/screens/queue-unbooked-work.png", fullPage: true });
+  } finally {
+    await request.delete(`/api/v1/waitlist/${entry.id}`, { headers: auth });
+  }
+});
