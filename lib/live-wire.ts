@@ -48,8 +48,8 @@ export interface FleetDeltaWire {
   /** [slot, whole entry] of GPUs new to the scope. */
   n?: [number, LiveGpu][];
   r?: RowValue[][];
-  /** More history points than the one each reading makes (a replayed buffer), by slot. */
-  p?: Record<string, GpuPoint[]>;
+  /** More history points than the one each reading makes (a replayed buffer), by slot, as PointColumns. */
+  p?: Record<string, PointColumns>;
   /** GPU states that changed (whole entries). */
   s?: Record<string, GpuReconciliation>;
 }
@@ -75,6 +75,29 @@ export interface DisplayDeltaWire {
   r?: RowValue[];
   /** The open-alert count, when it changed. */
   a?: number | null;
+}
+
+/**
+ * History points as five columns: times as ms after the delta's `t` (so
+ * negative), then utilization, memory, power and temperature, rounded as
+ * shown. A replayed buffer brings up to 60 points per GPU; as objects that
+ * was about 80 bytes a point.
+ */
+export type PointColumns = [number[], (number | null)[], (number | null)[], (number | null)[], (number | null)[]];
+
+export function pointColumns(points: GpuPoint[], t: number): PointColumns {
+  return [
+    points.map((point) => point.t - t),
+    points.map((point) => quantize(point.util)),
+    points.map((point) => quantize(point.memUsedMiB)),
+    points.map((point) => quantize(point.powerW)),
+    points.map((point) => quantize(point.tempC)),
+  ];
+}
+
+export function pointsOfColumnSet(columns: PointColumns, t: number): GpuPoint[] {
+  const [times, util, mem, power, temp] = columns;
+  return times.map((offset, i) => ({ t: t + offset, util: util[i] ?? null, memUsedMiB: mem[i] ?? null, powerW: power[i] ?? null, tempC: temp[i] ?? null }));
 }
 
 /** The changing values of a reading, in row order. Two more fields follow them: the processes' memory and the set of processes. */
@@ -115,14 +138,29 @@ export function gpuFixedKey(gpu: LiveGpu): string {
   return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
 }
 
-/** The held entry with a row's values put in. */
-function gpuWithTuple(held: LiveGpu, tuple: RowValue[], sampledAt: string): LiveGpu {
+/** Marks the process fields of a tuple that a row did not touch: the held processes stay as they are. */
+const UNTOUCHED = Symbol("untouched") as unknown as RowValue;
+
+/** The numbers of a held reading, for a row to change; the process fields are left to the row. */
+function heldValues(gpu: LiveGpu): RowValue[] {
+  const tuple: RowValue[] = new Array<RowValue>(READING_ROW_LENGTH);
+  for (let i = 0; i < READING_FIELDS.length; i += 1) tuple[i] = gpu[READING_FIELDS[i]];
+  tuple[PROCESS_MEMORY] = UNTOUCHED;
+  tuple[PROCESS_SET] = UNTOUCHED;
+  return tuple;
+}
+
+/** The held entry with a row's values put in; its processes rebuilt only when the row changed them. */
+function gpuWithRow(held: LiveGpu, tuple: RowValue[], sampledAt: string): LiveGpu {
   const gpu: LiveGpu = { ...held, sampledAt };
   const fields = gpu as unknown as Record<string, RowValue>;
   for (let i = 0; i < READING_FIELDS.length; i += 1) fields[READING_FIELDS[i]] = tuple[i];
-  const memory = tuple[PROCESS_MEMORY] as (number | null)[];
-  const set = tuple[PROCESS_SET] as WireProcess[];
-  gpu.processes = set.map((process, i) => ({ ...process, gpuUuid: held.uuid, usedMemoryMiB: memory[i] ?? null }));
+  const memory = tuple[PROCESS_MEMORY];
+  const set = tuple[PROCESS_SET];
+  if (memory === UNTOUCHED && set === UNTOUCHED) return gpu;
+  const processes = set === UNTOUCHED ? held.processes : (set as WireProcess[]);
+  const used = memory === UNTOUCHED ? held.processes.map((process) => quantize(process.usedMemoryMiB)) : (memory as (number | null)[]);
+  gpu.processes = processes.map((process, i) => ({ ...process, gpuUuid: held.uuid, usedMemoryMiB: used[i] ?? null }));
   return gpu;
 }
 
@@ -150,17 +188,17 @@ export function expandFleetDelta(wire: FleetDeltaWire, held: Record<string, Live
       const slot = group[at];
       const uuid = typeof slot === "number" ? slots[slot] : undefined;
       const base = uuid === undefined ? undefined : (gpus.get(uuid) ?? held[uuid]);
-      const tuple = base ? readingTuple(base) : new Array<RowValue>(READING_ROW_LENGTH).fill(null);
+      const tuple = base ? heldValues(base) : new Array<RowValue>(READING_ROW_LENGTH).fill(null);
       const next = readRow(group, at + 1, tuple, READING_ROW_LENGTH);
       if (next < 0) break;
       at = next;
-      if (base && uuid !== undefined) gpus.set(uuid, gpuWithTuple(base, tuple, sampledAt));
+      if (base && uuid !== undefined) gpus.set(uuid, gpuWithRow(base, tuple, sampledAt));
     }
   }
   const points: Record<string, GpuPoint[]> = {};
-  for (const [slot, list] of Object.entries(wire.p ?? {})) {
+  for (const [slot, columns] of Object.entries(wire.p ?? {})) {
     const uuid = slots[Number(slot)];
-    if (uuid !== undefined) points[uuid] = list;
+    if (uuid !== undefined && Array.isArray(columns) && Array.isArray(columns[0])) points[uuid] = pointsOfColumnSet(columns, wire.t);
   }
   return {
     serverTime: new Date(wire.t).toISOString(),

@@ -92,6 +92,22 @@ describe("the member scope's wire deltas", () => {
     });
   });
 
+  it("carry a replayed buffer's points as rounded columns that expand to the same points", () => {
+    const encoder = new MemberEncoder(new SlotRegistry());
+    const slots: SlotTable = {};
+    const held: Record<string, LiveGpu> = {};
+    const first = gpu("GPU-r");
+    const snapshot = encoder.snapshot({ serverTime: new Date(T0).toISOString(), simulated: true, hosts: [], gpus: [first], sparklines: {} });
+    slots[snapshot.slots[0]] = first.uuid;
+    held[first.uuid] = first;
+    const points = [0, 1000, 2000].map((dt) => ({ t: T0 + dt, util: 10.4 + dt / 100, memUsedMiB: 1024, powerW: null, tempC: 55.6 }));
+    const wire = JSON.parse(JSON.stringify(encoder.encode(delta(T0 + 2500, [first], { points: { [first.uuid]: points } }))));
+    expect(JSON.stringify(wire.p)).not.toContain("util");
+    expect(expandFleetDelta(wire, held, slots).points[first.uuid]).toEqual(
+      points.map((point) => ({ ...point, util: Math.round(point.util), tempC: 56 })),
+    );
+  });
+
   it("are a small fraction of whole entries for a fleet whose readings move a little", () => {
     const encoder = new MemberEncoder(new SlotRegistry());
     const fleet = Array.from({ length: 1000 }, (_, i) => gpu(`GPU-${i}`, { index: i % 8, hostId: `h${i >> 3}`, hostName: `node-${i >> 3}` }));

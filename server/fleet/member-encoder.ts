@@ -1,6 +1,14 @@
-import type { FleetDelta, FleetSnapshot, GpuPoint, LiveHost } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, LiveHost } from "@/lib/live";
 import { pushChangedRow, type RowValue } from "@/lib/live-rows";
-import { LIVE_FORMAT_VERSION, gpuFixedKey, readingTuple, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
+import {
+  LIVE_FORMAT_VERSION,
+  gpuFixedKey,
+  pointColumns,
+  readingTuple,
+  type FleetDeltaWire,
+  type FleetSnapshotWire,
+  type PointColumns,
+} from "@/lib/live-wire";
 
 /**
  * Slot numbers for GPUs, handed out once per server process and never
@@ -78,8 +86,8 @@ export class MemberEncoder {
     if (groups.size > 0) wire.r = [...groups.values()];
     const points = Object.entries(delta.points);
     if (points.length > 0) {
-      const bySlot: Record<string, GpuPoint[]> = {};
-      for (const [uuid, list] of points) bySlot[this.slots.of(uuid)] = list;
+      const bySlot: Record<string, PointColumns> = {};
+      for (const [uuid, list] of points) bySlot[this.slots.of(uuid)] = pointColumns(list, t);
       wire.p = bySlot;
     }
     if (delta.gpuStates && Object.keys(delta.gpuStates).length > 0) wire.s = delta.gpuStates;
