@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -65,6 +65,7 @@ describe("gpudesk backup", () => {
       writer.kill("SIGKILL");
     }
     expect(existsSync(`${backupFile}.partial`)).toBe(false);
+    expect(statSync(backupFile).mode & 0o777, "readable by its owner alone, like the database").toBe(0o600);
 
     // Restore: the copy becomes the database of a fresh data directory, and the server's start-up migration accepts it.
     const restoredDir = path.join(work, "restored");

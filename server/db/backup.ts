@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { databaseProvider, describeDatabase } from "@/server/env";
@@ -35,6 +35,8 @@ export async function backupDatabase(databaseUrl: string, target: string): Promi
   try {
     rmSync(partial, { force: true });
     const { totalPages } = await db.backup(partial);
+    // It holds what the database holds (password and token hashes): its owner alone reads it.
+    chmodSync(partial, 0o600);
     renameSync(partial, file);
     return { file, pages: totalPages, ms: Date.now() - started };
   } catch (error) {
