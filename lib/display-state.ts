@@ -44,7 +44,8 @@ export interface DisplayFeedHost {
  */
 export const DISPLAY_STATE_LABELS: Record<GpuState, string> = {
   free: "Free",
-  booked_idle: "Booked, idle",
+  // "Booked, idle" was cut to "BOOKED, ID…" on a narrow tile; the 0 % beside it says idle.
+  booked_idle: "Booked",
   booked_in_use: "In use",
   unbooked_use: "Unbooked",
   conflict: "Conflict",
