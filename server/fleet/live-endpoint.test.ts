@@ -299,4 +299,24 @@ describe("the display scope", () => {
       await live.close();
     }
   });
+
+  it("brings a screen a host it names that joins the fleet later, and only that one", async () => {
+    const later = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    const live = await startLiveServer(later, { tickMs: 100, flushMs: 20, authenticate });
+    try {
+      const wall = watchDisplay(live.connect({ token: "gpd_disp_good", hosts: ["node-late"] }).socket);
+      await until(() => wall.state().hasSnapshot);
+      expect(wall.state().hosts).toEqual([]);
+      const gpu = makeGpu();
+      later.connectHost("h-late", "node-late", true);
+      later.connectHost("h-other", "node-other", true);
+      later.ingest("h-late", makeSnapshot([gpu], Date.now(), { host: { name: "node-late", driverVersion: null, cudaVersion: null } }));
+      later.ingest("h-other", makeSnapshot([makeGpu()], Date.now(), { host: { name: "node-other", driverVersion: null, cudaVersion: null } }));
+      await until(() => wall.state().gpus[gpu.uuid]?.state === "free", 3000, "the late host's GPU");
+      expect(wall.state().hosts.map((host) => [host.name, host.online])).toEqual([["node-late", true]]);
+      expect(Object.keys(wall.state().gpus)).toEqual([gpu.uuid]);
+    } finally {
+      await live.close();
+    }
+  });
 });
