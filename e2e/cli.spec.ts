@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, startAgent, uniqueHostName } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, releaseEverything, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * `gpudesk run` against the real server, on a GPU host: this machine is
@@ -71,6 +71,15 @@ let person = { username: "" };
 let agent: ChildProcess | null = null;
 /** The name this machine's agent reports, as `gpudesk run` finds its host. */
 const HERE = os.hostname();
+/** Other people a test books for; theirs and the CLI person's bookings and waiting requests are given back after each test. */
+const others: string[] = [];
+/** Stops CLI processes a failed test left running. */
+const cliStops: (() => void)[] = [];
+
+test.afterEach(async ({ request }) => {
+  for (const stop of cliStops.splice(0)) stop();
+  for (const other of [token, ...others.splice(0)]) await releaseEverything(request, other);
+});
 
 /** The recorded H200 host, with a GPU UUID of its own (other specs' agents replay the same recording) and no processes. */
 function localFixture(): string {
@@ -199,11 +208,19 @@ test("gpudesk reserve books on this host by default; whois and status show the h
   }
 });
 
-test("gpudesk prints the server's message and exits non-zero when the booking is refused", () => {
+test("gpudesk prints the server's message and exits non-zero when the booking is refused", async ({ request }) => {
   const result = gpudeskWithToken(["reserve", "-n", "64", "--host", "sim-4090-a", "--for", "1h"]);
   expect(result.status).not.toBe(0);
+  // The very message the server gives for the same request, on one line.
+  const direct = await request.post("/api/v1/reservations", {
+    headers: { authorization: `Bearer ${token}` },
+    data: { count: 64, host: "sim-4090-a", durationMinutes: 60, purpose: "gpudesk reserve" },
+  });
+  expect(direct.ok()).toBe(false);
+  const { error } = (await direct.json()) as { error: { message: string } };
+  expect(error.message).toMatch(/sim-4090-a/);
   expect(result.stderr.trim().split("\n")).toHaveLength(1);
-  expect(result.stderr).toMatch(/^gpudesk: /);
+  expect(result.stderr).toMatch(new RegExp(`^gpudesk: ${error.message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
 });
 
 /** A gpudesk client command with the test person's token. */
@@ -240,6 +257,7 @@ test("gpudesk reserve --wait queues while the GPUs are taken and is granted when
   test.setTimeout(120_000);
   const other = createUser("holder");
   const otherToken = gpudesk(["token", "create", "--user", other.username]).stdout.trim();
+  others.push(otherToken);
   const auth = (bearer: string) => ({ authorization: `Bearer ${bearer}` });
   const held = await request.post("/api/v1/reservations", {
     headers: auth(otherToken),
@@ -258,6 +276,8 @@ test("gpudesk reserve --wait queues while the GPUs are taken and is granted when
   waiting.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   waiting.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => waiting.on("close", resolve));
+  // A failure below must not leave the CLI waiting (and later granted) behind.
+  cliStops.push(() => waiting.exitCode === null && waiting.kill("SIGKILL"));
 
   await expect.poll(() => stderr, { timeout: 60_000 }).toContain("waiting for GPUs");
   const queue = await request.get("/api/v1/waitlist", { headers: auth(token) });

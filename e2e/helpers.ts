@@ -80,3 +80,24 @@ export async function signIn(page: import("@playwright/test").Page, user: TestUs
   });
   if (!response.ok()) throw new Error(`sign-in failed: ${response.status()} ${await response.text()}`);
 }
+
+/**
+ * Gives back everything a test person holds or waits for: current bookings
+ * are released and waiting requests withdrawn. Specs share one server and
+ * one fleet, so they call this in `finally` (or afterEach): a spec that fails
+ * halfway must not leave GPUs booked for the next one to trip over.
+ */
+export async function releaseEverything(request: import("@playwright/test").APIRequestContext, token: string): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` };
+  const waitlist = await request.get("/api/v1/waitlist?mine=1", { headers });
+  if (waitlist.ok()) {
+    for (const entry of ((await waitlist.json()) as { waiting: { id: string; status: string }[] }).waiting) {
+      if (entry.status === "waiting") await request.delete(`/api/v1/waitlist/${entry.id}`, { headers });
+    }
+  }
+  const current = await request.get("/api/v1/reservations?state=current", { headers });
+  if (!current.ok()) return;
+  for (const booking of ((await current.json()) as { reservations: { id: string }[] }).reservations) {
+    await request.post(`/api/v1/reservations/${booking.id}/release`, { headers });
+  }
+}

@@ -21,18 +21,34 @@ const PAGES = [
   { path: "/", heading: "Fleet", user: "member" },
 ] as const;
 
-/** Something to show: a booking now and one tomorrow, on whichever GPU the server picks; returns their ids. */
-async function bookSomething(page: Page): Promise<string[]> {
-  const ids: string[] = [];
-  for (const startsAt of [undefined, new Date(Date.now() + 26 * 3600_000).toISOString()]) {
+/**
+ * Something to show: a booking an hour from now and one in nine days, on
+ * whichever GPU the server picks; returns their ids. Both lie in time windows
+ * of their own (the other specs book from now on, for at most a couple of
+ * hours), so they never take a GPU another spec wants.
+ */
+async function bookSomething(page: Page, booked: string[]): Promise<void> {
+  for (const hoursAhead of [3, 9 * 24]) {
     const response = await page.request.post("/api/v1/reservations", {
-      data: { count: 1, durationMinutes: 120, purpose: "screenshot demo", ...(startsAt ? { startsAt } : {}) },
+      data: { count: 1, durationMinutes: 120, purpose: "screenshot demo", startsAt: new Date(Date.now() + hoursAhead * 3600_000).toISOString() },
       headers: { origin: E2E_ORIGIN },
     });
-    expect(response.status()).toBe(201);
-    ids.push(((await response.json()) as { id: string }).id);
+    expect(response.status(), await response.text()).toBe(201);
+    booked.push(((await response.json()) as { id: string }).id);
   }
-  return ids;
+}
+
+/**
+ * Live pages fill in after hydration: every time label has its text (they are
+ * empty in the server's HTML) and the live connection, where the page has
+ * one, is up. Only then does measuring the layout mean anything.
+ */
+async function hydrated(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const times = [...document.querySelectorAll("time")];
+    const status = document.querySelector('[data-testid="connection-status"]');
+    return times.every((time) => (time.textContent ?? "") !== "") && (!status || status.getAttribute("data-status") === "live");
+  });
 }
 
 // Six pages, two people (made with the CLI on first use).
@@ -43,26 +59,30 @@ for (const size of SIZES) {
     // One signed-in context per person, so that nobody signs in twice.
     const contexts = { member: await browser.newContext({ viewport: size }), admin: await browser.newContext({ viewport: size }) };
     const pages = { member: await contexts.member.newPage(), admin: await contexts.admin.newPage() };
-    await signIn(pages.member, member());
-    await signIn(pages.admin, admin());
-    const booked = await bookSomething(pages.member);
-    for (const entry of PAGES) {
-      const page = pages[entry.user];
-      await page.goto(entry.path);
-      await expect(page.getByRole("heading", { level: 1, name: entry.heading })).toBeVisible();
-      // Live pages fill in after hydration: wait for the time labels and the socket.
-      await page.waitForTimeout(1500);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${entry.path} scrolls sideways`).toBeLessThanOrEqual(0);
-      const name = entry.path === "/" ? "fleet" : entry.path.slice(1).replaceAll("/", "-");
-      await page.screenshot({ path: `test-results/screens/${name}-${size.name}.png`, fullPage: true });
+    const booked: string[] = [];
+    try {
+      await signIn(pages.member, member());
+      await signIn(pages.admin, admin());
+      await bookSomething(pages.member, booked);
+      for (const entry of PAGES) {
+        const page = pages[entry.user];
+        await page.goto(entry.path);
+        await expect(page.getByRole("heading", { level: 1, name: entry.heading })).toBeVisible();
+        await hydrated(page);
+        await expect
+          .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: `${entry.path} scrolls sideways` })
+          .toBeLessThanOrEqual(0);
+        const name = entry.path === "/" ? "fleet" : entry.path.slice(1).replaceAll("/", "-");
+        await page.screenshot({ path: `test-results/screens/${name}-${size.name}.png`, fullPage: true });
+      }
+    } finally {
+      // Give the GPUs back whatever happened: later specs expect the GPUs they use to be free.
+      for (const id of booked) {
+        const released = await pages.member.request.post(`/api/v1/reservations/${id}/release`, { headers: { origin: E2E_ORIGIN } });
+        expect(released.ok(), await released.text()).toBe(true);
+      }
+      await contexts.member.close();
+      await contexts.admin.close();
     }
-    // Give the GPUs back: later specs expect the GPUs they use to be free.
-    for (const id of booked) {
-      const released = await pages.member.request.post(`/api/v1/reservations/${id}/release`, { headers: { origin: E2E_ORIGIN } });
-      expect(released.ok()).toBe(true);
-    }
-    await contexts.member.close();
-    await contexts.admin.close();
   });
 }

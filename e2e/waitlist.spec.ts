@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { E2E_ORIGIN, createUser, gpudesk, signIn } from "./helpers";
+import { E2E_ORIGIN, createUser, gpudesk, releaseEverything, signIn } from "./helpers";
 
 /**
  * Dynamic allocation in the browser: "any N GPUs" explains its choice; when
@@ -14,10 +14,17 @@ const HOST = "sim-4090-a";
 
 test.setTimeout(150_000);
 
+/** The people of the running test, whose bookings and waiting requests are given back whatever happens. */
+const tokens: string[] = [];
+test.afterEach(async ({ request }) => {
+  for (const token of tokens.splice(0)) await releaseEverything(request, token);
+});
+
 test("any N GPUs explains the choice; queue me waits with a place and an estimate, and is told live when granted", async ({ browser, request }) => {
   const holder = createUser("holder");
   const waiter = createUser("waiter");
   const holderToken = gpudesk(["token", "create", "--user", holder.username]).stdout.trim();
+  tokens.push(holderToken, gpudesk(["token", "create", "--user", waiter.username]).stdout.trim());
   const auth = { authorization: `Bearer ${holderToken}` };
 
   // Auto-pick: the idle GPU, with the reason.
