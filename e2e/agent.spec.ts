@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { admin, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
+import { admin, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
 
 test.beforeEach(async ({ page }) => {
   await signIn(page, member());
@@ -52,11 +52,13 @@ test("an agent with a wrong token is refused and nothing appears", async ({ page
 });
 
 test("rotating a host's token drops its running agent and refuses the old token", async ({ page, browser, baseURL }) => {
+  test.setTimeout(150_000);
   const hostName = uniqueHostName("e2e-rotated");
   const added = gpudesk(["host", "add", hostName]);
   expect(added.status, added.stderr).toBe(0);
   const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
     GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
   });
   let log = "";
   agent.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));

@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, releaseEverything, startAgent, uniqueHostName } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * `gpudesk run` against the real server, on a GPU host: this machine is
@@ -81,20 +79,6 @@ test.afterEach(async ({ request }) => {
   for (const other of [token, ...others.splice(0)]) await releaseEverything(request, other);
 });
 
-/** The recorded H200 host, with a GPU UUID of its own (other specs' agents replay the same recording) and no processes. */
-function localFixture(): string {
-  const source = path.join(root, "server", "collector", "fixtures", "h200-driver-580");
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-cli-"));
-  cpSync(source, dir, { recursive: true });
-  const uuid = `GPU-${randomUUID()}`;
-  for (const name of readdirSync(dir)) {
-    const file = path.join(dir, name);
-    writeFileSync(file, readFileSync(file, "utf8").replaceAll("GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d", uuid));
-  }
-  cpSync(path.join(dir, "query-compute-apps__idle.csv"), path.join(dir, "query-compute-apps__load.csv"));
-  return dir;
-}
-
 test.beforeAll(async ({ request }) => {
   test.setTimeout(120_000);
   person = createUser("cli");
@@ -107,7 +91,7 @@ test.beforeAll(async ({ request }) => {
   expect(added.status, added.stderr).toBe(0);
   agent = startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", HERE], {
     GPUDESK_AGENT_TOKEN: added.stdout.trim(),
-    FAKE_NVIDIA_SMI_DIR: localFixture(),
+    FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
   });
   await expect
     .poll(

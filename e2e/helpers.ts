@@ -1,4 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { E2E_DATA_DIR, E2E_PORT } from "../playwright.config";
@@ -31,6 +34,24 @@ export function startAgent(args: string[], extraEnv: Record<string, string> = {}
 }
 
 export const fakeNvidiaSmi = path.join(root, "scripts", "fake-nvidia-smi.mjs");
+
+/**
+ * The recorded H200 host for the fake nvidia-smi (FAKE_NVIDIA_SMI_DIR), with a
+ * GPU UUID of its own and no processes: agents that replay the same recording
+ * would otherwise report one GPU from several hosts.
+ */
+export function ownH200Fixture(): string {
+  const source = path.join(root, "server", "collector", "fixtures", "h200-driver-580");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h200-"));
+  cpSync(source, dir, { recursive: true });
+  const uuid = `GPU-${randomUUID()}`;
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll("GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d", uuid));
+  }
+  cpSync(path.join(dir, "query-compute-apps__idle.csv"), path.join(dir, "query-compute-apps__load.csv"));
+  return dir;
+}
 
 let counter = 0;
 export function uniqueHostName(prefix: string): string {
