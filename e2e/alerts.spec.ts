@@ -232,6 +232,14 @@ test("the squatter and the idle booking raise their alerts within the hold times
     await page.screenshot({ path: test.info().outputPath("admin-enforcement.png"), fullPage: true });
   } finally {
     agent.kill("SIGKILL");
+    // The webhooks point at a receiver that is about to go: remove them, or every later spec's
+    // alerts (this host going offline among them) keep retrying deliveries to nowhere.
+    for (const [token, scope] of [[adminToken, "admin"], [holderToken, "personal"]] as const) {
+      const listed = await api<{ webhooks: { id: string; url: string }[] }>(request, token, "GET", `/api/v1/webhooks?scope=${scope}`);
+      for (const hook of listed.body.webhooks ?? []) {
+        if (hook.url.startsWith(receiver.url)) await request.delete(`/api/v1/webhooks/${hook.id}`, { headers: { authorization: `Bearer ${token}` } });
+      }
+    }
     await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
   }
 });
