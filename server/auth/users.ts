@@ -71,6 +71,7 @@ function summarize(row: { id: string; username: string | null; name: string; rol
 export async function createUser(input: unknown): Promise<UserSummary> {
   const data = createUserSchema.parse(input);
   const unixLogin = data.unixLogin ?? data.username;
+  await releaseFromDemoAccounts({ username: data.username, unixLogin });
   const [nameTaken, loginTaken] = await Promise.all([
     db().user.findUnique({ where: { username: data.username }, select: { id: true } }),
     db().user.findUnique({ where: { unixLogin }, select: { id: true } }),
@@ -89,6 +90,31 @@ export async function createUser(input: unknown): Promise<UserSummary> {
   });
   const row = await db().user.findUniqueOrThrow({ where: { id: created.user.id }, select: userSelect });
   return summarize(row);
+}
+
+/**
+ * A real person takes a username or Unix login from the simulated fleet's
+ * demo account that holds it (the demo people are alice … frank, common
+ * names in a lab): the demo account is renamed `NAME-sim` and loses the
+ * login, so the person's processes on real hosts are theirs from then on.
+ * Accounts of real people are never touched.
+ */
+async function releaseFromDemoAccounts(taken: { username?: string; unixLogin?: string }): Promise<void> {
+  if (taken.unixLogin) {
+    await db().user.updateMany({ where: { unixLogin: taken.unixLogin, simulated: true }, data: { unixLogin: null } });
+  }
+  if (!taken.username) return;
+  const demo = await db().user.findFirst({ where: { username: taken.username, simulated: true }, select: { id: true } });
+  if (!demo) return;
+  for (let n = 1; ; n++) {
+    const username = n === 1 ? `${taken.username}-sim` : `${taken.username}-sim${n}`;
+    if (await db().user.findUnique({ where: { username }, select: { id: true } })) continue;
+    await db().user.update({
+      where: { id: demo.id },
+      data: { username, displayUsername: username, email: `${username}@simulated.gpudesk.invalid` },
+    });
+    return;
+  }
 }
 
 export async function listUsers(): Promise<UserSummary[]> {
@@ -122,6 +148,7 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
     if (admins <= 1) throw new AppError("conflict", "This is the last admin: make someone else admin first");
   }
   if (patch.unixLogin) {
+    await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });
     const owner = await db().user.findUnique({ where: { unixLogin: patch.unixLogin }, select: { id: true } });
     if (owner && owner.id !== id) {
       throw new AppError("conflict", `The Unix login ${patch.unixLogin} belongs to someone else`, { unixLogin: "belongs to someone else" });

@@ -1,0 +1,44 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * The simulated fleet's demo people (alice … frank) hold usernames and Unix
+ * logins that real lab members have too. Adding the real person must work,
+ * and take the name and login over; a real person's name stays taken.
+ */
+
+beforeAll(async () => {
+  await useTestDatabase();
+}, 120_000);
+
+describe("a real person and the demo accounts", () => {
+  it("takes the username and Unix login of a demo account", async () => {
+    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { createUser } = await import("@/server/auth/users");
+    const { db } = await import("@/server/db");
+    const demo = (await ensureDemoAccounts(["quinn"])).get("quinn")!;
+    expect(demo.username).toBe("quinn");
+
+    const person = await createUser({ username: "quinn", password: "quinn-password-1", name: "Quinn Real" });
+    expect(person).toMatchObject({ username: "quinn", unixLogin: "quinn" });
+    const renamed = await db().user.findUniqueOrThrow({ where: { id: demo.id }, select: { username: true, unixLogin: true, simulated: true } });
+    expect(renamed).toEqual({ username: "quinn-sim", unixLogin: null, simulated: true });
+    // The next start leaves the login with the person.
+    expect((await ensureDemoAccounts(["quinn"])).get("quinn")).toMatchObject({ id: person.id });
+  });
+
+  it("takes only the login when the username differs (an e2e person whose login is a demo job's)", async () => {
+    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { createUser } = await import("@/server/auth/users");
+    await ensureDemoAccounts(["rowan"]);
+    const person = await createUser({ username: "holder1", unixLogin: "rowan", password: "holder-password-1" });
+    expect(person.unixLogin).toBe("rowan");
+  });
+
+  it("still refuses a username or login that belongs to a real person", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    await createUser({ username: "sasha", password: "sasha-password-1" });
+    await expect(createUser({ username: "sasha", password: "other-password-1" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(createUser({ username: "sasha2", unixLogin: "sasha", password: "other-password-1" })).rejects.toMatchObject({ code: "conflict" });
+  });
+});
