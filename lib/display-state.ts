@@ -1,4 +1,5 @@
 import { countAvailability, type AvailabilityCounts, type GpuState } from "@/lib/gpu-availability";
+import type { DisplayGpu, DisplayHost } from "@/lib/live";
 
 /**
  * What the wall display shows, built only from the display scope's fields:
@@ -9,33 +10,9 @@ import { countAvailability, type AvailabilityCounts, type GpuState } from "@/lib
  * functions, tested without a page.
  */
 
-/** One GPU as the display scope sends it (structurally `DisplayGpu` of lib/live.ts). */
-export interface DisplayFeedGpu {
-  uuid: string;
-  hostId: string;
-  index: number;
-  /** The model as nvidia-smi names it. */
-  model: string;
-  state: GpuState;
-  utilizationPct: number | null;
-  memoryUsedMiB: number | null;
-  memoryTotalMiB: number | null;
-  temperatureC: number | null;
-  /** The display name of whoever's booking holds the GPU now; null when nobody does. */
-  holderName: string | null;
-  /** ISO end of that booking. */
-  holderUntil: string | null;
-}
-
-/** One host as the display scope sends it. */
-export interface DisplayFeedHost {
-  id: string;
-  name: string;
-  online: boolean;
-  lastSeenAt: string | null;
-  /** UUIDs in nvidia-smi index order. */
-  gpuUuids: string[];
-}
+/** One GPU and one host as the display scope sends them (lib/live.ts). */
+export type DisplayFeedGpu = DisplayGpu;
+export type DisplayFeedHost = DisplayHost;
 
 /**
  * The words on a tile, read from across the room: short enough for the
