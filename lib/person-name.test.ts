@@ -36,6 +36,7 @@ describe("personName", () => {
 describe("personWithUsername", () => {
   it("always names the account, once", () => {
     expect(personWithUsername(bobMember)).toBe("Bob Member (bob)");
-    expect(personWithUsername({ username: "dave", name: "Dave" })).toBe("dave");
+    expect(personWithUsername({ username: "dave", name: "Dave" })).toBe("Dave");
+    expect(personWithUsername({ username: "dave", name: null })).toBe("dave");
   });
 });

@@ -47,5 +47,6 @@ export function personNames(people: readonly NamedPerson[]): Map<string, string>
 /** "Bob Member (bob)": the display name with the username, for places that must name the account (admin lists, audit text). */
 export function personWithUsername(person: NamedPerson): string {
   const shown = shownName(person);
-  return key(shown) === key(person.username) ? person.username : `${shown} (${person.username})`;
+  // "Dave" for dave: the username is already there (case aside), and every other surface says "Dave".
+  return key(shown) === key(person.username) ? shown : `${shown} (${person.username})`;
 }
