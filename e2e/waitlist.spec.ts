@@ -52,6 +52,14 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   await expect(page.getByRole("heading", { name: /You are number \d+ in the queue/ })).toBeVisible();
   await expect(page.getByText(/Estimated start:/)).toBeVisible();
 
+  // While a request waits, the page keeps a /live connection for the grant: the release below
+  // must come after the server has taken that connection in (socket.io's CONNECT answer on /live),
+  // or the notice goes out before anyone listens and only the 20 s poll would tell.
+  const listening = new Promise<void>((resolve) => {
+    page.on("websocket", (socket) => socket.on("framereceived", (frame) => {
+      if (String(frame.payload).startsWith("40/live")) resolve();
+    }));
+  });
   await page.goto("/queue");
   const mine = page.locator('[data-testid="queue-row"][data-mine="true"]');
   await expect(mine).toHaveCount(1);
@@ -61,6 +69,7 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   await page.screenshot({ path: test.info().outputPath("queue.png"), fullPage: true });
 
   // The holder is done early: the waiter's page says so at once, without a reload.
+  await listening;
   expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: auth })).ok()).toBe(true);
   await expect(page.getByTestId("grant-toast")).toContainText(new RegExp(`GPU [012] on ${HOST}`), { timeout: 20_000 });
   await expect(page.getByTestId("grant-toast")).toContainText("queued eval");
