@@ -193,7 +193,8 @@ test("the squatter and the idle booking raise their alerts within the hold times
     await page.goto("/");
     const card = page.getByRole("region", { name: `Host ${hostName}` }).getByRole("article", { name: `GPU 2 on ${hostName}` });
     await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "conflict");
-    await expect(card.getByTestId("gpu-attribution")).toContainText(`${moment.squatter} · via login ${moment.squatter}`);
+    // The squatter's login belongs to a demo person of the simulated fleet ("Carol" for carol): named, with the evidence.
+    await expect(card.getByTestId("gpu-attribution")).toContainText(new RegExp(`Not the holder\\s*:\\s*${moment.squatter} · via login ${moment.squatter}`, "i"));
     await card.screenshot({ path: test.info().outputPath("fleet-card-conflict.png") });
 
     await page.goto("/alerts");
