@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { E2E_ORIGIN, admin, fakeNvidiaSmi, signIn, startAgent, uniqueHostName } from "./helpers";
+import { E2E_ORIGIN, admin, fakeNvidiaSmi, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * The wall display's host labels on the two screens it is made for: every
@@ -53,7 +53,7 @@ test("host names and status stay whole on one line at 1920×1080 and 3840×2160,
   const created = await page.request.post("/api/v1/hosts", { data: { name: longName }, headers: { origin: E2E_ORIGIN } });
   expect(created.status(), await created.text()).toBe(201);
   const { host, token } = (await created.json()) as { host: { id: string }; token: string };
-  const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", longName], { GPUDESK_AGENT_TOKEN: token });
+  const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", longName], { GPUDESK_AGENT_TOKEN: token, FAKE_NVIDIA_SMI_DIR: ownH200Fixture() });
   try {
     const names = ["sim-h100-a", "sim-a100-a", "sim-4090-a", longName];
     for (const screen of SCREENS) {

@@ -20,8 +20,9 @@ test("the fleet view shows the simulated fleet, live", async ({ page }) => {
   await expect(h100).toContainText("NVIDIA H100 80GB HBM3");
   await expect(h100.getByTestId("gpu-memory")).toContainText("79.6 GiB");
 
-  // Utilization values move without a reload: collect the fleet's numbers over a few seconds.
-  const readAll = () => page.getByTestId("gpu-util").allInnerTexts();
+  // Utilization values move without a reload: collect the simulated hosts' numbers over a few seconds.
+  // textContent, not innerText: other specs' hosts sort first, and cards below the fold skip rendering.
+  const readAll = () => page.getByRole("region", { name: /^Host sim-/ }).getByTestId("gpu-util").allTextContents();
   const first = await readAll();
   await expect.poll(async () => (await readAll()).join("|"), { timeout: 15_000 }).not.toBe(first.join("|"));
 

@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, uniqueHostName } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH200Fixture, signIn, uniqueHostName } from "./helpers";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -68,7 +68,8 @@ test("the install line, run as Admin > Hosts shows it (into a fake root), instal
   // What systemd would start, from the fake root, with a fake nvidia-smi for the GPUs.
   const agent: ChildProcess = spawn(process.execPath, [path.join(root, "usr/local/lib/gpudesk/gpudesk.mjs"), "agent", "--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
     cwd: alone,
-    env: hostEnv({ GPUDESK_AGENT_TOKEN: /GPUDESK_AGENT_TOKEN=(\S+)/.exec(envFile)![1] }),
+    // A GPU UUID of its own: the recording's is taken by the first host that reported it in this run.
+    env: hostEnv({ GPUDESK_AGENT_TOKEN: /GPUDESK_AGENT_TOKEN=(\S+)/.exec(envFile)![1], FAKE_NVIDIA_SMI_DIR: ownH200Fixture() }),
     stdio: ["ignore", "ignore", "inherit"],
   });
   try {
@@ -100,14 +101,7 @@ async function startLocalHostAgent(page: Page): Promise<ChildProcess> {
     expect(id, added.stderr).toBeTruthy();
     token = ((await (await page.request.post(`/api/v1/hosts/${id}/rotate`, { headers: { origin: E2E_ORIGIN } })).json()) as { token: string }).token;
   }
-  const fixture = path.join(alone, "gpu");
-  cpSync(path.join(repoRoot, "server/collector/fixtures/h200-driver-580"), fixture, { recursive: true });
-  const uuid = `GPU-${randomUUID()}`;
-  for (const name of readdirSync(fixture)) {
-    const file = path.join(fixture, name);
-    writeFileSync(file, readFileSync(file, "utf8").replaceAll("GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d", uuid));
-  }
-  cpSync(path.join(fixture, "query-compute-apps__idle.csv"), path.join(fixture, "query-compute-apps__load.csv"));
+  const fixture = ownH200Fixture();
   return spawn(process.execPath, ["gpudesk.mjs", "agent", "--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", here], {
     cwd: alone,
     env: hostEnv({ GPUDESK_AGENT_TOKEN: token, FAKE_NVIDIA_SMI_DIR: fixture }),
