@@ -4,7 +4,8 @@ import { LeaderJobs } from "@/server/cluster/leader-jobs";
 import { LeaderLock } from "@/server/cluster/leader-lock";
 import { redisForTests, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
 
-const TTL_MS = 1500;
+// The holder steps down min(1 s, TTL/5) before its lease ends: a margin that a loaded 2-core CI machine's late timers must not eat.
+const TTL_MS = 5000;
 const reachable = await redisForTests("leader lock tests");
 
 const cleanup: (() => Promise<void> | void)[] = [];

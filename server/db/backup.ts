@@ -13,9 +13,10 @@ export interface BackupResult {
 
 /**
  * A consistent copy of the SQLite database while the server keeps writing:
- * SQLite's online backup copies it page by page and starts over on pages
- * that another connection changed meanwhile, so the copy is one moment of
- * the database, never half of a transaction. Written next to its target and
+ * `VACUUM INTO` writes the database as one read transaction sees it, so the
+ * copy is one moment of the database, never half of a transaction. (The
+ * online backup API starts over whenever another connection writes, and
+ * against a busy writer it never finished.) Written next to its target and
  * renamed into place, so a failed backup leaves no truncated file behind.
  */
 export async function backupDatabase(databaseUrl: string, target: string): Promise<BackupResult> {
@@ -34,7 +35,8 @@ export async function backupDatabase(databaseUrl: string, target: string): Promi
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
     rmSync(partial, { force: true });
-    const { totalPages } = await db.backup(partial);
+    db.prepare("VACUUM INTO ?").run(partial);
+    const totalPages = db.pragma("page_count", { simple: true }) as number;
     // It holds what the database holds (password and token hashes): its owner alone reads it.
     chmodSync(partial, 0o600);
     renameSync(partial, file);
