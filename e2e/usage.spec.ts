@@ -38,8 +38,10 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   await expect(page.getByRole("button", { name: "7 d" })).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByText(/points of 1 h from hourly rollups/)).toBeVisible();
 
-  const utilization = await expectChartDrawn(page, "Fleet utilization chart", "path.recharts-area-area");
-  await expect(utilization.locator("path.recharts-area-area").first()).toHaveAttribute("d", /M.+L/);
+  // A simulated host's series: other specs' hosts (idle, a flat area of no height) may come first.
+  const simulatedArea = 'path.recharts-area-area[name^="sim-"]';
+  const utilization = await expectChartDrawn(page, "Fleet utilization chart", simulatedArea);
+  await expect(utilization.locator(simulatedArea).first()).toHaveAttribute("d", /M.+L/);
   const heatmap = await expectChartDrawn(page, "Utilization heatmap", "rect");
   expect(await heatmap.locator("svg rect").count()).toBeGreaterThan(14 * 24);
   const bars = await expectChartDrawn(page, "Booked versus used chart", ".recharts-bar-rectangle");

@@ -55,10 +55,15 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   // While a request waits, the page keeps a /live connection for the grant: the release below
   // must come after the server has taken that connection in (socket.io's CONNECT answer on /live),
   // or the notice goes out before anyone listens and only the 20 s poll would tell.
+  // The answer comes over HTTP long-polling (socket.io starts there) or a websocket frame.
   const listening = new Promise<void>((resolve) => {
-    page.on("websocket", (socket) => socket.on("framereceived", (frame) => {
-      if (String(frame.payload).startsWith("40/live")) resolve();
-    }));
+    const seen = (text: string) => {
+      if (text.includes("40/live")) resolve();
+    };
+    page.on("websocket", (socket) => socket.on("framereceived", (frame) => seen(String(frame.payload))));
+    page.on("response", (response) => {
+      if (response.url().includes("/socket.io/")) response.text().then(seen, () => undefined);
+    });
   });
   await page.goto("/queue");
   const mine = page.locator('[data-testid="queue-row"][data-mine="true"]');
