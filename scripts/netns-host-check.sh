@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A check "as people deploy it" (root, Linux): a gpudesk server on this machine and a GPU
+# host in its own network namespace (hostname gpu-node-1, veth 10.231.7.2, reaching the
+# server as gpudesk.lab), installed with the one-line installer the server serves, its
+# agent on a fake nvidia-smi (two idle GPUs), and a member there using status and run.
+# Leaves the server (port 3399, data in /tmp/nscheck) and the agent running for a browser:
+#   chromium --host-resolver-rules="MAP gpudesk.lab 10.231.7.1" http://gpudesk.lab:3399
+# Usage: sudo scripts/netns-host-check.sh CHECKOUT   (a checkout with node_modules)
+set -u
+src=$(cd "$1" && pwd)
+W=/tmp/nscheck; PORT=3399
+rm -rf $W; mkdir -p $W/fake $W/root
+ip netns del gdnode 2>/dev/null; ip link del vh-gd 2>/dev/null
+ip netns add gdnode
+ip link add vh-gd type veth peer name vn-gd
+ip link set vn-gd netns gdnode
+ip addr add 10.231.7.1/24 dev vh-gd; ip link set vh-gd up
+ip netns exec gdnode ip addr add 10.231.7.2/24 dev vn-gd
+ip netns exec gdnode ip link set vn-gd up; ip netns exec gdnode ip link set lo up
+mkdir -p /etc/netns/gdnode; printf '127.0.0.1 localhost\n10.231.7.1 gpudesk.lab\n' > /etc/netns/gdnode/hosts
+
+cd "$src"
+export GPUDESK_DATA_DIR=$W/data
+( PORT=$PORT HOST=0.0.0.0 GPUDESK_PUBLIC_URL=http://gpudesk.lab:$PORT node bin/gpudesk.js serve > $W/server.log 2>&1 & echo $! > $W/server.pid )
+for i in $(seq 600); do curl -fs http://127.0.0.1:$PORT/api/health >/dev/null && break; sleep 1; done
+echo "--- server up after ${i}s"; grep -i "admin\|user add" $W/server.log | head -5
+echo 'correct horse battery' | node bin/gpudesk.js user add admin --admin --password-stdin
+echo 'correct horse battery' | node bin/gpudesk.js user add carol --name "Carol Member" --password-stdin
+MT=$(node bin/gpudesk.js token create --user carol | grep -o 'gpd_[A-Za-z0-9_-]*' | head -1)
+HT=$(node bin/gpudesk.js host add gpu-node-1 | grep -o 'gpd_host_[A-Za-z0-9_-]*' | head -1)
+echo "member token ${MT:0:12}… host token ${HT:0:14}…"
+
+# A fake nvidia-smi on the node: two idle GPUs.
+cp -r server/collector/fixtures/two-gpu-host $W/fake/rec
+head -1 server/collector/fixtures/two-gpu-host/query-compute-apps__idle.csv > $W/fake/rec/query-compute-apps__load.csv 2>/dev/null || sed -n '/^[^#]/{p;q}' server/collector/fixtures/two-gpu-host/query-compute-apps__load.csv > $W/fake/rec/query-compute-apps__load.csv
+cp scripts/fake-nvidia-smi.mjs $W/fake/
+printf '#!/bin/sh\nFAKE_NVIDIA_SMI_DIR=%s exec node %s "$@"\n' $W/fake/rec $W/fake/fake-nvidia-smi.mjs > $W/fake/nvidia-smi; chmod +x $W/fake/nvidia-smi
+
+node_ns() { ip netns exec gdnode unshare -u sh -c "hostname gpu-node-1; $1"; }
+echo "--- install on the node"
+node_ns "curl -fsSL http://gpudesk.lab:$PORT/install.sh | sh -s -- --token $HT --prefix $W/root --no-start" 2>&1 | tail -15
+ls -la $W/root/usr/local/lib/gpudesk $W/root/etc/gpudesk 2>&1 | head; find $W/root -name '*.service' | head -3
+G="node $W/root/usr/local/lib/gpudesk/gpudesk.mjs"; cat $W/root/usr/local/bin/gpudesk; cat $W/root/etc/systemd/system/gpudesk-agent.service
+node_ns "$G agent --server http://gpudesk.lab:$PORT --token $HT --nvidia-smi $W/fake/nvidia-smi > $W/agent.log 2>&1 &"
+sleep 8
+echo "--- member on the node"
+export GPUDESK_URL=http://gpudesk.lab:$PORT GPUDESK_TOKEN=$MT
+node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G status" 2>&1 | head -30
+node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run -n 1 --for 10m -- sh -c 'echo on \$(hostname): CUDA_VISIBLE_DEVICES=\$CUDA_VISIBLE_DEVICES GPUDESK_RESERVATION=\$GPUDESK_RESERVATION'" 2>&1 | tail -8
+echo "--- run --host sim-h100-a (another host) must refuse:"
+node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run --host sim-h100-a -n 1 -- true"; echo "exit=$?"
+echo "--- agent log"; tail -5 $W/agent.log
