@@ -99,7 +99,11 @@ test("the GPU page tells the holder's proven job from a process that names the b
   const secret = booking.launch.reservationValue.split(".")[1];
   await signIn(page, createUser("onlooker"));
   const frames: string[] = [];
+  // socket.io starts on HTTP long-polling and moves to a websocket: the snapshot may come either way.
   page.on("websocket", (socket) => socket.on("framereceived", ({ payload }) => frames.push(String(payload))));
+  page.on("response", (response) => {
+    if (response.url().includes("/socket.io/")) response.text().then((text) => frames.push(text), () => undefined);
+  });
   for (const where of ["/schedule", `/gpus/${uuid}`, "/"]) {
     await page.goto(where);
     await expect(page.getByRole("main")).toBeVisible();
