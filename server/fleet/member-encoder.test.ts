@@ -4,33 +4,13 @@ import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from
 import { pushChangedRow, readRow } from "@/lib/live-rows";
 import { LIVE_FORMAT_VERSION, expandFleetDelta, type SlotTable } from "@/lib/live-wire";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { makeGpu } from "@/server/testing/factories";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
 
 function gpu(uuid: string, overrides: Partial<LiveGpu> = {}): LiveGpu {
-  return {
-    index: 0,
-    uuid,
-    name: "NVIDIA H100 80GB HBM3",
-    pciBusId: "00000000:17:00.0",
-    memoryTotalMiB: 81559,
-    memoryUsedMiB: 1024,
-    utilizationGpuPct: 50,
-    utilizationMemoryPct: 20,
-    temperatureC: 55,
-    powerDrawW: 300.4,
-    powerLimitW: 700,
-    fanSpeedPct: null,
-    smClockMHz: 1980,
-    pstate: "P0",
-    migMode: "Disabled",
-    eccErrorsUncorrected: 0,
-    hostId: "h1",
-    hostName: "node-a",
-    sampledAt: new Date(T0).toISOString(),
-    processes: [],
-    ...overrides,
-  };
+  // 300.4 W: the wire rounds power to what pages show.
+  return { ...makeGpu({ uuid, powerDrawW: 300.4 }), hostId: "h1", hostName: "node-a", sampledAt: new Date(T0).toISOString(), processes: [], ...overrides };
 }
 
 function delta(at: number, gpus: LiveGpu[], extra: Partial<FleetDelta> = {}): FleetDelta {
