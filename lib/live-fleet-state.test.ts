@@ -187,4 +187,30 @@ describe("applyDelta", () => {
     expect(sparkline).toHaveLength(60);
     expect(sparkline.at(-1)).toEqual({ t: Date.parse("2026-03-03T12:00:00Z"), util: 77, memUsedMiB: 2048, powerW: 300, tempC: 55 });
   });
+  it("after a first delta, moves only the sparklines of the GPUs a reading brings and keeps the others as they were", () => {
+    const host = makeHost();
+    const gpu0 = makeGpu(host, { index: 0 });
+    const gpu1 = makeGpu(host, { index: 1 });
+    const start = Date.parse("2026-03-03T11:59:00Z");
+    const state = fleetWith(host, [gpu0, gpu1], points(start, 60));
+    const reading = (gpu: LiveGpu, seconds: number, util: number) => {
+      const delta = emptyDelta();
+      delta.gpus = [{ ...gpu, sampledAt: new Date(start + seconds * 1000).toISOString(), utilizationGpuPct: util }];
+      return delta;
+    };
+    // The first delta after the snapshot, then the usual ones: the same readings must give the same state.
+    const first = applyDelta(state, reading(gpu0, 60, 1), 1);
+    const second = applyDelta(first, reading(gpu0, 61, 2), 2);
+    const third = applyDelta(second, reading(gpu1, 61, 3), 3);
+    expect(third.sparklines[gpu0.uuid]?.map((point) => point.util).slice(-2)).toEqual([1, 2]);
+    expect(third.sparklines[gpu0.uuid]).toBe(second.sparklines[gpu0.uuid]);
+    expect(third.sparklines[gpu1.uuid]?.at(-1)).toMatchObject({ t: start + 61_000, util: 3 });
+    expect(third.sparklines[gpu1.uuid]).toHaveLength(60);
+    expect(Object.keys(third.sparklines).sort()).toEqual([gpu0.uuid, gpu1.uuid].sort());
+    expect(third.gpus[gpu1.uuid]?.utilizationGpuPct).toBe(3);
+    // A GPU that no host lists is still dropped after a run of usual deltas.
+    const shrink = emptyDelta();
+    shrink.hosts = [{ ...host, gpuUuids: [gpu0.uuid] }];
+    expect(Object.keys(applyDelta(third, shrink, 4).sparklines)).toEqual([gpu0.uuid]);
+  });
 });

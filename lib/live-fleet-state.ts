@@ -8,7 +8,7 @@ import {
   type LiveGpu,
   type LiveHost,
 } from "@/lib/live";
-import { deltaPointsOf, pointsOfColumns } from "@/lib/live-points";
+import { deltaPointsOf, pointsOfColumns, sampleTime } from "@/lib/live-points";
 import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 
 /**
@@ -59,8 +59,11 @@ export const initialLiveFleetState: LiveFleetState = {
   slots: {},
 };
 
+/** One collator for every comparison: `localeCompare` with options builds one per call (most of a delta's cost at 125 hosts). */
+const hostNameOrder = new Intl.Collator(undefined, { numeric: true });
+
 function byName(a: LiveHost, b: LiveHost): number {
-  return a.name.localeCompare(b.name, undefined, { numeric: true });
+  return hostNameOrder.compare(a.name, b.name);
 }
 
 function clockOffset(serverTime: string, receivedAt: number, previous: number): number {
@@ -78,8 +81,13 @@ export function appendPoints(existing: GpuPoint[], incoming: GpuPoint[], cap: nu
   const lastT = existing.length > 0 ? existing[existing.length - 1].t : Number.NEGATIVE_INFINITY;
   const fresh = incoming.filter((point) => point.t > lastT);
   if (fresh.length === 0) return existing;
-  const merged = existing.concat(fresh);
-  return merged.length > cap ? merged.slice(merged.length - cap) : merged;
+  // One array, built once: this runs for every GPU of every delta.
+  const keep = Math.min(existing.length, Math.max(0, cap - fresh.length));
+  const merged = new Array<GpuPoint>(keep + Math.min(fresh.length, cap));
+  let at = 0;
+  for (let i = existing.length - keep; i < existing.length; i += 1) merged[at++] = existing[i];
+  for (let i = fresh.length - (merged.length - keep); i < fresh.length; i += 1) merged[at++] = fresh[i];
+  return merged;
 }
 
 /** The snapshot is the truth: everything held before it is dropped. */
@@ -163,7 +171,7 @@ export function bookingsOfGpu(
 function advanceLastSeen(hostsById: Map<string, LiveHost>, gpus: LiveGpu[]): void {
   const newest = new Map<string, number>();
   for (const gpu of gpus) {
-    const t = Date.parse(gpu.sampledAt);
+    const t = sampleTime(gpu.sampledAt);
     if (Number.isFinite(t) && t > (newest.get(gpu.hostId) ?? Number.NEGATIVE_INFINITY)) newest.set(gpu.hostId, t);
   }
   for (const [hostId, t] of newest) {
@@ -172,6 +180,46 @@ function advanceLastSeen(hostsById: Map<string, LiveHost>, gpus: LiveGpu[]): voi
     const held = host.lastSeenAt === null ? Number.NaN : Date.parse(host.lastSeenAt);
     if (!(t <= held)) hostsById.set(hostId, { ...host, lastSeenAt: new Date(t).toISOString() });
   }
+}
+
+/**
+ * States made by applyDelta: their GPUs are those their hosts list, each with
+ * a sparkline and no other. (A snapshot's or another change's state takes
+ * the full path once.)
+ */
+const merged = new WeakSet<LiveFleetState>();
+
+/** The sparklines of a delta that keeps the set of GPUs: those of the GPUs it brings move, the others are kept as they are. */
+function movedSparklines(state: LiveFleetState, delta: FleetDelta, gpus: Record<string, LiveGpu>): Record<string, GpuPoint[]> {
+  const sparklines = { ...state.sparklines };
+  const move = (uuid: string, gpu: LiveGpu | undefined) => {
+    sparklines[uuid] = appendPoints(state.sparklines[uuid] ?? [], deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS);
+  };
+  for (const gpu of delta.gpus) move(gpu.uuid, gpu);
+  for (const uuid of Object.keys(delta.points)) {
+    if (gpus[uuid] !== undefined && !delta.gpus.some((gpu) => gpu.uuid === uuid)) move(uuid, undefined);
+  }
+  return sparklines;
+}
+
+/**
+ * Drops the GPUs no current host lists (a removed host, a GPU that fell off
+ * the bus must not linger in the state), from `gpus` in place, and returns
+ * the sparklines of the GPUs left.
+ */
+function prunedSparklines(state: LiveFleetState, delta: FleetDelta, gpus: Record<string, LiveGpu>, hosts: LiveHost[]): Record<string, GpuPoint[]> {
+  const listed = new Set(hosts.flatMap((host) => host.gpuUuids));
+  for (const uuid of Object.keys(gpus)) {
+    if (!listed.has(uuid)) delete gpus[uuid];
+  }
+  const updated = new Map(delta.gpus.map((gpu) => [gpu.uuid, gpu]));
+  const sparklines: Record<string, GpuPoint[]> = {};
+  for (const uuid of Object.keys(gpus)) {
+    const held = state.sparklines[uuid] ?? [];
+    const gpu = updated.get(uuid);
+    sparklines[uuid] = gpu || delta.points[uuid] ? appendPoints(held, deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS) : held;
+  }
+  return sparklines;
 }
 
 /**
@@ -188,27 +236,18 @@ export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt:
     if (!removed.has(host.id)) hostsById.set(host.id, host);
   }
   advanceLastSeen(hostsById, delta.gpus);
-  const hosts = [...hostsById.values()].sort(byName);
+  // Held hosts are sorted already; readings alone move only their "last seen".
+  const reordered = removed.size > 0 || delta.hosts.length > 0;
+  const hosts = reordered ? [...hostsById.values()].sort(byName) : state.hosts.map((host) => hostsById.get(host.id) ?? host);
 
   const gpus: Record<string, LiveGpu> = { ...state.gpus };
   for (const gpu of delta.gpus) gpus[gpu.uuid] = gpu;
+  // The usual delta, readings of GPUs already held and no host change, keeps
+  // the set of GPUs of a merged state: only their sparklines move.
+  const sameGpus = merged.has(state) && !reordered && delta.gpus.every((gpu) => state.gpus[gpu.uuid] !== undefined);
+  const sparklines = sameGpus ? movedSparklines(state, delta, gpus) : prunedSparklines(state, delta, gpus, hosts);
 
-  // Keep only GPUs that a current host still lists: a removed host or a
-  // GPU that fell off the bus must not linger in the state.
-  const listed = new Set(hosts.flatMap((host) => host.gpuUuids));
-  for (const uuid of Object.keys(gpus)) {
-    if (!listed.has(uuid)) delete gpus[uuid];
-  }
-
-  const updated = new Map(delta.gpus.map((gpu) => [gpu.uuid, gpu]));
-  const sparklines: Record<string, GpuPoint[]> = {};
-  for (const uuid of Object.keys(gpus)) {
-    const held = state.sparklines[uuid] ?? [];
-    const gpu = updated.get(uuid);
-    sparklines[uuid] = gpu || delta.points[uuid] ? appendPoints(held, deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS) : held;
-  }
-
-  return {
+  const next: LiveFleetState = {
     ...state,
     hosts,
     gpus,
@@ -216,6 +255,8 @@ export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt:
     lastUpdateAt: receivedAt,
     clockOffsetMs: clockOffset(delta.serverTime, receivedAt, state.clockOffsetMs),
   };
+  merged.add(next);
+  return next;
 }
 
 export function withStatus(state: LiveFleetState, status: ConnectionStatus): LiveFleetState {

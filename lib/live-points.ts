@@ -12,6 +12,19 @@ export function pointOfSample(sample: GpuSample, t: number): GpuPoint {
   };
 }
 
+/** The last time parsed by `sampleTime`: a delta's readings share a few sample times, as the same strings. */
+let lastParsed: { text: string; t: number } = { text: "", t: Number.NaN };
+
+/**
+ * Milliseconds of an ISO sample time. A delta's GPUs carry the same few
+ * strings (one per sample time, lib/live-wire.ts), so the last one parsed is
+ * remembered: a browser parses each time once per delta, not once per GPU.
+ */
+export function sampleTime(iso: string): number {
+  if (iso !== lastParsed.text) lastParsed = { text: iso, t: Date.parse(iso) };
+  return lastParsed.t;
+}
+
 /**
  * The new history points a delta brings for one GPU, oldest first. The
  * server leaves out `points` when the only new point is the GPU's own latest
@@ -24,7 +37,7 @@ export function deltaPointsOf(delta: FleetDelta, uuid: string, gpu?: LiveGpu): G
   if (sent) return sent;
   const entry = gpu ?? delta.gpus.find((candidate) => candidate.uuid === uuid);
   if (!entry) return [];
-  const t = Date.parse(entry.sampledAt);
+  const t = sampleTime(entry.sampledAt);
   return Number.isFinite(t) ? [pointOfSample(entry, t)] : [];
 }
 

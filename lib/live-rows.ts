@@ -41,22 +41,34 @@ export function pushChangedRow(out: RowValue[], previous: readonly RowValue[] | 
 }
 
 /**
+ * Where the row that starts at `at` in `flat` ends (the index after its last
+ * value), or -1 for a malformed row: a mask with more bits than fields, or
+ * values missing.
+ */
+export function rowEnd(flat: readonly RowValue[], at: number, fieldCount: number): number {
+  const mask = flat[at];
+  if (typeof mask !== "number" || !Number.isInteger(mask) || mask < 0 || mask >= 2 ** fieldCount) return -1;
+  let count = 0;
+  for (let bits = mask; bits !== 0; bits &= bits - 1) count += 1;
+  const end = at + 1 + count;
+  return end > flat.length ? -1 : end;
+}
+
+/**
  * Reads the row that starts at `at` in `flat` into `target` (the held
  * tuple, changed in place) and returns where the next item begins. A
  * malformed row (a mask with more bits than fields, values missing) stops
  * the reading: returns -1.
  */
 export function readRow(flat: readonly RowValue[], at: number, target: RowValue[], fieldCount: number): number {
-  const mask = flat[at];
-  if (typeof mask !== "number" || !Number.isInteger(mask) || mask < 0 || mask >= 2 ** fieldCount) return -1;
+  const end = rowEnd(flat, at, fieldCount);
+  if (end < 0) return -1;
+  const mask = flat[at] as number;
   let cursor = at + 1;
   for (let i = 0; i < fieldCount; i += 1) {
-    if (!(mask & (1 << i))) continue;
-    if (cursor >= flat.length) return -1;
-    target[i] = flat[cursor];
-    cursor += 1;
+    if (mask & (1 << i)) target[i] = flat[cursor++];
   }
-  return cursor;
+  return end;
 }
 
 /** A number rounded to what pages show (whole %, MiB, °C, W, MHz); null stays null. */

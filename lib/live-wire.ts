@@ -1,6 +1,6 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { DisplayGpu, DisplayHost, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
-import { quantize, readRow, type RowValue } from "@/lib/live-rows";
+import { quantize, readRow, rowEnd, type RowValue } from "@/lib/live-rows";
 import type { ProcessInfo } from "@/lib/snapshot";
 
 /**
@@ -138,30 +138,62 @@ export function gpuFixedKey(gpu: LiveGpu): string {
   return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
 }
 
-/** Marks the process fields of a tuple that a row did not touch: the held processes stay as they are. */
-const UNTOUCHED = Symbol("untouched") as unknown as RowValue;
-
-/** The numbers of a held reading, for a row to change; the process fields are left to the row. */
-function heldValues(gpu: LiveGpu): RowValue[] {
-  const tuple: RowValue[] = new Array<RowValue>(READING_ROW_LENGTH);
-  for (let i = 0; i < READING_FIELDS.length; i += 1) tuple[i] = gpu[READING_FIELDS[i]];
-  tuple[PROCESS_MEMORY] = UNTOUCHED;
-  tuple[PROCESS_SET] = UNTOUCHED;
-  return tuple;
+/**
+ * A copy of a held GPU with a new sample time, every field named: entries
+ * parsed from snapshots and from `n` differ in their key order, and a spread
+ * of objects of many shapes is several times slower than one literal of one
+ * shape (a copy per GPU per delta, in every viewer). A field added to
+ * LiveGpu must be added here (the compiler says so).
+ */
+function liveGpuAt(held: LiveGpu, sampledAt: string): LiveGpu {
+  return {
+    index: held.index,
+    uuid: held.uuid,
+    name: held.name,
+    pciBusId: held.pciBusId,
+    memoryTotalMiB: held.memoryTotalMiB,
+    memoryUsedMiB: held.memoryUsedMiB,
+    utilizationGpuPct: held.utilizationGpuPct,
+    utilizationMemoryPct: held.utilizationMemoryPct,
+    temperatureC: held.temperatureC,
+    powerDrawW: held.powerDrawW,
+    powerLimitW: held.powerLimitW,
+    fanSpeedPct: held.fanSpeedPct,
+    smClockMHz: held.smClockMHz,
+    pstate: held.pstate,
+    migMode: held.migMode,
+    eccErrorsUncorrected: held.eccErrorsUncorrected,
+    hostId: held.hostId,
+    hostName: held.hostName,
+    sampledAt,
+    processes: held.processes,
+  };
 }
 
-/** The held entry with a row's values put in; its processes rebuilt only when the row changed them. */
-function gpuWithRow(held: LiveGpu, tuple: RowValue[], sampledAt: string): LiveGpu {
-  const gpu: LiveGpu = { ...held, sampledAt };
+/**
+ * The held entry with the row that starts at `at` in `group` put in, and
+ * where the next item begins; -1 for a malformed row (nothing is built).
+ * Only the fields the mask names are written (a reading changes two or
+ * three of them), and the processes are rebuilt only when the row changed
+ * them: this runs once per GPU per delta in every viewer.
+ */
+function gpuWithRow(held: LiveGpu, group: readonly RowValue[], at: number, sampledAt: string): { gpu: LiveGpu; next: number } | -1 {
+  const next = rowEnd(group, at, READING_ROW_LENGTH);
+  if (next < 0) return -1;
+  const mask = group[at] as number;
+  const gpu = liveGpuAt(held, sampledAt);
   const fields = gpu as unknown as Record<string, RowValue>;
-  for (let i = 0; i < READING_FIELDS.length; i += 1) fields[READING_FIELDS[i]] = tuple[i];
-  const memory = tuple[PROCESS_MEMORY];
-  const set = tuple[PROCESS_SET];
-  if (memory === UNTOUCHED && set === UNTOUCHED) return gpu;
-  const processes = set === UNTOUCHED ? held.processes : (set as WireProcess[]);
-  const used = memory === UNTOUCHED ? held.processes.map((process) => quantize(process.usedMemoryMiB)) : (memory as (number | null)[]);
+  let cursor = at + 1;
+  for (let i = 0; i < READING_FIELDS.length; i += 1) {
+    if (mask & (1 << i)) fields[READING_FIELDS[i]] = group[cursor++];
+  }
+  const memory = mask & (1 << PROCESS_MEMORY) ? (group[cursor++] as (number | null)[]) : null;
+  const set = mask & (1 << PROCESS_SET) ? (group[cursor] as WireProcess[]) : null;
+  if (memory === null && set === null) return { gpu, next };
+  const processes = set ?? held.processes;
+  const used = memory ?? held.processes.map((process) => quantize(process.usedMemoryMiB));
   gpu.processes = processes.map((process, i) => ({ ...process, gpuUuid: held.uuid, usedMemoryMiB: used[i] ?? null }));
-  return gpu;
+  return { gpu, next };
 }
 
 /** Where each slot's GPU is, as the browser learnt it from its snapshot and later deltas. */
@@ -188,11 +220,15 @@ export function expandFleetDelta(wire: FleetDeltaWire, held: Record<string, Live
       const slot = group[at];
       const uuid = typeof slot === "number" ? slots[slot] : undefined;
       const base = uuid === undefined ? undefined : (gpus.get(uuid) ?? held[uuid]);
-      const tuple = base ? heldValues(base) : new Array<RowValue>(READING_ROW_LENGTH).fill(null);
-      const next = readRow(group, at + 1, tuple, READING_ROW_LENGTH);
-      if (next < 0) break;
-      at = next;
-      if (base && uuid !== undefined) gpus.set(uuid, gpuWithRow(base, tuple, sampledAt));
+      if (!base || uuid === undefined) {
+        at = rowEnd(group, at + 1, READING_ROW_LENGTH);
+        if (at < 0) break;
+        continue;
+      }
+      const row = gpuWithRow(base, group, at + 1, sampledAt);
+      if (row === -1) break;
+      gpus.set(uuid, row.gpu);
+      at = row.next;
     }
   }
   const points: Record<string, GpuPoint[]> = {};
