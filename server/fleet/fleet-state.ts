@@ -221,6 +221,11 @@ export class FleetState {
     };
   }
 
+  /** How many GPUs and hosts changed since the last drainDelta (the live feed's flush paces on it). */
+  pendingChanges(): number {
+    return this.dirtyGpus.size + this.dirtyHosts.size + this.removedHosts.size;
+  }
+
   /**
    * What changed since the last call: the latest values of each changed GPU
    * (coalesced, however many samples arrived) and the new live-edge points.

@@ -4,6 +4,7 @@ import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveSe
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
+import { DeltaPacer } from "@/server/fleet/delta-pacer";
 import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { log } from "@/server/log";
@@ -27,18 +28,24 @@ export interface LiveEndpointOptions {
   /** How often the offline check and the per-tick rules (`extras.tick`) run; default 1 s. */
   tickMs?: number;
   /**
-   * How often new readings go out, at most; default 100 ms. Agents sample on
-   * whole seconds, so a delta per tick would hold each reading until the
-   * tick's phase came round (up to a second, different after every restart);
-   * a short flush sends it almost at once and still coalesces a burst of
-   * agents into one or two deltas per second.
+   * How often the feed looks for new readings; default 25 ms. Agents sample
+   * on whole seconds, so a delta per tick would hold each reading until the
+   * tick's phase came round (up to a second, different after every restart).
    */
   flushMs?: number;
   /**
-   * The least time between two deltas; default 250 ms: readings of one second
-   * arrive spread out, and a burst of them makes a few deltas rather than one
-   * per flush, holding none back by more than this. (Browsers redraw for
-   * readings at most once a second whatever comes: lib/live-fleet-store.ts.)
+   * A delta goes out when no new reading came for this long; default 20 ms
+   * (with the default flush: at the first flush without a new one). Each
+   * second's readings arrive as a burst: it goes out as one delta, shortly
+   * after its last reading (server/fleet/delta-pacer.ts).
+   */
+  quietMs?: number;
+  /** No reading waits longer than this after a flush saw it; default 100 ms (a long burst goes out in parts). */
+  maxHoldMs?: number;
+  /**
+   * The least time between two deltas; default 0. A spacing (it was 250 ms)
+   * held the tail of each burst back by up to that much. (Browsers redraw
+   * for readings at most once a second whatever comes: lib/live-fleet-store.ts.)
    */
   minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
@@ -96,7 +103,8 @@ function scopeOf(socket: LiveSocket): SocketScope {
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, flushMs = 100, minDeltaIntervalMs = 250, bookings, extras } = options;
+  const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, minDeltaIntervalMs = 0, bookings, extras } = options;
+  const pacer = new DeltaPacer({ quietMs, maxHoldMs, minIntervalMs: minDeltaIntervalMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots);
   const displays = new DisplayScope(
@@ -212,21 +220,26 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
 
   // What the last tick's rules found, held until the next delta goes out with the readings.
   let pendingExtra: Partial<FleetDelta> | null = null;
-  let lastDeltaAt = 0;
   const send = () => {
     const snapshotsSent = sendMemberSnapshots();
-    // A few deltas a second at most: every delta is a message to every viewer. The first
-    // reading after a quiet spell still goes out within `flushMs`. Right after a snapshot
-    // the delta goes at once: the encoder's memory of what was sent must not lag behind
-    // what the snapshot showed, or a value that changed back would never be sent.
-    if (!snapshotsSent && Date.now() - lastDeltaAt < minDeltaIntervalMs) return sendDisplays(false);
+    // Every delta is a message to every viewer: a burst of readings goes as one, at its end
+    // (the pacer). Right after a snapshot the delta goes at once: the encoder's memory of
+    // what was sent must not lag behind what the snapshot showed, or a value that changed
+    // back would never be sent.
+    const now = Date.now();
+    const pending = fleet.pendingChanges() + (pendingExtra ? 1 : 0);
+    const due = pacer.due(pending, now);
+    // With nothing for the pacer to wait on, what a tick changed for displays (the alert
+    // count, bookings that start or end by the clock) goes at once.
+    const displaysOnly = pending === 0 && displaysDirty;
+    if (!snapshotsSent && !due && !displaysOnly) return sendDisplays(false);
     let delta = fleet.drainDelta();
     if (pendingExtra) delta = { serverTime: new Date().toISOString(), hosts: [], gpus: [], points: {}, removedHostIds: [], ...delta, ...pendingExtra };
     pendingExtra = null;
     const changed = delta !== null || displaysDirty;
     displaysDirty = false;
     if (delta) {
-      lastDeltaAt = Date.now();
+      pacer.sent(now);
       namespace.local.to(MEMBER_ROOM).emit("fleet:delta", members.encode(delta));
     }
     sendDisplays(changed);
