@@ -15,6 +15,16 @@ import { createAgentRunner, type AgentRunner } from "@/server/agent/agent-runner
 import { createSocketTransport } from "@/server/agent/socket-transport";
 import { createCollector } from "@/server/collector/collector";
 import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import type { Snapshot } from "@/lib/snapshot";
+import { LatencyHistogram } from "./stats";
+
+/** Where an agent's part of the latency goes, sparse histograms in ms (per batch sent in the window). */
+export interface AgentStages {
+  /** The newest reading of a batch sampled → the batch handed to socket.io (reading the source, the runner's wait). */
+  sampleToSend: [number, number][];
+  /** Batch handed to socket.io → the server's acknowledgement (the wire both ways, the server's wait, validation and ingest). */
+  sendToAck: [number, number][];
+}
 
 export interface AgentWorkerConfig {
   seed: number;
@@ -36,6 +46,8 @@ async function run(config: AgentWorkerConfig): Promise<void> {
   let window: { fromMs: number; toMs: number } | null = null;
   let taken = 0;
   let stopping = false;
+  const sampleToSend = new LatencyHistogram();
+  const sendToAck = new LatencyHistogram();
   for (const host of config.hosts) {
     const spec = specs.get(host.name);
     if (!spec) throw new Error(`no simulated host named ${host.name}`);
@@ -55,6 +67,18 @@ async function run(config: AgentWorkerConfig): Promise<void> {
         if (!stopping && !line.startsWith("connected")) process.stderr.write(`[agent ${host.name}] ${line}\n`);
       },
     });
+    const deliver = transport.send.bind(transport);
+    transport.send = async (batch) => {
+      const startedAt = Date.now();
+      // The runner sends its own readings (typed unknown on the wire: the server validates them).
+      const newest = Date.parse((batch.snapshots[batch.snapshots.length - 1] as Snapshot | undefined)?.sampledAt ?? "");
+      const reply = await deliver(batch);
+      if (window && newest >= window.fromMs && newest < window.toMs) {
+        sampleToSend.record(startedAt - newest);
+        sendToAck.record(Date.now() - startedAt);
+      }
+      return reply;
+    };
     transport.onConnect(() => {
       connected += 1;
       send({ type: "connected", count: connected });
@@ -67,7 +91,8 @@ async function run(config: AgentWorkerConfig): Promise<void> {
     if (message?.type === "window" && message.fromMs !== undefined && message.toMs !== undefined) {
       window = { fromMs: message.fromMs, toMs: message.toMs };
     } else if (message?.type === "report") {
-      send({ type: "report", taken });
+      const stages: AgentStages = { sampleToSend: sampleToSend.toSparse(), sendToAck: sendToAck.toSparse() };
+      send({ type: "report", taken, stages });
     } else if (message?.type === "stop") {
       stopping = true;
       void Promise.all(runners.map((runner) => runner.stop())).finally(() => process.exit(0));

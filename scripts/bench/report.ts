@@ -1,6 +1,7 @@
 /** The benchmark's markdown tables, from its JSON results. */
 import type { BrowserResult } from "./browser";
 import type { ScenarioResult } from "./scenario";
+import type { LatencySummary } from "./stats";
 
 export interface BenchResults {
   startedAt: string;
@@ -35,6 +36,23 @@ export function formatTables(results: BenchResults): string {
     lines.push(
       `| ${s.gpus} | ${s.instances} | ${s.viewers} | ${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} | ${s.firstViewerLatencyMs ? `${s.firstViewerLatencyMs.p50} / ${s.firstViewerLatencyMs.p99}` : "–"} | ${lost} | ${percent(s.updates.late, s.updates.expected)} | ${cpu} | ${rss} | ${loop} | ${fixed(s.deltaKiBPerViewerPerSecond)} | ${fixed(s.harness.agentCpuCores, 2)} + ${fixed(s.harness.viewerCpuCores, 2)} | ${fixed(s.loadAverage.after[0]!, 2)} |`,
     );
+  }
+  const staged = results.scenarios.filter((scenario): scenario is ScenarioResult => !("skipped" in scenario) && scenario.stagesMs !== undefined);
+  if (staged.length > 0) {
+    const range = (l: LatencySummary) => `${l.p50} / ${l.p99}`;
+    lines.push(
+      "",
+      "Where the latency goes, p50 / p99 (ms): agent = newest reading sampled → batch sent → acknowledged; server = reading sampled → drained into a delta (its `t`); viewer = delta `t` → handler of the first viewer of a process, and of every viewer (behind the others of its process).",
+      "",
+      "| GPUs | instances | agent: sample → send | agent: send → ack | sample → delta | delta → first viewer | delta → every viewer | decode per delta per viewer (ms) |",
+      "|---:|---:|---|---|---|---|---|---:|",
+    );
+    for (const s of staged) {
+      const st = s.stagesMs!;
+      lines.push(
+        `| ${s.gpus} | ${s.instances} | ${range(st.agentSampleToSend)} | ${range(st.agentSendToAck)} | ${range(st.sampleToDelta)} | ${range(st.deltaToFirstViewer)} | ${range(st.deltaToViewer)} | ${fixed(st.decodePerDeltaMs, 2)} |`,
+      );
+    }
   }
   if (results.browser) {
     const b = results.browser;

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
-import type { AgentWorkerConfig } from "./agent-worker";
+import type { AgentStages, AgentWorkerConfig } from "./agent-worker";
 import { CpuMeter, rssMiB } from "./processes";
 import type { BenchDatabase } from "./setup-database";
 import { addTallies, LatencyHistogram, meanMax, type LatencySummary, type UpdateTally } from "./stats";
@@ -68,6 +68,21 @@ export interface ScenarioResult {
   harness: { agentCpuCores: number; viewerCpuCores: number };
   deltaKiBPerViewerPerSecond: number;
   deltasPerViewerPerSecond: number;
+  /** Where the latency goes, stage by stage (docs/benchmark.md). */
+  stagesMs?: {
+    /** Agent: the newest reading of a batch sampled → batch sent. */
+    agentSampleToSend: LatencySummary;
+    /** Agent: batch sent → server's acknowledgement (wire, server's wait, validation, ingest). */
+    agentSendToAck: LatencySummary;
+    /** Reading sampled → the server drains it into a delta (delta's `t`). */
+    sampleToDelta: LatencySummary;
+    /** Delta's `t` → a viewer's handler, every viewer (includes the wait behind the process's other viewers). */
+    deltaToViewer: LatencySummary;
+    /** The same for the first viewer of each process. */
+    deltaToFirstViewer: LatencySummary;
+    /** One viewer decoding one delta (expandFleetDelta), mean ms. */
+    decodePerDeltaMs: number;
+  };
   loadAverage: { before: number[]; after: number[] };
 }
 
@@ -316,7 +331,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const hosts = database.hosts.map((host, i) => ({ ...host, serverUrl: servers[i % servers.length]!.url }));
     const agentWorkers = spread(hosts, options.agentProcesses).map((part) => {
       const config: AgentWorkerConfig = { seed: options.seed, gpus: options.gpus, intervalMs: 1000, hosts: part };
-      return { size: part.length, worker: startWorker<{ type: string; count?: number; taken?: number }>("agent-worker.ts", config, options.nice, log) };
+      return { size: part.length, worker: startWorker<{ type: string; count?: number; taken?: number; stages?: AgentStages }>("agent-worker.ts", config, options.nice, log) };
     });
     workers.push(...agentWorkers.map(({ worker }) => worker.child));
     await Promise.all(
@@ -380,6 +395,15 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     let disconnects = 0;
     let bytes = 0;
     let deltas = 0;
+    const stage = {
+      agentSampleToSend: new LatencyHistogram(),
+      agentSendToAck: new LatencyHistogram(),
+      sampleToDelta: new LatencyHistogram(),
+      deltaToViewer: new LatencyHistogram(),
+      deltaToFirstViewer: new LatencyHistogram(),
+    };
+    let decodeMicros = 0;
+    let decodedDeltas = 0;
     for (const { size, worker } of viewerWorkers) {
       const asked = worker.messages.length;
       worker.child.send({ type: "report" });
@@ -394,6 +418,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       disconnects += report.disconnects;
       bytes += report.bytesPerViewerPerSecond * size;
       deltas += report.deltasPerViewerPerSecond * size;
+      stage.sampleToDelta.merge(LatencyHistogram.fromSparse(report.stages.sampleToDelta));
+      stage.deltaToViewer.merge(LatencyHistogram.fromSparse(report.stages.deltaToViewer));
+      stage.deltaToFirstViewer.merge(LatencyHistogram.fromSparse(report.stages.deltaToFirstViewer));
+      decodeMicros += report.stages.decodeMicros;
+      decodedDeltas += report.stages.decodedDeltas;
     }
 
     let taken = 0;
@@ -406,6 +435,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         "the agents' report",
       );
       taken += report.taken ?? 0;
+      if (report.stages) {
+        stage.agentSampleToSend.merge(LatencyHistogram.fromSparse(report.stages.sampleToSend));
+        stage.agentSendToAck.merge(LatencyHistogram.fromSparse(report.stages.sendToAck));
+      }
     }
 
     return {
@@ -429,6 +462,14 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       harness: { agentCpuCores: agentCores, viewerCpuCores: viewerCores },
       deltaKiBPerViewerPerSecond: bytes / options.viewers / 1024,
       deltasPerViewerPerSecond: deltas / options.viewers,
+      stagesMs: {
+        agentSampleToSend: stage.agentSampleToSend.summary(),
+        agentSendToAck: stage.agentSendToAck.summary(),
+        sampleToDelta: stage.sampleToDelta.summary(),
+        deltaToViewer: stage.deltaToViewer.summary(),
+        deltaToFirstViewer: stage.deltaToFirstViewer.summary(),
+        decodePerDeltaMs: decodedDeltas === 0 ? Number.NaN : decodeMicros / decodedDeltas / 1000,
+      },
       loadAverage: { before: loadBefore, after: loadAfter },
     };
   } finally {

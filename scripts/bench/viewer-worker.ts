@@ -38,6 +38,21 @@ export interface ViewerReport {
   /** Bytes of socket.io messages received per viewer per second, over the window. */
   bytesPerViewerPerSecond: number;
   deltasPerViewerPerSecond: number;
+  /** Where the latency goes (docs/benchmark.md, "Where the latency goes"), sparse histograms in ms. */
+  stages: ViewerStages;
+}
+
+/** Each reading's way from its sample to a viewer, split at the delta's server time `t` (when the server drained it). */
+export interface ViewerStages {
+  /** Sample taken → the server drains it into a delta (agent, network, ingest, the flush's wait); once per reading. */
+  sampleToDelta: [number, number][];
+  /** The delta's server time → this viewer's handler starts (encoding, socket writes, the wire, socket.io's parse, the wait behind this process's other viewers); per viewer. */
+  deltaToViewer: [number, number][];
+  /** The same for the first viewer of the process to get each delta (no wait behind the others). */
+  deltaToFirstViewer: [number, number][];
+  /** Decoding one delta (expandFleetDelta), µs of wall time, summed, and the number of deltas. */
+  decodeMicros: number;
+  decodedDeltas: number;
 }
 
 interface Viewer {
@@ -57,6 +72,11 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
    */
   const firstHistogram = new LatencyHistogram();
   const decoded = new Set<string>();
+  const sampleToDelta = new LatencyHistogram();
+  const deltaToViewer = new LatencyHistogram();
+  const deltaToFirstViewer = new LatencyHistogram();
+  let decodeMicros = 0;
+  let decodedDeltas = 0;
   const viewers: Viewer[] = [];
   let window: { fromMs: number; toMs: number } | null = null;
   let connected = 0;
@@ -98,11 +118,17 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
     });
     socket.on("fleet:delta", (wire: FleetDeltaWire) => {
       const receivedAt = Date.now();
+      const decodeStart = performance.now();
       const delta = expandFleetDelta(wire, viewer.gpus, viewer.slots);
       for (const gpu of delta.gpus) viewer.gpus[gpu.uuid] = gpu;
+      const decodeEnd = performance.now();
       const ledger = viewer.ledger;
       if (!ledger || !window) return;
-      if (receivedAt >= window.fromMs && receivedAt < window.toMs) deltas += 1;
+      if (receivedAt >= window.fromMs && receivedAt < window.toMs) {
+        deltas += 1;
+        decodedDeltas += 1;
+        decodeMicros += (decodeEnd - decodeStart) * 1000;
+      }
       const first = !decoded.has(delta.serverTime);
       if (first) {
         decoded.add(delta.serverTime);
@@ -115,7 +141,12 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
           if (!ledger.covers(point.t)) continue;
           const latency = receivedAt - point.t;
           histogram.record(latency);
-          if (first) firstHistogram.record(latency);
+          deltaToViewer.record(receivedAt - wire.t);
+          if (first) {
+            firstHistogram.record(latency);
+            sampleToDelta.record(wire.t - point.t);
+            deltaToFirstViewer.record(receivedAt - wire.t);
+          }
           ledger.mark(uuid, point.t, latency > config.lateMs);
         }
       }
@@ -140,6 +171,13 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
         disconnects,
         bytesPerViewerPerSecond: bytes / viewers.length / seconds,
         deltasPerViewerPerSecond: deltas / viewers.length / seconds,
+        stages: {
+          sampleToDelta: sampleToDelta.toSparse(),
+          deltaToViewer: deltaToViewer.toSparse(),
+          deltaToFirstViewer: deltaToFirstViewer.toSparse(),
+          decodeMicros,
+          decodedDeltas,
+        },
       };
       process.send?.(report);
     } else if (message?.type === "stop") {
