@@ -1,15 +1,28 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Snapshot } from "@/lib/snapshot";
 import { FleetRelay, type RelayMessage, type RelayTransport } from "@/server/cluster/fleet-relay";
+import { KEYFRAME_EVERY_MS, RELAY_FORMAT_VERSION } from "@/server/cluster/relay-wire";
+import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
+import { log } from "@/server/log";
 
-/** Two instances joined by an in-memory bus that, like serverSideEmit, never delivers to the sender. */
-function twoInstances(now: () => number) {
+/**
+ * Instances joined by an in-memory bus that, like serverSideEmit, never
+ * delivers to the sender and, like Redis pub/sub, reaches only those
+ * listening at the time (`join` later: an instance that starts late), and
+ * may lose a message (`dropNext`).
+ */
+function cluster(now: () => number) {
   const handlers = new Map<string, (message: unknown) => void>();
   const sent: RelayMessage[] = [];
+  let drops = 0;
   const transport = (self: string): RelayTransport => ({
     send(message) {
       sent.push(message);
+      if (drops > 0) {
+        drops -= 1;
+        return;
+      }
       // Through JSON, as over Redis.
       for (const [name, handler] of handlers) if (name !== self) handler(JSON.parse(JSON.stringify(message)));
     },
@@ -18,12 +31,17 @@ function twoInstances(now: () => number) {
       return () => handlers.delete(self);
     },
   });
-  const make = (name: string) => {
+  const join = (name: string) => {
     const fleet = new FleetState({ offlineAfterMs: 5000, simulated: false, now });
     const relay = new FleetRelay({ fleet, instanceId: name, transport: transport(name), now });
     return { fleet, relay };
   };
-  return { a: make("a"), b: make("b"), sent };
+  return { join, sent, dropNext: (count = 1) => void (drops = count) };
+}
+
+function twoInstances(now: () => number) {
+  const { join, sent, dropNext } = cluster(now);
+  return { a: join("a"), b: join("b"), sent, dropNext };
 }
 
 function snapshotAt(ms: number, util = 50): Snapshot {
@@ -135,11 +153,125 @@ describe("fleet relay", () => {
   it("ignores malformed messages and readings too old for the live state", () => {
     const clock = Date.parse("2026-01-01T00:00:00Z");
     const { a, b, sent } = twoInstances(() => clock);
+    const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
     b.relay.apply({ from: "x", events: [{ kind: "snapshot", hostId: "h" }] });
     b.relay.apply("nonsense");
     expect(b.fleet.current().hosts).toEqual([]);
     a.relay.forwardSnapshot(host, snapshotAt(clock - 60 * 60_000));
     a.relay.flush();
     expect(sent).toHaveLength(0);
+    expect(warn).toHaveBeenCalledTimes(2);
+  });
+});
+
+/** A simulated host with training runs (processes) and fractional power readings. */
+const [spec] = simulatedFleet({ seed: 7, gpuCount: 8 });
+const simHost = { id: "host-sim", name: spec.hostName, simulated: true };
+
+/** What an instance's own agent and ingest do with a reading, and the relay hook after it. */
+function readOnA(a: { fleet: FleetState; relay: FleetRelay }, at: number): Snapshot {
+  const snapshot = simulatedSnapshotAt(spec, 7, at);
+  a.fleet.ingest(simHost.id, snapshot);
+  a.relay.forwardSnapshot(simHost, snapshot);
+  a.relay.flush();
+  return snapshot;
+}
+
+/** The GPUs as a viewer of the instance would get them in its snapshot (sorted, without the host name the sender's fleet filed). */
+const gpusOf = (fleet: FleetState) => fleet.current().gpus.map((gpu) => ({ ...gpu })).sort((x, y) => x.index - y.index);
+
+describe("fleet relay, compact readings", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("relays a keyframe, then rows of what changed, and B holds the same values as A", () => {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const { a, b, sent } = twoInstances(() => clock);
+    a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
+    a.relay.flush();
+    for (let i = 0; i < 30; i += 1) {
+      readOnA(a, clock);
+      expect(gpusOf(b.fleet)).toEqual(gpusOf(a.fleet));
+      clock += 1000;
+    }
+    const readings = sent.flatMap((message) => message.e).filter((event) => event.k === "key" || event.k === "row");
+    expect(readings.map((event) => event.k)).toEqual(["key", ...Array(29).fill("row")]);
+    expect(gpusOf(a.fleet).some((gpu) => gpu.processes.length > 0)).toBe(true);
+    // The rows are a small part of the reading they stand for.
+    const rowBytes = JSON.stringify(readings[1]).length;
+    expect(rowBytes * 5).toBeLessThan(JSON.stringify(readings[0]).length);
+    // B's viewers get it as a local reading: in B's delta, and B's history has the points.
+    const delta = b.fleet.drainDelta();
+    expect(delta?.gpus.map((gpu) => gpu.uuid).sort()).toEqual(gpusOf(a.fleet).map((gpu) => gpu.uuid).sort());
+    const uuid = gpusOf(a.fleet)[0].uuid;
+    expect(b.fleet.history(uuid)?.points).toEqual(a.fleet.history(uuid)?.points);
+  });
+
+  it("gives an instance that starts late the full state: it asks, the sender answers with a keyframe", () => {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const bus = cluster(() => clock);
+    const a = bus.join("a");
+    a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
+    for (let i = 0; i < 5; i += 1, clock += 1000) readOnA(a, clock);
+
+    const late = bus.join("late");
+    // The first rows it hears cannot be applied; it asks A for a keyframe …
+    readOnA(a, clock);
+    clock += 1000;
+    expect(late.fleet.current().hosts).toEqual([]);
+    late.relay.flush();
+    expect(bus.sent.at(-1)?.e).toEqual([{ k: "need", to: "a", h: [simHost.id] }]);
+    // … which A's next reading is.
+    readOnA(a, clock);
+    expect(bus.sent.at(-1)?.e.map((event) => event.k)).toEqual(["key"]);
+    expect(late.fleet.current().hosts.map((host) => [host.name, host.online])).toEqual([[simHost.name, true]]);
+    expect(gpusOf(late.fleet)).toEqual(gpusOf(a.fleet));
+    clock += 1000;
+    readOnA(a, clock);
+    expect(bus.sent.at(-1)?.e.map((event) => event.k)).toEqual(["row"]);
+    expect(gpusOf(late.fleet)).toEqual(gpusOf(a.fleet));
+  });
+
+  it("heals a lost message with the next keyframe, without applying rows across the gap", () => {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const { a, b, dropNext } = twoInstances(() => clock);
+    a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
+    readOnA(a, clock);
+    const before = gpusOf(b.fleet);
+    clock += 1000;
+    dropNext();
+    readOnA(a, clock);
+    clock += 1000;
+    // The reading after the lost one is not applied (its rows are relative to the lost one) …
+    readOnA(a, clock);
+    expect(gpusOf(b.fleet)).toEqual(before);
+    // … and B's request for a keyframe is lost too: the periodic keyframe heals it.
+    dropNext();
+    b.relay.flush();
+    for (let waited = 0; waited <= KEYFRAME_EVERY_MS; waited += 1000) {
+      clock += 1000;
+      readOnA(a, clock);
+    }
+    expect(gpusOf(b.fleet)).toEqual(gpusOf(a.fleet));
+  });
+
+  it("skips a message of another format version with one warning, and a malformed event without losing the rest", () => {
+    const clock = Date.parse("2026-01-01T00:00:00Z");
+    const { a, b, sent } = twoInstances(() => clock);
+    const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
+    a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
+    readOnA(a, clock);
+    const good = sent.at(-1)!;
+
+    b.relay.apply({ ...good, v: RELAY_FORMAT_VERSION + 1 });
+    b.relay.apply({ ...good, v: RELAY_FORMAT_VERSION + 1 });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toMatch(/format/);
+
+    const freshB = twoInstances(() => clock).b;
+    const malformed = [{ k: "row", h: simHost.id }, { k: "key", h: "other", n: 0, name: "x", simulated: false, s: { host: {} } }, 42, { k: "what" }];
+    expect(() => freshB.relay.apply({ ...good, e: [...malformed, ...good.e] })).not.toThrow();
+    expect(warn).toHaveBeenCalledTimes(2);
+    expect(freshB.relay.counters.skippedEvents).toBe(malformed.length);
+    expect(gpusOf(freshB.fleet)).toEqual(gpusOf(a.fleet));
   });
 });
