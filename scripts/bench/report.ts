@@ -54,6 +54,11 @@ export function formatTables(results: BenchResults): string {
       );
     }
   }
+  for (const s of results.scenarios) {
+    if ("skipped" in s || s.redisKiBPerSecond === undefined) continue;
+    const pins = s.pinnedCores ? `; instance i pinned to core ${s.pinnedCores.join(", ")} (taskset), agents and viewers on any core` : "";
+    lines.push("", `${s.gpus} GPUs on ${s.instances} instances: ${fixed(s.redisKiBPerSecond, 1)} KiB/s published on Redis (fleet relay and socket.io adapter)${pins}.`);
+  }
   if (results.browser) {
     const b = results.browser;
     lines.push(

@@ -40,6 +40,8 @@ export interface ScenarioOptions {
   alerts: boolean;
   /** Niceness of the server, agent and viewer processes (negative: ahead of other work; needs root). */
   nice: number;
+  /** Pin instance i to CPU core i (`taskset`), so that two instances do not share a core; the harness is not pinned. */
+  taskset: boolean;
   log: (line: string) => void;
 }
 
@@ -83,6 +85,10 @@ export interface ScenarioResult {
     /** One viewer decoding one delta (expandFleetDelta), mean ms. */
     decodePerDeltaMs: number;
   };
+  /** With several instances: what they published on Redis (the relay and socket.io's adapter), KiB per second. */
+  redisKiBPerSecond?: number;
+  /** With --taskset: the core each instance was pinned to. */
+  pinnedCores?: number[];
   loadAverage: { before: number[]; after: number[] };
 }
 
@@ -99,6 +105,35 @@ interface Worker<Message> {
  */
 function niced(nice: number, command: string, args: string[]): [string, string[]] {
   return nice === 0 ? [command, args] : ["nice", ["-n", String(nice), command, ...args]];
+}
+
+/** The command under `taskset -c core` when a core is given (taskset execs it too). */
+function pinned(core: number | null, [command, args]: [string, string[]]): [string, string[]] {
+  return core === null ? [command, args] : ["taskset", ["-c", String(core), command, ...args]];
+}
+
+/**
+ * Counts the bytes published under the cluster's Redis prefix (the fleet
+ * relay and socket.io's adapter) while `counting` is true.
+ */
+async function watchRedis(redisUrl: string, prefix: string): Promise<{ start: () => void; bytes: () => number; close: () => Promise<void> }> {
+  const { Redis } = await import("ioredis");
+  const client = new Redis(redisUrl, { lazyConnect: true });
+  await client.connect();
+  let counting = false;
+  let bytes = 0;
+  client.on("pmessageBuffer", (_pattern: Buffer, _channel: Buffer, message: Buffer) => {
+    if (counting) bytes += message.length;
+  });
+  await client.psubscribe(`${prefix}*`);
+  return {
+    start: () => void (counting = true),
+    bytes: () => {
+      counting = false;
+      return bytes;
+    },
+    close: async () => void (await client.quit().catch(() => client.disconnect())),
+  };
 }
 
 /** A TypeScript worker with an IPC channel, run through tsx like the gpudesk CLI. */
@@ -212,13 +247,14 @@ async function startServer(
   extraEnv: Record<string, string>,
   options: Pick<ScenarioOptions, "cpuProfileDir" | "alerts" | "nice">,
   log: (line: string) => void,
+  core: number | null = null,
 ): Promise<RunningServer> {
   const url = `http://127.0.0.1:${port}`;
   const probeFile = path.join(dataDir, `probe-${instance}.json`);
   const logFile = path.join(dataDir, `server-${instance}.log`);
   const out = openSync(logFile, "a");
   const profile = options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : [];
-  const child = spawn(...niced(options.nice, process.execPath, [...profile, "--import", path.join(here, "server-probe.mjs"), cli, "serve"]), {
+  const child = spawn(...pinned(core, niced(options.nice, process.execPath, [...profile, "--import", path.join(here, "server-probe.mjs"), cli, "serve"])), {
     cwd: repoRoot,
     env: scenarioEnv(dataDir, {
       PORT: String(port),
@@ -311,6 +347,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `gpudesk-bench-${options.gpus}x${options.instances}-`));
   const servers: RunningServer[] = [];
   const workers: ChildProcess[] = [];
+  let redis: Awaited<ReturnType<typeof watchRedis>> | null = null;
+  const cores = options.taskset ? Array.from({ length: options.instances }, (_, i) => i % os.availableParallelism()) : null;
   try {
     log(`  preparing ${options.gpus} GPUs in ${dataDir}`);
     const database = prepareDatabase(dataDir, options.gpus, options.seed);
@@ -324,8 +362,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     }
     // One after the other: the first may build the web app, and each migrates the shared database.
     for (let i = 0; i < options.instances; i++) {
-      servers.push(await startServer(dataDir, options.basePort + i, i, shared, options, log));
+      servers.push(await startServer(dataDir, options.basePort + i, i, shared, options, log, cores ? cores[i]! : null));
     }
+    if (options.instances > 1) redis = await watchRedis(options.redisUrl, shared.GPUDESK_REDIS_PREFIX!);
 
     // Agents: hosts spread over the instances (as a load balancer would), then over the agent processes.
     const hosts = database.hosts.map((host, i) => ({ ...host, serverUrl: servers[i % servers.length]!.url }));
@@ -374,11 +413,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const agentCpu = new CpuMeter(agentWorkers.map(({ worker }) => worker.child.pid!));
     const viewerCpu = new CpuMeter(viewerWorkers.map(({ worker }) => worker.child.pid!));
     const rss = servers.map(() => [] as number[]);
+    redis?.start();
     while (Date.now() < toMs) {
       servers.forEach((server, i) => rss[i]!.push(rssMiB(server.child.pid!)));
       await sleep(Math.min(1000, toMs - Date.now()));
     }
     const serverCores = serverCpu.cores();
+    const redisBytes = redis?.bytes();
     const agentCores = [...agentCpu.cores().values()].reduce((a, b) => a + b, 0);
     const viewerCores = [...viewerCpu.cores().values()].reduce((a, b) => a + b, 0);
     const probes = await Promise.all(servers.map(readProbe));
@@ -470,9 +511,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         deltaToFirstViewer: stage.deltaToFirstViewer.summary(),
         decodePerDeltaMs: decodedDeltas === 0 ? Number.NaN : decodeMicros / decodedDeltas / 1000,
       },
+      ...(redisBytes === undefined ? {} : { redisKiBPerSecond: redisBytes / options.durationS / 1024 }),
+      ...(cores ? { pinnedCores: cores } : {}),
       loadAverage: { before: loadBefore, after: loadAfter },
     };
   } finally {
+    await redis?.close();
     await Promise.all(workers.map((child) => stopProcess(child, { type: "stop" })));
     await Promise.all(servers.map((server) => stopProcess(server.child)));
     if (process.env.GPUDESK_BENCH_KEEP !== "1") rmSync(dataDir, { recursive: true, force: true });

@@ -36,12 +36,15 @@ export interface RelayMessage {
   e: RelayEvent[];
 }
 
+const PROCESS_MEMORY = READING_FIELDS.length;
+const PROCESS_SET = READING_FIELDS.length + 1;
+
 /** The row tuple of a GPU's reading: READING_FIELDS as read, its processes' memory, its processes without memory. */
 function relayTuple(gpu: GpuSample, processes: ProcessInfo[]): RowValue[] {
   const tuple = new Array<RowValue>(READING_ROW_LENGTH);
   for (let i = 0; i < READING_FIELDS.length; i += 1) tuple[i] = gpu[READING_FIELDS[i]];
-  tuple[READING_FIELDS.length] = processes.map((process) => process.usedMemoryMiB);
-  tuple[READING_FIELDS.length + 1] = processes.map(({ gpuUuid: _gpu, usedMemoryMiB: _memory, ...rest }) => rest) as RowValue[];
+  tuple[PROCESS_MEMORY] = processes.map((process) => process.usedMemoryMiB);
+  tuple[PROCESS_SET] = processes.map(({ gpuUuid: _gpu, usedMemoryMiB: _memory, ...rest }) => rest) as RowValue[];
   return tuple;
 }
 
@@ -100,7 +103,13 @@ export class RelayEncoder {
       return { k: "key", h: host.id, n, name: host.name, simulated: host.simulated, s: snapshot };
     }
     const rows: RowValue[] = [];
-    for (let i = 0; i < tuples.length; i += 1) pushChangedRow(rows, held.tuples[i], tuples[i], true);
+    for (let i = 0; i < tuples.length; i += 1) {
+      const previous = held.tuples[i];
+      const next = tuples[i];
+      // An unchanged process set (the usual case) becomes the held one, so the row compares it by reference.
+      if (JSON.stringify(previous[PROCESS_SET]) === JSON.stringify(next[PROCESS_SET])) next[PROCESS_SET] = previous[PROCESS_SET];
+      pushChangedRow(rows, previous, next, true);
+    }
     held.n = n;
     held.tuples = tuples;
     return { k: "row", h: host.id, n, t: Date.parse(snapshot.sampledAt), r: rows };
@@ -182,8 +191,8 @@ export class RelayDecoder {
       const gpu = { ...base } as unknown as Record<string, RowValue>;
       for (let f = 0; f < READING_FIELDS.length; f += 1) gpu[READING_FIELDS[f]] = tuple[f];
       gpus.push(gpu as unknown as GpuSample);
-      const memory = tuple[READING_FIELDS.length] as (number | null)[];
-      const set = tuple[READING_FIELDS.length + 1] as WireProcess[];
+      const memory = tuple[PROCESS_MEMORY] as (number | null)[];
+      const set = tuple[PROCESS_SET] as WireProcess[];
       set.forEach((process, p) => processes.push({ ...process, gpuUuid: base.uuid, usedMemoryMiB: memory[p] ?? null }));
     });
     return {
