@@ -7,7 +7,7 @@ import path from "node:path";
 import { io as connectSocket, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
-import { applyDeltaWire, applySnapshotWire, findHost, initialLiveFleetState } from "@/lib/live-fleet-state";
+import { applyDeltaWire, applySnapshotWire, findHost, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
 import { ensureProductionBuild } from "@/server/build";
 import { migrateDatabase } from "@/server/db/migrate";
@@ -112,6 +112,10 @@ function watchFleet(url: string, token: string) {
   return {
     socket,
     host,
+    gpus: (id: string) => {
+      const found = host(id);
+      return found ? gpusOfHost(state, found) : [];
+    },
     snapshots: () => snapshots,
     /** The host is online with a reading newer than `sinceMs`. */
     liveSince: (id: string, sinceMs: number) => {
@@ -228,6 +232,22 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     const seenAt = Date.parse(viewerOnB.host(hostA.host.id)!.lastSeenAt!);
     await waitFor("a newer reading of A's host on B", () => viewerOnB.liveSince(hostA.host.id, seenAt), 10_000);
 
+    // The relay carries A's readings compactly (rows of what changed): B's viewer sees the values A's viewer sees.
+    const reading = await waitFor("one reading of A's host seen on both instances", () => {
+      const onA = viewerOnA.gpus(hostA.host.id);
+      const onB = viewerOnB.gpus(hostA.host.id);
+      const same = onA.length > 0 && onA.length === onB.length && onA.every((gpu, i) => gpu.sampledAt === onB[i].sampledAt);
+      return same ? { onA, onB } : null;
+    }, 15_000);
+    // Rounded: a GPU's first entry in a feed comes whole, later ones as rows rounded to what pages show.
+    const shown = (gpus: typeof reading.onA) =>
+      gpus.map((gpu) => ({
+        uuid: gpu.uuid,
+        values: [gpu.utilizationGpuPct, gpu.memoryUsedMiB, gpu.powerDrawW, gpu.temperatureC].map((value) => (value === null ? null : Math.round(value))),
+        processes: gpu.processes.map((process) => [process.pid, process.user, Math.round(process.usedMemoryMiB ?? -1)]),
+      }));
+    expect(shown(reading.onB)).toEqual(shown(reading.onA));
+
     // A browser that (re)connects to B gets every host in its first snapshot.
     const lateViewer = watchFleet(b.url, viewerToken);
     await waitFor("the late viewer's snapshot", () => lateViewer.snapshots() > 0, 10_000);
@@ -259,6 +279,8 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     const afterKill = Date.now();
     await waitFor("B's own host still live on B", () => viewerOnB.liveSince(hostB.host.id, afterKill), 10_000);
     expect(viewerOnB.socket.connected).toBe(true);
+    // Every relay message was understood (none skipped as malformed or of another format).
+    expect(b.output.filter((line) => line.includes("cluster: ignored"))).toEqual([]);
 
     // The new leader carried on with the stored alert instead of opening it again.
     await new Promise((resolve) => setTimeout(resolve, 3000));
