@@ -196,8 +196,12 @@ function movedSparklines(state: LiveFleetState, delta: FleetDelta, gpus: Record<
     sparklines[uuid] = appendPoints(state.sparklines[uuid] ?? [], deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS);
   };
   for (const gpu of delta.gpus) move(gpu.uuid, gpu);
-  for (const uuid of Object.keys(delta.points)) {
-    if (gpus[uuid] !== undefined && !delta.gpus.some((gpu) => gpu.uuid === uuid)) move(uuid, undefined);
+  const replayed = Object.keys(delta.points);
+  if (replayed.length === 0) return sparklines;
+  // Points of a GPU the delta brings no entry for (rare: a replayed buffer comes with its GPU's entry).
+  const brought = new Set(delta.gpus.map((gpu) => gpu.uuid));
+  for (const uuid of replayed) {
+    if (gpus[uuid] !== undefined && !brought.has(uuid)) move(uuid, undefined);
   }
   return sparklines;
 }
