@@ -43,6 +43,12 @@ export interface LiveEndpointOptions {
   /** No reading waits longer than this after a flush saw it; default 100 ms (a long burst goes out in parts). */
   maxHoldMs?: number;
   /**
+   * Snapshots go out at most this often; default 100 ms. Connections
+   * waiting meanwhile share one (at 4,000 GPUs a snapshot is megabytes and
+   * a few hundred ms of work: a reconnect storm must not pay it per flush).
+   */
+  snapshotMs?: number;
+  /**
    * The least time between two deltas; default 0. A spacing (it was 250 ms)
    * held the tail of each burst back by up to that much. (Browsers redraw
    * for readings at most once a second whatever comes: lib/live-fleet-store.ts.)
@@ -103,7 +109,7 @@ function scopeOf(socket: LiveSocket): SocketScope {
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, minDeltaIntervalMs = 0, bookings, extras } = options;
+  const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, minDeltaIntervalMs = 0, bookings, extras } = options;
   const pacer = new DeltaPacer({ quietMs, maxHoldMs, minIntervalMs: minDeltaIntervalMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots);
@@ -220,8 +226,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
 
   // What the last tick's rules found, held until the next delta goes out with the readings.
   let pendingExtra: Partial<FleetDelta> | null = null;
+  let lastSnapshotsAt = Number.NEGATIVE_INFINITY;
   const send = () => {
-    const snapshotsSent = sendMemberSnapshots();
+    const snapshotsSent = Date.now() - lastSnapshotsAt >= snapshotMs && sendMemberSnapshots();
+    if (snapshotsSent) lastSnapshotsAt = Date.now();
     // Every delta is a message to every viewer: a burst of readings goes as one, at its end
     // (the pacer). Right after a snapshot the delta goes at once: the encoder's memory of
     // what was sent must not lag behind what the snapshot showed, or a value that changed
