@@ -1,6 +1,6 @@
 import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost, SparklineColumns } from "@/lib/live";
 import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
-import type { Snapshot } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
 import { columnsOfPoints, pointOfSample } from "@/lib/live-points";
 import { PointRing } from "@/server/fleet/point-ring";
 
@@ -16,6 +16,8 @@ interface HostEntry {
 
 interface GpuEntry {
   gpu: LiveGpu;
+  /** `gpu.sampledAt` in ms. */
+  sampledAtMs: number;
   history: PointRing;
   /** Newest point already sent to browsers; older replayed points go to history only. */
   sentUpTo: number;
@@ -120,13 +122,7 @@ export class FleetState {
     const sampledAt = Date.parse(snapshot.sampledAt);
     entry.lastArrivalAt = this.now();
 
-    const points = new Map<string, GpuPoint>();
-    for (const sample of snapshot.gpus) {
-      const point = pointOfSample(sample, sampledAt);
-      points.set(sample.uuid, point);
-      const gpuEntry = this.gpus.get(sample.uuid);
-      if (gpuEntry) gpuEntry.history.insert(point);
-    }
+    for (const sample of snapshot.gpus) this.gpus.get(sample.uuid)?.history.insert(pointOfSample(sample, sampledAt));
 
     if (sampledAt < entry.newestSampleAt) {
       this.setOnline(entry, entry.connectedVia.size > 0);
@@ -134,33 +130,25 @@ export class FleetState {
     }
     entry.newestSampleAt = sampledAt;
 
-    const uuids = [...snapshot.gpus].sort((a, b) => a.index - b.index).map((gpu) => gpu.uuid);
-    const inventoryChanged = uuids.join(",") !== entry.host.gpuUuids.join(",");
-    for (const gone of entry.host.gpuUuids) {
-      if (!uuids.includes(gone)) this.gpus.delete(gone);
+    const uuids = uuidsByIndex(snapshot.gpus);
+    const previous = entry.host.gpuUuids;
+    const inventoryChanged = !sameList(uuids, previous);
+    if (inventoryChanged) {
+      for (const gone of previous) if (!uuids.includes(gone)) this.gpus.delete(gone);
     }
 
-    const processesByGpu = new Map<string, Snapshot["processes"]>();
-    for (const process of snapshot.processes) {
-      const list = processesByGpu.get(process.gpuUuid);
-      if (list) list.push(process);
-      else processesByGpu.set(process.gpuUuid, [process]);
-    }
     for (const sample of snapshot.gpus) {
-      const gpu: LiveGpu = {
-        ...sample,
-        hostId,
-        hostName: entry.host.name,
-        sampledAt: snapshot.sampledAt,
-        processes: processesByGpu.get(sample.uuid) ?? [],
-      };
+      // Most hosts report no process on most GPUs: one scan of a short list beats a map per reading.
+      const processes = snapshot.processes.length === 0 ? [] : snapshot.processes.filter((process) => process.gpuUuid === sample.uuid);
+      const gpu = liveGpuOf(sample, hostId, entry.host.name, snapshot.sampledAt, processes);
       const existing = this.gpus.get(sample.uuid);
       if (existing) {
         existing.gpu = gpu;
+        existing.sampledAtMs = sampledAt;
       } else {
         const history = new PointRing(HISTORY_POINTS);
-        history.insert(points.get(sample.uuid)!);
-        this.gpus.set(sample.uuid, { gpu, history, sentUpTo: 0 });
+        history.insert(pointOfSample(sample, sampledAt));
+        this.gpus.set(sample.uuid, { gpu, sampledAtMs: sampledAt, history, sentUpTo: 0 });
       }
       this.dirtyGpus.add(sample.uuid);
     }
@@ -176,7 +164,7 @@ export class FleetState {
     host.driverVersion = snapshot.host.driverVersion;
     host.cudaVersion = snapshot.host.cudaVersion;
     host.lastSeenAt = new Date(sampledAt).toISOString();
-    host.gpuUuids = uuids;
+    if (inventoryChanged) host.gpuUuids = uuids;
     if (inventoryChanged || versionsChanged || firstSeen || uuids.length === 0) this.dirtyHosts.add(hostId);
     this.setOnline(entry, entry.connectedVia.size > 0);
     return { live: true, inventoryChanged: inventoryChanged || versionsChanged };
@@ -244,7 +232,7 @@ export class FleetState {
         entry.sentUpTo = fresh[fresh.length - 1].t;
         // The usual case, the entry's own reading and nothing else, goes
         // without a point: browsers make it from the entry (lib/live-points.ts).
-        const onlyTheEntry = fresh.length === 1 && fresh[0].t === Date.parse(entry.gpu.sampledAt);
+        const onlyTheEntry = fresh.length === 1 && fresh[0].t === entry.sampledAtMs;
         if (!onlyTheEntry) points[uuid] = fresh.slice(-SPARKLINE_POINTS);
       }
     }
@@ -291,6 +279,50 @@ export class FleetState {
     entry.host.online = online;
     this.dirtyHosts.add(entry.host.id);
   }
+}
+
+/**
+ * The live entry of a GPU: the reading's fields, listed rather than spread
+ * (a spread object grown by four fields cost more than the rest of the
+ * ingest; the type keeps the list complete).
+ */
+function liveGpuOf(sample: GpuSample, hostId: string, hostName: string, sampledAt: string, processes: ProcessInfo[]): LiveGpu {
+  return {
+    index: sample.index,
+    uuid: sample.uuid,
+    name: sample.name,
+    pciBusId: sample.pciBusId,
+    memoryTotalMiB: sample.memoryTotalMiB,
+    memoryUsedMiB: sample.memoryUsedMiB,
+    utilizationGpuPct: sample.utilizationGpuPct,
+    utilizationMemoryPct: sample.utilizationMemoryPct,
+    temperatureC: sample.temperatureC,
+    powerDrawW: sample.powerDrawW,
+    powerLimitW: sample.powerLimitW,
+    fanSpeedPct: sample.fanSpeedPct,
+    smClockMHz: sample.smClockMHz,
+    pstate: sample.pstate,
+    migMode: sample.migMode,
+    eccErrorsUncorrected: sample.eccErrorsUncorrected,
+    hostId,
+    hostName,
+    sampledAt,
+    processes,
+  };
+}
+
+/** A host's GPU UUIDs in index order. */
+function uuidsByIndex(gpus: readonly GpuSample[]): string[] {
+  let ordered = true;
+  for (let i = 1; i < gpus.length; i++) if (gpus[i - 1]!.index > gpus[i]!.index) ordered = false;
+  const sorted = ordered ? gpus : [...gpus].sort((a, b) => a.index - b.index);
+  return sorted.map((gpu) => gpu.uuid);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function byName(a: LiveHost, b: LiveHost): number {

@@ -1,9 +1,9 @@
-import { checkReadingTime, type AgentSamplesReply } from "@/lib/agent-protocol";
-import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import type { AgentSamplesReply } from "@/lib/agent-protocol";
+import type { Snapshot } from "@/lib/snapshot";
+import { checkReading } from "@/server/fleet/check-reading";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { findGpuOwners, recordHostInventory, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
-import { checkProcessClaims } from "@/server/reservations/reservation-proof";
 
 /** Inventory and last-seen time are written at most this often while nothing changes. */
 const PERSIST_EVERY_MS = 60_000;
@@ -67,19 +67,9 @@ export function createIngest(
     }
     const valid: { index: number; snapshot: Snapshot }[] = [];
     snapshots.forEach((raw, index) => {
-      const parsed = snapshotSchema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        reply.rejected.push({ index, error: `invalid snapshot at ${issue?.path.join(".") || "(root)"}: ${issue?.message}` });
-        return;
-      }
-      const time = checkReadingTime(Date.parse(parsed.data.sampledAt), now());
-      if (!time.ok) {
-        reply.rejected.push({ index, error: time.error });
-        return;
-      }
-      const sampledAt = time.clamped ? new Date(time.sampledAtMs).toISOString() : parsed.data.sampledAt;
-      valid.push({ index, snapshot: { ...parsed.data, sampledAt, processes: checkProcessClaims(parsed.data.processes) } });
+      const checked = checkReading(raw, now());
+      if (checked.ok) valid.push({ index, snapshot: checked.snapshot });
+      else reply.rejected.push({ index, error: checked.error });
     });
     // Oldest first, so that the live state ends on the newest reading.
     valid.sort((a, b) => Date.parse(a.snapshot.sampledAt) - Date.parse(b.snapshot.sampledAt));

@@ -1,0 +1,114 @@
+/**
+ * The server's in-memory work per reading, without sockets or a database:
+ * the simulated fleet's readings (as JSON arrives from an agent) through
+ * the reading check (server/fleet/check-reading.ts), `FleetState.ingest`,
+ * the live delta, and once a second the reconciliation and the alert rules,
+ * as server/fleet/live-endpoint.ts and server/alerts/start-alerts.ts run
+ * them. Prints CPU microseconds per GPU reading for each stage: CPU time
+ * (process.cpuUsage) rather than wall-clock, so that a shared machine moves
+ * the figures less.
+ *
+ *   npx tsx scripts/bench/ingest-micro.ts [--gpus 1000] [--seconds 60] [--rounds 3]
+ */
+import { checkReading } from "@/server/fleet/check-reading";
+import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
+import { AlertMonitor } from "@/server/alerts/alert-monitor";
+import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-fleet";
+import { staticDirectory } from "@/server/attribution/user-directory";
+import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { memoryPersistence } from "@/server/alerts/testing";
+import type { LiveBooking } from "@/lib/live";
+
+const SECRET = "ingest-micro-secret";
+
+interface Stages {
+  check: number;
+  ingest: number;
+  drain: number;
+  reconcile: number;
+  rules: number;
+}
+
+function cpuUs(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+function parseArgs(argv: string[]) {
+  const options = { gpus: 1000, seconds: 60, rounds: 3 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const value = Number(argv[i + 1]);
+    if (argv[i] === "--gpus") options.gpus = value;
+    else if (argv[i] === "--seconds") options.seconds = value;
+    else if (argv[i] === "--rounds") options.rounds = value;
+    else throw new Error(`unknown option ${argv[i]}`);
+  }
+  return options;
+}
+
+function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Stages {
+  const fleet = new FleetState({ offlineAfterMs: 30_000, simulated: true, now: () => now });
+  const reconciler = new Reconciler(() => bookings, staticDirectory([]));
+  const monitor = new AlertMonitor({ config: { ...DEFAULT_ALERT_CONFIG }, persistence: memoryPersistence() });
+  const stages: Stages = { check: 0, ingest: 0, drain: 0, reconcile: 0, rules: 0 };
+  let now = startMs;
+  raw[0]!.forEach((_, host) => fleet.connectHost(`host-${host}`, `host-${host}`, true));
+  for (let second = 0; second < raw.length; second++) {
+    now = startMs + second * 1000 + 500;
+    for (let host = 0; host < raw[second]!.length; host++) {
+      let at = cpuUs();
+      // What socket.io hands over: the agent's JSON, parsed.
+      const checked = checkReading(JSON.parse(raw[second]![host]!), now, SECRET);
+      if (!checked.ok) throw new Error(checked.error);
+      stages.check += cpuUs() - at;
+      at = cpuUs();
+      fleet.ingest(`host-${host}`, checked.snapshot);
+      stages.ingest += cpuUs() - at;
+    }
+    let at = cpuUs();
+    fleet.drainDelta();
+    stages.drain += cpuUs() - at;
+    at = cpuUs();
+    const view = fleet.current();
+    reconciler.run(view, now);
+    stages.reconcile += cpuUs() - at;
+    at = cpuUs();
+    monitor.observe(view, reconciler.current(), activeBookingsByGpu(bookings, now), now);
+    stages.rules += cpuUs() - at;
+  }
+  return stages;
+}
+
+function main(): void {
+  const options = parseArgs(process.argv.slice(2));
+  const seed = 7;
+  const specs = simulatedFleet({ seed, gpuCount: options.gpus });
+  const startMs = Date.now() - options.seconds * 1000;
+  const raw = Array.from({ length: options.seconds }, (_, second) =>
+    specs.map((spec) => JSON.stringify(simulatedSnapshotAt(spec, seed, startMs + second * 1000))),
+  );
+  const gpuReadings = specs.reduce((sum, spec) => sum + spec.gpus.length, 0) * options.seconds;
+  // A few bookings, so that the rules meet holders, idle bookings and conflicts.
+  const bookings: LiveBooking[] = specs.slice(0, Math.ceil(specs.length / 4)).map((spec, i) => ({
+    reservationId: `booking-${i}`,
+    hostId: `host-${i}`,
+    hostName: spec.hostName,
+    gpus: spec.gpus.slice(0, 2).map((gpu) => ({ uuid: gpu.uuid, index: gpu.index })),
+    holder: { id: `person-${i}`, username: `person${i}`, name: `Person ${i}` },
+    startsAt: new Date(startMs - 3600_000).toISOString(),
+    endsAt: new Date(startMs + 3600_000 + options.seconds * 1000).toISOString(),
+    purpose: "bench",
+  }));
+  console.log(`${options.gpus} GPUs (${specs.length} hosts), ${options.seconds} s of readings, ${gpuReadings} GPU readings per round`);
+  console.log("| round | check | ingest | drain | reconcile | rules | total (µs CPU per GPU reading) |");
+  console.log("|---:|---:|---:|---:|---:|---:|---:|");
+  for (let round = 1; round <= options.rounds; round++) {
+    const stages = run(raw, startMs, bookings);
+    const per = (us: number) => (us / gpuReadings).toFixed(2);
+    const total = stages.check + stages.ingest + stages.drain + stages.reconcile + stages.rules;
+    console.log(`| ${round} | ${per(stages.check)} | ${per(stages.ingest)} | ${per(stages.drain)} | ${per(stages.reconcile)} | ${per(stages.rules)} | ${per(total)} |`);
+  }
+}
+
+main();
