@@ -1,5 +1,5 @@
 import { checkReadingTime } from "@/lib/agent-protocol";
-import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import { parseSnapshot, type Snapshot } from "@/lib/snapshot";
 import { checkProcessClaims } from "@/server/reservations/reservation-proof";
 
 export type CheckedReading = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
@@ -12,7 +12,7 @@ export type CheckedReading = { ok: true; snapshot: Snapshot } | { ok: false; err
  * proof held.
  */
 export function checkReading(raw: unknown, receivedAtMs: number, secret?: string): CheckedReading {
-  const parsed = snapshotSchema.safeParse(raw);
+  const parsed = parseSnapshot(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { ok: false, error: `invalid snapshot at ${issue?.path.join(".") || "(root)"}: ${issue?.message}` };
