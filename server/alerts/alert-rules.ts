@@ -1,7 +1,7 @@
 import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { formatDuration } from "@/lib/duration";
-import type { LiveBooking, LiveGpu } from "@/lib/live";
+import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import type { Condition } from "@/server/alerts/alert-engine";
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
@@ -64,6 +64,58 @@ function whoRuns(processes: ProcessAttribution[], people: readonly NamedPerson[]
   return `${list} ${names.length === 1 ? "runs" : "run"}`;
 }
 
+type ConditionDetail = Pick<Condition, "userIds" | "message" | "evidence">;
+
+/**
+ * A condition whose people, message and evidence are worked out only when
+ * read: the engine needs the key alone every tick, and the words matter
+ * only for the few that open. Everything it reads is the instant's own
+ * (readings and reconciliations are replaced, never changed in place).
+ */
+class JudgedCondition implements Condition {
+  private detail: ConditionDetail | null = null;
+
+  constructor(
+    readonly key: string,
+    readonly kind: Condition["kind"],
+    readonly scope: string,
+    readonly hostId: string | null,
+    readonly gpuUuid: string | null,
+    readonly gpuIndex: number | null,
+    readonly reservationId: string | null,
+    private readonly describeDetail: () => ConditionDetail,
+  ) {}
+
+  get userIds(): string[] {
+    return (this.detail ??= this.describeDetail()).userIds;
+  }
+
+  get message(): string {
+    return (this.detail ??= this.describeDetail()).message;
+  }
+
+  get evidence(): Record<string, unknown> {
+    return (this.detail ??= this.describeDetail()).evidence;
+  }
+}
+
+/** What every alert about one GPU says, worked out once for all of them and only when one is read. */
+function gpuWords(gpu: LiveGpu, host: LiveHost, state: GpuReconciliation) {
+  let words: { where: string; processes: ReturnType<typeof processEvidence>[]; people: NamedPerson[]; holderName: string } | null = null;
+  return () => {
+    if (words) return words;
+    // Everyone this GPU's alerts name: two of them with one display name get their usernames.
+    const people: NamedPerson[] = [...(state.holder ? [state.holder] : []), ...state.processes.flatMap((process) => (process.person ? [process.person] : []))];
+    words = {
+      where: `GPU ${gpu.index} of ${host.name}`,
+      processes: state.processes.map((attribution) => processEvidence(gpu, attribution)),
+      people,
+      holderName: state.holder ? personName(state.holder, people) : "",
+    };
+    return words;
+  };
+}
+
 /**
  * Every rule, applied to one instant of the fleet. Pure: the hold times
  * are the engine's business; a rule only says what is wrong right now.
@@ -78,49 +130,46 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     const host = hosts.get(gpu.hostId);
     const state = reconciliation[gpu.uuid];
     if (!host?.online || !host.gpuUuids.includes(gpu.uuid) || !state) continue;
-    observed.add(gpuScope(gpu.uuid));
-    const where = `GPU ${gpu.index} of ${host.name}`;
-    const base = { scope: gpuScope(gpu.uuid), hostId: host.id, gpuUuid: gpu.uuid, gpuIndex: gpu.index };
-    const processes = state.processes.map((attribution) => processEvidence(gpu, attribution));
+    const scope = gpuScope(gpu.uuid);
+    observed.add(scope);
+    const words = gpuWords(gpu, host, state);
+    const judged = (key: string, kind: Condition["kind"], reservationId: string | null, detail: () => ConditionDetail) =>
+      conditions.push(new JudgedCondition(key, kind, scope, host.id, gpu.uuid, gpu.index, reservationId, detail));
 
-    const intruders = state.processes.filter((process) => process.intruder);
-    // Everyone this GPU's alerts name: two of them with one display name get their usernames.
-    const people: NamedPerson[] = [...(state.holder ? [state.holder] : []), ...state.processes.flatMap((process) => (process.person ? [process.person] : []))];
-    const holderName = state.holder ? personName(state.holder, people) : "";
-    if (state.holder && intruders.length > 0) {
-      conditions.push({
-        ...base,
-        key: `conflict:${gpu.uuid}:${state.reservationId}`,
-        kind: "conflict",
-        reservationId: state.reservationId,
-        userIds: unique([state.holder.id, ...intruders.map((process) => process.person?.id)]),
-        message: `${whoRuns(intruders, people)} on ${where}, booked by ${holderName}`,
-        evidence: { holder: state.holder, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
+    if (state.holder && state.processes.some((process) => process.intruder)) {
+      const holder = state.holder;
+      judged(`conflict:${gpu.uuid}:${state.reservationId}`, "conflict", state.reservationId, () => {
+        const { where, processes, people, holderName } = words();
+        const intruders = state.processes.filter((process) => process.intruder);
+        return {
+          userIds: unique([holder.id, ...intruders.map((process) => process.person?.id)]),
+          message: `${whoRuns(intruders, people)} on ${where}, booked by ${holderName}`,
+          evidence: { holder, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
+        };
       });
     }
 
     if (!state.holder && state.processes.length > 0) {
-      conditions.push({
-        ...base,
-        key: `unbooked_use:${gpu.uuid}`,
-        kind: "unbooked_use",
-        reservationId: null,
-        userIds: unique(state.processes.map((process) => process.person?.id)),
-        message: `${whoRuns(state.processes, people)} on ${where} without a booking`,
-        evidence: { processes, utilizationPct: gpu.utilizationGpuPct },
+      judged(`unbooked_use:${gpu.uuid}`, "unbooked_use", null, () => {
+        const { where, processes, people } = words();
+        return {
+          userIds: unique(state.processes.map((process) => process.person?.id)),
+          message: `${whoRuns(state.processes, people)} on ${where} without a booking`,
+          evidence: { processes, utilizationPct: gpu.utilizationGpuPct },
+        };
       });
     }
 
     const util = gpu.utilizationGpuPct;
     if (state.holder && util !== null && util < config.idleBelowPct) {
-      conditions.push({
-        ...base,
-        key: `idle_booking:${gpu.uuid}:${state.reservationId}`,
-        kind: "idle_booking",
-        reservationId: state.reservationId,
-        userIds: [state.holder.id],
-        message: `${where}, booked by ${holderName}, below ${config.idleBelowPct} % utilization for ${formatDuration(config.holdMs.idle_booking)}`,
-        evidence: { holder: state.holder, reservationId: state.reservationId, utilizationPct: util, belowPct: config.idleBelowPct, processes },
+      const holder = state.holder;
+      judged(`idle_booking:${gpu.uuid}:${state.reservationId}`, "idle_booking", state.reservationId, () => {
+        const { where, processes, holderName } = words();
+        return {
+          userIds: [holder.id],
+          message: `${where}, booked by ${holderName}, below ${config.idleBelowPct} % utilization for ${formatDuration(config.holdMs.idle_booking)}`,
+          evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: config.idleBelowPct, processes },
+        };
       });
     }
 
@@ -131,28 +180,24 @@ export function evaluateRules(input: RuleInput): RuleOutput {
       const pct = (used / total) * 100;
       const threshold = input.isActive(key) ? config.memoryAbovePct - config.memoryHysteresisPct : config.memoryAbovePct;
       if (pct > threshold) {
-        conditions.push({
-          ...base,
-          key,
-          kind: "memory_pressure",
-          reservationId: state.reservationId,
-          userIds: unique([state.holder?.id, ...state.processes.map((process) => process.person?.id)]),
-          message: `${where} at ${Math.round(pct)} % of its memory: the next allocation may fail`,
-          evidence: { memoryUsedMiB: used, memoryTotalMiB: total, usedPct: Math.round(pct * 10) / 10, abovePct: config.memoryAbovePct, processes },
+        judged(key, "memory_pressure", state.reservationId, () => {
+          const { where, processes } = words();
+          return {
+            userIds: unique([state.holder?.id, ...state.processes.map((process) => process.person?.id)]),
+            message: `${where} at ${Math.round(pct)} % of its memory: the next allocation may fail`,
+            evidence: { memoryUsedMiB: used, memoryTotalMiB: total, usedPct: Math.round(pct * 10) / 10, abovePct: config.memoryAbovePct, processes },
+          };
         });
       }
     }
 
-    if (state.problem) {
-      conditions.push({
-        ...base,
-        key: `gpu_health:${gpu.uuid}`,
-        kind: "gpu_health",
-        reservationId: state.reservationId,
+    const problem = state.problem;
+    if (problem) {
+      judged(`gpu_health:${gpu.uuid}`, "gpu_health", state.reservationId, () => ({
         userIds: unique([state.holder?.id]),
-        message: `${where} reports ${state.problem}`,
-        evidence: { eccErrorsUncorrected: gpu.eccErrorsUncorrected, problem: state.problem },
-      });
+        message: `${words().where} reports ${problem}`,
+        evidence: { eccErrorsUncorrected: gpu.eccErrorsUncorrected, problem },
+      }));
     }
   }
 
