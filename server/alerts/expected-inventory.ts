@@ -14,6 +14,8 @@ const DAY_MS = 86_400_000;
 export class ExpectedInventory {
   private hosts = new Map<string, string>();
   private readonly gpus = new Map<string, Map<string, { index: number; seenAt: number }>>();
+  /** What expectedGpus() answered, until a GPU joins or leaves. */
+  private expected: Map<string, Map<string, number>> | null = null;
 
   constructor(private readonly retainMs = DAY_MS) {}
 
@@ -25,6 +27,7 @@ export class ExpectedInventory {
         select: { id: true, name: true, gpus: { where: { lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, select: { uuid: true, index: true, lastSeenAt: true } } },
       });
       this.hosts = new Map(hosts.map((host) => [host.id, host.name]));
+      this.expected = null;
       for (const hostId of [...this.gpus.keys()]) if (!this.hosts.has(hostId)) this.gpus.delete(hostId);
       for (const host of hosts) {
         const known = this.gpus.get(host.id) ?? new Map<string, { index: number; seenAt: number }>();
@@ -41,16 +44,32 @@ export class ExpectedInventory {
 
   /** Takes in what the online hosts report now. */
   observe(view: FleetView, nowMs: number): void {
-    const byUuid = new Map(view.gpus.map((gpu) => [gpu.uuid, gpu]));
+    const indexOf = new Map<string, number>();
+    for (const gpu of view.gpus) indexOf.set(gpu.uuid, gpu.index);
     for (const host of view.hosts) {
       this.hosts.set(host.id, host.name);
       if (!host.online) continue;
-      const known = this.gpus.get(host.id) ?? new Map<string, { index: number; seenAt: number }>();
-      for (const uuid of host.gpuUuids) {
-        known.set(uuid, { index: byUuid.get(uuid)?.index ?? known.get(uuid)?.index ?? 0, seenAt: nowMs });
+      let known = this.gpus.get(host.id);
+      if (!known) {
+        known = new Map();
+        this.gpus.set(host.id, known);
       }
-      for (const [uuid, gpu] of known) if (nowMs - gpu.seenAt > this.retainMs) known.delete(uuid);
-      this.gpus.set(host.id, known);
+      for (const uuid of host.gpuUuids) {
+        const seen = known.get(uuid);
+        const index = indexOf.get(uuid) ?? seen?.index ?? 0;
+        // Each second the same GPUs: their time moves, nothing else is made.
+        if (seen && seen.index === index) seen.seenAt = nowMs;
+        else {
+          known.set(uuid, { index, seenAt: nowMs });
+          this.expected = null;
+        }
+      }
+      for (const [uuid, gpu] of known) {
+        if (nowMs - gpu.seenAt > this.retainMs) {
+          known.delete(uuid);
+          this.expected = null;
+        }
+      }
     }
   }
 
@@ -58,9 +77,12 @@ export class ExpectedInventory {
     return this.hosts;
   }
 
+  /** The expected GPUs by host, uuid → index; the same map while nothing joined or left. */
   expectedGpus(): Map<string, Map<string, number>> {
+    if (this.expected) return this.expected;
     const result = new Map<string, Map<string, number>>();
     for (const [hostId, gpus] of this.gpus) result.set(hostId, new Map([...gpus].map(([uuid, gpu]) => [uuid, gpu.index])));
+    this.expected = result;
     return result;
   }
 }

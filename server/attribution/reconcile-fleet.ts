@@ -2,6 +2,7 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { deriveGpuState } from "@/lib/gpu-availability";
+import { sameJson } from "@/lib/same-json";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 
 /** What the reconciler reads of the live fleet: hosts and the latest reading of each GPU. */
@@ -66,7 +67,6 @@ export function reconcileFleet(
  */
 export class Reconciler {
   private states: Record<string, GpuReconciliation> = {};
-  private signatures = new Map<string, string>();
 
   constructor(
     private readonly bookings: () => readonly LiveBooking[],
@@ -77,14 +77,10 @@ export class Reconciler {
   run(view: FleetView, nowMs: number): Record<string, GpuReconciliation> {
     const next = reconcileFleet(view, this.bookings(), this.directory, nowMs);
     const changed: Record<string, GpuReconciliation> = {};
-    const signatures = new Map<string, string>();
-    for (const [uuid, reconciliation] of Object.entries(next)) {
-      const signature = JSON.stringify(reconciliation);
-      signatures.set(uuid, signature);
-      if (this.signatures.get(uuid) !== signature) changed[uuid] = reconciliation;
+    for (const uuid in next) {
+      if (!sameJson(this.states[uuid], next[uuid])) changed[uuid] = next[uuid]!;
     }
     this.states = next;
-    this.signatures = signatures;
     return changed;
   }
 
