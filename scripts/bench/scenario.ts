@@ -65,6 +65,9 @@ export interface ScenarioResult {
     rssMiB: { mean: number; max: number };
     eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
     eventLoopUtilization: number;
+    /** SQL statements the server prepared in the window, per second (SQLite), and the most frequent ones. */
+    sqlStatementsPerSecond: number;
+    sqlTop: [string, number][];
   }[];
   /** The load the benchmark itself puts on the machine (same cores as the server). */
   harness: { agentCpuCores: number; viewerCpuCores: number };
@@ -304,6 +307,8 @@ async function readProbe(server: RunningServer): Promise<{
   at: number;
   eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
   eventLoopUtilization: number;
+  sqlStatements?: number;
+  sqlTop?: [string, number][];
 }> {
   const asked = Date.now();
   server.child.kill("SIGUSR2");
@@ -499,6 +504,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         rssMiB: meanMax(rss[i]!),
         eventLoopDelayMs: probes[i]!.eventLoopDelayMs,
         eventLoopUtilization: probes[i]!.eventLoopUtilization,
+        sqlStatementsPerSecond: (probes[i]!.sqlStatements ?? 0) / options.durationS,
+        sqlTop: probes[i]!.sqlTop ?? [],
       })),
       harness: { agentCpuCores: agentCores, viewerCpuCores: viewerCores },
       deltaKiBPerViewerPerSecond: bytes / options.viewers / 1024,

@@ -4,6 +4,7 @@
 // writes what it saw since the previous SIGUSR2 to GPUDESK_BENCH_PROBE_FILE, then starts over.
 import { renameSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";
 
 const file = process.env.GPUDESK_BENCH_PROBE_FILE;
 if (file) {
@@ -11,10 +12,12 @@ if (file) {
   delay.enable();
   let utilizationSince = performance.eventLoopUtilization();
   let cpuSince = process.cpuUsage();
+  const sqlCounts = countSqlStatements();
   process.on("SIGUSR2", () => {
     const ms = (ns) => Math.round(ns / 1e4) / 100;
     const utilization = performance.eventLoopUtilization(utilizationSince);
     const cpu = process.cpuUsage(cpuSince);
+    const sql = summarizeSqlCounts(sqlCounts);
     const report = {
       at: Date.now(),
       eventLoopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
@@ -22,10 +25,13 @@ if (file) {
       cpuUserMs: cpu.user / 1000,
       cpuSystemMs: cpu.system / 1000,
       heapUsedMiB: process.memoryUsage().heapUsed / 2 ** 20,
+      sqlStatements: sql.total,
+      sqlTop: sql.top,
     };
     writeFileSync(`${file}.tmp`, JSON.stringify(report));
     renameSync(`${file}.tmp`, file);
     delay.reset();
+    sqlCounts.clear();
     utilizationSince = performance.eventLoopUtilization();
     cpuSince = process.cpuUsage();
   });

@@ -1,0 +1,103 @@
+/**
+ * The usage rollups' flush on its own, at fleet size: `npm run bench` sees
+ * at most one flush (every 30 s by default) in its window, so this script
+ * feeds a MinuteRollups one simulated hour of readings (one per GPU per
+ * second) and flushes every 30 s of that hour, as the server does, against
+ * a fresh SQLite database. It prints, per flush, CPU milliseconds of this
+ * process (load-independent enough on a shared machine), wall
+ * milliseconds and SQL statements, at a few points of the hour and on
+ * average; and the CPU cost of `record` per GPU reading.
+ *
+ *   npx tsx scripts/bench/rollup-flush.ts [--gpus 1000] [--minutes 60]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { GpuSample } from "@/lib/snapshot";
+import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";
+
+function flag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
+  return value;
+}
+
+const GPUS_PER_HOST = 8;
+const FLUSH_EVERY_S = 30;
+// A fixed whole hour in the past, so that the hour boundary is where the report says.
+const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
+
+async function main(): Promise<void> {
+  const gpuCount = flag("--gpus", 1000);
+  const minutes = flag("--minutes", 60);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-rollup-bench-"));
+  process.env.GPUDESK_DATA_DIR = dir;
+  delete process.env.DATABASE_URL;
+  // Loaded after the environment points at the scratch database: env() is parsed once.
+  const { env } = await import("@/server/env");
+  const { migrateDatabase } = await import("@/server/db/migrate");
+  const { repoRoot } = await import("@/server/paths");
+  const { disconnectDb } = await import("@/server/db");
+  const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
+  const { MinuteRollups } = await import("@/server/history/minute-rollups");
+  const { makeGpu, makeSnapshot } = await import("@/server/testing/factories");
+  await migrateDatabase(env().DATABASE_URL, repoRoot);
+
+  const hosts: { host: { id: string; simulated: boolean }; gpus: GpuSample[] }[] = [];
+  for (let h = 0; h < Math.ceil(gpuCount / GPUS_PER_HOST); h++) {
+    const host = await ensureLocalHost(`bench-${h}`, true);
+    const gpus = Array.from({ length: Math.min(GPUS_PER_HOST, gpuCount - h * GPUS_PER_HOST) }, (_, index) => makeGpu({ index }));
+    await recordHostInventory(host.id, { name: host.name, driverVersion: "580.1", cudaVersion: "13.0" }, gpus, new Date(T0));
+    hosts.push({ host, gpus });
+  }
+
+  const sql = countSqlStatements();
+  const rollups = new MinuteRollups(() => T0 + minutes * 60_000);
+  const flushes: { atS: number; cpuMs: number; wallMs: number; statements: number }[] = [];
+  let recordCpuUs = 0;
+  let readings = 0;
+  for (let second = 0; second < minutes * 60; second++) {
+    const cpu = process.cpuUsage();
+    for (const { host, gpus } of hosts) {
+      const at = T0 + second * 1000;
+      const moved = gpus.map((gpu, i) => ({ ...gpu, utilizationGpuPct: (second * 7 + i * 13) % 101, powerDrawW: 100 + ((second + i) % 400) }));
+      rollups.record(host, makeSnapshot(moved, at));
+      readings += gpus.length;
+    }
+    const used = process.cpuUsage(cpu);
+    recordCpuUs += used.user + used.system;
+    if ((second + 1) % FLUSH_EVERY_S !== 0) continue;
+    sql.clear();
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
+    await rollups.flush();
+    const cpuUsed = process.cpuUsage(cpuBefore);
+    flushes.push({
+      atS: second + 1,
+      cpuMs: (cpuUsed.user + cpuUsed.system) / 1000,
+      wallMs: performance.now() - wallBefore,
+      statements: summarizeSqlCounts(sql).total,
+    });
+  }
+
+  const round = (value: number) => Math.round(value * 10) / 10;
+  process.stdout.write(`${gpuCount} GPUs, one reading per GPU per second, a flush every ${FLUSH_EVERY_S} s, ${minutes} minutes from the start of an hour\n\n`);
+  process.stdout.write("| flush at (mm:ss of the hour) | CPU ms | wall ms | SQL statements |\n|---|---:|---:|---:|\n");
+  const shown = new Set([0, 1, Math.floor(flushes.length / 4), Math.floor(flushes.length / 2), flushes.length - 2, flushes.length - 1]);
+  for (const [i, flush] of flushes.entries()) {
+    if (!shown.has(i)) continue;
+    const mmss = `${String(Math.floor(flush.atS / 60)).padStart(2, "0")}:${String(flush.atS % 60).padStart(2, "0")}`;
+    process.stdout.write(`| ${mmss} | ${round(flush.cpuMs)} | ${round(flush.wallMs)} | ${flush.statements} |\n`);
+  }
+  const mean = (pick: (flush: (typeof flushes)[number]) => number) => flushes.reduce((sum, flush) => sum + pick(flush), 0) / flushes.length;
+  process.stdout.write(`| mean of ${flushes.length} flushes | ${round(mean((f) => f.cpuMs))} | ${round(mean((f) => f.wallMs))} | ${round(mean((f) => f.statements))} |\n\n`);
+  process.stdout.write(`record: ${round((recordCpuUs * 1000) / readings)} ns CPU per GPU reading (${readings} readings)\n`);
+  await disconnectDb();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
