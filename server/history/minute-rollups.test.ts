@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
 import { db } from "@/server/db";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
+import { recomputeHours } from "@/server/history/rollup-store";
 import { MinuteRollups } from "@/server/history/minute-rollups";
 import { getGpuHistory } from "@/server/history/gpu-history";
 import { getUsageReport } from "@/server/history/usage-report";
@@ -192,5 +193,79 @@ describe("minute rollups written in batches", () => {
     expect(report.people).toHaveLength(1);
     expect(report.people[0]!.bookedGpuHours).toBeCloseTo(2 / 60, 10);
     expect(report.people[0]!.efficiencyPct).toBeCloseTo(50, 10);
+  });
+
+  it("brings hours up to date flush by flush to exactly what the full recompute from their minutes writes", async () => {
+    const { host, gpu } = await setupGpu();
+    const user = await db().user.create({
+      data: { id: randomUUID(), name: "Mid-hour Holder", email: `${uniqueName("mid")}@example.test`, username: uniqueName("mid") },
+    });
+    const gpuRow = await db().gpu.findUniqueOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
+    // Booked from 10:57:30 into the next hour: the holder of hour 10 changes as its minutes arrive.
+    const startsAt = new Date(T0 + 57 * MINUTE_MS + 30_000);
+    const endsAt = new Date(T0 + HOUR_MS + 30 * MINUTE_MS);
+    await db().reservation.create({
+      data: { userId: user.id, hostId: host.id, startsAt, endsAt, purpose: "mid-hour", gpus: { create: [{ gpuId: gpuRow.id, startsAt, endsAt }] } },
+    });
+    const reading = (second: number) => {
+      const snapshot = makeSnapshot(
+        [{ ...gpu, utilizationGpuPct: (second * 7.3) % 100, memoryUsedMiB: 1000 + ((second * 13) % 977), powerDrawW: 100.1 + (second % 17), temperatureC: 40 + (second % 9) }],
+        T0 + second * 1000,
+      );
+      if (second % 120 < 40) snapshot.processes = [makeProcess(gpu)];
+      return snapshot;
+    };
+    const recordSeconds = (rollups: MinuteRollups, from: number, to: number) => {
+      for (let second = from; second < to; second++) rollups.record(host, reading(second));
+    };
+    const storedHours = () => db().gpuHour.findMany({ where: { gpuUuid: gpu.uuid }, orderBy: { hour: "asc" } });
+    // What the flush wrote, against what the full recompute from all stored minutes writes over it.
+    const expectHoursToMatchMinutes = async () => {
+      const written = await storedHours();
+      await recomputeHours(db(), written.map((hour) => hour.hour.getTime()), [gpu.uuid]);
+      expect(written).toEqual(await storedHours());
+    };
+
+    const here = new MinuteRollups();
+    const other = new MinuteRollups();
+    // 10:55:00–10:56:20: the first write of hour 10 since start is a recount.
+    recordSeconds(here, 55 * 60, 56 * 60 + 20);
+    await here.flush();
+    await expectHoursToMatchMinutes();
+    expect(here.snapshotStats().recountedHours).toBe(1);
+    // The rest of 10:56 (a minute written in two flushes) up to 10:59:40, then into hour 11: both from tallies.
+    recordSeconds(here, 56 * 60 + 20, 59 * 60 + 40);
+    await here.flush();
+    await expectHoursToMatchMinutes();
+    recordSeconds(here, 59 * 60 + 40, 60 * 60 + 30);
+    await here.flush();
+    await expectHoursToMatchMinutes();
+    expect(here.snapshotStats().recountedHours).toBe(2);
+    // An agent that moved to another instance for a few seconds: that instance writes part of 11:00,
+    // so this one's tally of hour 11 no longer vouches for it and the hour is recounted.
+    recordSeconds(other, 60 * 60 + 30, 60 * 60 + 35);
+    await other.flush();
+    recordSeconds(here, 60 * 60 + 35, 61 * 60 + 10);
+    await here.flush();
+    await expectHoursToMatchMinutes();
+    expect(here.snapshotStats().recountedHours).toBe(3);
+    // Readings replayed late: one of 10:58 after 10:59 was written, one of 11:00 after 11:01 was.
+    here.record(host, reading(58 * 60 + 59));
+    here.record(host, reading(60 * 60 + 59));
+    recordSeconds(here, 61 * 60 + 10, 62 * 60 + 5);
+    await here.flush();
+    await expectHoursToMatchMinutes();
+    expect(here.snapshotStats().recountedHours).toBe(5);
+    // Back in step: the next flush extends both tallies again.
+    recordSeconds(here, 62 * 60 + 5, 63 * 60);
+    await here.flush();
+    await expectHoursToMatchMinutes();
+    expect(here.snapshotStats().recountedHours).toBe(5);
+
+    const [hour10, hour11] = await db().gpuHour.findMany({ where: { gpuUuid: gpu.uuid }, orderBy: { hour: "asc" } });
+    // Minutes 55 and 56 nobody held, 57 (half booked) to 59 the booker: three of five.
+    expect(hour10!.holderUserId).toBe(user.id);
+    expect(hour10!.samples).toBe(5);
+    expect(hour11!.samples).toBe(3);
   });
 });

@@ -1,6 +1,7 @@
 import type { Snapshot } from "@/lib/snapshot";
 import { db } from "@/server/db";
 import { findBookedIntervals, holderOfMinute, intervalsByGpu } from "@/server/history/booked-holders";
+import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";
 import {
   HOUR_MS,
   MINUTE_MS,
@@ -10,8 +11,9 @@ import {
   newMinuteEntry,
   toMinuteRow,
   type MinuteEntry,
+  type MinuteRow,
 } from "@/server/history/rollup-math";
-import { claimWriteLock, recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
+import { claimWriteLock, countHourMinutes, readMinutes, upsertHourRows, upsertMinuteRows, type Client } from "@/server/history/rollup-store";
 
 /** Minutes kept in memory while the database refuses writes; beyond this the oldest are dropped (and counted). */
 const MAX_PENDING = 200_000;
@@ -21,11 +23,20 @@ export interface FlushResult {
   hours: number;
 }
 
+interface BatchResult extends FlushResult {
+  /** The GPU-hours the batch wrote, as they now stand. */
+  tallies: HourTally[];
+  /** Of those, how many were recounted from all their stored minutes. */
+  recounted: number;
+}
+
 export interface RollupStats {
   pending: number;
   flushes: number;
   failedFlushes: number;
   droppedMinutes: number;
+  /** GPU-hours brought up to date from all their stored minutes rather than from their tally (first write since start, another writer, a late minute). */
+  recountedHours: number;
   lastFlushAt: number | null;
   lastFlushMs: number | null;
 }
@@ -35,14 +46,18 @@ export interface RollupStats {
  * snapshot (live or replayed) and written in batches: a few transactions
  * per flush (one per part of the GPUs), never a write per sample. A minute that spans two flushes is
  * merged in the database (see `upsertMinuteRows`); the hours touched by a
- * flush are recomputed from their minutes in the same transaction, so the
- * hourly table is never behind the minutes by more than one flush. Minutes
+ * flush are brought up to date in the same transaction, so the hourly table
+ * is never behind the minutes by more than one flush: from the minutes just
+ * written and a tally of the hour kept in memory (hour-tally.ts), or, where
+ * the tally cannot vouch for the hour, from all its stored minutes. Minutes
  * without readings are never written: a host that was offline leaves a gap.
  */
 export class MinuteRollups {
   private pending = new Map<string, MinuteEntry>();
+  /** The GPU-hours this process wrote lately, by GPU and hour: a flush extends them instead of reading the hours' minutes back. */
+  private tallies = new Map<string, HourTally>();
   private running: Promise<FlushResult> = Promise.resolve({ minutes: 0, hours: 0 });
-  private readonly stats: RollupStats = { pending: 0, flushes: 0, failedFlushes: 0, droppedMinutes: 0, lastFlushAt: null, lastFlushMs: null };
+  private readonly stats: RollupStats = { pending: 0, flushes: 0, failedFlushes: 0, droppedMinutes: 0, recountedHours: 0, lastFlushAt: null, lastFlushMs: null };
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -82,8 +97,8 @@ export class MinuteRollups {
    * event loop between parts: with SQLite a transaction holds the main
    * thread, and one for the whole fleet stalled it for ~300 ms every flush
    * at 1,000 GPUs (deltas to browsers waited behind it). A part holds every
-   * pending minute of its GPUs and recomputes their hours from the minutes
-   * in the same transaction, so the guarantees hold per GPU. A part that
+   * pending minute of its GPUs and brings their hours up to date in the
+   * same transaction, so the guarantees hold per GPU. A part that
    * fails goes back with the parts after it, never one already written:
    * minutes merge by adding samples, and writing one twice would count it
    * twice.
@@ -98,7 +113,9 @@ export class MinuteRollups {
     for (let i = 0; i < parts.length; i += 1) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       try {
-        const result = await writeBatch([...parts[i].values()]);
+        const result = await writeBatch([...parts[i].values()], this.tallies);
+        for (const tally of result.tallies) this.tallies.set(tallyKey(tally.gpuUuid, tally.hourMs), tally);
+        this.stats.recountedHours += result.recounted;
         total.minutes += result.minutes;
         total.hours += result.hours;
       } catch (error) {
@@ -107,10 +124,21 @@ export class MinuteRollups {
         throw error;
       }
     }
+    this.forgetOldTallies();
     this.stats.flushes += 1;
     this.stats.lastFlushAt = this.now();
     this.stats.lastFlushMs = this.now() - startedAt;
     return total;
+  }
+
+  /**
+   * Keeps the tallies of the latest two hours written: older hours only get
+   * minutes from readings replayed late, and a recount serves those.
+   */
+  private forgetOldTallies(): void {
+    let newestHourMs = -Infinity;
+    for (const tally of this.tallies.values()) newestHourMs = Math.max(newestHourMs, tally.hourMs);
+    for (const [key, tally] of this.tallies) if (tally.hourMs < newestHourMs - HOUR_MS) this.tallies.delete(key);
   }
 
   /** A failed batch goes back in front of what arrived meanwhile, to be written by the next flush. */
@@ -161,19 +189,91 @@ function gpuChunks(uuids: string[]): string[][] {
   return out;
 }
 
-async function writeBatch(entries: MinuteEntry[]): Promise<FlushResult> {
+const tallyKey = (gpuUuid: string, hourMs: number) => `${gpuUuid}\u0000${hourMs}`;
+
+/** Minute rows by hour, then by GPU, each GPU's in minute order. */
+function byHourAndGpu(rows: MinuteRow[]): Map<number, Map<string, MinuteRow[]>> {
+  const hours = new Map<number, Map<string, MinuteRow[]>>();
+  for (const row of rows) {
+    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
+    let gpus = hours.get(hourMs);
+    if (!gpus) hours.set(hourMs, (gpus = new Map()));
+    const list = gpus.get(row.gpuUuid);
+    if (list) list.push(row);
+    else gpus.set(row.gpuUuid, [row]);
+  }
+  for (const gpus of hours.values()) for (const list of gpus.values()) list.sort((a, b) => a.minute.getTime() - b.minute.getTime());
+  return hours;
+}
+
+/**
+ * The tallies of these GPU-hours that still match the database: no minute of
+ * the hour was written by anyone else since this process last wrote one.
+ * Asked before this write adds its own samples.
+ */
+async function stillCurrent(tx: Client, hours: Map<number, Map<string, MinuteRow[]>>, tallies: ReadonlyMap<string, HourTally>): Promise<Map<string, HourTally>> {
+  const current = new Map<string, HourTally>();
+  for (const [hourMs, gpus] of hours) {
+    const known = [...gpus.keys()].filter((uuid) => tallies.has(tallyKey(uuid, hourMs)));
+    for (const part of gpuChunks(known)) {
+      const stored = await countHourMinutes(tx, hourMs, part);
+      for (const uuid of part) {
+        const tally = tallies.get(tallyKey(uuid, hourMs))!;
+        const expected = tallyTotals(tally);
+        const found = stored.get(uuid);
+        if (found?.minutes === expected.minutes && found.samples === expected.samples) current.set(tallyKey(uuid, hourMs), tally);
+      }
+    }
+  }
+  return current;
+}
+
+/**
+ * The minutes this write merged into a stored one (the latest minute of a
+ * current tally, whose first part an earlier flush wrote), as the database
+ * now holds them, by GPU and minute: read back rather than merged here, so
+ * that the hour is made of exactly the stored numbers. Usually one minute
+ * for all the part's GPUs, so one small query.
+ */
+async function readMergedMinutes(
+  tx: Client,
+  hours: Map<number, Map<string, MinuteRow[]>>,
+  current: ReadonlyMap<string, HourTally>,
+): Promise<Map<string, MinuteRow>> {
+  const gpusByMinute = new Map<number, string[]>();
+  for (const [hourMs, gpus] of hours) {
+    for (const [uuid, minutes] of gpus) {
+      const lastMs = current.get(tallyKey(uuid, hourMs))?.last.minute.getTime();
+      if (lastMs === undefined || !minutes.some((row) => row.minute.getTime() === lastMs)) continue;
+      const list = gpusByMinute.get(lastMs);
+      if (list) list.push(uuid);
+      else gpusByMinute.set(lastMs, [uuid]);
+    }
+  }
+  const merged = new Map<string, MinuteRow>();
+  for (const [minuteMs, uuids] of gpusByMinute) {
+    for (const part of gpuChunks(uuids)) {
+      for (const row of await readMinutes(tx, minuteMs, minuteMs + MINUTE_MS, part)) merged.set(tallyKey(row.gpuUuid, minuteMs), row);
+    }
+  }
+  return merged;
+}
+
+/**
+ * Writes one part's minutes and brings their hours up to date. An hour whose
+ * tally still matches the database is extended with the minutes just written
+ * (the one minute that was already stored read back as merged);
+ * any other (first seen since start, written by another instance meanwhile, a
+ * minute that arrived after a later one) is recounted from its stored minutes.
+ */
+async function writeBatch(entries: MinuteEntry[], tallies: ReadonlyMap<string, HourTally>): Promise<BatchResult> {
   let fromMs = Infinity;
   let toMs = -Infinity;
   const uuids = new Set<string>();
-  const dirtyHours = new Map<number, Set<string>>();
   for (const entry of entries) {
     fromMs = Math.min(fromMs, entry.minuteMs);
     toMs = Math.max(toMs, entry.minuteMs + MINUTE_MS);
     uuids.add(entry.gpuUuid);
-    const hourMs = floorTo(entry.minuteMs, HOUR_MS);
-    const hour = dirtyHours.get(hourMs);
-    if (hour) hour.add(entry.gpuUuid);
-    else dirtyHours.set(hourMs, new Set([entry.gpuUuid]));
   }
   return db().$transaction(
     async (tx) => {
@@ -182,12 +282,28 @@ async function writeBatch(entries: MinuteEntry[]): Promise<FlushResult> {
       for (const part of gpuChunks([...uuids])) booked.push(...(await findBookedIntervals(tx, part, new Date(fromMs), new Date(toMs))));
       const intervals = intervalsByGpu(booked);
       const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
+      const hours = byHourAndGpu(rows);
+      const current = await stillCurrent(tx, hours, tallies);
       await upsertMinuteRows(tx, rows);
-      let hours = 0;
-      for (const [hourMs, gpus] of dirtyHours) {
-        for (const part of gpuChunks([...gpus])) hours += await recomputeHours(tx, [hourMs], part);
+      const merged = await readMergedMinutes(tx, hours, current);
+      const updated: HourTally[] = [];
+      let recounted = 0;
+      for (const [hourMs, gpus] of hours) {
+        const recount: string[] = [];
+        for (const [uuid, minutes] of gpus) {
+          const tally = current.get(tallyKey(uuid, hourMs));
+          const next = tally ? extendTally(tally, minutes.map((row) => merged.get(tallyKey(uuid, row.minute.getTime())) ?? row)) : null;
+          if (next) updated.push(next);
+          else recount.push(uuid);
+        }
+        for (const part of gpuChunks(recount)) {
+          const stored = byHourAndGpu(await readMinutes(tx, hourMs, hourMs + HOUR_MS, part)).get(hourMs);
+          for (const minutes of stored?.values() ?? []) updated.push(tallyMinutes(minutes, hourMs));
+          recounted += stored?.size ?? 0;
+        }
       }
-      return { minutes: rows.length, hours };
+      await upsertHourRows(tx, updated.map(hourRowOf));
+      return { minutes: rows.length, hours: updated.length, tallies: updated, recounted };
     },
     { maxWait: 30_000, timeout: 120_000 },
   );

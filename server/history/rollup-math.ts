@@ -1,4 +1,5 @@
 import type { GpuSample } from "@/lib/snapshot";
+import { hourRowOf, tallyMinutes } from "@/server/history/hour-tally";
 
 /**
  * The arithmetic of the usage rollups, free of any database: how samples
@@ -205,64 +206,14 @@ export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteR
   };
 }
 
-function meanOf(values: (number | null)[]): number | null {
-  let sum = 0;
-  let count = 0;
-  for (const value of values) {
-    if (value === null) continue;
-    sum += value;
-    count += 1;
-  }
-  return count === 0 ? null : sum / count;
-}
-
-function maxOf(values: (number | null)[]): number | null {
-  let max: number | null = null;
-  for (const value of values) if (value !== null && (max === null || value > max)) max = value;
-  return max;
-}
-
 /**
- * The holder of an hour: whoever held the GPU for most of its minutes with
- * readings; "nobody" (null) is a candidate too, so a 10-minute booking does
- * not claim the hour. A tie goes to a person.
+ * One GPU-hour from its minute rows (all of the same GPU and hour, at least
+ * one): averages are means over minutes, the holder is whoever held it for
+ * most minutes (see hour-tally.ts, which the flush also uses to bring an
+ * hour up to date minute by minute).
  */
-function mostMinutes(holders: (string | null)[]): string | null {
-  const counts = new Map<string | null, number>();
-  for (const holder of holders) counts.set(holder, (counts.get(holder) ?? 0) + 1);
-  let best: string | null = null;
-  let bestCount = 0;
-  for (const [holder, count] of counts) {
-    if (count > bestCount || (count === bestCount && best === null && holder !== null)) {
-      best = holder;
-      bestCount = count;
-    }
-  }
-  return best;
-}
-
-/** One GPU-hour from its minute rows (all of the same GPU and hour, at least one). */
 export function rollupHour(minutes: MinuteRow[], hourMs: number): HourRow {
-  if (minutes.length === 0) throw new Error("rollupHour needs at least one minute");
-  const sorted = [...minutes].sort((a, b) => a.minute.getTime() - b.minute.getTime());
-  const last = sorted[sorted.length - 1]!;
-  return {
-    gpuUuid: last.gpuUuid,
-    hour: new Date(hourMs),
-    hostId: last.hostId,
-    samples: sorted.length,
-    utilAvg: meanOf(sorted.map((m) => m.utilAvg)),
-    utilMax: maxOf(sorted.map((m) => m.utilMax)),
-    memUsedAvg: meanOf(sorted.map((m) => m.memUsedAvg)),
-    memUsedMax: maxOf(sorted.map((m) => m.memUsedMax)),
-    memTotal: maxOf(sorted.map((m) => m.memTotal)),
-    powerAvg: meanOf(sorted.map((m) => m.powerAvg)),
-    tempAvg: meanOf(sorted.map((m) => m.tempAvg)),
-    tempMax: maxOf(sorted.map((m) => m.tempMax)),
-    holderUserId: mostMinutes(sorted.map((m) => m.holderUserId)),
-    busyMinutes: sorted.filter((m) => m.busy).length,
-    simulated: sorted.every((m) => m.simulated),
-  };
+  return hourRowOf(tallyMinutes(minutes, hourMs));
 }
 
 /** Groups minute rows by GPU and hour and rolls each group up. */

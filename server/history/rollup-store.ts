@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { sqlDialect } from "@/server/history/sql-dialect";
+import { num, sqlDialect } from "@/server/history/sql-dialect";
 import { HOUR_MS, floorTo, rollupHours, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
@@ -168,6 +168,35 @@ const minuteSelect = {
   simulated: true,
 } satisfies Prisma.GpuMinuteSelect;
 
+/** The stored minutes in [fromMs, toMs), of the given GPUs or all. */
+export async function readMinutes(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): Promise<MinuteRow[]> {
+  return client.gpuMinute.findMany({
+    where: {
+      minute: { gte: new Date(fromMs), lt: new Date(toMs) },
+      ...(gpuUuids ? { gpuUuid: { in: gpuUuids } } : {}),
+    },
+    select: minuteSelect,
+  });
+}
+
+/**
+ * How many minutes of one hour each of these GPUs has stored, and their
+ * samples added up: aggregated in the database, one row per GPU. Every
+ * write of a minute adds samples, so these two numbers tell whether anyone
+ * (another instance, a backfill) wrote minutes of the hour since we last
+ * counted them.
+ */
+export async function countHourMinutes(client: Client, hourMs: number, gpuUuids: string[]): Promise<Map<string, { minutes: number; samples: number }>> {
+  const totals = new Map<string, { minutes: number; samples: number }>();
+  if (gpuUuids.length === 0) return totals;
+  const rows = await client.$queryRaw<{ gpu: string; minutes: unknown; samples: unknown }[]>`
+    SELECT "gpuUuid" AS gpu, COUNT(*) AS minutes, SUM("samples") AS samples FROM "GpuMinute"
+    WHERE "minute" >= ${new Date(hourMs)} AND "minute" < ${new Date(hourMs + HOUR_MS)} AND "gpuUuid" IN (${Prisma.join(gpuUuids)})
+    GROUP BY "gpuUuid"`;
+  for (const row of rows) totals.set(row.gpu, { minutes: num(row.minutes), samples: num(row.samples) });
+  return totals;
+}
+
 /**
  * Recomputes the hour rows of these hours (start times, ms) from the minute
  * rows, for the given GPUs or all. Reads one hour at a time, so that a long
@@ -177,14 +206,7 @@ export async function recomputeHours(client: Client, hourStarts: Iterable<number
   let written = 0;
   const hours = [...new Set([...hourStarts].map((ms) => floorTo(ms, HOUR_MS)))].sort((a, b) => a - b);
   for (const hourMs of hours) {
-    const minutes = await client.gpuMinute.findMany({
-      where: {
-        minute: { gte: new Date(hourMs), lt: new Date(hourMs + HOUR_MS) },
-        ...(gpuUuids ? { gpuUuid: { in: gpuUuids } } : {}),
-      },
-      select: minuteSelect,
-    });
-    const rows = rollupHours(minutes);
+    const rows = rollupHours(await readMinutes(client, hourMs, hourMs + HOUR_MS, gpuUuids));
     await upsertHourRows(client, rows);
     written += rows.length;
   }

@@ -1,0 +1,174 @@
+import type { HourRow, MinuteRow } from "@/server/history/rollup-math";
+
+/**
+ * One GPU-hour as a running fold of its minutes, so that a flush can bring
+ * an hour up to date from the minutes it writes instead of reading all the
+ * hour's minutes back. Minutes are folded in minute order, the order in
+ * which `rollupHour` sums them, so both give the same numbers to the last
+ * bit. The latest minute is kept apart, unfolded: the next flush may bring
+ * more of it (a minute written in two flushes), and then that minute is
+ * replaced, not added twice.
+ */
+export interface HourTally {
+  gpuUuid: string;
+  hourMs: number;
+  folded: Folded;
+  last: MinuteRow;
+}
+
+interface Mean {
+  sum: number;
+  count: number;
+}
+
+interface Folded {
+  minutes: number;
+  /** Sum of the minutes' sample counts: with `minutes`, what the database must hold if nobody else wrote this hour. */
+  samples: number;
+  util: Mean;
+  utilMax: number | null;
+  mem: Mean;
+  memUsedMax: number | null;
+  memTotal: number | null;
+  power: Mean;
+  temp: Mean;
+  tempMax: number | null;
+  /** Minutes per holder, in the order holders first appear (ties go to the earlier one). */
+  holders: Map<string | null, number>;
+  busyMinutes: number;
+  simulated: boolean;
+}
+
+function emptyFolded(): Folded {
+  const mean = () => ({ sum: 0, count: 0 });
+  return {
+    minutes: 0,
+    samples: 0,
+    util: mean(),
+    utilMax: null,
+    mem: mean(),
+    memUsedMax: null,
+    memTotal: null,
+    power: mean(),
+    temp: mean(),
+    tempMax: null,
+    holders: new Map(),
+    busyMinutes: 0,
+    simulated: true,
+  };
+}
+
+function copyFolded(folded: Folded): Folded {
+  const mean = (m: Mean) => ({ ...m });
+  return { ...folded, util: mean(folded.util), mem: mean(folded.mem), power: mean(folded.power), temp: mean(folded.temp), holders: new Map(folded.holders) };
+}
+
+function addMean(mean: Mean, value: number | null): void {
+  if (value === null) return;
+  mean.sum += value;
+  mean.count += 1;
+}
+
+function larger(max: number | null, value: number | null): number | null {
+  return value !== null && (max === null || value > max) ? value : max;
+}
+
+function fold(into: Folded, minute: MinuteRow): void {
+  into.minutes += 1;
+  into.samples += minute.samples;
+  addMean(into.util, minute.utilAvg);
+  into.utilMax = larger(into.utilMax, minute.utilMax);
+  addMean(into.mem, minute.memUsedAvg);
+  into.memUsedMax = larger(into.memUsedMax, minute.memUsedMax);
+  into.memTotal = larger(into.memTotal, minute.memTotal);
+  addMean(into.power, minute.powerAvg);
+  addMean(into.temp, minute.tempAvg);
+  into.tempMax = larger(into.tempMax, minute.tempMax);
+  into.holders.set(minute.holderUserId, (into.holders.get(minute.holderUserId) ?? 0) + 1);
+  if (minute.busy) into.busyMinutes += 1;
+  into.simulated &&= minute.simulated;
+}
+
+/** A tally of one GPU-hour from its minutes (at least one, any order). */
+export function tallyMinutes(minutes: MinuteRow[], hourMs: number): HourTally {
+  if (minutes.length === 0) throw new Error("an hour needs at least one minute");
+  const sorted = [...minutes].sort((a, b) => a.minute.getTime() - b.minute.getTime());
+  const folded = emptyFolded();
+  for (const minute of sorted.slice(0, -1)) fold(folded, minute);
+  return { gpuUuid: sorted[0]!.gpuUuid, hourMs, folded, last: sorted[sorted.length - 1]! };
+}
+
+/**
+ * The tally with later minutes of the same GPU-hour added (a new tally; the
+ * old one is left as it was, in case the write that carries these minutes
+ * fails). `minutes` are in minute order; one at the tally's latest minute
+ * is that minute as now stored (both parts), and replaces it. Returns null
+ * when a minute comes before the latest one (a replayed reading that
+ * arrived late): only a recount from the stored minutes keeps the order.
+ */
+export function extendTally(tally: HourTally, minutes: MinuteRow[]): HourTally | null {
+  let folded: Folded | null = null;
+  let last = tally.last;
+  for (const minute of minutes) {
+    const at = minute.minute.getTime();
+    if (at < last.minute.getTime()) return null;
+    if (at > last.minute.getTime()) {
+      folded ??= copyFolded(tally.folded);
+      fold(folded, last);
+    }
+    last = minute;
+  }
+  return { gpuUuid: tally.gpuUuid, hourMs: tally.hourMs, folded: folded ?? tally.folded, last };
+}
+
+/** Minutes and sample count of the hour as the tally has them: what the stored minutes must add up to. */
+export function tallyTotals(tally: HourTally): { minutes: number; samples: number } {
+  return { minutes: tally.folded.minutes + 1, samples: tally.folded.samples + tally.last.samples };
+}
+
+function meanWith(mean: Mean, value: number | null): number | null {
+  const sum = value === null ? mean.sum : mean.sum + value;
+  const count = value === null ? mean.count : mean.count + 1;
+  return count === 0 ? null : sum / count;
+}
+
+/**
+ * The holder of the hour: whoever held the GPU for most of its minutes;
+ * "nobody" (null) is a candidate too, so a 10-minute booking does not claim
+ * the hour. A tie goes to a person, then to the one who held it first.
+ */
+function mostMinutes(holders: Map<string | null, number>, last: string | null): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  const consider = (holder: string | null, count: number) => {
+    if (count > bestCount || (count === bestCount && best === null && holder !== null)) {
+      best = holder;
+      bestCount = count;
+    }
+  };
+  for (const [holder, count] of holders) consider(holder, holder === last ? count + 1 : count);
+  if (!holders.has(last)) consider(last, 1);
+  return best;
+}
+
+/** The hour row of a tally. */
+export function hourRowOf(tally: HourTally): HourRow {
+  const { folded, last } = tally;
+  return {
+    gpuUuid: tally.gpuUuid,
+    hour: new Date(tally.hourMs),
+    hostId: last.hostId,
+    samples: folded.minutes + 1,
+    utilAvg: meanWith(folded.util, last.utilAvg),
+    utilMax: larger(folded.utilMax, last.utilMax),
+    memUsedAvg: meanWith(folded.mem, last.memUsedAvg),
+    memUsedMax: larger(folded.memUsedMax, last.memUsedMax),
+    memTotal: larger(folded.memTotal, last.memTotal),
+    powerAvg: meanWith(folded.power, last.powerAvg),
+    tempAvg: meanWith(folded.temp, last.tempAvg),
+    tempMax: larger(folded.tempMax, last.tempMax),
+    holderUserId: mostMinutes(folded.holders, last.holderUserId),
+    busyMinutes: folded.busyMinutes + (last.busy ? 1 : 0),
+    simulated: folded.simulated && last.simulated,
+  };
+}
