@@ -169,7 +169,7 @@ const [spec] = simulatedFleet({ seed: 7, gpuCount: 8 });
 const simHost = { id: "host-sim", name: spec.hostName, simulated: true };
 
 /** What an instance's own agent and ingest do with a reading, and the relay hook after it. */
-function readOnA(a: { fleet: FleetState; relay: FleetRelay }, at: number): Snapshot {
+function readOn(a: { fleet: FleetState; relay: FleetRelay }, at: number): Snapshot {
   const snapshot = simulatedSnapshotAt(spec, 7, at);
   a.fleet.ingest(simHost.id, snapshot);
   a.relay.forwardSnapshot(simHost, snapshot);
@@ -189,7 +189,7 @@ describe("fleet relay, compact readings", () => {
     a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
     a.relay.flush();
     for (let i = 0; i < 30; i += 1) {
-      readOnA(a, clock);
+      readOn(a, clock);
       expect(gpusOf(b.fleet)).toEqual(gpusOf(a.fleet));
       clock += 1000;
     }
@@ -211,22 +211,22 @@ describe("fleet relay, compact readings", () => {
     const bus = cluster(() => clock);
     const a = bus.join("a");
     a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
-    for (let i = 0; i < 5; i += 1, clock += 1000) readOnA(a, clock);
+    for (let i = 0; i < 5; i += 1, clock += 1000) readOn(a, clock);
 
     const late = bus.join("late");
     // The first rows it hears cannot be applied; it asks A for a keyframe …
-    readOnA(a, clock);
+    readOn(a, clock);
     clock += 1000;
     expect(late.fleet.current().hosts).toEqual([]);
     late.relay.flush();
     expect(bus.sent.at(-1)?.e).toEqual([{ k: "need", to: "a", h: [simHost.id] }]);
     // … which A's next reading is.
-    readOnA(a, clock);
+    readOn(a, clock);
     expect(bus.sent.at(-1)?.e.map((event) => event.k)).toEqual(["key"]);
     expect(late.fleet.current().hosts.map((host) => [host.name, host.online])).toEqual([[simHost.name, true]]);
     expect(gpusOf(late.fleet)).toEqual(gpusOf(a.fleet));
     clock += 1000;
-    readOnA(a, clock);
+    readOn(a, clock);
     expect(bus.sent.at(-1)?.e.map((event) => event.k)).toEqual(["row"]);
     expect(gpusOf(late.fleet)).toEqual(gpusOf(a.fleet));
   });
@@ -235,23 +235,43 @@ describe("fleet relay, compact readings", () => {
     let clock = Date.parse("2026-01-01T00:00:00Z");
     const { a, b, dropNext } = twoInstances(() => clock);
     a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
-    readOnA(a, clock);
+    readOn(a, clock);
     const before = gpusOf(b.fleet);
     clock += 1000;
     dropNext();
-    readOnA(a, clock);
+    readOn(a, clock);
     clock += 1000;
     // The reading after the lost one is not applied (its rows are relative to the lost one) …
-    readOnA(a, clock);
+    readOn(a, clock);
     expect(gpusOf(b.fleet)).toEqual(before);
     // … and B's request for a keyframe is lost too: the periodic keyframe heals it.
     dropNext();
     b.relay.flush();
     for (let waited = 0; waited <= KEYFRAME_EVERY_MS; waited += 1000) {
       clock += 1000;
-      readOnA(a, clock);
+      readOn(a, clock);
     }
     expect(gpusOf(b.fleet)).toEqual(gpusOf(a.fleet));
+  });
+
+  it("follows a host whose agent moves to another instance and back, one chain per host", () => {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const bus = cluster(() => clock);
+    const [a, b, c] = [bus.join("a"), bus.join("b"), bus.join("c")];
+    a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
+    for (let i = 0; i < 3; i += 1, clock += 1000) readOn(a, clock);
+    expect(gpusOf(c.fleet)).toEqual(gpusOf(a.fleet));
+    // The agent reconnects to B: B's first reading of it is a keyframe, C follows B's chain.
+    b.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
+    for (let i = 0; i < 3; i += 1, clock += 1000) readOn(b, clock);
+    expect(gpusOf(c.fleet)).toEqual(gpusOf(b.fleet));
+    // Back to A, whose chain C no longer holds: C asks, and A's next reading is a keyframe.
+    readOn(a, clock);
+    clock += 1000;
+    c.relay.flush();
+    readOn(a, clock);
+    expect(bus.sent.at(-1)?.e.map((event) => event.k)).toEqual(["key"]);
+    expect(gpusOf(c.fleet)).toEqual(gpusOf(a.fleet));
   });
 
   it("skips a message of another format version with one warning, and a malformed event without losing the rest", () => {
@@ -259,7 +279,7 @@ describe("fleet relay, compact readings", () => {
     const { a, b, sent } = twoInstances(() => clock);
     const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
     a.fleet.connectHost(simHost.id, simHost.name, simHost.simulated);
-    readOnA(a, clock);
+    readOn(a, clock);
     const good = sent.at(-1)!;
 
     b.relay.apply({ ...good, v: RELAY_FORMAT_VERSION + 1 });

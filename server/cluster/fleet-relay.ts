@@ -70,7 +70,7 @@ export class FleetRelay {
   private readonly now: () => number;
   private readonly encoder = new RelayEncoder();
   private readonly decoder = new RelayDecoder();
-  /** When a keyframe was last asked for, per sender and host. */
+  /** When a keyframe was last asked for, per host. */
   private readonly asked = new Map<string, number>();
   private readonly warnedVersions = new Set<string>();
   private failing = false;
@@ -190,6 +190,7 @@ export class FleetRelay {
       case "removed":
         if (typeof event.h !== "string") return "a removal without host";
         this.decoder.forget(event.h);
+        this.asked.delete(event.h);
         fleet.removeHost(event.h, from);
         return null;
       case "need":
@@ -210,10 +211,9 @@ export class FleetRelay {
   private ingest(from: string, hostId: string, decoded: Decoded, needed: string[]): string | null {
     if (!decoded.ok) {
       if (!decoded.need) return decoded.malformed;
-      const which = `${from}\u0000${hostId}`;
       const now = this.now();
-      if (now - (this.asked.get(which) ?? -Infinity) >= ASK_AGAIN_MS) {
-        this.asked.set(which, now);
+      if (now - (this.asked.get(hostId) ?? -Infinity) >= ASK_AGAIN_MS) {
+        this.asked.set(hostId, now);
         needed.push(hostId);
       }
       return null;

@@ -117,6 +117,8 @@ export class RelayEncoder {
 }
 
 interface HeardHost {
+  /** The instance whose chain this is: a host's agent reports to one instance at a time. */
+  from: string;
   n: number;
   name: string;
   simulated: boolean;
@@ -134,22 +136,20 @@ export type Decoded =
   | { ok: false; need: false; malformed: string };
 
 /**
- * The receiving side: keeps, per sending instance and host, the reading
- * its chain stands at, and turns each event back into the agent's Snapshot
- * that the sender accepted. No schema parse here: the sender validated the
- * reading (Redis between our own instances is inside the trust boundary);
- * a cheap look at the shape keeps a malformed event from corrupting state.
+ * The receiving side: keeps, per host, the reading its chain stands at
+ * (one chain per host, that of the instance its agent reports to: what a
+ * restarted instance's chains held goes with the next keyframe), and turns
+ * each event back into the agent's Snapshot that the sender accepted. No
+ * schema parse here: the sender validated the reading (Redis between our
+ * own instances is inside the trust boundary); a cheap look at the shape
+ * keeps a malformed event from corrupting state.
  */
 export class RelayDecoder {
   private readonly heard = new Map<string, HeardHost>();
 
-  private static key(from: string, hostId: string): string {
-    return `${from}\u0000${hostId}`;
-  }
-
-  /** Forgets a host (removed from the fleet): its next reading from anywhere needs a keyframe. */
+  /** Forgets a host (removed from the fleet): its next reading needs a keyframe. */
   forget(hostId: string): void {
-    for (const key of this.heard.keys()) if (key.endsWith(`\u0000${hostId}`)) this.heard.delete(key);
+    this.heard.delete(hostId);
   }
 
   keyframe(from: string, event: { h: string; n: number; name: string; simulated: boolean; s: unknown }): Decoded {
@@ -158,7 +158,8 @@ export class RelayDecoder {
     if (problem) return { ok: false, need: false, malformed: problem };
     const valid = snapshot as Snapshot;
     const byGpu = processesByGpu(valid);
-    this.heard.set(RelayDecoder.key(from, event.h), {
+    this.heard.set(event.h, {
+      from,
       n: event.n,
       name: event.name,
       simulated: event.simulated,
@@ -170,8 +171,9 @@ export class RelayDecoder {
   }
 
   rows(from: string, event: { h: string; n: number; t: number; r: RowValue[] }): Decoded {
-    const held = this.heard.get(RelayDecoder.key(from, event.h));
-    if (!held || event.n !== held.n + 1) return { ok: false, need: true };
+    const held = this.heard.get(event.h);
+    // Another instance's chain (the agent moved), or a gap in this one.
+    if (!held || held.from !== from || event.n !== held.n + 1) return { ok: false, need: true };
     const tuples: RowValue[][] = [];
     let at = 0;
     for (const previous of held.tuples) {
