@@ -10,16 +10,16 @@
  * so a reading whose utilization alone moved costs `slot,1,37`.
  */
 
+import { sameJson } from "@/lib/same-json";
+
 export type RowValue = number | string | boolean | null | RowValue[] | { [key: string]: unknown };
 
 /** Up to 30 fields: the mask stays a small positive integer. */
 export const MAX_ROW_FIELDS = 30;
 
 function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  // Small arrays (per-process memory) compare by their JSON: they are built fresh each reading.
-  if (typeof a === "object" && typeof b === "object" && a !== null && b !== null) return JSON.stringify(a) === JSON.stringify(b);
-  return false;
+  // Small arrays (per-process memory) are built fresh each reading: compared by content, as their JSON would be.
+  return sameJson(a, b);
 }
 
 /**
