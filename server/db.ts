@@ -1,22 +1,25 @@
 import { createRequire } from "node:module";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import type * as PostgresClientModule from ".prisma/postgres-client";
+import type * as PostgresAdapterModule from "@prisma/adapter-pg";
 import { databaseProvider, env } from "@/server/env";
 import { resolveSqlitePath } from "@/server/sqlite-path";
 
 /**
  * The client generated from prisma/postgres/schema.prisma (the same models,
- * derived; see server/db/postgres-schema.ts), loaded only when the database
- * is PostgreSQL. It lives where Prisma puts its default client,
- * node_modules/.prisma/, which npm leaves alone when it prunes; that is no
- * valid package name for an ESM import, so it is loaded with require, as
- * @prisma/client loads its own.
+ * derived; see server/db/postgres-schema.ts) and its driver adapter, loaded
+ * only when the database is PostgreSQL: a SQLite server never loads pg. The
+ * client lives where Prisma puts its default client, node_modules/.prisma/,
+ * which npm leaves alone when it prunes; that is no valid package name for an
+ * ESM import, so both are loaded with require, as @prisma/client loads its own.
  */
-function loadPostgresClient(): typeof PostgresClientModule.PrismaClient {
+function loadPostgres(): { PrismaClient: typeof PostgresClientModule.PrismaClient; PrismaPg: typeof PostgresAdapterModule.PrismaPg } {
   const require = createRequire(import.meta.url);
-  return (require(".prisma/postgres-client") as typeof PostgresClientModule).PrismaClient;
+  return {
+    PrismaClient: (require(".prisma/postgres-client") as typeof PostgresClientModule).PrismaClient,
+    PrismaPg: (require("@prisma/adapter-pg") as typeof PostgresAdapterModule).PrismaPg,
+  };
 }
 
 // One client per process, shared by the custom server and Next's bundles
@@ -28,12 +31,12 @@ const POSTGRES_POOL_SIZE = 10;
 
 function createClient(databaseUrl: string): PrismaClient {
   if (databaseProvider(databaseUrl) === "postgresql") {
+    const { PrismaClient: PostgresPrismaClient, PrismaPg } = loadPostgres();
     const adapter = new PrismaPg({ connectionString: databaseUrl, max: POSTGRES_POOL_SIZE, application_name: "gpudesk" });
     // The PostgreSQL client is generated from the same models, so its API is
     // the SQLite client's; the two are distinct TypeScript types only because
     // each generated client declares its own. The rest of gpudesk is written
     // against one type: this is the one place that says they are the same.
-    const PostgresPrismaClient = loadPostgresClient();
     return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
   // Writers in other processes (a CLI command, a second server) hold SQLite's write

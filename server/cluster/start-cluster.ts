@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { createAdapter } from "@socket.io/redis-adapter";
-import { Redis, type RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
 import type { Namespace, Server } from "socket.io";
 import type { Snapshot } from "@/lib/snapshot";
 import { FleetRelay, type RelayMessage } from "@/server/cluster/fleet-relay";
@@ -69,6 +68,8 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
   const instanceId = `${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const jobs = new LeaderJobs();
   if (!options.redisUrl) return singleInstance(instanceId, jobs, options);
+  // Loaded only with a Redis URL: a single instance never needs them.
+  const [{ Redis }, { createAdapter }] = await Promise.all([import("ioredis"), import("@socket.io/redis-adapter")]);
 
   const where = redactedUrl(options.redisUrl);
   const connect = async (name: string, extra: RedisOptions = {}) => {

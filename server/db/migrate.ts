@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { migratePostgres } from "@/server/db/migrate-postgres";
 import { POSTGRES_MIGRATIONS_PATH } from "@/server/db/postgres-schema";
 import { databaseProvider } from "@/server/env";
 import { createPrivateSqliteFile, resolveSqlitePath } from "@/server/sqlite-path";
@@ -16,6 +15,8 @@ const require = createRequire(import.meta.url);
  */
 export async function migrateDatabase(databaseUrl: string, repoRoot: string): Promise<void> {
   if (databaseProvider(databaseUrl) === "postgresql") {
+    // pg is loaded only for PostgreSQL: a SQLite server never needs it.
+    const { migratePostgres } = await import("@/server/db/migrate-postgres");
     await migratePostgres(databaseUrl, path.join(repoRoot, POSTGRES_MIGRATIONS_PATH));
     return;
   }

@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
 import { hashInputs } from "@/server/build";
 
 /** Where the host bundle is written, relative to the checkout; the server serves it from there. */
@@ -25,6 +24,8 @@ export interface HostBundleResult {
  */
 export async function buildHostBundle(root: string, outFile = path.join(root, HOST_BUNDLE_PATH)): Promise<HostBundleResult> {
   const started = Date.now();
+  // Loaded here, not with the module: the server imports this file on every start but builds only when the bundle is stale.
+  const { build } = await import("esbuild");
   const result = await build({
     absWorkingDir: root,
     entryPoints: [path.join(root, "server/host-cli/main.ts")],
