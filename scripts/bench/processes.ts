@@ -28,6 +28,17 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/** Resident memory in MiB by kind: anonymous (heaps, malloc), file-backed (the node binary, shared libraries, mapped files) and shared memory; NaN when the process is gone. */
+export function rssPartsMiB(pid: number): { anon: number; file: number; shmem: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? Number.NaN) / 1024;
+    return { anon: kib("RssAnon"), file: kib("RssFile"), shmem: kib("RssShmem") };
+  } catch {
+    return { anon: Number.NaN, file: Number.NaN, shmem: Number.NaN };
+  }
+}
+
 /** CPU use of a set of processes between two moments, in cores (1 = one core busy all the time). */
 export class CpuMeter {
   private readonly start: Map<number, number>;
