@@ -51,3 +51,11 @@ describe("GPUDESK_WEBHOOK_PRIVATE_TARGETS", () => {
     }
   });
 });
+
+describe("GPUDESK_SOCKET_DEFLATE", () => {
+  it("is off by default: per-socket compression costs CPU for every viewer", () => {
+    expect(parseEnv(environment()).GPUDESK_SOCKET_DEFLATE).toBe(false);
+    expect(parseEnv(environment({ GPUDESK_SOCKET_DEFLATE: "1" })).GPUDESK_SOCKET_DEFLATE).toBe(true);
+    expect(() => parseEnv(environment({ GPUDESK_SOCKET_DEFLATE: "yes" }))).toThrow(/GPUDESK_SOCKET_DEFLATE/);
+  });
+});

@@ -123,6 +123,13 @@ const envSchema = z.object({
     }),
   /** Sign-in attempts allowed per client address per minute (failed ones per username are slowed down separately). */
   GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  /**
+   * socket.io's per-message compression (permessage-deflate) on every WebSocket, agents' and
+   * browsers' alike. Off: it compresses each message once per socket, so its CPU grows with
+   * every viewer (docs/benchmark.md, "Compression"); kept as a switch for links where bytes
+   * cost more than CPU.
+   */
+  GPUDESK_SOCKET_DEFLATE: z.enum(["0", "1", "false", "true"]).default("0").transform((value) => value === "1" || value === "true"),
   /** Largest agent message accepted, in bytes. */
   GPUDESK_MAX_AGENT_MESSAGE_BYTES: z.coerce.number().int().min(64_000).default(4_000_000),
   /** Usage history: days of per-minute rollups kept. */

@@ -83,6 +83,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const io = new Server(httpServer, {
     maxHttpBufferSize: env.GPUDESK_MAX_AGENT_MESSAGE_BYTES,
     serveClient: false,
+    perMessageDeflate: env.GPUDESK_SOCKET_DEFLATE,
     // Next's own websocket (hot reload in dev) shares the port.
     destroyUpgrade: false,
   });

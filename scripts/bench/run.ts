@@ -29,7 +29,7 @@ interface Options extends Omit<ScenarioOptions, "gpus" | "instances" | "seed" | 
 const USAGE = `usage: npm run bench -- [--gpus 250,1000,4000] [--instances 1[,2]] [--viewers 50] [--duration 30]
   [--warmup 10] [--agent-processes 4] [--viewer-processes 2] [--late-ms 1000] [--port 3400]
   [--redis-url redis://127.0.0.1:6379] [--no-browser | --browser-only] [--browser-gpus 256] [--browser-seconds 20]
-  [--out bench-results/<date>.json] [--cpu-prof DIR] [--quiet-load 3] [--alerts] [--nice -5] [--taskset]
+  [--out bench-results/<date>.json] [--cpu-prof DIR] [--quiet-load 3] [--alerts] [--socket-deflate] [--nice -5] [--taskset]
 Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).`;
 
 function parseList(text: string, name: string): number[] {
@@ -57,6 +57,7 @@ function parseArgs(argv: string[]): Options {
     cpuProfileDir: null,
     quietLoad: 0,
     alerts: false,
+    socketDeflate: false,
     nice: 0,
     taskset: false,
   };
@@ -89,6 +90,7 @@ function parseArgs(argv: string[]): Options {
     else if (name === "--cpu-prof") options.cpuProfileDir = path.resolve(value());
     else if (name === "--quiet-load") options.quietLoad = Number(value());
     else if (name === "--alerts") options.alerts = true;
+    else if (name === "--socket-deflate") options.socketDeflate = true;
     else if (name === "--nice") options.nice = Number(value());
     else if (name === "--taskset") options.taskset = true;
     else if (name === "--help" || name === "-h") {

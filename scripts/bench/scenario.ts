@@ -38,6 +38,8 @@ export interface ScenarioOptions {
   quietLoad: number;
   /** Keep the default alert hold times (alerts open for most GPUs at once during the run). */
   alerts: boolean;
+  /** The servers run with socket.io's per-message compression (GPUDESK_SOCKET_DEFLATE=1). */
+  socketDeflate: boolean;
   /** Niceness of the server, agent and viewer processes (negative: ahead of other work; needs root). */
   nice: number;
   /** Pin instance i to CPU core i (`taskset`), so that two instances do not share a core; the harness is not pinned. */
@@ -248,7 +250,7 @@ async function startServer(
   port: number,
   instance: number,
   extraEnv: Record<string, string>,
-  options: Pick<ScenarioOptions, "cpuProfileDir" | "alerts" | "nice">,
+  options: Pick<ScenarioOptions, "cpuProfileDir" | "alerts" | "socketDeflate" | "nice">,
   log: (line: string) => void,
   core: number | null = null,
 ): Promise<RunningServer> {
@@ -269,6 +271,7 @@ async function startServer(
       // 45 s at 1,000 GPUs); the benchmark measures the steady state, where the rules still
       // run every second but open nothing new.
       ...(options.alerts ? {} : Object.fromEntries(ALERT_HOLD_VARIABLES.map((name) => [name, "7d"]))),
+      ...(options.socketDeflate ? { GPUDESK_SOCKET_DEFLATE: "1" } : {}),
       ...extraEnv,
     }),
     stdio: ["ignore", out, out],
