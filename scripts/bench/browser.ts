@@ -8,6 +8,7 @@
  * page is under test here.
  */
 import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type CDPSession, type Page } from "@playwright/test";
 import { createDisplayToken, startDisplayServer, type DisplayServer } from "../../e2e/display-server";
@@ -24,7 +25,12 @@ export interface BrowserPageResult {
   framesPerSecond: number;
   longTasks: number;
   longestTaskMs: number;
+  /** Long tasks from the navigation to the measuring window: loading, hydration, the first snapshot. */
+  loadLongTasks: number;
+  loadLongestTaskMs: number;
   heapMiB: number;
+  /** With --cpu-prof: the page's V8 CPU profiles (loading, then the measuring window). */
+  cpuProfiles?: { load: string; steady: string };
 }
 
 export interface BrowserResult {
@@ -38,15 +44,41 @@ export interface BrowserResult {
 const cli = path.join(repoRoot, "bin", "gpudesk.js");
 const VIEWPORT = { width: 1920, height: 1080 };
 
-/** Long tasks and animation frames, counted by the page itself from its first script on. */
+/** Long tasks, recorded by the page itself from its first script on. */
 const PAGE_COUNTERS = `
-  window.__bench = { longTasks: [], frames: 0 };
+  window.__bench = { longTasks: [] };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) window.__bench.longTasks.push({ start: entry.startTime, duration: entry.duration });
   }).observe({ type: "longtask", buffered: true });
-  const frame = () => { window.__bench.frames += 1; requestAnimationFrame(frame); };
-  requestAnimationFrame(frame);
 `;
+
+/**
+ * Animation frames the page can draw per second, counted after the CPU
+ * window: a requestAnimationFrame loop makes Chromium produce a frame every
+ * 16 ms, which cost 36 ms of main-thread CPU per second on a blank page, more
+ * than half of the wall display's whole budget.
+ */
+const FRAME_SECONDS = 3;
+
+/** A string, not a function: tsx would name the inner callback with a helper the page does not have. */
+const COUNT_FRAMES = `new Promise((resolve) => {
+  let frames = 0;
+  let counting = true;
+  const frame = () => {
+    frames += 1;
+    if (counting) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  const start = performance.now();
+  setTimeout(() => {
+    counting = false;
+    resolve((frames * 1000) / (performance.now() - start));
+  }, ${FRAME_SECONDS * 1000});
+})`;
+
+async function framesPerSecond(page: Page): Promise<number> {
+  return page.evaluate<number>(COUNT_FRAMES);
+}
 
 /** A member account in that server's database, made with the CLI as an admin would. */
 function addUser(dataDir: string, username: string, password: string): void {
@@ -67,24 +99,55 @@ async function metrics(cdp: CDPSession): Promise<Record<string, number>> {
   return Object.fromEntries(list.map((metric) => [metric.name, metric.value]));
 }
 
-async function measurePage(page: Page, cdp: CDPSession, name: string, pagePath: string, seconds: number): Promise<BrowserPageResult> {
+/** A V8 CPU profile of the page's main thread, started before the page loads (--cpu-prof). */
+interface PageProfiler {
+  dir: string;
+  file: string;
+}
+
+async function startProfile(cdp: CDPSession): Promise<void> {
+  await cdp.send("Profiler.enable");
+  // 100 µs: the default 1 ms sees too little of a page whose every task is short.
+  await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+  await cdp.send("Profiler.start");
+}
+
+async function saveProfile(cdp: CDPSession, profiler: PageProfiler, part: string): Promise<string> {
+  const { profile } = await cdp.send("Profiler.stop");
+  mkdirSync(profiler.dir, { recursive: true });
+  const file = path.join(profiler.dir, `${profiler.file}-${part}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  return file;
+}
+
+async function measurePage(
+  page: Page,
+  cdp: CDPSession,
+  name: string,
+  pagePath: string,
+  seconds: number,
+  profiler: PageProfiler | null,
+): Promise<BrowserPageResult> {
   await cdp.send("Performance.enable", { timeDomain: "timeTicks" });
   // Let loading, hydration and the first snapshot pass: only the steady updates count.
   await page.waitForTimeout(5_000);
-  const startCounters = await page.evaluate(() => {
-    const bench = (window as unknown as { __bench: { longTasks: { start: number }[]; frames: number } }).__bench;
-    return { now: performance.now(), frames: bench.frames };
-  });
+  const startCounters = await page.evaluate(() => ({ now: performance.now() }));
+  const load = profiler ? await saveProfile(cdp, profiler, "load") : null;
+  if (profiler) await startProfile(cdp);
   const before = await metrics(cdp);
   await page.waitForTimeout(seconds * 1000);
   const after = await metrics(cdp);
-  const end = await page.evaluate((since) => {
-    const bench = (window as unknown as { __bench: { longTasks: { start: number; duration: number }[]; frames: number } }).__bench;
-    const tasks = bench.longTasks.filter((task) => task.start >= since);
-    return { now: performance.now(), frames: bench.frames, tasks };
-  }, startCounters.now);
+  const end = await page.evaluate(() => {
+    const bench = (window as unknown as { __bench: { longTasks: { start: number; duration: number }[] } }).__bench;
+    return { now: performance.now(), tasks: bench.longTasks };
+  });
+  const steady = profiler ? await saveProfile(cdp, profiler, "steady") : null;
+  const frames = await framesPerSecond(page);
+  const tasks = end.tasks.filter((task) => task.start >= startCounters.now);
+  const loadTasks = end.tasks.filter((task) => task.start < startCounters.now);
   const elapsed = (end.now - startCounters.now) / 1000;
   const perSecond = (metric: string) => ((after[metric]! - before[metric]!) * 1000) / elapsed;
+  const longest = (list: { duration: number }[]) => list.reduce((most, task) => Math.max(most, task.duration), 0);
   return {
     name,
     path: pagePath,
@@ -92,14 +155,24 @@ async function measurePage(page: Page, cdp: CDPSession, name: string, pagePath: 
     cpuMsPerSecond: perSecond("ThreadTime"),
     scriptMsPerSecond: perSecond("ScriptDuration"),
     styleLayoutMsPerSecond: perSecond("RecalcStyleDuration") + perSecond("LayoutDuration"),
-    framesPerSecond: (end.frames - startCounters.frames) / elapsed,
-    longTasks: end.tasks.length,
-    longestTaskMs: end.tasks.reduce((longest, task) => Math.max(longest, task.duration), 0),
+    framesPerSecond: frames,
+    longTasks: tasks.length,
+    longestTaskMs: longest(tasks),
+    loadLongTasks: loadTasks.length,
+    loadLongestTaskMs: longest(loadTasks),
     heapMiB: after.JSHeapUsedSize! / 2 ** 20,
+    ...(load && steady ? { cpuProfiles: { load, steady } } : {}),
   };
 }
 
-export async function runBrowserBench(options: { gpus: number; seconds: number; port: number; log: (line: string) => void }): Promise<BrowserResult> {
+export async function runBrowserBench(options: {
+  gpus: number;
+  seconds: number;
+  port: number;
+  /** Where to write each page's CPU profiles; null for none. */
+  cpuProfileDir: string | null;
+  log: (line: string) => void;
+}): Promise<BrowserResult> {
   let server: DisplayServer | null = null;
   let browser: Browser | null = null;
   try {
@@ -116,8 +189,8 @@ export async function runBrowserBench(options: { gpus: number; seconds: number; 
     });
     const pages: BrowserPageResult[] = [];
     const targets = [
-      { name: "fleet view (/)", path: "/", ready: "host-status", signIn: true },
-      { name: "wall display (/display)", path: `/display?token=${encodeURIComponent(displayToken)}`, ready: "display-tile", signIn: false },
+      { name: "fleet view (/)", file: "fleet", path: "/", ready: "host-status", signIn: true },
+      { name: "wall display (/display)", file: "display", path: `/display?token=${encodeURIComponent(displayToken)}`, ready: "display-tile", signIn: false },
     ];
     for (const target of targets) {
       const context = await browser.newContext({ viewport: VIEWPORT, baseURL: origin });
@@ -131,10 +204,14 @@ export async function runBrowserBench(options: { gpus: number; seconds: number; 
         if (!response.ok()) throw new Error(`sign-in failed: ${response.status()} ${await response.text()}`);
       }
       const cdp = await context.newCDPSession(page);
+      const profiler = options.cpuProfileDir ? { dir: options.cpuProfileDir, file: `${target.file}-${options.gpus}` } : null;
+      if (profiler) await startProfile(cdp);
       await page.goto(target.path);
       await page.getByTestId(target.ready).first().waitFor({ timeout: 60_000 });
-      const result = await measurePage(page, cdp, target.name, target.path.replace(/token=[^&]+/, "token=…"), options.seconds);
-      options.log(`  ${target.name}: ${result.busyMsPerSecond.toFixed(0)} ms/s busy (${result.cpuMsPerSecond.toFixed(0)} of CPU), ${result.longTasks} long tasks, ${result.framesPerSecond.toFixed(1)} frames/s`);
+      const result = await measurePage(page, cdp, target.name, target.path.replace(/token=[^&]+/, "token=…"), options.seconds, profiler);
+      options.log(
+        `  ${target.name}: ${result.busyMsPerSecond.toFixed(0)} ms/s busy (${result.cpuMsPerSecond.toFixed(0)} of CPU), ${result.longTasks} long tasks (longest ${result.longestTaskMs.toFixed(0)} ms), ${result.framesPerSecond.toFixed(1)} frames/s; while loading ${result.loadLongTasks} long tasks (longest ${result.loadLongestTaskMs.toFixed(0)} ms)`,
+      );
       pages.push(result);
       await context.close();
     }

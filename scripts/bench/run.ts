@@ -9,6 +9,7 @@
  *   npm run bench                                   # the issue's set: 250, 1000, 4000 GPUs; 4000 on two instances; browser
  *   npm run bench -- --gpus 250,1000 --viewers 50 --duration 30 --instances 1 --no-browser
  *   npm run bench -- --browser-only
+ *   npm run bench -- --browser-only --cpu-prof DIR  # and a V8 CPU profile of each page (loading, then steady)
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -174,7 +175,13 @@ async function main(): Promise<void> {
 
   if (options.browser) {
     log(`\nbrowser: ${options.browserGpus} GPUs, ${options.browserSeconds} s per page`);
-    results.browser = await runBrowserBench({ gpus: options.browserGpus, seconds: options.browserSeconds, port: options.basePort + 90, log });
+    results.browser = await runBrowserBench({
+      gpus: options.browserGpus,
+      seconds: options.browserSeconds,
+      port: options.basePort + 90,
+      cpuProfileDir: options.cpuProfileDir,
+      log,
+    });
   }
   save();
   log(`\n${formatTables(results)}`);
