@@ -6,6 +6,7 @@ import { gpuStateNow } from "@/lib/gpu-state-now";
 import { bookingsOfGpu, gpusOfHost } from "@/lib/live-fleet-state";
 import { useGpuStates } from "@/lib/use-gpu-states";
 import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useGrowingLimit } from "@/lib/use-growing-limit";
 import { useNow } from "@/lib/use-now";
 import { AppHeader } from "@/components/ui/app-header";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
@@ -15,6 +16,14 @@ import { FleetSummary } from "@/components/fleet/fleet-summary";
 import { HostSection } from "@/components/fleet/host-section";
 
 const noSubscription = () => () => {};
+
+/**
+ * Cards mounted in the task that brings the first snapshot (what fills the
+ * screen above the fold), then per task after it: mounting a 256-GPU fleet
+ * at once was one task of several hundred milliseconds.
+ */
+const FIRST_CARDS = 16;
+const CARDS_PER_TASK = 16;
 
 /** The live fleet: every host and every GPU, updated once a second. */
 export function FleetView() {
@@ -31,6 +40,9 @@ export function FleetView() {
   );
   // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
   const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
+  // Hosts are mounted whole, in page order, as the limit reaches their first GPU.
+  const mounted = useGrowingLimit(gpus.length, FIRST_CARDS, CARDS_PER_TASK);
+  let position = 0;
 
   return (
     <>
@@ -49,18 +61,24 @@ export function FleetView() {
           <EmptyFleet serverUrl={origin} />
         ) : (
           <div className="space-y-10">
-            {fleet.hosts.map((host) => (
-              <HostSection
-                key={host.id}
-                host={host}
-                gpus={gpusOfHost(fleet, host)}
-                sparklines={fleet.sparklines}
-                nowMs={serverNow}
-                bookings={fleet.bookings}
-                counts={availability.hosts[host.id]}
-                people={people}
-              />
-            ))}
+            {fleet.hosts.map((host) => {
+              const first = position;
+              position += host.gpuUuids.length;
+              if (mounted < gpus.length && first >= mounted) return null;
+              return (
+                <HostSection
+                  key={host.id}
+                  host={host}
+                  gpus={gpusOfHost(fleet, host)}
+                  sparklines={fleet.sparklines}
+                  nowMs={serverNow}
+                  bookings={fleet.bookings}
+                  counts={availability.hosts[host.id]}
+                  people={people}
+                  position={first}
+                />
+              );
+            })}
           </div>
         )}
       </main>

@@ -3,7 +3,7 @@ import type { GpuPoint, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import type { PersonRef } from "@/lib/reservation-types";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format";
-import { GpuCard } from "@/components/gpu/gpu-card";
+import { FleetCard } from "@/components/fleet/fleet-card";
 
 /** One empty history for every GPU without one, so that their memoized cards see the same sparkline each second. */
 const NO_POINTS: GpuPoint[] = [];
@@ -20,9 +20,11 @@ interface HostSectionProps {
   counts?: AvailabilityCounts;
   /** Everyone named on the page, so that two people with one display name are told apart. */
   people?: PersonRef[];
+  /** The place of this host's first GPU on the page: off-screen cards refresh in turns by it. */
+  position?: number;
 }
 
-export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, people }: HostSectionProps) {
+export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, people, position = 0 }: HostSectionProps) {
   const headingId = `host-${host.id}`;
   const stale = !host.online;
 
@@ -61,17 +63,17 @@ export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, p
           aria-labelledby={headingId}
           className={`grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4 ${stale ? "opacity-75 grayscale" : ""}`}
         >
-          {gpus.map((gpu) => (
-            <li key={gpu.uuid} className="min-w-0">
-              <GpuCard
-                gpu={gpu}
-                sparkline={sparklines[gpu.uuid] ?? NO_POINTS}
-                stale={stale}
-                nowMs={nowMs}
-                booking={bookings ? bookingsOfGpu(bookings, gpu.uuid, nowMs) : undefined}
-                people={people}
-              />
-            </li>
+          {gpus.map((gpu, i) => (
+            <FleetCard
+              key={gpu.uuid}
+              phase={position + i}
+              gpu={gpu}
+              sparkline={sparklines[gpu.uuid] ?? NO_POINTS}
+              stale={stale}
+              nowMs={nowMs}
+              booking={bookings ? bookingsOfGpu(bookings, gpu.uuid, nowMs) : undefined}
+              people={people}
+            />
           ))}
         </ul>
       )}

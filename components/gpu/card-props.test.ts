@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
 import type { ProcessInfo } from "@/lib/snapshot";
-import { bookLinkKind, cardNeedsClock, sameCardProps, sameProcessRows, type GpuCardProps } from "@/components/gpu/card-props";
+import {
+  bookLinkKind,
+  cardNeedsClock,
+  OFFSCREEN_READINGS_MS,
+  offscreenRefreshDue,
+  readingsOnlyChanged,
+  sameCardProps,
+  sameProcessRows,
+  type GpuCardProps,
+} from "@/components/gpu/card-props";
 
 // The comparison reads identities only, so stand-ins of the right type are enough.
 const gpu = (uuid: string) => ({ uuid }) as LiveGpu;
@@ -75,5 +84,49 @@ describe("bookLinkKind", () => {
 
   it("offers Book after while a booking holds the GPU, whatever runs there", () => {
     for (const state of ["booked_idle", "booked_in_use", "conflict"] as const) expect(bookLinkKind(state, true, false)).toBe("after");
+  });
+});
+
+describe("readingsOnlyChanged", () => {
+  const row = (pid: number, overrides: Partial<ProcessInfo> = {}): ProcessInfo =>
+    ({ pid, user: "ada", name: "python", command: "python train.py", usedMemoryMiB: 1_000, gpuUuid: "GPU-a", ...overrides }) as ProcessInfo;
+  const reading = (overrides: Partial<LiveGpu> = {}) =>
+    ({ uuid: "GPU-a", utilizationGpuPct: 10, memoryUsedMiB: 100, eccErrorsUncorrected: 0, processes: [row(1)], ...overrides }) as LiveGpu;
+
+  it("is true when only numbers moved, the processes' memory included", () => {
+    expect(readingsOnlyChanged(reading(), reading({ utilizationGpuPct: 90, memoryUsedMiB: 9_000, processes: [row(1, { usedMemoryMiB: 8_000 })] }))).toBe(true);
+  });
+
+  it("is false when a process came, went or changed, or the error count moved", () => {
+    expect(readingsOnlyChanged(reading(), reading({ processes: [row(1), row(2)] }))).toBe(false);
+    expect(readingsOnlyChanged(reading(), reading({ processes: [] }))).toBe(false);
+    expect(readingsOnlyChanged(reading(), reading({ processes: [row(3)] }))).toBe(false);
+    expect(readingsOnlyChanged(reading(), reading({ processes: [row(1, { user: "bob" })] }))).toBe(false);
+    expect(readingsOnlyChanged(reading(), reading({ eccErrorsUncorrected: 1 }))).toBe(false);
+    expect(readingsOnlyChanged(reading(), reading({ uuid: "GPU-b" }))).toBe(false);
+  });
+});
+
+describe("offscreenRefreshDue", () => {
+  const windowS = OFFSCREEN_READINGS_MS / 1000;
+
+  it("takes new readings once per window, one card at a time", () => {
+    // One reading a second for a whole window: each card takes exactly one of them.
+    for (let phase = 0; phase < windowS; phase += 1) {
+      let taken = 0;
+      for (let second = 1; second <= windowS; second += 1) if (offscreenRefreshDue(100_000 + (second - 1) * 1000, 100_000 + second * 1000, phase)) taken += 1;
+      expect(taken).toBe(1);
+    }
+  });
+
+  it("spreads the cards over the seconds of the window", () => {
+    const dueAt = (phase: number) =>
+      Array.from({ length: windowS }, (_, second) => second).find((second) => offscreenRefreshDue(100_000 + second * 1000, 100_000 + (second + 1) * 1000, phase));
+    const seconds = new Set(Array.from({ length: windowS }, (_, phase) => dueAt(phase)));
+    expect(seconds.size).toBe(windowS);
+  });
+
+  it("takes readings whose times cannot be read", () => {
+    expect(offscreenRefreshDue(Number.NaN, 1_000, 0)).toBe(true);
   });
 });

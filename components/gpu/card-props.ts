@@ -82,3 +82,34 @@ export function bookLinkKind(state: GpuState, booked: boolean, mine: boolean): B
   if (state === "unbooked_use") return mine ? "claim" : "busy";
   return "other";
 }
+
+/**
+ * Whether `next` differs from `prev` in readings only (utilization, memory,
+ * temperature, power, clocks, each process's memory): the same processes
+ * and the same error count, which is what a card's state, its attribution
+ * and its process rows are made of.
+ */
+export function readingsOnlyChanged(prev: LiveGpu, next: LiveGpu): boolean {
+  if (prev.uuid !== next.uuid || prev.eccErrorsUncorrected !== next.eccErrorsUncorrected) return false;
+  if (prev.processes.length !== next.processes.length) return false;
+  return prev.processes.every((row, i) => {
+    const other = next.processes[i];
+    return row.pid === other.pid && row.user === other.user && row.command === other.command && row.name === other.name;
+  });
+}
+
+/** How often a card the browser does not render (content-visibility skips it, off screen) takes new readings. */
+export const OFFSCREEN_READINGS_MS = 5_000;
+
+/**
+ * Whether a card off screen should take the readings sampled at `nextMs`
+ * while it shows those of `heldMs`: once per OFFSCREEN_READINGS_MS window,
+ * each card in its own second of the window (`phase`, its place on the
+ * page), so that the cards off screen refresh a few at a time rather than
+ * all in one long task every few seconds.
+ */
+export function offscreenRefreshDue(heldMs: number, nextMs: number, phase: number): boolean {
+  if (!Number.isFinite(heldMs) || !Number.isFinite(nextMs)) return true;
+  const shift = (phase % (OFFSCREEN_READINGS_MS / 1000)) * 1000;
+  return Math.floor((nextMs - shift) / OFFSCREEN_READINGS_MS) !== Math.floor((heldMs - shift) / OFFSCREEN_READINGS_MS);
+}
