@@ -1,9 +1,9 @@
-import type { CSSProperties } from "react";
+import { memo, type CSSProperties } from "react";
 import { DASH, ratioPercent } from "@/lib/format";
 import type { GpuState } from "@/lib/gpu-availability";
 import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/display-state";
 import { formatDisplayTime } from "@/lib/display-time";
-import type { tileTypography } from "@/lib/display-layout";
+import { sameTileProps, type DisplayTileProps } from "@/components/display/tile-props";
 
 /**
  * Colours read from across a room and in a lit lab: full-tile fills, each
@@ -31,18 +31,8 @@ const STATE_STYLES: Record<GpuState, { tile: string; muted: string; track: strin
   offline: { tile: "bg-zinc-900 text-zinc-200 border-zinc-500 border-dashed", muted: "text-zinc-300", track: "bg-white/10" },
 };
 
-interface DisplayTileProps {
-  tile: Tile;
-  hostName: string;
-  width: number;
-  height: number;
-  typography: ReturnType<typeof tileTypography>;
-  /** Server-clock now, for "until 14:00" against the display's calendar day. */
-  nowMs: number;
-}
-
 /** One GPU on the wall: state, utilization, memory, and who holds it until when. Nothing hides behind a hover. */
-export function DisplayTile({ tile, hostName, width, height, typography, nowMs }: DisplayTileProps) {
+export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, height, typography, nowMs }: DisplayTileProps) {
   const style = STATE_STYLES[tile.state];
   const memoryPct = ratioPercent(tile.memoryUsedMiB, tile.memoryTotalMiB);
   const offline = tile.state === "offline";
@@ -108,7 +98,7 @@ export function DisplayTile({ tile, hostName, width, height, typography, nowMs }
       </p>
     </li>
   );
-}
+}, sameTileProps);
 
 /** "45 / 80 GiB" in whole GiB: tenths are noise at this distance. */
 function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): string {
