@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import type { DisplayGpu, DisplayHost, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live";
+import type { DisplayGpu, DisplayHost, FleetDelta, FleetSnapshot, GpuPoint, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { quantize, readRow, rowEnd, type RowValue } from "@/lib/live-rows";
 import type { ProcessInfo } from "@/lib/snapshot";
 
@@ -23,6 +23,12 @@ export interface LiveHandshake {
   scope?: "member" | "display";
   /** The display scope's `?hosts=` filter, host names. */
   hosts?: string[];
+  /**
+   * Whether a member-scope socket wants the whole fleet's feed from the
+   * start (default true); a page that shows one GPU says false and watches
+   * it with `gpu:watch`. `fleet:follow` / `fleet:unfollow` change it later.
+   */
+  fleet?: boolean;
 }
 
 /** The member scope's snapshot: FleetSnapshot plus each GPU's slot (`slots[i]` belongs to `gpus[i]`). */
@@ -52,6 +58,38 @@ export interface FleetDeltaWire {
   p?: Record<string, PointColumns>;
   /** GPU states that changed (whole entries). */
   s?: Record<string, GpuReconciliation>;
+}
+
+/**
+ * A GPU scope's snapshot (`gpu:snapshot`), the answer to `gpu:watch`: one
+ * GPU whole, its host, its last 15 minutes, its state and its bookings.
+ * `gpu` and `host` are null for a GPU the fleet does not have (yet).
+ */
+export interface GpuSnapshotWire {
+  v: number;
+  /** The GPU watched. */
+  u: string;
+  serverTime: string;
+  simulated: boolean;
+  /** The slot later deltas name the GPU by; null while the fleet does not have it. */
+  slot: number | null;
+  gpu: LiveGpu | null;
+  host: LiveHost | null;
+  /** Up to 15 minutes of points, times after `serverTime` (so negative). */
+  history: PointColumns;
+  state: GpuReconciliation | null;
+  /** Active and upcoming bookings of this GPU. */
+  bookings: LiveBooking[];
+}
+
+/**
+ * A GPU scope's delta (`gpu:delta`): a member-scope delta that speaks of one
+ * GPU only (its reading row with every field, its host, its points, its
+ * state), plus `u`, the GPU, and `b`, its bookings when they changed.
+ */
+export interface GpuDeltaWire extends FleetDeltaWire {
+  u: string;
+  b?: LiveBooking[];
 }
 
 export interface DisplaySnapshotWire {

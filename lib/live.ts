@@ -1,6 +1,6 @@
 import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
 import type { GpuReconciliation, GpuState, GpuStatesAnswer } from "@/lib/attribution";
-import type { DisplayDeltaWire, DisplaySnapshotWire, FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
+import type { DisplayDeltaWire, DisplaySnapshotWire, FleetDeltaWire, FleetSnapshotWire, GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
 import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 
@@ -129,6 +129,10 @@ export interface LiveServerToClient {
   "display:snapshot": (snapshot: DisplaySnapshotWire) => void;
   "display:delta": (delta: DisplayDeltaWire) => void;
   "fleet:bookings": (update: BookingsUpdate) => void;
+  /** The GPU scope (the GPU page): one watched GPU whole, after `gpu:watch` and on every re-watch. */
+  "gpu:snapshot": (snapshot: GpuSnapshotWire) => void;
+  /** What changed of a watched GPU since the last delta (its room's, encoded once per flush). */
+  "gpu:delta": (delta: GpuDeltaWire) => void;
   /** The open alerts that concern this viewer, on every (re)connect (none for a display token). */
   "alerts:snapshot": (snapshot: AlertsSnapshot) => void;
   /** An alert that concerns this viewer opened, closed or was acknowledged. */
@@ -142,6 +146,17 @@ export interface LiveClientToServer {
   "gpu:history": (uuid: string, reply: (history: GpuHistory | null) => void) => void;
   /** Asks for every GPU's state now (a page that started listening after the snapshot). */
   "gpu:states": (reply: (answer: GpuStatesAnswer) => void) => void;
+  /**
+   * Watches one GPU (member scope only, a few at most per socket): a
+   * `gpu:snapshot` follows within a flush, then `gpu:delta`s. `ok` is false
+   * for a display, a malformed UUID or a socket that watches too many.
+   */
+  "gpu:watch": (uuid: string, reply: (answer: { ok: boolean }) => void) => void;
+  "gpu:unwatch": (uuid: string) => void;
+  /** Takes the whole fleet's feed (a snapshot, then deltas and bookings); it is the default at connection unless the handshake says `fleet: false`. */
+  "fleet:follow": () => void;
+  /** Leaves the whole fleet's feed (a page that shows one GPU). */
+  "fleet:unfollow": () => void;
 }
 
 /**

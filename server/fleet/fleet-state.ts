@@ -198,6 +198,14 @@ export class FleetState {
     };
   }
 
+  /** One GPU as it is now, with its host; null for an unknown UUID. */
+  gpu(uuid: string): { gpu: LiveGpu; host: LiveHost | null } | null {
+    const entry = this.gpus.get(uuid);
+    if (!entry) return null;
+    const host = this.hosts.get(entry.gpu.hostId);
+    return { gpu: entry.gpu, host: host ? { ...host.host } : null };
+  }
+
   snapshot(): FleetSnapshot {
     const sparklines: Record<string, SparklineColumns> = {};
     for (const [uuid, entry] of this.gpus) sparklines[uuid] = columnsOfPoints(entry.history.last(SPARKLINE_POINTS));

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
+import { GpuScope, gpuRoom } from "@/server/fleet/gpu-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { DeltaPacer } from "@/server/fleet/delta-pacer";
 import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
@@ -72,7 +73,11 @@ const handshakeSchema = z.object({
   token: z.string().min(1).max(200).optional(),
   scope: z.enum(["member", "display"]).optional(),
   hosts: z.array(z.string().max(253)).max(200).optional(),
+  fleet: z.boolean().optional(),
 });
+
+/** A GPU UUID as a browser names it: bounded, since each watched one is a room. */
+const watchedUuid = z.string().min(1).max(128);
 
 const MEMBER_ROOM = "scope:member";
 const displayRoom = (filterKey: string) => `scope:display:${filterKey}`;
@@ -81,6 +86,8 @@ interface SocketScope {
   viewer: LiveViewer | null;
   /** The display filter's key for display-scope sockets; null for the member scope. */
   display: string | null;
+  /** A member-scope socket takes the whole fleet's feed from the start (the handshake's `fleet`, default true). */
+  fleet: boolean;
 }
 
 function handshakeHeaders(raw: Record<string, string | string[] | undefined>): Headers {
@@ -123,6 +130,16 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     },
     slots,
   );
+  const gpus = new GpuScope(
+    {
+      gpu: (uuid) => fleet.gpu(uuid),
+      history: (uuid) => fleet.history(uuid),
+      gpuState: (uuid) => extras?.snapshot().gpuStates?.[uuid] ?? null,
+      bookings: () => bookings?.current() ?? [],
+      simulated: fleet.simulated,
+    },
+    slots,
+  );
 
   namespace.use((socket, next) => {
     const parsed = handshakeSchema.safeParse(socket.handshake.auth ?? {});
@@ -134,7 +151,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     }
     const decide = (viewer: LiveViewer | null) => {
       const display = viewer?.kind === "display" || auth.scope === "display" ? displayFilterKey(auth.hosts) : null;
-      (socket.data as { liveScope: SocketScope }).liveScope = { viewer, display };
+      (socket.data as { liveScope: SocketScope }).liveScope = { viewer, display, fleet: auth.fleet !== false };
       next();
     };
     if (!authenticate) return decide(null);
@@ -156,11 +173,11 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   const displayFilters = new Map<string, { sockets: Set<string>; hostIds: string }>();
 
   namespace.on("connection", (socket) => {
-    const { viewer, display } = scopeOf(socket);
+    const { viewer, display, fleet: followsFleet } = scopeOf(socket);
     const rooms = viewer ? principalRoomsOf(viewer) : [];
     if (display === null) {
-      void socket.join([MEMBER_ROOM, ...rooms]);
-      awaitingMember.add(socket.id);
+      void socket.join(followsFleet ? [MEMBER_ROOM, ...rooms] : rooms);
+      if (followsFleet) awaitingMember.add(socket.id);
     } else {
       void socket.join([displayRoom(display), ...rooms]);
       const filter = displayFilters.get(display) ?? { sockets: new Set<string>(), hostIds: "" };
@@ -172,6 +189,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     }
     socket.on("disconnect", () => {
       awaitingMember.delete(socket.id);
+      gpus.forget(socket.id);
       if (display === null) return;
       awaitingDisplay.get(display)?.delete(socket.id);
       const filter = displayFilters.get(display);
@@ -182,6 +200,30 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       if (typeof reply !== "function") return;
       // Charts are for the member scope; a wall screen gets what it shows and no more.
       reply(display === null && typeof uuid === "string" && uuid.length <= 128 ? fleet.history(uuid) : null);
+    });
+    // One GPU's scope (the GPU page): its snapshot at the next flush, then its deltas. Not for wall screens.
+    socket.on("gpu:watch", (uuid, reply) => {
+      const parsed = watchedUuid.safeParse(uuid);
+      const ok = display === null && parsed.success && gpus.watch(socket.id, parsed.data);
+      if (ok && parsed.success) void socket.join(gpuRoom(parsed.data));
+      if (typeof reply === "function") reply({ ok });
+    });
+    if (display !== null) return;
+    // The member scope's whole-fleet feed, taken and left while connected (a tab going from the fleet to a GPU and back).
+    socket.on("fleet:follow", () => {
+      if (socket.rooms.has(MEMBER_ROOM)) return;
+      void socket.join(MEMBER_ROOM);
+      awaitingMember.add(socket.id);
+    });
+    socket.on("fleet:unfollow", () => {
+      awaitingMember.delete(socket.id);
+      void socket.leave(MEMBER_ROOM);
+    });
+    socket.on("gpu:unwatch", (uuid) => {
+      const parsed = watchedUuid.safeParse(uuid);
+      if (!parsed.success) return;
+      gpus.unwatch(socket.id, parsed.data);
+      void socket.leave(gpuRoom(parsed.data));
     });
   });
 
@@ -228,8 +270,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   let pendingExtra: Partial<FleetDelta> | null = null;
   let lastSnapshotsAt = Number.NEGATIVE_INFINITY;
   const send = () => {
-    const snapshotsSent = Date.now() - lastSnapshotsAt >= snapshotMs && sendMemberSnapshots();
-    if (snapshotsSent) lastSnapshotsAt = Date.now();
+    const memberSnapshotsSent = Date.now() - lastSnapshotsAt >= snapshotMs && sendMemberSnapshots();
+    if (memberSnapshotsSent) lastSnapshotsAt = Date.now();
+    // A GPU page waiting for its snapshot counts too: its room's encoder is primed by it.
+    const snapshotsSent = memberSnapshotsSent || gpus.waiting;
     // Every delta is a message to every viewer: a burst of readings goes as one, at its end
     // (the pacer). Right after a snapshot the delta goes at once: the encoder's memory of
     // what was sent must not lag behind what the snapshot showed, or a value that changed
@@ -250,6 +294,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       pacer.sent(now);
       namespace.local.to(MEMBER_ROOM).emit("fleet:delta", members.encode(delta));
     }
+    gpus.flush(delta, {
+      snapshot: (socketIds, snapshot) => namespace.local.to(socketIds).emit("gpu:snapshot", snapshot),
+      delta: (room, gpuDelta) => namespace.local.to(room).emit("gpu:delta", gpuDelta),
+    });
     sendDisplays(changed);
   };
   const timer = setInterval(() => {

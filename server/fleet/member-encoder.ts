@@ -1,4 +1,4 @@
-import type { FleetDelta, FleetSnapshot, LiveHost } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live";
 import { pushChangedRow, type RowValue } from "@/lib/live-rows";
 import {
   LIVE_FORMAT_VERSION,
@@ -46,10 +46,29 @@ export class MemberEncoder {
   /** GPUs per host as last sent: what to forget when a host goes or loses a GPU. */
   private readonly hostGpus = new Map<string, string[]>();
 
-  constructor(private readonly slots: SlotRegistry) {}
+  /**
+   * `shape` is what of a GPU this scope carries (default: all of it); a
+   * scope that shows less can pass a function that blanks the rest.
+   */
+  constructor(
+    private readonly slots: SlotRegistry,
+    private readonly shape: (gpu: LiveGpu) => LiveGpu = (gpu) => gpu,
+  ) {}
+
+  /**
+   * Takes a GPU as a snapshot just showed it, when the encoder holds nothing
+   * of it yet: the next delta then says only what changed since, instead of
+   * sending the GPU whole.
+   */
+  remember(gpu: LiveGpu): void {
+    if (this.held.has(gpu.uuid)) return;
+    this.held.set(gpu.uuid, { fixed: gpuFixedKey(gpu), tuple: readingTuple(this.shape(gpu)) });
+    const listed = this.hostGpus.get(gpu.hostId) ?? [];
+    if (!listed.includes(gpu.uuid)) this.hostGpus.set(gpu.hostId, [...listed, gpu.uuid]);
+  }
 
   snapshot(snapshot: FleetSnapshot): FleetSnapshotWire {
-    return { ...snapshot, v: LIVE_FORMAT_VERSION, slots: snapshot.gpus.map((gpu) => this.slots.of(gpu.uuid)) };
+    return { ...snapshot, gpus: snapshot.gpus.map(this.shape), v: LIVE_FORMAT_VERSION, slots: snapshot.gpus.map((gpu) => this.slots.of(gpu.uuid)) };
   }
 
   encode(delta: FleetDelta): FleetDeltaWire {
@@ -59,7 +78,7 @@ export class MemberEncoder {
 
     const whole: [number, FleetDelta["gpus"][number]][] = [];
     const groups = new Map<number, RowValue[]>();
-    for (const gpu of delta.gpus) {
+    for (const gpu of delta.gpus.map(this.shape)) {
       const slot = this.slots.of(gpu.uuid);
       const fixed = gpuFixedKey(gpu);
       const tuple = readingTuple(gpu);

@@ -4,6 +4,7 @@ import { Server } from "socket.io";
 import { io as connect, type Socket } from "socket.io-client";
 import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
 import type { FleetDelta, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
 import { applyDeltaWire, applySnapshotWire, initialLiveFleetState, type LiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live-wire";
 import type { FleetState } from "@/server/fleet/fleet-state";
@@ -61,6 +62,28 @@ export function watchMember(socket: LiveClient) {
     if (applied.delta) deltas.push(applied.delta);
   });
   return { state: () => state, deltas, snapshots: () => snapshots };
+}
+
+/** One GPU's scope as the GPU page holds it: watched now and on every reconnect. */
+export function watchGpu(socket: LiveClient, uuid: string) {
+  let state: GpuScopeState = initialGpuScopeState(uuid);
+  let snapshots = 0;
+  let deltas = 0;
+  const answers: boolean[] = [];
+  const watch = () => socket.emit("gpu:watch", uuid, (answer) => answers.push(answer.ok));
+  socket.on("connect", watch);
+  if (socket.connected) watch();
+  socket.on("gpu:snapshot", (wire) => {
+    if (wire.u !== uuid) return;
+    snapshots += 1;
+    state = applyGpuSnapshot(state, wire, Date.now());
+  });
+  socket.on("gpu:delta", (wire) => {
+    if (wire.u !== uuid) return;
+    deltas += 1;
+    state = applyGpuDelta(state, wire, Date.now());
+  });
+  return { state: () => state, snapshots: () => snapshots, deltas: () => deltas, answers };
 }
 
 /** The display scope as a wall screen holds it. */

@@ -1,0 +1,178 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { FleetDelta, GpuHistory, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import { LIVE_FORMAT_VERSION, pointColumns, type GpuDeltaWire, type GpuSnapshotWire } from "@/lib/live-wire";
+import { MemberEncoder, type SlotRegistry } from "@/server/fleet/member-encoder";
+
+/** How many GPUs one socket may watch at once: a page shows one; a few tabs' worth is plenty, and each costs a room. */
+export const MAX_WATCHED_GPUS = 4;
+
+/** The socket.io room of one GPU's watchers. */
+export function gpuRoom(uuid: string): string {
+  return `gpu:${uuid}`;
+}
+
+/** What the GPU scope reads of the server's live state. */
+export interface GpuScopeSource {
+  gpu(uuid: string): { gpu: LiveGpu; host: LiveHost | null } | null;
+  history(uuid: string): GpuHistory | null;
+  gpuState(uuid: string): GpuReconciliation | null;
+  bookings(): LiveBooking[];
+  simulated: boolean;
+}
+
+interface Room {
+  /** Sockets of this instance that watch the GPU. */
+  sockets: Set<string>;
+  /** Those of them waiting for their snapshot (at the next flush). */
+  awaiting: Set<string>;
+  /** The member encoder, kept for this one GPU: rows say what changed since the room's last delta. */
+  encoder: MemberEncoder;
+  /** The GPU's bookings as last sent, as JSON. */
+  bookingsKey: string;
+  /** The GPU's host as last seen: a delta that removes it must still reach the room. */
+  hostId: string | null;
+}
+
+/** The active and upcoming bookings that include a GPU. */
+function bookingsOf(bookings: LiveBooking[], uuid: string): LiveBooking[] {
+  return bookings.filter((booking) => booking.gpus.some((gpu) => gpu.uuid === uuid));
+}
+
+/** A drained delta reduced to one GPU; null when it says nothing of it. */
+function deltaOf(delta: FleetDelta, uuid: string, hostId: string | null): FleetDelta | null {
+  const gpus = delta.gpus.filter((gpu) => gpu.uuid === uuid);
+  const host = hostId ?? gpus[0]?.hostId ?? null;
+  const hosts = delta.hosts.filter((entry) => entry.id === host || entry.gpuUuids.includes(uuid));
+  const removedHostIds = host !== null && delta.removedHostIds.includes(host) ? [host] : [];
+  const points = delta.points[uuid];
+  const state = delta.gpuStates?.[uuid];
+  if (gpus.length === 0 && hosts.length === 0 && removedHostIds.length === 0 && !points && !state) return null;
+  return {
+    serverTime: delta.serverTime,
+    hosts,
+    gpus,
+    points: points ? { [uuid]: points } : {},
+    removedHostIds,
+    ...(state ? { gpuStates: { [uuid]: state } } : {}),
+  };
+}
+
+/**
+ * The GPU scope: the GPU detail page watches one GPU (`gpu:watch`) instead
+ * of taking the whole fleet's feed. Each watched GPU is a room; at every
+ * flush each room gets one delta, built and encoded once for all its
+ * sockets from the same drained delta as the member scope: the GPU's
+ * reading row with every field, its host, replayed points, its state, and
+ * its bookings when they changed. A socket that starts watching gets a
+ * snapshot at the next flush (its GPU whole, 15 minutes of history), before
+ * that flush's delta, as the member scope does.
+ */
+export class GpuScope {
+  private readonly rooms = new Map<string, Room>();
+  /** The GPUs each socket watches. */
+  private readonly watching = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly source: GpuScopeSource,
+    private readonly slots: SlotRegistry,
+  ) {}
+
+  /** Adds a watch; false when the socket already watches MAX_WATCHED_GPUS others. Watching again re-sends the snapshot. */
+  watch(socketId: string, uuid: string): boolean {
+    const mine = this.watching.get(socketId) ?? new Set<string>();
+    if (!mine.has(uuid) && mine.size >= MAX_WATCHED_GPUS) return false;
+    mine.add(uuid);
+    this.watching.set(socketId, mine);
+    let room = this.rooms.get(uuid);
+    if (!room) {
+      room = { sockets: new Set(), awaiting: new Set(), encoder: new MemberEncoder(this.slots), bookingsKey: "", hostId: null };
+      this.rooms.set(uuid, room);
+    }
+    room.sockets.add(socketId);
+    room.awaiting.add(socketId);
+    return true;
+  }
+
+  unwatch(socketId: string, uuid: string): void {
+    const mine = this.watching.get(socketId);
+    mine?.delete(uuid);
+    if (mine?.size === 0) this.watching.delete(socketId);
+    const room = this.rooms.get(uuid);
+    if (!room) return;
+    room.sockets.delete(socketId);
+    room.awaiting.delete(socketId);
+    // The next watcher starts from a snapshot: nothing to remember meanwhile.
+    if (room.sockets.size === 0) this.rooms.delete(uuid);
+  }
+
+  /** Every watch of a socket that went away. */
+  forget(socketId: string): void {
+    for (const uuid of [...(this.watching.get(socketId) ?? [])]) this.unwatch(socketId, uuid);
+  }
+
+  watched(socketId: string): string[] {
+    return [...(this.watching.get(socketId) ?? [])];
+  }
+
+  /** True when some socket waits for its snapshot: the flush must then send a delta too. */
+  get waiting(): boolean {
+    for (const room of this.rooms.values()) if (room.awaiting.size > 0) return true;
+    return false;
+  }
+
+  /**
+   * One flush: snapshots to the sockets that wait for one, then each room's
+   * delta of `drained` (null: no readings) to the whole room. `emit` sends
+   * to a room or to a list of sockets.
+   */
+  flush(
+    drained: FleetDelta | null,
+    emit: {
+      snapshot(socketIds: string[], snapshot: GpuSnapshotWire): void;
+      delta(room: string, delta: GpuDeltaWire): void;
+    },
+  ): void {
+    if (this.rooms.size === 0) return;
+    const bookings = this.source.bookings();
+    for (const [uuid, room] of this.rooms) {
+      const own = bookingsOf(bookings, uuid);
+      if (room.awaiting.size > 0) {
+        emit.snapshot([...room.awaiting], this.snapshot(uuid, room, own));
+        room.awaiting.clear();
+      }
+      const delta = this.delta(uuid, room, drained, own);
+      if (delta) emit.delta(gpuRoom(uuid), delta);
+    }
+  }
+
+  private snapshot(uuid: string, room: Room, bookings: LiveBooking[]): GpuSnapshotWire {
+    const now = Date.now();
+    const found = this.source.gpu(uuid);
+    if (found) room.encoder.remember(found.gpu);
+    room.hostId = found?.gpu.hostId ?? room.hostId;
+    room.bookingsKey = JSON.stringify(bookings);
+    return {
+      v: LIVE_FORMAT_VERSION,
+      u: uuid,
+      serverTime: new Date(now).toISOString(),
+      simulated: this.source.simulated,
+      slot: found ? this.slots.of(uuid) : null,
+      gpu: found?.gpu ?? null,
+      host: found?.host ?? null,
+      history: pointColumns(this.source.history(uuid)?.points ?? [], now),
+      state: this.source.gpuState(uuid),
+      bookings,
+    };
+  }
+
+  private delta(uuid: string, room: Room, drained: FleetDelta | null, bookings: LiveBooking[]): GpuDeltaWire | null {
+    const bookingsKey = JSON.stringify(bookings);
+    const bookingsChanged = bookingsKey !== room.bookingsKey;
+    room.bookingsKey = bookingsKey;
+    room.hostId = this.source.gpu(uuid)?.gpu.hostId ?? room.hostId;
+    const own = drained ? deltaOf(drained, uuid, room.hostId) : null;
+    if (!own && !bookingsChanged) return null;
+    const encoded = own ? room.encoder.encode(own) : { v: LIVE_FORMAT_VERSION, t: Date.now() };
+    return { ...encoded, u: uuid, ...(bookingsChanged ? { b: bookings } : {}) };
+  }
+}
