@@ -4,6 +4,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { markProductionBuild } from "@/server/build";
 import { ensureHostBundle, HOST_BUNDLE_PATH, HOST_BUNDLE_TARGET_BYTES } from "@/server/downloads/build-host-bundle";
 import { buildServerBundle } from "@/server/server-bundle";
 
@@ -21,4 +22,6 @@ if (host) {
 if (!process.argv.includes("--host-only")) {
   const server = await buildServerBundle(root);
   process.stdout.write(`server: ${path.relative(root, server.dir)}, built in ${server.ms} ms\n`);
+  // `next build` ran just before this script: the next start need not build again.
+  markProductionBuild(root);
 }

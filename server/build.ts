@@ -36,13 +36,24 @@ export function hashInputs(root: string, inputs: readonly string[] = BUILD_INPUT
   return hash.digest("hex");
 }
 
+const stampPath = (root: string) => path.join(root, ".next", "gpudesk-build-stamp");
+
+/**
+ * Records that `.next` was built from the sources as they are now: what
+ * `npm run build` does after `next build`, so that the next `npm start`
+ * does not build the same sources again.
+ */
+export function markProductionBuild(root: string): void {
+  writeFileSync(stampPath(root), hashInputs(root));
+}
+
 /**
  * Builds the production bundle when there is none or when its sources
  * changed since it was built, so `npm start` works right after `npm install`
  * and after a `git pull`.
  */
 export async function ensureProductionBuild(root: string): Promise<void> {
-  const stampFile = path.join(root, ".next", "gpudesk-build-stamp");
+  const stampFile = stampPath(root);
   const wanted = hashInputs(root);
   if (existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) {
     return;
