@@ -1,6 +1,6 @@
 import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
 import type { ConnectionStatus } from "@/lib/live-fleet-state";
-import { getLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket, retainLiveSocket } from "@/lib/live-socket";
 import type { DisplayDeltaWire, DisplaySnapshotWire } from "@/lib/live-wire";
 
 /**
@@ -56,13 +56,13 @@ export function retainDisplayFeed(): () => void {
     socket.on("display:delta", onDelta);
     socket.on("disconnect", onDisconnect);
     socket.on("connect_error", onConnectError);
-    socket.connect();
+    const releaseSocket = retainLiveSocket();
     detach = () => {
       socket.off("display:snapshot", onSnapshot);
       socket.off("display:delta", onDelta);
       socket.off("disconnect", onDisconnect);
       socket.off("connect_error", onConnectError);
-      socket.disconnect();
+      releaseSocket();
     };
   }
   let released = false;

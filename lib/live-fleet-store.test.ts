@@ -31,7 +31,21 @@ class FakeSocket {
 }
 
 let socket: FakeSocket;
-vi.mock("@/lib/live-socket", () => ({ getLiveSocket: () => socket }));
+let holds = 0;
+const follows: boolean[] = [];
+// The socket's holders are counted in lib/live-socket.ts; here the one holder is the store.
+vi.mock("@/lib/live-socket", () => ({
+  getLiveSocket: () => socket,
+  setLiveSocketFollowsFleet: (follow: boolean) => follows.push(follow),
+  retainLiveSocket: () => {
+    holds += 1;
+    if (holds === 1) socket.connect();
+    return () => {
+      holds -= 1;
+      if (holds === 0) socket.disconnect();
+    };
+  },
+}));
 
 const snapshot = (): FleetSnapshot => ({
   serverTime: new Date().toISOString(),
@@ -46,6 +60,8 @@ describe("live fleet store", () => {
     vi.useFakeTimers();
     vi.resetModules();
     socket = new FakeSocket();
+    holds = 0;
+    follows.length = 0;
   });
   afterEach(() => {
     vi.useRealTimers();

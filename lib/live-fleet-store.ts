@@ -8,7 +8,7 @@ import {
 } from "@/lib/live-fleet-state";
 import type { BookingsUpdate, FleetDelta, FleetSnapshot } from "@/lib/live";
 import type { FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
-import { getLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } from "@/lib/live-socket";
 
 /**
  * One fleet state per tab, fed by the one socket. Components read it through
@@ -117,7 +117,8 @@ function start() {
   socket.on("fleet:bookings", onBookings);
   socket.on("disconnect", onDisconnect);
   socket.on("connect_error", onConnectError);
-  socket.connect();
+  setLiveSocketFollowsFleet(true);
+  const releaseSocket = retainLiveSocket();
 
   detach = () => {
     socket.off("fleet:snapshot", onSnapshot);
@@ -125,7 +126,9 @@ function start() {
     socket.off("fleet:bookings", onBookings);
     socket.off("disconnect", onDisconnect);
     socket.off("connect_error", onConnectError);
-    socket.disconnect();
+    // The socket may stay for another holder (the GPU page's scope): it stops taking the fleet's feed.
+    setLiveSocketFollowsFleet(false);
+    releaseSocket();
   };
 }
 

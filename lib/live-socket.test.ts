@@ -5,7 +5,7 @@ const created: { namespace: string; options: { autoConnect?: boolean; auth?: Aut
 vi.mock("socket.io-client", () => ({
   io: (namespace: string, options: { autoConnect?: boolean; auth?: AuthFn }) => {
     created.push({ namespace, options });
-    return { namespace, on: () => undefined };
+    return { namespace, on: () => undefined, connected: false, connect: vi.fn(), disconnect: vi.fn(), emit: vi.fn() };
   },
 }));
 
@@ -32,17 +32,37 @@ describe("live socket", () => {
     expect(getLiveSocket()).toBe(getLiveSocket());
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ namespace: "/live", options: { autoConnect: false } });
-    expect(handshakeAuth()).toEqual({ v });
+    expect(handshakeAuth()).toEqual({ v, fleet: false });
 
     // Read at every connect, so a token set after the socket exists still counts, and clearing it goes back to the cookie.
     setLiveSocketToken("gpd_disp_abc");
-    expect(handshakeAuth()).toEqual({ v, token: "gpd_disp_abc" });
+    expect(handshakeAuth()).toEqual({ v, fleet: false, token: "gpd_disp_abc" });
     setLiveSocketToken(null);
-    expect(handshakeAuth()).toEqual({ v });
+    expect(handshakeAuth()).toEqual({ v, fleet: false });
     // The wall display asks for its scope, with its hosts.
     setLiveSocketDisplayScope({ hosts: ["node-a"] });
-    expect(handshakeAuth()).toEqual({ v, scope: "display", hosts: ["node-a"] });
+    expect(handshakeAuth()).toEqual({ v, fleet: false, scope: "display", hosts: ["node-a"] });
     setLiveSocketDisplayScope(null);
-    expect(handshakeAuth()).toEqual({ v });
+    expect(handshakeAuth()).toEqual({ v, fleet: false });
+  });
+
+  it("asks for the whole fleet's feed only while the fleet store wants it, and stays connected while anyone holds it", async () => {
+    const { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } = await import("@/lib/live-socket");
+    const { LIVE_FORMAT_VERSION: v } = await import("@/lib/live-wire");
+    const socket = getLiveSocket() as unknown as { connected: boolean; connect: () => void; disconnect: () => void; emit: (event: string) => void };
+    setLiveSocketFollowsFleet(true);
+    expect(handshakeAuth()).toEqual({ v, fleet: true });
+    const releaseFleet = retainLiveSocket();
+    const releasePage = retainLiveSocket();
+    expect(socket.connect).toHaveBeenCalledTimes(1);
+    socket.connected = true;
+    // The fleet page leaves, the GPU page stays: the feed stops, the socket does not.
+    setLiveSocketFollowsFleet(false);
+    releaseFleet();
+    expect(socket.emit).toHaveBeenCalledWith("fleet:unfollow");
+    expect(socket.disconnect).not.toHaveBeenCalled();
+    releasePage();
+    releasePage();
+    expect(socket.disconnect).toHaveBeenCalledTimes(1);
   });
 });

@@ -7,6 +7,8 @@ export type LiveSocket = Socket<LiveServerToClient, LiveClientToServer>;
 let socket: LiveSocket | null = null;
 let displayToken: string | null = null;
 let displayScope: { hosts: string[] | null } | null = null;
+let followsFleet = false;
+let holds = 0;
 
 /** A page reloads itself at most this often for a new live format (a server that keeps refusing must not make it spin). */
 const RELOAD_GUARD_MS = 60_000;
@@ -14,7 +16,7 @@ const RELOAD_KEY = "gpudesk:live-format-reload";
 
 /** What the handshake says: the format this page reads, the token, the scope. Read on every (re)connect. */
 export function liveHandshake(): LiveHandshake {
-  const handshake: LiveHandshake = { v: LIVE_FORMAT_VERSION };
+  const handshake: LiveHandshake = { v: LIVE_FORMAT_VERSION, fleet: followsFleet };
   if (displayToken) handshake.token = displayToken;
   if (displayScope) {
     handshake.scope = "display";
@@ -58,6 +60,10 @@ export function getLiveSocket(): LiveSocket {
   created.on("disconnect", (reason) => {
     if (reason === "io server disconnect") created.connect();
   });
+  // A handshake says whether the fleet's feed is wanted, but the answer may have changed while it travelled.
+  created.on("connect", () => {
+    if (!displayScope) created.emit(followsFleet ? "fleet:follow" : "fleet:unfollow");
+  });
   socket = created;
   return socket;
 }
@@ -77,4 +83,35 @@ export function setLiveSocketToken(token: string | null): void {
  */
 export function setLiveSocketDisplayScope(scope: { hosts: string[] | null } | null): void {
   displayScope = scope;
+}
+
+/**
+ * Whether this tab wants the member scope's whole-fleet feed (the fleet
+ * store sets it while retained). Said in the handshake of every (re)connect
+ * and, while connected, by `fleet:follow` / `fleet:unfollow`: a tab that
+ * only shows one GPU (the GPU page) takes that GPU's scope alone.
+ */
+export function setLiveSocketFollowsFleet(follows: boolean): void {
+  if (followsFleet === follows) return;
+  followsFleet = follows;
+  const live = getLiveSocket();
+  if (live.connected) live.emit(follows ? "fleet:follow" : "fleet:unfollow");
+}
+
+/**
+ * Keeps the tab's socket connected while someone holds it (the fleet store,
+ * the GPU page's scope, a wall display); returns the release, which closes
+ * it when the last holder lets go.
+ */
+export function retainLiveSocket(): () => void {
+  const live = getLiveSocket();
+  holds += 1;
+  if (holds === 1) live.connect();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holds -= 1;
+    if (holds === 0) live.disconnect();
+  };
 }

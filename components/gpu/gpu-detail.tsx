@@ -2,12 +2,11 @@
 
 import Link from "next/link";
 import { useMemo, useSyncExternalStore } from "react";
-import { bookingsOfGpu, findHost } from "@/lib/live-fleet-state";
-import { chartScales } from "@/lib/gpu-series";
+import { bookingsOfGpu } from "@/lib/live-fleet-state";
+import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
 import { DASH, formatRelativeTime } from "@/lib/format";
-import { useGpuHistory } from "@/lib/use-gpu-history";
 import { gpuStateNow } from "@/lib/gpu-state-now";
-import { useLiveFleet } from "@/lib/use-live-fleet";
+import { useGpuScope } from "@/lib/use-gpu-scope";
 import { useNow } from "@/lib/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
@@ -18,7 +17,6 @@ import { isMig } from "@/components/gpu/utilization-value";
 import { AppHeader } from "@/components/ui/app-header";
 import { Badge } from "@/components/ui/badge";
 import { GpuUsageHistory } from "@/components/usage/gpu-usage-history";
-import { useGpuReconciliation } from "@/lib/use-gpu-states";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import { GpuWhoRuns } from "@/components/alerts/gpu-who-runs";
 
@@ -26,19 +24,24 @@ const noSubscription = () => () => {};
 const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 const noTimeZoneOnServer = () => "";
 
-/** One GPU: what it does now, its last 15 minutes, and who runs on it. */
+/**
+ * One GPU: what it does now, its last 15 minutes, and who runs on it. It
+ * watches this GPU's scope of the live feed alone (lib/use-gpu-scope.ts),
+ * not the whole fleet's.
+ */
 export function GpuDetail({ uuid }: { uuid: string }) {
-  const fleet = useLiveFleet();
-  const history = useGpuHistory(uuid);
-  const reconciliation = useGpuReconciliation(uuid);
+  const fleet = useGpuScope(uuid);
   const now = useNow();
   const timeZone = useSyncExternalStore(noSubscription, viewerTimeZone, noTimeZoneOnServer);
 
-  const gpu = fleet.gpus[uuid] ?? null;
-  const host = gpu ? findHost(fleet, gpu.hostId) : undefined;
+  const { gpu, host, reconciliation } = fleet;
   const stale = host ? !host.online : false;
   const memoryTotalMiB = gpu?.memoryTotalMiB ?? null;
   const powerLimitW = gpu?.powerLimitW ?? null;
+  const history = useMemo(() => {
+    const rows = toChartRows(fleet.points);
+    return { rows, axis: timeAxis(rows.length > 0 ? rows[rows.length - 1].t : Date.now()) };
+  }, [fleet.points]);
   const scales = useMemo(
     () => chartScales(history.rows, { memoryTotalMiB, powerLimitW }),
     [history.rows, memoryTotalMiB, powerLimitW],
@@ -134,11 +137,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             <h2 id="history-title" className="text-lg font-semibold">
               Last 15 minutes
             </h2>
-            <p className="text-xs text-slate-500 dark:text-slate-400">
-              {history.status === "loading" && "Loading history… "}
-              {history.status === "error" && "History unavailable; showing live points only. "}
-              {timeZone && `Times in ${timeZone}`}
-            </p>
+            <p className="text-xs text-slate-500 dark:text-slate-400">{timeZone && `Times in ${timeZone}`}</p>
           </div>
           <GpuCharts rows={history.rows} axis={history.axis} scales={scales} gpu={gpu} mig={mig} />
         </section>
