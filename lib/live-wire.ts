@@ -10,7 +10,7 @@ import type { ProcessInfo } from "@/lib/snapshot";
  * what pages show. The version is checked at the handshake: a page built
  * for another version is refused with LIVE_FORMAT_ERROR and reloads.
  */
-export const LIVE_FORMAT_VERSION = 2;
+export const LIVE_FORMAT_VERSION = 3;
 /** The handshake error a page of another format version gets (it reloads itself to fetch the current one). */
 export const LIVE_FORMAT_ERROR = "live-format";
 
@@ -169,6 +169,20 @@ export function readingTuple(gpu: LiveGpu): RowValue[] {
   tuple[PROCESS_MEMORY] = gpu.processes.map((process) => quantize(process.usedMemoryMiB));
   tuple[PROCESS_SET] = gpu.processes.map(({ gpuUuid: _gpu, usedMemoryMiB: _memory, ...rest }) => rest) as RowValue[];
   return tuple;
+}
+
+/**
+ * Fields that only the GPU page shows (components/gpu/gpu-live-values.tsx):
+ * they travel in its GPU scope and not in the member scope, where every
+ * viewer of the fleet would pay for them on every GPU every second.
+ */
+export const GPU_PAGE_ONLY_FIELDS = ["utilizationMemoryPct", "fanSpeedPct", "smClockMHz", "pstate"] as const satisfies readonly (typeof READING_FIELDS)[number][];
+
+/** A GPU as the member scope carries it: the GPU page's own fields null, so that its rows never carry them. */
+export function memberSummaryOf(gpu: LiveGpu): LiveGpu {
+  const summary: LiveGpu = { ...gpu };
+  for (const field of GPU_PAGE_ONLY_FIELDS) summary[field] = null;
+  return summary;
 }
 
 /** The fixed fields of a GPU: a change in any sends the whole entry again. */

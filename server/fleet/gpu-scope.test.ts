@@ -197,6 +197,18 @@ describe("the GPU scope", () => {
     expect(member.deltas.length).toBe(deltasBefore);
   });
 
+  it("keeps the fields only the GPU page shows out of the member scope", async () => {
+    const { live, a, ingest } = await setUp();
+    const { socket, frames } = live.connect({ token: "gpd_pat_member" });
+    const member = watchMember(socket);
+    await until(() => member.state().hasSnapshot);
+    ingest(4000, { a: { utilizationGpuPct: 91, utilizationMemoryPct: 63, fanSpeedPct: 77, smClockMHz: 1410, pstate: "P2" } });
+    await until(() => member.state().gpus[a.uuid]?.utilizationGpuPct === 91, 3000, "the reading");
+    expect(member.state().gpus[a.uuid]).toMatchObject({ utilizationMemoryPct: null, fanSpeedPct: null, smClockMHz: null, pstate: null, powerDrawW: 300 });
+    const raw = frames.join("\n");
+    expect(raw).not.toMatch(/"P[02]"|"(utilizationMemoryPct|fanSpeedPct|smClockMHz)":\d/);
+  });
+
   it("tells the page when its GPU's host goes away", async () => {
     const { live, fleet, a } = await setUp();
     const page = watchGpu(live.connect({ token: "gpd_pat_member", fleet: false }).socket, a.uuid);

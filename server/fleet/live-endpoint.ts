@@ -1,7 +1,7 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
 import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
-import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION } from "@/lib/live-wire";
+import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
 import { GpuScope, gpuRoom } from "@/server/fleet/gpu-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
@@ -119,7 +119,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, minDeltaIntervalMs = 0, bookings, extras } = options;
   const pacer = new DeltaPacer({ quietMs, maxHoldMs, minIntervalMs: minDeltaIntervalMs });
   const slots = new SlotRegistry();
-  const members = new MemberEncoder(slots);
+  const members = new MemberEncoder(slots, memberSummaryOf);
   const displays = new DisplayScope(
     {
       fleet: () => fleet.current(),

@@ -47,8 +47,8 @@ export class MemberEncoder {
   private readonly hostGpus = new Map<string, string[]>();
 
   /**
-   * `shape` is what of a GPU this scope carries (default: all of it); a
-   * scope that shows less can pass a function that blanks the rest.
+   * `shape` is what of a GPU this scope carries: the member scope passes
+   * `memberSummaryOf` (lib/live-wire.ts), the GPU scope carries it whole.
    */
   constructor(
     private readonly slots: SlotRegistry,
