@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveBooking } from "@/lib/live";
-import type { GpuDeltaWire } from "@/lib/live-wire";
+import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MAX_WATCHED_GPUS } from "@/server/fleet/gpu-scope";
+import type { LiveEndpointOptions } from "@/server/fleet/live-endpoint";
 import type { LiveViewer } from "@/server/fleet/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { startLiveServer, until, watchGpu, watchMember } from "@/server/testing/live-clients";
@@ -24,7 +25,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string, GpuReconciliation> } = {}) {
+async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string, GpuReconciliation>; endpoint?: LiveEndpointOptions } = {}) {
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
   let bookings = options.bookings ?? [];
   const bookingListeners = new Set<(list: LiveBooking[]) => void>();
@@ -34,6 +35,7 @@ async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string
     tickMs: 50,
     flushMs: 20,
     minDeltaIntervalMs: 0,
+    ...options.endpoint,
     authenticate,
     bookings: {
       current: () => bookings,
@@ -91,6 +93,26 @@ function bookingOf(uuid: string): LiveBooking {
   };
 }
 
+/** The GPU scope's messages in a socket's raw frames, in the order they came. */
+function gpuMessages(frames: string[]) {
+  const messages: ({ name: "gpu:snapshot"; wire: GpuSnapshotWire } | { name: "gpu:delta"; wire: GpuDeltaWire })[] = [];
+  for (const frame of frames) {
+    const event = /^2\/live,(\[.*\])$/s.exec(frame);
+    if (!event) continue;
+    const [name, wire] = JSON.parse(event[1]) as [string, never];
+    if (name === "gpu:snapshot" || name === "gpu:delta") messages.push({ name, wire });
+  }
+  return messages;
+}
+
+/** The sample times a GPU delta brings (its rows, whole entries and replayed points): the chart points it adds. */
+function readingTimes(wire: GpuDeltaWire): number[] {
+  const rows = (wire.r ?? []).map((group) => wire.t + Number(group[0]));
+  const whole = (wire.n ?? []).map(([, gpu]) => Date.parse(gpu.sampledAt));
+  const replayed = Object.values(wire.p ?? {}).flatMap(([offsets]) => offsets.map((offset) => wire.t + offset));
+  return [...rows, ...whole, ...replayed].sort((x, y) => x - y);
+}
+
 describe("the GPU scope", () => {
   it("sends a watching page its GPU whole with 15 minutes of history, then deltas of every field, and nothing about another GPU", async () => {
     const { live, a, b, start, ingest } = await setUp();
@@ -144,11 +166,66 @@ describe("the GPU scope", () => {
     expect(fromChange(wires[0])).toEqual(fromChange(wires[1]));
   });
 
+  it("sends a new watcher its snapshot and then the next flush's delta, never the delta of its snapshot's flush, which the others get", async () => {
+    // A reading waits up to 400 ms for the rest of its burst: the second page's snapshot is what sends it, in the flush of that snapshot.
+    const { live, a, start, ingest } = await setUp({ endpoint: { quietMs: 400, maxHoldMs: 400 } });
+    const first = live.connect({ token: "gpd_pat_member", fleet: false });
+    const firstPage = watchGpu(first.socket, a.uuid);
+    await until(() => firstPage.state().hasSnapshot);
+    const second = live.connect({ token: "gpd_pat_member", fleet: false });
+    await until(() => second.socket.connected);
+    ingest(4000, { a: { utilizationGpuPct: 64 } });
+    const secondPage = watchGpu(second.socket, a.uuid);
+    await until(() => secondPage.state().hasSnapshot, 3000, "the second page's snapshot");
+    ingest(5000, { a: { utilizationGpuPct: 65 } });
+    await until(() => [firstPage, secondPage].every((page) => page.state().gpu?.utilizationGpuPct === 65), 3000, "the next reading");
+
+    const seenBySecond = gpuMessages(second.frames);
+    expect(seenBySecond.map((message) => message.name)).toEqual(["gpu:snapshot", "gpu:delta"]);
+    const [snapshot, next] = seenBySecond;
+    if (snapshot.name !== "gpu:snapshot" || next.name !== "gpu:delta") throw new Error("unreachable");
+    expect(snapshot.wire.gpu?.utilizationGpuPct).toBe(64);
+    expect(Math.max(...snapshot.wire.history[0]) + Date.parse(snapshot.wire.serverTime)).toBe(start + 4000);
+    expect(readingTimes(next.wire)).toEqual([start + 5000]);
+    // The page that watched already got both readings, each once.
+    const firstDeltas = gpuMessages(first.frames).flatMap((message) => (message.name === "gpu:delta" ? [message.wire] : []));
+    expect(firstDeltas.flatMap(readingTimes)).toEqual([start + 4000, start + 5000]);
+    expect(secondPage.state().points.map((point) => point.t)).toEqual(firstPage.state().points.map((point) => point.t));
+  });
+
+  it("sends a booking change to the watchers of its GPU alone, and no bookings in deltas while theirs do not change", async () => {
+    const { live, a, b, ingest, setBookings } = await setUp();
+    const onA = live.connect({ token: "gpd_pat_member", fleet: false });
+    const onB = live.connect({ token: "gpd_pat_member", fleet: false });
+    const pageA = watchGpu(onA.socket, a.uuid);
+    const pageB = watchGpu(onB.socket, b.uuid);
+    await until(() => pageA.state().hasSnapshot && pageB.state().hasSnapshot);
+    const booking = bookingOf(a.uuid);
+    setBookings([booking]);
+    await until(() => pageA.state().bookings.length === 1, 3000, "the booking");
+    // The feed announces again without a change to A's bookings, and readings keep coming.
+    setBookings([booking]);
+    ingest(4000, { a: { utilizationGpuPct: 71 }, b: { utilizationGpuPct: 72 } });
+    await until(() => pageA.state().gpu?.utilizationGpuPct === 71 && pageB.state().gpu?.utilizationGpuPct === 72, 3000, "the readings");
+
+    const deltasOf = (frames: string[]) => gpuMessages(frames).flatMap((message) => (message.name === "gpu:delta" ? [message.wire] : []));
+    expect(deltasOf(onA.frames).flatMap((wire) => (wire.b ? [wire.b] : []))).toEqual([[booking]]);
+    expect(deltasOf(onB.frames).filter((wire) => wire.b !== undefined)).toEqual([]);
+    expect(deltasOf(onB.frames).length).toBeGreaterThan(0);
+    expect(pageB.state().bookings).toEqual([]);
+  });
+
   it("refuses a wall display, and bounds how many GPUs one socket watches", async () => {
-    const { live, a } = await setUp();
+    const { live, a, ingest } = await setUp();
     const wall = live.connect({ token: "gpd_disp_good" });
     const refused = await new Promise<{ ok: boolean }>((resolve) => wall.socket.emit("gpu:watch", a.uuid, resolve));
     expect(refused.ok).toBe(false);
+    // Nothing of the GPU scope reaches it while a member's page watches the same GPU.
+    const member = watchGpu(live.connect({ token: "gpd_pat_member", fleet: false }).socket, a.uuid);
+    ingest(4000, { a: { utilizationGpuPct: 58 } });
+    await until(() => member.state().gpu?.utilizationGpuPct === 58, 3000, "the member's reading");
+    expect(gpuMessages(wall.frames)).toEqual([]);
+    expect(wall.frames.join("\n")).toContain("display:snapshot");
 
     const { socket } = live.connect({ token: "gpd_pat_member", fleet: false });
     await until(() => socket.connected);

@@ -27,7 +27,7 @@ interface Room {
   awaiting: Set<string>;
   /** The member encoder, kept for this one GPU: rows say what changed since the room's last delta. */
   encoder: MemberEncoder;
-  /** The GPU's bookings as last sent, as JSON. */
+  /** The GPU's bookings as last sent, as JSON (compared only after the booking feed said something changed). */
   bookingsKey: string;
   /** The GPU's host as last seen: a delta that removes it must still reach the room. */
   hostId: string | null;
@@ -64,13 +64,16 @@ function deltaOf(delta: FleetDelta, uuid: string, hostId: string | null): FleetD
  * sockets from the same drained delta as the member scope: the GPU's
  * reading row with every field, its host, replayed points, its state, and
  * its bookings when they changed. A socket that starts watching gets a
- * snapshot at the next flush (its GPU whole, 15 minutes of history), before
- * that flush's delta, as the member scope does.
+ * snapshot at the next flush (its GPU whole, 15 minutes of history) and
+ * then the deltas of the flushes after it: that flush's delta goes to the
+ * rest of the room, since the snapshot already holds what it says.
  */
 export class GpuScope {
   private readonly rooms = new Map<string, Room>();
   /** The GPUs each socket watches. */
   private readonly watching = new Map<string, Set<string>>();
+  /** The booking feed announced a change since the last flush: each room compares its GPU's bookings then, not at every flush. */
+  private bookingsDirty = false;
 
   constructor(
     private readonly source: GpuScopeSource,
@@ -120,28 +123,34 @@ export class GpuScope {
     return false;
   }
 
+  /** The booking feed's change notice (`bookings.subscribe`): the next flush compares each watched GPU's bookings. */
+  bookingsChanged(): void {
+    this.bookingsDirty = true;
+  }
+
   /**
    * One flush: snapshots to the sockets that wait for one, then each room's
-   * delta of `drained` (null: no readings) to the whole room. `emit` sends
-   * to a room or to a list of sockets.
+   * delta of `drained` (null: no readings) to the room except those
+   * sockets. `emit` sends to a room (but not to `except`) or to a list of sockets.
    */
   flush(
     drained: FleetDelta | null,
     emit: {
       snapshot(socketIds: string[], snapshot: GpuSnapshotWire): void;
-      delta(room: string, delta: GpuDeltaWire): void;
+      delta(room: string, delta: GpuDeltaWire, except: string[]): void;
     },
   ): void {
+    const compareBookings = this.bookingsDirty;
+    this.bookingsDirty = false;
     if (this.rooms.size === 0) return;
-    const bookings = this.source.bookings();
+    const bookings = compareBookings || this.waiting ? this.source.bookings() : [];
     for (const [uuid, room] of this.rooms) {
-      const own = bookingsOf(bookings, uuid);
-      if (room.awaiting.size > 0) {
-        emit.snapshot([...room.awaiting], this.snapshot(uuid, room, own));
-        room.awaiting.clear();
-      }
-      const delta = this.delta(uuid, room, drained, own);
-      if (delta) emit.delta(gpuRoom(uuid), delta);
+      const snapshotted = [...room.awaiting];
+      room.awaiting.clear();
+      if (snapshotted.length > 0) emit.snapshot(snapshotted, this.snapshot(uuid, room, bookingsOf(bookings, uuid)));
+      // Built even when every watcher just got its snapshot: the encoder must remember what it says.
+      const delta = this.delta(uuid, room, drained, compareBookings ? bookingsOf(bookings, uuid) : null);
+      if (delta && snapshotted.length < room.sockets.size) emit.delta(gpuRoom(uuid), delta, snapshotted);
     }
   }
 
@@ -165,14 +174,15 @@ export class GpuScope {
     };
   }
 
-  private delta(uuid: string, room: Room, drained: FleetDelta | null, bookings: LiveBooking[]): GpuDeltaWire | null {
-    const bookingsKey = JSON.stringify(bookings);
+  /** `bookings`: the GPU's bookings now, when the feed announced a change; null when it did not. */
+  private delta(uuid: string, room: Room, drained: FleetDelta | null, bookings: LiveBooking[] | null): GpuDeltaWire | null {
+    const bookingsKey = bookings ? JSON.stringify(bookings) : room.bookingsKey;
     const bookingsChanged = bookingsKey !== room.bookingsKey;
     room.bookingsKey = bookingsKey;
     room.hostId = this.source.gpu(uuid)?.gpu.hostId ?? room.hostId;
     const own = drained ? deltaOf(drained, uuid, room.hostId) : null;
     if (!own && !bookingsChanged) return null;
     const encoded = own ? room.encoder.encode(own) : { v: LIVE_FORMAT_VERSION, t: Date.now() };
-    return { ...encoded, u: uuid, ...(bookingsChanged ? { b: bookings } : {}) };
+    return { ...encoded, u: uuid, ...(bookingsChanged && bookings ? { b: bookings } : {}) };
   }
 }

@@ -233,6 +233,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   let displaysDirty = false;
   const stopBookings = bookings?.subscribe((list) => {
     namespace.local.to(MEMBER_ROOM).emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
+    gpus.bookingsChanged();
     displaysDirty = true;
   });
 
@@ -296,7 +297,8 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     }
     gpus.flush(delta, {
       snapshot: (socketIds, snapshot) => namespace.local.to(socketIds).emit("gpu:snapshot", snapshot),
-      delta: (room, gpuDelta) => namespace.local.to(room).emit("gpu:delta", gpuDelta),
+      // Not to the sockets that just got their snapshot: it holds what this delta says (as for displays).
+      delta: (room, gpuDelta, except) => namespace.local.to(room).except(except).emit("gpu:delta", gpuDelta),
     });
     sendDisplays(changed);
   };
