@@ -92,6 +92,7 @@ export interface FleetDelta {
   gpuStates?: Record<string, GpuReconciliation>;
 }
 
+/** A GPU's recent history as the server keeps it (the GPU scope's snapshot sends it as columns). */
 export interface GpuHistory {
   uuid: string;
   /** Up to the last 15 minutes, oldest first. */
@@ -142,8 +143,6 @@ export interface LiveServerToClient {
 }
 
 export interface LiveClientToServer {
-  /** Asks for the 15-minute history of one GPU; answers null for an unknown UUID. */
-  "gpu:history": (uuid: string, reply: (history: GpuHistory | null) => void) => void;
   /** Asks for every GPU's state now (a page that started listening after the snapshot). */
   "gpu:states": (reply: (answer: GpuStatesAnswer) => void) => void;
   /**

@@ -196,11 +196,6 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       filter?.sockets.delete(socket.id);
       if (filter?.sockets.size === 0) displayFilters.delete(display);
     });
-    socket.on("gpu:history", (uuid, reply) => {
-      if (typeof reply !== "function") return;
-      // Charts are for the member scope; a wall screen gets what it shows and no more.
-      reply(display === null && typeof uuid === "string" && uuid.length <= 128 ? fleet.history(uuid) : null);
-    });
     // One GPU's scope (the GPU page): its snapshot at the next flush, then its deltas. Not for wall screens.
     socket.on("gpu:watch", (uuid, reply) => {
       const parsed = watchedUuid.safeParse(uuid);
