@@ -1,72 +1,26 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, withGpuScopeStatus, type GpuScopeState } from "@/lib/gpu-scope-state";
-import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
-import { getLiveSocket, retainLiveSocket } from "@/lib/live-socket";
+import { followGpuScope } from "@/lib/gpu-scope-feed";
+import { initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
+import { getLiveSocket } from "@/lib/live-socket";
 
 export interface GpuScope extends GpuScopeState {
   /** Asks the socket to connect again after the server dropped it for good. */
   reconnect: () => void;
 }
 
-const WATCH_TIMEOUT_MS = 10_000;
-
 /**
- * One GPU as the GPU page shows it, from the GPU scope of `/live`: watches
- * it on every (re)connect (each watch brings a fresh snapshot: the truth,
- * history included), merges its deltas, and unwatches on leaving. It keeps
- * the tab's socket open without the whole fleet's feed.
+ * One GPU as the GPU page shows it, from the GPU scope of `/live`
+ * (lib/gpu-scope-feed.ts: watched on every (re)connect, unwatched on
+ * leaving). It keeps the tab's socket open without the whole fleet's feed.
  */
 export function useGpuScope(uuid: string): GpuScope {
   const [state, setState] = useState<GpuScopeState>(() => initialGpuScopeState(uuid));
-
-  useEffect(() => {
-    const socket = getLiveSocket();
-    const release = retainLiveSocket();
-    let current = true;
-    const update = (next: (held: GpuScopeState) => GpuScopeState) => {
-      if (current) setState(next);
-    };
-
-    const watch = () => {
-      socket
-        .timeout(WATCH_TIMEOUT_MS)
-        .emitWithAck("gpu:watch", uuid)
-        .then((answer) => {
-          // Refused (too many watched on this socket, or not a member): the page cannot be live.
-          if (!answer.ok) update((held) => withGpuScopeStatus(held, "disconnected"));
-        })
-        .catch(() => undefined);
-    };
-    const onSnapshot = (wire: GpuSnapshotWire) => update((held) => applyGpuSnapshot(held, wire, Date.now()));
-    const onDelta = (wire: GpuDeltaWire) => update((held) => applyGpuDelta(held, wire, Date.now()));
-    const onDisconnect = () => update((held) => withGpuScopeStatus(held, socket.active ? "reconnecting" : "disconnected"));
-    const onConnectError = () => {
-      // `active` is false when a middleware refused us; socket.io will not retry then.
-      if (!socket.active) update((held) => withGpuScopeStatus(held, "disconnected"));
-      else update((held) => (held.hasSnapshot ? withGpuScopeStatus(held, "reconnecting") : held));
-    };
-
-    socket.on("connect", watch);
-    socket.on("gpu:snapshot", onSnapshot);
-    socket.on("gpu:delta", onDelta);
-    socket.on("disconnect", onDisconnect);
-    socket.on("connect_error", onConnectError);
-    if (socket.connected) watch();
-    return () => {
-      current = false;
-      socket.off("connect", watch);
-      socket.off("gpu:snapshot", onSnapshot);
-      socket.off("gpu:delta", onDelta);
-      socket.off("disconnect", onDisconnect);
-      socket.off("connect_error", onConnectError);
-      if (socket.connected) socket.emit("gpu:unwatch", uuid);
-      release();
-    };
-  }, [uuid]);
-
-  return { ...state, reconnect: reconnectGpuScope };
+  useEffect(() => followGpuScope(uuid, setState), [uuid]);
+  // Another GPU in the same page: it shows as loading until its own scope speaks, not as the GPU before.
+  const shown = state.uuid === uuid ? state : initialGpuScopeState(uuid);
+  return { ...shown, reconnect: reconnectGpuScope };
 }
 
 function reconnectGpuScope(): void {
