@@ -7,7 +7,7 @@ import { MAX_WATCHED_GPUS } from "@/server/fleet/gpu-scope";
 import type { LiveEndpointOptions } from "@/server/fleet/live-endpoint";
 import type { LiveViewer } from "@/server/fleet/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
-import { startLiveServer, until, watchGpu, watchMember } from "@/server/testing/live-clients";
+import { messagesIn, readingTimes, startLiveServer, until, watchGpu, watchMember } from "@/server/testing/live-clients";
 
 /**
  * The GPU scope of /live (docs/live-protocol.md): the GPU page watches one
@@ -95,22 +95,7 @@ function bookingOf(uuid: string): LiveBooking {
 
 /** The GPU scope's messages in a socket's raw frames, in the order they came. */
 function gpuMessages(frames: string[]) {
-  const messages: ({ name: "gpu:snapshot"; wire: GpuSnapshotWire } | { name: "gpu:delta"; wire: GpuDeltaWire })[] = [];
-  for (const frame of frames) {
-    const event = /^2\/live,(\[.*\])$/s.exec(frame);
-    if (!event) continue;
-    const [name, wire] = JSON.parse(event[1]) as [string, never];
-    if (name === "gpu:snapshot" || name === "gpu:delta") messages.push({ name, wire });
-  }
-  return messages;
-}
-
-/** The sample times a GPU delta brings (its rows, whole entries and replayed points): the chart points it adds. */
-function readingTimes(wire: GpuDeltaWire): number[] {
-  const rows = (wire.r ?? []).map((group) => wire.t + Number(group[0]));
-  const whole = (wire.n ?? []).map(([, gpu]) => Date.parse(gpu.sampledAt));
-  const replayed = Object.values(wire.p ?? {}).flatMap(([offsets]) => offsets.map((offset) => wire.t + offset));
-  return [...rows, ...whole, ...replayed].sort((x, y) => x - y);
+  return messagesIn<never>(frames, ["gpu:snapshot", "gpu:delta"]) as ({ name: "gpu:snapshot"; wire: GpuSnapshotWire } | { name: "gpu:delta"; wire: GpuDeltaWire })[];
 }
 
 describe("the GPU scope", () => {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuReconciliation } from "@/lib/attribution";
+import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from "@/lib/display-feed";
 import type { LiveBooking } from "@/lib/live";
-import { LIVE_FORMAT_ERROR, type FleetDeltaWire } from "@/lib/live-wire";
+import { LIVE_FORMAT_ERROR, type DisplayDeltaWire, type DisplaySnapshotWire, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
 import type { LiveViewer } from "@/server/fleet/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
-import { startLiveServer, until, watchDisplay, watchMember } from "@/server/testing/live-clients";
+import { messagesIn, readingTimes, startLiveServer, until, watchDisplay, watchMember } from "@/server/testing/live-clients";
 
 const viewers: Record<string, LiveViewer> = {
   gpd_disp_good: { kind: "display", displayId: "display-1" },
@@ -144,6 +145,45 @@ describe("the member scope's deltas", () => {
       await vi.waitFor(() => expect(member.state().gpus[gpu.uuid]?.utilizationGpuPct).toBe(70), { timeout: 15_000, interval: 50 });
       const sentAt = member.deltas.map((delta) => Date.parse(delta.serverTime));
       for (let i = 1; i < sentAt.length; i += 1) expect(sentAt[i] - sentAt[i - 1]).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("go to a new member after its snapshot from the next flush on, and to the others each once", async () => {
+    const held = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    // A reading waits up to 400 ms for the rest of its burst: the new page's snapshot is what sends it, in the flush of that snapshot.
+    const live = await startLiveServer(held, { tickMs: 3_600_000, flushMs: 20, quietMs: 400, maxHoldMs: 400 });
+    try {
+      const gpu = makeGpu();
+      const start = Date.now() - 10_000;
+      held.connectHost("h-n", "node-n", true);
+      held.ingest("h-n", makeSnapshot([gpu], start));
+      held.drainDelta();
+      const first = live.connect();
+      const firstMember = watchMember(first.socket);
+      await until(() => firstMember.state().hasSnapshot);
+      // The second page connects without the fleet's feed and takes it once the reading waits.
+      const second = live.connect({ fleet: false });
+      const secondMember = watchMember(second.socket);
+      await until(() => second.socket.connected);
+      held.ingest("h-n", makeSnapshot([{ ...gpu, utilizationGpuPct: 64 }], start + 4000));
+      second.socket.emit("fleet:follow");
+      await until(() => secondMember.state().hasSnapshot, 3000, "the second page's snapshot");
+      held.ingest("h-n", makeSnapshot([{ ...gpu, utilizationGpuPct: 65 }], start + 5000));
+      await until(() => [firstMember, secondMember].every((member) => member.state().gpus[gpu.uuid]?.utilizationGpuPct === 65), 3000, "the next reading");
+
+      const seenBySecond = messagesIn<FleetSnapshotWire & FleetDeltaWire>(second.frames, ["fleet:snapshot", "fleet:delta"]);
+      expect(seenBySecond.map((message) => message.name)).toEqual(["fleet:snapshot", "fleet:delta"]);
+      expect(seenBySecond[0]!.wire.gpus[0]).toMatchObject({ uuid: gpu.uuid, utilizationGpuPct: 64 });
+      expect(readingTimes(seenBySecond[1]!.wire)).toEqual([start + 5000]);
+      // The page that watched already got both readings, each once.
+      const firstDeltas = messagesIn<FleetDeltaWire>(first.frames, ["fleet:delta"]).map((message) => message.wire);
+      expect(firstDeltas.flatMap(readingTimes)).toEqual([start + 4000, start + 5000]);
+      // The sparklines alike, each reading once (a snapshot's sparkline carries utilization alone).
+      const sparkline = (member: typeof firstMember) => member.state().sparklines[gpu.uuid]?.map((point) => [point.t, point.util]);
+      expect(sparkline(secondMember)).toEqual([[start, 50], [start + 4000, 64], [start + 5000, 65]]);
+      expect(sparkline(firstMember)).toEqual(sparkline(secondMember));
     } finally {
       await live.close();
     }
@@ -290,6 +330,43 @@ describe("the display scope", () => {
       await until(() => asDisplay.state().hasSnapshot && member.state().hasSnapshot);
       expect(asDisplay.state().gpus[gpu.uuid]?.state).toBe("unbooked_use");
       expect(frames.join("\n")).toContain("member-sees-this.py");
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("sends a new screen its snapshot, then the next flush's delta; the room's other screens get every change once", async () => {
+    const held = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    // As for members: the new screen's snapshot goes while the pacer still holds a reading.
+    const live = await startLiveServer(held, { tickMs: 3_600_000, flushMs: 20, quietMs: 400, maxHoldMs: 400 });
+    try {
+      const gpu = makeGpu({ utilizationGpuPct: 10 });
+      const host = { name: "node-w", driverVersion: null, cudaVersion: null };
+      const start = Date.now() - 10_000;
+      held.connectHost("h-w", "node-w", true);
+      held.ingest("h-w", makeSnapshot([gpu], start, { host }));
+      held.drainDelta();
+      const first = live.connect({ scope: "display", hosts: ["node-w"] });
+      const firstWall = watchDisplay(first.socket);
+      await until(() => firstWall.state().hasSnapshot);
+      held.ingest("h-w", makeSnapshot([{ ...gpu, utilizationGpuPct: 64 }], start + 4000, { host }));
+      const second = live.connect({ scope: "display", hosts: ["node-w"] });
+      const secondWall = watchDisplay(second.socket);
+      await until(() => secondWall.state().hasSnapshot, 3000, "the second screen's snapshot");
+      held.ingest("h-w", makeSnapshot([{ ...gpu, utilizationGpuPct: 65 }], start + 5000, { host }));
+      await until(() => [firstWall, secondWall].every((wall) => wall.state().gpus[gpu.uuid]?.utilizationPct === 65), 3000, "the next reading");
+
+      // What each screen showed after each message, from its raw frames.
+      const shownAfterEach = (frames: string[]) => {
+        let state = initialDisplayFeedState;
+        return messagesIn<DisplaySnapshotWire & DisplayDeltaWire>(frames, ["display:snapshot", "display:delta"]).map(({ name, wire }) => {
+          state = name === "display:snapshot" ? applyDisplaySnapshot(state, wire, Date.now()) : applyDisplayDelta(state, wire, Date.now());
+          return `${name} ${state.gpus[gpu.uuid]?.utilizationPct}`;
+        });
+      };
+      expect(shownAfterEach(second.frames)).toEqual(["display:snapshot 64", "display:delta 65"]);
+      // Before this, a snapshot's flush took the held reading in for the room's other screens without sending it: 64 never came.
+      expect(shownAfterEach(first.frames)).toEqual(["display:snapshot 10", "display:delta 64", "display:delta 65"]);
     } finally {
       await live.close();
     }

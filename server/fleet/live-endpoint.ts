@@ -110,9 +110,11 @@ function scopeOf(socket: LiveSocket): SocketScope {
  * server/fleet/display-scope.ts, one room per `?hosts=` filter). Each
  * scope's snapshot and delta are built and encoded once per flush and sent
  * to the whole room. Snapshots go out at the next flush after a connection,
- * then compact deltas (lib/live-wire.ts): new readings within `flushMs` of
- * their arrival but at most one delta per `minDeltaIntervalMs`, with the
- * rules' results (GPU states) of the ticks since the last one. Every socket
+ * then the compact deltas (lib/live-wire.ts) of the flushes after it (that
+ * flush's delta goes to the rest of the room: the snapshot holds what it
+ * says): new readings within `flushMs` of their arrival but at most one
+ * delta per `minDeltaIntervalMs`, with the rules' results (GPU states) of
+ * the ticks since the last one. Every socket
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
@@ -232,13 +234,15 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     displaysDirty = true;
   });
 
-  const sendMemberSnapshots = (): boolean => {
-    if (awaitingMember.size === 0) return false;
+  /** Sends the waiting member sockets their snapshot; returns their ids. */
+  const sendMemberSnapshots = (): string[] => {
+    if (awaitingMember.size === 0) return [];
     const snapshot = { ...fleet.snapshot(), ...extras?.snapshot() };
     const full = bookings ? { ...snapshot, bookings: bookings.current() } : snapshot;
-    namespace.local.to([...awaitingMember]).emit("fleet:snapshot", members.snapshot(full));
+    const socketIds = [...awaitingMember];
+    namespace.local.to(socketIds).emit("fleet:snapshot", members.snapshot(full));
     awaitingMember.clear();
-    return true;
+    return socketIds;
   };
 
   const sendDisplays = (changed: boolean) => {
@@ -255,7 +259,9 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
         namespace.local.to(displayRoom(key)).emit("display:snapshot", displays.snapshot(key));
       } else {
         if (sockets && sockets.size > 0) namespace.local.to([...sockets]).emit("display:snapshot", displays.snapshot(key));
-        const delta = changed ? displays.delta(key, now) : null;
+        // Even in a flush with no drained delta: `step` has taken the fleet as it is now, so what it
+        // found changed (readings the pacer still holds) would never reach this room's other screens.
+        const delta = displays.delta(key, now);
         if (delta) namespace.local.to(displayRoom(key)).except([...(sockets ?? [])]).emit("display:delta", delta);
       }
       sockets?.clear();
@@ -266,10 +272,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   let pendingExtra: Partial<FleetDelta> | null = null;
   let lastSnapshotsAt = Number.NEGATIVE_INFINITY;
   const send = () => {
-    const memberSnapshotsSent = Date.now() - lastSnapshotsAt >= snapshotMs && sendMemberSnapshots();
-    if (memberSnapshotsSent) lastSnapshotsAt = Date.now();
+    const snapshotted = Date.now() - lastSnapshotsAt >= snapshotMs ? sendMemberSnapshots() : [];
+    if (snapshotted.length > 0) lastSnapshotsAt = Date.now();
     // A GPU page waiting for its snapshot counts too: its room's encoder is primed by it.
-    const snapshotsSent = memberSnapshotsSent || gpus.waiting;
+    const snapshotsSent = snapshotted.length > 0 || gpus.waiting;
     // Every delta is a message to every viewer: a burst of readings goes as one, at its end
     // (the pacer). Right after a snapshot the delta goes at once: the encoder's memory of
     // what was sent must not lag behind what the snapshot showed, or a value that changed
@@ -288,7 +294,11 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     displaysDirty = false;
     if (delta) {
       pacer.sent(now);
-      namespace.local.to(MEMBER_ROOM).emit("fleet:delta", members.encode(delta));
+      // Encoded even when no one else is in the room: the encoder must remember what it says.
+      const wire = members.encode(delta);
+      // Not to the sockets that just got their snapshot (built from the same state, it holds what
+      // this delta says), nor to those still waiting for one (a page drops deltas before its snapshot).
+      namespace.local.to(MEMBER_ROOM).except([...snapshotted, ...awaitingMember]).emit("fleet:delta", wire);
     }
     gpus.flush(delta, {
       snapshot: (socketIds, snapshot) => namespace.local.to(socketIds).emit("gpu:snapshot", snapshot),

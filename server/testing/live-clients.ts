@@ -6,7 +6,7 @@ import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type 
 import type { FleetDelta, LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
 import { applyDeltaWire, applySnapshotWire, initialLiveFleetState, type LiveFleetState } from "@/lib/live-fleet-state";
-import { LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live-wire";
+import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type LiveHandshake } from "@/lib/live-wire";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { attachLiveEndpoint, type LiveEndpointOptions } from "@/server/fleet/live-endpoint";
 
@@ -108,4 +108,24 @@ export async function until(check: () => boolean, timeoutMs = 3000, what = "cond
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The events of the given names in a socket's raw frames (`connect().frames`), in the order they came. */
+export function messagesIn<Wire>(frames: string[], names: string[]): { name: string; wire: Wire }[] {
+  const messages: { name: string; wire: Wire }[] = [];
+  for (const frame of frames) {
+    const event = /^2\/live,(\[.*\])$/s.exec(frame);
+    if (!event) continue;
+    const [name, wire] = JSON.parse(event[1]) as [string, Wire];
+    if (names.includes(name)) messages.push({ name, wire });
+  }
+  return messages;
+}
+
+/** The sample times a member or GPU delta brings (its rows, whole entries and replayed points): the chart points it adds. */
+export function readingTimes(wire: FleetDeltaWire): number[] {
+  const rows = (wire.r ?? []).map((group) => wire.t + Number(group[0]));
+  const whole = (wire.n ?? []).map(([, gpu]) => Date.parse(gpu.sampledAt));
+  const replayed = Object.values(wire.p ?? {}).flatMap(([offsets]) => offsets.map((offset) => wire.t + offset));
+  return [...rows, ...whole, ...replayed].sort((x, y) => x - y);
 }
