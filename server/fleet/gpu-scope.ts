@@ -38,12 +38,51 @@ function bookingsOf(bookings: LiveBooking[], uuid: string): LiveBooking[] {
   return bookings.filter((booking) => booking.gpus.some((gpu) => gpu.uuid === uuid));
 }
 
+/**
+ * A drained delta indexed by GPU, built once per flush: each room takes its
+ * GPU's part by lookup instead of filtering the fleet's whole list (50
+ * rooms × 1,000 GPUs at every flush with readings).
+ */
+interface DrainedIndex {
+  delta: FleetDelta;
+  gpus: Map<string, LiveGpu[]>;
+  /** Positions in `delta.hosts`, by host id and by each GPU a host lists. */
+  hostById: Map<string, number>;
+  hostsByGpu: Map<string, number[]>;
+  removedHostIds: Set<string>;
+}
+
+function indexDrained(delta: FleetDelta): DrainedIndex {
+  const gpus = new Map<string, LiveGpu[]>();
+  for (const gpu of delta.gpus) {
+    const list = gpus.get(gpu.uuid);
+    if (list) list.push(gpu);
+    else gpus.set(gpu.uuid, [gpu]);
+  }
+  const hostById = new Map<string, number>();
+  const hostsByGpu = new Map<string, number[]>();
+  delta.hosts.forEach((host, position) => {
+    if (!hostById.has(host.id)) hostById.set(host.id, position);
+    for (const uuid of host.gpuUuids) {
+      const list = hostsByGpu.get(uuid);
+      if (!list) hostsByGpu.set(uuid, [position]);
+      else if (list.at(-1) !== position) list.push(position);
+    }
+  });
+  return { delta, gpus, hostById, hostsByGpu, removedHostIds: new Set(delta.removedHostIds) };
+}
+
 /** A drained delta reduced to one GPU; null when it says nothing of it. */
-function deltaOf(delta: FleetDelta, uuid: string, hostId: string | null): FleetDelta | null {
-  const gpus = delta.gpus.filter((gpu) => gpu.uuid === uuid);
+function deltaOf(drained: DrainedIndex, uuid: string, hostId: string | null): FleetDelta | null {
+  const { delta } = drained;
+  const gpus = drained.gpus.get(uuid) ?? [];
   const host = hostId ?? gpus[0]?.hostId ?? null;
-  const hosts = delta.hosts.filter((entry) => entry.id === host || entry.gpuUuids.includes(uuid));
-  const removedHostIds = host !== null && delta.removedHostIds.includes(host) ? [host] : [];
+  // The host's entry and any that lists the GPU, each once, in the delta's order.
+  const positions = new Set(drained.hostsByGpu.get(uuid));
+  const byId = host === null ? undefined : drained.hostById.get(host);
+  if (byId !== undefined) positions.add(byId);
+  const hosts = [...positions].sort((x, y) => x - y).map((position) => delta.hosts[position]!);
+  const removedHostIds = host !== null && drained.removedHostIds.has(host) ? [host] : [];
   const points = delta.points[uuid];
   const state = delta.gpuStates?.[uuid];
   if (gpus.length === 0 && hosts.length === 0 && removedHostIds.length === 0 && !points && !state) return null;
@@ -144,12 +183,13 @@ export class GpuScope {
     this.bookingsDirty = false;
     if (this.rooms.size === 0) return;
     const bookings = compareBookings || this.waiting ? this.source.bookings() : [];
+    const indexed = drained ? indexDrained(drained) : null;
     for (const [uuid, room] of this.rooms) {
       const snapshotted = [...room.awaiting];
       room.awaiting.clear();
       if (snapshotted.length > 0) emit.snapshot(snapshotted, this.snapshot(uuid, room, bookingsOf(bookings, uuid)));
       // Built even when every watcher just got its snapshot: the encoder must remember what it says.
-      const delta = this.delta(uuid, room, drained, compareBookings ? bookingsOf(bookings, uuid) : null);
+      const delta = this.delta(uuid, room, indexed, compareBookings ? bookingsOf(bookings, uuid) : null);
       if (delta && snapshotted.length < room.sockets.size) emit.delta(gpuRoom(uuid), delta, snapshotted);
     }
   }
@@ -175,11 +215,12 @@ export class GpuScope {
   }
 
   /** `bookings`: the GPU's bookings now, when the feed announced a change; null when it did not. */
-  private delta(uuid: string, room: Room, drained: FleetDelta | null, bookings: LiveBooking[] | null): GpuDeltaWire | null {
+  private delta(uuid: string, room: Room, drained: DrainedIndex | null, bookings: LiveBooking[] | null): GpuDeltaWire | null {
     const bookingsKey = bookings ? JSON.stringify(bookings) : room.bookingsKey;
     const bookingsChanged = bookingsKey !== room.bookingsKey;
     room.bookingsKey = bookingsKey;
-    room.hostId = this.source.gpu(uuid)?.gpu.hostId ?? room.hostId;
+    // The host matters only to take this GPU's part of a drained delta: not looked up at the flushes without one.
+    if (drained) room.hostId = this.source.gpu(uuid)?.gpu.hostId ?? room.hostId;
     const own = drained ? deltaOf(drained, uuid, room.hostId) : null;
     if (!own && !bookingsChanged) return null;
     const encoded = own ? room.encoder.encode(own) : { v: LIVE_FORMAT_VERSION, t: Date.now() };
