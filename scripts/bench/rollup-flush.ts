@@ -10,18 +10,9 @@
  *
  *   npx tsx scripts/bench/rollup-flush.ts [--gpus 1000] [--minutes 60]
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { GpuSample } from "@/lib/snapshot";
+import { positiveFlag as flag, useScratchDatabase } from "./scratch-database";
 import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";
-
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
-  return value;
-}
 
 const GPUS_PER_HOST = 8;
 const FLUSH_EVERY_S = 30;
@@ -31,18 +22,10 @@ const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
 async function main(): Promise<void> {
   const gpuCount = flag("--gpus", 1000);
   const minutes = flag("--minutes", 60);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-rollup-bench-"));
-  process.env.GPUDESK_DATA_DIR = dir;
-  delete process.env.DATABASE_URL;
-  // Loaded after the environment points at the scratch database: env() is parsed once.
-  const { env } = await import("@/server/env");
-  const { migrateDatabase } = await import("@/server/db/migrate");
-  const { repoRoot } = await import("@/server/paths");
-  const { disconnectDb } = await import("@/server/db");
+  const scratch = await useScratchDatabase("rollup-bench");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { MinuteRollups } = await import("@/server/history/minute-rollups");
   const { makeGpu, makeSnapshot } = await import("@/server/testing/factories");
-  await migrateDatabase(env().DATABASE_URL, repoRoot);
 
   const hosts: { host: { id: string; simulated: boolean }; gpus: GpuSample[] }[] = [];
   for (let h = 0; h < Math.ceil(gpuCount / GPUS_PER_HOST); h++) {
@@ -93,8 +76,7 @@ async function main(): Promise<void> {
   const mean = (pick: (flush: (typeof flushes)[number]) => number) => flushes.reduce((sum, flush) => sum + pick(flush), 0) / flushes.length;
   process.stdout.write(`| mean of ${flushes.length} flushes | ${round(mean((f) => f.cpuMs))} | ${round(mean((f) => f.wallMs))} | ${round(mean((f) => f.statements))} |\n\n`);
   process.stdout.write(`record: ${round((recordCpuUs * 1000) / readings)} ns CPU per GPU reading (${readings} readings)\n`);
-  await disconnectDb();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.remove();
 }
 
 main().catch((error: unknown) => {

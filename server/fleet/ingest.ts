@@ -2,11 +2,13 @@ import type { AgentSamplesReply } from "@/lib/agent-protocol";
 import type { Snapshot } from "@/lib/snapshot";
 import { checkReading } from "@/server/fleet/check-reading";
 import type { FleetState } from "@/server/fleet/fleet-state";
-import { findGpuOwners, recordHostInventory, type RegisteredHost } from "@/server/hosts/host-registry";
+import { findGpuOwners, inventorySignature, recordHostInventory, recordHostsSeen, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
 
 /** Inventory and last-seen time are written at most this often while nothing changes. */
 const PERSIST_EVERY_MS = 60_000;
+/** Last-seen writes due within this long are written together (agents report at their own offsets of the second). */
+const SEEN_BATCH_MS = 5000;
 
 export interface IngestCounters {
   acceptedSnapshots: number;
@@ -31,6 +33,39 @@ export function createIngest(
   const counters: IngestCounters = { acceptedSnapshots: 0, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 };
   const lastPersisted = new Map<string, number>();
   const persisting = new Map<string, Promise<void>>();
+  /** The inventory signature of what this process last stored per host: a report that matches it only moves the last-seen times. */
+  const stored = new Map<string, string>();
+  /** Hosts due a last-seen write, gathered for SEEN_BATCH_MS and written together. */
+  const seen = new Map<string, { uuids: string[]; seenAtMs: number }>();
+  let seenTimer: NodeJS.Timeout | null = null;
+  let seenWrite: Promise<void> = Promise.resolve();
+
+  function writeSeen(): Promise<void> {
+    if (seenTimer) clearTimeout(seenTimer);
+    seenTimer = null;
+    if (seen.size === 0) return seenWrite;
+    const batch = [...seen];
+    seen.clear();
+    // One time for the batch, its oldest: a host's last-seen time is never later than its reading.
+    const seenAt = new Date(Math.min(...batch.map(([, entry]) => entry.seenAtMs)));
+    seenWrite = seenWrite
+      .then(() => recordHostsSeen(batch.map(([hostId]) => hostId), batch.flatMap(([, entry]) => entry.uuids), seenAt))
+      .catch((error: unknown) => log.error(`could not record last-seen times of ${batch.length} host(s): ${String(error)}`));
+    return seenWrite;
+  }
+
+  async function write(hostId: string, snapshot: Snapshot): Promise<void> {
+    const signature = inventorySignature(snapshot.host, snapshot.gpus);
+    if (stored.get(hostId) === signature) {
+      seen.set(hostId, { uuids: snapshot.gpus.map((gpu) => gpu.uuid), seenAtMs: Date.parse(snapshot.sampledAt) });
+      seenTimer ??= setTimeout(() => void writeSeen(), SEEN_BATCH_MS).unref();
+      return;
+    }
+    seen.delete(hostId);
+    stored.delete(hostId);
+    await recordHostInventory(hostId, snapshot.host, snapshot.gpus, new Date(snapshot.sampledAt));
+    stored.set(hostId, signature);
+  }
 
   function persist(host: RegisteredHost, snapshot: Snapshot, force: boolean): void {
     const at = now();
@@ -39,7 +74,7 @@ export function createIngest(
     // One write at a time per host, in order.
     const previous = persisting.get(host.id) ?? Promise.resolve();
     const next = previous
-      .then(() => recordHostInventory(host.id, snapshot.host, snapshot.gpus, new Date(snapshot.sampledAt)))
+      .then(() => write(host.id, snapshot))
       .catch((error: unknown) => log.error(`could not record inventory of ${host.name}: ${String(error)}`));
     persisting.set(host.id, next);
   }
@@ -95,9 +130,10 @@ export function createIngest(
     return reply;
   }
 
-  /** Waits for pending inventory writes (shutdown, tests). */
+  /** Writes what is pending now and waits for it (shutdown, tests). */
   async function flush(): Promise<void> {
     await Promise.all(persisting.values());
+    await writeSeen();
   }
 
   return { ingestBatch, counters, flush };

@@ -1,0 +1,37 @@
+/**
+ * What the database micro-benchmarks (rollup-flush.ts, inventory-persist.ts)
+ * share: their whole-number flags, and a fresh, migrated SQLite database in
+ * a temporary folder that the server's modules then use.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export function positiveFlag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
+  return value;
+}
+
+/**
+ * Points this process at a new SQLite database and migrates it. Call before
+ * anything imports server modules that read the environment (env() is parsed
+ * once); returns what removes it again.
+ */
+export async function useScratchDatabase(name: string): Promise<{ remove: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `gpudesk-${name}-`));
+  process.env.GPUDESK_DATA_DIR = dir;
+  delete process.env.DATABASE_URL;
+  const { env } = await import("@/server/env");
+  const { migrateDatabase } = await import("@/server/db/migrate");
+  const { repoRoot } = await import("@/server/paths");
+  const { disconnectDb } = await import("@/server/db");
+  await migrateDatabase(env().DATABASE_URL, repoRoot);
+  return {
+    async remove() {
+      await disconnectDb();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
