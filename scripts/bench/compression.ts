@@ -22,6 +22,7 @@ import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulate
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { LIVE_NAMESPACE } from "@/lib/live";
+import { argsOrExit, flag } from "./args";
 
 interface Options {
   gpus: number;
@@ -30,18 +31,10 @@ interface Options {
   warmup: number;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { gpus: 1000, viewers: 50, seconds: 60, warmup: 10 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = Number(argv[i + 1]);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${argv[i]} takes a whole number`);
-    if (argv[i] === "--gpus") options.gpus = value;
-    else if (argv[i] === "--viewers") options.viewers = value;
-    else if (argv[i] === "--seconds") options.seconds = value;
-    else if (argv[i] === "--warmup") options.warmup = value;
-    else throw new Error(`unknown option ${argv[i]}; see the comment at the top of scripts/bench/compression.ts`);
-  }
-  return options;
+const USAGE = "usage: tsx scripts/bench/compression.ts [--gpus 1000] [--viewers 50] [--seconds 60] [--warmup 10]";
+
+function parseOptions(argv: string[]): Options {
+  return argsOrExit(argv, { gpus: flag.whole(1000), viewers: flag.whole(50), seconds: flag.whole(60), warmup: flag.whole(10) }, USAGE).flags;
 }
 
 /** The member scope's deltas of `seconds` seconds of the simulated fleet, after `warmup` seconds. */
@@ -113,7 +106,7 @@ function perSocketDeflate(): { compress: (message: Buffer) => Promise<Buffer>; c
 const PER_MESSAGE_DEFLATE_THRESHOLD = 1024;
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const deltas = memberDeltas(options);
   const jsons = deltas.map((delta) => JSON.stringify(delta));
   const texts = deltas.map((delta) => socketIoFrames("fleet:delta", delta)[0] as string);

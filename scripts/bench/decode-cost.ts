@@ -9,13 +9,13 @@
  *
  *   npx tsx scripts/bench/decode-cost.ts --gpus 1000,4000 --seconds 30 --passes 5
  */
-import { parseArgs } from "node:util";
 import { initialLiveFleetState, applyDeltaWire, applySnapshotWire, type LiveFleetState } from "@/lib/live-fleet-state";
 import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 import type { LiveGpu } from "@/lib/live";
 import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { argsOrExit, flag } from "./args";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
 const SEED = 42;
@@ -70,14 +70,14 @@ function measure<Held>(passes: number, prepare: () => Held, decodeAll: (held: He
 }
 
 function main(): void {
-  const { values } = parseArgs({
-    options: { gpus: { type: "string", default: "1000,4000" }, seconds: { type: "string", default: "30" }, passes: { type: "string", default: "5" } },
-  });
-  const seconds = Number(values.seconds);
-  const passes = Number(values.passes);
+  const { gpus, seconds, passes } = argsOrExit(
+    process.argv.slice(2),
+    { gpus: flag.wholes([1000, 4000]), seconds: flag.whole(30), passes: flag.whole(5) },
+    "usage: npx tsx scripts/bench/decode-cost.ts [--gpus 1000,4000] [--seconds 30] [--passes 5]",
+  ).flags;
   console.log("| GPUs | delta JSON (bytes per GPU) | JSON.parse (µs per delta) | expandFleetDelta (µs) | applyDeltaWire, as a browser (µs) | browser total per GPU-reading (ns) |");
   console.log("|---:|---:|---:|---:|---:|---:|");
-  for (const gpuCount of values.gpus.split(",").map(Number)) {
+  for (const gpuCount of gpus) {
     const run = encodeRun(gpuCount, seconds);
     const bytes = run.deltas.reduce((sum, json) => sum + json.length, 0) / run.deltas.length;
     const count = run.deltas.length;

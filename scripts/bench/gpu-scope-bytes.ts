@@ -8,10 +8,22 @@
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { startLiveServer, until, watchGpu, watchMember } from "@/server/testing/live-clients";
+import { argsOrExit, exitWithUsage, flag } from "./args";
+
+const USAGE = "usage: npx tsx scripts/bench/gpu-scope-bytes.ts [N (GPUs, 1000)] [seconds (10)]";
 
 async function main() {
-  const count = Number(process.argv[2] ?? 1000);
-  const seconds = Number(process.argv[3] ?? 10);
+  const { positionals } = argsOrExit(process.argv.slice(2), {}, USAGE, { positionals: true });
+  if (positionals.length > 2) exitWithUsage(`unexpected argument "${positionals[2]}"`, USAGE);
+  const whole = (text: string | undefined, name: string, fallback: number): number => {
+    try {
+      return text === undefined ? fallback : flag.whole(fallback).parse(text, name);
+    } catch (error) {
+      return exitWithUsage(error instanceof Error ? error.message : String(error), USAGE);
+    }
+  };
+  const count = whole(positionals[0], "N", 1000);
+  const seconds = whole(positionals[1], "seconds", 10);
   const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true });
   const live = await startLiveServer(fleet, { tickMs: 1000, flushMs: 100, minDeltaIntervalMs: 250 });
   const hosts = Array.from({ length: Math.ceil(count / 8) }, (_, h) => ({ id: `h${h}`, gpus: Array.from({ length: 8 }, (_, i) => makeGpu({ index: i })) }));

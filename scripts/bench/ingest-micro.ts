@@ -19,6 +19,7 @@ import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulate
 import { FleetState } from "@/server/fleet/fleet-state";
 import { memoryPersistence } from "@/server/alerts/testing";
 import type { LiveBooking } from "@/lib/live";
+import { argsOrExit, flag } from "./args";
 
 const SECRET = "ingest-micro-secret";
 
@@ -35,16 +36,10 @@ function cpuUs(): number {
   return usage.user + usage.system;
 }
 
-function parseArgs(argv: string[]) {
-  const options = { gpus: 1000, seconds: 60, rounds: 3 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = Number(argv[i + 1]);
-    if (argv[i] === "--gpus") options.gpus = value;
-    else if (argv[i] === "--seconds") options.seconds = value;
-    else if (argv[i] === "--rounds") options.rounds = value;
-    else throw new Error(`unknown option ${argv[i]}`);
-  }
-  return options;
+const USAGE = "usage: npx tsx scripts/bench/ingest-micro.ts [--gpus 1000] [--seconds 60] [--rounds 3]";
+
+function parseOptions(argv: string[]) {
+  return argsOrExit(argv, { gpus: flag.whole(1000), seconds: flag.whole(60), rounds: flag.whole(3) }, USAGE).flags;
 }
 
 function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Stages {
@@ -83,7 +78,7 @@ function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Stages 
 }
 
 function main(): void {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const seed = 7;
   const specs = simulatedFleet({ seed, gpuCount: options.gpus });
   const startMs = Date.now() - options.seconds * 1000;

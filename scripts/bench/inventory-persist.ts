@@ -9,14 +9,18 @@
  *   npx tsx scripts/bench/inventory-persist.ts [--gpus 1000] [--minutes 3]
  */
 import type { GpuSample } from "@/lib/snapshot";
-import { positiveFlag as flag, useScratchDatabase } from "./scratch-database";
+import { argsOrExit, flag } from "./args";
+import { useScratchDatabase } from "./scratch-database";
 import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";
 
 const GPUS_PER_HOST = 8;
 
 async function main(): Promise<void> {
-  const gpuCount = flag("--gpus", 1000);
-  const minutes = flag("--minutes", 3);
+  const { gpus: gpuCount, minutes } = argsOrExit(
+    process.argv.slice(2),
+    { gpus: flag.whole(1000), minutes: flag.whole(3) },
+    "usage: npx tsx scripts/bench/inventory-persist.ts [--gpus 1000] [--minutes 3]",
+  ).flags;
   const scratch = await useScratchDatabase("inventory-bench");
   const { ensureLocalHost } = await import("@/server/hosts/host-registry");
   const { FleetState } = await import("@/server/fleet/fleet-state");

@@ -17,6 +17,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { argsOrExit, exitWithUsage, flag } from "./args";
 
 /** The parts of the `.cpuprofile` format (Chrome DevTools protocol `Profiler.Profile`) read here. */
 export interface CpuProfile {
@@ -164,31 +165,26 @@ export function formatSummary(summary: ProfileSummary, top: number, match?: RegE
   return lines.join("\n");
 }
 
+const USAGE = "usage: profile-summary.ts FILE.cpuprofile [--by area|file|function] [--top 25] [--from S] [--to S] [--match REGEX] [--root DIR]";
+
 function main(argv: string[]): void {
-  const files: string[] = [];
-  const options: SummaryOptions = { by: "area", root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..") };
-  let top = 25;
-  let match: RegExp | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i]!;
-    const value = () => {
-      const next = argv[++i];
-      if (next === undefined) throw new Error(`${name} needs a value`);
-      return next;
-    };
-    if (name === "--by") {
-      const by = value();
-      if (by !== "area" && by !== "file" && by !== "function") throw new Error("--by takes area, file or function");
-      options.by = by;
-    } else if (name === "--top") top = Number(value());
-    else if (name === "--from") options.fromS = Number(value());
-    else if (name === "--to") options.toS = Number(value());
-    else if (name === "--root") options.root = path.resolve(value());
-    else if (name === "--match") match = new RegExp(value());
-    else if (name.startsWith("--")) throw new Error(`unknown option ${name}`);
-    else files.push(name);
-  }
-  if (files.length === 0) throw new Error("usage: profile-summary.ts FILE.cpuprofile [--by area|file|function] [--top 25] [--from S] [--to S] [--match REGEX]");
+  const { flags, positionals: files } = argsOrExit(
+    argv,
+    {
+      by: flag.choice(["area", "file", "function"], "area"),
+      top: flag.whole(25),
+      from: flag.number(null),
+      to: flag.number(null),
+      root: flag.text(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")),
+      match: flag.text(null),
+    },
+    USAGE,
+    { positionals: true },
+  );
+  const options: SummaryOptions = { by: flags.by, root: path.resolve(flags.root), fromS: flags.from ?? undefined, toS: flags.to ?? undefined };
+  const { top } = flags;
+  const match = flags.match === null ? undefined : new RegExp(flags.match);
+  if (files.length === 0) exitWithUsage("no profile named", USAGE);
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
     console.log(`## ${file}\n`);

@@ -13,30 +13,26 @@
  *
  * and the bytes on Redis per reading (the JSON serverSideEmit publishes).
  *
- *   npx tsx scripts/bench/relay-cost.ts [--gpus 1000] [--seconds 60] [--relay server/cluster/fleet-relay.ts]
+ *   npx tsx scripts/bench/relay-cost.ts [--gpus 1000] [--seconds 60] [--warmup 10] [--relay server/cluster/fleet-relay.ts]
  *
  * `--relay` takes another implementation with the same FleetRelay API (the
  * one before a change, checked out beside it) for a before → after.
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
 import type { FleetRelay as FleetRelayClass, RelayTransport } from "@/server/cluster/fleet-relay";
 import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
+import { argsOrExit, flag } from "./args";
 import { repoRoot } from "./scenario";
 
-const { values } = parseArgs({
-  options: {
-    gpus: { type: "string", default: "1000" },
-    seconds: { type: "string", default: "60" },
-    warmup: { type: "string", default: "10" },
-    relay: { type: "string", default: "server/cluster/fleet-relay.ts" },
-  },
-});
-const gpus = Number(values.gpus);
-const seconds = Number(values.seconds);
-const warmup = Number(values.warmup);
+const USAGE = "usage: npx tsx scripts/bench/relay-cost.ts [--gpus 1000] [--seconds 60] [--warmup 10] [--relay server/cluster/fleet-relay.ts]";
+const { flags: values } = argsOrExit(
+  process.argv.slice(2),
+  { gpus: flag.whole(1000), seconds: flag.whole(60), warmup: flag.whole(10, { min: 0 }), relay: flag.text("server/cluster/fleet-relay.ts") },
+  USAGE,
+);
+const { gpus, seconds, warmup } = values;
 const { FleetRelay } = (await import(path.resolve(repoRoot, values.relay))) as { FleetRelay: typeof FleetRelayClass };
 
 const start = Date.parse("2026-12-01T00:00:00Z");

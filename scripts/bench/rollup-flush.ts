@@ -11,7 +11,8 @@
  *   npx tsx scripts/bench/rollup-flush.ts [--gpus 1000] [--minutes 60]
  */
 import type { GpuSample } from "@/lib/snapshot";
-import { positiveFlag as flag, useScratchDatabase } from "./scratch-database";
+import { argsOrExit, flag } from "./args";
+import { useScratchDatabase } from "./scratch-database";
 import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";
 
 const GPUS_PER_HOST = 8;
@@ -20,8 +21,11 @@ const FLUSH_EVERY_S = 30;
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
 
 async function main(): Promise<void> {
-  const gpuCount = flag("--gpus", 1000);
-  const minutes = flag("--minutes", 60);
+  const { gpus: gpuCount, minutes } = argsOrExit(
+    process.argv.slice(2),
+    { gpus: flag.whole(1000), minutes: flag.whole(60) },
+    "usage: npx tsx scripts/bench/rollup-flush.ts [--gpus 1000] [--minutes 60]",
+  ).flags;
   const scratch = await useScratchDatabase("rollup-bench");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { MinuteRollups } = await import("@/server/history/minute-rollups");

@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { argsOrExit, flag } from "./args";
 import { runBrowserBench } from "./browser";
 import { formatTables, type BenchResults } from "./report";
 import { killServers, redisSupported, repoRoot, runScenario, type ScenarioOptions } from "./scenario";
@@ -33,73 +34,56 @@ const USAGE = `usage: npm run bench -- [--gpus 250,1000,4000] [--instances 1[,2]
   [--out bench-results/<date>.json] [--cpu-prof DIR] [--quiet-load 3] [--alerts] [--socket-deflate] [--nice -5] [--taskset]
 Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).`;
 
-function parseList(text: string, name: string): number[] {
-  const values = text.split(",").map(Number);
-  if (values.some((value) => !Number.isInteger(value) || value < 1)) throw new Error(`${name} takes whole numbers, e.g. 250,1000`);
-  return values;
-}
+const FLAGS = {
+  gpus: flag.wholes(null),
+  instances: flag.wholes(null),
+  viewers: flag.whole(50),
+  duration: flag.whole(30),
+  warmup: flag.whole(10),
+  agentProcesses: flag.whole(4),
+  viewerProcesses: flag.whole(2),
+  lateMs: flag.whole(1000),
+  port: flag.whole(3400),
+  redisUrl: flag.text("redis://127.0.0.1:6379"),
+  noBrowser: flag.boolean(),
+  browserOnly: flag.boolean(),
+  browserGpus: flag.whole(256),
+  browserSeconds: flag.whole(20),
+  out: flag.text(null),
+  cpuProf: flag.text(null),
+  quietLoad: flag.number(0),
+  alerts: flag.boolean(),
+  socketDeflate: flag.boolean(),
+  nice: flag.number(0),
+  taskset: flag.boolean(),
+};
 
-function parseArgs(argv: string[]): Options {
+function parseOptions(argv: string[]): Options {
   const stamp = new Date().toISOString().replace(/:\d\d\.\d+Z$/, "").replace(":", "-");
+  const { flags } = argsOrExit(argv, FLAGS, USAGE);
   const options: Options = {
     scenarios: [],
-    viewers: 50,
-    durationS: 30,
-    warmupS: 10,
-    agentProcesses: 4,
-    viewerProcesses: 2,
-    lateMs: 1000,
-    basePort: 3400,
-    redisUrl: "redis://127.0.0.1:6379",
-    browser: true,
-    browserGpus: 256,
-    browserSeconds: 20,
-    out: path.join("bench-results", `${stamp}.json`),
-    cpuProfileDir: null,
-    quietLoad: 0,
-    alerts: false,
-    socketDeflate: false,
-    nice: 0,
-    taskset: false,
+    viewers: flags.viewers,
+    durationS: flags.duration,
+    warmupS: flags.warmup,
+    agentProcesses: flags.agentProcesses,
+    viewerProcesses: flags.viewerProcesses,
+    lateMs: flags.lateMs,
+    basePort: flags.port,
+    redisUrl: flags.redisUrl,
+    browser: !flags.noBrowser,
+    browserGpus: flags.browserGpus,
+    browserSeconds: flags.browserSeconds,
+    out: flags.out ?? path.join("bench-results", `${stamp}.json`),
+    cpuProfileDir: flags.cpuProf === null ? null : path.resolve(flags.cpuProf),
+    quietLoad: flags.quietLoad,
+    alerts: flags.alerts,
+    socketDeflate: flags.socketDeflate,
+    nice: flags.nice,
+    taskset: flags.taskset,
   };
-  let gpus: number[] | null = null;
-  let instances: number[] | null = null;
-  let scenarios = true;
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i]!;
-    const value = () => {
-      const next = argv[++i];
-      if (next === undefined) throw new Error(`${name} needs a value`);
-      return next;
-    };
-    const whole = () => parseList(value(), name)[0]!;
-    if (name === "--gpus") gpus = parseList(value(), name);
-    else if (name === "--instances") instances = parseList(value(), name);
-    else if (name === "--viewers") options.viewers = whole();
-    else if (name === "--duration") options.durationS = whole();
-    else if (name === "--warmup") options.warmupS = whole();
-    else if (name === "--agent-processes") options.agentProcesses = whole();
-    else if (name === "--viewer-processes") options.viewerProcesses = whole();
-    else if (name === "--late-ms") options.lateMs = whole();
-    else if (name === "--port") options.basePort = whole();
-    else if (name === "--redis-url") options.redisUrl = value();
-    else if (name === "--no-browser") options.browser = false;
-    else if (name === "--browser-only") scenarios = false;
-    else if (name === "--browser-gpus") options.browserGpus = whole();
-    else if (name === "--browser-seconds") options.browserSeconds = whole();
-    else if (name === "--out") options.out = value();
-    else if (name === "--cpu-prof") options.cpuProfileDir = path.resolve(value());
-    else if (name === "--quiet-load") options.quietLoad = Number(value());
-    else if (name === "--alerts") options.alerts = true;
-    else if (name === "--socket-deflate") options.socketDeflate = true;
-    else if (name === "--nice") options.nice = Number(value());
-    else if (name === "--taskset") options.taskset = true;
-    else if (name === "--help" || name === "-h") {
-      console.log(USAGE);
-      process.exit(0);
-    } else throw new Error(`unknown option ${name}\n${USAGE}`);
-  }
-  if (!scenarios) return options;
+  if (flags.browserOnly) return options;
+  const { gpus, instances } = flags;
   if (gpus === null && instances === null) {
     options.scenarios = [
       { gpus: 250, instances: 1 },
@@ -134,7 +118,7 @@ function machine() {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const log = (line: string) => console.log(line);
   const results: BenchResults & { machine: ReturnType<typeof machine>; options: Options } = {
     startedAt: new Date().toISOString(),

@@ -1,18 +1,11 @@
 /**
  * What the database micro-benchmarks (rollup-flush.ts, inventory-persist.ts)
- * share: their whole-number flags, and a fresh, migrated SQLite database in
- * a temporary folder that the server's modules then use.
+ * share: a fresh, migrated SQLite database in a temporary folder that the
+ * server's modules then use (their flags: args.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-
-export function positiveFlag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
-  return value;
-}
 
 /**
  * Points this process at a new SQLite database and migrates it. Call before

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { argsOrExit, flag } from "./args";
 import { rssMiB, rssPartsMiB } from "./processes";
 import { repoRoot } from "./scenario";
 
@@ -41,23 +42,27 @@ interface RunResult {
   probe: ProbeReport;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { runs: 3, settleS: 30, port: 3516, page: null, nextAlone: false, modules: false, heapFile: null, gpus: null, json: null };
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i]!;
-    const value = () => argv[++i] ?? "";
-    if (name === "--runs") options.runs = Number(value());
-    else if (name === "--settle") options.settleS = Number(value());
-    else if (name === "--port") options.port = Number(value());
-    else if (name === "--page") options.page = value();
-    else if (name === "--next-alone") options.nextAlone = true;
-    else if (name === "--modules") options.modules = true;
-    else if (name === "--heap") options.heapFile = path.resolve(value());
-    else if (name === "--gpus") options.gpus = Number(value());
-    else if (name === "--json") options.json = value();
-    else throw new Error(`unknown option ${name}; see the comment at the top of scripts/bench/server-memory.ts`);
-  }
-  return options;
+const USAGE = `usage: tsx scripts/bench/server-memory.ts [--runs 3] [--settle 30] [--port 3516] [--page /login]
+  [--next-alone] [--modules] [--heap FILE] [--gpus N] [--json FILE]`;
+
+function parseOptions(argv: string[]): Options {
+  const { flags } = argsOrExit(
+    argv,
+    {
+      runs: flag.whole(3),
+      settle: flag.number(30, { min: 0 }),
+      port: flag.whole(3516, { min: 1, max: 65_535 }),
+      page: flag.text(null),
+      nextAlone: flag.boolean(),
+      modules: flag.boolean(),
+      heap: flag.text(null),
+      gpus: flag.whole(null),
+      json: flag.text(null),
+    },
+    USAGE,
+  );
+  const { settle: settleS, heap, ...rest } = flags;
+  return { ...rest, settleS, heapFile: heap === null ? null : path.resolve(heap) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -181,7 +186,7 @@ function report(results: RunResult[]): string {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const results: RunResult[] = [];
   for (let run = 0; run < options.runs; run++) results.push(await measureOnce(options, run));
   process.stdout.write(`${options.nextAlone ? "Next.js alone" : "gpudesk serve"}, ${options.settleS} s after ready, load ${os.loadavg()[0]!.toFixed(1)}\n\n${report(results)}\n`);

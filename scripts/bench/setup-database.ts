@@ -17,6 +17,7 @@ import { migrateDatabase } from "@/server/db/migrate";
 import { env } from "@/server/env";
 import { createHost } from "@/server/hosts/host-registry";
 import { repoRoot } from "@/server/paths";
+import { argsOrExit, flag } from "./args";
 
 export interface BenchDatabase {
   hosts: { name: string; token: string }[];
@@ -24,16 +25,11 @@ export interface BenchDatabase {
   memberToken: string;
 }
 
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
-  return value;
-}
+const USAGE = "usage: GPUDESK_DATA_DIR=/tmp/x npx tsx scripts/bench/setup-database.ts [--gpus 250] [--seed 42]";
+const FLAGS = { gpus: flag.whole(250), seed: flag.whole(42) };
 
 async function main(): Promise<void> {
-  const gpus = flag("--gpus", 250);
-  const seed = flag("--seed", 42);
+  const { gpus, seed } = argsOrExit(process.argv.slice(2), FLAGS, USAGE).flags;
   await migrateDatabase(env().DATABASE_URL, repoRoot);
   const hosts: BenchDatabase["hosts"] = [];
   for (const spec of simulatedFleet({ seed, gpuCount: gpus })) {

@@ -6,34 +6,27 @@
  * has readings) and with one reading of every GPU, and counts what it sends.
  * Load-independent enough to compare commits run back to back; prints JSON.
  *
- *   npx tsx scripts/bench-gpu-scope-flush.ts [--gpus 1000] [--bookings 250] [--watchers 50] [--flushes 2000]
+ *   npx tsx scripts/bench/gpu-scope-flush.ts [--gpus 1000] [--bookings 250] [--watchers 50] [--flushes 2000]
  */
 import os from "node:os";
-import { z } from "zod";
 import type { FleetDelta, LiveBooking } from "@/lib/live";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { GpuScope } from "@/server/fleet/gpu-scope";
 import { SlotRegistry } from "@/server/fleet/member-encoder";
 import { makeGpu, makeSnapshot } from "@/server/testing/factories";
+import { argsOrExit, flag } from "./args";
 
-const argsSchema = z.object({
-  gpus: z.coerce.number().int().min(8).max(10_000).default(1000),
-  bookings: z.coerce.number().int().min(0).max(5000).default(250),
-  watchers: z.coerce.number().int().min(1).max(1000).default(50),
-  flushes: z.coerce.number().int().min(10).max(1_000_000).default(2000),
-});
-
-function parseArgs(argv: string[]): z.infer<typeof argsSchema> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 2) {
-    const match = /^--([a-z]+)$/.exec(argv[i] ?? "");
-    if (!match) throw new Error(`unexpected argument ${argv[i]}`);
-    raw[match[1]!] = argv[i + 1] ?? "";
-  }
-  return argsSchema.parse(raw);
-}
-
-const args = parseArgs(process.argv.slice(2));
+const USAGE = "usage: npx tsx scripts/bench/gpu-scope-flush.ts [--gpus 1000] [--bookings 250] [--watchers 50] [--flushes 2000]";
+const args = argsOrExit(
+  process.argv.slice(2),
+  {
+    gpus: flag.whole(1000, { min: 8, max: 10_000 }),
+    bookings: flag.whole(250, { min: 0, max: 5000 }),
+    watchers: flag.whole(50, { min: 1, max: 1000 }),
+    flushes: flag.whole(2000, { min: 10, max: 1_000_000 }),
+  },
+  USAGE,
+).flags;
 const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true });
 const hosts = Math.ceil(args.gpus / 8);
 const gpusOf = new Map<string, ReturnType<typeof makeGpu>[]>();
