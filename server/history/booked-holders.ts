@@ -18,11 +18,10 @@ export interface BookedInterval {
   endMs: number;
 }
 
-/** Bookings of these GPUs that overlap [from, to). */
-export async function findBookedIntervals(client: Client, gpuUuids: string[], from: Date, to: Date): Promise<BookedInterval[]> {
-  if (gpuUuids.length === 0) return [];
+/** Bookings of any GPU that overlap [from, to). */
+export async function findBookedIntervals(client: Client, from: Date, to: Date): Promise<BookedInterval[]> {
   const rows = await client.reservationGpu.findMany({
-    where: { gpu: { uuid: { in: gpuUuids } }, startsAt: { lt: to }, endsAt: { gt: from } },
+    where: { startsAt: { lt: to }, endsAt: { gt: from } },
     select: { startsAt: true, endsAt: true, gpu: { select: { uuid: true } }, reservation: { select: { id: true, userId: true } } },
   });
   return rows

@@ -1,6 +1,6 @@
 import type { Snapshot } from "@/lib/snapshot";
 import { db } from "@/server/db";
-import { findBookedIntervals, holderOfMinute, intervalsByGpu } from "@/server/history/booked-holders";
+import { findBookedIntervals, holderOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-holders";
 import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";
 import {
   HOUR_MS,
@@ -110,10 +110,12 @@ export class MinuteRollups {
     const startedAt = this.now();
     const parts = partsByGpu(batch);
     const total: FlushResult = { minutes: 0, hours: 0 };
+    let intervals: Map<string, BookedInterval[]> | null = null;
     for (let i = 0; i < parts.length; i += 1) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       try {
-        const result = await writeBatch([...parts[i].values()], this.tallies);
+        intervals ??= await bookedDuring(batch.values());
+        const result = await writeBatch([...parts[i].values()], intervals, this.tallies);
         for (const tally of result.tallies) this.tallies.set(tallyKey(tally.gpuUuid, tally.hourMs), tally);
         this.stats.recountedHours += result.recounted;
         total.minutes += result.minutes;
@@ -260,27 +262,32 @@ async function readMergedMinutes(
 }
 
 /**
+ * Who held which GPU over the batch's minutes: one query for the whole
+ * flush (all bookings in that span, of any GPU: fewer than the GPUs), not
+ * one per part; read before the parts' transactions, as a booking made
+ * during the flush could come before or after it either way.
+ */
+async function bookedDuring(entries: Iterable<MinuteEntry>): Promise<Map<string, BookedInterval[]>> {
+  let fromMs = Infinity;
+  let toMs = -Infinity;
+  for (const entry of entries) {
+    fromMs = Math.min(fromMs, entry.minuteMs);
+    toMs = Math.max(toMs, entry.minuteMs + MINUTE_MS);
+  }
+  return intervalsByGpu(await findBookedIntervals(db(), new Date(fromMs), new Date(toMs)));
+}
+
+/**
  * Writes one part's minutes and brings their hours up to date. An hour whose
  * tally still matches the database is extended with the minutes just written
  * (the one minute that was already stored read back as merged);
  * any other (first seen since start, written by another instance meanwhile, a
  * minute that arrived after a later one) is recounted from its stored minutes.
  */
-async function writeBatch(entries: MinuteEntry[], tallies: ReadonlyMap<string, HourTally>): Promise<BatchResult> {
-  let fromMs = Infinity;
-  let toMs = -Infinity;
-  const uuids = new Set<string>();
-  for (const entry of entries) {
-    fromMs = Math.min(fromMs, entry.minuteMs);
-    toMs = Math.max(toMs, entry.minuteMs + MINUTE_MS);
-    uuids.add(entry.gpuUuid);
-  }
+async function writeBatch(entries: MinuteEntry[], intervals: ReadonlyMap<string, BookedInterval[]>, tallies: ReadonlyMap<string, HourTally>): Promise<BatchResult> {
   return db().$transaction(
     async (tx) => {
       await claimWriteLock(tx);
-      const booked = [];
-      for (const part of gpuChunks([...uuids])) booked.push(...(await findBookedIntervals(tx, part, new Date(fromMs), new Date(toMs))));
-      const intervals = intervalsByGpu(booked);
       const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
       const hours = byHourAndGpu(rows);
       const current = await stillCurrent(tx, hours, tallies);

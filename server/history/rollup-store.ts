@@ -3,56 +3,83 @@ import { num, sqlDialect } from "@/server/history/sql-dialect";
 import { HOUR_MS, floorTo, rollupHours, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
- * Writes of GpuMinute and GpuHour: multi-row INSERT … ON CONFLICT, which
- * SQLite and PostgreSQL both run, so that a batch is one statement per few
- * hundred rows rather than one per row.
+ * Writes of GpuMinute and GpuHour: INSERT … SELECT … ON CONFLICT from rows
+ * sent as one JSON parameter (see `rowsSelect`), which SQLite and PostgreSQL
+ * both run, so that a batch is one statement per thousand rows rather than
+ * one per row, and one parameter rather than fifteen a row.
  */
 
 export type Client = PrismaClient | Prisma.TransactionClient;
 
-const MINUTE_COLUMNS = [
-  "gpuUuid",
-  "minute",
-  "hostId",
-  "samples",
-  "utilAvg",
-  "utilMax",
-  "memUsedAvg",
-  "memUsedMax",
-  "memTotal",
-  "powerAvg",
-  "tempAvg",
-  "tempMax",
-  "holderUserId",
-  "busy",
-  "simulated",
-] as const;
+/**
+ * The columns written, with their PostgreSQL types (what `json_to_recordset`
+ * needs to read a row; SQLite reads each value with `json_extract`).
+ */
+const MEASURE_COLUMNS = {
+  hostId: "text",
+  samples: "integer",
+  utilAvg: "double precision",
+  utilMax: "double precision",
+  memUsedAvg: "double precision",
+  memUsedMax: "double precision",
+  memTotal: "double precision",
+  powerAvg: "double precision",
+  tempAvg: "double precision",
+  tempMax: "double precision",
+  holderUserId: "text",
+} as const;
 
-const HOUR_COLUMNS = [
-  "gpuUuid",
-  "hour",
-  "hostId",
-  "samples",
-  "utilAvg",
-  "utilMax",
-  "memUsedAvg",
-  "memUsedMax",
-  "memTotal",
-  "powerAvg",
-  "tempAvg",
-  "tempMax",
-  "holderUserId",
-  "busyMinutes",
-  "simulated",
-] as const;
+const MINUTE_COLUMNS = {
+  gpuUuid: "text",
+  minute: "timestamp(3)",
+  ...MEASURE_COLUMNS,
+  busy: "boolean",
+  simulated: "boolean",
+} as const satisfies Record<keyof MinuteRow, string>;
 
-/** Rows per statement: 15 parameters each stays far below SQLite's and PostgreSQL's limits. */
-const ROWS_PER_STATEMENT = 400;
+const HOUR_COLUMNS = {
+  gpuUuid: "text",
+  hour: "timestamp(3)",
+  ...MEASURE_COLUMNS,
+  busyMinutes: "integer",
+  simulated: "boolean",
+} as const satisfies Record<keyof HourRow, string>;
 
-const quoted = (names: readonly string[]) => Prisma.raw(names.map((name) => `"${name}"`).join(", "));
+type Columns = Readonly<Record<string, string>>;
 
-function valuesOf<T>(rows: T[], columns: readonly (keyof T & string)[]): Prisma.Sql {
-  return Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(columns.map((column) => row[column] as unknown))})`));
+/**
+ * Rows per statement. The rows travel as one JSON text parameter, so the
+ * limit is only on how long one statement holds the database.
+ */
+const ROWS_PER_STATEMENT = 1000;
+
+const quoted = (columns: Columns) => Prisma.raw(Object.keys(columns).map((name) => `"${name}"`).join(", "));
+
+/**
+ * A SELECT of the rows, for `INSERT INTO … (columns) SELECT …`: the rows go
+ * as one JSON parameter that the database unpacks, not as a bound parameter
+ * per value. Prisma compiles every statement with its parameters in its
+ * query compiler (WebAssembly) and the adapter maps and binds each one: 15
+ * parameters a row made that most of a flush's CPU. Times are written as
+ * the SQLite adapter writes a DateTime (`2026-11-30T10:00:00.000+00:00`),
+ * so that a row meets the rows Prisma wrote (and the keys compare as text);
+ * PostgreSQL reads them into `timestamp(3)`, the type of Prisma's DateTime.
+ * `WHERE true`: SQLite's parser needs it before an upsert's ON CONFLICT.
+ */
+function rowsSelect<T extends object>(rows: T[], columns: Columns): Prisma.Sql {
+  const names = Object.keys(columns);
+  const json = JSON.stringify(
+    rows.map((row) => names.map((name) => {
+      const value = (row as Record<string, unknown>)[name];
+      return value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value;
+    })),
+  );
+  if (sqlDialect() === "postgresql") {
+    const picks = names.map((name, i) => `(r.value->>${i})::${columns[name]}`).join(", ");
+    return Prisma.sql`SELECT ${Prisma.raw(picks)} FROM json_array_elements(${json}::json) AS r WHERE true`;
+  }
+  const picks = names.map((_, i) => `json_extract(r.value, '$[${i}]')`).join(", ");
+  return Prisma.sql`SELECT ${Prisma.raw(picks)} FROM json_each(${json}) AS r WHERE true`;
 }
 
 function chunks<T>(rows: T[], size = ROWS_PER_STATEMENT): T[][] {
@@ -101,7 +128,7 @@ const MERGE_MINUTE = Prisma.raw(
  */
 export async function upsertMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
   for (const part of chunks(rows)) {
-    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) VALUES ${valuesOf(part, MINUTE_COLUMNS)}
+    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) ${rowsSelect(part, MINUTE_COLUMNS)}
 ON CONFLICT ("gpuUuid", "minute") DO UPDATE SET
   ${MERGE_MINUTE}`;
   }
@@ -110,13 +137,14 @@ ON CONFLICT ("gpuUuid", "minute") DO UPDATE SET
 /** Writes minute rows that are not there yet and leaves existing ones alone (synthetic history never overwrites readings). */
 export async function insertMissingMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
   for (const part of chunks(rows)) {
-    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) VALUES ${valuesOf(part, MINUTE_COLUMNS)}
+    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) ${rowsSelect(part, MINUTE_COLUMNS)}
 ON CONFLICT ("gpuUuid", "minute") DO NOTHING`;
   }
 }
 
 const REPLACE_HOUR = Prisma.raw(
-  HOUR_COLUMNS.filter((column) => column !== "gpuUuid" && column !== "hour")
+  Object.keys(HOUR_COLUMNS)
+    .filter((column) => column !== "gpuUuid" && column !== "hour")
     .map((column) => `"${column}" = excluded."${column}"`)
     .join(", "),
 );
@@ -124,7 +152,7 @@ const REPLACE_HOUR = Prisma.raw(
 /** Writes hour rows, replacing what was there: an hour is always recomputed from all its minutes. */
 export async function upsertHourRows(client: Client, rows: HourRow[]): Promise<void> {
   for (const part of chunks(rows)) {
-    await client.$executeRaw`INSERT INTO "GpuHour" (${quoted(HOUR_COLUMNS)}) VALUES ${valuesOf(part, HOUR_COLUMNS)}
+    await client.$executeRaw`INSERT INTO "GpuHour" (${quoted(HOUR_COLUMNS)}) ${rowsSelect(part, HOUR_COLUMNS)}
 ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
   }
 }
