@@ -35,6 +35,8 @@ export interface BrowserPageResult {
 
 export interface BrowserResult {
   gpus: number;
+  /** Chromium's CPU throttling rate (1: none); times and long tasks are then those of a machine this many times slower. */
+  cpuThrottle: number;
   seconds: number;
   chromiumVersion: string;
   viewport: string;
@@ -171,10 +173,13 @@ export async function runBrowserBench(options: {
   port: number;
   /** Where to write each page's CPU profiles; null for none. */
   cpuProfileDir: string | null;
+  /** Emulation.setCPUThrottlingRate for each page, set before it loads (1: none). */
+  cpuThrottle?: number;
   log: (line: string) => void;
 }): Promise<BrowserResult> {
   let server: DisplayServer | null = null;
   let browser: Browser | null = null;
+  const throttle = options.cpuThrottle ?? 1;
   try {
     // The wall display's own test server: the simulated fleet in-process, every GPU sampled each second.
     server = await startDisplayServer({ gpus: options.gpus, port: options.port });
@@ -205,6 +210,7 @@ export async function runBrowserBench(options: {
       }
       const cdp = await context.newCDPSession(page);
       const profiler = options.cpuProfileDir ? { dir: options.cpuProfileDir, file: `${target.file}-${options.gpus}` } : null;
+      if (throttle > 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: throttle });
       if (profiler) await startProfile(cdp);
       await page.goto(target.path);
       await page.getByTestId(target.ready).first().waitFor({ timeout: 60_000 });
@@ -217,6 +223,7 @@ export async function runBrowserBench(options: {
     }
     return {
       gpus: options.gpus,
+      cpuThrottle: throttle,
       seconds: options.seconds,
       chromiumVersion: browser.version(),
       viewport: `${VIEWPORT.width}×${VIEWPORT.height}`,

@@ -63,7 +63,7 @@ export function formatTables(results: BenchResults): string {
     const b = results.browser;
     lines.push(
       "",
-      `Browser: headless Chromium ${b.chromiumVersion}, ${b.gpus} GPUs updating every second, ${b.seconds} s per page, ${b.viewport}.`,
+      `Browser: headless Chromium ${b.chromiumVersion}, ${b.gpus} GPUs updating every second, ${b.seconds} s per page, ${b.viewport}${(b.cpuThrottle ?? 1) > 1 ? `, CPU throttled ${b.cpuThrottle}× (a machine that much slower)` : ""}.`,
       "",
       "| page | main thread busy (ms per s) | main thread CPU (ms per s) | of which script | style + layout | frames per s | long tasks (> 50 ms) | longest task (ms) | while loading: long tasks, longest (ms) | JS heap (MiB) |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

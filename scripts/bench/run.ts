@@ -25,12 +25,14 @@ interface Options extends Omit<ScenarioOptions, "gpus" | "instances" | "seed" | 
   browser: boolean;
   browserGpus: number;
   browserSeconds: number;
+  /** Chromium's CPU throttling rate for the browser pages (1: none): the page as on a machine this many times slower. */
+  browserCpuThrottle: number;
   out: string;
 }
 
 const USAGE = `usage: npm run bench -- [--gpus 250,1000,4000] [--instances 1[,2]] [--viewers 50] [--duration 30]
   [--warmup 10] [--agent-processes 4] [--viewer-processes 2] [--late-ms 1000] [--port 3400]
-  [--redis-url redis://127.0.0.1:6379] [--no-browser | --browser-only] [--browser-gpus 256] [--browser-seconds 20]
+  [--redis-url redis://127.0.0.1:6379] [--no-browser | --browser-only] [--browser-gpus 256] [--browser-seconds 20] [--browser-cpu-throttle 3]
   [--out bench-results/<date>.json] [--cpu-prof DIR] [--quiet-load 3] [--alerts] [--socket-deflate] [--nice -5] [--taskset]
 Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).`;
 
@@ -49,6 +51,7 @@ const FLAGS = {
   browserOnly: flag.boolean(),
   browserGpus: flag.whole(256),
   browserSeconds: flag.whole(20),
+  browserCpuThrottle: flag.whole(1, { min: 1, max: 20 }),
   out: flag.text(null),
   cpuProf: flag.text(null),
   quietLoad: flag.number(0),
@@ -74,6 +77,7 @@ function parseOptions(argv: string[]): Options {
     browser: !flags.noBrowser,
     browserGpus: flags.browserGpus,
     browserSeconds: flags.browserSeconds,
+    browserCpuThrottle: flags.browserCpuThrottle,
     out: flags.out ?? path.join("bench-results", `${stamp}.json`),
     cpuProfileDir: flags.cpuProf === null ? null : path.resolve(flags.cpuProf),
     quietLoad: flags.quietLoad,
@@ -158,12 +162,14 @@ async function main(): Promise<void> {
   }
 
   if (options.browser) {
-    log(`\nbrowser: ${options.browserGpus} GPUs, ${options.browserSeconds} s per page`);
+    const throttled = options.browserCpuThrottle > 1 ? `, CPU throttled ${options.browserCpuThrottle}×` : "";
+    log(`\nbrowser: ${options.browserGpus} GPUs, ${options.browserSeconds} s per page${throttled}`);
     results.browser = await runBrowserBench({
       gpus: options.browserGpus,
       seconds: options.browserSeconds,
       port: options.basePort + 90,
       cpuProfileDir: options.cpuProfileDir,
+      cpuThrottle: options.browserCpuThrottle,
       log,
     });
   }
