@@ -183,35 +183,45 @@ function advanceLastSeen(hostsById: Map<string, LiveHost>, gpus: LiveGpu[]): voi
 }
 
 /**
- * States made by applyDelta: their GPUs are those their hosts list, each with
- * a sparkline and no other. (A snapshot's or another change's state takes
- * the full path once.)
+ * The `gpus` and `sparklines` records that applyDelta made and alone holds:
+ * their GPUs are those their hosts list, each with a sparkline and no other.
+ * The usual delta (readings of GPUs already held, no host change) updates
+ * them in place, so that it costs what it brings and not the whole fleet:
+ * copying 4,000-entry records per delta was most of a delta's cost in the
+ * page. Successive states share them; what a component compares is each
+ * GPU's entry and sparkline, which are replaced, never changed. A record
+ * made elsewhere (a snapshot, a test's state) is copied once, by the full path.
  */
-const merged = new WeakSet<LiveFleetState>();
+const ownedRecords = new WeakSet<object>();
 
-/** The sparklines of a delta that keeps the set of GPUs: those of the GPUs it brings move, the others are kept as they are. */
-function movedSparklines(state: LiveFleetState, delta: FleetDelta, gpus: Record<string, LiveGpu>): Record<string, GpuPoint[]> {
-  const sparklines = { ...state.sparklines };
-  const move = (uuid: string, gpu: LiveGpu | undefined) => {
-    sparklines[uuid] = appendPoints(state.sparklines[uuid] ?? [], deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS);
-  };
-  for (const gpu of delta.gpus) move(gpu.uuid, gpu);
+/** The points a delta brings for a GPU it may have no entry for (rare: a replayed buffer comes with its GPU's entry). */
+function replayedOnly(delta: FleetDelta): string[] {
   const replayed = Object.keys(delta.points);
-  if (replayed.length === 0) return sparklines;
-  // Points of a GPU the delta brings no entry for (rare: a replayed buffer comes with its GPU's entry).
+  if (replayed.length === 0) return replayed;
   const brought = new Set(delta.gpus.map((gpu) => gpu.uuid));
-  for (const uuid of replayed) {
-    if (gpus[uuid] !== undefined && !brought.has(uuid)) move(uuid, undefined);
+  return replayed.filter((uuid) => !brought.has(uuid));
+}
+
+/** Readings of GPUs already held, written into the held records. */
+function mergeInPlace(state: LiveFleetState, delta: FleetDelta): void {
+  const { gpus, sparklines } = state;
+  for (const gpu of delta.gpus) {
+    gpus[gpu.uuid] = gpu;
+    sparklines[gpu.uuid] = appendPoints(sparklines[gpu.uuid] ?? [], deltaPointsOf(delta, gpu.uuid, gpu), SPARKLINE_POINTS);
   }
-  return sparklines;
+  for (const uuid of replayedOnly(delta)) {
+    if (gpus[uuid] !== undefined) sparklines[uuid] = appendPoints(sparklines[uuid] ?? [], deltaPointsOf(delta, uuid, undefined), SPARKLINE_POINTS);
+  }
 }
 
 /**
- * Drops the GPUs no current host lists (a removed host, a GPU that fell off
- * the bus must not linger in the state), from `gpus` in place, and returns
- * the sparklines of the GPUs left.
+ * New records for a delta that may change the set of GPUs: the GPUs no
+ * current host lists are dropped (a removed host, a GPU that fell off the
+ * bus must not linger in the state), each GPU left keeps or moves its sparkline.
  */
-function prunedSparklines(state: LiveFleetState, delta: FleetDelta, gpus: Record<string, LiveGpu>, hosts: LiveHost[]): Record<string, GpuPoint[]> {
+function rebuiltRecords(state: LiveFleetState, delta: FleetDelta, hosts: LiveHost[]): Pick<LiveFleetState, "gpus" | "sparklines"> {
+  const gpus: Record<string, LiveGpu> = { ...state.gpus };
+  for (const gpu of delta.gpus) gpus[gpu.uuid] = gpu;
   const listed = new Set(hosts.flatMap((host) => host.gpuUuids));
   for (const uuid of Object.keys(gpus)) {
     if (!listed.has(uuid)) delete gpus[uuid];
@@ -223,18 +233,23 @@ function prunedSparklines(state: LiveFleetState, delta: FleetDelta, gpus: Record
     const gpu = updated.get(uuid);
     sparklines[uuid] = gpu || delta.points[uuid] ? appendPoints(held, deltaPointsOf(delta, uuid, gpu), SPARKLINE_POINTS) : held;
   }
-  return sparklines;
+  ownedRecords.add(gpus);
+  ownedRecords.add(sparklines);
+  return { gpus, sparklines };
 }
 
 /**
  * Merges a delta: hosts by id, GPUs by UUID, sparkline points appended and
  * capped. A delta before the first snapshot is ignored: it cannot be merged
  * into nothing, and the snapshot that follows every connect brings it all.
+ * The usual delta costs what it brings: the records are updated in place
+ * (see ownedRecords), so the state given is not to be read as it was.
  */
 export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt: number): LiveFleetState {
   if (!state.hasSnapshot) return state;
 
   const removed = new Set(delta.removedHostIds);
+  // Per host, not per GPU: a host carries 1 to 8 GPUs.
   const hostsById = new Map(state.hosts.filter((host) => !removed.has(host.id)).map((host) => [host.id, host]));
   for (const host of delta.hosts) {
     if (!removed.has(host.id)) hostsById.set(host.id, host);
@@ -244,23 +259,22 @@ export function applyDelta(state: LiveFleetState, delta: FleetDelta, receivedAt:
   const reordered = removed.size > 0 || delta.hosts.length > 0;
   const hosts = reordered ? [...hostsById.values()].sort(byName) : state.hosts.map((host) => hostsById.get(host.id) ?? host);
 
-  const gpus: Record<string, LiveGpu> = { ...state.gpus };
-  for (const gpu of delta.gpus) gpus[gpu.uuid] = gpu;
-  // The usual delta, readings of GPUs already held and no host change, keeps
-  // the set of GPUs of a merged state: only their sparklines move.
-  const sameGpus = merged.has(state) && !reordered && delta.gpus.every((gpu) => state.gpus[gpu.uuid] !== undefined);
-  const sparklines = sameGpus ? movedSparklines(state, delta, gpus) : prunedSparklines(state, delta, gpus, hosts);
-
-  const next: LiveFleetState = {
+  const inPlace =
+    ownedRecords.has(state.gpus) && ownedRecords.has(state.sparklines) && !reordered && delta.gpus.every((gpu) => state.gpus[gpu.uuid] !== undefined);
+  let records: Pick<LiveFleetState, "gpus" | "sparklines">;
+  if (inPlace) {
+    mergeInPlace(state, delta);
+    records = { gpus: state.gpus, sparklines: state.sparklines };
+  } else {
+    records = rebuiltRecords(state, delta, hosts);
+  }
+  return {
     ...state,
     hosts,
-    gpus,
-    sparklines,
+    ...records,
     lastUpdateAt: receivedAt,
     clockOffsetMs: clockOffset(delta.serverTime, receivedAt, state.clockOffsetMs),
   };
-  merged.add(next);
-  return next;
 }
 
 export function withStatus(state: LiveFleetState, status: ConnectionStatus): LiveFleetState {
