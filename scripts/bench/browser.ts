@@ -29,8 +29,22 @@ export interface BrowserPageResult {
   loadLongTasks: number;
   loadLongestTaskMs: number;
   heapMiB: number;
+  /**
+   * The main thread's tasks by their CPU time (thread time from a Chromium
+   * trace), which does not grow while other processes hold the cores as the
+   * long-task durations above do: the longest, and how many took more than
+   * 50 ms and more than 50 / 3 ms of CPU (long tasks on this machine, and on
+   * one three times slower), while loading and in the measuring window.
+   */
+  taskCpu: { load: TaskCpu; steady: TaskCpu } | null;
   /** With --cpu-prof: the page's V8 CPU profiles (loading, then the measuring window). */
   cpuProfiles?: { load: string; steady: string };
+}
+
+export interface TaskCpu {
+  longestMs: number;
+  over50Ms: number;
+  over17Ms: number;
 }
 
 export interface BrowserResult {
@@ -122,6 +136,53 @@ async function saveProfile(cdp: CDPSession, profiler: PageProfiler, part: string
   return file;
 }
 
+interface TraceEvent {
+  name: string;
+  cat: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  tdur?: number;
+  args?: { name?: string };
+}
+
+/** The name of the user-timing mark that splits the trace into loading and the measuring window. */
+const STEADY_MARK = "bench-steady";
+
+function taskCpuOf(tasks: { ts: number; cpuMs: number }[]): TaskCpu {
+  return {
+    longestMs: tasks.reduce((most, task) => Math.max(most, task.cpuMs), 0),
+    over50Ms: tasks.filter((task) => task.cpuMs > 50).length,
+    over17Ms: tasks.filter((task) => task.cpuMs > 50 / 3).length,
+  };
+}
+
+/**
+ * The page's main-thread tasks by CPU time, from a trace of the "toplevel"
+ * category: the outermost task events of the renderer main thread that
+ * carries the steady mark, split at that mark. Null when the trace lacks them.
+ */
+export function taskCpuFromTrace(json: string): { load: TaskCpu; steady: TaskCpu } | null {
+  const events = (JSON.parse(json) as { traceEvents: TraceEvent[] }).traceEvents;
+  const mark = events.find((event) => event.name === STEADY_MARK && event.cat.includes("blink.user_timing"));
+  if (!mark) return null;
+  const mainThread = events.find((event) => event.ph === "M" && event.name === "thread_name" && event.pid === mark.pid && event.args?.name === "CrRendererMain");
+  if (!mainThread) return null;
+  const top = events
+    .filter((event) => event.ph === "X" && event.cat.split(",").includes("toplevel") && event.pid === mark.pid && event.tid === mainThread.tid && event.tdur !== undefined)
+    .sort((a, b) => a.ts - b.ts);
+  const tasks: { ts: number; cpuMs: number }[] = [];
+  let end = Number.NEGATIVE_INFINITY;
+  for (const event of top) {
+    if (event.ts < end) continue; // nested in the task before
+    end = event.ts + (event.dur ?? 0);
+    tasks.push({ ts: event.ts, cpuMs: event.tdur! / 1000 });
+  }
+  return { load: taskCpuOf(tasks.filter((task) => task.ts < mark.ts)), steady: taskCpuOf(tasks.filter((task) => task.ts >= mark.ts)) };
+}
+
 async function measurePage(
   page: Page,
   cdp: CDPSession,
@@ -129,11 +190,15 @@ async function measurePage(
   pagePath: string,
   seconds: number,
   profiler: PageProfiler | null,
+  stopTrace: () => Promise<string>,
 ): Promise<BrowserPageResult> {
   await cdp.send("Performance.enable", { timeDomain: "timeTicks" });
   // Let loading, hydration and the first snapshot pass: only the steady updates count.
   await page.waitForTimeout(5_000);
-  const startCounters = await page.evaluate(() => ({ now: performance.now() }));
+  const startCounters = await page.evaluate((mark) => {
+    performance.mark(mark);
+    return { now: performance.now() };
+  }, STEADY_MARK);
   const load = profiler ? await saveProfile(cdp, profiler, "load") : null;
   if (profiler) await startProfile(cdp);
   const before = await metrics(cdp);
@@ -144,6 +209,7 @@ async function measurePage(
     return { now: performance.now(), tasks: bench.longTasks };
   });
   const steady = profiler ? await saveProfile(cdp, profiler, "steady") : null;
+  const taskCpu = taskCpuFromTrace(await stopTrace());
   const frames = await framesPerSecond(page);
   const tasks = end.tasks.filter((task) => task.start >= startCounters.now);
   const loadTasks = end.tasks.filter((task) => task.start < startCounters.now);
@@ -163,6 +229,7 @@ async function measurePage(
     loadLongTasks: loadTasks.length,
     loadLongestTaskMs: longest(loadTasks),
     heapMiB: after.JSHeapUsedSize! / 2 ** 20,
+    taskCpu,
     ...(load && steady ? { cpuProfiles: { load, steady } } : {}),
   };
 }
@@ -212,12 +279,20 @@ export async function runBrowserBench(options: {
       const profiler = options.cpuProfileDir ? { dir: options.cpuProfileDir, file: `${target.file}-${options.gpus}` } : null;
       if (throttle > 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: throttle });
       if (profiler) await startProfile(cdp);
+      await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing", "__metadata"] });
+      const tracer = browser;
+      const stopTrace = async () => (await tracer.stopTracing()).toString("utf8");
       await page.goto(target.path);
       await page.getByTestId(target.ready).first().waitFor({ timeout: 60_000 });
-      const result = await measurePage(page, cdp, target.name, target.path.replace(/token=[^&]+/, "token=…"), options.seconds, profiler);
+      const result = await measurePage(page, cdp, target.name, target.path.replace(/token=[^&]+/, "token=…"), options.seconds, profiler, stopTrace);
       options.log(
         `  ${target.name}: ${result.busyMsPerSecond.toFixed(0)} ms/s busy (${result.cpuMsPerSecond.toFixed(0)} of CPU), ${result.longTasks} long tasks (longest ${result.longestTaskMs.toFixed(0)} ms), ${result.framesPerSecond.toFixed(1)} frames/s; while loading ${result.loadLongTasks} long tasks (longest ${result.loadLongestTaskMs.toFixed(0)} ms)`,
       );
+      const cpu = result.taskCpu;
+      if (cpu) {
+        const phase = (label: string, tasks: TaskCpu) => `${label}: longest task ${tasks.longestMs.toFixed(1)} ms of CPU, ${tasks.over50Ms} over 50 ms, ${tasks.over17Ms} over 17 ms`;
+        options.log(`    by CPU time: ${phase("steady", cpu.steady)}; ${phase("loading", cpu.load)}`);
+      }
       pages.push(result);
       await context.close();
     }

@@ -73,6 +73,20 @@ export function formatTables(results: BenchResults): string {
         `| ${page.name} | ${fixed(page.busyMsPerSecond)} | ${fixed(page.cpuMsPerSecond)} | ${fixed(page.scriptMsPerSecond)} | ${fixed(page.styleLayoutMsPerSecond)} | ${fixed(page.framesPerSecond, 1)} | ${page.longTasks} | ${fixed(page.longestTaskMs)} | ${page.loadLongTasks}, ${fixed(page.loadLongestTaskMs)} | ${fixed(page.heapMiB, 1)} |`,
       );
     }
+    const traced = b.pages.filter((page) => page.taskCpu);
+    if (traced.length > 0) {
+      lines.push(
+        "",
+        "Main-thread tasks by CPU time (thread time in a Chromium trace; unlike the durations above, it does not grow with the machine's load). Over 17 ms: a long task on a machine three times slower.",
+        "",
+        "| page | steady: longest (ms CPU) | steady: over 50 ms | steady: over 17 ms | loading: longest (ms CPU) | loading: over 50 ms | loading: over 17 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+      );
+      for (const page of traced) {
+        const { steady, load } = page.taskCpu!;
+        lines.push(`| ${page.name} | ${fixed(steady.longestMs, 1)} | ${steady.over50Ms} | ${steady.over17Ms} | ${fixed(load.longestMs, 1)} | ${load.over50Ms} | ${load.over17Ms} |`);
+      }
+    }
   }
   return lines.join("\n");
 }
