@@ -1,5 +1,5 @@
 import type { DisplayFeed, DisplayGpu, DisplayHost } from "@/lib/live";
-import type { ConnectionStatus } from "@/lib/live-fleet-state";
+import { hostNameOrder, type ConnectionStatus } from "@/lib/live-fleet-state";
 import { applyDisplayRows, type DisplayDeltaWire, type DisplaySnapshotWire, type SlotTable } from "@/lib/live-wire";
 
 /**
@@ -33,7 +33,7 @@ export const initialDisplayFeedState: DisplayFeedState = {
 };
 
 function byName(a: DisplayHost, b: DisplayHost): number {
-  return a.name.localeCompare(b.name, undefined, { numeric: true });
+  return hostNameOrder.compare(a.name, b.name);
 }
 
 function offset(serverTime: number, receivedAt: number, previous: number): number {

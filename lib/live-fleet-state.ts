@@ -60,7 +60,7 @@ export const initialLiveFleetState: LiveFleetState = {
 };
 
 /** One collator for every comparison: `localeCompare` with options builds one per call (most of a delta's cost at 125 hosts). */
-const hostNameOrder = new Intl.Collator(undefined, { numeric: true });
+export const hostNameOrder = new Intl.Collator(undefined, { numeric: true });
 
 function byName(a: LiveHost, b: LiveHost): number {
   return hostNameOrder.compare(a.name, b.name);

@@ -120,4 +120,40 @@ describe("live fleet store", () => {
     expect(store.getFleetState().status).toBe("reconnecting");
     expect(socket.connect).toHaveBeenCalledTimes(2);
   });
+
+  it("tells each GPU's listener only of its own GPU's readings, once per redraw, and every GPU's after a snapshot", async () => {
+    const store = await import("@/lib/live-fleet-store");
+    store.retainLiveFleet();
+    const t0 = Date.parse("2026-03-03T12:00:00Z");
+    const host = { id: "h1", name: "node-1", simulated: true, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: ["GPU-a", "GPU-b"] };
+    const gpu = (uuid: string, index: number, util: number, seconds: number) => ({
+      index, uuid, name: "NVIDIA H200", pciBusId: `0000:0${index}:00.0`, memoryTotalMiB: 143771, memoryUsedMiB: 1024,
+      utilizationGpuPct: util, utilizationMemoryPct: 5, temperatureC: 40, powerDrawW: 120, powerLimitW: 700, fanSpeedPct: null,
+      smClockMHz: 1980, pstate: "P0", migMode: "Disabled", eccErrorsUncorrected: 0, hostId: "h1", hostName: "node-1",
+      sampledAt: new Date(t0 + seconds * 1000).toISOString(), processes: [],
+    });
+    socket.emitFromServer("fleet:snapshot", { ...snapshot(), v: 3, hosts: [host], gpus: [gpu("GPU-a", 0, 1, 0), gpu("GPU-b", 1, 1, 0)], slots: [0, 1] });
+    // The first delta after a snapshot may tell every GPU (the state takes the full path once).
+    socket.emitFromServer("fleet:delta", { v: 3, t: t0 + 1000, n: [[0, gpu("GPU-a", 0, 50, 1)], [1, gpu("GPU-b", 1, 50, 1)]] });
+    vi.advanceTimersByTime(store.READINGS_REDRAW_MS);
+    const heardA = vi.fn();
+    const heardB = vi.fn();
+    store.subscribeGpu("GPU-a", heardA);
+    store.subscribeGpu("GPU-b", heardB);
+
+    // Deltas within one redraw period, all for GPU-a only: GPU-b hears nothing, GPU-a the latest reading.
+    socket.emitFromServer("fleet:delta", { v: 3, t: t0 + 1500, n: [[0, gpu("GPU-a", 0, 60, 2)]] });
+    socket.emitFromServer("fleet:delta", { v: 3, t: t0 + 1600, n: [[0, gpu("GPU-a", 0, 70, 3)]] });
+    vi.advanceTimersByTime(store.READINGS_REDRAW_MS);
+    expect(heardB).not.toHaveBeenCalled();
+    const callsA = heardA.mock.calls.length;
+    expect(callsA).toBe(1);
+    expect(store.getGpuReadings("GPU-a").gpu?.utilizationGpuPct).toBe(70);
+    expect(store.getGpuReadings("GPU-a").sparkline?.at(-1)?.util).toBe(70);
+
+    socket.emitFromServer("fleet:snapshot", { ...snapshot(), v: 3, hosts: [host], gpus: [gpu("GPU-a", 0, 2, 4), gpu("GPU-b", 1, 2, 4)], slots: [0, 1] });
+    expect(heardA).toHaveBeenCalledTimes(2);
+    expect(heardB).toHaveBeenCalledTimes(1);
+    expect(store.getGpuReadings("GPU-b").gpu?.utilizationGpuPct).toBe(2);
+  });
 });

@@ -6,7 +6,7 @@ import {
   withStatus,
   type LiveFleetState,
 } from "@/lib/live-fleet-state";
-import type { BookingsUpdate, FleetDelta, FleetSnapshot } from "@/lib/live";
+import type { BookingsUpdate, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu } from "@/lib/live";
 import type { FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
 import { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } from "@/lib/live-socket";
 
@@ -39,15 +39,33 @@ export const READINGS_REDRAW_MS = 1000;
 let lastNotifyAt = 0;
 let notifyTimer: ReturnType<typeof setTimeout> | null = null;
 
+/**
+ * Listeners of one GPU each (a card of the fleet view): told only when their
+ * GPU's entry or sparkline changed, in the same task as the fleet's
+ * listeners, so that React draws the cards a redraw changed and no others.
+ */
+const gpuListeners = new Map<string, Set<() => void>>();
+/** GPUs whose readings changed since the last redraw; null: every GPU (a snapshot, a host change). */
+let changedGpus: Set<string> | null = new Set();
+
 function notify() {
   if (notifyTimer) clearTimeout(notifyTimer);
   notifyTimer = null;
   lastNotifyAt = Date.now();
+  const changed = changedGpus;
+  changedGpus = new Set();
   for (const listener of listeners) listener();
+  if (changed === null) {
+    for (const held of gpuListeners.values()) for (const listener of held) listener();
+    return;
+  }
+  for (const uuid of changed) for (const listener of gpuListeners.get(uuid) ?? []) listener();
 }
 
 function setState(next: LiveFleetState, readingsOnly = false) {
   if (next === state) return;
+  // The records are shared by successive states (lib/live-fleet-state.ts): a new pair means GPUs may have come or gone.
+  if (next.gpus !== state.gpus || next.sparklines !== state.sparklines) changedGpus = null;
   state = next;
   if (!readingsOnly) return notify();
   if (notifyTimer) return;
@@ -68,6 +86,30 @@ export function subscribeFleet(listener: () => void): () => void {
   listeners.add(listener);
   return () => {
     listeners.delete(listener);
+  };
+}
+
+/** One GPU's latest entry and sparkline, as the store holds them (undefined before its GPU is known). */
+export interface GpuReadings {
+  gpu: LiveGpu | undefined;
+  sparkline: GpuPoint[] | undefined;
+}
+
+export function getGpuReadings(uuid: string): GpuReadings {
+  return { gpu: state.gpus[uuid], sparkline: state.sparklines[uuid] };
+}
+
+/**
+ * Hears one GPU: called, at most once per redraw, when its entry or its
+ * sparkline changed (or when every GPU may have: a snapshot). Read them with getGpuReadings.
+ */
+export function subscribeGpu(uuid: string, listener: () => void): () => void {
+  let held = gpuListeners.get(uuid);
+  if (!held) gpuListeners.set(uuid, (held = new Set()));
+  held.add(listener);
+  return () => {
+    held.delete(listener);
+    if (held.size === 0 && gpuListeners.get(uuid) === held) gpuListeners.delete(uuid);
   };
 }
 
@@ -100,6 +142,10 @@ function start() {
   };
   const onDelta = (wire: FleetDeltaWire) => {
     const applied = applyDeltaWire(state, wire, Date.now());
+    if (applied.delta && changedGpus) {
+      for (const gpu of applied.delta.gpus) changedGpus.add(gpu.uuid);
+      for (const uuid of Object.keys(applied.delta.points)) changedGpus.add(uuid);
+    }
     setState(applied.state, true);
     if (applied.delta) tell({ kind: "delta", delta: applied.delta });
   };

@@ -1,20 +1,42 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 
 /**
- * A limit that starts at `first` and grows by `step` once per task until it
- * reaches `total`: a page that mounts hundreds of cards at once (the fleet's
- * first snapshot) spends one long task doing it, during which the tab
- * answers nothing. Mounting a few cards per task keeps every task short and
- * draws what is above the fold first.
+ * How many items the next task may mount: as many as fit in `budgetMs` at
+ * the pace the last task measured, at least one, and at most four times the
+ * last step, so that one task measured short by chance (a warm cache, a
+ * cheap host) does not bring a long one.
  */
-export function useGrowingLimit(total: number, first: number, step: number): number {
+export function nextStep(lastStep: number, lastMs: number, budgetMs: number): number {
+  const most = lastStep * 4;
+  if (!(lastMs > 0)) return most;
+  return Math.max(1, Math.min(most, Math.floor((lastStep * budgetMs) / lastMs)));
+}
+
+/**
+ * A limit that starts at `first` and grows once per task until it reaches
+ * `total`, each task mounting as many more as fit in about `budgetMs`: a
+ * page that mounts hundreds of cards at once (the fleet's first snapshot)
+ * spends one long task doing it, during which the tab answers nothing, and a
+ * fixed count per task is a long task on a machine a few times slower. Each
+ * step is rendered and committed at once (flushSync) inside its own task, so
+ * that its time is measured and the next step sized by it; the browser
+ * paints and answers input between steps. What is above the fold comes first.
+ */
+export function useGrowingLimit(total: number, first: number, budgetMs: number): number {
   const [limit, setLimit] = useState(first);
+  const step = useRef(first);
   useEffect(() => {
     if (limit >= total) return;
-    const timer = setTimeout(() => setLimit((held) => held + step), 0);
+    const timer = setTimeout(() => {
+      const size = step.current;
+      const start = performance.now();
+      flushSync(() => setLimit((held) => held + size));
+      step.current = nextStep(size, performance.now() - start, budgetMs);
+    }, 0);
     return () => clearTimeout(timer);
-  }, [limit, total, step]);
+  }, [limit, total, budgetMs]);
   return limit;
 }

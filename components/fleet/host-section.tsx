@@ -1,17 +1,14 @@
 import { describeAvailability, type AvailabilityCounts } from "@/lib/gpu-availability";
-import type { GpuPoint, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import type { LiveBooking, LiveHost } from "@/lib/live";
 import type { PersonRef } from "@/lib/reservation-types";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format";
 import { FleetCard } from "@/components/fleet/fleet-card";
 
-/** One empty history for every GPU without one, so that their memoized cards see the same sparkline each second. */
-const NO_POINTS: GpuPoint[] = [];
-
 interface HostSectionProps {
   host: LiveHost;
-  gpus: LiveGpu[];
-  sparklines: Record<string, GpuPoint[]>;
+  /** This host's GPUs the page holds readings of, in index order: each card takes its readings from the store. */
+  gpuUuids: string[];
   /** Server-clock now. */
   nowMs: number;
   /** Active and upcoming bookings; each card shows its own. */
@@ -24,7 +21,7 @@ interface HostSectionProps {
   position?: number;
 }
 
-export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, people, position = 0 }: HostSectionProps) {
+export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, position = 0 }: HostSectionProps) {
   const headingId = `host-${host.id}`;
   const stale = !host.online;
 
@@ -53,7 +50,7 @@ export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, p
         </p>
       </div>
 
-      {gpus.length === 0 ? (
+      {gpuUuids.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
           This host reports no GPUs.
         </p>
@@ -63,15 +60,14 @@ export function HostSection({ host, gpus, sparklines, nowMs, bookings, counts, p
           aria-labelledby={headingId}
           className={`grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4 ${stale ? "opacity-75 grayscale" : ""}`}
         >
-          {gpus.map((gpu, i) => (
+          {gpuUuids.map((uuid, i) => (
             <FleetCard
-              key={gpu.uuid}
+              key={uuid}
+              uuid={uuid}
               phase={position + i}
-              gpu={gpu}
-              sparkline={sparklines[gpu.uuid] ?? NO_POINTS}
               stale={stale}
               nowMs={nowMs}
-              booking={bookings ? bookingsOfGpu(bookings, gpu.uuid, nowMs) : undefined}
+              booking={bookings ? bookingsOfGpu(bookings, uuid, nowMs) : undefined}
               people={people}
             />
           ))}

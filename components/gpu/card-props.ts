@@ -30,21 +30,31 @@ export function cardNeedsClock(stale: boolean, booking: GpuCardBooking | undefin
   return stale || Boolean(booking?.current) || Boolean(booking?.next);
 }
 
+/** What a card is given besides its GPU's readings: the fleet view's cards take those from the store themselves. */
+export type CardContext = Omit<GpuCardProps, "gpu" | "sparkline">;
+
+/**
+ * Whether a card shows the same given its context: its staleness and
+ * bookings, and the clock only where the card shows it. The booking is
+ * compared by its two entries: the page looks it up anew on each render.
+ */
+export function sameCardContext(prev: CardContext, next: CardContext): boolean {
+  if (prev.stale !== next.stale || Boolean(prev.booking) !== Boolean(next.booking)) return false;
+  if (prev.booking && next.booking && (prev.booking.current !== next.booking.current || prev.booking.next !== next.booking.next)) {
+    return false;
+  }
+  return prev.nowMs === next.nowMs || !cardNeedsClock(next.stale, next.booking);
+}
+
 /**
  * React.memo's comparison for the fleet's cards. The page re-renders once a
  * second for the clock and once a second for the delta; with 256 cards,
  * drawing every card twice a second was most of the page's main-thread time.
  * A card is drawn again only when its GPU, sparkline, staleness or bookings
- * changed, or when the clock moved and the card shows the clock. The booking
- * is compared by its two entries: the page looks it up anew on each render.
+ * changed, or when the clock moved and the card shows the clock.
  */
 export function sameCardProps(prev: GpuCardProps, next: GpuCardProps): boolean {
-  if (prev.gpu !== next.gpu || prev.sparkline !== next.sparkline || prev.stale !== next.stale) return false;
-  if (Boolean(prev.booking) !== Boolean(next.booking)) return false;
-  if (prev.booking && next.booking && (prev.booking.current !== next.booking.current || prev.booking.next !== next.booking.next)) {
-    return false;
-  }
-  return prev.nowMs === next.nowMs || !cardNeedsClock(next.stale, next.booking);
+  return prev.gpu === next.gpu && prev.sparkline === next.sparkline && sameCardContext(prev, next);
 }
 
 /**

@@ -279,9 +279,13 @@ export async function runBrowserBench(options: {
       const profiler = options.cpuProfileDir ? { dir: options.cpuProfileDir, file: `${target.file}-${options.gpus}` } : null;
       if (throttle > 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: throttle });
       if (profiler) await startProfile(cdp);
-      await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing", "__metadata"] });
+      await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing", "__metadata", ...(process.env.BENCH_TRACE_DIR ? ["devtools.timeline", "v8.execute"] : [])] });
       const tracer = browser;
-      const stopTrace = async () => (await tracer.stopTracing()).toString("utf8");
+      const stopTrace = async () => {
+        const json = (await tracer.stopTracing()).toString("utf8");
+        if (process.env.BENCH_TRACE_DIR) writeFileSync(path.join(process.env.BENCH_TRACE_DIR, `${target.file}.json`), json);
+        return json;
+      };
       await page.goto(target.path);
       await page.getByTestId(target.ready).first().waitFor({ timeout: 60_000 });
       const result = await measurePage(page, cdp, target.name, target.path.replace(/token=[^&]+/, "token=…"), options.seconds, profiler, stopTrace);
