@@ -54,6 +54,8 @@ export interface RollupStats {
  */
 export class MinuteRollups {
   private pending = new Map<string, MinuteEntry>();
+  /** Each GPU's newest entry in `pending`: most readings fall in the minute of the one before, found without building the minute's key. */
+  private latest = new Map<string, MinuteEntry>();
   /** The GPU-hours this process wrote lately, by GPU and hour: a flush extends them instead of reading the hours' minutes back. */
   private tallies = new Map<string, HourTally>();
   private running: Promise<FlushResult> = Promise.resolve({ minutes: 0, hours: 0 });
@@ -65,16 +67,23 @@ export class MinuteRollups {
   record(host: { id: string; simulated: boolean }, snapshot: Snapshot): void {
     const minuteMs = floorTo(Date.parse(snapshot.sampledAt), MINUTE_MS);
     if (!Number.isFinite(minuteMs)) return;
-    const busy = new Set(snapshot.processes.map((process) => process.gpuUuid));
+    const { processes } = snapshot;
     for (const sample of snapshot.gpus) {
-      const key = `${sample.uuid}\u0000${minuteMs}`;
-      let entry = this.pending.get(key);
-      if (!entry) {
-        entry = newMinuteEntry(sample.uuid, minuteMs, host.id, host.simulated);
-        this.pending.set(key, entry);
+      let entry = this.latest.get(sample.uuid);
+      if (entry?.minuteMs !== minuteMs) {
+        const key = `${sample.uuid}\u0000${minuteMs}`;
+        entry = this.pending.get(key);
+        if (!entry) {
+          entry = newMinuteEntry(sample.uuid, minuteMs, host.id, host.simulated);
+          this.pending.set(key, entry);
+        }
+        // A replayed reading of an earlier minute leaves the newest one in place.
+        const newest = this.latest.get(sample.uuid);
+        if (!newest || newest.minuteMs < minuteMs) this.latest.set(sample.uuid, entry);
       }
       entry.hostId = host.id;
-      addSample(entry, sample, busy.has(sample.uuid));
+      // Most hosts report no process: no scan, no set per reading.
+      addSample(entry, sample, processes.length > 0 && processes.some((process) => process.gpuUuid === sample.uuid));
     }
   }
 
@@ -107,6 +116,7 @@ export class MinuteRollups {
     if (this.pending.size === 0) return { minutes: 0, hours: 0 };
     const batch = this.pending;
     this.pending = new Map();
+    this.latest.clear();
     const startedAt = this.now();
     const parts = partsByGpu(batch);
     const total: FlushResult = { minutes: 0, hours: 0 };
@@ -151,6 +161,7 @@ export class MinuteRollups {
       else batch.set(key, entry);
     }
     this.pending = batch;
+    this.latest.clear();
     if (this.pending.size > MAX_PENDING) {
       const oldestFirst = [...this.pending.entries()].sort((a, b) => a[1].minuteMs - b[1].minuteMs);
       const excess = oldestFirst.slice(0, this.pending.size - MAX_PENDING);
