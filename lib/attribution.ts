@@ -60,6 +60,22 @@ export interface GpuReconciliation {
   processes: ProcessAttribution[];
   /** Why the state is "error" (e.g. "2 uncorrected ECC errors"); null otherwise. */
   problem: string | null;
+  /**
+   * The GPU holds memory (or holds some and is busy) while no process is
+   * visible on it: a job in another container or PID namespace, or a vGPU
+   * guest. It makes the GPU "unbooked_use" (not free) or "booked_in_use";
+   * null when processes are listed or the GPU is idle. Coarse on purpose
+   * (lib/gpu-availability.ts, `unseenUse`), so that it does not change with
+   * every reading; surfaces show the reading's own figures beside it.
+   * Absent from a server older than this field.
+   */
+  unseenUse?: UnseenUse | null;
+}
+
+/** What shows use on a GPU without a visible process, coarsened (memory floored to 256 MiB, utilization to 10 %). */
+export interface UnseenUse {
+  memoryMiB: number;
+  utilizationPct: number | null;
 }
 
 function shortId(value: string, keep: number): string {

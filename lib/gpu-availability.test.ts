@@ -7,7 +7,10 @@ import {
   isGpuFree,
   isGpuFreeFor,
   type ProcessOwner,
+  type StateReading,
   summarizeAvailability,
+  unseenMemoryThresholdMiB,
+  unseenUsePhrase,
 } from "@/lib/gpu-availability";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };
@@ -20,13 +23,20 @@ function owner(pid: number, person: typeof alice | null, login: string): Process
 
 function state(
   processes: { pid: number; user: string | null; person?: typeof alice | null }[],
-  options: { booking?: typeof aliceBooking | null; online?: boolean; ecc?: number | null } = {},
+  options: { booking?: typeof aliceBooking | null; online?: boolean; ecc?: number | null; reading?: Partial<StateReading> } = {},
 ) {
   const attributions = new Map(
     processes.filter((process) => process.person !== undefined).map((process) => [process.pid, owner(process.pid, process.person ?? null, process.user ?? "")]),
   );
   return deriveGpuState({
-    gpu: { processes, eccErrorsUncorrected: options.ecc === undefined ? 0 : options.ecc },
+    gpu: {
+      processes,
+      eccErrorsUncorrected: options.ecc === undefined ? 0 : options.ecc,
+      memoryUsedMiB: 0,
+      memoryTotalMiB: 81_559,
+      utilizationGpuPct: 0,
+      ...options.reading,
+    },
     online: options.online ?? true,
     booking: options.booking === undefined ? aliceBooking : options.booking,
     attributions,
@@ -66,6 +76,84 @@ describe("deriveGpuState", () => {
     expect(error.problem).toBe("1 uncorrected ECC error");
     expect(state([], { booking: null, ecc: null }).state).toBe("free");
     expect(state([{ pid: 5, user: "bob" }, { pid: 5, user: "bob" }], { booking: null }).processes).toHaveLength(1);
+  });
+});
+
+/** Readings of real GPUs (/work/shared/fixtures/nvidia-smi), as if nvidia-smi listed none of their processes. */
+const H100_IDLE = { memoryUsedMiB: 0, memoryTotalMiB: 81_559, utilizationGpuPct: 0 }; // csv …h100-80gb-hbm3…idle.csv
+const P100_IDLE = { memoryUsedMiB: 0, memoryTotalMiB: 16_384, utilizationGpuPct: 0 }; // xml netdata__tesla-p100.xml
+const RTX3060_IDLE = { memoryUsedMiB: 116, memoryTotalMiB: 12_288, utilizationGpuPct: 0 }; // xml telegraf__rtx-3060-v12.xml, the most an idle GPU held
+const A100_MIG_IDLE = { memoryUsedMiB: 38, memoryTotalMiB: 40_960, utilizationGpuPct: null }; // xml netdata__a100-sxm4-mig.xml
+const H100_MIG_LOAD = { memoryUsedMiB: 11_125, memoryTotalMiB: 81_559, utilizationGpuPct: null }; // csv …h100-mig…load.csv
+const RTX3080_UNLISTED = { memoryUsedMiB: 9_184, memoryTotalMiB: 10_240, utilizationGpuPct: 65 }; // xml telegraf__rtx-3080-v13.xml: no process listed
+const GT1030_DESKTOP = { memoryUsedMiB: 875, memoryTotalMiB: 1_998, utilizationGpuPct: 0 }; // xml telegraf__gt-1030.xml (a 2 GB card)
+
+describe("use with no visible process", () => {
+  const unbooked = (reading: Partial<StateReading>) => state([], { booking: null, reading });
+
+  it("keeps idle GPUs free: the fixtures' idle readings are all under the thresholds", () => {
+    for (const reading of [H100_IDLE, P100_IDLE, RTX3060_IDLE, A100_MIG_IDLE]) {
+      expect(unbooked(reading)).toMatchObject({ state: "free", unseenUse: null });
+    }
+    // Nothing read at all (N/A): nothing to go on.
+    expect(unbooked({ memoryUsedMiB: null, utilizationGpuPct: null }).state).toBe("free");
+  });
+
+  it("calls a GPU that holds memory with no process in use, not free", () => {
+    // The case found on a netns host: 87 %, 40 GiB of 80, no process listed.
+    expect(unbooked({ memoryUsedMiB: 40_960, memoryTotalMiB: 81_920, utilizationGpuPct: 87 })).toMatchObject({
+      state: "unbooked_use",
+      processes: [],
+      unseenUse: { memoryMiB: 40_960, utilizationPct: 80 },
+    });
+    expect(unbooked(H100_MIG_LOAD)).toMatchObject({ state: "unbooked_use", unseenUse: { memoryMiB: 10_496 + 512, utilizationPct: null } });
+    expect(unbooked(RTX3080_UNLISTED).state).toBe("unbooked_use");
+    expect(isGpuFree(unbooked(H100_MIG_LOAD).state)).toBe(false);
+  });
+
+  it("uses 1 GiB, or 10 % of a small card, never under 256 MiB", () => {
+    expect(unseenMemoryThresholdMiB(81_559)).toBe(1024);
+    expect(unseenMemoryThresholdMiB(null)).toBe(1024);
+    expect(unseenMemoryThresholdMiB(8_192)).toBeCloseTo(819.2);
+    expect(unseenMemoryThresholdMiB(1_024)).toBe(256);
+    expect(unbooked({ memoryUsedMiB: 1_023 }).state).toBe("free");
+    expect(unbooked({ memoryUsedMiB: 1_024 }).state).toBe("unbooked_use");
+    expect(unbooked(GT1030_DESKTOP).state).toBe("unbooked_use");
+    expect(unbooked({ ...GT1030_DESKTOP, memoryUsedMiB: 200 }).state).toBe("free");
+  });
+
+  it("counts utilization only while a context's worth of memory is held", () => {
+    // A one-second spike of a job that already exited: busy over the last period, nothing held now.
+    expect(unbooked({ memoryUsedMiB: 0, utilizationGpuPct: 100 }).state).toBe("free");
+    expect(unbooked({ memoryUsedMiB: 200, utilizationGpuPct: 100 }).state).toBe("free");
+    // A small job still running: its context held, and busy.
+    expect(unbooked({ memoryUsedMiB: 512, utilizationGpuPct: 40 })).toMatchObject({ state: "unbooked_use", unseenUse: { memoryMiB: 512, utilizationPct: 40 } });
+    expect(unbooked({ memoryUsedMiB: 512, utilizationGpuPct: 9 }).state).toBe("free");
+  });
+
+  it("is the holder's use on a booked GPU, not an idle booking and not a conflict", () => {
+    expect(state([], { reading: H100_MIG_LOAD })).toMatchObject({ state: "booked_in_use", holder: alice, unseenUse: { memoryMiB: 11_008 } });
+    expect(state([], { reading: H100_IDLE }).state).toBe("booked_idle");
+  });
+
+  it("leaves a GPU with listed processes to its processes", () => {
+    const listed = state([{ pid: 1, user: "bob", person: bob }], { booking: null, reading: H100_MIG_LOAD });
+    expect(listed).toMatchObject({ state: "unbooked_use", unseenUse: null });
+    expect(isGpuFreeFor(listed, bob.id)).toBe(true);
+  });
+
+  it("is nobody's to claim: not free for anyone", () => {
+    const unseen = unbooked(H100_MIG_LOAD);
+    expect(isGpuFreeFor(unseen, alice.id)).toBe(false);
+    expect(isGpuFreeFor(unseen, bob.id)).toBe(false);
+  });
+
+  it("says what is held", () => {
+    expect(unseenUsePhrase(40_960)).toBe("no process visible (40 GiB held)");
+    expect(unseenUsePhrase(11_125)).toBe("no process visible (11 GiB held)");
+    expect(unseenUsePhrase(1_280)).toBe("no process visible (1.3 GiB held)");
+    expect(unseenUsePhrase(640)).toBe("no process visible (640 MiB held)");
+    expect(unseenUsePhrase(null)).toBe("no process visible");
   });
 });
 

@@ -1,11 +1,13 @@
-import { GPU_STATE_LABELS, GPU_STATES, type GpuReconciliation, type GpuState, type ProcessAttribution } from "@/lib/attribution";
+import { GPU_STATE_LABELS, GPU_STATES, type GpuReconciliation, type GpuState, type ProcessAttribution, type UnseenUse } from "@/lib/attribution";
+import { formatGiB, formatMemory } from "@/lib/format";
 import type { PersonRef } from "@/lib/reservation-types";
 
 /**
  * The one rule for whether a GPU is available, and the words every surface
  * uses for it (fleet view, form, schedule, display, API, CLI). A GPU is free
- * only when no booking holds it now, nothing runs on it, its host reports
- * and it has no uncorrected ECC error. Isomorphic and structural: the CLI
+ * only when no booking holds it now, nothing runs on it (no process, and no
+ * memory held or load that a process nvidia-smi cannot see would explain),
+ * its host reports and it has no uncorrected ECC error. Isomorphic and structural: the CLI
  * bundle and the browser import it without any server module.
  */
 
@@ -20,8 +22,17 @@ export interface StateProcess {
 /** Who a process belongs to, before it is compared with the GPU's booking. */
 export type ProcessOwner = Omit<ProcessAttribution, "intruder">;
 
+/** The reading as the rule needs it; null where nvidia-smi said N/A. */
+export interface StateReading {
+  eccErrorsUncorrected: number | null;
+  processes: readonly StateProcess[];
+  memoryUsedMiB: number | null;
+  memoryTotalMiB: number | null;
+  utilizationGpuPct: number | null;
+}
+
 export interface GpuStateInput {
-  gpu: { eccErrorsUncorrected: number | null; processes: readonly StateProcess[] };
+  gpu: StateReading;
   /** The host's agent reports (a GPU of an offline host shows its last values). */
   online: boolean;
   /** The booking that holds the GPU now, if any. */
@@ -31,11 +42,65 @@ export interface GpuStateInput {
 }
 
 /**
+ * Memory a GPU holds with no process listed before it counts as in use:
+ * 1 GiB, or 10 % of a card smaller than 10 GiB, never under 256 MiB. From
+ * the nvidia-smi fixtures (docs/availability.md): an idle GPU with no
+ * process reports 0–116 MiB used (H100 0, P100 0, A100 38–50, RTX 3060
+ * 116; the driver's own reservation is the separate memory.reserved), while
+ * a job holds at least its CUDA context (160–500 MiB) and usually GiBs
+ * (11,125 MiB on an H100 under MIG, 9,184 MiB on an RTX 3080 at 65 %).
+ */
+export const UNSEEN_MEMORY_MIB = 1024;
+export const UNSEEN_MEMORY_FRACTION = 0.1;
+/** Below this nothing holds a CUDA context: utilization alone never makes a GPU busy. */
+export const UNSEEN_CONTEXT_MIB = 256;
+/** Busy enough, with a context held, to be someone's job rather than a driver's housekeeping. */
+export const UNSEEN_UTILIZATION_PCT = 10;
+
+/** The memory threshold for a card of this size (null: size unknown, 1 GiB). */
+export function unseenMemoryThresholdMiB(totalMiB: number | null): number {
+  if (totalMiB === null) return UNSEEN_MEMORY_MIB;
+  return Math.max(UNSEEN_CONTEXT_MIB, Math.min(UNSEEN_MEMORY_MIB, totalMiB * UNSEEN_MEMORY_FRACTION));
+}
+
+/**
+ * Use of a GPU that lists no process: the job runs where nvidia-smi cannot
+ * see its pid (another container or PID namespace, an agent without the
+ * host's PID namespace, some vGPU setups), but its memory and load are real.
+ * Memory is the steady signal: it is held for the job's whole life and read
+ * at an instant. Utilization is a look-back over the last sample period, so
+ * a short job that already exited still shows it; it therefore only counts
+ * while a context's worth of memory is held, and a one-second spike with no
+ * memory held does not flip a GPU. No state is kept between readings: the
+ * alert rules hold their conditions for minutes, and a page shows what the
+ * GPU does now.
+ */
+export function detectUnseenUse(gpu: StateReading): UnseenUse | null {
+  const used = gpu.memoryUsedMiB;
+  if (gpu.processes.length > 0 || used === null) return null;
+  const util = gpu.utilizationGpuPct;
+  const busy = util !== null && util >= UNSEEN_UTILIZATION_PCT && used >= UNSEEN_CONTEXT_MIB;
+  if (used < unseenMemoryThresholdMiB(gpu.memoryTotalMiB) && !busy) return null;
+  // Coarse, so that the reconciliation (sent when it changes) does not change with every reading.
+  return { memoryMiB: Math.floor(used / 256) * 256, utilizationPct: util === null ? null : Math.floor(util / 10) * 10 };
+}
+
+/** "no process visible (40 GiB held)", "(640 MiB held)": the words every surface puts after its state for unseen use. */
+export function unseenUsePhrase(memoryUsedMiB: number | null): string {
+  if (memoryUsedMiB === null) return "no process visible";
+  const held = memoryUsedMiB >= 10 * 1024 ? formatGiB(memoryUsedMiB, 0) : formatMemory(memoryUsedMiB);
+  return `no process visible (${held} held)`;
+}
+
+/**
  * A GPU's state, from its processes, its booking and its host (first match
  * wins): offline · error · conflict · in use without a booking · booked and
  * in use by the holder · booked and idle · free. A process is an intruder on
  * a booked GPU unless the evidence leads to the holder: a process nobody can
- * be named for is not proven to be the holder's.
+ * be named for is not proven to be the holder's. Use with no visible
+ * process (`detectUnseenUse`) counts as use: "unbooked_use" when nobody
+ * booked the GPU, "booked_in_use" when someone did (nothing shows whose it
+ * is, and nothing shows it is not the holder's).
  */
 export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateInput): GpuReconciliation {
   const seen = new Set<number>();
@@ -54,6 +119,8 @@ export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateI
     processes.push({ ...attribution, intruder });
   }
 
+  const unseenUse = detectUnseenUse(gpu);
+  const inUse = processes.length > 0 || unseenUse !== null;
   const ecc = gpu.eccErrorsUncorrected;
   const problem = ecc !== null && ecc > 0 ? `${ecc} uncorrected ECC error${ecc === 1 ? "" : "s"}` : null;
   const state: GpuState = !online
@@ -63,10 +130,10 @@ export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateI
       : processes.some((process) => process.intruder)
         ? "conflict"
         : booking === null
-          ? processes.length > 0
+          ? inUse
             ? "unbooked_use"
             : "free"
-          : processes.length > 0
+          : inUse
             ? "booked_in_use"
             : "booked_idle";
 
@@ -76,6 +143,7 @@ export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateI
     holder: booking?.holder ?? null,
     processes,
     problem,
+    unseenUse,
   };
 }
 
@@ -92,11 +160,12 @@ export function othersProcesses(reconciliation: Pick<GpuReconciliation, "process
 /**
  * The GPU can be booked now by this person without taking it from anyone:
  * free, or running only unbooked processes of their own (booking it is how
- * they claim their own job).
+ * they claim their own job). Use nobody can see a process for is nobody's
+ * to claim: it may be anyone's.
  */
-export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "processes">, personId: string): boolean {
+export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "processes" | "unseenUse">, personId: string): boolean {
   if (isGpuFree(reconciliation.state)) return true;
-  return reconciliation.state === "unbooked_use" && othersProcesses(reconciliation, personId).length === 0;
+  return reconciliation.state === "unbooked_use" && !reconciliation.unseenUse && othersProcesses(reconciliation, personId).length === 0;
 }
 
 /** Lower-case words for a state inside a sentence or a CLI column: "in use without a booking". */

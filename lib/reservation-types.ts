@@ -89,7 +89,9 @@ export interface BusyGpu {
   hostName: string;
   gpuIndex: number;
   gpuUuid: string;
+  /** Empty when the GPU is in use with no process visible (a job nvidia-smi cannot see): then `unseenMemoryMiB` says what it holds. */
   processes: BusyGpuProcess[];
+  unseenMemoryMiB?: number | null;
 }
 
 /** The body of a 409 for GPUs on which someone else's processes run now (send `allowBusy: true` to book anyway). */

@@ -120,7 +120,7 @@ function tileNote(view: PickerGpu, freeMemory: number | null, nowMs: number, peo
     case "taken":
       return view.taken ? `booked by ${personName(view.taken.holder, people)} until ${nowMs ? formatWhen(view.taken.endsAt, nowMs) : ""}` : "booked";
     case "busy":
-      return `in use without a booking: ${runnersText(view)}`;
+      return `in use without a booking: ${view.unseen ?? runnersText(view)}`;
     case "mine":
       return "your job runs here: booking claims it";
     case "error":

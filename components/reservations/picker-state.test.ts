@@ -60,6 +60,19 @@ describe("pickerGpu", () => {
     expect(pickerGpu("GPU-3", "h1", live, now, NOW, me.id)).toMatchObject({ kind: "taken", taken: { reservationId: "r1" } });
   });
 
+  it("does not offer a GPU that holds memory with no process listed, and says why", () => {
+    const held = { ...reading("GPU-0", 0, []), memoryUsedMiB: 40_960, utilizationGpuPct: 87 };
+    const before = { ...live, gpus: { ...live.gpus, "GPU-0": held }, states: {} };
+    // Before the server's states arrive, the same rule on the reading.
+    expect(pickerGpu("GPU-0", "h1", before, now, NOW, me.id)).toMatchObject({ kind: "busy", state: "unbooked_use", runners: [], unseen: "no process visible (40 GiB held)" });
+    const reconciled = { ...before, states: { "GPU-0": { ...unbooked([]), unseenUse: { memoryMiB: 40_960, utilizationPct: 80 } } } };
+    expect(pickerGpu("GPU-0", "h1", reconciled, now, NOW, me.id)).toMatchObject({ kind: "busy", unseen: "no process visible (40 GiB held)" });
+    expect(freeSuggestions([0, 1], host, before, now, NOW)).toEqual([]);
+    expect(hostAvailability(host, before, now, NOW)).toBe("0 of 4 free, 3 in use without a booking, 1 booked and idle");
+    // A later window: the bookings decide, as for any work running now.
+    expect(pickerGpu("GPU-0", "h1", before, tomorrow, NOW, me.id).kind).toBe("free");
+  });
+
   it("ignores what runs now for a booking that starts tomorrow", () => {
     expect(pickerGpu("GPU-1", "h1", live, tomorrow, NOW, me.id).kind).toBe("free");
   });

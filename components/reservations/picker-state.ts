@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { countAvailability, describeAvailability, isGpuFree, othersProcesses, type GpuState } from "@/lib/gpu-availability";
+import { countAvailability, describeAvailability, detectUnseenUse, isGpuFree, othersProcesses, unseenUsePhrase, type GpuState } from "@/lib/gpu-availability";
 import { gpuStateNow } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
@@ -61,6 +61,8 @@ export interface PickerGpu {
   runners: string[];
   /** Their commands, for the warning (the first few). */
   commands: string[];
+  /** "no process visible (40 GiB held)": used with no process listed (a job nvidia-smi cannot see); null otherwise. */
+  unseen: string | null;
 }
 
 /** One GPU of the picker, for this viewer and window. */
@@ -79,12 +81,17 @@ export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: 
     .map((other) => reading?.processes.find((process) => process.pid === other.pid)?.command ?? null)
     .filter((command): command is string => Boolean(command))
     .slice(0, 3);
-  const base = { state, taken, runners, commands };
+  // The server's word where it has one; the same rule on the reading until it arrives.
+  const unseenUse = reconciliation ? reconciliation.unseenUse : reading ? detectUnseenUse(reading) : null;
+  const unseen = unseenUse ? unseenUsePhrase(reading?.memoryUsedMiB ?? unseenUse.memoryMiB) : null;
+  const base = { state, taken, runners, commands, unseen };
   if (taken) return { ...base, kind: "taken" };
   if (!live.ready) return { ...base, kind: "unknown" };
   // A later window: what runs now says nothing about then; the bookings decide.
   if (!startsNow(window, nowMs)) return { ...base, kind: "free" };
   if (state === "offline" || state === "error") return { ...base, kind: state };
+  // Someone's job nobody can see is someone else's until shown otherwise: busy, never "mine".
+  if (unseen) return { ...base, kind: "busy" };
   const processes = reading?.processes.length ?? 0;
   if (processes === 0) return { ...base, kind: "free" };
   return { ...base, kind: runners.length > 0 ? "busy" : "mine" };

@@ -89,7 +89,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
           .filter((gpu) => values.gpus.includes(gpu.index))
           .map((gpu) => ({ gpu, view: pickerGpu(gpu.uuid, host.id, live, window, serverNow, viewer.id) }))
           .filter(({ view }) => view.kind === "busy")
-          .map(({ gpu, view }) => ({ index: gpu.index, hostName: host.name, owners: view.runners, commands: view.commands }))
+          .map(({ gpu, view }) => ({ index: gpu.index, hostName: host.name, owners: view.unseen ? [view.unseen] : view.runners, commands: view.commands }))
       : [];
 
   function change(patch: Partial<ReserveValues>, clears: ReserveField[]) {

@@ -3,6 +3,7 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveGpu, LiveHost } from "@/lib/live";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { evaluateRules } from "@/server/alerts/alert-rules";
+import { deriveGpuState } from "@/lib/gpu-availability";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };
@@ -35,5 +36,38 @@ describe("the conflict rule", () => {
     const conflict = conditions.find((condition) => condition.kind === "conflict");
     expect(conflict?.message).toBe("Bob (via login bob · claims reservation r1 without its proof) runs on GPU 0 of node-a, booked by Alice");
     expect(conflict?.evidence).toMatchObject({ processes: [{ pid: 7, falseClaim: "r1", via: "via login bob · claims reservation r1 without its proof", intruder: true }] });
+  });
+});
+
+describe("use with no visible process", () => {
+  const host: LiveHost = { id: "h1", name: "node-a", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
+  function evaluate(reading: Partial<LiveGpu>, booked: boolean) {
+    const sample = makeGpu({ index: 0, memoryUsedMiB: 40_960, memoryTotalMiB: 81_920, utilizationGpuPct: 87, ...reading });
+    const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "node-a", sampledAt: new Date().toISOString(), processes: [] };
+    const state = deriveGpuState({ gpu, online: true, booking: booked ? { reservationId: "r1", holder: alice } : null, attributions: new Map() });
+    const { conditions } = evaluateRules({
+      nowMs: Date.now(),
+      view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
+      reconciliation: { [gpu.uuid]: state },
+      knownHosts: new Map([["h1", "node-a"]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      activeBookings: new Map(),
+      config: DEFAULT_ALERT_CONFIG,
+      isActive: () => false,
+    });
+    return conditions;
+  }
+
+  it("is use without a booking when nobody booked the GPU, with nobody to name", () => {
+    const unbooked = evaluate({}, false).find((condition) => condition.kind === "unbooked_use");
+    expect(unbooked?.message).toBe("GPU 0 of node-a is in use without a booking, no process visible (40 GiB held)");
+    expect(unbooked?.userIds).toEqual([]);
+    expect(unbooked?.evidence).toMatchObject({ processes: [], memoryUsedMiB: 40_960, noProcessVisible: true });
+  });
+
+  it("is the holder's busy booking when booked: no conflict, no idle booking", () => {
+    expect(evaluate({}, true).map((condition) => condition.kind)).toEqual([]);
+    // An idle GPU of the same booking is still an idle booking.
+    expect(evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true).map((condition) => condition.kind)).toEqual(["idle_booking"]);
   });
 });

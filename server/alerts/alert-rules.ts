@@ -1,4 +1,5 @@
 import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { unseenUsePhrase } from "@/lib/gpu-availability";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { formatDuration } from "@/lib/duration";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
@@ -149,9 +150,17 @@ export function evaluateRules(input: RuleInput): RuleOutput {
       });
     }
 
-    if (!state.holder && state.processes.length > 0) {
+    // Use with no visible process counts too: someone's job holds the GPU, and only an admin can find whose.
+    if (!state.holder && (state.processes.length > 0 || state.unseenUse)) {
       judged(`unbooked_use:${gpu.uuid}`, "unbooked_use", null, () => {
         const { where, processes, people } = words();
+        if (state.processes.length === 0) {
+          return {
+            userIds: [],
+            message: `${where} is in use without a booking, ${unseenUsePhrase(gpu.memoryUsedMiB)}`,
+            evidence: { processes, utilizationPct: gpu.utilizationGpuPct, memoryUsedMiB: gpu.memoryUsedMiB, noProcessVisible: true },
+          };
+        }
         return {
           userIds: unique(state.processes.map((process) => process.person?.id)),
           message: `${whoRuns(state.processes, people)} on ${where} without a booking`,

@@ -117,7 +117,7 @@ describe("deriveGpuState", () => {
   const state = (processes: ProcessInfo[], options: { booked?: boolean; online?: boolean; ecc?: number } = {}) => {
     const bookings = options.booked === false ? [] : [booking("res-alice")];
     return deriveGpuState({
-      gpu: { processes, eccErrorsUncorrected: options.ecc ?? 0 },
+      gpu: { processes, eccErrorsUncorrected: options.ecc ?? 0, memoryUsedMiB: 0, memoryTotalMiB: 81_559, utilizationGpuPct: 0 },
       online: options.online ?? true,
       booking: bookings[0] ?? null,
       attributions: attribute(processes, bookings),

@@ -42,7 +42,7 @@ const snapshot: FleetSnapshot = {
   simulated: true,
   hosts: [{ id: "h1", name: "node-a", simulated: true, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: ["GPU-0", "GPU-1"] }],
   gpus: [
-    gpu(1, { utilizationGpuPct: null }),
+    gpu(1, { utilizationGpuPct: null, memoryUsedMiB: 0 }),
     gpu(0, {
       processes: [
         {
@@ -105,7 +105,16 @@ describe("formatStatus", () => {
     // Without the server's attribution nobody is proven to be the holder: alice's process counts as a conflict.
     expect(lines[2]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Conflict\s+Alice A\s+2026-11-30 12:00Z\s+alice$/);
     // GPU 1's booking starts later: free now, utilization unknown.
-    expect(lines[3]).toMatch(/^node-a\s+1\s+.*\?\s+1\.0\/80 GiB\s+Free\s+-\s+-\s+-$/);
+    expect(lines[3]).toMatch(/^node-a\s+1\s+.*\?\s+0\.0\/80 GiB\s+Free\s+-\s+-\s+-$/);
+  });
+
+  it("does not call a GPU free that holds memory with no process listed, and says so in RUNNING", () => {
+    // As seen on a GPU node whose jobs run in another PID namespace: 87 %, 40 GiB, no process.
+    const unseen: FleetView = { ...snapshot, bookings: [], gpus: [gpu(0, { utilizationGpuPct: 87, memoryUsedMiB: 40_960, memoryTotalMiB: 81_920 })] };
+    const lines = formatStatus(unseen, NOW).trimEnd().split("\n");
+    expect(lines[0]).toBe("GPUs: 0 of 1 free, 1 in use without a booking");
+    expect(lines[2]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+87%\s+40\/80 GiB\s+In use, not booked\s+-\s+-\s+unseen \(no process visible\)$/);
+    expect(formatWhois(unseen, "node-a", 0, NOW)).toContain("In use with no process visible (40 GiB held)");
   });
 
   it("takes the server's reconciled states and the booking it names for each GPU", () => {

@@ -1,6 +1,6 @@
 import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { countAvailability, deriveGpuState, describeAvailability } from "@/lib/gpu-availability";
+import { countAvailability, deriveGpuState, describeAvailability, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
 import type { ReservationView } from "@/lib/reservation-types";
@@ -79,6 +79,8 @@ export function formatStatus(view: FleetView, nowMs: number): string {
   const rows = gpus.map((gpu, position) => {
     const booking = bookingNow(view, gpu.uuid, nowMs);
     const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
+    // Use with no process listed: the MEMORY column already says how much is held.
+    if (states[position].unseenUse) runners.push("unseen (no process visible)");
     return [
       gpu.hostName,
       String(gpu.index),
@@ -116,7 +118,9 @@ export function formatWhois(view: FleetView, hostName: string, index: number, no
       : "Not booked now",
   );
   const attributed = new Map(state.processes.map((process) => [process.pid, process]));
-  lines.push(gpu.processes.length === 0 ? "Nothing runs there" : "Running there:");
+  if (state.unseenUse) {
+    lines.push(`In use with ${unseenUsePhrase(gpu.memoryUsedMiB)}: a job in another container or PID namespace, or a vGPU guest, that nvidia-smi here cannot name`);
+  } else lines.push(gpu.processes.length === 0 ? "Nothing runs there" : "Running there:");
   for (const process of gpu.processes) {
     const who = attributed.get(process.pid);
     const person = who ? runnerName(who, people) : (process.user ?? "unknown");

@@ -222,7 +222,7 @@ describe("the display scope", () => {
 
   it("gets state, load, memory, temperature, holder name and end, hosts and alerts: none of the rest", async () => {
     const walls = new FleetState({ offlineAfterMs: 5000, simulated: true });
-    const gpu = makeGpu({ utilizationGpuPct: 64.6, temperatureC: 71.2 });
+    const gpu = makeGpu({ utilizationGpuPct: 64.6, memoryUsedMiB: 1024, temperatureC: 71.2 });
     const other = makeGpu({ index: 0 });
     const endsAt = new Date(Date.now() + 3_600_000).toISOString();
     const booking: LiveBooking = {

@@ -150,6 +150,28 @@ describe("booking GPUs on which something runs now", () => {
     expect(none.body.error.message).toMatch(/in use by (bob|alice) without a booking/);
   });
 
+  it("treats a GPU holding memory with no process listed as someone else's work: refused, never picked, not free in the fleet", async () => {
+    // Its job runs in another PID namespace: nvidia-smi lists nothing, the memory and load are real.
+    const host = await hostRunning({});
+    const held = host.gpus.map((gpu, index) => (index === 1 ? { ...gpu, memoryUsedMiB: 40_960, utilizationGpuPct: 87 } : gpu));
+    fleet.ingest(host.id, makeSnapshot(held, Date.now(), { host: { name: host.name, driverVersion: "580", cudaVersion: "13.0" } }));
+
+    const refused = await book(tokens.alice, { host: host.name, gpus: [1] });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "gpu_in_use", busyGpus: [{ gpuIndex: 1, processes: [], unseenMemoryMiB: 40_960 }] });
+    expect(refused.body.error.message).toContain(`GPU 1 on ${host.name} is in use with no process visible (40 GiB held)`);
+
+    const { body } = await call(routes.fleet.GET, { method: "GET", token: tokens.bob });
+    expect(body.gpuStates[host.gpus[1].uuid]).toMatchObject({ state: "unbooked_use", processes: [], unseenUse: { memoryMiB: 40_960, utilizationPct: 80 } });
+    expect(body.availability.hosts[host.name]).toMatchObject({ total: 4, free: 3, byState: { unbooked_use: 1 } });
+
+    const any = await book(tokens.alice, { host: host.name, count: 3 });
+    expect(any.body.gpus.map((gpu: { index: number }) => gpu.index).sort()).toEqual([0, 2, 3]);
+    const none = await book(tokens.bob, { host: host.name, count: 1 });
+    expect(none.status).toBe(409);
+    expect(none.body.error.message).toContain(`GPU 1 on ${host.name} is in use without a booking, no process visible (40 GiB held)`);
+  });
+
   it("refuses allowBusy without specific GPUs", async () => {
     const bad = await book(tokens.alice, { count: 1, allowBusy: true });
     expect(bad.status).toBe(400);

@@ -174,7 +174,7 @@ describe("choosing any N GPUs", () => {
           liveGpu(host, host.gpus[0], 80_000),
           liveGpu(host, host.gpus[1], 20_000, true),
           liveGpu(host, host.gpus[2], 1_000),
-          liveGpu(host, host.gpus[3], 2_000),
+          liveGpu(host, host.gpus[3], 900),
         ],
         hosts: [{ id: host.id, online: true }],
       }),

@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { deriveGpuState, type GpuState, isGpuFree, othersProcesses } from "@/lib/gpu-availability";
+import { deriveGpuState, type GpuState, isGpuFree, othersProcesses, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
@@ -20,11 +20,15 @@ export interface LiveView {
  * A GPU's state now by the one rule, leaving bookings aside (the booking
  * paths check those in the database): a GPU without a reading is offline.
  */
-export function liveStateNow(live: LiveView, hostId: string, uuid: string): { state: GpuState; logins: string[] } {
+export function liveStateNow(live: LiveView, hostId: string, uuid: string): { state: GpuState; logins: string[]; unseen: string | null } {
   const reading = live.gpus.get(uuid);
-  if (!reading) return { state: "offline", logins: [] };
-  const { state, processes } = deriveGpuState({ gpu: reading, online: live.onlineHostIds.has(hostId), booking: null, attributions: new Map() });
-  return { state, logins: [...new Set(processes.map((process) => process.login ?? `pid ${process.pid}`))] };
+  if (!reading) return { state: "offline", logins: [], unseen: null };
+  const { state, processes, unseenUse } = deriveGpuState({ gpu: reading, online: live.onlineHostIds.has(hostId), booking: null, attributions: new Map() });
+  return {
+    state,
+    logins: [...new Set(processes.map((process) => process.login ?? `pid ${process.pid}`))],
+    unseen: unseenUse ? unseenUsePhrase(reading.memoryUsedMiB) : null,
+  };
 }
 
 /** For a window that starts now: drops the GPUs that are not free by the one rule (what runs, errors, silence). */
@@ -38,12 +42,14 @@ export function freeNow<T extends { uuid: string }>(gpus: T[], hostId: string, l
  * Ownership is the server's attribution (reservation variable, job, login);
  * a process it could not attribute to the person counts as someone else's.
  * The person's own unbooked job never blocks: booking its GPU claims it.
+ * Use with no process listed (memory held by a job nvidia-smi cannot see)
+ * is anyone's, so it counts as someone else's, with no process to name.
  */
 export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], hostName: string, live: LiveView, personId: string): BusyGpu[] {
   const busy: BusyGpu[] = [];
   for (const gpu of gpus) {
     const reading = live.gpus.get(gpu.uuid);
-    if (!reading || reading.processes.length === 0) continue;
+    if (!reading) continue;
     const known = live.states[gpu.uuid]?.processes ?? [];
     // The reading's processes are the truth of what runs now; the reconciliation says whose they are.
     const reconciliation = deriveGpuState({
@@ -52,6 +58,10 @@ export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], h
       booking: null,
       attributions: new Map(known.map((process) => [process.pid, process])),
     });
+    if (reconciliation.unseenUse) {
+      busy.push({ hostName, gpuIndex: gpu.index, gpuUuid: gpu.uuid, processes: [], unseenMemoryMiB: reading.memoryUsedMiB });
+      continue;
+    }
     const others = othersProcesses(reconciliation, personId);
     if (others.length === 0) continue;
     const owners = others.map((process) => process.person).filter((person) => person !== null);
@@ -84,6 +94,7 @@ function describeProcess(process: BusyGpuProcess): string {
 export function describeBusyGpus(busy: readonly BusyGpu[]): string {
   return busy
     .map((gpu) => {
+      if (gpu.processes.length === 0) return `GPU ${gpu.gpuIndex} on ${gpu.hostName} is in use with ${unseenUsePhrase(gpu.unseenMemoryMiB ?? null)}`;
       const shown = gpu.processes.slice(0, 2).map(describeProcess).join("; ");
       const more = gpu.processes.length > 2 ? ` (and ${gpu.processes.length - 2} more)` : "";
       return `GPU ${gpu.gpuIndex} on ${gpu.hostName} runs ${shown}${more}`;

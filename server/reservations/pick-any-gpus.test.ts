@@ -73,7 +73,7 @@ describe("auto-pick on recorded topologies", () => {
     const host = await hostWithTopology(4, path.join(sharedTopo, "4x-pcie-switches.txt"), "pcie");
     const user = await fixtures.createTestUser();
     // GPU 1 has the least memory used, but 1 alone would split a switch pair.
-    const fleet = fleetOf([reading(host, 0, 9_000, "mallory"), reading(host, 1, 100), reading(host, 2, 2_000), reading(host, 3, 2_000)]);
+    const fleet = fleetOf([reading(host, 0, 9_000, "mallory"), reading(host, 1, 100), reading(host, 2, 600), reading(host, 3, 600)]);
     const view = await book(2, host.name, fleet, user);
     expect(view.gpus.map((gpu) => gpu.index)).toEqual([2, 3]);
     expect(view.explanation).toContain("on one PCIe switch");

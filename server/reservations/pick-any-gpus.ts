@@ -1,4 +1,4 @@
-import { isGpuFree } from "@/lib/gpu-availability";
+import { detectUnseenUse, isGpuFree } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { betterChoice, type GpuCandidate, rankGpus, type RankedChoice } from "@/server/allocation/rank-gpus";
 import { parseTopology } from "@/server/allocation/topology";
@@ -37,10 +37,11 @@ export function freeMemoryMiB(gpu: LiveGpu | undefined): number | null {
  * there (even the requester's own) makes the GPU busy.
  */
 function unusableNow(gpu: GpuRow, host: HostRef, live: LiveView): string | null {
-  const { state, logins } = liveStateNow(live, host.id, gpu.uuid);
+  const { state, logins, unseen } = liveStateNow(live, host.id, gpu.uuid);
   if (isGpuFree(state)) return null;
   if (state === "offline") return `GPU ${gpu.index} on ${host.name} is not reporting`;
   if (state === "error") return `GPU ${gpu.index} on ${host.name} reports uncorrected ECC errors`;
+  if (unseen) return `GPU ${gpu.index} on ${host.name} is in use without a booking, ${unseen}`;
   return `GPU ${gpu.index} on ${host.name} is in use by ${logins.join(", ")} without a booking`;
 }
 
@@ -114,7 +115,7 @@ export async function pickAnyGpus(
     const wear = await recentBookedHours(tx, usable.map((gpu) => gpu.id), window.nowMs);
     const candidates: GpuCandidate[] = usable.map((gpu) => {
       const reading = live?.gpus.get(gpu.uuid);
-      return { index: gpu.index, busy: (reading?.processes.length ?? 0) > 0, memoryFreeMiB: freeMemoryMiB(reading), recentBookedHours: wear.get(gpu.id) ?? 0 };
+      return { index: gpu.index, busy: reading !== undefined && (reading.processes.length > 0 || detectUnseenUse(reading) !== null), memoryFreeMiB: freeMemoryMiB(reading), recentBookedHours: wear.get(gpu.id) ?? 0 };
     });
     const choice = rankGpus({ hostName: host.name, count, candidates, topology: host.topology ? parseTopology(host.topology) : null });
     if (choice && (!best || betterChoice(choice, best.choice))) {

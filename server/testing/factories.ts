@@ -13,6 +13,7 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid}-${counter}`;
 }
 
+/** An idle GPU (nothing held, nothing busy), as an idle H100 reads: memory used or utilization without a process would be use nobody can see. */
 export function makeGpu(overrides: Partial<GpuSample> = {}): GpuSample {
   return {
     index: 0,
@@ -20,9 +21,9 @@ export function makeGpu(overrides: Partial<GpuSample> = {}): GpuSample {
     name: "NVIDIA H100 80GB HBM3",
     pciBusId: "00000000:17:00.0",
     memoryTotalMiB: 81559,
-    memoryUsedMiB: 1024,
-    utilizationGpuPct: 50,
-    utilizationMemoryPct: 20,
+    memoryUsedMiB: 0,
+    utilizationGpuPct: 0,
+    utilizationMemoryPct: 0,
     temperatureC: 55,
     powerDrawW: 300,
     powerLimitW: 700,

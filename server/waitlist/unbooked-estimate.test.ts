@@ -61,6 +61,17 @@ describe("estimates next to work without a booking", () => {
     expect(view.waitsForUnbookedWork).toEqual({ gpus: [{ hostName: host.name, index: 0 }], people: ["carolunbooked"] });
   });
 
+  it("waits for use with no visible process as for any unbooked work, with nobody to name", async () => {
+    const host = await createTestHost(1, "queue");
+    fleet.connectHost(host.id, host.name, false);
+    const held = host.gpus.map((gpu) => ({ ...gpu, memoryUsedMiB: 40_960, utilizationGpuPct: 87 }));
+    fleet.ingest(host.id, makeSnapshot(held, Date.now(), { host: { name: host.name, driverVersion: "580", cudaVersion: "13.0" } }));
+    const entry = await joinWaitlist(await createTestUser(), { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" });
+    const view = (await listWaitlist()).find((candidate) => candidate.id === entry.id)!;
+    expect(view.estimatedStartAt).toBeNull();
+    expect(view.waitsForUnbookedWork).toEqual({ gpus: [{ hostName: host.name, index: 0 }], people: ["someone (no process visible)"] });
+  });
+
   it("says nothing of unbooked work when a request does not need those GPUs", async () => {
     const host = await hostRunning(2, {});
     const waiter = await createTestUser();

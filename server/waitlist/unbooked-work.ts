@@ -47,7 +47,8 @@ export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], l
   const everyone = found.flatMap((entry) => entry.runners.flatMap((runner) => (runner.person ? [runner.person] : [])));
   return found.map(({ runners, ...entry }) => ({
     ...entry,
-    people: [...new Set(runners.map((runner) => (runner.person ? personName(runner.person, everyone) : (runner.login ?? "someone unknown"))))],
+    // No process listed (a job in another PID namespace): someone holds it, nobody can say who.
+    people: runners.length === 0 ? ["someone (no process visible)"] : [...new Set(runners.map((runner) => (runner.person ? personName(runner.person, everyone) : (runner.login ?? "someone unknown"))))],
   }));
 }
 
