@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { E2E_ORIGIN, createUser, signIn } from "./helpers";
+import { E2E_ORIGIN, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * "Free means free" on the web: a GPU on which someone else's job runs
@@ -134,4 +134,49 @@ test("the schedule shows a GPU busy without a booking as busy now", async ({ pag
   await expect(band).toHaveAccessibleName(new RegExp(`In use, not booked now: .*${busy.owners[0]}`));
   await expect(page.getByTestId(`schedule-gpu-${busy.host}-${busy.index}`)).toHaveAttribute("data-state", "unbooked_use");
   await page.screenshot({ path: "test-results/screens/availability-schedule.png", fullPage: true });
+});
+
+test("a GPU that holds memory with no process listed is in use, not free: the card says why and the form does not offer it", async ({ page, baseURL }) => {
+  test.setTimeout(120_000);
+  // As on a GPU node whose jobs run in another PID namespace: 40 GiB held, 87 % busy, nvidia-smi lists no process.
+  const hostName = uniqueHostName("e2e-unseen");
+  const added = gpudesk(["host", "add", hostName]);
+  expect(added.status, added.stderr).toBe(0);
+  const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
+    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    FAKE_NVIDIA_SMI_DIR: ownH200Fixture({ memoryUsedMiB: 40_960, utilizationPct: 87 }),
+    FAKE_NVIDIA_SMI_VARY: "0",
+  });
+  try {
+    await signIn(page, createUser("unseen"));
+    await page.goto("/");
+    const card = page.getByRole("article", { name: `GPU 0 on ${hostName}` });
+    await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "unbooked_use", { timeout: 20_000 });
+    await expect(card.getByTestId("gpu-holder")).toHaveText("In use — no process visible (40 GiB held)");
+    await expect(card.getByTestId("gpu-unseen")).toHaveText("No process visible: a job in another container or PID namespace holds it");
+    await expect(card.getByRole("link", { name: new RegExp(`^Book GPU 0 on ${hostName}`) })).toHaveAttribute("data-kind", "busy");
+    await card.scrollIntoViewIfNeeded();
+    await card.screenshot({ path: "test-results/screens/availability-unseen-card.png" });
+
+    // The booking form: the host has no free GPU, and the tile says why.
+    await page.goto("/reserve");
+    const hostSelect = page.getByLabel("Host");
+    await expect(hostSelect.locator("option", { hasText: hostName })).toHaveText(`${hostName} — 0 of 1 free, 1 in use without a booking`);
+    await hostSelect.selectOption(hostName);
+    const tile = page.getByRole("button", { name: /^GPU 0, in use without a booking/ });
+    await expect(tile).toHaveAttribute("data-kind", "busy");
+    await expect(tile.getByTestId("picker-note")).toHaveText("in use without a booking: no process visible (40 GiB held)");
+    await tile.click();
+    await expect(page.getByTestId("busy-notice")).toContainText(`GPU 0 on ${hostName}: no process visible (40 GiB held)`);
+
+    // "Any N GPUs" on that host finds none.
+    const any = await page.request.post("/api/v1/reservations", {
+      headers: { origin: E2E_ORIGIN },
+      data: { host: hostName, count: 1, durationMinutes: 30, purpose: "unseen e2e" },
+    });
+    expect(any.status()).toBe(409);
+    expect(((await any.json()) as { error: { message: string } }).error.message).toContain("no process visible (40 GiB held)");
+  } finally {
+    agent.kill("SIGKILL");
+  }
 });

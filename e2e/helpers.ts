@@ -38,9 +38,12 @@ export const fakeNvidiaSmi = path.join(root, "scripts", "fake-nvidia-smi.mjs");
 /**
  * The recorded H200 host for the fake nvidia-smi (FAKE_NVIDIA_SMI_DIR), with a
  * GPU UUID of its own and no processes: agents that replay the same recording
- * would otherwise report one GPU from several hosts.
+ * would otherwise report one GPU from several hosts. Idle, as an idle H100
+ * reads (0 MiB used, 0 %): memory held with no process listed is someone's
+ * job nvidia-smi cannot see, and would make the GPU in use. `reading` sets
+ * other values.
  */
-export function ownH200Fixture(): string {
+export function ownH200Fixture(reading: { memoryUsedMiB: number; utilizationPct: number } = { memoryUsedMiB: 0, utilizationPct: 0 }): string {
   const source = path.join(root, "server", "collector", "fixtures", "h200-driver-580");
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h200-"));
   cpSync(source, dir, { recursive: true });
@@ -50,7 +53,26 @@ export function ownH200Fixture(): string {
     writeFileSync(file, readFileSync(file, "utf8").replaceAll("GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d", uuid));
   }
   cpSync(path.join(dir, "query-compute-apps__idle.csv"), path.join(dir, "query-compute-apps__load.csv"));
+  setGpuReading(dir, reading);
   return dir;
+}
+
+/** Rewrites the recorded memory.used and utilization.gpu of every GPU in a fake nvidia-smi directory; the fake reads it again each tick. */
+export function setGpuReading(dir: string, reading: { memoryUsedMiB: number; utilizationPct: number }): void {
+  const file = path.join(dir, "query-gpu__load.csv");
+  const lines = readFileSync(file, "utf8").split("\n");
+  const header = lines.findIndex((line) => line.startsWith("index, "));
+  const names = lines[header]!.split(", ");
+  const used = names.indexOf("memory.used [MiB]");
+  const util = names.indexOf("utilization.gpu [%]");
+  const rows = lines.map((line, at) => {
+    if (at <= header || line.trim() === "" || line.startsWith("# ")) return line;
+    const cells = line.split(", ");
+    cells[used] = `${reading.memoryUsedMiB} MiB`;
+    cells[util] = `${reading.utilizationPct} %`;
+    return cells.join(", ");
+  });
+  writeFileSync(file, rows.join("\n"));
 }
 
 let counter = 0;

@@ -1,5 +1,5 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import { deriveGpuState, type GpuState, type ProcessOwner } from "@/lib/gpu-availability";
+import type { GpuReconciliation, UnseenUse } from "@/lib/attribution";
+import { deriveGpuState, detectUnseenUse, type GpuState, type ProcessOwner } from "@/lib/gpu-availability";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 
 /**
@@ -21,4 +21,9 @@ export function gpuStateNow(gpu: LiveGpu, online: boolean, current: LiveBooking 
     }
   }
   return deriveGpuState({ gpu, online, booking, attributions }).state;
+}
+
+/** Use with no visible process on a page: the server's word, else the same rule on the reading (lib/gpu-availability.ts). */
+export function unseenUseNow(gpu: LiveGpu, reconciliation: GpuReconciliation | null | undefined): UnseenUse | null {
+  return reconciliation ? (reconciliation.unseenUse ?? null) : detectUnseenUse(gpu);
 }

@@ -33,7 +33,9 @@
 //   FAKE_NVIDIA_SMI_DIR   the directory above
 //   FAKE_NVIDIA_SMI_VARY  "1": utilization.gpu, utilization.memory and
 //                         memory.used follow slow waves of the clock
-//                         (deterministic from the time), so a live view moves
+//                         (deterministic from the time), so a live view moves;
+//                         a GPU recorded idle (memory.used 0 MiB) stays idle,
+//                         as memory held with no process is someone's job
 //
 // Plain JavaScript without dependencies: it must start fast and run anywhere
 // node does.
@@ -102,6 +104,7 @@ function nowStamp(date) {
 // Slow waves, different per GPU, so that two GPUs do not move in lockstep.
 function varied(field, value, row, index, seconds) {
   if (!vary || value.startsWith("[")) return value;
+  if (/^0( MiB)?$/.test(row.get("memory.used") ?? "")) return value;
   const wave = (period, phase) => (1 + Math.sin((2 * Math.PI * seconds) / period + phase)) / 2;
   if (field === "utilization.gpu") return `${Math.round(100 * wave(40, index))} %`;
   if (field === "utilization.memory") return `${Math.round(60 * wave(40, index + 0.5))} %`;

@@ -22,11 +22,14 @@ const HINT: Record<GpuState, string> = {
   offline: "Its host's agent is silent: these are the last known values",
 };
 
-/** A GPU's reconciled state, as a badge; `problem` adds the reason of an error. */
-export const GpuStateBadge = memo(function GpuStateBadge({ state, problem }: { state: GpuState; problem?: string | null }) {
+/** The hint of a GPU in use with no visible process (lib/gpu-availability.ts, `detectUnseenUse`). */
+const UNSEEN_HINT = "Memory is held or it is busy, but no process is visible: a job in another container or PID namespace, or a vGPU guest";
+
+/** A GPU's reconciled state, as a badge; `problem` adds the reason of an error, `unseen` says the use has no visible process. */
+export const GpuStateBadge = memo(function GpuStateBadge({ state, problem, unseen = false }: { state: GpuState; problem?: string | null; unseen?: boolean }) {
   return (
-    <span data-testid="gpu-state" data-state={state} className="inline-flex">
-      <Badge tone={TONE[state]} title={problem ?? HINT[state]}>
+    <span data-testid="gpu-state" data-state={state} data-unseen={unseen || undefined} className="inline-flex">
+      <Badge tone={TONE[state]} title={problem ?? (unseen ? UNSEEN_HINT : HINT[state])}>
         {GPU_STATE_LABELS[state]}
       </Badge>
     </span>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { processEvidenceLabel, type GpuReconciliation } from "@/lib/attribution";
 import { DASH } from "@/lib/format";
+import { unseenUsePhrase } from "@/lib/gpu-availability";
 import { personName } from "@/lib/person-name";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import * as t from "@/components/ui/table-styles";
@@ -15,7 +16,7 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
   return (
     <div className="space-y-3" data-testid="gpu-who-runs">
       <p className="flex flex-wrap items-center gap-2 text-sm">
-        <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} />
+        <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} unseen={Boolean(reconciliation.unseenUse)} />
         {holder ? (
           <span>
             Booked by <span className="font-medium">{personName(holder)}</span>
@@ -24,6 +25,9 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
           <span className="text-slate-500 dark:text-slate-400">Not booked now</span>
         )}
         {reconciliation.problem && <span className="text-red-700 dark:text-red-300">{reconciliation.problem}</span>}
+        {reconciliation.unseenUse && (
+          <span className="text-amber-800 dark:text-amber-300">In use — {unseenUsePhrase(reconciliation.unseenUse.memoryMiB)}: nobody can be named</span>
+        )}
         {(reconciliation.state === "conflict" || reconciliation.state === "error") && (
           <Link href="/alerts" className="text-sky-700 hover:underline dark:text-sky-400">
             See alerts

@@ -15,6 +15,8 @@ interface GpuBookingProps {
   state: GpuState;
   /** What runs there unbooked is only the viewer's own work: booking it claims it. */
   mine: boolean;
+  /** "no process visible (40 GiB held)" when it is in use with no process listed; null otherwise. */
+  unseen?: string | null;
   current: LiveBooking | null;
   next: LiveBooking | null;
   /** Everyone named on the page, to tell two people of one display name apart. */
@@ -31,7 +33,7 @@ interface GpuBookingProps {
  * viewer's own offers "Claim". The link sits above the card's stretched
  * link, so both can be used.
  */
-export function GpuBooking({ hostName, index, state, mine, current, next, people, nowMs }: GpuBookingProps) {
+export function GpuBooking({ hostName, index, state, mine, unseen = null, current, next, people, nowMs }: GpuBookingProps) {
   return (
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
@@ -50,7 +52,7 @@ export function GpuBooking({ hostName, index, state, mine, current, next, people
           </p>
         ) : (
           <p data-testid="gpu-holder" className={`font-medium ${state === "unbooked_use" ? "text-amber-800 dark:text-amber-300" : "text-slate-700 dark:text-slate-300"}`}>
-            {state === "unbooked_use" ? (mine ? "Your job, not booked" : "In use without a booking") : GPU_STATE_LABELS[state]}
+            {state === "unbooked_use" ? (unseen ? `In use — ${unseen}` : mine ? "Your job, not booked" : "In use without a booking") : GPU_STATE_LABELS[state]}
           </p>
         )}
         {next && (

@@ -4,8 +4,8 @@ import type { LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/lib/use-gpu-states";
-import { isGpuFree, isGpuFreeFor } from "@/lib/gpu-availability";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { isGpuFree, isGpuFreeFor, unseenUsePhrase } from "@/lib/gpu-availability";
+import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { GpuAttribution } from "@/components/alerts/gpu-attribution";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
@@ -35,6 +35,8 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
   const state = gpuStateNow(gpu, !stale, booking?.current ?? null, reconciliation);
   const open = Boolean(booking) && isGpuFree(state);
   const mine = Boolean(viewer && reconciliation && state === "unbooked_use" && isGpuFreeFor(reconciliation, viewer.id));
+  // Held with no process listed: the card says so, in the figures of this reading.
+  const unseen = !stale && unseenUseNow(gpu, reconciliation) ? unseenUsePhrase(gpu.memoryUsedMiB) : null;
 
   // content-visibility: a card off screen skips style, layout and paint while its values
   // change each second, yet stays in the accessibility tree and find-in-page. On the
@@ -58,7 +60,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             {gpu.name}
           </p>
         </div>
-        {stale ? <StaleBadge gpu={gpu} nowMs={nowMs} /> : <GpuStateBadge state={state} problem={reconciliation?.problem} />}
+        {stale ? <StaleBadge gpu={gpu} nowMs={nowMs} /> : <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} />}
       </header>
 
       <div className="flex items-end gap-3">
@@ -115,6 +117,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             index={gpu.index}
             state={state}
             mine={mine}
+            unseen={unseen}
             current={booking.current}
             next={booking.next}
             people={people}
@@ -125,7 +128,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
 
       <div className="mt-auto space-y-2 border-t border-slate-100 pt-3 dark:border-slate-800">
         {reconciliation && <GpuAttribution reconciliation={reconciliation} />}
-        <ProcessList processes={gpu.processes} stale={stale} />
+        <ProcessList processes={gpu.processes} stale={stale} unseen={unseen !== null} />
       </div>
     </article>
   );

@@ -5,7 +5,8 @@ import { useMemo, useSyncExternalStore } from "react";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
 import { DASH, formatRelativeTime } from "@/lib/format";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
+import { unseenUsePhrase } from "@/lib/gpu-availability";
 import { useGpuScope } from "@/lib/use-gpu-scope";
 import { useNow } from "@/lib/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";
@@ -100,7 +101,11 @@ export function GpuDetail({ uuid }: { uuid: string }) {
               <Badge tone="offline">Host offline · stale</Badge>
             ) : (
               // The one rule, before the server's states arrive too: a booked idle GPU is not "Free".
-              <GpuStateBadge state={gpuStateNow(gpu, true, bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, reconciliation)} problem={reconciliation?.problem} />
+              <GpuStateBadge
+                state={gpuStateNow(gpu, true, bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, reconciliation)}
+                problem={reconciliation?.problem}
+                unseen={unseenUseNow(gpu, reconciliation) !== null}
+              />
             )}
             {mig && <Badge>MIG enabled</Badge>}
           </div>
@@ -153,7 +158,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
           <h2 id="processes-title" className="text-lg font-semibold">
             Processes <span className="text-slate-500 tabular-nums dark:text-slate-400">({gpu.processes.length})</span>
           </h2>
-          <ProcessTable processes={gpu.processes} stale={stale} />
+          <ProcessTable processes={gpu.processes} stale={stale} unseen={!stale && unseenUseNow(gpu, reconciliation) ? unseenUsePhrase(gpu.memoryUsedMiB) : null} />
         </section>
 
         {reconciliation && (

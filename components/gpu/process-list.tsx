@@ -12,9 +12,16 @@ const MAX_SHOWN = 4;
  * `title` tooltip never appears. A native <details> with only a summary does
  * this without script: opening it unwraps the summary's text.
  */
-export const ProcessList = memo(function ProcessList({ processes, stale = false }: { processes: ProcessInfo[]; stale?: boolean }) {
+export const ProcessList = memo(function ProcessList({ processes, stale = false, unseen = false }: { processes: ProcessInfo[]; stale?: boolean; unseen?: boolean }) {
   if (processes.length === 0) {
-    return <p className="text-sm text-slate-500 dark:text-slate-400">No processes</p>;
+    // In use with none listed: say where the job is, so that "No processes" does not read as idle.
+    return unseen ? (
+      <p data-testid="gpu-unseen" className="text-sm text-amber-800 dark:text-amber-300">
+        No process visible: a job in another container or PID namespace holds it
+      </p>
+    ) : (
+      <p className="text-sm text-slate-500 dark:text-slate-400">No processes</p>
+    );
   }
   const shown = [...processes].sort((a, b) => (b.usedMemoryMiB ?? 0) - (a.usedMemoryMiB ?? 0)).slice(0, MAX_SHOWN);
   const hidden = processes.length - shown.length;
@@ -55,4 +62,4 @@ export const ProcessList = memo(function ProcessList({ processes, stale = false 
       )}
     </ul>
   );
-}, (prev, next) => prev.stale === next.stale && sameProcessRows(prev.processes, next.processes));
+}, (prev, next) => prev.stale === next.stale && prev.unseen === next.unseen && sameProcessRows(prev.processes, next.processes));

@@ -6,7 +6,14 @@ import { DASH, formatDateTime, formatMemory } from "@/lib/format";
  * process (the header row hides and each cell names itself), because a
  * five-column table does not fit in 390 px without scrolling sideways.
  */
-export function ProcessTable({ processes, stale }: { processes: ProcessInfo[]; stale: boolean }) {
+export function ProcessTable({ processes, stale, unseen = null }: { processes: ProcessInfo[]; stale: boolean; unseen?: string | null }) {
+  if (processes.length === 0 && unseen) {
+    return (
+      <p data-testid="gpu-unseen" className="rounded-xl border border-dashed border-amber-400 p-4 text-sm text-amber-900 dark:border-amber-700 dark:text-amber-200">
+        In use — {unseen}. nvidia-smi lists no process: the job runs in another container or PID namespace (or a vGPU guest), but its memory and load are real.
+      </p>
+    );
+  }
   if (processes.length === 0) {
     return (
       <p className="rounded-xl border border-dashed border-slate-300 p-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">

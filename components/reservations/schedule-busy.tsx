@@ -1,5 +1,6 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
+import { GPU_STATE_LABELS, type GpuState, unseenUsePhrase } from "@/lib/gpu-availability";
+import { unseenUseNow } from "@/lib/gpu-state-now";
 import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import { percentAt } from "@/components/reservations/schedule-axis";
@@ -7,11 +8,12 @@ import { percentAt } from "@/components/reservations/schedule-axis";
 /** How far back the band reaches when no process says when it started. */
 const UNKNOWN_START_MS = 30 * 60_000;
 
-/** Who runs on a GPU now, as people are shown: the gpudesk name where the server knows it, else the login. */
+/** Who runs on a GPU now, as people are shown: the gpudesk name where the server knows it, else the login; "no process visible (40 GiB held)" for use nobody can be named for. */
 export function runnerNames(reading: LiveGpu | undefined, reconciliation: GpuReconciliation | undefined): string[] {
   const names = reconciliation
     ? reconciliation.processes.map((process) => (process.person ? personName(process.person) : (process.login ?? "unknown")))
     : (reading?.processes ?? []).map((process) => process.user ?? "unknown");
+  if (names.length === 0 && reading && unseenUseNow(reading, reconciliation)) return [unseenUsePhrase(reading.memoryUsedMiB)];
   return [...new Set(names)];
 }
 
