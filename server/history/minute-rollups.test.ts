@@ -18,7 +18,7 @@ beforeAll(async () => {
 /** A registered host with one GPU, as the ingest path would have it. */
 async function setupGpu(): Promise<{ host: { id: string; simulated: boolean }; gpu: GpuSample }> {
   const host = await ensureLocalHost(uniqueName("node"), false);
-  const gpu = makeGpu({ utilizationGpuPct: 50 });
+  const gpu = makeGpu();
   await recordHostInventory(host.id, { name: host.name, driverVersion: "580.1", cudaVersion: "13.0" }, [gpu], new Date());
   return { host, gpu };
 }

@@ -35,6 +35,8 @@ function reading(host: TestHost, index: number, memoryUsedMiB = 500, user?: stri
     ...gpu,
     memoryTotalMiB: 81_559,
     memoryUsedMiB,
+    // Idle without a process: memory held while busy with none listed would be someone's unseen job.
+    utilizationGpuPct: user ? 50 : 0,
     hostId: host.id,
     hostName: host.name,
     sampledAt: NOW.toISOString(),

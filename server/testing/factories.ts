@@ -13,7 +13,11 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid}-${counter}`;
 }
 
-/** An idle GPU (nothing held, nothing busy), as an idle H100 reads: memory used or utilization without a process would be use nobody can see. */
+/**
+ * A GPU that holds no memory, so that without a process it is free: memory
+ * held with no process listed is use nobody can see (lib/gpu-availability.ts),
+ * while its utilization alone does not count without a context's memory.
+ */
 export function makeGpu(overrides: Partial<GpuSample> = {}): GpuSample {
   return {
     index: 0,
@@ -22,8 +26,8 @@ export function makeGpu(overrides: Partial<GpuSample> = {}): GpuSample {
     pciBusId: "00000000:17:00.0",
     memoryTotalMiB: 81559,
     memoryUsedMiB: 0,
-    utilizationGpuPct: 0,
-    utilizationMemoryPct: 0,
+    utilizationGpuPct: 50,
+    utilizationMemoryPct: 20,
     temperatureC: 55,
     powerDrawW: 300,
     powerLimitW: 700,
