@@ -64,7 +64,7 @@ export interface GpuReconciliation {
    * The GPU holds memory (or holds some and is busy) while no process is
    * visible on it: a job in another container or PID namespace, or a vGPU
    * guest. It makes the GPU "unbooked_use" (not free) or "booked_in_use";
-   * null when processes are listed or the GPU is idle. Coarse on purpose
+   * absent when processes are listed or the GPU is idle. Coarse on purpose
    * (lib/gpu-availability.ts, `unseenUse`), so that it does not change with
    * every reading; surfaces show the reading's own figures beside it.
    * Absent from a server older than this field.
@@ -72,10 +72,13 @@ export interface GpuReconciliation {
   unseenUse?: UnseenUse | null;
 }
 
-/** What shows use on a GPU without a visible process, coarsened (memory floored to 256 MiB, utilization to 10 %). */
+/**
+ * Use on a GPU without a visible process: the memory held, floored to whole
+ * GiB (to 256 MiB below 1 GiB). No utilization: it moves every second, and
+ * the reconciliation travels in the live deltas each time it changes.
+ */
 export interface UnseenUse {
   memoryMiB: number;
-  utilizationPct: number | null;
 }
 
 function shortId(value: string, keep: number): string {

@@ -93,7 +93,8 @@ describe("use with no visible process", () => {
 
   it("keeps idle GPUs free: the fixtures' idle readings are all under the thresholds", () => {
     for (const reading of [H100_IDLE, P100_IDLE, RTX3060_IDLE, A100_MIG_IDLE]) {
-      expect(unbooked(reading)).toMatchObject({ state: "free", unseenUse: null });
+      expect(unbooked(reading)).toMatchObject({ state: "free" });
+      expect(unbooked(reading)).not.toHaveProperty("unseenUse");
     }
     // Nothing read at all (N/A): nothing to go on.
     expect(unbooked({ memoryUsedMiB: null, utilizationGpuPct: null }).state).toBe("free");
@@ -104,11 +105,17 @@ describe("use with no visible process", () => {
     expect(unbooked({ memoryUsedMiB: 40_960, memoryTotalMiB: 81_920, utilizationGpuPct: 87 })).toMatchObject({
       state: "unbooked_use",
       processes: [],
-      unseenUse: { memoryMiB: 40_960, utilizationPct: 80 },
+      unseenUse: { memoryMiB: 40_960 },
     });
-    expect(unbooked(H100_MIG_LOAD)).toMatchObject({ state: "unbooked_use", unseenUse: { memoryMiB: 10_496 + 512, utilizationPct: null } });
+    expect(unbooked(H100_MIG_LOAD)).toMatchObject({ state: "unbooked_use", unseenUse: { memoryMiB: 10_240 } });
     expect(unbooked(RTX3080_UNLISTED).state).toBe("unbooked_use");
     expect(isGpuFree(unbooked(H100_MIG_LOAD).state)).toBe(false);
+  });
+
+  it("does not change with every reading of a steady job: the state is sent again only when it changes", () => {
+    const first = unbooked({ memoryUsedMiB: 40_960, utilizationGpuPct: 87 });
+    expect(unbooked({ memoryUsedMiB: 41_900, utilizationGpuPct: 12 })).toEqual(first);
+    expect(unbooked({ memoryUsedMiB: 41_984, utilizationGpuPct: 87 }).unseenUse).toEqual({ memoryMiB: 41_984 });
   });
 
   it("uses 1 GiB, or 10 % of a small card, never under 256 MiB", () => {
@@ -127,18 +134,19 @@ describe("use with no visible process", () => {
     expect(unbooked({ memoryUsedMiB: 0, utilizationGpuPct: 100 }).state).toBe("free");
     expect(unbooked({ memoryUsedMiB: 200, utilizationGpuPct: 100 }).state).toBe("free");
     // A small job still running: its context held, and busy.
-    expect(unbooked({ memoryUsedMiB: 512, utilizationGpuPct: 40 })).toMatchObject({ state: "unbooked_use", unseenUse: { memoryMiB: 512, utilizationPct: 40 } });
+    expect(unbooked({ memoryUsedMiB: 512, utilizationGpuPct: 40 })).toMatchObject({ state: "unbooked_use", unseenUse: { memoryMiB: 512 } });
     expect(unbooked({ memoryUsedMiB: 512, utilizationGpuPct: 9 }).state).toBe("free");
   });
 
   it("is the holder's use on a booked GPU, not an idle booking and not a conflict", () => {
-    expect(state([], { reading: H100_MIG_LOAD })).toMatchObject({ state: "booked_in_use", holder: alice, unseenUse: { memoryMiB: 11_008 } });
+    expect(state([], { reading: H100_MIG_LOAD })).toMatchObject({ state: "booked_in_use", holder: alice, unseenUse: { memoryMiB: 10_240 } });
     expect(state([], { reading: H100_IDLE }).state).toBe("booked_idle");
   });
 
   it("leaves a GPU with listed processes to its processes", () => {
     const listed = state([{ pid: 1, user: "bob", person: bob }], { booking: null, reading: H100_MIG_LOAD });
-    expect(listed).toMatchObject({ state: "unbooked_use", unseenUse: null });
+    expect(listed.state).toBe("unbooked_use");
+    expect(listed).not.toHaveProperty("unseenUse");
     expect(isGpuFreeFor(listed, bob.id)).toBe(true);
   });
 

@@ -81,8 +81,9 @@ export function detectUnseenUse(gpu: StateReading): UnseenUse | null {
   const util = gpu.utilizationGpuPct;
   const busy = util !== null && util >= UNSEEN_UTILIZATION_PCT && used >= UNSEEN_CONTEXT_MIB;
   if (used < unseenMemoryThresholdMiB(gpu.memoryTotalMiB) && !busy) return null;
-  // Coarse, so that the reconciliation (sent when it changes) does not change with every reading.
-  return { memoryMiB: Math.floor(used / 256) * 256, utilizationPct: util === null ? null : Math.floor(util / 10) * 10 };
+  // Coarse, so that the reconciliation (sent on /live when it changes) does not change with every reading.
+  const step = used >= 1024 ? 1024 : 256;
+  return { memoryMiB: Math.floor(used / step) * step };
 }
 
 /** "no process visible (40 GiB held)", "(640 MiB held)": the words every surface puts after its state for unseen use. */
@@ -143,7 +144,8 @@ export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateI
     holder: booking?.holder ?? null,
     processes,
     problem,
-    unseenUse,
+    // Absent rather than null: every GPU's state is in each snapshot, and only a few are in unseen use.
+    ...(unseenUse ? { unseenUse } : {}),
   };
 }
 

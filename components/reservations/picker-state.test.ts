@@ -65,7 +65,7 @@ describe("pickerGpu", () => {
     const before = { ...live, gpus: { ...live.gpus, "GPU-0": held }, states: {} };
     // Before the server's states arrive, the same rule on the reading.
     expect(pickerGpu("GPU-0", "h1", before, now, NOW, me.id)).toMatchObject({ kind: "busy", state: "unbooked_use", runners: [], unseen: "no process visible (40 GiB held)" });
-    const reconciled = { ...before, states: { "GPU-0": { ...unbooked([]), unseenUse: { memoryMiB: 40_960, utilizationPct: 80 } } } };
+    const reconciled = { ...before, states: { "GPU-0": { ...unbooked([]), unseenUse: { memoryMiB: 40_960 } } } };
     expect(pickerGpu("GPU-0", "h1", reconciled, now, NOW, me.id)).toMatchObject({ kind: "busy", unseen: "no process visible (40 GiB held)" });
     expect(freeSuggestions([0, 1], host, before, now, NOW)).toEqual([]);
     expect(hostAvailability(host, before, now, NOW)).toBe("0 of 4 free, 3 in use without a booking, 1 booked and idle");
