@@ -158,6 +158,13 @@ test("a GPU that holds memory with no process listed is in use, not free: the ca
     await card.scrollIntoViewIfNeeded();
     await card.screenshot({ path: "test-results/screens/availability-unseen-card.png" });
 
+    // The wall display: the tile is unbooked, and says there is no process to name.
+    await page.goto(`/display?hosts=${hostName}`);
+    const wallTile = page.getByTestId("display-tile");
+    await expect(wallTile).toHaveAttribute("data-state", "unbooked_use");
+    await expect(wallTile).toContainText("no process visible");
+    await wallTile.screenshot({ path: "test-results/screens/availability-unseen-display-tile.png" });
+
     // The booking form: the host has no free GPU, and the tile says why.
     await page.goto("/reserve");
     const hostSelect = page.getByLabel("Host");

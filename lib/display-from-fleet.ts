@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { personName } from "@/lib/person-name";
@@ -37,6 +37,7 @@ export function displayGpusFromFleet(
       temperatureC: gpu.temperatureC,
       holderName: current ? personName(current.holder, holders) : null,
       holderUntil: current?.endsAt ?? null,
+      ...(state !== "offline" && unseenUseNow(gpu, states[gpu.uuid]) ? { unseen: true as const } : {}),
     };
   }
   return out;

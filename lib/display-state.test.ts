@@ -127,6 +127,22 @@ describe("displayGpusFromFleet", () => {
     expect(out["GPU-b"].state).toBe("free");
   });
 
+  it("marks a GPU in use with no process visible, for the tile to say so, and keeps it through displayTiles", () => {
+    const held = liveGpu("GPU-a", { memoryUsedMiB: 40_960, utilizationGpuPct: 87 });
+    const before = displayGpusFromFleet({ "GPU-a": held, "GPU-b": liveGpu("GPU-b", { index: 1 }) }, online, [], {}, NOW);
+    expect(before["GPU-a"]).toMatchObject({ state: "unbooked_use", unseen: true });
+    expect(before["GPU-b"]).not.toHaveProperty("unseen");
+    const states: Record<string, GpuReconciliation> = {
+      "GPU-a": { state: "unbooked_use", reservationId: null, holder: null, processes: [], problem: null, unseenUse: { memoryMiB: 40_960 } },
+    };
+    const reconciled = displayGpusFromFleet({ "GPU-a": held }, online, [], states, NOW);
+    expect(reconciled["GPU-a"].unseen).toBe(true);
+    const host = { id: "h1", name: "node-1", online: true, lastSeenAt: null, gpuUuids: ["GPU-a"] };
+    expect(displayTiles([host], reconciled).get("h1")?.[0]).toMatchObject({ state: "unbooked_use", unseen: true });
+    // A silent host's GPUs are offline, whatever they held last.
+    expect(displayTiles([{ ...host, online: false }], reconciled).get("h1")?.[0]).not.toHaveProperty("unseen");
+  });
+
   it("lets a booking end by the clock, without a message", () => {
     const out = displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [booking("GPU-a", "2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z")], {}, NOW);
     expect(out["GPU-a"]).toMatchObject({ state: "free", holderName: null, holderUntil: null });

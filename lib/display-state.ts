@@ -75,6 +75,7 @@ export function displayTiles(hosts: DisplayFeedHost[], gpus: Record<string, Disp
         memoryTotalMiB: gpu.memoryTotalMiB,
         temperatureC: gpu.temperatureC,
         holder: gpu.holderName && gpu.holderUntil ? { name: gpu.holderName, until: gpu.holderUntil } : null,
+        ...(gpu.unseen && host.online ? { unseen: true as const } : {}),
       });
     }
     tiles.set(host.id, list);

@@ -184,6 +184,12 @@ export interface DisplayGpu {
   holderName: string | null;
   /** ISO end of that booking; null when nobody holds the GPU. */
   holderUntil: string | null;
+  /**
+   * In use with no process visible (lib/gpu-availability.ts, `detectUnseenUse`);
+   * absent otherwise. A fixed field: a change sends the whole entry again, so
+   * a screen built before it simply ignores it.
+   */
+  unseen?: true;
 }
 
 export interface DisplayHost {

@@ -110,7 +110,8 @@ function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): str
 function holderLine(tile: Tile, nowMs: number): { who: string; when: string | null } {
   if (tile.state === "offline") return { who: "host offline", when: null };
   if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.until, nowMs)}` };
-  if (tile.state === "unbooked_use") return { who: "no booking", when: null };
+  // Nobody to name: the job runs where nvidia-smi cannot see it.
+  if (tile.state === "unbooked_use") return { who: tile.unseen ? "no process visible" : "no booking", when: null };
   if (tile.state === "error") return { who: "GPU fault", when: null };
   // A non-breaking space keeps the line's height, so that tiles line up.
   return { who: "\u00a0", when: null };

@@ -24,7 +24,8 @@ function sameTile(a: DisplayTile, b: DisplayTile): boolean {
     a.memoryTotalMiB === b.memoryTotalMiB &&
     a.temperatureC === b.temperatureC &&
     a.holder?.name === b.holder?.name &&
-    a.holder?.until === b.holder?.until
+    a.holder?.until === b.holder?.until &&
+    a.unseen === b.unseen
   );
 }
 
