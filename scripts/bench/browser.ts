@@ -4,8 +4,11 @@
  * updates each second, measured over the DevTools protocol: main-thread
  * task time per second (Performance.getMetrics), long tasks
  * (PerformanceObserver "longtask"), animation frames per second and the JS
- * heap. The server runs its own simulated fleet in-process, so only the
- * page is under test here.
+ * heap; and each main-thread task's CPU time from a Chromium trace. The
+ * server runs its own simulated fleet in-process, so only the page is under
+ * test here. With BENCH_TRACE_DIR set, each page's trace (with the
+ * devtools.timeline category: what each task did) is written there as
+ * fleet.json and display.json, for chrome://tracing or Perfetto.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -293,7 +296,8 @@ export async function runBrowserBench(options: {
         `  ${target.name}: ${result.busyMsPerSecond.toFixed(0)} ms/s busy (${result.cpuMsPerSecond.toFixed(0)} of CPU), ${result.longTasks} long tasks (longest ${result.longestTaskMs.toFixed(0)} ms), ${result.framesPerSecond.toFixed(1)} frames/s; while loading ${result.loadLongTasks} long tasks (longest ${result.loadLongestTaskMs.toFixed(0)} ms)`,
       );
       const cpu = result.taskCpu;
-      if (cpu) {
+      // Throttled, the thread time counts the throttle's own wait.
+      if (cpu && throttle === 1) {
         const phase = (label: string, tasks: TaskCpu) => `${label}: longest task ${tasks.longestMs.toFixed(1)} ms of CPU, ${tasks.over50Ms} over 50 ms, ${tasks.over17Ms} over 17 ms`;
         options.log(`    by CPU time: ${phase("steady", cpu.steady)}; ${phase("loading", cpu.load)}`);
       }
