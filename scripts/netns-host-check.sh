@@ -2,22 +2,26 @@
 # A check "as people deploy it" (root, Linux): a gpudesk server on this machine and a GPU
 # host in its own network namespace (hostname gpu-node-1, veth 10.231.7.2, reaching the
 # server as gpudesk.lab), installed with the one-line installer the server serves, its
-# agent on a fake nvidia-smi (two idle GPUs), and a member there using status and run.
+# agent on a fake nvidia-smi (two GPUs: one idle, one with an ECC error), and a member
+# there using status and run; then a job nvidia-smi cannot see takes the idle GPU (40 GiB,
+# 87 %, no process listed) and status must not call it Free.
 # Leaves the server (port 3399, data in /tmp/nscheck) and the agent running for a browser:
 #   chromium --host-resolver-rules="MAP gpudesk.lab 10.231.7.1" http://gpudesk.lab:3399
 # Usage: sudo scripts/netns-host-check.sh CHECKOUT   (a checkout with node_modules)
+# PORT, W, NS, NET (the /24's first three octets), VH and VN (the veth ends) may be set to run beside another copy.
 set -u
 src=$(cd "$1" && pwd)
-W=/tmp/nscheck; PORT=3399
+W=${W:-/tmp/nscheck}; PORT=${PORT:-3399}; NS=${NS:-gdnode}; NET=${NET:-10.231.7}
+VH=${VH:-vh-gd}; VN=${VN:-vn-gd}
 rm -rf $W; mkdir -p $W/fake $W/root
-ip netns del gdnode 2>/dev/null; ip link del vh-gd 2>/dev/null
-ip netns add gdnode
-ip link add vh-gd type veth peer name vn-gd
-ip link set vn-gd netns gdnode
-ip addr add 10.231.7.1/24 dev vh-gd; ip link set vh-gd up
-ip netns exec gdnode ip addr add 10.231.7.2/24 dev vn-gd
-ip netns exec gdnode ip link set vn-gd up; ip netns exec gdnode ip link set lo up
-mkdir -p /etc/netns/gdnode; printf '127.0.0.1 localhost\n10.231.7.1 gpudesk.lab\n' > /etc/netns/gdnode/hosts
+ip netns del $NS 2>/dev/null; ip link del $VH 2>/dev/null
+ip netns add $NS
+ip link add $VH type veth peer name $VN
+ip link set $VN netns $NS
+ip addr add $NET.1/24 dev $VH; ip link set $VH up
+ip netns exec $NS ip addr add $NET.2/24 dev $VN
+ip netns exec $NS ip link set $VN up; ip netns exec $NS ip link set lo up
+mkdir -p /etc/netns/$NS; printf '127.0.0.1 localhost\n%s.1 gpudesk.lab\n' $NET > /etc/netns/$NS/hosts
 
 cd "$src"
 export GPUDESK_DATA_DIR=$W/data
@@ -30,13 +34,16 @@ MT=$(node bin/gpudesk.js token create --user carol | grep -o 'gpd_[A-Za-z0-9_-]*
 HT=$(node bin/gpudesk.js host add gpu-node-1 | grep -o 'gpd_host_[A-Za-z0-9_-]*' | head -1)
 echo "member token ${MT:0:12}… host token ${HT:0:14}…"
 
-# A fake nvidia-smi on the node: two idle GPUs.
+# A fake nvidia-smi on the node: the recorded two-GPU host with no process, idle (0 MiB, 0 %:
+# the recording's 40 GiB at 87 % with no process listed is someone's job nvidia-smi cannot see).
 cp -r server/collector/fixtures/two-gpu-host $W/fake/rec
+reading() { awk -F', ' -v OFS=', ' -v gpu="$1" -v mem="$2" -v util="$3" '$1 == gpu { $7 = mem " MiB"; $8 = util " %" } { print }' $W/fake/rec/query-gpu__load.csv > $W/fake/q && mv $W/fake/q $W/fake/rec/query-gpu__load.csv; }
+reading 0 0 0; reading 1 0 0
 head -1 server/collector/fixtures/two-gpu-host/query-compute-apps__idle.csv > $W/fake/rec/query-compute-apps__load.csv 2>/dev/null || sed -n '/^[^#]/{p;q}' server/collector/fixtures/two-gpu-host/query-compute-apps__load.csv > $W/fake/rec/query-compute-apps__load.csv
 cp scripts/fake-nvidia-smi.mjs $W/fake/
 printf '#!/bin/sh\nFAKE_NVIDIA_SMI_DIR=%s exec node %s "$@"\n' $W/fake/rec $W/fake/fake-nvidia-smi.mjs > $W/fake/nvidia-smi; chmod +x $W/fake/nvidia-smi
 
-node_ns() { ip netns exec gdnode unshare -u sh -c "hostname gpu-node-1; $1"; }
+node_ns() { ip netns exec $NS unshare -u sh -c "hostname gpu-node-1; $1"; }
 echo "--- install on the node"
 node_ns "curl -fsSL http://gpudesk.lab:$PORT/install.sh | sh -s -- --token $HT --prefix $W/root --no-start" 2>&1 | tail -15
 ls -la $W/root/usr/local/lib/gpudesk $W/root/etc/gpudesk 2>&1 | head; find $W/root -name '*.service' | head -3
@@ -49,4 +56,8 @@ node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G status" 2>&1 | head -30
 node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run -n 1 --for 10m -- sh -c 'echo on \$(hostname): CUDA_VISIBLE_DEVICES=\$CUDA_VISIBLE_DEVICES GPUDESK_RESERVATION=\$GPUDESK_RESERVATION'" 2>&1 | tail -8
 echo "--- run --host sim-h100-a (another host) must refuse:"
 node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run --host sim-h100-a -n 1 -- true"; echo "exit=$?"
+echo "--- a job nvidia-smi cannot see takes GPU 0 (40 GiB, 87 %, no process): not Free, RUNNING says unseen"
+reading 0 40512 87; sleep 4
+node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G status" 2>&1 | head -30
+node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run -n 1 --for 10m -- true"; echo "run -n 1: exit=$? (no free GPU: must not be 0)"
 echo "--- agent log"; tail -5 $W/agent.log
