@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -94,6 +94,22 @@ describe("scripts/fake-nvidia-smi.mjs", () => {
     }
     const gpu0 = rows.filter((g) => g.uuid.startsWith("GPU-fcd5"));
     expect(new Set(gpu0.map((g) => `${g.utilizationGpuPct}/${g.memoryUsedMiB}`)).size).toBeGreaterThan(1);
+  });
+
+  it("keeps a GPU recorded idle (0 MiB used) idle when varying: memory held with no process would be someone's unseen job", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fake-smi-idle-"));
+    try {
+      for (const name of ["query-gpu__load.csv", "query-compute-apps__idle.csv"]) copyFileSync(path.join(ownFixturesDir, "two-gpu-host", name), path.join(dir, name));
+      copyFileSync(path.join(dir, "query-compute-apps__idle.csv"), path.join(dir, "query-compute-apps__load.csv"));
+      const recorded = readOwnFixture("two-gpu-host", "query-gpu__load.csv").replace("40512 MiB, 87 %", "0 MiB, 0 %");
+      writeFileSync(path.join(dir, "query-gpu__load.csv"), recorded);
+      const { stdout } = fake(["--query-gpu=index,memory.used,utilization.gpu", "--format=csv,noheader"], { FAKE_NVIDIA_SMI_DIR: dir, FAKE_NVIDIA_SMI_VARY: "1" });
+      const [idle, loaded] = stdout.trim().split("\n");
+      expect(idle).toBe("0, 0 MiB, 0 %");
+      expect(loaded).not.toBe("1, 3660 MiB, 12 %");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("leaves N/A utilization of a MIG GPU alone when varying", () => {
