@@ -158,6 +158,12 @@ test("a GPU that holds memory with no process listed is in use, not free: the ca
     await card.scrollIntoViewIfNeeded();
     await card.screenshot({ path: "test-results/screens/availability-unseen-card.png" });
 
+    // The GPU page says it too, where the process table would be.
+    await card.getByRole("link", { name: `GPU 0 on ${hostName}, details` }).click();
+    await expect(page.getByTestId("gpu-unseen")).toContainText("In use — no process visible (40 GiB held)");
+    await expect(page.getByTestId("gpu-state").first()).toHaveAttribute("data-unseen", "true");
+    await page.screenshot({ path: "test-results/screens/availability-unseen-gpu-page.png", fullPage: true });
+
     // The wall display: the tile is unbooked, and says there is no process to name.
     await page.goto(`/display?hosts=${hostName}`);
     const wallTile = page.getByTestId("display-tile");
