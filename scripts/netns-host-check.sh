@@ -54,8 +54,9 @@ echo "--- member on the node"
 export GPUDESK_URL=http://gpudesk.lab:$PORT GPUDESK_TOKEN=$MT
 node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G status" 2>&1 | head -30
 node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run -n 1 --for 10m -- sh -c 'echo on \$(hostname): CUDA_VISIBLE_DEVICES=\$CUDA_VISIBLE_DEVICES GPUDESK_RESERVATION=\$GPUDESK_RESERVATION'" 2>&1 | tail -8
-echo "--- run --host sim-h100-a (another host) must refuse:"
-node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run --host sim-h100-a -n 1 -- true"; echo "exit=$?"
+echo "--- run --host gpu-node-2 (another real host; simulated hosts may be booked from anywhere) must refuse:"
+node bin/gpudesk.js host add gpu-node-2 > /dev/null
+node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G run --host gpu-node-2 -n 1 --for 10m -- true"; echo "exit=$? (must not be 0: refused before booking)"
 echo "--- a job nvidia-smi cannot see takes GPU 0 (40 GiB, 87 %, no process): not Free, RUNNING says unseen"
 reading 0 40512 87; sleep 4
 node_ns "GPUDESK_URL=$GPUDESK_URL GPUDESK_TOKEN=$MT $G status" 2>&1 | head -30

@@ -156,7 +156,7 @@ async function refuse(
     const first = blockedLive[0];
     const idle = first.freeByBookings.filter((gpu) => !first.unusable.some((why) => why.startsWith(`GPU ${gpu.index} on `)));
     const message =
-      `No ${count} GPU${plural ? "s" : ""}${memoryNote} are free and idle ${where} now: ${reasons.slice(0, 3).join("; ")}` +
+      `${plural ? `No ${count} GPUs${memoryNote} are` : `No GPU${memoryNote} is`} free and idle ${where} now: ${reasons.slice(0, 3).join("; ")}` +
       `${reasons.length > 3 ? ` (and ${reasons.length - 3} more)` : ""}. Book for later, or wait for them.`;
     throw new BookingConflictError(message, [], { hostName: first.host.name, nextFreeAt: null, freeGpuIndices: idle.map((gpu) => gpu.index) });
   }
