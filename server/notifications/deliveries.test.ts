@@ -183,6 +183,42 @@ describe("DeliveryWorker", () => {
     expect(await row()).toMatchObject({ status: "delivered", attempts: 1 });
   });
 
+  it("a started worker wakes for a retry at its due time, not by polling", async () => {
+    answers.set("/flaky", 503);
+    await modules.webhooks.createWebhook(admin, { url: `${base}/flaky`, scope: "admin" });
+    let clock = Date.parse("2026-12-01T10:00:00.000Z");
+    await modules.deliveries.enqueueAlertDeliveries(change("opened", alert()), { now: new Date(clock) });
+    const timers: { delayMs: number; fire: () => void; cancelled: boolean }[] = [];
+    const worker = new modules.deliveries.DeliveryWorker({
+      now: () => clock,
+      // The fallback poll never fires within the test: only the retry's own wake can send again.
+      pollMs: 3_600_000,
+      setTimer: (fire, delayMs) => {
+        const timer = { delayMs, fire, cancelled: false };
+        timers.push(timer);
+        return { cancel: () => void (timer.cancelled = true) };
+      },
+    });
+    const attempts = () => received.filter((entry) => entry.path === "/flaky").length;
+    worker.start();
+    try {
+      await expect.poll(attempts).toBe(1);
+      await expect.poll(() => timers.length).toBe(1);
+      expect(timers[0].delayMs).toBe(10_000);
+
+      // Due: the timer wakes the worker, which sends again and sets the next wait.
+      clock += 10_000;
+      timers[0].fire();
+      await expect.poll(attempts).toBe(2);
+      await expect.poll(() => timers.length).toBe(2);
+      expect(timers[1].delayMs).toBe(30_000);
+    } finally {
+      await worker.stop();
+    }
+    // Stopping cancels the pending wake.
+    expect(timers[1].cancelled).toBe(true);
+  });
+
   it("records why an unreachable webhook failed", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

@@ -8,6 +8,17 @@ import { postToTarget, resolveTarget, WebhookTargetRefused, type Resolver } from
 /** Waits before the 2nd, 3rd, … attempt; after the last one the delivery is given up. */
 export const RETRY_BACKOFF_MS = [10_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000] as const;
 const MAX_ATTEMPTS = RETRY_BACKOFF_MS.length + 1;
+/**
+ * The worker's look for due deliveries when nothing woke it. Not every 2 s:
+ * an idle server would query the database for nothing 30 times a minute.
+ */
+export const DELIVERY_POLL_MS = 30_000;
+
+function unrefTimer(callback: () => void, delayMs: number): { cancel(): void } {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref?.();
+  return { cancel: () => clearTimeout(timer) };
+}
 const MAX_ERROR_CHARS = 500;
 
 /**
@@ -70,8 +81,14 @@ export interface DeliveryWorkerOptions {
   /** Private addresses personal webhooks may reach; default: GPUDESK_WEBHOOK_PRIVATE_TARGETS. */
   allowPrivate?: (address: string) => boolean;
   resolve?: Resolver;
-  /** How often due deliveries are looked for (new ones also wake the worker at once). */
+  /**
+   * How often due deliveries are looked for even when nothing woke the
+   * worker: new deliveries wake it at once, and a retry at its due time;
+   * this finds rows an earlier run of the server left. Default 30 s.
+   */
   pollMs?: number;
+  /** Sets a one-shot timer (tests); default setTimeout, not keeping the process alive. */
+  setTimer?: (callback: () => void, delayMs: number) => { cancel(): void };
   timeoutMs?: number;
   batch?: number;
 }
@@ -86,6 +103,8 @@ export class DeliveryWorker {
   private readonly now: () => number;
   private readonly allowPrivate: (address: string) => boolean;
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** The wake set for the earliest retry this worker scheduled, and when it fires. */
+  private retry: { at: number; cancel(): void } | null = null;
   private running: Promise<number> | null = null;
   private again = false;
 
@@ -95,7 +114,7 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? 2000);
+    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? DELIVERY_POLL_MS);
     this.timer.unref?.();
     this.wake();
   }
@@ -103,7 +122,21 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.retry?.cancel();
+    this.retry = null;
     await this.running;
+  }
+
+  /** Wakes the worker at `at` (a retry's due time), unless an earlier wake is already set; only while started. */
+  private wakeAt(at: number): void {
+    if (this.timer === null || (this.retry !== null && this.retry.at <= at)) return;
+    this.retry?.cancel();
+    const setTimer = this.options.setTimer ?? unrefTimer;
+    const { cancel } = setTimer(() => {
+      this.retry = null;
+      this.wake();
+    }, Math.max(0, at - this.now()));
+    this.retry = { at, cancel };
   }
 
   /** Looks for due deliveries now (a second call during a run causes one more run). */
@@ -198,6 +231,7 @@ export class DeliveryWorker {
         nextAttemptAt: new Date(at.getTime() + (giveUp ? 0 : retryIn)),
       },
     });
+    if (!giveUp) this.wakeAt(at.getTime() + retryIn);
   }
 }
 
