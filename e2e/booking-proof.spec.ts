@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { createUser, gpudesk, signIn, startAgent, uniqueHostName } from "./helpers";
+import { createUser, gpudesk, setGpuReading, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * The booking proof, seen in the browser: a real agent reads two processes'
@@ -23,7 +23,7 @@ test.afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
 });
 
-/** A fake nvidia-smi with one H200 of this test's own UUID, listing these pids on it. */
+/** A fake nvidia-smi with one idle H200 of this test's own UUID, listing these pids on it. */
 function fakeGpu(uuid: string) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-proof-"));
   for (const name of ["query-gpu__load.csv", "query-xml.xml", "list-L.txt", "version.txt"]) {
@@ -35,6 +35,9 @@ function fakeGpu(uuid: string) {
       ["gpu_uuid, pid, process_name, used_gpu_memory [MiB]", ...pids.map((pid) => `${uuid}, ${pid}, python, 512 MiB`), ""].join("\n"),
     );
   list([]);
+  // Idle until the test lists its processes: the recording's 3.5 GiB with no process listed is
+  // someone's job nvidia-smi cannot see, and such a GPU cannot be booked (lib/gpu-availability.ts).
+  setGpuReading(dir, { memoryUsedMiB: 0, utilizationPct: 0 });
   return { dir, list };
 }
 
