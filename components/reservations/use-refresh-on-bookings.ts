@@ -14,8 +14,10 @@ export function useRefreshOnBookings(bookings: LiveBooking[], hasSnapshot: boole
   const seen = useRef<LiveBooking[] | null>(null);
   useEffect(() => {
     if (!hasSnapshot) return;
-    // The first list is what the page was rendered with, give or take a moment.
-    if (seen.current !== null && seen.current !== bookings) router.refresh();
+    // Every change after the first list reloads. The first list comes with the live snapshot, a
+    // moment after the page was rendered: a booking made or ended in between (a waiting request
+    // granted while the page connected) is already in it, so it reloads once too.
+    if (seen.current !== bookings) router.refresh();
     seen.current = bookings;
   }, [bookings, hasSnapshot, router]);
 }

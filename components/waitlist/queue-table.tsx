@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { formatDurationMinutes } from "@/lib/booking-window";
 import { describeUnbookedWork, type WaitlistView } from "@/lib/waitlist-schema";
+import { getLiveSocket } from "@/lib/live-socket";
 import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useNow } from "@/lib/use-now";
 import { useCurrentUser } from "@/components/auth/current-user";
@@ -33,7 +34,14 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
   useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
   useEffect(() => {
     const timer = setInterval(() => router.refresh(), REFRESH_MS);
-    return () => clearInterval(timer);
+    // The viewer's own request granted: its row goes at once, whatever the booking feed said before.
+    const socket = getLiveSocket();
+    const onGranted = () => router.refresh();
+    socket.on("waitlist:granted", onGranted);
+    return () => {
+      clearInterval(timer);
+      socket.off("waitlist:granted", onGranted);
+    };
   }, [router]);
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
 
