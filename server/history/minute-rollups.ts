@@ -1,3 +1,4 @@
+import { chunks } from "@/lib/chunks";
 import type { Snapshot } from "@/lib/snapshot";
 import { db } from "@/server/db";
 import { findBookedIntervals, holderOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-holders";
@@ -196,12 +197,6 @@ function partsByGpu(batch: Map<string, MinuteEntry>): Map<string, MinuteEntry>[]
   return parts;
 }
 
-function gpuChunks(uuids: string[]): string[][] {
-  const out: string[][] = [];
-  for (let i = 0; i < uuids.length; i += GPUS_PER_QUERY) out.push(uuids.slice(i, i + GPUS_PER_QUERY));
-  return out;
-}
-
 const tallyKey = (gpuUuid: string, hourMs: number) => `${gpuUuid}\u0000${hourMs}`;
 
 /** Minute rows by hour, then by GPU, each GPU's in minute order. */
@@ -228,7 +223,7 @@ async function stillCurrent(tx: Client, hours: Map<number, Map<string, MinuteRow
   const current = new Map<string, HourTally>();
   for (const [hourMs, gpus] of hours) {
     const known = [...gpus.keys()].filter((uuid) => tallies.has(tallyKey(uuid, hourMs)));
-    for (const part of gpuChunks(known)) {
+    for (const part of chunks(known, GPUS_PER_QUERY)) {
       const stored = await countHourMinutes(tx, hourMs, part);
       for (const uuid of part) {
         const tally = tallies.get(tallyKey(uuid, hourMs))!;
@@ -265,7 +260,7 @@ async function readMergedMinutes(
   }
   const merged = new Map<string, MinuteRow>();
   for (const [minuteMs, uuids] of gpusByMinute) {
-    for (const part of gpuChunks(uuids)) {
+    for (const part of chunks(uuids, GPUS_PER_QUERY)) {
       for (const row of await readMinutes(tx, minuteMs, minuteMs + MINUTE_MS, part)) merged.set(tallyKey(row.gpuUuid, minuteMs), row);
     }
   }
@@ -314,7 +309,7 @@ async function writeBatch(entries: MinuteEntry[], intervals: ReadonlyMap<string,
           if (next) updated.push(next);
           else recount.push(uuid);
         }
-        for (const part of gpuChunks(recount)) {
+        for (const part of chunks(recount, GPUS_PER_QUERY)) {
           const stored = byHourAndGpu(await readMinutes(tx, hourMs, hourMs + HOUR_MS, part)).get(hourMs);
           for (const minutes of stored?.values() ?? []) updated.push(tallyMinutes(minutes, hourMs));
           recounted += stored?.size ?? 0;

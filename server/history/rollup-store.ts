@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { chunks } from "@/lib/chunks";
 import { num, sqlDialect } from "@/server/history/sql-dialect";
 import { HOUR_MS, floorTo, rollupHours, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
@@ -82,12 +83,6 @@ function rowsSelect<T extends object>(rows: T[], columns: Columns): Prisma.Sql {
   return Prisma.sql`SELECT ${Prisma.raw(picks)} FROM json_each(${json}) AS r WHERE true`;
 }
 
-function chunks<T>(rows: T[], size = ROWS_PER_STATEMENT): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
-
 const OLD = `"GpuMinute"`;
 
 /** Sample-weighted mean of the stored and the incoming value; see `mergeMinuteRows`. */
@@ -127,7 +122,7 @@ const MERGE_MINUTE = Prisma.raw(
  * by an earlier flush) is merged with the new part, sample counts added.
  */
 export async function upsertMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
     await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) ${rowsSelect(part, MINUTE_COLUMNS)}
 ON CONFLICT ("gpuUuid", "minute") DO UPDATE SET
   ${MERGE_MINUTE}`;
@@ -136,7 +131,7 @@ ON CONFLICT ("gpuUuid", "minute") DO UPDATE SET
 
 /** Writes minute rows that are not there yet and leaves existing ones alone (synthetic history never overwrites readings). */
 export async function insertMissingMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
     await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) ${rowsSelect(part, MINUTE_COLUMNS)}
 ON CONFLICT ("gpuUuid", "minute") DO NOTHING`;
   }
@@ -151,7 +146,7 @@ const REPLACE_HOUR = Prisma.raw(
 
 /** Writes hour rows, replacing what was there: an hour is always recomputed from all its minutes. */
 export async function upsertHourRows(client: Client, rows: HourRow[]): Promise<void> {
-  for (const part of chunks(rows)) {
+  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
     await client.$executeRaw`INSERT INTO "GpuHour" (${quoted(HOUR_COLUMNS)}) ${rowsSelect(part, HOUR_COLUMNS)}
 ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
   }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { chunks } from "@/lib/chunks";
 import type { GpuSample, HostInfo } from "@/lib/snapshot";
 import { parseTopology } from "@/server/allocation/topology";
 import { db } from "@/server/db";
@@ -147,16 +148,11 @@ const IDS_PER_STATEMENT = 500;
 export async function recordHostsSeen(hostIds: string[], gpuUuids: string[], seenAt: Date): Promise<void> {
   if (hostIds.length === 0) return;
   await db().$transaction([
-    ...inParts(hostIds).map((ids) => db().host.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: seenAt } })),
-    ...inParts(gpuUuids).map((uuids) => db().gpu.updateMany({ where: { uuid: { in: uuids } }, data: { lastSeenAt: seenAt } })),
+    ...chunks(hostIds, IDS_PER_STATEMENT).map((ids) => db().host.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: seenAt } })),
+    ...chunks(gpuUuids, IDS_PER_STATEMENT).map((uuids) => db().gpu.updateMany({ where: { uuid: { in: uuids } }, data: { lastSeenAt: seenAt } })),
   ]);
 }
 
-function inParts(values: string[]): string[][] {
-  const parts: string[][] = [];
-  for (let i = 0; i < values.length; i += IDS_PER_STATEMENT) parts.push(values.slice(i, i + IDS_PER_STATEMENT));
-  return parts;
-}
 
 /** GPU UUID → owning host id, to refuse an agent that reports another host's GPU. */
 export async function findGpuOwners(uuids: string[]): Promise<Map<string, string>> {
