@@ -1,3 +1,4 @@
+import type { IdleNotice } from "@/lib/idle-release";
 import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
 import type { GpuReconciliation, GpuState, GpuStatesAnswer } from "@/lib/attribution";
 import type { DisplayDeltaWire, DisplaySnapshotWire, FleetDeltaWire, FleetSnapshotWire, GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
@@ -140,6 +141,8 @@ export interface LiveServerToClient {
   "alerts:update": (update: AlertUpdate) => void;
   /** This viewer's waiting request became a reservation (sent to that person only). */
   "waitlist:granted": (notice: GrantNotice) => void;
+  /** This viewer's booking is about to be, or was, released for idleness (sent to the holder only). */
+  "reservation:idle": (notice: IdleNotice) => void;
 }
 
 export interface LiveClientToServer {

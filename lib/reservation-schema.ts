@@ -109,6 +109,12 @@ export const policySchema = z.strictObject({
     .max(DURATION_MAX_MINUTES, "At most a year"),
   maxGpusPerUser: z.int("Enter a whole number").min(1, "Allow at least 1 GPU").max(4096, "At most 4096"),
   maxAdvanceDays: z.int("Enter whole days").min(0, "0 or more days").max(ADVANCE_MAX_DAYS, `At most ${ADVANCE_MAX_DAYS} days`),
+  // Idle release (server/idle-release/): each optional, an omitted one stays as it is.
+  idleReleaseAfterMinutes: z.int("Enter whole minutes").min(0, "0 (off) or more minutes").max(DURATION_MAX_MINUTES, "At most a year").optional(),
+  idleWarningMinutes: z.int("Enter whole minutes").min(1, "Warn at least 1 minute before").max(DURATION_MAX_MINUTES, "At most a year").optional(),
+  idleBelowPct: z.int("Enter a whole percentage").min(1, "At least 1 %").max(100, "At most 100 %").optional(),
+  idleKeepsPerBooking: z.int("Enter a whole number").min(0, "0 or more").max(1000, "At most 1000").optional(),
+  idleReportOnly: z.boolean().optional(),
 });
 
 export type PolicyInput = z.infer<typeof policySchema>;

@@ -1,3 +1,4 @@
+import type { ReservationIdleView } from "@/lib/idle-release";
 import type { LaunchSettings } from "@/lib/launch-settings";
 import type { ReservationState, ReservationStatus } from "@/lib/reservation-state";
 
@@ -45,6 +46,10 @@ export interface ReservationView {
   cancelledBy: PersonRef | null;
   changes: ReservationChangeView[];
   launch: LaunchSettings;
+  /** "idle" when idle release ended it (state "released"); null otherwise. */
+  releasedBecause: "idle" | null;
+  /** Idle release's view of it: an active booking idle now (with its coming release), or one idle release ended; else null. */
+  idle: ReservationIdleView | null;
   /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
   explanation?: string;
 }
@@ -117,6 +122,18 @@ export interface PolicyView {
   maxDurationMinutes: number;
   maxGpusPerUser: number;
   maxAdvanceDays: number;
+  /** Idle release: minutes of idle readings before a booking is released; 0 is off. */
+  idleReleaseAfterMinutes: number;
+  /** How long before the release the holder is warned. */
+  idleWarningMinutes: number;
+  /** A reading below this utilization (percent) is idle. */
+  idleBelowPct: number;
+  /** How often a holder may say "keep" per booking. */
+  idleKeepsPerBooking: number;
+  /** Warn and list what would be released, release nothing. */
+  idleReportOnly: boolean;
+  /** Off because this installation upgraded to a version with idle release: /admin/policies says it exists. */
+  idleOffAfterUpgrade: boolean;
   updatedAt: string | null;
   updatedBy: PersonRef | null;
 }
@@ -127,7 +144,11 @@ export type AuditAction =
   | "reservation.shorten"
   | "reservation.release"
   | "reservation.cancel"
-  | "policy.update";
+  | "reservation.keep"
+  | "reservation.idle_release"
+  | "policy.update"
+  | "policy.idle_exemption_add"
+  | "policy.idle_exemption_remove";
 
 export interface AuditEntryView {
   id: string;

@@ -31,6 +31,8 @@ import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { attachGrantNotices } from "@/server/waitlist/grant-notices";
+import { startIdleRunner } from "@/server/idle-release/idle-runner";
+import { attachIdleNotices } from "@/server/idle-release/notify-idle";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
 import { setRuntime } from "@/server/runtime";
 import { log } from "@/server/log";
@@ -105,11 +107,20 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   // Bookings start and end by themselves on every open page: the feed wakes at each boundary.
   // Every instance keeps its own feed (it only reads); nothing is written when a booking ends.
   const bookingFeed = await startBookingFeed();
+  // Idle release (leader only): decisions from stored minutes, a pass every 30 s and after each rollup flush.
+  const alertConfig = alertConfigFromEnv(env);
+  const idleRelease = startIdleRunner({
+    liveGpus: () => fleet.current().gpus,
+    alertHoldMinutes: Math.ceil(alertConfig.holdMs.idle_booking / 60_000),
+    publicUrl: env.GPUDESK_PUBLIC_URL,
+  });
+  history.onFlushed(idleRelease.poke);
   // Attribution, GPU states, alerts, webhooks and enforcement; they run on the live endpoint's tick.
   const alerts = await startAlerts({
     fleet,
     bookings: bookingFeed,
-    config: alertConfigFromEnv(env),
+    config: alertConfig,
+    idleStandings: idleRelease.standings,
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
     publicUrl: env.GPUDESK_PUBLIC_URL,
     waitForLeadership: true,
@@ -128,9 +139,11 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const stopAlertsLive = alerts.attachLive(liveNamespace);
   // Grants are emitted on the instance that runs the waitlist; the adapter carries them to the person's pages elsewhere.
   const stopGrantNotices = attachGrantNotices(liveNamespace);
+  const stopIdleNotices = attachIdleNotices(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(alerts.leaderJob);
+  cluster.jobs.add(idleRelease.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
   await cluster.start();
@@ -169,6 +182,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       openAlerts.stop();
       stopAlertsLive();
       stopGrantNotices();
+      stopIdleNotices();
       await cluster.close();
       await alerts.stop();
       bookingFeed.stop();

@@ -12,7 +12,11 @@ const ACTIONS: Record<AuditEntryView["action"], string> = {
   "reservation.shorten": "Shortened",
   "reservation.release": "Released",
   "reservation.cancel": "Cancelled",
+  "reservation.keep": "Kept (not idle release)",
+  "reservation.idle_release": "Released for idleness",
   "policy.update": "Changed the rules",
+  "policy.idle_exemption_add": "Exempted from idle release",
+  "policy.idle_exemption_remove": "Removed an idle exemption",
 };
 
 type Json = Record<string, unknown> | null;

@@ -34,7 +34,8 @@ export const DEFAULT_ALERT_CONFIG: AlertConfig = {
 };
 
 export function ruleTiming(config: AlertConfig): (kind: AlertKind) => RuleTiming {
-  return (kind) => ({ holdMs: config.holdMs[kind], clearMs: config.clearMs });
+  // An idle booking's hold is counted in stored minutes by its rule (alert-rules.ts), not by the engine's memory.
+  return (kind) => ({ holdMs: kind === "idle_booking" ? 0 : config.holdMs[kind], clearMs: config.clearMs });
 }
 
 /** The configuration from the parsed environment. */

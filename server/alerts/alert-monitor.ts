@@ -4,7 +4,7 @@ import type { LiveBooking } from "@/lib/live";
 import { ruleTiming, type AlertConfig } from "@/server/alerts/alert-config";
 import { AlertEngine, type ClosedAlert, type OpenedAlert } from "@/server/alerts/alert-engine";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
-import { evaluateRules } from "@/server/alerts/alert-rules";
+import { evaluateRules, type IdleRun } from "@/server/alerts/alert-rules";
 import {
   closeOpenAlert,
   insertOpenedAlert,
@@ -50,6 +50,8 @@ export interface AlertMonitorOptions {
   config: AlertConfig;
   inventory?: ExpectedInventory;
   persistence?: AlertPersistence;
+  /** Each active booking's idle run from stored state (server/idle-release/); none: no idle-booking alert. */
+  idleStandings?: () => ReadonlyMap<string, IdleRun>;
 }
 
 /**
@@ -86,6 +88,7 @@ export class AlertMonitor {
       knownHosts: this.inventory.knownHosts(),
       expectedGpus: this.inventory.expectedGpus(),
       activeBookings,
+      idleStandings: this.options.idleStandings?.() ?? new Map(),
       config: this.options.config,
       isActive: (key) => this.engine.isActive(key),
     });

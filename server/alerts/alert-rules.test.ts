@@ -30,6 +30,7 @@ describe("the conflict rule", () => {
       knownHosts: new Map([["h1", "node-a"]]),
       expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
       activeBookings: new Map(),
+      idleStandings: new Map(),
       config: DEFAULT_ALERT_CONFIG,
       isActive: () => false,
     });
@@ -41,7 +42,7 @@ describe("the conflict rule", () => {
 
 describe("use with no visible process", () => {
   const host: LiveHost = { id: "h1", name: "node-a", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
-  function evaluate(reading: Partial<LiveGpu>, booked: boolean) {
+  function evaluate(reading: Partial<LiveGpu>, booked: boolean, idleMinutes = 0) {
     const sample = makeGpu({ index: 0, memoryUsedMiB: 40_960, memoryTotalMiB: 81_920, utilizationGpuPct: 87, ...reading });
     const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "node-a", sampledAt: new Date().toISOString(), processes: [] };
     const state = deriveGpuState({ gpu, online: true, booking: booked ? { reservationId: "r1", holder: alice } : null, attributions: new Map() });
@@ -52,6 +53,7 @@ describe("use with no visible process", () => {
       knownHosts: new Map([["h1", "node-a"]]),
       expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
       activeBookings: new Map(),
+      idleStandings: new Map(idleMinutes > 0 ? [["r1", { idleMinutes, belowPct: 5 }]] : []),
       config: DEFAULT_ALERT_CONFIG,
       isActive: () => false,
     });
@@ -67,7 +69,10 @@ describe("use with no visible process", () => {
 
   it("is the holder's busy booking when booked: no conflict, no idle booking", () => {
     expect(evaluate({}, true).map((condition) => condition.kind)).toEqual([]);
-    // An idle GPU of the same booking is still an idle booking.
-    expect(evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true).map((condition) => condition.kind)).toEqual(["idle_booking"]);
+    // An idle booking is one the stored minutes found idle for the hold time (server/idle-release/idle-rule.ts).
+    expect(evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true, 29).map((condition) => condition.kind)).toEqual([]);
+    const [idle] = evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true, 30);
+    expect(idle?.kind).toBe("idle_booking");
+    expect(idle?.message).toBe("GPU 0 of node-a, booked by Alice, below 5 % utilization for 30 min");
   });
 });

@@ -18,8 +18,20 @@ export interface RuleInput {
   /** The booking holding each GPU now. */
   activeBookings: ReadonlyMap<string, LiveBooking>;
   config: AlertConfig;
+  /**
+   * Each active booking's idle run, derived from the stored minute rollups
+   * (server/idle-release/): the idle-booking alert's clock, so that it
+   * survives restarts and a change of leader.
+   */
+  idleStandings: ReadonlyMap<string, IdleRun>;
   /** Whether a subject is pending or open (memory pressure keeps a wider band then). */
   isActive: (key: string) => boolean;
+}
+
+/** What the idle-booking alert needs of a booking's idle standing (server/idle-release/idle-state.ts). */
+export interface IdleRun {
+  idleMinutes: number;
+  belowPct: number;
 }
 
 export interface RuleOutput {
@@ -169,15 +181,17 @@ export function evaluateRules(input: RuleInput): RuleOutput {
       });
     }
 
-    const util = gpu.utilizationGpuPct;
-    if (state.holder && util !== null && util < config.idleBelowPct) {
+    // Idle for the hold time by the stored minutes (one rule with idle release); the engine adds no hold of its own.
+    const idleRun = state.reservationId ? input.idleStandings.get(state.reservationId) : undefined;
+    if (state.holder && idleRun && idleRun.idleMinutes * 60_000 >= config.holdMs.idle_booking) {
       const holder = state.holder;
+      const util = gpu.utilizationGpuPct;
       judged(`idle_booking:${gpu.uuid}:${state.reservationId}`, "idle_booking", state.reservationId, () => {
         const { where, processes, holderName } = words();
         return {
           userIds: [holder.id],
-          message: `${where}, booked by ${holderName}, below ${config.idleBelowPct} % utilization for ${formatDuration(config.holdMs.idle_booking)}`,
-          evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: config.idleBelowPct, processes },
+          message: `${where}, booked by ${holderName}, below ${idleRun.belowPct} % utilization for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
+          evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
         };
       });
     }

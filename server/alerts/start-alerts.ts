@@ -5,6 +5,7 @@ import type { AlertConfig } from "@/server/alerts/alert-config";
 import { AlertMonitor } from "@/server/alerts/alert-monitor";
 import { listOpenAlertsFor } from "@/server/alerts/alert-queries";
 import { attachAlertsLive, type AlertsLiveOptions } from "@/server/alerts/alerts-live";
+import type { IdleRun } from "@/server/alerts/alert-rules";
 import { setAlertsRuntime } from "@/server/alerts/alerts-runtime";
 import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-fleet";
 import { UserDirectory } from "@/server/attribution/user-directory";
@@ -42,6 +43,8 @@ export interface StartAlertsOptions {
    * so that it runs on one instance only. Default: it starts at once.
    */
   waitForLeadership?: boolean;
+  /** Each active booking's idle run, derived from stored minutes by idle release: the idle-booking alert's clock. */
+  idleStandings?: () => ReadonlyMap<string, IdleRun>;
   /** Several instances share socket.io through Redis: enforcement reaches agents connected to the others too. */
   clusterWide?: boolean;
 }
@@ -83,7 +86,7 @@ export async function startAlerts(options: StartAlertsOptions) {
   const leaderJob: LeaderJob = {
     name: "alerts, enforcement and webhook deliveries",
     async start() {
-      const monitor = new AlertMonitor({ config: options.config });
+      const monitor = new AlertMonitor({ config: options.config, idleStandings: options.idleStandings });
       await monitor.inventory.load(now());
       await monitor.restore(now());
       const inventoryTimer = setInterval(() => void monitor.inventory.load(now()), 60_000);

@@ -73,6 +73,8 @@ function reservation(overrides: Partial<ReservationView> = {}): ReservationView 
     { index: 3, uuid: "GPU-3", name: "NVIDIA A100" },
   ];
   return {
+    releasedBecause: null,
+    idle: null,
     id: "res_1",
     state: "active",
     status: "booked",

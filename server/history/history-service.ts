@@ -20,6 +20,8 @@ export interface HistoryService {
   record: (host: { id: string; simulated: boolean }, snapshot: Snapshot) => void;
   /** Writes what is pending now. */
   flush: () => Promise<void>;
+  /** Calls `listener` after each flush that wrote minutes (idle release looks again then). */
+  onFlushed: (listener: () => void) => void;
   /**
    * Starts pruning old rollups in the background; returns the function that
    * stops it. Separate from the rollups because, with several instances, only
@@ -56,10 +58,12 @@ export function startHistory(config: HistoryConfig): HistoryService {
   const rollups = new MinuteRollups(now);
   let lastPruneAt: number | null = null;
   let closed = false;
+  const flushed = new Set<() => void>();
 
   const flush = async () => {
     try {
-      await rollups.flush();
+      const result = await rollups.flush();
+      if (result.minutes > 0) for (const listener of flushed) listener();
     } catch (error) {
       log.error(`could not write usage rollups (kept for the next try): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -98,6 +102,7 @@ export function startHistory(config: HistoryConfig): HistoryService {
       if (!closed) rollups.record(host, snapshot);
     },
     flush,
+    onFlushed: (listener) => void flushed.add(listener),
     startPruning,
     async close() {
       closed = true;

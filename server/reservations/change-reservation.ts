@@ -92,7 +92,9 @@ export async function changeReservationEnd(
     }
 
     const newEnd = new Date(newEndMs);
-    await tx.reservation.update({ where: { id }, data: { endsAt: newEnd } });
+    // An extension starts the idle clock again (server/idle-release/).
+    const idleClock = extending && state === "active" ? { idleClockAt: now, idleWarnedAt: null } : {};
+    await tx.reservation.update({ where: { id }, data: { endsAt: newEnd, ...idleClock } });
     await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt: newEnd } });
     await writeAudit(tx, {
       actorId: actor.id,

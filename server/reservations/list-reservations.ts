@@ -3,6 +3,7 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation, isAdminActor } from "@/server/reservations/actor";
+import { withIdleViews } from "@/server/idle-release/idle-views";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
 
 /** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
@@ -10,7 +11,8 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
   const row = await client.reservation.findUnique({ where: { id }, select: reservationSelect });
   if (!row) throw new AppError("not_found", "No such reservation");
   const changes = await loadChanges(client, [id]);
-  return toReservationView(row, nowMs, viewerId, changes.get(id));
+  const [view] = await withIdleViews(client, [toReservationView(row, nowMs, viewerId, changes.get(id))], nowMs);
+  return view;
 }
 
 /** A booking for its holder or an admin; anyone else learns nothing, not even that it exists. */
@@ -56,5 +58,5 @@ export async function listReservations(actor: Actor, query: ListQuery, now = new
   ]);
   const rows = [...currentRows, ...pastRows];
   const changes = await loadChanges(db(), rows.map((row) => row.id));
-  return rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id)));
+  return withIdleViews(db(), rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id))), now.getTime());
 }

@@ -13,6 +13,7 @@ export const reservationSelect = {
   purpose: true,
   status: true,
   cancelReason: true,
+  releasedBecause: true,
   createdAt: true,
   user: { select: personSelect },
   cancelledBy: { select: personSelect },
@@ -84,6 +85,8 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
     cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,
     changes,
     launch: launchSettings(gpus, viewerId === row.userId ? reservationClaimValue(row.id) : null),
+    releasedBecause: row.releasedBecause === "idle" ? "idle" : null,
+    idle: null,
   };
 }
 

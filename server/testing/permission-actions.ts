@@ -62,6 +62,25 @@ async function miasBooking(world: MatrixWorld): Promise<string> {
   return booking.id;
 }
 
+/** An active booking of Mia's, on a GPU of its own made for it (a keep needs a booking that runs now). */
+async function miasActiveBooking(world: MatrixWorld): Promise<string> {
+  const host = await db().host.findFirstOrThrow({ where: { name: world.hostName }, select: { id: true } });
+  const gpu = await db().gpu.create({ data: { uuid: `GPU-matrix-${randomUUID()}`, hostId: host.id, index: 100 + next(), name: "matrix" }, select: { id: true } });
+  const startsAt = new Date(Date.now() - 60_000);
+  const endsAt = new Date(Date.now() + 3600_000);
+  const booking = await db().reservation.create({
+    data: { userId: world.member.id, hostId: host.id, startsAt, endsAt, purpose: "matrix", gpus: { create: [{ gpuId: gpu.id, startsAt, endsAt }] } },
+    select: { id: true },
+  });
+  return booking.id;
+}
+
+/** An idle-release exemption of a booking of Mia's (deleting one changes it: fresh per call). */
+async function idleExemption(world: MatrixWorld): Promise<string> {
+  const row = await db().idleExemption.create({ data: { kind: "booking", subjectId: await miasBooking(world) }, select: { id: true } });
+  return row.id;
+}
+
 /** Mia's own webhook, written directly (its address need not pass the URL rules: nothing is sent to it in these calls but the test). */
 async function miasWebhook(world: MatrixWorld): Promise<string> {
   const hook = await db().webhook.create({ data: { url: "http://127.0.0.1:9/matrix", format: "json", userId: world.member.id }, select: { id: true } });
@@ -164,6 +183,14 @@ export const ACTIONS: Action[] = [
     expect: owned,
   },
   { route: "POST /api/v1/reservations/[id]/release", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
+  { route: "POST /api/v1/reservations/[id]/keep", prepare: async (w) => ({ params: { id: await miasActiveBooking(w) } }), expect: owned },
+  { route: "GET /api/v1/idle-exemptions", expect: adminOnly },
+  {
+    route: "POST /api/v1/idle-exemptions",
+    prepare: async (w) => ({ body: { kind: "booking", subject: await miasBooking(w), reason: "matrix" } }),
+    expect: adminOnly,
+  },
+  { route: "DELETE /api/v1/idle-exemptions/[id]", prepare: async (w) => ({ params: { id: await idleExemption(w) } }), expect: adminOnly },
   {
     route: "POST /api/v1/reservations/[id]/cancel",
     prepare: async (w) => ({ params: { id: await miasBooking(w) }, body: { reason: "matrix" } }),

@@ -1,0 +1,143 @@
+import type { IdleHoldingProcess, IdleNotice } from "@/lib/idle-release";
+import type { LiveGpu } from "@/lib/live";
+import { db } from "@/server/db";
+import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/idle-release/idle-state";
+import { notifyIdle } from "@/server/idle-release/notify-idle";
+import { releaseIdleBooking } from "@/server/idle-release/release-idle";
+import { log } from "@/server/log";
+import { readIdlePolicy } from "@/server/reservations/policy";
+
+/** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
+export const IDLE_CHECK_EVERY_MS = 30_000;
+
+export interface IdleRunnerOptions {
+  /** The live GPUs (readings not stored yet, and the processes a released booking leaves running). */
+  liveGpus: () => readonly LiveGpu[];
+  /** The idle-booking alert's hold, in minutes: standings are worked out for it even with release off. */
+  alertHoldMinutes: number;
+  publicUrl?: string;
+  now?: () => number;
+  everyMs?: number;
+}
+
+/** The processes still on a booking's GPUs: releasing does not stop them, and the holder is told so. */
+export function holdingProcesses(gpus: readonly LiveGpu[], uuids: readonly string[]): IdleHoldingProcess[] {
+  const wanted = new Set(uuids);
+  return gpus
+    .filter((gpu) => wanted.has(gpu.uuid))
+    .flatMap((gpu) => gpu.processes.filter((process) => process.gpuUuid === gpu.uuid).map((process) => ({ pid: process.pid, command: process.command ?? process.name, usedMemoryMiB: process.usedMemoryMiB, gpuIndex: gpu.index })));
+}
+
+/**
+ * One pass of idle release over the active bookings, from what is stored:
+ * warn once per idle window (the claim on `idleWarnedAt` is durable, so a
+ * restart or a new leader does not warn twice), release what is due. Returns
+ * every active booking's standing (the idle-booking alert reads them).
+ */
+export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, nowMs: number): Promise<Map<string, IdleStanding>> {
+  const now = new Date(nowMs);
+  const policy = await readIdlePolicy(db());
+  const exemptions = await readIdleExemptions(db());
+  const bookings = await db().reservation.findMany({
+    where: { status: "booked", startsAt: { lte: now }, endsAt: { gt: now } },
+    select: { ...idleBookingSelect, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true } } } } },
+  });
+  const gpus = options.liveGpus();
+  const live = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
+  const standings = new Map<string, IdleStanding>();
+  for (const booking of bookings) {
+    const uuids = booking.gpus.map((entry) => entry.gpu.uuid);
+    const busyNow = uuids.some((uuid) => (live.get(uuid)?.utilizationGpuPct ?? 0) >= policy.idleBelowPct);
+    const standing = await idleStanding(db(), booking, policy, exemptions, nowMs, { busyNow, minimumMinutes: options.alertHoldMinutes });
+    standings.set(booking.id, standing);
+    if (standing.phase !== "warning" && standing.phase !== "due") continue;
+    if (standing.idleSinceMs === null || standing.releaseAtMs === null) continue;
+    const notice = (event: IdleNotice["event"], releaseAtMs: number): IdleNotice => ({
+      event,
+      reservationId: booking.id,
+      userId: booking.userId,
+      hostName: booking.host.name,
+      gpuIndices: booking.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b),
+      purpose: booking.purpose,
+      idleSince: new Date(standing.idleSinceMs!).toISOString(),
+      releaseAt: new Date(releaseAtMs).toISOString(),
+      keepsLeft: standing.keepsLeft,
+      reportOnly: policy.idleReportOnly,
+      holding: holdingProcesses(gpus, uuids),
+    });
+    if (!booking.idleWarnedAt) {
+      // The claim: one instance, one pass, one warning per window.
+      const claimed = await db().reservation.updateMany({ where: { id: booking.id, idleWarnedAt: null, status: "booked" }, data: { idleWarnedAt: now } });
+      if (claimed.count === 1) await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });
+    }
+    if (standing.phase === "due") {
+      const outcome = await releaseIdleBooking(booking.id, { now, busyNow });
+      if (outcome.kind === "released") {
+        log.info(`idle release: released ${booking.id} (${booking.host.name}, idle since ${new Date(standing.idleSinceMs).toISOString()})`);
+        standings.delete(booking.id);
+        await notifyIdle(notice("reservation.idle_released", nowMs), { publicUrl: options.publicUrl, now });
+      } else if (outcome.kind === "reported") {
+        log.info(`idle release (report only): would have released ${booking.id} (${booking.host.name})`);
+      }
+    }
+  }
+  return standings;
+}
+
+/**
+ * The leader's idle release: a pass every `everyMs` and on `poke()` (a
+ * rollup flush), one at a time. The standings of the last pass are kept for
+ * the idle-booking alert; they are derived again from the database at every
+ * pass, so nothing is lost with the process.
+ */
+export function startIdleRunner(options: IdleRunnerOptions) {
+  const now = options.now ?? Date.now;
+  let standings: ReadonlyMap<string, IdleStanding> = new Map();
+  let running = false;
+  let again = false;
+  let stopped = true;
+  let timer: NodeJS.Timeout | null = null;
+  let failing = false;
+
+  const pass = async () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        standings = await runIdlePass(options, now());
+        failing = false;
+      } while (again && !stopped);
+    } catch (error) {
+      if (!failing) log.error(`idle release: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      failing = true;
+    } finally {
+      running = false;
+    }
+  };
+
+  return {
+    /** The leader job: passes run only while this instance leads. */
+    leaderJob: {
+      name: "idle release",
+      start: () => {
+        stopped = false;
+        timer = setInterval(() => void pass(), options.everyMs ?? IDLE_CHECK_EVERY_MS);
+        timer.unref();
+        void pass();
+        return () => {
+          stopped = true;
+          if (timer) clearInterval(timer);
+          standings = new Map();
+        };
+      },
+    },
+    /** A pass soon (new minutes were stored); nothing while another instance leads. */
+    poke: () => void pass(),
+    standings: (): ReadonlyMap<string, IdleStanding> => standings,
+  };
+}

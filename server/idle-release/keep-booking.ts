@@ -1,0 +1,52 @@
+import type { ReservationView } from "@/lib/reservation-types";
+import { reservationState } from "@/lib/reservation-state";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { type Actor, canManageReservation, type ServiceOptions } from "@/server/reservations/actor";
+import { writeAudit } from "@/server/reservations/audit-log";
+import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { getReservationView } from "@/server/reservations/list-reservations";
+import { readIdlePolicy } from "@/server/reservations/policy";
+
+/**
+ * "Keep": the holder (or an admin) starts the idle clock again, at most
+ * `idleKeepsPerBooking` times per booking; each keep is in the audit log.
+ * Under the booking lock, so a keep and an idle release never both win.
+ */
+export async function keepReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  const nowMs = now.getTime();
+  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+
+  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
+    const row = await tx.reservation.findUniqueOrThrow({
+      where: { id },
+      select: { startsAt: true, endsAt: true, status: true, idleKeepsUsed: true, idleClockAt: true },
+    });
+    const state = reservationState(row, nowMs);
+    if (state !== "active") {
+      throw new AppError("conflict", state === "scheduled" ? "This booking has not started; nothing to keep yet" : `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
+    }
+    const policy = await readIdlePolicy(tx);
+    if (row.idleKeepsUsed >= policy.idleKeepsPerBooking) {
+      const allowed = policy.idleKeepsPerBooking;
+      throw new AppError("conflict", `This booking has been kept ${allowed === 1 ? "once" : `${allowed} times`}, the most the policy allows; use its GPUs or extend it`);
+    }
+    await tx.reservation.update({ where: { id }, data: { idleClockAt: now, idleWarnedAt: null, idleKeepsUsed: row.idleKeepsUsed + 1 } });
+    await writeAudit(tx, {
+      actorId: actor.id,
+      action: "reservation.keep",
+      entityType: "reservation",
+      entityId: id,
+      before: { idleKeepsUsed: row.idleKeepsUsed, idleClockAt: row.idleClockAt?.toISOString() ?? null },
+      after: { idleKeepsUsed: row.idleKeepsUsed + 1, idleClockAt: now.toISOString() },
+      at: now,
+    });
+  });
+
+  announceBookingsChanged();
+  return getReservationView(client, id, nowMs, actor.id);
+}
