@@ -63,6 +63,8 @@ export function assessIdle(input: IdleRuleInput): IdleAssessment {
     minute.seen.add(reading.gpuUuid);
     if (reading.utilMax >= input.belowPct) minute.busy = true;
   }
+  // The minute under way counts once it is over; a busy reading in it breaks the run at once.
+  for (const [minuteMs, minute] of minutes) if (minuteMs + MINUTE_MS > input.nowMs && !minute.busy) minutes.delete(minuteMs);
   let result = none;
   for (const minuteMs of [...minutes.keys()].sort((a, b) => a - b)) {
     const minute = minutes.get(minuteMs)!;

@@ -9,6 +9,9 @@ ALTER TABLE "Policy" ADD COLUMN "idleBelowPct" INTEGER NOT NULL DEFAULT 5;
 ALTER TABLE "Policy" ADD COLUMN "idleKeepsPerBooking" INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE "Policy" ADD COLUMN "idleReportOnly" BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE "Policy" ADD COLUMN "idleOffAfterUpgrade" BOOLEAN NOT NULL DEFAULT false;
+
+-- CreateTable
+CREATE TABLE "IdleExemption" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "kind" TEXT NOT NULL,
     "subjectId" TEXT NOT NULL,

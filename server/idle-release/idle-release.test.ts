@@ -1,0 +1,199 @@
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * Idle release against a real database, on SQLite and PostgreSQL: the
+ * decision from stored minutes, the release transaction against a
+ * concurrent extend, keep or manual release, keeps, exemptions and
+ * report-only mode, and a second runner (a restart, a new leader) that
+ * carries on from what is stored.
+ */
+
+type Fixtures = typeof import("@/server/testing/booking-fixtures");
+let fx: Fixtures;
+let db: typeof import("@/server/db").db;
+let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
+let releaseReservation: typeof import("@/server/reservations/end-reservation").releaseReservation;
+let getReservation: typeof import("@/server/reservations/list-reservations").getReservation;
+let releaseIdleBooking: typeof import("@/server/idle-release/release-idle").releaseIdleBooking;
+let keepReservation: typeof import("@/server/idle-release/keep-booking").keepReservation;
+let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
+let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
+let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
+let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
+
+const NOW = new Date("2026-12-01T10:00:00Z");
+const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
+
+beforeAll(async () => {
+  await useTestDatabase();
+  fx = await import("@/server/testing/booking-fixtures");
+  ({ db } = await import("@/server/db"));
+  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
+  ({ releaseReservation } = await import("@/server/reservations/end-reservation"));
+  ({ getReservation } = await import("@/server/reservations/list-reservations"));
+  ({ releaseIdleBooking } = await import("@/server/idle-release/release-idle"));
+  ({ keepReservation } = await import("@/server/idle-release/keep-booking"));
+  ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
+  ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
+  ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
+  ({ updatePolicy } = await import("@/server/reservations/policy"));
+}, 120_000);
+
+let admin: Awaited<ReturnType<Fixtures["createTestUser"]>>;
+beforeEach(async () => {
+  admin ??= await fx.createTestUser("admin", "idleadmin");
+  await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReleaseAfterMinutes: 120, idleWarningMinutes: 30, idleBelowPct: 5, idleKeepsPerBooking: 1, idleReportOnly: false });
+});
+
+/** Stored minute rollups of `uuids` for minutes [from, to) after NOW, at `util`. */
+async function storeMinutes(hostId: string, uuids: string[], from: number, to: number, util: number): Promise<void> {
+  const data = [];
+  for (let minute = from; minute < to; minute += 1) {
+    for (const uuid of uuids) data.push({ gpuUuid: uuid, minute: at(minute), hostId, samples: 12, utilAvg: util, utilMax: util, memUsedAvg: 29_000, memUsedMax: 29_000 });
+  }
+  await db().gpuMinute.createMany({ data });
+}
+
+/** A booking from NOW for 8 hours on `count` GPUs, idle for its first `idleMinutes` minutes. */
+async function idleBooking(count = 1, idleMinutes = 150) {
+  const host = await fx.createTestHost(count);
+  const holder = await fx.createTestUser("member", "idleholder");
+  const booking = await createReservation(holder, { host: host.name, gpus: host.gpus.map((gpu) => gpu.index), durationMinutes: 8 * 60, purpose: "idle" }, { now: NOW });
+  await storeMinutes(host.id, host.gpus.map((gpu) => gpu.uuid), 0, idleMinutes, 0);
+  return { host, holder, booking };
+}
+
+function settle<T>(promise: Promise<T>) {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: { code?: string }) => ({ ok: false as const, code: error.code ?? "unexpected" }),
+  );
+}
+
+const pass = (minutes: number) => runIdlePass({ liveGpus: () => [], alertHoldMinutes: 30 }, at(minutes).getTime());
+
+describe("idle release", () => {
+  it("warns once at 90 idle minutes and releases at 120: state released, releasedBecause idle, recorded and audited", async () => {
+    const { holder, booking } = await idleBooking();
+    const notices: string[] = [];
+    const stop = onIdleNotice((notice) => notice.reservationId === booking.id && notices.push(notice.event));
+    try {
+      await pass(89);
+      expect(notices).toEqual([]);
+      await pass(90);
+      await pass(91);
+      expect(notices).toEqual(["reservation.idle_warning"]);
+      const warned = await getReservation(holder, booking.id, at(91));
+      expect(warned.idle).toMatchObject({ phase: "warning", idleSince: NOW.toISOString(), releaseAt: at(120).toISOString(), keepsLeft: 1 });
+      await pass(120);
+      expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
+    } finally {
+      stop();
+    }
+    const view = await getReservation(holder, booking.id, at(121));
+    expect(view).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
+    expect(view.idle).toMatchObject({ phase: "released", idleSince: NOW.toISOString(), releaseAt: at(120).toISOString() });
+    const record = await db().idleRelease.findFirstOrThrow({ where: { reservationId: booking.id } });
+    expect(record).toMatchObject({ gpuCount: 1, reportOnly: false, scheduledEndAt: at(8 * 60) });
+    expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.idle_release", actorId: null } })).toBe(1);
+    // The GPU is free from the release on.
+    const gpu = await db().reservationGpu.findFirstOrThrow({ where: { reservationId: booking.id } });
+    expect(gpu.endsAt).toEqual(at(120));
+  });
+
+  it("a restart (a fresh pass, nothing in memory) carries on from the stored minutes and warns no second time", async () => {
+    const { booking } = await idleBooking();
+    const notices: string[] = [];
+    const stop = onIdleNotice((notice) => notice.reservationId === booking.id && notices.push(notice.event));
+    try {
+      await pass(95);
+      // "The server restarts": runIdlePass keeps nothing between calls; the warning's claim is in the row.
+      await pass(100);
+      expect(notices).toEqual(["reservation.idle_warning"]);
+      await pass(120);
+      expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
+    } finally {
+      stop();
+    }
+  });
+
+  it("a multi-GPU booking with one busy GPU is not released", async () => {
+    const { host, booking } = await idleBooking(2, 0);
+    await storeMinutes(host.id, [host.gpus[0].uuid], 0, 150, 0);
+    await storeMinutes(host.id, [host.gpus[1].uuid], 0, 150, 60);
+    expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
+  });
+
+  it("a keep starts the clock again, once; the second keep is refused; each keep is audited", async () => {
+    const { holder, booking } = await idleBooking(1, 300);
+    const kept = await keepReservation(holder, booking.id, { now: at(100) });
+    expect(kept.idle).toBeNull();
+    expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
+    expect((await fx.refusal(keepReservation(holder, booking.id, { now: at(200) }))).code).toBe("conflict");
+    expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.keep" } })).toBe(1);
+    // Two hours idle after the keep: released.
+    expect((await releaseIdleBooking(booking.id, { now: at(220) })).kind).toBe("released");
+  });
+
+  it("an extension starts the clock again", async () => {
+    const { holder, booking } = await idleBooking();
+    await changeReservationEnd(holder, booking.id, { addMinutes: 60 }, { now: at(110) });
+    expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
+  });
+
+  it("a release racing an extend, a keep or a manual release: exactly one wins, in every round", async () => {
+    for (let round = 0; round < 4; round += 1) {
+      for (const rival of ["extend", "keep", "release"] as const) {
+        const { holder, booking } = await idleBooking();
+        const action =
+          rival === "extend"
+            ? changeReservationEnd(holder, booking.id, { addMinutes: 30 }, { now: at(150) })
+            : rival === "keep"
+              ? keepReservation(holder, booking.id, { now: at(150) })
+              : releaseReservation(holder, booking.id, { now: at(150) });
+        const [idle, other] = await Promise.all([settle(releaseIdleBooking(booking.id, { now: at(150) })), settle(action)]);
+        const idleWon = idle.ok && idle.value.kind === "released";
+        expect([idleWon, other.ok].filter(Boolean), JSON.stringify({ rival, idle, other })).toHaveLength(1);
+        if (!other.ok) expect(other.code).toBe("conflict");
+        const row = await db().reservation.findUniqueOrThrow({ where: { id: booking.id }, select: { status: true, releasedBecause: true } });
+        expect(row).toEqual(idleWon ? { status: "released", releasedBecause: "idle" } : rival === "release" ? { status: "released", releasedBecause: null } : { status: "booked", releasedBecause: null });
+        expect(await db().idleRelease.count({ where: { reservationId: booking.id } })).toBe(idleWon ? 1 : 0);
+      }
+    }
+  });
+
+  it("exemptions (host, person, booking) are never released, and each is audited", async () => {
+    for (const kind of ["host", "person", "booking"] as const) {
+      const { host, holder, booking } = await idleBooking();
+      const subject = kind === "host" ? host.name : kind === "person" ? holder.username : booking.id;
+      await addIdleExemption(admin, { kind, subject, reason: "interactive" });
+      expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
+      const view = await getReservation(holder, booking.id, at(150));
+      expect(view.idle).toMatchObject({ exempt: true, releaseAt: null });
+    }
+    expect(await db().auditLog.count({ where: { action: "policy.idle_exemption_add", actorId: admin.id } })).toBeGreaterThanOrEqual(3);
+  });
+
+  it("report-only: records what would have been released, once, and releases nothing", async () => {
+    await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReportOnly: true });
+    const { booking } = await idleBooking();
+    expect((await releaseIdleBooking(booking.id, { now: at(150) })).kind).toBe("reported");
+    expect(await releaseIdleBooking(booking.id, { now: at(151) })).toEqual({ kind: "skipped", why: "already reported" });
+    expect(await db().reservation.findUniqueOrThrow({ where: { id: booking.id }, select: { status: true } })).toEqual({ status: "booked" });
+    expect(await db().idleRelease.count({ where: { reservationId: booking.id, reportOnly: true } })).toBe(1);
+  });
+
+  it("release off (0) releases nothing", async () => {
+    await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReleaseAfterMinutes: 0 });
+    const { booking } = await idleBooking();
+    expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
+  });
+
+  it("a GPU busy in readings not stored yet keeps the booking", async () => {
+    const { booking } = await idleBooking();
+    expect(await releaseIdleBooking(booking.id, { now: at(150), busyNow: true })).toEqual({ kind: "skipped", why: "not due" });
+  });
+});
