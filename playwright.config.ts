@@ -66,6 +66,8 @@ export default defineConfig({
       // Alert hold times in seconds (defaults: 60 s and 30 min), so that e2e/alerts.spec.ts sees them open.
       GPUDESK_ALERT_CONFLICT_AFTER: "3s",
       GPUDESK_ALERT_IDLE_AFTER: "5s",
+      // Idle decisions read stored minutes (server/idle-release/): written every 5 s here rather than 30 s.
+      GPUDESK_ROLLUP_FLUSH_SECONDS: "5",
     },
   },
 });

@@ -3,6 +3,7 @@ import type { LiveBooking } from "@/lib/live";
 import type { GpuSample, Snapshot } from "@/lib/snapshot";
 import { DEFAULT_ALERT_CONFIG, type AlertConfig } from "@/server/alerts/alert-config";
 import { AlertMonitor } from "@/server/alerts/alert-monitor";
+import { assessIdle, type MinuteReading } from "@/server/idle-release/idle-rule";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-fleet";
 import { staticDirectory } from "@/server/attribution/user-directory";
@@ -24,12 +25,24 @@ const personOf = (login: string) => {
   return person;
 };
 
-/** A fleet of one host fed through the real FleetState, the reconciler and the monitor, one reading per `step`. */
+/**
+ * A fleet of one host fed through the real FleetState, the reconciler and the monitor, one reading per `step`.
+ * The idle-booking alert's clock is idle release's rule over minute rollups (here kept in memory, as the
+ * database would hold them: each GPU's highest utilization per minute).
+ */
 function harness(config: AlertConfig, bookings: LiveBooking[] = []) {
   let clock = 0;
   const fleet = new FleetState({ offlineAfterMs: 15_000, simulated: true, now: () => clock });
   const persistence = memoryPersistence();
-  const monitor = new AlertMonitor({ config, persistence });
+  const minutes = new Map<string, MinuteReading>();
+  const idleStandings = () =>
+    new Map(
+      bookings.map((entry) => {
+        const assessment = assessIdle({ gpuUuids: entry.gpus.map((gpu) => gpu.uuid), clockFromMs: Date.parse(entry.startsAt), readings: [...minutes.values()], belowPct: config.idleBelowPct, nowMs: clock });
+        return [entry.reservationId, { idleMinutes: assessment.idleMinutes, belowPct: config.idleBelowPct }];
+      }),
+    );
+  const monitor = new AlertMonitor({ config, persistence, idleStandings });
   const reconciler = new Reconciler(() => bookings, directory);
   fleet.connectHost("h1", "node-a", true);
   return {
@@ -38,7 +51,15 @@ function harness(config: AlertConfig, bookings: LiveBooking[] = []) {
     reconciler,
     feed(snapshot: Snapshot | null, at: number) {
       clock = at;
-      if (snapshot) fleet.ingest("h1", snapshot);
+      if (snapshot) {
+        fleet.ingest("h1", snapshot);
+        const minuteMs = Math.floor(at / 60_000) * 60_000;
+        for (const gpu of snapshot.gpus) {
+          const key = `${gpu.uuid} ${minuteMs}`;
+          const utilMax = Math.max(minutes.get(key)?.utilMax ?? 0, gpu.utilizationGpuPct ?? 0);
+          minutes.set(key, { gpuUuid: gpu.uuid, minuteMs, utilMax });
+        }
+      }
       fleet.checkOffline();
       const { hosts, gpus } = fleet.snapshot();
       reconciler.run({ hosts, gpus }, at);
@@ -138,8 +159,9 @@ describe("the simulated fleet's squatter and idle-held GPU, replayed", () => {
 
     const idle = run.persistence.changes.filter((change) => change.key === `idle_booking:${gpu7.uuid}:res-idle`);
     expect(idle.map((change) => change.event)).toEqual(["opened"]);
+    // 30 whole idle minutes from the booking's start: the first counts from the next whole minute.
     expect(idle[0].at - start).toBeGreaterThanOrEqual(30 * MINUTE);
-    expect(idle[0].at - start).toBeLessThanOrEqual(30 * MINUTE + STEP);
+    expect(idle[0].at - start).toBeLessThanOrEqual(31 * MINUTE + STEP);
   });
 });
 
@@ -176,13 +198,14 @@ describe("hand-made sequences", () => {
     expect(memory[1].at - endOfJob).toBeLessThanOrEqual(config.clearMs + 1000);
   });
 
-  it("an idle booking with short bursts still opens after 30 minutes, and closes once the GPU is really used", async () => {
+  it("an idle booking opens after 30 idle minutes, a burst of use starts its clock again, and it closes once the GPU is really used", async () => {
     const run = harness(config, [booking("res-i", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
     const step = 5000;
+    const burstAt = 10 * 60_000;
     let t = 0;
-    for (; t < 45 * 60_000; t += step) {
-      // A notebook at rest: 0-3 %, with a 5 s burst every 10 minutes.
-      const util = t % 600_000 === 0 ? 40 : (t / step) % 4;
+    for (; t < 50 * 60_000; t += step) {
+      // A notebook at rest: 0-3 %, with one 5 s burst of use at minute 10 (a booking used at all is not idle).
+      const util = t === burstAt ? 40 : (t / step) % 4;
       run.feed({ ...single({ utilizationGpuPct: util }), sampledAt: new Date(t).toISOString() }, t);
     }
     const busyFrom = t;
@@ -191,8 +214,9 @@ describe("hand-made sequences", () => {
 
     const idle = run.persistence.changes.filter((change) => change.kind === "idle_booking");
     expect(idle.map((change) => change.event)).toEqual(["opened", "closed"]);
-    expect(idle[0].at).toBeGreaterThanOrEqual(30 * 60_000);
-    expect(idle[0].at).toBeLessThanOrEqual(30 * 60_000 + step);
+    // Counted from the minute after the burst's: 30 idle minutes from 00:11.
+    expect(idle[0].at).toBeGreaterThanOrEqual(burstAt + 31 * 60_000);
+    expect(idle[0].at).toBeLessThanOrEqual(burstAt + 31 * 60_000 + step);
     expect(idle[1].at - busyFrom).toBeGreaterThanOrEqual(config.clearMs);
     expect(idle[1].at - busyFrom).toBeLessThanOrEqual(config.clearMs + step);
   });
