@@ -10,6 +10,7 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import { When } from "@/components/reservations/when";
+import { IdleStatus } from "@/components/idle-release/idle-status";
 import { FormAlert } from "@/components/forms/field";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -104,6 +105,8 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
           </button>
         )}
       </header>
+
+      <IdleStatus reservationId={reservation.id} idle={reservation.idle} onKept={onChanged} />
 
       {reservation.changes
         .filter((change) => change.actor && change.actor.id !== reservation.holder.id)

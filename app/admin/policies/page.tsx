@@ -2,6 +2,9 @@ import type { Metadata } from "next";
 import { PolicyForm } from "@/components/reservations/policy-form";
 import { PageShell } from "@/components/ui/page-shell";
 import { getPolicy } from "@/server/reservations/policy";
+import { IdleExemptions, IdlePolicyForm } from "@/components/idle-release/idle-policy-form";
+import { listIdleExemptions } from "@/server/idle-release/idle-exemptions";
+import { requirePageAdmin } from "@/server/auth/session";
 
 export const metadata: Metadata = { title: "Booking rules" };
 export const dynamic = "force-dynamic";
@@ -15,5 +18,13 @@ export default function PoliciesPage() {
 }
 
 async function Policy() {
-  return <PolicyForm initial={await getPolicy()} />;
+  const policy = await getPolicy();
+  const { user } = await requirePageAdmin("/admin/policies");
+  return (
+    <div className="space-y-6">
+      <PolicyForm initial={policy} />
+      <IdlePolicyForm initial={policy} />
+      <IdleExemptions initial={await listIdleExemptions(user)} />
+    </div>
+  );
 }

@@ -1,0 +1,124 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { createPortal } from "react-dom";
+import { apiRequest } from "@/lib/api-client";
+import { holdingSentence, idleSentence, keepsSentence, type IdleNotice } from "@/lib/idle-release";
+import { formatClock } from "@/lib/local-time";
+import { getLiveSocket } from "@/lib/live-socket";
+import type { ReservationView } from "@/lib/reservation-types";
+import { KeepButton } from "@/components/idle-release/idle-status";
+import { DismissButton } from "@/components/ui/dismiss-button";
+
+/** The person's current bookings are read again this often, in case the socket missed the moment. */
+const POLL_MS = 30_000;
+
+const clock = (iso: string) => formatClock(Date.parse(iso));
+
+interface Shown {
+  reservationId: string;
+  title: string;
+  text: string;
+  /** Where a Keep button belongs: the warning, with keeps left. */
+  keepsLeft: number | null;
+}
+
+function title(gpus: number[], hostName: string, purpose: string): string {
+  return `GPU${gpus.length > 1 ? "s" : ""} ${gpus.join(", ")} on ${hostName} (“${purpose}”)`;
+}
+
+function warningOf(reservation: ReservationView): Shown | null {
+  const idle = reservation.idle;
+  if (!idle || (idle.phase !== "warning" && idle.phase !== "due") || idle.exempt) return null;
+  return {
+    reservationId: reservation.id,
+    title: title(reservation.gpus.map((gpu) => gpu.index), reservation.host.name, reservation.purpose),
+    text: `${idleSentence(idle, clock)}. ${idle.reportOnly ? "(Trial: nothing is released yet.)" : keepsSentence(idle.keepsLeft)}`,
+    keepsLeft: idle.reportOnly ? null : idle.keepsLeft,
+  };
+}
+
+function releasedOf(notice: IdleNotice): Shown {
+  const holding = holdingSentence(notice.holding);
+  return {
+    reservationId: notice.reservationId,
+    title: title(notice.gpuIndices, notice.hostName, notice.purpose),
+    text: `${idleSentence({ phase: "released", idleSince: notice.idleSince, releaseAt: notice.releaseAt, idleMinutes: 0, keepsLeft: 0, exempt: false, reportOnly: false }, clock)}.${holding ? ` Note: ${holding}.` : ""}`,
+    keepsLeft: null,
+  };
+}
+
+/**
+ * Tells the signed-in person, on whatever page they are, that a booking of
+ * theirs is about to be released for idleness (with its Keep button), and
+ * that one was: live over /live, and from their current bookings when the
+ * page opens (the way waitlist grants are announced).
+ */
+export function IdleNotices({ userId }: { userId: string }) {
+  const [warnings, setWarnings] = useState<Shown[]>([]);
+  const [released, setReleased] = useState<Shown[]>([]);
+  const [dismissed, setDismissed] = useState<Set<string>>(new Set());
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    let cancelled = false;
+    const load = async () => {
+      const result = await apiRequest<{ reservations: ReservationView[] }>("GET", "/api/v1/reservations?state=current");
+      if (cancelled || !result.ok) return;
+      setWarnings(result.data.reservations.map(warningOf).filter((shown): shown is Shown => shown !== null));
+    };
+    const onIdle = (notice: IdleNotice) => {
+      if (notice.userId !== userId) return;
+      if (notice.event === "reservation.idle_released") {
+        setReleased((current) => [...current.filter((shown) => shown.reservationId !== notice.reservationId), releasedOf(notice)]);
+      }
+      void load();
+    };
+    void load();
+    const timer = setInterval(() => void load(), POLL_MS);
+    const socket = getLiveSocket();
+    socket.on("reservation:idle", onIdle);
+    return () => {
+      cancelled = true;
+      clearInterval(timer);
+      socket.off("reservation:idle", onIdle);
+    };
+  }, [userId, version]);
+
+  const shown = [...warnings.filter((warning) => !released.some((entry) => entry.reservationId === warning.reservationId)), ...released].filter(
+    (entry) => !dismissed.has(`${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`),
+  );
+  if (shown.length === 0) return null;
+  return createPortal(
+    <div className="pointer-events-none fixed inset-x-0 top-16 z-40 flex flex-col items-center gap-2 px-4">
+      {shown.map((entry) => (
+        <div
+          key={`${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`}
+          role="status"
+          data-testid="idle-notice"
+          className="pointer-events-auto flex max-w-xl items-start gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 shadow-lg dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+        >
+          <div className="space-y-2">
+            <p>
+              <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}{" "}
+              <Link href="/reservations" className="font-medium underline">
+                Reservations
+              </Link>
+            </p>
+            {entry.keepsLeft !== null && (
+              <div className="flex flex-wrap items-center gap-2">
+                <KeepButton reservationId={entry.reservationId} keepsLeft={entry.keepsLeft} onKept={() => setVersion((value) => value + 1)} />
+              </div>
+            )}
+          </div>
+          <DismissButton
+            onClick={() => setDismissed((current) => new Set([...current, `${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`]))}
+            hoverClass="hover:bg-amber-200/60 dark:hover:bg-amber-900"
+          />
+        </div>
+      ))}
+    </div>,
+    document.body,
+  );
+}
