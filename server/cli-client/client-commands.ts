@@ -4,7 +4,7 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/server/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
 import { UsageError } from "@/server/cli-client/cli-errors";
-import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
+import { exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB } from "@/server/cli-client/parse-args";
@@ -119,6 +119,33 @@ export function bookedHostRunsHere(bookedHost: string, hosts: HostsHere): boolea
   return (hosts.local !== null && sameHost(bookedHost, hosts.local)) || hosts.simulated.some((name) => sameHost(name, bookedHost));
 }
 
+/** How often a `gpudesk run` in progress asks about its booking's idle standing. */
+const IDLE_WATCH_MS = 60_000;
+
+/**
+ * While `gpudesk run` runs its command: tells stderr once when the booking's
+ * idle release is announced, and when it came (the command goes on: nothing is killed).
+ */
+function watchIdle(config: ClientConfig, id: string): () => void {
+  let told: string | null = null;
+  const look = async () => {
+    try {
+      const reservation = await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`);
+      const idle = reservation.idle;
+      const phase = idle?.phase ?? null;
+      if (!idle || phase === told || phase === "idle") return;
+      told = phase;
+      const line = formatIdleLines([reservation]).trim();
+      if (line) process.stderr.write(`gpudesk: ${line}\n`);
+    } catch {
+      // The server may be away for a moment; the next look will tell.
+    }
+  };
+  const timer = setInterval(() => void look(), IDLE_WATCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 async function release(config: ClientConfig, id: string): Promise<ReservationView> {
   return callApi<ReservationView>(config, "POST", `/api/v1/reservations/${encodeURIComponent(id)}/release`);
 }
@@ -135,8 +162,12 @@ export function registerClientCommands(program: Command): void {
     .description("the fleet: host, GPU, model, utilization, memory, state, holder, until")
     .option("--json", "print the server's snapshot as JSON")
     .action(async (options: { json?: boolean }) => {
-      const snapshot = await callApi<FleetView>(await client(), "GET", "/api/v1/fleet");
-      write(options.json ? `${JSON.stringify(snapshot, null, 2)}\n` : formatStatus(snapshot, Date.now()));
+      const config = await client();
+      const snapshot = await callApi<FleetView>(config, "GET", "/api/v1/fleet");
+      if (options.json) return write(`${JSON.stringify(snapshot, null, 2)}\n`);
+      // Your own bookings that idle release speaks of, under the table.
+      const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+      write(formatStatus(snapshot, Date.now()) + formatIdleLines(reservations));
     });
 
   program
@@ -200,12 +231,14 @@ export function registerClientCommands(program: Command): void {
       `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${reservation.endsAt} (${reservation.id})\n`,
     );
     if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${reservation.startsAt}\n`);
+    const stopWatching = watchIdle(config, reservation.id);
     const code = await runChild(command, {
       CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder,
       CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices,
       // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
       GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "",
     });
+    stopWatching();
     try {
       await release(config, reservation.id);
       process.stderr.write(`gpudesk: released ${reservation.id}\n`);
@@ -232,6 +265,15 @@ export function registerClientCommands(program: Command): void {
     .action(async (id: string) => {
       const reservation = await release(await client(), id);
       write(`Released ${reservation.id} (${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices})\n`);
+    });
+
+  program
+    .command("keep")
+    .description("keep an idle reservation: its idle clock starts again (as often as the policy allows)")
+    .argument("<id>", "reservation id")
+    .action(async (id: string) => {
+      const reservation = await callApi<ReservationView>(await client(), "POST", `/api/v1/reservations/${encodeURIComponent(id)}/keep`);
+      write(`Kept ${reservation.id}: its idle clock starts again now.\n`);
     });
 
   program

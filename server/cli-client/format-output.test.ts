@@ -3,7 +3,7 @@ import type { FleetSnapshot, LiveGpu } from "@/lib/live";
 import { launchSettings } from "@/lib/launch-settings";
 import type { ReservationView } from "@/lib/reservation-types";
 import { bookedHostRunsHere, bookingRequest, checkRunHost, withLocalHost } from "@/server/cli-client/client-commands";
-import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
+import { exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { exitCodeOf } from "@/server/cli-client/run-child";
 
@@ -267,5 +267,17 @@ describe("exitCodeOf", () => {
     expect(exitCodeOf(3, null)).toBe(3);
     expect(exitCodeOf(null, "SIGTERM")).toBe(143);
     expect(exitCodeOf(null, "SIGINT")).toBe(130);
+  });
+});
+
+describe("idle release in gpudesk list and status", () => {
+  it("says when an idle booking is released unless used, and how to keep it", () => {
+    const warned = reservation({ idle: { phase: "warning", idleSince: "2026-11-30T12:05:00.000Z", releaseAt: "2026-11-30T14:05:00.000Z", idleMinutes: 95, keepsLeft: 1, exempt: false, reportOnly: false } });
+    expect(formatIdleLines([warned])).toBe("\nres_1: Idle since 12:05Z — released at 14:05Z unless used. You can keep it once more. gpudesk keep res_1\n");
+    const used = reservation({ idle: { ...warned.idle!, keepsLeft: 0 } });
+    expect(formatIdleLines([used])).toContain("No keeps left");
+    const released = reservation({ state: "released", releasedBecause: "idle", idle: { ...warned.idle!, phase: "released" } });
+    expect(formatIdleLines([released])).toBe("\nres_1: Released after 2 h idle at 14:05Z\n");
+    expect(formatIdleLines([reservation()])).toBe("");
   });
 });

@@ -3,6 +3,7 @@ import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
 import { countAvailability, deriveGpuState, describeAvailability, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
+import { idleSentence, keepsSentence } from "@/lib/idle-release";
 import type { ReservationView } from "@/lib/reservation-types";
 import { sameHost } from "@/server/cli-client/local-reservation";
 
@@ -176,5 +177,23 @@ export function formatReservationList(reservations: ReservationView[]): string {
     formatTime(reservation.endsAt),
     reservation.purpose,
   ]);
-  return formatTable(["ID", "STATE", "HOST", "GPUS", "FROM", "UNTIL", "PURPOSE"], rows);
+  return formatTable(["ID", "STATE", "HOST", "GPUS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(reservations);
+}
+
+const utcClock = (iso: string) => formatTime(iso).slice(11);
+
+/**
+ * One line per booking idle release speaks of: "res_1: Idle since 12:05Z —
+ * released at 14:05Z unless used. You can keep it once more: gpudesk keep res_1".
+ */
+export function formatIdleLines(reservations: ReservationView[]): string {
+  const lines = reservations.flatMap((reservation) => {
+    const idle = reservation.idle;
+    if (!idle || (idle.phase === "idle" && !idle.releaseAt)) return [];
+    const sentence = idleSentence(idle, utcClock);
+    if (idle.phase !== "warning" && idle.phase !== "due") return [`${reservation.id}: ${sentence}`];
+    const keep = idle.reportOnly ? "(trial: nothing is released yet)" : idle.keepsLeft > 0 ? `${keepsSentence(idle.keepsLeft)} gpudesk keep ${reservation.id}` : keepsSentence(0);
+    return [`${reservation.id}: ${sentence}. ${keep}`];
+  });
+  return lines.length > 0 ? `\n${lines.join("\n")}\n` : "";
 }
