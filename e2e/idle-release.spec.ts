@@ -1,0 +1,180 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, setGpuReading, signIn, startAgent, uniqueHostName, admin, type TestUser } from "./helpers";
+
+/**
+ * Idle release with a short policy (released after 2 idle minutes, warned
+ * 1 minute before, one keep), on a host of this spec's own, fed by the fake
+ * nvidia-smi: the holder's open page shows the warning with its Keep
+ * button; a booking left idle is released on time and a waiting request for
+ * its GPU is granted; a booking whose GPU gets busy during the warning is
+ * kept. Every other host is exempt while the short policy stands, so the
+ * shared server's other bookings are left alone; the policy and the
+ * exemptions are put back at the end.
+ */
+
+const RELEASE_AFTER = 2;
+/**
+ * How long the spec waits at most for a phase: a deadline for a broken
+ * server, not a claim about speed. "On time" is asserted from the server's
+ * own times (idle since + 2 minutes), with a bound that only a release
+ * that waited for something else would miss.
+ */
+const PHASE_DEADLINE_MS = 300_000;
+const ON_TIME_SLACK_MS = 90_000;
+
+function tokenFor(username: string): string {
+  const result = gpudesk(["token", "create", "--user", username, "--label", "e2e idle release"]);
+  if (result.status !== 0) throw new Error(`token create failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+async function api<T>(request: APIRequestContext, token: string, method: string, url: string, data?: unknown): Promise<{ status: number; body: T }> {
+  const response = await request.fetch(url, { method, data, headers: { authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  return { status: response.status(), body: (text ? JSON.parse(text) : null) as T };
+}
+
+interface Booking {
+  id: string;
+  state: string;
+  releasedBecause: string | null;
+  endsAt: string;
+  idle: { phase: string; idleSince: string; releaseAt: string | null; keepsLeft: number } | null;
+}
+
+const DEFAULTS = { idleReleaseAfterMinutes: 120, idleWarningMinutes: 30, idleBelowPct: 5, idleKeepsPerBooking: 1, idleReportOnly: false };
+
+/** The short policy, and every other host exempt; returns what puts things back. */
+async function shortPolicy(request: APIRequestContext, adminToken: string, ownHost: string): Promise<() => Promise<void>> {
+  const policy = await api<{ maxDurationMinutes: number; maxGpusPerUser: number; maxAdvanceDays: number }>(request, adminToken, "GET", "/api/v1/policies");
+  const base = { maxDurationMinutes: policy.body.maxDurationMinutes, maxGpusPerUser: policy.body.maxGpusPerUser, maxAdvanceDays: policy.body.maxAdvanceDays };
+  const fleet = await api<{ hosts: { name: string }[] }>(request, adminToken, "GET", "/api/v1/fleet");
+  const exemptions: string[] = [];
+  for (const host of fleet.body.hosts.filter((candidate) => candidate.name !== ownHost)) {
+    const made = await api<{ id: string }>(request, adminToken, "POST", "/api/v1/idle-exemptions", { kind: "host", subject: host.name, reason: "e2e idle release" });
+    if (made.status === 201) exemptions.push(made.body.id);
+  }
+  const set = await api(request, adminToken, "PUT", "/api/v1/policies", { ...base, idleReleaseAfterMinutes: RELEASE_AFTER, idleWarningMinutes: 1, idleBelowPct: 5, idleKeepsPerBooking: 1, idleReportOnly: false });
+  expect(set.status).toBe(200);
+  return async () => {
+    await api(request, adminToken, "PUT", "/api/v1/policies", { ...base, ...DEFAULTS });
+    for (const id of exemptions) await api(request, adminToken, "DELETE", `/api/v1/idle-exemptions/${id}`);
+  };
+}
+
+function startOwnHost(baseURL: string, prefix: string) {
+  const hostName = uniqueHostName(prefix);
+  const added = gpudesk(["host", "add", hostName]);
+  expect(added.status, added.stderr).toBe(0);
+  const fixture = ownH200Fixture({ memoryUsedMiB: 0, utilizationPct: 0 });
+  const agent = startAgent(["--server", baseURL, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
+    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    FAKE_NVIDIA_SMI_DIR: fixture,
+    FAKE_NVIDIA_SMI_VARY: "0",
+  });
+  return { hostName, fixture, agent };
+}
+
+async function book(request: APIRequestContext, token: string, hostName: string, purpose: string): Promise<Booking> {
+  let booking: { status: number; body: Booking } = { status: 0, body: {} as Booking };
+  await expect
+    .poll(async () => (booking = await api<Booking>(request, token, "POST", "/api/v1/reservations", { host: hostName, gpus: [0], durationMinutes: 60, purpose })).status, {
+      timeout: 60_000,
+      intervals: [1000],
+    })
+    .toBe(201);
+  return booking.body;
+}
+
+test.describe.configure({ mode: "serial" });
+
+test("an idle booking: the open page warns with Keep, a keep starts the clock again, then it is released on time and the waiting request gets the GPU", async ({ page, request, baseURL }) => {
+  test.setTimeout(900_000);
+  const holder: TestUser = createUser("idleholder");
+  const waiter: TestUser = createUser("idlewaiter");
+  const [holderToken, waiterToken, adminToken] = [tokenFor(holder.username), tokenFor(waiter.username), tokenFor(admin().username)];
+  const own = startOwnHost(baseURL!, "e2e-idle");
+  const restore = await shortPolicy(request, adminToken, own.hostName);
+  try {
+    const booking = await book(request, holderToken, own.hostName, "idle e2e");
+    const waiting = await api<{ id: string }>(request, waiterToken, "POST", "/api/v1/waitlist", { host: own.hostName, count: 1, durationMinutes: 30, purpose: "waiting for the idle GPU" });
+    expect(waiting.status).toBe(201);
+
+    await signIn(page, holder);
+    await page.goto("/");
+    const notice = page.getByTestId("idle-notice");
+    await expect(notice).toContainText(new RegExp(`GPU 0 on ${own.hostName}.*Idle since \\d\\d:\\d\\d — released at \\d\\d:\\d\\d unless used`), { timeout: PHASE_DEADLINE_MS });
+    await expect(notice).toContainText("You can keep it once more.");
+    await page.screenshot({ path: "test-results/screens/idle-release-notice.png" });
+
+    // Keep: the clock starts again, the notice goes, the keep is used.
+    await notice.getByRole("button", { name: "Keep" }).click();
+    await expect(notice).toHaveCount(0);
+    const kept = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
+    expect(kept.body.state).toBe("active");
+
+    // Warned again, with no keep left: the notice says so and offers no button.
+    await expect(notice).toContainText("No keeps left", { timeout: PHASE_DEADLINE_MS });
+    await expect(notice.getByRole("button", { name: "Keep" })).toHaveCount(0);
+    const warned = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
+    expect(warned.body.idle).toMatchObject({ phase: "warning", keepsLeft: 0 });
+    const idleSinceMs = Date.parse(warned.body.idle!.idleSince);
+
+    // Released: state and reason, on time by the server's own clock.
+    let released: Booking = warned.body;
+    await expect
+      .poll(async () => (released = (await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body).state, { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
+      .toBe("released");
+    expect(released.releasedBecause).toBe("idle");
+    const releasedAtMs = Date.parse(released.endsAt);
+    expect(releasedAtMs).toBeGreaterThanOrEqual(idleSinceMs + RELEASE_AFTER * 60_000);
+    expect(releasedAtMs - (idleSinceMs + RELEASE_AFTER * 60_000)).toBeLessThan(ON_TIME_SLACK_MS);
+
+    // The waiting request is served at once.
+    await expect
+      .poll(async () => (await api<{ status: string }>(request, waiterToken, "GET", `/api/v1/waitlist/${waiting.body.id}`)).body.status, { timeout: 60_000, intervals: [1000] })
+      .toBe("granted");
+
+    // The holder's page tells it; the booking says why it ended.
+    await expect(notice).toContainText(/Released after 2 min idle at \d\d:\d\d/);
+    await page.goto("/reservations");
+    await expect(page.getByTestId("idle-status")).toContainText(/Released after 2 min idle at \d\d:\d\d/);
+    await page.screenshot({ path: "test-results/screens/idle-release-released.png", fullPage: true });
+  } finally {
+    own.agent.kill("SIGKILL");
+    await restore();
+    await releaseEverything(request, holderToken);
+    await releaseEverything(request, waiterToken);
+  }
+});
+
+test("a booking whose GPU gets busy during the warning is kept", async ({ request, baseURL }) => {
+  test.setTimeout(600_000);
+  const holder = createUser("idlebusy");
+  const [holderToken, adminToken] = [tokenFor(holder.username), tokenFor(admin().username)];
+  const own = startOwnHost(baseURL!, "e2e-idle-busy");
+  const restore = await shortPolicy(request, adminToken, own.hostName);
+  try {
+    const booking = await book(request, holderToken, own.hostName, "busy during the warning");
+    let view: Booking | null = null;
+    await expect
+      .poll(async () => (view = (await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body).idle?.phase ?? "none", { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
+      .toBe("warning");
+    const releaseAtMs = Date.parse(view!.idle!.releaseAt!);
+
+    // The job starts: 80 % from now on.
+    setGpuReading(own.fixture, { memoryUsedMiB: 30_000, utilizationPct: 80 });
+    // The positive signal that the rule saw it: the stored minutes no longer make the booking idle.
+    await expect
+      .poll(async () => (await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body.idle, { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
+      .toBeNull();
+    // And well past the announced release (and a pass of the leader after it), it still runs.
+    await expect.poll(() => Date.now(), { timeout: PHASE_DEADLINE_MS, intervals: [5000] }).toBeGreaterThan(releaseAtMs + 75_000);
+    const after = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
+    expect(after.body).toMatchObject({ state: "active", releasedBecause: null });
+  } finally {
+    own.agent.kill("SIGKILL");
+    await restore();
+    await releaseEverything(request, holderToken);
+  }
+});
