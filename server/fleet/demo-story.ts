@@ -6,6 +6,7 @@ import { log } from "@/server/log";
 import type { Actor } from "@/server/reservations/actor";
 import { createReservation } from "@/server/reservations/create-reservation";
 import { readPolicy } from "@/server/reservations/policy";
+import { DEMO_IDLE_PURPOSE, stageIdleReleaseDemo } from "@/server/idle-release/demo-idle";
 
 /**
  * What a newcomer sees on the simulated demo fleet: every GPU state at once.
@@ -98,7 +99,7 @@ export function planDemoBookings(specs: SimulatedHostSpec[], seed: number | stri
   if (training && trainer) plan.push({ host: h100.hostName, gpus: training.gpus, login: trainer, hours: 6, purpose: "demo: pre-training run" });
   const held = h100.slots.find((slot) => slot.role === "idle-held");
   const holder = held ? ownerOf(h100, seed, simMs, held.gpus) : null;
-  if (held && holder) plan.push({ host: h100.hostName, gpus: held.gpus, login: holder, hours: 8, purpose: "demo: kept for debugging" });
+  if (held && holder) plan.push({ host: h100.hostName, gpus: held.gpus, login: holder, hours: 8, purpose: DEMO_IDLE_PURPOSE });
   const idle = rtx.gpus.at(-1);
   const someoneElse = SIMULATED_USERS.map((user) => user.login).find((login) => login !== trainer && login !== holder);
   if (idle && someoneElse) plan.push({ host: rtx.hostName, gpus: [idle.index], login: someoneElse, hours: 4, purpose: "demo: evaluation, not started yet" });
@@ -126,6 +127,9 @@ export async function startDemoStory(specs: SimulatedHostSpec[], seed: number | 
       await createReservation(actor, { host: booking.host, gpus: booking.gpus, durationMinutes, purpose: booking.purpose }, { now });
       made += 1;
     }
+    // Idle release shows at once: one booking in its warning period, one released earlier (server/idle-release/demo-idle.ts).
+    const releasedFor = [...accounts.values()].at(-1);
+    await stageIdleReleaseDemo(now, releasedFor ? { hostName: "sim-4090-a", gpuIndex: 1, userId: releasedFor.id } : null);
     log.info(`demo: ${accounts.size} simulated accounts, ${made} demo bookings`);
   } catch (error) {
     log.warn(`demo bookings not made: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,9 @@
 import type { Metadata } from "next";
 import { PageShell } from "@/components/ui/page-shell";
 import { UsageSection } from "@/components/usage/usage-section";
+import { HandedBackCard } from "@/components/idle-release/handed-back-card";
+import { parseUsageParams } from "@/server/history/usage-service";
+import { handedBackByIdleRelease } from "@/server/idle-release/handed-back";
 
 export const metadata: Metadata = { title: "Usage" };
 
@@ -19,6 +22,23 @@ export default async function AdminUsagePage({ searchParams }: PageProps) {
       width="wide"
     >
       <UsageSection searchParams={await searchParams} basePath="/admin/usage" fleet />
+      <HandedBack searchParams={await searchParams} />
     </PageShell>
+  );
+}
+
+/** Idle release's figure for the page's range (the default range when the URL's does not parse). */
+async function HandedBack({ searchParams }: { searchParams: Record<string, string | string[] | undefined> }) {
+  const now = Date.now();
+  let range;
+  try {
+    range = parseUsageParams(searchParams, now).range;
+  } catch {
+    range = parseUsageParams({}, now).range;
+  }
+  return (
+    <div className="mt-6">
+      <HandedBackCard handedBack={await handedBackByIdleRelease(range.fromMs, range.toMs)} />
+    </div>
   );
 }
