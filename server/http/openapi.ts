@@ -8,6 +8,7 @@ import {
   reservationListQuerySchema,
   reservationRequestSchema,
 } from "@/lib/reservation-schema";
+import { idleExemptionSchema } from "@/lib/idle-exemption-schema";
 import { rangeQuerySchema } from "@/lib/usage-range";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { waitRequestSchema } from "@/lib/waitlist-schema";
@@ -51,6 +52,10 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
   { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: reservationChangeSchema },
   { method: "post", path: "/api/v1/reservations/{id}/release", summary: "Give the GPUs back now", access: "user" },
+  { method: "post", path: "/api/v1/reservations/{id}/keep", summary: "Keep an idle booking: its idle clock starts again (at most idleKeepsPerBooking times; audited)", access: "user" },
+  { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
+  { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },
+  { method: "delete", path: "/api/v1/idle-exemptions/{id}", summary: "Remove an idle release exemption (audited)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the holder sees", access: "admin", body: reservationCancelSchema },
   { method: "get", path: "/api/v1/waitlist", summary: "The queue in order of service, with estimated starts (?mine=1: mine)", access: "user" },
   { method: "post", path: "/api/v1/waitlist", summary: "Wait for GPUs that are taken; granted as a reservation when they free up", access: "user", body: waitRequestSchema, success: 201 },
