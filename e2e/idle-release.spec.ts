@@ -105,6 +105,9 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     const notice = page.getByTestId("idle-notice");
     await expect(notice).toContainText(new RegExp(`GPU 0 on ${own.hostName}.*Idle since \\d\\d:\\d\\d — released at \\d\\d:\\d\\d unless used`), { timeout: PHASE_DEADLINE_MS });
     await expect(notice).toContainText("You can keep it once more.");
+    // The fleet card says it too.
+    const card = page.getByRole("article", { name: `GPU 0 on ${own.hostName}` });
+    await expect(card.getByTestId("gpu-idle")).toContainText(/^Idle since \d\d:\d\d — released at \d\d:\d\d unless used$/);
     await page.screenshot({ path: "test-results/screens/idle-release-notice.png" });
 
     // Keep: the clock starts again, the notice goes, the keep is used.
@@ -140,6 +143,15 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     await page.goto("/reservations");
     await expect(page.getByTestId("idle-status")).toContainText(/Released after 2 min idle at \d\d:\d\d/);
     await page.screenshot({ path: "test-results/screens/idle-release-released.png", fullPage: true });
+
+    // /admin/usage: the GPU-hours handed back, with the holder's share.
+    await signIn(page, admin());
+    await page.goto("/admin/usage");
+    const handedBack = page.getByTestId("handed-back");
+    await expect(handedBack).toContainText("Handed back by idle release");
+    await expect(handedBack).toContainText(holder.username);
+    await handedBack.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "test-results/screens/idle-release-usage.png", fullPage: true });
   } finally {
     own.agent.kill("SIGKILL");
     await restore();

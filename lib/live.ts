@@ -115,6 +115,8 @@ export interface LiveBooking {
   startsAt: string;
   endsAt: string;
   purpose: string;
+  /** Set while idle release's warning stands (server/idle-release/): the fleet card says "Idle since 12:05 — released at 14:05 unless used". */
+  idleWarning?: { idleSince: string; releaseAt: string };
 }
 
 /** The full list of active and upcoming bookings, sent whenever it changes or a booking starts or ends. */

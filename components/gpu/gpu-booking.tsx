@@ -2,7 +2,8 @@ import Link from "next/link";
 import { memo } from "react";
 import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
-import { formatWhen } from "@/lib/local-time";
+import { idleSentence } from "@/lib/idle-release";
+import { formatClock, formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
 import { personName } from "@/lib/person-name";
 import type { PersonRef } from "@/lib/reservation-types";
@@ -46,7 +47,13 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
           </p>
-        ) : state === "free" ? (
+        ) : null}
+        {current?.idleWarning ? (
+          <p data-testid="gpu-idle" className="break-words font-medium text-amber-800 dark:text-amber-300">
+            {idleSentence({ phase: "warning", idleSince: current.idleWarning.idleSince, releaseAt: current.idleWarning.releaseAt, idleMinutes: 0, keepsLeft: 0, exempt: false, reportOnly: false }, (iso) => formatClock(Date.parse(iso)))}
+          </p>
+        ) : null}
+        {current ? null : state === "free" ? (
           <p data-testid="gpu-holder" className="font-semibold text-emerald-700 dark:text-emerald-400">
             Free
           </p>

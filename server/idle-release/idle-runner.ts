@@ -5,6 +5,7 @@ import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding 
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
 import { log } from "@/server/log";
+import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -68,7 +69,11 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
     if (!booking.idleWarnedAt) {
       // The claim: one instance, one pass, one warning per window.
       const claimed = await db().reservation.updateMany({ where: { id: booking.id, idleWarnedAt: null, status: "booked" }, data: { idleWarnedAt: now } });
-      if (claimed.count === 1) await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });
+      if (claimed.count === 1) {
+        await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });
+        // The live bookings carry the warning (fleet cards): the feed reads them again.
+        announceBookingsChanged();
+      }
     }
     if (standing.phase === "due") {
       const outcome = await releaseIdleBooking(booking.id, { now, busyNow });

@@ -54,3 +54,19 @@ export async function withIdleViews(client: Client, views: ReservationView[], no
   }
   return views.map((view) => (idle.has(view.id) ? { ...view, idle: idle.get(view.id)! } : view));
 }
+
+/** For the live bookings: the warned ones' idle run and coming release, while the warning stands. */
+export async function idleWarningsOf(client: Client, ids: string[], nowMs: number): Promise<Map<string, { idleSince: string; releaseAt: string }>> {
+  const found = new Map<string, { idleSince: string; releaseAt: string }>();
+  if (ids.length === 0) return found;
+  const policy = await readIdlePolicy(client);
+  const exemptions = await readIdleExemptions(client);
+  const rows = await client.reservation.findMany({ where: { id: { in: ids } }, select: idleBookingSelect });
+  for (const row of rows) {
+    const standing = await idleStanding(client, row, policy, exemptions, nowMs);
+    if ((standing.phase === "warning" || standing.phase === "due") && standing.idleSinceMs !== null && standing.releaseAtMs !== null) {
+      found.set(row.id, { idleSince: new Date(standing.idleSinceMs).toISOString(), releaseAt: new Date(standing.releaseAtMs).toISOString() });
+    }
+  }
+  return found;
+}

@@ -4,6 +4,7 @@ import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { personSelect, toPerson } from "@/server/reservations/people";
+import { idleWarningsOf } from "@/server/idle-release/idle-views";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
@@ -43,11 +44,13 @@ export async function listLiveBookings(now: Date, client: PrismaClient = db()): 
   const rows = await client.reservation.findMany({
     where: { status: "booked", endsAt: { gt: now } },
     orderBy: [{ startsAt: "asc" }, { id: "asc" }],
-    select: bookingSelect,
+    select: { ...bookingSelect, idleWarnedAt: true },
   });
-  return rows.map((row) => {
+  const warnings = await idleWarningsOf(client, rows.filter((row) => row.idleWarnedAt !== null).map((row) => row.id), now.getTime());
+  return rows.map(({ idleWarnedAt: _warned, ...row }) => {
     const { status: _status, ...live } = toBooking(row);
-    return live;
+    const warning = warnings.get(row.id);
+    return warning ? { ...live, idleWarning: warning } : live;
   });
 }
 
