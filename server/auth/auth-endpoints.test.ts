@@ -95,6 +95,14 @@ describe("only sign-in, sign-out and the session are reachable", () => {
     expect(statuses.at(-1)).toBe(429);
   });
 
+  it("30 parallel guesses through a trusted proxy are not all evaluated: only the five free attempts are", async () => {
+    const { username, password } = await newMember();
+    // The member's own sign-in cleared the count; 29 wrong guesses and the right one, at once, each from its own address.
+    const guesses = [...Array.from({ length: 29 }, () => "wrong-password"), password];
+    const statuses = await Promise.all(guesses.map((guess) => authCall("/sign-in/username", { body: { username, password: guess } }).then((r) => r.status)));
+    expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(5);
+  });
+
   it("a member cannot rename themselves, change their image or impersonate", async () => {
     const { username, cookie } = await newMember();
     const rename = await authCall("/update-user", { body: { name: "Someone Else", username: "admin2", image: "http://evil.example/x.png" }, headers: { cookie } });
