@@ -13,7 +13,7 @@ export async function authenticateLiveViewer({ headers, token }: { headers: Head
     if (!principal) return null;
     return principal.kind === "display"
       ? { kind: "display", displayId: principal.display.id }
-      : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null };
+      : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null, tokenId: principal.tokenId ?? null };
   }
   const session = await auth().api.getSession({ headers });
   if (!session || session.user.banned) return null;
