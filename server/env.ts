@@ -22,7 +22,7 @@ const flag = (fallback: "0" | "1") =>
   z.enum(["0", "1", "false", "true"]).default(fallback).transform((value) => value === "1" || value === "true");
 
 /** An OIDC claim or LDAP attribute name. */
-const claimName = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "must be a claim or attribute name (letters, digits, _ . : -)");
+const claimName = z.string().regex(/^[A-Za-z0-9_.:/-]{1,100}$/, "must be a claim or attribute name (letters, digits, _ . : / -)");
 
 const ldapFilter = z
   .string()

@@ -15,7 +15,7 @@ beforeAll(async () => {
     { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins", "vision-lab"] },
     { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students"], mail: "carol@lab.example" },
   ]);
-  config = parseEnv({ ...slapd.env, GPUDESK_DATA_DIR: "/tmp" });
+  config = parseEnv({ ...process.env, ...slapd.env });
 });
 
 afterAll(async () => {
