@@ -70,7 +70,7 @@ test("OIDC: through the provider's sign-in and consent pages back to gpudesk, an
   await expect(page).toHaveURL(`${SERVER}/reservations`);
   expect(await me(page)).toMatchObject({ username: "olga", role: "admin", unixLogin: "oowner" });
   await page.goto(`${SERVER}/admin/users`);
-  await expect(page.getByRole("cell", { name: "olga", exact: true })).toBeVisible();
+  await expect(page.getByRole("row", { name: /^olga you Olga Owner Admin oowner/ })).toBeVisible();
 });
 
 test("OIDC: someone outside the admin groups lands as a member", async ({ page }) => {
