@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authRouteCall, sessionUserOf } from "@/server/testing/auth-route";
 import { type Slapd, slapdInstalled, startSlapd } from "@/server/testing/slapd";
 import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
 
@@ -8,29 +9,10 @@ import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db"
  */
 
 const PORT = testDatabaseProvider() === "postgresql" ? 3475 : 3474;
-const HOST = "gpudesk.test:3000";
 let slapd: Slapd;
 let route: typeof import("@/app/api/auth/[...all]/route");
-let ip = 0;
-
-function signIn(username: string, password: string): Promise<Response> {
-  ip += 1;
-  return route.POST(
-    new Request("http://localhost:3000/api/auth/sign-in/username", {
-      method: "POST",
-      headers: { host: HOST, origin: `http://${HOST}`, "content-type": "application/json", "x-gpudesk-client-ip": `10.8.0.${ip % 250}`, "x-gpudesk-proto": "http" },
-      body: JSON.stringify({ username, password }),
-    }),
-  );
-}
-
-async function sessionUser(response: Response) {
-  const cookie = response.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
-  const session = await route.GET(
-    new Request("http://localhost:3000/api/auth/get-session", { headers: { host: HOST, cookie, "x-gpudesk-client-ip": "10.8.1.1", "x-gpudesk-proto": "http" } }),
-  );
-  return ((await session.json()) as { user: { id: string; username: string; role: string; unixLogin: string | null; name: string } } | null)?.user ?? null;
-}
+const signIn = (username: string, password: string) => authRouteCall(route, "/sign-in/username", { body: { username, password } });
+const sessionUser = (response: Response) => sessionUserOf(route, response);
 
 beforeAll(async () => {
   if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");

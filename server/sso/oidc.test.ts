@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AUTH_TEST_ORIGIN, authRouteCall, cookiesOf, sessionUserOf } from "@/server/testing/auth-route";
 import { type OidcPerson, signInAtProvider, startOidcProvider, type TestOidcProvider } from "@/server/testing/oidc-provider";
 import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
 
@@ -9,9 +10,7 @@ import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db"
  */
 
 const PORT = testDatabaseProvider() === "postgresql" ? 3471 : 3470;
-const HOST = "gpudesk.test:3000";
-const ORIGIN = `http://${HOST}`;
-const CALLBACK = `${ORIGIN}/api/auth/callback/oidc`;
+const CALLBACK = `${AUTH_TEST_ORIGIN}/api/auth/callback/oidc`;
 
 const people: OidcPerson[] = [
   { login: "sub-oona", preferred_username: "oona", name: "Oona Member", groups: ["/lab/students"], uid: "ooname" },
@@ -21,29 +20,8 @@ const people: OidcPerson[] = [
 ];
 let provider: TestOidcProvider;
 let route: typeof import("@/app/api/auth/[...all]/route");
-let ip = 0;
-
-function authCall(path: string, init: { method?: string; body?: unknown; cookie?: string } = {}): Promise<Response> {
-  ip += 1;
-  const method = init.method ?? "POST";
-  const request = new Request(`http://localhost:3000/api/auth${path}`, {
-    method,
-    headers: {
-      host: HOST,
-      origin: ORIGIN,
-      "content-type": "application/json",
-      "x-gpudesk-client-ip": `10.7.0.${ip % 250}`,
-      "x-gpudesk-proto": "http",
-      ...(init.cookie ? { cookie: init.cookie } : {}),
-    },
-    body: method === "GET" ? undefined : JSON.stringify(init.body ?? {}),
-  });
-  return method === "GET" ? route.GET(request) : route.POST(request);
-}
-
-function cookies(response: Response): string {
-  return response.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
-}
+const authCall = (path: string, init?: Parameters<typeof authRouteCall>[2]) => authRouteCall(route, path, init);
+const sessionUser = (response: Response) => sessionUserOf(route, response);
 
 /** The whole round trip: gpudesk → provider's pages → gpudesk's callback. Answers the callback's response. */
 async function signIn(login: string): Promise<Response> {
@@ -52,13 +30,8 @@ async function signIn(login: string): Promise<Response> {
   const { url } = (await start.json()) as { url: string };
   expect(url.startsWith(`${provider.issuer}/`)).toBe(true);
   const back = await signInAtProvider(url, login, CALLBACK);
-  const path = back.slice(ORIGIN.length + "/api/auth".length);
-  return authCall(path, { method: "GET", cookie: cookies(start) });
-}
-
-async function sessionUser(response: Response) {
-  const session = await authCall("/get-session", { method: "GET", cookie: cookies(response) });
-  return ((await session.json()) as { user: { id: string; username: string; role: string; unixLogin: string | null; name: string } } | null)?.user ?? null;
+  const path = back.slice(AUTH_TEST_ORIGIN.length + "/api/auth".length);
+  return authCall(path, { method: "GET", cookie: cookiesOf(start) });
 }
 
 beforeAll(async () => {

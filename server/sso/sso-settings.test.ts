@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { authRouteCall } from "@/server/testing/auth-route";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -7,18 +8,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * may sign in through the directory).
  */
 
-const HOST = "gpudesk.test:3000";
 let route: typeof import("@/app/api/auth/[...all]/route");
-
-function post(path: string, body: unknown): Promise<Response> {
-  return route.POST(
-    new Request(`http://localhost:3000/api/auth${path}`, {
-      method: "POST",
-      headers: { host: HOST, origin: `http://${HOST}`, "content-type": "application/json", "x-gpudesk-client-ip": "10.6.0.1", "x-gpudesk-proto": "http" },
-      body: JSON.stringify(body),
-    }),
-  );
-}
+const post = (path: string, body: unknown) => authRouteCall(route, path, { body });
 
 beforeAll(async () => {
   Object.assign(process.env, { GPUDESK_LOCAL_PASSWORDS: "0", GPUDESK_SSO_CREATE_USERS: "0", GPUDESK_SSO_ADMIN_GROUPS: "gpu-admins" });
