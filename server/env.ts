@@ -29,11 +29,12 @@ const ldapFilter = z
   .max(1000)
   .refine((text) => text.startsWith("(") && text.endsWith(")"), "must be an LDAP filter in parentheses, e.g. (uid={username})");
 
-const commaList = z
+/** Semicolon-separated: directory groups are often DNs, which hold commas. */
+const groupList = z
   .string()
   .max(4000)
   .default("")
-  .transform((text) => text.split(",").map((part) => part.trim()).filter(Boolean));
+  .transform((text) => text.split(";").map((part) => part.trim()).filter(Boolean));
 
 /**
  * The server's configuration, parsed once at start. Nothing else reads
@@ -215,21 +216,21 @@ const envSchema = z.object({
   GPUDESK_LDAP_GROUP_FILTER: ldapFilter.default("(|(member={dn})(memberUid={username}))"),
   /** A PEM file of the CA that signed the directory's certificate (ldaps://), when it is not a public one. */
   GPUDESK_LDAP_CA_FILE: z.string().min(1).max(1000).optional(),
-  /** Groups (OIDC claim values or LDAP group names, comma-separated) whose members are admins; unset: roles are not taken from the directory. */
-  GPUDESK_SSO_ADMIN_GROUPS: commaList,
-  /** Groups to teams: `group=team,group2=team2`. */
+  /** Groups (OIDC claim values or LDAP group names or DNs, `;`-separated) whose members are admins; unset: roles are not taken from the directory. */
+  GPUDESK_SSO_ADMIN_GROUPS: groupList,
+  /** Groups to teams: `group=team;group2=team2` (a group may be a DN: the last `=` names the team). */
   GPUDESK_SSO_TEAM_GROUPS: z
     .string()
     .max(4000)
     .default("")
     .transform((text, ctx) => {
       const pairs: { group: string; team: string }[] = [];
-      for (const item of text.split(",").map((part) => part.trim()).filter(Boolean)) {
+      for (const item of text.split(";").map((part) => part.trim()).filter(Boolean)) {
         const at = item.lastIndexOf("=");
         const group = item.slice(0, at).trim();
         const team = item.slice(at + 1).trim();
         if (at < 0 || !group || !team) {
-          ctx.addIssue({ code: "custom", message: `${item} is not group=team (e.g. vision-lab=vision)` });
+          ctx.addIssue({ code: "custom", message: `${item} is not group=team (e.g. vision-lab=vision; pairs separated by ;)` });
           return z.NEVER;
         }
         pairs.push({ group, team });
