@@ -17,6 +17,7 @@ import { createUserSchema, updateUserSchema } from "@/server/auth/users";
 import { efficiencyQuerySchema } from "@/server/history/reservation-efficiency";
 import { usageOptionsSchema } from "@/server/history/usage-service";
 import { createHostSchema } from "@/server/hosts/host-registry";
+import { teamUsageQuerySchema } from "@/server/teams/team-usage-params";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -78,6 +79,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/webhook-deliveries", summary: "Recent webhook deliveries and their outcome", access: "user", query: deliveryQuerySchema },
   { method: "get", path: "/api/v1/usage", summary: "The usage report of a range (the fleet for admins, one's own for members)", access: "user", query: rangeQuerySchema.and(usageOptionsSchema) },
   { method: "get", path: "/api/v1/usage/export", summary: "The usage report as CSV", access: "user", query: rangeQuerySchema.and(usageOptionsSchema), produces: "text/csv" },
+  { method: "get", path: "/api/v1/usage/teams", summary: "GPU-hours per team and person: booked (as the quotas count) and used without a booking, by who ran it (admins; a lead for their team); ?format=csv", access: "user", query: teamUsageQuerySchema },
   { method: "get", path: "/api/v1/usage/reservations", summary: "Mean utilization during each of these bookings", access: "user", query: efficiencyQuerySchema },
   { method: "get", path: "/api/v1/tokens", summary: "My personal API tokens (prefixes only)", access: "user" },
   { method: "post", path: "/api/v1/tokens", summary: "Create a personal API token (answered this once)", access: "user", body: createTokenSchema, success: 201 },

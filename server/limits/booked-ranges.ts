@@ -3,8 +3,8 @@ import type { GpuRange } from "@/server/limits/gpu-hours";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 
-/** Whose bookings: one person's, or every booking made for a team. */
-export type BookingOwner = { userId: string } | { teamId: string };
+/** Whose bookings: one person's, every booking made for a team, or one person's for one team. */
+export type BookingOwner = { userId: string; teamId?: string } | { teamId: string };
 
 /**
  * The GPU ranges of an owner's bookings that share time with [fromMs, toMs),
@@ -14,7 +14,7 @@ export type BookingOwner = { userId: string } | { teamId: string };
 export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: number, toMs: number): Promise<GpuRange[]> {
   const rows = await client.reservationGpu.findMany({
     where: {
-      reservation: "userId" in owner ? { userId: owner.userId } : { teamId: owner.teamId },
+      reservation: { ...("userId" in owner ? { userId: owner.userId } : {}), ...(owner.teamId !== undefined ? { teamId: owner.teamId } : {}) },
       startsAt: { lt: new Date(toMs) },
       endsAt: { gt: new Date(fromMs) },
     },

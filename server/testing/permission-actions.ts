@@ -205,6 +205,8 @@ export const ACTIONS: Action[] = [
 
   { route: "GET /api/v1/usage", expect: anyUser },
   { route: "GET /api/v1/usage/export", expect: anyUser },
+  // A team's usage: admins, and a team's lead (none of the matrix's members leads one).
+  { route: "GET /api/v1/usage/teams", expect: adminOnly },
   { route: "GET /api/v1/usage/reservations", prepare: async (w) => ({ query: `?ids=${await miasBooking(w)}` }), expect: anyUser },
 
   { route: "GET /api/v1/alerts", expect: anyUser },
