@@ -38,11 +38,25 @@ CREATE TABLE "BookingLimit" (
     CONSTRAINT "BookingLimit_pkey" PRIMARY KEY ("subject")
 );
 
+-- CreateTable
+CREATE TABLE "UnbookedUse" (
+    "gpuUuid" TEXT NOT NULL,
+    "minute" TIMESTAMP(3) NOT NULL,
+    "hostId" TEXT NOT NULL,
+    "ranBy" TEXT,
+    "seconds" DOUBLE PRECISION NOT NULL,
+
+    CONSTRAINT "UnbookedUse_pkey" PRIMARY KEY ("gpuUuid","minute")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "Team_name_key" ON "Team"("name");
 
 -- CreateIndex
 CREATE INDEX "TeamMember_userId_idx" ON "TeamMember"("userId");
+
+-- CreateIndex
+CREATE INDEX "UnbookedUse_minute_idx" ON "UnbookedUse"("minute");
 
 -- CreateIndex
 CREATE INDEX "Reservation_teamId_endsAt_idx" ON "Reservation"("teamId", "endsAt");

@@ -35,11 +35,25 @@ CREATE TABLE "BookingLimit" (
     "updatedAt" DATETIME NOT NULL
 );
 
+-- CreateTable
+CREATE TABLE "UnbookedUse" (
+    "gpuUuid" TEXT NOT NULL,
+    "minute" DATETIME NOT NULL,
+    "hostId" TEXT NOT NULL,
+    "ranBy" TEXT,
+    "seconds" REAL NOT NULL,
+
+    PRIMARY KEY ("gpuUuid", "minute")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "Team_name_key" ON "Team"("name");
 
 -- CreateIndex
 CREATE INDEX "TeamMember_userId_idx" ON "TeamMember"("userId");
+
+-- CreateIndex
+CREATE INDEX "UnbookedUse_minute_idx" ON "UnbookedUse"("minute");
 
 -- CreateIndex
 CREATE INDEX "Reservation_teamId_endsAt_idx" ON "Reservation"("teamId", "endsAt");
