@@ -148,14 +148,20 @@ export type AuditAction =
   | "reservation.idle_release"
   | "policy.update"
   | "policy.idle_exemption_add"
-  | "policy.idle_exemption_remove";
+  | "policy.idle_exemption_remove"
+  | "team.create"
+  | "team.update"
+  | "team.delete"
+  | "team.member.add"
+  | "team.member.remove"
+  | "limits.update";
 
 export interface AuditEntryView {
   id: string;
   at: string;
   actor: PersonRef | null;
   action: AuditAction;
-  entityType: "reservation" | "policy";
+  entityType: "reservation" | "policy" | "team" | "user";
   entityId: string;
   before: unknown;
   after: unknown;

@@ -17,6 +17,12 @@ const ACTIONS: Record<AuditEntryView["action"], string> = {
   "policy.update": "Changed the rules",
   "policy.idle_exemption_add": "Exempted from idle release",
   "policy.idle_exemption_remove": "Removed an idle exemption",
+  "team.create": "Made a team",
+  "team.update": "Changed a team",
+  "team.delete": "Deleted a team",
+  "team.member.add": "Added to a team",
+  "team.member.remove": "Removed from a team",
+  "limits.update": "Changed a person's limits",
 };
 
 type Json = Record<string, unknown> | null;

@@ -4,6 +4,7 @@ import { UsageSection } from "@/components/usage/usage-section";
 import { HandedBackCard } from "@/components/idle-release/handed-back-card";
 import { parseUsageParams } from "@/server/history/usage-service";
 import { handedBackByIdleRelease } from "@/server/idle-release/handed-back";
+import { TeamUsageSection } from "@/app/usage/team-usage-section";
 
 export const metadata: Metadata = { title: "Usage" };
 
@@ -23,6 +24,9 @@ export default async function AdminUsagePage({ searchParams }: PageProps) {
     >
       <UsageSection searchParams={await searchParams} basePath="/admin/usage" fleet />
       <HandedBack searchParams={await searchParams} />
+      <div className="mt-8">
+        <TeamUsageSection searchParams={await searchParams} basePath="/admin/usage" />
+      </div>
     </PageShell>
   );
 }
