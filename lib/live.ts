@@ -202,7 +202,7 @@ export interface DisplayHost {
   gpuUuids: string[];
 }
 
-/** The display scope's state as a screen holds it (lib/display-feed-store.ts builds it from the wire). */
+/** The display scope's state as a screen holds it (components/live/display-feed-store.ts builds it from the wire). */
 export interface DisplayFeed {
   serverTime: string;
   simulated: boolean;

@@ -4,10 +4,10 @@ import { useMemo, useSyncExternalStore } from "react";
 import { summarizeAvailability } from "@/lib/gpu-availability";
 import { gpuStateNow } from "@/lib/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
-import { useGpuStates } from "@/lib/use-gpu-states";
-import { useLiveFleet } from "@/lib/use-live-fleet";
-import { useGrowingLimit } from "@/lib/use-growing-limit";
-import { useNow } from "@/lib/use-now";
+import { useGpuStates } from "@/components/live/use-gpu-states";
+import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { useGrowingLimit } from "@/components/live/use-growing-limit";
+import { useNow } from "@/components/live/use-now";
 import { AppHeader } from "@/components/ui/app-header";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
 import { EmptyFleet } from "@/components/fleet/empty-fleet";
@@ -20,7 +20,7 @@ const noSubscription = () => () => {};
 /**
  * Cards mounted in the task that brings the first snapshot (what fills the
  * screen above the fold); after it, each task mounts as many as fit in
- * MOUNT_BUDGET_MS at the pace measured (lib/use-growing-limit.ts): mounting
+ * MOUNT_BUDGET_MS at the pace measured (components/live/use-growing-limit.ts): mounting
  * a 256-GPU fleet at once was one task of several hundred milliseconds.
  */
 const FIRST_CARDS = 16;

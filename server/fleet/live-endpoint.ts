@@ -52,7 +52,7 @@ export interface LiveEndpointOptions {
   /**
    * The least time between two deltas; default 0. A spacing (it was 250 ms)
    * held the tail of each burst back by up to that much. (Browsers redraw
-   * for readings at most once a second whatever comes: lib/live-fleet-store.ts.)
+   * for readings at most once a second whatever comes: components/live/live-fleet-store.ts.)
    */
   minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
@@ -148,7 +148,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     if (!parsed.success) return next(new Error("bad handshake"));
     const auth = parsed.data;
     if (auth.v !== LIVE_FORMAT_VERSION) {
-      // A page of another version would misread the deltas; it reloads on this answer (lib/live-socket.ts).
+      // A page of another version would misread the deltas; it reloads on this answer (components/live/live-socket.ts).
       return next(Object.assign(new Error(LIVE_FORMAT_ERROR), { data: { version: LIVE_FORMAT_VERSION } }));
     }
     const decide = (viewer: LiveViewer | null) => {
