@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { HostEnforcementManager } from "@/components/alerts/host-enforcement-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { alertsRuntime } from "@/server/alerts/alerts-runtime";
 import { listHostEnforcement } from "@/server/enforcement/host-settings";
 
