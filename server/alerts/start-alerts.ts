@@ -1,6 +1,7 @@
 import type { Namespace } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
-import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, LiveBooking } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import { AlertMonitor } from "@/server/alerts/alert-monitor";
 import { listOpenAlertsFor } from "@/server/alerts/alert-queries";

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { io as connectSocket, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { applyDeltaWire, applySnapshotWire, findHost, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
 import { ensureProductionBuild } from "@/server/build";

@@ -1,6 +1,7 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
-import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot, LiveBooking } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
 import { GpuScope, gpuRoom } from "@/server/fleet/gpu-scope";
