@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
 import next from "next";
 import { Server } from "socket.io";
-import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE } from "@/lib/live";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { Snapshot } from "@/lib/snapshot";
@@ -205,5 +204,3 @@ async function startDemoHistory(env: Env, localMode: string, untilMs: number, si
     (error: unknown) => log.error(`demo history failed: ${error instanceof Error ? error.message : String(error)}`),
   );
 }
-
-export type AgentServer = Server<AgentClientToServer, AgentServerToClient>;

@@ -36,7 +36,7 @@ afterEach(async () => {
 
 async function setUp() {
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
-  const live = await startLiveServer(fleet, { tickMs: 50, flushMs: 20, minDeltaIntervalMs: 0 });
+  const live = await startLiveServer(fleet, { tickMs: 50, flushMs: 20 });
   closers.push(() => live.close());
   liveUrl = live.url;
   const a = makeGpu({ index: 0 });

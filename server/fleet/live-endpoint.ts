@@ -50,12 +50,6 @@ export interface LiveEndpointOptions {
    * a few hundred ms of work: a reconnect storm must not pay it per flush).
    */
   snapshotMs?: number;
-  /**
-   * The least time between two deltas; default 0. A spacing (it was 250 ms)
-   * held the tail of each burst back by up to that much. (Browsers redraw
-   * for readings at most once a second whatever comes: components/live/live-fleet-store.ts.)
-   */
-  minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
   bookings?: LiveBookingsSource;
   /** More for every snapshot and every tick's delta (the GPU states of server/alerts/start-alerts.ts). */
@@ -113,14 +107,13 @@ function scopeOf(socket: LiveSocket): SocketScope {
  * to the whole room. Snapshots go out at the next flush after a connection,
  * then the compact deltas (lib/live-wire.ts) of the flushes after it (that
  * flush's delta goes to the rest of the room: the snapshot holds what it
- * says): new readings within `flushMs` of their arrival but at most one
- * delta per `minDeltaIntervalMs`, with the rules' results (GPU states) of
+ * says): new readings within `flushMs` of their arrival, with the rules' results (GPU states) of
  * the ticks since the last one. Every socket
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, minDeltaIntervalMs = 0, bookings, extras } = options;
-  const pacer = new DeltaPacer({ quietMs, maxHoldMs, minIntervalMs: minDeltaIntervalMs });
+  const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, bookings, extras } = options;
+  const pacer = new DeltaPacer({ quietMs, maxHoldMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots, memberSummaryOf);
   const displays = new DisplayScope(
@@ -294,7 +287,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     const changed = delta !== null || displaysDirty;
     displaysDirty = false;
     if (delta) {
-      pacer.sent(now);
+      pacer.sent();
       // Encoded even when no one else is in the room: the encoder must remember what it says.
       const wire = members.encode(delta);
       // Not to the sockets that just got their snapshot (built from the same state, it holds what
