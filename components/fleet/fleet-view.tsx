@@ -2,8 +2,7 @@
 
 import { useMemo, useSyncExternalStore } from "react";
 import { summarizeAvailability } from "@/lib/gpu-availability";
-import { gpuStateNow } from "@/lib/gpu-state-now";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
+import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useGrowingLimit } from "@/components/live/use-growing-limit";
@@ -38,7 +37,7 @@ export function FleetView() {
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   // The header and each host count GPUs by the one rule, as each card's badge shows them.
   const availability = summarizeAvailability(
-    gpus.map((gpu) => ({ host: gpu.hostId, state: gpuStateNow(gpu, online.has(gpu.hostId), bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, states[gpu.uuid]) })),
+    gpus.map((gpu) => ({ host: gpu.hostId, state: gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow) })),
   );
   // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
   const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);

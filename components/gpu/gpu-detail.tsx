@@ -2,10 +2,9 @@
 
 import Link from "next/link";
 import { useMemo, useSyncExternalStore } from "react";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
 import { DASH, formatRelativeTime } from "@/lib/format";
-import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
+import { gpuStateOnPage, unseenUseNow } from "@/lib/gpu-state-now";
 import { unseenUsePhrase } from "@/lib/gpu-availability";
 import { useGpuScope } from "@/components/live/use-gpu-scope";
 import { useNow } from "@/components/live/use-now";
@@ -102,7 +101,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             ) : (
               // The one rule, before the server's states arrive too: a booked idle GPU is not "Free".
               <GpuStateBadge
-                state={gpuStateNow(gpu, true, bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, reconciliation)}
+                state={gpuStateOnPage(gpu, true, fleet.bookings, reconciliation, serverNow)}
                 problem={reconciliation?.problem}
                 unseen={unseenUseNow(gpu, reconciliation) !== null}
               />

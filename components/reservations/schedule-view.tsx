@@ -3,9 +3,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import type { LiveBooking } from "@/lib/live";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
@@ -97,7 +96,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
               {host.gpus.map((gpu) => {
                 const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
                 const reading = fleet.gpus[gpu.uuid];
-                const state = reading ? gpuStateNow(reading, online.has(host.id), bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, states[gpu.uuid]) : null;
+                const state = reading ? gpuStateOnPage(reading, online.has(host.id), fleet.bookings, states[gpu.uuid], serverNow) : null;
                 const busyNow = state === "unbooked_use" || state === "conflict";
                 return (
                   <div key={gpu.uuid} className="contents">
