@@ -1,6 +1,6 @@
 import type { Namespace } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
-import type { FleetDelta, FleetSnapshot, LiveBooking } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot } from "@/lib/live";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import { AlertMonitor } from "@/server/alerts/alert-monitor";
@@ -17,15 +17,10 @@ import { EnforcementLoop, recordEnforcementReport } from "@/server/enforcement/e
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { log } from "@/server/log";
 import { startNotifications } from "@/server/notifications/notifications";
+import type { BookingsSource } from "@/server/reservations/booking-feed";
 
 type AgentNamespace = Namespace<AgentClientToServer, AgentServerToClient>;
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
-
-/** Bookings as the reservations feed offers them (server/reservations/booking-feed.ts). */
-export interface BookingsSource {
-  current(): LiveBooking[];
-  subscribe(listener: (bookings: LiveBooking[]) => void): () => void;
-}
 
 export interface StartAlertsOptions {
   fleet: FleetState;

@@ -1,6 +1,6 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
-import type { FleetDelta, FleetSnapshot, LiveBooking } from "@/lib/live";
+import type { FleetDelta, FleetSnapshot } from "@/lib/live";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
@@ -10,15 +10,10 @@ import { DeltaPacer } from "@/server/fleet/delta-pacer";
 import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { log } from "@/server/log";
+import type { BookingsSource } from "@/server/reservations/booking-feed";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient>;
-
-/** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
-export interface LiveBookingsSource {
-  current(): LiveBooking[];
-  subscribe(listener: (bookings: LiveBooking[]) => void): () => void;
-}
 
 export interface LiveEndpointOptions {
   /**
@@ -51,7 +46,7 @@ export interface LiveEndpointOptions {
    */
   snapshotMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
-  bookings?: LiveBookingsSource;
+  bookings?: BookingsSource;
   /** More for every snapshot and every tick's delta (the GPU states of server/alerts/start-alerts.ts). */
   extras?: {
     snapshot(): Partial<FleetSnapshot>;
