@@ -127,6 +127,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
     publicUrl: env.GPUDESK_PUBLIC_URL,
     clusterWide: env.REDIS_URL !== undefined,
+    rollups: history.tickConsumer,
     live: live.consumer,
     waitForLeadership: true,
   });
