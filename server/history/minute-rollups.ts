@@ -1,7 +1,7 @@
 import { chunks } from "@/lib/chunks";
 import type { Snapshot } from "@/lib/snapshot";
 import { db } from "@/server/db";
-import { findBookedIntervals, holderOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-holders";
+import { findBookedIntervals, bookedByOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-intervals";
 import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";
 import {
   HOUR_MS,
@@ -314,7 +314,7 @@ async function writeBatch(entries: MinuteEntry[], intervals: ReadonlyMap<string,
   return db().$transaction(
     async (tx) => {
       await claimWriteLock(tx);
-      const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
+      const rows = entries.map((entry) => toMinuteRow(entry, bookedByOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
       const hours = byHourAndGpu(rows);
       const current = await stillCurrent(tx, hours, tallies);
       await upsertMinuteRows(tx, rows);
