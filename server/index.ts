@@ -173,6 +173,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   return {
     url,
     async close() {
+      // No tick after this: its consumers stop below, the leader's with the cluster's jobs.
+      await tick.tick.stop();
       live.stop();
       setLiveNamespace(undefined);
       openAlerts.stop();
