@@ -100,7 +100,7 @@ SYSTEMD_DIR=${SYSTEMD_DIR:-$PREFIX/etc/systemd/system}
 UNIT_FILE=$SYSTEMD_DIR/$UNIT_NAME
 
 if [ -z "$PREFIX" ] && [ "$(id -u)" -ne 0 ]; then
-  die "run it as root: curl -fsSL $SERVER_URL/install.sh | sudo sh -s -- --token ..."
+  die "run it as root: curl -fsSL $SERVER_URL/install.sh | sudo sh"
 fi
 
 # systemctl only on a machine that runs systemd, and never for a fake root.
