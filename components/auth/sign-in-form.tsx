@@ -93,7 +93,7 @@ export function SignInForm({ next, options, ssoError }: SignInFormProps) {
           : "w-full rounded-md bg-sky-600 px-4 py-2 font-medium text-white hover:bg-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:opacity-60"
       }
     >
-      {pending ? "Signing in…" : `Sign in with ${options.oidcName}`}
+      Sign in with {options.oidcName}
     </button>
   );
   if (!options.passwordForm) {
