@@ -39,3 +39,18 @@ export async function authRequest(request: Request): Promise<{ forwarded: Reques
   const forwarded = new Request(`${origin}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
   return { forwarded, secure: request.headers.get(CLIENT_PROTO_HEADER) === "https" };
 }
+
+/**
+ * better-auth's sign-in answers `{ redirect, token, user }`: the session
+ * token is in the HttpOnly cookie, and a copy in the JSON would be readable
+ * by any script on the page. The answer keeps everything but that copy.
+ */
+export async function withoutSessionToken(request: Request, response: Response): Promise<Response> {
+  if (!new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/username")) return response;
+  if (!response.headers.get("content-type")?.includes("application/json")) return response;
+  const body = (await response.json()) as Record<string, unknown> | null;
+  if (body && typeof body === "object") delete body.token;
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+}

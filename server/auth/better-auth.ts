@@ -4,7 +4,7 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { checkLoginAllowed, recordLoginResult } from "@/server/auth/login-throttle";
+import { claimLoginAttempt, recordLoginResult } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
@@ -92,7 +92,8 @@ function createAuth(secureCookies: boolean) {
         if (ctx.path === "/sign-in/social" && ctx.body?.idToken !== undefined) throw new APIError("BAD_REQUEST", { message: "Sign in through the provider" });
         if (ctx.path !== "/sign-in/username") return;
         const name = typeof ctx.body?.username === "string" ? ctx.body.username : "";
-        const wait = await checkLoginAllowed(name);
+        // Counted before the password is checked (atomically), so parallel guesses cannot all be evaluated.
+        const wait = await claimLoginAttempt(name);
         if (wait > 0) {
           throw new APIError("TOO_MANY_REQUESTS", {
             message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.`,
