@@ -4,6 +4,7 @@ import { recordLoginResult } from "@/server/auth/login-throttle";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { checkDirectoryPassword } from "@/server/sso/ldap";
+import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 
 /** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
 const directoryUsers = () => import("@/server/sso/directory-user");
@@ -30,6 +31,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
   if (config.GPUDESK_LDAP_URL) {
     const check = await checkDirectoryPassword(username, password, config);
     if (check.kind === "wrong_password") {
+      recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
       await recordLoginResult(username, false);
       throw invalidCredentials();
     }
@@ -40,7 +42,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
     if (check.kind === "ok") {
       const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
       if (!result.ok) {
-        log.warn(`sso: LDAP sign-in of ${JSON.stringify(username.slice(0, 64))} refused: ${result.message}`);
+        recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });
         throw new APIError("FORBIDDEN", {
           code: result.reason.toUpperCase(),
           message: result.reason === "not_registered" ? "You have no gpudesk account yet: ask an admin to create it." : "This username cannot be used in gpudesk.",
