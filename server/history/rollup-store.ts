@@ -29,6 +29,7 @@ const MEASURE_COLUMNS = {
   tempAvg: "double precision",
   tempMax: "double precision",
   holderUserId: "text",
+  attributedUserId: "text",
 } as const;
 
 const MINUTE_COLUMNS = {
@@ -113,6 +114,7 @@ const MERGE_MINUTE = Prisma.raw(
     `"tempAvg" = ${weightedSql("tempAvg")}`,
     `"tempMax" = ${largerSql("tempMax")}`,
     `"holderUserId" = COALESCE(excluded."holderUserId", ${OLD}."holderUserId")`,
+    `"attributedUserId" = COALESCE(excluded."attributedUserId", ${OLD}."attributedUserId")`,
     `"busy" = (${OLD}."busy" OR excluded."busy")`,
     `"simulated" = (${OLD}."simulated" AND excluded."simulated")`,
   ].join(",\n  "),
@@ -188,6 +190,7 @@ const minuteSelect = {
   tempAvg: true,
   tempMax: true,
   holderUserId: true,
+  attributedUserId: true,
   busy: true,
   simulated: true,
 } satisfies Prisma.GpuMinuteSelect;
