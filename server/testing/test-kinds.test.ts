@@ -12,6 +12,7 @@ describe("which tests are fast", () => {
     expect(slowReason(text("useTestDatabase", "();"))).toBe("a database");
     expect(slowReason(text('import { createServer } from "node:', 'http";'))).toBe("a server, socket or Redis");
     expect(slowReason(text("const live = await startLiveServer", "(fleet, {});"))).toBe("a server, socket or Redis");
+    expect(slowReason(text('import { startSlapd } from "@/server/testing/', 'slapd";'))).toBe("a server, socket or Redis");
     expect(slowReason(text('import { spawn } from "node:', 'child_process";'))).toBe("a child process");
     expect(slowReason(text("await new Promise((resolve) => setTimeout", "(resolve, 100));"))).toBe("a real-time wait");
     expect(slowReason(text("await vi.waitFor", "(() => expect(seen).toBe(1));"))).toBe("a real-time wait");
