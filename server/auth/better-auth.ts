@@ -10,6 +10,8 @@ import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 import { log } from "@/server/log";
+import { OIDC_PROVIDER_ID, oidcPlugins } from "@/server/sso/oidc";
+import { passwordSignIn } from "@/server/sso/password-sign-in";
 
 export { CLIENT_IP_HEADER };
 
@@ -44,7 +46,13 @@ function createAuth(secureCookies: boolean) {
     plugins: [
       username({ minUsernameLength: 2, maxUsernameLength: 32 }),
       admin({ defaultRole: "member", adminRoles: ["admin"] }),
+      ...oidcPlugins(config),
     ],
+    // Single sign-on (server/sso/oidc.ts) signs a person into the account it made or found for
+    // them by its email, linking the provider's subject to it on first use.
+    account: { accountLinking: { enabled: true, trustedProviders: [OIDC_PROVIDER_ID], requireLocalEmailVerified: false } },
+    // A refused or failed single sign-on comes back to the sign-in page, which explains ?error=.
+    onAPIError: { errorURL: "/login" },
     rateLimit: {
       enabled: true,
       storage: "database",
@@ -80,6 +88,8 @@ function createAuth(secureCookies: boolean) {
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
+        // Single sign-on goes through the provider's pages only, never with an ID token posted here.
+        if (ctx.path === "/sign-in/social" && ctx.body?.idToken !== undefined) throw new APIError("BAD_REQUEST", { message: "Sign in through the provider" });
         if (ctx.path !== "/sign-in/username") return;
         const name = typeof ctx.body?.username === "string" ? ctx.body.username : "";
         // Counted before the password is checked (atomically), so parallel guesses cannot all be evaluated.
@@ -89,6 +99,9 @@ function createAuth(secureCookies: boolean) {
             message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.`,
           });
         }
+        // LDAP, or local passwords switched off: answered there, or null for the local password check.
+        const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "");
+        if (answer) return answer;
       }),
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-in/username") return;

@@ -63,7 +63,7 @@ export class EnforcementLoop {
     }
   }
 
-  tick(nowMs: number, openAlerts: Iterable<OpenAlertRef>, reconciliation: Readonly<Record<string, GpuReconciliation>>, gpus: LiveGpu[]): void {
+  tick(nowMs: number, openAlerts: Iterable<OpenAlertRef>, reconciliation: Readonly<Record<string, GpuReconciliation>>, gpus: readonly LiveGpu[]): void {
     if (this.enforced.size === 0) return;
     for (const [key, at] of this.sent) if (nowMs - at > RESEND_AFTER_MS) this.sent.delete(key);
     const plan = planTerminations({

@@ -28,7 +28,7 @@ type Modules = {
   db: typeof import("@/server/db");
   fixtures: typeof import("@/server/testing/booking-fixtures");
   hosts: typeof import("@/server/hosts/host-registry");
-  startAlerts: typeof import("@/server/alerts/start-alerts");
+  startTick: typeof import("@/server/tick/start-tick");
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
@@ -60,7 +60,7 @@ beforeAll(async () => {
     db: await import("@/server/db"),
     fixtures: await import("@/server/testing/booking-fixtures"),
     hosts: await import("@/server/hosts/host-registry"),
-    startAlerts: await import("@/server/alerts/start-alerts"),
+    startTick: await import("@/server/tick/start-tick"),
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
@@ -74,23 +74,19 @@ beforeAll(async () => {
   http = createServer();
   const io = new Server(http);
   m.attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
-  const alerts = await m.startAlerts.startAlerts({
+  // The server's tick, every 500 ms: reconciliation, the alert rules and enforcement; a last consumer notes when each ran.
+  const tick = await m.startTick.startTick({
     fleet,
     bookings: { current: () => bookings, subscribe: () => () => {} },
-    config: { ...DEFAULT_ALERT_CONFIG, holdMs: { ...DEFAULT_ALERT_CONFIG.holdMs, conflict: 1000 } },
+    alerts: { config: { ...DEFAULT_ALERT_CONFIG, holdMs: { ...DEFAULT_ALERT_CONFIG.holdMs, conflict: 1000 } } },
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
-    resolveViewer: async () => null,
+    live: { name: "the test's clock", runs: "everywhere", consume: () => void ticks.push(Date.now()) },
+    tickMs: 500,
   });
-  // The live endpoint's tick, which drives reconciliation and enforcement.
-  const tick = setInterval(() => {
-    alerts.live.tick();
-    ticks.push(Date.now());
-  }, 500);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   stop = async () => {
-    clearInterval(tick);
-    await alerts.stop();
+    await tick.stop();
     io.disconnectSockets(true);
     await new Promise<void>((resolve) => io.close(() => resolve()));
   };

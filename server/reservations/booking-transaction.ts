@@ -9,6 +9,8 @@ export interface WriteLock {
   userId: string;
   /** The hosts whose GPUs may be booked. */
   hostIds: string[];
+  /** The team the booking counts for (its limits are checked). */
+  teamIds?: string[];
 }
 
 /**
@@ -18,8 +20,9 @@ export interface WriteLock {
  * transaction with BEGIN IMMEDIATE, so the write lock is this
  * transaction's before it reads; these statements then change nothing.
  *
- * PostgreSQL: the same statements lock the person's row and the hosts'
- * rows, which serializes exactly the bookings that could collide.
+ * PostgreSQL: the same statements lock the person's row, the hosts' rows
+ * and the team's row, which serializes exactly the bookings that could
+ * collide (on a GPU, or on a person's or team's limit).
  */
 async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
   await tx.$executeRaw`UPDATE "user" SET "updatedAt" = "updatedAt" WHERE "id" = ${lock.userId}`;
@@ -27,6 +30,10 @@ async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
     // In id order, so that two bookings that lock the same hosts queue instead of deadlocking.
     const hostIds = [...new Set(lock.hostIds)].sort();
     await tx.$executeRaw`UPDATE "Host" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join(hostIds)})`;
+  }
+  // Two members of one team booking different hosts share no row above: the team's row serializes them (its limits).
+  if (lock.teamIds && lock.teamIds.length > 0) {
+    await tx.$executeRaw`UPDATE "Team" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join([...new Set(lock.teamIds)].sort())})`;
   }
 }
 

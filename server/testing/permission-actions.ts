@@ -83,6 +83,12 @@ async function miasWaitingEntry(world: MatrixWorld): Promise<string> {
   return entry.id;
 }
 
+/** A team of nobody, fresh per call since deleting and changing it are the calls. */
+async function aTeam(): Promise<string> {
+  const team = await db().team.create({ data: { name: `matrix team ${randomUUID()}` }, select: { id: true } });
+  return team.id;
+}
+
 /** An open alert about Mia (no booking involved), fresh per call since acknowledging changes it. */
 async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_pressure"): Promise<string> {
   const alert = await db().alert.create({
@@ -141,6 +147,23 @@ export const ACTIONS: Action[] = [
   { route: "PUT /api/v1/policies", prepare: async () => ({ body: { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 14 } }), expect: adminOnly },
   { route: "GET /api/v1/audit", expect: adminOnly },
 
+  { route: "GET /api/v1/teams", expect: anyUser },
+  { route: "POST /api/v1/teams", prepare: async () => ({ body: { name: `team ${next()}` } }), expect: adminOnly },
+  { route: "PATCH /api/v1/teams/[id]", prepare: async () => ({ params: { id: await aTeam() }, body: { limits: { maxGpus: 4 } } }), expect: adminOnly },
+  { route: "DELETE /api/v1/teams/[id]", prepare: async () => ({ params: { id: await aTeam() } }), expect: adminOnly },
+  { route: "POST /api/v1/teams/[id]/members", prepare: async (w) => ({ params: { id: await aTeam() }, body: { username: w.otherMember.username } }), expect: adminOnly },
+  {
+    route: "DELETE /api/v1/teams/[id]/members/[userId]",
+    prepare: async (w) => {
+      const id = await aTeam();
+      await db().teamMember.create({ data: { teamId: id, userId: w.otherMember.id } });
+      return { params: { id, userId: w.otherMember.id } };
+    },
+    expect: adminOnly,
+  },
+  { route: "PUT /api/v1/users/[id]/limits", prepare: async (w) => ({ params: { id: w.otherMember.id }, body: { limits: { maxGpus: null } } }), expect: adminOnly },
+  { route: "GET /api/v1/me/limits", expect: anyUser },
+
   { route: "GET /api/v1/reservations", expect: anyUser },
   { route: "GET /api/v1/reservations", variant: "everyone's (all=1)", query: "?all=1", expect: adminOnly },
   {
@@ -182,6 +205,8 @@ export const ACTIONS: Action[] = [
 
   { route: "GET /api/v1/usage", expect: anyUser },
   { route: "GET /api/v1/usage/export", expect: anyUser },
+  // A team's usage: admins, and a team's lead (none of the matrix's members leads one).
+  { route: "GET /api/v1/usage/teams", expect: adminOnly },
   { route: "GET /api/v1/usage/reservations", prepare: async (w) => ({ query: `?ids=${await miasBooking(w)}` }), expect: anyUser },
 
   { route: "GET /api/v1/alerts", expect: anyUser },
