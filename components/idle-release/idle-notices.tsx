@@ -6,7 +6,7 @@ import { createPortal } from "react-dom";
 import { apiRequest } from "@/lib/api-client";
 import { holdingSentence, idleSentence, keepsSentence, type IdleNotice } from "@/lib/idle-release";
 import { formatClock } from "@/lib/local-time";
-import { getLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket } from "@/components/live/live-socket";
 import type { ReservationView } from "@/lib/reservation-types";
 import { KeepButton } from "@/components/idle-release/idle-status";
 import { DismissButton } from "@/components/ui/dismiss-button";

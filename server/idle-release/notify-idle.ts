@@ -1,5 +1,5 @@
 import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { viewerRoom } from "@/server/fleet/viewer-rooms";
 import type { IdleNotice } from "@/lib/idle-release";
 import { holdingSentence, idleSentence } from "@/lib/idle-release";

@@ -5,6 +5,7 @@ import type { BookableHost } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { personSelect, toPerson } from "@/server/reservations/people";
 import { idleWarningsOf } from "@/server/idle-release/idle-views";
+import { teamNames } from "@/server/teams/booking-team";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
@@ -18,6 +19,7 @@ const bookingSelect = {
   endsAt: true,
   purpose: true,
   status: true,
+  teamId: true,
   host: { select: { name: true } },
   user: { select: personSelect },
   gpus: { select: { gpu: { select: { uuid: true, index: true } } } },
@@ -25,7 +27,7 @@ const bookingSelect = {
 
 type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
 
-function toBooking(row: BookingRow): ScheduleBooking {
+function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking {
   return {
     reservationId: row.id,
     hostId: row.hostId,
@@ -35,6 +37,8 @@ function toBooking(row: BookingRow): ScheduleBooking {
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
     purpose: row.purpose,
+    // Only bookings made for a team carry one: the others' shape stays as it was.
+    ...(row.teamId && teams.has(row.teamId) ? { team: teams.get(row.teamId) } : {}),
     status: row.status as ReservationStatus,
   };
 }
@@ -46,9 +50,10 @@ export async function listLiveBookings(now: Date, client: PrismaClient = db()): 
     orderBy: [{ startsAt: "asc" }, { id: "asc" }],
     select: { ...bookingSelect, idleWarnedAt: true },
   });
+  const teams = await teamNames(client, rows.map((row) => row.teamId));
   const warnings = await idleWarningsOf(client, rows.filter((row) => row.idleWarnedAt !== null).map((row) => row.id), now.getTime());
   return rows.map(({ idleWarnedAt: _warned, ...row }) => {
-    const { status: _status, ...live } = toBooking(row);
+    const { status: _status, ...live } = toBooking(row, teams);
     const warning = warnings.get(row.id);
     return warning ? { ...live, idleWarning: warning } : live;
   });
@@ -61,7 +66,8 @@ export async function listSchedule(from: Date, to: Date): Promise<ScheduleBookin
     orderBy: [{ startsAt: "asc" }, { id: "asc" }],
     select: bookingSelect,
   });
-  return rows.filter((row) => row.endsAt > row.startsAt).map(toBooking);
+  const teams = await teamNames(db(), rows.map((row) => row.teamId));
+  return rows.filter((row) => row.endsAt > row.startsAt).map((row) => toBooking(row, teams));
 }
 
 /** Hosts that have GPUs, with their GPUs in nvidia-smi order: what the form and the schedule offer. */
