@@ -127,6 +127,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
     publicUrl: env.GPUDESK_PUBLIC_URL,
     clusterWide: env.REDIS_URL !== undefined,
+    rollups: history.tickConsumer,
     live: live.consumer,
     waitForLeadership: true,
   });
@@ -172,6 +173,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   return {
     url,
     async close() {
+      // No tick after this: its consumers stop below, the leader's with the cluster's jobs.
+      await tick.tick.stop();
       live.stop();
       setLiveNamespace(undefined);
       openAlerts.stop();

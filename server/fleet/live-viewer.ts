@@ -16,7 +16,7 @@ export async function authenticateLiveViewer({ headers, token }: { headers: Head
     if (!principal) return null;
     return principal.kind === "display"
       ? { kind: "display", displayId: principal.display.id }
-      : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null };
+      : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null, tokenId: principal.tokenId ?? null };
   }
   if (!handshakeFromSameOrigin(headers)) return null;
   const session = await sessionOf(headers);

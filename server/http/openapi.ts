@@ -46,7 +46,7 @@ interface Operation {
 const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/openapi.json", summary: "This document", access: "public" },
   { method: "get", path: "/api/v1/me", summary: "Who is asking (person, role, token kind)", access: "user" },
-  { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (also display tokens)", access: "user" },
+  { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
   { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
   { method: "post", path: "/api/v1/reservations", summary: "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way", access: "user", body: reservationRequestSchema, success: 201 },
@@ -102,7 +102,7 @@ const OPERATIONS: Operation[] = [
 /** The one error shape of every route (server/http/api-handler.ts). */
 const errorSchema = z.object({
   error: z.object({
-    code: z.enum(["bad_request", "unauthorized", "forbidden", "not_found", "conflict", "internal"]),
+    code: z.enum(["bad_request", "unauthorized", "forbidden", "not_found", "conflict", "gpu_in_use", "rate_limited", "payload_too_large", "database_busy", "internal"]),
     message: z.string().describe("Safe to show to the person"),
     fields: z.record(z.string(), z.string()).optional().describe("Per-field messages of a 400"),
   }),
@@ -158,7 +158,7 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "A personal API token (gpd_pat_…) or, for GET /api/v1/fleet, a display token" },
+        bearer: { type: "http", scheme: "bearer", description: "A personal API token (gpd_pat_…) or, for GET /api/v1/fleet (display scope), a display token" },
         session: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },
       },
       responses: { Error: { description: "The one error shape", content: { "application/json": { schema: jsonSchema(errorSchema) } } } },

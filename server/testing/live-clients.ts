@@ -47,12 +47,13 @@ export async function startLiveServer(fleet: FleetState, options: LiveServerOpti
     io,
     namespace,
     /** A socket with this handshake (the format version is added), and every raw frame it receives. */
-    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean } = {}) {
+    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean; headers?: Record<string, string> } = {}) {
+      const headers = { ...extra.headers, ...(extra.cookie ? { cookie: extra.cookie } : {}) };
       const socket: LiveClient = connect(url, {
         transports: ["websocket"],
         reconnection: extra.reconnection ?? false,
         auth: { v: LIVE_FORMAT_VERSION, ...auth },
-        ...(extra.cookie ? { extraHeaders: { cookie: extra.cookie } } : {}),
+        ...(Object.keys(headers).length > 0 ? { extraHeaders: headers } : {}),
       });
       clients.push(socket);
       const frames: string[] = [];
