@@ -183,7 +183,7 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
     FROM ${t.from}
     WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)}
     GROUP BY 1, 2, 3`;
-  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows), hostsOf(rows), unbookedUseByPerson(query.range)]);
+  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows), hostsOf(rows), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
   return { people: withUnbookedUse(people, unbooked, query.userId), hosts, simulated: rows.some((row) => num(row.sim) > 0) };
 }
 

@@ -1,22 +1,22 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
 import type { Actor } from "@/server/reservations/actor";
-import type { TickView } from "@/server/tick/tick-view";
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
- * Usage that names everyone, on SQLite and PostgreSQL: the tick's
- * attribution of work nobody booked is recorded per GPU-minute with who ran
- * it, the report adds it up per person and team, and the team's booked
- * GPU-hours are the quotas' own figure.
+ * Usage that names everyone, on SQLite and PostgreSQL: the minute rollups'
+ * attributed person (who ran, from the tick) on GPUs nobody booked adds up
+ * per person and team, and the team's booked GPU-hours are the quotas' own figure.
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let teams: typeof import("@/server/teams/team-service");
 let getTeamUsage: typeof import("@/server/teams/team-usage").getTeamUsage;
-let recorder: typeof import("@/server/teams/unbooked-use-recorder");
+let upsertMinuteRows: typeof import("@/server/history/rollup-store").upsertMinuteRows;
+let getUsageTables: typeof import("@/server/history/usage-report").getUsageTables;
+let db: typeof import("@/server/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let admin: Actor;
 
@@ -27,75 +27,56 @@ beforeAll(async () => {
   fx = await import("@/server/testing/booking-fixtures");
   teams = await import("@/server/teams/team-service");
   ({ getTeamUsage } = await import("@/server/teams/team-usage"));
-  recorder = await import("@/server/teams/unbooked-use-recorder");
+  ({ upsertMinuteRows } = await import("@/server/history/rollup-store"));
+  ({ getUsageTables } = await import("@/server/history/usage-report"));
+  ({ db } = await import("@/server/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   admin = await fx.createTestUser("admin");
 }, 120_000);
 
-function process(person: Actor | null, login: string | null, kind: "login" | "container" | "slurm"): ProcessAttribution {
-  return { pid: 100, person: person ? { id: person.id, username: person.username, name: person.name } : null, reservationId: null, login, evidence: { kind, value: login }, intruder: false } as ProcessAttribution;
-}
-
-function unbooked(processes: ProcessAttribution[]): GpuReconciliation {
-  return { state: "unbooked_use", reservationId: null, holder: null, processes, problem: null } as GpuReconciliation;
-}
-
-function view(nowMs: number, hostId: string, states: Record<string, GpuReconciliation>): TickView {
-  return {
-    nowMs,
-    hosts: [],
-    gpus: Object.keys(states).map((uuid) => ({ uuid, hostId }) as TickView["gpus"][number]),
-    gpuStates: states,
-    changed: {},
-    bookings: [],
-    activeBookings: new Map(),
-  };
-}
-
 describe("use without a booking, by who ran it", () => {
-  it("names the person of a login, a container's owner, and a login without an account; one figure per person", async () => {
+  it("adds up the rollups' attributed person per person and team; booked minutes and nobody's work stay apart", async () => {
     const host = await fx.createTestHost(3);
     const [bob, dave] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
     const [g0, g1, g2] = host.gpus.map((gpu) => gpu.uuid);
-    const consumer = recorder.unbookedUseRecorder();
-    await consumer.start?.(NOW);
-    // Ten minutes, one tick a second: bob's Slurm job on GPU 0, dave's container on GPU 1, frank (no account) on GPU 2.
-    for (let s = 0; s < 600; s += 1) {
-      consumer.consume?.(
-        view(NOW + s * 1000, host.id, {
-          [g0]: unbooked([process(bob, bob.username, "slurm")]),
-          [g1]: unbooked([process(dave, "root", "container")]),
-          [g2]: unbooked([process(null, "frank", "login")]),
-        }),
-      );
-    }
-    await consumer.stop?.();
+    const minutes = (gpuUuid: string, count: number, row: Partial<MinuteRow>): MinuteRow[] =>
+      Array.from({ length: count }, (_, i) => ({
+        gpuUuid, minute: new Date(NOW + i * 60_000), hostId: host.id, samples: 60, utilAvg: 50, utilMax: 50, memUsedAvg: 1000, memUsedMax: 1000,
+        memTotal: 81559, powerAvg: 100, tempAvg: 40, tempMax: 41, holderUserId: null, attributedUserId: null, busy: true, simulated: false, ...row,
+      }));
+    // Ten minutes each: bob's Slurm job on GPU 0 and dave's container on GPU 1, nobody booked; then bob on GPU 1 under his own booking;
+    // GPU 2 busy with work nobody could be named for.
+    await upsertMinuteRows(db(), [
+      ...minutes(g0, 10, { attributedUserId: bob.id }),
+      ...minutes(g1, 10, { attributedUserId: dave.id }),
+      ...minutes(g1, 10, { attributedUserId: bob.id, holderUserId: bob.id }).map((row) => ({ ...row, minute: new Date(row.minute.getTime() + 20 * 60_000) })),
+      ...minutes(g2, 10, {}),
+    ]);
 
     const research = await teams.createTeam(admin, { name: uniqueName("research") });
     await teams.addTeamMember(admin, research.id, { username: bob.username });
     await teams.addTeamMember(admin, research.id, { username: dave.username, lead: true });
 
-    const report = await getTeamUsage(admin, { fromMs: NOW, toMs: NOW + 3600_000, nowMs: NOW + 3600_000, minuteRetentionMs: 30 * 86_400_000, team: research.name });
-    const byLabel = Object.fromEntries(report.unbooked.map((row) => [row.label, Math.round(row.usedWithoutBookingGpuHours * 600) / 600]));
-    expect(byLabel).toMatchObject({ [bob.name]: 10 / 60, [dave.name]: 10 / 60, "frank (no account)": 10 / 60 });
+    const range = { fromMs: NOW, toMs: NOW + 3600_000, nowMs: NOW + 3600_000, minuteRetentionMs: 30 * 86_400_000 };
+    const report = await getTeamUsage(admin, { ...range, team: research.name });
+    const byLabel = Object.fromEntries(report.unbooked.map((row) => [row.label, row.usedWithoutBookingGpuHours]));
+    expect(byLabel[bob.name]).toBeCloseTo(10 / 60, 6);
+    expect(byLabel[dave.name]).toBeCloseTo(10 / 60, 6);
+    expect(byLabel["Nobody named"]).toBeGreaterThanOrEqual(10 / 60 - 1e-9);
     expect(report.teams).toHaveLength(1);
-    expect(report.teams[0].usedWithoutBookingGpuHours).toBeCloseTo(20 / 60, 2);
+    expect(report.teams[0].usedWithoutBookingGpuHours).toBeCloseTo(20 / 60, 6);
     expect(report.teams[0].members.map((member) => member.usedWithoutBookingGpuHours.toFixed(3))).toEqual([(10 / 60).toFixed(3), (10 / 60).toFixed(3)]);
 
+    // The people table of the fleet report: a "use without a booking" column per person.
+    const tables = await getUsageTables({ range: { choice: "custom", ...range }, groupBy: "host", nowMs: range.nowMs, minuteRetentionMs: range.minuteRetentionMs });
+    expect(tables.people.find((person) => person.userId === dave.id)?.usedWithoutBookingGpuHours).toBeCloseTo(10 / 60, 6);
+    expect(tables.people.find((person) => person.userId === bob.id)?.usedWithoutBookingGpuHours).toBeCloseTo(10 / 60, 6);
+
     // The lead sees their team and their members only; a member who leads nothing sees nothing.
-    const asLead = await getTeamUsage(dave, { fromMs: NOW, toMs: NOW + 3600_000, nowMs: NOW + 3600_000, minuteRetentionMs: 30 * 86_400_000 });
+    const asLead = await getTeamUsage(dave, range);
     expect(asLead.teams.map((team) => team.name)).toEqual([research.name]);
     expect(asLead.unbooked.map((row) => row.label).sort()).toEqual([bob.name, dave.name].sort());
-    expect((await fx.refusal(getTeamUsage(bob, { fromMs: NOW, toMs: NOW + 3600_000, nowMs: NOW, minuteRetentionMs: 1 }))).code).toBe("forbidden");
-  });
-
-  it("a booked GPU's work is not use without a booking", () => {
-    const state = unbooked([process(null, "eve", "login")]);
-    const tick = view(NOW, "h", { "GPU-x": state });
-    expect(recorder.unbookedNow(tick)).toEqual([{ gpuUuid: "GPU-x", hostId: "h", ranBy: "login:eve" }]);
-    const booked = { ...tick, activeBookings: new Map([["GPU-x", {} as never]]) };
-    expect(recorder.unbookedNow(booked)).toEqual([]);
-    expect(recorder.unbookedNow(view(NOW, "h", { "GPU-x": { ...state, state: "booked_in_use" } }))).toEqual([]);
+    expect((await fx.refusal(getTeamUsage(bob, range))).code).toBe("forbidden");
   });
 });
 

@@ -1,31 +1,35 @@
+import { Prisma } from "@prisma/client";
 import type { UnbookedPersonUsage } from "@/lib/team-usage";
 import { db } from "@/server/db";
+import { planResolution, tableSql } from "@/server/history/resolution";
+import { num } from "@/server/history/sql-dialect";
 
 /**
- * GPU-hours of work on GPUs nobody had booked, by the person the live view
- * named for it (a login's person, a container's or Slurm job's owner, as
- * the tick attributed it: server/teams/unbooked-use-recorder.ts), busiest
- * first. Work nobody could be named for comes back as one row without a person.
+ * GPU-hours of work on GPUs nobody had booked, by the person the tick
+ * attributed it to (the rollups' `attributedUserId`: a login's person, a
+ * container's or Slurm job's owner), busiest first. Busy minutes whose work
+ * nobody could be named for come back as one row without a person.
  */
-export async function unbookedUseByPerson(query: { fromMs: number; toMs: number }): Promise<UnbookedPersonUsage[]> {
-  const rows = await db().unbookedUse.groupBy({
-    by: ["ranBy"],
-    where: { minute: { gte: new Date(query.fromMs), lt: new Date(query.toMs) } },
-    _sum: { seconds: true },
-  });
-  const ids = rows.flatMap((row) => (row.ranBy && !row.ranBy.startsWith("login:") ? [row.ranBy] : []));
+export async function unbookedUseByPerson(query: { fromMs: number; toMs: number; nowMs: number; minuteRetentionMs: number }): Promise<UnbookedPersonUsage[]> {
+  const plan = planResolution(query.fromMs, query.toMs, query.nowMs, query.minuteRetentionMs);
+  const t = tableSql(plan.table);
+  const time = Prisma.raw(t.time);
+  const rows = await db().$queryRaw<{ who: string | null; busy: unknown }[]>`
+    SELECT r."attributedUserId" AS who, SUM(${t.busyMinutes}) AS busy
+    FROM ${t.from}
+    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."holderUserId" IS NULL
+    GROUP BY 1`;
+  const ids = rows.flatMap((row) => (row.who ? [row.who] : []));
   const users = new Map((await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true } })).map((user) => [user.id, user]));
   return rows
-    .filter((row) => (row._sum.seconds ?? 0) > 0)
+    .filter((row) => num(row.busy) > 0)
     .map((row): UnbookedPersonUsage => {
-      const user = row.ranBy ? users.get(row.ranBy) : undefined;
-      // A login without an account (or an account since deleted): the name the live view saw.
-      const login = row.ranBy && !user ? row.ranBy.replace(/^login:/, "") : null;
+      const user = row.who ? users.get(row.who) : undefined;
       return {
         userId: user?.id ?? null,
-        login,
-        label: user ? user.name || user.username || user.id : login ? `${login} (no account)` : "Nobody named",
-        usedWithoutBookingGpuHours: (row._sum.seconds ?? 0) / 3600,
+        login: null,
+        label: user ? user.name || user.username || user.id : row.who ? "deleted account" : "Nobody named",
+        usedWithoutBookingGpuHours: num(row.busy) / 60,
       };
     })
     .sort((a, b) => b.usedWithoutBookingGpuHours - a.usedWithoutBookingGpuHours);

@@ -10,7 +10,6 @@ import { attachEnforcementChannel } from "@/server/enforcement/enforcement-chann
 import { enforcementConsumer } from "@/server/enforcement/enforcement-consumer";
 import { recordEnforcementReport } from "@/server/enforcement/enforcement-loop";
 import { notificationsConsumer } from "@/server/notifications/notifications-consumer";
-import { unbookedUseRecorder } from "@/server/teams/unbooked-use-recorder";
 import { Tick, type TickFleet } from "@/server/tick/tick";
 import type { TickConsumer } from "@/server/tick/tick-view";
 
@@ -62,7 +61,6 @@ export async function startTick(options: StartTickOptions) {
     alerts, // leader: judges the rules, keeps the Alert table in step
     enforcement, // leader: acts on the conflicts the rules hold open
     notificationsConsumer({ publicUrl: options.publicUrl }), // leader: webhook deliveries of alert changes
-    unbookedUseRecorder(), // leader: use without a booking per GPU-minute, with who ran it (the usage report's people)
     idleRelease, // leader: warns and releases idle bookings, from stored minutes (its clock is the idle-booking alert's)
     // quota counting, MIG slices: here, one line each
     ...(options.rollups ? [options.rollups] : []), // everywhere: who booked and who ran, per GPU-minute
