@@ -275,3 +275,42 @@ test("gpudesk reserve --wait queues while the GPUs are taken and is granted when
   expect(granted.state).toBe("active");
   expect((await request.post(`/api/v1/reservations/${granted.id}/release`, { headers: auth(token) })).ok()).toBe(true);
 });
+
+test("gpudesk run without --for books until the command ends, bounded by the policy's longest booking", async ({ request }) => {
+  test.setTimeout(120_000);
+  const policy = (await (await request.get("/api/v1/policies", { headers: { authorization: `Bearer ${token}` } })).json()) as { maxDurationMinutes: number };
+  const result = gpudeskWithToken(["run", "-n", "1", "--", process.execPath, "-e", PRINT_ENV]);
+  expect(result.status, result.stderr).toBe(0);
+  expect(result.stderr).toContain("gpudesk: booking until the command ends (at most");
+  const id = bookingId(childEnv(result.stdout).GPUDESK_RESERVATION);
+  const view = (await (await request.get(`/api/v1/reservations/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    state: string;
+    startsAt: string;
+    endsAt: string;
+    host: { name: string };
+  };
+  expect(view.host.name).toBe(HERE);
+  // Released when the command ended, long before the bound.
+  expect(view.state).toBe("released");
+  expect(result.stderr).toContain(`released ${id}`);
+  expect(await reservationState(request, token, id)).toBe("released");
+  // The bound it was booked with: the policy's longest booking (its end is cut to the release).
+  const booked = result.stderr.match(/booked until (\S+)/)?.[1];
+  expect(booked).toBeDefined();
+  expect(Date.parse(booked!) - Date.parse(view.startsAt)).toBeGreaterThanOrEqual(policy.maxDurationMinutes * 60_000 - 120_000);
+});
+
+test("gpudesk release without an id releases my booking on this host, and names the choices when there are several", async ({ request }) => {
+  test.setTimeout(120_000);
+  const first = gpudeskWithToken(["reserve", "--gpus", "0", "--for", "30m", "--purpose", "release without id", "--json"]);
+  expect(first.status, first.stderr).toBe(0);
+  const { id } = JSON.parse(first.stdout) as { id: string };
+  const released = gpudeskWithToken(["release"]);
+  expect(released.status, released.stderr).toBe(0);
+  expect(released.stdout).toContain(`Released ${id}`);
+  expect(await reservationState(request, token, id)).toBe("released");
+
+  const none = gpudeskWithToken(["release"]);
+  expect(none.status).not.toBe(0);
+  expect(none.stderr.trim()).toBe(`gpudesk: You have no active reservation on ${HERE}: give its id (gpudesk list shows them)`);
+});

@@ -1,5 +1,6 @@
 "use client";
 
+import { useId } from "react";
 import { GPU_STATE_LABELS, GPU_STATES } from "@/lib/attribution";
 import type { AvailabilityCounts } from "@/lib/gpu-availability";
 import { EMPTY_FLEET_FILTER, isFilterActive, type FleetFilter } from "@/lib/fleet-filter";
@@ -135,12 +136,13 @@ export function FleetFilterBar({ filter, onChange, choices, counts, shown, total
 }
 
 function FilterSelect({ label, value, options, onChange }: { label: string; value: string | null; options: [string, string][]; onChange: (value: string | null) => void }) {
+  const id = useId();
   // A value from a link that the fleet no longer has stays selectable, so the page says what it filters by.
   const all = value && !options.some(([option]) => option === value) ? [...options, [value, value] as [string, string]] : options;
   return (
-    <label className="flex min-w-0 flex-[1_1_9rem] flex-col gap-1 text-xs text-slate-600 dark:text-slate-300">
-      {label}
-      <select value={value ?? ""} onChange={(event) => onChange(event.target.value || null)} className={selectClass}>
+    <div className="flex min-w-0 flex-[1_1_9rem] flex-col gap-1 text-xs text-slate-600 dark:text-slate-300">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value ?? ""} onChange={(event) => onChange(event.target.value || null)} className={selectClass}>
         <option value="">Any</option>
         {all.map(([option, text]) => (
           <option key={option} value={option}>
@@ -148,6 +150,6 @@ function FilterSelect({ label, value, options, onChange }: { label: string; valu
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
