@@ -43,6 +43,13 @@ interface Operation {
  */
 const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/openapi.json", summary: "This document", access: "public" },
+  {
+    method: "get",
+    path: "/api/v1/calendar/{feed}",
+    summary: "An iCalendar feed (`<secret>.ics`): my bookings, or a host's for an admin; the address is the key (Settings shows it)",
+    access: "public",
+    produces: "text/calendar",
+  },
   { method: "get", path: "/api/v1/me", summary: "Who is asking (person, role, token kind)", access: "user" },
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (also display tokens)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },

@@ -95,6 +95,22 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
   { route: "GET /api/v1/openapi.json", expect: anyone },
+  // The address is the key, whoever asks (a calendar app signs in as nobody); one that was not given out is not found.
+  {
+    route: "GET /api/v1/calendar/[feed]",
+    variant: "Mia's feed",
+    prepare: async (world) => {
+      const { listCalendarFeeds } = await import("@/server/calendar/calendar-feed");
+      return { params: { feed: (await listCalendarFeeds(world.member)).mine.split("/").pop()! } };
+    },
+    expect: anyone,
+  },
+  {
+    route: "GET /api/v1/calendar/[feed]",
+    variant: "a made-up address",
+    prepare: async () => ({ params: { feed: `p-nobody.${"A".repeat(32)}.ics` } }),
+    expect: { anonymous: 404, member: 404, otherMember: 404, admin: 404, display: 404, host: 404, revoked: 404, disabled: 404 },
+  },
   { route: "GET /api/v1/fleet", expect: viewer },
   { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
 
