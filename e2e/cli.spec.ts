@@ -295,9 +295,11 @@ test("gpudesk run without --for books until the command ends, bounded by the pol
   expect(result.stderr).toContain(`released ${id}`);
   expect(await reservationState(request, token, id)).toBe("released");
   // The bound it was booked with: the policy's longest booking (its end is cut to the release).
-  const booked = result.stderr.match(/booked until (\S+)/)?.[1];
-  expect(booked).toBeDefined();
-  expect(Date.parse(booked!) - Date.parse(view.startsAt)).toBeGreaterThanOrEqual(policy.maxDurationMinutes * 60_000 - 120_000);
+  // Printed in the machine's zone, with its offset: "2026-12-08 23:10Z" or "2026-12-09 08:10 +09:00".
+  const booked = /booked until (\d{4}-\d\d-\d\d) (\d\d:\d\d)(Z| [+-]\d\d:\d\d)/.exec(result.stderr);
+  expect(booked, result.stderr).not.toBeNull();
+  const bookedEnd = Date.parse(`${booked![1]}T${booked![2]}:00${booked![3].trim()}`);
+  expect(bookedEnd - Date.parse(view.startsAt)).toBeGreaterThanOrEqual(policy.maxDurationMinutes * 60_000 - 120_000);
 });
 
 test("gpudesk release without an id releases my booking on this host, and names the choices when there are several", async ({ request }) => {

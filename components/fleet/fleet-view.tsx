@@ -11,6 +11,7 @@ import { useLiveFleet } from "@/lib/use-live-fleet";
 import { useGrowingLimit } from "@/lib/use-growing-limit";
 import { useNow } from "@/lib/use-now";
 import { AppHeader } from "@/components/ui/app-header";
+import { TimeZoneNote } from "@/components/ui/time-zone-note";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
 import { EmptyFleet } from "@/components/fleet/empty-fleet";
 import { FleetSkeleton } from "@/components/fleet/fleet-skeleton";
@@ -128,6 +129,7 @@ export function FleetView() {
             })}
           </div>
         )}
+        <TimeZoneNote />
       </main>
     </>
   );

@@ -6,7 +6,7 @@ import type { PolicyView, ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/server/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
 import { UsageError } from "@/server/cli-client/cli-errors";
-import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
+import { exportLines, type FleetView, formatTime, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB } from "@/server/cli-client/parse-args";
@@ -79,7 +79,7 @@ async function pickReleaseTarget(config: ClientConfig): Promise<string> {
   if (!Array.isArray(picked)) return picked.id;
   const choices = reservations.filter((reservation) => picked.includes(reservation.id));
   if (!process.stdin.isTTY) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
-  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  GPU ${reservation.launch.cudaVisibleDevices}  until ${reservation.endsAt}  ${reservation.purpose}`);
+  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  GPU ${reservation.launch.cudaVisibleDevices}  until ${formatTime(reservation.endsAt)}  ${reservation.purpose}`);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await prompt.question(`You have ${choices.length} active reservations on ${hostname}:\n${lines.join("\n")}\nRelease which (1-${choices.length})? `);
@@ -234,9 +234,9 @@ export function registerClientCommands(program: Command): void {
       throw new UsageError(`the server picked ${reservation.host.name}, but the command would run here on ${os.hostname()}: released ${reservation.id}; give --host`);
     }
     process.stderr.write(
-      `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${reservation.endsAt} (${reservation.id})\n`,
+      `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${formatTime(reservation.endsAt)} (${reservation.id})\n`,
     );
-    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${reservation.startsAt}\n`);
+    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(reservation.startsAt)}\n`);
     const code = await runChild(command, {
       CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder,
       CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices,

@@ -95,6 +95,14 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
   { route: "GET /api/v1/openapi.json", expect: anyone },
+  {
+    route: "POST /api/v1/reservations/recurring",
+    // A series of one, in an hour of its own, on the matrix host.
+    prepare: async (world) => ({
+      body: { booking: { host: world.hostName, gpus: [0], startsAt: new Date(Date.now() + (next() + 200) * 3600_000).toISOString(), durationMinutes: 30, purpose: "matrix series" }, weekdays: [0, 1, 2, 3, 4, 5, 6], weeks: 1, timeZone: "UTC" },
+    }),
+    expect: anyUser,
+  },
   // The address is the key, whoever asks (a calendar app signs in as nobody); one that was not given out is not found.
   {
     route: "GET /api/v1/calendar/[feed]",
