@@ -302,7 +302,7 @@ test("gpudesk run without --for books until the command ends, bounded by the pol
   expect(bookedEnd - Date.parse(view.startsAt)).toBeGreaterThanOrEqual(policy.maxDurationMinutes * 60_000 - 120_000);
 });
 
-test("gpudesk release without an id releases my booking on this host, and names the choices when there are several", async ({ request }) => {
+test("gpudesk release without an id releases my booking on this host, and says so in one line when there is none", async ({ request }) => {
   test.setTimeout(120_000);
   const first = gpudeskWithToken(["reserve", "--gpus", "0", "--for", "30m", "--purpose", "release without id", "--json"]);
   expect(first.status, first.stderr).toBe(0);

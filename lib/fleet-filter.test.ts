@@ -58,6 +58,18 @@ describe("which GPUs a filter keeps", () => {
     expect(matchesFleetFilter(idle, filter({ text: "lin" }))).toBe(false);
   });
 
+  it("reads \"gpu 1\" and \"node-b:1\" as that GPU exactly, not GPU 10 or another host's GPU 1", () => {
+    const tenth = gpuFacts(liveGpuFixture("GPU-k", [], { index: 10, hostName: "node-b" }), "free", null, null);
+    const otherHost = gpuFacts(liveGpuFixture("GPU-m", [], { index: 1, hostName: "node-c" }), "free", null, null);
+    expect(matchesFleetFilter(busy, filter({ text: "GPU 1" }))).toBe(true);
+    expect(matchesFleetFilter(busy, filter({ text: "gpu1" }))).toBe(true);
+    expect(matchesFleetFilter(tenth, filter({ text: "gpu 1" }))).toBe(false);
+    expect(matchesFleetFilter(idle, filter({ text: "gpu 1" }))).toBe(false);
+    expect(matchesFleetFilter(otherHost, filter({ text: "node-b:1" }))).toBe(false);
+    expect(matchesFleetFilter(tenth, filter({ text: "node-b:1" }))).toBe(false);
+    expect(matchesFleetFilter(tenth, filter({ text: "node-b:10 gpu 10" }))).toBe(true);
+  });
+
   it("ignores the state criterion when asked, for the counts per state", () => {
     expect(matchesFleetFilter(idle, filter({ state: "conflict", host: "node-a" }), true)).toBe(true);
     expect(matchesFleetFilter(idle, filter({ state: "conflict", host: "node-b" }), true)).toBe(false);

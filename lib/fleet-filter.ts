@@ -103,7 +103,7 @@ export function gpuFacts(gpu: LiveGpu, state: GpuState, current: LiveBooking | n
   }
   const commands = gpu.processes.map((process) => process.command ?? process.name);
   const freeMiB = gpu.memoryTotalMiB === null || gpu.memoryUsedMiB === null ? null : Math.max(0, gpu.memoryTotalMiB - gpu.memoryUsedMiB);
-  const haystack = [gpu.hostName, `gpu ${gpu.index}`, `${gpu.hostName}:${gpu.index}`, gpu.uuid, gpu.name, ...people.flatMap((person) => [person.username, person.name ?? ""]), ...commands]
+  const haystack = [gpu.hostName, gpu.uuid, gpu.name, ...people.flatMap((person) => [person.username, person.name ?? ""]), ...commands]
     .join("\n")
     .toLocaleLowerCase();
   return { uuid: gpu.uuid, hostName: gpu.hostName, index: gpu.index, model: gpu.name, state, freeMiB, people, commands, haystack };
@@ -116,8 +116,33 @@ export function matchesFleetFilter(facts: GpuFacts, filter: FleetFilter, ignoreS
   if (!ignoreState && filter.state && facts.state !== filter.state) return false;
   if (filter.person && !facts.people.some((person) => person.username === filter.person)) return false;
   if (filter.minFreeGiB !== null && (facts.freeMiB === null || facts.freeMiB < filter.minFreeGiB * 1024)) return false;
-  const words = filter.text.toLocaleLowerCase().split(/\s+/).filter(Boolean);
-  return words.every((word) => facts.haystack.includes(word));
+  return searchTerms(filter.text).every((term) => termMatches(term, facts));
+}
+
+type Term = { kind: "gpu"; index: number } | { kind: "slot"; host: string; index: number } | { kind: "word"; text: string };
+
+/**
+ * The search's words, with "gpu 3" and "node-a:3" read as one GPU each (the
+ * index exactly, not GPU 30 as well); every other word is looked for as text.
+ */
+function searchTerms(text: string): Term[] {
+  const words = text.toLocaleLowerCase().split(/\s+/).filter(Boolean);
+  const terms: Term[] = [];
+  for (let i = 0; i < words.length; i += 1) {
+    const word = words[i];
+    const glued = /^gpu#?(\d+)$/.exec(word);
+    if (glued) terms.push({ kind: "gpu", index: Number(glued[1]) });
+    else if (word === "gpu" && /^\d+$/.test(words[i + 1] ?? "")) terms.push({ kind: "gpu", index: Number(words[(i += 1)]) });
+    else if (/^[^:]+:\d+$/.test(word)) terms.push({ kind: "slot", host: word.slice(0, word.lastIndexOf(":")), index: Number(word.slice(word.lastIndexOf(":") + 1)) });
+    else terms.push({ kind: "word", text: word });
+  }
+  return terms;
+}
+
+function termMatches(term: Term, facts: GpuFacts): boolean {
+  if (term.kind === "gpu") return facts.index === term.index;
+  if (term.kind === "slot") return facts.index === term.index && facts.hostName.toLocaleLowerCase() === term.host;
+  return facts.haystack.includes(term.text);
 }
 
 /** The choices the filter bar offers: every host, model and person the fleet shows now, sorted. */

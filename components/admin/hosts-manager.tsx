@@ -11,6 +11,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import * as t from "@/components/ui/table-styles";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { useLiveFleet } from "@/lib/use-live-fleet";
 
 export type HostRow = Serialized<HostSummary>;
 
@@ -24,6 +25,9 @@ type Action = { kind: "rotate" | "remove"; host: HostRow };
  */
 export function HostsManager({ initialHosts, serverUrl }: { initialHosts: HostRow[]; serverUrl: string }) {
   const [hosts, setHosts] = useState(initialHosts);
+  // Last seen as the fleet view says it: the live feed's time of the newest reading; the stored one (written once a minute) only for hosts the feed does not have.
+  const fleet = useLiveFleet();
+  const liveSeen = new Map(fleet.hosts.map((live) => [live.id, live.lastSeenAt]));
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | undefined>();
   const [formError, setFormError] = useState<string | null>(null);
@@ -171,7 +175,7 @@ export function HostsManager({ initialHosts, serverUrl }: { initialHosts: HostRo
                       )}
                     </td>
                     <td className={`${t.td} text-right tabular-nums`}>{host.gpuCount}</td>
-                    <td className={`${t.td} whitespace-nowrap`}><TimeAgo iso={host.lastSeenAt} /></td>
+                    <td className={`${t.td} whitespace-nowrap`}><TimeAgo iso={liveSeen.get(host.id) ?? host.lastSeenAt} /></td>
                     <td className={`${t.td} whitespace-nowrap tabular-nums`}>
                       {host.driverVersion || host.cudaVersion ? `${host.driverVersion ?? "?"} / ${host.cudaVersion ?? "?"}` : <span className="text-slate-400">—</span>}
                     </td>
