@@ -127,14 +127,20 @@ export type AuditAction =
   | "reservation.shorten"
   | "reservation.release"
   | "reservation.cancel"
-  | "policy.update";
+  | "policy.update"
+  | "team.create"
+  | "team.update"
+  | "team.delete"
+  | "team.member.add"
+  | "team.member.remove"
+  | "limits.update";
 
 export interface AuditEntryView {
   id: string;
   at: string;
   actor: PersonRef | null;
   action: AuditAction;
-  entityType: "reservation" | "policy";
+  entityType: "reservation" | "policy" | "team" | "user";
   entityId: string;
   before: unknown;
   after: unknown;

@@ -2,7 +2,7 @@
  * The one error type of gpudesk's services: a code that callers branch on,
  * a message safe to show, and optional per-field messages for forms.
  */
-export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gpu_in_use" | "rate_limited";
+export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gpu_in_use" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "database_busy";
 
 const STATUS: Record<AppErrorCode, number> = {
   bad_request: 400,
@@ -11,7 +11,10 @@ const STATUS: Record<AppErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   gpu_in_use: 409,
+  quota_exceeded: 409,
   rate_limited: 429,
+  payload_too_large: 413,
+  database_busy: 503,
 };
 
 export class AppError extends Error {

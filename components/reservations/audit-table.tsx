@@ -13,6 +13,12 @@ const ACTIONS: Record<AuditEntryView["action"], string> = {
   "reservation.release": "Released",
   "reservation.cancel": "Cancelled",
   "policy.update": "Changed the rules",
+  "team.create": "Made a team",
+  "team.update": "Changed a team",
+  "team.delete": "Deleted a team",
+  "team.member.add": "Added to a team",
+  "team.member.remove": "Removed from a team",
+  "limits.update": "Changed a person's limits",
 };
 
 type Json = Record<string, unknown> | null;

@@ -65,6 +65,8 @@ export async function revokePersonalToken(tokenId: string, actor: UserPrincipal)
     throw new AppError("not_found", "No such token");
   }
   if (!row.revokedAt) await db().apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
+  // Its open /live sockets too, on every instance: the feed ends with the token.
+  disconnectLivePrincipal({ kind: "token", id: tokenId });
 }
 
 export interface DisplaySummary {
@@ -129,6 +131,7 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
     return {
       kind: "user",
       via: "token",
+      tokenId: row.id,
       user: { id: user.id, username: user.username ?? user.name, name: user.name, role: toRole(user.role), unixLogin: user.unixLogin },
     };
   }

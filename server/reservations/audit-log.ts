@@ -8,7 +8,7 @@ import { type Actor, isAdminActor } from "@/server/reservations/actor";
 export interface AuditRecord {
   actorId: string | null;
   action: AuditAction;
-  entityType: "reservation" | "policy";
+  entityType: "reservation" | "policy" | "team" | "user";
   entityId: string;
   before?: unknown;
   after?: unknown;
