@@ -117,13 +117,14 @@ export const ACTIONS: Action[] = [
       const { listCalendarFeeds } = await import("@/server/calendar/calendar-feed");
       return { params: { feed: (await listCalendarFeeds(world.member)).mine.split("/").pop()! } };
     },
-    expect: anyone,
+    // A display token is refused as on every route but the live fleet's.
+    expect: { ...anyone, display: 403 },
   },
   {
     route: "GET /api/v1/calendar/[feed]",
     variant: "a made-up address",
     prepare: async () => ({ params: { feed: `p-nobody.${"A".repeat(32)}.ics` } }),
-    expect: { anonymous: 404, member: 404, otherMember: 404, admin: 404, display: 404, host: 404, revoked: 404, disabled: 404 },
+    expect: { anonymous: 404, member: 404, otherMember: 404, admin: 404, display: 403, host: 404, revoked: 404, disabled: 404 },
   },
   { route: "GET /api/v1/fleet", expect: viewer },
   { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
