@@ -54,7 +54,7 @@ export const FleetRow = memo(
           </Link>
           <span className="ml-2 hidden text-xs font-normal text-slate-500 md:inline dark:text-slate-400">{gpu.name.replace(/^NVIDIA /, "")}</span>
         </th>
-        <td className={cell}>
+        <td className={`${cell} whitespace-nowrap`}>
           <GpuStateBadge state={state} problem={reconciliation?.problem} />
         </td>
         <td data-testid="row-util" className={`${cell} text-right tabular-nums`}>
