@@ -108,3 +108,24 @@ test("LDAP: the directory's password in the form; the Unix login from uid, the r
   expect(await me(adminPage)).toMatchObject({ username: "ada", role: "admin", unixLogin: "ada" });
   await adminContext.close();
 });
+
+test("with local passwords off and no LDAP the sign-in page is the provider's button alone, and a password is refused", async ({ page }) => {
+  test.setTimeout(400_000);
+  const ssoOnly = await startDisplayServer({
+    port: E2E_PORT + 162,
+    env: { ...provider.env, GPUDESK_LOCAL_PASSWORDS: "0", GPUDESK_SIGNIN_PER_MINUTE: "1000" },
+  });
+  try {
+    await page.goto(`${ssoOnly.url}/login`);
+    await expect(page.getByRole("button", { name: "Sign in with Lab SSO" })).toBeVisible();
+    await expect(page.getByLabel("Username")).toHaveCount(0);
+    await page.screenshot({ path: "test-results/screens/sign-in-sso-only.png" });
+    const refused = await page.request.post(`${ssoOnly.url}/api/auth/sign-in/username`, {
+      data: { username: "alice", password: "any-password-at-all" },
+      headers: { origin: ssoOnly.url },
+    });
+    expect(refused.status()).toBe(401);
+  } finally {
+    await ssoOnly.dispose();
+  }
+});

@@ -2,8 +2,8 @@ import { createServer } from "node:http";
 import { describeListenError } from "@/server/http/listen-error";
 import next from "next";
 import { Server } from "socket.io";
-import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
-import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { AGENT_NAMESPACE, LIVE_NAMESPACE } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { Snapshot } from "@/lib/snapshot";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
@@ -128,6 +128,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
     publicUrl: env.GPUDESK_PUBLIC_URL,
     clusterWide: env.REDIS_URL !== undefined,
+    rollups: history.tickConsumer,
     live: live.consumer,
     waitForLeadership: true,
   });
@@ -173,6 +174,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   return {
     url,
     async close() {
+      // No tick after this: its consumers stop below, the leader's with the cluster's jobs.
+      await tick.tick.stop();
       live.stop();
       setLiveNamespace(undefined);
       openAlerts.stop();
@@ -213,5 +216,3 @@ async function startDemoHistory(env: Env, localMode: string, untilMs: number, si
     (error: unknown) => log.error(`demo history failed: ${error instanceof Error ? error.message : String(error)}`),
   );
 }
-
-export type AgentServer = Server<AgentClientToServer, AgentServerToClient>;

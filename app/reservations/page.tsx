@@ -4,7 +4,7 @@ import { AdminBookings } from "@/components/reservations/admin-bookings";
 import { MyReservations } from "@/components/reservations/my-reservations";
 import { PastPager } from "@/components/reservations/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { isAdmin } from "@/server/auth/principal";
 import { getPageUser } from "@/server/auth/session";
 import { countPastReservations, listReservations } from "@/server/reservations/list-reservations";

@@ -4,7 +4,7 @@ import { ScheduleView } from "@/components/reservations/schedule-view";
 import { WeekView } from "@/components/reservations/week-view";
 import { WeekPicker } from "@/components/reservations/week-picker";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { listBookableHosts, listSchedule } from "@/server/reservations/bookings-query";
 
 export const metadata: Metadata = { title: "Schedule" };

@@ -86,7 +86,12 @@ export function SignInForm({ next, options, ssoError }: SignInFormProps) {
       type="button"
       onClick={startSso}
       disabled={pending}
-      className="w-full rounded-md border border-slate-300 bg-white px-4 py-2 font-medium text-slate-900 shadow-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:opacity-60 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
+      className={
+        // The only way in: the primary button; beside the password form: the secondary one.
+        options.passwordForm
+          ? "w-full rounded-md border border-slate-300 bg-white px-4 py-2 font-medium text-slate-900 shadow-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:opacity-60 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
+          : "w-full rounded-md bg-sky-600 px-4 py-2 font-medium text-white hover:bg-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:opacity-60"
+      }
     >
       Sign in with {options.oidcName}
     </button>

@@ -4,12 +4,12 @@ import { useCallback, useMemo, useSyncExternalStore } from "react";
 import { useSearchParams } from "next/navigation";
 import { countAvailability, summarizeAvailability } from "@/lib/gpu-availability";
 import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/fleet-filter";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
-import { useGpuStates } from "@/lib/use-gpu-states";
-import { useLiveFleet } from "@/lib/use-live-fleet";
-import { useGrowingLimit } from "@/lib/use-growing-limit";
-import { useNow } from "@/lib/use-now";
+import { useGpuStates } from "@/components/live/use-gpu-states";
+import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { useGrowingLimit } from "@/components/live/use-growing-limit";
+import { useNow } from "@/components/live/use-now";
 import { AppHeader } from "@/components/ui/app-header";
 import { TimeZoneNote } from "@/components/ui/time-zone-note";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
@@ -26,7 +26,7 @@ const noSubscription = () => () => {};
 /**
  * Cards mounted in the task that brings the first snapshot (what fills the
  * screen above the fold); after it, each task mounts as many as fit in
- * MOUNT_BUDGET_MS at the pace measured (lib/use-growing-limit.ts): mounting
+ * MOUNT_BUDGET_MS at the pace measured (components/live/use-growing-limit.ts): mounting
  * a 256-GPU fleet at once was one task of several hundred milliseconds.
  */
 const FIRST_CARDS = 16;
@@ -45,7 +45,7 @@ export function FleetView() {
   // The header and each host count GPUs by the one rule, as each card's badge shows them.
   const facts = gpus.map((gpu) => {
     const current = bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current;
-    return gpuFacts(gpu, gpuStateNow(gpu, online.has(gpu.hostId), current, states[gpu.uuid]), current, states[gpu.uuid]);
+    return gpuFacts(gpu, gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow), current, states[gpu.uuid]);
   });
   const availability = summarizeAvailability(facts.map((gpu, i) => ({ host: gpus[i].hostId, state: gpu.state })));
 

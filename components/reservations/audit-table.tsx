@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { formatWhen } from "@/lib/local-time";
 import type { AuditEntryView } from "@/lib/reservation-types";
-import { useNow } from "@/lib/use-now";
+import { useNow } from "@/components/live/use-now";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
 
 const ACTIONS: Record<AuditEntryView["action"], string> = {

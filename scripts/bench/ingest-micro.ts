@@ -43,12 +43,12 @@ function parseOptions(argv: string[]) {
 }
 
 async function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Promise<Stages> {
+  let now = startMs;
   const fleet = new FleetState({ offlineAfterMs: 30_000, simulated: true, now: () => now });
   const alerts = alertRulesConsumer({ config: { ...DEFAULT_ALERT_CONFIG }, persistence: memoryPersistence(), readInventory: false });
   const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory: staticDirectory([]), consumers: [alerts], now: () => now });
   await tick.leaderJob.start();
   const stages: Stages = { check: 0, ingest: 0, drain: 0, tick: 0 };
-  let now = startMs;
   raw[0]!.forEach((_, host) => fleet.connectHost(`host-${host}`, `host-${host}`, true));
   for (let second = 0; second < raw.length; second++) {
     now = startMs + second * 1000 + 500;

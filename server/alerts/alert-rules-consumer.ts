@@ -29,7 +29,7 @@ export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsum
   let inventoryTimer: ReturnType<typeof setInterval> | null = null;
   const readInventory = options.readInventory ?? true;
   return {
-    name: "alert rules",
+    name: "alerts",
     runs: "leader",
     get monitor() {
       return monitor;

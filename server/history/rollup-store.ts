@@ -1,7 +1,8 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { num, sqlDialect } from "@/server/history/sql-dialect";
-import { HOUR_MS, floorTo, rollupHours, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
+import { rollupHours } from "@/server/history/hour-tally";
+import { HOUR_MS, floorTo, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
  * Writes of GpuMinute and GpuHour: INSERT … SELECT … ON CONFLICT from rows
@@ -28,6 +29,7 @@ const MEASURE_COLUMNS = {
   tempAvg: "double precision",
   tempMax: "double precision",
   holderUserId: "text",
+  attributedUserId: "text",
 } as const;
 
 const MINUTE_COLUMNS = {
@@ -112,6 +114,7 @@ const MERGE_MINUTE = Prisma.raw(
     `"tempAvg" = ${weightedSql("tempAvg")}`,
     `"tempMax" = ${largerSql("tempMax")}`,
     `"holderUserId" = COALESCE(excluded."holderUserId", ${OLD}."holderUserId")`,
+    `"attributedUserId" = COALESCE(excluded."attributedUserId", ${OLD}."attributedUserId")`,
     `"busy" = (${OLD}."busy" OR excluded."busy")`,
     `"simulated" = (${OLD}."simulated" AND excluded."simulated")`,
   ].join(",\n  "),
@@ -187,6 +190,7 @@ const minuteSelect = {
   tempAvg: true,
   tempMax: true,
   holderUserId: true,
+  attributedUserId: true,
   busy: true,
   simulated: true,
 } satisfies Prisma.GpuMinuteSelect;

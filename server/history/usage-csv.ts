@@ -20,8 +20,8 @@ export function csvLines(header: string[], rows: (string | number | null)[][]): 
 export function toCsv(table: UsageTable, people: PersonUsage[], hosts: HostUsage[]): string {
   if (table === "people") {
     return csvLines(
-      ["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated"],
-      people.map((p) => [p.label, p.username, p.bookedGpuHours, p.usedGpuHours, p.efficiencyPct, p.idleBookedGpuHours, p.gpus, p.simulated ? "yes" : "no"]),
+      ["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated", "used_without_booking_gpu_hours"],
+      people.map((p) => [p.label, p.username, p.bookedGpuHours, p.usedGpuHours, p.efficiencyPct, p.idleBookedGpuHours, p.gpus, p.simulated ? "yes" : "no", p.usedWithoutBookingGpuHours ?? null]),
     );
   }
   return csvLines(

@@ -9,7 +9,7 @@ import type { TickConsumer } from "@/server/tick/tick-view";
 export function notificationsConsumer(options: { publicUrl?: string }): TickConsumer {
   let running: { stop: () => Promise<void> } | null = null;
   return {
-    name: "notifications",
+    name: "webhook deliveries",
     runs: "leader",
     start() {
       running = startNotifications({ publicUrl: options.publicUrl });

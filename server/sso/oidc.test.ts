@@ -78,6 +78,14 @@ describe("OIDC sign-in against a real provider", () => {
     expect(user).toMatchObject({ id: created.id, username: "dana", unixLogin: "dana2" });
   });
 
+  it("signing out ends the gpudesk session", async () => {
+    const callback = await signIn("sub-dana");
+    expect(await sessionUser(callback)).not.toBeNull();
+    const out = await authCall("/sign-out", { cookie: cookiesOf(callback) });
+    expect(out.status).toBe(200);
+    expect(await sessionUser(callback)).toBeNull();
+  });
+
   it("a username claim that is no valid gpudesk username is refused back to the sign-in page", async () => {
     const callback = await signIn("sub-nameless");
     expect(callback.status).toBe(302);

@@ -1,6 +1,6 @@
 import { genericOAuth, type GenericOAuthUserInfo } from "better-auth/plugins";
 import type { Env } from "@/server/env";
-import { log } from "@/server/log";
+import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 
 /** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
 const directoryUsers = () => import("@/server/sso/directory-user");
@@ -48,7 +48,7 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
   const subject = typeof claims.sub === "string" || typeof claims.sub === "number" ? String(claims.sub) : "";
   const username = textClaim(claims, config.GPUDESK_OIDC_USERNAME_CLAIM);
   if (!subject || !username) {
-    log.warn(`sso: OIDC sign-in refused: the profile has no ${subject ? config.GPUDESK_OIDC_USERNAME_CLAIM : "sub"} claim`);
+    recordSignInRefusal({ source: "oidc", username: username ?? subject, reason: "no_username_claim", detail: `the profile has no ${subject ? config.GPUDESK_OIDC_USERNAME_CLAIM : "sub"} claim` });
     return { email: REFUSED_EMAIL, emailVerified: false };
   }
   const result = await (await directoryUsers()).provisionDirectoryUser({
@@ -60,7 +60,7 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
     groups: listClaim(claims, config.GPUDESK_OIDC_GROUPS_CLAIM),
   });
   if (!result.ok) {
-    log.warn(`sso: OIDC sign-in of ${JSON.stringify(username)} refused: ${result.message}`);
+    recordSignInRefusal({ source: "oidc", username, reason: result.reason, detail: result.message });
     return { email: REFUSED_EMAIL, emailVerified: false };
   }
   return { email: result.user.email, emailVerified: true };

@@ -4,6 +4,7 @@ import { recordLoginResult } from "@/server/auth/login-throttle";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { checkDirectoryPassword } from "@/server/sso/ldap";
+import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 
 /** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
 const directoryUsers = () => import("@/server/sso/directory-user");
@@ -17,10 +18,10 @@ function invalidCredentials(): APIError {
 
 /**
  * The password form's sign-in (`/sign-in/username`, after the per-username
- * throttle let it through) where LDAP or the local-password switch is set.
+ * throttle counted the attempt and let it through) where LDAP or the local-password switch is set.
  * The directory decides for everyone it knows: a successful bind creates or
- * updates the gpudesk account and answers with a better-auth session, a
- * wrong password is a failure for the throttle. Someone it does not know,
+ * updates the gpudesk account and answers with a better-auth session (and
+ * clears the throttle's count, as a local sign-in does). Someone it does not know,
  * or a directory that cannot answer, falls back to gpudesk's own password
  * (null: let better-auth check it), unless local passwords are switched off.
  */
@@ -30,7 +31,8 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
   if (config.GPUDESK_LDAP_URL) {
     const check = await checkDirectoryPassword(username, password, config);
     if (check.kind === "wrong_password") {
-      await recordLoginResult(username, false);
+      // The throttle counted this attempt before the check (claimLoginAttempt).
+      recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
       throw invalidCredentials();
     }
     if (check.kind === "unavailable") {
@@ -40,7 +42,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
     if (check.kind === "ok") {
       const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
       if (!result.ok) {
-        log.warn(`sso: LDAP sign-in of ${JSON.stringify(username.slice(0, 64))} refused: ${result.message}`);
+        recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });
         throw new APIError("FORBIDDEN", {
           code: result.reason.toUpperCase(),
           message: result.reason === "not_registered" ? "You have no gpudesk account yet: ask an admin to create it." : "This username cannot be used in gpudesk.",
@@ -57,7 +59,6 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
   }
   if (!config.GPUDESK_LOCAL_PASSWORDS) {
     if (directoryDown) throw new APIError("SERVICE_UNAVAILABLE", { message: "The directory cannot be reached. Try again in a moment." });
-    await recordLoginResult(username, false);
     throw invalidCredentials();
   }
   return null;

@@ -4,7 +4,8 @@ import { Server } from "socket.io";
 import { io as connect, type Socket } from "socket.io-client";
 import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
 import type { GpuReconciliation } from "@/lib/attribution";
-import type { FleetDelta, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { FleetDelta } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
 import { applyDeltaWire, applySnapshotWire, initialLiveFleetState, type LiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type LiveHandshake } from "@/lib/live-wire";
@@ -47,12 +48,13 @@ export async function startLiveServer(fleet: FleetState, options: LiveServerOpti
     io,
     namespace,
     /** A socket with this handshake (the format version is added), and every raw frame it receives. */
-    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean } = {}) {
+    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean; headers?: Record<string, string> } = {}) {
+      const headers = { ...extra.headers, ...(extra.cookie ? { cookie: extra.cookie } : {}) };
       const socket: LiveClient = connect(url, {
         transports: ["websocket"],
         reconnection: extra.reconnection ?? false,
         auth: { v: LIVE_FORMAT_VERSION, ...auth },
-        ...(extra.cookie ? { extraHeaders: { cookie: extra.cookie } } : {}),
+        ...(Object.keys(headers).length > 0 ? { extraHeaders: headers } : {}),
       });
       clients.push(socket);
       const frames: string[] = [];

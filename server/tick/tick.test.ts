@@ -90,3 +90,11 @@ describe("the tick", () => {
     expect(seen.map((entry) => entry.name)).toEqual(["live", "live"]);
   });
 });
+
+describe("the tick's leader job", () => {
+  it("is named after its consumers, as /api/health lists it", () => {
+    const leader = (name: string): TickConsumer => ({ name, runs: "leader" });
+    const { tick } = setUp([leader("alerts"), leader("enforcement"), { name: "live deltas", runs: "everywhere" }, leader("webhook deliveries")]);
+    expect(tick.leaderJob.name).toBe("alerts, enforcement and webhook deliveries");
+  });
+});

@@ -49,6 +49,7 @@ export class Tick {
 
   constructor(private readonly options: TickOptions) {
     this.consumers = options.consumers;
+    this.leaderJob.name = listed(this.consumers.filter((consumer) => consumer.runs === "leader").map((consumer) => consumer.name));
     this.now = options.now ?? Date.now;
     this.reconciler = options.reconciler ?? new Reconciler(() => options.bookings.current(), options.directory);
   }
@@ -96,7 +97,8 @@ export class Tick {
    * stopping them in reverse order after the last tick they saw.
    */
   readonly leaderJob: LeaderJob = {
-    name: "the tick's leader consumers",
+    // Its consumers, as /api/health lists the jobs running: "alerts, enforcement and webhook deliveries".
+    name: "",
     start: async () => {
       const leaders = this.consumers.filter((consumer) => consumer.runs === "leader");
       const started: TickConsumer[] = [];
@@ -134,6 +136,10 @@ export class Tick {
       return null;
     }
   }
+}
+
+function listed(names: string[]): string {
+  return names.length <= 1 ? (names[0] ?? "none") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 function describe(error: unknown, stack = false): string {

@@ -1,5 +1,5 @@
 import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { viewerRoom } from "@/server/fleet/viewer-rooms";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { AuditTable } from "@/components/reservations/audit-table";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { getPageUser } from "@/server/auth/session";
 import { listAudit } from "@/server/reservations/audit-log";
 

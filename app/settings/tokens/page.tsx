@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { CalendarFeeds } from "@/components/settings/calendar-feeds";
 import { TokenManager } from "@/components/settings/token-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { requirePageUser } from "@/server/auth/session";
 import { listPersonalTokens } from "@/server/auth/tokens";
