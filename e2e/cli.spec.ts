@@ -275,3 +275,44 @@ test("gpudesk reserve --wait queues while the GPUs are taken and is granted when
   expect(granted.state).toBe("active");
   expect((await request.post(`/api/v1/reservations/${granted.id}/release`, { headers: auth(token) })).ok()).toBe(true);
 });
+
+test("gpudesk run without --for books until the command ends, bounded by the policy's longest booking", async ({ request }) => {
+  test.setTimeout(120_000);
+  const policy = (await (await request.get("/api/v1/policies", { headers: { authorization: `Bearer ${token}` } })).json()) as { maxDurationMinutes: number };
+  const result = gpudeskWithToken(["run", "-n", "1", "--", process.execPath, "-e", PRINT_ENV]);
+  expect(result.status, result.stderr).toBe(0);
+  expect(result.stderr).toContain("gpudesk: booking until the command ends (at most");
+  const id = bookingId(childEnv(result.stdout).GPUDESK_RESERVATION);
+  const view = (await (await request.get(`/api/v1/reservations/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    state: string;
+    startsAt: string;
+    endsAt: string;
+    host: { name: string };
+  };
+  expect(view.host.name).toBe(HERE);
+  // Released when the command ended, long before the bound.
+  expect(view.state).toBe("released");
+  expect(result.stderr).toContain(`released ${id}`);
+  expect(await reservationState(request, token, id)).toBe("released");
+  // The bound it was booked with: the policy's longest booking (its end is cut to the release).
+  // Printed in the machine's zone, with its offset: "2026-12-08 23:10Z" or "2026-12-09 08:10 +09:00".
+  const booked = /booked until (\d{4}-\d\d-\d\d) (\d\d:\d\d)(Z| [+-]\d\d:\d\d)/.exec(result.stderr);
+  expect(booked, result.stderr).not.toBeNull();
+  const bookedEnd = Date.parse(`${booked![1]}T${booked![2]}:00${booked![3].trim()}`);
+  expect(bookedEnd - Date.parse(view.startsAt)).toBeGreaterThanOrEqual(policy.maxDurationMinutes * 60_000 - 120_000);
+});
+
+test("gpudesk release without an id releases my booking on this host, and says so in one line when there is none", async ({ request }) => {
+  test.setTimeout(120_000);
+  const first = gpudeskWithToken(["reserve", "--gpus", "0", "--for", "30m", "--purpose", "release without id", "--json"]);
+  expect(first.status, first.stderr).toBe(0);
+  const { id } = JSON.parse(first.stdout) as { id: string };
+  const released = gpudeskWithToken(["release"]);
+  expect(released.status, released.stderr).toBe(0);
+  expect(released.stdout).toContain(`Released ${id}`);
+  expect(await reservationState(request, token, id)).toBe("released");
+
+  const none = gpudeskWithToken(["release"]);
+  expect(none.status).not.toBe(0);
+  expect(none.stderr.trim()).toBe(`gpudesk: You have no active reservation on ${HERE}: give its id (gpudesk list shows them)`);
+});

@@ -11,13 +11,15 @@ const SCREENS = [
   { width: 1920, height: 1080, scale: 1 },
   { width: 3840, height: 2160, scale: 2 },
 ];
-/** At 1080p; a 4K screen is read from as far away, so its minimum doubles. */
+/** At 1080p, times the scale the display chose: a 4K screen shows a fleet that fits twice as large, a larger one at 1080p sizes. */
 const MIN_TEXT_PX = 14;
 const MIN_UTILIZATION_PX = 28;
 const ROTATE_SECONDS = 5;
 
 interface PageReport {
   page: string | null;
+  /** The scale the display chose (lib/display-layout.ts): the screen's own, or less where that would page. */
+  scale: number;
   viewport: { width: number; height: number };
   scroll: { width: number; height: number; clientWidth: number; clientHeight: number };
   tiles: { uuid: string; left: number; top: number; right: number; bottom: number }[];
@@ -36,6 +38,7 @@ async function readPage(page: Page): Promise<PageReport> {
     const tileElements = [...document.querySelectorAll<HTMLElement>('[data-testid="display-tile"]')];
     return {
       page: document.querySelector('[data-testid="display"]')?.getAttribute("data-page") ?? null,
+      scale: Number(document.querySelector('[data-testid="display"]')?.getAttribute("data-scale") ?? 1),
       viewport: { width: window.innerWidth, height: window.innerHeight },
       scroll: {
         width: scrolling.scrollWidth,
@@ -75,8 +78,11 @@ function expectFits(report: PageReport, screen: (typeof SCREENS)[number]) {
     expect(tile.right, `${where}: ${tile.uuid}`).toBeLessThanOrEqual(screen.width);
     expect(tile.bottom, `${where}: ${tile.uuid}`).toBeLessThanOrEqual(screen.height);
   }
-  expect(Math.min(...report.utilizationFonts), where).toBeGreaterThanOrEqual(MIN_UTILIZATION_PX * screen.scale);
-  expect(Math.min(...report.textFonts), where).toBeGreaterThanOrEqual(MIN_TEXT_PX * screen.scale);
+  // Never below a 1080p screen's minimum; at the screen's own scale where the fleet fits at it.
+  expect(report.scale, where).toBeGreaterThanOrEqual(1);
+  expect(report.scale, where).toBeLessThanOrEqual(screen.scale);
+  expect(Math.min(...report.utilizationFonts), where).toBeGreaterThanOrEqual(MIN_UTILIZATION_PX * report.scale - 0.5);
+  expect(Math.min(...report.textFonts), where).toBeGreaterThanOrEqual(MIN_TEXT_PX * report.scale - 0.5);
   expect(report.clippedNumbers, where).toBe(0);
 }
 
@@ -131,7 +137,8 @@ for (const gpus of [32, 96]) {
           }
           expect(seen.size).toBe(gpus);
 
-          if (gpus <= 64) {
+          // A 4K screen holds four times the GPUs of a 1080p one (lib/display-layout.ts).
+          if (gpus <= 64 || (screen.scale === 2 && gpus <= 160)) {
             expect(pagesSeen.size).toBe(1);
             await expect(page.getByTestId("display-page")).toHaveCount(0);
           } else {

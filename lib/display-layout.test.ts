@@ -58,6 +58,25 @@ describe("planDisplay", () => {
     }
   });
 
+  it("shows four times the GPUs of a 1080p page on a 4K page: 160 on one, where 1080p pages through them", () => {
+    for (const [hosts, perHost] of [
+      [20, 8],
+      [40, 4],
+      [10, 16],
+    ]) {
+      const hd = planDisplay(fleet(hosts, perHost), FULL_HD);
+      const uhd = planDisplay(fleet(hosts, perHost), UHD);
+      expect(hd.pages.length, `${hosts}×${perHost} at 1080p`).toBeGreaterThan(1);
+      expect(uhd.pages, `${hosts}×${perHost} at 4K`).toHaveLength(1);
+      expect(gpusOn(uhd)).toBe(160);
+      // Never smaller than a 1080p screen's tiles.
+      expect(uhd.metrics.scale).toBeGreaterThanOrEqual(1);
+      expect(uhd.pages[0].tileWidth).toBeGreaterThanOrEqual(displayMetrics(FULL_HD).minTileWidth);
+    }
+    // A fleet that fits at the screen's own scale keeps it: a few GPUs stay large on a 4K wall.
+    expect(planDisplay(fleet(8, 8), UHD).metrics.scale).toBe(2);
+  });
+
   it("keeps the tile text at 14 px or more at 1080p and scales it with the screen", () => {
     const hd = planDisplay(fleet(8, 8), FULL_HD);
     const uhd = planDisplay(fleet(8, 8), UHD);

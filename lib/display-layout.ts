@@ -4,9 +4,10 @@
  * real screens).
  *
  * Sizes are CSS pixels. Every constant is given for a 1920×1080 screen and
- * multiplied by `scale`, so that a 3840×2160 screen shows the same picture
- * twice as large: a 4K panel on the wall is no closer to the people reading
- * it than a full-HD one.
+ * multiplied by `scale`, so that a 3840×2160 screen shows a fleet that fits
+ * the same picture twice as large; a fleet that would need more pages at
+ * that size is shown at a smaller scale (down to 1: a 1080p screen's tiles),
+ * so that a 4K screen holds four times the GPUs of a 1080p one.
  *
  * The picture: a summary strip on top, then hosts. A host is a block: a
  * label on its left and its GPUs as tiles in rows of `columns`. Blocks stack
@@ -133,8 +134,7 @@ export function labelWidthFor(chars: number, scale: number): number {
   return Math.ceil((chars * LABEL_CHAR_EM * LABEL_NAME_PX + LABEL_CHROME_PX) * scale);
 }
 
-export function displayMetrics(viewport: Viewport, labelChars = 0): DisplayMetrics {
-  const scale = displayScale(viewport);
+export function displayMetrics(viewport: Viewport, labelChars = 0, scale = displayScale(viewport)): DisplayMetrics {
   const margin = (BASE.margin + BURN_IN_MAX_SHIFT) * scale;
   const stripHeight = BASE.stripHeight * scale;
   const stripGap = BASE.stripGap * scale;
@@ -296,8 +296,25 @@ function largestSlice(metrics: DisplayMetrics): number {
  * whole unless a single host is larger than a page.
  */
 export function planDisplay(hosts: DisplayHostInput[], viewport: Viewport): DisplayPlan {
+  const screenScale = displayScale(viewport);
+  const first = planAtScale(hosts, viewport, screenScale);
+  if (first.pages.length <= 1 || screenScale <= 1) return first;
+  // Tiles follow the screen: a large screen shows a small fleet large, and more GPUs at the
+  // size a 1080p screen shows them rather than paging (160 GPUs on one 4K page). The largest
+  // scale that needs no more pages than the smallest wins.
+  const plans = [first];
+  for (let scale = screenScale - SCALE_STEP; scale > 1; scale -= SCALE_STEP) plans.push(planAtScale(hosts, viewport, scale));
+  plans.push(planAtScale(hosts, viewport, 1));
+  const fewest = Math.min(...plans.map((plan) => plan.pages.length));
+  return plans.find((plan) => plan.pages.length === fewest) ?? first;
+}
+
+/** How finely the scale steps down from the screen's own when the fleet does not fit at it. */
+const SCALE_STEP = 0.25;
+
+function planAtScale(hosts: DisplayHostInput[], viewport: Viewport, scale: number): DisplayPlan {
   const shown = hosts.filter((host) => host.gpuCount > 0);
-  const metrics = displayMetrics(viewport, Math.max(0, ...shown.map((host) => host.labelChars ?? 0)));
+  const metrics = displayMetrics(viewport, Math.max(0, ...shown.map((host) => host.labelChars ?? 0)), scale);
   if (shown.length === 0) return { metrics, pages: [] };
 
   const whole = shown.map((host) => ({ hostId: host.id, start: 0, count: host.gpuCount }));

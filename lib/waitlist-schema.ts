@@ -36,7 +36,8 @@ export function describeUnbookedWork(work: UnbookedWork): string {
 export interface WaitlistView {
   id: string;
   status: WaitlistStatus;
-  holder: { id: string; username: string };
+  /** The asker; `name` is their display name (lib/person-name.ts shows it). */
+  holder: { id: string; username: string; name: string };
   host: string | null;
   count: number;
   durationMinutes: number;

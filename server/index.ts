@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { describeListenError } from "@/server/http/listen-error";
 import next from "next";
 import { Server } from "socket.io";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE } from "@/lib/live";
@@ -149,7 +150,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", reject);
+    httpServer.once("error", (error) => reject(describeListenError(error, env.PORT, env.HOST)));
     httpServer.listen(env.PORT, env.HOST, resolve);
   });
   const url = `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${env.PORT}`;

@@ -24,6 +24,7 @@
  * Inside, client components read the person with useCurrentUser() from
  * components/auth/current-user.tsx ({ id, username, name, role, unixLogin }).
  */
+import { TimeZoneNote } from "@/components/ui/time-zone-note";
 import { CurrentUserProvider, type CurrentUser } from "@/components/auth/current-user";
 import { AppHeader } from "@/components/ui/app-header";
 import { requirePageAdmin, requirePageUser } from "@/server/auth/session";
@@ -73,6 +74,7 @@ export async function PageShell({ returnTo, admin = false, title, description, a
           </div>
         )}
         {children}
+        <TimeZoneNote />
       </main>
     </CurrentUserProvider>
   );

@@ -2,21 +2,33 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AdminBookings } from "@/components/reservations/admin-bookings";
 import { MyReservations } from "@/components/reservations/my-reservations";
+import { PastPager } from "@/components/reservations/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { isAdmin } from "@/server/auth/principal";
 import { getPageUser } from "@/server/auth/session";
-import { listReservations } from "@/server/reservations/list-reservations";
+import { countPastReservations, listReservations } from "@/server/reservations/list-reservations";
 
 export const metadata: Metadata = { title: "My reservations" };
 export const dynamic = "force-dynamic";
 
-export default async function ReservationsPage() {
+/** Past bookings per page: each `gpudesk run` adds one, so the list is paged rather than grown. */
+const PAST_PER_PAGE = 20;
+
+interface ReservationsPageProps {
+  searchParams: Promise<{ past?: string; q?: string }>;
+}
+
+export default async function ReservationsPage({ searchParams }: ReservationsPageProps) {
+  const params = await searchParams;
+  const page = Math.min(10_000, Math.max(1, Math.floor(Number(params.past)) || 1));
+  const search = typeof params.q === "string" ? params.q.trim().slice(0, 100) : "";
   // Admins also get everyone's bookings as a table, which needs the wider page.
   const wide = isAdmin(await getPageUser());
+  const query = new URLSearchParams({ ...(page > 1 ? { past: String(page) } : {}), ...(search ? { q: search } : {}) }).toString();
   return (
     <PageShell
-      returnTo="/reservations"
+      returnTo={`/reservations${query ? `?${query}` : ""}`}
       width={wide ? "default" : "narrow"}
       title="My reservations"
       description="Release early, extend while nothing follows, and copy the settings to start your jobs."
@@ -26,22 +38,24 @@ export default async function ReservationsPage() {
         </Link>
       }
     >
-      <Reservations />
+      <Reservations page={page} search={search} />
     </PageShell>
   );
 }
 
 /** Rendered by PageShell after its guard: the person is signed in. */
-async function Reservations() {
+async function Reservations({ page, search }: { page: number; search: string }) {
   const principal = await getPageUser();
   if (!principal) return null;
-  const [reservations, everyone] = await Promise.all([
-    listReservations(principal.user, { all: false, state: "all", limit: 50 }),
+  const [reservations, pastCount, everyone] = await Promise.all([
+    listReservations(principal.user, { all: false, state: "all", limit: PAST_PER_PAGE, skip: (page - 1) * PAST_PER_PAGE, search }),
+    countPastReservations(principal.user, { all: false, search }),
     isAdmin(principal) ? listReservations(principal.user, { all: true, state: "current", limit: 0 }) : null,
   ]);
   return (
     <div className="space-y-10">
       <MyReservations reservations={reservations} />
+      <PastPager page={page} pages={Math.max(1, Math.ceil(pastCount / PAST_PER_PAGE))} total={pastCount} search={search} />
       {/* Admins act on other people's bookings here: cancel or shorten, with a reason the holder sees. */}
       {everyone && <AdminBookings reservations={everyone} />}
     </div>

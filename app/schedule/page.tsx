@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ScheduleView } from "@/components/reservations/schedule-view";
+import { WeekView } from "@/components/reservations/week-view";
+import { WeekPicker } from "@/components/reservations/week-picker";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { listBookableHosts, listSchedule } from "@/server/reservations/bookings-query";
@@ -9,27 +11,45 @@ export const metadata: Metadata = { title: "Schedule" };
 export const dynamic = "force-dynamic";
 
 const DAY_CHOICES = [1, 3, 7, 14];
+const DAY_MS = 24 * 3600_000;
 
 interface SchedulePageProps {
-  searchParams: Promise<{ days?: string }>;
+  searchParams: Promise<{ days?: string; view?: string; host?: string; gpu?: string }>;
 }
 
 export default async function SchedulePage({ searchParams }: SchedulePageProps) {
-  const asked = Number((await searchParams).days);
+  const params = await searchParams;
+  const week = params.view === "week";
+  const asked = Number(params.days);
   const days = DAY_CHOICES.includes(asked) ? asked : 3;
+  const host = typeof params.host === "string" ? params.host.slice(0, 253) : undefined;
+  const gpu = typeof params.gpu === "string" && /^\d{1,3}$/.test(params.gpu) ? Number(params.gpu) : null;
+  const weekQuery = new URLSearchParams({ view: "week", ...(host ? { host } : {}), ...(gpu !== null ? { gpu: String(gpu) } : {}) });
   return (
     <PageShell
-      returnTo={`/schedule?days=${days}`}
+      returnTo={week ? `/schedule?${weekQuery}` : `/schedule?days=${days}`}
       width="wide"
       title="Schedule"
-      description="Every booking of every GPU for the coming days. Click free time to book it."
-      actions={DAY_CHOICES.map((choice) => (
-        <Link key={choice} href={`/schedule?days=${choice}`} aria-current={choice === days ? "page" : undefined} className={buttonClass(choice === days ? "primary" : "secondary", "sm")}>
-          {choice === 1 ? "1 day" : `${choice} days`}
-        </Link>
-      ))}
+      description={week ? "The coming week of one host, as a calendar. Drag over free time of a GPU to book it." : "Every booking of every GPU for the coming days. Click free time to book it."}
+      actions={
+        <>
+          {DAY_CHOICES.map((choice) => (
+            <Link
+              key={choice}
+              href={`/schedule?days=${choice}`}
+              aria-current={!week && choice === days ? "page" : undefined}
+              className={buttonClass(!week && choice === days ? "primary" : "secondary", "sm")}
+            >
+              {choice === 1 ? "1 day" : `${choice} days`}
+            </Link>
+          ))}
+          <Link href={`/schedule?${weekQuery}`} aria-current={week ? "page" : undefined} className={buttonClass(week ? "primary" : "secondary", "sm")}>
+            Week
+          </Link>
+        </>
+      }
     >
-      <Schedule days={days} />
+      {week ? <Week hostName={host} gpu={gpu} /> : <Schedule days={days} />}
     </PageShell>
   );
 }
@@ -37,8 +57,24 @@ export default async function SchedulePage({ searchParams }: SchedulePageProps) 
 async function Schedule({ days }: { days: number }) {
   // An hour of the past for context, then the days ahead.
   const fromMs = Math.floor((Date.now() - 3600_000) / 3600_000) * 3600_000;
-  const toMs = fromMs + days * 24 * 3600_000;
+  const toMs = fromMs + days * DAY_MS;
   const [hosts, bookings] = await Promise.all([listBookableHosts(), listSchedule(new Date(fromMs), new Date(toMs))]);
   if (hosts.length === 0) return <p className="text-slate-600 dark:text-slate-400">No host has reported any GPU yet.</p>;
   return <ScheduleView hosts={hosts} bookings={bookings} fromMs={fromMs} toMs={toMs} days={days} />;
+}
+
+async function Week({ hostName, gpu }: { hostName: string | undefined; gpu: number | null }) {
+  const hosts = await listBookableHosts();
+  if (hosts.length === 0) return <p className="text-slate-600 dark:text-slate-400">No host has reported any GPU yet.</p>;
+  const host = hosts.find((candidate) => candidate.name === hostName) ?? hosts[0];
+  const index = gpu !== null && host.gpus.some((entry) => entry.index === gpu) ? gpu : null;
+  // The viewer's week starts at their local midnight, which the server does not know: a day either side covers every zone.
+  const now = Date.now();
+  const bookings = (await listSchedule(new Date(now - 2 * DAY_MS), new Date(now + 9 * DAY_MS))).filter((booking) => booking.hostId === host.id);
+  return (
+    <div className="space-y-4">
+      <WeekPicker hosts={hosts} host={host.name} gpu={index} />
+      <WeekView host={host} gpuIndex={index} bookings={bookings} />
+    </div>
+  );
 }

@@ -8,6 +8,7 @@ import { CopyBlock, SecretReveal } from "@/components/forms/secret-reveal";
 import { RevocableTokens, type TokenColumn } from "@/components/tokens/revocable-tokens";
 import { Badge } from "@/components/ui/badge";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { useLiveFleet } from "@/components/live/use-live-fleet";
 
 export type HostRow = Serialized<HostSummary>;
 
@@ -29,7 +30,7 @@ const COLUMNS: TokenColumn<HostRow>[] = [
     ),
   },
   { header: "GPUs", headerClassName: "text-right", cellClassName: "text-right tabular-nums", cell: (host) => host.gpuCount },
-  { header: "Last seen", cellClassName: "whitespace-nowrap", cell: (host) => <TimeAgo iso={host.lastSeenAt} /> },
+  { header: "Last seen", cellClassName: "whitespace-nowrap", cell: (host) => <LastSeen hostId={host.id} stored={host.lastSeenAt} /> },
   {
     header: "Driver / CUDA",
     cellClassName: "whitespace-nowrap tabular-nums",
@@ -179,4 +180,10 @@ function InstallHint({ serverUrl, bundleSha256 }: { serverUrl: string; bundleSha
       )}
     </section>
   );
+}
+
+/** Last seen as the fleet view says it: the live feed's newest reading; the stored time (written once a minute) only for a host the feed does not have. */
+function LastSeen({ hostId, stored }: { hostId: string; stored: string | null }) {
+  const live = useLiveFleet().hosts.find((host) => host.id === hostId)?.lastSeenAt;
+  return <TimeAgo iso={live ?? stored} />;
 }

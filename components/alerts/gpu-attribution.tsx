@@ -2,7 +2,7 @@ import { memo } from "react";
 import { processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import { personName } from "@/lib/person-name";
 
-interface Runner {
+export interface Runner {
   name: string;
   via: string;
   intruder: boolean;
@@ -10,7 +10,7 @@ interface Runner {
 }
 
 /** One line per person (and evidence): a job of eight ranks is one runner, not eight. */
-function runners(processes: ProcessAttribution[]): Runner[] {
+export function runners(processes: ProcessAttribution[]): Runner[] {
   const byKey = new Map<string, Runner>();
   for (const process of processes) {
     // The person as every page shows people; a process nobody can be named for, by its login.

@@ -28,10 +28,12 @@ interface DisplaySummaryStripProps {
   openAlerts: number | null;
   height: number;
   scale: number;
+  /** The fleet is generated (no nvidia-smi on the server): said on the strip, so nobody at the wall takes it for the lab's. */
+  simulated?: boolean;
 }
 
 /** The line read first from the door: how many GPUs are free now, of which model, and how fresh that is. */
-export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, openAlerts, height, scale }: DisplaySummaryStripProps) {
+export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, openAlerts, height, scale, simulated = false }: DisplaySummaryStripProps) {
   const base = 18 * scale;
   const big = 30 * scale;
 
@@ -71,6 +73,11 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       </ul>
 
       <div className="flex shrink-0 items-center gap-[1em] whitespace-nowrap">
+        {simulated && (
+          <span data-testid="display-simulated" className="rounded-sm border-2 border-amber-400 px-[0.4em] font-bold tracking-wide text-amber-300 uppercase">
+            Simulated fleet
+          </span>
+        )}
         {openAlerts !== null && (
           <span data-testid="display-alerts" className={`font-semibold ${openAlerts > 0 ? "text-red-300" : "text-zinc-200"}`}>
             Open alerts <span className="font-bold text-white tabular-nums">{openAlerts}</span>

@@ -126,6 +126,7 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
       data-testid="display"
       data-stale={stale || undefined}
       data-page={pageIndex}
+      data-scale={metrics.scale}
       className="fixed inset-0 cursor-none overflow-hidden bg-black text-white [color-scheme:dark]"
     >
       <div
@@ -142,6 +143,7 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
             openAlerts={openAlerts}
             height={metrics.stripHeight}
             scale={metrics.scale}
+            simulated={fleet.simulated}
           />
           {stale && (
             <DisplayStaleBanner

@@ -37,7 +37,7 @@ function sameShown(a: Shown | null, b: Shown | null): boolean {
  * assistive technology; a card coming into view takes the latest before it
  * is painted (the browser unskips it ahead of the viewport).
  */
-function useShownReadings(uuid: string, skipped: boolean, phase: number): Shown | null {
+export function useShownReadings(uuid: string, skipped: boolean, phase: number): Shown | null {
   const [held, setHeld] = useState<Shown | null>(() => latestOf(uuid));
   const heldRef = useRef(held);
   const skippedRef = useRef(skipped);

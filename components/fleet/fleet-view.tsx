@@ -1,17 +1,24 @@
 "use client";
 
-import { useMemo, useSyncExternalStore } from "react";
-import { summarizeAvailability } from "@/lib/gpu-availability";
+import { useCallback, useMemo, useSyncExternalStore } from "react";
+import { useSearchParams } from "next/navigation";
+import { countAvailability, summarizeAvailability } from "@/lib/gpu-availability";
+import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/fleet-filter";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
+import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useGrowingLimit } from "@/components/live/use-growing-limit";
 import { useNow } from "@/components/live/use-now";
 import { AppHeader } from "@/components/ui/app-header";
+import { TimeZoneNote } from "@/components/ui/time-zone-note";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
 import { EmptyFleet } from "@/components/fleet/empty-fleet";
 import { FleetSkeleton } from "@/components/fleet/fleet-skeleton";
 import { FleetSummary } from "@/components/fleet/fleet-summary";
+import { FleetFilterBar } from "@/components/fleet/fleet-filter-bar";
+import { useFleetLayout, useFoldedHosts } from "@/components/fleet/fleet-layout-choice";
+import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { HostSection } from "@/components/fleet/host-section";
 
 const noSubscription = () => () => {};
@@ -36,13 +43,33 @@ export function FleetView() {
   const states = useGpuStates();
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   // The header and each host count GPUs by the one rule, as each card's badge shows them.
-  const availability = summarizeAvailability(
-    gpus.map((gpu) => ({ host: gpu.hostId, state: gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow) })),
-  );
+  const facts = gpus.map((gpu) => {
+    const current = bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current;
+    return gpuFacts(gpu, gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow), current, states[gpu.uuid]);
+  });
+  const availability = summarizeAvailability(facts.map((gpu, i) => ({ host: gpus[i].hostId, state: gpu.state })));
+
+  // The filter lives in the URL: a link or a reload shows the same GPUs.
+  const searchParams = useSearchParams();
+  const filter = parseFleetFilter(searchParams);
+  const setFilter = useCallback((next: FleetFilter) => {
+    const query = fleetFilterQuery(next, window.location.search);
+    window.history.replaceState(null, "", query ? `?${query}` : window.location.pathname);
+  }, []);
+  const filtering = isFilterActive(filter);
+  const shownUuids = new Set(facts.filter((gpu) => matchesFleetFilter(gpu, filter)).map((gpu) => gpu.uuid));
+  // Each state's button counts what it would show with the other criteria kept.
+  const stateCounts = countAvailability(facts.filter((gpu) => matchesFleetFilter(gpu, filter, true)).map((gpu) => gpu.state));
+  const choices = filterChoices(facts);
+
+  const viewer = useOptionalCurrentUser();
+  const [layout, setLayout] = useFleetLayout(viewer?.id ?? "anonymous");
+  const [folded, toggleFold] = useFoldedHosts(viewer?.id ?? "anonymous");
+
   // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
   const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
   // Hosts are mounted whole, in page order, as the limit reaches their first GPU.
-  const mounted = useGrowingLimit(gpus.length, FIRST_CARDS, MOUNT_BUDGET_MS);
+  const mounted = useGrowingLimit(shownUuids.size, FIRST_CARDS, MOUNT_BUDGET_MS);
   let position = 0;
 
   return (
@@ -54,6 +81,19 @@ export function FleetView() {
           {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetSummary hosts={fleet.hosts} counts={availability.fleet} />}
         </div>
 
+        {fleet.hasSnapshot && fleet.hosts.length > 0 && layout && (
+          <FleetFilterBar
+            filter={filter}
+            onChange={setFilter}
+            choices={choices}
+            counts={stateCounts}
+            shown={shownUuids.size}
+            total={gpus.length}
+            layout={layout}
+            onLayout={setLayout}
+          />
+        )}
+
         <ConnectionBanner status={fleet.status} lastUpdateAt={fleet.lastUpdateAt} nowMs={now} onRetry={fleet.reconnect} />
 
         {!fleet.hasSnapshot ? (
@@ -61,26 +101,35 @@ export function FleetView() {
         ) : fleet.hosts.length === 0 ? (
           <EmptyFleet serverUrl={origin} />
         ) : (
-          <div className="space-y-10">
+          <div className={layout === "dense" ? "space-y-6" : "space-y-10"}>
             {fleet.hosts.map((host) => {
+              const present = host.gpuUuids.filter((uuid) => fleet.gpus[uuid] !== undefined);
+              const kept = filtering ? present.filter((uuid) => shownUuids.has(uuid)) : present;
+              // A host the filter leaves nothing of is left out whole.
+              if (filtering && kept.length === 0) return null;
               const first = position;
-              position += host.gpuUuids.length;
-              if (mounted < gpus.length && first >= mounted) return null;
+              position += kept.length;
+              if (mounted < shownUuids.size && first >= mounted) return null;
               return (
                 <HostSection
                   key={host.id}
                   host={host}
-                  gpuUuids={host.gpuUuids.filter((uuid) => fleet.gpus[uuid] !== undefined)}
+                  gpuUuids={kept}
+                  hiddenCount={present.length - kept.length}
                   nowMs={serverNow}
                   bookings={fleet.bookings}
                   counts={availability.hosts[host.id]}
                   people={people}
                   position={first}
+                  layout={layout ?? "cards"}
+                  folded={folded.has(host.id)}
+                  onToggleFold={() => toggleFold(host.id)}
                 />
               );
             })}
           </div>
         )}
+        <TimeZoneNote />
       </main>
     </>
   );

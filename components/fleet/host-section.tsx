@@ -4,6 +4,8 @@ import type { PersonRef } from "@/lib/reservation-types";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format";
 import { FleetCard } from "@/components/fleet/fleet-card";
+import { FleetRow, FleetRowsHead } from "@/components/fleet/fleet-row";
+import type { FleetLayout } from "@/components/fleet/fleet-layout-choice";
 
 interface HostSectionProps {
   host: LiveHost;
@@ -19,17 +21,40 @@ interface HostSectionProps {
   people?: PersonRef[];
   /** The place of this host's first GPU on the page: off-screen cards refresh in turns by it. */
   position?: number;
+  /** Cards (the default) or one row per GPU. */
+  layout?: FleetLayout;
+  /** Folded: only the host's line shows. */
+  folded?: boolean;
+  onToggleFold?: () => void;
+  /** GPUs of this host a filter hid, for the host's line. */
+  hiddenCount?: number;
 }
 
-export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, position = 0 }: HostSectionProps) {
+export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, position = 0, layout = "cards", folded = false, onToggleFold, hiddenCount = 0 }: HostSectionProps) {
   const headingId = `host-${host.id}`;
+  const bodyId = `host-${host.id}-gpus`;
   const stale = !host.online;
 
   return (
     <section aria-label={`Host ${host.name}`} data-online={host.online} className="scroll-mt-20">
       <div className="mb-3 flex flex-wrap items-baseline gap-x-4 gap-y-1">
         <h2 id={headingId} className="text-lg font-semibold tracking-tight break-all">
-          {host.name}
+          {onToggleFold ? (
+            <button
+              type="button"
+              aria-expanded={!folded}
+              aria-controls={bodyId}
+              onClick={onToggleFold}
+              className="inline-flex items-baseline gap-1.5 rounded text-left hover:underline focus-visible:outline-2 focus-visible:outline-sky-500"
+            >
+              <span aria-hidden className={`inline-block w-3 text-sm text-slate-500 transition-transform ${folded ? "" : "rotate-90"}`}>
+                ▸
+              </span>
+              {host.name}
+            </button>
+          ) : (
+            host.name
+          )}
         </h2>
         <p className="flex items-center gap-1.5 text-sm">
           <span aria-hidden className={`size-2 rounded-full ${host.online ? "bg-free" : "bg-offline"}`} />
@@ -45,17 +70,38 @@ export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, p
             {describeAvailability(counts)}
           </p>
         )}
+        {hiddenCount > 0 && <p className="text-xs text-slate-500 dark:text-slate-400">{hiddenCount} hidden by the filter</p>}
         <p className="text-xs text-slate-500 sm:ml-auto dark:text-slate-400">
           Driver {host.driverVersion ?? DASH} · CUDA {host.cudaVersion ?? DASH}
         </p>
       </div>
 
-      {gpuUuids.length === 0 ? (
+      {folded ? null : gpuUuids.length === 0 && hiddenCount === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
           This host reports no GPUs.
         </p>
+      ) : gpuUuids.length === 0 ? null : layout === "dense" ? (
+        <div id={bodyId} className={`overflow-x-auto rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 ${stale ? "opacity-75 grayscale" : ""}`}>
+          <table aria-labelledby={headingId} className="w-full text-sm">
+            <FleetRowsHead />
+            <tbody>
+              {gpuUuids.map((uuid, i) => (
+                <FleetRow
+                  key={uuid}
+                  uuid={uuid}
+                  phase={position + i}
+                  stale={stale}
+                  nowMs={nowMs}
+                  booking={bookings ? bookingsOfGpu(bookings, uuid, nowMs) : undefined}
+                  people={people}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : (
         <ul
+          id={bodyId}
           role="list"
           aria-labelledby={headingId}
           className={`grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4 ${stale ? "opacity-75 grayscale" : ""}`}

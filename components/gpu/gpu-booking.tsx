@@ -91,7 +91,7 @@ const LINK_LOOK: Record<LinkKind, string> = {
 };
 
 /** The booking link, drawn again only when its target or kind changes: the fleet's cards re-render every second. */
-const BookLink = memo(function BookLink({ hostName, index, after, kind }: { hostName: string; index: number; after: string | null; kind: LinkKind }) {
+export const BookLink = memo(function BookLink({ hostName, index, after, kind }: { hostName: string; index: number; after: string | null; kind: LinkKind }) {
   const params = new URLSearchParams({ host: hostName, gpus: String(index) });
   if (after) params.set("start", after);
   return (

@@ -20,6 +20,7 @@ import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/c
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import { serverFields, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
 import { TimeFields } from "@/components/reservations/time-fields";
+import { NO_REPEAT, RepeatFields, SeriesResult, type Repeat } from "@/components/reservations/repeat-fields";
 import { When } from "@/components/reservations/when";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -66,6 +67,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const [booked, setBooked] = useState<ReservationView | null>(null);
   const [queueMe, setQueueMe] = useState(false);
   const [queued, setQueued] = useState<WaitlistView | null>(null);
+  const [repeat, setRepeat] = useState<Repeat>(NO_REPEAT);
+  const [series, setSeries] = useState<{ created: ReservationView[]; refused: { startsAt: string; endsAt: string; message: string }[] } | null>(null);
   /** The person chose to book over someone else's unbooked work. */
   const [allowBusy, setAllowBusy] = useState(false);
   /** The server's 409 gpu_in_use: whose work runs on which of the GPUs asked for. */
@@ -127,6 +130,20 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     setRefusedBusy(null);
     const withTeam = team ? { ...built.request, team } : built.request;
     const request = anyway && values.mode === "gpus" ? { ...withTeam, allowBusy: true } : withTeam;
+    if (repeat.on) {
+      // The series keeps the first day's wall-clock time in the viewer's zone.
+      const first = { ...request, startsAt: request.startsAt ?? new Date(serverNow).toISOString() };
+      const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      const made = await apiRequest<NonNullable<typeof series>>("POST", "/api/v1/reservations/recurring", { booking: first, weekdays: repeat.weekdays, weeks: repeat.weeks, timeZone });
+      setPending(false);
+      if (made.ok) {
+        setSeries(made.data);
+        return;
+      }
+      const fields = serverFields(made.error.fields);
+      setErrors(Object.keys(fields).length > 0 ? fields : { _: made.error.message });
+      return;
+    }
     const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", request);
     if (result.ok) {
       setPending(false);
@@ -182,6 +199,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
   }
 
+  if (series) return <SeriesResult created={series.created} refused={series.refused} nowMs={serverNow} onAgain={() => setSeries(null)} />;
   if (booked) return <Booked reservation={booked} nowMs={serverNow} onAgain={() => setBooked(null)} />;
   if (queued) return <Queued entry={queued} nowMs={serverNow} />;
 
@@ -266,6 +284,9 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
       <section className={card} aria-label="When">
         <TimeFields values={values} errors={errors} onChange={change} window={window} nowMs={serverNow} maxDurationMinutes={policy.maxDurationMinutes} />
+        <div className="mt-4 border-t border-slate-100 pt-4 dark:border-slate-800">
+          <RepeatFields repeat={repeat} onChange={setRepeat} />
+        </div>
       </section>
 
       <section className={card}>

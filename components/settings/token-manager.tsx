@@ -23,6 +23,8 @@ export function TokenManager({ initialTokens }: { initialTokens: TokenRow[] }) {
         created && (
           <SecretReveal title={`Token “${created.label}” created`} label="New token" secret={created.token} onDismiss={() => setCreated(null)}>
             <CopyBlock label="Try it" copyName="Copy command" text={`curl -H "Authorization: Bearer ${created.token}" ${created.origin}/api/v1/me`} />
+            {/* The token is pasted at the prompt rather than put on the command line, where shell history would keep it. */}
+            <CopyBlock label="Sign the gpudesk CLI in (paste the token when it asks)" copyName="Copy login command" text={`gpudesk login --url ${created.origin}`} />
           </SecretReveal>
         )
       }

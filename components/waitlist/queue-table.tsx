@@ -9,6 +9,7 @@ import { describeUnbookedWork, type WaitlistView } from "@/lib/waitlist-schema";
 import { getLiveSocket } from "@/components/live/live-socket";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
+import { personNames } from "@/lib/person-name";
 import { useCurrentUser } from "@/components/auth/current-user";
 import { When } from "@/components/reservations/when";
 import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
@@ -44,6 +45,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
     };
   }, [router]);
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
+  const names = personNames(entries.map((entry) => entry.holder));
 
   async function leave(id: string) {
     setLeaving(id);
@@ -97,7 +99,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                   <td className={`${td} text-lg font-semibold tabular-nums`}>{entry.position}</td>
                   <td className={td}>
                     <p className="font-medium">
-                      {entry.holder.username}
+                      {names.get(entry.holder.username) ?? entry.holder.username}
                       {entry.team && <span className="ml-2 text-sm font-normal text-slate-500 dark:text-slate-400">for {entry.team}</span>}
                       {mine && <span className="ml-2 rounded bg-sky-600 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-sky-500 dark:text-slate-950">you</span>}
                     </p>

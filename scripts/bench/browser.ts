@@ -263,9 +263,12 @@ export async function runBrowserBench(options: {
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     });
     const pages: BrowserPageResult[] = [];
+    // The fleet view as cards, filtered (a link to the free GPUs, kept in the URL) and as the dense list (one row per GPU).
     const targets = [
-      { name: "fleet view (/)", file: "fleet", path: "/", ready: "host-status", signIn: true },
-      { name: "wall display (/display)", file: "display", path: `/display?token=${encodeURIComponent(displayToken)}`, ready: "display-tile", signIn: false },
+      { name: "fleet view (/)", file: "fleet", path: "/", ready: "host-status", signIn: true, dense: false },
+      { name: "fleet view, filtered (/?state=free)", file: "fleet-filtered", path: "/?state=free", ready: "filter-shown", signIn: true, dense: false },
+      { name: "fleet view, dense", file: "fleet-dense", path: "/", ready: "fleet-row", signIn: true, dense: true },
+      { name: "wall display (/display)", file: "display", path: `/display?token=${encodeURIComponent(displayToken)}`, ready: "display-tile", signIn: false, dense: false },
     ];
     for (const target of targets) {
       const context = await browser.newContext({ viewport: VIEWPORT, baseURL: origin });
@@ -277,6 +280,11 @@ export async function runBrowserBench(options: {
           headers: { origin },
         });
         if (!response.ok()) throw new Error(`sign-in failed: ${response.status()} ${await response.text()}`);
+      }
+      if (target.dense) {
+        // The person's remembered layout (components/fleet/fleet-layout-choice.ts), as after choosing "Dense" once.
+        const me = (await (await page.request.get("/api/v1/me")).json()) as { user: { id: string } };
+        await context.addInitScript((key) => window.localStorage.setItem(key, "dense"), `gpudesk.fleet.layout.${me.user.id}`);
       }
       const cdp = await context.newCDPSession(page);
       const profiler = options.cpuProfileDir ? { dir: options.cpuProfileDir, file: `${target.file}-${options.gpus}` } : null;

@@ -1,10 +1,12 @@
 import os from "node:os";
+import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
-import type { ReservationView } from "@/lib/reservation-types";
+import { formatDurationMinutes } from "@/lib/booking-window";
+import type { PolicyView, ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/server/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
 import { UsageError } from "@/server/cli-client/cli-errors";
-import { exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatWhois } from "@/server/cli-client/format-output";
+import { exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois } from "@/server/cli-client/format-output";
 import type { TeamUsageReport } from "@/lib/team-usage";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
@@ -62,13 +64,44 @@ export function bookingRequest(options: BookingOptions, defaultPurpose: string, 
   };
 }
 
+/**
+ * `gpudesk run` without --for or --until books until the command ends: the
+ * booking is released when it exits, so its length only bounds a command
+ * that never does; the policy's longest booking is that bound.
+ */
+export function untilCommandEnds<T extends BookingOptions>(options: T, maxDurationMinutes: number): { options: T; bounded: boolean } {
+  if (options.for !== undefined || options.until !== undefined) return { options, bounded: false };
+  return { options: { ...options, for: `${maxDurationMinutes}m` }, bounded: true };
+}
+
+/** The active booking `gpudesk release` means without an id: the only one on this host, or the one the person picks from a list. */
+async function pickReleaseTarget(config: ClientConfig): Promise<string> {
+  const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+  const hostname = os.hostname();
+  const picked = pickLocalReservation(reservations, hostname);
+  if (picked === null) throw new UsageError(`You have no active reservation on ${hostname}: give its id (gpudesk list shows them)`);
+  if (!Array.isArray(picked)) return picked.id;
+  const choices = reservations.filter((reservation) => picked.includes(reservation.id));
+  if (!process.stdin.isTTY) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
+  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  GPU ${reservation.launch.cudaVisibleDevices}  until ${formatTime(reservation.endsAt)}  ${reservation.purpose}`);
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(`You have ${choices.length} active reservations on ${hostname}:\n${lines.join("\n")}\nRelease which (1-${choices.length})? `);
+    const chosen = choices[Number(answer.trim()) - 1];
+    if (!/^\d+$/.test(answer.trim()) || !chosen) throw new UsageError(`"${answer.trim()}" is none of 1-${choices.length}: nothing released`);
+    return chosen.id;
+  } finally {
+    prompt.close();
+  }
+}
+
 function bookingOptions(command: Command): Command {
   return command
     .option("-n, --count <n>", "how many GPUs, picked by the server on one host (default 1)")
     .option("--host <host>", "book on this host")
     .option("--gpus <list>", "these GPU indices of --host, e.g. 0,1")
     .option("--min-free-mem <size>", "with -n: GPUs with at least this much free memory now, e.g. 40G")
-    .option("--for <duration>", "how long, e.g. 90m, 4h, 2d")
+    .option("--for <duration>", "how long, e.g. 90m, 4h, 2d (run: until the command ends when neither --for nor --until is given)")
     .option("--until <time>", "until this time: 18:00 (local) or 2026-11-30T18:00:00Z")
     .option("--purpose <text>", "what the GPUs are for, shown to the team")
     .option("--team <team>", "the team the booking is for (default: your accounting team); its limits apply")
@@ -226,16 +259,20 @@ export function registerClientCommands(program: Command): void {
     const config = await client();
     const hosts = await hostsHere(config);
     checkRunHost(given, hosts, os.hostname());
-    const options = withLocalHost(given, hosts.local);
+    const policy = given.for === undefined && given.until === undefined ? await callApi<PolicyView>(config, "GET", "/api/v1/policies") : null;
+    const { options, bounded } = untilCommandEnds(withLocalHost(given, hosts.local), policy?.maxDurationMinutes ?? 0);
+    if (bounded) {
+      process.stderr.write(`gpudesk: booking until the command ends (at most ${formatDurationMinutes(policy?.maxDurationMinutes ?? 0)}, the longest booking allowed)\n`);
+    }
     const reservation = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
     if (!bookedHostRunsHere(reservation.host.name, hosts)) {
       await release(config, reservation.id);
       throw new UsageError(`the server picked ${reservation.host.name}, but the command would run here on ${os.hostname()}: released ${reservation.id}; give --host`);
     }
     process.stderr.write(
-      `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${reservation.endsAt} (${reservation.id})\n`,
+      `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${formatTime(reservation.endsAt)} (${reservation.id})\n`,
     );
-    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${reservation.startsAt}\n`);
+    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(reservation.startsAt)}\n`);
     const stopWatching = watchIdle(config, reservation.id);
     const code = await runChild(command, {
       CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder,
@@ -278,9 +315,11 @@ export function registerClientCommands(program: Command): void {
   program
     .command("release")
     .description("give a reservation's GPUs back now")
-    .argument("<id>", "reservation id")
-    .action(async (id: string) => {
-      const reservation = await release(await client(), id);
+    .argument("[id]", "reservation id (default: your active reservation on this host; asks when there are several)")
+    .action(async (given: string | undefined) => {
+      const config = await client();
+      const id = given ?? (await pickReleaseTarget(config));
+      const reservation = await release(config, id);
       write(`Released ${reservation.id} (${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices})\n`);
     });
 

@@ -1,3 +1,5 @@
+// The tables print local times: pinned to UTC here, other zones in format-time.test.ts.
+process.env.TZ = "UTC";
 import { describe, expect, it } from "vitest";
 import type { FleetSnapshot, LiveGpu } from "@/lib/live";
 import { launchSettings } from "@/lib/launch-settings";

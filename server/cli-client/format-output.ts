@@ -10,12 +10,18 @@ import { sameHost } from "@/server/cli-client/local-reservation";
 
 /**
  * What the CLI client prints. Pure functions of the API's answers and "now",
- * so that the tables are tested without a server. Times print in UTC with
- * their zone, so that output does not depend on the machine's time zone.
+ * so that the tables are tested without a server. Times print in the
+ * machine's zone (TZ), as `--until 18:00` is read, with their offset:
+ * "2026-11-30 21:00 +09:00", and "2026-11-30 12:00Z" in UTC.
  */
 
 export function formatTime(iso: string): string {
-  return `${iso.slice(0, 16).replace("T", " ")}Z`;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  const offset = -date.getTimezoneOffset();
+  const zone = offset === 0 ? "Z" : ` ${offset > 0 ? "+" : "-"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}${zone}`;
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */

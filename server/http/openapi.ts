@@ -1,3 +1,4 @@
+import { recurringRequestSchema } from "@/lib/recurrence";
 import { z } from "zod";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/alerts";
 import {
@@ -46,11 +47,26 @@ interface Operation {
  */
 const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/openapi.json", summary: "This document", access: "public" },
+  {
+    method: "get",
+    path: "/api/v1/calendar/{feed}",
+    summary: "An iCalendar feed (`<secret>.ics`): my bookings, or a host's for an admin; the address is the key (Settings shows it)",
+    access: "public",
+    produces: "text/calendar",
+  },
   { method: "get", path: "/api/v1/me", summary: "Who is asking (person, role, token kind)", access: "user" },
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
   { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
   { method: "post", path: "/api/v1/reservations", summary: "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way", access: "user", body: reservationRequestSchema, success: 201 },
+  {
+    method: "post",
+    path: "/api/v1/reservations/recurring",
+    summary: "Book a weekly series (up to 12 weeks): each occurrence checked like a single booking; the refused ones listed with their reasons",
+    access: "user",
+    body: recurringRequestSchema,
+    success: 201,
+  },
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
   { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: reservationChangeSchema },
   { method: "post", path: "/api/v1/reservations/{id}/release", summary: "Give the GPUs back now", access: "user" },

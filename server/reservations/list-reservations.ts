@@ -29,6 +29,25 @@ export interface ListQuery {
   state: "current" | "past" | "all";
   /** At most this many past bookings (current ones are never cut). */
   limit: number;
+  /** Past bookings to skip first, newest first (the page's "Older"). */
+  skip?: number;
+  /** Past bookings whose purpose or host name holds this text. */
+  search?: string;
+}
+
+function pastWhere(owner: Prisma.ReservationWhereInput, now: Date, search: string | undefined): Prisma.ReservationWhereInput {
+  const text = search?.trim();
+  return {
+    ...owner,
+    NOT: { status: "booked", endsAt: { gt: now } },
+    ...(text ? { OR: [{ purpose: { contains: text } }, { host: { name: { contains: text } } }] } : {}),
+  };
+}
+
+/** How many past bookings the person (or everyone, for an admin) has, with the same filter as the list. */
+export async function countPastReservations(actor: Actor, query: Pick<ListQuery, "all" | "search">, now = new Date()): Promise<number> {
+  if (query.all && !isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
+  return db().reservation.count({ where: pastWhere(query.all ? {} : { userId: actor.id }, now, query.search) });
 }
 
 /**
@@ -49,9 +68,10 @@ export async function listReservations(actor: Actor, query: ListQuery, now = new
     wantCurrent ? db().reservation.findMany({ where: current, orderBy: [{ startsAt: "asc" }], select: reservationSelect }) : [],
     wantPast
       ? db().reservation.findMany({
-          where: { ...owner, NOT: { status: "booked", endsAt: { gt: now } } },
-          orderBy: [{ endsAt: "desc" }, { startsAt: "desc" }],
+          where: pastWhere(owner, now, query.search),
+          orderBy: [{ endsAt: "desc" }, { startsAt: "desc" }, { id: "desc" }],
           take: query.limit,
+          skip: query.skip ?? 0,
           select: reservationSelect,
         })
       : [],

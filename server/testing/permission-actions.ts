@@ -120,6 +120,31 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
   { route: "GET /api/v1/openapi.json", expect: anyone },
+  {
+    route: "POST /api/v1/reservations/recurring",
+    // A series of one, in an hour of its own, on the matrix host.
+    prepare: async (world) => ({
+      body: { booking: { host: world.hostName, gpus: [0], startsAt: new Date(Date.now() + (next() + 200) * 3600_000).toISOString(), durationMinutes: 30, purpose: "matrix series" }, weekdays: [0, 1, 2, 3, 4, 5, 6], weeks: 1, timeZone: "UTC" },
+    }),
+    expect: anyUser,
+  },
+  // The address is the key, whoever asks (a calendar app signs in as nobody); one that was not given out is not found.
+  {
+    route: "GET /api/v1/calendar/[feed]",
+    variant: "Mia's feed",
+    prepare: async (world) => {
+      const { listCalendarFeeds } = await import("@/server/calendar/calendar-feed");
+      return { params: { feed: (await listCalendarFeeds(world.member)).mine.split("/").pop()! } };
+    },
+    // A display token is refused as on every route but the live fleet's.
+    expect: { ...anyone, display: 403 },
+  },
+  {
+    route: "GET /api/v1/calendar/[feed]",
+    variant: "a made-up address",
+    prepare: async () => ({ params: { feed: `p-nobody.${"A".repeat(32)}.ics` } }),
+    expect: { anonymous: 404, member: 404, otherMember: 404, admin: 404, display: 403, host: 404, revoked: 404, disabled: 404 },
+  },
   { route: "GET /api/v1/fleet", expect: viewer },
   { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
 

@@ -36,12 +36,12 @@ interface Estimate {
   waitsForUnbookedWork: UnbookedWork | null;
 }
 
-function view(row: Row, username: string, position: number | null, estimate: Estimate = { startMs: null, waitsForUnbookedWork: null }, standing: Standing | null = null): WaitlistView {
+function view(row: Row, holder: Holder, position: number | null, estimate: Estimate = { startMs: null, waitsForUnbookedWork: null }, standing: Standing | null = null): WaitlistView {
   const waiting = row.status === "waiting";
   return {
     id: row.id,
     status: row.status as WaitlistStatus,
-    holder: { id: row.userId, username },
+    holder: { id: row.userId, username: holder.username, name: holder.name },
     host: row.hostName,
     count: row.gpuCount,
     durationMinutes: row.durationMinutes,
@@ -58,9 +58,15 @@ function view(row: Row, username: string, position: number | null, estimate: Est
   };
 }
 
-async function usernames(ids: string[]): Promise<Map<string, string>> {
-  const users = await db().user.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, username: true } });
-  return new Map(users.map((user) => [user.id, user.username ?? user.id]));
+interface Holder {
+  username: string;
+  name: string;
+}
+
+/** Each asker's username and display name: the queue names people as every other page does. */
+async function holders(ids: string[]): Promise<Map<string, Holder>> {
+  const users = await db().user.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, username: true, name: true } });
+  return new Map(users.map((user) => [user.id, { username: user.username ?? user.id, name: user.name }]));
 }
 
 /** How far ahead estimates look: beyond a week, "no estimate" says more than a date would. */
@@ -101,8 +107,8 @@ async function estimatesOf(rows: Row[], nowMs: number): Promise<Map<string, Esti
 export async function listWaitlist(now = new Date()): Promise<WaitlistView[]> {
   const ranked = await orderByFairShare(db(), await waitingRows(), now.getTime());
   const rows = ranked.map((entry) => entry.row);
-  const [names, estimates] = await Promise.all([usernames(rows.map((row) => row.userId)), estimatesOf(rows, now.getTime())]);
-  return ranked.map((entry, at) => view(entry.row, names.get(entry.row.userId) ?? entry.row.userId, at + 1, estimates.get(entry.row.id), entry));
+  const [people, estimates] = await Promise.all([holders(rows.map((row) => row.userId)), estimatesOf(rows, now.getTime())]);
+  return ranked.map((entry, at) => view(entry.row, people.get(entry.row.userId) ?? { username: entry.row.userId, name: "" }, at + 1, estimates.get(entry.row.id), entry));
 }
 
 /** Recently granted requests stay in "mine" this long, so that someone who was away still learns of the grant. */
@@ -116,7 +122,7 @@ export async function listMyWaitlist(actor: Actor, now = new Date()): Promise<Wa
     orderBy: { grantedAt: "desc" },
     select: SELECT,
   });
-  return [...queue.filter((entry) => entry.holder.id === actor.id), ...granted.map((row) => view(row, actor.username, null))];
+  return [...queue.filter((entry) => entry.holder.id === actor.id), ...granted.map((row) => view(row, actor, null))];
 }
 
 /** One request of the asker's (any, for an admin), with its place in the queue while it waits. */
@@ -127,8 +133,8 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
     const queued = (await listWaitlist()).find((entry) => entry.id === id);
     if (queued) return queued;
   }
-  const names = await usernames([row.userId]);
-  return view(row, names.get(row.userId) ?? row.userId, null);
+  const people = await holders([row.userId]);
+  return view(row, people.get(row.userId) ?? { username: row.userId, name: "" }, null);
 }
 
 /** Withdraws a waiting request; one already granted stays a reservation (release that instead). */

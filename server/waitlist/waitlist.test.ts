@@ -75,6 +75,11 @@ describe("the waitlist", () => {
       [first.id, later(45).toISOString()],
       [second.id, later(75).toISOString()],
     ]);
+    // Named as every page names people: the display name rides with the username.
+    expect(queue.map((entry) => entry.holder)).toEqual([
+      { id: dave.id, username: dave.username, name: dave.name },
+      { id: erin.id, username: erin.username, name: erin.name },
+    ]);
     const mine = await listMyWaitlist(erin, later(5));
     expect(mine.map((entry) => entry.id)).toEqual([second.id]);
     expect(mine[0].position).toBeGreaterThan(queue.findIndex((entry) => entry.id === first.id) + 1);

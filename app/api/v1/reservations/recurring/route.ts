@@ -1,0 +1,16 @@
+import { NextResponse } from "next/server";
+import { recurringRequestSchema } from "@/lib/recurrence";
+import { requireUser } from "@/server/auth/guard";
+import { apiHandler, readJson } from "@/server/http/api-handler";
+import { createRecurringReservations } from "@/server/reservations/create-recurring";
+import { liveGpuSource } from "@/server/reservations/live-source";
+
+export const dynamic = "force-dynamic";
+
+/** A weekly series: 201 with the bookings made and the occurrences refused (each with its reason). */
+export const POST = apiHandler(async (request) => {
+  const { user } = await requireUser(request);
+  const input = recurringRequestSchema.parse(await readJson(request));
+  const result = await createRecurringReservations(user, input, { fleet: liveGpuSource() });
+  return NextResponse.json(result, { status: 201 });
+});

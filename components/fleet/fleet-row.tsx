@@ -1,0 +1,125 @@
+"use client";
+
+import Link from "next/link";
+import { memo, useRef } from "react";
+import { isGpuFreeFor } from "@/lib/gpu-availability";
+import { gpuStateNow } from "@/lib/gpu-state-now";
+import { formatGiB } from "@/lib/format";
+import { formatWhen } from "@/lib/local-time";
+import { personName } from "@/lib/person-name";
+import { useGpuReconciliation } from "@/components/live/use-gpu-states";
+import { useContentSkipped } from "@/components/live/use-content-skipped";
+import { useOptionalCurrentUser } from "@/components/auth/current-user";
+import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
+import { runners } from "@/components/alerts/gpu-attribution";
+import { bookLinkKind, sameCardContext, type CardContext } from "@/components/gpu/card-props";
+import { BookLink } from "@/components/gpu/gpu-booking";
+import { isMig } from "@/components/gpu/utilization-value";
+import { useShownReadings } from "@/components/fleet/fleet-card";
+
+interface FleetRowProps extends CardContext {
+  uuid: string;
+  phase: number;
+}
+
+const cell = "px-3 py-1.5 align-middle";
+
+/**
+ * One GPU as a row of the dense view: state, utilization, memory, who
+ * holds the booking, who runs and until when. Takes its readings from the
+ * store as a card does (components/fleet/fleet-card.tsx), rows far off
+ * screen in turns.
+ */
+export const FleetRow = memo(
+  function FleetRow({ uuid, phase, stale, nowMs, booking, people = [] }: FleetRowProps) {
+    const ref = useRef<HTMLTableRowElement>(null);
+    const skipped = useContentSkipped(ref);
+    const shown = useShownReadings(uuid, skipped, phase);
+    const reconciliation = useGpuReconciliation(uuid);
+    const viewer = useOptionalCurrentUser();
+    if (!shown) return null;
+    const { gpu } = shown;
+    const current = booking?.current ?? null;
+    const state = gpuStateNow(gpu, !stale, current, reconciliation);
+    const mine = Boolean(viewer && reconciliation && state === "unbooked_use" && isGpuFreeFor(reconciliation, viewer.id));
+    const running = reconciliation ? runners(reconciliation.processes) : [...new Set(gpu.processes.map((process) => process.user ?? "unknown"))].map((name) => ({ name, intruder: false }));
+    const label = `GPU ${gpu.index} on ${gpu.hostName}`;
+    const memoryPct = gpu.memoryTotalMiB && gpu.memoryUsedMiB !== null ? Math.round((100 * gpu.memoryUsedMiB) / gpu.memoryTotalMiB) : null;
+
+    return (
+      <tr ref={ref} aria-label={label} data-testid="fleet-row" data-uuid={uuid} data-state={state} className="border-b border-slate-100 last:border-0 [contain-intrinsic-size:auto_2.25rem] [content-visibility:auto] dark:border-slate-800">
+        <th scope="row" className={`${cell} text-left font-medium whitespace-nowrap`}>
+          <Link href={`/gpus/${encodeURIComponent(uuid)}`} aria-label={`${label}, details`} className="hover:underline">
+            GPU {gpu.index}
+          </Link>
+          <span className="ml-2 hidden text-xs font-normal text-slate-500 md:inline dark:text-slate-400">{gpu.name.replace(/^NVIDIA /, "")}</span>
+        </th>
+        <td className={`${cell} whitespace-nowrap`}>
+          <GpuStateBadge state={state} problem={reconciliation?.problem} />
+        </td>
+        <td data-testid="row-util" className={`${cell} text-right tabular-nums`}>
+          {isMig(gpu) ? "MIG" : gpu.utilizationGpuPct === null ? "—" : `${Math.round(gpu.utilizationGpuPct)} %`}
+        </td>
+        <td className={`${cell} text-right whitespace-nowrap tabular-nums`} title={memoryPct === null ? undefined : `${memoryPct} % used`}>
+          {formatGiB(gpu.memoryUsedMiB, 0)}
+          <span className="text-slate-500 dark:text-slate-400"> / {formatGiB(gpu.memoryTotalMiB, 0)}</span>
+        </td>
+        <td data-testid="row-holder" className={`${cell} max-w-40 truncate`}>
+          {current ? personName(current.holder, people) : <span className="text-slate-400 dark:text-slate-500">—</span>}
+        </td>
+        <td data-testid="row-runs" className={`${cell} max-w-48 truncate`}>
+          {running.length === 0 ? (
+            <span className="text-slate-400 dark:text-slate-500">—</span>
+          ) : (
+            running.map((runner, i) => (
+              <span key={`${runner.name}-${i}`} className={runner.intruder ? "font-semibold text-red-700 dark:text-red-300" : undefined}>
+                {i > 0 && ", "}
+                {runner.name}
+              </span>
+            ))
+          )}
+        </td>
+        <td className={`${cell} hidden whitespace-nowrap text-slate-600 sm:table-cell dark:text-slate-300`}>{current ? formatWhen(current.endsAt, nowMs) : "—"}</td>
+        <td className={`${cell} hidden text-right text-xs lg:table-cell`}>
+          <BookLink hostName={gpu.hostName} index={gpu.index} after={current?.endsAt ?? null} kind={bookLinkKind(state, current !== null, mine)} />
+        </td>
+      </tr>
+    );
+  },
+  (prev, next) => prev.uuid === next.uuid && prev.phase === next.phase && prev.people === next.people && sameCardContext(prev, next),
+);
+
+/** The dense view's column heads, one table per host. */
+export function FleetRowsHead() {
+  const head = "px-3 py-2 text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400";
+  return (
+    <thead className="border-b border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-950/40">
+      <tr>
+        <th scope="col" className={`${head} text-left`}>
+          GPU
+        </th>
+        <th scope="col" className={`${head} text-left`}>
+          State
+        </th>
+        <th scope="col" className={`${head} text-right`}>
+          Util
+        </th>
+        <th scope="col" className={`${head} text-right`}>
+          Memory
+        </th>
+        <th scope="col" className={`${head} text-left`}>
+          Holder
+        </th>
+        <th scope="col" className={`${head} text-left`}>
+          Runs
+        </th>
+        <th scope="col" className={`${head} hidden text-left sm:table-cell`}>
+          Until
+        </th>
+        <th scope="col" className={`${head} hidden lg:table-cell`}>
+          <span className="sr-only">Book</span>
+        </th>
+      </tr>
+    </thead>
+  );
+}

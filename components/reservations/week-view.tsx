@@ -1,0 +1,191 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useRef, useState } from "react";
+import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
+import { personHue } from "@/lib/person-colour";
+import { personName } from "@/lib/person-name";
+import type { BookableHost } from "@/lib/reservation-types";
+import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { useNow } from "@/components/live/use-now";
+import type { ScheduleEntry } from "@/components/reservations/schedule-view";
+import { dayStarts, dragWindow, slotInDay, spanInDay, WEEK_DAYS, type Span } from "@/components/reservations/week-grid";
+import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+
+interface WeekViewProps {
+  host: BookableHost;
+  /** One GPU's column per day; null: every GPU of the host side by side. */
+  gpuIndex: number | null;
+  bookings: ScheduleEntry[];
+}
+
+const HOUR_PX = 26;
+
+interface Drag {
+  day: number;
+  gpu: number;
+  fromSlot: number;
+  toSlot: number;
+}
+
+/**
+ * The coming week of one host as a calendar: days across, hours down, each
+ * booking a block in its holder's colour, in the column of each of its GPUs,
+ * and a line at now in today's column. Dragging over free time of a GPU
+ * opens the booking form with that window filled in.
+ */
+export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
+  const fleet = useLiveFleet();
+  const now = useNow(30_000);
+  const router = useRouter();
+  const [drag, setDrag] = useState<Drag | null>(null);
+  const dragRef = useRef<Drag | null>(null);
+  useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
+  const serverNow = now ? now + fleet.clockOffsetMs : 0;
+  if (!serverNow) return <div className="h-96 animate-pulse rounded-xl bg-slate-200/60 dark:bg-slate-800/60" aria-busy="true" aria-label="Loading the week" />;
+
+  const days = dayStarts(serverNow, WEEK_DAYS);
+  const gpus = gpuIndex === null ? host.gpus : host.gpus.filter((gpu) => gpu.index === gpuIndex);
+  const everyone = bookings.map((booking) => booking.holder);
+  // Blocks for every booking of the week (ended ones faded); only those still booked keep a drag out.
+  const busyOf = (uuid: string): Span[] =>
+    bookings
+      .filter((booking) => booking.status === "booked")
+      .filter((booking) => booking.gpus.some((gpu) => gpu.uuid === uuid)).map((booking) => ({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }));
+  const height = 24 * HOUR_PX;
+
+  function slotAtPointer(event: React.PointerEvent<HTMLElement>, day: number): number {
+    const box = event.currentTarget.getBoundingClientRect();
+    return slotInDay(days[day], days[day + 1], (event.clientY - box.top) / box.height);
+  }
+
+  function finish() {
+    const current = dragRef.current;
+    dragRef.current = null;
+    setDrag(null);
+    if (!current) return;
+    const gpu = gpus[current.gpu];
+    const window = dragWindow(current.fromSlot, current.toSlot, busyOf(gpu.uuid), serverNow);
+    if (!window) return;
+    const params = new URLSearchParams({ host: host.name, gpus: String(gpu.index), start: new Date(window.startMs).toISOString(), end: new Date(window.endMs).toISOString() });
+    router.push(`/reserve?${params}`);
+  }
+
+  const selection = drag ? dragWindow(drag.fromSlot, drag.toSlot, busyOf(gpus[drag.gpu].uuid), serverNow) : null;
+
+  return (
+    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900" data-testid="week-view">
+      <div className="grid min-w-[56rem]" style={{ gridTemplateColumns: `3.5rem repeat(${WEEK_DAYS}, minmax(0, 1fr))` }}>
+        <div className="border-b border-slate-200 dark:border-slate-800" />
+        {days.slice(0, WEEK_DAYS).map((start, day) => (
+          <div key={start} className={`border-b border-l border-slate-200 px-1 py-1.5 text-center dark:border-slate-800 ${day === 0 ? "bg-sky-50 dark:bg-sky-950/40" : ""}`}>
+            <p className={`text-sm font-semibold ${day === 0 ? "text-sky-800 dark:text-sky-200" : ""}`}>{day === 0 ? `Today, ${formatDay(start)}` : formatDay(start)}</p>
+            {gpus.length > 1 && (
+              <p aria-hidden className="flex text-[10px] text-slate-500 dark:text-slate-400">
+                {gpus.map((gpu) => (
+                  <span key={gpu.uuid} className="flex-1 text-center">
+                    {gpu.index}
+                  </span>
+                ))}
+              </p>
+            )}
+          </div>
+        ))}
+
+        <div className="relative" style={{ height }} aria-hidden>
+          {Array.from({ length: 24 }, (_, hour) => (
+            <span key={hour} className="absolute right-1.5 -translate-y-1/2 text-[11px] text-slate-500 tabular-nums dark:text-slate-400" style={{ top: hour * HOUR_PX }}>
+              {hour === 0 ? "" : `${String(hour).padStart(2, "0")}:00`}
+            </span>
+          ))}
+        </div>
+        {days.slice(0, WEEK_DAYS).map((start, day) => {
+          const end = days[day + 1];
+          const nowLine = serverNow >= start && serverNow < end ? (serverNow - start) / (end - start) : null;
+          return (
+            <div key={start} className="relative flex border-l border-slate-200 dark:border-slate-800" style={{ height }}>
+              {Array.from({ length: 24 }, (_, hour) => (
+                <span key={hour} aria-hidden className="pointer-events-none absolute inset-x-0 border-t border-slate-100 dark:border-slate-800" style={{ top: hour * HOUR_PX }} />
+              ))}
+              {gpus.map((gpu, column) => (
+                <div
+                  key={gpu.uuid}
+                  data-testid={`week-cell-${day}-${gpu.index}`}
+                  aria-label={`GPU ${gpu.index}, ${formatDay(start)}: drag over free time to book it`}
+                  className="relative flex-1 cursor-copy touch-none border-l border-slate-100 first:border-l-0 dark:border-slate-800/60"
+                  onPointerDown={(event) => {
+                    if (event.button !== 0) return;
+                    const slot = slotAtPointer(event, day);
+                    event.currentTarget.setPointerCapture(event.pointerId);
+                    dragRef.current = { day, gpu: column, fromSlot: slot, toSlot: slot };
+                    setDrag(dragRef.current);
+                  }}
+                  onPointerMove={(event) => {
+                    const current = dragRef.current;
+                    if (!current || current.day !== day || current.gpu !== column) return;
+                    const slot = slotAtPointer(event, day);
+                    if (slot === current.toSlot) return;
+                    dragRef.current = { ...current, toSlot: slot };
+                    setDrag(dragRef.current);
+                  }}
+                  onPointerUp={finish}
+                  onPointerCancel={() => {
+                    dragRef.current = null;
+                    setDrag(null);
+                  }}
+                >
+                  {bookings
+                    .filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid))
+                    .map((booking) => {
+                      const place = spanInDay({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }, start, end);
+                      if (!place) return null;
+                      const who = personName(booking.holder, everyone);
+                      const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, serverNow)} – ${formatWhen(booking.endsAt, serverNow)}`;
+                      return (
+                        <div
+                          key={booking.reservationId}
+                          data-testid="week-booking"
+                          title={label}
+                          aria-label={label}
+                          onPointerDown={(event) => event.stopPropagation()}
+                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm px-1 text-[11px] leading-tight font-medium text-slate-950 bg-[oklch(0.8_0.11_var(--hue))] dark:bg-[oklch(0.62_0.12_var(--hue))] ${booking.status === "booked" ? "" : "opacity-45"}`}
+                          style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, "--hue": personHue(booking.holder.id) } as React.CSSProperties}
+                        >
+                          {gpus.length <= 4 && (
+                            <>
+                              {who}
+                              <span className="block truncate font-normal">{booking.purpose}</span>
+                            </>
+                          )}
+                        </div>
+                      );
+                    })}
+                  {drag && selection && drag.day === day && drag.gpu === column && (
+                    <SelectionBlock selection={selection} start={start} end={end} />
+                  )}
+                </div>
+              ))}
+              {nowLine !== null && (
+                <span aria-hidden data-testid="week-now" className="pointer-events-none absolute inset-x-0 z-[3] h-0.5 bg-red-500" style={{ top: `${nowLine * 100}%` }} />
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function SelectionBlock({ selection, start, end }: { selection: Span; start: number; end: number }) {
+  const place = spanInDay(selection, start, end);
+  if (!place) return null;
+  return (
+    <div
+      data-testid="week-selection"
+      className="pointer-events-none absolute inset-x-px z-[4] rounded-sm border-2 border-sky-600 bg-sky-500/25 px-1 text-[11px] font-semibold text-sky-950 dark:text-sky-100"
+      style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%` }}
+    >
+      {formatClock(selection.startMs)}–{formatClock(selection.endMs)}
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import type { Prisma } from "@prisma/client";
+import { personWithUsername } from "@/lib/person-name";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
+import { calendarFeedSecret, checkCalendarFeedSecret } from "@/server/calendar/feed-secret";
+import type { Actor } from "@/server/reservations/actor";
+
+/** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
+const PAST_DAYS = 31;
+const MAX_EVENTS = 2_000;
+
+const select = {
+  id: true,
+  startsAt: true,
+  endsAt: true,
+  purpose: true,
+  status: true,
+  host: { select: { name: true } },
+  user: { select: { username: true, name: true } },
+  gpus: { select: { gpu: { select: { index: true } } } },
+} satisfies Prisma.ReservationSelect;
+
+type Row = Prisma.ReservationGetPayload<{ select: typeof select }>;
+
+function toEvent(row: Row, withHolder: boolean): CalendarEvent {
+  const gpus = row.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b);
+  const where = `${row.host.name} GPU${gpus.length === 1 ? "" : "s"} ${gpus.join(",")}`;
+  const holder = personWithUsername({ username: row.user.username ?? row.user.name, name: row.user.name });
+  return {
+    uid: `${row.id}@gpudesk`,
+    startsAt: row.startsAt,
+    // A booking released early ends in the calendar where it ended.
+    endsAt: row.endsAt,
+    summary: withHolder ? `${holder}: ${where}` : `GPU booking: ${where}`,
+    description: `${row.purpose}\nBooked by ${holder} (${row.id})`,
+    location: where,
+    cancelled: row.status === "cancelled",
+  };
+}
+
+/**
+ * The iCalendar text a feed address stands for: a person's bookings, or a
+ * host's (for the admin it was given to, while they are one). Unknown,
+ * forged or lapsed addresses are "not found": nothing tells them apart.
+ */
+export async function renderCalendarFeed(secret: string, now = new Date()): Promise<string> {
+  const subject = checkCalendarFeedSecret(secret);
+  const gone = new AppError("not_found", "No such calendar feed");
+  if (!subject) throw gone;
+  const since = new Date(now.getTime() - PAST_DAYS * 24 * 3600_000);
+  const active = (id: string) => db().user.findFirst({ where: { id, OR: [{ banned: false }, { banned: null }] }, select: { id: true, name: true, username: true, role: true } });
+  if (subject.kind === "person") {
+    const person = await active(subject.userId);
+    if (!person) throw gone;
+    const rows = await db().reservation.findMany({
+      where: { userId: person.id, endsAt: { gt: since } },
+      orderBy: { startsAt: "asc" },
+      take: MAX_EVENTS,
+      select,
+    });
+    return formatCalendar(`gpudesk: ${person.name || person.username}'s GPU bookings`, rows.filter((row) => row.endsAt > row.startsAt).map((row) => toEvent(row, false)), now);
+  }
+  const [admin, host] = await Promise.all([active(subject.adminId), db().host.findUnique({ where: { id: subject.hostId }, select: { id: true, name: true } })]);
+  if (!admin || admin.role !== "admin" || !host) throw gone;
+  const rows = await db().reservation.findMany({ where: { hostId: host.id, endsAt: { gt: since } }, orderBy: { startsAt: "asc" }, take: MAX_EVENTS, select });
+  return formatCalendar(`gpudesk: bookings of ${host.name}`, rows.filter((row) => row.endsAt > row.startsAt).map((row) => toEvent(row, true)), now);
+}
+
+export interface CalendarFeedLinks {
+  mine: string;
+  /** One per host, for admins only. */
+  hosts: { name: string; path: string }[];
+}
+
+/** The feed paths a person may subscribe to (their own; an admin also each host's). */
+export async function listCalendarFeeds(actor: Actor): Promise<CalendarFeedLinks> {
+  const path = (secret: string) => `/api/v1/calendar/${secret}.ics`;
+  const mine = path(calendarFeedSecret({ kind: "person", userId: actor.id }));
+  if (actor.role !== "admin") return { mine, hosts: [] };
+  const hosts = await db().host.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } });
+  return { mine, hosts: hosts.map((host) => ({ name: host.name, path: path(calendarFeedSecret({ kind: "host", hostId: host.id, adminId: actor.id })) })) };
+}

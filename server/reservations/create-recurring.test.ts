@@ -1,0 +1,47 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+type Fixtures = typeof import("@/server/testing/booking-fixtures");
+let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createRecurringReservations: typeof import("@/server/reservations/create-recurring").createRecurringReservations;
+let createTestUser: Fixtures["createTestUser"];
+let createTestHost: Fixtures["createTestHost"];
+
+// Sunday 6 Dec 2026, 08:00 UTC; the series starts Monday 7 Dec at 09:00 UTC.
+const NOW = new Date("2026-12-06T08:00:00Z");
+
+beforeAll(async () => {
+  await useTestDatabase();
+  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createRecurringReservations } = await import("@/server/reservations/create-recurring"));
+  ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
+}, 120_000);
+
+describe("a weekly series of bookings", () => {
+  it("books every weekday 9-12 for two weeks, and lists the one occurrence another booking holds", async () => {
+    const host = await createTestHost(1);
+    const [teacher, other] = await Promise.all([createTestUser(), createTestUser()]);
+    // Wednesday of the first week, 10:00-11:00: in the way of that day's occurrence only.
+    const blocking = await createReservation(other, { host: host.name, gpus: [0], startsAt: "2026-12-09T10:00:00Z", durationMinutes: 60, purpose: "in the way" }, { now: NOW });
+
+    const result = await createRecurringReservations(
+      teacher,
+      { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T09:00:00Z", durationMinutes: 180, purpose: "course" }, weekdays: [1, 2, 3, 4, 5], weeks: 2, timeZone: "UTC" },
+      { now: NOW },
+    );
+    expect(result.created.map((booking) => booking.startsAt)).toEqual(
+      ["07", "08", "10", "11", "14", "15", "16", "17", "18"].map((day) => `2026-12-${day}T09:00:00.000Z`),
+    );
+    expect(result.created.every((booking) => Date.parse(booking.endsAt) - Date.parse(booking.startsAt) === 3 * 3600_000)).toBe(true);
+    expect(result.refused).toEqual([{ startsAt: "2026-12-09T09:00:00.000Z", endsAt: "2026-12-09T12:00:00.000Z", code: "conflict", message: expect.any(String) }]);
+    expect(blocking.id).toBeTruthy();
+  });
+
+  it("refuses a series whose weekdays never come", async () => {
+    const host = await createTestHost(1);
+    const person = await createTestUser();
+    await expect(
+      createRecurringReservations(person, { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T09:00:00Z", durationMinutes: 60, purpose: "x" }, weekdays: [6], weeks: 0, timeZone: "UTC" }, { now: NOW }),
+    ).rejects.toMatchObject({ code: "bad_request" });
+  });
+});
