@@ -29,7 +29,7 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
   await expect(form.getByText("Password is at least 10 characters.")).toBeVisible();
   await form.getByLabel("Password").fill("            ");
   await form.getByRole("button", { name: "Add person" }).click();
-  await expect(form.getByText("Password is not only spaces.")).toBeVisible();
+  await expect(form.getByText("Password is not only spaces or control characters.")).toBeVisible();
   await expect(form.getByLabel("Username")).toHaveValue(username);
 
   await form.getByLabel("Password").fill(password);

@@ -19,10 +19,19 @@ export interface ReservedGpu {
   name: string;
 }
 
+/** What the audit log records about bookings and the booking rules (lib/audit.ts has every kind). */
+export type ReservationAuditAction =
+  | "reservation.create"
+  | "reservation.extend"
+  | "reservation.shorten"
+  | "reservation.release"
+  | "reservation.cancel"
+  | "policy.update";
+
 /** One change to a booking after it was made: what the holder sees, with the reason an admin gave. */
 export interface ReservationChangeView {
   at: string;
-  action: AuditAction;
+  action: ReservationAuditAction;
   actor: PersonRef | null;
   reason: string | null;
   endsAtBefore: string | null;
@@ -119,31 +128,6 @@ export interface PolicyView {
   maxAdvanceDays: number;
   updatedAt: string | null;
   updatedBy: PersonRef | null;
-}
-
-export type AuditAction =
-  | "reservation.create"
-  | "reservation.extend"
-  | "reservation.shorten"
-  | "reservation.release"
-  | "reservation.cancel"
-  | "policy.update";
-
-export interface AuditEntryView {
-  id: string;
-  at: string;
-  actor: PersonRef | null;
-  action: AuditAction;
-  entityType: "reservation" | "policy";
-  entityId: string;
-  before: unknown;
-  after: unknown;
-}
-
-export interface AuditPage {
-  entries: AuditEntryView[];
-  /** Pass as `cursor` for the next, older page; null at the end. */
-  nextCursor: string | null;
 }
 
 /** A host and its GPUs as the booking form and the schedule list them. */

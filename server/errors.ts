@@ -2,7 +2,18 @@
  * The one error type of gpudesk's services: a code that callers branch on,
  * a message safe to show, and optional per-field messages for forms.
  */
-export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gpu_in_use" | "rate_limited";
+export type AppErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "gpu_in_use"
+  | "rate_limited"
+  /** A demo person of the simulated fleet has the username or Unix login: ask, then send `takeOverDemo: true`. */
+  | "demo_account"
+  /** Signed in with a temporary password: only changing it is allowed. */
+  | "password_change_required";
 
 const STATUS: Record<AppErrorCode, number> = {
   bad_request: 400,
@@ -12,6 +23,8 @@ const STATUS: Record<AppErrorCode, number> = {
   conflict: 409,
   gpu_in_use: 409,
   rate_limited: 429,
+  demo_account: 409,
+  password_change_required: 403,
 };
 
 export class AppError extends Error {

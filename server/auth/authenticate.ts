@@ -41,7 +41,7 @@ export async function sessionPrincipal(headers: Headers): Promise<Principal | nu
   const secure = /(?:^|;\s*)__Secure-gpudesk\./.test(headers.get("cookie") ?? "");
   const session = await auth(secure).api.getSession({ headers });
   if (!session || session.user.banned) return null;
-  const user = session.user as typeof session.user & { unixLogin?: string | null };
+  const user = session.user as typeof session.user & { unixLogin?: string | null; mustChangePassword?: boolean | null };
   return {
     kind: "user",
     via: "session",
@@ -51,6 +51,7 @@ export async function sessionPrincipal(headers: Headers): Promise<Principal | nu
       name: user.name,
       role: toRole(user.role),
       unixLogin: user.unixLogin ?? null,
+      ...(user.mustChangePassword ? { mustChangePassword: true } : {}),
     },
   };
 }

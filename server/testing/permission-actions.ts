@@ -94,6 +94,8 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 
 export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
+  // Only in the browser, signed in with the password itself: an API token is refused.
+  { route: "POST /api/v1/me/password", prepare: async () => ({ body: { currentPassword: "not-the-password", newPassword: "a-new-password-1" } }), expect: { ...anyUser, member: 403, otherMember: 403, admin: 403 } },
   { route: "GET /api/v1/openapi.json", expect: anyone },
   { route: "GET /api/v1/fleet", expect: viewer },
   { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
