@@ -2,6 +2,7 @@ import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
 import type { GpuReconciliation, GpuState, GpuStatesAnswer } from "@/lib/attribution";
 import type { DisplayDeltaWire, DisplaySnapshotWire, FleetDeltaWire, FleetSnapshotWire, GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
 import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
+import type { PersonNoticeView } from "@/lib/person-notices";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 
 /**
@@ -140,6 +141,8 @@ export interface LiveServerToClient {
   "alerts:update": (update: AlertUpdate) => void;
   /** This viewer's waiting request became a reservation (sent to that person only). */
   "waitlist:granted": (notice: GrantNotice) => void;
+  /** A notice about this viewer's own bookings (server/notifications/notify-person.ts), by their preferences. */
+  "notice:person": (notice: PersonNoticeView) => void;
 }
 
 export interface LiveClientToServer {

@@ -30,8 +30,11 @@ import { setLiveNamespace } from "@/server/fleet/live-revocation";
 import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
-import { attachGrantNotices } from "@/server/waitlist/grant-notices";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
+import { startBookingReminders } from "@/server/notifications/booking-reminders";
+import { startMailWorker } from "@/server/notifications/mail-worker";
+import { smtpMailer } from "@/server/notifications/mailer";
+import { attachPersonNotices } from "@/server/notifications/notify-person";
 import { setRuntime } from "@/server/runtime";
 import { log } from "@/server/log";
 import { repoRoot } from "@/server/paths";
@@ -126,13 +129,16 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = alerts.attachLive(liveNamespace);
-  // Grants are emitted on the instance that runs the waitlist; the adapter carries them to the person's pages elsewhere.
-  const stopGrantNotices = attachGrantNotices(liveNamespace);
+  // Notices to a person (waitlist grants, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
+  const stopPersonNotices = attachPersonNotices(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(alerts.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
+  cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
+  const sendMail = smtpMailer();
+  if (sendMail) cluster.jobs.add({ name: "mail", start: () => startMailWorker({ send: sendMail }).stop });
   await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
@@ -168,7 +174,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       setLiveNamespace(undefined);
       openAlerts.stop();
       stopAlertsLive();
-      stopGrantNotices();
+      stopPersonNotices();
       await cluster.close();
       await alerts.stop();
       bookingFeed.stop();

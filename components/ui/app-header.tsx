@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 import type { ConnectionStatus } from "@/lib/live-fleet-state";
 import { AlertsBadge } from "@/components/alerts/alerts-badge";
 import { GrantToasts } from "@/components/waitlist/grant-toasts";
+import { PersonNoticeToasts } from "@/components/waitlist/person-notice-toasts";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { AdminMenu } from "@/components/nav/admin-menu";
 import { MobileMenu } from "@/components/nav/mobile-menu";
@@ -64,6 +65,7 @@ export function AppHeader({ status, simulated = false }: AppHeaderProps) {
           {status && <ConnectionIndicator status={status} />}
           {user && <AlertsBadge />}
           {user && <GrantToasts userId={user.id} />}
+          {user && <PersonNoticeToasts />}
           <ThemeToggle />
           {user && (
             <>

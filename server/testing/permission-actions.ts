@@ -96,6 +96,8 @@ export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
   // Only in the browser, signed in with the password itself: an API token is refused.
   { route: "POST /api/v1/me/password", prepare: async () => ({ body: { currentPassword: "not-the-password", newPassword: "a-new-password-1" } }), expect: { ...anyUser, member: 403, otherMember: 403, admin: 403 } },
+  { route: "GET /api/v1/me/notifications", expect: anyUser },
+  { route: "PATCH /api/v1/me/notifications", prepare: async () => ({ body: { preferences: [{ event: "booking.ends_soon", onPage: true, byMail: false }] } }), expect: anyUser },
   { route: "GET /api/v1/openapi.json", expect: anyone },
   { route: "GET /api/v1/fleet", expect: viewer },
   { route: "GET /api/v1/gpus/[uuid]/history", prepare: async (w) => ({ params: { uuid: w.gpuUuid } }), expect: anyUser },
