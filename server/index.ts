@@ -31,6 +31,7 @@ import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
+import { startMisuseNotices } from "@/server/notifications/booking-notices";
 import { startBookingReminders } from "@/server/notifications/booking-reminders";
 import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
@@ -136,6 +137,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   cluster.jobs.add(alerts.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
+  cluster.jobs.add({ name: "misuse notices", start: () => startMisuseNotices({ publicUrl: env.GPUDESK_PUBLIC_URL }) });
   cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   const sendMail = smtpMailer();
   if (sendMail) cluster.jobs.add({ name: "mail", start: () => startMailWorker({ send: sendMail }).stop });

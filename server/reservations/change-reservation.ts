@@ -6,6 +6,7 @@ import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
 import { writeAudit } from "@/server/audit/audit-log";
+import { tellHolderOfChange } from "@/server/notifications/booking-notices";
 import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction } from "@/server/reservations/booking-transaction";
@@ -29,8 +30,9 @@ export async function changeReservationEnd(
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true, endsAt: true } });
   if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+  const oldEndsAt = found.endsAt;
 
   await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
     const row = await tx.reservation.findUniqueOrThrow({
@@ -106,5 +108,7 @@ export async function changeReservationEnd(
   });
 
   announceBookingsChanged();
-  return getReservationView(client, id, nowMs, actor.id);
+  const view = await getReservationView(client, id, nowMs, actor.id);
+  tellHolderOfChange(actor, view, Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened");
+  return view;
 }
