@@ -63,3 +63,13 @@ CREATE INDEX "AuditLog_actorId_at_idx" ON "AuditLog"("actorId", "at");
 -- AddForeignKey
 ALTER TABLE "NotificationPreference" ADD CONSTRAINT "NotificationPreference_userId_fkey" FOREIGN KEY ("userId") REFERENCES "user"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
+
+-- The audit log is append-only: the database refuses to change or remove an entry, whoever asks (docs/security.md).
+CREATE FUNCTION "AuditLog_append_only"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the audit log is append-only';
+END;
+$$;
+
+CREATE TRIGGER "AuditLog_append_only" BEFORE UPDATE OR DELETE ON "AuditLog"
+FOR EACH ROW EXECUTE FUNCTION "AuditLog_append_only"();

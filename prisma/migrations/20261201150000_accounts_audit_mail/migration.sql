@@ -57,3 +57,14 @@ CREATE INDEX "AuditLog_action_at_idx" ON "AuditLog"("action", "at");
 -- CreateIndex
 CREATE INDEX "AuditLog_actorId_at_idx" ON "AuditLog"("actorId", "at");
 
+
+-- The audit log is append-only: the database refuses to change or remove an entry, whoever asks (docs/security.md).
+CREATE TRIGGER "AuditLog_no_update" BEFORE UPDATE ON "AuditLog"
+BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
+
+CREATE TRIGGER "AuditLog_no_delete" BEFORE DELETE ON "AuditLog"
+BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
