@@ -30,6 +30,7 @@ function mailTo(address: string): { to: string; subject: string; text: string; h
 }
 
 test("a person changes their password: the new one signs in, their other sessions end", async ({ page, browser }) => {
+  test.setTimeout(180_000);
   const person = createUser("pwchange");
   const other = await browser.newContext({ baseURL: E2E_ORIGIN });
   const otherPage = await other.newPage();
@@ -58,6 +59,7 @@ test("a person changes their password: the new one signs in, their other session
 });
 
 test("an admin resets a password: the person signs in with it and must choose their own; the audit page shows it", async ({ page, browser }) => {
+  test.setTimeout(180_000);
   const person = createUser("pwreset");
   await signIn(page, admin());
   await page.goto("/admin/users");

@@ -25,7 +25,8 @@ export async function changeOwnPassword(principal: UserPrincipal, requestHeaders
     }));
   } catch (error) {
     const code = (error as { body?: { code?: string } }).body?.code;
-    if (code === "INVALID_PASSWORD") throw new AppError("bad_request", "The current password is not right", { currentPassword: "is not right" });
+    // 403, not 400: the request is well formed, but whoever sent it did not prove they are the person.
+    if (code === "INVALID_PASSWORD") throw new AppError("forbidden", "The current password is not right", { currentPassword: "is not right" });
     if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") throw new AppError("bad_request", "This account signs in without a gpudesk password");
     throw error;
   }
