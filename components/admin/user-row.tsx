@@ -159,7 +159,7 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
           )}
         </td>
         <td className={t.td}>{user.disabled ? <Badge tone="offline">Disabled</Badge> : <Badge tone="free">Active</Badge>}</td>
-        <td className={`${t.td} space-x-2 text-right whitespace-nowrap`}>
+        <td className={`${t.td} space-y-1 space-x-2 text-right`}>
           {!user.disabled && (
             <button
               type="button"
