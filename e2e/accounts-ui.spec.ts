@@ -29,7 +29,7 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
   await expect(form.getByText("Password is at least 10 characters.")).toBeVisible();
   await form.getByLabel("Password").fill("            ");
   await form.getByRole("button", { name: "Add person" }).click();
-  await expect(form.getByText("Password is not only spaces or control characters.")).toBeVisible();
+  await expect(form.getByText("Password is not only spaces.")).toBeVisible();
   await expect(form.getByLabel("Username")).toHaveValue(username);
 
   await form.getByLabel("Password").fill(password);
@@ -101,7 +101,7 @@ test("an admin registers a host in /admin/hosts and sees its token once, then ro
   const secret = page.getByLabel("Agent token");
   await expect(secret).toHaveValue(/^gpd_host_/);
   const token = await secret.inputValue();
-  await expect(page.getByText(`curl -fsSL ${E2E_ORIGIN}/install.sh | sudo sh -s -- --token ${token}`)).toBeVisible();
+  await expect(page.getByText(`curl -fsSL ${E2E_ORIGIN}/install.sh | sudo sh`, { exact: true }).first()).toBeVisible();
   const row = page.getByRole("row").filter({ hasText: name });
   await expect(row).toContainText(token.slice(0, 13));
 

@@ -23,6 +23,8 @@ export interface DisplayServerOptions {
   /** Reuse a data directory (a restart keeps the database and the display tokens). */
   dataDir?: string;
   port?: number;
+  /** More environment for the server (e2e/sso.spec.ts: its single sign-on settings). */
+  env?: Record<string, string>;
 }
 
 export interface DisplayServer {
@@ -80,6 +82,7 @@ export async function startDisplayServer(options: DisplayServerOptions = {}): Pr
       GPUDESK_DATA_DIR: dataDir,
       GPUDESK_LOCAL_AGENT: "simulated",
       GPUDESK_OFFLINE_AFTER_MS: "3000",
+      ...options.env,
     };
     delete env.DATABASE_URL;
     if (options.gpus !== undefined) env.GPUDESK_SIM_GPUS = String(options.gpus);

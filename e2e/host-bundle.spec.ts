@@ -55,9 +55,11 @@ test("the install line, run as Admin > Hosts shows it (into a fake root), instal
   const added = gpudesk(["host", "add", hostName]);
   expect(added.status, added.stderr).toBe(0);
   const token = added.stdout.trim();
-  // The line as shown, with `sudo sh` as dash (Debian's sh; these tests run as root) and a fake root.
+  // The line as shown for hosts without a terminal, with `sudo sh` as dash (Debian's sh; these tests run as root) and a fake root.
   const root = path.join(alone, "root");
-  const line = `curl -fsSL ${baseURL}/install.sh | dash -s -- --token ${token} --prefix ${root}`;
+  const tokenFile = path.join(alone, "host-token");
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  const line = `curl -fsSL ${baseURL}/install.sh | dash -s -- --token-file ${tokenFile} --prefix ${root}`;
   const installed = spawnSync("sh", ["-c", line], { encoding: "utf8", timeout: 60_000 });
   expect(installed.status, installed.stderr).toBe(0);
   expect(installed.stdout).toContain("wrote the host token");
@@ -142,11 +144,17 @@ test("status, reserve and run work from the bundle alone", async ({ page }) => {
 test("Admin > Hosts shows the install line with this server's address and warns that 127.0.0.1 is not reachable from hosts", async ({ page, baseURL }) => {
   await signIn(page, admin());
   await page.goto("/admin/hosts");
-  await expect(page.getByLabel("Install line")).toHaveText(`curl -fsSL ${baseURL}/install.sh | sudo sh -s -- --token <token>`);
+  await expect(page.getByLabel("Install line")).toHaveText(`curl -fsSL ${baseURL}/install.sh | sudo sh`);
+  // The checksum out of band: the one the installer checks and prints.
+  const script = await (await page.request.get("/install.sh")).text();
+  const expected = /BUNDLE_SHA256='([0-9a-f]{64})'/.exec(script)![1];
+  await expect(page.getByLabel("Bundle checksum")).toHaveText(expected);
   await expect(page.getByRole("alert").filter({ hasText: "GPU hosts cannot reach it" })).toContainText("GPUDESK_PUBLIC_URL");
   await page.getByLabel("Host name").fill(uniqueHostName("shot"));
   await page.getByRole("button", { name: "Register host" }).click();
   const token = await page.getByLabel("Agent token").inputValue();
-  await expect(page.getByText(`curl -fsSL ${baseURL}/install.sh | sudo sh -s -- --token ${token}`)).toBeVisible();
+  expect(token).toMatch(/^gpd_host_/);
+  await expect(page.getByRole("button", { name: "Copy install command" })).toBeVisible();
+  await expect(page.getByText(`curl -fsSL ${baseURL}/install.sh | sudo sh -s -- --token-file /root/gpudesk-host-token`)).toBeVisible();
   await page.screenshot({ path: test.info().outputPath("admin-hosts.png"), fullPage: true });
 });

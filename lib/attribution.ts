@@ -55,6 +55,10 @@ export interface GpuReconciliation {
   state: GpuState;
   /** The booking that holds the GPU now. */
   reservationId: string | null;
+  /**
+   * That booking's person (bookedBy). Who really runs there is in
+   * `processes` (each one's `person`); the field keeps its name on the wire.
+   */
   holder: PersonRef | null;
   /** One entry per process on the GPU, in the order the agent listed them. */
   processes: ProcessAttribution[];

@@ -45,10 +45,16 @@ export type KnownAuditAction =
   | "webhook.delete"
   | "alert.acknowledge"
   | "signin.failure"
-  | "signin.lockout";
+  | "signin.lockout"
+  | "team.create"
+  | "team.update"
+  | "team.delete"
+  | "team.member.add"
+  | "team.member.remove"
+  | "limits.update";
 
 /** Teams and limits (and enforcement's own lines) name their actions within their kind. */
-export type AuditAction = KnownAuditAction | `team.${string}` | `limit.${string}` | `enforcement.${string}`;
+export type AuditAction = KnownAuditAction | `team.${string}` | `limit.${string}` | `limits.${string}` | `enforcement.${string}`;
 
 export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "reservation.create": "Booked",
@@ -80,11 +86,18 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "alert.acknowledge": "Acknowledged an alert",
   "signin.failure": "Sign-in failed",
   "signin.lockout": "Sign-ins locked out",
+  "team.create": "Made a team",
+  "team.update": "Changed a team",
+  "team.delete": "Deleted a team",
+  "team.member.add": "Added to a team",
+  "team.member.remove": "Removed from a team",
+  "limits.update": "Changed a person's limits",
 };
 
 /** The kind an action belongs to: `user.role` → `user`; enforcement's lines are the host's. */
 export function auditKindOf(action: string): string {
   const prefix = action.split(".")[0];
+  if (prefix === "limits") return "limit";
   return prefix === "host_setting" || prefix === "enforcement" ? "host" : prefix;
 }
 

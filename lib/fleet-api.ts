@@ -1,6 +1,6 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { FleetAvailability } from "@/lib/gpu-availability";
-import type { FleetSnapshot, LiveBooking } from "@/lib/live";
+import type { DisplayGpu, DisplayHost, FleetSnapshot, LiveBooking } from "@/lib/live";
 import type { PersonRef } from "@/lib/reservation-types";
 
 /** The booking that holds a GPU now, as `GET /api/v1/fleet` carries it per GPU. */
@@ -28,5 +28,19 @@ export interface FleetAnswer extends FleetSnapshot {
   /** The booking holding each booked GPU now, by GPU UUID; a GPU not listed is not booked now. */
   gpuBookings: Record<string, GpuBookingNow>;
   /** Counts by state for the fleet and per host (keyed by host name). */
+  availability: FleetAvailability;
+}
+
+/**
+ * `GET /api/v1/fleet` for a display token: the display scope, as `/live`
+ * gives a wall screen (each GPU's state, rounded load, memory, temperature,
+ * the holder's display name and end; each host's name and whether it
+ * answers). No purposes, processes, command lines, logins or booking ids.
+ */
+export interface DisplayFleetAnswer {
+  serverTime: string;
+  simulated: boolean;
+  hosts: DisplayHost[];
+  gpus: DisplayGpu[];
   availability: FleetAvailability;
 }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { installLine, isLoopbackUrl } from "@/lib/install-line";
+import { installLine, installLineWithTokenFile, isLoopbackUrl } from "@/lib/install-line";
 
 describe("installLine", () => {
-  it("is the curl | sudo sh line with the server's address and the token", () => {
-    expect(installLine("http://gpudesk.lab:3000/", "gpd_host_x")).toBe("curl -fsSL http://gpudesk.lab:3000/install.sh | sudo sh -s -- --token gpd_host_x");
+  it("is the curl | sudo sh line with the server's address, and no token (the installer asks for it)", () => {
+    expect(installLine("http://gpudesk.lab:3000/")).toBe("curl -fsSL http://gpudesk.lab:3000/install.sh | sudo sh");
+    expect(installLineWithTokenFile("http://gpudesk.lab:3000/")).toBe("curl -fsSL http://gpudesk.lab:3000/install.sh | sudo sh -s -- --token-file /root/gpudesk-host-token");
   });
 
   it("tells addresses that only this machine reaches", () => {

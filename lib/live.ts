@@ -115,6 +115,8 @@ export interface LiveBooking {
   startsAt: string;
   endsAt: string;
   purpose: string;
+  /** The team the booking is for; absent or null: none. */
+  team?: string | null;
 }
 
 /** The full list of active and upcoming bookings, sent whenever it changes or a booking starts or ends. */

@@ -11,7 +11,9 @@ export const PASSWORD_MAX = 256;
  * Answers the field message, or null when the password is acceptable.
  */
 export function passwordProblem(password: string): string | null {
-  if (/^[\p{Cc}\s]*$/u.test(password)) return "is not only spaces or control characters";
+  if (password.trim() === "") return "is not only spaces";
+  // NULs, escapes, other control and format characters: a password of those alone looks empty and is typed by nobody.
+  if (!/[^\p{C}\p{Z}\s]/u.test(password)) return "has at least one visible character";
   return null;
 }
 

@@ -50,6 +50,8 @@ export const reservationRequestSchema = z
       .max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
     /** Book named GPUs even though someone else's processes run there now (answered 409 `gpu_in_use` without it). */
     allowBusy: z.boolean("allowBusy is true or false").optional(),
+    /** The team the booking is for (name or id); the person's accounting team when absent. */
+    team: z.string().trim().min(1).max(64, "At most 64 characters").optional(),
   })
   .superRefine((value, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });

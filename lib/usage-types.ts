@@ -67,6 +67,11 @@ export interface PersonUsage {
   /** usedGpuHours / bookedGpuHours in %, null without bookings. */
   efficiencyPct: number | null;
   gpus: number;
+  /**
+   * GPU-hours of work the live view named as theirs on GPUs nobody had booked
+   * (busy time, not utilization-weighted): who squats. Absent where not computed.
+   */
+  usedWithoutBookingGpuHours?: number;
 }
 
 export interface HostUsage {

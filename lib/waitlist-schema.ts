@@ -8,6 +8,8 @@ export const waitRequestSchema = z.strictObject({
   minFreeMemoryMiB: z.int("Enter whole MiB").min(0).max(16 * 1024 * 1024).optional(),
   durationMinutes: z.int("Enter whole minutes").min(1, "A booking lasts at least 1 minute").max(DURATION_MAX_MINUTES, "A booking lasts at most a year"),
   purpose: z.string("Say what the GPUs are for").trim().min(1, "Say what the GPUs are for").max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+  /** The team to book for (name or id); the person's accounting team when absent. */
+  team: z.string().trim().min(1).max(64).optional(),
 });
 
 export const waitlistIdSchema = z.string().min(1).max(64, "Not a waitlist id");
@@ -57,6 +59,10 @@ export interface WaitlistView {
   reservationId: string | null;
   grantedAt: string | null;
   expiresAt: string | null;
+  /** The team it books for (named, or its person's accounting team); null: none. */
+  team: string | null;
+  /** Why it stands where it does: "2nd — vision used 130 % of its share this week"; null once it no longer waits. */
+  orderReason: string | null;
 }
 
 /** `waitlist:granted` on /live, to the person whose waiting request became a reservation. */

@@ -53,7 +53,7 @@ host
     process.stdout.write(`${token}\n`);
     process.stderr.write(
       `Registered host ${created.name}. Its token is printed above, once; keep it secret.\n` +
-        `On ${created.name}, as root: ${installLine(parseEnv().GPUDESK_PUBLIC_URL ?? "http://THIS-SERVER:PORT", "<token>")}\n`,
+        `On ${created.name}, as root: ${installLine(parseEnv().GPUDESK_PUBLIC_URL ?? "http://THIS-SERVER:PORT")} (it asks for the token)\n`,
     );
   });
 

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "@prisma/client";
 import type * as PostgresClientModule from ".prisma/postgres-client";
 import type * as PostgresAdapterModule from "@prisma/adapter-pg";
+import { SqliteAdapterFactory } from "@/server/db/sqlite-adapter";
 import { databaseProvider, env } from "@/server/env";
 import { resolveSqlitePath } from "@/server/sqlite-path";
 
@@ -39,10 +39,8 @@ function createClient(databaseUrl: string): PrismaClient {
     // against one type: this is the one place that says they are the same.
     return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
-  // Writers in other processes (a CLI command, a second server) hold SQLite's write
-  // lock only briefly, but under contention SQLite's sleeping retries can leave one
-  // waiter behind for longer than the default 5 s; it then fails with "database is locked".
-  const adapter = new PrismaBetterSQLite3({ url: resolveSqlitePath(databaseUrl), timeout: 15_000 });
+  // WAL, short busy waits off the event loop, whole transactions: see server/db/sqlite-adapter.ts.
+  const adapter = new SqliteAdapterFactory(resolveSqlitePath(databaseUrl));
   return new PrismaClient({ adapter });
 }
 

@@ -18,6 +18,24 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+const flag = (fallback: "0" | "1") =>
+  z.enum(["0", "1", "false", "true"]).default(fallback).transform((value) => value === "1" || value === "true");
+
+/** An OIDC claim or LDAP attribute name. */
+const claimName = z.string().regex(/^[A-Za-z0-9_.:/-]{1,100}$/, "must be a claim or attribute name (letters, digits, _ . : / -)");
+
+const ldapFilter = z
+  .string()
+  .max(1000)
+  .refine((text) => text.startsWith("(") && text.endsWith(")"), "must be an LDAP filter in parentheses, e.g. (uid={username})");
+
+/** Semicolon-separated: directory groups are often DNs, which hold commas. */
+const groupList = z
+  .string()
+  .max(4000)
+  .default("")
+  .transform((text) => text.split(";").map((part) => part.trim()).filter(Boolean));
+
 /**
  * The server's configuration, parsed once at start. Nothing else reads
  * process.env. Every variable is listed in the README.
@@ -192,6 +210,61 @@ const envSchema = z.object({
       }
       return ms;
     }),
+  /**
+   * Single sign-on (server/sso/, docs/operations.md "Single sign-on"). OpenID Connect: the
+   * issuer (its /.well-known/openid-configuration is read), the client registered there and
+   * which claims carry the username, the Unix login and the groups.
+   */
+  GPUDESK_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  GPUDESK_OIDC_CLIENT_ID: z.string().min(1).max(200).optional(),
+  GPUDESK_OIDC_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  /** What the button says after "Sign in with" (e.g. Keycloak, Microsoft). */
+  GPUDESK_OIDC_NAME: z.string().trim().min(1).max(40).default("SSO"),
+  GPUDESK_OIDC_SCOPES: z.string().max(500).default("openid profile email"),
+  GPUDESK_OIDC_USERNAME_CLAIM: claimName.default("preferred_username"),
+  /** Unset: a new person's Unix login is their username (as `gpudesk user add` does). */
+  GPUDESK_OIDC_UNIX_LOGIN_CLAIM: claimName.optional(),
+  GPUDESK_OIDC_GROUPS_CLAIM: claimName.default("groups"),
+  /** LDAP bind: ldap:// or ldaps:// URL of the directory, the service account that searches it, where people are. */
+  GPUDESK_LDAP_URL: z.url({ protocol: /^ldaps?$/ }).optional(),
+  GPUDESK_LDAP_BIND_DN: z.string().max(500).optional(),
+  GPUDESK_LDAP_BIND_PASSWORD: z.string().max(500).optional(),
+  GPUDESK_LDAP_BASE_DN: z.string().min(1).max(500).optional(),
+  /** `{username}` is replaced by the name typed in, escaped; Active Directory: (sAMAccountName={username}). */
+  GPUDESK_LDAP_USER_FILTER: ldapFilter.default("(uid={username})"),
+  GPUDESK_LDAP_UNIX_LOGIN_ATTRIBUTE: claimName.default("uid"),
+  GPUDESK_LDAP_NAME_ATTRIBUTE: claimName.default("cn"),
+  /** Groups by search below this DN (OpenLDAP groupOfNames / posixGroup); unset: the person's memberOf attribute (Active Directory). */
+  GPUDESK_LDAP_GROUP_BASE_DN: z.string().min(1).max(500).optional(),
+  /** `{dn}`: the person's DN, `{username}`: the name typed in. */
+  GPUDESK_LDAP_GROUP_FILTER: ldapFilter.default("(|(member={dn})(memberUid={username}))"),
+  /** A PEM file of the CA that signed the directory's certificate (ldaps://), when it is not a public one. */
+  GPUDESK_LDAP_CA_FILE: z.string().min(1).max(1000).optional(),
+  /** Groups (OIDC claim values or LDAP group names or DNs, `;`-separated) whose members are admins; unset: roles are not taken from the directory. */
+  GPUDESK_SSO_ADMIN_GROUPS: groupList,
+  /** Groups to teams: `group=team;group2=team2` (a group may be a DN: the last `=` names the team). */
+  GPUDESK_SSO_TEAM_GROUPS: z
+    .string()
+    .max(4000)
+    .default("")
+    .transform((text, ctx) => {
+      const pairs: { group: string; team: string }[] = [];
+      for (const item of text.split(";").map((part) => part.trim()).filter(Boolean)) {
+        const at = item.lastIndexOf("=");
+        const group = item.slice(0, at).trim();
+        const team = item.slice(at + 1).trim();
+        if (at < 0 || !group || !team) {
+          ctx.addIssue({ code: "custom", message: `${item} is not group=team (e.g. vision-lab=vision; pairs separated by ;)` });
+          return z.NEVER;
+        }
+        pairs.push({ group, team });
+      }
+      return pairs;
+    }),
+  /** 1: a person's first single sign-on creates their account (a member); 0: only people an admin created may sign in. */
+  GPUDESK_SSO_CREATE_USERS: flag("1"),
+  /** 0: gpudesk's own passwords are refused (the password form is gone unless LDAP is set). */
+  GPUDESK_LOCAL_PASSWORDS: flag("1"),
 });
 
 export type DatabaseProvider = "sqlite" | "postgresql";
@@ -225,12 +298,26 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
+  const missing = ssoMissing(result.data);
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.map((line) => `  ${line}`).join("\n")}`);
   const dataDir = path.resolve(result.data.GPUDESK_DATA_DIR);
   return {
     ...result.data,
     dataDir,
     DATABASE_URL: result.data.DATABASE_URL ?? `file:${path.join(dataDir, "gpudesk.db")}`,
   };
+}
+
+/** The variables single sign-on needs together: one set without the others is a mistake, named at start. */
+function ssoMissing(data: z.infer<typeof envSchema>): string[] {
+  const lines: string[] = [];
+  if (data.GPUDESK_OIDC_ISSUER && !data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_CLIENT_ID: is required with GPUDESK_OIDC_ISSUER");
+  if (!data.GPUDESK_OIDC_ISSUER && data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_ISSUER: is required with GPUDESK_OIDC_CLIENT_ID");
+  if (data.GPUDESK_LDAP_URL && !data.GPUDESK_LDAP_BASE_DN) lines.push("GPUDESK_LDAP_BASE_DN: is required with GPUDESK_LDAP_URL");
+  if (data.GPUDESK_LDAP_BIND_DN && data.GPUDESK_LDAP_BIND_PASSWORD === undefined) {
+    lines.push("GPUDESK_LDAP_BIND_PASSWORD: is required with GPUDESK_LDAP_BIND_DN");
+  }
+  return lines;
 }
 
 let cached: Env | undefined;

@@ -9,7 +9,10 @@ export type AppErrorCode =
   | "not_found"
   | "conflict"
   | "gpu_in_use"
+  | "quota_exceeded"
   | "rate_limited"
+  | "payload_too_large"
+  | "database_busy"
   /** A demo person of the simulated fleet has the username or Unix login: ask, then send `takeOverDemo: true`. */
   | "demo_account"
   /** Signed in with a temporary password: only changing it is allowed. */
@@ -22,7 +25,10 @@ const STATUS: Record<AppErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   gpu_in_use: 409,
+  quota_exceeded: 409,
   rate_limited: 429,
+  payload_too_large: 413,
+  database_busy: 503,
   demo_account: 409,
   password_change_required: 403,
 };

@@ -6,7 +6,8 @@ import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServ
 import type { Snapshot } from "@/lib/snapshot";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
-import { startAlerts } from "@/server/alerts/start-alerts";
+import { attachAlertsLive } from "@/server/alerts/alerts-live";
+import { listOpenAlertsFor } from "@/server/alerts/alert-queries";
 import { firstAdminCommand } from "@/server/auth/first-admin";
 import { stampClientHeaders } from "@/server/auth/request-origin";
 import { countUsers } from "@/server/auth/users";
@@ -37,6 +38,8 @@ import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
 import { attachPersonNotices } from "@/server/notifications/notify-person";
 import { setRuntime } from "@/server/runtime";
+import { startTick } from "@/server/tick/start-tick";
+import type { TickState } from "@/server/tick/tick-view";
 import { log } from "@/server/log";
 import { repoRoot } from "@/server/paths";
 
@@ -109,32 +112,38 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   // Bookings start and end by themselves on every open page: the feed wakes at each boundary.
   // Every instance keeps its own feed (it only reads); nothing is written when a booking ends.
   const bookingFeed = await startBookingFeed();
-  // Attribution, GPU states, alerts, webhooks and enforcement; they run on the live endpoint's tick.
-  const alerts = await startAlerts({
-    fleet,
-    bookings: bookingFeed,
-    config: alertConfigFromEnv(env),
-    agentNamespace: io.of(AGENT_NAMESPACE) as never,
-    publicUrl: env.GPUDESK_PUBLIC_URL,
-    waitForLeadership: true,
-    clusterWide: env.REDIS_URL !== undefined,
-  });
   const liveNamespace = io.of(LIVE_NAMESPACE) as ReturnType<Server<LiveClientToServer, LiveServerToClient>["of"]>;
   const openAlerts = startOpenAlertCount();
-  const stopLive = attachLiveEndpoint(liveNamespace, fleet, {
+  // The GPU states in snapshots are the tick's; the tick is started just below, before any viewer can connect.
+  let tickState: TickState | null = null;
+  const live = attachLiveEndpoint(liveNamespace, fleet, {
     authenticate: authenticateLiveViewer,
     bookings: bookingFeed,
-    extras: alerts.live,
+    gpuStates: () => tickState?.gpuStates() ?? {},
     openAlerts: openAlerts.current,
   });
+  // The once-a-second pipeline: offline check, reconciliation, then its consumers in order
+  // (alert rules, enforcement, webhook deliveries on the leader; the live deltas everywhere).
+  const tick = await startTick({
+    fleet,
+    bookings: bookingFeed,
+    alerts: { config: alertConfigFromEnv(env) },
+    agentNamespace: io.of(AGENT_NAMESPACE) as never,
+    publicUrl: env.GPUDESK_PUBLIC_URL,
+    clusterWide: env.REDIS_URL !== undefined,
+    rollups: history.tickConsumer,
+    live: live.consumer,
+    waitForLeadership: true,
+  });
+  tickState = tick.state;
   // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
-  const stopAlertsLive = alerts.attachLive(liveNamespace);
+  const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
   // Notices to a person (waitlist grants, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
   const stopPersonNotices = attachPersonNotices(liveNamespace);
-  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads });
+  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
-  cluster.jobs.add(alerts.leaderJob);
+  cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
   cluster.jobs.add({ name: "misuse notices", start: () => startMisuseNotices({ publicUrl: env.GPUDESK_PUBLIC_URL }) });
@@ -172,13 +181,15 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   return {
     url,
     async close() {
-      stopLive();
+      // No tick after this: its consumers stop below, the leader's with the cluster's jobs.
+      await tick.tick.stop();
+      live.stop();
       setLiveNamespace(undefined);
       openAlerts.stop();
       stopAlertsLive();
       stopPersonNotices();
       await cluster.close();
-      await alerts.stop();
+      await tick.stop();
       bookingFeed.stop();
       await localAgents.stop();
       await ingest.flush();

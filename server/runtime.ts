@@ -2,6 +2,7 @@ import type { ClusterStatus } from "@/server/cluster/start-cluster";
 import type { HostDownloads } from "@/server/downloads/install-script";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
+import type { TickState } from "@/server/tick/tick-view";
 
 export interface Runtime {
   fleet: FleetState;
@@ -12,6 +13,8 @@ export interface Runtime {
   cluster?: () => ClusterStatus;
   /** The host bundle and installer served at /downloads/gpudesk.mjs and /install.sh. */
   downloads?: HostDownloads;
+  /** The once-a-second tick (server/tick/): the GPU states now, and enforcement's link to the agents. */
+  tick?: TickState;
 }
 
 // The custom server and Next's route bundles load separate copies of modules;
@@ -20,6 +23,11 @@ const holder = globalThis as unknown as { __gpudeskRuntime?: Runtime };
 
 export function setRuntime(runtime: Runtime): void {
   holder.__gpudeskRuntime = runtime;
+}
+
+/** The running server's live state, or null outside one (tests of routes, the CLI). */
+export function runningServer(): Runtime | null {
+  return holder.__gpudeskRuntime ?? null;
 }
 
 /** The running server's live state; throws outside a running server. */

@@ -4,25 +4,29 @@ import { SignInForm } from "@/components/auth/sign-in-form";
 import { safeNext } from "@/lib/safe-next";
 import { getPageUser } from "@/server/auth/session";
 import { countUsers } from "@/server/auth/users";
+import { signInOptions, ssoErrorMessage } from "@/server/sso/sign-in-options";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
 interface LoginPageProps {
-  searchParams: Promise<{ next?: string }>;
+  searchParams: Promise<{ next?: string; error?: string }>;
 }
 
 export default async function LoginPage({ searchParams }: LoginPageProps) {
-  const next = safeNext((await searchParams).next);
+  const params = await searchParams;
+  const next = safeNext(params.next);
   if (await getPageUser()) redirect(next);
-  const hasUsers = (await countUsers()) > 0;
+  const options = signInOptions();
+  // With single sign-on the first person may come from the directory (an admin group makes them admin).
+  const canSignIn = options.oidcName !== null || options.directoryPasswords || (await countUsers()) > 0;
 
   return (
     <main className="mx-auto flex min-h-screen max-w-sm flex-col justify-center px-4 py-12">
       <h1 className="mb-1 text-2xl font-semibold tracking-tight">gpudesk</h1>
       <p className="mb-8 text-sm text-slate-600 dark:text-slate-400">Who is on which GPU, live.</p>
-      {hasUsers ? (
-        <SignInForm next={next} />
+      {canSignIn ? (
+        <SignInForm next={next} options={options} ssoError={ssoErrorMessage(params.error)} />
       ) : (
         <section aria-labelledby="first-admin" className="rounded-lg border border-amber-300 bg-amber-50 p-5 text-sm dark:border-amber-700 dark:bg-amber-950">
           <h2 id="first-admin" className="mb-2 text-base font-semibold">No accounts yet</h2>

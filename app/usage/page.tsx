@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { PageShell } from "@/components/ui/page-shell";
 import { UsageSection } from "@/components/usage/usage-section";
+import { TeamUsageSection } from "@/app/usage/team-usage-section";
 
 export const metadata: Metadata = { title: "My usage" };
 
@@ -13,6 +14,10 @@ export default async function MyUsagePage({ searchParams }: PageProps) {
   return (
     <PageShell returnTo="/usage" title="My usage" description="The GPU time you booked and how much of it your jobs used." width="wide">
       <UsageSection searchParams={await searchParams} basePath="/usage" fleet={false} />
+      {/* A team lead also sees their team's usage here. */}
+      <div className="mt-8">
+        <TeamUsageSection searchParams={await searchParams} basePath="/usage" />
+      </div>
     </PageShell>
   );
 }

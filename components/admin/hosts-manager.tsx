@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest, type Serialized } from "@/lib/api-client";
-import { installLine, isLoopbackUrl } from "@/lib/install-line";
+import { installLine, installLineWithTokenFile, isLoopbackUrl } from "@/lib/install-line";
 import type { HostSummary } from "@/server/hosts/host-registry";
 import { CopyBlock, SecretReveal } from "@/components/forms/secret-reveal";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
@@ -22,7 +22,7 @@ type Action = { kind: "rotate" | "remove"; host: HostRow };
  * installs the agent on it), rotate a token, remove a host. `serverUrl` is the
  * address GPU hosts reach this server at.
  */
-export function HostsManager({ initialHosts, serverUrl }: { initialHosts: HostRow[]; serverUrl: string }) {
+export function HostsManager({ initialHosts, serverUrl, bundleSha256 }: { initialHosts: HostRow[]; serverUrl: string; bundleSha256: string | null }) {
   const [hosts, setHosts] = useState(initialHosts);
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | undefined>();
@@ -95,16 +95,18 @@ export function HostsManager({ initialHosts, serverUrl }: { initialHosts: HostRo
     <div className="space-y-6">
       {revealed && (
         <SecretReveal title={revealed.title} label="Agent token" secret={revealed.token} onDismiss={() => setRevealed(null)}>
-          <CopyBlock label={`Run on ${revealed.hostName} (as root)`} copyName="Copy install command" text={installLine(serverUrl, revealed.token)} />
+          <CopyBlock label={`Run on ${revealed.hostName} (as root)`} copyName="Copy install command" text={installLine(serverUrl)} />
           <p className="text-sm text-emerald-950 dark:text-emerald-100">
-            It needs Node.js 18 or newer on the host, installs the agent as the systemd service gpudesk-agent and the gpudesk command for
-            members, and reports every second. This token lets it report for {revealed.hostName} and no other host. Run the same line
-            again to upgrade. From a gpudesk checkout instead: <code className="font-mono text-xs">GPUDESK_AGENT_TOKEN=… npx gpudesk agent --server {serverUrl}</code>
+            It asks for the token above (paste it; it is not shown, and never lands in <code className="font-mono text-xs">ps</code> or the
+            shell&apos;s history). It needs Node.js 18 or newer on the host, installs the agent as the systemd service gpudesk-agent and the
+            gpudesk command for members, and reports every second. This token lets it report for {revealed.hostName} and no other host. Run
+            the same line again to upgrade. Without a terminal: <code className="font-mono text-xs">{installLineWithTokenFile(serverUrl)}</code>.
+            From a gpudesk checkout instead: <code className="font-mono text-xs">GPUDESK_AGENT_TOKEN=… npx gpudesk agent --server {serverUrl}</code>
           </p>
         </SecretReveal>
       )}
 
-      <InstallHint serverUrl={serverUrl} />
+      <InstallHint serverUrl={serverUrl} bundleSha256={bundleSha256} />
 
       <form onSubmit={register} noValidate aria-label="Register a host" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900">
         <h2 className="mb-4 text-base font-semibold">Register a host</h2>
@@ -224,17 +226,31 @@ export function HostsManager({ initialHosts, serverUrl }: { initialHosts: HostRo
   );
 }
 
-/** How a GPU host joins: the one line, with a warning when the address is one that only this machine can reach. */
-function InstallHint({ serverUrl }: { serverUrl: string }) {
+/**
+ * How a GPU host joins: the one line, with a warning when the address is one
+ * that only this machine can reach, and the bundle's checksum to compare with
+ * what the installer prints (this page, over HTTPS and signed in, is the
+ * channel that the plain-HTTP download is checked against).
+ */
+function InstallHint({ serverUrl, bundleSha256 }: { serverUrl: string; bundleSha256: string | null }) {
   return (
     <section aria-labelledby="install-heading" className="space-y-2 rounded-xl border border-slate-200 bg-white p-4 text-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900">
       <h2 id="install-heading" className="text-base font-semibold">
         Add a GPU host
       </h2>
-      <p className="text-slate-600 dark:text-slate-300">Register it below, then run the line shown with its token on the host, as root:</p>
+      <p className="text-slate-600 dark:text-slate-300">Register it below, then run this line on the host, as root; it asks for the host&apos;s token:</p>
       <pre aria-label="Install line" className="overflow-x-auto rounded-lg bg-slate-100 px-3 py-2 font-mono text-xs dark:bg-slate-800">
-        {installLine(serverUrl, "<token>")}
+        {installLine(serverUrl)}
       </pre>
+      {bundleSha256 && (
+        <p className="text-slate-600 dark:text-slate-300">
+          The installer checks the agent bundle it downloads and prints its SHA-256; it must be{" "}
+          <code aria-label="Bundle checksum" className="font-mono text-xs break-all text-slate-900 dark:text-slate-100">
+            {bundleSha256}
+          </code>
+          .{serverUrl.startsWith("http:") && " Over plain HTTP, compare the two: the installer and its checksum come over the same unprotected connection (docs/host-agent.md)."}
+        </p>
+      )}
       {isLoopbackUrl(serverUrl) && (
         <p role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200">
           {serverUrl} only works on this machine: GPU hosts cannot reach it. Open this page at the address the hosts use, or set

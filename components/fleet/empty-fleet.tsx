@@ -23,11 +23,11 @@ export function EmptyFleet({ serverUrl }: { serverUrl: string }) {
       </p>
       <pre className="mt-5 rounded-lg bg-slate-900 px-4 py-3 text-left text-sm text-slate-100 dark:bg-black">
         <code className="break-all whitespace-pre-wrap">
-          {installLine(serverUrl, "TOKEN")}
+          {installLine(serverUrl)}
         </code>
       </pre>
       <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
-        TOKEN is the agent token of that host (Admin → Hosts, or <code>gpudesk host add NAME</code>). Hosts appear here as soon as their agent connects.
+        It asks for the agent token of that host (Admin → Hosts, or <code>gpudesk host add NAME</code>). Hosts appear here as soon as their agent connects.
       </p>
     </section>
   );

@@ -21,6 +21,7 @@ export const ADMIN_LINKS: NavLink[] = [
   { href: "/admin/hosts", label: "Hosts" },
   { href: "/admin/displays", label: "Displays" },
   { href: "/admin/policies", label: "Policies" },
+  { href: "/admin/teams", label: "Teams" },
   { href: "/admin/usage", label: "Fleet usage" },
   { href: "/admin/notifications", label: "Notifications" },
   { href: "/admin/enforcement", label: "Enforcement" },

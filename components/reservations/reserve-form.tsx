@@ -13,6 +13,8 @@ import { useNow } from "@/lib/use-now";
 import { useCurrentUser } from "@/components/auth/current-user";
 import { BusyNotice, busyOf, type BusyWarning } from "@/components/reservations/busy-notice";
 import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
+import { LimitsRoom, QuotaNotice, quotaOf } from "@/components/teams/limits-room";
+import type { QuotaRefusal } from "@/lib/team-schema";
 import { GpuPicker } from "@/components/reservations/gpu-picker";
 import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
@@ -68,6 +70,10 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const [allowBusy, setAllowBusy] = useState(false);
   /** The server's 409 gpu_in_use: whose work runs on which of the GPUs asked for. */
   const [refusedBusy, setRefusedBusy] = useState<BusyWarning[] | null>(null);
+  /** The team the booking is for (null: the accounting team), and a limit it went over. */
+  const [team, setTeam] = useState<string | null>(null);
+  const [quota, setQuota] = useState<{ quota: QuotaRefusal; message: string } | null>(null);
+  const [roomVersion, setRoomVersion] = useState(0);
   const id = useId();
   const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
   const live: LiveView = {
@@ -101,6 +107,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     });
     setConflict(null);
     setRefusedBusy(null);
+    setQuota(null);
     // A choice to book over someone's work is for the GPUs it was made for.
     if (patch.gpus !== undefined || patch.host !== undefined || patch.mode !== undefined) setAllowBusy(false);
   }
@@ -118,7 +125,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     }
     setPending(true);
     setRefusedBusy(null);
-    const request = anyway && values.mode === "gpus" ? { ...built.request, allowBusy: true } : built.request;
+    const withTeam = team ? { ...built.request, team } : built.request;
+    const request = anyway && values.mode === "gpus" ? { ...withTeam, allowBusy: true } : withTeam;
     const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", request);
     if (result.ok) {
       setPending(false);
@@ -131,6 +139,12 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       return;
     }
     setPending(false);
+    const over = quotaOf(result.error.code, result.error.body);
+    if (over) {
+      setQuota({ quota: over, message: result.error.message });
+      setRoomVersion((version) => version + 1);
+      return;
+    }
     const busy = busyOf(result.error.code, result.error.body);
     if (busy) {
       setRefusedBusy(busy);
@@ -156,6 +170,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       ...(request.minFreeMemoryMiB !== undefined ? { minFreeMemoryMiB: request.minFreeMemoryMiB } : {}),
       durationMinutes: Math.round((window.endMs - window.startMs) / 60_000),
       purpose: request.purpose,
+      ...(team ? { team } : {}),
     });
     setPending(false);
     if (result.ok) {
@@ -281,7 +296,9 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       ) : (
         busyPicked.length > 0 && <BusyNotice gpus={busyPicked} refused={false} allowBusy={allowBusy} onAllowBusy={setAllowBusy} />
       )}
+      {quota && <QuotaNotice quota={quota.quota} message={quota.message} nowMs={serverNow} />}
       {errors._ && <FormAlert>{errors._}</FormAlert>}
+      <LimitsRoom team={team} onTeam={(next) => { setTeam(next); setQuota(null); }} version={roomVersion} />
 
       {canQueue && (
         <label className="flex items-start gap-2 text-sm">

@@ -200,6 +200,7 @@ function BookingDetails({ booking, nowMs, onClose }: { booking: ScheduleEntry; n
     <div role="region" aria-label="Booking details" className="flex flex-wrap items-start gap-x-6 gap-y-1 border-t border-slate-200 px-4 py-3 text-sm dark:border-slate-800">
       <p>
         <strong>{personWithUsername(booking.holder)}</strong>
+        {booking.team ? <span className="text-slate-600 dark:text-slate-400"> for {booking.team}</span> : null}
       </p>
       <p>
         GPU{booking.gpus.length > 1 ? "s" : ""} {gpus} · {formatWhen(booking.startsAt, nowMs)} – {formatWhen(booking.endsAt, nowMs)}

@@ -130,6 +130,7 @@ const PEOPLE_COLUMNS: Column<PersonUsage>[] = [
   { key: "efficiency", label: "Efficiency", numeric: true, value: (p) => p.efficiencyPct, format: (p) => formatPct(p.efficiencyPct) },
   hoursColumn("idle", "Idle booked GPU-h", (p) => p.idleBookedGpuHours),
   { key: "gpus", label: "GPUs", numeric: true, value: (p) => p.gpus },
+  hoursColumn("unbooked", "Use without a booking, GPU-h", (p) => p.usedWithoutBookingGpuHours ?? 0),
 ];
 
 const HOST_COLUMNS: Column<HostUsage>[] = [

@@ -98,11 +98,17 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                   <td className={td}>
                     <p className="font-medium">
                       {entry.holder.username}
+                      {entry.team && <span className="ml-2 text-sm font-normal text-slate-500 dark:text-slate-400">for {entry.team}</span>}
                       {mine && <span className="ml-2 rounded bg-sky-600 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-sky-500 dark:text-slate-950">you</span>}
                     </p>
                     <p className="text-slate-600 dark:text-slate-400">
                       {entry.count} GPU{entry.count > 1 ? "s" : ""} on {entry.host ?? "any host"} for {formatDurationMinutes(entry.durationMinutes)} · {entry.purpose}
                     </p>
+                    {entry.orderReason && (
+                      <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="queue-order-reason">
+                        {entry.orderReason}
+                      </p>
+                    )}
                   </td>
                   <td className={`${td} ${wideOnly}`}>
                     <When iso={entry.createdAt} nowMs={serverNow} />

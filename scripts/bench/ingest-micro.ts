@@ -2,9 +2,9 @@
  * The server's in-memory work per reading, without sockets or a database:
  * the simulated fleet's readings (as JSON arrives from an agent) through
  * the reading check (server/fleet/check-reading.ts), `FleetState.ingest`,
- * the live delta, and once a second the reconciliation and the alert rules,
- * as server/fleet/live-endpoint.ts and server/alerts/start-alerts.ts run
- * them. Prints CPU microseconds per GPU reading for each stage: CPU time
+ * the live delta, and once a second the server's tick (server/tick/: the
+ * offline check, the reconciliation, the alert rules as its consumer), as
+ * the server runs them. Prints CPU microseconds per GPU reading for each stage: CPU time
  * (process.cpuUsage) rather than wall-clock, so that a shared machine moves
  * the figures less.
  *
@@ -12,12 +12,12 @@
  */
 import { checkReading } from "@/server/fleet/check-reading";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
-import { AlertMonitor } from "@/server/alerts/alert-monitor";
-import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-fleet";
+import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { memoryPersistence } from "@/server/alerts/testing";
+import { Tick } from "@/server/tick/tick";
 import type { LiveBooking } from "@/lib/live";
 import { argsOrExit, flag } from "./args";
 
@@ -27,8 +27,8 @@ interface Stages {
   check: number;
   ingest: number;
   drain: number;
-  reconcile: number;
-  rules: number;
+  /** The tick: offline check, reconciliation, alert rules. */
+  tick: number;
 }
 
 function cpuUs(): number {
@@ -42,12 +42,13 @@ function parseOptions(argv: string[]) {
   return argsOrExit(argv, { gpus: flag.whole(1000), seconds: flag.whole(60), rounds: flag.whole(3) }, USAGE).flags;
 }
 
-function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Stages {
-  const fleet = new FleetState({ offlineAfterMs: 30_000, simulated: true, now: () => now });
-  const reconciler = new Reconciler(() => bookings, staticDirectory([]));
-  const monitor = new AlertMonitor({ config: { ...DEFAULT_ALERT_CONFIG }, persistence: memoryPersistence() });
-  const stages: Stages = { check: 0, ingest: 0, drain: 0, reconcile: 0, rules: 0 };
+async function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Promise<Stages> {
   let now = startMs;
+  const fleet = new FleetState({ offlineAfterMs: 30_000, simulated: true, now: () => now });
+  const alerts = alertRulesConsumer({ config: { ...DEFAULT_ALERT_CONFIG }, persistence: memoryPersistence(), readInventory: false });
+  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory: staticDirectory([]), consumers: [alerts], now: () => now });
+  await tick.leaderJob.start();
+  const stages: Stages = { check: 0, ingest: 0, drain: 0, tick: 0 };
   raw[0]!.forEach((_, host) => fleet.connectHost(`host-${host}`, `host-${host}`, true));
   for (let second = 0; second < raw.length; second++) {
     now = startMs + second * 1000 + 500;
@@ -67,17 +68,13 @@ function run(raw: string[][], startMs: number, bookings: LiveBooking[]): Stages 
     fleet.drainDelta();
     stages.drain += cpuUs() - at;
     at = cpuUs();
-    const view = fleet.current();
-    reconciler.run(view, now);
-    stages.reconcile += cpuUs() - at;
-    at = cpuUs();
-    monitor.observe(view, reconciler.current(), activeBookingsByGpu(bookings, now), now);
-    stages.rules += cpuUs() - at;
+    tick.runTick(now);
+    stages.tick += cpuUs() - at;
   }
   return stages;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const seed = 7;
   const specs = simulatedFleet({ seed, gpuCount: options.gpus });
@@ -98,14 +95,14 @@ function main(): void {
     purpose: "bench",
   }));
   console.log(`${options.gpus} GPUs (${specs.length} hosts), ${options.seconds} s of readings, ${gpuReadings} GPU readings per round`);
-  console.log("| round | check | ingest | drain | reconcile | rules | total (µs CPU per GPU reading) |");
-  console.log("|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("| round | check | ingest | drain | tick (reconcile + rules) | total (µs CPU per GPU reading) |");
+  console.log("|---:|---:|---:|---:|---:|---:|");
   for (let round = 1; round <= options.rounds; round++) {
-    const stages = run(raw, startMs, bookings);
+    const stages = await run(raw, startMs, bookings);
     const per = (us: number) => (us / gpuReadings).toFixed(2);
-    const total = stages.check + stages.ingest + stages.drain + stages.reconcile + stages.rules;
-    console.log(`| ${round} | ${per(stages.check)} | ${per(stages.ingest)} | ${per(stages.drain)} | ${per(stages.reconcile)} | ${per(stages.rules)} | ${per(total)} |`);
+    const total = stages.check + stages.ingest + stages.drain + stages.tick;
+    console.log(`| ${round} | ${per(stages.check)} | ${per(stages.ingest)} | ${per(stages.drain)} | ${per(stages.tick)} | ${per(total)} |`);
   }
 }
 
-main();
+void main();

@@ -9,6 +9,7 @@ import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-
 import { createProcReader } from "@/server/collector/proc/proc-reader";
 import { createSimulatedSourceFrom } from "@/server/collector/simulated/simulated-source";
 import type { GpuSource } from "@/server/collector/source";
+import type { Snapshot } from "@/lib/snapshot";
 import { log } from "@/lib/log";
 import { GPUDESK_VERSION } from "@/lib/version";
 
@@ -68,9 +69,16 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
     },
     log: log.info,
   });
+  // The agent's own latest reading: what enforcement checks a request against, whatever the server says.
+  let latest: Snapshot | null = null;
+  const read = async () => (latest = await collector.read());
   const enforcer = createEnforcer({
     allow: options.allowEnforcement,
     reader: createProcReader({ procRoot: options.procRoot }),
+    latestReading: () => latest,
+    // Three readings may be missed (a slow nvidia-smi) before the last one stops counting.
+    maxReadingAgeMs: Math.max(10_000, options.interval * 3),
+    minUid: options.enforceMinUid,
     report: (report) => void transport.report(report).catch(() => log.warn(`the server did not take the enforcement report for pid ${report.pid}`)),
     log: log.info,
   });
@@ -80,7 +88,7 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
     void enforcer.handle(command.data);
   });
   const runner = createAgentRunner({
-    read: collector.read,
+    read,
     transport,
     intervalMs: options.interval,
     bufferCapacity: options.buffer,

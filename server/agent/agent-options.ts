@@ -35,6 +35,8 @@ export const agentOptionsSchema = z
     json: z.boolean().default(false),
     /** Lets the server have this agent terminate processes in conflict with a booking (off unless given). */
     allowEnforcement: z.boolean().default(false),
+    /** Enforcement never signals processes of uids below this (system users); root never, whatever it says. */
+    enforceMinUid: z.coerce.number().int().min(1, "must be at least 1 (root is never signalled)").max(0xfffffffe).default(1000),
     /** Simulated source only: report the fleet as it was at this instant, then onwards at real speed. */
     simTime: z.iso.datetime({ offset: true, error: "must be an ISO time, e.g. 2026-11-30T14:00:00Z" }).optional(),
   })

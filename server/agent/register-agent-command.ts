@@ -17,6 +17,7 @@ export function registerAgentCommand(program: Command): void {
     .option("--once", "take one reading, print it and exit (no server)")
     .option("--json", "with --once: print the reading as JSON")
     .option("--allow-enforcement", "let the server have this agent terminate processes in conflict with a booking (SIGTERM, then SIGKILL)")
+    .option("--enforce-min-uid <uid>", "with --allow-enforcement: never signal processes of uids below this (system users; root never)", "1000")
     .option("--sim-time <iso>", "with --source simulated: report the simulated fleet as it was at this time, then onwards")
     // Loaded when the command runs: the collector and socket.io stay out of every other command's start-up.
     .action(async (raw: Record<string, unknown>) => (await import("@/server/agent/agent-command")).runAgentCommand(raw));

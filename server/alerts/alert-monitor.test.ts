@@ -2,14 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { LiveBooking } from "@/lib/live";
 import type { GpuSample, Snapshot } from "@/lib/snapshot";
 import { DEFAULT_ALERT_CONFIG, type AlertConfig } from "@/server/alerts/alert-config";
-import { AlertMonitor } from "@/server/alerts/alert-monitor";
+import type { AlertMonitor } from "@/server/alerts/alert-monitor";
+import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { memoryPersistence } from "@/server/alerts/testing";
-import { activeBookingsByGpu, Reconciler } from "@/server/attribution/reconcile-fleet";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
 import { SIMULATED_USERS } from "@/server/collector/simulated/models";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
+import { Tick } from "@/server/tick/tick";
 
 /**
  * The rules and the engine over recorded sequences of readings, with a
@@ -24,25 +25,29 @@ const personOf = (login: string) => {
   return person;
 };
 
-/** A fleet of one host fed through the real FleetState, the reconciler and the monitor, one reading per `step`. */
-function harness(config: AlertConfig, bookings: LiveBooking[] = []) {
-  let clock = 0;
+/**
+ * A fleet of one host fed through the real pipeline: FleetState, then the
+ * server's tick (offline check, reconciliation) with the alert rules as its
+ * consumer, one reading per `feed`; alerts kept in memory.
+ */
+async function harness(config: AlertConfig, bookings: LiveBooking[] = [], options: { persistence?: ReturnType<typeof memoryPersistence>; startAt?: number } = {}) {
+  let clock = options.startAt ?? 0;
   const fleet = new FleetState({ offlineAfterMs: 15_000, simulated: true, now: () => clock });
-  const persistence = memoryPersistence();
-  const monitor = new AlertMonitor({ config, persistence });
-  const reconciler = new Reconciler(() => bookings, directory);
+  const persistence = options.persistence ?? memoryPersistence();
+  const alerts = alertRulesConsumer({ config, persistence, readInventory: false });
+  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory, consumers: [alerts], now: () => clock });
   fleet.connectHost("h1", "node-a", true);
+  // Leads from the start, as a single server does: the rules' term begins from what is stored.
+  await tick.leaderJob.start();
   return {
     persistence,
-    monitor,
-    reconciler,
+    get monitor(): AlertMonitor {
+      return alerts.monitor!;
+    },
     feed(snapshot: Snapshot | null, at: number) {
       clock = at;
       if (snapshot) fleet.ingest("h1", snapshot);
-      fleet.checkOffline();
-      const { hosts, gpus } = fleet.snapshot();
-      reconciler.run({ hosts, gpus }, at);
-      monitor.observe({ hosts, gpus }, reconciler.current(), activeBookingsByGpu(bookings, at), at);
+      tick.runTick(at);
     },
   };
 }
@@ -100,7 +105,7 @@ describe("the simulated fleet's squatter and idle-held GPU, replayed", () => {
       booking("res-job", job.user!, [{ uuid: gpu2.uuid, index: 2 }], Math.max(start, jobStart), end + MINUTE),
       booking("res-idle", idleHolder, [{ uuid: gpu7.uuid, index: 7 }], start, end + MINUTE),
     ];
-    const run = harness(config, bookings);
+    const run = await harness(config, bookings);
 
     // The recorded truth: when a squatter was on GPU 2 while the booking held.
     const present: { at: number; squatter: boolean }[] = [];
@@ -152,7 +157,7 @@ describe("hand-made sequences", () => {
   }
 
   it("memory near the limit: opens after a minute above 95 %, does not flap while it hovers, closes once well below", async () => {
-    const run = harness(config, [booking("res-m", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
+    const run = await harness(config, [booking("res-m", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
     // A recorded-like trace: 10 minutes wandering between 93 % and 98 % of 80 GiB, then the job ends.
     let state = 11;
     const noise = () => {
@@ -177,7 +182,7 @@ describe("hand-made sequences", () => {
   });
 
   it("an idle booking with short bursts still opens after 30 minutes, and closes once the GPU is really used", async () => {
-    const run = harness(config, [booking("res-i", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
+    const run = await harness(config, [booking("res-i", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)]);
     const step = 5000;
     let t = 0;
     for (; t < 45 * 60_000; t += step) {
@@ -199,7 +204,7 @@ describe("hand-made sequences", () => {
 
   it("a host that goes silent: host offline after its limit, and its GPU's alerts are not closed meanwhile", async () => {
     const quick: AlertConfig = { ...config, holdMs: { ...config.holdMs, unbooked_use: 10_000, host_offline: 60_000 } };
-    const run = harness(quick);
+    const run = await harness(quick);
     let t = 0;
     for (; t < 30_000; t += 1000) run.feed({ ...single({}), sampledAt: new Date(t).toISOString() }, t);
     const silentFrom = t;
@@ -216,7 +221,7 @@ describe("hand-made sequences", () => {
 
   it("a GPU that disappears from its host's inventory", async () => {
     const quick: AlertConfig = { ...config, holdMs: { ...config.holdMs, gpu_lost: 5000 } };
-    const run = harness(quick);
+    const run = await harness(quick);
     const a = makeGpu({ uuid: "GPU-a", index: 0 });
     const b = makeGpu({ uuid: "GPU-b", index: 1 });
     let t = 0;
@@ -234,27 +239,17 @@ describe("hand-made sequences", () => {
 
   it("carries an alert that was open before a restart on, without opening it twice", async () => {
     const persistence = memoryPersistence();
-    const first = new AlertMonitor({ config, persistence });
     const bookings = [booking("res-r", "alice", [{ uuid: "GPU-hand", index: 0 }], 0, 10 * 3_600_000)];
-    const reconcile = (monitor: AlertMonitor, t: number) => {
-      const snapshot = single({ eccErrorsUncorrected: 2 });
-      const fleet = new FleetState({ offlineAfterMs: 15_000, simulated: true, now: () => t });
-      fleet.connectHost("h1", "node-a", true);
-      fleet.ingest("h1", { ...snapshot, sampledAt: new Date(t).toISOString() });
-      const { hosts, gpus } = fleet.snapshot();
-      const reconciler = new Reconciler(() => bookings, directory);
-      reconciler.run({ hosts, gpus }, t);
-      monitor.observe({ hosts, gpus }, reconciler.current(), activeBookingsByGpu(bookings, t), t);
-    };
-    for (let t = 0; t <= 20_000; t += 1000) reconcile(first, t);
-    await first.idle();
+    const reading = (t: number) => ({ ...single({ eccErrorsUncorrected: 2 }), sampledAt: new Date(t).toISOString() });
+    const first = await harness(config, bookings, { persistence });
+    for (let t = 0; t <= 20_000; t += 1000) first.feed(reading(t), t);
+    await first.monitor.idle();
     expect(persistence.changes.map((change) => `${change.event} ${change.kind}`)).toEqual(["opened gpu_health"]);
 
-    const second = new AlertMonitor({ config, persistence });
-    await second.restore(30_000);
-    for (let t = 30_000; t <= 60_000; t += 1000) reconcile(second, t);
-    await second.idle();
+    const second = await harness(config, bookings, { persistence, startAt: 30_000 });
+    for (let t = 30_000; t <= 60_000; t += 1000) second.feed(reading(t), t);
+    await second.monitor.idle();
     expect(persistence.changes).toHaveLength(1);
-    expect([...second.openAlerts().keys()]).toEqual(["gpu_health:GPU-hand"]);
+    expect([...second.monitor.openAlerts().keys()]).toEqual(["gpu_health:GPU-hand"]);
   });
 });

@@ -24,12 +24,12 @@ function involving(userId: string): Prisma.AlertWhereInput {
   return { userIds: { contains: JSON.stringify(userId) } };
 }
 
-function visibleTo(actor: Actor, mine: boolean): Prisma.AlertWhereInput {
+function visibleTo(actor: Pick<Actor, "id" | "role">, mine: boolean): Prisma.AlertWhereInput {
   return actor.role === "admin" && !mine ? {} : involving(actor.id);
 }
 
 /** Open alerts (or all, newest first) that the actor may see, a page at a time. */
-export async function listAlerts(actor: Actor, query: AlertQuery): Promise<AlertPage> {
+export async function listAlerts(actor: Pick<Actor, "id" | "role">, query: AlertQuery): Promise<AlertPage> {
   const rows = await db().alert.findMany({
     where: {
       ...visibleTo(actor, query.mine),
@@ -59,7 +59,7 @@ export async function summarizeAlerts(actor: Actor): Promise<AlertSummary> {
 }
 
 /** Open alerts the actor may see, for the /live snapshot (bounded: a badge and a list, not an archive). */
-export async function listOpenAlertsFor(actor: Actor, limit = 200): Promise<AlertView[]> {
+export async function listOpenAlertsFor(actor: Pick<Actor, "id" | "role">, limit = 200): Promise<AlertView[]> {
   return (await listAlerts(actor, { state: "open", mine: false, limit })).alerts;
 }
 

@@ -11,6 +11,8 @@ import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { attachAlertsLive } from "@/server/alerts/alerts-live";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { staticDirectory } from "@/server/attribution/user-directory";
+import { Tick } from "@/server/tick/tick";
 
 /**
  * Alerts and GPU states on /live, with real sockets: each viewer gets the
@@ -56,31 +58,39 @@ beforeAll(async () => {
   const io = new Server(http);
   const namespace = io.of(LIVE_NAMESPACE) as never;
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
-  const stopLive = attachLiveEndpoint(namespace, fleet, {
-    tickMs: 100,
+  const live = attachLiveEndpoint(namespace, fleet, {
     authenticate: async ({ token }) => {
       if (token === null || !(token in viewers)) return null;
       const viewer = viewers[token];
       return viewer ? { kind: "user", userId: viewer.id, role: viewer.role, sessionId: null } : { kind: "display", displayId: token };
     },
-    extras: {
-      snapshot: () => ({ gpuStates: { "GPU-1": state("conflict") } }),
-      tick: () => {
+    gpuStates: () => ({ "GPU-1": state("conflict") }),
+  });
+  // The tick, with the states this test chooses in place of the reconciliation.
+  const tick = new Tick({
+    fleet,
+    bookings: { current: () => [] },
+    directory: staticDirectory([]),
+    consumers: [live.consumer],
+    reconciler: {
+      current: () => ({ "GPU-1": state("conflict") }),
+      run: () => {
         const states = nextStates;
         nextStates = null;
-        return states ? { gpuStates: states } : null;
+        return states ?? {};
       },
     },
   });
+  await tick.start(100);
   const stopAlerts = attachAlertsLive(namespace, {
-    resolveViewer: async ({ token }) => (token ? (viewers[token] ?? null) : null),
     listOpen: async (viewer) => [conflict("open-1", ["alice", "bob"])].filter((alert) => viewer.role === "admin" || alert.people.some((person) => person.id === viewer.id)),
     gpuStates: () => ({ "GPU-1": state("booked_in_use") }),
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}${LIVE_NAMESPACE}`;
   stop = async () => {
-    stopLive();
+    await tick.stop();
+    live.stop();
     stopAlerts();
     for (const client of clients) client.close();
     await new Promise<void>((resolve) => io.close(() => resolve()));

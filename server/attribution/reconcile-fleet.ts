@@ -7,8 +7,8 @@ import type { PersonDirectory } from "@/server/attribution/user-directory";
 
 /** What the reconciler reads of the live fleet: hosts and the latest reading of each GPU. */
 export interface FleetView {
-  hosts: LiveHost[];
-  gpus: LiveGpu[];
+  hosts: readonly LiveHost[];
+  gpus: readonly LiveGpu[];
 }
 
 /** The booking holding each GPU at `nowMs`; bookings are [startsAt, endsAt). */
@@ -31,9 +31,10 @@ export function reconcileFleet(
   bookings: readonly LiveBooking[],
   directory: PersonDirectory,
   nowMs: number,
+  /** `activeBookingsByGpu(bookings, nowMs)`, when the caller has it already (the tick). */
+  active: ReadonlyMap<string, LiveBooking> = activeBookingsByGpu(bookings, nowMs),
 ): Record<string, GpuReconciliation> {
   const bookingsById = new Map(bookings.map((booking) => [booking.reservationId, booking]));
-  const active = activeBookingsByGpu(bookings, nowMs);
   const online = new Map(view.hosts.map((host) => [host.id, host.online]));
   const gpusByHost = new Map<string, LiveGpu[]>();
   for (const gpu of view.gpus) {
@@ -74,8 +75,8 @@ export class Reconciler {
   ) {}
 
   /** Reconciles `view` at `nowMs`; returns the GPUs whose reconciliation changed (all of them on the first run). */
-  run(view: FleetView, nowMs: number): Record<string, GpuReconciliation> {
-    const next = reconcileFleet(view, this.bookings(), this.directory, nowMs);
+  run(view: FleetView, nowMs: number, active?: ReadonlyMap<string, LiveBooking>): Record<string, GpuReconciliation> {
+    const next = reconcileFleet(view, this.bookings(), this.directory, nowMs, active);
     const changed: Record<string, GpuReconciliation> = {};
     for (const uuid in next) {
       if (!sameJson(this.states[uuid], next[uuid])) changed[uuid] = next[uuid]!;

@@ -64,7 +64,7 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-const KIND_PREFIXES: Record<string, string[]> = { host: ["host.", "host_setting.", "enforcement."], policy: ["policy."] };
+const KIND_PREFIXES: Record<string, string[]> = { host: ["host.", "host_setting.", "enforcement."], policy: ["policy."], limit: ["limit.", "limits."] };
 
 async function whereOf(query: Omit<AuditQuery, "limit" | "cursor">): Promise<Prisma.AuditLogWhereInput | null> {
   const and: Prisma.AuditLogWhereInput[] = [];

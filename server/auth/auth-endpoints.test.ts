@@ -57,6 +57,28 @@ describe("session cookies follow the scheme the browser uses", () => {
     expect(response.headers.getSetCookie().some((line) => /;\s*secure/i.test(line))).toBe(false);
   });
 
+  it("the sign-in answer sets the session cookie but holds no copy of the token for page scripts", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    const username = uniqueName("notoken").replace(/-/g, "_");
+    await createUser({ username, password: "no-token-password" });
+    const response = await authCall("/sign-in/username", { body: { username, password: "no-token-password" } });
+    expect(response.status).toBe(200);
+    const cookie = response.headers.getSetCookie().find((line) => line.includes("session_token="))!;
+    const token = decodeURIComponent(cookie.split(";")[0].split("=")[1]).split(".")[0];
+    const text = await response.text();
+    expect(token.length).toBeGreaterThan(10);
+    expect(text).not.toContain(token);
+    expect(JSON.parse(text)).not.toHaveProperty("token");
+    expect(JSON.parse(text).user.username).toBe(username);
+  });
+
+  it("a password of control characters alone is refused", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    for (const password of ["\u0000".repeat(12), "\u0007\u001b\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0008", "\u200b".repeat(12)]) {
+      await expect(createUser({ username: uniqueName("nul").replace(/-/g, "_"), password })).rejects.toThrow();
+    }
+  });
+
   it("HTTPS (as the custom server stamps it behind a trusted proxy): Secure and __Secure-, and the session reads back", async () => {
     const { createUser } = await import("@/server/auth/users");
     const username = uniqueName("tls").replace(/-/g, "_");
@@ -93,6 +115,14 @@ describe("only sign-in, sign-out and the session are reachable", () => {
     }
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.at(-1)).toBe(429);
+  });
+
+  it("30 parallel guesses through a trusted proxy are not all evaluated: only the five free attempts are", async () => {
+    const { username, password } = await newMember();
+    // The member's own sign-in cleared the count; 29 wrong guesses and the right one, at once, each from its own address.
+    const guesses = [...Array.from({ length: 29 }, () => "wrong-password"), password];
+    const statuses = await Promise.all(guesses.map((guess) => authCall("/sign-in/username", { body: { username, password: guess } }).then((r) => r.status)));
+    expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(5);
   });
 
   it("a member cannot rename themselves, change their image or impersonate", async () => {

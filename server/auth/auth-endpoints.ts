@@ -1,5 +1,7 @@
 import { CLIENT_PROTO_HEADER, requestOrigin } from "@/server/auth/request-origin";
+import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
+import { OIDC_PROVIDER_ID } from "@/server/sso/oidc";
 
 /**
  * The only better-auth endpoints a browser may reach, by method. gpudesk
@@ -15,6 +17,12 @@ const OPEN_ENDPOINTS: Record<string, string[]> = {
   "/api/auth/get-session": ["GET"],
 };
 
+/** With OIDC configured: starting a sign-in at the provider, and the provider's way back (a form post with response_mode=form_post). */
+const OIDC_ENDPOINTS: Record<string, string[]> = {
+  "/api/auth/sign-in/social": ["POST"],
+  [`/api/auth/callback/${OIDC_PROVIDER_ID}`]: ["GET", "POST"],
+};
+
 /**
  * Checks that a request to /api/auth may go on and rebuilds it with the URL
  * the browser used (scheme and Host), which better-auth takes as its base URL
@@ -22,11 +30,27 @@ const OPEN_ENDPOINTS: Record<string, string[]> = {
  */
 export async function authRequest(request: Request): Promise<{ forwarded: Request; secure: boolean }> {
   const url = new URL(request.url);
-  const methods = OPEN_ENDPOINTS[url.pathname.replace(/\/+$/, "")];
+  const path = url.pathname.replace(/\/+$/, "");
+  const methods = OPEN_ENDPOINTS[path] ?? (env().GPUDESK_OIDC_ISSUER ? OIDC_ENDPOINTS[path] : undefined);
   if (!methods?.includes(request.method.toUpperCase())) throw new AppError("not_found", "No such endpoint");
   const origin = requestOrigin(request.headers);
   if (!origin) throw new AppError("bad_request", "The Host header is missing or malformed");
   const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
   const forwarded = new Request(`${origin}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
   return { forwarded, secure: request.headers.get(CLIENT_PROTO_HEADER) === "https" };
+}
+
+/**
+ * better-auth's sign-in answers `{ redirect, token, user }`: the session
+ * token is in the HttpOnly cookie, and a copy in the JSON would be readable
+ * by any script on the page. The answer keeps everything but that copy.
+ */
+export async function withoutSessionToken(request: Request, response: Response): Promise<Response> {
+  if (!new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/username")) return response;
+  if (!response.headers.get("content-type")?.includes("application/json")) return response;
+  const body = (await response.json()) as Record<string, unknown> | null;
+  if (body && typeof body === "object") delete body.token;
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
 }

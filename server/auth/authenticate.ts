@@ -1,5 +1,5 @@
 import { auth } from "@/server/auth/better-auth";
-import type { Principal } from "@/server/auth/principal";
+import type { Principal, UserPrincipal } from "@/server/auth/principal";
 import { authenticateToken, toRole } from "@/server/auth/tokens";
 import { AppError } from "@/server/errors";
 
@@ -34,26 +34,54 @@ function refererOrigin(referer: string | null): string | null {
   }
 }
 
-/** A signed-in person from the session cookie, or null. */
-export async function sessionPrincipal(headers: Headers): Promise<Principal | null> {
-  // A browser keeps a __Secure- cookie only from an HTTPS page, so its presence tells which
-  // instance set it; both verify with the same secret.
+/**
+ * For a socket handshake with a session cookie (`/live`): a browser sends
+ * Origin with every WebSocket and every cross-origin request, so one that
+ * names another host (a page on another port of the same machine: a
+ * notebook, a dashboard) is refused, with the comparison of
+ * `assertSameOrigin`. Without Origin (nor Referer) it is no cross-site
+ * browser request: a same-origin polling request, or a program.
+ */
+export function handshakeFromSameOrigin(headers: Headers): boolean {
+  const origin = headers.get("origin") ?? refererOrigin(headers.get("referer"));
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === headers.get("host");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The signed-in person and their session from the session cookie, or
+ * null. A browser keeps a __Secure- cookie only from an HTTPS page, so its
+ * presence tells which instance set it; both verify with the same secret.
+ */
+export async function sessionOf(headers: Headers): Promise<{ principal: UserPrincipal; sessionId: string } | null> {
   const secure = /(?:^|;\s*)__Secure-gpudesk\./.test(headers.get("cookie") ?? "");
   const session = await auth(secure).api.getSession({ headers });
   if (!session || session.user.banned) return null;
   const user = session.user as typeof session.user & { unixLogin?: string | null; mustChangePassword?: boolean | null };
   return {
-    kind: "user",
-    via: "session",
-    user: {
-      id: user.id,
-      username: user.username ?? user.name,
-      name: user.name,
-      role: toRole(user.role),
-      unixLogin: user.unixLogin ?? null,
-      ...(user.mustChangePassword ? { mustChangePassword: true } : {}),
+    sessionId: session.session.id,
+    principal: {
+      kind: "user",
+      via: "session",
+      user: {
+        id: user.id,
+        username: user.username ?? user.name,
+        name: user.name,
+        role: toRole(user.role),
+        unixLogin: user.unixLogin ?? null,
+        ...(user.mustChangePassword ? { mustChangePassword: true } : {}),
+      },
     },
   };
+}
+
+/** A signed-in person from the session cookie, or null. */
+export async function sessionPrincipal(headers: Headers): Promise<Principal | null> {
+  return (await sessionOf(headers))?.principal ?? null;
 }
 
 /** Who is asking: a bearer token first (CLI, scripts, displays), then the session cookie. */

@@ -5,12 +5,14 @@ import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { recordAudit } from "@/server/audit/audit-log";
-import { checkLoginAllowed, recordLoginResult } from "@/server/auth/login-throttle";
+import { claimLoginAttempt, recordLoginResult } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 import { log } from "@/server/log";
+import { OIDC_PROVIDER_ID, oidcPlugins } from "@/server/sso/oidc";
+import { passwordSignIn } from "@/server/sso/password-sign-in";
 
 export { CLIENT_IP_HEADER };
 
@@ -46,7 +48,13 @@ function createAuth(secureCookies: boolean) {
     plugins: [
       username({ minUsernameLength: 2, maxUsernameLength: 32 }),
       admin({ defaultRole: "member", adminRoles: ["admin"] }),
+      ...oidcPlugins(config),
     ],
+    // Single sign-on (server/sso/oidc.ts) signs a person into the account it made or found for
+    // them by its email, linking the provider's subject to it on first use.
+    account: { accountLinking: { enabled: true, trustedProviders: [OIDC_PROVIDER_ID], requireLocalEmailVerified: false } },
+    // A refused or failed single sign-on comes back to the sign-in page, which explains ?error=.
+    onAPIError: { errorURL: "/login" },
     rateLimit: {
       enabled: true,
       storage: "database",
@@ -82,15 +90,21 @@ function createAuth(secureCookies: boolean) {
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
+        // Single sign-on goes through the provider's pages only, never with an ID token posted here.
+        if (ctx.path === "/sign-in/social" && ctx.body?.idToken !== undefined) throw new APIError("BAD_REQUEST", { message: "Sign in through the provider" });
         if (ctx.path !== "/sign-in/username") return;
         const name = typeof ctx.body?.username === "string" ? ctx.body.username : "";
-        const wait = await checkLoginAllowed(name);
+        // Counted before the password is checked (atomically), so parallel guesses cannot all be evaluated.
+        const wait = await claimLoginAttempt(name);
         if (wait > 0) {
           await recordSignInAudit("signin.lockout", name, ctx.headers?.get(CLIENT_IP_HEADER) ?? null, { retryInSeconds: Math.ceil(wait / 1000) });
           throw new APIError("TOO_MANY_REQUESTS", {
             message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.`,
           });
         }
+        // LDAP, or local passwords switched off: answered there, or null for the local password check.
+        const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "");
+        if (answer) return answer;
       }),
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-in/username") return;

@@ -8,37 +8,45 @@ beforeAll(async () => {
   throttle = await import("@/server/auth/login-throttle");
 });
 
+/** Attempts that failed: each was counted when it was claimed. */
+async function fail(username: string, times: number, t0: number): Promise<void> {
+  for (let i = 0; i < times; i += 1) expect(await throttle.claimLoginAttempt(username, t0 + i)).toBe(0);
+}
+
 describe("per-user sign-in throttle", () => {
-  it("lets a few failures through, then makes each further attempt wait longer", async () => {
+  it("lets a few attempts through, then makes each further attempt wait longer", async () => {
     const t0 = Date.parse("2026-11-30T12:00:00Z");
-    for (let i = 0; i < 5; i += 1) {
-      expect(await throttle.checkLoginAllowed("Grace", t0 + i)).toBe(0);
-      await throttle.recordLoginResult("grace", false, t0 + i);
-    }
-    const firstWait = await throttle.checkLoginAllowed("grace", t0 + 5);
+    await fail("Grace", 5, t0);
+    const firstWait = await throttle.claimLoginAttempt("grace", t0 + 5);
     expect(firstWait).toBeGreaterThan(0);
-    await throttle.recordLoginResult("grace", false, t0 + 5 + firstWait);
-    const secondWait = await throttle.checkLoginAllowed("grace", t0 + 5 + firstWait);
+    expect(await throttle.claimLoginAttempt("grace", t0 + 5 + firstWait)).toBe(0);
+    const secondWait = await throttle.claimLoginAttempt("grace", t0 + 5 + firstWait);
     expect(secondWait).toBeGreaterThan(firstWait);
   });
 
-  it("forgets failures after a successful sign-in", async () => {
+  it("counts parallel attempts one by one: of 30 at once, only the free ones go ahead", async () => {
     const t0 = Date.parse("2026-11-30T12:00:00Z");
-    for (let i = 0; i < 8; i += 1) await throttle.recordLoginResult("henry", false, t0 + i);
-    expect(await throttle.checkLoginAllowed("henry", t0 + 10)).toBeGreaterThan(0);
-    await throttle.recordLoginResult("henry", true, t0 + 10);
-    expect(await throttle.checkLoginAllowed("henry", t0 + 11)).toBe(0);
+    const waits = await Promise.all(Array.from({ length: 30 }, () => throttle.claimLoginAttempt("parallel", t0)));
+    expect(waits.filter((wait) => wait === 0)).toHaveLength(5);
+  });
+
+  it("forgets attempts after a successful sign-in", async () => {
+    const t0 = Date.parse("2026-11-30T12:00:00Z");
+    await fail("henry", 5, t0);
+    expect(await throttle.claimLoginAttempt("henry", t0 + 10)).toBeGreaterThan(0);
+    await throttle.recordLoginResult("henry", true);
+    expect(await throttle.claimLoginAttempt("henry", t0 + 11)).toBe(0);
   });
 
   it("treats unknown usernames exactly like known ones", async () => {
     const t0 = Date.parse("2026-11-30T12:00:00Z");
-    for (let i = 0; i < 6; i += 1) await throttle.recordLoginResult("no-such-person", false, t0 + i);
-    expect(await throttle.checkLoginAllowed("no-such-person", t0 + 7)).toBeGreaterThan(0);
+    await fail("no-such-person", 5, t0);
+    expect(await throttle.claimLoginAttempt("no-such-person", t0 + 7)).toBeGreaterThan(0);
   });
 
-  it("forgets old failures after an hour", async () => {
+  it("forgets old attempts after an hour", async () => {
     const t0 = Date.parse("2026-11-30T12:00:00Z");
-    for (let i = 0; i < 9; i += 1) await throttle.recordLoginResult("ivy", false, t0 + i);
-    expect(await throttle.checkLoginAllowed("ivy", t0 + 61 * 60_000)).toBe(0);
+    await fail("ivy", 5, t0);
+    expect(await throttle.claimLoginAttempt("ivy", t0 + 61 * 60_000)).toBe(0);
   });
 });

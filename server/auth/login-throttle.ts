@@ -1,44 +1,68 @@
+import { Prisma } from "@prisma/client";
 import { db } from "@/server/db";
 
-/** Failed sign-ins allowed per username before each further attempt waits. */
-const FREE_FAILURES = 5;
+/** Sign-in attempts allowed per username before each further attempt waits. */
+const FREE_ATTEMPTS = 5;
 const BASE_DELAY_MS = 2_000;
 const MAX_DELAY_MS = 15 * 60_000;
-/** Failures older than this no longer count. */
+/** Attempts older than this no longer count. */
 const FORGET_AFTER_MS = 60 * 60_000;
+/** Claims lost to a parallel attempt before this one gives up (and is refused, as a throttled one is). */
+const MAX_CLAIM_ROUNDS = 64;
 
 function keyFor(username: string): string {
   return `login-user:${username.trim().toLowerCase().slice(0, 64)}`;
 }
 
-/**
- * Slows down guessing one person's password from many addresses: after a
- * few failures, each further attempt for that username must wait, doubling
- * up to 15 minutes. Kept in the database, so a restart does not reset it.
- * Answers how long to wait (0: go ahead). Works the same for unknown
- * usernames, so the answer tells nothing about who exists.
- */
-export async function checkLoginAllowed(username: string, now = Date.now()): Promise<number> {
-  const row = await db().rateLimit.findUnique({ where: { key: keyFor(username) } });
-  if (!row) return 0;
-  const last = Number(row.lastRequest);
-  if (now - last > FORGET_AFTER_MS) return 0;
-  if (row.count < FREE_FAILURES) return 0;
-  const delay = Math.min(BASE_DELAY_MS * 2 ** (row.count - FREE_FAILURES), MAX_DELAY_MS);
+/** How long an attempt must still wait after `count` counted attempts, the last at `last` (0: go ahead). */
+function waitAfter(count: number, last: number, now: number): number {
+  if (now - last > FORGET_AFTER_MS || count < FREE_ATTEMPTS) return 0;
+  const delay = Math.min(BASE_DELAY_MS * 2 ** (count - FREE_ATTEMPTS), MAX_DELAY_MS);
   return Math.max(0, last + delay - now);
 }
 
-export async function recordLoginResult(username: string, succeeded: boolean, now = Date.now()): Promise<void> {
+/**
+ * Slows down guessing one person's password from many addresses: after a
+ * few attempts, each further attempt for that username must wait, doubling
+ * up to 15 minutes. The attempt is counted before the password is checked,
+ * by a compare-and-set on the counter's row: of many parallel guesses, each
+ * claims one count, so no more than the allowed number are ever evaluated
+ * (reading the count and writing it after the check let 30 parallel
+ * guesses through at once). A refused attempt is not counted (it would lock
+ * the person out for longer with each of the attacker's tries); a
+ * successful sign-in clears the count (`recordLoginResult`). Kept in the
+ * database, so a restart does not reset it. Answers how long to wait (0:
+ * this attempt is counted and may go ahead). The same for unknown usernames,
+ * so the answer tells nothing about who exists.
+ */
+export async function claimLoginAttempt(username: string, now = Date.now()): Promise<number> {
   const key = keyFor(username);
-  if (succeeded) {
-    await db().rateLimit.deleteMany({ where: { key } });
-    return;
+  for (let round = 0; round < MAX_CLAIM_ROUNDS; round += 1) {
+    const row = await db().rateLimit.findUnique({ where: { key }, select: { count: true, lastRequest: true } });
+    if (!row) {
+      try {
+        await db().rateLimit.create({ data: { id: key, key, count: 1, lastRequest: BigInt(now) } });
+        return 0;
+      } catch (error) {
+        // A parallel attempt created it first: count against its row.
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") continue;
+        throw error;
+      }
+    }
+    const last = Number(row.lastRequest);
+    const wait = waitAfter(row.count, last, now);
+    if (wait > 0) return wait;
+    const stale = now - last > FORGET_AFTER_MS;
+    const claimed = await db().rateLimit.updateMany({
+      where: { key, count: row.count, lastRequest: row.lastRequest },
+      data: { count: stale ? 1 : row.count + 1, lastRequest: BigInt(now) },
+    });
+    if (claimed.count === 1) return 0;
   }
-  const row = await db().rateLimit.findUnique({ where: { key } });
-  const stale = row && now - Number(row.lastRequest) > FORGET_AFTER_MS;
-  await db().rateLimit.upsert({
-    where: { key },
-    create: { id: key, key, count: 1, lastRequest: BigInt(now) },
-    update: { count: stale ? 1 : { increment: 1 }, lastRequest: BigInt(now) },
-  });
+  return BASE_DELAY_MS;
+}
+
+/** After the password was checked: a successful sign-in clears the count; a failure was already counted. */
+export async function recordLoginResult(username: string, succeeded: boolean): Promise<void> {
+  if (succeeded) await db().rateLimit.deleteMany({ where: { key: keyFor(username) } });
 }

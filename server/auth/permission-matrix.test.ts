@@ -54,10 +54,16 @@ function routeMethods(): string[] {
   return found.sort();
 }
 
+/** What a wall screen must never learn, whichever route it asks (issue 22, item 3): the matrix's fleet holds each of them. */
+const MEMBER_ONLY = ["matrix-secret-purpose", "secret-train.py", "mia-unix"];
+
+let fleet: FleetState;
+
 beforeAll(async () => {
   await useTestDatabase();
   const { setRuntime } = await import("@/server/runtime");
-  setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
+  fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
+  setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   const { createUser, updateUser } = await import("@/server/auth/users");
   const { createPersonalToken, createDisplay, revokePersonalToken } = await import("@/server/auth/tokens");
   const { createHost } = await import("@/server/hosts/host-registry");
@@ -89,6 +95,13 @@ beforeAll(async () => {
     disabled: bearer(disabled.token),
   };
   const actor = (user: typeof member) => ({ id: user.id, username: user.username, name: user.name, role: user.role, unixLogin: user.unixLogin });
+  // The fleet the routes read: a GPU of the bookable host, booked by Mia now and running her job.
+  const { createReservation } = await import("@/server/reservations/create-reservation");
+  const booked = await createReservation(actor(member), { host: bookable.name, gpus: [0], durationMinutes: 60, purpose: "matrix-secret-purpose" });
+  MEMBER_ONLY.push(booked.id);
+  fleet.connectHost(bookable.id, bookable.name, false);
+  const process = { gpuUuid: bookable.gpus[0].uuid, pid: 4242, name: "python", usedMemoryMiB: 1024, user: "mia-unix", command: "python secret-train.py", startedAt: new Date().toISOString(), container: null, slurmJobId: null, reservationId: null };
+  fleet.ingest(bookable.id, { host: { name: bookable.name, driverVersion: "580.159.04", cudaVersion: "13.0" }, gpus: bookable.gpus, processes: [process], sampledAt: new Date().toISOString() });
   world = {
     member: actor(member),
     otherMember: actor(other),
@@ -139,6 +152,8 @@ describe("permission matrix", () => {
         if (expected === "ok") {
           expect(response.status, answer).toBeGreaterThanOrEqual(200);
           expect(response.status, answer).toBeLessThan(300);
+          // A display token gets the display scope or nothing: no purpose, process, login or booking id, anywhere.
+          if (who === "display") for (const secret of MEMBER_ONLY) expect(answer, `${secret} in ${name}`).not.toContain(secret);
         } else {
           expect(response.status, answer).toBe(expected);
           const payload = (await response.json()) as { error: { code: string; message: string } };
@@ -147,6 +162,16 @@ describe("permission matrix", () => {
       });
     }
   }
+
+  it("the fleet's member answer holds what the display scope leaves out (so the display check above can fail)", async () => {
+    const { GET } = await import("@/app/api/v1/fleet/route");
+    const member = await GET(new Request(`${ORIGIN}/api`, { headers: { ...credentials.member, host: "gpudesk.test" } }), { params: Promise.resolve({}) });
+    const text = await member.text();
+    for (const secret of MEMBER_ONLY) expect(text).toContain(secret);
+    const display = await GET(new Request(`${ORIGIN}/api`, { headers: { ...credentials.display, host: "gpudesk.test" } }), { params: Promise.resolve({}) });
+    const scoped = (await display.json()) as { gpus: { uuid: string; state: string; holderName: string | null }[] };
+    expect(scoped.gpus.find((gpu) => gpu.uuid === world.gpuUuid)).toMatchObject({ uuid: world.gpuUuid, state: expect.any(String), holderName: expect.any(String) });
+  });
 
   it("a cookie-authenticated change from another origin is refused; the same with a bearer token is not", async () => {
     const { POST } = await import("@/app/api/v1/tokens/route");

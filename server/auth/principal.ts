@@ -4,6 +4,8 @@ export type Role = "member" | "admin";
 export interface UserPrincipal {
   kind: "user";
   via: "session" | "token";
+  /** The personal token's id when `via` is "token" (revoking it closes what it opened). */
+  tokenId?: string;
   user: {
     id: string;
     username: string;

@@ -69,18 +69,21 @@ export async function revokePersonalToken(tokenId: string, actor: UserPrincipal)
   if (!row || (row.userId !== actor.user.id && actor.user.role !== "admin")) {
     throw new AppError("not_found", "No such token");
   }
-  if (row.revokedAt) return;
-  await db().$transaction(async (tx) => {
-    const revoked = await tx.apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() }, select: { label: true, tokenPrefix: true } });
-    await writeAudit(tx, {
-      actorId: actor.user.id,
-      action: "token.revoke",
-      entityType: "token",
-      entityId: tokenId,
-      before: { owner: row.userId, label: revoked.label, prefix: revoked.tokenPrefix, revoked: false },
-      after: { revoked: true },
+  if (!row.revokedAt) {
+    await db().$transaction(async (tx) => {
+      const revoked = await tx.apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() }, select: { label: true, tokenPrefix: true } });
+      await writeAudit(tx, {
+        actorId: actor.user.id,
+        action: "token.revoke",
+        entityType: "token",
+        entityId: tokenId,
+        before: { owner: row.userId, label: revoked.label, prefix: revoked.tokenPrefix, revoked: false },
+        after: { revoked: true },
+      });
     });
-  });
+  }
+  // Its open /live sockets too, on every instance: the feed ends with the token.
+  disconnectLivePrincipal({ kind: "token", id: tokenId });
 }
 
 export interface DisplaySummary {
@@ -153,6 +156,7 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
     return {
       kind: "user",
       via: "token",
+      tokenId: row.id,
       user: { id: user.id, username: user.username ?? user.name, name: user.name, role: toRole(user.role), unixLogin: user.unixLogin },
     };
   }

@@ -141,7 +141,7 @@ async function confirmDemoTakeOver(taken: { username?: string; unixLogin?: strin
  * login, so the person's processes on real hosts are theirs from then on.
  * Accounts of real people are never touched.
  */
-async function releaseFromDemoAccounts(taken: { username?: string; unixLogin?: string }): Promise<void> {
+export async function releaseFromDemoAccounts(taken: { username?: string; unixLogin?: string }): Promise<void> {
   if (taken.unixLogin) {
     await db().user.updateMany({ where: { unixLogin: taken.unixLogin, simulated: true }, data: { unixLogin: null } });
   }

@@ -4,7 +4,8 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/server/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
 import { UsageError } from "@/server/cli-client/cli-errors";
-import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatWhois } from "@/server/cli-client/format-output";
+import { exportLines, type FleetView, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatWhois } from "@/server/cli-client/format-output";
+import type { TeamUsageReport } from "@/lib/team-usage";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB } from "@/server/cli-client/parse-args";
@@ -26,6 +27,7 @@ interface BookingOptions {
   until?: string;
   purpose?: string;
   allowBusy?: boolean;
+  team?: string;
 }
 
 const PURPOSE_MAX = 200;
@@ -42,11 +44,12 @@ function write(text: string): void {
 export function bookingRequest(options: BookingOptions, defaultPurpose: string, now: Date): Record<string, unknown> {
   const purpose = (options.purpose ?? defaultPurpose).slice(0, PURPOSE_MAX);
   const ends = endFields(options, now);
+  const team = options.team !== undefined ? { team: options.team } : {};
   if (options.gpus !== undefined) {
     if (!options.host) throw new UsageError("--gpus needs --host: the GPUs of which host?");
     if (options.count !== undefined) throw new UsageError("Give -n or --gpus, not both");
     if (options.minFreeMem !== undefined) throw new UsageError("--min-free-mem applies to -n, not to --gpus");
-    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose, ...(options.allowBusy ? { allowBusy: true } : {}) };
+    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose, ...team, ...(options.allowBusy ? { allowBusy: true } : {}) };
   }
   if (options.allowBusy) throw new UsageError("--allow-busy applies to --gpus: -n always picks free, idle GPUs");
   return {
@@ -55,6 +58,7 @@ export function bookingRequest(options: BookingOptions, defaultPurpose: string, 
     ...(options.minFreeMem !== undefined ? { minFreeMemoryMiB: parseMemoryMiB(options.minFreeMem) } : {}),
     ...ends,
     purpose,
+    ...team,
   };
 }
 
@@ -67,6 +71,7 @@ function bookingOptions(command: Command): Command {
     .option("--for <duration>", "how long, e.g. 90m, 4h, 2d")
     .option("--until <time>", "until this time: 18:00 (local) or 2026-11-30T18:00:00Z")
     .option("--purpose <text>", "what the GPUs are for, shown to the team")
+    .option("--team <team>", "the team the booking is for (default: your accounting team); its limits apply")
     .option("--allow-busy", "with --gpus: book even though someone else's processes run there now (after agreeing with them)")
     .option("--wait", "when the GPUs are taken, wait in the queue until they are granted");
 }
@@ -214,6 +219,18 @@ export function registerClientCommands(program: Command): void {
     }
     process.exit(code);
   });
+
+  program
+    .command("usage")
+    .description("GPU-hours per team and person: booked (what the quotas count) and used without a booking (admins; a team lead for their team)")
+    .option("--team <team>", "only this team")
+    .option("--since <span>", "how far back, e.g. 24h, 7d, 30d", "7d")
+    .option("--json", "print the report as JSON")
+    .action(async (options: { team?: string; since: string; json?: boolean }) => {
+      const query = new URLSearchParams({ since: options.since, ...(options.team ? { team: options.team } : {}) });
+      const report = await callApi<TeamUsageReport>(await client(), "GET", `/api/v1/usage/teams?${query}`);
+      write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatTeamUsage(report));
+    });
 
   program
     .command("list")

@@ -1,3 +1,4 @@
+import type { TeamUsageReport } from "@/lib/team-usage";
 import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
 import { countAvailability, deriveGpuState, describeAvailability, unseenUsePhrase } from "@/lib/gpu-availability";
@@ -177,4 +178,19 @@ export function formatReservationList(reservations: ReservationView[]): string {
     reservation.purpose,
   ]);
   return formatTable(["ID", "STATE", "HOST", "GPUS", "FROM", "UNTIL", "PURPOSE"], rows);
+}
+
+const hoursText = (hours: number) => hours.toFixed(hours >= 100 ? 0 : 1);
+
+/** `gpudesk usage`: per team, its total then each member; then everyone's use without a booking. */
+export function formatTeamUsage(report: TeamUsageReport): string {
+  const rows: string[][] = [];
+  for (const team of report.teams) {
+    rows.push([team.name, "(team)", hoursText(team.bookedGpuHours), hoursText(team.usedWithoutBookingGpuHours)]);
+    for (const member of team.members) rows.push([team.name, member.username ?? member.name, hoursText(member.bookedGpuHours), hoursText(member.usedWithoutBookingGpuHours)]);
+  }
+  const since = `${formatTime(new Date(report.fromMs).toISOString())} to ${formatTime(new Date(report.toMs).toISOString())}`;
+  const teams = rows.length > 0 ? formatTable(["TEAM", "PERSON", "BOOKED GPU-H", "UNBOOKED GPU-H"], rows) : "No teams.\n";
+  const unbooked = report.unbooked.map((row) => [row.label, hoursText(row.usedWithoutBookingGpuHours)]);
+  return `${since}\n${teams}${unbooked.length > 0 ? `\nUse without a booking, by who ran it:\n${formatTable(["PERSON", "GPU-H"], unbooked)}` : ""}`;
 }

@@ -19,6 +19,7 @@ export function waitRequest(body: Record<string, unknown>, nowMs: number): Recor
     ...(body.minFreeMemoryMiB !== undefined ? { minFreeMemoryMiB: body.minFreeMemoryMiB } : {}),
     durationMinutes,
     purpose: body.purpose,
+    ...(body.team !== undefined ? { team: body.team } : {}),
   };
 }
 

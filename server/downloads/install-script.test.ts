@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -17,6 +17,8 @@ import { repoRoot } from "@/server/paths";
  */
 
 const TOKEN = "gpd_host_Abc-123_xyz";
+/** dash by its path: one test runs the installer with a PATH of its own. */
+const DASH = spawnSync("sh", ["-c", "command -v dash"], { encoding: "utf8" }).stdout.trim() || "dash";
 let work: string;
 let downloads: HostDownloads;
 let served: Buffer;
@@ -53,10 +55,16 @@ function fakeRoot(): string {
   return mkdtempSync(path.join(work, "root-"));
 }
 
-/** Runs the installer with dash; async so that the bundle's HTTP server in this process can answer. */
-function install(root: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs the installer with dash; async so that the bundle's HTTP server in this process can answer.
+ * In a session of its own: no terminal to ask for a token on (as under CI).
+ */
+function install(root: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("dash", [path.join(work, "install.sh"), "--prefix", root, ...args]);
+    const child = spawn(DASH, [path.join(work, "install.sh"), "--prefix", root, ...args], { detached: true, env: { ...process.env, ...options.env } });
+    // The installer reads standard input only for --token-file -.
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.stdin ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -76,7 +84,9 @@ describe("install.sh", () => {
 
   it("installs the bundle, the command, a root-only token file and a hardened unit, and says so", async () => {
     const root = fakeRoot();
-    const result = await install(root, ["--token", TOKEN]);
+    const tokenFile = path.join(work, "token");
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    const result = await install(root, ["--token-file", tokenFile]);
     expect(result.status, result.stderr).toBe(0);
 
     const bundle = path.join(root, "usr/local/lib/gpudesk/gpudesk.mjs");
@@ -103,6 +113,11 @@ describe("install.sh", () => {
     expect(unit).not.toMatch(/PrivateDevices=|DeviceAllow=|DevicePolicy=|ProtectClock=/);
     expect(unit).not.toContain(TOKEN);
 
+    // Without --allow-enforcement the agent cannot signal anyone's process.
+    expect(unit).toContain("CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE\n");
+    expect(unit).not.toContain("CAP_KILL");
+    expect(result.stdout).toContain(`checked the bundle's SHA-256 checksum: ${downloads.bundleSha256}`);
+    expect(result.stdout).not.toContain("warning");
     expect(result.stdout).toContain(`installed gpudesk ${GPUDESK_VERSION}`);
     expect(result.stdout).toContain("wrote the host token");
     expect(result.stdout).toContain("did not start the service");
@@ -141,6 +156,57 @@ describe("install.sh", () => {
       expect(existsSync(path.join(root, "usr"))).toBe(false);
       expect(existsSync(path.join(root, "etc"))).toBe(false);
     }
+  });
+
+  it("takes the token from standard input, and warns when it came on the command line", async () => {
+    const fromStdin = fakeRoot();
+    const piped = await install(fromStdin, ["--token-file", "-"], { stdin: `${TOKEN}\n` });
+    expect(piped.status, piped.stderr).toBe(0);
+    expect(readFileSync(path.join(fromStdin, "etc/gpudesk/agent.env"), "utf8")).toContain(`GPUDESK_AGENT_TOKEN=${TOKEN}\n`);
+    const onCommandLine = await install(fakeRoot(), ["--token", TOKEN]);
+    expect(onCommandLine.status).toBe(0);
+    expect(onCommandLine.stdout).toContain("warning: --token puts the token in ps");
+  });
+
+  it("grants the agent CAP_KILL only with --allow-enforcement", async () => {
+    const root = fakeRoot();
+    expect((await install(root, ["--token-file", "-", "--allow-enforcement"], { stdin: TOKEN })).status).toBe(0);
+    const unit = readFileSync(path.join(root, "etc/systemd/system/gpudesk-agent.service"), "utf8");
+    expect(unit).toContain("CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE CAP_KILL\n");
+    expect(unit).toContain("agent --server");
+    expect(unit).toContain(" --allow-enforcement\n");
+  });
+
+  it("checks the checksum with Node.js where no sha256sum, shasum or openssl is installed, rather than skip it", async () => {
+    // A PATH with the tools the installer uses, but no checksum program.
+    const bin = mkdtempSync(path.join(work, "bin-"));
+    for (const tool of ["cat", "cut", "mkdir", "chmod", "mv", "rm", "rmdir", "dirname", "basename", "id", "curl", "sed", "stty", "cp"]) {
+      const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
+      if (found) symlinkSync(found, path.join(bin, tool));
+    }
+    const env = { PATH: bin };
+    const node = ["--node", process.execPath];
+    const good = await install(fakeRoot(), ["--token-file", "-", ...node], { stdin: TOKEN, env });
+    expect(good.status, good.stderr).toBe(0);
+    expect(good.stdout).toContain(`checked the bundle's SHA-256 checksum: ${downloads.bundleSha256}`);
+    served = Buffer.concat([downloads.bundle, Buffer.from("\n// altered\n")]);
+    try {
+      const root = fakeRoot();
+      const altered = await install(root, ["--token-file", "-", ...node], { stdin: TOKEN, env });
+      expect(altered.status).not.toBe(0);
+      expect(altered.stderr).toContain("checksum");
+      expect(existsSync(path.join(root, "usr/local/lib/gpudesk/gpudesk.mjs"))).toBe(false);
+    } finally {
+      served = downloads.bundle;
+    }
+  });
+
+  it("the server's own unit cannot rewrite dist/ (the host bundle that GPU hosts run as root)", () => {
+    const unit = readFileSync(path.join(repoRoot, "deploy/gpudesk.service"), "utf8");
+    expect(unit).toContain("ProtectSystem=strict\n");
+    const writable = unit.split("\n").filter((line) => line.startsWith("ReadWritePaths=")).flatMap((line) => line.slice("ReadWritePaths=".length).split(/\s+/));
+    expect(writable.filter((dir) => dir.includes("dist"))).toEqual([]);
+    expect(writable).toContain("/var/lib/gpudesk");
   });
 
   it("refuses a Node older than 18", async () => {

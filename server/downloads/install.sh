@@ -2,8 +2,11 @@
 # gpudesk host installer, served by a gpudesk server at /install.sh with its
 # address and its bundle's checksum filled in:
 #
-#   curl -fsSL http://gpudesk.lab:3000/install.sh | sudo sh -s -- --token gpd_host_...
+#   curl -fsSL http://gpudesk.lab:3000/install.sh -o gpudesk-install.sh
+#   sudo sh gpudesk-install.sh --token-file /path/to/token   (or with no token option: it asks)
 #
+# The token never goes on a command line (ps, shell history): it is read from a
+# file, from standard input (--token-file -), or typed at the prompt.
 # Installs the one-file agent and member CLI (gpudesk.mjs, plain Node >= 18)
 # at /usr/local/lib/gpudesk, a `gpudesk` command in /usr/local/bin, the host
 # token in /etc/gpudesk/agent.env (root only) and the systemd unit
@@ -21,17 +24,22 @@ usage() {
   cat <<EOF
 gpudesk $VERSION host installer (server $SERVER_URL)
 
-  sh install.sh --token gpd_host_...   install or upgrade the agent and the gpudesk command
-  sh install.sh                        upgrade an installed host (keeps its token)
+  sh install.sh                        install: asks for the host token (not echoed)
+  sh install.sh --token-file FILE      install or upgrade with the token read from FILE (- for stdin)
+  sh install.sh --upgrade              upgrade an installed host (keeps its token)
   sh install.sh --cli-only             only the gpudesk command, for members (no agent)
   sh install.sh --uninstall            remove the agent, its token and the command
 
 Options:
-  --token TOKEN          the host's agent token (Admin > Hosts, or \`gpudesk host add NAME\`)
+  --token-file FILE      read the host's agent token from FILE (- : standard input); from Admin > Hosts
+                         or \`gpudesk host add NAME\`
+  --token TOKEN          the same on the command line: visible in ps and shell history, avoid it
+  --upgrade              keep the installed token (never asks)
   --server URL           the gpudesk server (default: $SERVER_URL)
   --node PATH            the node executable to use (default: node on PATH)
   --bundle FILE          install this gpudesk.mjs instead of downloading it
   --allow-enforcement    let the server have the agent stop processes that conflict with a booking
+                         (the only way the agent's unit gets CAP_KILL)
   --no-start             write the files but do not enable or start the service
   --prefix DIR           install under DIR instead of / (tests, images); implies --no-start
   --systemd-dir DIR      where to write the unit (default: PREFIX/etc/systemd/system)
@@ -42,6 +50,8 @@ say() { printf '%s\n' "gpudesk: $*"; }
 die() { printf '%s\n' "gpudesk install: $*" >&2; exit 1; }
 
 TOKEN=''
+TOKEN_FILE=''
+UPGRADE=0
 CLI_ONLY=0
 UNINSTALL=0
 PREFIX=''
@@ -50,12 +60,16 @@ NO_START=0
 NODE_BIN=''
 BUNDLE_FILE=''
 ENFORCE=''
+TOKEN_ON_COMMAND_LINE=0
 
 need_value() { [ "$2" -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
   case $1 in
-    --token) need_value "$1" $#; TOKEN=$2; shift 2 ;;
-    --token=*) TOKEN=${1#*=}; shift ;;
+    --token) need_value "$1" $#; TOKEN=$2; TOKEN_ON_COMMAND_LINE=1; shift 2 ;;
+    --token=*) TOKEN=${1#*=}; TOKEN_ON_COMMAND_LINE=1; shift ;;
+    --token-file) need_value "$1" $#; TOKEN_FILE=$2; shift 2 ;;
+    --token-file=*) TOKEN_FILE=${1#*=}; shift ;;
+    --upgrade) UPGRADE=1; shift ;;
     --server) need_value "$1" $#; SERVER_URL=$2; shift 2 ;;
     --server=*) SERVER_URL=${1#*=}; shift ;;
     --node) need_value "$1" $#; NODE_BIN=$2; shift 2 ;;
@@ -86,7 +100,7 @@ SYSTEMD_DIR=${SYSTEMD_DIR:-$PREFIX/etc/systemd/system}
 UNIT_FILE=$SYSTEMD_DIR/$UNIT_NAME
 
 if [ -z "$PREFIX" ] && [ "$(id -u)" -ne 0 ]; then
-  die "run it as root: curl -fsSL $SERVER_URL/install.sh | sudo sh -s -- --token ..."
+  die "run it as root: curl -fsSL $SERVER_URL/install.sh | sudo sh"
 fi
 
 # systemctl only on a machine that runs systemd, and never for a fake root.
@@ -112,6 +126,25 @@ case $SERVER_URL in
 esac
 SERVER_URL=${SERVER_URL%/}
 
+if [ -n "$TOKEN_FILE" ]; then
+  if [ "$TOKEN_FILE" = - ]; then
+    IFS= read -r TOKEN || [ -n "$TOKEN" ] || die "no token on standard input"
+  else
+    [ -r "$TOKEN_FILE" ] || die "cannot read the token file $TOKEN_FILE"
+    TOKEN=$(sed -n '/^[[:space:]]*$/d;s/^[[:space:]]*//;s/[[:space:]]*$//;p;q' "$TOKEN_FILE")
+  fi
+elif [ -z "$TOKEN" ] && [ "$CLI_ONLY" -eq 0 ] && [ "$UPGRADE" -eq 0 ] && [ ! -f "$PREFIX$ENV_FILE" ] && (: </dev/tty >/dev/tty) 2>/dev/null; then
+  # Asked on the terminal, not echoed: it never appears in ps or in the shell's history.
+  printf 'gpudesk: host token (gpd_host_..., from Admin > Hosts): ' >/dev/tty
+  stty -echo </dev/tty 2>/dev/null || true
+  IFS= read -r TOKEN </dev/tty || true
+  stty echo </dev/tty 2>/dev/null || true
+  printf '\n' >/dev/tty
+fi
+if [ "$TOKEN_ON_COMMAND_LINE" -eq 1 ]; then
+  say "warning: --token puts the token in ps and in your shell's history; use --token-file FILE (or - for stdin) next time, and consider rotating it in Admin > Hosts"
+fi
+
 if [ -n "$TOKEN" ]; then
   case $TOKEN in
     gpd_host_*) ;;
@@ -121,7 +154,7 @@ if [ -n "$TOKEN" ]; then
     *[!A-Za-z0-9_-]*) die "--token has characters a host token never has: copy it again" ;;
   esac
 elif [ "$CLI_ONLY" -eq 0 ] && [ ! -f "$PREFIX$ENV_FILE" ]; then
-  die "--token is needed for the first install (Admin > Hosts, or \`gpudesk host add NAME\`); use --cli-only for the command alone"
+  die "a host token is needed for the first install: --token-file FILE (Admin > Hosts, or \`gpudesk host add NAME\`); use --cli-only for the command alone"
 fi
 
 # Node >= 18: the bundle needs nothing else.
@@ -157,9 +190,22 @@ elif command -v wget >/dev/null 2>&1; then
 else
   die "neither curl nor wget is installed"
 fi
-if [ -z "$BUNDLE_FILE" ] && command -v sha256sum >/dev/null 2>&1; then
-  GOT=$(sha256sum "$STAGED" | cut -d ' ' -f 1)
+# The checksum is always checked: with sha256sum, shasum or openssl where there is one, else
+# with the Node.js that will run the bundle. Never skipped for a download.
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d ' ' -f 1
+  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d ' ' -f 1
+  elif command -v openssl >/dev/null 2>&1; then openssl dgst -sha256 -r "$1" | cut -d ' ' -f 1
+  else "$NODE_BIN" -e 'process.stdout.write(require("crypto").createHash("sha256").update(require("fs").readFileSync(process.argv[1])).digest("hex"))' "$1"
+  fi
+}
+GOT=$(sha256_of "$STAGED")
+if [ -n "$BUNDLE_FILE" ]; then
+  say "--bundle: installing $BUNDLE_FILE as given (sha256 $GOT; the server's bundle is $BUNDLE_SHA256)"
+else
+  [ -n "$GOT" ] || die "could not compute the download's SHA-256 checksum"
   [ "$GOT" = "$BUNDLE_SHA256" ] || die "the download's checksum is $GOT, expected $BUNDLE_SHA256: the server was upgraded meanwhile (run this again) or something altered it"
+  say "checked the bundle's SHA-256 checksum: $GOT"
 fi
 GOT_VERSION=$("$NODE_BIN" "$STAGED" --version 2>/dev/null) || die "the downloaded gpudesk.mjs does not run with $NODE_BIN"
 chmod 0755 "$STAGED"
@@ -198,11 +244,13 @@ else
 fi
 
 # The service. Root, because reading who runs what needs /proc/PID/environ of
-# every user's processes; the capabilities are cut to what that (and, with
-# --allow-enforcement, stopping a process) needs, and the file system is read
-# only. /proc stays whole: ProtectProc= and ProcSubset= are left at their defaults.
+# every user's processes; the capabilities are cut to what that needs, plus
+# CAP_KILL only with --allow-enforcement (stopping another user's process), and
+# the file system is read only. /proc stays whole: ProtectProc= and ProcSubset= are left at their defaults.
 # /dev too: nvidia-smi opens /dev/nvidia*, so nothing that closes the device policy
 # (PrivateDevices=, DeviceAllow=, or ProtectClock=, which adds a DeviceAllow= rule).
+CAPABILITIES='CAP_DAC_READ_SEARCH CAP_SYS_PTRACE'
+if [ -n "$ENFORCE" ]; then CAPABILITIES="$CAPABILITIES CAP_KILL"; fi
 mkdir -p "$SYSTEMD_DIR"
 cat >"$UNIT_FILE.new" <<EOF
 # gpudesk agent $GOT_VERSION, written by $SERVER_URL/install.sh (run it again to upgrade).
@@ -218,7 +266,7 @@ EnvironmentFile=$ENV_FILE
 ExecStart=$NODE_BIN $BUNDLE agent --server $SERVER_URL$ENFORCE
 Restart=always
 RestartSec=5
-CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE CAP_KILL
+CapabilityBoundingSet=$CAPABILITIES
 NoNewPrivileges=yes
 ProtectSystem=strict
 ProtectHome=read-only

@@ -10,6 +10,15 @@ function downloads(): HostDownloads {
   return loaded;
 }
 
+/** The SHA-256 of the host bundle this server serves (Admin > Hosts shows it); null where none is loaded. */
+export function hostBundleChecksum(): string | null {
+  try {
+    return runtime().downloads?.bundleSha256 ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * GET /downloads/gpudesk.mjs: the host bundle of this server's version. No
  * sign-in: it holds no secret, and GPU hosts fetch it with curl.

@@ -4,6 +4,8 @@ import { recordAudit } from "@/server/audit/audit-log";
 export type EnforcementAuditAction =
   | "host_setting.update"
   | "enforcement.requested"
+  /** Not requested: the process ran before its GPU was booked (server/enforcement/enforcement-plan.ts). */
+  | "enforcement.spared"
   | "enforcement.sigterm"
   | "enforcement.sigkill"
   | "enforcement.exited"

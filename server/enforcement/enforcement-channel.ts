@@ -1,6 +1,7 @@
 import type { Namespace, Socket } from "socket.io";
 import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
 import { enforcementReportSchema, type EnforcementReport, type TerminateCommand } from "@/lib/enforcement-protocol";
+import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
 
@@ -64,7 +65,10 @@ export function attachEnforcementChannel(
       onReport(host, parsed.data)
         .then(() => (typeof reply === "function" ? reply({ ok: true }) : undefined))
         .catch((error: unknown) => {
-          log.error(`could not record an enforcement report from ${host.name}: ${error instanceof Error ? error.message : String(error)}`);
+          // A report that answers no request was refused (and logged) on purpose.
+          if (!(error instanceof UnrequestedReportError)) {
+            log.error(`could not record an enforcement report from ${host.name}: ${error instanceof Error ? error.message : String(error)}`);
+          }
           if (typeof reply === "function") reply({ ok: false });
         });
     });

@@ -78,3 +78,17 @@ export function planTerminations(input: PlanInput): PlannedTermination[] {
   }
   return plan;
 }
+
+/**
+ * Work that was already running when its GPU was booked (a booking made
+ * over busy GPUs, `allowBusy`) is never a target because of that booking:
+ * the booker chose to share, and the other person was never asked. So a
+ * process that started before the booking was made is spared; only what
+ * starts on the GPU after it was booked can be terminated. An unknown start
+ * time spares nothing here (the agent refuses such a request anyway).
+ */
+export function startedBeforeBooking(startedAt: string | null, bookedAt: Date | null): boolean {
+  if (!startedAt || !bookedAt) return false;
+  const started = Date.parse(startedAt);
+  return Number.isFinite(started) && started < bookedAt.getTime();
+}

@@ -28,7 +28,7 @@ type Modules = {
   db: typeof import("@/server/db");
   fixtures: typeof import("@/server/testing/booking-fixtures");
   hosts: typeof import("@/server/hosts/host-registry");
-  startAlerts: typeof import("@/server/alerts/start-alerts");
+  startTick: typeof import("@/server/tick/start-tick");
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
@@ -38,9 +38,17 @@ let m: Modules;
 let http: HttpServer;
 let url: string;
 let stop: () => Promise<void>;
-/** The person whose Unix login is this test's: the processes without GPUDESK_RESERVATION are theirs. */
+/** The person whose Unix login runs this test's processes: those without GPUDESK_RESERVATION are theirs. */
 let intruderPerson: { id: string };
-const login = os.userInfo().username;
+/**
+ * The agent never signals root or system users: run as root, the test's
+ * processes run as nobody; otherwise as the runner, with the agent's
+ * system-user floor at the runner's uid where that is below 1000.
+ */
+const runningAsRoot = process.getuid?.() === 0;
+const as = runningAsRoot ? { uid: 65534, gid: 65534 } : {};
+const login = runningAsRoot ? "nobody" : os.userInfo().username;
+const minUid = runningAsRoot ? 1000 : Math.max(1, Math.min(1000, process.getuid?.() ?? 1000));
 const bookings: LiveBooking[] = [];
 const children: ChildProcess[] = [];
 /** When the reconciliation and enforcement tick ran: the positive sign that a decision was made. */
@@ -52,7 +60,7 @@ beforeAll(async () => {
     db: await import("@/server/db"),
     fixtures: await import("@/server/testing/booking-fixtures"),
     hosts: await import("@/server/hosts/host-registry"),
-    startAlerts: await import("@/server/alerts/start-alerts"),
+    startTick: await import("@/server/tick/start-tick"),
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
@@ -66,23 +74,19 @@ beforeAll(async () => {
   http = createServer();
   const io = new Server(http);
   m.attachAgentEndpoint(io.of(AGENT_NAMESPACE) as never, fleet, ingest);
-  const alerts = await m.startAlerts.startAlerts({
+  // The server's tick, every 500 ms: reconciliation, the alert rules and enforcement; a last consumer notes when each ran.
+  const tick = await m.startTick.startTick({
     fleet,
     bookings: { current: () => bookings, subscribe: () => () => {} },
-    config: { ...DEFAULT_ALERT_CONFIG, holdMs: { ...DEFAULT_ALERT_CONFIG.holdMs, conflict: 1000 } },
+    alerts: { config: { ...DEFAULT_ALERT_CONFIG, holdMs: { ...DEFAULT_ALERT_CONFIG.holdMs, conflict: 1000 } } },
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
-    resolveViewer: async () => null,
+    live: { name: "the test's clock", runs: "everywhere", consume: () => void ticks.push(Date.now()) },
+    tickMs: 500,
   });
-  // The live endpoint's tick, which drives reconciliation and enforcement.
-  const tick = setInterval(() => {
-    alerts.live.tick();
-    ticks.push(Date.now());
-  }, 500);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   stop = async () => {
-    clearInterval(tick);
-    await alerts.stop();
+    await tick.stop();
     io.disconnectSockets(true);
     await new Promise<void>((resolve) => io.close(() => resolve()));
   };
@@ -97,7 +101,7 @@ afterEach(() => {
 });
 
 function startIdle(env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { env: { ...process.env, ...env }, stdio: "ignore" });
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { ...as, env: { ...process.env, ...env }, stdio: "ignore" });
   children.push(child);
   return child;
 }
@@ -115,8 +119,8 @@ function fakeNvidiaSmi(uuid: string, pids: number[]): string {
   return dir;
 }
 
-function startAgent(hostName: string, token: string, dir: string, allow: boolean): ChildProcess {
-  const args = ["bin/gpudesk.js", "agent", "--server", url, "--nvidia-smi", path.join(repoRoot, "scripts/fake-nvidia-smi.mjs"), "--host-name", hostName, "--interval", "500ms"];
+function startAgent(hostName: string, token: string, dir: string, allow: boolean, interval = "500ms"): ChildProcess {
+  const args = ["bin/gpudesk.js", "agent", "--server", url, "--nvidia-smi", path.join(repoRoot, "scripts/fake-nvidia-smi.mjs"), "--host-name", hostName, "--interval", interval, "--enforce-min-uid", String(minUid)];
   const child = spawn(process.execPath, allow ? [...args, "--allow-enforcement"] : args, {
     cwd: repoRoot,
     env: { ...process.env, GPUDESK_AGENT_TOKEN: token, FAKE_NVIDIA_SMI_DIR: dir },
@@ -139,13 +143,20 @@ async function until<T>(read: () => Promise<T | null | undefined | false>, timeo
   }
 }
 
-/** A host with enforcement on and a holder who booked its GPU. */
-async function setUp(uuidSuffix: string) {
+/** A host with enforcement on and a holder who booked its GPU (`bookedNow`: the booking is a row made now, as the API makes it). */
+async function setUp(uuidSuffix: string, bookedNow = false) {
   const uuid = `GPU-ef2803ab-ed44-fce3-aa80-5f09cb37${uuidSuffix}`;
   const { host, token } = await m.hosts.createHost(uniqueName("enforce").toLowerCase());
   await m.db.db().hostSetting.create({ data: { hostId: host.id, terminateIntruders: true, graceSeconds: 1, killAfterSeconds: 1 } });
   const holder = await m.fixtures.createTestUser("member", "holder");
-  const reservationId = `res-${uuidSuffix}`;
+  const reservationId = bookedNow
+    ? (
+        await m.db.db().reservation.create({
+          data: { userId: holder.id, hostId: host.id, startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000), purpose: "booked over running work" },
+          select: { id: true },
+        })
+      ).id
+    : `res-${uuidSuffix}`;
   bookings.push({
     reservationId,
     hostId: host.id,
@@ -214,4 +225,101 @@ describe("enforcement with the real agent", () => {
     expect(alive(intruder)).toBe(true);
     expect(alive(holderProcess)).toBe(true);
   }, 90_000);
+
+  it("spares work that ran before its GPU was booked over it (allowBusy), and terminates what starts after", async () => {
+    const earlier = startIdle();
+    // Started, and seen by /proc, before the booking is made.
+    await until(async () => readFileSync(`/proc/${earlier.pid}/stat`, "utf8").length > 0, 5000, "the earlier process");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const { uuid, host, token } = await setUp("0003", true);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const later = startIdle();
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, [earlier.pid!, later.pid!]), true);
+
+    await until(async () => !alive(later), 60_000, "the later intruder to be terminated");
+    const spared = await until(async () => (await audit(host.id)).find((row) => row.action === "enforcement.spared"), 15_000, "the spared entry");
+    expect(JSON.parse(spared.after!)).toMatchObject({ pid: earlier.pid, login });
+    expect(alive(earlier)).toBe(true);
+    expect((await audit(host.id)).filter((row) => JSON.parse(row.after!).pid === earlier.pid).map((row) => row.action)).toEqual(["enforcement.spared"]);
+  }, 90_000);
+});
+
+describe("a rogue reporter with the host's token", () => {
+  it("cannot have the real agent signal what it names, nor write enforcement reports into the audit log", async () => {
+    const { uuid, host, token } = await setUp("0004");
+    const { createSocketTransport } = await import("@/server/agent/socket-transport");
+    // Root's own process, on no GPU at all, and one of the test's processes that is on no GPU either.
+    const rootOwned = spawn("sleep", ["600"], { stdio: "ignore" });
+    children.push(rootOwned);
+    const unlisted = startIdle();
+    // The real agent, allowed to enforce; its nvidia-smi lists no process (it reads once: the rogue speaks for the host after that).
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, []), true, "10m");
+    const realReading = JSON.parse(
+      await new Promise<string>((resolve, reject) => {
+        const once = spawn(process.execPath, ["bin/gpudesk.js", "agent", "--once", "--json", "--nvidia-smi", path.join(repoRoot, "scripts/fake-nvidia-smi.mjs"), "--host-name", host.name], {
+          cwd: repoRoot,
+          env: { ...process.env, FAKE_NVIDIA_SMI_DIR: fakeNvidiaSmi(uuid, [rootOwned.pid!, unlisted.pid!]) },
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        once.stdout.on("data", (chunk: Buffer) => (out += chunk));
+        once.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`agent --once exited ${code}`))));
+      }),
+    ) as { processes: { pid: number; user: string | null; startedAt: string | null }[] };
+    // The rogue: the same token, a hello that does not offer enforcement, readings that name both processes as
+    // mallory's on the booked GPU, the root one with no start time, the other with its true one.
+    const rogue = createSocketTransport({
+      serverUrl: url,
+      token,
+      hello: { agentVersion: "0.0.0", source: "nvidia-smi", intervalMs: 200, hostName: host.name, enforcement: false, topology: null },
+      log: () => {},
+    });
+    await until(async () => rogue.connected, 15_000, "the rogue to connect");
+    const forged = () => ({
+      ...realReading,
+      sampledAt: new Date().toISOString(),
+      processes: realReading.processes.map((entry) => ({ ...entry, user: "mallory", startedAt: entry.pid === rootOwned.pid ? null : entry.startedAt })),
+    });
+    const feeding = setInterval(() => void rogue.send({ snapshots: [forged() as never], dropped: 0 }).catch(() => {}), 200);
+    try {
+      // The server asks the real agent about the process with a start time; the agent refuses (not on its GPU).
+      const refused = await until(
+        async () => (await audit(host.id)).find((row) => row.action === "enforcement.refused" && JSON.parse(row.after!).pid === unlisted.pid),
+        60_000,
+        "the real agent's refusal",
+      );
+      expect(JSON.parse(refused.after!).detail).toContain("not a compute process");
+      // Forged reports: no such request, a date of 2001, a real request's id for another pid. None is taken.
+      // The request about `unlisted`, which its refusal has closed.
+      const requested = (await audit(host.id)).find((row) => row.action === "enforcement.requested" && JSON.parse(row.after!).pid === unlisted.pid);
+      const commandId = requested ? (JSON.parse(requested.after!) as { commandId: string }).commandId : "none";
+      const forgedReport = (overrides: object) => ({
+        commandId: "forged-0001",
+        pid: rootOwned.pid!,
+        action: "sigkill" as const,
+        detail: "forged",
+        login: "mallory",
+        command: "sleep 600",
+        at: "2001-01-01T00:00:00.000Z",
+        ...overrides,
+      });
+      const answers = await Promise.all([
+        rogue.report(forgedReport({})).then(() => "taken", () => "refused"),
+        rogue.report(forgedReport({ commandId })).then(() => "taken", () => "refused"),
+        rogue.report(forgedReport({ commandId, pid: unlisted.pid!, action: "sigterm" })).then(() => "taken", () => "refused"),
+      ]);
+      expect(answers).toEqual(["refused", "refused", "refused"]);
+      // Only the server's requests and the real agent's refusals are in the log: nothing was signalled.
+      const entries = await audit(host.id);
+      expect(new Set(entries.map((row) => row.action))).toEqual(new Set(["enforcement.requested", "enforcement.refused"]));
+      expect(entries.filter((row) => JSON.parse(row.after!).detail === "forged")).toEqual([]);
+      // Dated by the server, not by whoever reported.
+      const at = await m.db.db().auditLog.findMany({ where: { entityId: host.id }, select: { at: true } });
+      expect(at.every((row) => row.at.getTime() > Date.now() - 10 * 60_000)).toBe(true);
+      expect([alive(rootOwned), alive(unlisted)]).toEqual([true, true]);
+    } finally {
+      clearInterval(feeding);
+      await rogue.close();
+    }
+  }, 120_000);
 });

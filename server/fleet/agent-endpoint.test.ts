@@ -114,6 +114,24 @@ describe("the /agent endpoint", () => {
     b.socket.close();
   });
 
+  it("takes another host's GPU UUID in another letter case for that host's GPU, not a new one", async () => {
+    const a = await registeredAgent();
+    const b = await registeredAgent();
+    const gpuOfB = makeGpu();
+    expect((await b.socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([gpuOfB], Date.now())], dropped: 0 })).accepted).toBe(1);
+    const shouted = { ...gpuOfB, uuid: gpuOfB.uuid.toUpperCase() };
+    expect(shouted.uuid).not.toBe(gpuOfB.uuid);
+    const forged = await a.socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([shouted], Date.now())], dropped: 0 });
+    expect(forged.accepted).toBe(0);
+    expect(forged.rejected[0].error).toContain("belongs to another host");
+    expect(server.fleet.snapshot().gpus.filter((gpu) => gpu.uuid.toLowerCase() === gpuOfB.uuid.toLowerCase()).map((gpu) => gpu.hostId)).toEqual([b.host.id]);
+    // B's own agent in another case is still B's one GPU.
+    expect((await b.socket.emitWithAck("agent:samples", { snapshots: [makeSnapshot([shouted], Date.now())], dropped: 0 })).accepted).toBe(1);
+    expect(server.fleet.snapshot().gpus.filter((gpu) => gpu.hostId === b.host.id).map((gpu) => gpu.uuid)).toEqual([gpuOfB.uuid]);
+    a.socket.close();
+    b.socket.close();
+  });
+
   it("refuses readings from a clock far in the future", async () => {
     const { socket } = await registeredAgent();
     const reply = await socket.emitWithAck("agent:samples", {

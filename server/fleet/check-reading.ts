@@ -1,4 +1,5 @@
 import { checkReadingTime } from "@/lib/agent-protocol";
+import { canonicalGpuUuid } from "@/lib/gpu-uuid";
 import { parseSnapshot, type Snapshot } from "@/lib/snapshot";
 import { checkProcessClaims } from "@/server/reservations/reservation-proof";
 
@@ -8,8 +9,9 @@ export type CheckedReading = { ok: true; snapshot: Snapshot } | { ok: false; err
  * One agent reading as the server files it, or why it is refused: its
  * shape and ranges (lib/snapshot.ts), its clock against the server's
  * (lib/agent-protocol.ts; a reading slightly ahead is filed at its arrival),
- * and each GPUDESK_RESERVATION reduced to the booking id and whether its
- * proof held.
+ * each GPUDESK_RESERVATION reduced to the booking id and whether its
+ * proof held, and every GPU UUID in one spelling (lib/gpu-uuid.ts), so that
+ * another host's GPU in another letter case is still that host's GPU.
  */
 export function checkReading(raw: unknown, receivedAtMs: number, secret?: string): CheckedReading {
   const parsed = parseSnapshot(raw);
@@ -20,5 +22,8 @@ export function checkReading(raw: unknown, receivedAtMs: number, secret?: string
   const time = checkReadingTime(Date.parse(parsed.data.sampledAt), receivedAtMs);
   if (!time.ok) return { ok: false, error: time.error };
   const sampledAt = time.clamped ? new Date(time.sampledAtMs).toISOString() : parsed.data.sampledAt;
-  return { ok: true, snapshot: { ...parsed.data, sampledAt, processes: checkProcessClaims(parsed.data.processes, secret) } };
+  const gpus = parsed.data.gpus.map((gpu) => ({ ...gpu, uuid: canonicalGpuUuid(gpu.uuid) }));
+  const processes = parsed.data.processes.map((process) => ({ ...process, gpuUuid: canonicalGpuUuid(process.gpuUuid) }));
+  if (new Set(gpus.map((gpu) => gpu.uuid)).size !== gpus.length) return { ok: false, error: "invalid snapshot at gpus: a GPU appears twice (UUIDs compare case-insensitively)" };
+  return { ok: true, snapshot: { ...parsed.data, sampledAt, gpus, processes: checkProcessClaims(processes, secret) } };
 }

@@ -1,4 +1,5 @@
-import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
+import { displayGpusFromFleet } from "@/lib/display-from-fleet";
+import type { DisplayFleetAnswer, FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
 import { summarizeAvailability } from "@/lib/gpu-availability";
 import { personName } from "@/lib/person-name";
 import { activeBookingsByGpu, reconcileFleet } from "@/server/attribution/reconcile-fleet";
@@ -37,4 +38,18 @@ export async function readFleetAnswer(fleet: FleetState, now: Date): Promise<Fle
     snapshot.gpus.filter((gpu) => gpuStates[gpu.uuid]).map((gpu) => ({ host: gpu.hostName, state: gpuStates[gpu.uuid].state })),
   );
   return { ...snapshot, bookings, gpuStates, gpuBookings, availability };
+}
+
+/** The same fleet, reduced to the display scope: what a display token gets from `GET /api/v1/fleet`. */
+export async function readDisplayFleetAnswer(fleet: FleetState, now: Date): Promise<DisplayFleetAnswer> {
+  const answer = await readFleetAnswer(fleet, now);
+  const online = new Set(answer.hosts.filter((host) => host.online).map((host) => host.id));
+  const gpus = displayGpusFromFleet(Object.fromEntries(answer.gpus.map((gpu) => [gpu.uuid, gpu])), online, answer.bookings, answer.gpuStates, now.getTime());
+  return {
+    serverTime: answer.serverTime,
+    simulated: answer.simulated,
+    hosts: answer.hosts.map(({ id, name, online: up, lastSeenAt, gpuUuids }) => ({ id, name, online: up, lastSeenAt, gpuUuids })),
+    gpus: answer.gpus.map((gpu) => gpus[gpu.uuid]),
+    availability: answer.availability,
+  };
 }

@@ -4,10 +4,9 @@ import type { LiveBooking } from "@/lib/live";
 import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MAX_WATCHED_GPUS } from "@/server/fleet/gpu-scope";
-import type { LiveEndpointOptions } from "@/server/fleet/live-endpoint";
 import type { LiveViewer } from "@/server/fleet/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
-import { messagesIn, readingTimes, startLiveServer, until, watchGpu, watchMember } from "@/server/testing/live-clients";
+import { messagesIn, readingTimes, startLiveServer, until, watchGpu, watchMember, type LiveServerOptions } from "@/server/testing/live-clients";
 
 /**
  * The GPU scope of /live (docs/live-protocol.md): the GPU page watches one
@@ -25,7 +24,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string, GpuReconciliation>; endpoint?: LiveEndpointOptions } = {}) {
+async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string, GpuReconciliation>; endpoint?: LiveServerOptions } = {}) {
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
   let bookings = options.bookings ?? [];
   const bookingListeners = new Set<(list: LiveBooking[]) => void>();
@@ -44,12 +43,12 @@ async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string
         return () => bookingListeners.delete(listener);
       },
     },
-    extras: {
-      snapshot: () => ({ gpuStates: states }),
-      tick: () => {
+    states: {
+      current: () => states,
+      changed: () => {
         const changed = pendingStates;
         pendingStates = null;
-        return changed ? { gpuStates: changed } : null;
+        return changed;
       },
     },
   });

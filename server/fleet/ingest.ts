@@ -2,13 +2,9 @@ import type { AgentSamplesReply } from "@/lib/agent-protocol";
 import type { Snapshot } from "@/lib/snapshot";
 import { checkReading } from "@/server/fleet/check-reading";
 import type { FleetState } from "@/server/fleet/fleet-state";
-import { findGpuOwners, inventorySignature, recordHostInventory, recordHostsSeen, type RegisteredHost } from "@/server/hosts/host-registry";
+import { createHostPersistence } from "@/server/hosts/host-persistence";
+import { findGpuOwners, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/log";
-
-/** Inventory and last-seen time are written at most this often while nothing changes. */
-const PERSIST_EVERY_MS = 60_000;
-/** Last-seen writes due within this long are written together (agents report at their own offsets of the second). */
-const SEEN_BATCH_MS = 5000;
 
 export interface IngestCounters {
   acceptedSnapshots: number;
@@ -23,6 +19,7 @@ export interface IngestCounters {
  * bad reading is refused without losing the valid ones around it. Past this
  * point a process's GPUDESK_RESERVATION is the booking id and whether its
  * proof held; the proof itself goes no further (live feed, history, relay).
+ * What a host reports is stored by server/hosts/host-persistence.ts.
  */
 export function createIngest(
   fleet: FleetState,
@@ -31,53 +28,7 @@ export function createIngest(
   onAccepted?: (host: RegisteredHost, snapshot: Snapshot) => void,
 ) {
   const counters: IngestCounters = { acceptedSnapshots: 0, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 };
-  const lastPersisted = new Map<string, number>();
-  const persisting = new Map<string, Promise<void>>();
-  /** The inventory signature of what this process last stored per host: a report that matches it only moves the last-seen times. */
-  const stored = new Map<string, string>();
-  /** Hosts due a last-seen write, gathered for SEEN_BATCH_MS and written together. */
-  const seen = new Map<string, { uuids: string[]; seenAtMs: number }>();
-  let seenTimer: NodeJS.Timeout | null = null;
-  let seenWrite: Promise<void> = Promise.resolve();
-
-  function writeSeen(): Promise<void> {
-    if (seenTimer) clearTimeout(seenTimer);
-    seenTimer = null;
-    if (seen.size === 0) return seenWrite;
-    const batch = [...seen];
-    seen.clear();
-    // One time for the batch, its oldest: a host's last-seen time is never later than its reading.
-    const seenAt = new Date(Math.min(...batch.map(([, entry]) => entry.seenAtMs)));
-    seenWrite = seenWrite
-      .then(() => recordHostsSeen(batch.map(([hostId]) => hostId), batch.flatMap(([, entry]) => entry.uuids), seenAt))
-      .catch((error: unknown) => log.error(`could not record last-seen times of ${batch.length} host(s): ${String(error)}`));
-    return seenWrite;
-  }
-
-  async function write(hostId: string, snapshot: Snapshot): Promise<void> {
-    const signature = inventorySignature(snapshot.host, snapshot.gpus);
-    if (stored.get(hostId) === signature) {
-      seen.set(hostId, { uuids: snapshot.gpus.map((gpu) => gpu.uuid), seenAtMs: Date.parse(snapshot.sampledAt) });
-      seenTimer ??= setTimeout(() => void writeSeen(), SEEN_BATCH_MS).unref();
-      return;
-    }
-    seen.delete(hostId);
-    stored.delete(hostId);
-    await recordHostInventory(hostId, snapshot.host, snapshot.gpus, new Date(snapshot.sampledAt));
-    stored.set(hostId, signature);
-  }
-
-  function persist(host: RegisteredHost, snapshot: Snapshot, force: boolean): void {
-    const at = now();
-    if (!force && at - (lastPersisted.get(host.id) ?? 0) < PERSIST_EVERY_MS) return;
-    lastPersisted.set(host.id, at);
-    // One write at a time per host, in order.
-    const previous = persisting.get(host.id) ?? Promise.resolve();
-    const next = previous
-      .then(() => write(host.id, snapshot))
-      .catch((error: unknown) => log.error(`could not record inventory of ${host.name}: ${String(error)}`));
-    persisting.set(host.id, next);
-  }
+  const hosts = createHostPersistence(now);
 
   async function checkOwnership(host: RegisteredHost, snapshot: Snapshot): Promise<string | null> {
     const unknown: string[] = [];
@@ -115,7 +66,7 @@ export function createIngest(
         continue;
       }
       const result = fleet.ingest(host.id, snapshot);
-      if (result.live) persist(host, snapshot, result.inventoryChanged);
+      if (result.live) hosts.persist(host, snapshot, result.inventoryChanged);
       onAccepted?.(host, snapshot);
       reply.accepted += 1;
     }
@@ -130,13 +81,7 @@ export function createIngest(
     return reply;
   }
 
-  /** Writes what is pending now and waits for it (shutdown, tests). */
-  async function flush(): Promise<void> {
-    await Promise.all(persisting.values());
-    await writeSeen();
-  }
-
-  return { ingestBatch, counters, flush };
+  return { ingestBatch, counters, flush: hosts.flush };
 }
 
 export type Ingest = ReturnType<typeof createIngest>;

@@ -257,7 +257,7 @@ describe("the display scope", () => {
       minDeltaIntervalMs: 0,
       authenticate,
       bookings: { current: () => [booking], subscribe: () => () => {} },
-      extras: { snapshot: () => ({ gpuStates: { [gpu.uuid]: state } }), tick: () => ({ gpuStates: { [gpu.uuid]: state } }) },
+      states: { current: () => ({ [gpu.uuid]: state }), changed: () => ({ [gpu.uuid]: state }) },
       openAlerts: () => 3,
     });
     try {

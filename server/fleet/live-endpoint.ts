@@ -1,6 +1,7 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
-import type { FleetDelta, FleetSnapshot, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { FleetDelta, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
 import { GpuScope, gpuRoom } from "@/server/fleet/gpu-scope";
@@ -9,6 +10,7 @@ import { DeltaPacer } from "@/server/fleet/delta-pacer";
 import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { log } from "@/server/log";
+import type { TickConsumer } from "@/server/tick/tick-view";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient>;
@@ -26,8 +28,6 @@ export interface LiveEndpointOptions {
    * an anonymous member (tests).
    */
   authenticate?: (request: { headers: Headers; token: string | null }) => Promise<LiveViewer | null>;
-  /** How often the offline check and the per-tick rules (`extras.tick`) run; default 1 s. */
-  tickMs?: number;
   /**
    * How often the feed looks for new readings; default 25 ms. Agents sample
    * on whole seconds, so a delta per tick would hold each reading until the
@@ -57,14 +57,16 @@ export interface LiveEndpointOptions {
   minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
   bookings?: LiveBookingsSource;
-  /** More for every snapshot and every tick's delta (the GPU states of server/alerts/start-alerts.ts). */
-  extras?: {
-    snapshot(): Partial<FleetSnapshot>;
-    /** Runs once per tick, after the offline check; what it returns joins the tick's delta. */
-    tick(): Partial<FleetDelta> | null;
-  };
+  /** The GPU states now, for snapshots (the tick's, server/tick/); absent: none. */
+  gpuStates?: () => Readonly<Record<string, GpuReconciliation>>;
   /** Alerts open now, for the display scope's count; absent: displays show none. */
   openAlerts?: () => number | null;
+}
+
+export interface LiveEndpoint {
+  /** Feeds each tick's changed GPU states to the viewers (server/tick/). */
+  consumer: TickConsumer;
+  stop(): void;
 }
 
 /** The handshake's `auth`, checked: browsers are not trusted to send the right shape. */
@@ -99,8 +101,16 @@ function handshakeHeaders(raw: Record<string, string | string[] | undefined>): H
   return headers;
 }
 
-function scopeOf(socket: LiveSocket): SocketScope {
+function scopeOf(socket: Pick<LiveSocket, "data">): SocketScope {
   return (socket.data as { liveScope: SocketScope }).liveScope;
+}
+
+/**
+ * Who a `/live` socket stands for, as its handshake proved it (`authenticate`,
+ * once per socket): what every other handler of the namespace reads.
+ */
+export function liveViewerOf(socket: Pick<LiveSocket, "data">): LiveViewer | null {
+  return scopeOf(socket)?.viewer ?? null;
 }
 
 /**
@@ -117,15 +127,16 @@ function scopeOf(socket: LiveSocket): SocketScope {
  * the ticks since the last one. Every socket
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
-export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): () => void {
-  const { authenticate, tickMs = 1000, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, minDeltaIntervalMs = 0, bookings, extras } = options;
+export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): LiveEndpoint {
+  const { authenticate, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, minDeltaIntervalMs = 0, bookings } = options;
+  const gpuStates = (): Readonly<Record<string, GpuReconciliation>> => options.gpuStates?.() ?? {};
   const pacer = new DeltaPacer({ quietMs, maxHoldMs, minIntervalMs: minDeltaIntervalMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots, memberSummaryOf);
   const displays = new DisplayScope(
     {
       fleet: () => fleet.current(),
-      gpuStates: () => extras?.snapshot().gpuStates ?? {},
+      gpuStates,
       bookings: () => bookings?.current() ?? [],
       openAlerts: () => options.openAlerts?.() ?? null,
       simulated: fleet.simulated,
@@ -136,7 +147,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     {
       gpu: (uuid) => fleet.gpu(uuid),
       history: (uuid) => fleet.history(uuid),
-      gpuState: (uuid) => extras?.snapshot().gpuStates?.[uuid] ?? null,
+      gpuState: (uuid) => gpuStates()[uuid] ?? null,
       bookings: () => bookings?.current() ?? [],
       simulated: fleet.simulated,
     },
@@ -237,7 +248,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   /** Sends the waiting member sockets their snapshot; returns their ids. */
   const sendMemberSnapshots = (): string[] => {
     if (awaitingMember.size === 0) return [];
-    const snapshot = { ...fleet.snapshot(), ...extras?.snapshot() };
+    const snapshot = options.gpuStates ? { ...fleet.snapshot(), gpuStates: options.gpuStates() } : fleet.snapshot();
     const full = bookings ? { ...snapshot, bookings: bookings.current() } : snapshot;
     const socketIds = [...awaitingMember];
     namespace.local.to(socketIds).emit("fleet:snapshot", members.snapshot(full));
@@ -307,20 +318,29 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     });
     sendDisplays(changed);
   };
-  const timer = setInterval(() => {
-    fleet.checkOffline();
-    const extra = extras?.tick();
-    if (extra) pendingExtra = { ...pendingExtra, ...extra, ...(extra.gpuStates ? { gpuStates: { ...pendingExtra?.gpuStates, ...extra.gpuStates } } : {}) };
-    // The open-alert count and bookings that start or end by the clock change no reading.
-    displaysDirty = true;
-    send();
-  }, tickMs);
+  // The tick's consumer, after the rules: what they changed goes out with the next delta.
+  const consumer: TickConsumer = {
+    name: "live deltas",
+    runs: "everywhere",
+    consume(view) {
+      let changed = false;
+      for (const _uuid in view.changed) {
+        changed = true;
+        break;
+      }
+      if (changed) pendingExtra = { ...pendingExtra, gpuStates: { ...pendingExtra?.gpuStates, ...view.changed } };
+      // The open-alert count and bookings that start or end by the clock change no reading.
+      displaysDirty = true;
+      send();
+    },
+  };
   const flusher = setInterval(send, flushMs);
-  timer.unref();
   flusher.unref();
-  return () => {
-    clearInterval(timer);
-    clearInterval(flusher);
-    stopBookings?.();
+  return {
+    consumer,
+    stop() {
+      clearInterval(flusher);
+      stopBookings?.();
+    },
   };
 }

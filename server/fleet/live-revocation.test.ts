@@ -101,6 +101,21 @@ describe("open /live sockets after a change of rights", () => {
     expect(otherDisplay.id).not.toBe(display.id);
   });
 
+  it("close when their personal token is revoked, and that token cannot come back; the person's other token stays", async () => {
+    const { createPersonalToken, revokePersonalToken } = await import("@/server/auth/tokens");
+    const { user } = await newMember();
+    const revoked = await createPersonalToken(user.id, "script");
+    const kept = await createPersonalToken(user.id, "other script");
+    const script = await connected({ token: revoked.token });
+    const other = await connected({ token: kept.token });
+    const closed = closedByServer(script);
+    await revokePersonalToken(revoked.summary.id, admin);
+    expect(await closed).toBe("io server disconnect");
+    expect(await reconnect(script)).toBe("refused");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(other.connected).toBe(true);
+  });
+
   it("close when the person is disabled, on every page they have open", async () => {
     const { updateUser } = await import("@/server/auth/users");
     const { user, cookie } = await newMember();

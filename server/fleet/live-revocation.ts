@@ -7,11 +7,11 @@ import { log } from "@/server/log";
  * (through a session cookie or a personal token) or a wall display.
  */
 export type LiveViewer =
-  | { kind: "user"; userId: string; role: Role; sessionId: string | null }
+  | { kind: "user"; userId: string; role: Role; sessionId: string | null; tokenId?: string | null }
   | { kind: "display"; displayId: string };
 
-/** What can lose its right to watch: a person (disabled, role changed), one session (signed out), a display token (revoked). */
-export type LivePrincipal = { kind: "user" | "session" | "display"; id: string };
+/** What can lose its right to watch: a person (disabled, role changed), one session (signed out), a personal or display token (revoked). */
+export type LivePrincipal = { kind: "user" | "session" | "token" | "display"; id: string };
 
 /** The socket.io room of a principal's open sockets on `/live`. */
 export function principalRoom({ kind, id }: LivePrincipal): string {
@@ -23,6 +23,7 @@ export function principalRoomsOf(viewer: LiveViewer): string[] {
   if (viewer.kind === "display") return [principalRoom({ kind: "display", id: viewer.displayId })];
   const rooms = [principalRoom({ kind: "user", id: viewer.userId })];
   if (viewer.sessionId) rooms.push(principalRoom({ kind: "session", id: viewer.sessionId }));
+  if (viewer.tokenId) rooms.push(principalRoom({ kind: "token", id: viewer.tokenId }));
   return rooms;
 }
 

@@ -1,11 +1,14 @@
-import { auth } from "@/server/auth/better-auth";
-import { authenticateToken, toRole } from "@/server/auth/tokens";
+import { handshakeFromSameOrigin, sessionOf } from "@/server/auth/authenticate";
+import { authenticateToken } from "@/server/auth/tokens";
 import type { LiveViewer } from "@/server/fleet/live-revocation";
 
 /**
  * Who a `/live` handshake stands for: a display token, a personal token,
- * or the session cookie (with its session's id, so that signing out closes
- * that browser's sockets); null for nobody or a disabled person.
+ * or the session cookie, read as the REST API reads it (`sessionOf`: the
+ * secure instance for a __Secure- cookie) and only from a page of this
+ * host (Origin); null for nobody or a disabled person. The one check for
+ * every `/live` handler: they read its answer from the socket
+ * (`liveViewerOf` in server/fleet/live-endpoint.ts).
  */
 export async function authenticateLiveViewer({ headers, token }: { headers: Headers; token: string | null }): Promise<LiveViewer | null> {
   if (token) {
@@ -13,9 +16,10 @@ export async function authenticateLiveViewer({ headers, token }: { headers: Head
     if (!principal) return null;
     return principal.kind === "display"
       ? { kind: "display", displayId: principal.display.id }
-      : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null };
+      : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null, tokenId: principal.tokenId ?? null };
   }
-  const session = await auth().api.getSession({ headers });
-  if (!session || session.user.banned) return null;
-  return { kind: "user", userId: session.user.id, role: toRole(session.user.role), sessionId: session.session.id };
+  if (!handshakeFromSameOrigin(headers)) return null;
+  const session = await sessionOf(headers);
+  if (!session) return null;
+  return { kind: "user", userId: session.principal.user.id, role: session.principal.user.role, sessionId: session.sessionId };
 }

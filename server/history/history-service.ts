@@ -2,6 +2,8 @@ import type { Snapshot } from "@/lib/snapshot";
 import { log } from "@/server/log";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
+import { rollupsConsumer } from "@/server/history/rollups-consumer";
+import type { TickConsumer } from "@/server/tick/tick-view";
 
 export interface HistoryConfig extends RetentionPolicy {
   /** How often accumulated minutes are written. */
@@ -18,6 +20,8 @@ export interface HistoryStats extends RollupStats {
 export interface HistoryService {
   /** The ingest hook: every accepted snapshot, live or replayed. */
   record: (host: { id: string; simulated: boolean }, snapshot: Snapshot) => void;
+  /** The tick's consumer: who booked each GPU and who ran there, for the minutes recorded here. */
+  tickConsumer: TickConsumer;
   /** Writes what is pending now. */
   flush: () => Promise<void>;
   /**
@@ -97,6 +101,7 @@ export function startHistory(config: HistoryConfig): HistoryService {
     record: (host, snapshot) => {
       if (!closed) rollups.record(host, snapshot);
     },
+    tickConsumer: rollupsConsumer(rollups),
     flush,
     startPruning,
     async close() {

@@ -35,6 +35,8 @@ interface Folded {
   tempMax: number | null;
   /** Minutes per holder, in the order holders first appear (ties go to the earlier one). */
   holders: Map<string | null, number>;
+  /** Minutes per attributed person, likewise. */
+  attributed: Map<string | null, number>;
   busyMinutes: number;
   simulated: boolean;
 }
@@ -53,6 +55,7 @@ function emptyFolded(): Folded {
     temp: mean(),
     tempMax: null,
     holders: new Map(),
+    attributed: new Map(),
     busyMinutes: 0,
     simulated: true,
   };
@@ -60,7 +63,7 @@ function emptyFolded(): Folded {
 
 function copyFolded(folded: Folded): Folded {
   const mean = (m: Mean) => ({ ...m });
-  return { ...folded, util: mean(folded.util), mem: mean(folded.mem), power: mean(folded.power), temp: mean(folded.temp), holders: new Map(folded.holders) };
+  return { ...folded, util: mean(folded.util), mem: mean(folded.mem), power: mean(folded.power), temp: mean(folded.temp), holders: new Map(folded.holders), attributed: new Map(folded.attributed) };
 }
 
 function addMean(mean: Mean, value: number | null): void {
@@ -85,6 +88,8 @@ function fold(into: Folded, minute: MinuteRow): void {
   addMean(into.temp, minute.tempAvg);
   into.tempMax = larger(into.tempMax, minute.tempMax);
   into.holders.set(minute.holderUserId, (into.holders.get(minute.holderUserId) ?? 0) + 1);
+  const attributed = minute.attributedUserId ?? null;
+  into.attributed.set(attributed, (into.attributed.get(attributed) ?? 0) + 1);
   if (minute.busy) into.busyMinutes += 1;
   into.simulated &&= minute.simulated;
 }
@@ -168,6 +173,7 @@ export function hourRowOf(tally: HourTally): HourRow {
     tempAvg: meanWith(folded.temp, last.tempAvg),
     tempMax: larger(folded.tempMax, last.tempMax),
     holderUserId: mostMinutes(folded.holders, last.holderUserId),
+    attributedUserId: mostMinutes(folded.attributed, last.attributedUserId ?? null),
     busyMinutes: folded.busyMinutes + (last.busy ? 1 : 0),
     simulated: folded.simulated && last.simulated,
   };

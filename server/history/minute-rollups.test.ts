@@ -10,6 +10,11 @@ import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import { makeGpu, makeProcess, makeSnapshot, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
+import type { LiveBooking } from "@/lib/live";
+import { staticDirectory } from "@/server/attribution/user-directory";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { rollupsConsumer } from "@/server/history/rollups-consumer";
+import { Tick } from "@/server/tick/tick";
 
 beforeAll(async () => {
   await useTestDatabase();
@@ -148,7 +153,51 @@ describe("minute rollups written in batches", () => {
     ]);
   });
 
-  it("records who had the GPU booked in each minute, and whether a process ran", async () => {
+  it("takes who booked and who ran from the tick: a squatter's minutes name the squatter, unbooked use the person running it", async () => {
+    const { host, gpu } = await setupGpu();
+    const [bob, alice, carol] = ["bob", "alice", "carol"].map((login) => ({ id: randomUUID(), username: uniqueName(login), name: login, unixLogin: login }));
+    const rollups = new MinuteRollups();
+    let clock = T0;
+    const fleet = new FleetState({ offlineAfterMs: 15_000, simulated: false, now: () => clock });
+    fleet.connectHost(host.id, "node-rollups", false);
+    // Bob's booking, as the booking feed has it, over minute 0 only; none is on record in the database.
+    const bookings: LiveBooking[] = [
+      {
+        reservationId: "r-bob",
+        hostId: host.id,
+        hostName: "node-rollups",
+        gpus: [{ uuid: gpu.uuid, index: gpu.index }],
+        holder: { id: bob.id, username: bob.username, name: bob.name },
+        startsAt: new Date(T0).toISOString(),
+        endsAt: new Date(T0 + MINUTE_MS).toISOString(),
+        purpose: "test",
+      },
+    ];
+    const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory: staticDirectory([bob, alice, carol]), consumers: [rollupsConsumer(rollups)], now: () => clock });
+    const runs = (minute: number) => (minute === 0 ? [makeProcess(gpu, { user: "alice" })] : minute === 1 ? [makeProcess(gpu, { user: "carol" })] : []);
+    for (let minute = 0; minute < 3; minute++) {
+      for (let second = 10; second < 50; second += 10) {
+        clock = T0 + minute * MINUTE_MS + second * 1000;
+        const snapshot = makeSnapshot([gpu], clock, { processes: runs(minute) });
+        // What ingest does with an accepted reading, then the tick that follows it.
+        fleet.ingest(host.id, snapshot);
+        rollups.record(host, snapshot);
+        tick.runTick(clock + 500);
+      }
+    }
+    await rollups.flush();
+    const minutes = await storedMinutes(gpu.uuid);
+    expect(minutes.map((m) => [m.holderUserId, m.attributedUserId])).toEqual([
+      [bob.id, alice.id],
+      [null, carol.id],
+      [null, null],
+    ]);
+    const hour = await db().gpuHour.findUnique({ where: { gpuUuid_hour: { gpuUuid: gpu.uuid, hour: new Date(T0) } } });
+    // Of three minutes: nobody booked two, and each person ran one (a tie goes to a person, the first).
+    expect([hour?.holderUserId, hour?.attributedUserId]).toEqual([null, alice.id]);
+  });
+
+  it("records who had the GPU booked in each minute no tick saw (replayed readings) from the bookings on record, and whether a process ran", async () => {
     const { host, gpu } = await setupGpu();
     const user = await db().user.create({
       data: { id: randomUUID(), name: "Rollup Holder", email: `${uniqueName("holder")}@example.test`, username: uniqueName("holder") },

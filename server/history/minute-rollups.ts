@@ -1,7 +1,7 @@
 import { chunks } from "@/lib/chunks";
 import type { Snapshot } from "@/lib/snapshot";
 import { db } from "@/server/db";
-import { findBookedIntervals, holderOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-holders";
+import { findBookedIntervals, bookedByOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-intervals";
 import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";
 import {
   HOUR_MS,
@@ -86,6 +86,21 @@ export class MinuteRollups {
       // Most hosts report no process: no scan, no set per reading.
       addSample(entry, sample, processes.length > 0 && processes.some((process) => process.gpuUuid === sample.uuid));
     }
+  }
+
+  /**
+   * Takes in one tick's word on who booked each GPU and who runs there
+   * (the tick's view, server/tick/): it joins the minute of the GPU's
+   * latest reading recorded here. GPUs this instance records no readings
+   * of (other instances' agents, hosts gone quiet) are left alone.
+   */
+  witness(uuid: string, bookedBy: string | null, attributed: string | null, nowMs: number): void {
+    const entry = this.latest.get(uuid);
+    // A reading older than the minute before is not what this tick judged.
+    if (!entry || nowMs - entry.minuteMs >= 2 * MINUTE_MS) return;
+    entry.seen ??= { bookedBy: new Map(), attributed: new Map() };
+    if (bookedBy !== null) entry.seen.bookedBy.set(bookedBy, (entry.seen.bookedBy.get(bookedBy) ?? 0) + 1);
+    if (attributed !== null) entry.seen.attributed.set(attributed, (entry.seen.attributed.get(attributed) ?? 0) + 1);
   }
 
   get pendingMinutes(): number {
@@ -268,18 +283,23 @@ async function readMergedMinutes(
 }
 
 /**
- * Who held which GPU over the batch's minutes: one query for the whole
- * flush (all bookings in that span, of any GPU: fewer than the GPUs), not
- * one per part; read before the parts' transactions, as a booking made
- * during the flush could come before or after it either way.
+ * Who booked which GPU over the batch's minutes that no tick saw
+ * (readings an agent replayed after an outage; the ticks' word counts for
+ * the others): one query for the whole flush (all bookings in that span, of
+ * any GPU: fewer than the GPUs), none when every minute was seen, not one
+ * per part; read before the parts' transactions, as a booking made during
+ * the flush could come before or after it either way.
  */
 async function bookedDuring(entries: Iterable<MinuteEntry>): Promise<Map<string, BookedInterval[]>> {
   let fromMs = Infinity;
   let toMs = -Infinity;
   for (const entry of entries) {
+    // The ticks said who booked the minutes they saw: only the others need the record.
+    if (entry.seen) continue;
     fromMs = Math.min(fromMs, entry.minuteMs);
     toMs = Math.max(toMs, entry.minuteMs + MINUTE_MS);
   }
+  if (fromMs === Infinity) return new Map();
   return intervalsByGpu(await findBookedIntervals(db(), new Date(fromMs), new Date(toMs)));
 }
 
@@ -294,7 +314,7 @@ async function writeBatch(entries: MinuteEntry[], intervals: ReadonlyMap<string,
   return db().$transaction(
     async (tx) => {
       await claimWriteLock(tx);
-      const rows = entries.map((entry) => toMinuteRow(entry, holderOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
+      const rows = entries.map((entry) => toMinuteRow(entry, bookedByOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
       const hours = byHourAndGpu(rows);
       const current = await stillCurrent(tx, hours, tallies);
       await upsertMinuteRows(tx, rows);

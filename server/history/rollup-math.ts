@@ -26,7 +26,10 @@ export interface MinuteRow {
   powerAvg: number | null;
   tempAvg: number | null;
   tempMax: number | null;
+  /** The booking's person (bookedBy); the column keeps its first name. */
   holderUserId: string | null;
+  /** Who ran there, as the tick attributed the GPU's work; null: nobody known (absent in rows made before it was kept). */
+  attributedUserId?: string | null;
   busy: boolean;
   simulated: boolean;
 }
@@ -50,7 +53,10 @@ export interface HourRow {
   powerAvg: number | null;
   tempAvg: number | null;
   tempMax: number | null;
+  /** Who booked it for most of the hour's minutes. */
   holderUserId: string | null;
+  /** Who ran there for most of the hour's minutes. */
+  attributedUserId?: string | null;
   busyMinutes: number;
   simulated: boolean;
 }
@@ -75,6 +81,18 @@ export interface MinuteEntry {
   memTotal: number | null;
   busy: boolean;
   simulated: boolean;
+  /**
+   * What the ticks that fell in this minute saw (server/history/rollups-consumer.ts):
+   * ticks per booking's person and per attributed person. Absent when no tick
+   * saw the minute (readings an agent replayed after an outage).
+   */
+  seen?: MinuteWitness;
+}
+
+/** Ticks per person, for the two people of a GPU-minute. */
+export interface MinuteWitness {
+  bookedBy: Map<string, number>;
+  attributed: Map<string, number>;
 }
 
 export function floorTo(ms: number, step: number): number {
@@ -140,9 +158,32 @@ export function mergeEntries(into: MinuteEntry, from: MinuteEntry): void {
   into.hostId = from.hostId;
   into.busy ||= from.busy;
   into.simulated &&= from.simulated;
+  if (from.seen) {
+    into.seen ??= { bookedBy: new Map(), attributed: new Map() };
+    for (const [id, ticks] of from.seen.bookedBy) into.seen.bookedBy.set(id, (into.seen.bookedBy.get(id) ?? 0) + ticks);
+    for (const [id, ticks] of from.seen.attributed) into.seen.attributed.set(id, (into.seen.attributed.get(id) ?? 0) + ticks);
+  }
 }
 
-export function toMinuteRow(entry: MinuteEntry, holderUserId: string | null): MinuteRow {
+/** The person seen in most ticks; null when no tick saw one. */
+export function mostTicks(ticks: ReadonlyMap<string, number> | undefined): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  for (const [id, count] of ticks ?? []) {
+    if (count > bestCount) {
+      best = id;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/**
+ * The minute's row. Who booked it and who ran are what the ticks saw
+ * (`entry.seen`); a minute no tick saw takes `bookedFromRecord`, from the
+ * bookings on record, and no attributed person.
+ */
+export function toMinuteRow(entry: MinuteEntry, bookedFromRecord: string | null): MinuteRow {
   return {
     gpuUuid: entry.gpuUuid,
     minute: new Date(entry.minuteMs),
@@ -156,7 +197,8 @@ export function toMinuteRow(entry: MinuteEntry, holderUserId: string | null): Mi
     powerAvg: mean(entry.power),
     tempAvg: mean(entry.temp),
     tempMax: entry.temp.max,
-    holderUserId,
+    holderUserId: entry.seen ? mostTicks(entry.seen.bookedBy) : bookedFromRecord,
+    attributedUserId: entry.seen ? mostTicks(entry.seen.attributed) : null,
     busy: entry.busy,
     simulated: entry.simulated,
   };
@@ -201,6 +243,7 @@ export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteR
     tempAvg: weighted(stored.tempAvg, a, incoming.tempAvg, b),
     tempMax: larger(stored.tempMax, incoming.tempMax),
     holderUserId: incoming.holderUserId ?? stored.holderUserId,
+    attributedUserId: incoming.attributedUserId ?? stored.attributedUserId ?? null,
     busy: stored.busy || incoming.busy,
     simulated: stored.simulated && incoming.simulated,
   };

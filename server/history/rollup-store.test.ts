@@ -36,6 +36,7 @@ function minuteRow(uuid: string, at: number, i: number): MinuteRow {
     tempAvg: pick(6),
     tempMax: pick(7),
     holderUserId: i % 2 === 0 ? null : "user-1",
+    attributedUserId: i % 3 === 0 ? "user-2" : null,
     busy: i % 2 === 1,
     simulated: i % 3 === 0,
   };

@@ -28,6 +28,7 @@ const MEASURE_COLUMNS = {
   tempAvg: "double precision",
   tempMax: "double precision",
   holderUserId: "text",
+  attributedUserId: "text",
 } as const;
 
 const MINUTE_COLUMNS = {
@@ -112,6 +113,7 @@ const MERGE_MINUTE = Prisma.raw(
     `"tempAvg" = ${weightedSql("tempAvg")}`,
     `"tempMax" = ${largerSql("tempMax")}`,
     `"holderUserId" = COALESCE(excluded."holderUserId", ${OLD}."holderUserId")`,
+    `"attributedUserId" = COALESCE(excluded."attributedUserId", ${OLD}."attributedUserId")`,
     `"busy" = (${OLD}."busy" OR excluded."busy")`,
     `"simulated" = (${OLD}."simulated" AND excluded."simulated")`,
   ].join(",\n  "),
@@ -187,6 +189,7 @@ const minuteSelect = {
   tempAvg: true,
   tempMax: true,
   holderUserId: true,
+  attributedUserId: true,
   busy: true,
   simulated: true,
 } satisfies Prisma.GpuMinuteSelect;

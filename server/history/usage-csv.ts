@@ -13,18 +13,18 @@ function field(value: string | number | null): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-function lines(header: string[], rows: (string | number | null)[][]): string {
+export function csvLines(header: string[], rows: (string | number | null)[][]): string {
   return [header, ...rows].map((row) => row.map(field).join(",")).join("\r\n") + "\r\n";
 }
 
 export function toCsv(table: UsageTable, people: PersonUsage[], hosts: HostUsage[]): string {
   if (table === "people") {
-    return lines(
-      ["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated"],
-      people.map((p) => [p.label, p.username, p.bookedGpuHours, p.usedGpuHours, p.efficiencyPct, p.idleBookedGpuHours, p.gpus, p.simulated ? "yes" : "no"]),
+    return csvLines(
+      ["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated", "used_without_booking_gpu_hours"],
+      people.map((p) => [p.label, p.username, p.bookedGpuHours, p.usedGpuHours, p.efficiencyPct, p.idleBookedGpuHours, p.gpus, p.simulated ? "yes" : "no", p.usedWithoutBookingGpuHours ?? null]),
     );
   }
-  return lines(
+  return csvLines(
     ["host", "gpus", "reported_gpu_hours", "used_gpu_hours", "mean_util_pct", "booked_gpu_hours", "idle_booked_gpu_hours", "busy_gpu_hours"],
     hosts.map((h) => [h.hostName, h.gpus, h.reportedGpuHours, h.usedGpuHours, h.meanUtilPct, h.bookedGpuHours, h.idleBookedGpuHours, h.busyGpuHours]),
   );

@@ -15,6 +15,8 @@ import { db } from "@/server/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
 import { num } from "@/server/history/sql-dialect";
+import type { UnbookedPersonUsage } from "@/lib/team-usage";
+import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
 
 export interface UsageQuery {
   range: TimeRange;
@@ -181,8 +183,36 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
     FROM ${t.from}
     WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)}
     GROUP BY 1, 2, 3`;
-  const [people, hosts] = await Promise.all([peopleOf(rows), hostsOf(rows)]);
-  return { people, hosts, simulated: rows.some((row) => num(row.sim) > 0) };
+  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows), hostsOf(rows), unbookedUseByPerson(query.range)]);
+  return { people: withUnbookedUse(people, unbooked, query.userId), hosts, simulated: rows.some((row) => num(row.sim) > 0) };
+}
+
+/**
+ * Each person's use without a booking (server/teams/unbooked-use.ts) as a
+ * column of the people table, with a row of their own for people who only
+ * used GPUs nobody had booked; a member's own page shows only theirs.
+ */
+function withUnbookedUse(people: PersonUsage[], unbooked: UnbookedPersonUsage[], userId: string | undefined): PersonUsage[] {
+  const byId = new Map(unbooked.filter((row) => row.userId !== null).map((row) => [row.userId as string, row]));
+  const rows = people.map((person) => (person.userId === null ? person : { ...person, usedWithoutBookingGpuHours: byId.get(person.userId)?.usedWithoutBookingGpuHours ?? 0 }));
+  const listed = new Set(people.map((person) => person.userId));
+  const extra = unbooked
+    .filter((row) => (userId === undefined ? !listed.has(row.userId) : row.userId === userId && !listed.has(userId)))
+    .filter((row) => row.userId !== null || row.login !== null)
+    .map((row): PersonUsage => ({
+      userId: row.userId ?? `login:${row.login}`,
+      label: row.label,
+      username: row.login,
+      simulated: false,
+      bookedGpuHours: 0,
+      usedGpuHours: 0,
+      idleBookedGpuHours: 0,
+      efficiencyPct: null,
+      gpus: 0,
+      usedWithoutBookingGpuHours: row.usedWithoutBookingGpuHours,
+    }));
+  const notBooked = rows.filter((person) => person.userId === null);
+  return [...rows.filter((person) => person.userId !== null), ...extra, ...notBooked];
 }
 
 async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {

@@ -2,6 +2,7 @@ import { NextResponse } from "next/server";
 import { ZodError } from "zod";
 import { withAuditOrigin } from "@/server/audit/audit-context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
+import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/db/database-busy";
 import { AppError } from "@/server/errors";
 import { log } from "@/server/log";
 
@@ -21,6 +22,11 @@ export function errorResponse(error: unknown): NextResponse {
   if (error instanceof ZodError) {
     const body = new AppError("bad_request", "Some fields are not valid", fieldErrors(error));
     return NextResponse.json(body.toJSON(), { status: 400 });
+  }
+  if (isDatabaseTimeout(error)) {
+    log.warn(`database busy: ${error instanceof Error ? error.message.split("\n").at(-1) : String(error)}`);
+    const busy = databaseBusyError();
+    return NextResponse.json(busy.toJSON(), { status: busy.status, headers: { "Retry-After": String(DATABASE_BUSY_RETRY_SECONDS) } });
   }
   log.error(`unexpected error in an API route: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return NextResponse.json({ error: { code: "internal", message: "Something went wrong on the server" } }, { status: 500 });

@@ -13,11 +13,13 @@ import { notificationSettingsSchema } from "@/lib/person-notices";
 import { rangeQuerySchema } from "@/lib/usage-range";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { waitRequestSchema } from "@/lib/waitlist-schema";
+import { personLimitsSchema, teamCreateSchema, teamMemberSchema, teamUpdateSchema } from "@/lib/team-schema";
 import { createDisplaySchema, createTokenSchema } from "@/server/auth/tokens";
 import { createUserSchema, updateUserSchema } from "@/server/auth/users";
 import { efficiencyQuerySchema } from "@/server/history/reservation-efficiency";
 import { usageOptionsSchema } from "@/server/history/usage-service";
 import { createHostSchema } from "@/server/hosts/host-registry";
+import { teamUsageQuerySchema } from "@/server/teams/team-usage-params";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -55,7 +57,7 @@ const OPERATIONS: Operation[] = [
   },
   { method: "get", path: "/api/v1/me/notifications", summary: "My mail address and, per event, whether it reaches me on the page and by mail", access: "user" },
   { method: "patch", path: "/api/v1/me/notifications", summary: "Change my mail address and notification choices", access: "user", body: notificationSettingsSchema },
-  { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (also display tokens)", access: "user" },
+  { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
   { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
   { method: "post", path: "/api/v1/reservations", summary: "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way", access: "user", body: reservationRequestSchema, success: 201 },
@@ -68,6 +70,14 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/waitlist/{id}", summary: "One waiting request: its place, or its reservation once granted", access: "user" },
   { method: "delete", path: "/api/v1/waitlist/{id}", summary: "Stop waiting", access: "user", success: 204 },
   { method: "get", path: "/api/v1/policies", summary: "The booking rules", access: "user" },
+  { method: "get", path: "/api/v1/teams", summary: "Teams with their members, limits and fair-share weights", access: "user" },
+  { method: "post", path: "/api/v1/teams", summary: "Make a team (optionally with limits and a share)", access: "admin", body: teamCreateSchema, success: 201 },
+  { method: "patch", path: "/api/v1/teams/{id}", summary: "Rename a team, change its share or its limits (null clears one)", access: "admin", body: teamUpdateSchema },
+  { method: "delete", path: "/api/v1/teams/{id}", summary: "Delete a team and its memberships (its bookings keep their history)", access: "admin", success: 204 },
+  { method: "post", path: "/api/v1/teams/{id}/members", summary: "Add a person to a team, or change their lead and accounting flags there", access: "admin", body: teamMemberSchema },
+  { method: "delete", path: "/api/v1/teams/{id}/members/{userId}", summary: "Take a person out of a team", access: "admin" },
+  { method: "put", path: "/api/v1/users/{id}/limits", summary: "A person's own limits, which override their team's for them", access: "admin", body: personLimitsSchema },
+  { method: "get", path: "/api/v1/me/limits", summary: "The limits that apply to me (?team=) and the room left now", access: "user", query: z.object({ team: z.string().max(64).optional() }) },
   { method: "put", path: "/api/v1/policies", summary: "Change the booking rules", access: "admin", body: policySchema },
   { method: "get", path: "/api/v1/alerts", summary: "Alerts (conflicts, idle bookings, OOM risk, lost GPUs, silent hosts)", access: "user", query: alertQuerySchema },
   { method: "get", path: "/api/v1/alerts/summary", summary: "Open alerts that concern me, and how many nobody acknowledged", access: "user" },
@@ -80,6 +90,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/webhook-deliveries", summary: "Recent webhook deliveries and their outcome", access: "user", query: deliveryQuerySchema },
   { method: "get", path: "/api/v1/usage", summary: "The usage report of a range (the fleet for admins, one's own for members)", access: "user", query: rangeQuerySchema.and(usageOptionsSchema) },
   { method: "get", path: "/api/v1/usage/export", summary: "The usage report as CSV", access: "user", query: rangeQuerySchema.and(usageOptionsSchema), produces: "text/csv" },
+  { method: "get", path: "/api/v1/usage/teams", summary: "GPU-hours per team and person: booked (as the quotas count) and used without a booking, by who ran it (admins; a lead for their team); ?format=csv", access: "user", query: teamUsageQuerySchema },
   { method: "get", path: "/api/v1/usage/reservations", summary: "Mean utilization during each of these bookings", access: "user", query: efficiencyQuerySchema },
   { method: "get", path: "/api/v1/tokens", summary: "My personal API tokens (prefixes only)", access: "user" },
   { method: "post", path: "/api/v1/tokens", summary: "Create a personal API token (answered this once)", access: "user", body: createTokenSchema, success: 201 },
@@ -102,7 +113,7 @@ const OPERATIONS: Operation[] = [
 /** The one error shape of every route (server/http/api-handler.ts). */
 const errorSchema = z.object({
   error: z.object({
-    code: z.enum(["bad_request", "unauthorized", "forbidden", "not_found", "conflict", "internal"]),
+    code: z.enum(["bad_request", "unauthorized", "forbidden", "not_found", "conflict", "gpu_in_use", "rate_limited", "payload_too_large", "database_busy", "internal"]),
     message: z.string().describe("Safe to show to the person"),
     fields: z.record(z.string(), z.string()).optional().describe("Per-field messages of a 400"),
   }),
@@ -158,7 +169,7 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "A personal API token (gpd_pat_…) or, for GET /api/v1/fleet, a display token" },
+        bearer: { type: "http", scheme: "bearer", description: "A personal API token (gpd_pat_…) or, for GET /api/v1/fleet (display scope), a display token" },
         session: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },
       },
       responses: { Error: { description: "The one error shape", content: { "application/json": { schema: jsonSchema(errorSchema) } } } },

@@ -1,8 +1,8 @@
 import { requireAdmin } from "@/server/auth/guard";
 import { db } from "@/server/db";
-import { listActiveHolders } from "@/server/history/booked-holders";
 import { currentHistory } from "@/server/history/history-service";
 import { renderMetrics } from "@/server/metrics/render-metrics";
+import { listActiveBookings } from "@/server/reservations/active-bookings";
 import { runtime } from "@/server/runtime";
 
 /**
@@ -22,11 +22,11 @@ async function countOpenAlerts(): Promise<Record<string, number>> {
 /** One scrape: the live fleet from memory, the bookings from the database. */
 export async function collectMetrics(now = new Date()): Promise<{ contentType: string; body: string }> {
   const { fleet, ingest } = runtime();
-  const holders = await listActiveHolders(now);
+  const bookings = await listActiveBookings(now);
   return renderMetrics({
     fleet: fleet.current(),
-    holders,
-    activeReservations: new Set([...holders.values()].map((holder) => holder.reservationId)).size,
+    bookings,
+    activeReservations: new Set([...bookings.values()].map((booking) => booking.reservationId)).size,
     openAlerts: await countOpenAlerts(),
     ingest: ingest.counters,
     history: currentHistory()?.stats(),

@@ -33,7 +33,7 @@ describe("dcgm-exporter names for a real H200 reading", () => {
     fleet.ingest("host-1", snapshot);
     const { body } = await renderMetrics({
       fleet: fleet.snapshot(),
-      holders: new Map(),
+      bookings: new Map(),
       activeReservations: 0,
       openAlerts: {},
       ingest: { acceptedSnapshots: 1, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 },

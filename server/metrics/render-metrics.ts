@@ -2,15 +2,15 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { ALERT_KINDS } from "@/lib/alerts";
 import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live";
 import type { IngestCounters } from "@/server/fleet/ingest";
-import type { ActiveHolder } from "@/server/history/booked-holders";
 import type { HistoryStats } from "@/server/history/history-service";
+import type { ActiveBooking } from "@/server/reservations/active-bookings";
 
 
 export interface MetricsInput {
   /** Hosts and GPUs as they are now (FleetState.current()); history is not exported. */
   fleet: Pick<FleetSnapshot, "hosts" | "gpus">;
-  /** Who holds each GPU now (bookings), by GPU UUID. */
-  holders: Map<string, ActiveHolder>;
+  /** The booking of each GPU now, by GPU UUID (its person is the `holder` label, as the metric has always named it). */
+  bookings: Map<string, ActiveBooking>;
   activeReservations: number;
   /** Open alerts by kind; every known kind is exported, 0 when none is open. */
   openAlerts: Partial<Record<string, number>>;
@@ -107,9 +107,9 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
   for (const gpu of gpus) {
     const labels = short(gpu);
     processes.set(labels, gpu.processes.length);
-    const held = input.holders.get(gpu.uuid);
-    booked.set(labels, held ? 1 : 0);
-    if (held) holder.set({ ...labels, holder: held.username, reservation_id: held.reservationId }, 1);
+    const booking = input.bookings.get(gpu.uuid);
+    booked.set(labels, booking ? 1 : 0);
+    if (booking) holder.set({ ...labels, holder: booking.bookedByUsername, reservation_id: booking.reservationId }, 1);
     const users = new Map<string, number>();
     for (const process of gpu.processes) {
       const user = process.user ?? "unknown";

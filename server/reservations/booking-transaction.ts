@@ -9,21 +9,20 @@ export interface WriteLock {
   userId: string;
   /** The hosts whose GPUs may be booked. */
   hostIds: string[];
+  /** The team the booking counts for (its limits are checked). */
+  teamIds?: string[];
 }
 
 /**
  * Takes the write lock before the transaction reads anything.
  *
- * SQLite: Prisma's better-sqlite3 adapter opens transactions with a plain
- * (deferred) BEGIN, which takes no lock until the first write. Two
- * connections could then both read "GPU 2 is free" and both insert. So the
- * first statement is a write that changes nothing: SQLite takes its
- * database-wide write lock for any UPDATE, even one that matches no row or
- * sets a column to itself, and every other writer waits (busy timeout)
- * until this transaction ends. That is `BEGIN IMMEDIATE` in effect.
+ * SQLite: the adapter (server/db/sqlite-adapter.ts) opens every
+ * transaction with BEGIN IMMEDIATE, so the write lock is this
+ * transaction's before it reads; these statements then change nothing.
  *
- * PostgreSQL: the same statements lock the person's row and the hosts'
- * rows, which serializes exactly the bookings that could collide.
+ * PostgreSQL: the same statements lock the person's row, the hosts' rows
+ * and the team's row, which serializes exactly the bookings that could
+ * collide (on a GPU, or on a person's or team's limit).
  */
 async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
   await tx.$executeRaw`UPDATE "user" SET "updatedAt" = "updatedAt" WHERE "id" = ${lock.userId}`;
@@ -31,6 +30,10 @@ async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
     // In id order, so that two bookings that lock the same hosts queue instead of deadlocking.
     const hostIds = [...new Set(lock.hostIds)].sort();
     await tx.$executeRaw`UPDATE "Host" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join(hostIds)})`;
+  }
+  // Two members of one team booking different hosts share no row above: the team's row serializes them (its limits).
+  if (lock.teamIds && lock.teamIds.length > 0) {
+    await tx.$executeRaw`UPDATE "Team" SET "updatedAt" = "updatedAt" WHERE "id" IN (${Prisma.join([...new Set(lock.teamIds)].sort())})`;
   }
 }
 
@@ -41,11 +44,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: AppError };
  *
  * A refusal (an AppError thrown by `work`) commits instead of rolling back:
  * `work` must throw before it writes anything, so the commit only ends a
- * transaction that changed nothing. Why not roll back: the adapter runs
- * everything on one connection, and a query that another request sends
- * while this transaction is open joins it; a rollback would undo that
- * stranger's write too. A refusal is the common case under contention, so
- * it must not be the path that can lose others' writes.
+ * transaction that changed nothing.
  */
 export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLock, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
@@ -91,11 +90,6 @@ function transactionTimeoutMs(): number {
 /**
  * Driver error codes after which the whole transaction may simply run again:
  *
- * - SQLite answered "database is locked" without waiting. It does that when
- *   waiting could deadlock: another process holds the write lock while this
- *   transaction already read. That happens despite the write-first lock
- *   because the adapter's one connection runs other requests' queries inside
- *   an open transaction, before its first statement.
  * - PostgreSQL chose this transaction as a deadlock victim (40P01) or could
  *   not serialize it (40001). The row locks are taken in one order (person,
  *   then hosts by id), so bookings queue rather than deadlock; other writers
@@ -106,9 +100,12 @@ function transactionTimeoutMs(): number {
  *   that impossible; should it happen anyway, the next attempt sees the
  *   other booking and refuses with a proper conflict message.
  *
- * Retrying is safe: the failed transaction was rolled back whole.
+ * Retrying is safe: the failed transaction was rolled back whole. SQLite's
+ * "database is locked" is not among them: the adapter has already waited
+ * for the write lock as long as a request may wait (and the answer is then
+ * 503 database_busy).
  */
-const RETRYABLE = new Set(["SQLITE_BUSY", "40P01", "40001", "23P01"]);
+const RETRYABLE = new Set(["40P01", "40001", "23P01"]);
 
 function isDatabaseBusy(error: unknown): boolean {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;

@@ -4,6 +4,7 @@ import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { personSelect, toPerson } from "@/server/reservations/people";
+import { teamNames } from "@/server/teams/booking-team";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
@@ -17,6 +18,7 @@ const bookingSelect = {
   endsAt: true,
   purpose: true,
   status: true,
+  teamId: true,
   host: { select: { name: true } },
   user: { select: personSelect },
   gpus: { select: { gpu: { select: { uuid: true, index: true } } } },
@@ -24,7 +26,7 @@ const bookingSelect = {
 
 type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
 
-function toBooking(row: BookingRow): ScheduleBooking {
+function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking {
   return {
     reservationId: row.id,
     hostId: row.hostId,
@@ -34,6 +36,8 @@ function toBooking(row: BookingRow): ScheduleBooking {
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
     purpose: row.purpose,
+    // Only bookings made for a team carry one: the others' shape stays as it was.
+    ...(row.teamId && teams.has(row.teamId) ? { team: teams.get(row.teamId) } : {}),
     status: row.status as ReservationStatus,
   };
 }
@@ -45,8 +49,9 @@ export async function listLiveBookings(now: Date, client: PrismaClient = db()): 
     orderBy: [{ startsAt: "asc" }, { id: "asc" }],
     select: bookingSelect,
   });
+  const teams = await teamNames(client, rows.map((row) => row.teamId));
   return rows.map((row) => {
-    const { status: _status, ...live } = toBooking(row);
+    const { status: _status, ...live } = toBooking(row, teams);
     return live;
   });
 }
@@ -58,7 +63,8 @@ export async function listSchedule(from: Date, to: Date): Promise<ScheduleBookin
     orderBy: [{ startsAt: "asc" }, { id: "asc" }],
     select: bookingSelect,
   });
-  return rows.filter((row) => row.endsAt > row.startsAt).map(toBooking);
+  const teams = await teamNames(db(), rows.map((row) => row.teamId));
+  return rows.filter((row) => row.endsAt > row.startsAt).map((row) => toBooking(row, teams));
 }
 
 /** Hosts that have GPUs, with their GPUs in nvidia-smi order: what the form and the schedule offer. */

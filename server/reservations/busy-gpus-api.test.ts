@@ -27,19 +27,21 @@ beforeAll(async () => {
   await useTestDatabase();
   const { setRuntime } = await import("@/server/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
-  setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
-
-  // What startAlerts installs in the server: the reconciler's view of whose process is whose.
-  const { setAlertsRuntime } = await import("@/server/alerts/alerts-runtime");
+  // What the server's tick answers: the reconciler's view of whose process is whose.
   const { reconcileFleet } = await import("@/server/attribution/reconcile-fleet");
   const { UserDirectory } = await import("@/server/attribution/user-directory");
   const { listLiveBookings } = await import("@/server/reservations/bookings-query");
   const directory = new UserDirectory();
   let bookings: Awaited<ReturnType<typeof listLiveBookings>> = [];
-  setAlertsRuntime({
-    gpuStates: () => reconcileFleet(fleet.current(), bookings, directory, Date.now()),
-    agentAllowsEnforcement: () => false,
-    settingsChanged: () => {},
+  setRuntime({
+    fleet,
+    ingest: {} as never,
+    disconnectAgents: () => {},
+    tick: {
+      gpuStates: () => reconcileFleet(fleet.current(), bookings, directory, Date.now()),
+      agentAllowsEnforcement: () => false,
+      enforcementSettingsChanged: () => {},
+    },
   });
 
   const { createUser } = await import("@/server/auth/users");

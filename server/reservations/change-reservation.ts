@@ -14,6 +14,7 @@ import { getReservationView } from "@/server/reservations/list-reservations";
 import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
 import { readPolicy } from "@/server/reservations/policy";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
+import { checkBookingLimits } from "@/server/limits/check-limits";
 
 /**
  * Moves the end of a scheduled or active booking. Extending checks the
@@ -30,11 +31,15 @@ export async function changeReservationEnd(
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true, endsAt: true } });
+  const found = await client.reservation.findUnique({
+    where: { id },
+    select: { userId: true, hostId: true, endsAt: true, teamId: true, host: { select: { name: true } }, user: { select: { username: true, name: true } } },
+  });
   if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+  const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
   const oldEndsAt = found.endsAt;
 
-  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
+  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId], teamIds: team ? [team.id] : [] }, async (tx) => {
     const row = await tx.reservation.findUniqueOrThrow({
       where: { id },
       select: { startsAt: true, endsAt: true, status: true, purpose: true, userId: true, gpus: { select: { gpuId: true } } },
@@ -91,6 +96,9 @@ export async function changeReservationEnd(
         const message = `You would hold ${held + gpuIds.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
         throw new AppError("bad_request", message, { [field]: message });
       }
+      // The added time counts against the team's and the person's limits like a new booking of these GPUs.
+      const scope = { userId: row.userId, username: found.user.username ?? found.user.name, team };
+      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, totalMinutes });
     }
 
     const newEnd = new Date(newEndMs);

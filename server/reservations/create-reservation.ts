@@ -17,6 +17,8 @@ import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, STARTS_NO
 import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
+import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
+import { bookingTeam } from "@/server/teams/booking-team";
 
 /** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
 export interface LiveGpuSource {
@@ -54,13 +56,21 @@ export async function createReservation(actor: Actor, request: ReservationReques
   const window: Window = { startMs, endMs, nowMs: now.getTime() };
 
   const hosts = await candidateHosts(client, request.host);
+  const team = await bookingTeam(client, actor.id, request.team);
+  const scope = { userId: actor.id, username: actor.username, team };
   const live = liveView(options.fleet);
   let explanation: string | undefined;
   let overRunningWork: ReturnType<typeof findBusyGpus> = [];
 
-  const id = await bookingTransaction(client, { userId: actor.id, hostIds: hosts.map((host) => host.id) }, async (tx) => {
+  const lock = { userId: actor.id, hostIds: hosts.map((host) => host.id), teamIds: team ? [team.id] : [] };
+  const id = await bookingTransaction(client, lock, async (tx) => {
     const policy = await readPolicy(tx);
     checkPolicyTimes(policy, window, endField);
+    // The team's and the person's limits (server/limits), in the same transaction as the overlap check.
+    const limits = await effectiveLimits(tx, scope);
+    const refusals = hosts.map((host) => refuseHost(limits, host.name, startMs, endMs));
+    const allowedHosts = hosts.filter((_, i) => refusals[i] === null);
+    if (allowedHosts.length === 0) throw refusals[0];
     let chosen: { host: HostRef; gpus: GpuRow[] };
     if (request.gpus) {
       chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
@@ -71,7 +81,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
         overRunningWork = busy;
       }
     } else {
-      const picked = await pickAnyGpus(tx, hosts, { count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB }, live, window, policy);
+      const picked = await pickAnyGpus(tx, allowedHosts, { count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB }, live, window, policy);
       chosen = picked;
       explanation = picked.explanation;
     }
@@ -83,6 +93,8 @@ export async function createReservation(actor: Actor, request: ReservationReques
       const message = `You would hold ${held + chosen.gpus.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
       throw new AppError("bad_request", message, { [request.gpus ? "gpus" : "count"]: message });
     }
+    const gpuCount = chosen.gpus.length;
+    await checkBookingLimits(tx, scope, { hostName: chosen.host.name, startMs, endMs, gpus: gpuCount, totalMinutes: (endMs - startMs) / 60_000 }, limits);
 
     // All checks passed: only now write (see bookingTransaction). A claim
     // that fails here still comes before any write.
@@ -95,6 +107,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
         endsAt: end,
         purpose: request.purpose,
         status: "booked",
+        teamId: team?.id ?? null,
         createdAt: now,
         gpus: { create: chosen.gpus.map((gpu) => ({ gpuId: gpu.id, startsAt: start, endsAt: end })) },
       },
@@ -112,6 +125,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
         endsAt: end.toISOString(),
         purpose: request.purpose,
         status: "booked",
+        ...(team ? { team: team.name } : {}),
         ...(overRunningWork.length > 0 ? { bookedOverRunningWork: busyGpusForAudit(overRunningWork) } : {}),
       },
       at: now,

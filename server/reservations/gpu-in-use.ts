@@ -1,8 +1,9 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { deriveGpuState, type GpuState, isGpuFree, othersProcesses, unseenUsePhrase } from "@/lib/gpu-availability";
+import { type GpuState, isGpuFree, othersProcesses, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
+import { stateWithoutBooking } from "@/lib/state-without-booking";
 import { AppError } from "@/server/errors";
 
 /** A booking starting this soon is "now": what runs on the GPUs at this moment decides. */
@@ -23,7 +24,7 @@ export interface LiveView {
 export function liveStateNow(live: LiveView, hostId: string, uuid: string): { state: GpuState; logins: string[]; unseen: string | null } {
   const reading = live.gpus.get(uuid);
   if (!reading) return { state: "offline", logins: [], unseen: null };
-  const { state, processes, unseenUse } = deriveGpuState({ gpu: reading, online: live.onlineHostIds.has(hostId), booking: null, attributions: new Map() });
+  const { state, processes, unseenUse } = stateWithoutBooking(reading, live.onlineHostIds.has(hostId));
   return {
     state,
     logins: [...new Set(processes.map((process) => process.login ?? `pid ${process.pid}`))],
@@ -50,14 +51,7 @@ export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], h
   for (const gpu of gpus) {
     const reading = live.gpus.get(gpu.uuid);
     if (!reading) continue;
-    const known = live.states[gpu.uuid]?.processes ?? [];
-    // The reading's processes are the truth of what runs now; the reconciliation says whose they are.
-    const reconciliation = deriveGpuState({
-      gpu: reading,
-      online: true,
-      booking: null,
-      attributions: new Map(known.map((process) => [process.pid, process])),
-    });
+    const reconciliation = stateWithoutBooking(reading, true, live.states[gpu.uuid]);
     if (reconciliation.unseenUse) {
       busy.push({ hostName, gpuIndex: gpu.index, gpuUuid: gpu.uuid, processes: [], unseenMemoryMiB: reading.memoryUsedMiB });
       continue;

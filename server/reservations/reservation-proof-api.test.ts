@@ -145,7 +145,7 @@ describe("who sees a booking's proof", () => {
     const http = createServer();
     const io = new Server(http);
     const { LIVE_FORMAT_VERSION } = await import("@/lib/live-wire");
-    const stop = attachLiveEndpoint(io.of("/live") as never, fleet, {
+    const live = attachLiveEndpoint(io.of("/live") as never, fleet, {
       authenticate: async () => ({ kind: "user", userId: "a-member", role: "member", sessionId: null }),
     });
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
@@ -160,7 +160,7 @@ describe("who sees a booking's proof", () => {
       expect(live.gpus.some((gpu) => gpu.processes.some((process) => process.reservationId === id))).toBe(true);
       expect(JSON.stringify(live)).not.toContain(secret);
     } finally {
-      stop();
+      live.stop();
       await new Promise<void>((resolve) => io.close(() => resolve()));
     }
   });

@@ -3,22 +3,42 @@ import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
 import { io as connect, type Socket } from "socket.io-client";
 import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
+import type { GpuReconciliation } from "@/lib/attribution";
 import type { FleetDelta, LiveClientToServer, LiveServerToClient } from "@/lib/live";
 import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
 import { applyDeltaWire, applySnapshotWire, initialLiveFleetState, type LiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type LiveHandshake } from "@/lib/live-wire";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { attachLiveEndpoint, type LiveEndpointOptions } from "@/server/fleet/live-endpoint";
+import { staticDirectory } from "@/server/attribution/user-directory";
+import { Tick } from "@/server/tick/tick";
 
 /** Test helpers for `/live`: a server on a free port, and browsers that merge what they get as pages do. */
 
 export type LiveClient = Socket<LiveServerToClient, LiveClientToServer>;
 
-export async function startLiveServer(fleet: FleetState, options: LiveEndpointOptions = {}) {
+export interface LiveServerOptions extends LiveEndpointOptions {
+  /** The tick's period (offline check, GPU states to the viewers); default 1 s. */
+  tickMs?: number;
+  /** Stands in for the reconciliation: the states now, and what a tick changed (null: nothing). Without it there are no states. */
+  states?: { current(): Record<string, GpuReconciliation>; changed(): Record<string, GpuReconciliation> | null };
+}
+
+/** `/live` on a free port, fed by a real tick (server/tick/) whose only consumer is the endpoint. */
+export async function startLiveServer(fleet: FleetState, options: LiveServerOptions = {}) {
   const http = createServer();
   const io = new Server(http);
   const namespace = io.of("/live");
-  const stop = attachLiveEndpoint(namespace as never, fleet, options);
+  const { tickMs, states, ...endpointOptions } = options;
+  const endpoint = attachLiveEndpoint(namespace as never, fleet, { ...endpointOptions, ...(states ? { gpuStates: () => states.current() } : {}) });
+  const tick = new Tick({
+    fleet,
+    bookings: options.bookings ?? { current: () => [] },
+    directory: staticDirectory([]),
+    consumers: [endpoint.consumer],
+    reconciler: { run: () => states?.changed() ?? {}, current: () => states?.current() ?? {} },
+  });
+  await tick.start(tickMs);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/live`;
   const clients: LiveClient[] = [];
@@ -27,12 +47,13 @@ export async function startLiveServer(fleet: FleetState, options: LiveEndpointOp
     io,
     namespace,
     /** A socket with this handshake (the format version is added), and every raw frame it receives. */
-    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean } = {}) {
+    connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean; headers?: Record<string, string> } = {}) {
+      const headers = { ...extra.headers, ...(extra.cookie ? { cookie: extra.cookie } : {}) };
       const socket: LiveClient = connect(url, {
         transports: ["websocket"],
         reconnection: extra.reconnection ?? false,
         auth: { v: LIVE_FORMAT_VERSION, ...auth },
-        ...(extra.cookie ? { extraHeaders: { cookie: extra.cookie } } : {}),
+        ...(Object.keys(headers).length > 0 ? { extraHeaders: headers } : {}),
       });
       clients.push(socket);
       const frames: string[] = [];
@@ -41,7 +62,8 @@ export async function startLiveServer(fleet: FleetState, options: LiveEndpointOp
     },
     async close() {
       for (const client of clients) client.close();
-      stop();
+      await tick.stop();
+      endpoint.stop();
       await new Promise<void>((resolve) => io.close(() => resolve()));
     },
   };

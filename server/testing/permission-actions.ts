@@ -46,7 +46,7 @@ const owned = { ...anyUser, otherMember: 404 } as const;
 const adminOnly = { ...anyUser, member: 403, otherMember: 403 } as const;
 /** A personal webhook is its owner's alone: an admin manages the fleet-wide ones, not people's own. */
 const personal = { ...owned, admin: 404 } as const;
-/** The live fleet and the queue: a wall display may read them. */
+/** The live fleet: a wall display may read it, in the display scope (the matrix checks what its answer holds). */
 const viewer = { ...anyUser, display: "ok" } as const;
 /** Public on purpose: it describes the API and holds nothing (GET /api/v1/openapi.json). */
 const anyone = { anonymous: "ok", member: "ok", otherMember: "ok", admin: "ok", display: "ok", host: "ok", revoked: "ok", disabled: "ok" } as const;
@@ -81,6 +81,12 @@ async function miasWaitingEntry(world: MatrixWorld): Promise<string> {
     select: { id: true },
   });
   return entry.id;
+}
+
+/** A team of nobody, fresh per call since deleting and changing it are the calls. */
+async function aTeam(): Promise<string> {
+  const team = await db().team.create({ data: { name: `matrix team ${randomUUID()}` }, select: { id: true } });
+  return team.id;
 }
 
 /** An open alert about Mia (no booking involved), fresh per call since acknowledging changes it. */
@@ -145,6 +151,23 @@ export const ACTIONS: Action[] = [
   { route: "PUT /api/v1/policies", prepare: async () => ({ body: { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 14 } }), expect: adminOnly },
   { route: "GET /api/v1/audit", expect: adminOnly },
 
+  { route: "GET /api/v1/teams", expect: anyUser },
+  { route: "POST /api/v1/teams", prepare: async () => ({ body: { name: `team ${next()}` } }), expect: adminOnly },
+  { route: "PATCH /api/v1/teams/[id]", prepare: async () => ({ params: { id: await aTeam() }, body: { limits: { maxGpus: 4 } } }), expect: adminOnly },
+  { route: "DELETE /api/v1/teams/[id]", prepare: async () => ({ params: { id: await aTeam() } }), expect: adminOnly },
+  { route: "POST /api/v1/teams/[id]/members", prepare: async (w) => ({ params: { id: await aTeam() }, body: { username: w.otherMember.username } }), expect: adminOnly },
+  {
+    route: "DELETE /api/v1/teams/[id]/members/[userId]",
+    prepare: async (w) => {
+      const id = await aTeam();
+      await db().teamMember.create({ data: { teamId: id, userId: w.otherMember.id } });
+      return { params: { id, userId: w.otherMember.id } };
+    },
+    expect: adminOnly,
+  },
+  { route: "PUT /api/v1/users/[id]/limits", prepare: async (w) => ({ params: { id: w.otherMember.id }, body: { limits: { maxGpus: null } } }), expect: adminOnly },
+  { route: "GET /api/v1/me/limits", expect: anyUser },
+
   { route: "GET /api/v1/reservations", expect: anyUser },
   { route: "GET /api/v1/reservations", variant: "everyone's (all=1)", query: "?all=1", expect: adminOnly },
   {
@@ -174,7 +197,7 @@ export const ACTIONS: Action[] = [
     expect: adminOnly,
   },
 
-  { route: "GET /api/v1/waitlist", expect: viewer },
+  { route: "GET /api/v1/waitlist", expect: anyUser },
   { route: "GET /api/v1/waitlist", variant: "mine (mine=1)", query: "?mine=1", expect: anyUser },
   {
     route: "POST /api/v1/waitlist",
@@ -186,6 +209,8 @@ export const ACTIONS: Action[] = [
 
   { route: "GET /api/v1/usage", expect: anyUser },
   { route: "GET /api/v1/usage/export", expect: anyUser },
+  // A team's usage: admins, and a team's lead (none of the matrix's members leads one).
+  { route: "GET /api/v1/usage/teams", expect: adminOnly },
   { route: "GET /api/v1/usage/reservations", prepare: async (w) => ({ query: `?ids=${await miasBooking(w)}` }), expect: anyUser },
 
   { route: "GET /api/v1/alerts", expect: anyUser },

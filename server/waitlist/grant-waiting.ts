@@ -4,12 +4,15 @@ import { AppError } from "@/server/errors";
 import type { ServiceOptions } from "@/server/reservations/actor";
 import type { Tx } from "@/server/reservations/booking-transaction";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
+import { orderByFairShare } from "@/server/waitlist/fair-share";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;
 
 /**
- * Serves the waitlist: in order of arrival, each waiting request that fits
+ * Serves the waitlist: in order of fair share (the team that used least of
+ * its share first, waiting time raising priority, arrival order between
+ * equals: server/waitlist/fair-share.ts), each waiting request that fits
  * now becomes a reservation (through createReservation, so the same
  * transaction guards double booking). A request that does not fit keeps its
  * place and holds back later requests that compete for the same GPUs (same
@@ -20,11 +23,12 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   await client.waitlistEntry.updateMany({ where: { status: "waiting", expiresAt: { lte: now } }, data: { status: "expired" } });
-  const entries = await client.waitlistEntry.findMany({
+  const waiting = await client.waitlistEntry.findMany({
     where: { status: "waiting" },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: { id: true, userId: true, hostName: true, gpuCount: true, minFreeMemoryMiB: true, durationMinutes: true, purpose: true },
+    select: { id: true, userId: true, hostName: true, gpuCount: true, minFreeMemoryMiB: true, durationMinutes: true, purpose: true, teamId: true, createdAt: true },
   });
+  const entries = (await orderByFairShare(client, waiting, now.getTime())).map((ranked) => ranked.row);
 
   const blockedHosts = new Set<string>();
   let blockedAnyHost = false;
@@ -45,6 +49,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
           ...(entry.minFreeMemoryMiB !== null ? { minFreeMemoryMiB: entry.minFreeMemoryMiB } : {}),
           durationMinutes: entry.durationMinutes,
           purpose: entry.purpose,
+          ...(entry.teamId ? { team: entry.teamId } : {}),
         },
         { now, client, fleet: options.fleet, claim: claimEntry(entry.id, now) },
       );

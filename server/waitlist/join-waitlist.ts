@@ -1,6 +1,8 @@
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Actor, ServiceOptions } from "@/server/reservations/actor";
+import { bookingTeam } from "@/server/teams/booking-team";
+import { orderByFairShare } from "@/server/waitlist/fair-share";
 
 /** Waiting requests one person may have at once, so that nobody can hold the queue. */
 export const WAITING_PER_PERSON = 2;
@@ -13,6 +15,8 @@ export interface WaitRequest {
   minFreeMemoryMiB?: number;
   durationMinutes: number;
   purpose: string;
+  /** The team to book for (name or id). */
+  team?: string;
 }
 
 export interface WaitingEntry {
@@ -24,7 +28,7 @@ export interface WaitingEntry {
 
 /**
  * Queues a request for "N GPUs" that cannot be served now. grantWaiting
- * turns it into a reservation when GPUs free up, in order of arrival.
+ * turns it into a reservation when GPUs free up, in fair-share order.
  */
 export async function joinWaitlist(actor: Actor, request: WaitRequest, options: ServiceOptions = {}): Promise<WaitingEntry> {
   const client = options.client ?? db();
@@ -42,6 +46,8 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
     const message = `${request.host ?? "No host"}${request.host ? " does not have" : " has"} ${request.count} GPU${request.count > 1 ? "s" : ""}`;
     throw new AppError("bad_request", message, { count: message });
   }
+  // A named team is checked now (the person must be in it); none named: the accounting team at grant time.
+  const team = request.team !== undefined ? await bookingTeam(client, actor.id, request.team) : null;
   const entry = await client.waitlistEntry.create({
     data: {
       userId: actor.id,
@@ -50,11 +56,14 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
       minFreeMemoryMiB: request.minFreeMemoryMiB ?? null,
       durationMinutes: request.durationMinutes,
       purpose: request.purpose,
+      teamId: team?.id ?? null,
       createdAt: now,
       expiresAt: new Date(now.getTime() + WAIT_MAX_MS),
     },
     select: { id: true, createdAt: true, expiresAt: true },
   });
-  const ahead = await client.waitlistEntry.count({ where: { status: "waiting", createdAt: { lt: entry.createdAt } } });
-  return { id: entry.id, position: ahead + 1, expiresAt: (entry.expiresAt ?? now).toISOString() };
+  const queue = await client.waitlistEntry.findMany({ where: { status: "waiting" }, select: { id: true, userId: true, teamId: true, createdAt: true } });
+  const order = await orderByFairShare(client, queue, now.getTime());
+  const position = order.findIndex((ranked) => ranked.row.id === entry.id) + 1;
+  return { id: entry.id, position: position > 0 ? position : order.length, expiresAt: (entry.expiresAt ?? now).toISOString() };
 }

@@ -6,6 +6,7 @@ import { busyRanges } from "@/server/reservations/occupancy";
 import { liveGpuSource } from "@/server/reservations/live-source";
 import { estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
+import { orderByFairShare } from "@/server/waitlist/fair-share";
 
 const SELECT = {
   id: true,
@@ -19,16 +20,23 @@ const SELECT = {
   createdAt: true,
   grantedAt: true,
   expiresAt: true,
+  teamId: true,
 } as const;
 
-type Row = { id: string; userId: string; hostName: string | null; gpuCount: number; durationMinutes: number; purpose: string; status: string; reservationId: string | null; createdAt: Date; grantedAt: Date | null; expiresAt: Date | null };
+type Row = { id: string; userId: string; hostName: string | null; gpuCount: number; durationMinutes: number; purpose: string; status: string; reservationId: string | null; createdAt: Date; grantedAt: Date | null; expiresAt: Date | null; teamId: string | null };
+
+/** Where a waiting request stands in the fair-share order, and for which team. */
+interface Standing {
+  reason: string;
+  teamName: string | null;
+}
 
 interface Estimate {
   startMs: number | null;
   waitsForUnbookedWork: UnbookedWork | null;
 }
 
-function view(row: Row, username: string, position: number | null, estimate: Estimate = { startMs: null, waitsForUnbookedWork: null }): WaitlistView {
+function view(row: Row, username: string, position: number | null, estimate: Estimate = { startMs: null, waitsForUnbookedWork: null }, standing: Standing | null = null): WaitlistView {
   const waiting = row.status === "waiting";
   return {
     id: row.id,
@@ -45,6 +53,8 @@ function view(row: Row, username: string, position: number | null, estimate: Est
     reservationId: row.reservationId,
     grantedAt: row.grantedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
+    team: standing?.teamName ?? null,
+    orderReason: waiting ? (standing?.reason ?? null) : null,
   };
 }
 
@@ -87,11 +97,12 @@ async function estimatesOf(rows: Row[], nowMs: number): Promise<Map<string, Esti
   return estimates;
 }
 
-/** The queue, in order of service: everyone's waiting requests with their estimated starts, so that a team sees who waits for what. */
+/** The queue, in order of service (fair share): everyone's waiting requests with their estimated starts and why they stand there, so that a team sees who waits for what. */
 export async function listWaitlist(now = new Date()): Promise<WaitlistView[]> {
-  const rows = await waitingRows();
+  const ranked = await orderByFairShare(db(), await waitingRows(), now.getTime());
+  const rows = ranked.map((entry) => entry.row);
   const [names, estimates] = await Promise.all([usernames(rows.map((row) => row.userId)), estimatesOf(rows, now.getTime())]);
-  return rows.map((row, at) => view(row, names.get(row.userId) ?? row.userId, at + 1, estimates.get(row.id)));
+  return ranked.map((entry, at) => view(entry.row, names.get(entry.row.userId) ?? entry.row.userId, at + 1, estimates.get(entry.row.id), entry));
 }
 
 /** Recently granted requests stay in "mine" this long, so that someone who was away still learns of the grant. */

@@ -1,5 +1,5 @@
-import { deriveGpuState } from "@/lib/gpu-availability";
 import { type NamedPerson, personName } from "@/lib/person-name";
+import { stateWithoutBooking } from "@/lib/state-without-booking";
 import type { UnbookedWork } from "@/lib/waitlist-schema";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
 import type { BusyRange } from "@/server/reservations/occupancy";
@@ -33,13 +33,7 @@ export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], l
     for (const gpu of host.gpus) {
       const reading = readings.get(gpu.uuid);
       if (!reading || bookedNow.has(gpu.id)) continue;
-      const known = states[gpu.uuid]?.processes ?? [];
-      const state = deriveGpuState({
-        gpu: reading,
-        online: online.has(reading.hostId),
-        booking: null,
-        attributions: new Map(known.map((process) => [process.pid, process])),
-      });
+      const state = stateWithoutBooking(reading, online.has(reading.hostId), states[gpu.uuid]);
       if (state.state !== "unbooked_use") continue;
       found.push({ gpuId: gpu.id, hostName: host.name, index: gpu.index, runners: state.processes });
     }

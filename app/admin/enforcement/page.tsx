@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { HostEnforcementManager } from "@/components/alerts/host-enforcement-manager";
 import { PageShell } from "@/components/ui/page-shell";
-import { alertsRuntime } from "@/server/alerts/alerts-runtime";
 import { listHostEnforcement } from "@/server/enforcement/host-settings";
+import { runningServer } from "@/server/runtime";
 
 export const metadata: Metadata = { title: "Enforcement" };
 export const dynamic = "force-dynamic";
@@ -27,7 +27,7 @@ export default function EnforcementPage() {
 
 /** Rendered by PageShell only for admins. */
 async function Hosts() {
-  const runtime = alertsRuntime();
-  const hosts = await listHostEnforcement((hostId) => runtime?.agentAllowsEnforcement(hostId) ?? false);
+  const tick = runningServer()?.tick;
+  const hosts = await listHostEnforcement((hostId) => tick?.agentAllowsEnforcement(hostId) ?? false);
   return <HostEnforcementManager hosts={hosts} />;
 }

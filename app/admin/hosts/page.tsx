@@ -4,6 +4,7 @@ import { HostsManager } from "@/components/admin/hosts-manager";
 import { PageShell } from "@/components/ui/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { env } from "@/server/env";
+import { hostBundleChecksum } from "@/server/downloads/serve-downloads";
 import { listHostSummaries } from "@/server/hosts/host-registry";
 import { publicServerUrl } from "@/server/http/public-url";
 
@@ -22,5 +23,5 @@ async function Hosts() {
   const hosts = await listHostSummaries();
   // The address in the install line is the one GPU hosts will use: GPUDESK_PUBLIC_URL, else the one this page was asked on.
   const serverUrl = publicServerUrl(await headers(), env());
-  return <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} />;
+  return <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} bundleSha256={hostBundleChecksum()} />;
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { PageShell } from "@/components/ui/page-shell";
 import { UsageSection } from "@/components/usage/usage-section";
+import { TeamUsageSection } from "@/app/usage/team-usage-section";
 
 export const metadata: Metadata = { title: "Usage" };
 
@@ -19,6 +20,9 @@ export default async function AdminUsagePage({ searchParams }: PageProps) {
       width="wide"
     >
       <UsageSection searchParams={await searchParams} basePath="/admin/usage" fleet />
+      <div className="mt-8">
+        <TeamUsageSection searchParams={await searchParams} basePath="/admin/usage" />
+      </div>
     </PageShell>
   );
 }

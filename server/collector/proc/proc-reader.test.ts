@@ -50,6 +50,7 @@ describe("readOwnership", () => {
       },
     ]);
     expect(await reader.readOwnership(200)).toEqual<Ownership>({
+      uid: 1000,
       user: "alice",
       command: "python3 -m torch.distributed.run train.py",
       startedAt: "2023-11-14T22:15:23.450Z",
@@ -179,6 +180,7 @@ describe("readOwnership", () => {
       },
     ]);
     expect(await reader.readOwnership(691)).toEqual<Ownership>({
+      uid: 0,
       user: "root",
       command: "[gpudesk-hog]",
       startedAt: "2023-11-14T22:14:28.170Z", // btime + 6817 ticks / 100
@@ -263,7 +265,7 @@ describe("enrichProcesses", () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         inFlight--;
         if (pid === 13) throw new Error("a reader bug must not lose the snapshot");
-        return { user: `u${pid}`, command: null, startedAt: null, container: null, slurmJobId: null, reservationId: null };
+        return { uid: 1000 + pid, user: `u${pid}`, command: null, startedAt: null, container: null, slurmJobId: null, reservationId: null };
       },
     };
     const processes = Array.from({ length: 40 }, (_, i) => processInfo(i % 20, `GPU-${i % 2}`));

@@ -14,11 +14,11 @@ import {
   parseStat,
 } from "@/server/collector/proc/parse-proc-files";
 
-/** The fields of a process that only /proc can answer. */
+/** The fields of a process that only /proc can answer, and its real uid (what enforcement checks: never root or system users). */
 export type Ownership = Pick<
   ProcessInfo,
   "user" | "command" | "startedAt" | "container" | "slurmJobId" | "reservationId"
->;
+> & { uid: number | null };
 
 export interface ProcReader {
   /**
@@ -68,8 +68,7 @@ export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
     return bootTime;
   }
 
-  async function resolveUser(statusRaw: Buffer | null): Promise<string | null> {
-    const uid = statusRaw === null ? null : parseRealUid(statusRaw.toString("utf8"));
+  async function resolveUser(uid: number | null): Promise<string | null> {
     if (uid === null) return null;
     try {
       return (await lookupUser(uid)) ?? String(uid);
@@ -100,7 +99,8 @@ export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
       command = comm === null ? null : bracketedName(comm);
     }
 
-    const [user, bootSeconds] = await Promise.all([resolveUser(status), readBootTime()]);
+    const uid = status === null ? null : parseRealUid(status.toString("utf8"));
+    const [user, bootSeconds] = await Promise.all([resolveUser(uid), readBootTime()]);
     const startedAt =
       statFields === null || bootSeconds === null
         ? null
@@ -111,7 +111,7 @@ export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
     const reservationId =
       environ === null ? null : parseReservationId(findEnvironValue(environ, RESERVATION_VARIABLE));
 
-    return { user, command, startedAt, container, slurmJobId, reservationId };
+    return { uid, user, command, startedAt, container, slurmJobId, reservationId };
   }
 
   return { readOwnership };

@@ -1,5 +1,5 @@
 import { auth } from "@/server/auth/better-auth";
-import { authRequest } from "@/server/auth/auth-endpoints";
+import { authRequest, withoutSessionToken } from "@/server/auth/auth-endpoints";
 import { errorResponse } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 async function handle(request: Request): Promise<Response> {
   try {
     const { forwarded, secure } = await authRequest(request);
-    return await auth(secure).handler(forwarded);
+    return await withoutSessionToken(forwarded, await auth(secure).handler(forwarded));
   } catch (error) {
     return errorResponse(error);
   }

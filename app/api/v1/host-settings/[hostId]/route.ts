@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
 import { recordIdSchema } from "@/lib/alerts";
-import { alertsRuntime } from "@/server/alerts/alerts-runtime";
 import { requireAdmin } from "@/server/auth/guard";
 import { updateHostSetting } from "@/server/enforcement/host-settings";
 import { apiHandler, readJson } from "@/server/http/api-handler";
+import { runningServer } from "@/server/runtime";
 
 export const dynamic = "force-dynamic";
 
@@ -11,6 +11,6 @@ export const dynamic = "force-dynamic";
 export const PUT = apiHandler(async (request, { params }: { params: Promise<{ hostId: string }> }) => {
   const { user } = await requireAdmin(request);
   const setting = await updateHostSetting(user, recordIdSchema.parse((await params).hostId), await readJson(request));
-  alertsRuntime()?.settingsChanged();
+  runningServer()?.tick?.enforcementSettingsChanged();
   return NextResponse.json(setting);
 });

@@ -1,4 +1,3 @@
-import { db } from "@/server/db";
 import { MINUTE_MS } from "@/server/history/rollup-math";
 import type { Client } from "@/server/history/rollup-store";
 
@@ -36,10 +35,10 @@ export async function findBookedIntervals(client: Client, from: Date, to: Date):
 }
 
 /**
- * The holder of one GPU-minute: the booking that covers most of
+ * Who booked one GPU-minute: the person of the booking that covers most of
  * [minute, minute + 1 min), or null when none covers any of it.
  */
-export function holderOfMinute(intervals: BookedInterval[], minuteMs: number): string | null {
+export function bookedByOfMinute(intervals: BookedInterval[], minuteMs: number): string | null {
   let best: string | null = null;
   let bestOverlap = 0;
   for (const interval of intervals) {
@@ -61,32 +60,4 @@ export function intervalsByGpu(intervals: BookedInterval[]): Map<string, BookedI
     else byGpu.set(interval.gpuUuid, [interval]);
   }
   return byGpu;
-}
-
-export interface ActiveHolder {
-  gpuUuid: string;
-  reservationId: string;
-  userId: string;
-  username: string;
-}
-
-/** Who holds each GPU at `now`, by GPU UUID (GPUs nobody holds are absent). */
-export async function listActiveHolders(now: Date): Promise<Map<string, ActiveHolder>> {
-  const rows = await db().reservationGpu.findMany({
-    where: { startsAt: { lte: now }, endsAt: { gt: now } },
-    select: {
-      gpu: { select: { uuid: true } },
-      reservation: { select: { id: true, userId: true, user: { select: { username: true, name: true } } } },
-    },
-  });
-  const holders = new Map<string, ActiveHolder>();
-  for (const row of rows) {
-    holders.set(row.gpu.uuid, {
-      gpuUuid: row.gpu.uuid,
-      reservationId: row.reservation.id,
-      userId: row.reservation.userId,
-      username: row.reservation.user.username ?? row.reservation.user.name,
-    });
-  }
-  return holders;
 }

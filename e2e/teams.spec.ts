@@ -1,0 +1,141 @@
+import { expect, test } from "@playwright/test";
+import { admin, createUser, gpudesk, releaseEverything, signIn } from "./helpers";
+
+/**
+ * Teams, limits and fair share in the browser: an admin makes two teams and
+ * a limit on /admin/teams; a member over it sees the refusal with its
+ * numbers in the form; the queue serves the team below its share first and
+ * says why; the usage page names who used GPUs without a booking.
+ */
+
+// Four GPUs: GPU 0 runs a simulated notebook now and then, GPUs 1 and 2 are always idle, GPU 3 is held by a demo booking.
+const HOST = "sim-4090-a";
+
+test.setTimeout(180_000);
+
+const tokens: string[] = [];
+test.afterEach(async ({ request }) => {
+  for (const token of tokens.splice(0)) await releaseEverything(request, token);
+});
+
+function tokenOf(username: string): string {
+  const token = gpudesk(["token", "create", "--user", username]).stdout.trim();
+  tokens.push(token);
+  return token;
+}
+
+test("an admin makes two teams and a limit; a member over it sees the refusal with the numbers in the form", async ({ browser, request }) => {
+  const boss = admin();
+  const ana = createUser("ana");
+  const suffix = Date.now().toString(36);
+  const vision = `vision ${suffix}`;
+  const nlp = `nlp ${suffix}`;
+  const anaToken = tokenOf(ana.username);
+
+  const adminContext = await browser.newContext();
+  const page = await adminContext.newPage();
+  await signIn(page, boss);
+  await page.goto("/admin/teams");
+  for (const name of [vision, nlp]) {
+    await page.getByLabel("Team name").fill(name);
+    await page.getByRole("button", { name: "Make team" }).click();
+    await expect(page.getByRole("heading", { name, exact: true })).toBeVisible();
+  }
+  const card = page.getByRole("region", { name: vision, exact: true });
+  await card.getByLabel("Username").fill(ana.username);
+  await card.getByRole("button", { name: `Add to ${vision}` }).click();
+  await expect(card.getByRole("table", { name: `Members of ${vision}` })).toContainText(ana.username);
+  await card.getByLabel("GPUs at once").fill("1");
+  await card.getByRole("button", { name: "Save limits" }).click();
+  await expect(card.getByRole("status")).toHaveText("Saved.");
+  await expect(card).toContainText("1 GPU at once");
+  await card.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/screens/admin-teams.png", fullPage: true });
+  await adminContext.close();
+
+  // Ana holds one GPU now (through the API, as the CLI would), booked for her team.
+  const first = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${anaToken}` }, data: { count: 1, host: HOST, durationMinutes: 60, purpose: "first" } });
+  expect(first.status(), await first.text()).toBe(201);
+
+  const anaContext = await browser.newContext();
+  const form = await anaContext.newPage();
+  await signIn(form, ana);
+  await form.goto(`/reserve?count=1&host=${HOST}`);
+  // Before submit: the room the team's limit leaves.
+  await expect(form.getByLabel("Room left")).toContainText(`${vision}'s limits: 1 of 1 GPUs at once in use now (0 free)`);
+  await form.getByText("1 hour", { exact: true }).click();
+  await form.getByLabel("Purpose").fill("one more");
+  await form.getByRole("button", { name: "Book" }).click();
+  const refusal = form.getByRole("alert").filter({ hasText: "Over the" });
+  await expect(refusal).toContainText(`Over the team ${vision}'s limit (GPUs at once)`);
+  await expect(refusal).toContainText(`${vision}: 1 of 1 GPUs at once; 1 frees up at`);
+  await expect(refusal).toContainText("Used: 1 of 1, this booking asks for 1 more.");
+  await expect(refusal).toContainText("Room frees up");
+  await form.screenshot({ path: "test-results/screens/reserve-quota-refusal.png", fullPage: true });
+  await anaContext.close();
+});
+
+test("the queue serves the team below its share first and says why", async ({ browser, request }) => {
+  const boss = admin();
+  const [holder, viv, nat] = [createUser("vholder"), createUser("viv"), createUser("nat")];
+  const suffix = Date.now().toString(36);
+  const bossToken = tokenOf(boss.username);
+  const asAdmin = { authorization: `Bearer ${bossToken}` };
+  const teams: Record<string, string> = {};
+  for (const [name, people] of [[`busy ${suffix}`, [holder, viv]], [`calm ${suffix}`, [nat]]] as const) {
+    const made = await request.post("/api/v1/teams", { headers: asAdmin, data: { name } });
+    expect(made.status(), await made.text()).toBe(201);
+    teams[name] = ((await made.json()) as { team: { id: string } }).team.id;
+    for (const person of people) expect((await request.post(`/api/v1/teams/${teams[name]}/members`, { headers: asAdmin, data: { username: person.username } })).ok()).toBe(true);
+  }
+  const holderAuth = { authorization: `Bearer ${tokenOf(holder.username)}` };
+  const vivAuth = { authorization: `Bearer ${tokenOf(viv.username)}` };
+  const natAuth = { authorization: `Bearer ${tokenOf(nat.username)}` };
+
+  // The busy team takes the host's GPUs 0-2: from now on it has used GPU-hours, the calm team none.
+  const held = await request.post("/api/v1/reservations", { headers: holderAuth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
+  expect(held.status(), await held.text()).toBe(201);
+  const holding = (await held.json()) as { id: string };
+  // The busy team asks first, the calm team second; two GPUs each, so only one can be served when three free up.
+  expect((await request.post("/api/v1/waitlist", { headers: vivAuth, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "busy team waits" } })).status()).toBe(201);
+  const calm = await request.post("/api/v1/waitlist", { headers: natAuth, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "calm team waits" } });
+  expect(calm.status(), await calm.text()).toBe(201);
+  expect(((await calm.json()) as { position: number }).position).toBeLessThan(3);
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, nat);
+  await page.goto("/queue");
+  const rows = page.locator('[data-testid="queue-row"]').filter({ hasText: /(busy|calm) team waits/ });
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText("calm team waits");
+  await expect(rows.nth(1)).toContainText("busy team waits");
+  await expect(rows.nth(1).getByTestId("queue-order-reason")).toContainText(new RegExp(`— busy ${suffix} used \\d+ % of its share this week`));
+  await page.screenshot({ path: "test-results/screens/queue-fair-share.png", fullPage: true });
+
+  expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: holderAuth })).ok()).toBe(true);
+  await expect
+    .poll(async () => ((await (await request.get("/api/v1/waitlist?mine=1", { headers: natAuth })).json()) as { waiting: { status: string }[] }).waiting.map((entry) => entry.status), { timeout: 30_000 })
+    .toContain("granted");
+  const vivs = ((await (await request.get("/api/v1/waitlist?mine=1", { headers: vivAuth })).json()) as { waiting: { status: string }[] }).waiting;
+  expect(vivs.map((entry) => entry.status)).toEqual(["waiting"]);
+  await context.close();
+});
+
+test("the usage page names who used GPUs without a booking", async ({ page }) => {
+  await signIn(page, admin());
+  // sim-a100-a runs training and a notebook without a booking: after a minute the tick has recorded who.
+  await expect
+    .poll(
+      async () => {
+        await page.goto("/admin/usage?range=1h");
+        return page.getByRole("table", { name: "Use without a booking by person" }).getByRole("row").count();
+      },
+      { timeout: 150_000, intervals: [5_000] },
+    )
+    .toBeGreaterThan(1);
+  const table = page.getByRole("table", { name: "Use without a booking by person" });
+  await expect(table.getByRole("row").nth(1)).not.toContainText("Nobody named");
+  await table.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/screens/usage-unbooked-by-person.png", fullPage: true });
+});

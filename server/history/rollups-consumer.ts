@@ -1,0 +1,39 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { MinuteRollups } from "@/server/history/minute-rollups";
+import type { TickConsumer } from "@/server/tick/tick-view";
+
+/**
+ * Who runs on a GPU, for its usage: the person its work is attributed to.
+ * When a squatter runs beside the booking's person, the squatter (an
+ * intruder) is named, so that the hours count for whoever took them; use
+ * without a booking names the person running it. Null when no process
+ * leads to a known person (nothing runs, or use nobody can see).
+ */
+export function attributedPerson(state: GpuReconciliation): string | null {
+  let first: string | null = null;
+  for (const process of state.processes) {
+    if (!process.person) continue;
+    if (process.intruder) return process.person.id;
+    first ??= process.person.id;
+  }
+  return first;
+}
+
+/**
+ * The minute rollups as a consumer of the tick (every instance: each
+ * records its own agents' minutes): each tick tells the minute of each
+ * GPU's latest reading who booked it (the booking's person, `holder` of the
+ * reconciliation) and who ran there (`attributedPerson`).
+ */
+export function rollupsConsumer(rollups: Pick<MinuteRollups, "witness">): TickConsumer {
+  return {
+    name: "minute rollups",
+    runs: "everywhere",
+    consume(view) {
+      for (const uuid in view.gpuStates) {
+        const state = view.gpuStates[uuid]!;
+        rollups.witness(uuid, state.holder?.id ?? null, attributedPerson(state), view.nowMs);
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { GpuRange } from "@/server/limits/gpu-hours";
+
+type Client = Prisma.TransactionClient | PrismaClient;
+
+/** Whose bookings: one person's, every booking made for a team, or one person's for one team. */
+export type BookingOwner = { userId: string; teamId?: string } | { teamId: string };
+
+/**
+ * The GPU ranges of an owner's bookings that share time with [fromMs, toMs),
+ * one per booked GPU (ReservationGpu rows carry the time; releasing moves
+ * their end, so what was given back early does not count).
+ */
+export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: number, toMs: number): Promise<GpuRange[]> {
+  const rows = await client.reservationGpu.findMany({
+    where: {
+      reservation: { ...("userId" in owner ? { userId: owner.userId } : {}), ...(owner.teamId !== undefined ? { teamId: owner.teamId } : {}) },
+      startsAt: { lt: new Date(toMs) },
+      endsAt: { gt: new Date(fromMs) },
+    },
+    select: { startsAt: true, endsAt: true },
+  });
+  return rows.flatMap((row) => (row.endsAt > row.startsAt ? [{ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: 1 }] : []));
+}
+
+/** Every booked GPU range in [fromMs, toMs) by team (null: bookings that name none), for the queue's fair share and the report. */
+export async function bookedRangesByTeam(client: Client, fromMs: number, toMs: number): Promise<Map<string | null, GpuRange[]>> {
+  const rows = await client.reservationGpu.findMany({
+    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) } },
+    select: { startsAt: true, endsAt: true, reservation: { select: { teamId: true } } },
+  });
+  const byTeam = new Map<string | null, GpuRange[]>();
+  for (const row of rows) {
+    if (row.endsAt <= row.startsAt) continue;
+    const list = byTeam.get(row.reservation.teamId) ?? [];
+    list.push({ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: 1 });
+    byTeam.set(row.reservation.teamId, list);
+  }
+  return byTeam;
+}

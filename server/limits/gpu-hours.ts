@@ -1,0 +1,62 @@
+/**
+ * GPU-hours of bookings: the one computation behind the quotas (GPU-hours
+ * per rolling 7 days), the queue's fair share (with decay) and the usage
+ * report's per-team and per-person booked hours. Each figure these places
+ * show is this function over the same rows, so a report and a refusal
+ * never disagree.
+ */
+
+export interface GpuRange {
+  startMs: number;
+  endMs: number;
+  /** GPUs held over the range (one per ReservationGpu row is the common case). */
+  gpus: number;
+}
+
+export const HOUR_MS = 3600_000;
+export const WEEK_MS = 7 * 24 * HOUR_MS;
+
+/**
+ * GPU-hours of the ranges inside [fromMs, toMs). With a half-life, each
+ * instant t counts 2^(-(toMs - t) / halfLife): an hour booked a half-life
+ * before `toMs` counts half.
+ */
+export function gpuHoursOf(ranges: readonly GpuRange[], fromMs: number, toMs: number, halfLifeMs?: number): number {
+  let total = 0;
+  for (const range of ranges) {
+    const a = Math.max(range.startMs, fromMs);
+    const b = Math.min(range.endMs, toMs);
+    if (b <= a) continue;
+    if (halfLifeMs === undefined) {
+      total += (range.gpus * (b - a)) / HOUR_MS;
+    } else {
+      // ∫_a^b 2^(-(to - t)/h) dt = h / ln2 · (2^(-(to-b)/h) − 2^(-(to-a)/h))
+      const k = Math.LN2 / halfLifeMs;
+      total += (range.gpus * (Math.exp(-k * (toMs - b)) - Math.exp(-k * (toMs - a)))) / k / HOUR_MS;
+    }
+  }
+  return total;
+}
+
+/**
+ * The most GPU-hours any window of `windowMs` holds, over the windows that
+ * share time with [touchFromMs, touchToMs): the sum is piecewise linear in
+ * the window's end, so its maximum is at an end where a range starts or
+ * ends inside the window's edges.
+ */
+export function peakWindowGpuHours(ranges: readonly GpuRange[], windowMs: number, touchFromMs: number, touchToMs: number): { hours: number; windowEndMs: number } {
+  const candidates = new Set<number>([touchToMs]);
+  for (const range of ranges) {
+    for (const edge of [range.startMs, range.endMs]) {
+      candidates.add(edge);
+      candidates.add(edge + windowMs);
+    }
+  }
+  let best = { hours: 0, windowEndMs: touchToMs };
+  for (const end of candidates) {
+    if (end <= touchFromMs || end - windowMs >= touchToMs) continue;
+    const hours = gpuHoursOf(ranges, end - windowMs, end);
+    if (hours > best.hours) best = { hours, windowEndMs: end };
+  }
+  return best;
+}

@@ -1,0 +1,54 @@
+import type { Limits, RoomView } from "@/lib/team-schema";
+import { db } from "@/server/db";
+import { bookedRanges } from "@/server/limits/booked-ranges";
+import { effectiveLimits } from "@/server/limits/check-limits";
+import { peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
+import type { Actor } from "@/server/reservations/actor";
+import { peakConcurrent } from "@/server/reservations/occupancy";
+import { bookingTeam, teamsOf } from "@/server/teams/booking-team";
+
+/**
+ * The room a person has now, as the booking form shows it before submit:
+ * the limits that apply (for the team named, else the accounting team),
+ * GPUs held at once now, and the GPU-hours a booking starting now would
+ * find counted (the same figures checkBookingLimits uses).
+ */
+export async function getRoom(actor: Actor, teamName: string | undefined, now = new Date()): Promise<RoomView> {
+  const client = db();
+  const nowMs = now.getTime();
+  const [teams, team] = await Promise.all([teamsOf(client, actor.id), bookingTeam(client, actor.id, teamName)]);
+  const scope = { userId: actor.id, username: actor.username, team };
+  const inForce = await client.$transaction((tx) => effectiveLimits(tx, scope));
+  const owner = (which: "team" | "person") => (which === "team" && team ? { teamId: team.id } : { userId: actor.id });
+
+  let gpusNow: RoomView["gpusNow"] = null;
+  if (inForce.maxGpus) {
+    const ranges = await bookedRanges(client, owner(inForce.maxGpus.scope), nowMs, nowMs + 60_000);
+    gpusNow = { used: peakConcurrent(ranges.map((range) => ({ startMs: Math.max(range.startMs, nowMs), endMs: Math.min(range.endMs, nowMs + 60_000) }))), limit: inForce.maxGpus.value };
+  }
+  let gpuHours7Days: RoomView["gpuHours7Days"] = null;
+  if (inForce.gpuHoursPer7Days) {
+    const ranges = await bookedRanges(client, owner(inForce.gpuHoursPer7Days.scope), nowMs - WEEK_MS, nowMs + 2 * WEEK_MS);
+    const peak = peakWindowGpuHours(ranges, WEEK_MS, nowMs, nowMs + 60_000);
+    gpuHours7Days = { used: Math.round(peak.hours * 10) / 10, limit: inForce.gpuHoursPer7Days.value };
+  }
+  const limits: Limits = {
+    maxGpus: inForce.maxGpus?.value ?? null,
+    gpuHoursPer7Days: inForce.gpuHoursPer7Days?.value ?? null,
+    maxBookingMinutes: inForce.maxBookingMinutes?.value ?? null,
+    hosts: inForce.hosts?.value ?? null,
+  };
+  return {
+    team,
+    teams: teams.map(({ id, name, accounting }) => ({ id, name, accounting })),
+    limits,
+    sources: {
+      maxGpus: inForce.maxGpus?.scope ?? null,
+      gpuHoursPer7Days: inForce.gpuHoursPer7Days?.scope ?? null,
+      maxBookingMinutes: inForce.maxBookingMinutes?.scope ?? null,
+      hosts: inForce.hosts?.scope ?? null,
+    },
+    gpusNow,
+    gpuHours7Days,
+  };
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authRouteCall, sessionUserOf } from "@/server/testing/auth-route";
+import { type Slapd, slapdInstalled, startSlapd } from "@/server/testing/slapd";
+import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * The password form's sign-in (/api/auth/sign-in/username through the route
+ * handler) with LDAP configured, against a real slapd started here.
+ */
+
+const PORT = testDatabaseProvider() === "postgresql" ? 3475 : 3474;
+let slapd: Slapd;
+let route: typeof import("@/app/api/auth/[...all]/route");
+const signIn = (username: string, password: string) => authRouteCall(route, "/sign-in/username", { body: { username, password } });
+const sessionUser = (response: Response) => sessionUserOf(route, response);
+
+beforeAll(async () => {
+  if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");
+  slapd = await startSlapd(PORT, [
+    { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins"] },
+    { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students", "vision-lab"], mail: "carol@lab.example" },
+    { uid: "guess", cn: "Guessed At", password: "guess-directory-pw", groups: [] },
+  ]);
+  Object.assign(process.env, slapd.env, { GPUDESK_SSO_ADMIN_GROUPS: "gpu-admins", GPUDESK_SSO_TEAM_GROUPS: "vision-lab=vision" });
+  await useTestDatabase();
+  route = await import("@/app/api/auth/[...all]/route");
+});
+
+afterAll(async () => {
+  await slapd?.stop();
+});
+
+describe("LDAP sign-in through the password form", () => {
+  it("a directory password signs in: the account is made with the role from the groups and the Unix login from uid", async () => {
+    const response = await signIn("carol", "carol-directory-pw");
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).not.toHaveProperty("token");
+    expect(await sessionUser(response)).toMatchObject({ username: "carol", name: "Carol Krause", role: "member", unixLogin: "ckrause" });
+    expect(await sessionUser(await signIn("ada", "ada-directory-pw"))).toMatchObject({ username: "ada", role: "admin", unixLogin: "ada" });
+  });
+
+  it("the directory decides for the people it knows: a local password of the same name does not sign in", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    const { db } = await import("@/server/db");
+    await db().user.delete({ where: { username: "ada" } });
+    const created = await createUser({ username: "ada", password: "ada-local-password", role: "admin" });
+    expect((await signIn("ada", "ada-local-password")).status).toBe(401);
+    const user = await sessionUser(await signIn("ada", "ada-directory-pw"));
+    expect(user?.id).toBe(created.id);
+  });
+
+  it("people the directory does not know still sign in with gpudesk's own password", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    await createUser({ username: "localonly", password: "local-only-password" });
+    expect((await signIn("localonly", "local-only-password")).status).toBe(200);
+    expect((await signIn("localonly", "wrong-password-here")).status).toBe(401);
+  });
+
+  it("wrong directory passwords go through the same per-username throttle as local ones", async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 7; attempt++) statuses.push((await signIn("guess", `wrong-${attempt}-password`)).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toContain(429);
+    // Even the right password waits now.
+    expect((await signIn("guess", "guess-directory-pw")).status).toBe(429);
+  });
+
+  it("a disabled account gets no session from a directory password", async () => {
+    const { db } = await import("@/server/db");
+    await db().user.update({ where: { username: "carol" }, data: { banned: true } });
+    const response = await signIn("carol", "carol-directory-pw");
+    expect(response.status).toBe(403);
+    expect(response.headers.getSetCookie().some((line) => line.includes("session_token="))).toBe(false);
+  });
+});

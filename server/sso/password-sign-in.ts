@@ -1,0 +1,66 @@
+import { APIError, type createAuthMiddleware } from "better-auth/api";
+import { setSessionCookie } from "better-auth/cookies";
+import { recordLoginResult } from "@/server/auth/login-throttle";
+import { env } from "@/server/env";
+import { log } from "@/server/log";
+import { checkDirectoryPassword } from "@/server/sso/ldap";
+import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
+
+/** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
+const directoryUsers = () => import("@/server/sso/directory-user");
+
+type MiddlewareContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+
+/** The answer to every wrong username or password, as better-auth's own sign-in words it. */
+function invalidCredentials(): APIError {
+  return new APIError("UNAUTHORIZED", { code: "INVALID_USERNAME_OR_PASSWORD", message: "Invalid username or password" });
+}
+
+/**
+ * The password form's sign-in (`/sign-in/username`, after the per-username
+ * throttle let it through) where LDAP or the local-password switch is set.
+ * The directory decides for everyone it knows: a successful bind creates or
+ * updates the gpudesk account and answers with a better-auth session, a
+ * wrong password is a failure for the throttle. Someone it does not know,
+ * or a directory that cannot answer, falls back to gpudesk's own password
+ * (null: let better-auth check it), unless local passwords are switched off.
+ */
+export async function passwordSignIn(ctx: MiddlewareContext, username: string, password: string): Promise<unknown> {
+  const config = env();
+  let directoryDown = false;
+  if (config.GPUDESK_LDAP_URL) {
+    const check = await checkDirectoryPassword(username, password, config);
+    if (check.kind === "wrong_password") {
+      recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
+      await recordLoginResult(username, false);
+      throw invalidCredentials();
+    }
+    if (check.kind === "unavailable") {
+      log.error(`sso: LDAP cannot answer for ${JSON.stringify(username.slice(0, 64))}: ${check.reason}`);
+      directoryDown = true;
+    }
+    if (check.kind === "ok") {
+      const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
+      if (!result.ok) {
+        recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });
+        throw new APIError("FORBIDDEN", {
+          code: result.reason.toUpperCase(),
+          message: result.reason === "not_registered" ? "You have no gpudesk account yet: ask an admin to create it." : "This username cannot be used in gpudesk.",
+        });
+      }
+      // A disabled account: better-auth's admin plugin refuses the session here.
+      const session = await ctx.context.internalAdapter.createSession(result.user.id);
+      const user = await ctx.context.internalAdapter.findUserById(result.user.id);
+      if (!session || !user) throw new APIError("INTERNAL_SERVER_ERROR", { message: "The session could not be created" });
+      await setSessionCookie(ctx, { session, user });
+      await recordLoginResult(username, true);
+      return ctx.json({ redirect: false, user: { id: user.id, name: user.name, username: result.user.username } });
+    }
+  }
+  if (!config.GPUDESK_LOCAL_PASSWORDS) {
+    if (directoryDown) throw new APIError("SERVICE_UNAVAILABLE", { message: "The directory cannot be reached. Try again in a moment." });
+    await recordLoginResult(username, false);
+    throw invalidCredentials();
+  }
+  return null;
+}

@@ -1,0 +1,42 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import { AppError } from "@/server/errors";
+
+type Client = Prisma.TransactionClient | PrismaClient;
+
+export interface TeamRef {
+  id: string;
+  name: string;
+}
+
+/** The teams a person is in, the accounting one first. */
+export async function teamsOf(client: Client, userId: string): Promise<(TeamRef & { accounting: boolean; lead: boolean })[]> {
+  const rows = await client.teamMember.findMany({
+    where: { userId },
+    orderBy: [{ accounting: "desc" }, { createdAt: "asc" }],
+    select: { accounting: true, lead: true, team: { select: { id: true, name: true } } },
+  });
+  return rows.map((row) => ({ ...row.team, accounting: row.accounting, lead: row.lead }));
+}
+
+/**
+ * The team a booking is for: the one named (by name or id; the person must
+ * be in it), else their accounting team, else none.
+ */
+export async function bookingTeam(client: Client, userId: string, named: string | undefined | null): Promise<TeamRef | null> {
+  const teams = await teamsOf(client, userId);
+  if (named === undefined || named === null) return teams[0] ?? null;
+  const team = teams.find((candidate) => candidate.name === named || candidate.id === named);
+  if (!team) {
+    const yours = teams.map((candidate) => candidate.name).join(", ") || "none";
+    throw new AppError("bad_request", `You are not in a team named ${named} (your teams: ${yours})`, { team: `You are not in ${named}` });
+  }
+  return { id: team.id, name: team.name };
+}
+
+/** Team names by id, for pages that show a booking's team. */
+export async function teamNames(client: Client, ids: (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await client.team.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true } });
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

@@ -1,0 +1,174 @@
+import { Prisma } from "@prisma/client";
+import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, TeamUpdate, TeamView } from "@/lib/team-schema";
+import { db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/limits/limits-store";
+import { type Actor, isAdminActor } from "@/server/reservations/actor";
+import { writeAudit } from "@/server/reservations/audit-log";
+import { announceBookingsChanged } from "@/server/reservations/booking-events";
+
+/**
+ * Teams, memberships and limits (admins change them; everyone may read
+ * them, since the form shows the room left and the queue names teams).
+ */
+
+function requireAdmin(actor: Actor): void {
+  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change teams and limits");
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+async function viewsOf(teamIds?: string[]): Promise<TeamView[]> {
+  const teams = await db().team.findMany({
+    where: teamIds ? { id: { in: teamIds } } : {},
+    orderBy: { name: "asc" },
+    select: { id: true, name: true, share: true, members: { select: { userId: true, lead: true, accounting: true }, orderBy: { createdAt: "asc" } } },
+  });
+  const userIds = [...new Set(teams.flatMap((team) => team.members.map((member) => member.userId)))];
+  const [users, limits] = await Promise.all([
+    db().user.findMany({ where: { id: { in: userIds } }, select: { id: true, username: true, name: true } }),
+    readLimits(db(), [...teams.map((team) => teamSubject(team.id)), ...userIds.map(personSubject)]),
+  ]);
+  const byId = new Map(users.map((user) => [user.id, user]));
+  const hasAny = (value: Limits | undefined) => value !== undefined && Object.values(value).some((v) => v !== null);
+  return teams.map((team) => ({
+    id: team.id,
+    name: team.name,
+    share: team.share,
+    limits: limits.get(teamSubject(team.id)) as Limits,
+    members: team.members.flatMap((member): TeamMemberView[] => {
+      const user = byId.get(member.userId);
+      if (!user) return [];
+      const own = limits.get(personSubject(member.userId));
+      return [{ userId: user.id, username: user.username, name: user.name, lead: member.lead, accounting: member.accounting, limits: hasAny(own) ? (own as Limits) : null }];
+    }),
+  }));
+}
+
+export async function listTeams(): Promise<TeamView[]> {
+  return viewsOf();
+}
+
+export async function getTeam(id: string): Promise<TeamView> {
+  const [team] = await viewsOf([id]);
+  if (!team) throw new AppError("not_found", "No such team");
+  return team;
+}
+
+export async function createTeam(actor: Actor, input: TeamCreate, now = new Date()): Promise<TeamView> {
+  requireAdmin(actor);
+  try {
+    const id = await db().$transaction(async (tx) => {
+      const team = await tx.team.create({ data: { name: input.name, share: input.share ?? 1 }, select: { id: true } });
+      const limits = input.limits ? (await saveLimits(tx, teamSubject(team.id), input.limits)).after : null;
+      await writeAudit(tx, { actorId: actor.id, action: "team.create", entityType: "team", entityId: team.id, after: { name: input.name, share: input.share ?? 1, limits }, at: now });
+      return team.id;
+    });
+    return getTeam(id);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("conflict", `There is already a team named ${input.name}`, { name: "That name is taken" });
+    throw error;
+  }
+}
+
+export async function updateTeam(actor: Actor, id: string, input: TeamUpdate, now = new Date()): Promise<TeamView> {
+  requireAdmin(actor);
+  try {
+    await db().$transaction(async (tx) => {
+      const before = await tx.team.findUnique({ where: { id }, select: { name: true, share: true } });
+      if (!before) throw new AppError("not_found", "No such team");
+      if (input.name !== undefined || input.share !== undefined) {
+        await tx.team.update({ where: { id }, data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.share !== undefined ? { share: input.share } : {}) } });
+      }
+      const limits = input.limits ? await saveLimits(tx, teamSubject(id), input.limits) : null;
+      await writeAudit(tx, {
+        actorId: actor.id,
+        action: "team.update",
+        entityType: "team",
+        entityId: id,
+        before: { ...before, ...(limits ? { limits: limits.before } : {}) },
+        after: { name: input.name ?? before.name, share: input.share ?? before.share, ...(limits ? { limits: limits.after } : {}) },
+        at: now,
+      });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("conflict", `There is already a team named ${input.name}`, { name: "That name is taken" });
+    throw error;
+  }
+  // The form's room and the queue's order follow the limits and shares.
+  announceBookingsChanged();
+  return getTeam(id);
+}
+
+/** Deletes a team and its memberships; bookings made for it keep its id (their history stays), counted for no team from now on. */
+export async function deleteTeam(actor: Actor, id: string, now = new Date()): Promise<void> {
+  requireAdmin(actor);
+  await db().$transaction(async (tx) => {
+    const team = await tx.team.findUnique({ where: { id }, select: { name: true, share: true } });
+    if (!team) throw new AppError("not_found", "No such team");
+    await tx.bookingLimit.deleteMany({ where: { subject: teamSubject(id) } });
+    await tx.team.delete({ where: { id } });
+    await writeAudit(tx, { actorId: actor.id, action: "team.delete", entityType: "team", entityId: id, before: team, at: now });
+  });
+  announceBookingsChanged();
+}
+
+/**
+ * Adds a person to a team (or changes their lead / accounting flags there).
+ * Each person has one accounting team: their first, or the one last marked so.
+ */
+export async function addTeamMember(actor: Actor, teamId: string, input: TeamMemberInput, now = new Date()): Promise<TeamView> {
+  requireAdmin(actor);
+  await db().$transaction(async (tx) => {
+    const team = await tx.team.findUnique({ where: { id: teamId }, select: { id: true } });
+    if (!team) throw new AppError("not_found", "No such team");
+    const user = await tx.user.findUnique({ where: { username: input.username.toLowerCase() }, select: { id: true } });
+    if (!user) throw new AppError("bad_request", `There is no person named ${input.username}`, { username: `There is no person named ${input.username}` });
+    const accountingElsewhere = await tx.teamMember.count({ where: { userId: user.id, accounting: true, teamId: { not: teamId } } });
+    const accounting = input.accounting ?? accountingElsewhere === 0;
+    if (accounting) await tx.teamMember.updateMany({ where: { userId: user.id, teamId: { not: teamId } }, data: { accounting: false } });
+    const existing = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId: user.id } }, select: { lead: true, accounting: true } });
+    const data = { lead: input.lead ?? existing?.lead ?? false, accounting: input.accounting ?? existing?.accounting ?? accounting };
+    await tx.teamMember.upsert({ where: { teamId_userId: { teamId, userId: user.id } }, create: { teamId, userId: user.id, ...data }, update: data });
+    await writeAudit(tx, { actorId: actor.id, action: "team.member.add", entityType: "team", entityId: teamId, before: existing, after: { userId: user.id, ...data }, at: now });
+  });
+  return getTeam(teamId);
+}
+
+export async function removeTeamMember(actor: Actor, teamId: string, userId: string, now = new Date()): Promise<TeamView> {
+  requireAdmin(actor);
+  await db().$transaction(async (tx) => {
+    const member = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { lead: true, accounting: true } });
+    if (!member) throw new AppError("not_found", "No such member of this team");
+    await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
+    if (member.accounting) {
+      // Their next team (the oldest membership) becomes the accounting one, so that a person in a team always has one.
+      const next = await tx.teamMember.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, select: { teamId: true } });
+      if (next) await tx.teamMember.update({ where: { teamId_userId: { teamId: next.teamId, userId } }, data: { accounting: true } });
+    }
+    await writeAudit(tx, { actorId: actor.id, action: "team.member.remove", entityType: "team", entityId: teamId, before: { userId, ...member }, at: now });
+  });
+  return getTeam(teamId);
+}
+
+/** A person's own limits (they override the team's for them). */
+export async function setPersonLimits(actor: Actor, userId: string, input: LimitsInput, now = new Date()): Promise<Limits> {
+  requireAdmin(actor);
+  const limits = await db().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true } });
+    if (!user) throw new AppError("not_found", "No such person");
+    const saved = await saveLimits(tx, personSubject(userId), input);
+    await writeAudit(tx, { actorId: actor.id, action: "limits.update", entityType: "user", entityId: userId, before: saved.before, after: saved.after, at: now });
+    return saved.after;
+  });
+  announceBookingsChanged();
+  return limits;
+}
+
+/** The teams whose lead this person is. */
+export async function teamsLedBy(userId: string): Promise<string[]> {
+  const rows = await db().teamMember.findMany({ where: { userId, lead: true }, select: { teamId: true } });
+  return rows.map((row) => row.teamId);
+}

@@ -1,0 +1,172 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "ldapts";
+
+/**
+ * A real OpenLDAP server for tests: Debian's slapd (`apt-get install slapd`,
+ * .ci/run installs it), started with a configuration of its own in a
+ * temporary directory on a port the caller picks, never the system's
+ * instance. Holds a lab: people under ou=people (posixAccount, with uid and
+ * a password), groups under ou=groups (groupOfNames) and a service account
+ * that gpudesk searches with.
+ */
+
+export const SLAPD = "/usr/sbin/slapd";
+export const LAB_BASE_DN = "dc=lab,dc=example";
+export const LAB_PEOPLE_DN = `ou=people,${LAB_BASE_DN}`;
+export const LAB_GROUPS_DN = `ou=groups,${LAB_BASE_DN}`;
+export const LAB_SERVICE_DN = `cn=gpudesk-svc,${LAB_BASE_DN}`;
+export const LAB_SERVICE_PASSWORD = "service-password-for-tests";
+const ROOT_DN = `cn=admin,${LAB_BASE_DN}`;
+const ROOT_PASSWORD = "root-password-for-tests";
+
+export interface LabPerson {
+  uid: string;
+  cn: string;
+  password: string;
+  /** Short names of groups under ou=groups. */
+  groups: string[];
+  /** The filter in `env` also finds a person by `NAME@lab.example`, so that a sign-in name can differ from the uid (the Unix login). */
+  mail?: string;
+}
+
+export interface Slapd {
+  url: string;
+  port: number;
+  /** The gpudesk environment that points at this directory. */
+  env: Record<string, string>;
+  stop: () => Promise<void>;
+}
+
+export function slapdInstalled(): boolean {
+  return existsSync(SLAPD);
+}
+
+/** {SSHA} as slappasswd writes it. */
+function ssha(password: string): string {
+  const salt = randomBytes(8);
+  const digest = createHash("sha1").update(password).update(salt).digest();
+  return `{SSHA}${Buffer.concat([digest, salt]).toString("base64")}`;
+}
+
+function config(dir: string): string {
+  return `include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/inetorgperson.schema
+include /etc/ldap/schema/nis.schema
+modulepath /usr/lib/ldap
+moduleload back_mdb
+pidfile ${dir}/slapd.pid
+database mdb
+maxsize 10485760
+suffix "${LAB_BASE_DN}"
+rootdn "${ROOT_DN}"
+rootpw ${ssha(ROOT_PASSWORD)}
+directory ${dir}/data
+access to attrs=userPassword by self write by anonymous auth by * none
+access to * by dn.exact="${LAB_SERVICE_DN}" read by self read by * none
+`;
+}
+
+async function waitForBind(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`slapd exited with ${child.exitCode}:\n${output()}`);
+    const client = new Client({ url, connectTimeout: 1000, timeout: 2000 });
+    try {
+      await client.bind(ROOT_DN, ROOT_PASSWORD);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+  throw new Error(`slapd did not answer on ${url}:\n${output()}`);
+}
+
+/** Starts slapd on 127.0.0.1:port with the lab's people and groups. */
+export async function startSlapd(port: number, people: LabPerson[]): Promise<Slapd> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-slapd-"));
+  mkdirSync(path.join(dir, "data"));
+  writeFileSync(path.join(dir, "slapd.conf"), config(dir));
+  // -u: check the configuration without opening the (not yet created) database.
+  const check = spawnSync(SLAPD, ["-T", "test", "-u", "-f", path.join(dir, "slapd.conf")], { encoding: "utf8" });
+  if (check.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`slapd rejects the test configuration: ${check.stderr}`);
+  }
+  const url = `ldap://127.0.0.1:${port}`;
+  let output = "";
+  // -d 0: stay in the foreground (a child we can stop) without debug output.
+  const child = spawn(SLAPD, ["-d", "0", "-f", path.join(dir, "slapd.conf"), "-h", `${url}/`], { stdio: ["ignore", "pipe", "pipe"] });
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForBind(url, child, () => output);
+    await seed(url, people);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url,
+    port,
+    stop,
+    env: {
+      GPUDESK_LDAP_URL: url,
+      GPUDESK_LDAP_BIND_DN: LAB_SERVICE_DN,
+      GPUDESK_LDAP_BIND_PASSWORD: LAB_SERVICE_PASSWORD,
+      GPUDESK_LDAP_BASE_DN: LAB_PEOPLE_DN,
+      GPUDESK_LDAP_USER_FILTER: "(|(uid={username})(mail={username}@lab.example))",
+      GPUDESK_LDAP_GROUP_BASE_DN: LAB_GROUPS_DN,
+    },
+  };
+}
+
+async function seed(url: string, people: LabPerson[]): Promise<void> {
+  const admin = new Client({ url });
+  await admin.bind(ROOT_DN, ROOT_PASSWORD);
+  try {
+    await admin.add(LAB_BASE_DN, { objectClass: ["dcObject", "organization"], dc: "lab", o: "Lab" });
+    await admin.add(LAB_SERVICE_DN, { objectClass: ["organizationalRole", "simpleSecurityObject"], cn: "gpudesk-svc", userPassword: ssha(LAB_SERVICE_PASSWORD) });
+    await admin.add(LAB_PEOPLE_DN, { objectClass: "organizationalUnit", ou: "people" });
+    await admin.add(LAB_GROUPS_DN, { objectClass: "organizationalUnit", ou: "groups" });
+    let uidNumber = 20_000;
+    for (const person of people) {
+      uidNumber += 1;
+      await admin.add(`uid=${person.uid},${LAB_PEOPLE_DN}`, {
+        objectClass: ["inetOrgPerson", "posixAccount"],
+        uid: person.uid,
+        cn: person.cn,
+        sn: person.cn.split(" ").pop() ?? person.cn,
+        uidNumber: String(uidNumber),
+        gidNumber: String(uidNumber),
+        homeDirectory: `/home/${person.uid}`,
+        userPassword: ssha(person.password),
+        ...(person.mail ? { mail: person.mail } : {}),
+      });
+    }
+    const groups = [...new Set(people.flatMap((person) => person.groups))];
+    for (const group of groups) {
+      const members = people.filter((person) => person.groups.includes(group)).map((person) => `uid=${person.uid},${LAB_PEOPLE_DN}`);
+      await admin.add(`cn=${group},${LAB_GROUPS_DN}`, { objectClass: "groupOfNames", cn: group, member: members });
+    }
+  } finally {
+    await admin.unbind();
+  }
+}

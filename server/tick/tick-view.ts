@@ -1,0 +1,57 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+
+/**
+ * One instant of the fleet as every consumer of the tick sees it, built
+ * once per tick by `runTick` (server/tick/tick.ts). Read-only: a consumer
+ * that changed it would change it for the consumers after it.
+ */
+export interface TickView {
+  nowMs: number;
+  /** Hosts and the latest reading of each GPU, after the tick's offline check. */
+  hosts: readonly LiveHost[];
+  gpus: readonly LiveGpu[];
+  /**
+   * Every GPU's state and who runs on it (its attributions: `processes`,
+   * each with its person and evidence), as reconciled this tick.
+   */
+  gpuStates: Readonly<Record<string, GpuReconciliation>>;
+  /** The GPUs whose reconciliation changed since the last tick (all of them on the first). */
+  changed: Readonly<Record<string, GpuReconciliation>>;
+  /** Active and upcoming bookings, as the booking feed has them. */
+  bookings: readonly LiveBooking[];
+  /** The booking holding each GPU now, by GPU UUID; its `holder` on the wire is the booking's person (bookedBy). */
+  activeBookings: ReadonlyMap<string, LiveBooking>;
+}
+
+/**
+ * One step of the tick's pipeline. Consumers run in the order of the list
+ * in server/tick/start-tick.ts, each in its own `server/<capability>/`
+ * folder; adding one is one line there.
+ *
+ * - `runs: "everywhere"`: on every instance (what serves this instance's
+ *   viewers or records this instance's agents).
+ * - `runs: "leader"`: on one instance of the cluster (what writes or acts),
+ *   all such consumers under the tick's one leader job: `start` when a term
+ *   of leadership begins, `stop` when it ends, `consume` only in between.
+ */
+export interface TickConsumer {
+  readonly name: string;
+  readonly runs: "everywhere" | "leader";
+  /** Before the first view it gets; for the leader's consumers, at the start of each term (from what is stored). */
+  start?(nowMs: number): Promise<void> | void;
+  /** Called once per tick, synchronously; slow work (writes) goes on the consumer's own queue. */
+  consume?(view: TickView): void;
+  /** Stops and waits for the work in flight (shutdown, the end of a term). */
+  stop?(): Promise<void> | void;
+}
+
+/** What the running server's routes and pages ask the tick (through server/runtime.ts). */
+export interface TickState {
+  /** The last reconciliation of every GPU: state, booking, who runs and by what evidence. */
+  gpuStates(): Record<string, GpuReconciliation>;
+  /** An agent of the host is connected and was started with --allow-enforcement. */
+  agentAllowsEnforcement(hostId: string): boolean;
+  /** An admin changed a host's enforcement: the enforcement consumer reads the settings again now. */
+  enforcementSettingsChanged(): void;
+}

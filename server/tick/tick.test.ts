@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import type { LiveBooking } from "@/lib/live";
+import { staticDirectory } from "@/server/attribution/user-directory";
+import { FleetState } from "@/server/fleet/fleet-state";
+import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
+import { Tick } from "@/server/tick/tick";
+import type { TickConsumer, TickView } from "@/server/tick/tick-view";
+
+/** The tick with real readings and reconciliation: one view per tick, to each consumer in order, the leader's only while it leads. */
+
+const alice = { id: "u-alice", username: "alice", name: "Alice", unixLogin: "alice" };
+
+function setUp(consumers: TickConsumer[]) {
+  let clock = Date.parse("2026-12-01T10:00:00Z");
+  const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true, now: () => clock });
+  const gpu = makeGpu({ index: 0 });
+  const booking: LiveBooking = {
+    reservationId: "r-1",
+    hostId: "h1",
+    hostName: "node-a",
+    gpus: [{ uuid: gpu.uuid, index: 0 }],
+    holder: { id: "u-bob", username: "bob", name: "Bob" },
+    startsAt: new Date(clock - 60_000).toISOString(),
+    endsAt: new Date(clock + 3_600_000).toISOString(),
+    purpose: "test",
+  };
+  const tick = new Tick({ fleet, bookings: { current: () => [booking] }, directory: staticDirectory([alice]), consumers, now: () => clock });
+  fleet.connectHost("h1", "node-a", true);
+  const read = () => fleet.ingest("h1", makeSnapshot([gpu], clock, { processes: [makeProcess(gpu, { pid: 7, user: "alice" })] }));
+  return { tick, gpu, read, advance: (ms: number) => (clock += ms), now: () => clock };
+}
+
+function recorder(name: string, runs: TickConsumer["runs"], seen: { name: string; view: TickView }[]): TickConsumer {
+  return { name, runs, consume: (view) => void seen.push({ name, view }) };
+}
+
+describe("the tick", () => {
+  it("builds one view per tick and hands it to each consumer in order; the leader's consumers only while it leads", async () => {
+    const seen: { name: string; view: TickView }[] = [];
+    const { tick, gpu, read, now } = setUp([recorder("rules", "leader", seen), recorder("rollups", "everywhere", seen), recorder("live", "everywhere", seen)]);
+    read();
+    tick.runTick(now());
+    expect(seen.map((entry) => entry.name)).toEqual(["rollups", "live"]);
+
+    const stop = await tick.leaderJob.start();
+    seen.length = 0;
+    tick.runTick(now());
+    expect(seen.map((entry) => entry.name)).toEqual(["rules", "rollups", "live"]);
+    // One view, the same object for all of them.
+    expect(new Set(seen.map((entry) => entry.view)).size).toBe(1);
+    const view = seen[0].view;
+    // Bob booked it, Alice runs there: the state and the attribution, and the booking by GPU.
+    expect(view.gpuStates[gpu.uuid]).toMatchObject({ state: "conflict", reservationId: "r-1", holder: { id: "u-bob" } });
+    expect(view.gpuStates[gpu.uuid].processes[0]).toMatchObject({ pid: 7, person: { id: "u-alice" }, intruder: true });
+    expect(view.activeBookings.get(gpu.uuid)?.reservationId).toBe("r-1");
+    // Nothing moved since the first tick.
+    expect(view.changed).toEqual({});
+    expect(tick.gpuStates()).toBe(view.gpuStates);
+
+    await stop();
+    seen.length = 0;
+    tick.runTick(now());
+    expect(seen.map((entry) => entry.name)).toEqual(["rollups", "live"]);
+  });
+
+  it("checks for silent hosts first, and tells what changed", () => {
+    const seen: { name: string; view: TickView }[] = [];
+    const { tick, gpu, read, advance, now } = setUp([recorder("live", "everywhere", seen)]);
+    read();
+    expect(Object.keys(tick.runTick(now())!.changed)).toEqual([gpu.uuid]);
+    advance(6000);
+    const view = tick.runTick(now())!;
+    expect(view.hosts[0].online).toBe(false);
+    expect(view.changed[gpu.uuid]?.state).toBe("offline");
+  });
+
+  it("keeps going when a consumer throws: the others still get the view", () => {
+    const seen: { name: string; view: TickView }[] = [];
+    const broken: TickConsumer = {
+      name: "broken",
+      runs: "everywhere",
+      consume: () => {
+        throw new Error("boom");
+      },
+    };
+    const { tick, read, now } = setUp([broken, recorder("live", "everywhere", seen)]);
+    read();
+    tick.runTick(now());
+    tick.runTick(now());
+    expect(seen.map((entry) => entry.name)).toEqual(["live", "live"]);
+  });
+});
+
+describe("the tick's leader job", () => {
+  it("is named after its consumers, as /api/health lists it", () => {
+    const leader = (name: string): TickConsumer => ({ name, runs: "leader" });
+    const { tick } = setUp([leader("alerts"), leader("enforcement"), { name: "live deltas", runs: "everywhere" }, leader("webhook deliveries")]);
+    expect(tick.leaderJob.name).toBe("alerts, enforcement and webhook deliveries");
+  });
+});

@@ -1,0 +1,147 @@
+import type { GpuReconciliation } from "@/lib/attribution";
+import type { LiveBooking } from "@/lib/live";
+import { activeBookingsByGpu, Reconciler, type FleetView } from "@/server/attribution/reconcile-fleet";
+import type { PersonDirectory } from "@/server/attribution/user-directory";
+import type { LeaderJob } from "@/server/cluster/leader-jobs";
+import { log } from "@/server/log";
+import type { TickConsumer, TickView } from "@/server/tick/tick-view";
+
+/** What the tick reads of the live fleet (server/fleet/fleet-state.ts). */
+export interface TickFleet {
+  checkOffline(): void;
+  current(): FleetView;
+}
+
+/** What the tick keeps of the reconciliation: the last states, and what a run changed. */
+export interface TickReconciler {
+  run(view: FleetView, nowMs: number, active: ReadonlyMap<string, LiveBooking>): Record<string, GpuReconciliation>;
+  current(): Record<string, GpuReconciliation>;
+}
+
+export interface TickOptions {
+  fleet: TickFleet;
+  /** Active and upcoming bookings (server/reservations/booking-feed.ts). */
+  bookings: { current(): readonly LiveBooking[] };
+  /** Login ↔ person for attribution (server/attribution/user-directory.ts). */
+  directory: PersonDirectory;
+  /** In the order they see each tick. */
+  consumers: readonly TickConsumer[];
+  now?: () => number;
+  /** Stands in for the reconciliation (tests of one consumer with states of their choosing). */
+  reconciler?: TickReconciler;
+}
+
+/**
+ * The once-a-second loop: `runTick(now)` checks which hosts went silent,
+ * reconciles every GPU (state, attributions) against the bookings, builds
+ * the tick's view once and hands it to each consumer in order. The
+ * consumers that write or act (`runs: "leader"`) take part only while
+ * `leaderJob` runs (on one instance of a cluster); the others always.
+ */
+export class Tick {
+  private readonly consumers: readonly TickConsumer[];
+  private readonly reconciler: TickReconciler;
+  private readonly now: () => number;
+  private leading = false;
+  /** Names of the steps failing now: one report per spell of failure, not one per second. */
+  private readonly failing = new Set<string>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly options: TickOptions) {
+    this.consumers = options.consumers;
+    this.leaderJob.name = listed(this.consumers.filter((consumer) => consumer.runs === "leader").map((consumer) => consumer.name));
+    this.now = options.now ?? Date.now;
+    this.reconciler = options.reconciler ?? new Reconciler(() => options.bookings.current(), options.directory);
+  }
+
+  /** One tick at `nowMs`; returns its view, or null when it could not be built (reported once, the consumers wait for the next). */
+  runTick(nowMs: number): TickView | null {
+    const view = this.guard("reconciliation", () => {
+      this.options.fleet.checkOffline();
+      const { hosts, gpus } = this.options.fleet.current();
+      const bookings = this.options.bookings.current();
+      const activeBookings = activeBookingsByGpu(bookings, nowMs);
+      const changed = this.reconciler.run({ hosts, gpus }, nowMs, activeBookings);
+      return { nowMs, hosts, gpus, gpuStates: this.reconciler.current(), changed, bookings, activeBookings } satisfies TickView;
+    });
+    if (!view) return null;
+    for (const consumer of this.consumers) {
+      if (!consumer.consume || (consumer.runs === "leader" && !this.leading)) continue;
+      this.guard(consumer.name, () => consumer.consume!(view));
+    }
+    return view;
+  }
+
+  /** The last reconciliation of every GPU: what a new viewer, a booking check and the API get. */
+  gpuStates(): Record<string, GpuReconciliation> {
+    return this.reconciler.current();
+  }
+
+  /** Starts the consumers that run everywhere, then a tick every `tickMs`. */
+  async start(tickMs = 1000): Promise<void> {
+    for (const consumer of this.consumers) if (consumer.runs === "everywhere") await consumer.start?.(this.now());
+    this.timer = setInterval(() => this.runTick(this.now()), tickMs);
+    this.timer.unref();
+  }
+
+  /** Stops the interval and the consumers that run everywhere (the leader job is stopped by its cluster). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const consumer of [...this.consumers].reverse()) if (consumer.runs === "everywhere") await consumer.stop?.();
+  }
+
+  /**
+   * Every leader-only consumer as one job (server/cluster/leader-jobs.ts):
+   * each term starts them in order from what is stored, and ends by
+   * stopping them in reverse order after the last tick they saw.
+   */
+  readonly leaderJob: LeaderJob = {
+    // Its consumers, as /api/health lists the jobs running: "alerts, enforcement and webhook deliveries".
+    name: "",
+    start: async () => {
+      const leaders = this.consumers.filter((consumer) => consumer.runs === "leader");
+      const started: TickConsumer[] = [];
+      try {
+        for (const consumer of leaders) {
+          await consumer.start?.(this.now());
+          started.push(consumer);
+        }
+      } catch (error) {
+        for (const consumer of started.reverse()) await consumer.stop?.();
+        throw error;
+      }
+      this.leading = true;
+      return async () => {
+        this.leading = false;
+        for (const consumer of [...leaders].reverse()) {
+          try {
+            await consumer.stop?.();
+          } catch (error) {
+            log.error(`could not stop ${consumer.name}: ${describe(error)}`);
+          }
+        }
+      };
+    },
+  };
+
+  private guard<T>(step: string, work: () => T): T | null {
+    try {
+      const result = work();
+      this.failing.delete(step);
+      return result;
+    } catch (error) {
+      if (!this.failing.has(step)) log.error(`tick: ${step} failed: ${describe(error, true)}`);
+      this.failing.add(step);
+      return null;
+    }
+  }
+}
+
+function listed(names: string[]): string {
+  return names.length <= 1 ? (names[0] ?? "none") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+function describe(error: unknown, stack = false): string {
+  return error instanceof Error ? (stack ? (error.stack ?? error.message) : error.message) : String(error);
+}
