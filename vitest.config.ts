@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
 import { POSTGRES_REQUIRED, postgresUnavailable, TEST_POSTGRES_URL } from "./server/testing/postgres.ts";
 import { REDIS_REQUIRED, redisReachable, TEST_REDIS_URL } from "./server/testing/redis.ts";
 import { SHARED_REQUIRED, sharedFixturesMissing } from "./server/testing/shared-fixtures.ts";
+import { readTestFiles, slowReason } from "./server/testing/test-kinds.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const testDirs = ["lib", "server", "components", "scripts"];
@@ -15,21 +14,14 @@ const POSTGRES_ONLY = "**/*.postgres.test.ts";
  * The test files that use the database (they call useTestDatabase()): the
  * "postgres" project runs them again on PostgreSQL. Found by reading the
  * files, so that a new database test runs on both without being listed.
+ * The fast ones (server/testing/test-kinds.ts: pure logic, no database,
+ * server, process or real-time wait) form the "fast" project; "sqlite"
+ * runs the rest, so that every file runs once (database files once more
+ * on PostgreSQL).
  */
-function databaseTestFiles(): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
-      const relative = path.join(dir, entry.name);
-      if (entry.isDirectory()) visit(relative);
-      else if (entry.name.endsWith(".test.ts") && readFileSync(path.join(root, relative), "utf8").includes("useTestDatabase(")) {
-        found.push(relative.split(path.sep).join("/"));
-      }
-    }
-  };
-  for (const dir of testDirs) visit(dir);
-  return found.sort();
-}
+const testFiles = readTestFiles(root, testDirs);
+const databaseTestFiles = testFiles.filter((test) => test.text.includes("useTestDatabase(")).map((test) => test.file);
+const fastTestFiles = testFiles.filter((test) => !test.file.endsWith(".postgres.test.ts") && slowReason(test.text) === null).map((test) => test.file);
 
 export default defineConfig(async (): Promise<ViteUserConfig> => {
   const unavailable = await postgresUnavailable();
@@ -56,9 +48,16 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
         {
           extends: true,
           test: {
+            name: "fast",
+            include: fastTestFiles,
+          },
+        },
+        {
+          extends: true,
+          test: {
             name: "sqlite",
             include: testDirs.map((dir) => `${dir}/**/*.test.ts`),
-            exclude: [...configDefaults.exclude, POSTGRES_ONLY],
+            exclude: [...configDefaults.exclude, POSTGRES_ONLY, ...fastTestFiles],
           },
         },
         ...(unavailable
@@ -68,7 +67,7 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
                 extends: true as const,
                 test: {
                   name: "postgres",
-                  include: [...databaseTestFiles(), ...testDirs.map((dir) => `${dir}/${POSTGRES_ONLY}`)],
+                  include: [...databaseTestFiles, ...testDirs.map((dir) => `${dir}/${POSTGRES_ONLY}`)],
                   env: { GPUDESK_TEST_DATABASE: "postgresql" },
                   globalSetup: ["server/testing/postgres-global-setup.ts"],
                 },

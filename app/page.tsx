@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { FleetView } from "@/components/fleet/fleet-view";
 import { FlashNotice } from "@/components/ui/flash-notice";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 
 export const metadata: Metadata = { title: "Fleet" };
 

@@ -134,7 +134,6 @@ export const webhookInputSchema = z.object({
   kinds: z.array(alertKindSchema).max(ALERT_KINDS.length).default([]),
   scope: z.enum(["admin", "personal"]).default("personal"),
 });
-export type WebhookInput = z.input<typeof webhookInputSchema>;
 
 export const webhookPatchSchema = z
   .object({

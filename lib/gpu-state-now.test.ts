@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GpuReconciliation } from "@/lib/attribution";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateNow, gpuStateOnPage } from "@/lib/gpu-state-now";
 import { liveBookingFixture, liveGpuFixture } from "@/lib/testing/live-fixtures";
 
 const gpu = (users: string[]) => liveGpuFixture("GPU-a", users);
@@ -27,5 +27,18 @@ describe("gpuStateNow", () => {
   it("shows a silent host's GPUs offline, whatever the last word was", () => {
     const reconciled: GpuReconciliation = { state: "free", reservationId: null, holder: null, processes: [], problem: null };
     expect(gpuStateNow(gpu([]), false, null, reconciled)).toBe("offline");
+  });
+});
+
+describe("gpuStateOnPage", () => {
+  it("finds the booking that holds the GPU at the server's time, and takes the server's word over it", () => {
+    const later = { ...booking, reservationId: "r2", startsAt: "2026-12-01T13:00:00Z", endsAt: "2026-12-01T14:00:00Z" };
+    const during = Date.parse("2026-12-01T10:00:00Z");
+    const between = Date.parse("2026-12-01T12:30:00Z");
+    expect(gpuStateOnPage(gpu([]), true, [booking, later], undefined, during)).toBe("booked_idle");
+    expect(gpuStateOnPage(gpu(["alice"]), true, [booking, later], undefined, between)).toBe("unbooked_use");
+    const reconciled: GpuReconciliation = { state: "free", reservationId: null, holder: null, processes: [], problem: null };
+    expect(gpuStateOnPage(gpu([]), true, [booking], reconciled, during)).toBe("free");
+    expect(gpuStateOnPage(gpu([]), false, [booking], reconciled, during)).toBe("offline");
   });
 });

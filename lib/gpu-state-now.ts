@@ -1,6 +1,7 @@
 import type { GpuReconciliation, UnseenUse } from "@/lib/attribution";
 import { deriveGpuState, detectUnseenUse, type GpuState, type ProcessOwner } from "@/lib/gpu-availability";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
+import { bookingsOfGpu } from "@/lib/live-fleet-state";
 
 /**
  * A GPU's state on a page: the server's reconciliation (the one rule,
@@ -21,6 +22,22 @@ export function gpuStateNow(gpu: LiveGpu, online: boolean, current: LiveBooking 
     }
   }
   return deriveGpuState({ gpu, online, booking, attributions }).state;
+}
+
+/**
+ * A GPU's state now, from what a page holds: the bookings it follows (the
+ * one that holds the GPU at `nowMs`, the server's clock, counts) and the
+ * server's reconciliation of that GPU if it came. What the fleet view, the
+ * schedule, the picker and the GPU page show.
+ */
+export function gpuStateOnPage(
+  gpu: LiveGpu,
+  online: boolean,
+  bookings: LiveBooking[],
+  reconciliation: GpuReconciliation | null | undefined,
+  nowMs: number,
+): GpuState {
+  return gpuStateNow(gpu, online, bookingsOfGpu(bookings, gpu.uuid, nowMs).current, reconciliation);
 }
 
 /** Use with no visible process on a page: the server's word, else the same rule on the reading (lib/gpu-availability.ts). */

@@ -8,14 +8,13 @@
  *
  * Deltas pack several rows into one flat array behind a slot number each,
  * so a reading whose utilization alone moved costs `slot,1,37`.
+ * A tuple has at most 30 fields, so that a mask stays a small positive
+ * integer (`1 << 31` is negative).
  */
 
 import { sameJson } from "@/lib/same-json";
 
 export type RowValue = number | string | boolean | null | RowValue[] | { [key: string]: unknown };
-
-/** Up to 30 fields: the mask stays a small positive integer. */
-export const MAX_ROW_FIELDS = 30;
 
 function sameValue(a: unknown, b: unknown): boolean {
   // Small arrays (per-process memory) are built fresh each reading: compared by content, as their JSON would be.

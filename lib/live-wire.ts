@@ -1,5 +1,6 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { DisplayGpu, DisplayHost, FleetDelta, FleetSnapshot, GpuPoint, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import { liveGpuOf } from "@/lib/live-gpu";
 import { quantize, readRow, rowEnd, type RowValue } from "@/lib/live-rows";
 import type { ProcessInfo } from "@/lib/snapshot";
 
@@ -191,38 +192,6 @@ export function gpuFixedKey(gpu: LiveGpu): string {
 }
 
 /**
- * A copy of a held GPU with a new sample time, every field named: entries
- * parsed from snapshots and from `n` differ in their key order, and a spread
- * of objects of many shapes is several times slower than one literal of one
- * shape (a copy per GPU per delta, in every viewer). A field added to
- * LiveGpu must be added here (the compiler says so).
- */
-function liveGpuAt(held: LiveGpu, sampledAt: string): LiveGpu {
-  return {
-    index: held.index,
-    uuid: held.uuid,
-    name: held.name,
-    pciBusId: held.pciBusId,
-    memoryTotalMiB: held.memoryTotalMiB,
-    memoryUsedMiB: held.memoryUsedMiB,
-    utilizationGpuPct: held.utilizationGpuPct,
-    utilizationMemoryPct: held.utilizationMemoryPct,
-    temperatureC: held.temperatureC,
-    powerDrawW: held.powerDrawW,
-    powerLimitW: held.powerLimitW,
-    fanSpeedPct: held.fanSpeedPct,
-    smClockMHz: held.smClockMHz,
-    pstate: held.pstate,
-    migMode: held.migMode,
-    eccErrorsUncorrected: held.eccErrorsUncorrected,
-    hostId: held.hostId,
-    hostName: held.hostName,
-    sampledAt,
-    processes: held.processes,
-  };
-}
-
-/**
  * The held entry with the row that starts at `at` in `group` put in, and
  * where the next item begins; -1 for a malformed row (nothing is built).
  * Only the fields the mask names are written (a reading changes two or
@@ -233,7 +202,7 @@ function gpuWithRow(held: LiveGpu, group: readonly RowValue[], at: number, sampl
   const next = rowEnd(group, at, READING_ROW_LENGTH);
   if (next < 0) return -1;
   const mask = group[at] as number;
-  const gpu = liveGpuAt(held, sampledAt);
+  const gpu = liveGpuOf(held, held.hostId, held.hostName, sampledAt, held.processes);
   const fields = gpu as unknown as Record<string, RowValue>;
   let cursor = at + 1;
   for (let i = 0; i < READING_FIELDS.length; i += 1) {

@@ -102,8 +102,6 @@ export const reservationCancelSchema = z.strictObject({
     .max(REASON_MAX, `At most ${REASON_MAX} characters`),
 });
 
-export type ReservationCancel = z.infer<typeof reservationCancelSchema>;
-
 export const policySchema = z.strictObject({
   maxDurationMinutes: z
     .int("Enter whole minutes")

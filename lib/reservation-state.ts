@@ -25,11 +25,6 @@ export function reservationState(
   return "expired";
 }
 
-/** Still to come or running: what "my reservations" lists first and what the holder may change. */
-export function isCurrentState(state: ReservationState): state is "scheduled" | "active" {
-  return state === "scheduled" || state === "active";
-}
-
 /** Whether two half-open ranges [aStart, aEnd) and [bStart, bEnd) share an instant: back-to-back does not. */
 export function rangesOverlap(aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {
   return aStart < bEnd && bStart < aEnd && aStart < aEnd && bStart < bEnd;

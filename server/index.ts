@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import next from "next";
 import { Server } from "socket.io";
-import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
-import { AGENT_NAMESPACE, LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { AGENT_NAMESPACE, LIVE_NAMESPACE } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { Snapshot } from "@/lib/snapshot";
 import { resolveLocalAgentMode, startLocalAgents } from "@/server/fleet/local-agents";
 import { alertConfigFromEnv } from "@/server/alerts/alert-config";
@@ -223,5 +223,3 @@ async function startDemoHistory(env: Env, localMode: string, untilMs: number, si
     (error: unknown) => log.error(`demo history failed: ${error instanceof Error ? error.message : String(error)}`),
   );
 }
-
-export type AgentServer = Server<AgentClientToServer, AgentServerToClient>;

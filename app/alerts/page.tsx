@@ -3,7 +3,7 @@ import Link from "next/link";
 import { alertQueryOf, alertQuerySchema, parseAlertFilters } from "@/lib/alerts";
 import { AlertsView } from "@/components/alerts/alerts-view";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { listAlerts, listHostNames } from "@/server/alerts/alert-queries";
 import { getPageUser } from "@/server/auth/session";
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { QueueTable } from "@/components/waitlist/queue-table";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { getPageUser } from "@/server/auth/session";
 import { listWaitlist } from "@/server/waitlist/list-waitlist";
 

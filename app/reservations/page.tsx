@@ -3,7 +3,7 @@ import Link from "next/link";
 import { AdminBookings } from "@/components/reservations/admin-bookings";
 import { MyReservations } from "@/components/reservations/my-reservations";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { isAdmin } from "@/server/auth/principal";
 import { getPageUser } from "@/server/auth/session";
 import { listReservations } from "@/server/reservations/list-reservations";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ReserveForm } from "@/components/reservations/reserve-form";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { listBookableHosts } from "@/server/reservations/bookings-query";
 import { getPolicy } from "@/server/reservations/policy";
 

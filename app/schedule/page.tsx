@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ScheduleView } from "@/components/reservations/schedule-view";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { listBookableHosts, listSchedule } from "@/server/reservations/bookings-query";
 
 export const metadata: Metadata = { title: "Schedule" };

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { formatWhen } from "@/lib/local-time";
 import { AUDIT_ACTION_LABELS, type AuditEntryView, type KnownAuditAction } from "@/lib/audit";
-import { useNow } from "@/lib/use-now";
+import { useNow } from "@/components/live/use-now";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
 
 type Json = Record<string, unknown> | null;

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { AlertSummary } from "@/lib/alerts";
 import { apiRequest } from "@/lib/api-client";
-import { getLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket } from "@/components/live/live-socket";
 import { focusRing } from "@/components/nav/nav-styles";
 
 /** Between live updates (pages without the live socket), the count is read this often. */

@@ -13,8 +13,8 @@ import {
   type AlertView,
 } from "@/lib/alerts";
 import { apiRequest } from "@/lib/api-client";
-import { retainLiveFleet } from "@/lib/live-fleet-store";
-import { getLiveSocket } from "@/lib/live-socket";
+import { retainLiveFleet } from "@/components/live/live-fleet-store";
+import { getLiveSocket } from "@/components/live/live-socket";
 import { useCurrentUser } from "@/components/auth/current-user";
 import { AlertItem } from "@/components/alerts/alert-item";
 import { FormAlert, inputClass } from "@/components/forms/field";

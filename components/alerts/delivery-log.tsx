@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from "react";
 import { ALERT_KIND_LABELS, type DeliveryView } from "@/lib/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { formatDuration } from "@/lib/duration";
-import { useNow } from "@/lib/use-now";
+import { useNow } from "@/components/live/use-now";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
 import * as t from "@/components/ui/table-styles";

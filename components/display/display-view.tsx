@@ -1,14 +1,14 @@
 "use client";
 
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react";
-import { getDisplayFeed, getServerDisplayFeed, reconnectDisplayFeed, retainDisplayFeed, subscribeDisplayFeed } from "@/lib/display-feed-store";
+import { getDisplayFeed, getServerDisplayFeed, reconnectDisplayFeed, retainDisplayFeed, subscribeDisplayFeed } from "@/components/live/display-feed-store";
 import type { DisplayFeedState } from "@/lib/display-feed";
 import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
 import { displayTiles, filterHosts, summarizeTiles } from "@/lib/display-state";
 import { formatAge, formatUpdateTime } from "@/lib/display-time";
-import { setLiveSocketDisplayScope, setLiveSocketToken } from "@/lib/live-socket";
-import { useNow } from "@/lib/use-now";
-import { useViewport } from "@/lib/use-viewport";
+import { setLiveSocketDisplayScope, setLiveSocketToken } from "@/components/live/live-socket";
+import { useNow } from "@/components/live/use-now";
+import { useViewport } from "@/components/live/use-viewport";
 import { DisplayHostLabel, hostStatusText } from "@/components/display/display-host-label";
 import { DisplayMessage } from "@/components/display/display-message";
 import { DisplayStaleBanner } from "@/components/display/display-stale-banner";

@@ -2,8 +2,8 @@
 
 import { memo, startTransition, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { GpuPoint, LiveGpu } from "@/lib/live";
-import { getGpuReadings, subscribeGpu } from "@/lib/live-fleet-store";
-import { useContentSkipped } from "@/lib/use-content-skipped";
+import { getGpuReadings, subscribeGpu } from "@/components/live/live-fleet-store";
+import { useContentSkipped } from "@/components/live/use-content-skipped";
 import { offscreenRefreshDue, readingsOnlyChanged, sameCardContext, type CardContext } from "@/components/gpu/card-props";
 import { GpuCard } from "@/components/gpu/gpu-card";
 

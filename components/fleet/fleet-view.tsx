@@ -2,12 +2,11 @@
 
 import { useMemo, useSyncExternalStore } from "react";
 import { summarizeAvailability } from "@/lib/gpu-availability";
-import { gpuStateNow } from "@/lib/gpu-state-now";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
-import { useGpuStates } from "@/lib/use-gpu-states";
-import { useLiveFleet } from "@/lib/use-live-fleet";
-import { useGrowingLimit } from "@/lib/use-growing-limit";
-import { useNow } from "@/lib/use-now";
+import { gpuStateOnPage } from "@/lib/gpu-state-now";
+import { useGpuStates } from "@/components/live/use-gpu-states";
+import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { useGrowingLimit } from "@/components/live/use-growing-limit";
+import { useNow } from "@/components/live/use-now";
 import { AppHeader } from "@/components/ui/app-header";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
 import { EmptyFleet } from "@/components/fleet/empty-fleet";
@@ -20,7 +19,7 @@ const noSubscription = () => () => {};
 /**
  * Cards mounted in the task that brings the first snapshot (what fills the
  * screen above the fold); after it, each task mounts as many as fit in
- * MOUNT_BUDGET_MS at the pace measured (lib/use-growing-limit.ts): mounting
+ * MOUNT_BUDGET_MS at the pace measured (components/live/use-growing-limit.ts): mounting
  * a 256-GPU fleet at once was one task of several hundred milliseconds.
  */
 const FIRST_CARDS = 16;
@@ -38,7 +37,7 @@ export function FleetView() {
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   // The header and each host count GPUs by the one rule, as each card's badge shows them.
   const availability = summarizeAvailability(
-    gpus.map((gpu) => ({ host: gpu.hostId, state: gpuStateNow(gpu, online.has(gpu.hostId), bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, states[gpu.uuid]) })),
+    gpus.map((gpu) => ({ host: gpu.hostId, state: gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow) })),
   );
   // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
   const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);

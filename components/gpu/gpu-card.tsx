@@ -3,7 +3,7 @@ import { memo, useId } from "react";
 import type { LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
-import { useGpuReconciliation } from "@/lib/use-gpu-states";
+import { useGpuReconciliation } from "@/components/live/use-gpu-states";
 import { isGpuFree, isGpuFreeFor, unseenUsePhrase } from "@/lib/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";

@@ -2,13 +2,12 @@
 
 import Link from "next/link";
 import { useMemo, useSyncExternalStore } from "react";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
 import { DASH, formatRelativeTime } from "@/lib/format";
-import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
+import { gpuStateOnPage, unseenUseNow } from "@/lib/gpu-state-now";
 import { unseenUsePhrase } from "@/lib/gpu-availability";
-import { useGpuScope } from "@/lib/use-gpu-scope";
-import { useNow } from "@/lib/use-now";
+import { useGpuScope } from "@/components/live/use-gpu-scope";
+import { useNow } from "@/components/live/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
 import { GpuLiveValues } from "@/components/gpu/gpu-live-values";
@@ -27,7 +26,7 @@ const noTimeZoneOnServer = () => "";
 
 /**
  * One GPU: what it does now, its last 15 minutes, and who runs on it. It
- * watches this GPU's scope of the live feed alone (lib/use-gpu-scope.ts),
+ * watches this GPU's scope of the live feed alone (components/live/use-gpu-scope.ts),
  * not the whole fleet's.
  */
 export function GpuDetail({ uuid }: { uuid: string }) {
@@ -102,7 +101,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             ) : (
               // The one rule, before the server's states arrive too: a booked idle GPU is not "Free".
               <GpuStateBadge
-                state={gpuStateNow(gpu, true, bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, reconciliation)}
+                state={gpuStateOnPage(gpu, true, fleet.bookings, reconciliation, serverNow)}
                 problem={reconciliation?.problem}
                 unseen={unseenUseNow(gpu, reconciliation) !== null}
               />

@@ -1,8 +1,7 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import { countAvailability, describeAvailability, detectUnseenUse, isGpuFree, othersProcesses, unseenUsePhrase, type GpuState } from "@/lib/gpu-availability";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { personName } from "@/lib/person-name";
 import { rangesOverlap } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
@@ -70,9 +69,8 @@ export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: 
   const reading = live.gpus[uuid];
   const taken = window ? bookingInWindow(live.bookings, uuid, window.startMs, window.endMs) : null;
   const online = live.onlineHostIds.has(hostId);
-  const current = bookingsOfGpu(live.bookings, uuid, nowMs).current;
   const reconciliation = live.states[uuid];
-  const state: GpuState = reading ? gpuStateNow(reading, online, current, reconciliation) : "offline";
+  const state: GpuState = reading ? gpuStateOnPage(reading, online, live.bookings, reconciliation, nowMs) : "offline";
   const others = reconciliation
     ? othersProcesses(reconciliation, viewerId).map((process) => ({ pid: process.pid, name: process.person ? personName(process.person) : (process.login ?? "unknown") }))
     : (reading?.processes ?? []).map((process) => ({ pid: process.pid, name: process.user ?? "unknown" }));
@@ -111,7 +109,7 @@ export function hostAvailability(host: BookableHost, live: LiveView, window: Win
   const online = live.onlineHostIds.has(host.id);
   const states = host.gpus.map((gpu) => {
     const reading = live.gpus[gpu.uuid];
-    return reading ? gpuStateNow(reading, online, bookingsOfGpu(live.bookings, gpu.uuid, nowMs).current, live.states[gpu.uuid]) : "offline";
+    return reading ? gpuStateOnPage(reading, online, live.bookings, live.states[gpu.uuid], nowMs) : "offline";
   });
   return describeAvailability(countAvailability(states));
 }
@@ -126,6 +124,6 @@ export function freeSuggestions(indices: number[], host: BookableHost | null, li
   return indices.filter((index) => {
     const gpu = host.gpus.find((entry) => entry.index === index);
     const reading = gpu ? live.gpus[gpu.uuid] : undefined;
-    return Boolean(gpu && reading && isGpuFree(gpuStateNow(reading, online, bookingsOfGpu(live.bookings, gpu.uuid, nowMs).current, live.states[gpu.uuid])));
+    return Boolean(gpu && reading && isGpuFree(gpuStateOnPage(reading, online, live.bookings, live.states[gpu.uuid], nowMs)));
   });
 }

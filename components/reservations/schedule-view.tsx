@@ -3,17 +3,16 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { gpuStateNow } from "@/lib/gpu-state-now";
+import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import type { LiveBooking } from "@/lib/live";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
 import { personHue } from "@/lib/person-colour";
 import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
-import { useGpuStates } from "@/lib/use-gpu-states";
-import { useLiveFleet } from "@/lib/use-live-fleet";
-import { useNow } from "@/lib/use-now";
+import { useGpuStates } from "@/components/live/use-gpu-states";
+import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { useNow } from "@/components/live/use-now";
 import { hourTicks, percentAt, slotAt } from "@/components/reservations/schedule-axis";
 import { BusyBand, runnerNames } from "@/components/reservations/schedule-busy";
 import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
@@ -97,7 +96,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
               {host.gpus.map((gpu) => {
                 const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
                 const reading = fleet.gpus[gpu.uuid];
-                const state = reading ? gpuStateNow(reading, online.has(host.id), bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current, states[gpu.uuid]) : null;
+                const state = reading ? gpuStateOnPage(reading, online.has(host.id), fleet.bookings, states[gpu.uuid], serverNow) : null;
                 const busyNow = state === "unbooked_use" || state === "conflict";
                 return (
                   <div key={gpu.uuid} className="contents">

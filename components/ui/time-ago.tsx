@@ -1,7 +1,7 @@
 "use client";
 
 import { formatRelativeTime } from "@/lib/format";
-import { useNow } from "@/lib/use-now";
+import { useNow } from "@/components/live/use-now";
 
 const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 

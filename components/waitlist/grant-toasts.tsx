@@ -4,8 +4,8 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import { createPortal } from "react-dom";
 import { apiRequest } from "@/lib/api-client";
-import { retainLiveFleet } from "@/lib/live-fleet-store";
-import { getLiveSocket } from "@/lib/live-socket";
+import { retainLiveFleet } from "@/components/live/live-fleet-store";
+import { getLiveSocket } from "@/components/live/live-socket";
 import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
 import { DismissButton } from "@/components/ui/dismiss-button";
 

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { createPortal } from "react-dom";
-import { getLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket } from "@/components/live/live-socket";
 import type { PersonNoticeView } from "@/lib/person-notices";
 import { DismissButton } from "@/components/ui/dismiss-button";
 

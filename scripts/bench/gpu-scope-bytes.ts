@@ -25,7 +25,7 @@ async function main() {
   const count = whole(positionals[0], "N", 1000);
   const seconds = whole(positionals[1], "seconds", 10);
   const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true });
-  const live = await startLiveServer(fleet, { tickMs: 1000, flushMs: 100, minDeltaIntervalMs: 250 });
+  const live = await startLiveServer(fleet, { tickMs: 1000, flushMs: 100 });
   const hosts = Array.from({ length: Math.ceil(count / 8) }, (_, h) => ({ id: `h${h}`, gpus: Array.from({ length: 8 }, (_, i) => makeGpu({ index: i })) }));
   const start = Date.now();
   const ingest = (second: number) => {

@@ -11,7 +11,8 @@
  *   ← { type: "report" }                 → { type: "report", ... } (ViewerReport)
  */
 import { io, type Socket } from "socket.io-client";
-import { LIVE_NAMESPACE, type LiveClientToServer, type LiveGpu, type LiveServerToClient } from "@/lib/live";
+import { LIVE_NAMESPACE, type LiveGpu } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { deltaPointsOf } from "@/lib/live-points";
 import { LIVE_FORMAT_VERSION, expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 import { addTallies, LatencyHistogram, UpdateLedger, type UpdateTally } from "./stats";

@@ -103,11 +103,6 @@ export class AlertEngine {
     return this.subjects.get(key)?.phase === "open";
   }
 
-  /** Keys of the open alerts. */
-  openKeys(): string[] {
-    return [...this.subjects].filter(([, subject]) => subject.phase === "open").map(([key]) => key);
-  }
-
   /**
    * One observation: `conditions` are the subjects found bad at `nowMs`;
    * every tracked subject whose scope is in `observed` but that is not

@@ -1,7 +1,7 @@
 import type { Namespace } from "socket.io";
 import type { AlertView } from "@/lib/alerts";
 import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import type { Role } from "@/server/auth/principal";
 import { liveViewerOf } from "@/server/fleet/live-endpoint";

@@ -1,4 +1,5 @@
-import type { AttributionEvidence, ProcessAttribution } from "@/lib/attribution";
+import type { AttributionEvidence } from "@/lib/attribution";
+import type { ProcessOwner } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import type { PersonRef } from "@/lib/reservation-types";
 import type { ProcessInfo } from "@/lib/snapshot";
@@ -9,9 +10,6 @@ export interface AttributionContext {
   bookings: ReadonlyMap<string, LiveBooking>;
   directory: PersonDirectory;
 }
-
-/** An attribution before it is compared with the GPU's booking. */
-export type Attribution = Omit<ProcessAttribution, "intruder">;
 
 interface JobOwner {
   reservationId: string | null;
@@ -46,7 +44,7 @@ function jobKey(evidence: AttributionEvidence): string {
  *
  * Pure: same processes and context, same answer. Returns one entry per pid.
  */
-export function attributeProcesses(processes: readonly ProcessInfo[], context: AttributionContext): Map<number, Attribution> {
+export function attributeProcesses(processes: readonly ProcessInfo[], context: AttributionContext): Map<number, ProcessOwner> {
   const known = (reservationId: string | null) => (reservationId ? context.bookings.get(reservationId) ?? null : null);
   // Only a value that carried the booking's proof vouches (server/reservations/reservation-proof.ts).
   const proven = (process: ProcessInfo) => (process.reservationProven === true ? known(process.reservationId) : null);
@@ -66,7 +64,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
     jobs.set(key, owner);
   }
 
-  const result = new Map<number, Attribution>();
+  const result = new Map<number, ProcessOwner>();
   for (const process of processes) {
     if (result.has(process.pid)) continue;
     const login = process.user;

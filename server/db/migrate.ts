@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { POSTGRES_MIGRATIONS_PATH } from "@/server/db/postgres-schema";
 import { databaseProvider } from "@/server/env";
 import { createPrivateSqliteFile, resolveSqlitePath } from "@/server/sqlite-path";
@@ -20,7 +22,12 @@ export async function migrateDatabase(databaseUrl: string, repoRoot: string): Pr
     await migratePostgres(databaseUrl, path.join(repoRoot, POSTGRES_MIGRATIONS_PATH));
     return;
   }
-  createPrivateSqliteFile(resolveSqlitePath(databaseUrl));
+  const file = resolveSqlitePath(databaseUrl);
+  // A database that has every migration needs nothing. And Prisma's migrate deploy takes
+  // SQLite's exclusive locking mode, which a database in WAL mode cannot grant while a
+  // server has it open: a CLI command beside a running server must not try.
+  if (existsSync(file) && sqliteMigrationsPending(file, path.join(repoRoot, "prisma", "migrations")) === 0) return;
+  createPrivateSqliteFile(file);
   const prismaCli = require.resolve("prisma/build/index.js");
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -34,5 +41,39 @@ export async function migrateDatabase(databaseUrl: string, repoRoot: string): Pr
     child.on("error", reject);
     child.on("close", resolve);
   });
-  if (code !== 0) throw new Error(`database migration failed:\n${output.join("").trim()}`);
+  if (code !== 0) {
+    const text = output.join("").trim();
+    const busy = /SocketTimeout|SQLITE_BUSY|database is locked/.test(text);
+    throw new Error(
+      busy
+        ? `database migration failed: ${file} is in use (a running gpudesk server?); migrations need it to themselves: stop the server, or let its next start migrate\n${text}`
+        : `database migration failed:\n${text}`,
+    );
+  }
+}
+
+/**
+ * How many of the SQLite migrations in `dir` the database has not applied
+ * (as Prisma records them in `_prisma_migrations`); a plain read, which works
+ * beside a running server. Unknown (a database without the table, one that
+ * cannot be read) counts as pending.
+ */
+export function sqliteMigrationsPending(file: string, dir: string): number {
+  const wanted = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "migration.sql")))
+    .map((entry) => entry.name);
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 5_000 });
+    const applied = new Set(
+      (db.prepare('SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL').all() as { migration_name: string }[]).map(
+        (row) => row.migration_name,
+      ),
+    );
+    return wanted.filter((name) => !applied.has(name)).length;
+  } catch {
+    return wanted.length || 1;
+  } finally {
+    db?.close();
+  }
 }

@@ -41,7 +41,8 @@ function start(args: string[]): Child {
   };
 }
 
-const tsx = path.join(repoRoot, "node_modules", "tsx", "dist", "cli.mjs");
+// tsx as a loader inside the one process: its CLI would run the server in a child of its own, which kill -9 of the CLI leaves running.
+const tsxLoader = ["--import", "tsx"];
 const holder = (mode: "read" | "write") => start([path.join(repoRoot, "server", "testing", "sqlite-holder.mjs"), mode, resolveSqlitePath(databaseUrl)]);
 
 type Answer = { status: number; id?: string; code?: string };
@@ -88,8 +89,10 @@ describe.skipIf(testDatabaseProvider() !== "sqlite")("SQLite with other programs
   });
 
   it("keeps answering under a reader and a writer, says 503 database_busy instead of hanging, and stores every write it acknowledged through kill -9", async () => {
-    const server = start([tsx, path.join(repoRoot, "server", "testing", "write-server.ts")]);
+    const server = start([...tsxLoader, path.join(repoRoot, "server", "testing", "write-server.ts")]);
     const base = (await server.line()).replace(/^listening /, "");
+    // The process that answers is the one the test kills.
+    expect(Number(/pid (\d+)/.exec(await server.line())?.[1])).toBe(server.child.pid);
     const acknowledged: string[] = [];
     const note = (answers: Answer[]) => {
       for (const answer of answers) if (answer.status === 201 && answer.id) acknowledged.push(answer.id);

@@ -8,8 +8,6 @@ export interface DeltaPacerOptions {
   quietMs: number;
   /** No change waits longer than this (a long burst goes out in parts). */
   maxHoldMs: number;
-  /** The least time between two deltas (0: none). */
-  minIntervalMs: number;
 }
 
 /**
@@ -25,7 +23,6 @@ export class DeltaPacer {
   private firstSeenAt: number | null = null;
   private lastGrowthAt = 0;
   private lastCount = 0;
-  private lastSentAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: DeltaPacerOptions) {}
 
@@ -43,14 +40,12 @@ export class DeltaPacer {
       this.lastGrowthAt = now;
     }
     this.lastCount = pending;
-    if (now - this.lastSentAt < this.options.minIntervalMs) return false;
     return now - this.lastGrowthAt >= this.options.quietMs || now - this.firstSeenAt >= this.options.maxHoldMs;
   }
 
-  /** A delta went out at `now` (also one sent at once, after a snapshot). */
-  sent(now: number): void {
+  /** A delta went out (also one sent at once, after a snapshot). */
+  sent(): void {
     this.firstSeenAt = null;
     this.lastCount = 0;
-    this.lastSentAt = now;
   }
 }

@@ -1,6 +1,7 @@
 import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost, SparklineColumns } from "@/lib/live";
 import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
-import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { GpuSample, Snapshot } from "@/lib/snapshot";
+import { liveGpuOf } from "@/lib/live-gpu";
 import { columnsOfPoints, pointOfSample } from "@/lib/live-points";
 import { PointRing } from "@/server/fleet/point-ring";
 
@@ -287,36 +288,6 @@ export class FleetState {
     entry.host.online = online;
     this.dirtyHosts.add(entry.host.id);
   }
-}
-
-/**
- * The live entry of a GPU: the reading's fields, listed rather than spread
- * (a spread object grown by four fields cost more than the rest of the
- * ingest; the type keeps the list complete).
- */
-function liveGpuOf(sample: GpuSample, hostId: string, hostName: string, sampledAt: string, processes: ProcessInfo[]): LiveGpu {
-  return {
-    index: sample.index,
-    uuid: sample.uuid,
-    name: sample.name,
-    pciBusId: sample.pciBusId,
-    memoryTotalMiB: sample.memoryTotalMiB,
-    memoryUsedMiB: sample.memoryUsedMiB,
-    utilizationGpuPct: sample.utilizationGpuPct,
-    utilizationMemoryPct: sample.utilizationMemoryPct,
-    temperatureC: sample.temperatureC,
-    powerDrawW: sample.powerDrawW,
-    powerLimitW: sample.powerLimitW,
-    fanSpeedPct: sample.fanSpeedPct,
-    smClockMHz: sample.smClockMHz,
-    pstate: sample.pstate,
-    migMode: sample.migMode,
-    eccErrorsUncorrected: sample.eccErrorsUncorrected,
-    hostId,
-    hostName,
-    sampledAt,
-    processes,
-  };
 }
 
 /** A host's GPU UUIDs in index order. */

@@ -33,7 +33,6 @@ async function setUp(options: { bookings?: LiveBooking[]; states?: Record<string
   const live = await startLiveServer(fleet, {
     tickMs: 50,
     flushMs: 20,
-    minDeltaIntervalMs: 0,
     ...options.endpoint,
     authenticate,
     bookings: {

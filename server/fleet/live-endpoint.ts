@@ -1,7 +1,8 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
 import type { GpuReconciliation } from "@/lib/attribution";
-import type { FleetDelta, LiveBooking, LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { FleetDelta } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
 import { GpuScope, gpuRoom } from "@/server/fleet/gpu-scope";
@@ -10,16 +11,11 @@ import { DeltaPacer } from "@/server/fleet/delta-pacer";
 import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { log } from "@/server/log";
+import type { BookingsSource } from "@/server/reservations/booking-feed";
 import type { TickConsumer } from "@/server/tick/tick-view";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient>;
-
-/** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
-export interface LiveBookingsSource {
-  current(): LiveBooking[];
-  subscribe(listener: (bookings: LiveBooking[]) => void): () => void;
-}
 
 export interface LiveEndpointOptions {
   /**
@@ -49,14 +45,8 @@ export interface LiveEndpointOptions {
    * a few hundred ms of work: a reconnect storm must not pay it per flush).
    */
   snapshotMs?: number;
-  /**
-   * The least time between two deltas; default 0. A spacing (it was 250 ms)
-   * held the tail of each burst back by up to that much. (Browsers redraw
-   * for readings at most once a second whatever comes: lib/live-fleet-store.ts.)
-   */
-  minDeltaIntervalMs?: number;
   /** With a source, snapshots carry the bookings and each change goes out as `fleet:bookings`. */
-  bookings?: LiveBookingsSource;
+  bookings?: BookingsSource;
   /** The GPU states now, for snapshots (the tick's, server/tick/); absent: none. */
   gpuStates?: () => Readonly<Record<string, GpuReconciliation>>;
   /** Alerts open now, for the display scope's count; absent: displays show none. */
@@ -122,15 +112,14 @@ export function liveViewerOf(socket: Pick<LiveSocket, "data">): LiveViewer | nul
  * to the whole room. Snapshots go out at the next flush after a connection,
  * then the compact deltas (lib/live-wire.ts) of the flushes after it (that
  * flush's delta goes to the rest of the room: the snapshot holds what it
- * says): new readings within `flushMs` of their arrival but at most one
- * delta per `minDeltaIntervalMs`, with the rules' results (GPU states) of
+ * says): new readings within `flushMs` of their arrival, with the rules' results (GPU states) of
  * the ticks since the last one. Every socket
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): LiveEndpoint {
-  const { authenticate, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, minDeltaIntervalMs = 0, bookings } = options;
+  const { authenticate, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, bookings } = options;
   const gpuStates = (): Readonly<Record<string, GpuReconciliation>> => options.gpuStates?.() ?? {};
-  const pacer = new DeltaPacer({ quietMs, maxHoldMs, minIntervalMs: minDeltaIntervalMs });
+  const pacer = new DeltaPacer({ quietMs, maxHoldMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots, memberSummaryOf);
   const displays = new DisplayScope(
@@ -159,7 +148,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     if (!parsed.success) return next(new Error("bad handshake"));
     const auth = parsed.data;
     if (auth.v !== LIVE_FORMAT_VERSION) {
-      // A page of another version would misread the deltas; it reloads on this answer (lib/live-socket.ts).
+      // A page of another version would misread the deltas; it reloads on this answer (components/live/live-socket.ts).
       return next(Object.assign(new Error(LIVE_FORMAT_ERROR), { data: { version: LIVE_FORMAT_VERSION } }));
     }
     const decide = (viewer: LiveViewer | null) => {
@@ -304,7 +293,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     const changed = delta !== null || displaysDirty;
     displaysDirty = false;
     if (delta) {
-      pacer.sent(now);
+      pacer.sent();
       // Encoded even when no one else is in the room: the encoder must remember what it says.
       const wire = members.encode(delta);
       // Not to the sockets that just got their snapshot (built from the same state, it holds what

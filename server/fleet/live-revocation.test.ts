@@ -60,7 +60,7 @@ function closedByServer(socket: LiveClient, withinMs = 2000): Promise<string> {
   });
 }
 
-/** What a page does after the server closed it (lib/live-socket.ts): connect once more. */
+/** What a page does after the server closed it (components/live/live-socket.ts): connect once more. */
 function reconnect(socket: LiveClient): Promise<"snapshot" | "refused"> {
   return new Promise((resolve) => {
     socket.once("fleet:snapshot", () => resolve("snapshot"));

@@ -8,12 +8,12 @@ import {
   addSample,
   floorTo,
   newMinuteEntry,
-  rollupHours,
   toMinuteRow,
   type HourRow,
   type MinuteEntry,
   type MinuteRow,
 } from "@/server/history/rollup-math";
+import { rollupHours } from "@/server/history/hour-tally";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
 
 

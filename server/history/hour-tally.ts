@@ -1,4 +1,4 @@
-import type { HourRow, MinuteRow } from "@/server/history/rollup-math";
+import { floorTo, HOUR_MS, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
  * One GPU-hour as a running fold of its minutes, so that a flush can bring
@@ -177,4 +177,27 @@ export function hourRowOf(tally: HourTally): HourRow {
     busyMinutes: folded.busyMinutes + (last.busy ? 1 : 0),
     simulated: folded.simulated && last.simulated,
   };
+}
+
+/**
+ * One GPU-hour from its minute rows (all of the same GPU and hour, at least
+ * one): averages are means over minutes, the holder is whoever held it for
+ * most minutes (the tally above, which the flush also uses to bring an
+ * hour up to date minute by minute).
+ */
+export function rollupHour(minutes: MinuteRow[], hourMs: number): HourRow {
+  return hourRowOf(tallyMinutes(minutes, hourMs));
+}
+
+/** Groups minute rows by GPU and hour and rolls each group up. */
+export function rollupHours(minutes: MinuteRow[]): HourRow[] {
+  const groups = new Map<string, { hourMs: number; rows: MinuteRow[] }>();
+  for (const row of minutes) {
+    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
+    const key = `${row.gpuUuid}\u0000${hourMs}`;
+    const group = groups.get(key);
+    if (group) group.rows.push(row);
+    else groups.set(key, { hourMs, rows: [row] });
+  }
+  return [...groups.values()].map((group) => rollupHour(group.rows, group.hourMs));
 }

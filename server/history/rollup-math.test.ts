@@ -6,11 +6,10 @@ import {
   mergeEntries,
   mergeMinuteRows,
   newMinuteEntry,
-  rollupHour,
-  rollupHours,
   toMinuteRow,
   type MinuteRow,
 } from "@/server/history/rollup-math";
+import { rollupHour, rollupHours } from "@/server/history/hour-tally";
 import { makeGpu } from "@/server/testing/factories";
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);

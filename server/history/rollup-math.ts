@@ -1,11 +1,11 @@
 import type { GpuSample } from "@/lib/snapshot";
-import { hourRowOf, tallyMinutes } from "@/server/history/hour-tally";
 
 /**
  * The arithmetic of the usage rollups, free of any database: how samples
  * become a minute, how two halves of one minute become one, and how minutes
  * become an hour. The SQL upsert in rollup-store.ts does what
- * `mergeMinuteRows` does; the tests hold both to the same numbers.
+ * `mergeMinuteRows` does; the tests hold both to the same numbers. Minutes
+ * become an hour in hour-tally.ts (`rollupHour`).
  */
 
 export const MINUTE_MS = 60_000;
@@ -247,27 +247,4 @@ export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteR
     busy: stored.busy || incoming.busy,
     simulated: stored.simulated && incoming.simulated,
   };
-}
-
-/**
- * One GPU-hour from its minute rows (all of the same GPU and hour, at least
- * one): averages are means over minutes, the holder is whoever held it for
- * most minutes (see hour-tally.ts, which the flush also uses to bring an
- * hour up to date minute by minute).
- */
-export function rollupHour(minutes: MinuteRow[], hourMs: number): HourRow {
-  return hourRowOf(tallyMinutes(minutes, hourMs));
-}
-
-/** Groups minute rows by GPU and hour and rolls each group up. */
-export function rollupHours(minutes: MinuteRow[]): HourRow[] {
-  const groups = new Map<string, { hourMs: number; rows: MinuteRow[] }>();
-  for (const row of minutes) {
-    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
-    const key = `${row.gpuUuid}\u0000${hourMs}`;
-    const group = groups.get(key);
-    if (group) group.rows.push(row);
-    else groups.set(key, { hourMs, rows: [row] });
-  }
-  return [...groups.values()].map((group) => rollupHour(group.rows, group.hourMs));
 }

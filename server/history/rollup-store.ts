@@ -1,7 +1,8 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { num, sqlDialect } from "@/server/history/sql-dialect";
-import { HOUR_MS, floorTo, rollupHours, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
+import { rollupHours } from "@/server/history/hour-tally";
+import { HOUR_MS, floorTo, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
  * Writes of GpuMinute and GpuHour: INSERT … SELECT … ON CONFLICT from rows

@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { PersonEvent, PersonNoticeView } from "@/lib/person-notices";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";

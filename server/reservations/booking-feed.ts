@@ -3,8 +3,8 @@ import { log } from "@/server/log";
 import { onBookingsChanged } from "@/server/reservations/booking-events";
 import { listLiveBookings } from "@/server/reservations/bookings-query";
 
-/** What the /live endpoint needs from the bookings: the current list and word of every change. */
-export interface BookingsProvider {
+/** Active and upcoming bookings and word of every change: what the /live endpoint and the alerts take from the bookings. */
+export interface BookingsSource {
   current(): LiveBooking[];
   subscribe(listener: (bookings: LiveBooking[]) => void): () => void;
 }
@@ -24,7 +24,7 @@ export interface BookingFeedOptions {
  * announces a change, and woken by a timer at the next start or end, so
  * that bookings start and end on every open page by themselves.
  */
-export class BookingFeed implements BookingsProvider {
+export class BookingFeed implements BookingsSource {
   private bookings: LiveBooking[] = [];
   private signature = "";
   private timer: ReturnType<typeof setTimeout> | null = null;

@@ -18,10 +18,10 @@ function invalidCredentials(): APIError {
 
 /**
  * The password form's sign-in (`/sign-in/username`, after the per-username
- * throttle let it through) where LDAP or the local-password switch is set.
+ * throttle counted the attempt and let it through) where LDAP or the local-password switch is set.
  * The directory decides for everyone it knows: a successful bind creates or
- * updates the gpudesk account and answers with a better-auth session, a
- * wrong password is a failure for the throttle. Someone it does not know,
+ * updates the gpudesk account and answers with a better-auth session (and
+ * clears the throttle's count, as a local sign-in does). Someone it does not know,
  * or a directory that cannot answer, falls back to gpudesk's own password
  * (null: let better-auth check it), unless local passwords are switched off.
  */
@@ -31,8 +31,8 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
   if (config.GPUDESK_LDAP_URL) {
     const check = await checkDirectoryPassword(username, password, config);
     if (check.kind === "wrong_password") {
+      // The throttle counted this attempt before the check (claimLoginAttempt).
       recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
-      await recordLoginResult(username, false);
       throw invalidCredentials();
     }
     if (check.kind === "unavailable") {
@@ -59,7 +59,6 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
   }
   if (!config.GPUDESK_LOCAL_PASSWORDS) {
     if (directoryDown) throw new APIError("SERVICE_UNAVAILABLE", { message: "The directory cannot be reached. Try again in a moment." });
-    await recordLoginResult(username, false);
     throw invalidCredentials();
   }
   return null;

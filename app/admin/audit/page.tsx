@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AuditTable } from "@/components/admin/audit-table";
 import { controlClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { AUDIT_KINDS, auditQuerySchema } from "@/lib/audit";
 import { getPageUser } from "@/server/auth/session";
 import { listAudit } from "@/server/audit/audit-log";

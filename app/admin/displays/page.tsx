@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { DisplaysManager } from "@/components/admin/displays-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { listDisplays } from "@/server/auth/tokens";
 

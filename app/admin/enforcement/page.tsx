@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { HostEnforcementManager } from "@/components/alerts/host-enforcement-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { listHostEnforcement } from "@/server/enforcement/host-settings";
 import { runningServer } from "@/server/runtime";
 

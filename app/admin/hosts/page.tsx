@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { HostsManager } from "@/components/admin/hosts-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { env } from "@/server/env";
 import { hostBundleChecksum } from "@/server/downloads/serve-downloads";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NotificationsPanel } from "@/components/alerts/notifications-panel";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { getPageUser } from "@/server/auth/session";
 import { MailLog } from "@/components/alerts/mail-log";
 import { listMailDeliveries } from "@/server/notifications/mail-log";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { PolicyForm } from "@/components/reservations/policy-form";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { getPolicy } from "@/server/reservations/policy";
 
 export const metadata: Metadata = { title: "Booking rules" };

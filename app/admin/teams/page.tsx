@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { TeamsManager } from "@/components/teams/teams-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { listTeams } from "@/server/teams/team-service";
 
 export const metadata: Metadata = { title: "Teams" };

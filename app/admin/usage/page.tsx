@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { PageShell } from "@/components/ui/page-shell";
-import { UsageSection } from "@/components/usage/usage-section";
+import { PageShell } from "@/app/_components/page-shell";
+import { UsageSection } from "@/app/_components/usage-section";
 import { TeamUsageSection } from "@/app/usage/team-usage-section";
 
 export const metadata: Metadata = { title: "Usage" };

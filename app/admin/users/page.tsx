@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { UsersManager } from "@/components/admin/users-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { listUsers } from "@/server/auth/users";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { GpuDetail } from "@/components/gpu/gpu-detail";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 
 interface GpuPageProps {
   params: Promise<{ uuid: string }>;

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { PasswordForm } from "@/components/settings/password-form";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { ACCOUNT_PATH, requirePageUser } from "@/server/auth/session";
 
 export const metadata: Metadata = { title: "Account" };

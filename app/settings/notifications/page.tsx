@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NotificationSettings } from "@/components/settings/notification-settings";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { requirePageUser } from "@/server/auth/session";
 import { getNotificationSettings } from "@/server/notifications/notification-preferences";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { TokenManager } from "@/components/settings/token-manager";
-import { PageShell } from "@/components/ui/page-shell";
+import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { requirePageUser } from "@/server/auth/session";
 import { listPersonalTokens } from "@/server/auth/tokens";

@@ -110,8 +110,6 @@ export const RTX_4090: SimulatedGpuModel = {
   interconnect: { kind: "pcie" },
 };
 
-export const SIMULATED_GPU_MODELS: readonly SimulatedGpuModel[] = [H100_SXM, A100_SXM4_40GB, RTX_4090];
-
 export interface SimulatedUser {
   /** Unix login, which is how gpudesk matches a process owner to a person. */
   login: string;

@@ -1,6 +1,6 @@
 import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, withGpuScopeStatus, type GpuScopeState } from "@/lib/gpu-scope-state";
 import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
-import { getLiveSocket, retainLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket, retainLiveSocket } from "@/components/live/live-socket";
 
 const WATCH_TIMEOUT_MS = 10_000;
 

@@ -6,7 +6,7 @@ import { makeGpu, makeSnapshot } from "@/server/testing/factories";
 import { startLiveServer, until } from "@/server/testing/live-clients";
 
 /**
- * What the GPU page gets from its hook (lib/use-gpu-scope.ts is this
+ * What the GPU page gets from its hook (components/live/use-gpu-scope.ts is this
  * feed in a useEffect): the tab's real socket module against a real /live
  * server, as a browser tab would hold them.
  */
@@ -36,7 +36,7 @@ afterEach(async () => {
 
 async function setUp() {
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
-  const live = await startLiveServer(fleet, { tickMs: 50, flushMs: 20, minDeltaIntervalMs: 0 });
+  const live = await startLiveServer(fleet, { tickMs: 50, flushMs: 20 });
   closers.push(() => live.close());
   liveUrl = live.url;
   const a = makeGpu({ index: 0 });
@@ -46,8 +46,8 @@ async function setUp() {
   const ingest = (t: number, overrides: { a?: Partial<typeof a>; b?: Partial<typeof b> } = {}) =>
     fleet.ingest("h1", makeSnapshot([{ ...a, ...overrides.a }, { ...b, ...overrides.b }], start + t));
   for (let t = 0; t <= 2000; t += 1000) ingest(t);
-  const { followGpuScope } = await import("@/lib/gpu-scope-feed");
-  const socketModule = await import("@/lib/live-socket");
+  const { followGpuScope } = await import("@/components/live/gpu-scope-feed");
+  const socketModule = await import("@/components/live/live-socket");
   const socket = socketModule.getLiveSocket();
   /** Sockets of this server in a room (a GPU's watchers, the member scope). */
   const inRoom = (room: string) => live.namespace.adapter.rooms.get(room)?.size ?? 0;
@@ -128,7 +128,7 @@ describe("the GPU page's feed", () => {
 
   it("shares the tab's socket with the fleet view: either keeps it open, the fleet's feed only while the fleet view holds it", async () => {
     const { a, ingest, socket, inRoom, mount, live } = await setUp();
-    const fleetStore = await import("@/lib/live-fleet-store");
+    const fleetStore = await import("@/components/live/live-fleet-store");
     const releaseFleet = fleetStore.retainLiveFleet();
     const page = mount(a.uuid);
     await until(() => fleetStore.getFleetState().hasSnapshot && page.now()?.hasSnapshot === true, 3000, "both snapshots");
@@ -153,7 +153,7 @@ describe("the GPU page's feed", () => {
 
   it("keeps the socket for the fleet view when the GPU page goes first", async () => {
     const { a, socket, inRoom, mount } = await setUp();
-    const fleetStore = await import("@/lib/live-fleet-store");
+    const fleetStore = await import("@/components/live/live-fleet-store");
     closers.push(fleetStore.retainLiveFleet());
     const page = mount(a.uuid);
     await until(() => fleetStore.getFleetState().hasSnapshot && page.now()?.hasSnapshot === true, 3000, "both snapshots");

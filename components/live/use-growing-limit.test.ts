@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextStep } from "@/lib/use-growing-limit";
+import { nextStep } from "@/components/live/use-growing-limit";
 
 describe("nextStep (cards mounted per task)", () => {
   it("mounts as many as fit in the budget at the pace just measured", () => {

@@ -1,11 +1,11 @@
 import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
 import type { ConnectionStatus } from "@/lib/live-fleet-state";
-import { getLiveSocket, retainLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket, retainLiveSocket } from "@/components/live/live-socket";
 import type { DisplayDeltaWire, DisplaySnapshotWire } from "@/lib/live-wire";
 
 /**
  * The wall screen's display feed, fed by the tab's one socket in the
- * display scope (the caller sets the scope and token on lib/live-socket.ts
+ * display scope (the caller sets the scope and token on components/live/live-socket.ts
  * first). Components read it through useSyncExternalStore.
  */
 

@@ -33,8 +33,8 @@ class FakeSocket {
 let socket: FakeSocket;
 let holds = 0;
 const follows: boolean[] = [];
-// The socket's holders are counted in lib/live-socket.ts; here the one holder is the store.
-vi.mock("@/lib/live-socket", () => ({
+// The socket's holders are counted in components/live/live-socket.ts; here the one holder is the store.
+vi.mock("@/components/live/live-socket", () => ({
   getLiveSocket: () => socket,
   setLiveSocketFollowsFleet: (follow: boolean) => follows.push(follow),
   retainLiveSocket: () => {
@@ -68,7 +68,7 @@ describe("live fleet store", () => {
   });
 
   it("connects once for many holders, is live after the snapshot, and closes after the last release", async () => {
-    const store = await import("@/lib/live-fleet-store");
+    const store = await import("@/components/live/live-fleet-store");
     const releaseA = store.retainLiveFleet();
     const releaseB = store.retainLiveFleet();
     expect(socket.connect).toHaveBeenCalledTimes(1);
@@ -89,7 +89,7 @@ describe("live fleet store", () => {
   });
 
   it("keeps the socket when a new page retains it within the grace period", async () => {
-    const store = await import("@/lib/live-fleet-store");
+    const store = await import("@/components/live/live-fleet-store");
     const release = store.retainLiveFleet();
     release();
     vi.advanceTimersByTime(1_000);
@@ -100,7 +100,7 @@ describe("live fleet store", () => {
   });
 
   it("tells a temporary drop from a final one", async () => {
-    const store = await import("@/lib/live-fleet-store");
+    const store = await import("@/components/live/live-fleet-store");
     store.retainLiveFleet();
     socket.emitFromServer("fleet:snapshot", snapshot());
 
@@ -122,7 +122,7 @@ describe("live fleet store", () => {
   });
 
   it("tells each GPU's listener only of its own GPU's readings, once per redraw, and every GPU's after a snapshot", async () => {
-    const store = await import("@/lib/live-fleet-store");
+    const store = await import("@/components/live/live-fleet-store");
     store.retainLiveFleet();
     const t0 = Date.parse("2026-03-03T12:00:00Z");
     const host = { id: "h1", name: "node-1", simulated: true, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: ["GPU-a", "GPU-b"] };

@@ -2,8 +2,8 @@
 
 import { useCallback, useSyncExternalStore } from "react";
 import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
-import { subscribeFleetMessages } from "@/lib/live-fleet-store";
-import { getLiveSocket } from "@/lib/live-socket";
+import { subscribeFleetMessages } from "@/components/live/live-fleet-store";
+import { getLiveSocket } from "@/components/live/live-socket";
 
 /**
  * The GPU states (state, holder, who runs and by what evidence) that ride

@@ -1,5 +1,6 @@
 import { io, type Socket } from "socket.io-client";
-import { LIVE_NAMESPACE, type LiveClientToServer, type LiveServerToClient } from "@/lib/live";
+import { LIVE_NAMESPACE } from "@/lib/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live-wire";
 
 export type LiveSocket = Socket<LiveServerToClient, LiveClientToServer>;

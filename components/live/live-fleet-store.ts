@@ -8,7 +8,7 @@ import {
 } from "@/lib/live-fleet-state";
 import type { BookingsUpdate, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu } from "@/lib/live";
 import type { FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
-import { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } from "@/lib/live-socket";
+import { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } from "@/components/live/live-socket";
 
 /**
  * One fleet state per tab, fed by the one socket. Components read it through

@@ -1,9 +1,9 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { followGpuScope } from "@/lib/gpu-scope-feed";
+import { followGpuScope } from "@/components/live/gpu-scope-feed";
 import { initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
-import { getLiveSocket } from "@/lib/live-socket";
+import { getLiveSocket } from "@/components/live/live-socket";
 
 export interface GpuScope extends GpuScopeState {
   /** Asks the socket to connect again after the server dropped it for good. */
@@ -12,7 +12,7 @@ export interface GpuScope extends GpuScopeState {
 
 /**
  * One GPU as the GPU page shows it, from the GPU scope of `/live`
- * (lib/gpu-scope-feed.ts: watched on every (re)connect, unwatched on
+ * (components/live/gpu-scope-feed.ts: watched on every (re)connect, unwatched on
  * leaving). It keeps the tab's socket open without the whole fleet's feed.
  */
 export function useGpuScope(uuid: string): GpuScope {

@@ -8,7 +8,7 @@ import {
   reconnectLiveFleet,
   retainLiveFleet,
   subscribeFleet,
-} from "@/lib/live-fleet-store";
+} from "@/components/live/live-fleet-store";
 
 export interface LiveFleet extends LiveFleetState {
   /** Asks the socket to connect again after the server dropped it for good. */

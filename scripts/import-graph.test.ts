@@ -1,0 +1,71 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { componentsImportingServerCode, findCycles, importGraph, importsOf, type ImportEdge } from "@/scripts/import-graph";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
+
+describe("the project's imports", () => {
+  const edges = importGraph(root);
+
+  it("form no cycle, type imports included", () => {
+    expect(edges.length).toBeGreaterThan(500);
+    expect(findCycles(edges).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  it("reach server/ from components/ for types only", () => {
+    expect(edges.some((e) => e.from.startsWith("components/") && e.to.startsWith("server/") && e.typeOnly)).toBe(true);
+    expect(componentsImportingServerCode(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+});
+
+describe("findCycles", () => {
+  it("names each cycle once, the shortest way round from its first file", () => {
+    const cycles = findCycles([
+      edge("lib/a.ts", "lib/b.ts", true),
+      edge("lib/b.ts", "lib/c.ts"),
+      edge("lib/c.ts", "lib/a.ts"),
+      edge("lib/b.ts", "lib/a.ts"),
+      edge("lib/c.ts", "lib/d.ts"),
+      edge("server/x.ts", "server/x.ts"),
+    ]);
+    expect(cycles).toEqual([["lib/a.ts", "lib/b.ts"], ["server/x.ts"]]);
+  });
+
+  it("finds none in a graph that only goes downhill", () => {
+    expect(findCycles([edge("a.ts", "b.ts"), edge("a.ts", "c.ts"), edge("b.ts", "c.ts")])).toEqual([]);
+  });
+});
+
+describe("importsOf", () => {
+  it("tells type-only imports and re-exports from those that bring code", () => {
+    const text = [
+      'import type { LiveGpu } from "@/lib/live";',
+      'import { type GpuState, type GpuReconciliation } from "@/lib/attribution";',
+      'import { formatBytes, type Units } from "@/lib/format";',
+      'import "@/lib/log";',
+      'export type { Snapshot } from "@/lib/snapshot";',
+      'export { chunks } from "@/lib/chunks";',
+      'import { thing } from "not-a-file";',
+      'const later = () => import("@/lib/duration");',
+    ].join("\n");
+    expect(importsOf(root, "components/example.tsx", text)).toEqual([
+      edge("components/example.tsx", "lib/live.ts", true),
+      edge("components/example.tsx", "lib/attribution.ts", true),
+      edge("components/example.tsx", "lib/format.ts"),
+      edge("components/example.tsx", "lib/log.ts"),
+      edge("components/example.tsx", "lib/snapshot.ts", true),
+      edge("components/example.tsx", "lib/chunks.ts"),
+    ]);
+  });
+
+  it("flags a component's code import of server/, and lets its tests and type imports pass", () => {
+    const flagged = componentsImportingServerCode([
+      edge("components/a.tsx", "server/db.ts"),
+      edge("components/a.tsx", "server/auth/tokens.ts", true),
+      edge("components/a.test.ts", "server/db.ts"),
+      edge("app/page.tsx", "server/db.ts"),
+    ]);
+    expect(flagged).toEqual([edge("components/a.tsx", "server/db.ts")]);
+  });
+});

@@ -1,0 +1,189 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+
+/**
+ * The project's import graph, read from the source with TypeScript's parser:
+ * which file imports which, and whether an import brings only types (erased
+ * at build time) or code. scripts/import-graph.test.ts holds the rules it
+ * checks: no import cycle (type imports count: a cycle of types is still two
+ * files that cannot be understood apart), and components/ reaches server/
+ * only for types.
+ */
+
+export interface ImportEdge {
+  /** Importing and imported file, relative to the root, with "/" separators. */
+  from: string;
+  to: string;
+  /** True when the import brings types only (`import type`, or every name marked `type`). */
+  typeOnly: boolean;
+}
+
+/** The folders whose files make the application and its tooling (tests included). */
+export const SOURCE_DIRS = ["app", "components", "lib", "server", "scripts", "bin", "e2e"];
+const EXTENSIONS = [".ts", ".tsx", ".mts", ".js", ".mjs"];
+const SKIP_DIRS = new Set(["node_modules", ".next", "fixtures"]);
+
+/** Every source file under the folders, relative to root. */
+export function sourceFiles(root: string, dirs: string[] = SOURCE_DIRS): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    if (!existsSync(path.join(root, dir))) return;
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const relative = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) visit(relative);
+      } else if (EXTENSIONS.some((ext) => entry.name.endsWith(ext)) && !entry.name.endsWith(".d.ts")) {
+        found.push(relative);
+      }
+    }
+  };
+  for (const dir of dirs) visit(dir);
+  return found.sort();
+}
+
+/** The file a specifier names ("@/lib/x", "./x", "../x.ts"), or null for a package or a file that is not there. */
+export function resolveSpecifier(root: string, from: string, specifier: string): string | null {
+  let base: string;
+  if (specifier.startsWith("@/")) base = specifier.slice(2);
+  else if (specifier.startsWith("./") || specifier.startsWith("../")) base = path.posix.join(path.posix.dirname(from), specifier);
+  else return null;
+  const candidates = [base, ...EXTENSIONS.map((ext) => base + ext), ...EXTENSIONS.map((ext) => `${base}/index${ext}`)];
+  for (const candidate of candidates) {
+    const full = path.join(root, candidate);
+    if (existsSync(full) && statSync(full).isFile()) return candidate;
+  }
+  return null;
+}
+
+/** Whether an import or re-export declaration brings types only. */
+function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
+  if (ts.isExportDeclaration(node)) {
+    if (node.isTypeOnly) return true;
+    const clause = node.exportClause;
+    return Boolean(clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly));
+  }
+  const clause = node.importClause;
+  if (!clause) return false; // import "x": run for its effects
+  if (clause.isTypeOnly) return true;
+  if (clause.name) return false;
+  const bindings = clause.namedBindings;
+  return Boolean(bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly));
+}
+
+/** The static imports and re-exports of one file (a dynamic import() loads later, on purpose, and is no edge). */
+export function importsOf(root: string, file: string, text: string = readFileSync(path.join(root, file), "utf8")): ImportEdge[] {
+  const kind = file.endsWith(".tsx") ? ts.ScriptKind.TSX : file.endsWith(".ts") || file.endsWith(".mts") ? ts.ScriptKind.TS : ts.ScriptKind.JS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
+  const edges: ImportEdge[] = [];
+  for (const statement of source.statements) {
+    if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))) continue;
+    const specifier = statement.moduleSpecifier;
+    if (!specifier || !ts.isStringLiteral(specifier)) continue;
+    const to = resolveSpecifier(root, file, specifier.text);
+    if (to) edges.push({ from: file, to, typeOnly: isTypeOnly(statement) });
+  }
+  return edges;
+}
+
+/** Every edge of the project's graph. */
+export function importGraph(root: string, files: string[] = sourceFiles(root)): ImportEdge[] {
+  return files.flatMap((file) => importsOf(root, file));
+}
+
+/**
+ * The import cycles: each strongly connected group of two or more files (or
+ * a file importing itself), as one cycle through it, files in import order.
+ */
+export function findCycles(edges: ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const edge of edges) {
+    const list = next.get(edge.from) ?? [];
+    if (!list.includes(edge.to)) list.push(edge.to);
+    next.set(edge.from, list);
+  }
+  // Tarjan's strongly connected components, iterative so that a long chain cannot overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  let counter = 0;
+  for (const start of [...next.keys()].sort()) {
+    if (index.has(start)) continue;
+    const work: { node: string; child: number }[] = [{ node: start, child: 0 }];
+    index.set(start, counter);
+    low.set(start, counter++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const children = next.get(frame.node) ?? [];
+      if (frame.child < children.length) {
+        const child = children[frame.child++];
+        if (!index.has(child)) {
+          index.set(child, counter);
+          low.set(child, counter++);
+          stack.push(child);
+          onStack.add(child);
+          work.push({ node: child, child: 0 });
+        } else if (onStack.has(child)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(child)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1].node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(frame.node)!));
+      }
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const group: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          group.push(member);
+        } while (member !== frame.node);
+        const selfLoop = group.length === 1 && (next.get(member) ?? []).includes(member);
+        if (group.length > 1 || selfLoop) groups.push(group);
+      }
+    }
+  }
+  return groups.map((group) => cycleThrough(group, next)).sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+/** One cycle inside a strongly connected group, from its first file (by name) back to it: what a reader follows to see it. */
+function cycleThrough(group: string[], next: Map<string, string[]>): string[] {
+  const members = new Set(group);
+  const start = [...group].sort()[0];
+  // Breadth-first from start to any file that imports start: the shortest way round.
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const child of next.get(node) ?? []) {
+      if (!members.has(child)) continue;
+      if (child === start) {
+        const path = [node];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0])!);
+        return path;
+      }
+      if (!cameFrom.has(child) && child !== start) {
+        cameFrom.set(child, node);
+        queue.push(child);
+      }
+    }
+  }
+  return [start];
+}
+
+/** Whether a file is a test or a test's helper (they may reach anything: a component's test may start a real server). */
+export function isTestFile(file: string): boolean {
+  return /\.(test|spec)\.tsx?$/.test(file) || file.startsWith("e2e/");
+}
+
+/** The imports by which components/ reaches server/ for more than types: server code in the browser bundle's reach. */
+export function componentsImportingServerCode(edges: ImportEdge[]): ImportEdge[] {
+  return edges.filter((edge) => edge.from.startsWith("components/") && !isTestFile(edge.from) && edge.to.startsWith("server/") && !edge.typeOnly);
+}
