@@ -14,9 +14,17 @@ export const E2E_DATA_DIR = path.join(os.tmpdir(), `gpudesk-e2e-${E2E_PORT}`);
  */
 export const E2E_LAN_ORIGIN = `http://gpudesk.test:${E2E_PORT}`;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/**
+ * The SMTP server the e2e server sends its mail to (e2e/smtp-global-setup.ts
+ * starts it; each mail that arrives is kept as JSON in E2E_MAIL_DIR for specs
+ * to read). Default: E2E_PORT + 144 (3316 → 3460); set E2E_SMTP_PORT to move it.
+ */
+export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? E2E_PORT + 144);
+export const E2E_MAIL_DIR = path.join(os.tmpdir(), `gpudesk-e2e-mail-${E2E_PORT}`);
 
 export default defineConfig({
   testDir: "e2e",
+  globalSetup: "./e2e/smtp-global-setup.ts",
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
@@ -68,6 +76,9 @@ export default defineConfig({
       GPUDESK_ALERT_IDLE_AFTER: "5s",
       // Idle decisions read stored minutes (server/idle-release/): written every 5 s here rather than 30 s.
       GPUDESK_ROLLUP_FLUSH_SECONDS: "5",
+      // Mail goes to the SMTP server of e2e/smtp-global-setup.ts (no GPUDESK_PUBLIC_URL: other specs test without one).
+      GPUDESK_SMTP_URL: `smtp://127.0.0.1:${E2E_SMTP_PORT}`,
+      GPUDESK_SMTP_FROM: "gpudesk e2e <gpudesk@e2e.test>",
     },
   },
 });

@@ -83,7 +83,7 @@ function squatterMoment(hostName: string) {
 function createPerson(prefix: string, login: string): TestUser {
   const username = `${prefix}${Date.now().toString(36)}`.toLowerCase();
   const password = `pw-${username}-long-enough`;
-  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--unix-login", login, "--password-stdin"], {
+  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--unix-login", login, "--password-stdin", "--take-over-demo"], {
     env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
     input: password,
     encoding: "utf8",

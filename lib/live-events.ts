@@ -3,6 +3,7 @@ import type { AlertsSnapshot, AlertUpdate } from "@/lib/alerts";
 import type { GpuStatesAnswer } from "@/lib/attribution";
 import type { BookingsUpdate } from "@/lib/live";
 import type { DisplayDeltaWire, DisplaySnapshotWire, FleetDeltaWire, FleetSnapshotWire, GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
+import type { PersonNoticeView } from "@/lib/person-notices";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 
 /**
@@ -30,6 +31,8 @@ export interface LiveServerToClient {
   "waitlist:granted": (notice: GrantNotice) => void;
   /** This viewer's booking is about to be, or was, released for idleness (sent to the holder only). */
   "reservation:idle": (notice: IdleNotice) => void;
+  /** A notice about this viewer's own bookings (server/notifications/notify-person.ts), by their preferences. */
+  "notice:person": (notice: PersonNoticeView) => void;
 }
 
 export interface LiveClientToServer {

@@ -135,12 +135,7 @@ export const reservationListQuerySchema = z.object({
 });
 
 /** `GET /api/v1/audit?limit=100&cursor=…&entityType=reservation&entityId=…` */
-export const auditQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(100),
-  cursor: z.string().max(64).optional(),
-  entityType: z.enum(["reservation", "policy"]).optional(),
-  entityId: z.string().max(64).optional(),
-});
+export { auditQuerySchema } from "@/lib/audit";
 
 /** Reads a query string into a plain object for the schemas above. */
 export function searchParamsObject(params: URLSearchParams): Record<string, string> {

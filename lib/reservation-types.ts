@@ -20,10 +20,23 @@ export interface ReservedGpu {
   name: string;
 }
 
+/** What the audit log records about bookings and the booking rules (lib/audit.ts has every kind). */
+export type ReservationAuditAction =
+  | "reservation.create"
+  | "reservation.extend"
+  | "reservation.shorten"
+  | "reservation.release"
+  | "reservation.cancel"
+  | "reservation.keep"
+  | "reservation.idle_release"
+  | "policy.update"
+  | "policy.idle_exemption_add"
+  | "policy.idle_exemption_remove";
+
 /** One change to a booking after it was made: what the holder sees, with the reason an admin gave. */
 export interface ReservationChangeView {
   at: string;
-  action: AuditAction;
+  action: ReservationAuditAction;
   actor: PersonRef | null;
   reason: string | null;
   endsAtBefore: string | null;
@@ -136,41 +149,6 @@ export interface PolicyView {
   idleOffAfterUpgrade: boolean;
   updatedAt: string | null;
   updatedBy: PersonRef | null;
-}
-
-export type AuditAction =
-  | "reservation.create"
-  | "reservation.extend"
-  | "reservation.shorten"
-  | "reservation.release"
-  | "reservation.cancel"
-  | "reservation.keep"
-  | "reservation.idle_release"
-  | "policy.update"
-  | "policy.idle_exemption_add"
-  | "policy.idle_exemption_remove"
-  | "team.create"
-  | "team.update"
-  | "team.delete"
-  | "team.member.add"
-  | "team.member.remove"
-  | "limits.update";
-
-export interface AuditEntryView {
-  id: string;
-  at: string;
-  actor: PersonRef | null;
-  action: AuditAction;
-  entityType: "reservation" | "policy" | "team" | "user";
-  entityId: string;
-  before: unknown;
-  after: unknown;
-}
-
-export interface AuditPage {
-  entries: AuditEntryView[];
-  /** Pass as `cursor` for the next, older page; null at the end. */
-  nextCursor: string | null;
 }
 
 /** A host and its GPUs as the booking form and the schedule list them. */

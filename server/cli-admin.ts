@@ -16,8 +16,10 @@ export async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
   const { disconnectDb } = await import("@/server/db");
   await migrateDatabase(env.DATABASE_URL, repoRoot);
   process.stderr.write(`Database: ${describeDatabase(env.DATABASE_URL)}\n`);
+  const { withAuditOrigin } = await import("@/server/audit/audit-context");
   try {
-    return await work();
+    // What the command changes is in the audit log as done on the server's command line.
+    return await withAuditOrigin({ ip: null, via: "cli" }, work);
   } finally {
     await disconnectDb();
   }
@@ -27,6 +29,15 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+/** Asks a yes/no question on the terminal; no terminal answers no. */
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await new Promise<string>((resolve) => rl.question(`${question} [y/N] `, resolve));
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
 }
 
 /** Asks for a password on the terminal without echoing it, twice. */
@@ -61,19 +72,68 @@ export function registerAdminCommands(program: Command): void {
     .option("--name <name>", "display name")
     .option("--unix-login <login>", "Unix login on the GPU hosts (default: the username)")
     .option("--password-stdin", "read the password from standard input instead of a prompt")
-    .action(async (username: string, options: { admin?: boolean; name?: string; unixLogin?: string; passwordStdin?: boolean }) => {
+    .option("--take-over-demo", "if a demo person of the simulated fleet has this username or Unix login, take it over without asking")
+    .action(async (username: string, options: { admin?: boolean; name?: string; unixLogin?: string; passwordStdin?: boolean; takeOverDemo?: boolean }) => {
       const password = options.passwordStdin ? await readStdin() : await promptPassword();
       const created = await withDatabase(async () => {
         const { createUser } = await import("@/server/auth/users");
-        return createUser({
-          username,
-          password,
-          name: options.name,
-          role: options.admin ? "admin" : "member",
-          unixLogin: options.unixLogin,
-        });
+        const input = { username, password, name: options.name, role: options.admin ? "admin" : "member", unixLogin: options.unixLogin };
+        try {
+          return await createUser({ ...input, takeOverDemo: options.takeOverDemo === true });
+        } catch (error) {
+          if (!(error instanceof AppError) || error.code !== "demo_account") throw error;
+          process.stderr.write(`${error.message}\n`);
+          if (!(await confirm("Take it over?"))) throw new AppError("conflict", "Not created. Pick another name, or pass --take-over-demo");
+          return createUser({ ...input, takeOverDemo: true });
+        }
       });
       process.stderr.write(`Created ${created.role} ${created.username} (Unix login ${created.unixLogin}).\n`);
+    });
+
+  user
+    .command("set-password")
+    .description("set a person's password: a temporary one they must change at their next sign-in; their sessions end")
+    .argument("<username>", "whose password")
+    .option("--password-stdin", "read the password from standard input instead of a prompt")
+    .option("--permanent", "the person keeps this password (no change asked at the next sign-in)")
+    .action(async (username: string, options: { passwordStdin?: boolean; permanent?: boolean }) => {
+      const password = options.passwordStdin ? await readStdin() : await promptPassword();
+      await withDatabase(async () => {
+        const { findUserByUsername } = await import("@/server/auth/users");
+        const { resetPassword } = await import("@/server/auth/passwords");
+        const person = await findUserByUsername(username);
+        if (!person) throw new AppError("not_found", `No user named ${username}`);
+        await resetPassword(person.id, { password, mustChange: !options.permanent }, null);
+      });
+      process.stderr.write(
+        `Password of ${username.toLowerCase()} set; their sessions ended.${options.permanent ? "" : " They choose their own at the next sign-in."}\n`,
+      );
+    });
+
+  program
+    .command("audit")
+    .description("print the audit log (admin and security actions), oldest first")
+    .option("--since <span>", "only this recent, e.g. 24h, 7d, 4w", "7d")
+    .option("--kind <kind>", "only one kind: user, token, host, display, webhook, policy, reservation, alert, signin, team, limit")
+    .option("--person <username>", "only what this person did or had done to their account")
+    .option("--json", "one JSON array (for export) instead of lines")
+    .action(async (options: { since: string; kind?: string; person?: string; json?: boolean }) => {
+      const { parseSpan } = await import("@/lib/usage-range");
+      const span = parseSpan(options.since);
+      if (span === null) throw new AppError("bad_request", `--since must be a span such as 24h or 7d, not ${options.since}`);
+      const entries = await withDatabase(async () => {
+        const { exportAudit } = await import("@/server/audit/export-audit");
+        return exportAudit({ since: new Date(Date.now() - span).toISOString(), kind: options.kind, person: options.person });
+      });
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+        return;
+      }
+      for (const entry of entries) {
+        const who = entry.actor?.username ?? (entry.via === "cli" ? "(command line)" : "(system)");
+        process.stdout.write(`${entry.at}  ${who}  ${entry.ip ?? "-"}  ${entry.action}  ${entry.entityType}:${entry.entityId}\n`);
+      }
+      process.stderr.write(`${entries.length} entries.\n`);
     });
 
   const token = program.command("token").description("manage personal API tokens");

@@ -139,6 +139,30 @@ const envSchema = z.object({
       }
       return ranges;
     }),
+  /**
+   * Mail to people (Settings → Notifications): an smtp:// (STARTTLS when the
+   * server offers it) or smtps:// URL with the account in it, e.g.
+   * smtp://gpudesk:secret@mail.lab.example:587. Unset: no mail is sent.
+   */
+  GPUDESK_SMTP_URL: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === "") return undefined;
+      let url: URL | null = null;
+      try {
+        url = new URL(text);
+      } catch {
+        url = null;
+      }
+      if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || url.hostname === "") {
+        ctx.addIssue({ code: "custom", message: "must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.org:587" });
+        return z.NEVER;
+      }
+      return text;
+    }),
+  /** The sender of gpudesk's mail. */
+  GPUDESK_SMTP_FROM: z.string().min(3).max(200).default("gpudesk <gpudesk@localhost>"),
   /** Sign-in attempts allowed per client address per minute (failed ones per username are slowed down separately). */
   GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
   /**

@@ -2,7 +2,21 @@
  * The one error type of gpudesk's services: a code that callers branch on,
  * a message safe to show, and optional per-field messages for forms.
  */
-export type AppErrorCode = "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gpu_in_use" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "database_busy";
+export type AppErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "gpu_in_use"
+  | "quota_exceeded"
+  | "rate_limited"
+  | "payload_too_large"
+  | "database_busy"
+  /** A demo person of the simulated fleet has the username or Unix login: ask, then send `takeOverDemo: true`. */
+  | "demo_account"
+  /** Signed in with a temporary password: only changing it is allowed. */
+  | "password_change_required";
 
 const STATUS: Record<AppErrorCode, number> = {
   bad_request: 400,
@@ -15,6 +29,8 @@ const STATUS: Record<AppErrorCode, number> = {
   rate_limited: 429,
   payload_too_large: 413,
   database_busy: 503,
+  demo_account: 409,
+  password_change_required: 403,
 };
 
 export class AppError extends Error {

@@ -32,9 +32,13 @@ import { setLiveNamespace } from "@/server/fleet/live-revocation";
 import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
-import { attachGrantNotices } from "@/server/waitlist/grant-notices";
 import { attachIdleNotices } from "@/server/idle-release/notify-idle";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
+import { startMisuseNotices } from "@/server/notifications/booking-notices";
+import { startBookingReminders } from "@/server/notifications/booking-reminders";
+import { startMailWorker } from "@/server/notifications/mail-worker";
+import { smtpMailer } from "@/server/notifications/mailer";
+import { attachPersonNotices } from "@/server/notifications/notify-person";
 import { setRuntime } from "@/server/runtime";
 import { startTick } from "@/server/tick/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
@@ -139,14 +143,18 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
-  // Grants are emitted on the instance that runs the waitlist; the adapter carries them to the person's pages elsewhere.
-  const stopGrantNotices = attachGrantNotices(liveNamespace);
+  // Notices to a person (waitlist grants, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
+  const stopPersonNotices = attachPersonNotices(liveNamespace);
   const stopIdleNotices = attachIdleNotices(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
+  cluster.jobs.add({ name: "misuse notices", start: () => startMisuseNotices({ publicUrl: env.GPUDESK_PUBLIC_URL }) });
+  cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
+  const sendMail = smtpMailer();
+  if (sendMail) cluster.jobs.add({ name: "mail", start: () => startMailWorker({ send: sendMail }).stop });
   await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
@@ -184,7 +192,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       setLiveNamespace(undefined);
       openAlerts.stop();
       stopAlertsLive();
-      stopGrantNotices();
+      stopPersonNotices();
       stopIdleNotices();
       await cluster.close();
       await tick.stop();

@@ -34,6 +34,8 @@ export function UserCreateForm({ onCreated }: { onCreated: (user: UserRow) => vo
   const [formError, setFormError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const [createdName, setCreatedName] = useState<string | null>(null);
+  /** The server said a demo person has this username or login: the admin's answer sends the form again. */
+  const [demoQuestion, setDemoQuestion] = useState<string | null>(null);
 
   const unixLogin = unixLoginTouched ? values.unixLogin : values.username.trim().toLowerCase();
   const set = (field: keyof typeof EMPTY) => (event: { target: { value: string } }) => {
@@ -41,9 +43,10 @@ export function UserCreateForm({ onCreated }: { onCreated: (user: UserRow) => vo
     setErrors((current) => ({ ...current, [field]: undefined }));
   };
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  async function submit(event: FormEvent<HTMLFormElement>, takeOverDemo = false) {
     event.preventDefault();
     setFormError(null);
+    setDemoQuestion(null);
     setCreatedName(null);
     const local = missing(values);
     if (Object.keys(local).length > 0) {
@@ -57,8 +60,13 @@ export function UserCreateForm({ onCreated }: { onCreated: (user: UserRow) => vo
       role: values.role,
       ...(values.name.trim() ? { name: values.name } : {}),
       ...(unixLogin.trim() ? { unixLogin } : {}),
+      ...(takeOverDemo ? { takeOverDemo: true } : {}),
     });
     setPending(false);
+    if (!result.ok && result.error.code === "demo_account") {
+      setDemoQuestion(result.error.message);
+      return;
+    }
     if (!result.ok) {
       const fields = (result.error.fields ?? {}) as Errors;
       setErrors(fields);
@@ -128,6 +136,21 @@ export function UserCreateForm({ onCreated }: { onCreated: (user: UserRow) => vo
       {formError && (
         <div className="mt-3">
           <FormAlert>{formError}</FormAlert>
+        </div>
+      )}
+      {demoQuestion && (
+        <div className="mt-3">
+          <FormAlert tone="warn">
+            <p>{demoQuestion}</p>
+            <div className="mt-2 flex gap-2">
+              <button type="button" disabled={pending} onClick={(event) => void submit(event as unknown as FormEvent<HTMLFormElement>, true)} className={buttonClass("primary", "sm")}>
+                Take it over
+              </button>
+              <button type="button" onClick={() => setDemoQuestion(null)} className={buttonClass("ghost", "sm")}>
+                Keep the demo person
+              </button>
+            </div>
+          </FormAlert>
         </div>
       )}
     </form>

@@ -16,8 +16,15 @@ interface UserRowProps {
   onUpdated: (user: User) => void;
 }
 
-type Patch = { role?: "member" | "admin"; disabled?: boolean; unixLogin?: string | null };
-type Pending = "role" | "disabled" | "unixLogin" | null;
+type Patch = { role?: "member" | "admin"; disabled?: boolean; unixLogin?: string | null; password?: string; takeOverDemo?: boolean };
+type Pending = "role" | "disabled" | "unixLogin" | "password" | null;
+
+/** A temporary password to read out or paste: 16 letters and digits, without look-alikes. */
+function temporaryPassword(): string {
+  const alphabet = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => alphabet[byte % alphabet.length]).join("");
+}
 
 /** One person: role, Unix login and access, each changed in place; a refusal shows under the row. */
 export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
@@ -26,7 +33,9 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
   const [editingLogin, setEditingLogin] = useState(false);
   const [loginDraft, setLoginDraft] = useState("");
   const [loginError, setLoginError] = useState<string | undefined>();
-  const [confirm, setConfirm] = useState<"disable" | "demote-self" | null>(null);
+  const [confirm, setConfirm] = useState<"disable" | "demote-self" | "reset" | null>(null);
+  const [resetPassword, setResetPassword] = useState("");
+  const [resetDone, setResetDone] = useState<string | null>(null);
 
   async function patch(body: Patch, kind: Exclude<Pending, null>): Promise<boolean> {
     setPending(kind);
@@ -54,7 +63,12 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
   }
 
   async function confirmed() {
-    if (confirm === "disable") {
+    if (confirm === "reset") {
+      if (await patch({ password: resetPassword }, "password")) {
+        setResetDone(resetPassword);
+        setConfirm(null);
+      }
+    } else if (confirm === "disable") {
       if (await patch({ disabled: true }, "disabled")) setConfirm(null);
     } else if (confirm === "demote-self") {
       // Without admin rights this page is no longer theirs.
@@ -145,7 +159,22 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
           )}
         </td>
         <td className={t.td}>{user.disabled ? <Badge tone="offline">Disabled</Badge> : <Badge tone="free">Active</Badge>}</td>
-        <td className={`${t.td} text-right`}>
+        <td className={`${t.td} space-y-1 space-x-2 text-right`}>
+          {!user.disabled && (
+            <button
+              type="button"
+              aria-label={`Reset password of ${user.username}`}
+              disabled={pending !== null}
+              onClick={() => {
+                setResetPassword(temporaryPassword());
+                setResetDone(null);
+                setConfirm("reset");
+              }}
+              className={buttonClass("secondary", "sm")}
+            >
+              Reset password
+            </button>
+          )}
           {user.disabled ? (
             <button type="button" aria-label={`Enable ${user.username}`} disabled={pending !== null} onClick={() => void patch({ disabled: false }, "disabled")} className={buttonClass("secondary", "sm")}>
               {pending === "disabled" ? "Enabling…" : "Enable"}
@@ -160,8 +189,8 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
           {confirm && (
             <ConfirmDialog
               open
-              title={confirm === "disable" ? `Disable ${user.username}?` : "Give up your admin rights?"}
-              confirmLabel={confirm === "disable" ? "Disable" : "Make me a member"}
+              title={confirm === "reset" ? `Reset the password of ${user.username}?` : confirm === "disable" ? `Disable ${user.username}?` : "Give up your admin rights?"}
+              confirmLabel={confirm === "reset" ? "Set temporary password" : confirm === "disable" ? "Disable" : "Make me a member"}
               pending={pending !== null}
               error={error}
               onConfirm={confirmed}
@@ -170,7 +199,22 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
                 setError(null);
               }}
             >
-              {confirm === "disable" ? (
+              {confirm === "reset" ? (
+                <div className="space-y-2">
+                  <p>They are signed out everywhere, sign in with this temporary password, and must choose their own at once.</p>
+                  <label className="block text-sm font-medium">
+                    Temporary password
+                    <input
+                      value={resetPassword}
+                      onChange={(event) => setResetPassword(event.target.value)}
+                      spellCheck={false}
+                      autoComplete="off"
+                      maxLength={256}
+                      className={`${controlClass} mt-1 block w-full py-1.5 font-mono`}
+                    />
+                  </label>
+                </div>
+              ) : confirm === "disable" ? (
                 <p>They are signed out everywhere at once and their API tokens stop working. You can enable them again later.</p>
               ) : (
                 <p>You will no longer see the admin pages. Another admin can make you admin again.</p>
@@ -179,6 +223,20 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
           )}
         </td>
       </tr>
+      {resetDone && (
+        <tr>
+          <td colSpan={6} className="px-4 pb-3">
+            <div role="status" className="flex items-start justify-between gap-3 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950 dark:text-emerald-100">
+              <p>
+                Temporary password of {user.username}: <code className="font-mono font-semibold">{resetDone}</code>. Tell it to them; it works until they choose their own.
+              </p>
+              <button type="button" onClick={() => setResetDone(null)} className="shrink-0 text-xs font-medium underline">
+                Dismiss
+              </button>
+            </div>
+          </td>
+        </tr>
+      )}
       {error && !confirm && (
         <tr>
           <td colSpan={6} className="px-4 pb-3">

@@ -29,6 +29,8 @@ export const ADMIN_LINKS: NavLink[] = [
 ];
 
 export const ACCOUNT_LINKS: NavLink[] = [
+  { href: "/settings/account", label: "Account" },
+  { href: "/settings/notifications", label: "Notifications" },
   { href: "/settings/tokens", label: "API tokens" },
   { href: "/alerts/notifications", label: "My alert webhooks" },
 ];

@@ -6,6 +6,7 @@ import type { ConnectionStatus } from "@/lib/live-fleet-state";
 import { AlertsBadge } from "@/components/alerts/alerts-badge";
 import { GrantToasts } from "@/components/waitlist/grant-toasts";
 import { IdleNotices } from "@/components/idle-release/idle-notices";
+import { PersonNoticeToasts } from "@/components/waitlist/person-notice-toasts";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { AdminMenu } from "@/components/nav/admin-menu";
 import { MobileMenu } from "@/components/nav/mobile-menu";
@@ -66,6 +67,7 @@ export function AppHeader({ status, simulated = false }: AppHeaderProps) {
           {user && <AlertsBadge />}
           {user && <GrantToasts userId={user.id} />}
           {user && <IdleNotices userId={user.id} />}
+          {user && <PersonNoticeToasts />}
           <ThemeToggle />
           {user && (
             <>

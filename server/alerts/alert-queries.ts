@@ -3,6 +3,7 @@ import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuer
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { alertSelect, holderIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/auth/principal";
+import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 
@@ -75,10 +76,10 @@ export async function acknowledgeAlert(actor: Actor, id: string, now = new Date(
     throw new AppError("forbidden", `${who} can acknowledge this alert`);
   }
   if (row.acknowledgedAt) return toAlertView(row);
-  const updated = await db().alert.update({
-    where: { id },
-    data: { acknowledgedAt: now, acknowledgedById: actor.id },
-    select: alertSelect,
+  const updated = await db().$transaction(async (tx) => {
+    const changed = await tx.alert.update({ where: { id }, data: { acknowledgedAt: now, acknowledgedById: actor.id }, select: alertSelect });
+    await writeAudit(tx, { actorId: actor.id, action: "alert.acknowledge", entityType: "alert", entityId: id, before: { kind: row.kind, acknowledged: false }, after: { acknowledged: true }, at: now });
+    return changed;
   });
   const view = await toAlertView(updated);
   announceAlertChanged({ serverTime: now.toISOString(), event: "acknowledged", alert: view });

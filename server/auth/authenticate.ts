@@ -61,7 +61,7 @@ export async function sessionOf(headers: Headers): Promise<{ principal: UserPrin
   const secure = /(?:^|;\s*)__Secure-gpudesk\./.test(headers.get("cookie") ?? "");
   const session = await auth(secure).api.getSession({ headers });
   if (!session || session.user.banned) return null;
-  const user = session.user as typeof session.user & { unixLogin?: string | null };
+  const user = session.user as typeof session.user & { unixLogin?: string | null; mustChangePassword?: boolean | null };
   return {
     sessionId: session.session.id,
     principal: {
@@ -73,6 +73,7 @@ export async function sessionOf(headers: Headers): Promise<{ principal: UserPrin
         name: user.name,
         role: toRole(user.role),
         unixLogin: user.unixLogin ?? null,
+        ...(user.mustChangePassword ? { mustChangePassword: true } : {}),
       },
     },
   };

@@ -4,6 +4,7 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
+import { recordAudit } from "@/server/audit/audit-log";
 import { claimLoginAttempt, recordLoginResult } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/db";
@@ -41,6 +42,7 @@ function createAuth(secureCookies: boolean) {
     user: {
       additionalFields: {
         unixLogin: { type: "string", required: false, input: false },
+        mustChangePassword: { type: "boolean", required: false, input: false, defaultValue: false },
       },
     },
     plugins: [
@@ -95,6 +97,7 @@ function createAuth(secureCookies: boolean) {
         // Counted before the password is checked (atomically), so parallel guesses cannot all be evaluated.
         const wait = await claimLoginAttempt(name);
         if (wait > 0) {
+          await recordSignInAudit("signin.lockout", name, ctx.headers?.get(CLIENT_IP_HEADER) ?? null, { retryInSeconds: Math.ceil(wait / 1000) });
           throw new APIError("TOO_MANY_REQUESTS", {
             message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.`,
           });
@@ -106,10 +109,23 @@ function createAuth(secureCookies: boolean) {
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-in/username") return;
         const name = typeof ctx.body?.username === "string" ? ctx.body.username : "";
-        await recordLoginResult(name, Boolean(ctx.context.newSession));
+        const succeeded = Boolean(ctx.context.newSession);
+        await recordLoginResult(name, succeeded);
+        if (!succeeded) await recordSignInAudit("signin.failure", name, ctx.headers?.get(CLIENT_IP_HEADER) ?? null, {});
       }),
     },
   });
+}
+
+/**
+ * A failed or refused sign-in in the audit log: the username tried (which
+ * may not exist) and the address it came from, from better-auth's request.
+ */
+async function recordSignInAudit(action: "signin.failure" | "signin.lockout", username: string, ip: string | null, after: Record<string, unknown>): Promise<void> {
+  const tried = username.trim().toLowerCase().slice(0, 64) || "(none)";
+  await recordAudit({ actorId: null, action, entityType: "signin", entityId: tried, ip, via: "web", after: { username: tried, ...after } }).catch((error: unknown) =>
+    log.error(`could not record a sign-in in the audit log: ${error instanceof Error ? error.message : String(error)}`),
+  );
 }
 
 type Auth = ReturnType<typeof createAuth>;

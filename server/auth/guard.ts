@@ -1,3 +1,4 @@
+import { noteAuditActor } from "@/server/audit/audit-context";
 import { AppError } from "@/server/errors";
 import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/auth/principal";
 import { authenticateRequest } from "@/server/auth/authenticate";
@@ -10,11 +11,18 @@ export async function getPrincipal(request: Request): Promise<Principal | null> 
   return authenticateRequest(request);
 }
 
+/** What a person signed in with a temporary password may still do: see who they are, and change it. */
+const PASSWORD_CHANGE_PATHS = new Set(["/api/v1/me", "/api/v1/me/password"]);
+
 /** A signed-in person (session or personal token); 401 otherwise, 403 for a display token. */
 export async function requireUser(request: Request): Promise<UserPrincipal> {
   const principal = await getPrincipal(request);
   if (!principal) throw new AppError("unauthorized", "Sign in or pass a personal API token");
   if (principal.kind !== "user") throw new AppError("forbidden", "A display token can only read the live fleet");
+  noteAuditActor(principal.user.id);
+  if (principal.user.mustChangePassword && !PASSWORD_CHANGE_PATHS.has(new URL(request.url).pathname)) {
+    throw new AppError("password_change_required", "Choose your own password first (Settings → Account): this one was temporary");
+  }
   return principal;
 }
 

@@ -12,6 +12,8 @@ export interface UserPrincipal {
     name: string;
     role: Role;
     unixLogin: string | null;
+    /** Signed in with a temporary password an admin set: only changing it is allowed until then. */
+    mustChangePassword?: boolean;
   };
 }
 

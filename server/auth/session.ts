@@ -10,10 +10,14 @@ export const getPageUser = cache(async (): Promise<UserPrincipal | null> => {
   return principal?.kind === "user" ? principal : null;
 });
 
+export const ACCOUNT_PATH = "/settings/account";
+
 /** The signed-in person; anyone else is sent to the sign-in page and brought back afterwards. */
 export async function requirePageUser(returnTo = "/"): Promise<UserPrincipal> {
   const principal = await getPageUser();
   if (!principal) redirect(`/login?next=${encodeURIComponent(returnTo)}`);
+  // A temporary password from an admin's reset: their own comes first.
+  if (principal.user.mustChangePassword && returnTo !== ACCOUNT_PATH) redirect(`${ACCOUNT_PATH}?required=1`);
   return principal;
 }
 

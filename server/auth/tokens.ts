@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/auth/principal";
+import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
@@ -47,9 +48,13 @@ const tokenSelect = { id: true, label: true, tokenPrefix: true, createdAt: true,
 export async function createPersonalToken(userId: string, rawLabel: string): Promise<{ token: string; summary: TokenSummary }> {
   const label = tokenLabelSchema.parse(rawLabel);
   const token = newToken(PERSONAL_TOKEN_PREFIX);
-  const summary = await db().apiToken.create({
-    data: { userId, label, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, PERSONAL_TOKEN_PREFIX) },
-    select: tokenSelect,
+  const summary = await db().$transaction(async (tx) => {
+    const created = await tx.apiToken.create({
+      data: { userId, label, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, PERSONAL_TOKEN_PREFIX) },
+      select: tokenSelect,
+    });
+    await writeAudit(tx, { action: "token.create", entityType: "token", entityId: created.id, after: { owner: userId, label, prefix: created.tokenPrefix } });
+    return created;
   });
   return { token, summary };
 }
@@ -64,7 +69,19 @@ export async function revokePersonalToken(tokenId: string, actor: UserPrincipal)
   if (!row || (row.userId !== actor.user.id && actor.user.role !== "admin")) {
     throw new AppError("not_found", "No such token");
   }
-  if (!row.revokedAt) await db().apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
+  if (!row.revokedAt) {
+    await db().$transaction(async (tx) => {
+      const revoked = await tx.apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() }, select: { label: true, tokenPrefix: true } });
+      await writeAudit(tx, {
+        actorId: actor.user.id,
+        action: "token.revoke",
+        entityType: "token",
+        entityId: tokenId,
+        before: { owner: row.userId, label: revoked.label, prefix: revoked.tokenPrefix, revoked: false },
+        after: { revoked: true },
+      });
+    });
+  }
   // Its open /live sockets too, on every instance: the feed ends with the token.
   disconnectLivePrincipal({ kind: "token", id: tokenId });
 }
@@ -86,9 +103,13 @@ export async function createDisplay(rawName: string): Promise<{ token: string; d
     throw new AppError("conflict", `A display named ${name} already exists`, { name: "is taken" });
   }
   const token = newToken(DISPLAY_TOKEN_PREFIX);
-  const display = await db().display.create({
-    data: { name, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, DISPLAY_TOKEN_PREFIX) },
-    select: displaySelect,
+  const display = await db().$transaction(async (tx) => {
+    const created = await tx.display.create({
+      data: { name, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, DISPLAY_TOKEN_PREFIX) },
+      select: displaySelect,
+    });
+    await writeAudit(tx, { action: "display.create", entityType: "display", entityId: created.id, after: { name, prefix: created.tokenPrefix } });
+    return created;
   });
   return { token, display };
 }
@@ -99,7 +120,11 @@ export async function listDisplays(): Promise<DisplaySummary[]> {
 
 /** Revokes at once: the display's open live sockets close too (server/fleet/live-revocation.ts). */
 export async function revokeDisplay(id: string): Promise<void> {
-  const result = await db().display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  const result = await db().$transaction(async (tx) => {
+    const changed = await tx.display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (changed.count > 0) await writeAudit(tx, { action: "display.revoke", entityType: "display", entityId: id, before: { revoked: false }, after: { revoked: true } });
+    return changed;
+  });
   if (result.count === 0 && !(await db().display.findUnique({ where: { id }, select: { id: true } }))) {
     throw new AppError("not_found", "No such display");
   }

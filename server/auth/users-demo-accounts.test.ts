@@ -19,19 +19,25 @@ describe("a real person and the demo accounts", () => {
     const demo = (await ensureDemoAccounts(["quinn"])).get("quinn")!;
     expect(demo.username).toBe("quinn");
 
-    const person = await createUser({ username: "quinn", password: "quinn-password-1", name: "Quinn Real" });
+    const asked = await createUser({ username: "quinn", password: "quinn-password-1", name: "Quinn Real" }).catch((error: unknown) => error);
+    // Not silently: the admin is told whose it is and asked.
+    expect(asked).toMatchObject({ code: "demo_account", fields: { username: "belongs to a demo person of the simulated fleet", unixLogin: "belongs to a demo person of the simulated fleet" } });
+    expect(await db().user.findUniqueOrThrow({ where: { id: demo.id }, select: { username: true } })).toEqual({ username: "quinn" });
+
+    const person = await createUser({ username: "quinn", password: "quinn-password-1", name: "Quinn Real", takeOverDemo: true });
     expect(person).toMatchObject({ username: "quinn", unixLogin: "quinn" });
     const renamed = await db().user.findUniqueOrThrow({ where: { id: demo.id }, select: { username: true, unixLogin: true, simulated: true } });
     expect(renamed).toEqual({ username: "quinn-sim", unixLogin: null, simulated: true });
-    // The next start leaves the login with the person.
-    expect((await ensureDemoAccounts(["quinn"])).get("quinn")).toMatchObject({ id: person.id });
+    // The next start leaves the login with the person, and the demo books nothing in their name.
+    expect((await ensureDemoAccounts(["quinn"])).get("quinn")).toBeUndefined();
+    expect(await db().user.count({ where: { unixLogin: "quinn" } })).toBe(1);
   });
 
   it("takes only the login when the username differs (an e2e person whose login is a demo job's)", async () => {
     const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
     const { createUser } = await import("@/server/auth/users");
     await ensureDemoAccounts(["rowan"]);
-    const person = await createUser({ username: "holder1", unixLogin: "rowan", password: "holder-password-1" });
+    const person = await createUser({ username: "holder1", unixLogin: "rowan", password: "holder-password-1", takeOverDemo: true });
     expect(person.unixLogin).toBe("rowan");
   });
 

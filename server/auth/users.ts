@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { passwordSchema } from "@/lib/password";
+import { writeAudit } from "@/server/audit/audit-log";
+import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";
 import type { Role, UserPrincipal } from "@/server/auth/principal";
 import { toRole } from "@/server/auth/tokens";
@@ -28,6 +30,11 @@ export const createUserSchema = z.object({
   password: passwordSchema,
   role: z.enum(["member", "admin"]).default("member"),
   unixLogin: unixLoginSchema.optional(),
+  /**
+   * The username or Unix login is a demo account's (the simulated fleet's
+   * alice … frank): true takes it over, after the admin was told and agreed.
+   */
+  takeOverDemo: z.boolean().default(false),
 });
 
 export const updateUserSchema = z
@@ -36,7 +43,12 @@ export const updateUserSchema = z
     disabled: z.boolean().optional(),
     unixLogin: unixLoginSchema.nullable().optional(),
     name: z.string().trim().min(1).max(100).optional(),
+    /** A new password, set by an admin: temporary (changed at the next sign-in) unless `mustChangePassword` is false. */
+    password: passwordSchema.optional(),
+    mustChangePassword: z.boolean().optional(),
+    takeOverDemo: z.boolean().optional(),
   })
+  .refine((patch) => patch.mustChangePassword === undefined || patch.password !== undefined, { message: "mustChangePassword goes with a password", path: ["mustChangePassword"] })
   .refine((patch) => Object.keys(patch).length > 0, "Nothing to change");
 
 export interface UserSummary {
@@ -71,6 +83,7 @@ function summarize(row: { id: string; username: string | null; name: string; rol
 export async function createUser(input: unknown): Promise<UserSummary> {
   const data = createUserSchema.parse(input);
   const unixLogin = data.unixLogin ?? data.username;
+  await confirmDemoTakeOver({ username: data.username, unixLogin }, data.takeOverDemo);
   await releaseFromDemoAccounts({ username: data.username, unixLogin });
   const [nameTaken, loginTaken] = await Promise.all([
     db().user.findUnique({ where: { username: data.username }, select: { id: true } }),
@@ -89,7 +102,36 @@ export async function createUser(input: unknown): Promise<UserSummary> {
     },
   });
   const row = await db().user.findUniqueOrThrow({ where: { id: created.user.id }, select: userSelect });
+  await writeAudit(db(), {
+    action: "user.create",
+    entityType: "user",
+    entityId: row.id,
+    after: { username: data.username, role: data.role, unixLogin, ...(data.takeOverDemo ? { tookOverDemo: true } : {}) },
+  });
   return summarize(row);
+}
+
+/**
+ * A demo person (User.simulated) holds this username or Unix login: unless
+ * the admin agreed (`takeOverDemo`), say whose and stop, rather than take it
+ * over silently (the demo person's own job would turn into a conflict).
+ */
+async function confirmDemoTakeOver(taken: { username?: string; unixLogin?: string }, agreed: boolean): Promise<void> {
+  if (agreed) return;
+  const demo = await db().user.findMany({
+    where: { simulated: true, OR: [...(taken.username ? [{ username: taken.username }] : []), ...(taken.unixLogin ? [{ unixLogin: taken.unixLogin }] : [])] },
+    select: { username: true, unixLogin: true },
+  });
+  if (demo.length === 0) return;
+  const fields: Record<string, string> = {};
+  if (taken.username && demo.some((row) => row.username === taken.username)) fields.username = "belongs to a demo person of the simulated fleet";
+  if (taken.unixLogin && demo.some((row) => row.unixLogin === taken.unixLogin)) fields.unixLogin = "belongs to a demo person of the simulated fleet";
+  const names = demo.map((row) => row.username).join(", ");
+  throw new AppError(
+    "demo_account",
+    `The demo person ${names} of the simulated fleet has this ${fields.username ? "username" : "Unix login"}. Take it over? The demo account is renamed and loses the login; processes of that login become the new person's.`,
+    fields,
+  );
 }
 
 /**
@@ -115,6 +157,22 @@ export async function releaseFromDemoAccounts(taken: { username?: string; unixLo
     });
     return;
   }
+}
+
+type UserPatch = z.infer<typeof updateUserSchema>;
+
+/** One audit entry per thing that changes: role, access, Unix login, name (the password has its own). */
+function auditEntriesOf(current: { role: string; banned: boolean | null; unixLogin: string | null; name: string }, patch: UserPatch) {
+  const entries: { action: "user.role" | "user.disable" | "user.enable" | "user.unix_login" | "user.rename"; before: unknown; after: unknown }[] = [];
+  if (patch.role !== undefined && patch.role !== toRole(current.role)) entries.push({ action: "user.role", before: { role: toRole(current.role) }, after: { role: patch.role } });
+  if (patch.disabled !== undefined && patch.disabled !== Boolean(current.banned)) {
+    entries.push({ action: patch.disabled ? "user.disable" : "user.enable", before: { disabled: Boolean(current.banned) }, after: { disabled: patch.disabled } });
+  }
+  if (patch.unixLogin !== undefined && patch.unixLogin !== current.unixLogin) {
+    entries.push({ action: "user.unix_login", before: { unixLogin: current.unixLogin }, after: { unixLogin: patch.unixLogin } });
+  }
+  if (patch.name !== undefined && patch.name !== current.name) entries.push({ action: "user.rename", before: { name: current.name }, after: { name: patch.name } });
+  return entries;
 }
 
 export async function listUsers(): Promise<UserSummary[]> {
@@ -148,13 +206,18 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
     if (admins <= 1) throw new AppError("conflict", "This is the last admin: make someone else admin first");
   }
   if (patch.unixLogin) {
+    await confirmDemoTakeOver({ unixLogin: patch.unixLogin }, patch.takeOverDemo === true);
     await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });
     const owner = await db().user.findUnique({ where: { unixLogin: patch.unixLogin }, select: { id: true } });
     if (owner && owner.id !== id) {
       throw new AppError("conflict", `The Unix login ${patch.unixLogin} belongs to someone else`, { unixLogin: "belongs to someone else" });
     }
   }
+  if (patch.password !== undefined) {
+    await resetPassword(id, { password: patch.password, mustChange: patch.mustChangePassword ?? true }, actor.user.id);
+  }
   const row = await db().$transaction(async (tx) => {
+    for (const entry of auditEntriesOf(current, patch)) await writeAudit(tx, { actorId: actor.user.id, entityType: "user", entityId: id, ...entry });
     const updated = await tx.user.update({
       where: { id },
       data: {

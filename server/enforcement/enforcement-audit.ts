@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { recordAudit } from "@/server/audit/audit-log";
 
 /** Audit actions of enforcement (entity: the host). */
 export type EnforcementAuditAction =
@@ -21,15 +21,13 @@ export async function recordHostAudit(entry: {
   after?: unknown;
   at?: Date;
 }): Promise<void> {
-  await db().auditLog.create({
-    data: {
-      at: entry.at ?? new Date(),
-      actorId: entry.actorId ?? null,
-      action: entry.action,
-      entityType: "host",
-      entityId: entry.hostId,
-      before: entry.before === undefined ? null : JSON.stringify(entry.before),
-      after: entry.after === undefined ? null : JSON.stringify(entry.after),
-    },
+  await recordAudit({
+    at: entry.at,
+    actorId: entry.actorId ?? null,
+    action: entry.action,
+    entityType: "host",
+    entityId: entry.hostId,
+    before: entry.before,
+    after: entry.after,
   });
 }

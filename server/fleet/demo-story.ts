@@ -35,16 +35,17 @@ function titleCase(login: string): string {
 }
 
 /**
- * One account per simulated login. A login that already belongs to someone
- * (a real person given that Unix login) stays theirs; a taken username gets
- * a "-sim" suffix. Idempotent: run at every start.
+ * One account per simulated login. A login that already belongs to a real
+ * person stays theirs and is left out of the map (no demo booking in their
+ * name); a taken username gets a "-sim" suffix. Idempotent: run at every start.
  */
 export async function ensureDemoAccounts(logins: readonly string[] = SIMULATED_USERS.map((user) => user.login)): Promise<Map<string, DemoAccount>> {
   const accounts = new Map<string, DemoAccount>();
   for (const login of logins) {
-    const existing = await db().user.findUnique({ where: { unixLogin: login }, select: { id: true, username: true, name: true } });
+    const existing = await db().user.findUnique({ where: { unixLogin: login }, select: { id: true, username: true, name: true, simulated: true } });
     if (existing) {
-      accounts.set(login, { id: existing.id, username: existing.username ?? existing.name, name: existing.name });
+      // A real person's login stays theirs, and the demo never books or writes in their name.
+      if (existing.simulated) accounts.set(login, { id: existing.id, username: existing.username ?? existing.name, name: existing.name });
       continue;
     }
     const taken = await db().user.findUnique({ where: { username: login }, select: { id: true } });

@@ -143,9 +143,13 @@ export async function demoHistoryWindow(spanMs: number, nowMs: number): Promise<
   return toMs > fromMs ? { fromMs, toMs } : null;
 }
 
-/** Account ids by Unix login, so that synthetic history of `alice` is alice's when she has an account. */
+/**
+ * Demo account ids by Unix login, so that synthetic history of `alice` is
+ * the demo alice's. Never a real person's: a real account that has the
+ * login gets no invented minutes (the history stays "simulated alice").
+ */
 export async function accountsByLogin(): Promise<Map<string, string>> {
-  const users = await db().user.findMany({ where: { unixLogin: { not: null } }, select: { id: true, unixLogin: true } });
+  const users = await db().user.findMany({ where: { unixLogin: { not: null }, simulated: true }, select: { id: true, unixLogin: true } });
   return new Map(users.map((user) => [user.unixLogin!, user.id]));
 }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { chunks } from "@/lib/chunks";
 import type { GpuSample, HostInfo } from "@/lib/snapshot";
 import { parseTopology } from "@/server/allocation/topology";
+import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 
@@ -45,9 +46,13 @@ export async function createHost(rawName: string): Promise<{ host: RegisteredHos
   const existing = await db().host.findUnique({ where: { name }, select: { id: true } });
   if (existing) throw new AppError("conflict", `A host named ${name} already exists`);
   const token = newHostToken();
-  const host = await db().host.create({
-    data: { name, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
-    select: hostSelect,
+  const host = await db().$transaction(async (tx) => {
+    const created = await tx.host.create({
+      data: { name, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+      select: hostSelect,
+    });
+    await writeAudit(tx, { action: "host.register", entityType: "host", entityId: created.id, after: { name } });
+    return created;
   });
   return { host, token };
 }
@@ -170,10 +175,14 @@ export async function rotateHostToken(hostId: string): Promise<{ host: Registere
   if (!existing) throw new AppError("not_found", "No such host");
   if (!existing.tokenHash) throw new AppError("bad_request", "This host is the server's own agent and has no token");
   const token = newHostToken();
-  const host = await db().host.update({
-    where: { id: hostId },
-    data: { tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
-    select: hostSelect,
+  const host = await db().$transaction(async (tx) => {
+    const updated = await tx.host.update({
+      where: { id: hostId },
+      data: { tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+      select: hostSelect,
+    });
+    await writeAudit(tx, { action: "host.rotate", entityType: "host", entityId: hostId, before: { name: updated.name }, after: { name: updated.name, token: "new" } });
+    return updated;
   });
   return { host, token };
 }
@@ -185,7 +194,10 @@ export async function removeHost(hostId: string): Promise<RegisteredHost> {
   if (host._count.reservations > 0) {
     throw new AppError("conflict", `${host.name} has reservations on record; rotate its token instead of removing it`);
   }
-  await db().host.delete({ where: { id: hostId } });
+  await db().$transaction(async (tx) => {
+    await tx.host.delete({ where: { id: hostId } });
+    await writeAudit(tx, { action: "host.remove", entityType: "host", entityId: hostId, before: { name: host.name } });
+  });
   return { id: host.id, name: host.name, simulated: host.simulated };
 }
 

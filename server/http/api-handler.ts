@@ -1,5 +1,7 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
+import { withAuditOrigin } from "@/server/audit/audit-context";
+import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
 import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/db/database-busy";
 import { AppError } from "@/server/errors";
 import { log } from "@/server/log";
@@ -32,15 +34,20 @@ export function errorResponse(error: unknown): NextResponse {
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
 
-/** Wraps a route handler so that every thrown error becomes the JSON error shape. */
+/**
+ * Wraps a route handler so that every thrown error becomes the JSON error
+ * shape, and every audit entry written while it runs names the client's
+ * address (stamped by the custom server, never taken from the client).
+ */
 export function apiHandler<C>(handler: Handler<C>): Handler<C> {
-  return async (request, context) => {
-    try {
-      return await handler(request, context);
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
+  return async (request, context) =>
+    withAuditOrigin({ ip: request.headers.get(CLIENT_IP_HEADER), via: "web" }, async () => {
+      try {
+        return await handler(request, context);
+      } catch (error) {
+        return errorResponse(error);
+      }
+    });
 }
 
 /** Reads a JSON body, answering 400 (not 500) for a body that is not JSON. */

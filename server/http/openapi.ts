@@ -10,6 +10,8 @@ import {
   reservationRequestSchema,
 } from "@/lib/reservation-schema";
 import { idleExemptionSchema } from "@/lib/idle-exemption-schema";
+import { changePasswordSchema } from "@/lib/password";
+import { notificationSettingsSchema } from "@/lib/person-notices";
 import { rangeQuerySchema } from "@/lib/usage-range";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { waitRequestSchema } from "@/lib/waitlist-schema";
@@ -55,6 +57,15 @@ const OPERATIONS: Operation[] = [
     produces: "text/calendar",
   },
   { method: "get", path: "/api/v1/me", summary: "Who is asking (person, role, token kind)", access: "user" },
+  {
+    method: "post",
+    path: "/api/v1/me/password",
+    summary: "Change my password (the current one required; signed in in a browser, not with a token): my other sessions end, this one gets a new cookie",
+    access: "user",
+    body: changePasswordSchema,
+  },
+  { method: "get", path: "/api/v1/me/notifications", summary: "My mail address and, per event, whether it reaches me on the page and by mail", access: "user" },
+  { method: "patch", path: "/api/v1/me/notifications", summary: "Change my mail address and notification choices", access: "user", body: notificationSettingsSchema },
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
   { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
@@ -106,8 +117,8 @@ const OPERATIONS: Operation[] = [
   { method: "post", path: "/api/v1/tokens", summary: "Create a personal API token (answered this once)", access: "user", body: createTokenSchema, success: 201 },
   { method: "delete", path: "/api/v1/tokens/{id}", summary: "Revoke a personal API token", access: "user", success: 204 },
   { method: "get", path: "/api/v1/users", summary: "People", access: "admin" },
-  { method: "post", path: "/api/v1/users", summary: "Create an account", access: "admin", body: createUserSchema, success: 201 },
-  { method: "patch", path: "/api/v1/users/{id}", summary: "Change a person's name, role, Unix login, password or access", access: "admin", body: updateUserSchema },
+  { method: "post", path: "/api/v1/users", summary: "Create an account; 409 demo_account when a demo person of the simulated fleet has the username or Unix login (send takeOverDemo: true after asking)", access: "admin", body: createUserSchema, success: 201 },
+  { method: "patch", path: "/api/v1/users/{id}", summary: "Change a person's name, role, Unix login or access, or set a password: temporary (changed at their next sign-in) unless mustChangePassword is false; their sessions end. 409 demo_account: a demo person has the Unix login (send takeOverDemo: true after asking)", access: "admin", body: updateUserSchema },
   { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
   { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
   { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
@@ -117,7 +128,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/displays", summary: "Wall displays", access: "admin" },
   { method: "post", path: "/api/v1/displays", summary: "Add a wall display: its read-only token, answered this once", access: "admin", body: createDisplaySchema, success: 201 },
   { method: "delete", path: "/api/v1/displays/{id}", summary: "Remove a wall display", access: "admin", success: 204 },
-  { method: "get", path: "/api/v1/audit", summary: "Who changed which booking or rule, when; newest first", access: "admin", query: auditQuerySchema },
+  { method: "get", path: "/api/v1/audit", summary: "The audit log: every admin and security action (who, when, from which address, before and after), newest first; ?kind= ?person= ?since= ?until=", access: "admin", query: auditQuerySchema },
 ];
 
 /** The one error shape of every route (server/http/api-handler.ts). */

@@ -11,6 +11,7 @@ import {
 } from "@/lib/alerts";
 import { toKind } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/auth/principal";
+import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
@@ -105,6 +106,17 @@ export async function listWebhooks(actor: Actor, scope: "admin" | "personal"): P
   return toViews(rows);
 }
 
+/** What the audit log keeps of a webhook: its target's host, never the URL (which carries its secret). */
+function auditedWebhook(row: WebhookRow): Record<string, unknown> {
+  let target = "(invalid URL)";
+  try {
+    target = new URL(row.url).host;
+  } catch {
+    // kept as "(invalid URL)"
+  }
+  return { scope: row.userId === null ? "admin" : "personal", target, format: row.format, kinds: kindsOf(row.kinds), enabled: row.enabled };
+}
+
 export async function createWebhook(actor: Actor, input: unknown, rules: WebhookRules = {}): Promise<WebhookView> {
   const data = webhookInputSchema.parse(input);
   if (data.scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
@@ -113,9 +125,13 @@ export async function createWebhook(actor: Actor, input: unknown, rules: Webhook
     if (count >= MAX_PERSONAL_WEBHOOKS) throw new AppError("conflict", `You have ${MAX_PERSONAL_WEBHOOKS} webhooks, the most one person may have: remove one first`);
     await checkPersonalTarget(data.url, rules);
   }
-  const row = await db().webhook.create({
-    data: { url: data.url, format: data.format, kinds: JSON.stringify(data.kinds), userId: data.scope === "admin" ? null : actor.id },
-    select: webhookSelect,
+  const row = await db().$transaction(async (tx) => {
+    const created = await tx.webhook.create({
+      data: { url: data.url, format: data.format, kinds: JSON.stringify(data.kinds), userId: data.scope === "admin" ? null : actor.id },
+      select: webhookSelect,
+    });
+    await writeAudit(tx, { actorId: actor.id, action: "webhook.create", entityType: "webhook", entityId: created.id, after: auditedWebhook(created) });
+    return created;
   });
   const [view] = await toViews([row]);
   return view;
@@ -132,23 +148,30 @@ export async function updateWebhook(actor: Actor, id: string, input: unknown, ru
   const patch = webhookPatchSchema.parse(input);
   const current = await findManageable(actor, id);
   if (patch.url !== undefined && current.userId !== null) await checkPersonalTarget(patch.url, rules);
-  const row = await db().webhook.update({
-    where: { id },
-    data: {
-      ...(patch.url !== undefined ? { url: patch.url } : {}),
-      ...(patch.format !== undefined ? { format: patch.format } : {}),
-      ...(patch.kinds !== undefined ? { kinds: JSON.stringify(patch.kinds) } : {}),
-      ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
-    },
-    select: webhookSelect,
+  const row = await db().$transaction(async (tx) => {
+    const updated = await tx.webhook.update({
+      where: { id },
+      data: {
+        ...(patch.url !== undefined ? { url: patch.url } : {}),
+        ...(patch.format !== undefined ? { format: patch.format } : {}),
+        ...(patch.kinds !== undefined ? { kinds: JSON.stringify(patch.kinds) } : {}),
+        ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+      },
+      select: webhookSelect,
+    });
+    await writeAudit(tx, { actorId: actor.id, action: "webhook.update", entityType: "webhook", entityId: id, before: auditedWebhook(current), after: auditedWebhook(updated) });
+    return updated;
   });
   const [view] = await toViews([row]);
   return view;
 }
 
 export async function deleteWebhook(actor: Actor, id: string): Promise<void> {
-  await findManageable(actor, id);
-  await db().webhook.delete({ where: { id } });
+  const current = await findManageable(actor, id);
+  await db().$transaction(async (tx) => {
+    await tx.webhook.delete({ where: { id } });
+    await writeAudit(tx, { actorId: actor.id, action: "webhook.delete", entityType: "webhook", entityId: id, before: auditedWebhook(current) });
+  });
 }
 
 /** Checks that the actor may send a test through this webhook; returns it. */

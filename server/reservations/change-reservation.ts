@@ -5,7 +5,8 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
+import { writeAudit } from "@/server/audit/audit-log";
+import { tellHolderOfChange } from "@/server/notifications/booking-notices";
 import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction } from "@/server/reservations/booking-transaction";
@@ -32,10 +33,11 @@ export async function changeReservationEnd(
   const nowMs = now.getTime();
   const found = await client.reservation.findUnique({
     where: { id },
-    select: { userId: true, hostId: true, teamId: true, host: { select: { name: true } }, user: { select: { username: true, name: true } } },
+    select: { userId: true, hostId: true, endsAt: true, teamId: true, host: { select: { name: true } }, user: { select: { username: true, name: true } } },
   });
   if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
+  const oldEndsAt = found.endsAt;
 
   await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId], teamIds: team ? [team.id] : [] }, async (tx) => {
     const row = await tx.reservation.findUniqueOrThrow({
@@ -116,5 +118,7 @@ export async function changeReservationEnd(
   });
 
   announceBookingsChanged();
-  return getReservationView(client, id, nowMs, actor.id);
+  const view = await getReservationView(client, id, nowMs, actor.id);
+  tellHolderOfChange(actor, view, Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened");
+  return view;
 }

@@ -7,7 +7,7 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Actor, ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
+import { writeAudit } from "@/server/audit/audit-log";
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction, type Tx } from "@/server/reservations/booking-transaction";

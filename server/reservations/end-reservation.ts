@@ -3,7 +3,8 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
+import { writeAudit } from "@/server/audit/audit-log";
+import { tellHolderOfChange } from "@/server/notifications/booking-notices";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction } from "@/server/reservations/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
@@ -57,7 +58,9 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   });
 
   announceBookingsChanged();
-  return getReservationView(client, id, nowMs, actor.id);
+  const view = await getReservationView(client, id, nowMs, actor.id);
+  tellHolderOfChange(actor, view, ending.kind === "release" ? "released" : "cancelled");
+  return view;
 }
 
 /** The holder (or an admin) gives the GPUs back before the end. */

@@ -4,7 +4,7 @@ import type { PolicyView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, isAdminActor } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
+import { writeAudit } from "@/server/audit/audit-log";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { personSelect, toPerson } from "@/server/reservations/people";
 

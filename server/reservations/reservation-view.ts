@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/launch-settings";
 import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
-import type { AuditAction, ReservationChangeView, ReservationView } from "@/lib/reservation-types";
+import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView } from "@/lib/reservation-types";
 import { personSelect, toPerson } from "@/server/reservations/people";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 

@@ -1,21 +1,20 @@
-import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { GrantNotice } from "@/lib/waitlist-schema";
-import { db } from "@/server/db";
-import { viewerRoom } from "@/server/fleet/viewer-rooms";
-import { log } from "@/server/log";
-import { wakeDeliveries } from "@/server/notifications/notifications";
-import { processEvent } from "@/server/process-events";
+import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
-import { toFormat } from "@/server/notifications/webhooks";
+import { log } from "@/server/log";
 
 /**
- * Telling people that their waiting request became a reservation: live on
- * /live (every page they have open) and through their personal webhooks.
+ * Telling people that their waiting request became a reservation, through
+ * the person-notification dispatcher (server/notifications/notify-person.ts):
+ * on their pages, by mail and through their personal webhooks, by their choice.
  */
-const granted = processEvent<GrantNotice>("__gpudeskGrantListeners", "waitlist grants");
 
-export const onWaitlistGranted = granted.on;
+/** Hears each grant given on the page (tests, and the /live endpoint through attachPersonNotices). */
+export function onWaitlistGranted(listener: (notice: GrantNotice) => void): () => void {
+  return onPersonNotice((notice) => {
+    if (notice.event === "waitlist.granted" && notice.data) listener(notice.data as GrantNotice);
+  });
+}
 
 /** "Your 2 GPUs on node-b are booked": the sentence the page and the Slack message share. */
 export function grantSentence(notice: GrantNotice): string {
@@ -30,40 +29,26 @@ export function grantPayload(format: "slack" | "json", notice: GrantNotice, publ
   return JSON.stringify({ text: `:tada: ${escapeSlackText(grantSentence(notice))}${link ? ` <${link}|launch settings>` : ""}` });
 }
 
-/** Queues one delivery per enabled personal webhook of the person; returns how many. */
-export async function enqueueGrantDeliveries(notice: GrantNotice, options: { publicUrl?: string; now?: Date } = {}): Promise<number> {
-  const webhooks = await db().webhook.findMany({ where: { enabled: true, userId: notice.userId }, select: { id: true, format: true } });
-  if (webhooks.length === 0) return 0;
-  const now = options.now ?? new Date();
-  await db().webhookDelivery.createMany({
-    data: webhooks.map((webhook) => ({
-      webhookId: webhook.id,
-      // The delivery log's subject: the waiting request, in the column alerts use for theirs.
-      alertId: notice.entryId,
-      event: "waitlist.granted",
-      payload: grantPayload(toFormat(webhook.format), notice, options.publicUrl),
-      nextAttemptAt: now,
-      createdAt: now,
-    })),
-  });
-  return webhooks.length;
-}
-
-/** Tells each person of their grants: live listeners at once, webhooks through the delivery worker. */
+/** Tells each person of their grants. */
 export async function announceGrants(grants: GrantNotice[], options: { publicUrl?: string } = {}): Promise<void> {
   for (const notice of grants) {
-    granted.emit(notice);
     try {
-      if ((await enqueueGrantDeliveries(notice, options)) > 0) wakeDeliveries();
+      await notifyPerson(
+        {
+          userId: notice.userId,
+          event: "waitlist.granted",
+          subjectId: notice.entryId,
+          title: `Your GPUs on ${notice.hostName} are ready`,
+          text: grantSentence(notice),
+          path: "/reservations",
+          onceKey: `waitlist.granted:${notice.entryId}`,
+          data: notice,
+          webhookBody: (format) => grantPayload(format, notice, options.publicUrl),
+        },
+        options,
+      );
     } catch (error) {
-      log.error(`could not queue the webhook for waitlist grant ${notice.entryId}: ${error instanceof Error ? error.message : String(error)}`);
+      log.error(`could not tell of waitlist grant ${notice.entryId}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-}
-
-/** Sends grants to the person's /live connections (their room, on any instance when the adapter is shared). */
-export function attachGrantNotices(namespace: Namespace<LiveClientToServer, LiveServerToClient>): () => void {
-  return onWaitlistGranted((notice) => {
-    namespace.to(viewerRoom(notice.userId)).emit("waitlist:granted", notice);
-  });
 }

@@ -2,11 +2,11 @@ import { NextResponse } from "next/server";
 import { auditQuerySchema, searchParamsObject } from "@/lib/reservation-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { listAudit } from "@/server/reservations/audit-log";
+import { listAudit } from "@/server/audit/audit-log";
 
 export const dynamic = "force-dynamic";
 
-/** Who changed which booking or rule, when, before and after; newest first, `?cursor=` for older. */
+/** The audit log: who did what, when, from where, before and after; newest first, `?cursor=` for older, filtered by kind, person and time. */
 export const GET = apiHandler(async (request) => {
   const { user } = await requireAdmin(request);
   const query = auditQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));

@@ -2,28 +2,9 @@
 
 import Link from "next/link";
 import { formatWhen } from "@/lib/local-time";
-import type { AuditEntryView } from "@/lib/reservation-types";
+import { AUDIT_ACTION_LABELS, type AuditEntryView, type KnownAuditAction } from "@/lib/audit";
 import { useNow } from "@/components/live/use-now";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
-
-const ACTIONS: Record<AuditEntryView["action"], string> = {
-  "reservation.create": "Booked",
-  "reservation.extend": "Extended",
-  "reservation.shorten": "Shortened",
-  "reservation.release": "Released",
-  "reservation.cancel": "Cancelled",
-  "reservation.keep": "Kept (not idle release)",
-  "reservation.idle_release": "Released for idleness",
-  "policy.update": "Changed the rules",
-  "policy.idle_exemption_add": "Exempted from idle release",
-  "policy.idle_exemption_remove": "Removed an idle exemption",
-  "team.create": "Made a team",
-  "team.update": "Changed a team",
-  "team.delete": "Deleted a team",
-  "team.member.add": "Added to a team",
-  "team.member.remove": "Removed from a team",
-  "limits.update": "Changed a person's limits",
-};
 
 type Json = Record<string, unknown> | null;
 
@@ -37,11 +18,15 @@ function describe(entry: AuditEntryView, nowMs: number): string {
   const after = asObject(entry.after);
   const show = (key: string, value: unknown) =>
     typeof value === "string" && /At$/.test(key) && nowMs ? formatWhen(value, nowMs) : Array.isArray(value) ? value.map((item) => asObject(item)?.index ?? item).join(", ") : String(value);
-  if (!before && after) {
+  if (!before && after && entry.entityType === "reservation") {
     const gpus = show("gpus", after.gpus);
     return `${after.host ?? ""} GPU ${gpus}, ${show("startsAt", after.startsAt)} – ${show("endsAt", after.endsAt)}: ${after.purpose ?? ""}`;
   }
   const parts: string[] = [];
+  if (!before && after) {
+    for (const [key, value] of Object.entries(after)) parts.push(`${key}: ${show(key, value)}`);
+    return parts.join("; ");
+  }
   for (const key of Object.keys({ ...before, ...after })) {
     if (key === "reason") continue;
     const from = before?.[key];
@@ -52,9 +37,10 @@ function describe(entry: AuditEntryView, nowMs: number): string {
   return parts.join("; ") || "no change";
 }
 
-export function AuditTable({ entries, nextCursor }: { entries: AuditEntryView[]; nextCursor: string | null }) {
+/** The log, newest first; `olderHref` is the link to the next page with the same filters. */
+export function AuditTable({ entries, olderHref }: { entries: AuditEntryView[]; olderHref: string | null }) {
   const now = useNow(60_000);
-  if (entries.length === 0) return <p className="text-slate-600 dark:text-slate-400">Nothing recorded yet.</p>;
+  if (entries.length === 0) return <p className="text-slate-600 dark:text-slate-400">Nothing recorded that matches.</p>;
   return (
     <div className="space-y-4">
       <div className={tableCard}>
@@ -73,10 +59,15 @@ export function AuditTable({ entries, nextCursor }: { entries: AuditEntryView[];
                 <td className={`${td} whitespace-nowrap`}>
                   <time dateTime={entry.at}>{now ? formatWhen(entry.at, now) : ""}</time>
                 </td>
-                <td className={td}>{entry.actor ? entry.actor.username : "system"}</td>
                 <td className={td}>
-                  {ACTIONS[entry.action] ?? entry.action}
-                  {entry.entityType === "reservation" && <span className="block font-mono text-xs text-slate-500 dark:text-slate-400">{entry.entityId}</span>}
+                  {entry.actor ? entry.actor.username : entry.action.startsWith("signin.") ? "—" : "system"}
+                  {(entry.ip || entry.via === "cli") && (
+                    <span className="block font-mono text-xs text-slate-500 dark:text-slate-400">{entry.ip ?? "command line"}</span>
+                  )}
+                </td>
+                <td className={td}>
+                  {AUDIT_ACTION_LABELS[entry.action as KnownAuditAction] ?? entry.action}
+                  {entry.entityType !== "policy" && <span className="block font-mono text-xs text-slate-500 dark:text-slate-400">{entry.entityId}</span>}
                   <span className="mt-1 block text-xs text-slate-600 sm:hidden dark:text-slate-400">{describe(entry, now)}</span>
                 </td>
                 <td className={`${td} ${wideOnly} text-slate-700 dark:text-slate-300`}>{describe(entry, now)}</td>
@@ -85,8 +76,8 @@ export function AuditTable({ entries, nextCursor }: { entries: AuditEntryView[];
           </tbody>
         </table>
       </div>
-      {nextCursor && (
-        <Link href={`/admin/audit?cursor=${encodeURIComponent(nextCursor)}`} className="text-sm text-sky-700 hover:underline dark:text-sky-400">
+      {olderHref && (
+        <Link href={olderHref} className="text-sm text-sky-700 hover:underline dark:text-sky-400">
           Older entries
         </Link>
       )}
