@@ -39,3 +39,12 @@ CREATE TABLE "IdleRelease" (
 INSERT INTO "Policy" ("id", "updatedAt") SELECT 'default', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
   WHERE EXISTS (SELECT 1 FROM "user") AND NOT EXISTS (SELECT 1 FROM "Policy" WHERE "id" = 'default');
 UPDATE "Policy" SET "idleReleaseAfterMinutes" = 0, "idleOffAfterUpgrade" = true WHERE "idleReleaseAfterMinutes" IS NULL;
+
+-- CreateIndex
+CREATE UNIQUE INDEX "IdleExemption_kind_subjectId_key" ON "IdleExemption"("kind", "subjectId");
+
+-- CreateIndex
+CREATE INDEX "IdleRelease_at_idx" ON "IdleRelease"("at");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "IdleRelease_reservationId_idleSince_key" ON "IdleRelease"("reservationId", "idleSince");
