@@ -32,7 +32,6 @@ import { setLiveNamespace } from "@/server/fleet/live-revocation";
 import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
-import { attachIdleNotices } from "@/server/idle-release/notify-idle";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
 import { startMisuseNotices } from "@/server/notifications/booking-notices";
 import { startBookingReminders } from "@/server/notifications/booking-reminders";
@@ -143,9 +142,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
-  // Notices to a person (waitlist grants, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
+  // Notices to a person (waitlist grants, idle release, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
   const stopPersonNotices = attachPersonNotices(liveNamespace);
-  const stopIdleNotices = attachIdleNotices(liveNamespace);
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(tick.leaderJob);
@@ -193,7 +191,6 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       openAlerts.stop();
       stopAlertsLive();
       stopPersonNotices();
-      stopIdleNotices();
       await cluster.close();
       await tick.stop();
       bookingFeed.stop();

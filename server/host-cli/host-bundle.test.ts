@@ -83,7 +83,7 @@ describe("the host bundle", () => {
     const help = runAlone(["--help"]);
     expect(help.status, help.stderr).toBe(0);
     const commands = [...help.stdout.matchAll(/^ {2}([a-z]+)\b/gm)].map((match) => match[1]);
-    expect(commands).toEqual(["agent", "login", "status", "whois", "reserve", "env", "run", "usage", "list", "release", "extend", "help"]);
+    expect(commands).toEqual(["agent", "login", "status", "whois", "reserve", "env", "run", "usage", "list", "release", "keep", "extend", "help"]);
   });
 
   it("keeps the agent's --once --json contract: one reading of the GPUs on stdout", () => {

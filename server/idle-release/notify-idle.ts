@@ -1,24 +1,21 @@
-import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
-import { viewerRoom } from "@/server/fleet/viewer-rooms";
 import type { IdleNotice } from "@/lib/idle-release";
 import { holdingSentence, idleSentence } from "@/lib/idle-release";
-import { db } from "@/server/db";
 import { log } from "@/server/log";
-import { wakeDeliveries } from "@/server/notifications/notifications";
+import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
-import { toFormat } from "@/server/notifications/webhooks";
-import { processEvent } from "@/server/process-events";
 
 /**
- * Telling a holder about idle release, the way waitlist grants are told
- * (server/waitlist/grant-notices.ts): every page they have open (over /live)
- * and their personal webhooks. Everything goes through `notifyIdle`, the one
- * function to point at the person-notification dispatcher when it lands.
+ * Telling a holder about idle release. It goes through the one
+ * person-notification dispatcher (server/notifications/notify-person.ts):
+ * on every page they have open (as `reservation:idle`, which carries the
+ * Keep button), by mail and through their personal webhooks, by their
+ * choices for "my booking is idle and will be released".
  */
-const idleNotices = processEvent<IdleNotice>("__gpudeskIdleNoticeListeners", "idle notices");
-
-export const onIdleNotice = idleNotices.on;
+export function onIdleNotice(listener: (notice: IdleNotice) => void): () => void {
+  return onPersonNotice((notice) => {
+    if (notice.event === "booking.idle_release" && notice.data) listener(notice.data as IdleNotice);
+  });
+}
 
 const utc = (iso: string) => `${iso.slice(11, 16)} UTC`;
 
@@ -42,33 +39,29 @@ export function idlePayload(format: "slack" | "json", notice: IdleNotice, public
   return JSON.stringify({ text: `${icon} ${escapeSlackText(idleNoticeSentence(notice))}${link ? ` <${link}|your reservations>` : ""}` });
 }
 
-/** Tells the holder: their open pages at once, their personal webhooks through the delivery worker. */
+/**
+ * Tells the holder once per idle spell and event (a restart or a new leader
+ * does not warn again): their pages, mail and webhooks, by their choices.
+ */
 export async function notifyIdle(notice: IdleNotice, options: { publicUrl?: string; now?: Date } = {}): Promise<void> {
-  idleNotices.emit(notice);
+  const released = notice.event === "reservation.idle_released";
   try {
-    const webhooks = await db().webhook.findMany({ where: { enabled: true, userId: notice.userId }, select: { id: true, format: true } });
-    if (webhooks.length === 0) return;
-    const now = options.now ?? new Date();
-    await db().webhookDelivery.createMany({
-      data: webhooks.map((webhook) => ({
-        webhookId: webhook.id,
-        // The delivery log's subject: the booking, in the column alerts use for theirs.
-        alertId: notice.reservationId,
-        event: notice.event,
-        payload: idlePayload(toFormat(webhook.format), notice, options.publicUrl),
-        nextAttemptAt: now,
-        createdAt: now,
-      })),
-    });
-    wakeDeliveries();
+    await notifyPerson(
+      {
+        userId: notice.userId,
+        event: "booking.idle_release",
+        subjectId: notice.reservationId,
+        title: released ? `Your booking "${notice.purpose}" was released for idleness` : `Your booking "${notice.purpose}" is idle and will be released`,
+        text: idleNoticeSentence(notice),
+        path: "/reservations",
+        onceKey: `${notice.event}:${notice.reservationId}:${notice.idleSince}`,
+        data: notice,
+        webhookBody: (format) => idlePayload(format, notice, options.publicUrl),
+        now: options.now,
+      },
+      { publicUrl: options.publicUrl },
+    );
   } catch (error) {
-    log.error(`could not queue the webhook for ${notice.event} of ${notice.reservationId}: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`could not tell the holder of ${notice.reservationId} of ${notice.event}: ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-/** Sends idle notices to the holder's /live connections (their room, on any instance when the adapter is shared). */
-export function attachIdleNotices(namespace: Namespace<LiveClientToServer, LiveServerToClient>): () => void {
-  return onIdleNotice((notice) => {
-    namespace.to(viewerRoom(notice.userId)).emit("reservation:idle", notice);
-  });
 }

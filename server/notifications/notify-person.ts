@@ -2,6 +2,7 @@ import { Prisma } from "@prisma/client";
 import type { Namespace } from "socket.io";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { PersonEvent, PersonNoticeView } from "@/lib/person-notices";
+import type { IdleNotice } from "@/lib/idle-release";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { env } from "@/server/env";
@@ -154,11 +155,13 @@ export function notifyPersonLater(notice: PersonNotice, options: { publicUrl?: s
 /**
  * Sends page notices to the person's /live connections (their room, on any
  * instance when the adapter is shared). A waitlist grant keeps its own
- * event, `waitlist:granted`, which the queue page and its toast listen to.
+ * event, `waitlist:granted`, which the queue page and its toast listen to;
+ * idle release keeps `reservation:idle`, whose notice carries the Keep button.
  */
 export function attachPersonNotices(namespace: Namespace<LiveClientToServer, LiveServerToClient>): () => void {
   return pageNotices.on(({ userId, data, ...view }) => {
     if (view.event === "waitlist.granted" && data) namespace.to(viewerRoom(userId)).emit("waitlist:granted", data as GrantNotice);
+    else if (view.event === "booking.idle_release" && data) namespace.to(viewerRoom(userId)).emit("reservation:idle", data as IdleNotice);
     else namespace.to(viewerRoom(userId)).emit("notice:person", view);
   });
 }
