@@ -66,6 +66,24 @@ describe("LDAP sign-in through the password form", () => {
     expect((await signIn("guess", "guess-directory-pw")).status).toBe(429);
   });
 
+  it("groups put the person in their mapped teams, and out of a mapped team they left; a refused password is audited", async () => {
+    const { db } = await import("@/server/db");
+    const vision = await db().team.create({ data: { name: "vision" }, select: { id: true } });
+    const carol = await db().user.findUniqueOrThrow({ where: { username: "carol" }, select: { id: true } });
+    expect((await signIn("carol", "carol-directory-pw")).status).toBe(200);
+    expect(await db().teamMember.findMany({ where: { userId: carol.id }, select: { teamId: true, accounting: true } })).toEqual([{ teamId: vision.id, accounting: true }]);
+    expect((await db().auditLog.findFirstOrThrow({ where: { action: "team.member.add", entityId: vision.id }, select: { actorId: true } })).actorId).toBeNull();
+    // Ada's groups do not name vision: an admin's hand-made membership there is the directory's to end.
+    const ada = await db().user.findUniqueOrThrow({ where: { username: "ada" }, select: { id: true } });
+    await db().teamMember.create({ data: { teamId: vision.id, userId: ada.id, accounting: true } });
+    expect((await signIn("ada", "ada-directory-pw")).status).toBe(200);
+    expect(await db().teamMember.count({ where: { userId: ada.id } })).toBe(0);
+
+    expect((await signIn("carol", "not-carols-password")).status).toBe(401);
+    const refused = await db().auditLog.findFirst({ where: { action: "signin.failure", entityId: "carol" }, select: { after: true } });
+    expect(JSON.parse(refused?.after ?? "{}")).toMatchObject({ username: "carol", source: "ldap", reason: "wrong_password" });
+  });
+
   it("a disabled account gets no session from a directory password", async () => {
     const { db } = await import("@/server/db");
     await db().user.update({ where: { username: "carol" }, data: { banned: true } });

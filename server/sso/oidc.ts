@@ -48,7 +48,7 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
   const subject = typeof claims.sub === "string" || typeof claims.sub === "number" ? String(claims.sub) : "";
   const username = textClaim(claims, config.GPUDESK_OIDC_USERNAME_CLAIM);
   if (!subject || !username) {
-    recordSignInRefusal({ source: "oidc", username: username ?? subject, reason: "no_username_claim", detail: `the profile has no ${subject ? config.GPUDESK_OIDC_USERNAME_CLAIM : "sub"} claim` });
+    await recordSignInRefusal({ source: "oidc", username: username ?? subject, reason: "no_username_claim", detail: `the profile has no ${subject ? config.GPUDESK_OIDC_USERNAME_CLAIM : "sub"} claim` });
     return { email: REFUSED_EMAIL, emailVerified: false };
   }
   const result = await (await directoryUsers()).provisionDirectoryUser({
@@ -60,7 +60,7 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
     groups: listClaim(claims, config.GPUDESK_OIDC_GROUPS_CLAIM),
   });
   if (!result.ok) {
-    recordSignInRefusal({ source: "oidc", username, reason: result.reason, detail: result.message });
+    await recordSignInRefusal({ source: "oidc", username, reason: result.reason, detail: result.message });
     return { email: REFUSED_EMAIL, emailVerified: false };
   }
   return { email: result.user.email, emailVerified: true };

@@ -32,7 +32,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
     const check = await checkDirectoryPassword(username, password, config);
     if (check.kind === "wrong_password") {
       // The throttle counted this attempt before the check (claimLoginAttempt).
-      recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
+      await recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
       throw invalidCredentials();
     }
     if (check.kind === "unavailable") {
@@ -42,7 +42,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
     if (check.kind === "ok") {
       const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
       if (!result.ok) {
-        recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });
+        await recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });
         throw new APIError("FORBIDDEN", {
           code: result.reason.toUpperCase(),
           message: result.reason === "not_registered" ? "You have no gpudesk account yet: ask an admin to create it." : "This username cannot be used in gpudesk.",

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/server/audit/audit-log";
 import { log } from "@/server/log";
 
 export interface SignInRefusal {
@@ -9,11 +10,20 @@ export interface SignInRefusal {
 }
 
 /**
- * The one place a refused directory sign-in is recorded. Logged today; the
- * audit log's sign-in failures (issue 25, writeAudit widened) are meant to
- * be written from here too.
+ * The one place a refused directory sign-in is recorded: the server log and
+ * the audit log's sign-in failures, as a refused local password is
+ * (server/auth/better-auth.ts), with where it came from and why.
  */
-export function recordSignInRefusal(refusal: SignInRefusal): void {
+export async function recordSignInRefusal(refusal: SignInRefusal): Promise<void> {
   const who = JSON.stringify(refusal.username.slice(0, 64));
   log.warn(`sso: ${refusal.source} sign-in of ${who} refused (${refusal.reason})${refusal.detail ? `: ${refusal.detail}` : ""}`);
+  const tried = refusal.username.trim().toLowerCase().slice(0, 64) || "(none)";
+  await recordAudit({
+    actorId: null,
+    action: "signin.failure",
+    entityType: "signin",
+    entityId: tried,
+    via: "web",
+    after: { username: tried, source: refusal.source, reason: refusal.reason },
+  }).catch((error: unknown) => log.error(`could not record a refused sign-in in the audit log: ${error instanceof Error ? error.message : String(error)}`));
 }

@@ -1,12 +1,14 @@
+import { env } from "@/server/env";
 import { log } from "@/server/log";
+import { syncDirectoryTeams } from "@/server/teams/team-service";
 
 /**
- * Puts a person in the teams their directory groups name. Teams are being
- * built (issue 24) at the same time as single sign-on: until this calls
- * their team-membership function, the mapping is only logged, so an
- * operator sees what it would do. The one place to point at it.
+ * Puts a person in the teams their directory groups name
+ * (GPUDESK_SSO_TEAM_GROUPS), and out of the mapped teams they left.
  */
 export async function applyDirectoryTeams(userId: string, teamNames: readonly string[]): Promise<void> {
-  if (teamNames.length === 0) return;
-  log.info(`sso: team mapping not applied (teams are not available yet): user ${userId} -> ${teamNames.join(", ")}`);
+  const managed = env().GPUDESK_SSO_TEAM_GROUPS.map((rule) => rule.team);
+  if (managed.length === 0) return;
+  const { added, removed } = await syncDirectoryTeams(userId, managed, teamNames);
+  if (added.length + removed.length > 0) log.info(`sso: user ${userId} joined ${added.join(", ") || "no team"}, left ${removed.join(", ") || "no team"} (directory groups)`);
 }

@@ -126,31 +126,72 @@ export async function addTeamMember(actor: Actor, teamId: string, input: TeamMem
     if (!team) throw new AppError("not_found", "No such team");
     const user = await tx.user.findUnique({ where: { username: input.username.toLowerCase() }, select: { id: true } });
     if (!user) throw new AppError("bad_request", `There is no person named ${input.username}`, { username: `There is no person named ${input.username}` });
-    const accountingElsewhere = await tx.teamMember.count({ where: { userId: user.id, accounting: true, teamId: { not: teamId } } });
-    const accounting = input.accounting ?? accountingElsewhere === 0;
-    if (accounting) await tx.teamMember.updateMany({ where: { userId: user.id, teamId: { not: teamId } }, data: { accounting: false } });
-    const existing = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId: user.id } }, select: { lead: true, accounting: true } });
-    const data = { lead: input.lead ?? existing?.lead ?? false, accounting: input.accounting ?? existing?.accounting ?? accounting };
-    await tx.teamMember.upsert({ where: { teamId_userId: { teamId, userId: user.id } }, create: { teamId, userId: user.id, ...data }, update: data });
-    await writeAudit(tx, { actorId: actor.id, action: "team.member.add", entityType: "team", entityId: teamId, before: existing, after: { userId: user.id, ...data }, at: now });
+    await putMembership(tx, teamId, user.id, input, actor.id, now);
   });
   return getTeam(teamId);
 }
 
+type Tx = Prisma.TransactionClient;
+
+/** Makes or changes one membership; a person's first team becomes their accounting team. */
+async function putMembership(tx: Tx, teamId: string, userId: string, input: Pick<TeamMemberInput, "lead" | "accounting">, actorId: string | null, now: Date): Promise<void> {
+  const accountingElsewhere = await tx.teamMember.count({ where: { userId, accounting: true, teamId: { not: teamId } } });
+  const accounting = input.accounting ?? accountingElsewhere === 0;
+  if (accounting) await tx.teamMember.updateMany({ where: { userId, teamId: { not: teamId } }, data: { accounting: false } });
+  const existing = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { lead: true, accounting: true } });
+  const data = { lead: input.lead ?? existing?.lead ?? false, accounting: input.accounting ?? existing?.accounting ?? accounting };
+  await tx.teamMember.upsert({ where: { teamId_userId: { teamId, userId } }, create: { teamId, userId, ...data }, update: data });
+  await writeAudit(tx, { actorId, action: "team.member.add", entityType: "team", entityId: teamId, before: existing, after: { userId, ...data }, at: now });
+}
+
+/** Ends one membership; when it was the accounting team, the person's next team (the oldest membership) takes that role. */
+async function dropMembership(tx: Tx, teamId: string, userId: string, actorId: string | null, now: Date): Promise<void> {
+  const member = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { lead: true, accounting: true } });
+  if (!member) throw new AppError("not_found", "No such member of this team");
+  await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
+  if (member.accounting) {
+    const next = await tx.teamMember.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, select: { teamId: true } });
+    if (next) await tx.teamMember.update({ where: { teamId_userId: { teamId: next.teamId, userId } }, data: { accounting: true } });
+  }
+  await writeAudit(tx, { actorId, action: "team.member.remove", entityType: "team", entityId: teamId, before: { userId, ...member }, at: now });
+}
+
 export async function removeTeamMember(actor: Actor, teamId: string, userId: string, now = new Date()): Promise<TeamView> {
   requireAdmin(actor);
-  await db().$transaction(async (tx) => {
-    const member = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { lead: true, accounting: true } });
-    if (!member) throw new AppError("not_found", "No such member of this team");
-    await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
-    if (member.accounting) {
-      // Their next team (the oldest membership) becomes the accounting one, so that a person in a team always has one.
-      const next = await tx.teamMember.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, select: { teamId: true } });
-      if (next) await tx.teamMember.update({ where: { teamId_userId: { teamId: next.teamId, userId } }, data: { accounting: true } });
-    }
-    await writeAudit(tx, { actorId: actor.id, action: "team.member.remove", entityType: "team", entityId: teamId, before: { userId, ...member }, at: now });
-  });
+  await db().$transaction((tx) => dropMembership(tx, teamId, userId, actor.id, now));
   return getTeam(teamId);
+}
+
+/**
+ * A directory sign-in (OIDC or LDAP) puts the person in the teams their
+ * groups name and takes them out of the directory-managed teams they no
+ * longer belong to; teams the directory does not name are the admins' and
+ * stay as they are. A named team that does not exist yet is left alone
+ * (admins create teams). Audited as gpudesk's own change.
+ */
+export async function syncDirectoryTeams(userId: string, managed: readonly string[], held: readonly string[], now = new Date()): Promise<{ added: string[]; removed: string[] }> {
+  const lower = (names: readonly string[]) => new Set(names.map((name) => name.trim().toLowerCase()));
+  const managedNames = lower(managed);
+  const heldNames = lower(held);
+  const changed = await db().$transaction(async (tx) => {
+    const teams = (await tx.team.findMany({ select: { id: true, name: true } })).filter((team) => managedNames.has(team.name.toLowerCase()));
+    const memberOf = new Set((await tx.teamMember.findMany({ where: { userId, teamId: { in: teams.map((team) => team.id) } }, select: { teamId: true } })).map((row) => row.teamId));
+    const added: string[] = [];
+    const removed: string[] = [];
+    for (const team of teams) {
+      const shouldBe = heldNames.has(team.name.toLowerCase());
+      if (shouldBe && !memberOf.has(team.id)) {
+        await putMembership(tx, team.id, userId, {}, null, now);
+        added.push(team.name);
+      } else if (!shouldBe && memberOf.has(team.id)) {
+        await dropMembership(tx, team.id, userId, null, now);
+        removed.push(team.name);
+      }
+    }
+    return { added, removed };
+  });
+  if (changed.added.length + changed.removed.length > 0) announceBookingsChanged();
+  return changed;
 }
 
 /** A person's own limits (they override the team's for them). */
