@@ -29,8 +29,8 @@ export GPUDESK_DATA_DIR=$W/data
 for i in $(seq 600); do curl -fs http://127.0.0.1:$PORT/api/health >/dev/null && break; sleep 1; done
 echo "--- server up after ${i}s"; grep -i "admin\|user add" $W/server.log | head -5
 echo 'correct horse battery' | node bin/gpudesk.js user add admin --admin --password-stdin
-echo 'correct horse battery' | node bin/gpudesk.js user add carol --name "Carol Member" --password-stdin
-MT=$(node bin/gpudesk.js token create --user carol | grep -o 'gpd_[A-Za-z0-9_-]*' | head -1)
+echo 'correct horse battery' | node bin/gpudesk.js user add lin --name "Lin Member" --password-stdin
+MT=$(node bin/gpudesk.js token create --user lin | grep -o 'gpd_[A-Za-z0-9_-]*' | head -1)
 HT=$(node bin/gpudesk.js host add gpu-node-1 | grep -o 'gpd_host_[A-Za-z0-9_-]*' | head -1)
 echo "member token ${MT:0:12}… host token ${HT:0:14}…"
 

@@ -186,8 +186,6 @@ const envSchema = z.object({
   GPUDESK_ALERT_CONFLICT_AFTER: duration("60s"),
   GPUDESK_ALERT_UNBOOKED_AFTER: duration("5m"),
   GPUDESK_ALERT_IDLE_AFTER: duration("30m"),
-  /** An idle booking: utilization below this, in percent. */
-  GPUDESK_ALERT_IDLE_BELOW_PCT: z.coerce.number().min(0).max(100).default(5),
   GPUDESK_ALERT_MEMORY_AFTER: duration("1m"),
   /** Memory pressure: used memory above this share of the GPU's, in percent. */
   GPUDESK_ALERT_MEMORY_ABOVE_PCT: z.coerce.number().min(1).max(100).default(95),

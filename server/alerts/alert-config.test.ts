@@ -10,13 +10,12 @@ describe("alert configuration from the environment", () => {
     expect(alertConfigFromEnv(parseEnv(environment()))).toEqual(DEFAULT_ALERT_CONFIG);
   });
 
-  it("reads durations in seconds, minutes or hours, and thresholds in percent", () => {
+  it("reads durations in seconds, minutes or hours", () => {
     const config = alertConfigFromEnv(
-      parseEnv(environment({ GPUDESK_ALERT_CONFLICT_AFTER: "3s", GPUDESK_ALERT_IDLE_AFTER: "2h", GPUDESK_ALERT_IDLE_BELOW_PCT: "10", GPUDESK_ALERT_CLEAR_AFTER: "90" })),
+      parseEnv(environment({ GPUDESK_ALERT_CONFLICT_AFTER: "3s", GPUDESK_ALERT_IDLE_AFTER: "2h", GPUDESK_ALERT_CLEAR_AFTER: "90" })),
     );
     expect(config.holdMs.conflict).toBe(3000);
     expect(config.holdMs.idle_booking).toBe(7_200_000);
-    expect(config.idleBelowPct).toBe(10);
     expect(config.clearMs).toBe(90_000);
   });
 

@@ -6,8 +6,6 @@ export interface AlertConfig {
   holdMs: Record<AlertKind, number>;
   /** How long a condition must stay away before its alert closes. */
   clearMs: number;
-  /** An idle booking: utilization below this, in percent. */
-  idleBelowPct: number;
   /** Memory pressure: used memory above this share of the total, in percent. */
   memoryAbovePct: number;
   /** Once memory pressure is pending or open, it stays bad down to this many points below the threshold. */
@@ -27,7 +25,6 @@ export const DEFAULT_ALERT_CONFIG: AlertConfig = {
     host_offline: 5 * 60_000,
   },
   clearMs: 60_000,
-  idleBelowPct: 5,
   memoryAbovePct: 95,
   memoryHysteresisPct: 5,
   staleMs: 10 * 60_000,
@@ -43,7 +40,6 @@ export function alertConfigFromEnv(env: {
   GPUDESK_ALERT_CONFLICT_AFTER: number;
   GPUDESK_ALERT_UNBOOKED_AFTER: number;
   GPUDESK_ALERT_IDLE_AFTER: number;
-  GPUDESK_ALERT_IDLE_BELOW_PCT: number;
   GPUDESK_ALERT_MEMORY_AFTER: number;
   GPUDESK_ALERT_MEMORY_ABOVE_PCT: number;
   GPUDESK_ALERT_HEALTH_AFTER: number;
@@ -62,7 +58,6 @@ export function alertConfigFromEnv(env: {
       host_offline: env.GPUDESK_ALERT_HOST_OFFLINE_AFTER,
     },
     clearMs: env.GPUDESK_ALERT_CLEAR_AFTER,
-    idleBelowPct: env.GPUDESK_ALERT_IDLE_BELOW_PCT,
     memoryAbovePct: env.GPUDESK_ALERT_MEMORY_ABOVE_PCT,
   };
 }

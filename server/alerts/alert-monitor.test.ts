@@ -21,6 +21,8 @@ import { Tick } from "@/server/tick/tick";
 
 const people = SIMULATED_USERS.map((user) => ({ id: `u-${user.login}`, username: user.login, name: user.login, unixLogin: user.login }));
 const directory = staticDirectory(people);
+/** The policy's default idle threshold (idleBelowPct), which the idle-booking alert shares with idle release. */
+const IDLE_BELOW_PCT = 5;
 const personOf = (login: string) => {
   const { unixLogin: _login, ...person } = people.find((candidate) => candidate.unixLogin === login)!;
   return person;
@@ -41,8 +43,8 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
   const idleStandings = () =>
     new Map(
       bookings.map((entry) => {
-        const assessment = assessIdle({ gpuUuids: entry.gpus.map((gpu) => gpu.uuid), clockFromMs: Date.parse(entry.startsAt), readings: [...minutes.values()], belowPct: config.idleBelowPct, nowMs: clock });
-        return [entry.reservationId, { idleMinutes: assessment.idleMinutes, belowPct: config.idleBelowPct }];
+        const assessment = assessIdle({ gpuUuids: entry.gpus.map((gpu) => gpu.uuid), clockFromMs: Date.parse(entry.startsAt), readings: [...minutes.values()], belowPct: IDLE_BELOW_PCT, nowMs: clock });
+        return [entry.reservationId, { idleMinutes: assessment.idleMinutes, belowPct: IDLE_BELOW_PCT }];
       }),
     );
   const alerts = alertRulesConsumer({ config, persistence, readInventory: false, idleStandings });
