@@ -121,3 +121,48 @@ test("a request that waits for work without a booking says who runs it, not a ti
     await request.delete(`/api/v1/waitlist/${entry.id}`, { headers: auth });
   }
 });
+
+test("a grant found on opening a page follows the person's choice of page notices", async ({ browser, request }) => {
+  const holder = createUser("quietholder");
+  const waiter = createUser("quietwaiter");
+  const holderToken = gpudesk(["token", "create", "--user", holder.username]).stdout.trim();
+  const waiterToken = gpudesk(["token", "create", "--user", waiter.username]).stdout.trim();
+  tokens.push(holderToken, waiterToken);
+  const asWaiter = { authorization: `Bearer ${waiterToken}` };
+  const choose = async (onPage: boolean) =>
+    expect((await request.patch("/api/v1/me/notifications", { headers: asWaiter, data: { preferences: [{ event: "waitlist.granted", onPage, byMail: false }] } })).ok()).toBe(true);
+  await choose(false);
+
+  // Granted while the waiter has no page open.
+  const held = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${holderToken}` }, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
+  expect(held.status(), await held.text()).toBe(201);
+  const joined = await request.post("/api/v1/waitlist", { headers: asWaiter, data: { count: 1, host: HOST, durationMinutes: 30, purpose: "quiet grant" } });
+  expect(joined.status(), await joined.text()).toBe(201);
+  expect((await request.post(`/api/v1/reservations/${((await held.json()) as { id: string }).id}/release`, { headers: { authorization: `Bearer ${holderToken}` } })).ok()).toBe(true);
+  await expect
+    .poll(async () => ((await (await request.get("/api/v1/waitlist?mine=1", { headers: asWaiter })).json()) as { waiting: { status: string }[] }).waiting.map((entry) => entry.status), { timeout: 30_000 })
+    .toContain("granted");
+
+  // Page notices off: the page reads the grant back and says nothing.
+  const quiet = await browser.newContext();
+  const page = await quiet.newPage();
+  await signIn(page, waiter);
+  const readBack = Promise.all([
+    page.waitForResponse((response) => response.url().includes("/api/v1/waitlist?mine=1")),
+    page.waitForResponse((response) => response.url().includes("/api/v1/me/notifications")),
+  ]);
+  await page.goto("/reservations");
+  await readBack;
+  await expect(page.getByText("quiet grant").first()).toBeVisible();
+  await expect(page.getByTestId("grant-toast")).toHaveCount(0);
+  await quiet.close();
+
+  // Turned back on, a browser that has not shown it yet does.
+  await choose(true);
+  const loud = await browser.newContext();
+  const again = await loud.newPage();
+  await signIn(again, waiter);
+  await again.goto("/reservations");
+  await expect(again.getByTestId("grant-toast")).toContainText("quiet grant");
+  await loud.close();
+});

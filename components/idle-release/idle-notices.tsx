@@ -2,14 +2,14 @@
 
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { createPortal } from "react-dom";
 import { apiRequest } from "@/lib/api-client";
 import { holdingSentence, idleSentence, keepsSentence, type IdleNotice } from "@/lib/idle-release";
 import { formatClock } from "@/lib/local-time";
 import { getLiveSocket } from "@/components/live/live-socket";
 import type { ReservationView } from "@/lib/reservation-types";
 import { KeepButton } from "@/components/idle-release/idle-status";
-import { DismissButton } from "@/components/ui/dismiss-button";
+import { NoticeStack } from "@/components/notices/notice-stack";
+import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
 
 /** The person's current bookings are read again this often, in case the socket missed the moment. */
 const POLL_MS = 30_000;
@@ -53,20 +53,22 @@ function releasedOf(notice: IdleNotice): Shown {
  * Tells the signed-in person, on whatever page they are, that a booking of
  * theirs is about to be released for idleness (with its Keep button), and
  * that one was: live over /live, and from their current bookings when the
- * page opens (the way waitlist grants are announced).
+ * page opens (the way waitlist grants are announced), to a person who
+ * wants idle notices on the page (Settings → Notifications).
  */
 export function IdleNotices({ userId }: { userId: string }) {
   const [warnings, setWarnings] = useState<Shown[]>([]);
   const [released, setReleased] = useState<Shown[]>([]);
   const [dismissed, setDismissed] = useState<Set<string>>(new Set());
   const [version, setVersion] = useState(0);
+  const onPage = usePageNoticeChoice("booking.idle_release");
 
   useEffect(() => {
     let cancelled = false;
     const load = async () => {
       const result = await apiRequest<{ reservations: ReservationView[] }>("GET", "/api/v1/reservations?state=current");
       if (cancelled || !result.ok) return;
-      setWarnings(result.data.reservations.map(warningOf).filter((shown): shown is Shown => shown !== null));
+      setWarnings(onPage ? result.data.reservations.map(warningOf).filter((shown): shown is Shown => shown !== null) : []);
     };
     const onIdle = (notice: IdleNotice) => {
       if (notice.userId !== userId) return;
@@ -84,21 +86,22 @@ export function IdleNotices({ userId }: { userId: string }) {
       clearInterval(timer);
       socket.off("reservation:idle", onIdle);
     };
-  }, [userId, version]);
+  }, [userId, version, onPage]);
 
+  const keyOf = (entry: Shown) => `${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`;
   const shown = [...warnings.filter((warning) => !released.some((entry) => entry.reservationId === warning.reservationId)), ...released].filter(
-    (entry) => !dismissed.has(`${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`),
+    (entry) => !dismissed.has(keyOf(entry)),
   );
-  if (shown.length === 0) return null;
-  return createPortal(
-    <div className="pointer-events-none fixed inset-x-0 top-16 z-40 flex flex-col items-center gap-2 px-4">
-      {shown.map((entry) => (
-        <div
-          key={`${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`}
-          role="status"
-          data-testid="idle-notice"
-          className="pointer-events-auto flex max-w-xl items-start gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950 shadow-lg dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
-        >
+  return (
+    <NoticeStack
+      tone="warning"
+      at="top"
+      wide
+      notices={shown.map((entry) => ({
+        key: keyOf(entry),
+        testId: "idle-notice",
+        onDismiss: () => setDismissed((current) => new Set([...current, keyOf(entry)])),
+        body: (
           <div className="space-y-2">
             <p>
               <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}{" "}
@@ -112,13 +115,8 @@ export function IdleNotices({ userId }: { userId: string }) {
               </div>
             )}
           </div>
-          <DismissButton
-            onClick={() => setDismissed((current) => new Set([...current, `${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`]))}
-            hoverClass="hover:bg-amber-200/60 dark:hover:bg-amber-900"
-          />
-        </div>
-      ))}
-    </div>,
-    document.body,
+        ),
+      }))}
+    />
   );
 }

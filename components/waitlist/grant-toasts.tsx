@@ -2,12 +2,12 @@
 
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { createPortal } from "react-dom";
 import { apiRequest } from "@/lib/api-client";
 import { retainLiveFleet } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
 import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
-import { DismissButton } from "@/components/ui/dismiss-button";
+import { NoticeStack } from "@/components/notices/notice-stack";
+import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
 
 /** While something waits, the requests are read again this often, in case the socket missed the moment. */
 const POLL_MS = 20_000;
@@ -45,11 +45,13 @@ function toastOf(entry: WaitlistView): Toast {
  * Tells the signed-in person, on whatever page they are, that a waiting
  * request of theirs became a reservation: at once over /live while they
  * wait (the socket stays open for it), and on the next page they open when
- * it happened while they were away. Each grant is shown once per browser.
+ * it happened while they were away. Each grant is shown once per browser,
+ * and only to a person who wants grants on the page (Settings → Notifications).
  */
 export function GrantToasts({ userId }: { userId: string }) {
   const [waiting, setWaiting] = useState(false);
   const [toasts, setToasts] = useState<Toast[]>([]);
+  const onPage = usePageNoticeChoice("waitlist.granted");
 
   useEffect(() => {
     let cancelled = false;
@@ -64,7 +66,8 @@ export function GrantToasts({ userId }: { userId: string }) {
       const result = await apiRequest<{ waiting: WaitlistView[] }>("GET", "/api/v1/waitlist?mine=1");
       if (cancelled || !result.ok) return;
       setWaiting(result.data.waiting.some((entry) => entry.status === "waiting"));
-      show(result.data.waiting.filter((entry) => entry.status === "granted").map(toastOf));
+      // Read back, not announced: the person's choice decides here as the dispatcher's does for live grants.
+      if (onPage) show(result.data.waiting.filter((entry) => entry.status === "granted").map(toastOf));
     };
     const onGranted = (notice: GrantNotice) => {
       if (notice.userId !== userId) return;
@@ -81,35 +84,28 @@ export function GrantToasts({ userId }: { userId: string }) {
       clearInterval(timer);
       socket.off("waitlist:granted", onGranted);
     };
-  }, [userId]);
+  }, [userId, onPage]);
 
   // Keep the live socket open while a request waits, so the grant arrives the moment it happens.
   useEffect(() => (waiting ? retainLiveFleet() : undefined), [waiting]);
 
-  if (toasts.length === 0) return null;
-  // Into the body: the header's backdrop blur would make it the frame of a fixed element.
-  return createPortal(
-    <div className="pointer-events-none fixed inset-x-0 bottom-4 z-40 flex flex-col items-center gap-2 px-4">
-      {toasts.map((toast) => (
-        <div
-          key={toast.entryId}
-          role="status"
-          data-testid="grant-toast"
-          className="pointer-events-auto flex max-w-md items-start gap-3 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-950 shadow-lg dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-100"
-        >
+  return (
+    <NoticeStack
+      tone="success"
+      at="bottom"
+      notices={toasts.map((toast) => ({
+        key: toast.entryId,
+        testId: "grant-toast",
+        onDismiss: () => setToasts((current) => current.filter((item) => item.entryId !== toast.entryId)),
+        body: (
           <p>
             <span className="font-semibold">Your GPUs are ready:</span> {toast.text} for “{toast.purpose}”.{" "}
             <Link href="/reservations" className="font-medium underline">
               Launch settings
             </Link>
           </p>
-          <DismissButton
-            onClick={() => setToasts((current) => current.filter((item) => item.entryId !== toast.entryId))}
-            hoverClass="hover:bg-emerald-200/60 dark:hover:bg-emerald-900"
-          />
-        </div>
-      ))}
-    </div>,
-    document.body,
+        ),
+      }))}
+    />
   );
 }

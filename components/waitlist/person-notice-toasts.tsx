@@ -2,10 +2,9 @@
 
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { createPortal } from "react-dom";
 import { getLiveSocket } from "@/components/live/live-socket";
 import type { PersonNoticeView } from "@/lib/person-notices";
-import { DismissButton } from "@/components/ui/dismiss-button";
+import { NoticeStack } from "@/components/notices/notice-stack";
 
 /**
  * Notices about the signed-in person's own bookings ("ends in 15 minutes",
@@ -24,26 +23,23 @@ export function PersonNoticeToasts() {
     };
   }, []);
 
-  if (notices.length === 0) return null;
-  return createPortal(
-    <div className="pointer-events-none fixed inset-x-0 top-16 z-40 flex flex-col items-center gap-2 px-4">
-      {notices.map((notice) => (
-        <div
-          key={notice.id}
-          role="status"
-          data-testid="person-notice"
-          className="pointer-events-auto flex max-w-md items-start gap-3 rounded-lg border border-sky-300 bg-sky-50 px-4 py-3 text-sm text-sky-950 shadow-lg dark:border-sky-700 dark:bg-sky-950 dark:text-sky-100"
-        >
+  return (
+    <NoticeStack
+      tone="info"
+      at="top"
+      notices={notices.map((notice) => ({
+        key: notice.id,
+        testId: "person-notice",
+        onDismiss: () => setNotices((current) => current.filter((item) => item.id !== notice.id)),
+        body: (
           <p>
             <span className="font-semibold">{notice.title}.</span>{" "}
             <Link href={notice.path} className="font-medium underline">
               Open
             </Link>
           </p>
-          <DismissButton onClick={() => setNotices((current) => current.filter((item) => item.id !== notice.id))} hoverClass="hover:bg-sky-200/60 dark:hover:bg-sky-900" />
-        </div>
-      ))}
-    </div>,
-    document.body,
+        ),
+      }))}
+    />
   );
 }

@@ -1,0 +1,28 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { apiRequest } from "@/lib/api-client";
+import type { NotificationSettingsView, PersonEvent } from "@/lib/person-notices";
+
+/**
+ * Whether the signed-in person wants this event on the page (Settings →
+ * Notifications). Live notices already come only when they do (the server's
+ * dispatcher decides); this is for what a page reads back by itself, such as
+ * a grant or an idle warning found on loading, which must follow the same
+ * choice. Unknown until read: nothing is shown meanwhile.
+ */
+export function usePageNoticeChoice(event: PersonEvent): boolean | null {
+  const [onPage, setOnPage] = useState<boolean | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    void apiRequest<NotificationSettingsView>("GET", "/api/v1/me/notifications").then((result) => {
+      if (cancelled) return;
+      // A failed read falls back to showing: a missed grant or release costs more than an unwanted notice.
+      setOnPage(result.ok ? (result.data.preferences.find((preference) => preference.event === event)?.onPage ?? true) : true);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [event]);
+  return onPage;
+}
