@@ -95,7 +95,7 @@ test("an admin sets a person's own limits on Admin → Teams, and the queue refu
   await own.getByLabel("GPUs at once").fill("1");
   await own.getByRole("button", { name: "Save limits" }).click();
   await expect(own.getByRole("status")).toHaveText("Saved.");
-  await expect(card.getByRole("table", { name: `Members of ${team}` }).getByRole("row").filter({ hasText: pia.username })).toContainText("1 GPU at once");
+  await expect(card.getByRole("table", { name: `Members of ${team}` }).getByRole("row").filter({ hasText: pia.username }).first()).toContainText("1 GPU at once");
 
   // Two GPUs can never fit a limit of one at once: refused now, not left to wait until it expires.
   const queued = await request.post("/api/v1/waitlist", { headers: { authorization: `Bearer ${tokenOf(pia.username)}` }, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "never fits" } });
