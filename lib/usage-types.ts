@@ -58,7 +58,7 @@ export interface PersonUsage {
   label: string;
   username: string | null;
   simulated: boolean;
-  /** GPU-hours held by bookings while the GPUs reported readings. */
+  /** GPU-hours of their bookings in the range, up to now (gpuHoursOf: what the quotas count); for the simulated fleet's synthetic history, the minutes it held. */
   bookedGpuHours: number;
   /** Utilization-weighted GPU-hours during those bookings (100 % for an hour = 1). */
   usedGpuHours: number;

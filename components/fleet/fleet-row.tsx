@@ -64,8 +64,9 @@ export const FleetRow = memo(
           {formatGiB(gpu.memoryUsedMiB, 0)}
           <span className="text-slate-500 dark:text-slate-400"> / {formatGiB(gpu.memoryTotalMiB, 0)}</span>
         </td>
-        <td data-testid="row-holder" className={`${cell} max-w-40 truncate`}>
+        <td data-testid="row-holder" className={`${cell} max-w-40 truncate`} title={current?.team ? `${personName(current.holder, people)} for ${current.team}` : undefined}>
           {current ? personName(current.holder, people) : <span className="text-slate-400 dark:text-slate-500">—</span>}
+          {current?.team ? <span className="text-slate-500 dark:text-slate-400"> · {current.team}</span> : null}
         </td>
         <td data-testid="row-runs" className={`${cell} max-w-48 truncate`}>
           {running.length === 0 ? (

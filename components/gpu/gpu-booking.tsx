@@ -39,11 +39,12 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
         {current ? (
-          <p data-testid="gpu-holder" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.holder, people)}: ${current.purpose}`}>
+          <p data-testid="gpu-holder" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.holder, people)}${current.team ? ` for ${current.team}` : ""}: ${current.purpose}`}>
             <span aria-hidden className="size-2.5 shrink-0 translate-y-px rounded-full bg-[oklch(0.7_0.13_var(--hue))]" style={{ "--hue": personHue(current.holder.id) } as React.CSSProperties} />
             {/* Wraps rather than cutting: the name and its end time both stay whole. */}
             <span className="min-w-0 break-words">
               <span className="font-medium">{personName(current.holder, people)}</span>
+              {current.team ? <span data-testid="gpu-team" className="text-slate-600 dark:text-slate-400"> for {current.team}</span> : null}
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
           </p>

@@ -1,14 +1,13 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { type FormEvent, Fragment, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { describeLimits } from "@/lib/limits-format";
-import type { LimitsInput, TeamView } from "@/lib/team-schema";
-import { Field, FormAlert, inputClass } from "@/components/forms/field";
+import type { Limits, LimitsInput, TeamView } from "@/lib/team-schema";
+import { Field, inputClass } from "@/components/forms/field";
+import { LimitsForm } from "@/components/teams/limits-form";
 import { buttonClass } from "@/components/ui/button-styles";
 import * as t from "@/components/ui/table-styles";
-
-const numberOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
 
 /** One team: its limits (a form), its members (lead, accounting team), and adding or removing people. */
 export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onChanged: (team: TeamView) => void; onDeleted: () => void }) {
@@ -16,15 +15,8 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
   const [username, setUsername] = useState("");
   const [lead, setLead] = useState(false);
   const [memberError, setMemberError] = useState<string | null>(null);
-  const [limits, setLimits] = useState({
-    maxGpus: team.limits.maxGpus?.toString() ?? "",
-    gpuHoursPer7Days: team.limits.gpuHoursPer7Days?.toString() ?? "",
-    maxBookingMinutes: team.limits.maxBookingMinutes?.toString() ?? "",
-    hosts: team.limits.hosts ? JSON.stringify(team.limits.hosts) : "",
-  });
-  const [limitErrors, setLimitErrors] = useState<Record<string, string>>({});
-  const [limitError, setLimitError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
+  /** The member whose own limits are open for editing. */
+  const [editing, setEditing] = useState<string | null>(null);
 
   async function addMember(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,29 +34,21 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
     else setMemberError(result.error.message);
   }
 
-  async function saveLimits(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setLimitErrors({});
-    setLimitError(null);
-    setSaved(false);
-    let hosts: LimitsInput["hosts"] = null;
-    if (limits.hosts.trim()) {
-      try {
-        hosts = JSON.parse(limits.hosts);
-      } catch {
-        return setLimitErrors({ hosts: 'Write the hosts as JSON, e.g. [{"host": "vision-*", "windows": [{"days": [1,2,3,4,5]}]}, {"host": "*"}]' });
-      }
-    }
-    const body = { limits: { maxGpus: numberOrNull(limits.maxGpus), gpuHoursPer7Days: numberOrNull(limits.gpuHoursPer7Days), maxBookingMinutes: numberOrNull(limits.maxBookingMinutes), hosts } };
+  /** Saves the team's limits; the card shows the team as the server now has it. */
+  async function saveTeamLimits(body: { limits: LimitsInput }) {
     const result = await apiRequest<{ team: TeamView }>("PATCH", `/api/v1/teams/${team.id}`, body);
-    if (!result.ok) {
-      const fields = Object.fromEntries(Object.entries(result.error.fields ?? {}).map(([key, message]) => [key.replace(/^limits\./, "").split(".")[0], message]));
-      setLimitErrors(fields);
-      if (Object.keys(fields).length === 0) setLimitError(result.error.message);
-      return;
+    if (result.ok) onChanged(result.data.team);
+    return result;
+  }
+
+  /** Saves a person's own limits (PUT /api/v1/users/:id/limits); an empty form clears them. */
+  async function saveOwnLimits(userId: string, body: { limits: LimitsInput }) {
+    const result = await apiRequest<{ limits: Limits }>("PUT", `/api/v1/users/${userId}/limits`, body);
+    if (result.ok) {
+      const own = Object.values(result.data.limits).some((value) => value !== null) ? result.data.limits : null;
+      onChanged({ ...team, members: team.members.map((member) => (member.userId === userId ? { ...member, limits: own } : member)) });
     }
-    onChanged(result.data.team);
-    setSaved(true);
+    return result;
   }
 
   async function remove() {
@@ -73,7 +57,6 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
     if (result.ok) onDeleted();
   }
 
-  const set = (field: keyof typeof limits) => (event: { target: { value: string } }) => setLimits((current) => ({ ...current, [field]: event.target.value }));
   const summary = describeLimits(team.limits);
 
   return (
@@ -104,19 +87,45 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
                 <td className={t.td} colSpan={5}>Nobody yet.</td>
               </tr>
             )}
-            {team.members.map((member) => (
-              <tr key={member.userId} className={t.bodyRow}>
-                <td className={t.td}>{member.name || member.username} {member.username && member.name !== member.username ? <span className="text-slate-500">({member.username})</span> : null}</td>
-                <td className={t.td}>{member.lead ? "lead" : ""}</td>
-                <td className={t.td}>{member.accounting ? "yes" : "no"}</td>
-                <td className={t.td}>{member.limits ? describeLimits(member.limits).join(" · ") : "—"}</td>
-                <td className={`${t.td} text-right`}>
-                  <button type="button" className={buttonClass("ghost", "sm")} onClick={() => removeMember(member.userId)} aria-label={`Remove ${member.username ?? member.name} from ${team.name}`}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
+            {team.members.map((member) => {
+              const who = member.username ?? member.name;
+              return (
+                <Fragment key={member.userId}>
+                  <tr className={t.bodyRow}>
+                    <td className={t.td}>{member.name || member.username} {member.username && member.name !== member.username ? <span className="text-slate-500">({member.username})</span> : null}</td>
+                    <td className={t.td}>{member.lead ? "lead" : ""}</td>
+                    <td className={t.td}>{member.accounting ? "yes" : "no"}</td>
+                    <td className={t.td}>{member.limits ? describeLimits(member.limits).join(" · ") || "—" : "—"}</td>
+                    <td className={`${t.td} whitespace-nowrap text-right`}>
+                      <button
+                        type="button"
+                        className={buttonClass("ghost", "sm")}
+                        aria-expanded={editing === member.userId}
+                        onClick={() => setEditing((current) => (current === member.userId ? null : member.userId))}
+                        aria-label={`Own limits of ${who}`}
+                      >
+                        Own limits
+                      </button>
+                      <button type="button" className={buttonClass("ghost", "sm")} onClick={() => removeMember(member.userId)} aria-label={`Remove ${who} from ${team.name}`}>
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                  {editing === member.userId && (
+                    <tr className={t.bodyRow}>
+                      <td className={t.td} colSpan={5}>
+                        <LimitsForm
+                          label={`Own limits of ${who}`}
+                          title={`${who}'s own limits: each one set overrides ${team.name}'s for them, in every team (empty: the team's)`}
+                          limits={member.limits}
+                          save={(body) => saveOwnLimits(member.userId, body)}
+                        />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
       </div>
@@ -133,37 +142,11 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
         </button>
       </form>
 
-      <form onSubmit={saveLimits} className="space-y-3" aria-label={`Limits of ${team.name}`}>
-        <h3 className="text-sm font-semibold">Limits (empty: none)</h3>
-        {limitError && <FormAlert>{limitError}</FormAlert>}
-        <div className="grid gap-3 sm:grid-cols-3">
-          <Field label="GPUs at once" error={limitErrors.maxGpus}>
-            {(control) => <input {...control} className={inputClass} type="number" min="0" value={limits.maxGpus} onChange={set("maxGpus")} />}
-          </Field>
-          <Field label="GPU-hours per 7 days" error={limitErrors.gpuHoursPer7Days}>
-            {(control) => <input {...control} className={inputClass} type="number" min="0" step="any" value={limits.gpuHoursPer7Days} onChange={set("gpuHoursPer7Days")} />}
-          </Field>
-          <Field label="Longest booking (minutes)" error={limitErrors.maxBookingMinutes}>
-            {(control) => <input {...control} className={inputClass} type="number" min="1" value={limits.maxBookingMinutes} onChange={set("maxBookingMinutes")} />}
-          </Field>
-        </div>
-        <Field
-          label="Hosts (JSON)"
-          error={limitErrors.hosts}
-          hint={'The first rule whose host pattern matches decides; e.g. [{"host": "vision-*", "windows": [{"days": [0, 6]}]}, {"host": "*"}] gives the vision servers only at weekends. Days: 0 Sunday … 6 Saturday; times in UTC unless "timeZone" is set.'}
-        >
-          {(control) => <textarea {...control} className={`${inputClass} font-mono`} rows={2} value={limits.hosts} onChange={set("hosts")} />}
-        </Field>
-        <div className="flex items-center gap-3">
-          <button type="submit" className={buttonClass()}>
-            Save limits
-          </button>
-          {saved && <span role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Saved.</span>}
-          <button type="button" className={`${buttonClass("danger", "sm")} ml-auto`} onClick={remove}>
-            Delete team
-          </button>
-        </div>
-      </form>
+      <LimitsForm label={`Limits of ${team.name}`} title="Limits (empty: none)" limits={team.limits} save={saveTeamLimits}>
+        <button type="button" className={`${buttonClass("danger", "sm")} ml-auto`} onClick={remove}>
+          Delete team
+        </button>
+      </LimitsForm>
     </section>
   );
 }

@@ -42,14 +42,15 @@ export function TeamsManager({ initialTeams }: { initialTeams: TeamView[] }) {
           New team
         </h2>
         {formError && <FormAlert>{formError}</FormAlert>}
-        <div className="flex flex-wrap items-end gap-3">
+        {/* Top-aligned: the share's hint below its input would push the name's input and the button down. */}
+        <div className="flex flex-wrap items-start gap-3">
           <Field label="Team name" error={errors.name} className="min-w-48 flex-1">
             {(control) => <input {...control} className={inputClass} value={name} onChange={(event) => setName(event.target.value)} maxLength={40} />}
           </Field>
           <Field label="Share" error={errors.share} hint="Weight in the queue's fair share; 1 for all is equal." className="w-40">
             {(control) => <input {...control} className={inputClass} type="number" min="0.1" step="0.1" value={share} onChange={(event) => setShare(event.target.value)} />}
           </Field>
-          <button type="submit" className={buttonClass()} disabled={pending}>
+          <button type="submit" className={`${buttonClass()} mt-6`} disabled={pending}>
             Make team
           </button>
         </div>

@@ -71,6 +71,27 @@ describe("the demo story", () => {
     expect(await db().reservation.count({ where: { status: "booked" } })).toBe(3);
   });
 
+  it("stages the idle booking's past minutes as that booking's: held and run by its person, never use without a booking by nobody named", async () => {
+    const now = new Date();
+    await demoStates("2026-11-30T00:00:00Z", now);
+    const { db } = await import("@/server/db");
+    const { DEMO_IDLE_PURPOSE } = await import("@/server/idle-release/demo-idle");
+    const { unbookedUseByPerson } = await import("@/server/teams/unbooked-use");
+    const held = await db().reservation.findFirstOrThrow({ where: { purpose: DEMO_IDLE_PURPOSE, status: "booked" }, select: { userId: true, startsAt: true, gpus: { select: { gpu: { select: { uuid: true } } } } } });
+    const staged = await db().gpuMinute.findMany({
+      where: { gpuUuid: { in: held.gpus.map(({ gpu }) => gpu.uuid) }, minute: { gte: held.startsAt, lt: now } },
+      select: { holderUserId: true, attributedUserId: true },
+    });
+    expect(staged.length).toBeGreaterThan(30);
+    expect(new Set(staged.map((minute) => `${minute.holderUserId}/${minute.attributedUserId}`))).toEqual(new Set([`${held.userId}/${held.userId}`]));
+    // The usage page's "use without a booking" has nothing unnamed to show from the staging.
+    const unbooked = await unbookedUseByPerson({ fromMs: now.getTime() - 3 * 3600_000, toMs: now.getTime(), nowMs: now.getTime(), minuteRetentionMs: 30 * 24 * 3600_000 });
+    expect(unbooked.filter((row) => row.userId === null)).toEqual([]);
+    // Its hours are recomputed with it: the 7-day view counts the idle booking.
+    const hours = await db().gpuHour.findMany({ where: { gpuUuid: held.gpus[0]!.gpu.uuid, hour: { gte: new Date(held.startsAt.getTime() - 3600_000) } }, select: { holderUserId: true } });
+    expect(hours.some((hour) => hour.holderUserId === held.userId)).toBe(true);
+  });
+
   it("leaves a login that belongs to a person with that person", async () => {
     const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
     const { db } = await import("@/server/db");

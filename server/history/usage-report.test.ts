@@ -7,6 +7,8 @@ import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store"
 import { toCsv } from "@/server/history/usage-csv";
 import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
+import { bookedRanges } from "@/server/limits/booked-ranges";
+import { gpuHoursOf } from "@/server/limits/gpu-hours";
 import { makeGpu, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -61,6 +63,13 @@ beforeAll(async () => {
   username = uniqueName("user");
   userId = (await db().user.create({ data: { id: randomUUID(), name: "Usage Person", email: `${username}@example.test`, username } })).id;
 
+  // The bookings behind the minutes: GPU 0 for two hours, GPU 1 for one (the figure quotas count).
+  const gpuId = async (uuid: string) => (await db().gpu.findFirstOrThrow({ where: { uuid }, select: { id: true } })).id;
+  for (const [uuid, hours] of [[a0.uuid, 2], [a1.uuid, 1]] as const) {
+    const startsAt = new Date(T0);
+    const endsAt = new Date(T0 + hours * HOUR_MS);
+    await db().reservation.create({ data: { userId, hostId: a.id, startsAt, endsAt, purpose: "usage", gpus: { create: [{ gpuId: await gpuId(uuid), startsAt, endsAt }] } } });
+  }
   await upsertMinuteRows(db(), [
     ...minutes(a0.uuid, a.id, 120, { utilAvg: 100, utilMax: 100, holderUserId: userId }),
     ...minutes(a1.uuid, a.id, 60, { utilAvg: 0, holderUserId: userId }),
@@ -138,6 +147,27 @@ describe("usage report", () => {
       expect(result.includesSimulated).toBe(false);
     });
   }
+
+  it("counts booked GPU-hours from the bookings, as the quotas do, even where their GPUs sent no readings", async () => {
+    const silent = await ensureLocalHost(uniqueName("silent"), false);
+    const gpu = makeGpu({ index: 0 });
+    await recordHostInventory(silent.id, { name: silent.name, driverVersion: null, cudaVersion: null }, [gpu], new Date(T0));
+    const quiet = uniqueName("quiet");
+    const quietId = (await db().user.create({ data: { id: randomUUID(), name: "Quiet Person", email: `${quiet}@example.test`, username: quiet } })).id;
+    const { id: gpuId } = await db().gpu.findFirstOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
+    // 90 minutes booked inside the range, and an hour after it that the report leaves out.
+    const startsAt = new Date(T0 + 30 * MINUTE_MS);
+    const endsAt = new Date(T0 + 3 * HOUR_MS);
+    await db().reservation.create({ data: { userId: quietId, hostId: silent.id, startsAt, endsAt, purpose: "no readings", gpus: { create: [{ gpuId, startsAt, endsAt }] } } });
+
+    const result = await report(T0 + 2 * HOUR_MS);
+    const person = result.people.find((p) => p.userId === quietId)!;
+    expect(person).toMatchObject({ label: "Quiet Person", usedGpuHours: 0, gpus: 0, efficiencyPct: 0 });
+    expect(person.bookedGpuHours).toBeCloseTo(gpuHoursOf(await bookedRanges(db(), { userId: quietId }, T0, T0 + 2 * HOUR_MS), T0, T0 + 2 * HOUR_MS), 8);
+    expect(person.bookedGpuHours).toBeCloseTo(1.5, 8);
+    await db().reservationGpu.deleteMany({ where: { reservation: { userId: quietId } } });
+    await db().reservation.deleteMany({ where: { userId: quietId } });
+  });
 
   it("shows a member only the GPU time they booked", async () => {
     const mine = await getUsageReport({

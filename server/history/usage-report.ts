@@ -14,6 +14,8 @@ import {
 import { db } from "@/server/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
+import { bookedRangesBy } from "@/server/limits/booked-ranges";
+import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import type { UnbookedPersonUsage } from "@/lib/team-usage";
 import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
@@ -183,7 +185,7 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
     FROM ${t.from}
     WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)}
     GROUP BY 1, 2, 3`;
-  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows), hostsOf(rows), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
+  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows, query), hostsOf(rows), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
   return { people: withUnbookedUse(people, unbooked, query.userId), hosts, simulated: rows.some((row) => num(row.sim) > 0) };
 }
 
@@ -215,7 +217,14 @@ function withUnbookedUse(people: PersonUsage[], unbooked: UnbookedPersonUsage[],
   return [...rows.filter((person) => person.userId !== null), ...extra, ...notBooked];
 }
 
-async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {
+/**
+ * The people table: GPU time per booking holder from the rollups (used,
+ * idle, GPUs), and each account's booked GPU-hours from their bookings
+ * through gpuHoursOf, the function the quotas and fair share count with,
+ * so that the report and a refusal never disagree. The simulated fleet's
+ * synthetic history has no bookings: its held minutes stand in for them.
+ */
+async function peopleOf(rows: GpuTimeRow[], query: UsageQuery): Promise<PersonUsage[]> {
   const byHolder = new Map<string | null, { held: number; used: number; idle: number; gpus: Set<string> }>();
   for (const row of rows) {
     const sums = byHolder.get(row.holder) ?? { held: 0, used: 0, idle: 0, gpus: new Set<string>() };
@@ -225,6 +234,11 @@ async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {
     sums.gpus.add(row.gpu);
     byHolder.set(row.holder, sums);
   }
+  const { fromMs } = query.range;
+  const untilMs = Math.min(query.range.toMs, query.nowMs);
+  const booked = untilMs > fromMs ? await bookedRangesBy(db(), "userId", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId]) : new Map<string | null, GpuRange[]>();
+  // People who booked in the range on GPUs that sent no readings still have their booked hours.
+  for (const id of booked.keys()) if (id !== null && !byHolder.has(id)) byHolder.set(id, { held: 0, used: 0, idle: 0, gpus: new Set<string>() });
   const ids = [...byHolder.keys()].flatMap((id) => (id && !id.startsWith(SIMULATED_HOLDER_PREFIX) ? [id] : []));
   const users = await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true, simulated: true } });
   const byId = new Map(users.map((user) => [user.id, user]));
@@ -239,15 +253,16 @@ async function peopleOf(rows: GpuTimeRow[]): Promise<PersonUsage[]> {
       // The simulated fleet's people: its demo accounts, or (without one) their bare logins.
       const simulated = holder.startsWith(SIMULATED_HOLDER_PREFIX) || Boolean(user?.simulated);
       const username = user ? (user.username ?? null) : simulated ? holder.slice(SIMULATED_HOLDER_PREFIX.length) : null;
+      const bookedGpuHours = simulated ? hours(sums.held) : gpuHoursOf(booked.get(holder) ?? [], fromMs, untilMs);
       return {
         userId: holder,
         label: user ? user.name || user.username || "deleted account" : simulated ? `${username} (simulated)` : "deleted account",
         username,
         simulated,
-        bookedGpuHours: hours(sums.held),
+        bookedGpuHours,
         usedGpuHours,
         idleBookedGpuHours: hours(sums.idle),
-        efficiencyPct: sums.held > 0 ? sums.used / sums.held : null,
+        efficiencyPct: bookedGpuHours > 0 ? (usedGpuHours / bookedGpuHours) * 100 : null,
         gpus: sums.gpus.size,
       };
     })

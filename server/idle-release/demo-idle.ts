@@ -1,4 +1,7 @@
 import { db } from "@/server/db";
+import { bucketStarts } from "@/server/history/resolution";
+import { HOUR_MS } from "@/server/history/rollup-math";
+import { claimWriteLock, recomputeHours } from "@/server/history/rollup-store";
 import { MINUTE_MS } from "@/server/idle-release/idle-rule";
 import { writeAudit } from "@/server/reservations/audit-log";
 import { readIdlePolicy } from "@/server/reservations/policy";
@@ -25,7 +28,7 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
 
   const held = await db().reservation.findFirst({
     where: { purpose: DEMO_IDLE_PURPOSE, status: "booked", endsAt: { gt: now }, user: { simulated: true } },
-    select: { id: true, hostId: true, gpus: { select: { gpu: { select: { uuid: true } } } } },
+    select: { id: true, userId: true, hostId: true, gpus: { select: { gpu: { select: { uuid: true } } } } },
   });
   if (held) {
     const startsAt = new Date(nowMinute - idleMinutes * MINUTE_MS);
@@ -34,10 +37,15 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
       await tx.reservationGpu.updateMany({ where: { reservationId: held.id }, data: { startsAt } });
       for (const { gpu } of held.gpus) {
         for (let minute = startsAt.getTime(); minute < nowMinute; minute += MINUTE_MS) {
-          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, simulated: true, busy: true, holderUserId: null };
+          // Booked minutes: the booking's person held them, and their idle job (memory held, 0 %) ran there.
+          // Without the holder they read as use without a booking by nobody named on the usage page.
+          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, simulated: true, busy: true, holderUserId: held.userId, attributedUserId: held.userId };
           await tx.gpuMinute.upsert({ where: { gpuUuid_minute: { gpuUuid: gpu.uuid, minute: row.minute } }, create: row, update: {} });
         }
       }
+      // The hourly rollups (long ranges of the usage page) count the staged minutes too.
+      await claimWriteLock(tx);
+      await recomputeHours(tx, bucketStarts(startsAt.getTime(), nowMinute, HOUR_MS), held.gpus.map(({ gpu }) => gpu.uuid));
     });
   }
 
@@ -66,3 +74,4 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
     await writeAudit(tx, { actorId: null, action: "reservation.idle_release", entityType: "reservation", entityId: booking.id, after: { releasedBecause: "idle", idleSince: idleSince.toISOString(), demo: true }, at: releasedAt });
   });
 }
+

@@ -23,18 +23,29 @@ export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: 
   return rows.flatMap((row) => (row.endsAt > row.startsAt ? [{ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: 1 }] : []));
 }
 
-/** Every booked GPU range in [fromMs, toMs) by team (null: bookings that name none), for the queue's fair share and the report. */
-export async function bookedRangesByTeam(client: Client, fromMs: number, toMs: number): Promise<Map<string | null, GpuRange[]>> {
+/**
+ * Every booked GPU range in [fromMs, toMs), grouped by the booking's team
+ * (null: bookings that name none; for the queue's fair share) or by its
+ * person (the usage report's booked GPU-hours); `userIds` narrows to those people.
+ */
+export async function bookedRangesBy(
+  client: Client,
+  key: "teamId" | "userId",
+  fromMs: number,
+  toMs: number,
+  userIds?: readonly string[],
+): Promise<Map<string | null, GpuRange[]>> {
   const rows = await client.reservationGpu.findMany({
-    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) } },
-    select: { startsAt: true, endsAt: true, reservation: { select: { teamId: true } } },
+    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds ? { reservation: { userId: { in: [...userIds] } } } : {}) },
+    select: { startsAt: true, endsAt: true, reservation: { select: { teamId: true, userId: true } } },
   });
-  const byTeam = new Map<string | null, GpuRange[]>();
+  const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {
     if (row.endsAt <= row.startsAt) continue;
-    const list = byTeam.get(row.reservation.teamId) ?? [];
+    const group = row.reservation[key];
+    const list = byKey.get(group) ?? [];
     list.push({ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: 1 });
-    byTeam.set(row.reservation.teamId, list);
+    byKey.set(group, list);
   }
-  return byTeam;
+  return byKey;
 }

@@ -14,6 +14,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
+let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let teams: typeof import("@/server/teams/team-service");
 let db: typeof import("@/server/db").db;
 let fx: Fixtures;
@@ -26,6 +27,7 @@ beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
+  ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   teams = await import("@/server/teams/team-service");
   ({ db } = await import("@/server/db"));
   fx = await import("@/server/testing/booking-fixtures");
@@ -128,6 +130,31 @@ describe("team and person limits", () => {
     expect((await fx.refusal(createReservation(person, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "x", team: stranger.name }, { now: NOW }))).code).toBe("bad_request");
     // The accounting team (the first) is the default.
     await createReservation(person, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "x" }, { now: NOW });
+  });
+});
+
+describe("the queue and the limits", () => {
+  it("refuses at once a queued request that no freed GPU can ever let fit, and queues one that only waits for room", async () => {
+    const host = await fx.createTestHost(4);
+    const vision = await fx.createTestHost(4, "vision");
+    const [visitor, member] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const team = await teamWith({ maxGpus: 4, maxBookingMinutes: 240, gpuHoursPer7Days: 6, hosts: [{ host: host.name }] }, visitor, member);
+    await teams.setPersonLimits(admin, visitor.id, { maxGpus: 2 });
+    const wait = (who: Actor, request: { count: number; durationMinutes: number; host?: string }) => fx.refusal(joinWaitlist(who, { purpose: "queued", host: host.name, ...request }, { now: NOW }));
+
+    const tooMany = await wait(visitor, { count: 3, durationMinutes: 60 });
+    expect(tooMany.status).toBe(409);
+    expect(tooMany.message).toBe(`${visitor.username}: at most 2 GPUs at once; this request asks for 3, so it would wait forever`);
+    expect(quota(tooMany)).toEqual({ limit: "maxGpus", scope: "person", subject: visitor.username, used: null, max: 2, requested: 3, freesAt: null });
+    expect(quota(await wait(member, { count: 1, durationMinutes: 300 }))).toMatchObject({ limit: "maxBookingMinutes", scope: "team", subject: team.name, max: 240 });
+    expect(quota(await wait(member, { count: 4, durationMinutes: 120 }))).toMatchObject({ limit: "gpuHoursPer7Days", max: 6, requested: 8 });
+    expect(quota(await wait(member, { count: 1, durationMinutes: 60, host: vision.name }))).toMatchObject({ limit: "hosts" });
+    expect(await db().waitlistEntry.count({ where: { userId: { in: [visitor.id, member.id] } } })).toBe(0);
+
+    // Within every limit, only short of free GPUs now: it waits.
+    await createReservation(member, { host: host.name, gpus: [0, 1], durationMinutes: 60, purpose: "holds" }, { now: NOW });
+    const queued = await joinWaitlist(visitor, { count: 2, host: host.name, durationMinutes: 60, purpose: "queued" }, { now: NOW });
+    expect(queued.position).toBeGreaterThan(0);
   });
 });
 

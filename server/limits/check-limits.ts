@@ -162,6 +162,68 @@ function weeklyRoomAt(ranges: GpuRange[], booking: LimitedBooking, max: number):
   return null;
 }
 
+/** A request for "N GPUs" that waits in the queue (server/waitlist/). */
+export interface QueuedRequest {
+  /** Null: any host. */
+  hostName: string | null;
+  gpus: number;
+  minutes: number;
+}
+
+/**
+ * The refusal for a queued request that no amount of waiting lets fit:
+ * more GPUs than the GPUs-at-once limit, longer than the longest booking,
+ * more GPU-hours than 7 days allow, or a host the limits never allow.
+ * Null when room can free up (those are judged when it is granted).
+ */
+export function refuseNeverFitting(limits: EffectiveLimits, request: QueuedRequest): QuotaExceededError | null {
+  const never = { freesAt: null };
+  const atOnce = limits.maxGpus;
+  if (atOnce && request.gpus > atOnce.value) {
+    return new QuotaExceededError(`${atOnce.subject}: at most ${atOnce.value} GPUs at once; this request asks for ${request.gpus}, so it would wait forever`, {
+      limit: "maxGpus",
+      scope: atOnce.scope,
+      subject: atOnce.subject,
+      used: null,
+      max: atOnce.value,
+      requested: request.gpus,
+      ...never,
+    });
+  }
+  const longest = limits.maxBookingMinutes;
+  if (longest && request.minutes > longest.value) {
+    return new QuotaExceededError(`${longest.subject}: bookings last at most ${formatDurationMinutes(longest.value)}; this request asks for ${formatDurationMinutes(request.minutes)}`, {
+      limit: "maxBookingMinutes",
+      scope: longest.scope,
+      subject: longest.subject,
+      used: null,
+      max: longest.value,
+      requested: request.minutes,
+      ...never,
+    });
+  }
+  const weekly = limits.gpuHoursPer7Days;
+  const asked = (request.gpus * request.minutes) / 60;
+  if (weekly && asked > weekly.value + 1e-9) {
+    return new QuotaExceededError(`${weekly.subject}: at most ${weekly.value} GPU-hours booked in 7 days; this request alone asks for ${round1(asked)}`, {
+      limit: "gpuHoursPer7Days",
+      scope: weekly.scope,
+      subject: weekly.subject,
+      used: null,
+      max: weekly.value,
+      requested: round1(asked),
+      ...never,
+    });
+  }
+  const hosts = limits.hosts;
+  // A host with no rule is refused whatever the time (refuseHost reads the times only for a rule's windows).
+  if (hosts && request.hostName !== null && !ruleFor(hosts.value, request.hostName)) return refuseHost(limits, request.hostName, 0, 0);
+  if (hosts && hosts.value.length === 0) {
+    return new QuotaExceededError(`${hosts.subject} may not book any host`, { limit: "hosts", scope: hosts.scope, subject: hosts.subject, used: null, max: null, requested: null, ...never });
+  }
+  return null;
+}
+
 /** The refusal for a host the limits do not allow over [startMs, endMs); null when it is allowed. */
 export function refuseHost(limits: EffectiveLimits, hostName: string, startMs: number, endMs: number): QuotaExceededError | null {
   const hosts = limits.hosts;

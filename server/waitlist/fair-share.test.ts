@@ -142,10 +142,12 @@ describe("fair share from the database (decay, grants)", () => {
   it("a waiting request over its team's limit is skipped, and the next one is served", async () => {
     const host = await fx.createTestHost(1);
     const [capped, free] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const cappedTeam = await teams.createTeam(admin, { name: uniqueName("capped"), limits: { maxGpus: 0 } });
+    const cappedTeam = await teams.createTeam(admin, { name: uniqueName("capped"), limits: { maxGpus: 1 } });
     await teams.addTeamMember(admin, cappedTeam.id, { username: capped.username });
     await joinWaitlist(capped, { count: 1, host: host.name, durationMinutes: 30, purpose: "over" }, { now: new Date(NOW) });
     await joinWaitlist(free, { count: 1, host: host.name, durationMinutes: 30, purpose: "fits" }, { now: new Date(NOW + 1000) });
+    // The admin lowers the limit while the request waits (one asking for more than the limit at the time is refused when it joins).
+    await teams.updateTeam(admin, cappedTeam.id, { limits: { maxGpus: 0 } });
     const grants = (await grantWaiting({ now: new Date(NOW + 2000) })).filter((grant) => grant.hostName === host.name);
     expect(grants.map((grant) => grant.purpose)).toEqual(["fits"]);
   });

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { bookedRangesByTeam } from "@/server/limits/booked-ranges";
+import { bookedRangesBy } from "@/server/limits/booked-ranges";
 import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/limits/gpu-hours";
 
 type Client = Prisma.TransactionClient | PrismaClient;
@@ -98,7 +98,7 @@ export function describeRank(position: number, ranked: Ranked<QueuedRequest>): s
 export async function teamStandings(client: Client, nowMs: number): Promise<Map<string | null, TeamStanding>> {
   const [teams, byTeam] = await Promise.all([
     client.team.findMany({ select: { id: true, name: true, share: true } }),
-    bookedRangesByTeam(client, nowMs - LOOKBACK_MS, nowMs),
+    bookedRangesBy(client, "teamId", nowMs - LOOKBACK_MS, nowMs),
   ]);
   const standings = new Map<string | null, TeamStanding>();
   const known = new Set(teams.map((team) => team.id));

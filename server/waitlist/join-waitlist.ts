@@ -1,5 +1,6 @@
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { effectiveLimits, refuseNeverFitting } from "@/server/limits/check-limits";
 import type { Actor, ServiceOptions } from "@/server/reservations/actor";
 import { bookingTeam } from "@/server/teams/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
@@ -48,6 +49,11 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
   }
   // A named team is checked now (the person must be in it); none named: the accounting team at grant time.
   const team = request.team !== undefined ? await bookingTeam(client, actor.id, request.team) : null;
+  // Over a limit that no freed GPU can change (more GPUs than the person may hold at once, …): refused now, not when it expires.
+  const scope = { userId: actor.id, username: actor.username, team: team ?? (await bookingTeam(client, actor.id, undefined)) };
+  const limits = await client.$transaction((tx) => effectiveLimits(tx, scope));
+  const never = refuseNeverFitting(limits, { hostName: request.host ?? null, gpus: request.count, minutes: request.durationMinutes });
+  if (never) throw never;
   const entry = await client.waitlistEntry.create({
     data: {
       userId: actor.id,
