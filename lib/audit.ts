@@ -40,6 +40,7 @@ export type KnownAuditAction =
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
+  | "display.update"
   | "webhook.create"
   | "webhook.update"
   | "webhook.delete"
@@ -84,6 +85,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",
+  "display.update": "Changed a display's settings",
   "webhook.create": "Added a webhook",
   "webhook.update": "Changed a webhook",
   "webhook.delete": "Removed a webhook",

@@ -183,6 +183,14 @@ export const ACTIONS: Action[] = [
   { route: "GET /api/v1/displays", expect: adminOnly },
   { route: "POST /api/v1/displays", prepare: async () => ({ body: { name: `wall ${next()}` } }), expect: adminOnly },
   {
+    route: "PATCH /api/v1/displays/[id]",
+    prepare: async () => {
+      const { createDisplay } = await import("@/server/auth/tokens");
+      return { params: { id: (await createDisplay(`named wall ${next()}`)).display.id }, body: { namesUnbookedRunner: true } };
+    },
+    expect: adminOnly,
+  },
+  {
     route: "DELETE /api/v1/displays/[id]",
     prepare: async () => {
       const { createDisplay } = await import("@/server/auth/tokens");
