@@ -32,6 +32,7 @@ export type KnownAuditAction =
   | "user.password_reset"
   | "user.password_change"
   | "user.email"
+  | "user.time_zone"
   | "token.create"
   | "token.revoke"
   | "host.register"
@@ -69,6 +70,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "policy.idle_exemption_add": "Exempted from idle release",
   "policy.idle_exemption_remove": "Removed an idle exemption",
   "user.create": "Added a person",
+  "user.time_zone": "Changed their time zone",
   "user.role": "Changed a role",
   "user.disable": "Disabled a person",
   "user.enable": "Enabled a person",
