@@ -34,7 +34,9 @@ test("a display names who runs without a booking only once its admin turns that 
     await page.goto("/admin/displays");
     const toggle = page.getByRole("checkbox", { name: `Name who runs without a booking on ${name}` });
     await expect(toggle).not.toBeChecked();
-    await toggle.check();
+    // The box follows the server's answer (it turns on once the change is stored), so a click, then wait.
+    await toggle.click();
+    await expect(toggle).toBeChecked({ timeout: 10_000 });
     await expect(page.getByRole("row", { name: new RegExp(name) })).toContainText("Names them");
     await expect(unbooked.first().getByTestId("display-holder")).toHaveText(/^\S.*\u00a0· no booking$/, { timeout: 20_000 });
     const shown = (await unbooked.first().getByTestId("display-holder").textContent()) ?? "";
