@@ -32,6 +32,7 @@ export type KnownAuditAction =
   | "user.password_reset"
   | "user.password_change"
   | "user.email"
+  | "user.time_zone"
   | "token.create"
   | "token.revoke"
   | "host.register"
@@ -40,6 +41,7 @@ export type KnownAuditAction =
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
+  | "display.update"
   | "webhook.create"
   | "webhook.update"
   | "webhook.delete"
@@ -68,6 +70,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "policy.idle_exemption_add": "Exempted from idle release",
   "policy.idle_exemption_remove": "Removed an idle exemption",
   "user.create": "Added a person",
+  "user.time_zone": "Changed their time zone",
   "user.role": "Changed a role",
   "user.disable": "Disabled a person",
   "user.enable": "Enabled a person",
@@ -84,6 +87,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",
+  "display.update": "Changed a display's settings",
   "webhook.create": "Added a webhook",
   "webhook.update": "Changed a webhook",
   "webhook.delete": "Removed a webhook",

@@ -5,6 +5,26 @@ import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { personName } from "@/lib/person-name";
 import type { DisplayFeedGpu } from "@/lib/display-state";
 
+export interface DisplayViewOptions {
+  /** Name who runs on a GPU in use without a booking (a display's setting; off by default). */
+  namesUnbookedRunner?: boolean;
+}
+
+/**
+ * Who runs on a GPU without a booking, as the wall may name them: display
+ * names only (never a login, command or purpose), the first one and how many
+ * more; null when the evidence leads to nobody known.
+ */
+export function unbookedRunnerName(reconciliation: GpuReconciliation | undefined): string | null {
+  const names: string[] = [];
+  for (const process of reconciliation?.processes ?? []) {
+    const name = process.person?.name.trim();
+    if (name && !names.includes(name)) names.push(name);
+  }
+  if (names.length === 0) return null;
+  return names.length === 1 ? names[0] : `${names[0]} +${names.length - 1}`;
+}
+
 /**
  * The display scope's per-GPU fields, taken from the full member feed, for
  * a screen that receives that feed: the same picture a display token's
@@ -18,6 +38,7 @@ export function displayGpusFromFleet(
   bookings: LiveBooking[],
   states: Record<string, GpuReconciliation>,
   nowMs: number,
+  options: DisplayViewOptions = {},
 ): Record<string, DisplayFeedGpu> {
   const holders = bookings.map((booking) => booking.holder);
   const out: Record<string, DisplayFeedGpu> = {};
@@ -25,6 +46,7 @@ export function displayGpusFromFleet(
     // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
     const { current } = bookingsOfGpu(bookings, gpu.uuid, nowMs);
     const state = gpuStateNow(gpu, onlineHosts.has(gpu.hostId), current, states[gpu.uuid]);
+    const runnerName = options.namesUnbookedRunner && state === "unbooked_use" ? unbookedRunnerName(states[gpu.uuid]) : null;
     out[gpu.uuid] = {
       uuid: gpu.uuid,
       hostId: gpu.hostId,
@@ -38,6 +60,7 @@ export function displayGpusFromFleet(
       holderName: current ? personName(current.holder, holders) : null,
       holderUntil: current?.endsAt ?? null,
       ...(state !== "offline" && unseenUseNow(gpu, states[gpu.uuid]) ? { unseen: true as const } : {}),
+      ...(runnerName ? { runnerName } : {}),
     };
   }
   return out;

@@ -76,6 +76,7 @@ export function displayTiles(hosts: DisplayFeedHost[], gpus: Record<string, Disp
         temperatureC: gpu.temperatureC,
         holder: gpu.holderName && gpu.holderUntil ? { name: gpu.holderName, until: gpu.holderUntil } : null,
         ...(gpu.unseen && host.online ? { unseen: true as const } : {}),
+        ...(gpu.runnerName && host.online && state === "unbooked_use" ? { runnerName: gpu.runnerName } : {}),
       });
     }
     tiles.set(host.id, list);

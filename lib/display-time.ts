@@ -1,27 +1,14 @@
 import { formatClockTime, formatClockTimeSeconds, type TimeFormatOptions } from "@/lib/format";
+import { dateFormatter } from "@/lib/local-time";
 
 /**
  * Times as the wall display writes them, in the display's own time zone:
  * "14:00" today, "Tue 14:00" within the week, "3 Mar 14:00" beyond.
  */
 
-const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const shortDateFormats = new Map<string, Intl.DateTimeFormat>();
-
-function cached(cache: Map<string, Intl.DateTimeFormat>, options: Intl.DateTimeFormatOptions, { locale, timeZone }: TimeFormatOptions) {
-  const key = `${locale ?? ""}|${timeZone ?? ""}`;
-  let format = cache.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat(locale ?? "en-GB", { ...options, timeZone });
-    cache.set(key, format);
-  }
-  return format;
-}
-
 /** Calendar day of `ms` in the zone, as text: two times on the same day give the same key. */
 function dayKey(ms: number, options: TimeFormatOptions): string {
-  return cached(dateFormats, { year: "numeric", month: "2-digit", day: "2-digit" }, options).format(ms);
+  return dateFormatter({ year: "numeric", month: "2-digit", day: "2-digit" }, options).format(ms);
 }
 
 const WEEK_MS = 6 * 24 * 3600_000;
@@ -33,9 +20,9 @@ export function formatDisplayTime(time: string, nowMs: number, options: TimeForm
   const clock = formatClockTime(ms, options);
   if (dayKey(ms, options) === dayKey(nowMs, options)) return clock;
   if (Math.abs(ms - nowMs) < WEEK_MS) {
-    return `${cached(weekdayFormats, { weekday: "short" }, options).format(ms)} ${clock}`;
+    return `${dateFormatter({ weekday: "short" }, options).format(ms)} ${clock}`;
   }
-  const date = cached(shortDateFormats, { day: "numeric", month: "short" }, options).format(ms);
+  const date = dateFormatter({ day: "numeric", month: "short" }, options).format(ms);
   return `${date} ${clock}`;
 }
 

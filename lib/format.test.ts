@@ -105,7 +105,7 @@ describe("clock times", () => {
   });
 
   it("formats a start time with its date", () => {
-    expect(formatDateTime("2026-03-03T13:05:09Z", { timeZone: "UTC", locale: "en-GB" })).toBe("3 Mar, 13:05");
+    expect(formatDateTime("2026-03-03T13:05:09Z", { timeZone: "UTC", locale: "en-GB" })).toBe("Tue 3 Mar, 13:05");
     expect(formatDateTime(null)).toBe(DASH);
   });
 });

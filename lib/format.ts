@@ -1,3 +1,5 @@
+import { dateFormatter } from "@/lib/local-time";
+
 /**
  * Display formatting shared by the fleet view, the GPU detail page and the
  * wall display. Every helper answers "—" for a missing value: a GPU that does
@@ -96,21 +98,12 @@ export function formatRelativeTime(
   return `${Math.floor(hours / 24)} d ago`;
 }
 
-/** Formatters are costly to build; charts call these for every tick. */
-const formatterCache = new Map<string, Intl.DateTimeFormat>();
-
 function dateTimeFormat(options: Intl.DateTimeFormatOptions, locale?: string, timeZone?: string) {
-  const key = JSON.stringify([options, locale ?? "", timeZone ?? ""]);
-  let formatter = formatterCache.get(key);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat(locale, { ...options, timeZone });
-    formatterCache.set(key, formatter);
-  }
-  return formatter;
+  return dateFormatter(options, { locale, timeZone });
 }
 
 export interface TimeFormatOptions {
-  /** Defaults to the viewer's; tests pin it so they do not depend on the machine. */
+  /** Defaults to the viewer's (lib/local-time.ts); tests pin it so they do not depend on the machine. */
   timeZone?: string;
   locale?: string;
 }
@@ -129,7 +122,7 @@ export function formatClockTimeSeconds(ms: number, options: TimeFormatOptions = 
   ).format(ms);
 }
 
-/** When a process started: "3 Mar, 14:05" (date included because jobs run for days). */
+/** When a process started: "Tue 3 Mar, 14:05" (date included because jobs run for days), the one day-and-time format (lib/local-time.ts). */
 export function formatDateTime(
   time: string | number | Date | null | undefined,
   options: TimeFormatOptions = {},
@@ -137,7 +130,7 @@ export function formatDateTime(
   const ms = toMillis(time);
   if (ms === null) return DASH;
   return dateTimeFormat(
-    { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" },
+    { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" },
     options.locale,
     options.timeZone,
   ).format(ms);

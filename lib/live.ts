@@ -155,6 +155,13 @@ export interface DisplayGpu {
    * a screen built before it simply ignores it.
    */
   unseen?: true;
+  /**
+   * Display name(s) of who runs on a GPU in use without a booking
+   * ("Frank", "Frank +1"); only on a display whose admin turned on "name who
+   * runs without a booking", absent otherwise. Never a login, command or
+   * purpose. A fixed field, like `unseen`.
+   */
+  runnerName?: string;
 }
 
 export interface DisplayHost {

@@ -1,7 +1,7 @@
 process.env.TZ = "Pacific/Auckland";
 
 import { describe, expect, it } from "vitest";
-import { dayKey, formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { dayKey, floorToHour, formatFull, formatWhen, fromLocalInput, setViewerTimeZone, toLocalInput } from "@/lib/local-time";
 
 const zone = { timeZone: "America/Los_Angeles", locale: "en-GB" };
 
@@ -19,5 +19,18 @@ describe("times in the viewer's zone", () => {
     expect(fromLocalInput("2026-12-02T09:00")).toBe("2026-12-01T20:00:00.000Z");
     expect(toLocalInput(Date.parse("2026-12-01T20:00:00Z"))).toBe("2026-12-02T09:00");
     expect(fromLocalInput("")).toBeUndefined();
+  });
+
+  it("uses the person's own zone, when set, for text and for datetime-local values alike", () => {
+    setViewerTimeZone("Asia/Kolkata");
+    try {
+      expect(formatWhen("2026-12-02T03:30:00Z", Date.parse("2026-12-02T01:00:00Z"))).toBe("today 09:00");
+      expect(fromLocalInput("2026-12-02T09:00")).toBe("2026-12-02T03:30:00.000Z");
+      expect(toLocalInput(Date.parse("2026-12-02T03:30:00Z"))).toBe("2026-12-02T09:00");
+      expect(new Date(floorToHour(Date.parse("2026-12-02T03:50:00Z"))).toISOString()).toBe("2026-12-02T03:30:00.000Z");
+      expect(formatFull("2026-12-02T03:30:00Z")).toBe("Wed 2 Dec 2026, 09:00:00 Asia/Kolkata");
+    } finally {
+      setViewerTimeZone(null);
+    }
   });
 });

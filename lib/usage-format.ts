@@ -1,4 +1,5 @@
 import { DASH } from "@/lib/format";
+import { dateFormatter, zoneOffsetMs } from "@/lib/local-time";
 
 /**
  * Formatting and time ticks for the usage pages, whose ranges run from an
@@ -28,26 +29,12 @@ export interface TimeZoneOptions {
   timeZone?: string;
 }
 
-const cache = new Map<string, Intl.DateTimeFormat>();
 function format(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl.DateTimeFormat {
-  const key = JSON.stringify([options, timeZone ?? ""]);
-  let formatter = cache.get(key);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-GB", { ...options, timeZone });
-    cache.set(key, formatter);
-  }
-  return formatter;
+  return dateFormatter(options, { timeZone });
 }
 
-/** Offset of the time zone from UTC at `ms`, in ms (east positive). */
 function zoneOffset(ms: number, timeZone?: string): number {
-  const parts = format(
-    { year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", hourCycle: "h23" },
-    timeZone,
-  ).formatToParts(ms);
-  const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-  return asUtc - Math.floor(ms / 1000) * 1000;
+  return zoneOffsetMs(ms, { timeZone });
 }
 
 const TICK_STEPS = [5 * MINUTE_MS, 10 * MINUTE_MS, 15 * MINUTE_MS, 30 * MINUTE_MS, HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 7 * DAY_MS];
@@ -97,19 +84,6 @@ export function formatBucketWidth(bucketMs: number): string {
   if (bucketMs < HOUR_MS) return `${Math.round(bucketMs / MINUTE_MS)} min`;
   if (bucketMs < DAY_MS) return `${Math.round(bucketMs / HOUR_MS)} h`;
   return `${Math.round(bucketMs / DAY_MS)} d`;
-}
-
-/** A value for `<input type="datetime-local">` in the viewer's zone. */
-export function toLocalInput(ms: number): string {
-  const local = new Date(ms - new Date(ms).getTimezoneOffset() * MINUTE_MS);
-  return local.toISOString().slice(0, 16);
-}
-
-/** Back from `<input type="datetime-local">` (viewer's zone) to ms; null when empty or invalid. */
-export function fromLocalInput(value: string): number | null {
-  if (!value) return null;
-  const ms = new Date(value).getTime();
-  return Number.isFinite(ms) ? ms : null;
 }
 
 /** Ticks from 0 past `max` on round steps (1, 2, 2.5 or 5 × 10ⁿ), about `count` of them. */

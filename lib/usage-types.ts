@@ -28,7 +28,12 @@ export interface UsageRangeInfo {
 
 export interface UtilizationSeries {
   /** One entry per stacked layer; `key` is the field of each point (keys are safe for chart libraries). */
-  groups: { key: string; label: string }[];
+  groups: {
+    key: string;
+    label: string;
+    /** What the layer is ("host:<id>", "model:<name>"): its colour follows from it (lib/palette.ts), not from its place in the list. */
+    id: string;
+  }[];
   /**
    * Each layer's share of fleet utilization: a layer's value is the sum of
    * its GPUs' utilization divided by the number of GPUs reporting in that

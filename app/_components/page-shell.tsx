@@ -28,6 +28,7 @@ import { TimeZoneNote } from "@/components/ui/time-zone-note";
 import { CurrentUserProvider, type CurrentUser } from "@/components/auth/current-user";
 import { AppHeader } from "@/components/ui/app-header";
 import { requirePageAdmin, requirePageUser } from "@/server/auth/session";
+import { readTimeZone } from "@/server/auth/time-zone-setting";
 
 export interface PageShellProps {
   returnTo: string;
@@ -51,11 +52,18 @@ export async function PageShell({ returnTo, admin = false, title, description, a
   // Field by field, so that nothing the server adds to a principal later reaches the browser unasked.
   const { id, username, name, role, unixLogin } = principal.user;
   const user: CurrentUser = { id, username, name, role, unixLogin };
+  const timeZone = await readTimeZone(id);
 
-  if (bare) return <CurrentUserProvider user={user}>{children}</CurrentUserProvider>;
+  if (bare) {
+    return (
+      <CurrentUserProvider user={user} timeZone={timeZone}>
+        {children}
+      </CurrentUserProvider>
+    );
+  }
 
   return (
-    <CurrentUserProvider user={user}>
+    <CurrentUserProvider user={user} timeZone={timeZone}>
       <a
         href="#main"
         className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm font-medium shadow focus:not-sr-only focus:fixed focus:top-2 focus:left-2 dark:bg-slate-900"

@@ -10,7 +10,43 @@ export type DisplayRow = Serialized<DisplaySummary>;
 
 type Created = { name: string; token: string; origin: string };
 
-const COLUMNS = tokenColumns<DisplayRow>("Name", (row) => row.name, "Token");
+const TOKEN_COLUMNS = tokenColumns<DisplayRow>("Name", (row) => row.name, "Token");
+
+/**
+ * "Name who runs without a booking", per display: off by default; on, the
+ * wall shows the display name of whoever runs on a busy GPU that nobody
+ * booked (never a login, command or purpose). The server decides what the
+ * screen receives; the screen reconnects when this changes.
+ */
+function NamesRunnerToggle({ row, onChange }: { row: DisplayRow; onChange: (row: DisplayRow) => void }) {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (row.revokedAt) return <span className="text-xs text-slate-500 dark:text-slate-400">—</span>;
+  return (
+    <span className="inline-flex flex-col gap-0.5">
+      <label className="inline-flex items-center gap-2 text-sm">
+        <input
+          type="checkbox"
+          className="size-4"
+          checked={row.namesUnbookedRunner}
+          disabled={pending}
+          aria-label={`Name who runs without a booking on ${row.name}`}
+          onChange={async (event) => {
+            const on = event.currentTarget.checked;
+            setPending(true);
+            setError(null);
+            const result = await apiRequest<{ display: DisplayRow }>("PATCH", `/api/v1/displays/${encodeURIComponent(row.id)}`, { namesUnbookedRunner: on });
+            setPending(false);
+            if (!result.ok) return setError(result.error.message);
+            onChange(result.data.display);
+          }}
+        />
+        <span>{row.namesUnbookedRunner ? "Names them" : "Off"}</span>
+      </label>
+      {error && <span role="alert" className="text-xs text-red-700 dark:text-red-300">{error}</span>}
+    </span>
+  );
+}
 
 function byName(a: DisplayRow, b: DisplayRow): number {
   return a.name.localeCompare(b.name);
@@ -20,6 +56,14 @@ function byName(a: DisplayRow, b: DisplayRow): number {
 export function DisplaysManager({ initialDisplays }: { initialDisplays: DisplayRow[] }) {
   const [displays, setDisplays] = useState(initialDisplays);
   const [created, setCreated] = useState<Created | null>(null);
+  const replace = (updated: DisplayRow) => setDisplays((current) => current.map((row) => (row.id === updated.id ? updated : row)));
+  const columns = [
+    ...TOKEN_COLUMNS,
+    {
+      header: <span title="The wall shows the display name of whoever runs on a busy GPU without a booking">Name who runs without a booking</span>,
+      cell: (row: DisplayRow) => <NamesRunnerToggle row={row} onChange={replace} />,
+    },
+  ];
 
   return (
     <RevocableTokens
@@ -51,7 +95,7 @@ export function DisplaysManager({ initialDisplays }: { initialDisplays: DisplayR
           return { ok: true };
         },
       }}
-      table={{ id: "displays-heading", heading: "Displays", empty: "No wall displays yet.", columns: COLUMNS }}
+      table={{ id: "displays-heading", heading: "Displays", empty: "No wall displays yet.", columns }}
       rows={displays}
       actions={[
         {

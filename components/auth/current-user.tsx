@@ -1,6 +1,7 @@
 "use client";
 
 import { createContext, use } from "react";
+import { setViewerTimeZone } from "@/lib/local-time";
 import type { UserPrincipal } from "@/server/auth/principal";
 
 /** The signed-in person as client components see it. Never holds a secret. */
@@ -9,7 +10,11 @@ export type CurrentUser = UserPrincipal["user"];
 const CurrentUserContext = createContext<CurrentUser | null>(null);
 
 /** Filled by a server component (PageShell) with the person it has already checked. */
-export function CurrentUserProvider({ user, children }: { user: CurrentUser; children: React.ReactNode }) {
+export function CurrentUserProvider({ user, timeZone = null, children }: { user: CurrentUser; timeZone?: string | null; children: React.ReactNode }) {
+  // The person's zone (Settings → Account) for every time this page writes (lib/local-time.ts).
+  // Set while rendering, before any child formats a time; in the browser only: the server
+  // renders no times (its zone is not the viewer's) and serves many people at once.
+  if (typeof window !== "undefined") setViewerTimeZone(timeZone);
   return <CurrentUserContext value={user}>{children}</CurrentUserContext>;
 }
 

@@ -111,6 +111,7 @@ function holderLine(tile: Tile, nowMs: number): { who: string; when: string | nu
   if (tile.state === "offline") return { who: "host offline", when: null };
   if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.until, nowMs)}` };
   // Nobody to name: the job runs where nvidia-smi cannot see it.
+  if (tile.state === "unbooked_use" && tile.runnerName) return { who: tile.runnerName, when: "no booking" };
   if (tile.state === "unbooked_use") return { who: tile.unseen ? "no process visible" : "no booking", when: null };
   if (tile.state === "error") return { who: "GPU fault", when: null };
   // A non-breaking space keeps the line's height, so that tiles line up.

@@ -25,7 +25,8 @@ function sameTile(a: DisplayTile, b: DisplayTile): boolean {
     a.temperatureC === b.temperatureC &&
     a.holder?.name === b.holder?.name &&
     a.holder?.until === b.holder?.until &&
-    a.unseen === b.unseen
+    a.unseen === b.unseen &&
+    a.runnerName === b.runnerName
   );
 }
 

@@ -4,7 +4,7 @@ import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import { idleSentence } from "@/lib/idle-release";
 import { formatClock, formatWhen } from "@/lib/local-time";
-import { personHue } from "@/lib/person-colour";
+import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
 import { personName } from "@/lib/person-name";
 import type { PersonRef } from "@/lib/reservation-types";
 import { bookLinkKind, type BookLinkKind as LinkKind } from "@/components/gpu/card-props";
@@ -40,7 +40,7 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
       <div className="min-w-0 flex-1">
         {current ? (
           <p data-testid="gpu-holder" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.holder, people)}${current.team ? ` for ${current.team}` : ""}: ${current.purpose}`}>
-            <span aria-hidden className="size-2.5 shrink-0 translate-y-px rounded-full bg-[oklch(0.7_0.13_var(--hue))]" style={{ "--hue": personHue(current.holder.id) } as React.CSSProperties} />
+            <span aria-hidden className={`size-2.5 shrink-0 translate-y-px rounded-full ${PALETTE_FILL_CLASS}`} style={paletteStyle(paletteFor(people.map((person) => person.id))(current.holder.id)) as React.CSSProperties} />
             {/* Wraps rather than cutting: the name and its end time both stay whole. */}
             <span className="min-w-0 break-words">
               <span className="font-medium">{personName(current.holder, people)}</span>

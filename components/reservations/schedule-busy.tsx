@@ -44,12 +44,12 @@ export function BusyBand({ state, reading, names, fromMs, toMs, nowMs }: BusyBan
       title={label}
       aria-label={label}
       role="img"
-      className={`absolute inset-y-1.5 z-[1] overflow-visible rounded-l-md border border-r-0 text-[11px] leading-8 font-semibold whitespace-nowrap text-amber-950 dark:text-amber-100 ${
+      className={`absolute bottom-0.5 z-[1] h-4 overflow-visible rounded-l-md border border-r-0 text-[11px] leading-[14px] font-semibold whitespace-nowrap text-amber-950 dark:text-amber-100 ${
         state === "conflict" ? "border-fuchsia-600 bg-fuchsia-200/70 dark:bg-fuchsia-900/60" : "border-amber-500 bg-amber-200/70 dark:bg-amber-900/60"
       } bg-[repeating-linear-gradient(135deg,transparent_0_6px,rgb(0_0_0/0.12)_6px_9px)]`}
       style={{ left: `${left}%`, width: `${Math.max(right - left, 0.5)}%` }}
     >
-      {/* The words sit just right of the now line, where the row is empty. */}
+      {/* The words sit just right of the now line, in the row's lower part: bookings keep to its upper part (schedule-view.tsx), so the two never cover each other. */}
       <span className="absolute top-0 left-full ml-1.5 rounded bg-white/85 px-1 dark:bg-slate-900/85">{label}</span>
     </span>
   );

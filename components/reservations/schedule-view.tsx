@@ -7,7 +7,7 @@ import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import type { LiveBooking } from "@/lib/live";
 import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
-import { personHue } from "@/lib/person-colour";
+import { PALETTE_FILL_CLASS, paletteFor, paletteStyle, type PaletteColour } from "@/lib/palette";
 import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
 import { useGpuStates } from "@/components/live/use-gpu-states";
@@ -52,6 +52,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
   const ticks = hourTicks(fromMs, toMs, days <= 1 ? 2 : days <= 3 ? 6 : 12);
   const people = new Map(bookings.map((booking) => [booking.holder.id, booking.holder]));
   const everyone = [...people.values()];
+  const colourOf = paletteFor(people.keys());
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   const trackMinWidth = `${Math.max(640, days * 320)}px`;
 
@@ -67,7 +68,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
         <ul aria-label="People" className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
           {[...people.values()].map((person) => (
             <li key={person.id} className="flex items-center gap-1.5">
-              <span aria-hidden className="size-3 rounded-sm bg-[oklch(0.72_0.13_var(--hue))]" style={{ "--hue": personHue(person.id) } as React.CSSProperties} />
+              <span aria-hidden className={`size-3 rounded-sm ${PALETTE_FILL_CLASS}`} style={paletteStyle(colourOf(person.id)) as React.CSSProperties} />
               {personName(person, everyone)}
             </li>
           ))}
@@ -138,6 +139,8 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                           key={booking.reservationId}
                           booking={booking}
                           who={personName(booking.holder, everyone)}
+                          colour={colourOf(booking.holder.id)}
+                          busyRow={busyNow}
                           fromMs={fromMs}
                           toMs={toMs}
                           nowMs={serverNow}
@@ -162,6 +165,10 @@ interface BookingBarProps {
   booking: ScheduleEntry;
   /** The holder as people are shown on this page. */
   who: string;
+  /** The holder's colour on this page (lib/palette.ts). */
+  colour: PaletteColour;
+  /** Someone runs on the GPU now: the bar keeps to the row's upper part, the busy band and its words to the lower (schedule-busy.tsx). */
+  busyRow: boolean;
   fromMs: number;
   toMs: number;
   nowMs: number;
@@ -169,7 +176,7 @@ interface BookingBarProps {
   selected: boolean;
 }
 
-function BookingBar({ booking, who, fromMs, toMs, nowMs, onSelect, selected }: BookingBarProps) {
+function BookingBar({ booking, who, colour, busyRow, fromMs, toMs, nowMs, onSelect, selected }: BookingBarProps) {
   const left = percentAt(Date.parse(booking.startsAt), fromMs, toMs);
   const right = percentAt(Date.parse(booking.endsAt), fromMs, toMs);
   const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}${booking.status === "booked" ? "" : ` (${booking.status})`}`;
@@ -183,10 +190,12 @@ function BookingBar({ booking, who, fromMs, toMs, nowMs, onSelect, selected }: B
         event.stopPropagation();
         onSelect(booking);
       }}
-      className={`absolute inset-y-1.5 z-[2] min-w-1.5 overflow-hidden rounded-md px-1.5 text-left text-xs leading-8 font-medium whitespace-nowrap text-slate-950 ring-inset focus-visible:outline-2 focus-visible:outline-sky-500 bg-[oklch(0.8_0.11_var(--hue))] dark:bg-[oklch(0.62_0.12_var(--hue))] ${
+      className={`absolute z-[2] min-w-1.5 overflow-hidden rounded-md px-1.5 text-left text-xs font-medium whitespace-nowrap text-slate-950 ring-inset focus-visible:outline-2 focus-visible:outline-sky-500 ${PALETTE_FILL_CLASS} ${
+        busyRow ? "top-0.5 h-6 leading-6" : "inset-y-1.5 leading-8"
+      } ${
         selected ? "ring-2 ring-slate-900 dark:ring-white" : ""
       } ${booking.status === "booked" ? "" : "opacity-45 outline-1 -outline-offset-1 outline-dashed outline-slate-500"}`}
-      style={{ left: `${left}%`, width: `${Math.max(right - left, 0.2)}%`, "--hue": personHue(booking.holder.id) } as React.CSSProperties}
+      style={{ left: `${left}%`, width: `${Math.max(right - left, 0.2)}%`, ...paletteStyle(colour) } as React.CSSProperties}
     >
       {who} · {booking.purpose}
     </button>

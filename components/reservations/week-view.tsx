@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
-import { personHue } from "@/lib/person-colour";
+import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
 import { personName } from "@/lib/person-name";
 import type { BookableHost } from "@/lib/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
@@ -47,6 +47,7 @@ export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
   const days = dayStarts(serverNow, WEEK_DAYS);
   const gpus = gpuIndex === null ? host.gpus : host.gpus.filter((gpu) => gpu.index === gpuIndex);
   const everyone = bookings.map((booking) => booking.holder);
+  const colourOf = paletteFor(everyone.map((person) => person.id));
   // Blocks for every booking of the week (ended ones faded); only those still booked keep a drag out.
   const busyOf = (uuid: string): Span[] =>
     bookings
@@ -148,8 +149,8 @@ export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
                           title={label}
                           aria-label={label}
                           onPointerDown={(event) => event.stopPropagation()}
-                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm px-1 text-[11px] leading-tight font-medium text-slate-950 bg-[oklch(0.8_0.11_var(--hue))] dark:bg-[oklch(0.62_0.12_var(--hue))] ${booking.status === "booked" ? "" : "opacity-45"}`}
-                          style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, "--hue": personHue(booking.holder.id) } as React.CSSProperties}
+                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm px-1 text-[11px] leading-tight font-medium text-slate-950 ${PALETTE_FILL_CLASS} ${booking.status === "booked" ? "" : "opacity-45"}`}
+                          style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, ...paletteStyle(colourOf(booking.holder.id)) } as React.CSSProperties}
                         >
                           {gpus.length <= 4 && (
                             <>

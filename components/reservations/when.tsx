@@ -1,6 +1,6 @@
 "use client";
 
-import { formatWhen } from "@/lib/local-time";
+import { formatFull, formatWhen } from "@/lib/local-time";
 
 /**
  * A booking time in the viewer's zone ("today 14:00"). Empty during server
@@ -9,7 +9,7 @@ import { formatWhen } from "@/lib/local-time";
 export function When({ iso, nowMs, capital = false }: { iso: string; nowMs: number; capital?: boolean }) {
   const text = nowMs ? formatWhen(iso, nowMs) : "";
   return (
-    <time dateTime={iso} title={nowMs ? new Date(iso).toLocaleString() : undefined}>
+    <time dateTime={iso} title={nowMs ? formatFull(iso) : undefined}>
       {capital ? text.charAt(0).toUpperCase() + text.slice(1) : text}
     </time>
   );

@@ -1,9 +1,8 @@
 "use client";
 
 import { formatRelativeTime } from "@/lib/format";
+import { formatFull } from "@/lib/local-time";
 import { useNow } from "@/components/live/use-now";
-
-const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 /**
  * "5 min ago", with the full date on hover. Empty during server rendering
@@ -14,7 +13,7 @@ export function TimeAgo({ iso, never = "never" }: { iso: string | null; never?: 
   if (!iso) return <span className="text-slate-500 dark:text-slate-400">{never}</span>;
   if (now === 0) return <time dateTime={iso} />;
   return (
-    <time dateTime={iso} title={absolute.format(new Date(iso))}>
+    <time dateTime={iso} title={formatFull(iso)}>
       {formatRelativeTime(iso, now)}
     </time>
   );

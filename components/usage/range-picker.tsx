@@ -2,7 +2,13 @@
 
 import { useId, useState, useSyncExternalStore } from "react";
 import { PRESET_LABEL, RANGE_PRESETS, type RangeChoice } from "@/lib/usage-range";
-import { fromLocalInput, toLocalInput } from "@/lib/usage-format";
+import { fromLocalInput, toLocalInput } from "@/lib/local-time";
+
+/** A datetime-local value as ms, or null (lib/local-time.ts answers ISO). */
+function inputMs(value: string): number | null {
+  const iso = fromLocalInput(value);
+  return iso ? Date.parse(iso) : null;
+}
 
 export interface RangeValue {
   choice: RangeChoice;
@@ -40,8 +46,8 @@ export function RangePicker({ value, onChange, pending = false }: { value: Range
 
   function apply(event: React.FormEvent) {
     event.preventDefault();
-    const fromMs = fromLocalInput(fromValue);
-    const toMs = fromLocalInput(toValue);
+    const fromMs = inputMs(fromValue);
+    const toMs = inputMs(toValue);
     if (fromMs === null || toMs === null) return setError("Enter both times");
     if (toMs <= fromMs) return setError("The end must be after the start");
     setError(null);

@@ -2,6 +2,7 @@
 
 import { Area, AreaChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { formatAxisTime, formatBucket, formatPct, timeTicks } from "@/lib/usage-format";
+import { paletteFor } from "@/lib/palette";
 import type { UsageRangeInfo, UtilizationSeries } from "@/lib/usage-types";
 
 export const AXIS_TICK = { fill: "var(--chart-axis)", fontSize: 12 };
@@ -17,7 +18,6 @@ export const TOOLTIP_STYLE = {
   itemStyle: { color: "var(--chart-tooltip-text)" },
 } as const;
 
-export const seriesColor = (i: number) => `var(--series-${i % 8})`;
 
 /**
  * Fleet utilization over time, one stacked layer per host or model: each
@@ -30,6 +30,8 @@ export function UtilizationChart({ series, range }: { series: UtilizationSeries;
   const span = domain[1] - domain[0];
   const ticks = timeTicks(domain[0], domain[1], 8);
   const empty = series.groups.length === 0;
+  // A layer's colour follows from what it is, so a host keeps its colour whatever else is in the range.
+  const colourOf = paletteFor(series.groups.map((group) => group.id));
 
   return (
     <div className="relative">
@@ -67,15 +69,15 @@ export function UtilizationChart({ series, range }: { series: UtilizationSeries;
           cursor={{ stroke: "var(--chart-axis)", strokeDasharray: "3 3" }}
         />
         <Legend wrapperStyle={{ fontSize: 12, paddingTop: 4 }} />
-        {series.groups.map((group, i) => (
+        {series.groups.map((group) => (
           <Area
             key={group.key}
             type="linear"
             dataKey={group.key}
             name={group.label}
             stackId="fleet"
-            stroke={seriesColor(i)}
-            fill={seriesColor(i)}
+            stroke={colourOf(group.id).chart}
+            fill={colourOf(group.id).chart}
             fillOpacity={0.55}
             strokeWidth={1.25}
             isAnimationActive={false}

@@ -19,7 +19,12 @@ export interface UserPrincipal {
 
 export interface DisplayPrincipal {
   kind: "display";
-  display: { id: string; name: string };
+  display: {
+    id: string;
+    name: string;
+    /** The admin let this display name who runs on a GPU without a booking (display names only). */
+    namesUnbookedRunner: boolean;
+  };
 }
 
 export type Principal = UserPrincipal | DisplayPrincipal;

@@ -22,6 +22,8 @@ export const displayNameSchema = z
 
 /** POST /api/v1/displays. */
 export const createDisplaySchema = z.object({ name: displayNameSchema });
+/** PATCH /api/v1/displays/[id]: what an admin may change on a display. */
+export const updateDisplaySchema = z.object({ namesUnbookedRunner: z.boolean() }).strict();
 /** POST /api/v1/tokens. */
 export const createTokenSchema = z.object({ label: tokenLabelSchema });
 
@@ -93,9 +95,11 @@ export interface DisplaySummary {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The wall names who runs on a busy GPU without a booking (display names only); off by default. */
+  namesUnbookedRunner: boolean;
 }
 
-const displaySelect = { id: true, name: true, tokenPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+const displaySelect = { id: true, name: true, tokenPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true, namesUnbookedRunner: true } as const;
 
 export async function createDisplay(rawName: string): Promise<{ token: string; display: DisplaySummary }> {
   const name = displayNameSchema.parse(rawName);
@@ -116,6 +120,31 @@ export async function createDisplay(rawName: string): Promise<{ token: string; d
 
 export async function listDisplays(): Promise<DisplaySummary[]> {
   return db().display.findMany({ select: displaySelect, orderBy: { name: "asc" } });
+}
+
+/**
+ * Changes a display's settings, audited. Its open live sockets close, so
+ * that the screen reconnects into the feed its settings allow now (the
+ * reduced view is chosen per connection, server/fleet/live-endpoint.ts).
+ */
+export async function updateDisplay(id: string, change: z.infer<typeof updateDisplaySchema>): Promise<DisplaySummary> {
+  const updated = await db().$transaction(async (tx) => {
+    const before = await tx.display.findUnique({ where: { id }, select: { namesUnbookedRunner: true } });
+    if (!before) throw new AppError("not_found", "No such display");
+    const after = await tx.display.update({ where: { id }, data: { namesUnbookedRunner: change.namesUnbookedRunner }, select: displaySelect });
+    if (before.namesUnbookedRunner !== after.namesUnbookedRunner) {
+      await writeAudit(tx, {
+        action: "display.update",
+        entityType: "display",
+        entityId: id,
+        before: { namesUnbookedRunner: before.namesUnbookedRunner },
+        after: { namesUnbookedRunner: after.namesUnbookedRunner },
+      });
+    }
+    return after;
+  });
+  disconnectLivePrincipal({ kind: "display", id });
+  return updated;
 }
 
 /** Revokes at once: the display's open live sockets close too (server/fleet/live-revocation.ts). */
@@ -163,13 +192,13 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
   if (token.startsWith(DISPLAY_TOKEN_PREFIX)) {
     const row = await db().display.findUnique({
       where: { tokenHash: hashToken(token) },
-      select: { id: true, name: true, revokedAt: true, lastUsedAt: true },
+      select: { id: true, name: true, revokedAt: true, lastUsedAt: true, namesUnbookedRunner: true },
     });
     if (!row || row.revokedAt) return null;
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await db().display.update({ where: { id: row.id }, data: { lastUsedAt: now } });
     }
-    return { kind: "display", display: { id: row.id, name: row.name } };
+    return { kind: "display", display: { id: row.id, name: row.name, namesUnbookedRunner: row.namesUnbookedRunner } };
   }
   return null;
 }

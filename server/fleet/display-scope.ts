@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { displayGpusFromFleet } from "@/lib/display-from-fleet";
+import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/display-from-fleet";
 import type { DisplayGpu, DisplayHost, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { pushChangedRow, quantize, type RowValue } from "@/lib/live-rows";
 import {
@@ -60,6 +60,8 @@ export class DisplayScope {
   constructor(
     private readonly sources: DisplaySources,
     private readonly slots: SlotRegistry,
+    /** What this scope's screens may see beyond the reduced view: a display's settings. */
+    private readonly view: DisplayViewOptions = {},
   ) {}
 
   /** Takes the fleet as it is now; the snapshots and deltas of this flush come from it. */
@@ -92,7 +94,7 @@ export class DisplayScope {
     const current = new Map<string, DisplayGpu>();
     // The same fields a page derives from the member feed (lib/display-from-fleet.ts: the one
     // availability rule, one way to name the holder), rounded to what the screen shows.
-    const derived = displayGpusFromFleet(Object.fromEntries(gpus.map((gpu) => [gpu.uuid, gpu])), onlineHosts, bookings, states, nowMs);
+    const derived = displayGpusFromFleet(Object.fromEntries(gpus.map((gpu) => [gpu.uuid, gpu])), onlineHosts, bookings, states, nowMs, this.view);
     for (const gpu of gpus) {
       const fields = derived[gpu.uuid];
       const shown: DisplayGpu = {

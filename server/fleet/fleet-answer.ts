@@ -1,4 +1,4 @@
-import { displayGpusFromFleet } from "@/lib/display-from-fleet";
+import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/display-from-fleet";
 import type { DisplayFleetAnswer, FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
 import { summarizeAvailability } from "@/lib/gpu-availability";
 import { personName } from "@/lib/person-name";
@@ -40,11 +40,15 @@ export async function readFleetAnswer(fleet: FleetState, now: Date): Promise<Fle
   return { ...snapshot, bookings, gpuStates, gpuBookings, availability };
 }
 
-/** The same fleet, reduced to the display scope: what a display token gets from `GET /api/v1/fleet`. */
-export async function readDisplayFleetAnswer(fleet: FleetState, now: Date): Promise<DisplayFleetAnswer> {
+/**
+ * The same fleet, reduced to the display scope: what a display token gets
+ * from `GET /api/v1/fleet`; with the display's `namesUnbookedRunner`, the
+ * display name of who runs on a GPU without a booking too.
+ */
+export async function readDisplayFleetAnswer(fleet: FleetState, now: Date, view: DisplayViewOptions = {}): Promise<DisplayFleetAnswer> {
   const answer = await readFleetAnswer(fleet, now);
   const online = new Set(answer.hosts.filter((host) => host.online).map((host) => host.id));
-  const gpus = displayGpusFromFleet(Object.fromEntries(answer.gpus.map((gpu) => [gpu.uuid, gpu])), online, answer.bookings, answer.gpuStates, now.getTime());
+  const gpus = displayGpusFromFleet(Object.fromEntries(answer.gpus.map((gpu) => [gpu.uuid, gpu])), online, answer.bookings, answer.gpuStates, now.getTime(), view);
   return {
     serverTime: answer.serverTime,
     simulated: answer.simulated,

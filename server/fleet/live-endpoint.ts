@@ -72,11 +72,25 @@ const handshakeSchema = z.object({
 const watchedUuid = z.string().min(1).max(128);
 
 const MEMBER_ROOM = "scope:member";
-const displayRoom = (filterKey: string) => `scope:display:${filterKey}`;
+const displayRoom = (roomKey: string) => `scope:display:${roomKey}`;
+
+/**
+ * A display room's key: its view (`named`: a display whose admin lets it
+ * name who runs without a booking; `plain`: every other screen) and its
+ * `?hosts=` filter. Screens of one room get the same bytes.
+ */
+function displayRoomKey(named: boolean, filterKey: string): string {
+  return `${named ? "named" : "plain"}|${filterKey}`;
+}
+
+function splitDisplayRoomKey(roomKey: string): { named: boolean; filterKey: string } {
+  const bar = roomKey.indexOf("|");
+  return { named: roomKey.slice(0, bar) === "named", filterKey: roomKey.slice(bar + 1) };
+}
 
 interface SocketScope {
   viewer: LiveViewer | null;
-  /** The display filter's key for display-scope sockets; null for the member scope. */
+  /** The display room's key for display-scope sockets (displayRoomKey); null for the member scope. */
   display: string | null;
   /** A member-scope socket takes the whole fleet's feed from the start (the handshake's `fleet`, default true). */
   fleet: boolean;
@@ -122,16 +136,19 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   const pacer = new DeltaPacer({ quietMs, maxHoldMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots, memberSummaryOf);
-  const displays = new DisplayScope(
-    {
-      fleet: () => fleet.current(),
-      gpuStates,
-      bookings: () => bookings?.current() ?? [],
-      openAlerts: () => options.openAlerts?.() ?? null,
-      simulated: fleet.simulated,
-    },
-    slots,
-  );
+  const displaySources = {
+    fleet: () => fleet.current(),
+    gpuStates,
+    bookings: () => bookings?.current() ?? [],
+    openAlerts: () => options.openAlerts?.() ?? null,
+    simulated: fleet.simulated,
+  };
+  // Two reduced views: the plain one, and one that names who runs without a booking for the
+  // displays whose admin turned that on. Each is built once per flush, and only while a screen watches it.
+  const displayScopes = {
+    plain: new DisplayScope(displaySources, slots),
+    named: new DisplayScope(displaySources, slots, { namesUnbookedRunner: true }),
+  };
   const gpus = new GpuScope(
     {
       gpu: (uuid) => fleet.gpu(uuid),
@@ -152,7 +169,8 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       return next(Object.assign(new Error(LIVE_FORMAT_ERROR), { data: { version: LIVE_FORMAT_VERSION } }));
     }
     const decide = (viewer: LiveViewer | null) => {
-      const display = viewer?.kind === "display" || auth.scope === "display" ? displayFilterKey(auth.hosts) : null;
+      const named = viewer?.kind === "display" && viewer.namesUnbookedRunner === true;
+      const display = viewer?.kind === "display" || auth.scope === "display" ? displayRoomKey(named, displayFilterKey(auth.hosts)) : null;
       (socket.data as { liveScope: SocketScope }).liveScope = { viewer, display, fleet: auth.fleet !== false };
       next();
     };
@@ -249,19 +267,24 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     const waiting = [...awaitingDisplay.values()].some((set) => set.size > 0);
     if (displayFilters.size === 0 || (!changed && !waiting)) return;
     const now = Date.now();
-    displays.step(now);
-    for (const [key, filter] of displayFilters) {
-      const hostIds = displays.hostIdsFor(key).join(",");
+    const keys = [...displayFilters.keys()].map((key) => ({ key, ...splitDisplayRoomKey(key) }));
+    if (keys.some((key) => !key.named)) displayScopes.plain.step(now);
+    if (keys.some((key) => key.named)) displayScopes.named.step(now);
+    for (const { key, named, filterKey } of keys) {
+      const filter = displayFilters.get(key);
+      if (!filter) continue;
+      const displays = named ? displayScopes.named : displayScopes.plain;
+      const hostIds = displays.hostIdsFor(filterKey).join(",");
       const sockets = awaitingDisplay.get(key);
       // A screen whose hosts changed (one appeared, one was renamed) starts over from a snapshot.
       if (hostIds !== filter.hostIds) {
         filter.hostIds = hostIds;
-        namespace.local.to(displayRoom(key)).emit("display:snapshot", displays.snapshot(key));
+        namespace.local.to(displayRoom(key)).emit("display:snapshot", displays.snapshot(filterKey));
       } else {
-        if (sockets && sockets.size > 0) namespace.local.to([...sockets]).emit("display:snapshot", displays.snapshot(key));
+        if (sockets && sockets.size > 0) namespace.local.to([...sockets]).emit("display:snapshot", displays.snapshot(filterKey));
         // Even in a flush with no drained delta: `step` has taken the fleet as it is now, so what it
         // found changed (readings the pacer still holds) would never reach this room's other screens.
-        const delta = displays.delta(key, now);
+        const delta = displays.delta(filterKey, now);
         if (delta) namespace.local.to(displayRoom(key)).except([...(sockets ?? [])]).emit("display:delta", delta);
       }
       sockets?.clear();

@@ -8,7 +8,7 @@ import { log } from "@/server/log";
  */
 export type LiveViewer =
   | { kind: "user"; userId: string; role: Role; sessionId: string | null; tokenId?: string | null }
-  | { kind: "display"; displayId: string };
+  | { kind: "display"; displayId: string; namesUnbookedRunner?: boolean };
 
 /** What can lose its right to watch: a person (disabled, role changed), one session (signed out), a personal or display token (revoked). */
 export type LivePrincipal = { kind: "user" | "session" | "token" | "display"; id: string };

@@ -15,7 +15,7 @@ export async function authenticateLiveViewer({ headers, token }: { headers: Head
     const principal = await authenticateToken(token);
     if (!principal) return null;
     return principal.kind === "display"
-      ? { kind: "display", displayId: principal.display.id }
+      ? { kind: "display", displayId: principal.display.id, namesUnbookedRunner: principal.display.namesUnbookedRunner }
       : { kind: "user", userId: principal.user.id, role: principal.user.role, sessionId: null, tokenId: principal.tokenId ?? null };
   }
   if (!handshakeFromSameOrigin(headers)) return null;

@@ -103,6 +103,8 @@ describe("usage report", () => {
   it("groups by model too", async () => {
     const { utilization } = await report(T0 + 2 * HOUR_MS, "model");
     expect(utilization.groups.map((g) => g.label)).toEqual(["NVIDIA A100-SXM4-40GB", "NVIDIA GeForce RTX 4090", "NVIDIA H100 80GB HBM3"]);
+    // Each layer says what it is, so that its colour follows from that and not from its place (lib/palette.ts).
+    expect(utilization.groups.map((g) => g.id)).toEqual(["model:NVIDIA A100-SXM4-40GB", "model:NVIDIA GeForce RTX 4090", "model:NVIDIA H100 80GB HBM3"]);
   });
 
   it("draws the heatmap with gaps where a GPU did not report", async () => {

@@ -99,6 +99,7 @@ async function utilizationSeries(
   const labelOf = (k: string) => (names ? (names.get(k) ?? "removed host") : k);
 
   const labels = [...new Set(rows.map((row) => labelOf(row.k)))].sort((a, b) => a.localeCompare(b));
+  const idOf = new Map(rows.map((row) => [labelOf(row.k), `${groupBy}:${row.k}`]));
   const keyOf = new Map(labels.map((label, i) => [label, `s${i}`]));
   const byBucket = new Map<number, { total: number; sums: Map<string, number> }>();
   for (const row of rows) {
@@ -118,7 +119,7 @@ async function utilizationSeries(
     }
     return point;
   });
-  return { groups: labels.map((label) => ({ key: keyOf.get(label)!, label })), points };
+  return { groups: labels.map((label) => ({ key: keyOf.get(label)!, label, id: idOf.get(label)! })), points };
 }
 
 async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: number, userId: string | undefined): Promise<UtilizationHeatmap> {

@@ -16,7 +16,8 @@ import { rangeQuerySchema } from "@/lib/usage-range";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { waitRequestSchema } from "@/lib/waitlist-schema";
 import { personLimitsSchema, teamCreateSchema, teamMemberSchema, teamUpdateSchema } from "@/lib/team-schema";
-import { createDisplaySchema, createTokenSchema } from "@/server/auth/tokens";
+import { createDisplaySchema, createTokenSchema, updateDisplaySchema } from "@/server/auth/tokens";
+import { updateMeSchema } from "@/lib/account-schema";
 import { createUserSchema, updateUserSchema } from "@/server/auth/users";
 import { efficiencyQuerySchema } from "@/server/history/reservation-efficiency";
 import { usageOptionsSchema } from "@/server/history/usage-service";
@@ -57,6 +58,7 @@ const OPERATIONS: Operation[] = [
     produces: "text/calendar",
   },
   { method: "get", path: "/api/v1/me", summary: "Who is asking (person, role, token kind)", access: "user" },
+  { method: "patch", path: "/api/v1/me", summary: "My settings: `timeZone` (an IANA zone, or null for the browser's)", access: "user", body: updateMeSchema },
   {
     method: "post",
     path: "/api/v1/me/password",
@@ -127,6 +129,7 @@ const OPERATIONS: Operation[] = [
   { method: "put", path: "/api/v1/host-settings/{hostId}", summary: "Terminate intruders on a host after a grace period, or not", access: "admin", body: hostSettingInputSchema },
   { method: "get", path: "/api/v1/displays", summary: "Wall displays", access: "admin" },
   { method: "post", path: "/api/v1/displays", summary: "Add a wall display: its read-only token, answered this once", access: "admin", body: createDisplaySchema, success: 201 },
+  { method: "patch", path: "/api/v1/displays/{id}", summary: "Change a wall display's settings: `namesUnbookedRunner` (name who runs without a booking)", access: "admin", body: updateDisplaySchema },
   { method: "delete", path: "/api/v1/displays/{id}", summary: "Remove a wall display", access: "admin", success: 204 },
   { method: "get", path: "/api/v1/audit", summary: "The audit log: every admin and security action (who, when, from which address, before and after), newest first; ?kind= ?person= ?since= ?until=", access: "admin", query: auditQuerySchema },
 ];

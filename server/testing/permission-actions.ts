@@ -119,6 +119,7 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 
 export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me", expect: anyUser },
+  { route: "PATCH /api/v1/me", prepare: async () => ({ body: { timeZone: "Asia/Tokyo" } }), expect: anyUser },
   // Only with the current password (the matrix sends a wrong one: 403 for everyone signed in), and never with an API token.
   { route: "POST /api/v1/me/password", prepare: async () => ({ body: { currentPassword: "not-the-password", newPassword: "a-new-password-1" } }), expect: { ...anyUser, member: 403, otherMember: 403, admin: 403 } },
   { route: "GET /api/v1/me/notifications", expect: anyUser },
@@ -182,6 +183,14 @@ export const ACTIONS: Action[] = [
 
   { route: "GET /api/v1/displays", expect: adminOnly },
   { route: "POST /api/v1/displays", prepare: async () => ({ body: { name: `wall ${next()}` } }), expect: adminOnly },
+  {
+    route: "PATCH /api/v1/displays/[id]",
+    prepare: async () => {
+      const { createDisplay } = await import("@/server/auth/tokens");
+      return { params: { id: (await createDisplay(`named wall ${next()}`)).display.id }, body: { namesUnbookedRunner: true } };
+    },
+    expect: adminOnly,
+  },
   {
     route: "DELETE /api/v1/displays/[id]",
     prepare: async () => {

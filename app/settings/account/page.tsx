@@ -1,14 +1,16 @@
 import type { Metadata } from "next";
 import { PasswordForm } from "@/components/settings/password-form";
+import { TimeZoneForm } from "@/components/settings/time-zone-form";
 import { PageShell } from "@/app/_components/page-shell";
 import { ACCOUNT_PATH, requirePageUser } from "@/server/auth/session";
+import { readTimeZone } from "@/server/auth/time-zone-setting";
 
 export const metadata: Metadata = { title: "Account" };
 export const dynamic = "force-dynamic";
 
 export default function AccountPage() {
   return (
-    <PageShell returnTo={ACCOUNT_PATH} width="narrow" title="Account" description="Your sign-in name and password.">
+    <PageShell returnTo={ACCOUNT_PATH} width="narrow" title="Account" description="Your sign-in name, password and time zone.">
       <Account />
     </PageShell>
   );
@@ -26,6 +28,7 @@ async function Account() {
         <dt className="text-slate-500 dark:text-slate-400">Unix login</dt>
         <dd className="font-mono">{user.unixLogin ?? "none"}</dd>
       </dl>
+      <TimeZoneForm initial={await readTimeZone(user.id)} />
       <PasswordForm required={user.mustChangePassword === true} />
     </div>
   );

@@ -9,6 +9,9 @@ export const dynamic = "force-dynamic";
 /** The live fleet with each GPU's state, its booking now and who runs on it (docs/api.md); a display token gets the display scope. */
 export const GET = apiHandler(async (request) => {
   const principal = await requireViewer(request);
-  const read = principal.kind === "display" ? readDisplayFleetAnswer : readFleetAnswer;
-  return NextResponse.json(await read(runtime().fleet, new Date()));
+  const { fleet } = runtime();
+  if (principal.kind === "display") {
+    return NextResponse.json(await readDisplayFleetAnswer(fleet, new Date(), { namesUnbookedRunner: principal.display.namesUnbookedRunner }));
+  }
+  return NextResponse.json(await readFleetAnswer(fleet, new Date()));
 });

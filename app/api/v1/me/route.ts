@@ -1,10 +1,19 @@
 import { NextResponse } from "next/server";
+import { updateMeSchema } from "@/lib/account-schema";
 import { requireUser } from "@/server/auth/guard";
-import { apiHandler } from "@/server/http/api-handler";
+import { readTimeZone, updateTimeZone } from "@/server/auth/time-zone-setting";
+import { apiHandler, readJson } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";
 
 export const GET = apiHandler(async (request) => {
   const principal = await requireUser(request);
-  return NextResponse.json({ user: principal.user, via: principal.via });
+  return NextResponse.json({ user: { ...principal.user, timeZone: await readTimeZone(principal.user.id) }, via: principal.via });
+});
+
+/** The person's own settings: `{ timeZone }` (an IANA zone, or null for the browser's). */
+export const PATCH = apiHandler(async (request) => {
+  const principal = await requireUser(request);
+  const body = updateMeSchema.parse(await readJson(request));
+  return NextResponse.json(await updateTimeZone(principal.user.id, body));
 });

@@ -1,0 +1,6 @@
+-- AlterTable
+ALTER TABLE "user" ADD COLUMN     "timeZone" TEXT;
+
+-- AlterTable
+ALTER TABLE "Display" ADD COLUMN     "namesUnbookedRunner" BOOLEAN NOT NULL DEFAULT false;
+
