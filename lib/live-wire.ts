@@ -188,7 +188,7 @@ export function memberSummaryOf(gpu: LiveGpu): LiveGpu {
 
 /** The fixed fields of a GPU: a change in any sends the whole entry again. */
 export function gpuFixedKey(gpu: LiveGpu): string {
-  return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
+  return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.mig ? JSON.stringify(gpu.mig) : ""}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
 }
 
 /**
