@@ -155,6 +155,8 @@ export interface DisplayGpu {
    * a screen built before it simply ignores it.
    */
   unseen?: true;
+  /** A MIG slice: "0:2" (GPU 0, MIG device 2) and its profile; absent on a whole GPU. A fixed field, as above. */
+  slice?: { ref: string; profile: string };
 }
 
 export interface DisplayHost {
