@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import { fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
 
@@ -12,7 +13,7 @@ import { fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } fr
  * UUID line; the fleet and the wall display show the slices.
  */
 
-const root = path.resolve(__dirname, "..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(root, "test-results", "mig-slices");
 
 /** The recording with UUIDs of its own (the masked ones are all zeros): GPU and slice UUIDs per run. */

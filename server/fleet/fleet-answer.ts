@@ -49,7 +49,7 @@ export async function readDisplayFleetAnswer(fleet: FleetState, now: Date): Prom
     serverTime: answer.serverTime,
     simulated: answer.simulated,
     hosts: answer.hosts.map(({ id, name, online: up, lastSeenAt, gpuUuids }) => ({ id, name, online: up, lastSeenAt, gpuUuids })),
-    gpus: answer.gpus.map((gpu) => gpus[gpu.uuid]),
+    gpus: answer.gpus.flatMap((gpu) => (gpus[gpu.uuid] ? [gpus[gpu.uuid]!] : [])),
     availability: answer.availability,
   };
 }
