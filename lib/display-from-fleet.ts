@@ -1,4 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
+import { isPartitioned } from "@/lib/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
@@ -43,6 +44,8 @@ export function displayGpusFromFleet(
   const holders = bookings.map((booking) => booking.holder);
   const out: Record<string, DisplayFeedGpu> = {};
   for (const gpu of Object.values(gpus)) {
+    // A partitioned GPU is shown by its slices: each is a tile with its own state and holder.
+    if (isPartitioned(gpu)) continue;
     // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
     const { current } = bookingsOfGpu(bookings, gpu.uuid, nowMs);
     const state = gpuStateNow(gpu, onlineHosts.has(gpu.hostId), current, states[gpu.uuid]);
@@ -59,6 +62,7 @@ export function displayGpusFromFleet(
       temperatureC: gpu.temperatureC,
       holderName: current ? personName(current.holder, holders) : null,
       holderUntil: current?.endsAt ?? null,
+      ...(gpu.mig ? { slice: { ref: `${gpu.index}:${gpu.mig.deviceIndex}`, profile: gpu.mig.profile } } : {}),
       ...(state !== "offline" && unseenUseNow(gpu, states[gpu.uuid]) ? { unseen: true as const } : {}),
       ...(runnerName ? { runnerName } : {}),
     };

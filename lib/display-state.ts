@@ -68,7 +68,8 @@ export function displayTiles(hosts: DisplayFeedHost[], gpus: Record<string, Disp
         uuid,
         index: gpu.index,
         hostId: host.id,
-        model: shortModelName(gpu.model),
+        // A slice is named by its profile ("H100 1g.10gb"): the free-by-model line then counts slices by size.
+        model: gpu.slice ? `${shortModelName(gpu.model).split(" ")[0]} ${gpu.slice.profile}` : shortModelName(gpu.model),
         state,
         utilizationPct: gpu.utilizationPct,
         memoryUsedMiB: gpu.memoryUsedMiB,
@@ -77,6 +78,7 @@ export function displayTiles(hosts: DisplayFeedHost[], gpus: Record<string, Disp
         holder: gpu.holderName && gpu.holderUntil ? { name: gpu.holderName, until: gpu.holderUntil } : null,
         ...(gpu.unseen && host.online ? { unseen: true as const } : {}),
         ...(gpu.runnerName && host.online && state === "unbooked_use" ? { runnerName: gpu.runnerName } : {}),
+        ...(gpu.slice ? { slice: gpu.slice } : {}),
       });
     }
     tiles.set(host.id, list);

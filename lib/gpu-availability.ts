@@ -1,6 +1,7 @@
 import { GPU_STATE_LABELS, GPU_STATES, type GpuReconciliation, type GpuState, type ProcessAttribution, type UnseenUse } from "@/lib/attribution";
 import { formatGiB, formatMemory } from "@/lib/format";
 import type { PersonRef } from "@/lib/reservation-types";
+import type { MigDevice } from "@/lib/snapshot";
 
 /**
  * The one rule for whether a GPU is available, and the words every surface
@@ -29,6 +30,9 @@ export interface StateReading {
   memoryUsedMiB: number | null;
   memoryTotalMiB: number | null;
   utilizationGpuPct: number | null;
+  /** A live GPU carries these: a partitioned GPU's memory is its slices' (`isPartitioned`). */
+  migMode?: string | null;
+  mig?: MigDevice | null;
 }
 
 export interface GpuStateInput {
@@ -39,6 +43,68 @@ export interface GpuStateInput {
   booking: { reservationId: string; holder: PersonRef } | null;
   /** Attribution of the host's processes by pid; a pid missing here is known by its login only. */
   attributions: ReadonlyMap<number, ProcessOwner>;
+  /**
+   * A whole GPU in MIG mode (`isPartitioned`): its memory is its slices', so
+   * memory without a listed process is not use of the GPU itself; only a
+   * process that could not be placed on a slice, an error or its host going
+   * silent show on it.
+   */
+  partitioned?: boolean;
+}
+
+/** What a unit's name needs: its GPU's index and, on a slice, its MIG device. */
+export interface UnitName {
+  index: number;
+  mig?: Pick<MigDevice, "deviceIndex" | "profile"> | null;
+}
+
+/** What the unit rules need of a GPU or a slice. */
+export interface UnitFacts extends UnitName {
+  migMode: string | null;
+}
+
+/**
+ * A whole GPU in MIG mode. Its slices (MIG devices) are the units of
+ * booking; the GPU itself is not bookable while partitioned (CUDA cannot
+ * use a GPU in MIG mode except through a MIG device), is not counted among
+ * the free or busy units, and shows its slices and their holders.
+ */
+export function isPartitioned(gpu: UnitFacts): boolean {
+  return !gpu.mig && gpu.migMode?.toLowerCase() === "enabled";
+}
+
+/** A GPU or a slice that can be booked: anything but a partitioned GPU. */
+export function isBookableUnit(gpu: UnitFacts): boolean {
+  return !isPartitioned(gpu);
+}
+
+/** "2" for GPU 2, "0:1" for MIG device 1 of GPU 0: how NVIDIA's container toolkit names a unit (docker `device=0:1`). */
+export function unitRef(gpu: UnitName): string {
+  return gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex}` : String(gpu.index);
+}
+
+/** "GPU 2", "GPU 0 · 1g.10gb (0:2)": a unit's name on every surface. */
+export function unitLabel(gpu: UnitName): string {
+  return gpu.mig ? `GPU ${gpu.index} · ${gpu.mig.profile} (${unitRef(gpu)})` : `GPU ${gpu.index}`;
+}
+
+/**
+ * The compute slices of a profile ("3g.40gb" → 3, "1c.3g.71gb" → 1: one
+ * compute instance of a 3-slice GPU instance) and its memory in GB, as the
+ * name gives them; null for a name of another form.
+ */
+export function migProfileSize(profile: string): { compute: number; memoryGb: number } | null {
+  const match = /^(?:(\d+)c\.)?(\d+)g\.(\d+)gb/i.exec(profile);
+  if (!match) return null;
+  return { compute: Number(match[1] ?? match[2]), memoryGb: Number(match[3]) };
+}
+
+/** The slice is at least this profile: as many compute slices and as much memory ("one 3g.40gb or larger"). */
+export function sliceAtLeast(profile: string, wanted: string): boolean {
+  const have = migProfileSize(profile);
+  const want = migProfileSize(wanted);
+  if (!have || !want) return profile === wanted;
+  return have.compute >= want.compute && have.memoryGb >= want.memoryGb;
 }
 
 /**
@@ -103,7 +169,7 @@ export function unseenUsePhrase(memoryUsedMiB: number | null): string {
  * booked the GPU, "booked_in_use" when someone did (nothing shows whose it
  * is, and nothing shows it is not the holder's).
  */
-export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateInput): GpuReconciliation {
+export function deriveGpuState({ gpu, online, booking, attributions, partitioned = false }: GpuStateInput): GpuReconciliation {
   const seen = new Set<number>();
   const processes: ProcessAttribution[] = [];
   for (const process of gpu.processes) {
@@ -120,7 +186,8 @@ export function deriveGpuState({ gpu, online, booking, attributions }: GpuStateI
     processes.push({ ...attribution, intruder });
   }
 
-  const unseenUse = detectUnseenUse(gpu);
+  const whole = partitioned || (gpu.migMode !== undefined && isPartitioned({ index: 0, migMode: gpu.migMode ?? null, mig: gpu.mig }));
+  const unseenUse = whole ? null : detectUnseenUse(gpu);
   const inUse = processes.length > 0 || unseenUse !== null;
   const ecc = gpu.eccErrorsUncorrected;
   const problem = ecc !== null && ecc > 0 ? `${ecc} uncorrected ECC error${ecc === 1 ? "" : "s"}` : null;

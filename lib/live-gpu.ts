@@ -28,6 +28,7 @@ export function liveGpuOf(sample: GpuSample, hostId: string, hostName: string, s
     pstate: sample.pstate,
     migMode: sample.migMode,
     eccErrorsUncorrected: sample.eccErrorsUncorrected,
+    mig: sample.mig ?? null,
     hostId,
     hostName,
     sampledAt,

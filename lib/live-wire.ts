@@ -188,7 +188,7 @@ export function memberSummaryOf(gpu: LiveGpu): LiveGpu {
 
 /** The fixed fields of a GPU: a change in any sends the whole entry again. */
 export function gpuFixedKey(gpu: LiveGpu): string {
-  return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
+  return `${gpu.index}\u0000${gpu.name}\u0000${gpu.pciBusId}\u0000${gpu.migMode}\u0000${gpu.mig ? JSON.stringify(gpu.mig) : ""}\u0000${gpu.hostId}\u0000${gpu.hostName}`;
 }
 
 /**
@@ -284,7 +284,7 @@ export function displayTuple(gpu: DisplayGpu): RowValue[] {
 
 /** The fixed fields of a display GPU: a change in any sends the whole entry again. */
 export function displayFixedKey(gpu: DisplayGpu): string {
-  return `${gpu.index}\u0000${gpu.model}\u0000${gpu.hostId}\u0000${gpu.unseen === true}\u0000${gpu.runnerName ?? ""}`;
+  return `${gpu.index}\u0000${gpu.model}\u0000${gpu.hostId}\u0000${gpu.unseen === true}\u0000${gpu.runnerName ?? ""}\u0000${gpu.slice?.ref ?? ""}`;
 }
 
 /** Applies the rows of a display delta to the held GPUs (a new record, the changed entries replaced). */

@@ -162,6 +162,8 @@ export interface DisplayGpu {
    * purpose. A fixed field, like `unseen`.
    */
   runnerName?: string;
+  /** A MIG slice: "0:2" (GPU 0, MIG device 2) and its profile; absent on a whole GPU. A fixed field, as above. */
+  slice?: { ref: string; profile: string };
 }
 
 export interface DisplayHost {

@@ -20,6 +20,11 @@ const isoTime = z.iso.datetime({
   error: "Give a time with its zone, e.g. 2026-11-30T14:00:00Z",
 });
 
+/** "0:1": GPU 0, MIG device 1. */
+export const SLICE_REF = /^\d{1,4}:\d{1,4}$/;
+/** "3g.40gb", "1g.10gb+me", "1c.3g.71gb". */
+export const SLICE_PROFILE = /^(?:\d+c\.)?\d+g\.\d+gb(?:\+me)?$/i;
+
 const hostName = z.string().trim().min(1, "Choose a host").max(HOST_NAME_MAX, `A host name has at most ${HOST_NAME_MAX} characters`);
 
 export const reservationRequestSchema = z
@@ -29,6 +34,26 @@ export const reservationRequestSchema = z
       .array(z.int("A GPU index is a whole number").min(0, "A GPU index is 0 or more").max(1023, "A GPU index is at most 1023"))
       .min(1, "Choose at least one GPU")
       .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`)
+      .optional(),
+    /**
+     * MIG slices by "GPU:MIG device" ("0:1"), as NVIDIA's container toolkit
+     * names them: the unit of booking on a GPU in MIG mode.
+     */
+    slices: z
+      .array(z.string().regex(SLICE_REF, 'A slice is named GPU:MIG device, e.g. "0:1"'))
+      .min(1, "Choose at least one slice")
+      .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} slices in one booking`)
+      .optional(),
+    /**
+     * With `count`: any N MIG slices instead of whole GPUs, each at least
+     * this profile ("3g.40gb": three compute slices and 40 GB, or larger)
+     * and with at least this much memory.
+     */
+    slice: z
+      .strictObject({
+        profile: z.string().trim().regex(SLICE_PROFILE, 'A MIG profile, e.g. "3g.40gb"').max(32).optional(),
+        minMemoryMiB: z.int("Enter whole MiB").min(0, "Memory cannot be negative").max(16 * 1024 * 1024, "That is more memory than any GPU has").optional(),
+      })
       .optional(),
     count: z
       .int("Enter a whole number of GPUs")
@@ -56,10 +81,15 @@ export const reservationRequestSchema = z
   .superRefine((value, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
     if (value.gpus && value.count !== undefined) issue("count", "Choose specific GPUs or a number of GPUs, not both");
-    if (!value.gpus && value.count === undefined) issue("gpus", "Choose at least one GPU, or ask for a number of GPUs");
+    if (value.slices && value.count !== undefined) issue("count", "Choose specific slices or a number of slices, not both");
+    if (value.slices && value.gpus) issue("slices", "Book whole GPUs or MIG slices, not both: CUDA shows a process one MIG device and no GPU beside it");
+    if (value.slice && value.count === undefined) issue("slice", "A slice profile or memory applies when you ask for a number of slices");
+    if (value.slices && value.host === undefined) issue("host", "Choose the host of these slices");
+    if (value.slices && new Set(value.slices).size !== value.slices.length) issue("slices", "Choose each slice only once");
+    if (!value.gpus && !value.slices && value.count === undefined) issue("gpus", "Choose at least one GPU, or ask for a number of GPUs");
     if (value.gpus && value.host === undefined) issue("host", "Choose the host of these GPUs");
     if (value.gpus && new Set(value.gpus).size !== value.gpus.length) issue("gpus", "Choose each GPU only once");
-    if (!value.gpus && value.allowBusy === true) issue("allowBusy", "Booking over running work only applies to specific GPUs");
+    if (!value.gpus && !value.slices && value.allowBusy === true) issue("allowBusy", "Booking over running work only applies to specific GPUs");
     if (value.gpus && value.minFreeMemoryMiB !== undefined) {
       issue("minFreeMemoryMiB", "Free memory only applies when you ask for a number of GPUs");
     }

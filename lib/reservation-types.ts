@@ -18,6 +18,8 @@ export interface ReservedGpu {
   /** nvidia-smi's index as last reported; UUIDs are the identity. */
   index: number;
   name: string;
+  /** A MIG slice: its device index within GPU `index` ("0:1") and its profile; absent on a whole GPU. */
+  mig?: { deviceIndex: number; profile: string };
 }
 
 /** What the audit log records about bookings and the booking rules (lib/audit.ts has every kind). */
@@ -73,6 +75,8 @@ export interface BookingConflict {
   hostName: string;
   gpuIndex: number;
   gpuUuid: string;
+  /** The booked unit is a MIG slice: "0:2" and its profile. */
+  slice?: { ref: string; profile: string };
   holder: PersonRef;
   startsAt: string;
   endsAt: string;
@@ -156,5 +160,15 @@ export interface BookableHost {
   id: string;
   name: string;
   simulated: boolean;
-  gpus: { uuid: string; index: number; name: string; memoryTotalMiB: number | null }[];
+  gpus: BookableGpu[];
+}
+
+/** A unit of a host as the form lists it: a GPU, or a MIG slice (`mig`); a partitioned GPU (`partitioned`) is listed for its slices, not booked. */
+export interface BookableGpu {
+  uuid: string;
+  index: number;
+  name: string;
+  memoryTotalMiB: number | null;
+  mig?: { deviceIndex: number; profile: string };
+  partitioned?: true;
 }

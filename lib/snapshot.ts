@@ -27,6 +27,25 @@ export const hostInfoSchema = z.object({
   cudaVersion: shortText(32).nullable(),
 });
 
+/**
+ * A MIG device as a unit of its own (ARCHITECTURE: "the unit of booking is a
+ * GPU, or a MIG device on a GPU in MIG mode"). A slice is an entry of
+ * `gpus` with its MIG UUID as `uuid`, its parent's index as `index`, its own
+ * memory, utilization null (nvidia-smi reports none per MIG device) and this
+ * block; its parent stays in `gpus` too (temperature, power, ECC), marked by
+ * `migMode` "Enabled" and bookable no more.
+ */
+export const migDeviceSchema = z.object({
+  /** UUID of the GPU the slice is carved from. */
+  parentUuid: shortText(128).min(1),
+  /** "3g.40gb", or "1c.3g.71gb" for one of several compute instances of a GPU instance (from `nvidia-smi -L`). */
+  profile: shortText(32),
+  gpuInstanceId: z.number().int().min(0).max(1023),
+  computeInstanceId: z.number().int().min(0).max(1023),
+  /** The MIG device index within its GPU (`-L`'s "Device N"): the container toolkit's `GPU:N`. */
+  deviceIndex: z.number().int().min(0).max(1023),
+});
+
 export const gpuSampleSchema = z
   .object({
     index: z.number().int().min(0).max(1023),
@@ -47,6 +66,8 @@ export const gpuSampleSchema = z
     /** "Enabled" / "Disabled" as nvidia-smi says it; null where MIG does not exist. */
     migMode: shortText(32).nullable(),
     eccErrorsUncorrected: reading(0, Number.MAX_SAFE_INTEGER),
+    /** Set on a MIG device (a slice); absent or null on a whole GPU, and from agents older than slices. */
+    mig: migDeviceSchema.nullable().optional(),
   })
   .superRefine((gpu, ctx) => {
     if (memoryAboveTotal(gpu)) {
@@ -94,12 +115,13 @@ export const snapshotSchema = z
   })
   .superRefine((snapshot, ctx) => {
     // Two GPUs under one index or one UUID would file one GPU's readings under the other.
+    // Slices share their parent's index; their UUIDs are their own.
     const indices = new Set<number>();
     const uuids = new Set<string>();
     snapshot.gpus.forEach((gpu, position) => {
-      if (indices.has(gpu.index)) ctx.addIssue({ code: "custom", path: ["gpus", position, "index"], message: `GPU index ${gpu.index} appears twice` });
+      if (!gpu.mig && indices.has(gpu.index)) ctx.addIssue({ code: "custom", path: ["gpus", position, "index"], message: `GPU index ${gpu.index} appears twice` });
       if (uuids.has(gpu.uuid)) ctx.addIssue({ code: "custom", path: ["gpus", position, "uuid"], message: `GPU ${gpu.uuid} appears twice` });
-      indices.add(gpu.index);
+      if (!gpu.mig) indices.add(gpu.index);
       uuids.add(gpu.uuid);
     });
   });
@@ -110,7 +132,10 @@ function refinementsHold(snapshot: Snapshot): boolean {
   for (let i = 0; i < gpus.length; i++) {
     if (memoryAboveTotal(gpus[i]!)) return false;
     // A host has a handful of GPUs: pairs cost less than two sets.
-    for (let j = 0; j < i; j++) if (gpus[j]!.index === gpus[i]!.index || gpus[j]!.uuid === gpus[i]!.uuid) return false;
+    for (let j = 0; j < i; j++) {
+      if (gpus[j]!.uuid === gpus[i]!.uuid) return false;
+      if (!gpus[i]!.mig && !gpus[j]!.mig && gpus[j]!.index === gpus[i]!.index) return false;
+    }
   }
   return true;
 }
@@ -132,5 +157,6 @@ export function parseSnapshot(raw: unknown): ReturnType<typeof snapshotSchema.sa
 
 export type HostInfo = z.infer<typeof hostInfoSchema>;
 export type GpuSample = z.infer<typeof gpuSampleSchema>;
+export type MigDevice = z.infer<typeof migDeviceSchema>;
 export type ProcessInfo = z.infer<typeof processInfoSchema>;
 export type Snapshot = z.infer<typeof snapshotSchema>;

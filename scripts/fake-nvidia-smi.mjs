@@ -9,6 +9,7 @@
 //   query-compute-apps__load.csv  `--query-compute-apps=… --format=csv` output, header
 //                                 included; header-only means "no processes"
 //   query-xml.xml                 `nvidia-smi -q -x` output
+//   query.txt                     `nvidia-smi -q` output (optional; MIG hosts)
 //   list-L.txt                    `nvidia-smi -L` output
 //   version.txt                   `nvidia-smi --version` output (optional)
 //
@@ -27,7 +28,7 @@
 //     `timestamp` is always the time of the tick;
 //   --format=csv[,noheader][,nounits];
 //   -lms N / --loop-ms=N and -l N / --loop=N: repeat until killed;
-//   -q -x, -L, --version.
+//   -q, -q -x, -L, --version.
 //
 // Environment:
 //   FAKE_NVIDIA_SMI_DIR   the directory above
@@ -209,11 +210,14 @@ if (opts.query) {
 } else if (opts.q && opts.xml) {
   process.stdout.write(`${readRecorded("query-xml.xml").join(eol).trim()}${eol}`);
   process.exitCode = recordedExit;
+} else if (opts.q) {
+  process.stdout.write(`${readRecorded("query.txt").join(eol).trim()}${eol}`);
+  process.exitCode = recordedExit;
 } else if (opts.list) {
   process.stdout.write(`${readRecorded("list-L.txt").filter((l) => l.trim() !== "").join(eol)}${eol}`);
   process.exitCode = recordedExit;
 } else if (opts.version) {
   process.stdout.write(`${readRecorded("version.txt").join(eol).trim()}${eol}`);
 } else {
-  fail("fake-nvidia-smi answers only --query-gpu, --query-compute-apps, -q -x, -L and --version.");
+  fail("fake-nvidia-smi answers only --query-gpu, --query-compute-apps, -q, -q -x, -L and --version.");
 }

@@ -47,12 +47,12 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
       data-testid="display-tile"
       data-state={tile.state}
       data-uuid={tile.uuid}
-      aria-label={`GPU ${tile.index} on ${hostName}: ${DISPLAY_STATE_LABELS[tile.state]}`}
+      aria-label={`${tile.slice ? `MIG slice ${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`} on ${hostName}: ${DISPLAY_STATE_LABELS[tile.state]}`}
       className={`flex min-w-0 flex-col overflow-hidden rounded-md border-2 ${style.tile}`}
       style={{ width, height, padding: typography.padding, gap: typography.gap }}
     >
       <div className="flex min-w-0 items-baseline justify-between gap-[0.5em]" style={text}>
-        <span className="shrink-0 font-bold tabular-nums">GPU {tile.index}</span>
+        <span className="shrink-0 font-bold tabular-nums">{tile.slice ? `${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`}</span>
         <span data-testid="display-tile-state" className="min-w-0 truncate font-bold uppercase tracking-wide">
           {DISPLAY_STATE_LABELS[tile.state]}
         </span>

@@ -2,7 +2,7 @@
 
 import { useCallback, useMemo, useSyncExternalStore } from "react";
 import { useSearchParams } from "next/navigation";
-import { countAvailability, summarizeAvailability } from "@/lib/gpu-availability";
+import { countAvailability, isPartitioned, summarizeAvailability } from "@/lib/gpu-availability";
 import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/fleet-filter";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
@@ -47,7 +47,9 @@ export function FleetView() {
     const current = bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current;
     return gpuFacts(gpu, gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow), current, states[gpu.uuid]);
   });
-  const availability = summarizeAvailability(facts.map((gpu, i) => ({ host: gpus[i].hostId, state: gpu.state })));
+  // Units are counted: a GPU split into MIG slices counts as its slices.
+  const units = facts.filter((_, i) => !isPartitioned(gpus[i]));
+  const availability = summarizeAvailability(facts.flatMap((gpu, i) => (isPartitioned(gpus[i]) ? [] : [{ host: gpus[i].hostId, state: gpu.state }])));
 
   // The filter lives in the URL: a link or a reload shows the same GPUs.
   const searchParams = useSearchParams();
@@ -59,7 +61,7 @@ export function FleetView() {
   const filtering = isFilterActive(filter);
   const shownUuids = new Set(facts.filter((gpu) => matchesFleetFilter(gpu, filter)).map((gpu) => gpu.uuid));
   // Each state's button counts what it would show with the other criteria kept.
-  const stateCounts = countAvailability(facts.filter((gpu) => matchesFleetFilter(gpu, filter, true)).map((gpu) => gpu.state));
+  const stateCounts = countAvailability(units.filter((gpu) => matchesFleetFilter(gpu, filter, true)).map((gpu) => gpu.state));
   const choices = filterChoices(facts);
 
   const viewer = useOptionalCurrentUser();

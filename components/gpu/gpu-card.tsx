@@ -4,7 +4,7 @@ import type { LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/components/live/use-gpu-states";
-import { isGpuFree, isGpuFreeFor, unseenUsePhrase } from "@/lib/gpu-availability";
+import { isGpuFree, isGpuFreeFor, isPartitioned, unitRef, unseenUsePhrase } from "@/lib/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { GpuAttribution } from "@/components/alerts/gpu-attribution";
@@ -27,13 +27,16 @@ const NOBODY: NonNullable<GpuCardProps["people"]> = [];
 
 export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, booking, people = NOBODY }: GpuCardProps) {
   const id = useId();
-  const label = `GPU ${gpu.index} on ${gpu.hostName}`;
+  const name = gpu.mig ? `GPU ${unitRef(gpu)} · ${gpu.mig.profile}` : `GPU ${gpu.index}`;
+  const label = `${name} on ${gpu.hostName}`;
+  // Split into MIG slices: not a unit itself, its slices' cards follow it.
+  const partitioned = isPartitioned(gpu);
   // Who really runs here and how that compares with the booking (server/attribution).
   const reconciliation = useGpuReconciliation(gpu.uuid);
   const viewer = useOptionalCurrentUser();
   // The one rule decides; these stand out as free to book right now.
   const state = gpuStateNow(gpu, !stale, booking?.current ?? null, reconciliation);
-  const open = Boolean(booking) && isGpuFree(state);
+  const open = Boolean(booking) && isGpuFree(state) && !isPartitioned(gpu);
   const mine = Boolean(viewer && reconciliation && state === "unbooked_use" && isGpuFreeFor(reconciliation, viewer.id));
   // Held with no process listed: the card says so, in the figures of this reading.
   const unseen = !stale && unseenUseNow(gpu, reconciliation) ? unseenUsePhrase(gpu.memoryUsedMiB) : null;
@@ -55,12 +58,20 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
     >
       <header className="flex items-start gap-2">
         <div className="min-w-0 flex-1">
-          <CardTitle uuid={gpu.uuid} index={gpu.index} label={label} />
+          <CardTitle uuid={gpu.uuid} name={name} label={label} />
           <p className="truncate text-xs text-slate-500 dark:text-slate-400" title={gpu.name}>
-            {gpu.name}
+            {gpu.mig ? `MIG slice of ${gpu.name}` : partitioned ? `${gpu.name}, split into MIG slices` : gpu.name}
           </p>
         </div>
-        {stale ? <StaleBadge gpu={gpu} nowMs={nowMs} /> : <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} />}
+        {stale ? (
+          <StaleBadge gpu={gpu} nowMs={nowMs} />
+        ) : partitioned && state !== "error" ? (
+          <Badge tone="offline" title="Split into MIG slices: each slice is booked on its own">
+            MIG
+          </Badge>
+        ) : (
+          <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} />
+        )}
       </header>
 
       <div className="flex items-end gap-3">
@@ -110,7 +121,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
         </div>
       </dl>
 
-      {booking && (
+      {booking && !partitioned && (
         <div className="border-t border-slate-100 pt-3 dark:border-slate-800">
           <GpuBooking
             hostName={gpu.hostName}
@@ -135,7 +146,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
 }, sameCardProps);
 
 /** The card's stretched link: it changes only with the GPU's identity, so it is not drawn again each second. */
-const CardTitle = memo(function CardTitle({ uuid, index, label }: { uuid: string; index: number; label: string }) {
+const CardTitle = memo(function CardTitle({ uuid, name, label }: { uuid: string; name: string; label: string }) {
   return (
     <h3 className="text-base leading-6 font-semibold">
       <Link
@@ -143,7 +154,7 @@ const CardTitle = memo(function CardTitle({ uuid, index, label }: { uuid: string
         aria-label={`${label}, details`}
         className="outline-hidden after:absolute after:inset-0 after:rounded-xl hover:underline"
       >
-        GPU {index}
+        {name}
       </Link>
     </h3>
   );

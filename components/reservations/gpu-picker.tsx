@@ -2,6 +2,7 @@
 
 import type { BookableHost } from "@/lib/reservation-types";
 import { formatGiB } from "@/lib/format";
+import { unitRef } from "@/lib/gpu-availability";
 import { formatWhen } from "@/lib/local-time";
 import { personName } from "@/lib/person-name";
 import type { LiveBooking } from "@/lib/live";
@@ -11,6 +12,9 @@ interface GpuPickerProps {
   host: BookableHost;
   selected: number[];
   onToggle: (index: number) => void;
+  /** MIG slices picked ("0:2"), and their toggle. */
+  selectedSlices?: string[];
+  onToggleSlice?: (ref: string) => void;
   live: LiveView;
   window: Window | null;
   nowMs: number;
@@ -73,13 +77,24 @@ export function runnersText(gpu: Pick<PickerGpu, "runners">): string {
  * whose it is (the form then asks to confirm); one running only the
  * viewer's own work says that booking it claims it.
  */
-export function GpuPicker({ host, selected, onToggle, live, window, nowMs, viewerId, people, describedBy, invalid }: GpuPickerProps) {
+export function GpuPicker({ host, selected, onToggle, selectedSlices = [], onToggleSlice, live, window, nowMs, viewerId, people, describedBy, invalid }: GpuPickerProps) {
   return (
     <ul role="list" aria-describedby={describedBy} className="grid grid-cols-2 gap-2 sm:grid-cols-4" data-invalid={invalid || undefined}>
       {host.gpus.map((gpu) => {
+        if (gpu.partitioned) {
+          // Not bookable: its slices follow it, each a tile of its own.
+          return (
+            <li key={gpu.uuid} className="col-span-2 sm:col-span-4">
+              <p className="text-xs font-medium text-slate-600 dark:text-slate-300">
+                GPU {gpu.index} ({gpu.name.replace(/^NVIDIA /, "")}) is split into MIG slices: book a slice
+              </p>
+            </li>
+          );
+        }
         const view = pickerGpu(gpu.uuid, host.id, live, window, nowMs, viewerId);
         const reading = live.gpus[gpu.uuid];
-        const pressed = selected.includes(gpu.index);
+        const ref = unitRef(gpu);
+        const pressed = gpu.mig ? selectedSlices.includes(ref) : selected.includes(gpu.index);
         const freeMemory = reading && reading.memoryTotalMiB !== null && reading.memoryUsedMiB !== null ? reading.memoryTotalMiB - reading.memoryUsedMiB : null;
         const note = tileNote(view, freeMemory, nowMs, people);
         const look = LOOK[view.kind];
@@ -89,20 +104,20 @@ export function GpuPicker({ host, selected, onToggle, live, window, nowMs, viewe
               type="button"
               aria-pressed={pressed}
               disabled={view.kind === "taken" && !pressed}
-              aria-label={`GPU ${gpu.index}, ${note}`}
+              aria-label={`${gpu.mig ? `MIG slice ${ref} ${gpu.mig.profile}` : `GPU ${gpu.index}`}, ${note}`}
               data-kind={view.kind}
-              onClick={() => onToggle(gpu.index)}
+              onClick={() => (gpu.mig ? onToggleSlice?.(ref) : onToggle(gpu.index))}
               className={`flex h-full w-full flex-col items-start gap-1 rounded-lg border p-3 text-left text-sm transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:cursor-not-allowed ${
                 pressed ? "border-sky-500 bg-sky-50 ring-2 ring-sky-500/40 dark:border-sky-400 dark:bg-sky-950" : look.tile
               }`}
             >
               <span className="flex w-full items-center justify-between gap-2">
-                <span className="font-semibold">GPU {gpu.index}</span>
+                <span className="font-semibold">{gpu.mig ? `GPU ${ref} · ${gpu.mig.profile}` : `GPU ${gpu.index}`}</span>
                 {/* The state's dot stays when picked, so a busy GPU still looks busy. */}
                 <span aria-hidden className={`size-2.5 rounded-full ${look.dot}`} />
               </span>
               <span className="truncate text-xs text-slate-500 dark:text-slate-400" title={gpu.name}>
-                {gpu.name.replace(/^NVIDIA /, "")}
+                {gpu.mig ? `MIG slice of ${gpu.name.replace(/^NVIDIA /, "")}` : gpu.name.replace(/^NVIDIA /, "")}
               </span>
               <span data-testid="picker-note" className={`text-xs ${look.note}`}>
                 {note}

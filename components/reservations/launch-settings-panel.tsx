@@ -14,8 +14,13 @@ interface Line {
 /** The exact lines to start a job on the booked GPUs, each with its copy button. */
 export function LaunchSettingsPanel({ launch }: { launch: LaunchSettings }) {
   const lines: Line[] = [
-    { label: "Shell (indices as nvidia-smi shows them)", what: "export line", text: launch.exportIndices },
-    { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
+    ...(launch.slices
+      ? // A MIG slice has no index CUDA takes: its MIG UUID, one line per slice (a process sees one MIG device).
+        [{ label: "Shell (MIG UUID, one line per slice)", what: "export line", text: launch.exportUuids, multiline: launch.slices.length > 1 }]
+      : [
+          { label: "Shell (indices as nvidia-smi shows them)", what: "export line", text: launch.exportIndices },
+          { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
+        ]),
     ...(launch.exportReservation
       ? [{ label: "Prove your processes run on this booking (yours alone: do not share it)", what: "reservation tag", text: launch.exportReservation }]
       : []),

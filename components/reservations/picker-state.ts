@@ -107,7 +107,8 @@ export function hostAvailability(host: BookableHost, live: LiveView, window: Win
     return `${free} of ${host.gpus.length} free then`;
   }
   const online = live.onlineHostIds.has(host.id);
-  const states = host.gpus.map((gpu) => {
+  // Units: a partitioned GPU counts as its slices.
+  const states = host.gpus.filter((gpu) => !gpu.partitioned).map((gpu) => {
     const reading = live.gpus[gpu.uuid];
     return reading ? gpuStateOnPage(reading, online, live.bookings, live.states[gpu.uuid], nowMs) : "offline";
   });

@@ -5,6 +5,7 @@ import { useId, useMemo, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { toLocalInput } from "@/lib/local-time";
 import type { BookableHost, PolicyView, ReservationView } from "@/lib/reservation-types";
+import { unitRef } from "@/lib/gpu-availability";
 import type { WaitlistView } from "@/lib/waitlist-schema";
 import { PURPOSE_MAX } from "@/lib/reservation-schema";
 import { useGpuStates } from "@/components/live/use-gpu-states";
@@ -95,7 +96,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const busyPicked: BusyWarning[] =
     values.mode === "gpus" && host
       ? host.gpus
-          .filter((gpu) => values.gpus.includes(gpu.index))
+          .filter((gpu) => (gpu.mig ? values.slices.includes(unitRef(gpu)) : !gpu.partitioned && values.gpus.includes(gpu.index)))
           .map((gpu) => ({ gpu, view: pickerGpu(gpu.uuid, host.id, live, window, serverNow, viewer.id) }))
           .filter(({ view }) => view.kind === "busy")
           .map(({ gpu, view }) => ({ index: gpu.index, hostName: host.name, owners: view.unseen ? [view.unseen] : view.runners, commands: view.commands }))
@@ -112,11 +113,16 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     setRefusedBusy(null);
     setQuota(null);
     // A choice to book over someone's work is for the GPUs it was made for.
-    if (patch.gpus !== undefined || patch.host !== undefined || patch.mode !== undefined) setAllowBusy(false);
+    if (patch.gpus !== undefined || patch.slices !== undefined || patch.host !== undefined || patch.mode !== undefined) setAllowBusy(false);
   }
 
   function toggleGpu(index: number) {
-    change({ gpus: values.gpus.includes(index) ? values.gpus.filter((gpu) => gpu !== index) : [...values.gpus, index].sort((a, b) => a - b) }, ["gpus"]);
+    change({ gpus: values.gpus.includes(index) ? values.gpus.filter((gpu) => gpu !== index) : [...values.gpus, index].sort((a, b) => a - b), slices: [] }, ["gpus"]);
+  }
+
+  // Slices and whole GPUs are not booked together (CUDA shows a process one MIG device and no GPU beside it).
+  function toggleSlice(ref: string) {
+    change({ slices: values.slices.includes(ref) ? values.slices.filter((slice) => slice !== ref) : [...values.slices, ref], gpus: [] }, ["gpus"]);
   }
 
   async function submit(event?: FormEvent<HTMLFormElement>, anyway = allowBusy) {
@@ -244,13 +250,15 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         {values.mode === "gpus" ? (
           <div>
             <p id={`${id}-gpus-label`} className="mb-2 text-sm font-medium">
-              GPUs {values.gpus.length > 0 && <span className="font-normal text-slate-500 dark:text-slate-400">({values.gpus.length} chosen)</span>}
+              GPUs {values.gpus.length + values.slices.length > 0 && <span className="font-normal text-slate-500 dark:text-slate-400">({values.gpus.length + values.slices.length} chosen)</span>}
             </p>
             {host && (
               <GpuPicker
                 host={host}
                 selected={values.gpus}
                 onToggle={toggleGpu}
+                selectedSlices={values.slices}
+                onToggleSlice={toggleSlice}
                 live={live}
                 window={window}
                 nowMs={serverNow}
@@ -373,7 +381,7 @@ function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
 }
 
 function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView; nowMs: number; onAgain: () => void }) {
-  const gpus = reservation.gpus.map((gpu) => gpu.index).join(", ");
+  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${unitRef(gpu)} (MIG ${gpu.mig.profile})` : gpu.index)).join(", ");
   return (
     <section aria-labelledby="booked-title" className={`${card} space-y-4`}>
       <div>

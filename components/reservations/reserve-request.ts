@@ -16,6 +16,8 @@ export interface ReserveValues {
   /** Host name; "" in count mode means any host. */
   host: string;
   gpus: number[];
+  /** MIG slices picked, as "GPU:MIG device" ("0:2"); a booking holds slices or whole GPUs. */
+  slices: string[];
   count: string;
   minFreeGiB: string;
   startMode: "now" | "at";
@@ -36,6 +38,7 @@ export function defaultValues(): ReserveValues {
     mode: "gpus",
     host: "",
     gpus: [],
+    slices: [],
     count: "1",
     minFreeGiB: "",
     startMode: "now",
@@ -87,7 +90,8 @@ export function toRequest(values: ReserveValues): { ok: true; request: Reservati
 
   if (values.mode === "gpus") {
     if (values.host) raw.host = values.host;
-    raw.gpus = values.gpus;
+    if (values.slices.length > 0) raw.slices = values.slices;
+    else raw.gpus = values.gpus;
   } else {
     raw.count = values.count.trim() === "" ? Number.NaN : Number(values.count);
     if (values.host) raw.host = values.host;

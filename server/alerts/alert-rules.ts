@@ -260,7 +260,10 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         gpuIndex: index,
         reservationId: booking?.reservationId ?? null,
         userIds: holders([uuid]),
-        message: `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}`,
+        // A MIG slice gone means the GPU's MIG layout changed (slices destroyed): its booking's holder is told with the admins.
+        message: uuid.startsWith("MIG-")
+          ? `MIG slice ${uuid} of GPU ${index} is gone from ${host.name}: its MIG layout changed${booking ? ", and a booking holds it" : ""}`
+          : `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}`,
         evidence: { uuid, index, reported: host.gpuUuids },
       });
     }

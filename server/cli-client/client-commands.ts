@@ -10,7 +10,7 @@ import { exportLines, type FleetView, formatIdleLines, formatReservation, format
 import type { TeamUsageReport } from "@/lib/team-usage";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
-import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB } from "@/server/cli-client/parse-args";
+import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/server/cli-client/parse-args";
 import { runChild } from "@/server/cli-client/run-child";
 import { bookOrWait } from "@/server/cli-client/wait-for-grant";
 
@@ -30,6 +30,10 @@ interface BookingOptions {
   purpose?: string;
   allowBusy?: boolean;
   team?: string;
+  slices?: string;
+  slice?: string;
+  sliceMem?: string;
+  perSlice?: boolean;
 }
 
 const PURPOSE_MAX = 200;
@@ -47,6 +51,17 @@ export function bookingRequest(options: BookingOptions, defaultPurpose: string, 
   const purpose = (options.purpose ?? defaultPurpose).slice(0, PURPOSE_MAX);
   const ends = endFields(options, now);
   const team = options.team !== undefined ? { team: options.team } : {};
+  if (options.slices !== undefined) {
+    if (!options.host) throw new UsageError("--slices needs --host: the slices of which host?");
+    if (options.gpus !== undefined || options.count !== undefined) throw new UsageError("Give --slices alone, without --gpus or -n");
+    return { host: options.host, slices: parseSliceList(options.slices), ...ends, purpose, ...team, ...(options.allowBusy ? { allowBusy: true } : {}) };
+  }
+  if (options.slice !== undefined || options.sliceMem !== undefined) {
+    if (options.gpus !== undefined) throw new UsageError("--slice applies to -n, not to --gpus");
+    const profile = options.slice === undefined || options.slice === "any" ? {} : { profile: options.slice };
+    const memory = options.sliceMem !== undefined ? { minMemoryMiB: parseMemoryMiB(options.sliceMem) } : {};
+    return { count: parseCount(options.count ?? "1"), slice: { ...profile, ...memory }, ...(options.host ? { host: options.host } : {}), ...ends, purpose, ...team };
+  }
   if (options.gpus !== undefined) {
     if (!options.host) throw new UsageError("--gpus needs --host: the GPUs of which host?");
     if (options.count !== undefined) throw new UsageError("Give -n or --gpus, not both");
@@ -106,6 +121,9 @@ function bookingOptions(command: Command): Command {
     .option("--purpose <text>", "what the GPUs are for, shown to the team")
     .option("--team <team>", "the team the booking is for (default: your accounting team); its limits apply")
     .option("--allow-busy", "with --gpus: book even though someone else's processes run there now (after agreeing with them)")
+    .option("--slices <list>", "these MIG slices of --host as GPU:MIG device, e.g. 0:1,0:2")
+    .option("--slice <profile>", "with -n: MIG slices instead of GPUs, each at least this profile (e.g. 3g.40gb, or any)")
+    .option("--slice-mem <size>", "with -n: MIG slices with at least this much memory, e.g. 20G")
     .option("--wait", "when the GPUs are taken, wait in the queue until they are granted");
 }
 
@@ -254,8 +272,10 @@ export function registerClientCommands(program: Command): void {
       .command("run")
       .description("book GPUs, run a command on them and release them when it ends")
       .usage("[options] -- <command...>")
-      .argument("<command...>", "the command and its arguments, after --"),
+      .argument("<command...>", "the command and its arguments, after --")
+      .option("--per-slice", "on several MIG slices: start the command once per slice (CUDA shows a process one MIG device)"),
   ).action(async (command: string[], given: BookingOptions) => {
+    checkSliceRun(given);
     const config = await client();
     const hosts = await hostsHere(config);
     checkRunHost(given, hosts, os.hostname());
@@ -274,12 +294,7 @@ export function registerClientCommands(program: Command): void {
     );
     if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(reservation.startsAt)}\n`);
     const stopWatching = watchIdle(config, reservation.id);
-    const code = await runChild(command, {
-      CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder,
-      CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices,
-      // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
-      GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "",
-    });
+    const code = await runOnBooking(command, reservation);
     stopWatching();
     try {
       await release(config, reservation.id);
@@ -343,4 +358,33 @@ export function registerClientCommands(program: Command): void {
       });
       write(formatReservation(reservation));
     });
+}
+
+/**
+ * `gpudesk run` on MIG slices: CUDA shows a process one MIG device at most,
+ * so one command on several slices would use one of them and waste the
+ * rest. Refused before anything is booked, unless asked to start the
+ * command once per slice.
+ */
+export function checkSliceRun(options: BookingOptions): void {
+  if (options.perSlice) return;
+  const count = options.slices !== undefined ? parseSliceList(options.slices).length : options.slice !== undefined || options.sliceMem !== undefined ? parseCount(options.count ?? "1") : 1;
+  if (count > 1) {
+    throw new UsageError(`CUDA shows a process one MIG device, so one command cannot use ${count} slices: add --per-slice to start it once per slice, or book one slice`);
+  }
+}
+
+/** The environment of each process the command runs as: one for GPUs or one slice, one per slice with --per-slice. */
+export function runEnvironments(reservation: Pick<ReservationView, "launch">): Record<string, string>[] {
+  const claim = { GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "" };
+  const slices = reservation.launch.slices;
+  if (slices && slices.length > 0) return slices.map((slice) => ({ CUDA_VISIBLE_DEVICES: slice.uuid, ...claim }));
+  // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
+  return [{ CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder, CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices, ...claim }];
+}
+
+/** Runs the command once per environment, together; the first non-zero exit code is the answer. */
+async function runOnBooking(command: string[], reservation: ReservationView): Promise<number> {
+  const codes = await Promise.all(runEnvironments(reservation).map((env) => runChild(command, env)));
+  return codes.find((code) => code !== 0) ?? 0;
 }

@@ -1,7 +1,7 @@
 import type { TeamUsageReport } from "@/lib/team-usage";
 import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { countAvailability, deriveGpuState, describeAvailability, unseenUsePhrase } from "@/lib/gpu-availability";
+import { countAvailability, deriveGpuState, describeAvailability, isPartitioned, unitRef, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
 import { idleSentence, keepsSentence } from "@/lib/idle-release";
@@ -82,18 +82,25 @@ function runnerName(process: Pick<ProcessAttribution, "person" | "login">, peopl
 /** `gpudesk status`: the free count, then host, GPU, model, util, memory, state, holder, until and who runs there. */
 export function formatStatus(view: FleetView, nowMs: number): string {
   const people = peopleOf(view);
-  const gpus = [...view.gpus].sort((a, b) => a.hostName.localeCompare(b.hostName) || a.index - b.index);
+  // A MIG GPU's slices follow it, one row each ("0:1"), in MIG device order.
+  const gpus = [...view.gpus].sort(
+    (a, b) => a.hostName.localeCompare(b.hostName) || a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1),
+  );
   const states = gpus.map((gpu) => stateNow(view, gpu, nowMs));
   const rows = gpus.map((gpu, position) => {
+    if (isPartitioned(gpu)) {
+      const slices = gpus.filter((other) => other.hostId === gpu.hostId && other.mig?.parentUuid === gpu.uuid).length;
+      return [gpu.hostName, String(gpu.index), gpu.name, "MIG", `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`, `MIG: ${slices} slice${slices === 1 ? "" : "s"}`, "-", "-", "-"];
+    }
     const booking = bookingNow(view, gpu.uuid, nowMs);
     const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
     // Use with no process listed: the MEMORY column already says how much is held.
     if (states[position].unseenUse) runners.push("unseen (no process visible)");
     return [
       gpu.hostName,
-      String(gpu.index),
-      gpu.name,
-      gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
+      unitRef(gpu),
+      gpu.mig ? `  MIG ${gpu.mig.profile}` : gpu.name,
+      gpu.mig ? "-" : gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
       GPU_STATE_LABELS[states[position].state],
       booking ? personName(booking.holder, people) : "-",
@@ -101,7 +108,7 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       runners.join(", ") || "-",
     ];
   });
-  const summary = `GPUs: ${describeAvailability(countAvailability(states.map((state) => state.state)))}\n`;
+  const summary = `GPUs: ${describeAvailability(countAvailability(states.filter((_, i) => !isPartitioned(gpus[i]!)).map((state) => state.state)))}\n`;
   return summary + formatTable(["HOST", "GPU", "MODEL", "UTIL", "MEMORY", "STATE", "HOLDER", "UNTIL", "RUNNING"], rows);
 }
 
@@ -148,14 +155,18 @@ export function formatWhois(view: FleetView, hostName: string, index: number, no
  */
 export function exportLines(reservation: Pick<ReservationView, "launch">): string {
   const { launch } = reservation;
-  const lines = [`export CUDA_DEVICE_ORDER=${launch.cudaDeviceOrder}`, `export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`];
+  // A slice is named by its MIG UUID (CUDA takes no index for it); with several, the first: one process sees one MIG device.
+  const lines = launch.slices?.length
+    ? [`export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`]
+    : [`export CUDA_DEVICE_ORDER=${launch.cudaDeviceOrder}`, `export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`];
   if (launch.reservationValue) lines.push(`export GPUDESK_RESERVATION=${launch.reservationValue}`);
   return lines.join("\n") + "\n";
 }
 
 /** A booking as `gpudesk reserve` and `extend` print it, with how to use it. */
 export function formatReservation(reservation: ReservationView): string {
-  const gpus = reservation.gpus.map((gpu) => gpu.index).join(",");
+  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${unitRef(gpu)} (MIG ${gpu.mig.profile})` : gpu.index)).join(",");
+  const indent = (text: string) => text.split("\n").map((line) => `  ${line}`);
   return [
     `Reservation ${reservation.id} (${reservation.state})`,
     `  ${reservation.host.name} GPU ${gpus} (${reservation.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
@@ -163,9 +174,9 @@ export function formatReservation(reservation: ReservationView): string {
     ...(reservation.explanation ? [`  Chosen: ${reservation.explanation}`] : []),
     "",
     "Launch settings:",
-    `  ${reservation.launch.exportIndices}`,
+    ...indent(reservation.launch.exportIndices),
     ...(reservation.launch.exportReservation ? [`  ${reservation.launch.exportReservation}`] : []),
-    `  ${reservation.launch.docker}`,
+    ...indent(reservation.launch.docker),
     `  ${reservation.launch.torchrun}`,
     `  ${reservation.launch.frameworks.pytorch}`,
     "",

@@ -52,6 +52,16 @@ export function parseGpuList(text: string): number[] {
   return indices;
 }
 
+/** "0:1,0:2": MIG slices as GPU:MIG device. */
+export function parseSliceList(text: string): string[] {
+  const items = text.split(/[,\s]+/).filter(Boolean);
+  if (items.length === 0 || items.some((item) => !/^\d{1,4}:\d{1,4}$/.test(item))) {
+    throw new UsageError(`"${text}" is not a list of MIG slices: use GPU:MIG device, e.g. 0:1,0:2`);
+  }
+  if (new Set(items).size !== items.length) throw new UsageError(`${text} lists a slice twice`);
+  return items;
+}
+
 /** A whole number of GPUs, at least 1. */
 export function parseCount(text: string): number {
   if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`"${text}" is not a number of GPUs`);

@@ -97,6 +97,8 @@ export class DisplayScope {
     const derived = displayGpusFromFleet(Object.fromEntries(gpus.map((gpu) => [gpu.uuid, gpu])), onlineHosts, bookings, states, nowMs, this.view);
     for (const gpu of gpus) {
       const fields = derived[gpu.uuid];
+      // A GPU split into MIG slices has no tile: its slices do.
+      if (!fields) continue;
       const shown: DisplayGpu = {
         ...fields,
         utilizationPct: quantize(fields.utilizationPct),

@@ -1,6 +1,6 @@
 import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/display-from-fleet";
 import type { DisplayFleetAnswer, FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { summarizeAvailability } from "@/lib/gpu-availability";
+import { isPartitioned, summarizeAvailability } from "@/lib/gpu-availability";
 import { personName } from "@/lib/person-name";
 import { activeBookingsByGpu, reconcileFleet } from "@/server/attribution/reconcile-fleet";
 import { UserDirectory } from "@/server/attribution/user-directory";
@@ -35,7 +35,7 @@ export async function readFleetAnswer(fleet: FleetState, now: Date): Promise<Fle
   }
 
   const availability = summarizeAvailability(
-    snapshot.gpus.filter((gpu) => gpuStates[gpu.uuid]).map((gpu) => ({ host: gpu.hostName, state: gpuStates[gpu.uuid].state })),
+    snapshot.gpus.filter((gpu) => gpuStates[gpu.uuid] && !isPartitioned(gpu)).map((gpu) => ({ host: gpu.hostName, state: gpuStates[gpu.uuid].state })),
   );
   return { ...snapshot, bookings, gpuStates, gpuBookings, availability };
 }
@@ -53,7 +53,7 @@ export async function readDisplayFleetAnswer(fleet: FleetState, now: Date, view:
     serverTime: answer.serverTime,
     simulated: answer.simulated,
     hosts: answer.hosts.map(({ id, name, online: up, lastSeenAt, gpuUuids }) => ({ id, name, online: up, lastSeenAt, gpuUuids })),
-    gpus: answer.gpus.map((gpu) => gpus[gpu.uuid]),
+    gpus: answer.gpus.flatMap((gpu) => (gpus[gpu.uuid] ? [gpus[gpu.uuid]!] : [])),
     availability: answer.availability,
   };
 }

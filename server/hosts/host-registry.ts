@@ -110,6 +110,7 @@ export async function recordHostInventory(
           pciBusId: gpu.pciBusId,
           memoryTotalMiB: gpu.memoryTotalMiB === null ? null : Math.round(gpu.memoryTotalMiB),
           migMode: gpu.migMode,
+          ...migColumns(gpu),
           firstSeenAt: seenAt,
           lastSeenAt: seenAt,
         },
@@ -119,6 +120,7 @@ export async function recordHostInventory(
           pciBusId: gpu.pciBusId,
           memoryTotalMiB: gpu.memoryTotalMiB === null ? null : Math.round(gpu.memoryTotalMiB),
           migMode: gpu.migMode,
+          ...migColumns(gpu),
           lastSeenAt: seenAt,
         },
       }),
@@ -135,8 +137,19 @@ export function inventorySignature(info: HostInfo, gpus: GpuSample[]): string {
   return JSON.stringify([
     info.driverVersion,
     info.cudaVersion,
-    gpus.map((gpu) => [gpu.uuid, gpu.index, gpu.name, gpu.pciBusId, gpu.memoryTotalMiB === null ? null : Math.round(gpu.memoryTotalMiB), gpu.migMode]),
+    gpus.map((gpu) => [gpu.uuid, gpu.index, gpu.name, gpu.pciBusId, gpu.memoryTotalMiB === null ? null : Math.round(gpu.memoryTotalMiB), gpu.migMode, gpu.mig ?? null]),
   ]);
+}
+
+/** A slice's MIG columns (all null on a whole GPU): a layout change rewrites them with the inventory. */
+function migColumns(gpu: GpuSample) {
+  return {
+    parentUuid: gpu.mig?.parentUuid ?? null,
+    migProfile: gpu.mig?.profile ?? null,
+    migGpuInstanceId: gpu.mig?.gpuInstanceId ?? null,
+    migComputeInstanceId: gpu.mig?.computeInstanceId ?? null,
+    migDeviceIndex: gpu.mig?.deviceIndex ?? null,
+  };
 }
 
 /** Ids per `IN (…)` list: SQLite takes at most 999 bound parameters a statement. */

@@ -54,3 +54,44 @@ describe("dcgm-exporter names for a real H200 reading", () => {
     expect(body).toMatch(/^# HELP DCGM_FI_DEV_FB_FREE Framebuffer memory free \(in MiB\)\.$/m);
   });
 });
+
+describe("the real H100 MIG recording through the nvidia-smi source", () => {
+  it("reads four slices with their processes, and exports each slice with GPU_I_PROFILE and GPU_I_ID", async () => {
+    const migDir = mkdtempSync(path.join(tmpdir(), "gpudesk-metrics-h100-mig-"));
+    try {
+      const command = path.join(migDir, "nvidia-smi");
+      writeFileSync(command, `#!/bin/sh\nFAKE_NVIDIA_SMI_DIR='${path.join(ownFixturesDir, "h100-mig-recording")}' exec '${process.execPath}' '${fakeNvidiaSmiPath}' "$@"\n`);
+      chmodSync(command, 0o755);
+      const source = await createNvidiaSmiSource({ path: command, hostName: "h100-mig", intervalMs: 1000, mode: "spawn", log: () => {} });
+      const snapshot = await source.read();
+      await source.close();
+      expect(snapshot.gpus.map((gpu) => [gpu.uuid, gpu.mig?.profile ?? null, gpu.memoryTotalMiB])).toEqual([
+        ["GPU-00000000-0000-0000-0000-000000000000", null, 81559],
+        ["MIG-00000000-0000-0000-0000-000000000000", "3g.40gb", 40448],
+        ["MIG-00000001-0000-0000-0000-000000000001", "2g.20gb", 20096],
+        ["MIG-00000002-0000-0000-0000-000000000002", "1g.10gb", 9984],
+        ["MIG-00000003-0000-0000-0000-000000000003", "1g.10gb", 9984],
+      ]);
+      expect(new Set(snapshot.processes.map((p) => p.gpuUuid))).toEqual(new Set(["MIG-00000000-0000-0000-0000-000000000000"]));
+
+      const now = Date.parse(snapshot.sampledAt);
+      const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false, now: () => now });
+      fleet.connectHost("host-1", "h100-mig", false);
+      fleet.ingest("host-1", snapshot);
+      const { body } = await renderMetrics({
+        fleet: fleet.snapshot(),
+        bookings: new Map(),
+        activeReservations: 0,
+        openAlerts: {},
+        ingest: { acceptedSnapshots: 1, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 },
+        nowMs: now,
+      });
+      const used = body.split("\n").filter((line) => line.startsWith("DCGM_FI_DEV_FB_USED{"));
+      expect(used).toHaveLength(5);
+      expect(used.find((line) => line.includes('GPU_I_ID="9"'))).toContain('GPU_I_PROFILE="1g.10gb"');
+      expect(used.find((line) => line.includes('GPU_I_ID="2"'))).toMatch(/UUID="GPU-00000000-0000-0000-0000-000000000000".* 11091$/);
+    } finally {
+      rmSync(migDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -24,7 +24,8 @@ export interface MetricsInput {
  * `Hostname` with a capital H), so that dashboards written for it work
  * unchanged. Label order follows its template.
  */
-const GPU_LABELS = ["gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname", "DCGM_FI_DRIVER_VERSION"] as const;
+// GPU_I_PROFILE and GPU_I_ID only on a MIG slice's series, as dcgm-exporter labels a MIG device (whose UUID label is its GPU's).
+const GPU_LABELS = ["gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname", "DCGM_FI_DRIVER_VERSION", "GPU_I_PROFILE", "GPU_I_ID"] as const;
 type GpuLabel = (typeof GPU_LABELS)[number];
 
 /** dcgm-exporter's fields that nvidia-smi readings can fill, with its help texts and units. */
@@ -42,10 +43,11 @@ const DCGM_GAUGES: { name: string; help: string; value: (gpu: LiveGpu) => number
   { name: "DCGM_FI_DEV_SM_CLOCK", help: "SM clock frequency (in MHz).", value: (gpu) => gpu.smClockMHz },
 ];
 
-function gpuLabels(gpu: LiveGpu, host: LiveHost | undefined): Record<GpuLabel, string> {
+function gpuLabels(gpu: LiveGpu, host: LiveHost | undefined): Partial<Record<GpuLabel, string>> {
   return {
+    ...(gpu.mig ? { GPU_I_PROFILE: gpu.mig.profile, GPU_I_ID: String(gpu.mig.gpuInstanceId) } : {}),
     gpu: String(gpu.index),
-    UUID: gpu.uuid,
+    UUID: gpu.mig?.parentUuid ?? gpu.uuid,
     pci_bus_id: gpu.pciBusId ?? "",
     device: `nvidia${gpu.index}`,
     modelName: gpu.name,

@@ -1,4 +1,6 @@
+import { isPartitioned } from "@/lib/gpu-availability";
 import type { ConflictSuggestion } from "@/lib/reservation-types";
+import { currentUnits, type HostUnit, unitOrder, unitSelect } from "@/server/reservations/host-units";
 import type { Tx } from "@/server/reservations/booking-transaction";
 import { freeNow, type LiveView } from "@/server/reservations/gpu-in-use";
 import { busyRanges, freeGpuIds, nearestFreeStart } from "@/server/reservations/occupancy";
@@ -27,13 +29,23 @@ export interface Window {
   nowMs: number;
 }
 
+/**
+ * The whole GPUs of a host that can be booked as GPUs: not a MIG slice, and
+ * not a GPU split into slices (its slices are the units: `unitsOfHost`).
+ */
 export async function gpusOfHost(tx: Tx, hostId: string): Promise<GpuRow[]> {
   // Oldest sighting first, so that a GPU seen later under a reused index wins below.
-  return tx.gpu.findMany({
-    where: { hostId },
+  const rows = await tx.gpu.findMany({
+    where: { hostId, migDeviceIndex: null },
     orderBy: [{ index: "asc" }, { lastSeenAt: "asc" }],
-    select: { id: true, index: true, uuid: true },
+    select: { id: true, index: true, uuid: true, migMode: true },
   });
+  return rows.filter((gpu) => !isPartitioned(gpu)).map(({ id, index, uuid }) => ({ id, index, uuid }));
+}
+
+/** Every unit of a host now, slices and partitioned GPUs included (server/reservations/host-units.ts). */
+export async function unitsOfHost(tx: Tx, hostId: string): Promise<HostUnit[]> {
+  return currentUnits(await tx.gpu.findMany({ where: { hostId }, orderBy: unitOrder, select: unitSelect }));
 }
 
 /**

@@ -28,7 +28,8 @@ export function describeConflict(conflict: BookingConflict, requestedStartMs: nu
     Date.parse(conflict.startsAt) > requestedStartMs
       ? `from ${conflict.startsAt} until ${conflict.endsAt}`
       : `until ${conflict.endsAt}`;
-  return `GPU ${conflict.gpuIndex} on ${conflict.hostName} is booked by ${personName(conflict.holder, others)} ${when} (purpose: ${conflict.purpose})`;
+  const unit = conflict.slice ? `MIG slice ${conflict.slice.ref} (${conflict.slice.profile})` : `GPU ${conflict.gpuIndex}`;
+  return `${unit} on ${conflict.hostName} is booked by ${personName(conflict.holder, others)} ${when} (purpose: ${conflict.purpose})`;
 }
 
 /** What could be booked instead, as a sentence that follows the reasons. */

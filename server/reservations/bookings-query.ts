@@ -3,6 +3,7 @@ import type { LiveBooking } from "@/lib/live";
 import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
 import { db } from "@/server/db";
+import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
 import { personSelect, toPerson } from "@/server/reservations/people";
 import { idleWarningsOf } from "@/server/idle-release/idle-views";
 import { teamNames } from "@/server/teams/booking-team";
@@ -79,12 +80,22 @@ export async function listBookableHosts(): Promise<BookableHost[]> {
       id: true,
       name: true,
       simulated: true,
-      gpus: { orderBy: [{ index: "asc" }, { lastSeenAt: "desc" }], select: { uuid: true, index: true, name: true, memoryTotalMiB: true } },
+      gpus: {
+        orderBy: unitOrder,
+        select: unitSelect,
+      },
     },
   });
-  // A GPU replaced in a host leaves its old row behind under the same index: offer the one seen last.
   return hosts.map((host) => ({
     ...host,
-    gpus: host.gpus.filter((gpu, position) => position === 0 || host.gpus[position - 1].index !== gpu.index),
+    gpus: currentUnits(host.gpus).map((unit) => ({
+      uuid: unit.uuid,
+      index: unit.index,
+      name: unit.name,
+      memoryTotalMiB: unit.memoryTotalMiB,
+      ...(unit.mig ? { mig: unit.mig } : {}),
+      ...(unit.partitioned ? { partitioned: true as const } : {}),
+    })),
   }));
 }
+

@@ -11,10 +11,12 @@ import { writeAudit } from "@/server/audit/audit-log";
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction, type Tx } from "@/server/reservations/booking-transaction";
-import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, type Window } from "@/server/reservations/booking-candidates";
+import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/reservations/booking-candidates";
 import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
 import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
 import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
+import { pickAnySlices, pickNamedSlices } from "@/server/reservations/pick-slices";
+import { unitRef } from "@/lib/gpu-availability";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
@@ -72,7 +74,18 @@ export async function createReservation(actor: Actor, request: ReservationReques
     const allowedHosts = hosts.filter((_, i) => refusals[i] === null);
     if (allowedHosts.length === 0) throw refusals[0];
     let chosen: { host: HostRef; gpus: GpuRow[] };
-    if (request.gpus) {
+    if (request.slices) {
+      chosen = await pickNamedSlices(tx, hosts[0], request.slices, window);
+      if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+        const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+        if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
+        overRunningWork = busy;
+      }
+    } else if (request.slice) {
+      const picked = await pickAnySlices(tx, allowedHosts, request.count ?? 1, request.slice, live, window);
+      chosen = picked;
+      explanation = picked.explanation;
+    } else if (request.gpus) {
       chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
       // Someone else's job on a GPU booked from now on would turn into an "intruder": refuse unless asked to book anyway.
       if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
@@ -91,7 +104,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
     const held = await peakGpusHeld(tx, actor.id, start, end);
     if (held + chosen.gpus.length > policy.maxGpusPerUser) {
       const message = `You would hold ${held + chosen.gpus.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
-      throw new AppError("bad_request", message, { [request.gpus ? "gpus" : "count"]: message });
+      throw new AppError("bad_request", message, { [request.slices ? "slices" : request.gpus ? "gpus" : "count"]: message });
     }
     const gpuCount = chosen.gpus.length;
     await checkBookingLimits(tx, scope, { hostName: chosen.host.name, startMs, endMs, gpus: gpuCount, totalMinutes: (endMs - startMs) / 60_000 }, limits);
@@ -173,6 +186,7 @@ function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string
 }
 
 async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {
+  await refusePartitioned(tx, host, indices);
   const hostGpus = await gpusOfHost(tx, host.id);
   const byIndex = new Map(hostGpus.map((gpu) => [gpu.index, gpu]));
   const missing = indices.filter((index) => !byIndex.has(index));
@@ -188,4 +202,15 @@ async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: W
     throw new BookingConflictError(conflictMessage(conflicts, window.startMs, suggestion, gpus.length > 1), conflicts, suggestion);
   }
   return { host, gpus };
+}
+
+/** A GPU split into MIG slices is booked by its slices: naming it refuses, with the slices to book instead. */
+async function refusePartitioned(tx: Tx, host: HostRef, indices: number[]): Promise<void> {
+  const units = await unitsOfHost(tx, host.id);
+  const split = units.filter((unit) => unit.partitioned && indices.includes(unit.index));
+  if (split.length === 0) return;
+  const slices = units.filter((unit) => unit.mig && split.some((gpu) => gpu.index === unit.index));
+  const list = slices.map((unit) => `${unitRef(unit)} (${unit.mig!.profile})`).join(", ") || "none yet";
+  const message = `GPU ${split.map((gpu) => gpu.index).join(", ")} on ${host.name} ${split.length > 1 ? "are" : "is"} split into MIG slices: book a slice instead (${list})`;
+  throw new AppError("bad_request", message, { gpus: message });
 }

@@ -39,7 +39,7 @@ export async function findConflicts(
     select: {
       startsAt: true,
       endsAt: true,
-      gpu: { select: { uuid: true, index: true, host: { select: { name: true } } } },
+      gpu: { select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, host: { select: { name: true } } } },
       reservation: { select: { id: true, purpose: true, user: { select: personSelect } } },
     },
   });
@@ -49,6 +49,7 @@ export async function findConflicts(
       hostName: row.gpu.host.name,
       gpuIndex: row.gpu.index,
       gpuUuid: row.gpu.uuid,
+      ...(row.gpu.migDeviceIndex !== null ? { slice: { ref: `${row.gpu.index}:${row.gpu.migDeviceIndex}`, profile: row.gpu.migProfile ?? "" } } : {}),
       holder: toPerson(row.reservation.user),
       startsAt: row.startsAt.toISOString(),
       endsAt: row.endsAt.toISOString(),

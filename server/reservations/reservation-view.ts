@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/launch-settings";
 import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
-import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView } from "@/lib/reservation-types";
+import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/reservation-types";
 import { personSelect, toPerson } from "@/server/reservations/people";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
@@ -18,7 +18,7 @@ export const reservationSelect = {
   user: { select: personSelect },
   cancelledBy: { select: personSelect },
   host: { select: { id: true, name: true } },
-  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true } } } },
+  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true } } } },
 } satisfies Prisma.ReservationSelect;
 
 export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reservationSelect }>;
@@ -69,7 +69,11 @@ function safeObject(text: string | null): Record<string, unknown> {
  * someone else's booking gets the rest.
  */
 export function toReservationView(row: ReservationRow, nowMs: number, viewerId: string | null, changes: ReservationChangeView[] = []): ReservationView {
-  const gpus = row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index);
+  const gpus: ReservedGpu[] = row.gpus
+    .map(({ gpu: { migDeviceIndex, migProfile, ...gpu } }): ReservedGpu =>
+      migDeviceIndex === null ? gpu : { ...gpu, mig: { deviceIndex: migDeviceIndex, profile: migProfile ?? "" } },
+    )
+    .sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   return {
     id: row.id,
     state: reservationState(row, nowMs),

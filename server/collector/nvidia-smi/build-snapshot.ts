@@ -22,6 +22,7 @@ const clipOrNull = (text: string | null, max: number) => (text === null || text.
  * than rejected, since one odd process name must not cost the whole reading.
  */
 export function buildSnapshot(parts: SnapshotParts): Snapshot {
+  // Stable: a MIG GPU's slices keep their place after it.
   const gpus = [...parts.gpus]
     .sort((a, b) => a.index - b.index)
     .slice(0, 256)

@@ -12,6 +12,8 @@ import {
   type QueryGpuRow,
 } from "@/server/collector/nvidia-smi/parse-csv";
 import { parseNvidiaSmiXml } from "@/server/collector/nvidia-smi/parse-xml";
+import { createMigReader } from "@/server/collector/nvidia-smi/mig-reader";
+import { placeProcesses, withSlices } from "@/server/collector/nvidia-smi/mig-slices";
 import {
   APP_QUERY_FIELDS,
   appsQueryArgs,
@@ -41,6 +43,8 @@ export interface NvidiaSmiSourceOptions {
   log?: (line: string) => void;
   /** Limit for each one-shot call; default the larger of 10 s and two intervals. */
   timeoutMs?: number;
+  /** How often the MIG layout (`-L`, `-q`) is read on a host with a GPU in MIG mode; default 5 s. */
+  migRefreshMs?: number;
 }
 
 function assertExecutable(path: string): void {
@@ -137,6 +141,20 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     }
   };
 
+  const migReader = createMigReader({
+    run: (args) => runNvidiaSmi(path, args, timeoutMs, () => undefined),
+    refreshMs: options.migRefreshMs,
+    log,
+  });
+
+  /** The parts with each MIG GPU's slices as units and its processes on their slice. */
+  const withMig = async (parts: SnapshotParts): Promise<SnapshotParts> => {
+    const layout = await migReader.layout(parts.gpus, parts.processes);
+    if (!layout) return parts;
+    const gpus = withSlices(parts.gpus, layout);
+    return { ...parts, gpus, processes: placeProcesses(parts.processes, gpus, layout) };
+  };
+
   const queryAppsOnce = async (): Promise<ComputeAppRow[]> =>
     // A lost GPU has no processes to list; the GPU query reports it.
     parseComputeAppsCsv(await runNvidiaSmi(path, appsQueryArgs(appFields), timeoutMs, () => undefined), appFields);
@@ -163,14 +181,16 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
       lost,
     );
     noteAnswering(gpus.map((gpu) => gpu.pciBusId));
-    return buildSnapshot({
-      hostName,
-      driverVersion: xml.driverVersion,
-      cudaVersion: xml.cudaVersion ?? cudaVersion,
-      gpus,
-      processes: processesFromXml(xml),
-      sampledAt: new Date(),
-    });
+    return buildSnapshot(
+      await withMig({
+        hostName,
+        driverVersion: xml.driverVersion,
+        cudaVersion: xml.cudaVersion ?? cudaVersion,
+        gpus,
+        processes: processesFromXml(xml),
+        sampledAt: new Date(),
+      }),
+    );
   };
 
   /** Both CSV queries once; if they fail, `-q -x`; if that fails too, the CSV error. */
@@ -179,7 +199,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
       const [rows, apps] = await Promise.all([queryGpusOnce(), queryAppsOnce()]);
       if (onXmlFallback) log("the CSV queries work again");
       onXmlFallback = false;
-      return buildSnapshot(partsFrom(rows, apps, new Date()));
+      return buildSnapshot(await withMig(partsFrom(rows, apps, new Date())));
     } catch (error) {
       if (error instanceof NvidiaSmiError && error.code === "not-found") throw error;
       try {
@@ -291,7 +311,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     const fresh = [...latestGpu.values()].filter((entry) => now - entry.at <= staleMs);
     if (fresh.length === 0) return readBySpawn();
     const sampledAt = new Date(Math.max(...fresh.map((entry) => entry.at)));
-    return buildSnapshot(partsFrom(fresh.map((entry) => entry.row), apps, sampledAt));
+    return buildSnapshot(await withMig(partsFrom(fresh.map((entry) => entry.row), apps, sampledAt)));
   };
 
   return {

@@ -1,0 +1,85 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "@playwright/test";
+import { fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
+
+/**
+ * A held-out agent reads the real H100 MIG recording (3g.40gb + 2g.20gb +
+ * 1g.10gb + 1g.10gb, three processes in the 3g.40gb) through the fake
+ * nvidia-smi; a member books a 1g.10gb slice in the form and gets its MIG
+ * UUID line; the fleet and the wall display show the slices.
+ */
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const shots = path.join(root, "test-results", "mig-slices");
+
+/** The recording with UUIDs of its own (the masked ones are all zeros): GPU and slice UUIDs per run. */
+function ownH100MigFixture(): { dir: string; slices: string[] } {
+  const source = path.join(root, "server", "collector", "fixtures", "h100-mig-recording");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h100-mig-"));
+  cpSync(source, dir, { recursive: true });
+  const gpu = `GPU-${randomUUID()}`;
+  const slices = [0, 1, 2, 3].map(() => `MIG-${randomUUID()}`);
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    let text = readFileSync(file, "utf8").replaceAll("GPU-00000000-0000-0000-0000-000000000000", gpu);
+    slices.forEach((uuid, i) => (text = text.replaceAll(`MIG-0000000${i}-0000-0000-0000-00000000000${i}`, uuid)));
+    writeFileSync(file, text);
+  }
+  return { dir, slices };
+}
+
+test.use({ viewport: { width: 1440, height: 900 } });
+test.setTimeout(180_000);
+
+test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet and wall show the slices", async ({ page, baseURL }) => {
+  const hostName = uniqueHostName("e2e-h100-mig");
+  const added = gpudesk(["host", "add", hostName]);
+  expect(added.status, added.stderr).toBe(0);
+  const fixture = ownH100MigFixture();
+  const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
+    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    FAKE_NVIDIA_SMI_DIR: fixture.dir,
+    FAKE_NVIDIA_SMI_VARY: "0",
+  });
+  try {
+    await signIn(page, member());
+    await page.goto("/");
+    const section = page.getByRole("region", { name: `Host ${hostName}` });
+    await expect(section.getByTestId("host-status")).toHaveText("online", { timeout: 30_000 });
+    // The split GPU, then one card per slice; the recording's three processes run on the 3g.40gb.
+    await expect(section.getByRole("article", { name: `GPU 0 on ${hostName}` })).toContainText("split into MIG slices");
+    const big = section.getByRole("article", { name: `GPU 0:0 · 3g.40gb on ${hostName}` });
+    await expect(big).toContainText("gpu_burn", { timeout: 20_000 });
+    await expect(section.getByRole("article", { name: `GPU 0:2 · 1g.10gb on ${hostName}` })).toBeVisible();
+    await expect(section.getByTestId("host-availability")).toContainText("3 of 4 free");
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, "fleet-card.png") });
+
+    await page.goto("/reserve");
+    await page.getByLabel("Host").selectOption(hostName);
+    await expect(page.getByText("GPU 0 (H100 80GB HBM3) is split into MIG slices: book a slice")).toBeVisible();
+    await page.getByRole("button", { name: /^MIG slice 0:2 1g\.10gb, free/ }).click();
+    await page.getByText("1 hour", { exact: true }).click();
+    await page.getByRole("textbox", { name: "Purpose" }).fill("e2e slice");
+    await page.screenshot({ path: path.join(shots, "form.png") });
+    await page.getByRole("button", { name: "Book", exact: true }).click();
+    await expect(page.getByRole("heading", { name: `Booked: GPU 0:2 (MIG 1g.10gb) on ${hostName}` })).toBeVisible();
+    const settings = page.getByTestId("launch-settings");
+    await expect(settings).toContainText(`export CUDA_VISIBLE_DEVICES=${fixture.slices[2]}`);
+    await expect(settings).toContainText(`docker run --gpus '"device=0:2"'`);
+    await page.screenshot({ path: path.join(shots, "booked.png"), fullPage: true });
+
+    await page.goto(`/display?hosts=${hostName}`);
+    const tiles = page.getByTestId("display-tile");
+    await expect(tiles).toHaveCount(4, { timeout: 20_000 });
+    await expect(page.getByRole("listitem", { name: `MIG slice 0:2 1g.10gb on ${hostName}: Booked` })).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByRole("listitem", { name: new RegExp(`^MIG slice 0:0 3g\\.40gb on ${hostName}`) })).toBeVisible();
+    await page.screenshot({ path: path.join(shots, "display.png") });
+  } finally {
+    agent.kill("SIGKILL");
+  }
+});

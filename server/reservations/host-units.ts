@@ -1,0 +1,78 @@
+import { isPartitioned } from "@/lib/gpu-availability";
+
+/** The Gpu columns the unit rules read. */
+export const unitSelect = {
+  id: true,
+  uuid: true,
+  index: true,
+  name: true,
+  memoryTotalMiB: true,
+  migMode: true,
+  parentUuid: true,
+  migDeviceIndex: true,
+  migProfile: true,
+  lastSeenAt: true,
+} as const;
+
+export interface UnitRow {
+  id: string;
+  uuid: string;
+  index: number;
+  name: string;
+  memoryTotalMiB: number | null;
+  migMode: string | null;
+  parentUuid: string | null;
+  migDeviceIndex: number | null;
+  migProfile: string | null;
+  lastSeenAt: Date;
+}
+
+/** A unit of booking on a host now: a whole GPU, or a MIG slice (`mig`); a partitioned GPU is one too, marked, never booked. */
+export interface HostUnit {
+  id: string;
+  uuid: string;
+  index: number;
+  name: string;
+  memoryTotalMiB: number | null;
+  mig: { deviceIndex: number; profile: string } | null;
+  partitioned: boolean;
+}
+
+/** Last-seen times move once a minute in one statement per host: a slice last seen over two minutes before its GPU was destroyed. */
+const SLICE_SEEN_SLACK_MS = 120_000;
+
+/**
+ * The units a host has now, from its Gpu rows, in index then MIG device
+ * order: a GPU replaced in a host leaves its old row behind under the same
+ * index (the one seen last is the GPU), and a MIG layout that changed
+ * leaves its destroyed slices behind (a slice is a unit while its GPU is
+ * partitioned and it was seen with it). Rows must come ordered by index,
+ * MIG device index and last sighting, newest first.
+ */
+export function currentUnits(rows: UnitRow[]): HostUnit[] {
+  const wholes = rows.filter((gpu) => gpu.migDeviceIndex === null);
+  const latest = wholes.filter((gpu, position) => position === 0 || wholes[position - 1]!.index !== gpu.index);
+  const units: HostUnit[] = [];
+  for (const gpu of latest) {
+    const partitioned = isPartitioned({ index: gpu.index, migMode: gpu.migMode });
+    units.push({ id: gpu.id, uuid: gpu.uuid, index: gpu.index, name: gpu.name, memoryTotalMiB: gpu.memoryTotalMiB, mig: null, partitioned });
+    if (!partitioned) continue;
+    const slices = rows.filter((row) => row.parentUuid === gpu.uuid && row.lastSeenAt.getTime() >= gpu.lastSeenAt.getTime() - SLICE_SEEN_SLACK_MS);
+    for (const [position, slice] of slices.entries()) {
+      if (position > 0 && slices[position - 1]!.migDeviceIndex === slice.migDeviceIndex) continue;
+      units.push({
+        id: slice.id,
+        uuid: slice.uuid,
+        index: gpu.index,
+        name: slice.name,
+        memoryTotalMiB: slice.memoryTotalMiB,
+        mig: { deviceIndex: slice.migDeviceIndex!, profile: slice.migProfile ?? "" },
+        partitioned: false,
+      });
+    }
+  }
+  return units;
+}
+
+/** The order `currentUnits` reads rows in. */
+export const unitOrder = [{ index: "asc" as const }, { migDeviceIndex: "asc" as const }, { lastSeenAt: "desc" as const }];
