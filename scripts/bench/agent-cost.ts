@@ -11,7 +11,10 @@
  * nvidia-smi's and is not it (the real one: fixtures/h200-driver-580/polling-cost.txt).
  *
  *   npx tsx scripts/bench/agent-cost.ts [--intervals 1s,500ms] [--seconds 60] [--warmup 10] [--gpus 8]
- *       [--nvidia-smi PATH] [--port 3650] [--out bench-results/<date>-agent-cost.json]
+ *       [--nvidia-smi PATH] [--port 3650] [--node-options "--max-semi-space-size=1"] [--out bench-results/<date>-agent-cost.json]
+ *
+ * `--node-options` runs the agent under those Node flags (NODE_OPTIONS), as a
+ * service unit could start it.
  *
  * The 8-GPU recording is made from the real H200 capture
  * (server/collector/fixtures/h200-driver-580): its GPU copied eight times
@@ -29,7 +32,7 @@ import { rssMiB } from "./processes";
 import { repoRoot } from "./scenario";
 
 const USAGE = `usage: npx tsx scripts/bench/agent-cost.ts [--intervals 1s,500ms] [--seconds 60] [--warmup 10] [--gpus 8]
-  [--nvidia-smi PATH] [--port 3650] [--out bench-results/<date>-agent-cost.json]`;
+  [--nvidia-smi PATH] [--port 3650] [--node-options FLAGS] [--out bench-results/<date>-agent-cost.json]`;
 
 const { flags } = argsOrExit(
   process.argv.slice(2),
@@ -40,6 +43,7 @@ const { flags } = argsOrExit(
     gpus: flag.whole(8, { min: 1, max: 64 }),
     nvidiaSmi: flag.text(null),
     port: flag.whole(3650, { min: 1024, max: 65535 }),
+    nodeOptions: flag.text(""),
     out: flag.text(null),
   },
   USAGE,
@@ -160,7 +164,11 @@ async function measure(interval: string, recording: string): Promise<IntervalRes
   const agent: ChildProcess = spawn(
     process.execPath,
     [BUNDLE, "agent", "--server", `http://127.0.0.1:${flags.port}`, "--token", "agent-cost", "--nvidia-smi", nvidiaSmi, "--interval", interval, "--host-name", "agent-cost-8gpu"],
-    { cwd: os.tmpdir(), env: { ...process.env, FAKE_NVIDIA_SMI_DIR: recording, FAKE_NVIDIA_SMI_VARY: "1" }, stdio: ["ignore", "ignore", "pipe"] },
+    {
+      cwd: os.tmpdir(),
+      env: { ...process.env, NODE_OPTIONS: flags.nodeOptions, FAKE_NVIDIA_SMI_DIR: recording, FAKE_NVIDIA_SMI_VARY: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
   let stderr = "";
   agent.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -232,7 +240,7 @@ async function main(): Promise<void> {
   }
   const machine = { cpuModel: /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown", cores: os.cpus().length, node: process.version };
   mkdirSync(path.dirname(path.resolve(repoRoot, out)), { recursive: true });
-  writeFileSync(path.resolve(repoRoot, out), `${JSON.stringify({ startedAt: new Date().toISOString(), machine, nvidiaSmi: flags.nvidiaSmi ?? "scripts/fake-nvidia-smi.mjs (recording-driven)", gpus: flags.gpus, results }, null, 2)}\n`);
+  writeFileSync(path.resolve(repoRoot, out), `${JSON.stringify({ startedAt: new Date().toISOString(), machine, nvidiaSmi: flags.nvidiaSmi ?? "scripts/fake-nvidia-smi.mjs (recording-driven)", nodeOptions: flags.nodeOptions, gpus: flags.gpus, results }, null, 2)}\n`);
   console.log(`results: ${out}`);
 }
 

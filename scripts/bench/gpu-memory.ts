@@ -11,7 +11,6 @@
  *   node --expose-gc --import tsx scripts/bench/gpu-memory.ts [--gpus 2000] [--seconds 900] [--json FILE]
  */
 import { writeFileSync } from "node:fs";
-import type { LiveBooking } from "@/lib/live";
 import { memberSummaryOf } from "@/lib/live-wire";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
@@ -24,6 +23,7 @@ import { MinuteRollups } from "@/server/history/minute-rollups";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import { Tick } from "@/server/tick/tick";
 import { argsOrExit, flag } from "./args";
+import { benchBookings } from "./bench-bookings";
 
 const USAGE = "usage: node --expose-gc --import tsx scripts/bench/gpu-memory.ts [--gpus 2000] [--seconds 900] [--json FILE]";
 
@@ -53,16 +53,7 @@ async function main(): Promise<void> {
   // Sixty distinct seconds of readings, replayed with later times: the history's size does not depend on its values.
   const startMs = Math.floor(Date.now() / 1000) * 1000 - flags.seconds * 1000;
   const distinct = Array.from({ length: Math.min(60, flags.seconds) }, (_, second) => specs.map((spec) => simulatedSnapshotAt(spec, seed, startMs + second * 1000)));
-  const bookings: LiveBooking[] = specs.slice(0, Math.ceil(specs.length / 4)).map((spec, i) => ({
-    reservationId: `booking-${i}`,
-    hostId: `host-${i}`,
-    hostName: spec.hostName,
-    gpus: spec.gpus.slice(0, 2).map((gpu) => ({ uuid: gpu.uuid, index: gpu.index })),
-    holder: { id: `person-${i}`, username: `person${i}`, name: `Person ${i}` },
-    startsAt: new Date(startMs - 3600_000).toISOString(),
-    endsAt: new Date(startMs + 3600_000 + flags.seconds * 1000).toISOString(),
-    purpose: "bench",
-  }));
+  const bookings = benchBookings(specs, startMs, flags.seconds);
 
   let now = startMs;
   const before = retained();
