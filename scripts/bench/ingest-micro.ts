@@ -20,6 +20,7 @@ import { memoryPersistence } from "@/server/alerts/testing";
 import { Tick } from "@/server/tick/tick";
 import type { LiveBooking } from "@/lib/live";
 import { argsOrExit, flag } from "./args";
+import { benchBookings } from "./bench-bookings";
 
 const SECRET = "ingest-micro-secret";
 
@@ -83,17 +84,7 @@ async function main(): Promise<void> {
     specs.map((spec) => JSON.stringify(simulatedSnapshotAt(spec, seed, startMs + second * 1000))),
   );
   const gpuReadings = specs.reduce((sum, spec) => sum + spec.gpus.length, 0) * options.seconds;
-  // A few bookings, so that the rules meet holders, idle bookings and conflicts.
-  const bookings: LiveBooking[] = specs.slice(0, Math.ceil(specs.length / 4)).map((spec, i) => ({
-    reservationId: `booking-${i}`,
-    hostId: `host-${i}`,
-    hostName: spec.hostName,
-    gpus: spec.gpus.slice(0, 2).map((gpu) => ({ uuid: gpu.uuid, index: gpu.index })),
-    holder: { id: `person-${i}`, username: `person${i}`, name: `Person ${i}` },
-    startsAt: new Date(startMs - 3600_000).toISOString(),
-    endsAt: new Date(startMs + 3600_000 + options.seconds * 1000).toISOString(),
-    purpose: "bench",
-  }));
+  const bookings = benchBookings(specs, startMs, options.seconds);
   console.log(`${options.gpus} GPUs (${specs.length} hosts), ${options.seconds} s of readings, ${gpuReadings} GPU readings per round`);
   console.log("| round | check | ingest | drain | tick (reconcile + rules) | total (µs CPU per GPU reading) |");
   console.log("|---:|---:|---:|---:|---:|---:|");

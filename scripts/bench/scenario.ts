@@ -44,6 +44,8 @@ export interface ScenarioOptions {
   nice: number;
   /** Pin instance i to CPU core i (`taskset`), so that two instances do not share a core; the harness is not pinned. */
   taskset: boolean;
+  /** The simulated agents' interval between readings (ms); 1000 unless the agents' `--interval` is what is measured. */
+  agentIntervalMs?: number;
   log: (line: string) => void;
 }
 
@@ -377,7 +379,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     // Agents: hosts spread over the instances (as a load balancer would), then over the agent processes.
     const hosts = database.hosts.map((host, i) => ({ ...host, serverUrl: servers[i % servers.length]!.url }));
     const agentWorkers = spread(hosts, options.agentProcesses).map((part) => {
-      const config: AgentWorkerConfig = { seed: options.seed, gpus: options.gpus, intervalMs: 1000, hosts: part };
+      const config: AgentWorkerConfig = { seed: options.seed, gpus: options.gpus, intervalMs: options.agentIntervalMs ?? 1000, hosts: part };
       return { size: part.length, worker: startWorker<{ type: string; count?: number; taken?: number; stages?: AgentStages }>("agent-worker.ts", config, options.nice, log) };
     });
     workers.push(...agentWorkers.map(({ worker }) => worker.child));

@@ -59,6 +59,7 @@ export class FleetState {
   private readonly removedHosts = new Set<string>();
   private readonly now: () => number;
   private readonly localListeners = new Set<(change: LocalHostChange) => void>();
+  private readonly readingListeners = new Set<(hostId: string, sampledAtMs: number) => void>();
 
   constructor(private readonly options: FleetStateOptions) {
     this.now = options.now ?? Date.now;
@@ -69,6 +70,18 @@ export class FleetState {
     this.localListeners.add(listener);
     return () => {
       this.localListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Hears of every live reading applied (this instance's agents and those
+   * relayed from others), after it is in the state: the live feed's pacer
+   * flushes when the readings it waits for have come.
+   */
+  onReading(listener: (hostId: string, sampledAtMs: number) => void): () => void {
+    this.readingListeners.add(listener);
+    return () => {
+      this.readingListeners.delete(listener);
     };
   }
 
@@ -168,6 +181,7 @@ export class FleetState {
     if (inventoryChanged) host.gpuUuids = uuids;
     if (inventoryChanged || versionsChanged || firstSeen || uuids.length === 0) this.dirtyHosts.add(hostId);
     this.setOnline(entry, entry.connectedVia.size > 0);
+    for (const listener of this.readingListeners) listener(hostId, sampledAt);
     return { live: true, inventoryChanged: inventoryChanged || versionsChanged };
   }
 

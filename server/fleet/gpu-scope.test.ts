@@ -151,7 +151,7 @@ describe("the GPU scope", () => {
 
   it("sends a new watcher its snapshot and then the next flush's delta, never the delta of its snapshot's flush, which the others get", async () => {
     // A reading waits up to 400 ms for the rest of its burst: the second page's snapshot is what sends it, in the flush of that snapshot.
-    const { live, a, start, ingest } = await setUp({ endpoint: { quietMs: 400, maxHoldMs: 400 } });
+    const { live, a, start, ingest } = await setUp({ endpoint: { minHoldMs: 400, maxHoldMs: 400 } });
     const first = live.connect({ token: "gpd_pat_member", fleet: false });
     const firstPage = watchGpu(first.socket, a.uuid);
     await until(() => firstPage.state().hasSnapshot);

@@ -130,7 +130,7 @@ describe("the member scope's deltas", () => {
   it("go to a new member after its snapshot from the next flush on, and to the others each once", async () => {
     const held = new FleetState({ offlineAfterMs: 5000, simulated: true });
     // A reading waits up to 400 ms for the rest of its burst: the new page's snapshot is what sends it, in the flush of that snapshot.
-    const live = await startLiveServer(held, { tickMs: 3_600_000, flushMs: 20, quietMs: 400, maxHoldMs: 400 });
+    const live = await startLiveServer(held, { tickMs: 3_600_000, flushMs: 20, minHoldMs: 400, maxHoldMs: 400 });
     try {
       const gpu = makeGpu();
       const start = Date.now() - 10_000;
@@ -314,7 +314,7 @@ describe("the display scope", () => {
   it("sends a new screen its snapshot, then the next flush's delta; the room's other screens get every change once", async () => {
     const held = new FleetState({ offlineAfterMs: 5000, simulated: true });
     // As for members: the new screen's snapshot goes while the pacer still holds a reading.
-    const live = await startLiveServer(held, { tickMs: 3_600_000, flushMs: 20, quietMs: 400, maxHoldMs: 400 });
+    const live = await startLiveServer(held, { tickMs: 3_600_000, flushMs: 20, minHoldMs: 400, maxHoldMs: 400 });
     try {
       const gpu = makeGpu({ utilizationGpuPct: 10 });
       const host = { name: "node-w", driverVersion: null, cudaVersion: null };

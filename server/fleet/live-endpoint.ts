@@ -25,20 +25,19 @@ export interface LiveEndpointOptions {
    */
   authenticate?: (request: { headers: Headers; token: string | null }) => Promise<LiveViewer | null>;
   /**
-   * How often the feed looks for new readings; default 25 ms. Agents sample
-   * on whole seconds, so a delta per tick would hold each reading until the
-   * tick's phase came round (up to a second, different after every restart).
+   * How often the feed looks for what waits (snapshots, the bounded wait);
+   * default 25 ms. Readings do not wait for it: the last reading a round
+   * waits for flushes at once (server/fleet/delta-pacer.ts).
    */
   flushMs?: number;
   /**
-   * A delta goes out when no new reading came for this long; default 20 ms
-   * (with the default flush: at the first flush without a new one). Each
-   * second's readings arrive as a burst: it goes out as one delta, shortly
-   * after its last reading (server/fleet/delta-pacer.ts).
+   * The bounded wait: a change waits at most this long after a flush saw
+   * it for readings still due from other hosts; default 100 ms (a long
+   * burst goes out in parts, a silent host holds no one longer).
    */
-  quietMs?: number;
-  /** No reading waits longer than this after a flush saw it; default 100 ms (a long burst goes out in parts). */
   maxHoldMs?: number;
+  /** A change waits at least this long; default 0. Tests hold a reading across a snapshot's flush with it. */
+  minHoldMs?: number;
   /**
    * Snapshots go out at most this often; default 100 ms. Connections
    * waiting meanwhile share one (at 4,000 GPUs a snapshot is megabytes and
@@ -131,9 +130,9 @@ export function liveViewerOf(socket: Pick<LiveSocket, "data">): LiveViewer | nul
  * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): LiveEndpoint {
-  const { authenticate, flushMs = 25, quietMs = 20, maxHoldMs = 100, snapshotMs = 100, bookings } = options;
+  const { authenticate, flushMs = 25, maxHoldMs = 100, minHoldMs = 0, snapshotMs = 100, bookings } = options;
   const gpuStates = (): Readonly<Record<string, GpuReconciliation>> => options.gpuStates?.() ?? {};
-  const pacer = new DeltaPacer({ quietMs, maxHoldMs });
+  const pacer = new DeltaPacer({ maxHoldMs, minHoldMs });
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots, memberSummaryOf);
   const displaySources = {
@@ -348,10 +347,24 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   };
   const flusher = setInterval(send, flushMs);
   flusher.unref();
+  // A round's first reading and the last one it waits for flush now, not at the next poll: after the
+  // I/O of this turn of the event loop, so that readings that came together go together.
+  let flushQueued = false;
+  const flushNow = () => {
+    flushQueued = false;
+    send();
+  };
+  const stopReadings = fleet.onReading((hostId, sampledAt) => {
+    if (pacer.arrived(hostId, sampledAt, Date.now()) && !flushQueued) {
+      flushQueued = true;
+      setImmediate(flushNow);
+    }
+  });
   return {
     consumer,
     stop() {
       clearInterval(flusher);
+      stopReadings();
       stopBookings?.();
     },
   };
