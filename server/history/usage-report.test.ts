@@ -167,6 +167,11 @@ describe("usage report", () => {
     expect(person).toMatchObject({ label: "Quiet Person", usedGpuHours: 0, gpus: 0, efficiencyPct: 0 });
     expect(person.bookedGpuHours).toBeCloseTo(gpuHoursOf(await bookedRanges(db(), { userId: quietId }, T0, T0 + 2 * HOUR_MS), T0, T0 + 2 * HOUR_MS), 8);
     expect(person.bookedGpuHours).toBeCloseTo(1.5, 8);
+    // The hosts table counts the same bookings: the silent host is listed, and both tables sum to one figure.
+    expect(result.hosts.find((h) => h.hostName === silent.name)).toMatchObject({ gpus: 0, reportedGpuHours: 0 });
+    expect(result.hosts.find((h) => h.hostName === silent.name)!.bookedGpuHours).toBeCloseTo(1.5, 8);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    expect(sum(result.hosts.map((h) => h.bookedGpuHours))).toBeCloseTo(sum(result.people.map((p) => p.bookedGpuHours)), 8);
     await db().reservationGpu.deleteMany({ where: { reservation: { userId: quietId } } });
     await db().reservation.deleteMany({ where: { userId: quietId } });
   });

@@ -186,7 +186,7 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
     FROM ${t.from}
     WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)}
     GROUP BY 1, 2, 3`;
-  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows, query), hostsOf(rows), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
+  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows, query), hostsOf(rows, query), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
   return { people: withUnbookedUse(people, unbooked, query.userId), hosts, simulated: rows.some((row) => num(row.sim) > 0) };
 }
 
@@ -270,21 +270,37 @@ async function peopleOf(rows: GpuTimeRow[], query: UsageQuery): Promise<PersonUs
     .sort((a, b) => (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || b.bookedGpuHours - a.bookedGpuHours || a.label.localeCompare(b.label));
 }
 
-async function hostsOf(rows: GpuTimeRow[]): Promise<HostUsage[]> {
-  const byHost = new Map<string, { gpus: Set<string>; reported: number; used: number; counted: number; booked: number; idle: number; busy: number }>();
+/**
+ * The hosts table. Booked GPU-hours are counted as the people table counts
+ * them, so that both tables sum to one figure: real people's bookings
+ * through gpuHoursOf (hosts whose GPUs sent no readings included), and the
+ * simulated fleet's demo people from the minutes they held.
+ */
+async function hostsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<HostUsage[]> {
+  const { fromMs } = query.range;
+  const untilMs = Math.min(query.range.toMs, query.nowMs);
+  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, counted: 0, heldBySimulated: 0, idle: 0, busy: 0 });
+  const holders = [...new Set(rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : [])))];
+  const [booked, simulatedUsers] = await Promise.all([
+    untilMs > fromMs ? bookedRangesBy(db(), "hostId", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId], true) : new Map<string | null, GpuRange[]>(),
+    holders.length > 0 ? db().user.findMany({ where: { id: { in: holders }, simulated: true }, select: { id: true } }) : [],
+  ]);
+  const simulated = new Set(simulatedUsers.map((user) => user.id));
+  const byHost = new Map<string, ReturnType<typeof empty>>();
   for (const row of rows) {
-    const sums = byHost.get(row.host) ?? { gpus: new Set<string>(), reported: 0, used: 0, counted: 0, booked: 0, idle: 0, busy: 0 };
+    const sums = byHost.get(row.host) ?? empty();
     sums.gpus.add(row.gpu);
     sums.reported += num(row.minutes);
     sums.used += num(row.used);
     sums.counted += num(row.counted);
     sums.busy += num(row.busy);
     if (row.holder !== null) {
-      sums.booked += num(row.minutes);
+      if (row.holder.startsWith(SIMULATED_HOLDER_PREFIX) || simulated.has(row.holder)) sums.heldBySimulated += num(row.minutes);
       sums.idle += num(row.idle);
     }
     byHost.set(row.host, sums);
   }
+  for (const hostId of booked.keys()) if (hostId !== null && !byHost.has(hostId)) byHost.set(hostId, empty());
   const names = await hostNames([...byHost.keys()]);
   return [...byHost.entries()]
     .map(([hostId, sums]): HostUsage => ({
@@ -294,7 +310,7 @@ async function hostsOf(rows: GpuTimeRow[]): Promise<HostUsage[]> {
       reportedGpuHours: hours(sums.reported),
       usedGpuHours: hours(sums.used / 100),
       meanUtilPct: sums.counted > 0 ? sums.used / sums.counted : null,
-      bookedGpuHours: hours(sums.booked),
+      bookedGpuHours: hours(sums.heldBySimulated) + gpuHoursOf(booked.get(hostId) ?? [], fromMs, untilMs),
       idleBookedGpuHours: hours(sums.idle),
       busyGpuHours: hours(sums.busy),
     }))

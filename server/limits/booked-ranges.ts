@@ -25,19 +25,23 @@ export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: 
 
 /**
  * Every booked GPU range in [fromMs, toMs), grouped by the booking's team
- * (null: bookings that name none; for the queue's fair share) or by its
- * person (the usage report's booked GPU-hours); `userIds` narrows to those people.
+ * (null: bookings that name none; for the queue's fair share), by its
+ * person or by its host (the usage report's booked GPU-hours); `userIds`
+ * narrows to those people, `realPeopleOnly` leaves out the simulated
+ * fleet's demo people (whose history the report takes from its minutes).
  */
 export async function bookedRangesBy(
   client: Client,
-  key: "teamId" | "userId",
+  key: "teamId" | "userId" | "hostId",
   fromMs: number,
   toMs: number,
   userIds?: readonly string[],
+  realPeopleOnly = false,
 ): Promise<Map<string | null, GpuRange[]>> {
+  const reservation = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
   const rows = await client.reservationGpu.findMany({
-    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds ? { reservation: { userId: { in: [...userIds] } } } : {}) },
-    select: { startsAt: true, endsAt: true, reservation: { select: { teamId: true, userId: true } } },
+    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds || realPeopleOnly ? { reservation } : {}) },
+    select: { startsAt: true, endsAt: true, reservation: { select: { teamId: true, userId: true, hostId: true } } },
   });
   const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {
