@@ -33,7 +33,10 @@ export function hostStatusText(host: Pick<DisplayFeedHost, "online" | "lastSeenA
  * the section's accessible name).
  */
 export function DisplayHostLabel({ host, tiles, slice, width, scale, tileText, nowMs }: DisplayHostLabelProps) {
-  const models = [...new Set(tiles.map((tile) => tile.model))];
+  // "8 × H100", or per kind where a host mixes them ("1 × H100 3g.40gb, 2 × H100 1g.10gb" for MIG slices).
+  const counts = new Map<string, number>();
+  for (const tile of tiles) counts.set(tile.model, (counts.get(tile.model) ?? 0) + 1);
+  const models = [...counts].map(([model, count]) => `${count} × ${model}`).join(", ");
   const { free } = countAvailability(tiles.map((tile) => tile.state));
   // The tiles' text size, within bounds: small tiles leave a short label, whose lines must all fit.
   const text = Math.max(LABEL_MIN_PX * scale, Math.min(tileText, 22 * scale));
@@ -68,7 +71,7 @@ export function DisplayHostLabel({ host, tiles, slice, width, scale, tileText, n
         {statusLine.text}
       </p>
       <p className="text-zinc-200">
-        {tiles.length} × {models.join(", ")}
+        {models}
       </p>
       {host.online && <p className="font-semibold text-white">{free} free</p>}
     </div>
