@@ -70,19 +70,7 @@ export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | nu
   const value = reservationValue ?? null;
   const reservationEnv = value ? ` -e GPUDESK_RESERVATION=${value}` : "";
   const composeEnv = value ? ["    environment:", `      GPUDESK_RESERVATION: "${value}"`] : [];
-  const compose = [
-    "services:",
-    "  job:",
-    "    image: IMAGE",
-    ...composeEnv,
-    "    deploy:",
-    "      resources:",
-    "        reservations:",
-    "          devices:",
-    "            - driver: nvidia",
-    `              device_ids: [${sorted.map((gpu) => `"${gpu.index}"`).join(", ")}]`,
-    "              capabilities: [gpu]",
-  ].join("\n");
+  const compose = ["services:", ...composeService("job", composeEnv, sorted.map((gpu) => String(gpu.index)))].join("\n");
 
   return {
     cudaDeviceOrder: "PCI_BUS_ID",
@@ -135,18 +123,7 @@ function sliceLaunchSettings(gpus: LaunchGpu[], value: string | null): LaunchSet
   const composeEnv = value ? ["    environment:", `      GPUDESK_RESERVATION: "${value}"`] : [];
   const compose = [
     "services:",
-    ...slices.flatMap((slice) => [
-      `  job${several ? `-${slice.ref.replace(":", "-")}` : ""}:`,
-      "    image: IMAGE",
-      ...composeEnv,
-      "    deploy:",
-      "      resources:",
-      "        reservations:",
-      "          devices:",
-      "            - driver: nvidia",
-      `              device_ids: ["${slice.ref}"]`,
-      "              capabilities: [gpu]",
-    ]),
+    ...slices.flatMap((slice) => composeService(`job${several ? `-${slice.ref.replace(":", "-")}` : ""}`, composeEnv, [slice.ref])),
   ].join("\n");
   return {
     cudaDeviceOrder: "PCI_BUS_ID",
@@ -170,4 +147,20 @@ function sliceLaunchSettings(gpus: LaunchGpu[], value: string | null): LaunchSet
     },
     slices,
   };
+}
+
+/** One compose service holding these devices (GPU indices, or "GPU:MIG device" refs), as NVIDIA's container toolkit names them. */
+function composeService(name: string, environment: string[], deviceIds: string[]): string[] {
+  return [
+    `  ${name}:`,
+    "    image: IMAGE",
+    ...environment,
+    "    deploy:",
+    "      resources:",
+    "        reservations:",
+    "          devices:",
+    "            - driver: nvidia",
+    `              device_ids: [${deviceIds.map((id) => `"${id}"`).join(", ")}]`,
+    "              capabilities: [gpu]",
+  ];
 }
