@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isTimeZone } from "@/lib/local-time";
 
 /** PATCH /api/v1/me: the person's own settings. `timeZone` null: the browser's zone. */

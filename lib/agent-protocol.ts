@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EnforcementReport, TerminateCommand } from "@/lib/enforcement-protocol";
 
 /** Messages between `gpudesk agent` and the server's socket.io namespace `/agent`. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The wall display's address: `/display?token=gpd_disp_…&hosts=a,b&rotate=10`.

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Enforcement over the `/agent` socket: the server asks an agent to

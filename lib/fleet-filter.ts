@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GPU_STATES, type GpuReconciliation, type GpuState } from "@/lib/attribution";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import type { NamedPerson } from "@/lib/person-name";

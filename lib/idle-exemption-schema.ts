@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** `POST /api/v1/idle-exemptions`: a host (by name), a person (by username) or one booking (by id). */
 export const idleExemptionSchema = z.strictObject({

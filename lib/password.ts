@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Password rules, shared by the account forms, the API, the CLI and better-auth. */
 export const PASSWORD_MIN = 10;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What gpudesk tells one person about their own bookings, and the channels

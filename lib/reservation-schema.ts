@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The booking contracts, shared by the forms in the browser and the REST API

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { compileFastCheck, UNSURE } from "@/lib/fast-check";
 import { parseSnapshot, snapshotSchema, type Snapshot } from "@/lib/snapshot";
 import { readOwnFixture } from "@/server/collector/nvidia-smi/test-fixtures";

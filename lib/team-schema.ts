@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DURATION_MAX_MINUTES, HOST_NAME_MAX } from "@/lib/reservation-schema";
 
 /**

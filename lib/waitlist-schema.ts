@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, PURPOSE_MAX } from "@/lib/reservation-schema";
 
 /** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */

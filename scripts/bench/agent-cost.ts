@@ -11,14 +11,18 @@
  * nvidia-smi's and is not it (the real one: fixtures/h200-driver-580/polling-cost.txt).
  *
  *   npx tsx scripts/bench/agent-cost.ts [--intervals 1s,500ms] [--seconds 60] [--warmup 10] [--gpus 8]
- *       [--nvidia-smi PATH] [--port 3650] [--node-options "--max-semi-space-size=1"] [--out bench-results/<date>-agent-cost.json]
+ *       [--nvidia-smi PATH] [--port 3650] [--node-options "--max-semi-space-size=1"] [--node-args "--cpu-prof"] [--out bench-results/<date>-agent-cost.json]
  *
  * `--node-options` runs the agent under those Node flags (NODE_OPTIONS), as a
- * service unit could start it.
+ * service unit could start it; `--node-args` puts flags on node's own command
+ * line, for those NODE_OPTIONS refuses (`--cpu-prof --cpu-prof-dir=DIR`);
+ * `--bundle` measures another build of the agent (an earlier commit's).
  *
  * The 8-GPU recording is made from the real H200 capture
  * (server/collector/fixtures/h200-driver-580): its GPU copied eight times
- * with its own index, UUID and PCI bus id, its one CUDA process kept.
+ * with its own index, UUID and PCI bus id, and its CUDA process once per GPU,
+ * each with the pid of a real process started here (a `sleep`), so that the
+ * agent reads /proc for eight live processes as on a busy host.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -32,7 +36,7 @@ import { rssMiB } from "./processes";
 import { repoRoot } from "./scenario";
 
 const USAGE = `usage: npx tsx scripts/bench/agent-cost.ts [--intervals 1s,500ms] [--seconds 60] [--warmup 10] [--gpus 8]
-  [--nvidia-smi PATH] [--port 3650] [--node-options FLAGS] [--out bench-results/<date>-agent-cost.json]`;
+  [--nvidia-smi PATH] [--port 3650] [--node-options FLAGS] [--node-args FLAGS] [--bundle dist/gpudesk.mjs] [--out bench-results/<date>-agent-cost.json]`;
 
 const { flags } = argsOrExit(
   process.argv.slice(2),
@@ -44,6 +48,8 @@ const { flags } = argsOrExit(
     nvidiaSmi: flag.text(null),
     port: flag.whole(3650, { min: 1024, max: 65535 }),
     nodeOptions: flag.text(""),
+    nodeArgs: flag.text(""),
+    bundle: flag.text(null),
     out: flag.text(null),
   },
   USAGE,
@@ -51,7 +57,7 @@ const { flags } = argsOrExit(
 
 const TICKS_PER_SECOND = 100;
 const FIXTURE = path.join(repoRoot, "server", "collector", "fixtures", "h200-driver-580");
-const BUNDLE = path.join(repoRoot, "dist", "gpudesk.mjs");
+const BUNDLE = flags.bundle ? path.resolve(flags.bundle) : path.join(repoRoot, "dist", "gpudesk.mjs");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** utime + stime and cutime + cstime of a process, in ticks; null when it is gone. */
@@ -93,8 +99,8 @@ function descendants(root: number): number[] {
   return found;
 }
 
-/** The 8-GPU recording, made from the real one-GPU capture. */
-function makeRecording(gpus: number): string {
+/** The 8-GPU recording, made from the real one-GPU capture, with `pids` as the GPUs' compute processes. */
+function makeRecording(gpus: number, pids: number[]): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-agent-cost-"));
   const uuidOf = (i: number, uuid: string) => `${uuid.slice(0, -2)}${i.toString(16).padStart(2, "0")}`;
   const busOf = (i: number) => `00000000:${(0x18 + i).toString(16).toUpperCase().padStart(2, "0")}:00.0`;
@@ -103,10 +109,12 @@ function makeRecording(gpus: number): string {
   const [, uuid, , bus] = row.split(", ");
   const rows = Array.from({ length: gpus }, (_, i) => [String(i), uuidOf(i, uuid!), ...row.split(", ").slice(2)].join(", ").replace(bus!, busOf(i)));
   writeFileSync(path.join(dir, "query-gpu__load.csv"), csv.flatMap((line) => (line === row ? rows : [line])).join("\n"));
-  writeFileSync(
-    path.join(dir, "query-compute-apps__load.csv"),
-    readFileSync(path.join(FIXTURE, "query-compute-apps__load.csv"), "utf8").replaceAll(uuid!, uuidOf(0, uuid!)),
-  );
+  // One compute process per GPU, each a real process here, so that the agent reads a live /proc entry
+  // for each as it would on a busy host (the recording's own pid is long gone).
+  const apps = readFileSync(path.join(FIXTURE, "query-compute-apps__load.csv"), "utf8").split("\n");
+  const app = apps.find((line) => line.startsWith(uuid!))!;
+  const appRows = pids.map((pid, i) => app.replace(uuid!, uuidOf(i, uuid!)).replace(/, \d+, /, `, ${pid}, `));
+  writeFileSync(path.join(dir, "query-compute-apps__load.csv"), apps.flatMap((line) => (line === app ? appRows : [line])).join("\n"));
   const list = readFileSync(path.join(FIXTURE, "list-L.txt"), "utf8").split("\n");
   const listed = list.find((line) => line.startsWith("GPU 0:"))!;
   writeFileSync(
@@ -163,7 +171,7 @@ async function measure(interval: string, recording: string): Promise<IntervalRes
   const nvidiaSmi = flags.nvidiaSmi ?? path.join(repoRoot, "scripts", "fake-nvidia-smi.mjs");
   const agent: ChildProcess = spawn(
     process.execPath,
-    [BUNDLE, "agent", "--server", `http://127.0.0.1:${flags.port}`, "--token", "agent-cost", "--nvidia-smi", nvidiaSmi, "--interval", interval, "--host-name", "agent-cost-8gpu"],
+    [...flags.nodeArgs.split(" ").filter(Boolean), BUNDLE, "agent", "--server", `http://127.0.0.1:${flags.port}`, "--token", "agent-cost", "--nvidia-smi", nvidiaSmi, "--interval", interval, "--host-name", "agent-cost-8gpu"],
     {
       cwd: os.tmpdir(),
       env: { ...process.env, NODE_OPTIONS: flags.nodeOptions, FAKE_NVIDIA_SMI_DIR: recording, FAKE_NVIDIA_SMI_VARY: "1" },
@@ -220,7 +228,12 @@ async function main(): Promise<void> {
     console.error(`${path.relative(repoRoot, BUNDLE)} is missing: run npm run build:host first`);
     process.exit(2);
   }
-  const recording = makeRecording(flags.gpus);
+  // Stand-ins for the training processes, one per GPU: long sleeps, killed at the end.
+  const workers = Array.from({ length: flags.gpus }, () => spawn("sleep", ["86400"], { stdio: "ignore" }));
+  const recording = makeRecording(
+    flags.gpus,
+    workers.map((worker) => worker.pid!),
+  );
   const stamp = new Date().toISOString().replace(/:\d\d\.\d+Z$/, "").replace(":", "-");
   const out = flags.out ?? path.join("bench-results", `${stamp}-agent-cost.json`);
   const results: IntervalResult[] = [];
@@ -237,6 +250,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(recording, { recursive: true, force: true });
+    for (const worker of workers) worker.kill("SIGKILL");
   }
   const machine = { cpuModel: /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown", cores: os.cpus().length, node: process.version };
   mkdirSync(path.dirname(path.resolve(repoRoot, out)), { recursive: true });

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { z } from "zod";
+import * as z from "zod";
 
 /** "1s", "500ms", "2m" or a bare number of seconds → milliseconds. */
 export function parseDuration(text: string): number {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ClientConfig } from "@/server/cli-client/client-config";
 import { APIError } from "@/server/cli-client/cli-errors";
 

@@ -2,6 +2,9 @@ import type { Snapshot } from "@/lib/snapshot";
 import type { GpuSource } from "@/server/collector/source";
 import { createProcReader, enrichProcesses } from "@/server/collector/proc/proc-reader";
 
+/** How long the collector reuses what /proc said of a process whose start time has not changed. */
+export const OWNERSHIP_REUSE_MS = 30_000;
+
 export interface CollectorOptions {
   source: GpuSource;
   /** Where to read process ownership; only used for a real GPU source. */
@@ -14,7 +17,9 @@ export interface CollectorOptions {
  * source already knows its processes' owners.
  */
 export function createCollector(options: CollectorOptions) {
-  const reader = options.source.kind === "nvidia-smi" ? createProcReader({ procRoot: options.procRoot ?? "/proc" }) : null;
+  // Every second the same long-running processes: their owner, command and claim are read once, then only their start time.
+  const reader =
+    options.source.kind === "nvidia-smi" ? createProcReader({ procRoot: options.procRoot ?? "/proc", reuseMs: OWNERSHIP_REUSE_MS }) : null;
   return {
     async read(): Promise<Snapshot> {
       const snapshot = await options.source.read();

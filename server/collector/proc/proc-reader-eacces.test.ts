@@ -9,15 +9,13 @@ import { createProcReader } from "@/server/collector/proc/proc-reader";
 // files named in `denied`, exactly as the kernel does for another user's
 // environ when the agent is not root.
 const denied = new Set<string>();
-vi.mock("node:fs/promises", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:fs/promises")>();
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
   return {
     ...actual,
-    open: (file: string, ...rest: unknown[]) => {
-      if (denied.has(file)) {
-        return Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: "EACCES" }));
-      }
-      return (actual.open as (...args: unknown[]) => unknown)(file, ...rest);
+    openSync: (file: string, ...rest: unknown[]) => {
+      if (denied.has(file)) throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: "EACCES" });
+      return (actual.openSync as (...args: unknown[]) => unknown)(file, ...rest);
     },
   };
 });

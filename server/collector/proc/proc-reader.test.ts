@@ -1,8 +1,8 @@
-import { chmod, mkdir, readFile, rm } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { snapshotSchema, type ProcessInfo, type Snapshot } from "@/lib/snapshot";
-import { createFakeProcTree, type FakeProcTree, type FakeProcess } from "@/server/collector/proc/fake-proc-tree";
+import { createFakeProcTree, statText, type FakeProcTree, type FakeProcess } from "@/server/collector/proc/fake-proc-tree";
 import { createUserLookup } from "@/server/collector/proc/lookup-user";
 import { createProcReader, enrichProcesses, type Ownership, type ProcReader } from "@/server/collector/proc/proc-reader";
 
@@ -281,5 +281,51 @@ describe("enrichProcesses", () => {
     const { reader } = await setup([]);
     const out = await enrichProcesses(snapshotOf([processInfo(900, "GPU-a", { user: "from-source" })]), reader);
     expect(out.processes[0].user).toBe("from-source");
+  });
+});
+
+describe("readOwnership with reuseMs (the collector's once-a-second reads)", () => {
+  async function reusing(processes: FakeProcess[]) {
+    const tree = await createFakeProcTree({ btime: BTIME, processes });
+    trees.push(tree);
+    let clock = 1_000_000;
+    const reader = createProcReader({
+      procRoot: tree.procRoot,
+      lookupUser: createUserLookup({ passwdPath: tree.passwdPath, getent: false }),
+      reuseMs: 30_000,
+      now: () => clock,
+    });
+    const write = (pid: number, file: string, text: string) => writeFile(path.join(tree.procRoot, String(pid), file), text);
+    return { reader, write, advance: (ms: number) => (clock += ms) };
+  }
+
+  it("keeps what it read of a process while its start time is the same, and reads it all again after reuseMs", async () => {
+    const { reader, write, advance } = await reusing([{ pid: 300, uid: 1000, argv: ["python", "train.py"], startTicks: 7000 }]);
+    expect((await reader.readOwnership(300))?.command).toBe("python train.py");
+    await write(300, "cmdline", "python\0renamed.py\0");
+    advance(29_000);
+    expect((await reader.readOwnership(300))?.command).toBe("python train.py");
+    advance(1_000);
+    expect((await reader.readOwnership(300))?.command).toBe("python renamed.py");
+  });
+
+  it("reads a reused pid (another start time) afresh at once, and a process that exited is gone at once", async () => {
+    const { reader, write, advance } = await reusing([{ pid: 301, uid: 1000, argv: ["python", "a.py"], startTicks: 7000 }]);
+    expect((await reader.readOwnership(301))?.user).toBe("alice");
+    await write(301, "status", "Name:\tpython\nUid:\t1001\t1001\t1001\t1001\n");
+    await write(301, "cmdline", "python\0b.py\0");
+    await write(301, "stat", statText(301, "python", 9000));
+    advance(1_000);
+    const other = await reader.readOwnership(301);
+    expect(other).toMatchObject({ user: "bob", command: "python b.py" });
+  });
+
+  it("answers null for a pid that vanished even though it was remembered", async () => {
+    const tree = await createFakeProcTree({ btime: BTIME, processes: [{ pid: 302, uid: 1000, argv: ["x"] }] });
+    trees.push(tree);
+    const reader = createProcReader({ procRoot: tree.procRoot, lookupUser: createUserLookup({ passwdPath: tree.passwdPath, getent: false }), reuseMs: 30_000 });
+    expect(await reader.readOwnership(302)).not.toBeNull();
+    await rm(path.join(tree.procRoot, "302"), { recursive: true, force: true });
+    expect(await reader.readOwnership(302)).toBeNull();
   });
 });
