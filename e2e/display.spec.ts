@@ -1,10 +1,10 @@
 import { expect, test } from "@playwright/test";
 import { E2E_ORIGIN, admin, createUser, member, signIn } from "./helpers";
 
-/** The wall display on the shared e2e server (the 14-GPU demo fleet): who may open it, and what a tile says. */
+/** The wall display on the shared e2e server (the demo fleet): who may open it, and what a tile says. */
 
 // Other specs add hosts of their own to the shared server (agents they start and stop);
-// the counts below are about the three demo hosts only.
+// the counts below are about the three demo hosts of whole GPUs only (sim-h100-mig has a test of its own).
 const DEMO_HOSTS = "hosts=sim-h100-a,sim-a100-a,sim-4090-a";
 
 test("a wall screen without a valid display token gets a full-screen message, never the sign-in page", async ({ page }) => {
@@ -39,6 +39,23 @@ test("a signed-in person sees the display with the session; ?hosts= limits it to
 
   await page.goto("/display?hosts=no-such-host");
   await expect(page.getByRole("heading", { name: "None of these hosts is in the fleet" })).toBeVisible();
+});
+
+test("the split H100 shows a tile per slice, with the holders of the booked ones", async ({ page }) => {
+  await signIn(page, member());
+  await page.goto("/display?hosts=sim-h100-mig");
+  await expect(page.getByTestId("display-tile")).toHaveCount(4);
+  await expect(page.getByTestId("display-host-label")).toContainText("1 × H100 3g.40gb, 1 × H100 2g.20gb, 2 × H100 1g.10gb");
+  const tile = (name: string) => page.getByRole("listitem", { name: new RegExp(`^MIG slice ${name} on sim-h100-mig`) });
+  await expect(tile("0:0 3g\\.40gb")).toHaveAttribute("data-state", "booked_in_use");
+  await expect(tile("0:1 2g\\.20gb")).toHaveAttribute("data-state", "booked_idle");
+  await expect(tile("0:2 1g\\.10gb")).toHaveAttribute("data-state", "unbooked_use");
+  await expect(tile("0:3 1g\\.10gb")).toHaveAttribute("data-state", "free");
+  // The demo people hold the two booked slices.
+  for (const name of ["0:0 3g\\.40gb", "0:1 2g\\.20gb"]) {
+    await expect(tile(name).getByTestId("display-holder")).toHaveText(/^(alice|bob|carol|dave|erin|frank)\s·\suntil (\w{3} )?\d\d:\d\d$/i);
+  }
+  await page.screenshot({ path: "test-results/screens/display-mig-host.png" });
 });
 
 test("a booking shows its holder and end on the tile; someone else's process on it is a conflict, without naming them", async ({ page }) => {

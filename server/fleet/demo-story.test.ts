@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GpuState } from "@/lib/attribution";
+import { unitRef } from "@/lib/gpu-availability";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -38,7 +39,8 @@ async function demoStates(simTime: string, now: Date) {
   await directory.refresh();
   const states = reconcileFleet(fleet.current(), await listLiveBookings(now), directory, now.getTime());
   const byName = new Map<string, GpuState>();
-  for (const gpu of fleet.current().gpus) byName.set(`${gpu.hostName}/${gpu.index}`, states[gpu.uuid].state);
+  // "sim-h100-a/2" for a GPU, "sim-h100-mig/0:1" for a MIG slice.
+  for (const gpu of fleet.current().gpus) byName.set(`${gpu.hostName}/${unitRef(gpu)}`, states[gpu.uuid].state);
   return byName;
 }
 
@@ -52,6 +54,8 @@ describe("the demo story", () => {
     expect(states.get("sim-4090-a/3")).toBe("booked_idle");
     expect(states.get("sim-h100-a/2")).toBe("conflict");
     expect(states.get("sim-h100-a/0")).toBe("booked_in_use");
+    // The split H100: a slice in each state.
+    expect(["0:0", "0:1", "0:2", "0:3"].map((ref) => states.get(`sim-h100-mig/${ref}`))).toEqual(["booked_in_use", "booked_idle", "unbooked_use", "free"]);
 
     const { db } = await import("@/server/db");
     const demo = await db().user.findMany({ where: { simulated: true }, select: { id: true, username: true, unixLogin: true } });
@@ -62,13 +66,13 @@ describe("the demo story", () => {
     const { countUsers } = await import("@/server/auth/users");
     expect(await countUsers()).toBe(0);
     const bookings = await db().reservation.findMany({ where: { status: "booked" }, select: { user: { select: { simulated: true } } } });
-    expect(bookings.length).toBe(3);
+    expect(bookings.length).toBe(5);
     expect(bookings.every((booking) => booking.user.simulated)).toBe(true);
 
     // A restart neither duplicates the accounts nor books again.
     await demoStates("2026-11-30T00:00:00Z", now);
     expect(await db().user.count({ where: { simulated: true } })).toBe(6);
-    expect(await db().reservation.count({ where: { status: "booked" } })).toBe(3);
+    expect(await db().reservation.count({ where: { status: "booked" } })).toBe(5);
   });
 
   it("stages the idle booking's past minutes as that booking's: held and run by its person, never use without a booking by nobody named", async () => {
@@ -90,6 +94,25 @@ describe("the demo story", () => {
     // Its hours are recomputed with it: the 7-day view counts the idle booking.
     const hours = await db().gpuHour.findMany({ where: { gpuUuid: held.gpus[0]!.gpu.uuid, hour: { gte: new Date(held.startsAt.getTime() - 3600_000) } }, select: { holderUserId: true } });
     expect(hours.some((hour) => hour.holderUserId === held.userId)).toBe(true);
+  });
+
+  it("plans the two slice bookings on the split H100: its job's owner on the 3g.40gb, another person on the idle 2g.20gb", async () => {
+    const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+    const { planDemoBookings } = await import("@/server/fleet/demo-story");
+    const specs = simulatedFleet({ seed: SEED });
+    const simMs = Date.parse("2026-11-30T00:00:00Z");
+    const plan = planDemoBookings(specs, SEED, simMs);
+    const slices = plan.filter((booking) => booking.host === "sim-h100-mig");
+    expect(slices.map((booking) => booking.slices)).toEqual([["0:0"], ["0:1"]]);
+    expect(slices.every((booking) => booking.gpus === undefined)).toBe(true);
+    const snapshot = simulatedSnapshotAt(specs.find((spec) => spec.hostName === "sim-h100-mig")!, SEED, simMs);
+    const onBig = snapshot.processes.filter((process) => process.gpuUuid === snapshot.gpus[1]!.uuid);
+    expect(slices[0]!.login).toBe(onBig[0]!.user);
+    expect(slices[1]!.login).not.toBe(slices[0]!.login);
+    // Nobody's booking sits over the service on 0:2, or on 0:3.
+    expect(plan.flatMap((booking) => booking.slices ?? [])).toEqual(["0:0", "0:1"]);
+    // Without the split host (an older fleet), the other bookings stay as they were.
+    expect(planDemoBookings(specs.slice(0, 3), SEED, simMs)).toEqual(plan.filter((booking) => booking.host !== "sim-h100-mig"));
   });
 
   it("leaves a login that belongs to a person with that person", async () => {

@@ -18,10 +18,13 @@ import { DEMO_IDLE_PURPOSE, stageIdleReleaseDemo } from "@/server/idle-release/d
  * - sim-h100-a GPUs 0-3 for the owner of the training job there: in use by
  *   the holder, and a conflict on GPU 2 where another login squats;
  * - sim-h100-a GPU 7 for the owner of the process that holds it idle;
- * - sim-4090-a GPU 3 for someone else: booked and idle.
+ * - sim-4090-a GPU 3 for someone else: booked and idle;
+ * - on sim-h100-mig's split H100, slice 0:0 (3g.40gb) for the owner of the
+ *   job there (in use by the holder) and slice 0:1 (2g.20gb) for someone
+ *   else (booked, idle).
  *
- * GPUs 4-6 of sim-h100-a and the A100s run work without a booking; GPUs 1
- * and 2 of sim-4090-a stay free and idle.
+ * GPUs 4-6 of sim-h100-a, the A100s and slice 0:2 of sim-h100-mig run work
+ * without a booking; GPUs 1 and 2 of sim-4090-a and slice 0:3 stay free.
  */
 
 export interface DemoAccount {
@@ -69,8 +72,12 @@ export async function ensureDemoAccounts(logins: readonly string[] = SIMULATED_U
 
 /** The login most processes on these GPUs run under: the owner of the job there. */
 function ownerOf(spec: SimulatedHostSpec, seed: number | string, atMs: number, gpus: number[]): string | null {
+  return ownerOn(spec, seed, atMs, new Set(spec.gpus.filter((gpu) => gpus.includes(gpu.index)).map((gpu) => gpu.uuid)));
+}
+
+/** The login most processes on these units (GPU or MIG UUIDs) run under. */
+function ownerOn(spec: SimulatedHostSpec, seed: number | string, atMs: number, uuids: ReadonlySet<string>): string | null {
   const snapshot = simulatedSnapshotAt(spec, seed, atMs);
-  const uuids = new Set(spec.gpus.filter((gpu) => gpus.includes(gpu.index)).map((gpu) => gpu.uuid));
   const counts = new Map<string, number>();
   for (const process of snapshot.processes) {
     if (!uuids.has(process.gpuUuid) || !process.user) continue;
@@ -81,7 +88,9 @@ function ownerOf(spec: SimulatedHostSpec, seed: number | string, atMs: number, g
 
 interface PlannedBooking {
   host: string;
-  gpus: number[];
+  /** Whole GPUs by index, or MIG slices by "GPU:MIG device" (`slices`); one of the two. */
+  gpus?: number[];
+  slices?: string[];
   login: string;
   hours: number;
   purpose: string;
@@ -104,6 +113,28 @@ export function planDemoBookings(specs: SimulatedHostSpec[], seed: number | stri
   const idle = rtx.gpus.at(-1);
   const someoneElse = SIMULATED_USERS.map((user) => user.login).find((login) => login !== trainer && login !== holder);
   if (idle && someoneElse) plan.push({ host: rtx.hostName, gpus: [idle.index], login: someoneElse, hours: 4, purpose: "demo: evaluation, not started yet" });
+  plan.push(...planSliceBookings(specs, seed, simMs, plan.map((booking) => booking.login)));
+  return plan;
+}
+
+/**
+ * On the split H100: the 3g.40gb for the owner of its job, and the idle
+ * 2g.20gb for a person who has no demo booking yet. The slice whose role
+ * is a leak (a service nobody booked) and the other free one stay unbooked.
+ */
+function planSliceBookings(specs: SimulatedHostSpec[], seed: number | string, simMs: number, taken: string[]): PlannedBooking[] {
+  const host = specs.find((spec) => spec.hostName === "sim-h100-mig");
+  const gpu = host?.gpus.find((candidate) => candidate.mig);
+  if (!host || !gpu?.mig) return [];
+  const plan: PlannedBooking[] = [];
+  const ref = (deviceIndex: number) => `${gpu.index}:${deviceIndex}`;
+  const working = gpu.mig.find((slice) => slice.slot.role === "training");
+  const owner = working ? ownerOn(host, seed, simMs, new Set([working.uuid])) : null;
+  if (working && owner) plan.push({ host: host.hostName, slices: [ref(working.deviceIndex)], login: owner, hours: 6, purpose: "demo: fine-tuning on a MIG slice" });
+  const idle = gpu.mig.find((slice) => slice.slot.role === "free");
+  const logins = SIMULATED_USERS.map((user) => user.login);
+  const other = logins.find((login) => login !== owner && !taken.includes(login)) ?? logins.find((login) => login !== owner);
+  if (idle && other) plan.push({ host: host.hostName, slices: [ref(idle.deviceIndex)], login: other, hours: 4, purpose: "demo: slice booked, job not started yet" });
   return plan;
 }
 
@@ -125,7 +156,8 @@ export async function startDemoStory(specs: SimulatedHostSpec[], seed: number | 
       if (!account) continue;
       const actor: Actor = { ...account, role: "member", unixLogin: booking.login };
       const durationMinutes = Math.min(booking.hours * 60, policy.maxDurationMinutes);
-      await createReservation(actor, { host: booking.host, gpus: booking.gpus, durationMinutes, purpose: booking.purpose }, { now });
+      const units = booking.slices ? { slices: booking.slices } : { gpus: booking.gpus };
+      await createReservation(actor, { host: booking.host, ...units, durationMinutes, purpose: booking.purpose }, { now });
       made += 1;
     }
     // Idle release shows at once: one booking in its warning period, one released earlier (server/idle-release/demo-idle.ts).

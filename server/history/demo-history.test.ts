@@ -14,11 +14,18 @@ describe("demo history", () => {
     const alice = await db().user.create({ data: { id: randomUUID(), name: "Alice", email: "alice@example.test", username: "alice", unixLogin: "alice" } });
     const nowMs = Date.UTC(2026, 10, 30, 12, 30, 0);
     const made = await fillSimulatedFleetHistory({ seed: 42, spanMs: 2 * HOUR_MS, nowMs });
-    // The demo fleet: 8 + 4 + 2 GPUs, two hours of minutes.
-    expect(made).toBe(16 * 120);
-    expect(await db().gpuMinute.count()).toBe(16 * 120);
+    // The demo fleet: 8 + 4 + 4 GPUs, and the split H100 with its four slices (each a unit with
+    // minutes of its own, as the live rollups write them), two hours of minutes.
+    const units = 16 + 1 + 4;
+    expect(made).toBe(units * 120);
+    expect(await db().gpuMinute.count()).toBe(units * 120);
     expect(await db().gpuMinute.count({ where: { simulated: false } })).toBe(0);
-    expect(await db().gpu.count()).toBe(16);
+    expect(await db().gpu.count()).toBe(units);
+    // A slice's minutes name who ran there: its processes carry its MIG UUID.
+    const slices = await db().gpu.findMany({ where: { parentUuid: { not: null } }, select: { uuid: true, migProfile: true } });
+    expect(slices.map((slice) => slice.migProfile).sort()).toEqual(["1g.10gb", "1g.10gb", "2g.20gb", "3g.40gb"]);
+    const sliceHolders = await db().gpuMinute.findMany({ where: { gpuUuid: { in: slices.map((slice) => slice.uuid) }, holderUserId: { not: null } }, select: { gpuUuid: true } });
+    expect(new Set(sliceHolders.map((minute) => minute.gpuUuid)).size).toBeGreaterThanOrEqual(1);
 
     const holders = await db().gpuMinute.groupBy({ by: ["holderUserId"], _count: { _all: true } });
     const ids = holders.map((h) => h.holderUserId);
@@ -28,7 +35,7 @@ describe("demo history", () => {
     // Every minute is in an hour, and the hours add up to the minutes.
     const hours = await db().gpuHour.findMany({ select: { gpuUuid: true, hour: true, samples: true, simulated: true } });
     expect(new Set(hours.map((h) => h.hour.getTime()))).toEqual(new Set([nowMs - 2.5 * HOUR_MS, nowMs - 1.5 * HOUR_MS, nowMs - 0.5 * HOUR_MS]));
-    expect(hours.reduce((sum, h) => sum + h.samples, 0)).toBe(16 * 120);
+    expect(hours.reduce((sum, h) => sum + h.samples, 0)).toBe(units * 120);
     expect(hours.every((h) => h.simulated)).toBe(true);
     const last = await db().gpuMinute.findFirst({ orderBy: { minute: "desc" }, select: { minute: true } });
     expect(last!.minute.getTime()).toBe(nowMs - MINUTE_MS);

@@ -43,7 +43,7 @@ describe("usage API", () => {
     expect(fleet.status).toBe(200);
     const report = (await fleet.json()) as { scope: string; hosts: unknown[]; includesSimulated: boolean; range: { source: string } };
     expect(report.scope).toBe("all");
-    expect(report.hosts).toHaveLength(3);
+    expect(report.hosts).toHaveLength(4);
     expect(report.includesSimulated).toBe(true);
     expect(report.range.source).toBe("minute");
 
@@ -66,7 +66,7 @@ describe("usage API", () => {
     expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="gpudesk-usage-hosts-\d{8}T\d{4}Z-\d{8}T\d{4}Z\.csv"$/);
     const lines = (await response.text()).trimEnd().split("\r\n");
     expect(lines[0]).toMatch(/^host,gpus,reported_gpu_hours,/);
-    expect(lines.slice(1).map((line) => line.split(",")[0]).sort()).toEqual(["sim-4090-a", "sim-a100-a", "sim-h100-a"]);
+    expect(lines.slice(1).map((line) => line.split(",")[0]).sort()).toEqual(["sim-4090-a", "sim-a100-a", "sim-h100-a", "sim-h100-mig"]);
   });
 
   it("answers a GPU's history to any signed-in person, and 404 for an unknown GPU", async () => {

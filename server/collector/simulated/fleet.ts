@@ -1,4 +1,5 @@
 import { hexOf, pickOf, unitOf, type HashPart } from "./hash";
+import { H100_MIXED_SLICES, migSlices, type SimulatedMigSlice } from "./mig-partition";
 import { A100_SXM4_40GB, H100_SXM, RTX_4090, type SimulatedGpuModel } from "./models";
 
 /**
@@ -27,6 +28,11 @@ export interface SimulatedGpuSpec {
   index: number;
   uuid: string;
   pciBusId: string;
+  /**
+   * Set on a GPU in MIG mode: its slices, each running its own workload.
+   * Such a GPU is in no host slot; it reports what its slices run.
+   */
+  mig?: SimulatedMigSlice[];
 }
 
 /** One simulated host: plain data, so it can be logged, compared and stored. */
@@ -38,13 +44,14 @@ export interface SimulatedHostSpec {
   /** Hosts are homogeneous, as real GPU servers are. */
   model: SimulatedGpuModel;
   gpus: SimulatedGpuSpec[];
+  /** What runs on the whole GPUs; a GPU in MIG mode has its slices' slots instead. */
   slots: SimulatedSlot[];
 }
 
 export interface SimulatedFleetOptions {
   /** Hashed as given: 42 and "42" are different fleets. */
   seed: number | string;
-  /** Total GPUs for large-fleet runs; omitted, the three-host demo fleet. */
+  /** Total GPUs for large-fleet runs; omitted, the four-host demo fleet. */
   gpuCount?: number;
 }
 
@@ -52,10 +59,11 @@ const GPUS_PER_LARGE_HOST = 8;
 
 /**
  * The hosts of a simulated fleet. Without `gpuCount`: `sim-h100-a` (8× H100),
- * `sim-a100-a` (4× A100) and `sim-4090-a` (4× RTX 4090), laid out so that every
- * case the dashboard must show (training, squatter, leak, idle-but-held,
- * notebooks, free GPUs) is present. With `gpuCount`: that many GPUs on 8-GPU
- * hosts `sim-<n>` (the last one smaller when needed), models mixed by seed.
+ * `sim-a100-a` (4× A100), `sim-4090-a` (4× RTX 4090) and `sim-h100-mig` (one
+ * H100 in MIG mode, four slices), laid out so that every case the dashboard
+ * must show (training, squatter, leak, idle-but-held, notebooks, free GPUs,
+ * slices) is present. With `gpuCount`: that many whole GPUs on 8-GPU hosts
+ * `sim-<n>` (the last one smaller when needed), models mixed by seed.
  */
 export function simulatedFleet({ seed, gpuCount }: SimulatedFleetOptions): SimulatedHostSpec[] {
   if (gpuCount === undefined) return demoFleet(seed);
@@ -93,7 +101,27 @@ function demoFleet(seed: number | string): SimulatedHostSpec[] {
       // …and one that the demo bookings hold idle (server/fleet/demo-story.ts).
       { role: "free", gpus: [3], shortJobChance: 0 },
     ]),
+    partitionedH100(seed, "sim-h100-mig"),
   ];
+}
+
+/**
+ * One H100 split 3g.40gb + 2g.20gb + 1g.10gb + 1g.10gb, its slices in the
+ * states the demo bookings complete (server/fleet/demo-story.ts): a
+ * fine-tuning job on the 3g.40gb (booked by its owner), nothing on the
+ * 2g.20gb (booked, idle), a small service on one 1g.10gb (nobody booked it)
+ * and nothing on the other (free).
+ */
+function partitionedH100(seed: number | string, name: string): SimulatedHostSpec {
+  const host = buildHost(seed, name, H100_SXM, 1, []);
+  const slots: SimulatedSlot[] = [
+    { role: "training", gpus: [0], launcher: "docker", squatterGpu: null },
+    { role: "free", gpus: [0], shortJobChance: 0 },
+    { role: "leak", gpus: [0] },
+    { role: "free", gpus: [0], shortJobChance: 0 },
+  ];
+  host.gpus[0]!.mig = migSlices(seed, name, 0, H100_MIXED_SLICES, slots);
+  return host;
 }
 
 function showcaseLayout(): SimulatedSlot[] {

@@ -1,5 +1,6 @@
 import type { GpuActivity, WorkloadContext } from "./activity";
-import type { SimulatedHostSpec } from "./fleet";
+import type { SimulatedGpuSpec, SimulatedHostSpec } from "./fleet";
+import type { SimulatedMigSlice } from "./mig-partition";
 import { hashOf } from "./hash";
 import { addIdleHeld, addLeak, addNotebook, addShortJob } from "./single-gpu-workloads";
 import { addTraining } from "./training-workload";
@@ -26,4 +27,21 @@ export function hostActivityAt(seed: number | string, spec: SimulatedHostSpec, t
     }
   });
   return activity;
+}
+
+/**
+ * What a MIG slice runs at time `t`: its slot's workload on a one-GPU host
+ * of its own, whose board is the slice (its memory, its UUID), so that the
+ * whole-GPU workloads serve slices unchanged. The pseudo host's name keys
+ * the slice's schedule: each slice runs its own seeded jobs.
+ */
+export function sliceActivityAt(seed: number | string, spec: SimulatedHostSpec, gpu: SimulatedGpuSpec, slice: SimulatedMigSlice, t: number): GpuActivity {
+  const board: SimulatedHostSpec = {
+    ...spec,
+    hostName: `${spec.hostName}/${gpu.index}:${slice.deviceIndex}`,
+    model: { ...spec.model, memoryTotalMiB: slice.memoryTotalMiB },
+    gpus: [{ index: 0, uuid: slice.uuid, pciBusId: gpu.pciBusId }],
+    slots: [slice.slot],
+  };
+  return hostActivityAt(seed, board, t)[0]!;
 }

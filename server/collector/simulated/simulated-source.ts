@@ -1,9 +1,10 @@
-import type { ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
 import type { GpuSource } from "@/server/collector/source";
 import type { SimulatedHostSpec } from "./fleet";
 import { hashOf } from "./hash";
 import { hostActivityAt } from "./host-activity";
-import { gpuSampleAt } from "./telemetry";
+import { partitionedGpuAt } from "./partitioned-gpu";
+import { gpuSampleAt, processInfoOf } from "./telemetry";
 import { simulatedTopologyText } from "./topology";
 
 export { simulatedFleet, type SimulatedFleetOptions, type SimulatedHostSpec } from "./fleet";
@@ -53,22 +54,20 @@ export function createSimulatedSourceFrom(spec: SimulatedHostSpec, seed: number 
 /** The snapshot a simulated host reports at time `t` (ms since the epoch). */
 export function simulatedSnapshotAt(spec: SimulatedHostSpec, seed: number | string, t: number): Snapshot {
   const activity = hostActivityAt(seed, spec, t);
-  const gpus = spec.gpus.map((gpu) => gpuSampleAt(spec.model, gpu, activity[gpu.index]!, [hashOf(seed, gpu.uuid)], t));
-  const processes: ProcessInfo[] = spec.gpus.flatMap((gpu) =>
-    activity[gpu.index]!.processes.map((p) => ({
-      gpuUuid: gpu.uuid,
-      pid: p.pid,
-      name: p.name,
-      usedMemoryMiB: p.usedMemoryMiB,
-      user: p.user,
-      command: p.command,
-      startedAt: new Date(p.startedAt).toISOString(),
-      container: p.container,
-      slurmJobId: p.slurmJobId,
-      // Only `gpudesk run` sets GPUDESK_RESERVATION; simulated jobs were not launched through it.
-      reservationId: null,
-    })),
-  );
+  const gpus: GpuSample[] = [];
+  const processes: ProcessInfo[] = [];
+  for (const gpu of spec.gpus) {
+    if (gpu.mig) {
+      // A GPU in MIG mode, then its slices, as the agent lists them (withSlices).
+      const partitioned = partitionedGpuAt(spec, seed, gpu, t);
+      gpus.push(...partitioned.gpus);
+      processes.push(...partitioned.processes);
+      continue;
+    }
+    const own = activity[gpu.index]!;
+    gpus.push(gpuSampleAt(spec.model, gpu, own, [hashOf(seed, gpu.uuid)], t));
+    for (const process of own.processes) processes.push(processInfoOf(gpu.uuid, process));
+  }
   return {
     host: { name: spec.hostName, driverVersion: spec.driverVersion, cudaVersion: spec.cudaVersion },
     gpus,

@@ -1,5 +1,5 @@
-import type { GpuSample } from "@/lib/snapshot";
-import { usedMemoryOf, type GpuActivity } from "./activity";
+import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
+import { usedMemoryOf, type GpuActivity, type SimulatedProcess } from "./activity";
 import type { SimulatedGpuSpec } from "./fleet";
 import { between, jitterOf, smoothNoise, type HashPart } from "./hash";
 import type { SimulatedGpuModel } from "./models";
@@ -57,6 +57,23 @@ export function gpuSampleAt(
     pstate: hasContext ? model.computePstate : model.idlePstate,
     migMode: model.hasMig ? "Disabled" : null,
     eccErrorsUncorrected: model.hasEcc ? 0 : null,
+  };
+}
+
+/** A simulated process as the agent reports it, on the GPU (or slice) with this UUID. */
+export function processInfoOf(gpuUuid: string, process: SimulatedProcess): ProcessInfo {
+  return {
+    gpuUuid,
+    pid: process.pid,
+    name: process.name,
+    usedMemoryMiB: process.usedMemoryMiB,
+    user: process.user,
+    command: process.command,
+    startedAt: new Date(process.startedAt).toISOString(),
+    container: process.container,
+    slurmJobId: process.slurmJobId,
+    // Only `gpudesk run` sets GPUDESK_RESERVATION; simulated jobs were not launched through it.
+    reservationId: null,
   };
 }
 

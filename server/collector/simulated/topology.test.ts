@@ -21,4 +21,11 @@ describe("the simulated hosts' topo -m", () => {
     expect(linkBetween(topo, 1, 2)?.kind).toBe("NODE");
     expect(linkBetween(topo, 3, 4)?.kind).toBe("SYS");
   });
+
+  it("lists only the GPU of a host whose one GPU is split into MIG slices, as topo -m does", () => {
+    const mig = simulatedFleet({ seed: 42 }).find((spec) => spec.hostName === "sim-h100-mig")!;
+    const topo = parseTopology(simulatedTopologyText(mig));
+    expect(topo?.gpus).toEqual([0]);
+    expect(linkBetween(topo!, 0, 0)).toBeNull();
+  });
 });
