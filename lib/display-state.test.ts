@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GpuReconciliation } from "@/lib/attribution";
 import { displayGpusFromFleet } from "@/lib/display-from-fleet";
-import { displayTiles, filterHosts, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/display-state";
+import { displayTiles, filterHosts, hostInventoryText, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/display-state";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { liveGpuFixture } from "@/lib/testing/live-fixtures";
 
@@ -172,5 +172,21 @@ describe("filterHosts", () => {
   });
   it("shows everything without a filter", () => {
     expect(filterHosts(hosts, null).hosts).toBe(hosts);
+  });
+});
+
+describe("hostInventoryText (the wall's host label)", () => {
+  const whole = (index: number, model: string) => ({ index, model });
+  const slice = (index: number, device: number, profile: string) => ({ index, model: `H100 ${profile}`, slice: { ref: `${index}:${device}`, profile } });
+
+  it("counts whole GPUs per model", () => {
+    expect(hostInventoryText([whole(0, "H100 80GB"), whole(1, "H100 80GB")])).toBe("2 × H100 80GB");
+    expect(hostInventoryText([whole(0, "A100 40GB"), whole(1, "RTX 4090")])).toBe("1 × A100 40GB, 1 × RTX 4090");
+  });
+
+  it("names a GPU split into MIG slices once, with its slice count, beside the host's whole GPUs", () => {
+    const split = [slice(0, 0, "3g.40gb"), slice(0, 1, "2g.20gb"), slice(0, 2, "1g.10gb"), slice(0, 3, "1g.10gb")];
+    expect(hostInventoryText(split)).toBe("1 × H100 in 4 MIG slices");
+    expect(hostInventoryText([...split, slice(1, 0, "7g.80gb"), whole(2, "H100 80GB")])).toBe("1 × H100 80GB, 2 × H100 in 5 MIG slices");
   });
 });

@@ -52,6 +52,34 @@ export function shortModelName(name: string): string {
 }
 
 /**
+ * What a host has, short enough for the label's narrow column: "8 × H100
+ * 80GB", per model where a host mixes them, and a GPU split into MIG slices
+ * once, with its slice count ("1 × H100 in 4 MIG slices"; the tiles name
+ * each slice's profile). Counting slices per profile here made a label of
+ * four lines that pushed the host's block past its row.
+ */
+export function hostInventoryText(tiles: Pick<DisplayTile, "index" | "model" | "slice">[]): string {
+  const whole = new Map<string, number>();
+  const split = new Map<string, { gpus: Set<number>; slices: number }>();
+  for (const tile of tiles) {
+    if (!tile.slice) {
+      whole.set(tile.model, (whole.get(tile.model) ?? 0) + 1);
+      continue;
+    }
+    // A slice's model is "H100 3g.40gb": its GPU's model is the part before the profile.
+    const model = tile.model.slice(0, tile.model.length - tile.slice.profile.length).trim() || "GPU";
+    const entry = split.get(model) ?? { gpus: new Set<number>(), slices: 0 };
+    entry.gpus.add(tile.index);
+    entry.slices += 1;
+    split.set(model, entry);
+  }
+  return [
+    ...[...whole].map(([model, count]) => `${count} × ${model}`),
+    ...[...split].map(([model, { gpus, slices }]) => `${gpus.size} × ${model} in ${slices} MIG slices`),
+  ].join(", ");
+}
+
+/**
  * One tile per GPU of these hosts, in host order then nvidia-smi index
  * order. A host that went silent shows its GPUs offline whatever they said
  * last: its values are old.

@@ -1,5 +1,5 @@
 import { countAvailability } from "@/lib/gpu-availability";
-import type { DisplayFeedHost, DisplayTile } from "@/lib/display-state";
+import { hostInventoryText, type DisplayFeedHost, type DisplayTile } from "@/lib/display-state";
 import { LABEL_MIN_PX, LABEL_NAME_PX } from "@/lib/display-layout";
 import { formatAge } from "@/lib/display-time";
 import { fitLine } from "@/lib/fit-text";
@@ -33,10 +33,7 @@ export function hostStatusText(host: Pick<DisplayFeedHost, "online" | "lastSeenA
  * the section's accessible name).
  */
 export function DisplayHostLabel({ host, tiles, slice, width, scale, tileText, nowMs }: DisplayHostLabelProps) {
-  // "8 × H100", or per kind where a host mixes them ("1 × H100 3g.40gb, 2 × H100 1g.10gb" for MIG slices).
-  const counts = new Map<string, number>();
-  for (const tile of tiles) counts.set(tile.model, (counts.get(tile.model) ?? 0) + 1);
-  const models = [...counts].map(([model, count]) => `${count} × ${model}`).join(", ");
+  const models = hostInventoryText(tiles);
   const { free } = countAvailability(tiles.map((tile) => tile.state));
   // The tiles' text size, within bounds: small tiles leave a short label, whose lines must all fit.
   const text = Math.max(LABEL_MIN_PX * scale, Math.min(tileText, 22 * scale));
