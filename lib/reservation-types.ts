@@ -81,6 +81,12 @@ export interface BookingConflict {
   startsAt: string;
   endsAt: string;
   purpose: string;
+  /**
+   * When the unit is next free after this booking: its end, or the end of
+   * the bookings that follow it back to back (each holder in `thenHeldBy`).
+   */
+  freeAt?: string;
+  thenHeldBy?: PersonRef[];
 }
 
 /** What the person could book instead. */
