@@ -140,7 +140,7 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
     const slices = page.getByRole("table", { name: "MIG slices" });
     await expect(slices.getByRole("row")).toHaveCount(5, { timeout: 20_000 });
     await expect(slices.getByRole("row", { name: `GPU 0:0 · 3g.40gb on ${hostName}` })).toContainText("In use");
-    await expect(slices.getByRole("link", { name: "GPU 0:2 · 1g.10gb" })).toHaveAttribute("href", `/gpus/${fixture.slices[2]}`);
+    await expect(slices.getByRole("link", { name: "GPU 0:2 · 1g.10gb", exact: true })).toHaveAttribute("href", `/gpus/${fixture.slices[2]}`);
     await page.screenshot({ path: path.join(shots, "gpu-parent.png"), fullPage: true });
 
     // The layout changes: nvidia-smi lists no MIG device 2 any more.
