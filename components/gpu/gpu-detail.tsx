@@ -165,7 +165,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
           {(slice || partitioned) && (
             <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="mig-utilization-note">
               {slice
-                ? "nvidia-smi does not report utilization per MIG slice: memory and processes are this slice's own; temperature and power are its GPU's."
+                ? "nvidia-smi does not report utilization per MIG slice, nor power or temperature: memory and processes are this slice's own; its GPU's page has the rest."
                 : "nvidia-smi does not report utilization of a GPU split into MIG slices, nor per slice: see each slice's memory and processes."}
             </p>
           )}

@@ -32,7 +32,7 @@ interface ScheduleViewProps {
 
 const LABEL_WIDTH = "7rem";
 /** A host with MIG slices: "GPU 0:1 · 3g.40gb" and its Book link. */
-const SLICE_LABEL_WIDTH = "11rem";
+const SLICE_LABEL_WIDTH = "12rem";
 
 /**
  * A timeline per GPU for the coming days: every booking as a bar in its
@@ -119,13 +119,13 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                   <div key={gpu.uuid} className="contents">
                     <div className="sticky left-0 z-10 flex items-center justify-between gap-1 border-b border-slate-100 bg-white px-3 text-sm dark:border-slate-800 dark:bg-slate-900">
                       <span
-                        className={`flex min-w-0 items-center gap-1.5 font-medium whitespace-nowrap ${gpu.mig ? "pl-2 text-xs" : ""}`}
+                        className={`flex items-center gap-1.5 font-medium whitespace-nowrap ${gpu.mig ? "min-w-0 pl-2 text-xs" : ""}`}
                         data-testid={`schedule-gpu-${host.name}-${ref}`}
                         data-state={state ?? undefined}
                         title={gpu.mig ? `MIG slice ${ref} of GPU ${gpu.index} (${gpu.mig.profile})` : undefined}
                       >
                         {busyNow && <span aria-hidden className="size-2 rounded-full bg-amber-500" />}
-                        <Link href={`/gpus/${encodeURIComponent(gpu.uuid)}`} className="truncate hover:underline">
+                        <Link href={`/gpus/${encodeURIComponent(gpu.uuid)}`} className={`hover:underline ${gpu.mig ? "truncate" : ""}`}>
                           {title}
                         </Link>
                       </span>
