@@ -111,7 +111,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             </h1>
             {stale ? (
               <Badge tone="offline">Host offline · stale</Badge>
-            ) : (
+            ) : partitioned && reconciliation?.state !== "error" ? null : (
               // The one rule, before the server's states arrive too: a booked idle GPU is not "Free".
               <GpuStateBadge
                 state={gpuStateOnPage(gpu, true, fleet.bookings, reconciliation, serverNow)}
