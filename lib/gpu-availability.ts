@@ -88,6 +88,16 @@ export function unitLabel(gpu: UnitName): string {
   return gpu.mig ? `GPU ${gpu.index} · ${gpu.mig.profile} (${unitRef(gpu)})` : `GPU ${gpu.index}`;
 }
 
+/** "GPU 2", "GPU 0:2 · 1g.10gb": a unit's title on the cards, the schedule and its page. */
+export function unitTitle(gpu: UnitName): string {
+  return gpu.mig ? `GPU ${unitRef(gpu)} · ${gpu.mig.profile}` : `GPU ${gpu.index}`;
+}
+
+/** The booking form's address for a unit: a whole GPU by index, a slice by its ref ("0:2"). */
+export function unitBookParams(hostName: string, gpu: UnitName): Record<string, string> {
+  return gpu.mig ? { host: hostName, slices: unitRef(gpu) } : { host: hostName, gpus: String(gpu.index) };
+}
+
 /**
  * The compute slices of a profile ("3g.40gb" → 3, "1c.3g.71gb" → 1: one
  * compute instance of a 3-slice GPU instance) and its memory in GB, as the

@@ -20,6 +20,8 @@ export interface ReservedGpu {
   name: string;
   /** A MIG slice: its device index within GPU `index` ("0:1") and its profile; absent on a whole GPU. */
   mig?: { deviceIndex: number; profile: string };
+  /** A booked MIG slice that is gone from its host (its MIG layout changed): set on bookings still to come or running. */
+  gone?: true;
 }
 
 /** What the audit log records about bookings and the booking rules (lib/audit.ts has every kind). */
@@ -65,6 +67,13 @@ export interface ReservationView {
   releasedBecause: "idle" | null;
   /** Idle release's view of it: an active booking idle now (with its coming release), or one idle release ended; else null. */
   idle: ReservationIdleView | null;
+  /**
+   * A slice this booking holds is gone from its host (its GPU's MIG layout
+   * changed): the booking cannot be used as it is, and the holder should
+   * book another slice. Derived from the stored inventory; cleared when the
+   * slice is seen again. Absent otherwise.
+   */
+  sliceGone?: true;
   /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
   explanation?: string;
 }
@@ -81,6 +90,12 @@ export interface BookingConflict {
   startsAt: string;
   endsAt: string;
   purpose: string;
+  /**
+   * When the unit is next free after this booking: its end, or the end of
+   * the bookings that follow it back to back (each holder in `thenHeldBy`).
+   */
+  freeAt?: string;
+  thenHeldBy?: PersonRef[];
 }
 
 /** What the person could book instead. */

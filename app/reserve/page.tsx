@@ -11,7 +11,7 @@ interface ReservePageProps {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }
 
-const PREFILL = ["host", "gpus", "count", "start", "end", "minutes", "purpose"] as const;
+const PREFILL = ["host", "gpus", "slices", "count", "start", "end", "minutes", "purpose"] as const;
 
 export default async function ReservePage({ searchParams }: ReservePageProps) {
   const raw = await searchParams;

@@ -5,6 +5,7 @@ import { WeekView } from "@/components/reservations/week-view";
 import { WeekPicker } from "@/components/reservations/week-picker";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
+import { unitRef } from "@/lib/gpu-availability";
 import { listBookableHosts, listSchedule } from "@/server/reservations/bookings-query";
 
 export const metadata: Metadata = { title: "Schedule" };
@@ -23,14 +24,15 @@ export default async function SchedulePage({ searchParams }: SchedulePageProps) 
   const asked = Number(params.days);
   const days = DAY_CHOICES.includes(asked) ? asked : 3;
   const host = typeof params.host === "string" ? params.host.slice(0, 253) : undefined;
-  const gpu = typeof params.gpu === "string" && /^\d{1,3}$/.test(params.gpu) ? Number(params.gpu) : null;
-  const weekQuery = new URLSearchParams({ view: "week", ...(host ? { host } : {}), ...(gpu !== null ? { gpu: String(gpu) } : {}) });
+  // A GPU's index ("2") or a MIG slice's ref ("0:1").
+  const gpu = typeof params.gpu === "string" && /^\d{1,3}(:\d{1,3})?$/.test(params.gpu) ? params.gpu : null;
+  const weekQuery = new URLSearchParams({ view: "week", ...(host ? { host } : {}), ...(gpu !== null ? { gpu } : {}) });
   return (
     <PageShell
       returnTo={week ? `/schedule?${weekQuery}` : `/schedule?days=${days}`}
       width="wide"
       title="Schedule"
-      description={week ? "The coming week of one host, as a calendar. Drag over free time of a GPU to book it." : "Every booking of every GPU for the coming days. Click free time to book it."}
+      description={week ? "The coming week of one host, as a calendar. Drag over free time of a GPU to book it." : "Every booking of every GPU and MIG slice for the coming days. Click free time to book it."}
       actions={
         <>
           {DAY_CHOICES.map((choice) => (
@@ -63,18 +65,18 @@ async function Schedule({ days }: { days: number }) {
   return <ScheduleView hosts={hosts} bookings={bookings} fromMs={fromMs} toMs={toMs} days={days} />;
 }
 
-async function Week({ hostName, gpu }: { hostName: string | undefined; gpu: number | null }) {
+async function Week({ hostName, gpu }: { hostName: string | undefined; gpu: string | null }) {
   const hosts = await listBookableHosts();
   if (hosts.length === 0) return <p className="text-slate-600 dark:text-slate-400">No host has reported any GPU yet.</p>;
   const host = hosts.find((candidate) => candidate.name === hostName) ?? hosts[0];
-  const index = gpu !== null && host.gpus.some((entry) => entry.index === gpu) ? gpu : null;
+  const shown = gpu !== null && host.gpus.some((entry) => !entry.partitioned && unitRef(entry) === gpu) ? gpu : null;
   // The viewer's week starts at their local midnight, which the server does not know: a day either side covers every zone.
   const now = Date.now();
   const bookings = (await listSchedule(new Date(now - 2 * DAY_MS), new Date(now + 9 * DAY_MS))).filter((booking) => booking.hostId === host.id);
   return (
     <div className="space-y-4">
-      <WeekPicker hosts={hosts} host={host.name} gpu={index} />
-      <WeekView host={host} gpuIndex={index} bookings={bookings} />
+      <WeekPicker hosts={hosts} host={host.name} gpu={shown} />
+      <WeekView host={host} unitRef={shown} bookings={bookings} />
     </div>
   );
 }

@@ -3,14 +3,16 @@
 import Link from "next/link";
 import { useMemo, useSyncExternalStore } from "react";
 import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
-import { DASH, formatRelativeTime } from "@/lib/format";
+import { DASH, formatGiB, formatRelativeTime } from "@/lib/format";
 import { gpuStateOnPage, unseenUseNow } from "@/lib/gpu-state-now";
-import { unseenUsePhrase } from "@/lib/gpu-availability";
+import { isPartitioned, unitBookParams, unitTitle, unseenUsePhrase } from "@/lib/gpu-availability";
 import { useGpuScope } from "@/components/live/use-gpu-scope";
 import { useNow } from "@/components/live/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";
 import { ConnectionBanner } from "@/components/fleet/connection-banner";
+import { GpuBookings } from "@/components/gpu/gpu-bookings";
 import { GpuLiveValues } from "@/components/gpu/gpu-live-values";
+import { GpuSlices } from "@/components/gpu/gpu-slices";
 import { GpuNotFound } from "@/components/gpu/gpu-not-found";
 import { ProcessTable } from "@/components/gpu/process-table";
 import { isMig } from "@/components/gpu/utilization-value";
@@ -78,7 +80,10 @@ export function GpuDetail({ uuid }: { uuid: string }) {
   }
 
   const mig = isMig(gpu);
+  const slice = gpu.mig ?? null;
+  const partitioned = isPartitioned(gpu);
   const serverNow = now + fleet.clockOffsetMs;
+  const title = unitTitle(gpu);
 
   return (
     <>
@@ -91,14 +96,22 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             </Link>
             <span aria-hidden> / </span>
             <span>{gpu.hostName}</span>
+            {slice && (
+              <>
+                <span aria-hidden> / </span>
+                <Link href={`/gpus/${encodeURIComponent(slice.parentUuid)}`} className="hover:text-slate-900 hover:underline dark:hover:text-slate-100">
+                  GPU {gpu.index}
+                </Link>
+              </>
+            )}
           </nav>
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-2xl font-semibold tracking-tight">
-              GPU {gpu.index} on {gpu.hostName}
+              {title} on {gpu.hostName}
             </h1>
             {stale ? (
               <Badge tone="offline">Host offline · stale</Badge>
-            ) : (
+            ) : partitioned && reconciliation?.state !== "error" ? null : (
               // The one rule, before the server's states arrive too: a booked idle GPU is not "Free".
               <GpuStateBadge
                 state={gpuStateOnPage(gpu, true, fleet.bookings, reconciliation, serverNow)}
@@ -106,10 +119,25 @@ export function GpuDetail({ uuid }: { uuid: string }) {
                 unseen={unseenUseNow(gpu, reconciliation) !== null}
               />
             )}
-            {mig && <Badge>MIG enabled</Badge>}
+            {slice ? <Badge>MIG slice</Badge> : mig && <Badge>{partitioned ? "Split into MIG slices" : "MIG enabled"}</Badge>}
           </div>
           <dl className="grid grid-cols-1 gap-x-8 gap-y-2 text-sm sm:grid-cols-2 xl:grid-cols-4">
-            <Meta label="Model">{gpu.name || DASH}</Meta>
+            <Meta label="Model">{slice ? `MIG slice of ${gpu.name || DASH}` : gpu.name || DASH}</Meta>
+            {slice && (
+              <>
+                <Meta label="Profile">
+                  {slice.profile} · {formatGiB(gpu.memoryTotalMiB)}
+                  <span className="block text-xs text-slate-500 dark:text-slate-400">
+                    MIG device {slice.deviceIndex} · GPU instance {slice.gpuInstanceId} · compute instance {slice.computeInstanceId}
+                  </span>
+                </Meta>
+                <Meta label="Part of">
+                  <Link href={`/gpus/${encodeURIComponent(slice.parentUuid)}`} className="text-sky-700 hover:underline dark:text-sky-400">
+                    GPU {gpu.index} on {gpu.hostName}
+                  </Link>
+                </Meta>
+              </>
+            )}
             <Meta label="UUID" mono>
               {gpu.uuid}
             </Meta>
@@ -134,7 +162,33 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             Now
           </h2>
           <GpuLiveValues gpu={gpu} stale={stale} />
+          {(slice || partitioned) && (
+            <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="mig-utilization-note">
+              {slice
+                ? "nvidia-smi does not report utilization per MIG slice, nor power or temperature: memory and processes are this slice's own; its GPU's page has the rest."
+                : "nvidia-smi does not report utilization of a GPU split into MIG slices, nor per slice: see each slice's memory and processes."}
+            </p>
+          )}
         </section>
+
+        {partitioned && (
+          <section aria-labelledby="slices-title" className="space-y-3">
+            <h2 id="slices-title" className="text-lg font-semibold">
+              MIG slices
+            </h2>
+            <p className="text-sm text-slate-600 dark:text-slate-400">This GPU is split into MIG slices: each slice is booked on its own, the GPU itself is not.</p>
+            <GpuSlices parentUuid={gpu.uuid} nowMs={now} />
+          </section>
+        )}
+
+        {!partitioned && (
+          <section aria-labelledby="bookings-title" className="space-y-3">
+            <h2 id="bookings-title" className="text-lg font-semibold">
+              Bookings
+            </h2>
+            <GpuBookings bookings={fleet.bookings.filter((booking) => Date.parse(booking.endsAt) > serverNow)} nowMs={serverNow} bookHref={`/reserve?${new URLSearchParams(unitBookParams(gpu.hostName, gpu))}`} />
+          </section>
+        )}
 
         <section aria-labelledby="history-title" className="space-y-3">
           <div className="flex flex-wrap items-baseline justify-between gap-x-4">

@@ -59,12 +59,22 @@ export function AdminBookings({ reservations }: { reservations: ReservationView[
             <tbody>
               {current.map((reservation) => {
                 const state = serverNow ? reservationState(reservation, serverNow) : reservation.state;
-                const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => gpu.index).join(", ")} on ${reservation.host.name}`;
+                const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ")} on ${reservation.host.name}`;
                 return (
                   <tr key={reservation.id} className={bodyRow} aria-label={`${personWithUsername(reservation.holder)}: ${gpus}`}>
                     {/* An admin acts on an account: the username always shows. */}
                     <td className={`${td} whitespace-nowrap font-medium`}>{personWithUsername(reservation.holder)}</td>
-                    <td className={`${td} whitespace-nowrap`}>{gpus}</td>
+                    <td className={`${td} whitespace-nowrap`}>
+                      {gpus}
+                      {reservation.sliceGone && (
+                        <>
+                          {" "}
+                          <Badge tone="danger" title="Its GPU's MIG layout changed: the holder must book another slice">
+                            Slice gone
+                          </Badge>
+                        </>
+                      )}
+                    </td>
                     <td className={td}>
                       <Badge tone={state === "active" ? "busy" : "neutral"}>{state === "active" ? "Active" : "Upcoming"}</Badge>{" "}
                       <When iso={reservation.startsAt} nowMs={serverNow} capital /> – <When iso={reservation.endsAt} nowMs={serverNow} />
@@ -112,7 +122,7 @@ function AdminActionDialog({ action, nowMs, onClose, onDone }: { action: Action;
   const [errors, setErrors] = useState<{ reason?: string; endsAt?: string; _?: string }>({});
   const [pending, setPending] = useState(false);
   const who = personName(reservation.holder);
-  const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => gpu.index).join(", ")} on ${reservation.host.name}`;
+  const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ")} on ${reservation.host.name}`;
 
   async function confirm() {
     const trimmed = reason.trim();

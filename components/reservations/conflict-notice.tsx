@@ -29,10 +29,17 @@ export function ConflictNotice({ conflicts, message, suggestion, requestedStartM
       <p className="font-medium">{conflicts.length > 0 || !message ? "Those GPUs are taken for that time." : message}</p>
       <ul className="list-disc space-y-1 pl-5">
         {conflicts.slice(0, 5).map((conflict) => (
-          <li key={`${conflict.reservationId}-${conflict.gpuIndex}`}>
-            GPU {conflict.gpuIndex} on {conflict.hostName} is booked by <strong>{personName(conflict.holder, conflicts.map((entry) => entry.holder))}</strong>{" "}
+          <li key={`${conflict.reservationId}-${conflict.gpuUuid}`}>
+            {conflict.slice ? `GPU ${conflict.slice.ref} (${conflict.slice.profile})` : `GPU ${conflict.gpuIndex}`} on {conflict.hostName} is booked by{" "}
+            <strong>{personName(conflict.holder, conflicts.map((entry) => entry.holder))}</strong>{" "}
             {Date.parse(conflict.startsAt) > requestedStartMs ? `from ${formatWhen(conflict.startsAt, nowMs)} ` : ""}
             until {formatWhen(conflict.endsAt, nowMs)} <span className="text-amber-800 dark:text-amber-300">({conflict.purpose})</span>
+            {conflict.freeAt && conflict.freeAt !== conflict.endsAt && (
+              <>
+                {conflict.thenHeldBy?.length ? `, then by ${conflict.thenHeldBy.map((person) => personName(person, conflict.thenHeldBy ?? [])).join(" and ")}` : ""}; next free{" "}
+                {formatWhen(conflict.freeAt, nowMs)}
+              </>
+            )}
           </li>
         ))}
         {conflicts.length > 5 && <li>and {conflicts.length - 5} more</li>}

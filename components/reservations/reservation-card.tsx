@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useId, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import type { LiveBooking } from "@/lib/live";
@@ -56,7 +57,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
   const [conflict, setConflict] = useState<ReturnType<typeof conflictOf>>(null);
   const [until, setUntil] = useState("");
   const current = state === "active" || state === "scheduled";
-  const gpus = reservation.gpus.map((gpu) => gpu.index).join(", ");
+  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ");
   const title = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${gpus} on ${reservation.host.name}`;
   const next = current ? nextBookingAfter(reservation, bookings) : null;
   const endMs = Date.parse(reservation.endsAt);
@@ -107,6 +108,25 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       </header>
 
       <IdleStatus reservationId={reservation.id} idle={reservation.idle} onKept={onChanged} />
+
+      {current && reservation.sliceGone && (
+        <div role="alert" data-testid="slice-gone" className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+          <p className="min-w-0 flex-1">
+            <strong>Slice gone.</strong> GPU{" "}
+            {reservation.gpus
+              .filter((gpu) => gpu.gone)
+              .map((gpu) => `${gpu.index}:${gpu.mig?.deviceIndex ?? "?"} (${gpu.mig?.profile ?? "MIG"})`)
+              .join(", ")}{" "}
+            is no longer on {reservation.host.name}: its GPU&apos;s MIG layout changed. This booking cannot be used as it is; book another slice.
+          </p>
+          <Link
+            href={`/reserve?${new URLSearchParams({ host: reservation.host.name, start: reservation.startsAt, end: reservation.endsAt, purpose: reservation.purpose })}`}
+            className={buttonClass("secondary", "sm")}
+          >
+            Rebook
+          </Link>
+        </div>
+      )}
 
       {reservation.changes
         .filter((change) => change.actor && change.actor.id !== reservation.holder.id)

@@ -35,6 +35,8 @@ describe("the booking form's request", () => {
     const values = valuesFromQuery({ host: "node-b", gpus: "2,x,3", start: "2026-12-02T01:00:00Z", minutes: "90" });
     expect(values).toMatchObject({ host: "node-b", gpus: [2, 3], startMode: "at", startAt: "2026-12-01T17:00", length: "custom", customHours: "1.5" });
     expect(valuesFromQuery({ minutes: "240" }).length).toBe("4h");
+    // A slice's row on the schedule: the slice, never its partitioned GPU.
+    expect(valuesFromQuery({ host: "node-b", gpus: "0", slices: "0:2,x,0:3" })).toMatchObject({ gpus: [], slices: ["0:2", "0:3"] });
     expect(windowOf(values, Date.parse("2026-12-01T00:00:00Z"))).toEqual({
       startMs: Date.parse("2026-12-02T01:00:00Z"),
       endMs: Date.parse("2026-12-02T02:30:00Z"),

@@ -50,7 +50,7 @@ export function defaultValues(): ReserveValues {
   };
 }
 
-/** Values from the address: `/reserve?host=node-a&gpus=0,1&start=<ISO>&minutes=60&end=<ISO>&count=2`. */
+/** Values from the address: `/reserve?host=node-a&gpus=0,1&start=<ISO>&minutes=60&end=<ISO>&count=2`, or `slices=0:2` for MIG slices. */
 export function valuesFromQuery(query: Record<string, string | undefined>, base: ReserveValues = defaultValues()): ReserveValues {
   const values = { ...base };
   if (query.host) values.host = query.host;
@@ -59,6 +59,11 @@ export function valuesFromQuery(query: Record<string, string | undefined>, base:
       .split(",")
       .map((part) => Number(part))
       .filter((index) => Number.isInteger(index) && index >= 0);
+  }
+  if (query.slices) {
+    // A slice on the schedule or its GPU page: "0:2", and a booking holds slices or whole GPUs.
+    values.slices = query.slices.split(",").filter((part) => /^\d{1,4}:\d{1,4}$/.test(part));
+    if (values.slices.length > 0) values.gpus = [];
   }
   if (query.count) {
     values.mode = "count";

@@ -4,12 +4,13 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
+import { unitBookParams, unitRef, unitTitle } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle, type PaletteColour } from "@/lib/palette";
 import type { ReservationStatus } from "@/lib/reservation-state";
-import type { BookableHost } from "@/lib/reservation-types";
+import type { BookableGpu, BookableHost } from "@/lib/reservation-types";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
@@ -30,6 +31,8 @@ interface ScheduleViewProps {
 }
 
 const LABEL_WIDTH = "7rem";
+/** A host with MIG slices: "GPU 0:1 · 3g.40gb" and its Book link. */
+const SLICE_LABEL_WIDTH = "12rem";
 
 /**
  * A timeline per GPU for the coming days: every booking as a bar in its
@@ -56,9 +59,9 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   const trackMinWidth = `${Math.max(640, days * 320)}px`;
 
-  function bookFree(host: BookableHost, index: number, ratio: number) {
+  function bookFree(host: BookableHost, gpu: BookableGpu, ratio: number) {
     const start = Math.max(slotAt(ratio, fromMs, toMs), serverNow);
-    const params = new URLSearchParams({ host: host.name, gpus: String(index), start: new Date(start).toISOString(), minutes: "60" });
+    const params = new URLSearchParams({ ...unitBookParams(host.name, gpu), start: new Date(start).toISOString(), minutes: "60" });
     router.push(`/reserve?${params}`);
   }
 
@@ -79,7 +82,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
         <section key={host.id} aria-label={`Schedule of ${host.name}`} className="rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
           <h2 className="border-b border-slate-200 px-4 py-2.5 text-base font-semibold dark:border-slate-800">{host.name}</h2>
           <div className="overflow-x-auto">
-            <div className="grid" style={{ gridTemplateColumns: `${LABEL_WIDTH} minmax(${trackMinWidth}, 1fr)` }}>
+            <div className="grid" style={{ gridTemplateColumns: `${host.gpus.some((gpu) => gpu.mig) ? SLICE_LABEL_WIDTH : LABEL_WIDTH} minmax(${trackMinWidth}, 1fr)` }}>
               <div className="sticky left-0 z-10 border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900" />
               <div className="relative h-8 border-b border-slate-200 dark:border-slate-800" aria-hidden>
                 {ticks.map((tick) =>
@@ -95,6 +98,19 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                 )}
               </div>
               {host.gpus.map((gpu) => {
+                // Split into MIG slices: its slices' rows follow, each booked on its own; the GPU itself takes no booking.
+                if (gpu.partitioned) {
+                  return (
+                    <div key={gpu.uuid} className="col-span-2 border-b border-slate-100 bg-slate-50 px-3 py-1 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-950 dark:text-slate-400" data-testid={`schedule-split-${host.name}-${gpu.index}`}>
+                      <Link href={`/gpus/${encodeURIComponent(gpu.uuid)}`} className="sticky left-3 font-medium text-slate-800 hover:underline dark:text-slate-200">
+                        GPU {gpu.index}
+                      </Link>{" "}
+                      · {gpu.name}, split into MIG slices: book a slice below
+                    </div>
+                  );
+                }
+                const ref = unitRef(gpu);
+                const title = unitTitle(gpu);
                 const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
                 const reading = fleet.gpus[gpu.uuid];
                 const state = reading ? gpuStateOnPage(reading, online.has(host.id), fleet.bookings, states[gpu.uuid], serverNow) : null;
@@ -102,24 +118,32 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                 return (
                   <div key={gpu.uuid} className="contents">
                     <div className="sticky left-0 z-10 flex items-center justify-between gap-1 border-b border-slate-100 bg-white px-3 text-sm dark:border-slate-800 dark:bg-slate-900">
-                      <span className="flex items-center gap-1.5 font-medium whitespace-nowrap" data-testid={`schedule-gpu-${host.name}-${gpu.index}`} data-state={state ?? undefined}>
+                      <span
+                        className={`flex items-center gap-1.5 font-medium whitespace-nowrap ${gpu.mig ? "min-w-0 pl-2 text-xs" : ""}`}
+                        data-testid={`schedule-gpu-${host.name}-${ref}`}
+                        data-state={state ?? undefined}
+                        title={gpu.mig ? `MIG slice ${ref} of GPU ${gpu.index} (${gpu.mig.profile})` : undefined}
+                      >
                         {busyNow && <span aria-hidden className="size-2 rounded-full bg-amber-500" />}
-                        GPU {gpu.index}
+                        <Link href={`/gpus/${encodeURIComponent(gpu.uuid)}`} className={`hover:underline ${gpu.mig ? "truncate" : ""}`}>
+                          {title}
+                        </Link>
                       </span>
                       <Link
-                        href={`/reserve?${new URLSearchParams({ host: host.name, gpus: String(gpu.index) })}`}
+                        href={`/reserve?${new URLSearchParams(unitBookParams(host.name, gpu))}`}
                         className="rounded px-1 text-xs text-sky-700 hover:underline dark:text-sky-400"
-                        aria-label={`Book GPU ${gpu.index} on ${host.name}`}
+                        aria-label={`Book ${title} on ${host.name}`}
                       >
                         Book
                       </Link>
                     </div>
                     <div
                       className="relative h-11 cursor-copy border-b border-slate-100 dark:border-slate-800"
-                      data-testid={`schedule-row-${host.name}-${gpu.index}`}
+                      data-testid={`schedule-row-${host.name}-${ref}`}
+                      aria-label={`Bookings of ${title} on ${host.name}`}
                       onClick={(event) => {
                         const box = event.currentTarget.getBoundingClientRect();
-                        bookFree(host, gpu.index, (event.clientX - box.left) / box.width);
+                        bookFree(host, gpu, (event.clientX - box.left) / box.width);
                       }}
                     >
                       {ticks.map((tick) => (
@@ -154,7 +178,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
               })}
             </div>
           </div>
-          {selected && selected.hostId === host.id && <BookingDetails booking={selected} nowMs={serverNow} onClose={() => setSelected(null)} />}
+          {selected && selected.hostId === host.id && <BookingDetails booking={selected} host={host} nowMs={serverNow} onClose={() => setSelected(null)} />}
         </section>
       ))}
     </div>
@@ -202,8 +226,10 @@ function BookingBar({ booking, who, colour, busyRow, fromMs, toMs, nowMs, onSele
   );
 }
 
-function BookingDetails({ booking, nowMs, onClose }: { booking: ScheduleEntry; nowMs: number; onClose: () => void }) {
-  const gpus = booking.gpus.map((gpu) => gpu.index).join(", ");
+function BookingDetails({ booking, host, nowMs, onClose }: { booking: ScheduleEntry; host: BookableHost; nowMs: number; onClose: () => void }) {
+  // A slice by its ref and profile ("0:2 · 1g.10gb"), as its row names it.
+  const units = new Map(host.gpus.map((gpu) => [gpu.uuid, gpu]));
+  const gpus = booking.gpus.map((gpu) => { const unit = units.get(gpu.uuid); return unit?.mig ? `${unitRef(unit)} · ${unit.mig.profile}` : gpu.index; }).join(", ");
   return (
     <div role="region" aria-label="Booking details" className="flex flex-wrap items-start gap-x-6 gap-y-1 border-t border-slate-200 px-4 py-3 text-sm dark:border-slate-800">
       <p>

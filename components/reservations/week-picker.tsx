@@ -2,17 +2,18 @@
 
 import { useRouter } from "next/navigation";
 import { useId } from "react";
+import { unitRef, unitTitle } from "@/lib/gpu-availability";
 import type { BookableHost } from "@/lib/reservation-types";
 import { controlClass } from "@/components/forms/field";
 
 /** Which host's week, and every GPU side by side or one GPU alone: both in the address, so a link shows the same week. */
-export function WeekPicker({ hosts, host, gpu }: { hosts: BookableHost[]; host: string; gpu: number | null }) {
+export function WeekPicker({ hosts, host, gpu }: { hosts: BookableHost[]; host: string; gpu: string | null }) {
   const router = useRouter();
   const id = useId();
   const current = hosts.find((candidate) => candidate.name === host);
-  const go = (nextHost: string, nextGpu: number | null) => {
+  const go = (nextHost: string, nextGpu: string | null) => {
     const params = new URLSearchParams({ view: "week", host: nextHost });
-    if (nextGpu !== null) params.set("gpu", String(nextGpu));
+    if (nextGpu !== null) params.set("gpu", nextGpu);
     router.push(`/schedule?${params}`);
   };
   return (
@@ -33,13 +34,15 @@ export function WeekPicker({ hosts, host, gpu }: { hosts: BookableHost[]; host: 
         <label htmlFor={`${id}-gpu`} className="text-xs text-slate-600 dark:text-slate-300">
           GPUs
         </label>
-        <select id={`${id}-gpu`} value={gpu ?? ""} onChange={(event) => go(host, event.target.value === "" ? null : Number(event.target.value))} className={`${controlClass} h-9 py-1`}>
+        <select id={`${id}-gpu`} value={gpu ?? ""} onChange={(event) => go(host, event.target.value === "" ? null : event.target.value)} className={`${controlClass} h-9 py-1`}>
           <option value="">Every GPU, side by side</option>
-          {current?.gpus.map((entry) => (
-            <option key={entry.uuid} value={entry.index}>
-              GPU {entry.index}
-            </option>
-          ))}
+          {current?.gpus
+            .filter((entry) => !entry.partitioned)
+            .map((entry) => (
+              <option key={entry.uuid} value={unitRef(entry)}>
+                {unitTitle(entry)}
+              </option>
+            ))}
         </select>
       </div>
     </div>

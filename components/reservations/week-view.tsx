@@ -5,6 +5,7 @@ import { useRef, useState } from "react";
 import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
 import { personName } from "@/lib/person-name";
+import { unitBookParams, unitRef, unitTitle } from "@/lib/gpu-availability";
 import type { BookableHost } from "@/lib/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
@@ -14,8 +15,8 @@ import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-b
 
 interface WeekViewProps {
   host: BookableHost;
-  /** One GPU's column per day; null: every GPU of the host side by side. */
-  gpuIndex: number | null;
+  /** One unit's column per day ("2", or a MIG slice "0:1"); null: every unit of the host side by side. */
+  unitRef: string | null;
   bookings: ScheduleEntry[];
 }
 
@@ -34,7 +35,7 @@ interface Drag {
  * and a line at now in today's column. Dragging over free time of a GPU
  * opens the booking form with that window filled in.
  */
-export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
+export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
   const fleet = useLiveFleet();
   const now = useNow(30_000);
   const router = useRouter();
@@ -45,7 +46,9 @@ export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
   if (!serverNow) return <div className="h-96 animate-pulse rounded-xl bg-slate-200/60 dark:bg-slate-800/60" aria-busy="true" aria-label="Loading the week" />;
 
   const days = dayStarts(serverNow, WEEK_DAYS);
-  const gpus = gpuIndex === null ? host.gpus : host.gpus.filter((gpu) => gpu.index === gpuIndex);
+  // A GPU split into MIG slices is booked by its slices: their columns, not its own.
+  const units = host.gpus.filter((gpu) => !gpu.partitioned);
+  const gpus = shownRef === null ? units : units.filter((gpu) => unitRef(gpu) === shownRef);
   const everyone = bookings.map((booking) => booking.holder);
   const colourOf = paletteFor(everyone.map((person) => person.id));
   // Blocks for every booking of the week (ended ones faded); only those still booked keep a drag out.
@@ -68,7 +71,7 @@ export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
     const gpu = gpus[current.gpu];
     const window = dragWindow(current.fromSlot, current.toSlot, busyOf(gpu.uuid), serverNow);
     if (!window) return;
-    const params = new URLSearchParams({ host: host.name, gpus: String(gpu.index), start: new Date(window.startMs).toISOString(), end: new Date(window.endMs).toISOString() });
+    const params = new URLSearchParams({ ...unitBookParams(host.name, gpu), start: new Date(window.startMs).toISOString(), end: new Date(window.endMs).toISOString() });
     router.push(`/reserve?${params}`);
   }
 
@@ -84,8 +87,8 @@ export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
             {gpus.length > 1 && (
               <p aria-hidden className="flex text-[10px] text-slate-500 dark:text-slate-400">
                 {gpus.map((gpu) => (
-                  <span key={gpu.uuid} className="flex-1 text-center">
-                    {gpu.index}
+                  <span key={gpu.uuid} className="flex-1 truncate text-center" title={unitTitle(gpu)}>
+                    {unitRef(gpu)}
                   </span>
                 ))}
               </p>
@@ -111,8 +114,8 @@ export function WeekView({ host, gpuIndex, bookings }: WeekViewProps) {
               {gpus.map((gpu, column) => (
                 <div
                   key={gpu.uuid}
-                  data-testid={`week-cell-${day}-${gpu.index}`}
-                  aria-label={`GPU ${gpu.index}, ${formatDay(start)}: drag over free time to book it`}
+                  data-testid={`week-cell-${day}-${unitRef(gpu)}`}
+                  aria-label={`${unitTitle(gpu)}, ${formatDay(start)}: drag over free time to book it`}
                   className="relative flex-1 cursor-copy touch-none border-l border-slate-100 first:border-l-0 dark:border-slate-800/60"
                   onPointerDown={(event) => {
                     if (event.button !== 0) return;

@@ -79,7 +79,13 @@ export class AlertMonitor {
     for (const row of rows) this.remember(row);
   }
 
-  observe(view: FleetView, reconciliation: Readonly<Record<string, GpuReconciliation>>, activeBookings: ReadonlyMap<string, LiveBooking>, nowMs: number): void {
+  observe(
+    view: FleetView,
+    reconciliation: Readonly<Record<string, GpuReconciliation>>,
+    activeBookings: ReadonlyMap<string, LiveBooking>,
+    nowMs: number,
+    bookings: readonly LiveBooking[] = [],
+  ): void {
     this.inventory.observe(view, nowMs);
     const { conditions, observed } = evaluateRules({
       nowMs,
@@ -88,6 +94,7 @@ export class AlertMonitor {
       knownHosts: this.inventory.knownHosts(),
       expectedGpus: this.inventory.expectedGpus(),
       activeBookings,
+      bookings,
       idleStandings: this.options.idleStandings?.() ?? new Map(),
       config: this.options.config,
       isActive: (key) => this.engine.isActive(key),

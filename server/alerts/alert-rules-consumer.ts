@@ -49,7 +49,7 @@ export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsum
       monitor = term;
     },
     consume(view) {
-      monitor?.observe(view, view.gpuStates, view.activeBookings, view.nowMs);
+      monitor?.observe(view, view.gpuStates, view.activeBookings, view.nowMs, view.bookings);
     },
     async stop() {
       const term = monitor;

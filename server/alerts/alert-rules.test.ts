@@ -76,3 +76,57 @@ describe("use with no visible process", () => {
     expect(idle?.message).toBe("GPU 0 of node-a, booked by Alice, below 5 % utilization for 30 min");
   });
 });
+
+describe("a unit gone from its host", () => {
+  const slice = "MIG-11111111-2222-3333-4444-555555555555";
+  const host: LiveHost = { id: "h1", name: "node-a", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
+  const booking = (id: string, holder: typeof alice, startsInMinutes: number) => ({
+    reservationId: id,
+    hostId: "h1",
+    hostName: "node-a",
+    gpus: [{ uuid: slice, index: 0 }],
+    holder,
+    startsAt: new Date(Date.now() + startsInMinutes * 60_000).toISOString(),
+    endsAt: new Date(Date.now() + (startsInMinutes + 60) * 60_000).toISOString(),
+    purpose: "p",
+  });
+  function lost(active: ReturnType<typeof booking> | null, bookings: ReturnType<typeof booking>[]) {
+    const { conditions } = evaluateRules({
+      nowMs: Date.now(),
+      view: { hosts: [host], gpus: [] },
+      reconciliation: {},
+      knownHosts: new Map([["h1", "node-a"]]),
+      expectedGpus: new Map([["h1", new Map([[slice, 0]])]]),
+      activeBookings: new Map(active ? [[slice, active]] : []),
+      bookings,
+      idleStandings: new Map(),
+      config: DEFAULT_ALERT_CONFIG,
+      isActive: () => false,
+    });
+    return conditions.find((condition) => condition.kind === "gpu_lost");
+  }
+
+  it("names the holder of a booking to come on a vanished slice, not only of the one running", () => {
+    const future = booking("r-later", bob, 24 * 60);
+    const condition = lost(null, [future]);
+    expect(condition?.userIds).toEqual([bob.id]);
+    expect(condition?.reservationId).toBe("r-later");
+    expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed, and a booking holds it later`);
+    expect(condition?.evidence).toMatchObject({ reservationIds: ["r-later"] });
+  });
+
+  it("names every holder, the running booking's first", () => {
+    const now = booking("r-now", alice, -10);
+    const condition = lost(now, [now, booking("r-later", bob, 120), booking("r-again", alice, 300)]);
+    expect(condition?.userIds).toEqual([alice.id, bob.id]);
+    expect(condition?.reservationId).toBe("r-now");
+    expect(condition?.message).toContain("and 3 bookings hold it");
+    expect(condition?.evidence).toMatchObject({ reservationIds: ["r-now", "r-later", "r-again"] });
+  });
+
+  it("names nobody when no booking holds it", () => {
+    const condition = lost(null, []);
+    expect(condition?.userIds).toEqual([]);
+    expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed`);
+  });
+});

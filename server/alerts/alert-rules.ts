@@ -17,6 +17,12 @@ export interface RuleInput {
   expectedGpus: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** The booking holding each GPU now. */
   activeBookings: ReadonlyMap<string, LiveBooking>;
+  /**
+   * Every booking still running or to come (the booking feed's list): a
+   * lost unit names the holders of all of them, not only of the one that
+   * holds it now, so that whoever booked a vanished slice for later hears it too.
+   */
+  bookings?: readonly LiveBooking[];
   config: AlertConfig;
   /**
    * Each active booking's idle run, derived from the stored minute rollups
@@ -251,6 +257,9 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     for (const [uuid, index] of input.expectedGpus.get(hostId) ?? []) {
       if (host.gpuUuids.includes(uuid)) continue;
       const booking = input.activeBookings.get(uuid);
+      // The booking that holds it now first, then those to come: every one of their holders is told, with the admins.
+      const booked = [...(booking ? [booking] : []), ...(input.bookings ?? []).filter((entry) => entry !== booking && entry.reservationId !== booking?.reservationId && entry.gpus.some((gpu) => gpu.uuid === uuid))];
+      const bookedWords = booked.length === 0 ? "" : `, and ${booked.length === 1 ? "a booking holds" : `${booked.length} bookings hold`} it${booking ? "" : " later"}`;
       conditions.push({
         key: `gpu_lost:${uuid}`,
         kind: "gpu_lost",
@@ -258,13 +267,13 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         hostId,
         gpuUuid: uuid,
         gpuIndex: index,
-        reservationId: booking?.reservationId ?? null,
-        userIds: holders([uuid]),
-        // A MIG slice gone means the GPU's MIG layout changed (slices destroyed): its booking's holder is told with the admins.
+        reservationId: booked[0]?.reservationId ?? null,
+        userIds: unique([...holders([uuid]), ...booked.map((entry) => entry.holder.id)]),
+        // A MIG slice gone means the GPU's MIG layout changed (slices destroyed).
         message: uuid.startsWith("MIG-")
-          ? `MIG slice ${uuid} of GPU ${index} is gone from ${host.name}: its MIG layout changed${booking ? ", and a booking holds it" : ""}`
-          : `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}`,
-        evidence: { uuid, index, reported: host.gpuUuids },
+          ? `MIG slice ${uuid} of GPU ${index} is gone from ${host.name}: its MIG layout changed${bookedWords}`
+          : `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}${bookedWords}`,
+        evidence: { uuid, index, reported: host.gpuUuids, reservationIds: booked.map((entry) => entry.reservationId) },
       });
     }
   }

@@ -9,11 +9,15 @@ const DAY_MS = 86_400_000;
  * lately. A GPU missing from its host's report is lost; a host that stopped
  * reporting is offline. Seeded from the database (so a restart keeps
  * knowing) and kept current from the live fleet. A GPU unseen for
- * `retainMs` is no longer expected (it was taken out on purpose).
+ * `retainMs` is no longer expected (it was taken out on purpose), unless a
+ * booking still holds it (a MIG slice booked for next week that the
+ * layout change destroyed today).
  */
 export class ExpectedInventory {
   private hosts = new Map<string, string>();
   private readonly gpus = new Map<string, Map<string, { index: number; seenAt: number }>>();
+  /** Units with a booking still to come or running, as last read: not aged out while booked. */
+  private booked = new Set<string>();
   /** What expectedGpus() answered, until a GPU joins or leaves. */
   private expected: Map<string, Map<string, number>> | null = null;
 
@@ -24,9 +28,18 @@ export class ExpectedInventory {
     try {
       const hosts = await db().host.findMany({
         where: { lastSeenAt: { not: null } },
-        select: { id: true, name: true, gpus: { where: { lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, select: { uuid: true, index: true, lastSeenAt: true } } },
+        select: {
+          id: true,
+          name: true,
+          gpus: {
+            // A unit booked for later stays expected however long ago it was seen: its holders must hear it is gone until the booking ends.
+            where: { OR: [{ lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, { reservations: { some: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } } } }] },
+            select: { uuid: true, index: true, lastSeenAt: true, reservations: { where: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } }, select: { reservationId: true }, take: 1 } },
+          },
+        },
       });
       this.hosts = new Map(hosts.map((host) => [host.id, host.name]));
+      this.booked = new Set(hosts.flatMap((host) => host.gpus.filter((gpu) => gpu.reservations.length > 0).map((gpu) => gpu.uuid)));
       this.expected = null;
       for (const hostId of [...this.gpus.keys()]) if (!this.hosts.has(hostId)) this.gpus.delete(hostId);
       for (const host of hosts) {
@@ -65,7 +78,7 @@ export class ExpectedInventory {
         }
       }
       for (const [uuid, gpu] of known) {
-        if (nowMs - gpu.seenAt > this.retainMs) {
+        if (nowMs - gpu.seenAt > this.retainMs && !this.booked.has(uuid)) {
           known.delete(uuid);
           this.expected = null;
         }

@@ -4,6 +4,7 @@ import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/db";
 import { log } from "@/server/log";
 import type { Actor } from "@/server/reservations/actor";
+import { listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 
 /**
@@ -37,11 +38,48 @@ export async function tellHolderOfMisuse(change: AlertUpdate, publicUrl?: string
   );
 }
 
-/** The leader's listener: alerts open there. */
+/**
+ * A booked unit is gone from its host (a MIG slice its GPU's new layout
+ * destroyed, or a GPU that fell off the bus): the holder of every booking
+ * still running or to come on it hears of it, once per alert and booking,
+ * to book another. The bookings are read from the database, not the alert,
+ * so none is missed.
+ */
+export async function tellHoldersOfLostUnit(change: AlertUpdate, publicUrl?: string, now = new Date()): Promise<number> {
+  const { alert } = change;
+  const uuid = alert.gpu?.uuid;
+  if (change.event !== "opened" || alert.kind !== "gpu_lost" || !uuid) return 0;
+  const bookings = await listOpenBookingsOfUnit(db(), uuid, now);
+  let told = 0;
+  for (const booking of bookings) {
+    const slice = uuid.startsWith("MIG-");
+    const what = slice ? `A MIG slice of GPU ${alert.gpu?.index ?? "?"}` : `GPU ${alert.gpu?.index ?? "?"}`;
+    const result = await notifyPerson(
+      {
+        userId: booking.userId,
+        event: "booking.unit_gone",
+        subjectId: booking.id,
+        title: `${what} you booked on ${booking.hostName} is gone`,
+        text: `${alert.message}. Your booking "${booking.purpose}" (${booking.startsAt.toISOString()} – ${booking.endsAt.toISOString()}) cannot be used as it is: book another ${slice ? "slice" : "GPU"}.`,
+        path: "/reservations",
+        onceKey: `booking.unit_gone:${alert.id}:${booking.id}`,
+        now,
+      },
+      { publicUrl },
+    );
+    if (!result.repeated) told += 1;
+  }
+  return told;
+}
+
+/** The leader's listeners: alerts open there. */
 export function startMisuseNotices(options: { publicUrl?: string } = {}): () => void {
   return onAlertChanged((change) => {
     tellHolderOfMisuse(change, options.publicUrl).catch((error: unknown) =>
       log.error(`could not tell the holder of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    tellHoldersOfLostUnit(change, options.publicUrl).catch((error: unknown) =>
+      log.error(`could not tell the holders of lost unit ${change.alert.gpu?.uuid}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
 }

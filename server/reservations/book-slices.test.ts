@@ -69,7 +69,10 @@ describe("booking MIG slices", () => {
 
     const fifth = await fx.refusal(createReservation(people[4]!, { host: host.name, slices: ["0:2"], startsAt: iso(30), durationMinutes: 60, purpose: "late" }, { now: NOW }));
     expect(fifth.code).toBe("conflict");
-    expect(fifth.message).toContain(`MIG slice 0:2 (1g.10gb) on ${host.name} is booked by ${people[2]!.name}`);
+    // The holder and when the slice is next free, in the words a whole GPU's refusal uses ("GPU 2 on … is booked by … until …").
+    expect(fifth.message).toBe(
+      `GPU 0:2 (1g.10gb) on ${host.name} is booked by ${people[2]!.name} until ${iso(65)} (purpose: slice 0:2).`,
+    );
 
     const parent = await fx.refusal(createReservation(people[4]!, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 60, purpose: "whole" }, { now: NOW }));
     expect(parent.message).toContain("split into MIG slices: book a slice instead (0:0 (3g.40gb), 0:1 (2g.20gb), 0:2 (1g.10gb), 0:3 (1g.10gb))");
@@ -77,6 +80,22 @@ describe("booking MIG slices", () => {
     // "Any GPU" gives the whole GPU 1, never the partitioned GPU 0.
     const any = await createReservation(people[4]!, { host: host.name, count: 1, startsAt: iso(5), durationMinutes: 60, purpose: "any" }, { now: NOW });
     expect(any.gpus.map((gpu) => [gpu.index, gpu.mig])).toEqual([[1, undefined]]);
+  });
+
+  it("a refusal of a slice booked back to back names every holder and when the slice is next free", async () => {
+    const host = await migHost();
+    const [alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
+    await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: iso(5), durationMinutes: 60, purpose: "first" }, { now: NOW });
+    await createReservation(bob, { host: host.name, slices: ["0:2"], startsAt: iso(65), durationMinutes: 60, purpose: "second" }, { now: NOW });
+    // A gap: a booking after it does not move the free time.
+    await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: iso(200), durationMinutes: 30, purpose: "later" }, { now: NOW });
+    const refused = await fx.refusal(createReservation(carol, { host: host.name, slices: ["0:2"], startsAt: iso(10), durationMinutes: 30, purpose: "p" }, { now: NOW }));
+    expect(refused.code).toBe("conflict");
+    expect(refused.message).toContain(
+      `GPU 0:2 (1g.10gb) on ${host.name} is booked by ${alice.name} until ${iso(65)} (purpose: first), then by ${bob.name}; next free at ${iso(125)}`,
+    );
+    const body = (refused as unknown as { toJSON(): { error: { conflicts: unknown[] } } }).toJSON();
+    expect(body.error.conflicts).toMatchObject([{ slice: { ref: "0:2", profile: "1g.10gb" }, holder: { id: alice.id }, freeAt: iso(125), thenHeldBy: [{ id: bob.id }] }]);
   });
 
   it("any one slice of 2g.20gb or larger takes the smallest that fits; memory works too", async () => {

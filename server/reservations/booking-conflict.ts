@@ -22,14 +22,26 @@ export class BookingConflictError extends AppError {
   }
 }
 
-/** "GPU 2 on node-a is booked by Alice Liddell until 2026-11-30T14:00:00.000Z (purpose: fine-tune)"; `others`: the holders named alongside. */
+/** "GPU 2", "GPU 0:2 (1g.10gb)": the unit a conflict is about, as every refusal names it. */
+export function conflictUnit(conflict: Pick<BookingConflict, "gpuIndex" | "slice">): string {
+  return conflict.slice ? `GPU ${conflict.slice.ref} (${conflict.slice.profile})` : `GPU ${conflict.gpuIndex}`;
+}
+
+/**
+ * "GPU 2 on node-a is booked by Alice Liddell until 2026-11-30T14:00:00.000Z (purpose: fine-tune)",
+ * and when bookings follow back to back: "… (purpose: x), then by Bob; next free at 2026-11-30T16:00:00.000Z"; `others`: the holders named alongside.
+ */
 export function describeConflict(conflict: BookingConflict, requestedStartMs: number, others: readonly NamedPerson[] = []): string {
   const when =
     Date.parse(conflict.startsAt) > requestedStartMs
       ? `from ${conflict.startsAt} until ${conflict.endsAt}`
       : `until ${conflict.endsAt}`;
-  const unit = conflict.slice ? `MIG slice ${conflict.slice.ref} (${conflict.slice.profile})` : `GPU ${conflict.gpuIndex}`;
-  return `${unit} on ${conflict.hostName} is booked by ${personName(conflict.holder, others)} ${when} (purpose: ${conflict.purpose})`;
+  const named = [conflict.holder, ...(conflict.thenHeldBy ?? []), ...others];
+  const then =
+    conflict.freeAt && conflict.freeAt !== conflict.endsAt
+      ? `${conflict.thenHeldBy?.length ? `, then by ${conflict.thenHeldBy.map((person) => personName(person, named)).join(" and ")}` : ""}; next free at ${conflict.freeAt}`
+      : "";
+  return `${conflictUnit(conflict)} on ${conflict.hostName} is booked by ${personName(conflict.holder, named)} ${when} (purpose: ${conflict.purpose})${then}`;
 }
 
 /** What could be booked instead, as a sentence that follows the reasons. */

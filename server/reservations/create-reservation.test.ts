@@ -65,6 +65,15 @@ describe("booking a 4-GPU host", () => {
     expect(body.error.suggestion.nextFreeAt).toBe(at(end));
   });
 
+  it("names when a GPU booked back to back is next free, and who holds it in between", async () => {
+    const host = await createTestHost(1);
+    const [a, b, c] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
+    await createReservation(a, request({ host: host.name, gpus: [0], startsAt: plus(5), endsAt: plus(65), purpose: "one" }), { now: NOW });
+    await createReservation(b, request({ host: host.name, gpus: [0], startsAt: plus(65), endsAt: plus(125), purpose: "two" }), { now: NOW });
+    const refused = await refusal(createReservation(c, request({ host: host.name, gpus: [0], startsAt: plus(10), endsAt: plus(40) }), { now: NOW }));
+    expect(refused.message).toContain(`GPU 0 on ${host.name} is booked by ${a.name} until ${plus(65)} (purpose: one), then by ${b.name}; next free at ${plus(125)}`);
+  });
+
   it("offers the other free GPUs of the host when the named ones are taken", async () => {
     const host = await createTestHost(4);
     const [a, b] = await Promise.all([createTestUser(), createTestUser()]);

@@ -4,6 +4,7 @@ import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Actor, canManageReservation, isAdminActor } from "@/server/reservations/actor";
 import { withIdleViews } from "@/server/idle-release/idle-views";
+import { withGoneSlices } from "@/server/reservations/gone-slices";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
 
 /** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
@@ -11,7 +12,7 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
   const row = await client.reservation.findUnique({ where: { id }, select: reservationSelect });
   if (!row) throw new AppError("not_found", "No such reservation");
   const changes = await loadChanges(client, [id]);
-  const [view] = await withIdleViews(client, [toReservationView(row, nowMs, viewerId, changes.get(id))], nowMs);
+  const [view] = await withIdleViews(client, await withGoneSlices(client, [toReservationView(row, nowMs, viewerId, changes.get(id))]), nowMs);
   return view;
 }
 
@@ -78,5 +79,6 @@ export async function listReservations(actor: Actor, query: ListQuery, now = new
   ]);
   const rows = [...currentRows, ...pastRows];
   const changes = await loadChanges(db(), rows.map((row) => row.id));
-  return withIdleViews(db(), rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id))), now.getTime());
+  const views = await withGoneSlices(db(), rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id))));
+  return withIdleViews(db(), views, now.getTime());
 }

@@ -43,8 +43,8 @@ export async function findConflicts(
       reservation: { select: { id: true, purpose: true, user: { select: personSelect } } },
     },
   });
-  return rows
-    .map((row) => ({
+  const conflicts = rows
+    .map((row): BookingConflict => ({
       reservationId: row.reservation.id,
       hostName: row.gpu.host.name,
       gpuIndex: row.gpu.index,
@@ -55,7 +55,43 @@ export async function findConflicts(
       endsAt: row.endsAt.toISOString(),
       purpose: row.reservation.purpose,
     }))
-    .sort((a, b) => a.gpuIndex - b.gpuIndex || a.startsAt.localeCompare(b.startsAt));
+    .sort((a, b) => a.gpuIndex - b.gpuIndex || (a.slice?.ref ?? "").localeCompare(b.slice?.ref ?? "") || a.startsAt.localeCompare(b.startsAt));
+  return withFreeTimes(tx, conflicts, excludeReservationId);
+}
+
+/** Bookings read after a conflict to find when its unit is next free: back-to-back chains longer than this are cut short. */
+const CHAIN_LIMIT = 200;
+
+/**
+ * Each conflict with the time its unit is next free: the booking's end, or
+ * the end of the bookings that follow it without a gap (a refused person
+ * asks "when can I have it?", not "when does this one booking end?").
+ */
+async function withFreeTimes(tx: Tx, conflicts: BookingConflict[], excludeReservationId: string | undefined): Promise<BookingConflict[]> {
+  if (conflicts.length === 0) return conflicts;
+  const earliestEnd = new Date(Math.min(...conflicts.map((conflict) => Date.parse(conflict.endsAt))));
+  const later = await tx.reservationGpu.findMany({
+    where: {
+      gpu: { uuid: { in: [...new Set(conflicts.map((conflict) => conflict.gpuUuid))] } },
+      startsAt: { gte: earliestEnd },
+      endsAt: { gt: tx.reservationGpu.fields.startsAt },
+      ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
+    },
+    orderBy: [{ startsAt: "asc" }],
+    take: CHAIN_LIMIT,
+    select: { startsAt: true, endsAt: true, gpu: { select: { uuid: true } }, reservation: { select: { user: { select: personSelect } } } },
+  });
+  return conflicts.map((conflict) => {
+    let freeMs = Date.parse(conflict.endsAt);
+    const then: BookingConflict["holder"][] = [];
+    for (const row of later) {
+      if (row.gpu.uuid !== conflict.gpuUuid || row.startsAt.getTime() > freeMs || row.endsAt.getTime() <= freeMs) continue;
+      freeMs = row.endsAt.getTime();
+      const holder = toPerson(row.reservation.user);
+      if (holder.id !== conflict.holder.id && !then.some((person) => person.id === holder.id)) then.push(holder);
+    }
+    return { ...conflict, freeAt: new Date(freeMs).toISOString(), ...(then.length > 0 ? { thenHeldBy: then } : {}) };
+  });
 }
 
 /** Busy ranges of these GPUs within [start, end), for finding free GPUs and the next free slot. */

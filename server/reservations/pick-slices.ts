@@ -118,7 +118,7 @@ function describeRequest(count: number, request: SliceRequest): string {
   return parts.join(" ");
 }
 
-/** The bookings in the way, holders named: "MIG slice 0:2 (1g.10gb) on node-a is booked by Ada until …". */
+/** The bookings in the way, holders named: "GPU 0:2 (1g.10gb) on node-a is booked by Ada until …". */
 function holdersOf(conflicts: BookingConflict[], startMs: number): string {
   const holders = conflicts.map((conflict) => conflict.holder);
   const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, startMs, holders));

@@ -1,0 +1,33 @@
+import Link from "next/link";
+import type { LiveBooking } from "@/lib/live";
+import { formatWhen } from "@/lib/local-time";
+import { personName } from "@/lib/person-name";
+
+/** A unit's running and coming bookings on its page: who, when, what for. */
+export function GpuBookings({ bookings, nowMs, bookHref }: { bookings: LiveBooking[]; nowMs: number; bookHref: string }) {
+  const people = bookings.map((booking) => booking.holder);
+  return (
+    <div className="space-y-2 text-sm">
+      {bookings.length === 0 ? (
+        <p className="text-slate-600 dark:text-slate-400">No booking now or to come.</p>
+      ) : (
+        <ul className="space-y-1" aria-label="Bookings">
+          {bookings.map((booking) => {
+            const running = Date.parse(booking.startsAt) <= nowMs;
+            return (
+              <li key={booking.reservationId} data-testid="gpu-page-booking">
+                <span className="font-medium">{personName(booking.holder, people)}</span>
+                {booking.team ? <span className="text-slate-600 dark:text-slate-400"> for {booking.team}</span> : null}{" "}
+                {running ? `until ${formatWhen(booking.endsAt, nowMs)}` : `${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}`}
+                <span className="text-slate-600 dark:text-slate-400"> · {booking.purpose}</span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <Link href={bookHref} className="inline-block text-sky-700 hover:underline dark:text-sky-400">
+        Book it
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AlertUpdate } from "@/lib/alerts";
+import type { GpuSample } from "@/lib/snapshot";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let listReservations: typeof import("@/server/reservations/list-reservations").listReservations;
+let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
+let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
+let tellHoldersOfLostUnit: typeof import("@/server/notifications/booking-notices").tellHoldersOfLostUnit;
+let db: typeof import("@/server/db").db;
+let fx: typeof import("@/server/testing/booking-fixtures");
+let factories: typeof import("@/server/testing/factories");
+
+const NOW = new Date("2026-12-01T10:00:00Z");
+const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
+
+beforeAll(async () => {
+  await useTestDatabase();
+  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ listReservations } = await import("@/server/reservations/list-reservations"));
+  ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
+  ({ tellHoldersOfLostUnit } = await import("@/server/notifications/booking-notices"));
+  ({ db } = await import("@/server/db"));
+  fx = await import("@/server/testing/booking-fixtures");
+  factories = await import("@/server/testing/factories");
+}, 60_000);
+
+const INFO = { driverVersion: "590.48.01", cudaVersion: "13.1" };
+
+/** An H100 split 3g.40gb + 2g.20gb + 1g.10gb + 1g.10gb, recorded at NOW; `report` records the host again with the slices it names. */
+async function migHost() {
+  const name = factories.uniqueName("gone");
+  const host = await ensureLocalHost(name, true);
+  const parent = factories.makeGpu({ index: 0, migMode: "Enabled", memoryTotalMiB: 81559, utilizationGpuPct: null });
+  const profiles = ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"];
+  const slices: GpuSample[] = profiles.map((profile, deviceIndex) =>
+    factories.makeGpu({
+      index: 0,
+      uuid: `MIG-${factories.gpuUuid().slice(4)}`,
+      memoryTotalMiB: 9984,
+      memoryUsedMiB: 9,
+      utilizationGpuPct: null,
+      migMode: "Enabled",
+      mig: { parentUuid: parent.uuid, profile, gpuInstanceId: deviceIndex + 2, computeInstanceId: 0, deviceIndex },
+    }),
+  );
+  const report = (devices: number[], seenAt: Date) => recordHostInventory(host.id, { name, ...INFO }, [parent, ...devices.map((i) => slices[i]!)], seenAt);
+  await report([0, 1, 2, 3], NOW);
+  return { id: host.id, name, parent, slices, report };
+}
+
+describe("a booking of a slice that disappeared", () => {
+  it("is flagged to its holder from the stored inventory, tells every holder once, and clears when the slice is back", async () => {
+    const host = await migHost();
+    const [alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
+    const running = await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: at(1).toISOString(), durationMinutes: 60, purpose: "now" }, { now: NOW });
+    const later = await createReservation(bob, { host: host.name, slices: ["0:2"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "tomorrow" }, { now: NOW });
+    const other = await createReservation(carol, { host: host.name, slices: ["0:1"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "kept" }, { now: NOW });
+
+    // The layout changes: 0:2 is destroyed; the others are seen again five minutes on.
+    await host.report([0, 1, 3], at(5));
+    const asBob = await listReservations(bob, { all: false, state: "current", limit: 10 }, at(6));
+    const flagged = asBob.find((view) => view.id === later.id);
+    expect(flagged?.sliceGone).toBe(true);
+    expect(flagged?.gpus).toMatchObject([{ uuid: host.slices[2]!.uuid, gone: true, mig: { deviceIndex: 2, profile: "1g.10gb" } }]);
+    const asCarol = await listReservations(carol, { all: false, state: "current", limit: 10 }, at(6));
+    expect(asCarol.find((view) => view.id === other.id)?.sliceGone).toBeUndefined();
+    // An admin's list shows it too.
+    const admin = await fx.createTestUser("admin");
+    const everyone = await listReservations(admin, { all: true, state: "current", limit: 10 }, at(6));
+    expect(everyone.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id).sort()).toEqual([running.id, later.id].sort());
+
+    // The gpu_lost alert opens: both holders (the running booking's and the one to come) are told, once.
+    const alert = {
+      serverTime: at(7).toISOString(),
+      event: "opened",
+      alert: { id: `alert-${host.id}`, kind: "gpu_lost", gpu: { uuid: host.slices[2]!.uuid, index: 0 }, message: `MIG slice ${host.slices[2]!.uuid} of GPU 0 is gone from ${host.name}` },
+    } as unknown as AlertUpdate;
+    expect(await tellHoldersOfLostUnit(alert, undefined, at(7))).toBe(2);
+    expect(await tellHoldersOfLostUnit(alert, undefined, at(8))).toBe(0);
+    const notices = await db().personNotice.findMany({ where: { key: { startsWith: `booking.unit_gone:alert-${host.id}:` } }, select: { userId: true, event: true } });
+    expect(notices.map((notice) => notice.userId).sort()).toEqual([alice.id, bob.id].sort());
+
+    // The slice is back under its MIG UUID: no flag.
+    await host.report([0, 1, 2, 3], at(10));
+    const back = await listReservations(bob, { all: false, state: "current", limit: 10 }, at(11));
+    expect(back.find((view) => view.id === later.id)?.sliceGone).toBeUndefined();
+  });
+});

@@ -1,0 +1,47 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { ReservationView } from "@/lib/reservation-types";
+import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
+
+type Client = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * The MIG slices of these hosts that are gone: a stored slice that is not
+ * one of its host's units now (`currentUnits`: its GPU left MIG mode, or
+ * its MIG layout changed and the slice was not seen with it since). Read
+ * from the inventory as stored, so the answer is the same after a restart;
+ * a slice seen again under its MIG UUID is a unit again and no longer gone.
+ */
+export async function findGoneSlices(client: Client, hostIds: string[]): Promise<Set<string>> {
+  const gone = new Set<string>();
+  if (hostIds.length === 0) return gone;
+  const rows = await client.gpu.findMany({ where: { hostId: { in: [...new Set(hostIds)] } }, orderBy: unitOrder, select: { ...unitSelect, hostId: true } });
+  const byHost = new Map<string, typeof rows>();
+  for (const row of rows) byHost.set(row.hostId, [...(byHost.get(row.hostId) ?? []), row]);
+  for (const hostRows of byHost.values()) {
+    const current = new Set(currentUnits(hostRows).map((unit) => unit.uuid));
+    for (const row of hostRows) if (row.migDeviceIndex !== null && !current.has(row.uuid)) gone.add(row.uuid);
+  }
+  return gone;
+}
+
+/** Marks the bookings still to come or running whose slice is gone (`sliceGone`, and `gone` on the slice): the holder rebooks. */
+export async function withGoneSlices(client: Client, views: ReservationView[]): Promise<ReservationView[]> {
+  const open = views.filter((view) => view.state === "active" || view.state === "scheduled");
+  if (!open.some((view) => view.gpus.some((gpu) => gpu.mig))) return views;
+  const gone = await findGoneSlices(client, open.map((view) => view.host.id));
+  if (gone.size === 0) return views;
+  return views.map((view) => {
+    if (!open.includes(view) || !view.gpus.some((gpu) => gone.has(gpu.uuid))) return view;
+    return { ...view, sliceGone: true, gpus: view.gpus.map((gpu) => (gone.has(gpu.uuid) ? { ...gpu, gone: true } : gpu)) };
+  });
+}
+
+/** Bookings still to come or running on this unit (by UUID), with their holders: who must hear that it is gone. */
+export async function listOpenBookingsOfUnit(client: Client, uuid: string, now: Date): Promise<{ id: string; userId: string; startsAt: Date; endsAt: Date; purpose: string; hostName: string }[]> {
+  const rows = await client.reservation.findMany({
+    where: { status: "booked", endsAt: { gt: now }, gpus: { some: { gpu: { uuid } } } },
+    orderBy: [{ startsAt: "asc" }],
+    select: { id: true, userId: true, startsAt: true, endsAt: true, purpose: true, host: { select: { name: true } } },
+  });
+  return rows.filter((row) => row.endsAt > row.startsAt).map(({ host, ...row }) => ({ ...row, hostName: host.name }));
+}
