@@ -59,6 +59,10 @@ export function bucketStarts(fromMs: number, toMs: number, bucketMs: number): nu
  */
 export interface TableSql {
   from: Prisma.Sql;
+  /** The table's quoted name, for a subquery over the same rollups. */
+  table: string;
+  /** The time column's quoted name, without the alias. */
+  timeColumn: string;
   time: string;
   /** Minutes the row stands for. */
   minutes: Prisma.Sql;
@@ -78,6 +82,8 @@ export function tableSql(table: RollupTable): TableSql {
   if (table === "minute") {
     return {
       from: Prisma.raw(`"GpuMinute" r`),
+      table: `"GpuMinute"`,
+      timeColumn: `"minute"`,
       time: `r."minute"`,
       minutes: Prisma.raw("1"),
       utilMinutes: Prisma.raw(`COALESCE(r."utilAvg", 0)`),
@@ -89,6 +95,8 @@ export function tableSql(table: RollupTable): TableSql {
   }
   return {
     from: Prisma.raw(`"GpuHour" r`),
+    table: `"GpuHour"`,
+    timeColumn: `"hour"`,
     time: `r."hour"`,
     minutes: Prisma.raw(`r."samples"`),
     utilMinutes: Prisma.raw(`COALESCE(r."utilAvg" * r."samples", 0)`),

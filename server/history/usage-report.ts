@@ -17,6 +17,7 @@ import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy } from "@/server/limits/booked-ranges";
 import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
+import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/team-usage";
 import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
 
@@ -172,20 +173,38 @@ interface GpuTimeRow {
 }
 
 /**
+ * The rows in GPUs' worth: a MIG slice's minutes weigh its share of its GPU
+ * (a 1g.10gb slice of an H100 1/7), and `gpu` names the physical GPU, so
+ * that a split H100 counts one GPU of capacity, its slices' held and idle
+ * minutes what they are worth, and the GPU once in the GPU counts (its
+ * own rows while split are left out by `notWhileSliced`).
+ */
+async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
+  const weightOf = await unitWeights([...new Set(rows.map((row) => row.gpu))]);
+  return rows.map((row) => {
+    const { share, gpu } = weightOf(row.gpu);
+    if (share === 1 && gpu === row.gpu) return row;
+    return { ...row, gpu, minutes: num(row.minutes) * share, used: num(row.used) * share, counted: num(row.counted) * share, idle: num(row.idle) * share, busy: num(row.busy) * share };
+  });
+}
+
+/**
  * The people and host tables (also the CSV export): one query summing GPU
  * time per holder and GPU, folded here into per-person and per-host rows,
  * so that distinct GPU counts need no COUNT(DISTINCT) pass of their own.
+ * Slices are weighed by their share of a GPU (`weighted`).
  */
 export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: HostUsage[]; simulated: boolean }> {
   const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
   const t = tableSql(plan.table);
-  const rows = await db().$queryRaw<GpuTimeRow[]>`
+  const raw = await db().$queryRaw<GpuTimeRow[]>`
     SELECT r."holderUserId" AS holder, r."hostId" AS host, r."gpuUuid" AS gpu,
            SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
            SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
     FROM ${t.from}
-    WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)}
+    WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)} AND ${notWhileSliced(t)}
     GROUP BY 1, 2, 3`;
+  const rows = await weighted(raw);
   const [people, hosts, unbooked] = await Promise.all([peopleOf(rows, query), hostsOf(rows, query), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
   return { people: withUnbookedUse(people, unbooked, query.userId), hosts, simulated: rows.some((row) => num(row.sim) > 0) };
 }

@@ -1,15 +1,29 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { gpuShareOf } from "@/lib/gpu-share";
 import type { GpuRange } from "@/server/limits/gpu-hours";
 
 type Client = Prisma.TransactionClient | PrismaClient;
+
+/** What a unit's share of its GPU is computed from. */
+const shareSelect = { migProfile: true, name: true } as const;
+
+/** GPUs' worth of these units together (a whole GPU 1, slices their share): what a booking of them adds per hour to GPU-hours. */
+export async function gpuShareOfIds(client: Client, gpuIds: readonly string[]): Promise<number> {
+  const gpus = await client.gpu.findMany({ where: { id: { in: [...gpuIds] } }, select: shareSelect });
+  // A unit removed from the inventory meanwhile counts as a whole GPU.
+  return gpus.reduce((sum, gpu) => sum + gpuShareOf(gpu), 0) + (gpuIds.length - gpus.length);
+}
 
 /** Whose bookings: one person's, every booking made for a team, or one person's for one team. */
 export type BookingOwner = { userId: string; teamId?: string } | { teamId: string };
 
 /**
  * The GPU ranges of an owner's bookings that share time with [fromMs, toMs),
- * one per booked GPU (ReservationGpu rows carry the time; releasing moves
- * their end, so what was given back early does not count).
+ * one per booked unit (ReservationGpu rows carry the time; releasing moves
+ * their end, so what was given back early does not count), each weighing
+ * its unit's share of a GPU (lib/gpu-share.ts: a 1g.10gb slice of an H100
+ * is 1/7). Counting units at once (the GPUs-at-once limit) counts ranges,
+ * not their weight.
  */
 export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: number, toMs: number): Promise<GpuRange[]> {
   const rows = await client.reservationGpu.findMany({
@@ -18,9 +32,9 @@ export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: 
       startsAt: { lt: new Date(toMs) },
       endsAt: { gt: new Date(fromMs) },
     },
-    select: { startsAt: true, endsAt: true },
+    select: { startsAt: true, endsAt: true, gpu: { select: shareSelect } },
   });
-  return rows.flatMap((row) => (row.endsAt > row.startsAt ? [{ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: 1 }] : []));
+  return rows.flatMap((row) => (row.endsAt > row.startsAt ? [{ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: gpuShareOf(row.gpu) }] : []));
 }
 
 /**
@@ -41,14 +55,14 @@ export async function bookedRangesBy(
   const reservation = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
   const rows = await client.reservationGpu.findMany({
     where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds || realPeopleOnly ? { reservation } : {}) },
-    select: { startsAt: true, endsAt: true, reservation: { select: { teamId: true, userId: true, hostId: true } } },
+    select: { startsAt: true, endsAt: true, gpu: { select: shareSelect }, reservation: { select: { teamId: true, userId: true, hostId: true } } },
   });
   const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {
     if (row.endsAt <= row.startsAt) continue;
     const group = row.reservation[key];
     const list = byKey.get(group) ?? [];
-    list.push({ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: 1 });
+    list.push({ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: gpuShareOf(row.gpu) });
     byKey.set(group, list);
   }
   return byKey;

@@ -1,7 +1,7 @@
 import { formatDurationMinutes } from "@/lib/booking-window";
 import type { HostRule, LimitKind, Limits, QuotaExceededBody, QuotaRefusal } from "@/lib/team-schema";
 import { AppError } from "@/server/errors";
-import { bookedRanges } from "@/server/limits/booked-ranges";
+import { bookedRanges, gpuShareOfIds } from "@/server/limits/booked-ranges";
 import { type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
 import { describeWindows, firstInstantOutside, nextInstantInside, ruleFor } from "@/server/limits/host-rules";
 import { personSubject, readLimits, teamSubject } from "@/server/limits/limits-store";
@@ -66,7 +66,10 @@ export interface LimitedBooking {
   hostName: string;
   startMs: number;
   endMs: number;
+  /** Units asked for (whole GPUs or MIG slices): what the GPUs-at-once limit counts. */
   gpus: number;
+  /** The units' ids: their shares of a GPU (lib/gpu-share.ts) are what the GPU-hours limit counts. */
+  gpuIds: readonly string[];
   /** The whole booking's length, for the longest-booking limit (an extension's total). */
   totalMinutes: number;
 }
@@ -113,12 +116,14 @@ export async function checkBookingLimits(tx: Tx, scope: BookingScope, booking: L
   const weekly = inForce.gpuHoursPer7Days;
   if (weekly) {
     const ranges = await bookedRanges(tx, ownerOf(scope, weekly), booking.startMs - WEEK_MS, booking.endMs + WEEK_MS);
-    const asked = { startMs: booking.startMs, endMs: booking.endMs, gpus: booking.gpus };
+    // Four 1g.10gb slices of an H100 add 4/7 of a GPU-hour an hour, not 4.
+    const share = await gpuShareOfIds(tx, booking.gpuIds);
+    const asked = { startMs: booking.startMs, endMs: booking.endMs, gpus: share };
     const peak = peakWindowGpuHours([...ranges, asked], WEEK_MS, booking.startMs, booking.endMs);
     if (peak.hours > weekly.value + 1e-9) {
       const requested = gpuHoursOf([asked], booking.startMs, booking.endMs);
       const used = peak.hours - gpuHoursOf([asked], peak.windowEndMs - WEEK_MS, peak.windowEndMs);
-      const freesAt = requested <= weekly.value ? weeklyRoomAt(ranges, booking, weekly.value) : null;
+      const freesAt = requested <= weekly.value ? weeklyRoomAt(ranges, asked, weekly.value) : null;
       const when = freesAt === null ? "" : `; room for it from ${utc(freesAt)}`;
       throw new QuotaExceededError(
         `${weekly.subject}: ${round1(used)} of ${weekly.value} GPU-hours booked in 7 days (this booking adds ${round1(requested)})${when}`,
@@ -152,7 +157,7 @@ function roomFreesAt(ranges: GpuRange[], booking: LimitedBooking, max: number): 
 }
 
 /** The earliest start (among the instants where counted hours leave the window) from which the booking fits the weekly GPU-hours. */
-function weeklyRoomAt(ranges: GpuRange[], booking: LimitedBooking, max: number): number | null {
+function weeklyRoomAt(ranges: GpuRange[], booking: GpuRange, max: number): number | null {
   const length = booking.endMs - booking.startMs;
   const starts = [...new Set(ranges.flatMap((range) => [range.endMs, range.endMs + WEEK_MS, range.startMs + WEEK_MS]))].filter((start) => start > booking.startMs).sort((a, b) => a - b);
   for (const start of starts.slice(0, 200)) {

@@ -9,7 +9,7 @@
 export interface GpuRange {
   startMs: number;
   endMs: number;
-  /** GPUs held over the range (one per ReservationGpu row is the common case). */
+  /** GPUs' worth held over the range: 1 for a booked whole GPU, a MIG slice's share of its GPU (lib/gpu-share.ts). */
   gpus: number;
 }
 

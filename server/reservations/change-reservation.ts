@@ -98,7 +98,7 @@ export async function changeReservationEnd(
       }
       // The added time counts against the team's and the person's limits like a new booking of these GPUs.
       const scope = { userId: row.userId, username: found.user.username ?? found.user.name, team };
-      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, totalMinutes });
+      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, gpuIds, totalMinutes });
     }
 
     const newEnd = new Date(newEndMs);

@@ -107,7 +107,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
       throw new AppError("bad_request", message, { [request.slices ? "slices" : request.gpus ? "gpus" : "count"]: message });
     }
     const gpuCount = chosen.gpus.length;
-    await checkBookingLimits(tx, scope, { hostName: chosen.host.name, startMs, endMs, gpus: gpuCount, totalMinutes: (endMs - startMs) / 60_000 }, limits);
+    await checkBookingLimits(tx, scope, { hostName: chosen.host.name, startMs, endMs, gpus: gpuCount, gpuIds: chosen.gpus.map((gpu) => gpu.id), totalMinutes: (endMs - startMs) / 60_000 }, limits);
 
     // All checks passed: only now write (see bookingTransaction). A claim
     // that fails here still comes before any write.

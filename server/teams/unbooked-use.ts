@@ -3,6 +3,7 @@ import type { UnbookedPersonUsage } from "@/lib/team-usage";
 import { db } from "@/server/db";
 import { planResolution, tableSql } from "@/server/history/resolution";
 import { num } from "@/server/history/sql-dialect";
+import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 
 /**
  * GPU-hours of work on GPUs nobody had booked, by the person the tick
@@ -14,11 +15,16 @@ export async function unbookedUseByPerson(query: { fromMs: number; toMs: number;
   const plan = planResolution(query.fromMs, query.toMs, query.nowMs, query.minuteRetentionMs);
   const t = tableSql(plan.table);
   const time = Prisma.raw(t.time);
-  const rows = await db().$queryRaw<{ who: string | null; busy: unknown }[]>`
-    SELECT r."attributedUserId" AS who, SUM(${t.busyMinutes}) AS busy
+  const perUnit = await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
+    SELECT r."attributedUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
     FROM ${t.from}
-    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."holderUserId" IS NULL
-    GROUP BY 1`;
+    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."holderUserId" IS NULL AND ${notWhileSliced(t)}
+    GROUP BY 1, 2`;
+  // A MIG slice's busy minutes weigh its share of its GPU, as in the usage report.
+  const weightOf = await unitWeights([...new Set(perUnit.map((row) => row.gpu))]);
+  const byWho = new Map<string | null, number>();
+  for (const row of perUnit) byWho.set(row.who, (byWho.get(row.who) ?? 0) + num(row.busy) * weightOf(row.gpu).share);
+  const rows = [...byWho].map(([who, busy]) => ({ who, busy }));
   const ids = rows.flatMap((row) => (row.who ? [row.who] : []));
   const users = new Map((await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true } })).map((user) => [user.id, user]));
   return rows
