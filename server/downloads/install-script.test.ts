@@ -102,7 +102,7 @@ describe("install.sh", () => {
     expect(readFileSync(envFile, "utf8")).toContain(`GPUDESK_AGENT_TOKEN=${TOKEN}\n`);
 
     const unit = readFileSync(path.join(root, "etc/systemd/system/gpudesk-agent.service"), "utf8");
-    expect(unit).toContain(`ExecStart=${process.execPath} /usr/local/lib/gpudesk/gpudesk.mjs agent --server ${serverUrl}\n`);
+    expect(unit).toContain(`ExecStart=${process.execPath} --max-semi-space-size=1 --v8-pool-size=1 /usr/local/lib/gpudesk/gpudesk.mjs agent --server ${serverUrl}\n`);
     expect(unit).toContain("EnvironmentFile=/etc/gpudesk/agent.env\n");
     for (const line of ["Restart=always", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=read-only", "PrivateTmp=yes", "WantedBy=multi-user.target"]) {
       expect(unit).toContain(`${line}\n`);

@@ -250,6 +250,11 @@ fi
 # /dev too: nvidia-smi opens /dev/nvidia*, so nothing that closes the device policy
 # (PrivateDevices=, DeviceAllow=, or ProtectClock=, which adds a DeviceAllow= rule).
 CAPABILITIES='CAP_DAC_READ_SEARCH CAP_SYS_PTRACE'
+# The agent does a few milliseconds of work a second: a 1 MiB young generation
+# and one V8 worker thread keep its memory down (docs/benchmark.md, the agent on
+# a GPU host). Not --lite-mode/--jitless: they drop WebAssembly, which Node's
+# own fetch needs.
+NODE_FLAGS='--max-semi-space-size=1 --v8-pool-size=1'
 if [ -n "$ENFORCE" ]; then CAPABILITIES="$CAPABILITIES CAP_KILL"; fi
 mkdir -p "$SYSTEMD_DIR"
 cat >"$UNIT_FILE.new" <<EOF
@@ -263,7 +268,7 @@ After=network-online.target
 [Service]
 Type=simple
 EnvironmentFile=$ENV_FILE
-ExecStart=$NODE_BIN $BUNDLE agent --server $SERVER_URL$ENFORCE
+ExecStart=$NODE_BIN $NODE_FLAGS $BUNDLE agent --server $SERVER_URL$ENFORCE
 Restart=always
 RestartSec=5
 CapabilityBoundingSet=$CAPABILITIES

@@ -1,7 +1,6 @@
-import { snapshotSchema, type GpuSample, type ProcessInfo, type Snapshot } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
 import type { ComputeAppRow } from "@/server/collector/nvidia-smi/parse-csv";
 import type { NvidiaSmiXmlLog } from "@/server/collector/nvidia-smi/parse-xml";
-import { NvidiaSmiError } from "@/server/collector/nvidia-smi/run-nvidia-smi";
 
 export interface SnapshotParts {
   hostName: string;
@@ -20,6 +19,9 @@ const clipOrNull = (text: string | null, max: number) => (text === null || text.
  * container …) are left null: only /proc can answer them, and the collector
  * fills them in afterwards. Text is clipped to the contract's bounds rather
  * than rejected, since one odd process name must not cost the whole reading.
+ * The contract itself (lib/snapshot.ts) is checked where it matters, by the
+ * server on every reading it receives; checking it here as well cost the
+ * agent a tenth of its CPU (docs/benchmark.md, issue 28).
  */
 export function buildSnapshot(parts: SnapshotParts): Snapshot {
   // Stable: a MIG GPU's slices keep their place after it.
@@ -47,7 +49,7 @@ export function buildSnapshot(parts: SnapshotParts): Snapshot {
     slurmJobId: null,
     reservationId: null,
   }));
-  const result = snapshotSchema.safeParse({
+  return {
     host: {
       name: clip(parts.hostName, 253),
       driverVersion: clipOrNull(parts.driverVersion, 64),
@@ -56,15 +58,7 @@ export function buildSnapshot(parts: SnapshotParts): Snapshot {
     gpus,
     processes,
     sampledAt: parts.sampledAt.toISOString(),
-  });
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new NvidiaSmiError(
-      "no-data",
-      `nvidia-smi output does not fit the snapshot contract at ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}`,
-    );
-  }
-  return result.data;
+  };
 }
 
 /**

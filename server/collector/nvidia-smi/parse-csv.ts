@@ -80,6 +80,18 @@ export function parseMeasure(cell: CsvCell): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+// The looping queries parse one line at a time, each with the same field list: its canonical names are worked out once per list.
+const columnsOf = { gpu: new WeakMap<readonly string[], string[]>(), "compute-apps": new WeakMap<readonly string[], string[]>() };
+
+function canonicalColumns(kind: QueryKind, fields: readonly string[]): string[] {
+  let columns = columnsOf[kind].get(fields);
+  if (!columns) {
+    columns = fields.map((f) => canonicalField(kind, f));
+    columnsOf[kind].set(fields, columns);
+  }
+  return columns;
+}
+
 // A query for processes prints this line (and nothing else) in some driver
 // versions when no process holds a context.
 const NO_PROCESSES = /^no running processes found/i;
@@ -98,7 +110,7 @@ export function parseCsvTable(text: string, kind: QueryKind, fields?: readonly s
     .filter((line) => line.trim() !== "" && !NO_PROCESSES.test(line.trim()));
   const headerLine = fields ? undefined : lines.shift();
   const columns = fields
-    ? fields.map((f) => canonicalField(kind, f))
+    ? canonicalColumns(kind, fields)
     : headerLine === undefined
       ? []
       : headerLine.split(",").map((h) => canonicalField(kind, h));
