@@ -1,3 +1,4 @@
+import { gpuShareOf } from "@/lib/gpu-share";
 import { db } from "@/server/db";
 import { personSelect, toPerson } from "@/server/reservations/people";
 import type { PersonRef } from "@/lib/reservation-types";
@@ -18,15 +19,25 @@ export interface HandedBack {
  * The GPU-hours idle release handed back in [fromMs, toMs): for each
  * release in range, its GPUs times the time from the release to the end the
  * booking had (report-only entries are not counted: nothing was handed back).
+ * A MIG slice weighs its share of its GPU, as in every GPU-hour figure
+ * (lib/gpu-share.ts); a release whose booking's units are no longer stored
+ * counts its GPU count.
  */
 export async function handedBackByIdleRelease(fromMs: number, toMs: number): Promise<HandedBack> {
   const rows = await db().idleRelease.findMany({
     where: { reportOnly: false, at: { gte: new Date(fromMs), lt: new Date(toMs) } },
-    select: { userId: true, gpuCount: true, at: true, scheduledEndAt: true },
+    select: { reservationId: true, userId: true, gpuCount: true, at: true, scheduledEndAt: true },
   });
+  const units = await db().reservationGpu.findMany({
+    where: { reservationId: { in: [...new Set(rows.map((row) => row.reservationId))] } },
+    select: { reservationId: true, gpu: { select: { migProfile: true, name: true } } },
+  });
+  const weightOf = new Map<string, number>();
+  for (const unit of units) weightOf.set(unit.reservationId, (weightOf.get(unit.reservationId) ?? 0) + gpuShareOf(unit.gpu));
   const byPerson = new Map<string, { gpuHours: number; releases: number }>();
   for (const row of rows) {
-    const hours = (row.gpuCount * Math.max(0, row.scheduledEndAt.getTime() - row.at.getTime())) / 3_600_000;
+    const gpus = weightOf.get(row.reservationId) ?? row.gpuCount;
+    const hours = (gpus * Math.max(0, row.scheduledEndAt.getTime() - row.at.getTime())) / 3_600_000;
     const entry = byPerson.get(row.userId) ?? { gpuHours: 0, releases: 0 };
     entry.gpuHours += hours;
     entry.releases += 1;

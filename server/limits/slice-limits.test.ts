@@ -18,6 +18,7 @@ let teams: typeof import("@/server/teams/team-service");
 let db: typeof import("@/server/db").db;
 let fx: Fixtures;
 let factories: typeof import("@/server/testing/factories");
+let handedBackByIdleRelease: typeof import("@/server/idle-release/handed-back").handedBackByIdleRelease;
 
 const NOW = new Date("2026-11-30T10:00:00Z");
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISOString();
@@ -32,6 +33,7 @@ beforeAll(async () => {
   ({ db } = await import("@/server/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
+  ({ handedBackByIdleRelease } = await import("@/server/idle-release/handed-back"));
 }, 120_000);
 
 /** GPU 0 an H100 split into 7 × 1g.10gb (the 8 × H100 recording's layout), GPU 1 a whole H100. */
@@ -76,5 +78,19 @@ describe("MIG slices and GPU-hours", () => {
     await createReservation(person, { host, slices: ["0:4", "0:5", "0:6"], startsAt: at(120), durationMinutes: 60, purpose: "three more" }, { now: NOW });
     const full = await fx.refusal(createReservation(person, { host, slices: ["0:0"], startsAt: at(240), durationMinutes: 60, purpose: "one more" }, { now: NOW }));
     expect((full as QuotaExceededError).quota).toMatchObject({ limit: "gpuHoursPer7Days", used: 1, max: 1, requested: 0.1 });
+  });
+
+  it("what idle release hands back of two 1g.10gb slices counts 2/7 GPU an hour, as the quota counted them", async () => {
+    const host = await sevenSliceHost();
+    const person = await fx.createTestUser();
+    const booking = await createReservation(person, { host, slices: ["0:0", "0:1"], startsAt: at(0), durationMinutes: 240, purpose: "idle slices" }, { now: NOW });
+    const hostId = (await db().host.findUniqueOrThrow({ where: { name: host } })).id;
+    // Released an hour in, three hours before its end: 2 slices × 1/7 × 3 h.
+    const released = new Date(NOW.getTime() + 60 * 60_000);
+    await db().idleRelease.create({
+      data: { reservationId: booking.id, userId: person.id, hostId, gpuCount: 2, idleSince: NOW, at: released, scheduledEndAt: new Date(NOW.getTime() + 240 * 60_000) },
+    });
+    const handed = await handedBackByIdleRelease(released.getTime(), released.getTime() + 1);
+    expect(handed.gpuHours).toBeCloseTo((2 / 7) * 3, 12);
   });
 });
