@@ -1,4 +1,4 @@
-import type { SimulatedSlot } from "./fleet";
+import type { SimulatedSlot } from "./slots";
 import { hexOf } from "./hash";
 
 /**
