@@ -55,9 +55,17 @@ export function formatTables(results: BenchResults): string {
     }
   }
   for (const s of results.scenarios) {
-    if ("skipped" in s || s.redisKiBPerSecond === undefined) continue;
-    const pins = s.pinnedCores ? `; instance i pinned to core ${s.pinnedCores.join(", ")} (taskset), agents and viewers on any core` : "";
-    lines.push("", `${s.gpus} GPUs on ${s.instances} instances: ${fixed(s.redisKiBPerSecond, 1)} KiB/s published on Redis (fleet relay and socket.io adapter)${pins}.`);
+    if ("skipped" in s) continue;
+    const notes: string[] = [];
+    if (s.redisKiBPerSecond !== undefined) notes.push(`${fixed(s.redisKiBPerSecond, 1)} KiB/s published on Redis (fleet relay and socket.io adapter)`);
+    if (s.pinnedCores) {
+      const harness = s.harnessCores ? `core ${s.harnessCores.join(", ")}` : "any core";
+      notes.push(`instance i pinned to core ${s.pinnedCores.join(", ")} (taskset), agents and viewers on ${harness}`);
+    }
+    if (s.postgres) notes.push("on PostgreSQL");
+    if (s.serverNodeArgs) notes.push(`servers started with \`node ${s.serverNodeArgs.join(" ")}\``);
+    if (s.decodeOncePerProcess) notes.push("each viewer process expanded a delta once for its viewers (--decode-once)");
+    if (notes.length > 0) lines.push("", `${s.gpus} GPUs on ${s.instances} instance(s): ${notes.join("; ")}.`);
   }
   if (results.browser) {
     const b = results.browser;

@@ -34,7 +34,7 @@ const USAGE = `usage: npm run bench -- [--gpus 250,1000,4000] [--instances 1[,2]
   [--warmup 10] [--agent-processes 4] [--viewer-processes 2] [--late-ms 1000] [--port 3400]
   [--redis-url redis://127.0.0.1:6379] [--no-browser | --browser-only] [--browser-gpus 256] [--browser-seconds 20] [--browser-cpu-throttle 3]
   [--out bench-results/<date>.json] [--cpu-prof DIR] [--quiet-load 3] [--alerts] [--socket-deflate] [--nice -5] [--taskset]
-  [--agent-interval-ms 1000]
+  [--agent-interval-ms 1000] [--decode-once] [--postgres] [--server-node-args "--max-semi-space-size=32"]
 Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).`;
 
 const FLAGS = {
@@ -60,6 +60,9 @@ const FLAGS = {
   socketDeflate: flag.boolean(),
   nice: flag.number(0),
   taskset: flag.boolean(),
+  decodeOnce: flag.boolean(),
+  postgres: flag.boolean(),
+  serverNodeArgs: flag.text(""),
   agentIntervalMs: flag.whole(1000, { min: 100, max: 60_000 }),
 };
 
@@ -87,6 +90,9 @@ function parseOptions(argv: string[]): Options {
     socketDeflate: flags.socketDeflate,
     nice: flags.nice,
     taskset: flags.taskset,
+    decodeOncePerProcess: flags.decodeOnce,
+    postgres: flags.postgres,
+    serverNodeArgs: flags.serverNodeArgs.split(/\s+/).filter(Boolean),
     agentIntervalMs: flags.agentIntervalMs,
   };
   if (flags.browserOnly) return options;

@@ -4,6 +4,7 @@
  * more, a warm-up, a measured window, and the figures.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createTestPostgresDatabase, dropTestPostgresDatabases, newRunPrefix } from "@/server/testing/postgres";
 import { mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -40,10 +41,25 @@ export interface ScenarioOptions {
   alerts: boolean;
   /** The servers run with socket.io's per-message compression (GPUDESK_SOCKET_DEFLATE=1). */
   socketDeflate: boolean;
+  /** Run on a fresh database of the test PostgreSQL server (GPUDESK_TEST_POSTGRES_URL), dropped afterwards, instead of SQLite. */
+  postgres?: boolean;
+  /** Node flags for the servers alone (e.g. `--max-semi-space-size=32`), before the script. */
+  serverNodeArgs?: string[];
   /** Niceness of the server, agent and viewer processes (negative: ahead of other work; needs root). */
   nice: number;
-  /** Pin instance i to CPU core i (`taskset`), so that two instances do not share a core; the harness is not pinned. */
+  /**
+   * Pin instance i to CPU core i (`taskset`), so that two instances do not
+   * share a core, and the harness (agents, viewers) to the cores left over,
+   * if any: one instance on two cores has a core of its own.
+   */
   taskset: boolean;
+  /**
+   * Each viewer process expands a delta once and its viewers read that
+   * expansion (each still receives, parses and times every frame itself):
+   * at 10,000 GPUs fifty browser-like expansions a second are more than the
+   * harness's share of two cores.
+   */
+  decodeOncePerProcess?: boolean;
   /** The simulated agents' interval between readings (ms); 1000 unless the agents' `--interval` is what is measured. */
   agentIntervalMs?: number;
   log: (line: string) => void;
@@ -96,6 +112,14 @@ export interface ScenarioResult {
   redisKiBPerSecond?: number;
   /** With --taskset: the core each instance was pinned to. */
   pinnedCores?: number[];
+  /** With --taskset: the cores the agents and viewers were pinned to (null: any core, none left over). */
+  harnessCores?: number[] | null;
+  /** The viewers of a process read one expansion of each delta (`--decode-once`). */
+  decodeOncePerProcess?: boolean;
+  /** The servers' own Node flags (`--server-node-args`). */
+  serverNodeArgs?: string[];
+  /** The database was PostgreSQL (`--postgres`). */
+  postgres?: boolean;
   loadAverage: { before: number[]; after: number[] };
 }
 
@@ -144,8 +168,9 @@ async function watchRedis(redisUrl: string, prefix: string): Promise<{ start: ()
 }
 
 /** A TypeScript worker with an IPC channel, run through tsx like the gpudesk CLI. */
-function startWorker<Message>(file: string, config: unknown, nice: number, log: (line: string) => void): Worker<Message> {
-  const child = spawn(...niced(nice, process.execPath, ["--import", "tsx", path.join(here, file)]), {
+function startWorker<Message>(file: string, config: unknown, nice: number, log: (line: string) => void, cores: number[] | null): Worker<Message> {
+  const command = niced(nice, process.execPath, ["--import", "tsx", path.join(here, file)]);
+  const child = spawn(...(cores ? (["taskset", ["-c", cores.join(","), command[0], ...command[1]]] as [string, string[]]) : command), {
     cwd: repoRoot,
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });
@@ -219,11 +244,11 @@ function scenarioEnv(dataDir: string, extra: Record<string, string> = {}): NodeJ
   return env;
 }
 
-function prepareDatabase(dataDir: string, gpus: number, seed: number): BenchDatabase {
+function prepareDatabase(dataDir: string, gpus: number, seed: number, extraEnv: Record<string, string>): BenchDatabase {
   const result = spawnSync(
     process.execPath,
     ["--import", "tsx", path.join(here, "setup-database.ts"), "--gpus", String(gpus), "--seed", String(seed)],
-    { cwd: repoRoot, env: scenarioEnv(dataDir), encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 2 ** 20 },
+    { cwd: repoRoot, env: scenarioEnv(dataDir, extraEnv), encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 2 ** 20 },
   );
   if (result.status !== 0) throw new Error(`preparing the database failed:\n${result.stderr}`);
   // Kept beside the database, so that a kept run (GPUDESK_BENCH_KEEP=1) can be looked at afterwards.
@@ -252,7 +277,7 @@ async function startServer(
   port: number,
   instance: number,
   extraEnv: Record<string, string>,
-  options: Pick<ScenarioOptions, "cpuProfileDir" | "alerts" | "socketDeflate" | "nice">,
+  options: Pick<ScenarioOptions, "cpuProfileDir" | "alerts" | "socketDeflate" | "nice" | "serverNodeArgs">,
   log: (line: string) => void,
   core: number | null = null,
 ): Promise<RunningServer> {
@@ -261,7 +286,7 @@ async function startServer(
   const logFile = path.join(dataDir, `server-${instance}.log`);
   const out = openSync(logFile, "a");
   const profile = options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : [];
-  const child = spawn(...pinned(core, niced(options.nice, process.execPath, [...profile, "--import", path.join(here, "server-probe.mjs"), cli, "serve"])), {
+  const child = spawn(...pinned(core, niced(options.nice, process.execPath, [...profile, ...(options.serverNodeArgs ?? []), "--import", path.join(here, "server-probe.mjs"), cli, "serve"])), {
     cwd: repoRoot,
     env: scenarioEnv(dataDir, {
       PORT: String(port),
@@ -358,11 +383,18 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const servers: RunningServer[] = [];
   const workers: ChildProcess[] = [];
   let redis: Awaited<ReturnType<typeof watchRedis>> | null = null;
+  let postgresRun: string | null = null;
   const cores = options.taskset ? Array.from({ length: options.instances }, (_, i) => i % os.availableParallelism()) : null;
+  const leftOver = cores ? Array.from({ length: os.availableParallelism() }, (_, i) => i).filter((core) => !cores.includes(core)) : [];
+  const harnessCores = leftOver.length > 0 ? leftOver : null;
   try {
-    log(`  preparing ${options.gpus} GPUs in ${dataDir}`);
-    const database = prepareDatabase(dataDir, options.gpus, options.seed);
     const shared: Record<string, string> = {};
+    if (options.postgres) {
+      postgresRun = newRunPrefix();
+      shared.DATABASE_URL = await createTestPostgresDatabase(postgresRun);
+    }
+    log(`  preparing ${options.gpus} GPUs in ${options.postgres ? "a PostgreSQL database" : dataDir}`);
+    const database = prepareDatabase(dataDir, options.gpus, options.seed, shared);
     if (options.instances > 1) {
       shared.REDIS_URL = options.redisUrl;
       // A cluster of its own: other servers on the same Redis (tests, other runs) use other prefixes.
@@ -380,7 +412,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const hosts = database.hosts.map((host, i) => ({ ...host, serverUrl: servers[i % servers.length]!.url }));
     const agentWorkers = spread(hosts, options.agentProcesses).map((part) => {
       const config: AgentWorkerConfig = { seed: options.seed, gpus: options.gpus, intervalMs: options.agentIntervalMs ?? 1000, hosts: part };
-      return { size: part.length, worker: startWorker<{ type: string; count?: number; taken?: number; stages?: AgentStages }>("agent-worker.ts", config, options.nice, log) };
+      return { size: part.length, worker: startWorker<{ type: string; count?: number; taken?: number; stages?: AgentStages }>("agent-worker.ts", config, options.nice, log, harnessCores) };
     });
     workers.push(...agentWorkers.map(({ worker }) => worker.child));
     await Promise.all(
@@ -399,8 +431,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const gpuUuids = simulatedFleet({ seed: options.seed, gpuCount: options.gpus }).flatMap((spec) => spec.gpus.map((gpu) => gpu.uuid));
     const viewerUrls = Array.from({ length: options.viewers }, (_, i) => servers[i % servers.length]!.url);
     const viewerWorkers = spread(viewerUrls, options.viewerProcesses).map((urls) => {
-      const config: ViewerWorkerConfig = { serverUrls: urls, viewerToken: database.memberToken, gpuUuids, lateMs: options.lateMs };
-      return { size: urls.length, worker: startWorker<ViewerReport | { type: "connected"; count: number }>("viewer-worker.ts", config, options.nice, log) };
+      const config: ViewerWorkerConfig = { serverUrls: urls, viewerToken: database.memberToken, gpuUuids, lateMs: options.lateMs, decodeOnce: options.decodeOncePerProcess ?? false };
+      return { size: urls.length, worker: startWorker<ViewerReport | { type: "connected"; count: number }>("viewer-worker.ts", config, options.nice, log, harnessCores) };
     });
     workers.push(...viewerWorkers.map(({ worker }) => worker.child));
     await Promise.all(
@@ -524,13 +556,17 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         decodePerDeltaMs: decodedDeltas === 0 ? Number.NaN : decodeMicros / decodedDeltas / 1000,
       },
       ...(redisBytes === undefined ? {} : { redisKiBPerSecond: redisBytes / options.durationS / 1024 }),
-      ...(cores ? { pinnedCores: cores } : {}),
+      ...(cores ? { pinnedCores: cores, harnessCores } : {}),
+      ...(options.decodeOncePerProcess ? { decodeOncePerProcess: true } : {}),
+      ...(options.serverNodeArgs?.length ? { serverNodeArgs: options.serverNodeArgs } : {}),
+      ...(options.postgres ? { postgres: true } : {}),
       loadAverage: { before: loadBefore, after: loadAfter },
     };
   } finally {
     await redis?.close();
     await Promise.all(workers.map((child) => stopProcess(child, { type: "stop" })));
     await Promise.all(servers.map((server) => stopProcess(server.child)));
+    if (postgresRun && process.env.GPUDESK_BENCH_KEEP !== "1") await dropTestPostgresDatabases(postgresRun);
     if (process.env.GPUDESK_BENCH_KEEP !== "1") rmSync(dataDir, { recursive: true, force: true });
     else log(`  kept ${dataDir}`);
   }

@@ -25,6 +25,8 @@ export interface ViewerWorkerConfig {
   /** Every GPU of the fleet (all instances), for the lost-update count. */
   gpuUuids: string[];
   lateMs: number;
+  /** The viewers of this process read one expansion of each delta (per server) instead of one each (`--decode-once`). */
+  decodeOnce?: boolean;
 }
 
 export interface ViewerReport {
@@ -60,11 +62,45 @@ interface Viewer {
   socket: Socket<LiveServerToClient, LiveClientToServer>;
   ledger: UpdateLedger | null;
   /** What the viewer holds, to expand deltas against (changed in place: a browser's state without React's copies). */
+  state: ViewState;
+}
+
+/** A delta as its viewers read it: the GPU entries, and each reading it brings. */
+interface Expanded {
+  t: number;
+  gpus: LiveGpu[];
+  points: { uuid: string; t: number }[];
+}
+
+/** What a viewer expands deltas against: its own, or (`decodeOnce`) one per server shared by the process's viewers of it. */
+interface ViewState {
   gpus: Record<string, LiveGpu>;
   slots: SlotTable;
+  /**
+   * The latest expansions by delta time: viewers of one process read their
+   * sockets in turn, so one may still be a delta or two behind another.
+   */
+  recent: Map<number, Expanded>;
+}
+
+const RECENT_EXPANSIONS = 32;
+
+function expand(wire: FleetDeltaWire, state: ViewState): Expanded {
+  const known = state.recent.get(wire.t);
+  if (known) return known;
+  const delta = expandFleetDelta(wire, state.gpus, state.slots);
+  for (const gpu of delta.gpus) state.gpus[gpu.uuid] = gpu;
+  const points: Expanded["points"] = [];
+  // As a browser reads them: the GPU entries, and `points` where a GPU has more than its latest reading.
+  for (const gpu of delta.gpus) for (const point of deltaPointsOf(delta, gpu.uuid, gpu)) points.push({ uuid: gpu.uuid, t: point.t });
+  const expanded = { t: wire.t, gpus: delta.gpus, points };
+  state.recent.set(wire.t, expanded);
+  if (state.recent.size > RECENT_EXPANSIONS) state.recent.delete(state.recent.keys().next().value!);
+  return expanded;
 }
 
 async function run(config: ViewerWorkerConfig): Promise<void> {
+  const shared = new Map<string, ViewState>();
   const histogram = new LatencyHistogram();
   /**
    * The same readings as seen by whichever viewer of this process decoded the
@@ -72,7 +108,7 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
    * thread, which is the benchmark's cost, not the server's.
    */
   const firstHistogram = new LatencyHistogram();
-  const decoded = new Set<string>();
+  const decoded = new Set<number>();
   const sampleToDelta = new LatencyHistogram();
   const deltaToViewer = new LatencyHistogram();
   const deltaToFirstViewer = new LatencyHistogram();
@@ -92,7 +128,9 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
       auth: { token: config.viewerToken, v: LIVE_FORMAT_VERSION },
       transports: ["websocket"],
     });
-    const viewer: Viewer = { socket, ledger: null, gpus: {}, slots: {} };
+    const ownState = (): ViewState => ({ gpus: {}, slots: {}, recent: new Map() });
+    if (config.decodeOnce && !shared.has(serverUrl)) shared.set(serverUrl, ownState());
+    const viewer: Viewer = { socket, ledger: null, state: config.decodeOnce ? shared.get(serverUrl)! : ownState() };
     viewers.push(viewer);
     let counted = false;
     socket.io.on("open", () => {
@@ -103,11 +141,14 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
       });
     });
     socket.on("fleet:snapshot", (snapshot: FleetSnapshotWire) => {
-      viewer.gpus = {};
-      viewer.slots = {};
+      // A later snapshot is never older than the state it replaces: shared or not, the next delta expands against it.
+      const state = viewer.state;
+      state.gpus = {};
+      state.slots = {};
+      state.recent.clear();
       snapshot.gpus.forEach((gpu, index) => {
-        viewer.gpus[gpu.uuid] = gpu;
-        viewer.slots[snapshot.slots[index]!] = gpu.uuid;
+        state.gpus[gpu.uuid] = gpu;
+        state.slots[snapshot.slots[index]!] = gpu.uuid;
       });
       if (counted) return;
       counted = true;
@@ -120,8 +161,7 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
     socket.on("fleet:delta", (wire: FleetDeltaWire) => {
       const receivedAt = Date.now();
       const decodeStart = performance.now();
-      const delta = expandFleetDelta(wire, viewer.gpus, viewer.slots);
-      for (const gpu of delta.gpus) viewer.gpus[gpu.uuid] = gpu;
+      const delta = expand(wire, viewer.state);
       const decodeEnd = performance.now();
       const ledger = viewer.ledger;
       if (!ledger || !window) return;
@@ -130,26 +170,22 @@ async function run(config: ViewerWorkerConfig): Promise<void> {
         decodedDeltas += 1;
         decodeMicros += (decodeEnd - decodeStart) * 1000;
       }
-      const first = !decoded.has(delta.serverTime);
+      const first = !decoded.has(wire.t);
       if (first) {
-        decoded.add(delta.serverTime);
+        decoded.add(wire.t);
         if (decoded.size > 1000) decoded.clear();
       }
-      // As a browser reads them: the GPU entries, and `points` where a GPU has more than its latest reading.
-      for (const gpu of delta.gpus) {
-        const uuid = gpu.uuid;
-        for (const point of deltaPointsOf(delta, uuid, gpu)) {
-          if (!ledger.covers(point.t)) continue;
-          const latency = receivedAt - point.t;
-          histogram.record(latency);
-          deltaToViewer.record(receivedAt - wire.t);
-          if (first) {
-            firstHistogram.record(latency);
-            sampleToDelta.record(wire.t - point.t);
-            deltaToFirstViewer.record(receivedAt - wire.t);
-          }
-          ledger.mark(uuid, point.t, latency > config.lateMs);
+      for (const point of delta.points) {
+        if (!ledger.covers(point.t)) continue;
+        const latency = receivedAt - point.t;
+        histogram.record(latency);
+        deltaToViewer.record(receivedAt - wire.t);
+        if (first) {
+          firstHistogram.record(latency);
+          sampleToDelta.record(wire.t - point.t);
+          deltaToFirstViewer.record(receivedAt - wire.t);
         }
+        ledger.mark(point.uuid, point.t, latency > config.lateMs);
       }
     });
     socket.on("connect_error", (error) => process.stderr.write(`[viewer] ${error.message}\n`));

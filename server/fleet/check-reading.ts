@@ -22,8 +22,15 @@ export function checkReading(raw: unknown, receivedAtMs: number, secret?: string
   const time = checkReadingTime(Date.parse(parsed.data.sampledAt), receivedAtMs);
   if (!time.ok) return { ok: false, error: time.error };
   const sampledAt = time.clamped ? new Date(time.sampledAtMs).toISOString() : parsed.data.sampledAt;
-  const gpus = parsed.data.gpus.map((gpu) => ({ ...gpu, uuid: canonicalGpuUuid(gpu.uuid) }));
-  const processes = parsed.data.processes.map((process) => ({ ...process, gpuUuid: canonicalGpuUuid(process.gpuUuid) }));
+  // A copy only where the spelling changes: what nvidia-smi prints is canonical already (no garbage per GPU per second).
+  const gpus = parsed.data.gpus.map((gpu) => {
+    const uuid = canonicalGpuUuid(gpu.uuid);
+    return uuid === gpu.uuid ? gpu : { ...gpu, uuid };
+  });
+  const processes = parsed.data.processes.map((process) => {
+    const gpuUuid = canonicalGpuUuid(process.gpuUuid);
+    return gpuUuid === process.gpuUuid ? process : { ...process, gpuUuid };
+  });
   if (new Set(gpus.map((gpu) => gpu.uuid)).size !== gpus.length) return { ok: false, error: "invalid snapshot at gpus: a GPU appears twice (UUIDs compare case-insensitively)" };
   return { ok: true, snapshot: { ...parsed.data, sampledAt, gpus, processes: checkProcessClaims(processes, secret) } };
 }
