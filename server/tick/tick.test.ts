@@ -3,7 +3,7 @@ import type { LiveBooking } from "@/lib/live";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
-import { Tick } from "@/server/tick/tick";
+import { delayToPhase, Tick } from "@/server/tick/tick";
 import type { TickConsumer, TickView } from "@/server/tick/tick-view";
 
 /** The tick with real readings and reconciliation: one view per tick, to each consumer in order, the leader's only while it leads. */
@@ -96,5 +96,25 @@ describe("the tick's leader job", () => {
     const leader = (name: string): TickConsumer => ({ name, runs: "leader" });
     const { tick } = setUp([leader("alerts"), leader("enforcement"), { name: "live deltas", runs: "everywhere" }, leader("webhook deliveries")]);
     expect(tick.leaderJob.name).toBe("alerts, enforcement and webhook deliveries");
+  });
+});
+
+describe("when the tick runs", () => {
+  const second = Date.parse("2026-12-01T10:00:00Z");
+
+  it("runs half a second after the whole second on which agents sample, away from their burst", () => {
+    expect(second + 100 + delayToPhase(second + 100, 1000)).toBe(second + 500);
+    expect(second + 800 + delayToPhase(second + 800, 1000)).toBe(second + 1500);
+  });
+
+  it("does not tick twice when its timer fires a little early, nor skip a second when it fires a little late", () => {
+    expect(second + 498 + delayToPhase(second + 498, 1000)).toBe(second + 1500);
+    expect(second + 500 + delayToPhase(second + 500, 1000)).toBe(second + 1500);
+    expect(second + 530 + delayToPhase(second + 530, 1000)).toBe(second + 1500);
+  });
+
+  it("keeps to other intervals too", () => {
+    expect(second + 10 + delayToPhase(second + 10, 500)).toBe(second + 250);
+    expect(second + 100 + delayToPhase(second + 100, 100)).toBe(second + 150);
   });
 });

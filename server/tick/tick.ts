@@ -45,7 +45,7 @@ export class Tick {
   private leading = false;
   /** Names of the steps failing now: one report per spell of failure, not one per second. */
   private readonly failing = new Set<string>();
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly options: TickOptions) {
     this.consumers = options.consumers;
@@ -77,16 +77,29 @@ export class Tick {
     return this.reconciler.current();
   }
 
-  /** Starts the consumers that run everywhere, then a tick every `tickMs`. */
+  /**
+   * Starts the consumers that run everywhere, then a tick every `tickMs`,
+   * half an interval after the clock's whole intervals. Agents sample on the
+   * whole second of their clock (server/agent/agent-runner.ts), so a fleet's
+   * readings arrive together just after it: a tick in that burst held up
+   * its ingestion and the delta that waits for its last reading; half a
+   * second later the burst is in and the tick sees a whole second of it.
+   */
   async start(tickMs = 1000): Promise<void> {
     for (const consumer of this.consumers) if (consumer.runs === "everywhere") await consumer.start?.(this.now());
-    this.timer = setInterval(() => this.runTick(this.now()), tickMs);
-    this.timer.unref();
+    const schedule = () => {
+      this.timer = setTimeout(() => {
+        this.runTick(this.now());
+        if (this.timer) schedule();
+      }, delayToPhase(Date.now(), tickMs));
+      this.timer.unref();
+    };
+    schedule();
   }
 
-  /** Stops the interval and the consumers that run everywhere (the leader job is stopped by its cluster). */
+  /** Stops the ticks and the consumers that run everywhere (the leader job is stopped by its cluster). */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     for (const consumer of [...this.consumers].reverse()) if (consumer.runs === "everywhere") await consumer.stop?.();
   }
@@ -144,4 +157,16 @@ function listed(names: string[]): string {
 
 function describe(error: unknown, stack = false): string {
   return error instanceof Error ? (stack ? (error.stack ?? error.message) : error.message) : String(error);
+}
+
+/**
+ * Milliseconds from `nowMs` to the next tick: half an interval past a whole
+ * interval of the clock. A point less than a tenth of an interval away is
+ * the one just ticked (a timer fires up to a millisecond early): the next
+ * one is taken, so that no tick runs twice.
+ */
+export function delayToPhase(nowMs: number, tickMs: number): number {
+  const phaseMs = tickMs / 2;
+  const delay = (((phaseMs - nowMs) % tickMs) + tickMs) % tickMs;
+  return delay < tickMs / 10 ? delay + tickMs : delay;
 }
