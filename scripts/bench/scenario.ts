@@ -4,12 +4,12 @@
  * more, a warm-up, a measured window, and the figures.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createTestPostgresDatabase, dropTestPostgresDatabases, newRunPrefix } from "@/server/testing/postgres";
 import { mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { createTestPostgresDatabase, dropTestPostgresDatabases, newRunPrefix } from "@/server/testing/postgres";
 import type { AgentStages, AgentWorkerConfig } from "./agent-worker";
 import { CpuMeter, rssMiB } from "./processes";
 import type { BenchDatabase } from "./setup-database";
@@ -138,9 +138,10 @@ function niced(nice: number, command: string, args: string[]): [string, string[]
   return nice === 0 ? [command, args] : ["nice", ["-n", String(nice), command, ...args]];
 }
 
-/** The command under `taskset -c core` when a core is given (taskset execs it too). */
-function pinned(core: number | null, [command, args]: [string, string[]]): [string, string[]] {
-  return core === null ? [command, args] : ["taskset", ["-c", String(core), command, ...args]];
+/** The command under `taskset -c cores` when cores are given (taskset execs it too). */
+function pinned(cores: number | readonly number[] | null, [command, args]: [string, string[]]): [string, string[]] {
+  if (cores === null) return [command, args];
+  return ["taskset", ["-c", [cores].flat().join(","), command, ...args]];
 }
 
 /**
@@ -169,8 +170,7 @@ async function watchRedis(redisUrl: string, prefix: string): Promise<{ start: ()
 
 /** A TypeScript worker with an IPC channel, run through tsx like the gpudesk CLI. */
 function startWorker<Message>(file: string, config: unknown, nice: number, log: (line: string) => void, cores: number[] | null): Worker<Message> {
-  const command = niced(nice, process.execPath, ["--import", "tsx", path.join(here, file)]);
-  const child = spawn(...(cores ? (["taskset", ["-c", cores.join(","), command[0], ...command[1]]] as [string, string[]]) : command), {
+  const child = spawn(...pinned(cores, niced(nice, process.execPath, ["--import", "tsx", path.join(here, file)])), {
     cwd: repoRoot,
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });
