@@ -21,6 +21,35 @@ const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
  */
 export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? E2E_PORT + 144);
 export const E2E_MAIL_DIR = path.join(os.tmpdir(), `gpudesk-e2e-mail-${E2E_PORT}`);
+/** Playwright's JSON report of the run: scripts/test-suite.ts prints the slowest specs from it. */
+export const E2E_REPORT_FILE = path.join(".test-reports", "e2e.json");
+
+/**
+ * Two lanes run side by side (two workers on two cores: the specs mostly
+ * wait on the server and the browser), each one spec file at a time:
+ * - "fleet": specs that book or read the shared simulated hosts (sim-*) or
+ *   book "any N" GPUs; one at a time, so that they never take each other's
+ *   GPUs. A new spec lands here unless it is listed below.
+ * - "own": specs that bring their own hosts, servers or accounts and book
+ *   nothing of the shared fleet.
+ * - "serial", after both: specs that change what every spec lives under
+ *   (the idle-release policy, exemptions of every host).
+ */
+const OWN_LANE = [
+  "accounts-mail.spec.ts",
+  "accounts-ui.spec.ts",
+  "agent.spec.ts",
+  "alerts.spec.ts",
+  "booking-proof.spec.ts",
+  "display-fleet.spec.ts",
+  "display-stale.spec.ts",
+  "fleet-scale.spec.ts",
+  "mig-slices.spec.ts",
+  "reservation-pages.spec.ts",
+  "security.spec.ts",
+  "sso.spec.ts",
+];
+const SERIAL_LANE = ["idle-release.spec.ts"];
 
 export default defineConfig({
   testDir: "e2e",
@@ -28,9 +57,9 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
-  reporter: [["list"]],
+  reporter: [["list"], ["json", { outputFile: E2E_REPORT_FILE }]],
   outputDir: "test-results",
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,
@@ -49,7 +78,11 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  projects: [
+    { name: "fleet", testIgnore: [...OWN_LANE, ...SERIAL_LANE], workers: 1, use: { ...devices["Desktop Chrome"], channel: undefined } },
+    { name: "own", testMatch: OWN_LANE, workers: 1, use: { ...devices["Desktop Chrome"], channel: undefined } },
+    { name: "serial", testMatch: SERIAL_LANE, dependencies: ["fleet", "own"], workers: 1, use: { ...devices["Desktop Chrome"], channel: undefined } },
+  ],
   webServer: {
     // A fresh database per run; the first start also builds the app.
     command: `rm -rf "${E2E_DATA_DIR}" && node bin/gpudesk.js serve`,

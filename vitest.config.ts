@@ -7,6 +7,8 @@ import { readTestFiles, slowReason } from "./server/testing/test-kinds.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const testDirs = ["lib", "server", "components", "scripts"];
+/** Test files at once; GPUDESK_TEST_WORKERS overrides it (a number, or a share such as "50%"). */
+const TEST_WORKERS = process.env.GPUDESK_TEST_WORKERS ?? 4;
 /** Tests of PostgreSQL-only code (the migrator): the "postgres" project alone runs them. */
 const POSTGRES_ONLY = "**/*.postgres.test.ts";
 
@@ -44,6 +46,11 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       // Setup hooks migrate a database and hash passwords: on a busy 2-core machine, more than the default 10 s.
       hookTimeout: 60_000,
       pool: "forks",
+      // The default printout, and each file's wall time for scripts/test-suite.ts's summary.
+      reporters: ["default", "./server/testing/timing-reporter.ts"],
+      // Most files wait on sockets, timers and child processes, not on the CPU: on two cores,
+      // TEST_WORKERS (docs/testing.md, measured at 2, 3 and 4) run at once rather than one.
+      maxWorkers: TEST_WORKERS,
       projects: [
         {
           extends: true,
@@ -58,6 +65,7 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
             name: "sqlite",
             include: testDirs.map((dir) => `${dir}/**/*.test.ts`),
             exclude: [...configDefaults.exclude, POSTGRES_ONLY, ...fastTestFiles],
+            globalSetup: ["server/testing/sqlite-global-setup.ts"],
           },
         },
         ...(unavailable

@@ -76,9 +76,12 @@ export function setGpuReading(dir: string, reading: { memoryUsedMiB: number; uti
 }
 
 let counter = 0;
+/** Two workers run specs side by side: names carry the worker's index, so that the same millisecond never makes the same name twice. */
+const WORKER = process.env.TEST_PARALLEL_INDEX ?? "0";
+
 export function uniqueHostName(prefix: string): string {
   counter += 1;
-  return `${prefix}-${Date.now().toString(36)}-${counter}`;
+  return `${prefix}-${Date.now().toString(36)}-${WORKER}-${counter}`;
 }
 
 export interface TestUser {
@@ -88,7 +91,7 @@ export interface TestUser {
 
 /** Creates an account with the CLI, as an admin would on the server. */
 export function createUser(prefix: string, options: { admin?: boolean } = {}): TestUser {
-  const username = `${prefix}${Date.now().toString(36)}${(counter += 1)}`.toLowerCase().replace(/[^a-z0-9_.]/g, "");
+  const username = `${prefix}${Date.now().toString(36)}${WORKER}${(counter += 1)}`.toLowerCase().replace(/[^a-z0-9_.]/g, "");
   const password = `pw-${username}-long-enough`;
   const result = spawnSync(process.execPath, [cli, "user", "add", username, "--password-stdin", ...(options.admin ? ["--admin"] : [])], {
     cwd: root,
@@ -143,4 +146,17 @@ export async function releaseEverything(request: import("@playwright/test").APIR
   for (const booking of ((await current.json()) as { reservations: { id: string }[] }).reservations) {
     await request.post(`/api/v1/reservations/${booking.id}/release`, { headers });
   }
+}
+
+/**
+ * Moves a booking's start (or its last keep) `minutes` back in the e2e
+ * server's database and stores those minutes as read (idle by default):
+ * how specs of minute-scale rules (idle release, the idle alert) get their
+ * minutes in seconds instead of waiting for them. This process is a second
+ * one on the server's SQLite database, as a backup or a shell would be.
+ */
+export async function backdateBooking(reservationId: string, minutes: number, options: import("@/server/idle-release/backdate-idle").BackdateOptions = {}): Promise<Date> {
+  process.env.GPUDESK_DATA_DIR = E2E_DATA_DIR;
+  const stored = await import("@/server/idle-release/backdate-idle");
+  return stored.backdateBooking(reservationId, minutes, new Date(), options);
 }

@@ -48,16 +48,27 @@ export function markProductionBuild(root: string): void {
 }
 
 /**
+ * Why the production build cannot serve the sources as they are (missing, or
+ * built from other sources), or null when it can. Tests that start the real
+ * server use the build made once before them (`npm test` and `.ci/run` build
+ * first) and say this rather than build inside a test worker.
+ */
+export function productionBuildProblem(root: string): string | null {
+  const stampFile = stampPath(root);
+  if (!existsSync(path.join(root, ".next", "BUILD_ID")) || !existsSync(stampFile)) return "there is no production build: run `npm run build` first (`npm test` does)";
+  if (readFileSync(stampFile, "utf8") !== hashInputs(root)) return "the production build is older than the sources: run `npm run build` again (`npm test` does)";
+  return null;
+}
+
+/**
  * Builds the production bundle when there is none or when its sources
  * changed since it was built, so `npm start` works right after `npm install`
  * and after a `git pull`.
  */
 export async function ensureProductionBuild(root: string): Promise<void> {
-  const stampFile = stampPath(root);
+  if (productionBuildProblem(root) === null) return;
+  // The sources as they are when the build starts: an edit during the build makes the next start build again.
   const wanted = hashInputs(root);
-  if (existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) {
-    return;
-  }
   log.info("building the web app (first start or changed sources; about a minute)…");
   const started = Date.now();
   const nextCli = require.resolve("next/dist/bin/next");
@@ -74,6 +85,6 @@ export async function ensureProductionBuild(root: string): Promise<void> {
   // What `npm run build` also makes: the next start runs the server without compiling TypeScript.
   const { buildServerBundle } = await import("@/server/server-bundle");
   await buildServerBundle(root);
-  writeFileSync(stampFile, wanted);
+  writeFileSync(stampPath(root), wanted);
   log.info(`web app built in ${Math.round((Date.now() - started) / 1000)} s`);
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { applyDeltaWire, applySnapshotWire, findHost, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
-import { ensureProductionBuild } from "@/server/build";
+import { productionBuildProblem } from "@/server/build";
 import { migrateDatabase } from "@/server/db/migrate";
 import { repoRoot } from "@/server/paths";
 import {
@@ -176,20 +176,20 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
   }
 
   beforeAll(async () => {
+    // Both instances run the production build made before the tests (`npm test` builds first).
+    const problem = productionBuildProblem(repoRoot);
+    if (problem) throw new Error(`this test runs the built server, and ${problem}`);
     databaseUrl = await createTestPostgresDatabase(postgresRun);
     process.env.DATABASE_URL = databaseUrl;
     process.env.GPUDESK_DATA_DIR = dir;
     await migrateDatabase(databaseUrl, repoRoot);
     db = await import("@/server/db");
     await new Promise<void>((resolve) => webhookServer.listen(0, "127.0.0.1", resolve));
-    // Build the web app first if the sources changed (minutes on a small machine), so that neither instance
-    // needs to (unless the sources change meanwhile, as they may in a working tree people edit: hence the time).
-    await ensureProductionBuild(repoRoot);
     // The first instance leads before the second joins: which one leads is then known.
-    a = await startInstance("a", 420_000);
+    a = await startInstance("a", 120_000);
     await waitFor("instance a leads", async () => (await health(a))?.cluster?.leader, 20_000, () => a.output);
-    b = await startInstance("b", 420_000);
-  }, 1_300_000);
+    b = await startInstance("b", 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

@@ -53,10 +53,37 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
   }
 }
 
-/** URL of a new, empty database on the test server, named after the run. */
-export async function createTestPostgresDatabase(runPrefix: string): Promise<string> {
+/** The run's migrated template database (postgres-global-setup.ts makes it). */
+export function templateDatabaseName(runPrefix: string): string {
+  return `${runPrefix}_template`;
+}
+
+/** Creates the run's (empty) template database; `migratePostgresTemplate` then migrates it. */
+export async function createTemplatePostgresDatabase(runPrefix: string): Promise<void> {
+  await withAdmin((client) => client.query(`CREATE DATABASE "${templateDatabaseName(runPrefix)}"`));
+}
+
+/**
+ * URL of a new database on the test server, named after the run: empty, or
+ * with `fromTemplate` a copy of the run's migrated template (a file copy in
+ * PostgreSQL, instead of running every migration again).
+ */
+export async function createTestPostgresDatabase(runPrefix: string, options: { fromTemplate?: boolean } = {}): Promise<string> {
   const name = `${runPrefix}_${randomBytes(4).toString("hex")}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+  const template = options.fromTemplate ? ` TEMPLATE "${templateDatabaseName(runPrefix)}"` : "";
+  await withAdmin(async (client) => {
+    // Copies from one template wait for each other; a copy refused because another is reading it is tried again.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await client.query(`CREATE DATABASE "${name}"${template}`);
+        return;
+      } catch (error) {
+        const busy = error instanceof Error && /being accessed by other users/.test(error.message);
+        if (!busy || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  });
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return url.toString();
