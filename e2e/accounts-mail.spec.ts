@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { E2E_MAIL_DIR } from "../playwright.config";
-import { E2E_ORIGIN, admin, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, E2E_ORIGIN, admin, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * Accounts a lab can run: a person changes their password, an admin resets
@@ -31,7 +31,7 @@ function mailTo(address: string): { to: string; subject: string; text: string; h
 
 test("a person changes their password: the new one signs in, their other sessions end", async ({ page, browser }) => {
   test.setTimeout(180_000);
-  const person = createUser("pwchange");
+  const person = await createUser("pwchange");
   const other = await browser.newContext({ baseURL: E2E_ORIGIN });
   const otherPage = await other.newPage();
   await signIn(otherPage, person);
@@ -60,8 +60,8 @@ test("a person changes their password: the new one signs in, their other session
 
 test("an admin resets a password: the person signs in with it and must choose their own; the audit page shows it", async ({ page, browser }) => {
   test.setTimeout(180_000);
-  const person = createUser("pwreset");
-  await signIn(page, admin());
+  const person = await createUser("pwreset");
+  await signIn(page, (await admin()));
   await page.goto("/admin/users");
   await page.getByRole("button", { name: `Reset password of ${person.username}` }).click();
   const dialog = page.getByRole("dialog");
@@ -91,7 +91,7 @@ test("an admin resets a password: the person signs in with it and must choose th
   // The audit page, filtered to accounts and this person: the reset by the admin, from which address.
   await page.goto(`/admin/audit?kind=user&person=${person.username}`);
   const row = page.getByRole("row").filter({ hasText: "Reset a password" });
-  await expect(row).toContainText(admin().username);
+  await expect(row).toContainText((await admin()).username);
   await expect(row).toContainText("127.0.0.1");
   await expect(page.getByRole("row").filter({ hasText: "Changed their password" })).toContainText(person.username);
   await shot(page, "admin-audit");
@@ -99,7 +99,7 @@ test("an admin resets a password: the person signs in with it and must choose th
 
 test("'your booking ends soon' arrives by mail at the SMTP server", async ({ page, baseURL }) => {
   test.setTimeout(180_000);
-  const person = createUser("mailer");
+  const person = await createUser("mailer");
   const address = `${person.username}@lab.e2e.test`;
   await signIn(page, person);
   await page.goto("/settings/notifications");
@@ -111,10 +111,9 @@ test("'your booking ends soon' arrives by mail at the SMTP server", async ({ pag
   await shot(page, "settings-notifications");
 
   const hostName = uniqueHostName("e2e-mail");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   children.push(startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName, "--interval", "500ms"], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
   }));
   const token = (await (await page.request.post("/api/v1/tokens", { data: { label: "mail e2e" }, headers: { origin: E2E_ORIGIN } })).json()).token as string;

@@ -11,7 +11,7 @@ async function signInThroughPage(page: Page, user: TestUser): Promise<void> {
 }
 
 test("an admin adds a member in /admin/users; the member makes, uses and revokes a token in /settings/tokens", async ({ page, browser, request }) => {
-  await signInThroughPage(page, admin());
+  await signInThroughPage(page, (await admin()));
   await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Admin" }).click();
   await page.getByRole("link", { name: "Users" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
@@ -84,7 +84,7 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
 });
 
 test("a member who opens an admin page is sent to the fleet and told why", async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto("/admin/users");
   await expect(page).toHaveURL(/\/(\?forbidden=1)?$/);
   await expect(page.getByRole("status").filter({ hasText: "That page is for admins" })).toBeVisible();
@@ -92,7 +92,7 @@ test("a member who opens an admin page is sent to the fleet and told why", async
 });
 
 test("an admin registers a host in /admin/hosts and sees its token once, then rotates and removes it", async ({ page }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   await page.goto("/admin/hosts");
   const name = uniqueHostName("ui-host");
 
@@ -123,7 +123,7 @@ test("an admin registers a host in /admin/hosts and sees its token once, then ro
 });
 
 test("an admin adds a wall display and gets its address once", async ({ page }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   await page.goto("/admin/displays");
   const name = `Hall ${Date.now().toString(36)}`;
   await page.getByLabel("Display name").fill(name);
@@ -141,7 +141,7 @@ test("an admin adds a wall display and gets its address once", async ({ page }) 
 
 test("on a phone the navigation folds into a menu", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   await page.goto("/settings/tokens");
   await expect(page.getByRole("link", { name: "Reserve" })).toBeHidden();
   await page.getByRole("button", { name: "Menu" }).click();

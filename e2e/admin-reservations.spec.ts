@@ -9,8 +9,8 @@ import { E2E_ORIGIN, admin, createUser, signIn } from "./helpers";
 
 test("an admin shortens and cancels a member's booking with a reason the member sees", async ({ browser }) => {
   test.setTimeout(120_000);
-  const holder = createUser("held");
-  const boss = admin();
+  const holder = await createUser("held");
+  const boss = (await admin());
   const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const memberPage = await memberContext.newPage();
@@ -78,7 +78,7 @@ test("an admin shortens and cancels a member's booking with a reason the member 
 });
 
 test("a member's /reservations has no list of other people's bookings", async ({ page }) => {
-  await signIn(page, createUser("plain"));
+  await signIn(page, await createUser("plain"));
   await page.goto("/reservations");
   await expect(page.getByRole("heading", { name: "My reservations" })).toBeVisible();
   await expect(page.getByRole("region", { name: /Everyone's current bookings/ })).toHaveCount(0);

@@ -1,15 +1,14 @@
 import { expect, test } from "@playwright/test";
-import { admin, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, admin, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
 
 test.beforeEach(async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
 });
 
 test("a separately started agent appears as a new host within seconds and goes offline when killed", async ({ page, baseURL }) => {
   const hostName = uniqueHostName("e2e-node");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
-  const token = added.stdout.trim();
+  const hostToken = await addHost(hostName);
+  const token = hostToken;
   expect(token).toMatch(/^gpd_host_/);
 
   await page.goto("/");
@@ -54,10 +53,9 @@ test("an agent with a wrong token is refused and nothing appears", async ({ page
 test("rotating a host's token drops its running agent and refuses the old token", async ({ page, browser, baseURL }) => {
   test.setTimeout(150_000);
   const hostName = uniqueHostName("e2e-rotated");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
   });
   let log = "";
@@ -69,7 +67,7 @@ test("rotating a host's token drops its running agent and refuses the old token"
     await expect(status).toHaveText("online", { timeout: 20_000 });
 
     const adminPage = await adminContext.newPage();
-    await signIn(adminPage, admin());
+    await signIn(adminPage, (await admin()));
     const hosts = (await (await adminPage.request.get("/api/v1/hosts")).json()) as { hosts: { id: string; name: string }[] };
     const id = hosts.hosts.find((host) => host.name === hostName)!.id;
     const rotated = await adminPage.request.post(`/api/v1/hosts/${id}/rotate`, { headers: { origin: E2E_ORIGIN } });

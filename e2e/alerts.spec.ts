@@ -1,13 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
 import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
-import { E2E_DATA_DIR } from "../playwright.config";
-import { admin, backdateBooking, gpudesk, signIn, startAgent, uniqueHostName, type TestUser } from "./helpers";
+import { addHost, admin, backdateBooking, createUser, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
 
 /**
  * The simulated fleet's own squatter and idle-held GPU, booked by the
@@ -30,7 +26,6 @@ const ALERTS_DEADLINE_MS = 90_000;
 const CLOCK_SKEW_MS = 1_500;
 const SEED = 42;
 
-const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "gpudesk.js");
 
 interface Received {
   path: string;
@@ -79,26 +74,6 @@ function squatterMoment(hostName: string) {
   throw new Error("no squatter in three simulated days");
 }
 
-/** A person whose Unix login is `login` (the CLI, as an admin would on the server). */
-function createPerson(prefix: string, login: string): TestUser {
-  const username = `${prefix}${Date.now().toString(36)}`.toLowerCase();
-  const password = `pw-${username}-long-enough`;
-  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--unix-login", login, "--password-stdin", "--take-over-demo"], {
-    env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
-    input: password,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (result.status !== 0) throw new Error(`gpudesk user add failed: ${result.stderr}`);
-  return { username, password };
-}
-
-function tokenFor(username: string): string {
-  const result = gpudesk(["token", "create", "--user", username, "--label", "e2e alerts"]);
-  if (result.status !== 0) throw new Error(`token create failed: ${result.stderr}`);
-  return result.stdout.trim();
-}
-
 async function api<T>(request: APIRequestContext, token: string, method: "GET" | "POST", url: string, data?: unknown): Promise<{ status: number; body: T }> {
   const response = await request.fetch(url, { method, data, headers: { authorization: `Bearer ${token}` } });
   return { status: response.status(), body: (await response.json()) as T };
@@ -120,15 +95,14 @@ test.setTimeout(240_000);
 test("the squatter and the idle booking raise their alerts within the hold times, with webhooks, on /alerts and in the badge", async ({ page, request, baseURL }) => {
   const hostName = uniqueHostName("e2e-alerts");
   const moment = squatterMoment(hostName);
-  const holder = createPerson("holder", moment.job);
-  const holderToken = tokenFor(holder.username);
-  const adminToken = tokenFor(admin().username);
+  const holder = await createUser("holder", { unixLogin: moment.job, takeOverDemo: true });
+  const holderToken = (await tokenFor(holder));
+  const adminToken = (await tokenFor(await admin()));
   const receiver = await startReceiver();
 
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const agent = startAgent(["--server", baseURL!, "--source", "simulated", "--seed", String(SEED), "--host-name", hostName, "--sim-time", moment.at], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
   });
 
   try {
@@ -224,7 +198,7 @@ test("the squatter and the idle booking raise their alerts within the hold times
 
     // The admin's delivery log shows the deliveries.
     await page.context().clearCookies();
-    await signIn(page, admin());
+    await signIn(page, (await admin()));
     await page.goto("/admin/notifications");
     await expect(page.getByRole("table", { name: "Delivery log" }).getByRole("row").filter({ hasText: "delivered" }).first()).toBeVisible();
     await page.screenshot({ path: test.info().outputPath("admin-notifications.png"), fullPage: true });

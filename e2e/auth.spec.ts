@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { E2E_ORIGIN, admin, createUser, gpudesk, member, signIn } from "./helpers";
+import { E2E_ORIGIN, admin, createUser, gpudesk, member, signIn, tokenFor } from "./helpers";
 
 test("anonymous visitors are sent to the sign-in page and come back after signing in", async ({ page }) => {
-  const user = member();
+  const user = (await member());
   await page.goto("/gpus/GPU-anything");
   await expect(page).toHaveURL(/\/login\?next=/);
   await page.getByLabel("Username").fill(user.username);
@@ -16,7 +16,7 @@ test("anonymous visitors are sent to the sign-in page and come back after signin
 });
 
 test("a wrong password and an unknown user get the same answer", async ({ request }) => {
-  const user = member();
+  const user = (await member());
   const wrong = await request.post("/api/auth/sign-in/username", {
     data: { username: user.username, password: "not the password" },
     headers: { origin: E2E_ORIGIN },
@@ -30,7 +30,7 @@ test("a wrong password and an unknown user get the same answer", async ({ reques
 });
 
 test("an admin creates a member in /admin/users; the member makes a token, uses it, revokes it", async ({ page, browser, request }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   const username = `m${Date.now().toString(36)}`;
   const created = await page.request.post("/api/v1/users", {
     data: { username, password: "member-password-1", role: "member" },
@@ -58,14 +58,14 @@ test("an admin creates a member in /admin/users; the member makes a token, uses 
 });
 
 test("cookie-authenticated changes from another site are refused", async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
   const forged = await page.request.post("/api/v1/tokens", { data: { label: "csrf" }, headers: { origin: "http://evil.example" } });
   expect(forged.status()).toBe(403);
 });
 
 test("disabling a member signs them out at once", async ({ page, browser }) => {
-  await signIn(page, admin());
-  const victim = createUser("victim");
+  await signIn(page, (await admin()));
+  const victim = await createUser("victim");
   const context = await browser.newContext();
   const victimPage = await context.newPage();
   await signIn(victimPage, victim);
@@ -80,7 +80,7 @@ test("disabling a member signs them out at once", async ({ page, browser }) => {
 
 test("repeated wrong sign-ins answer 429 through the real endpoint, the right password included, until the wait is over", async ({ request }) => {
   // A person of this test's own: the throttle is per username and kept in the database.
-  const user = createUser("guessed");
+  const user = await createUser("guessed");
   const attempt = (password: string) =>
     request.post("/api/auth/sign-in/username", { data: { username: user.username, password }, headers: { origin: E2E_ORIGIN } });
   // Five failures go through; then each attempt waits, and every failure after a wait doubles it.
@@ -117,9 +117,9 @@ test("repeated wrong sign-ins answer 429 through the real endpoint, the right pa
 });
 
 test("a disabled person's personal token is refused at once", async ({ page, request }) => {
-  await signIn(page, admin());
-  const leaver = createUser("leaver");
-  const token = gpudesk(["token", "create", "--user", leaver.username, "--label", "e2e disabled"]).stdout.trim();
+  await signIn(page, (await admin()));
+  const leaver = await createUser("leaver");
+  const token = (await tokenFor(leaver));
   const asLeaver = { authorization: `Bearer ${token}` };
   expect((await request.get("/api/v1/me", { headers: asLeaver })).status()).toBe(200);
   const users = (await (await page.request.get("/api/v1/users")).json()).users as { id: string; username: string }[];

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { E2E_ORIGIN, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, E2E_ORIGIN, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * "Free means free" on the web: a GPU on which someone else's job runs
@@ -45,7 +45,7 @@ async function freeCounts(page: Page): Promise<{ badges: number; header: number;
 
 test("a GPU someone else uses without a booking is in use everywhere, and booking it takes an explicit 'Book anyway'", async ({ page }) => {
   test.setTimeout(120_000);
-  const user = createUser("avail");
+  const user = await createUser("avail");
   await signIn(page, user);
   const busy = await findBusyGpu(page, user.username);
   const bookingIds: string[] = [];
@@ -111,7 +111,7 @@ test("a GPU someone else uses without a booking is in use everywhere, and bookin
 });
 
 test("'Any N GPUs' starts on any host, whatever host was picked for specific GPUs", async ({ page }) => {
-  await signIn(page, createUser("anyn"));
+  await signIn(page, await createUser("anyn"));
   await page.goto("/reserve?host=sim-a100-a&gpus=2");
   const hostSelect = page.getByLabel("Host");
   await expect(hostSelect).toHaveValue("sim-a100-a");
@@ -124,7 +124,7 @@ test("'Any N GPUs' starts on any host, whatever host was picked for specific GPU
 });
 
 test("the schedule shows a GPU busy without a booking as busy now", async ({ page }) => {
-  const user = createUser("sched");
+  const user = await createUser("sched");
   await signIn(page, user);
   const busy = await findBusyGpu(page, user.username);
   await page.goto("/schedule?days=1");
@@ -140,15 +140,14 @@ test("a GPU that holds memory with no process listed is in use, not free: the ca
   test.setTimeout(120_000);
   // As on a GPU node whose jobs run in another PID namespace: 40 GiB held, 87 % busy, nvidia-smi lists no process.
   const hostName = uniqueHostName("e2e-unseen");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: ownH200Fixture({ memoryUsedMiB: 40_960, utilizationPct: 87 }),
     FAKE_NVIDIA_SMI_VARY: "0",
   });
   try {
-    await signIn(page, createUser("unseen"));
+    await signIn(page, await createUser("unseen"));
     await page.goto("/");
     const card = page.getByRole("article", { name: `GPU 0 on ${hostName}` });
     await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "unbooked_use", { timeout: 20_000 });

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { createUser, gpudesk, setGpuReading, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, createUser, gpudesk, setGpuReading, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * The booking proof, seen in the browser: a real agent reads two processes'
@@ -49,15 +49,14 @@ function idleProcess(env: Record<string, string>): ChildProcess {
 
 test("the GPU page tells the holder's proven job from a process that names the booking without its proof", async ({ page, baseURL }) => {
   test.setTimeout(180_000);
-  const holder = createUser("prover");
+  const holder = await createUser("prover");
   await signIn(page, holder);
   const hostName = uniqueHostName("e2e-proof");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const uuid = `GPU-ef2803ab-ed44-fce3-aa80-${Date.now().toString(16).slice(-12).padStart(12, "0")}`;
   const gpu = fakeGpu(uuid);
   children.push(startAgent(["--server", baseURL!, "--nvidia-smi", path.join(root, "scripts/fake-nvidia-smi.mjs"), "--host-name", hostName, "--interval", "500ms"], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: gpu.dir,
   }));
 
@@ -100,7 +99,7 @@ test("the GPU page tells the holder's proven job from a process that names the b
 
   // Another member sees the booking, its id and the conflict, never the proof.
   const secret = booking.launch.reservationValue.split(".")[1];
-  await signIn(page, createUser("onlooker"));
+  await signIn(page, await createUser("onlooker"));
   const frames: string[] = [];
   // socket.io starts on HTTP long-polling and moves to a websocket: the snapshot may come either way.
   page.on("websocket", (socket) => socket.on("framereceived", ({ payload }) => frames.push(String(payload))));

@@ -1,6 +1,6 @@
 import ICAL from "ical.js";
 import { expect, test } from "@playwright/test";
-import { E2E_ORIGIN, createUser, releaseEverything, gpudesk, signIn } from "./helpers";
+import { E2E_ORIGIN, createUser, releaseEverything, gpudesk, signIn, tokenFor } from "./helpers";
 
 /**
  * The iCalendar feed a person subscribes to from Settings: fetched without
@@ -10,8 +10,8 @@ import { E2E_ORIGIN, createUser, releaseEverything, gpudesk, signIn } from "./he
 
 test("my calendar feed parses with a real iCalendar parser and lists my bookings", async ({ page, request }) => {
   test.setTimeout(90_000);
-  const person = createUser("ical");
-  const token = gpudesk(["token", "create", "--user", person.username]).stdout.trim();
+  const person = await createUser("ical");
+  const token = (await tokenFor(person));
   await signIn(page, person);
   const booked: string[] = [];
   try {

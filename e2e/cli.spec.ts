@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, startAgent, uniqueHostName } from "./helpers";
+import { addHost, admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, startAgent, uniqueHostName, tokenFor } from "./helpers";
 
 /**
  * `gpudesk run` against the real server, on a GPU host: this machine is
@@ -81,16 +81,15 @@ test.afterEach(async ({ request }) => {
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(120_000);
-  person = createUser("cli");
+  person = await createUser("cli");
   const created = gpudesk(["token", "create", "--user", person.username, "--label", "e2e cli"]);
   expect(created.status, created.stderr).toBe(0);
   token = created.stdout.trim();
   expect(token).toMatch(/^gpd_pat_/);
 
-  const added = gpudesk(["host", "add", HERE]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(HERE);
   agent = startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", HERE], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
   });
   await expect
@@ -156,7 +155,7 @@ test("gpudesk run refuses, in one line and without booking, to run a command her
   const count = ((await before.json()) as { reservations: unknown[] }).reservations.length;
   // Another real GPU host of the server (the simulated demo hosts may be booked from anywhere: they have no GPUs to take).
   const other = uniqueHostName("e2e-other");
-  expect(gpudesk(["host", "add", other]).status).toBe(0);
+  await addHost(other);
   const result = gpudeskWithToken(["run", "-n", "1", "--host", other, "--for", "1h", "--", process.execPath, "-e", "console.log('RAN')"]);
   expect(result.status).not.toBe(0);
   expect(result.stdout).not.toContain("RAN");
@@ -227,7 +226,7 @@ test("gpudesk env prints the booking's proof for its holder only", async ({ requ
     expect(bookingId(launch.reservationValue)).toBe(id);
 
     // An admin may look at the booking, not take its proof.
-    const adminToken = gpudesk(["token", "create", "--user", admin().username, "--label", "e2e cli env"]).stdout.trim();
+    const adminToken = (await tokenFor((await admin())));
     const theirs = spawnSync(process.execPath, [cli, "env", id], { cwd: root, env: { ...process.env, GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: adminToken }, encoding: "utf8", timeout: 60_000 });
     expect(theirs.status, theirs.stderr).toBe(0);
     expect(theirs.stdout).toContain("export CUDA_VISIBLE_DEVICES=1");
@@ -239,8 +238,8 @@ test("gpudesk env prints the booking's proof for its holder only", async ({ requ
 
 test("gpudesk reserve --wait queues while the GPUs are taken and is granted when they are released", async ({ request }) => {
   test.setTimeout(120_000);
-  const other = createUser("holder");
-  const otherToken = gpudesk(["token", "create", "--user", other.username]).stdout.trim();
+  const other = await createUser("holder");
+  const otherToken = (await tokenFor(other));
   others.push(otherToken);
   const auth = (bearer: string) => ({ authorization: `Bearer ${bearer}` });
   const held = await request.post("/api/v1/reservations", {

@@ -46,7 +46,7 @@ function expectOneWholeLine(line: LineReport, where: string) {
 
 test("host names and status stay whole on one line at 1920×1080 and 3840×2160, a long name too", async ({ page, baseURL }) => {
   test.setTimeout(120_000);
-  const boss = admin();
+  const boss = (await admin());
   await signIn(page, boss);
   // A name as long as real ones get ("gpu-lab-b-rack-07-node-…"), on a host of its own that this test removes.
   const longName = uniqueHostName("gpu-lab-b-rack-07-node");

@@ -10,7 +10,7 @@ import { E2E_ORIGIN, admin, signIn } from "./helpers";
 
 test("a display names who runs without a booking only once its admin turns that on, and never a login", async ({ page, browser }) => {
   test.setTimeout(120_000);
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   const name = `wall-names-${Date.now().toString(36)}`;
   const created = await page.request.post("/api/v1/displays", { data: { name }, headers: { origin: E2E_ORIGIN } });
   expect(created.status()).toBe(201);

@@ -24,7 +24,7 @@ test("a wall screen without a valid display token gets a full-screen message, ne
 });
 
 test("a signed-in person sees the display with the session; ?hosts= limits it to those hosts", async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto(`/display?${DEMO_HOSTS}`);
   await expect(page.getByTestId("display-tile")).toHaveCount(16);
   await expect(page.getByTestId("display-updated")).toContainText(/\d\d:\d\d:\d\d/);
@@ -42,7 +42,7 @@ test("a signed-in person sees the display with the session; ?hosts= limits it to
 });
 
 test("the split H100 shows a tile per slice, with the holders of the booked ones", async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto("/display?hosts=sim-h100-mig");
   await expect(page.getByTestId("display-tile")).toHaveCount(4);
   await expect(page.getByTestId("display-host-label")).toContainText("1 × H100 in 4 MIG slices");
@@ -59,7 +59,7 @@ test("the split H100 shows a tile per slice, with the holders of the booked ones
 });
 
 test("a booking shows its holder and end on the tile; someone else's process on it is a conflict, without naming them", async ({ page }) => {
-  const user = createUser("wall");
+  const user = await createUser("wall");
   await signIn(page, user);
   const book = async (host: string, gpus: number[]) => {
     const response = await page.request.post("/api/v1/reservations", {
@@ -95,7 +95,7 @@ test("a booking shows its holder and end on the tile; someone else's process on 
 
 test("after a network cut the display shows it is stale, then recovers by itself", async ({ page, context }) => {
   test.setTimeout(90_000);
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto(`/display?${DEMO_HOSTS}`);
   await expect(page.getByTestId("display-tile")).toHaveCount(16);
   await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
@@ -111,7 +111,7 @@ test("after a network cut the display shows it is stale, then recovers by itself
 
 test("a display whose token is revoked loses its feed at once and says so, and keeps trying by itself", async ({ page, browser }) => {
   test.setTimeout(90_000);
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   const created = await page.request.post("/api/v1/displays", {
     data: { name: `wall-revoked-${Date.now().toString(36)}` },
     headers: { origin: E2E_ORIGIN },

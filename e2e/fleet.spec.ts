@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { member, signIn } from "./helpers";
 
 test.beforeEach(async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
 });
 
 test("the fleet view shows the simulated fleet, live", async ({ page }) => {

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { member, signIn } from "./helpers";
 
 test.beforeEach(async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
 });
 
 test("the GPU detail page draws its charts and lists the processes", async ({ page }) => {

@@ -89,31 +89,85 @@ export interface TestUser {
   password: string;
 }
 
-/** Creates an account with the CLI, as an admin would on the server. */
-export function createUser(prefix: string, options: { admin?: boolean } = {}): TestUser {
+/**
+ * The first admin of the e2e server, made with the CLI once per worker (as
+ * the README's first step does) with a token of theirs: everything else a
+ * spec needs (people, tokens, hosts) is made through the REST API with it,
+ * a request each instead of a CLI process each.
+ */
+let bootstrap: Promise<{ user: TestUser; token: string }> | undefined;
+
+function bootstrapAdmin(): Promise<{ user: TestUser; token: string }> {
+  bootstrap ??= (async () => {
+    const username = `e2eroot${Date.now().toString(36)}${WORKER}`;
+    const password = `pw-${username}-long-enough`;
+    const added = spawnSync(process.execPath, [cli, "user", "add", username, "--password-stdin", "--admin"], {
+      cwd: root,
+      env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
+      input: password,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    if (added.status !== 0) throw new Error(`gpudesk user add failed: ${added.stderr}`);
+    const user = { username, password };
+    return { user, token: await tokenFor(user, "e2e bootstrap") };
+  })();
+  return bootstrap;
+}
+
+async function apiCall<T>(method: string, url: string, init: { token?: string; cookie?: string; body?: unknown }): Promise<T> {
+  const headers: Record<string, string> = { "content-type": "application/json", origin: E2E_ORIGIN };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.cookie) headers.cookie = init.cookie;
+  const response = await fetch(`${E2E_ORIGIN}${url}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Creates an account through the API, as an admin would in /admin/users. */
+export async function createUser(prefix: string, options: { admin?: boolean; unixLogin?: string; takeOverDemo?: boolean } = {}): Promise<TestUser> {
   const username = `${prefix}${Date.now().toString(36)}${WORKER}${(counter += 1)}`.toLowerCase().replace(/[^a-z0-9_.]/g, "");
   const password = `pw-${username}-long-enough`;
-  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--password-stdin", ...(options.admin ? ["--admin"] : [])], {
-    cwd: root,
-    env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
-    input: password,
-    encoding: "utf8",
-    timeout: 60_000,
+  const { token } = await bootstrapAdmin();
+  await apiCall("POST", "/api/v1/users", {
+    token,
+    body: { username, password, role: options.admin ? "admin" : "member", unixLogin: options.unixLogin, takeOverDemo: options.takeOverDemo },
   });
-  if (result.status !== 0) throw new Error(`gpudesk user add failed: ${result.stderr}`);
   return { username, password };
 }
 
-let sharedMember: TestUser | undefined;
-let sharedAdmin: TestUser | undefined;
+/** A personal API token of the person: they sign in and make one, as in /settings/tokens. */
+export async function tokenFor(user: TestUser, label = "e2e"): Promise<string> {
+  const signedIn = await fetch(`${E2E_ORIGIN}/api/auth/sign-in/username`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: E2E_ORIGIN },
+    body: JSON.stringify({ username: user.username, password: user.password }),
+  });
+  if (!signedIn.ok) throw new Error(`sign-in of ${user.username} failed: ${signedIn.status} ${await signedIn.text()}`);
+  const cookie = signedIn.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
+  return (await apiCall<{ token: string }>("POST", "/api/v1/tokens", { cookie, body: { label } })).token;
+}
 
-/** One member and one admin per test run (the CLI takes a few seconds per call). */
-export function member(): TestUser {
+/** Registers a host through the API, as an admin would in /admin/hosts; answers the agent's token. */
+export async function addHost(name: string): Promise<string> {
+  const { token } = await bootstrapAdmin();
+  return (await apiCall<{ token: string }>("POST", "/api/v1/hosts", { token, body: { name } })).token;
+}
+
+let sharedMember: Promise<TestUser> | undefined;
+let sharedAdmin: Promise<TestUser> | undefined;
+
+/** One member and one admin per worker. */
+export function member(): Promise<TestUser> {
   sharedMember ??= createUser("member");
   return sharedMember;
 }
 
-export function admin(): TestUser {
+export function admin(): Promise<TestUser> {
   sharedAdmin ??= createUser("admin", { admin: true });
   return sharedAdmin;
 }

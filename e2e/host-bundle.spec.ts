@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH200Fixture, signIn, uniqueHostName } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH200Fixture, signIn, uniqueHostName, tokenFor } from "./helpers";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -75,7 +75,7 @@ test("the install line, run as Admin > Hosts shows it (into a fake root), instal
     stdio: ["ignore", "ignore", "inherit"],
   });
   try {
-    await signIn(page, member());
+    await signIn(page, (await member()));
     await page.goto("/");
     const section = page.getByRole("region", { name: `Host ${hostName}` });
     await expect(section).toBeVisible({ timeout: 20_000 });
@@ -97,7 +97,7 @@ async function startLocalHostAgent(page: Page): Promise<ChildProcess> {
   const added = gpudesk(["host", "add", here]);
   if (added.status === 0) token = added.stdout.trim();
   else {
-    await signIn(page, admin());
+    await signIn(page, (await admin()));
     const { hosts } = (await (await page.request.get("/api/v1/hosts")).json()) as { hosts: { id: string; name: string }[] };
     const id = hosts.find((host) => host.name === here)?.id;
     expect(id, added.stderr).toBeTruthy();
@@ -113,8 +113,8 @@ async function startLocalHostAgent(page: Page): Promise<ChildProcess> {
 
 test("status, reserve and run work from the bundle alone", async ({ page }) => {
   test.setTimeout(120_000);
-  const person = createUser("bundle");
-  const token = gpudesk(["token", "create", "--user", person.username]).stdout.trim();
+  const person = await createUser("bundle");
+  const token = (await tokenFor(person));
   const auth = { GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: token };
 
   const status = runBundle(["status"], auth);
@@ -142,7 +142,7 @@ test("status, reserve and run work from the bundle alone", async ({ page }) => {
 });
 
 test("Admin > Hosts shows the install line with this server's address and warns that 127.0.0.1 is not reachable from hosts", async ({ page, baseURL }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   await page.goto("/admin/hosts");
   await expect(page.getByLabel("Install line")).toHaveText(`curl -fsSL ${baseURL}/install.sh | sudo sh`);
   // The checksum out of band: the one the installer checks and prints.

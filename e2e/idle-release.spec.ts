@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { backdateBooking, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, setGpuReading, signIn, startAgent, uniqueHostName, admin, type TestUser } from "./helpers";
+import { addHost, backdateBooking, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, setGpuReading, signIn, startAgent, uniqueHostName, admin, type TestUser, tokenFor } from "./helpers";
 
 /**
  * Idle release with a short policy (released after 3 idle minutes, warned
@@ -39,12 +39,6 @@ async function minuteWithRoomLeft(): Promise<void> {
 const PHASE_DEADLINE_MS = 150_000;
 const ON_TIME_SLACK_MS = 90_000;
 
-function tokenFor(username: string): string {
-  const result = gpudesk(["token", "create", "--user", username, "--label", "e2e idle release"]);
-  if (result.status !== 0) throw new Error(`token create failed: ${result.stderr}`);
-  return result.stdout.trim();
-}
-
 async function api<T>(request: APIRequestContext, token: string, method: string, url: string, data?: unknown): Promise<{ status: number; body: T }> {
   const response = await request.fetch(url, { method, data, headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
@@ -79,13 +73,12 @@ async function shortPolicy(request: APIRequestContext, adminToken: string, ownHo
   };
 }
 
-function startOwnHost(baseURL: string, prefix: string) {
+async function startOwnHost(baseURL: string, prefix: string) {
   const hostName = uniqueHostName(prefix);
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const fixture = ownH200Fixture({ memoryUsedMiB: 0, utilizationPct: 0 });
   const agent = startAgent(["--server", baseURL, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: fixture,
     FAKE_NVIDIA_SMI_VARY: "0",
   });
@@ -107,10 +100,10 @@ test.describe.configure({ mode: "serial" });
 
 test("an idle booking: the open page warns with Keep, a keep starts the clock again, then it is released on time and the waiting request gets the GPU", async ({ page, request, baseURL }) => {
   test.setTimeout(400_000);
-  const holder: TestUser = createUser("idleholder");
-  const waiter: TestUser = createUser("idlewaiter");
-  const [holderToken, waiterToken, adminToken] = [tokenFor(holder.username), tokenFor(waiter.username), tokenFor(admin().username)];
-  const own = startOwnHost(baseURL!, "e2e-idle");
+  const holder: TestUser = await createUser("idleholder");
+  const waiter: TestUser = await createUser("idlewaiter");
+  const [holderToken, waiterToken, adminToken] = [(await tokenFor(holder)), (await tokenFor(waiter)), (await tokenFor(await admin()))];
+  const own = await startOwnHost(baseURL!, "e2e-idle");
   const restore = await shortPolicy(request, adminToken, own.hostName);
   try {
     const booking = await book(request, holderToken, own.hostName, "idle e2e");
@@ -167,7 +160,7 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     await page.screenshot({ path: "test-results/screens/idle-release-released.png", fullPage: true });
 
     // /admin/usage: the GPU-hours handed back, with the holder's share.
-    await signIn(page, admin());
+    await signIn(page, (await admin()));
     await page.goto("/admin/usage");
     const handedBack = page.getByTestId("handed-back");
     await expect(handedBack).toContainText("Handed back by idle release");
@@ -184,9 +177,9 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
 
 test("a booking whose GPU gets busy during the warning is kept", async ({ request, baseURL }) => {
   test.setTimeout(400_000);
-  const holder = createUser("idlebusy");
-  const [holderToken, adminToken] = [tokenFor(holder.username), tokenFor(admin().username)];
-  const own = startOwnHost(baseURL!, "e2e-idle-busy");
+  const holder = await createUser("idlebusy");
+  const [holderToken, adminToken] = [(await tokenFor(holder)), (await tokenFor(await admin()))];
+  const own = await startOwnHost(baseURL!, "e2e-idle-busy");
   const restore = await shortPolicy(request, adminToken, own.hostName);
   try {
     const booking = await book(request, holderToken, own.hostName, "busy during the warning");

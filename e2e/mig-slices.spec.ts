@@ -4,7 +4,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * A held-out agent reads the real H100 MIG recording (3g.40gb + 2g.20gb +
@@ -37,16 +37,15 @@ test.setTimeout(180_000);
 
 test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet and wall show the slices", async ({ page, baseURL }) => {
   const hostName = uniqueHostName("e2e-h100-mig");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const fixture = ownH100MigFixture();
   const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: fixture.dir,
     FAKE_NVIDIA_SMI_VARY: "0",
   });
   try {
-    await signIn(page, member());
+    await signIn(page, (await member()));
     await page.goto("/");
     const section = page.getByRole("region", { name: `Host ${hostName}` });
     await expect(section.getByTestId("host-status")).toHaveText("online", { timeout: 30_000 });
@@ -89,18 +88,17 @@ test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet an
 test("a partitioned H100's slices on the schedule and the GPU pages; a slice the layout drops flags its holder's booking for tomorrow", async ({ page, baseURL }) => {
   test.setTimeout(420_000);
   const hostName = uniqueHostName("e2e-h100-gone");
-  const added = gpudesk(["host", "add", hostName]);
-  expect(added.status, added.stderr).toBe(0);
+  const hostToken = await addHost(hostName);
   const fixture = ownH100MigFixture();
   const agent = startAgent(["--server", baseURL!, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName], {
-    GPUDESK_AGENT_TOKEN: added.stdout.trim(),
+    GPUDESK_AGENT_TOKEN: hostToken,
     FAKE_NVIDIA_SMI_DIR: fixture.dir,
     FAKE_NVIDIA_SMI_VARY: "0",
   });
   const listFile = path.join(fixture.dir, "list-L.txt");
   const layout = readFileSync(listFile, "utf8");
   try {
-    const holder = createUser("slicegone");
+    const holder = await createUser("slicegone");
     await signIn(page, holder);
     // Tomorrow, a whole hour: a booking still to come when the slice goes.
     const startsAt = new Date(Math.ceil((Date.now() + 20 * 3600_000) / 3600_000) * 3600_000).toISOString();

@@ -20,7 +20,7 @@ async function outside(page: Page, selector: string): Promise<string[]> {
 test("the booking form's selects, the header and its menu fit a 390×844 phone", async ({ page }) => {
   test.setTimeout(90_000);
   await page.setViewportSize(PHONE);
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto("/reserve");
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await expect(page.locator("main select").first()).toBeVisible({ timeout: 20_000 });

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, gpudesk, releaseEverything, signIn } from "./helpers";
+import { createUser, gpudesk, releaseEverything, signIn, tokenFor } from "./helpers";
 
 /**
  * A weekly series from the booking form: every day at the same time for two
@@ -14,9 +14,9 @@ const DAY = 24 * 3600_000;
 test("a recurring booking books every day of the series and lists the one refused", async ({ page, request }) => {
   // Fourteen bookings in a row, each its own transaction, on a loaded machine: a deadline that only bounds a hang.
   test.setTimeout(300_000);
-  const teacher = createUser("series");
-  const other = createUser("inway");
-  const tokens = [gpudesk(["token", "create", "--user", teacher.username]).stdout.trim(), gpudesk(["token", "create", "--user", other.username]).stdout.trim()];
+  const teacher = await createUser("series");
+  const other = await createUser("inway");
+  const tokens = [(await tokenFor(teacher)), (await tokenFor(other))];
   try {
     // Thirteen days ahead at a whole hour, for three hours: a window no other spec books.
     const first = Math.floor((Date.now() + 13 * DAY) / 3600_000) * 3600_000;

@@ -61,8 +61,8 @@ for (const size of SIZES) {
     const pages = { member: await contexts.member.newPage(), admin: await contexts.admin.newPage() };
     const booked: string[] = [];
     try {
-      await signIn(pages.member, member());
-      await signIn(pages.admin, admin());
+      await signIn(pages.member, (await member()));
+      await signIn(pages.admin, (await admin()));
       await bookSomething(pages.member, booked);
       for (const entry of PAGES) {
         const page = pages[entry.user];

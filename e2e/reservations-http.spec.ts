@@ -1,24 +1,16 @@
 import { expect, test } from "@playwright/test";
-import { admin, createUser, gpudesk } from "./helpers";
+import { admin, createUser, gpudesk, tokenFor } from "./helpers";
 
 /**
  * The double-booking guarantee against the real server over HTTP: many
  * people ask for the same GPUs at the same moment; one gets them.
  */
 
-function tokenFor(username: string): string {
-  const result = gpudesk(["token", "create", "--user", username, "--label", "e2e race"]);
-  if (result.status !== 0) throw new Error(`token create failed: ${result.stderr}`);
-  return result.stdout.trim();
-}
-
-// Several accounts are made with the CLI first (a few seconds each).
-test.setTimeout(180_000);
 
 test("24 simultaneous bookings of the same GPUs: exactly one 201, the rest 409 naming the winner", async ({ request }) => {
-  const people = Array.from({ length: 4 }, () => createUser("racer"));
-  const tokens = people.map((person) => tokenFor(person.username));
-  const adminToken = tokenFor(admin().username);
+  const people = await Promise.all(Array.from({ length: 4 }, () => createUser("racer")));
+  const tokens = await Promise.all(people.map((person) => tokenFor(person)));
+  const adminToken = (await tokenFor(await admin()));
   const startsAt = new Date(Date.now() + 2 * 3600_000).toISOString();
   const body = { host: "sim-4090-a", gpus: [0, 1], startsAt, durationMinutes: 60, purpose: "race" };
 

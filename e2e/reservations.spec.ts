@@ -22,8 +22,8 @@ async function signedInPage(browser: Browser, user: TestUser, permissions: strin
 test.setTimeout(180_000);
 
 test("book through the form, see it live elsewhere, copy the settings, release, see the GPUs free again", async ({ browser }) => {
-  const alice = member();
-  const bob = createUser("watcher");
+  const alice = (await member());
+  const bob = await createUser("watcher");
   const booker = await signedInPage(browser, alice, ["clipboard-read", "clipboard-write"]);
   const watcher = await signedInPage(browser, bob);
 
@@ -85,7 +85,7 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
 });
 
 test("the booking form shows each field's own error, and a taken GPU says who has it", async ({ browser }) => {
-  const user = member();
+  const user = (await member());
   const page = await signedInPage(browser, user);
   const taken = await page.request.post("/api/v1/reservations", {
     data: { host: HOST, gpus: [0], durationMinutes: 30, purpose: "blocking GPU 0", allowBusy: true },

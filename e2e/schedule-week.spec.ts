@@ -12,7 +12,7 @@ const HOST = "sim-4090-a";
 test("dragging over free time of a GPU on the week view opens the form with that window", async ({ page }) => {
   test.setTimeout(90_000);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto(`/schedule?view=week&host=${HOST}`);
   await expect(page.getByTestId("week-view")).toBeVisible();
   await expect(page.getByTestId("week-now")).toHaveCount(1);
@@ -56,7 +56,7 @@ test("dragging over free time of a GPU on the week view opens the form with that
 
 test("the week view of one GPU, and on a phone it scrolls inside its own box", async ({ page }) => {
   test.setTimeout(90_000);
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`/schedule?view=week&host=${HOST}&gpu=0`);
   await expect(page.getByTestId("week-cell-0-0")).toBeVisible();

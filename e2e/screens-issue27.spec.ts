@@ -29,7 +29,7 @@ for (const size of SIZES) {
     const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
     const page = await context.newPage();
     try {
-      const boss = admin();
+      const boss = (await admin());
       await signIn(page, boss);
       const me = (await (await page.request.get("/api/v1/me")).json()) as { user: { id: string } };
       for (const shot of PAGES) {

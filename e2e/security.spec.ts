@@ -3,7 +3,7 @@ import { E2E_LAN_ORIGIN } from "../playwright.config";
 import { E2E_ORIGIN, member, signIn } from "./helpers";
 
 test("a member signs in over plain HTTP on a LAN name (not localhost) and stays signed in", async ({ page }) => {
-  const user = member();
+  const user = (await member());
   await page.goto(`${E2E_LAN_ORIGIN}/gpus/GPU-anything`);
   await expect(page).toHaveURL(`${E2E_LAN_ORIGIN}/login?next=%2Fgpus%2FGPU-anything`);
   await page.getByLabel("Username").fill(user.username);
@@ -19,7 +19,7 @@ test("a member signs in over plain HTTP on a LAN name (not localhost) and stays 
 
 for (const next of ["/%5Cevil.example/x", "/%09/evil.example", "//evil.example"]) {
   test(`after sign-in, next=${next} stays on the site`, async ({ page }) => {
-    const user = member();
+    const user = (await member());
     await page.goto(`${E2E_LAN_ORIGIN}/login?next=${next}`);
     await page.getByLabel("Username").fill(user.username);
     await page.getByLabel("Password").fill(user.password);
@@ -56,7 +56,7 @@ test("anonymous /api/health shows neither the hostname nor the process id", asyn
 });
 
 test("a member's personal webhook to the cloud metadata address is refused next to the URL field", async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto("/alerts/notifications");
   const form = page.getByRole("form", { name: "Add a webhook" });
   await form.getByLabel("URL").fill("http://169.254.169.254/latest/meta-data/");
@@ -78,7 +78,7 @@ test("over real HTTP: repeated wrong sign-ins for one account get 429, e-mail si
   const email = await request.post("/api/auth/sign-in/email", { data: { email: `${username}@users.gpudesk.invalid`, password: "wrong-password" }, headers: { origin: E2E_ORIGIN } });
   expect(email.status()).toBe(404);
 
-  await signIn(page, member());
+  await signIn(page, (await member()));
   const rename = await page.request.post("/api/auth/update-user", { data: { name: "Someone Else" }, headers: { origin: E2E_ORIGIN } });
   expect(rename.status()).toBe(404);
   const forgedSignOut = await page.request.post("/api/auth/sign-out", { data: {}, headers: { origin: `http://127.0.0.1:${Number(new URL(E2E_ORIGIN).port) + 1}` } });

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { admin, createUser, gpudesk, releaseEverything, signIn } from "./helpers";
+import { admin, createUser, gpudesk, releaseEverything, signIn, tokenFor } from "./helpers";
 
 /**
  * Teams, limits and fair share in the browser: an admin makes two teams and
@@ -18,19 +18,13 @@ test.afterEach(async ({ request }) => {
   for (const token of tokens.splice(0)) await releaseEverything(request, token);
 });
 
-function tokenOf(username: string): string {
-  const token = gpudesk(["token", "create", "--user", username]).stdout.trim();
-  tokens.push(token);
-  return token;
-}
-
 test("an admin makes two teams and a limit; a member over it sees the refusal with the numbers in the form", async ({ browser, request }) => {
-  const boss = admin();
-  const ana = createUser("ana");
+  const boss = (await admin());
+  const ana = await createUser("ana");
   const suffix = Date.now().toString(36);
   const vision = `vision ${suffix}`;
   const nlp = `nlp ${suffix}`;
-  const anaToken = tokenOf(ana.username);
+  const anaToken = (await tokenFor(ana));
 
   const adminContext = await browser.newContext();
   const page = await adminContext.newPage();
@@ -79,13 +73,13 @@ test("an admin makes two teams and a limit; a member over it sees the refusal wi
 });
 
 test("an admin sets a person's own limits on Admin → Teams, and the queue refuses at once what can never fit them", async ({ page, request }) => {
-  const boss = admin();
-  const pia = createUser("pia");
+  const boss = (await admin());
+  const pia = await createUser("pia");
   const team = `own ${Date.now().toString(36)}`;
-  const made = await request.post("/api/v1/teams", { headers: { authorization: `Bearer ${tokenOf(boss.username)}` }, data: { name: team } });
+  const made = await request.post("/api/v1/teams", { headers: { authorization: `Bearer ${(await tokenFor(boss))}` }, data: { name: team } });
   expect(made.status(), await made.text()).toBe(201);
   const teamId = ((await made.json()) as { team: { id: string } }).team.id;
-  expect((await request.post(`/api/v1/teams/${teamId}/members`, { headers: { authorization: `Bearer ${tokenOf(boss.username)}` }, data: { username: pia.username } })).ok()).toBe(true);
+  expect((await request.post(`/api/v1/teams/${teamId}/members`, { headers: { authorization: `Bearer ${(await tokenFor(boss))}` }, data: { username: pia.username } })).ok()).toBe(true);
 
   await signIn(page, boss);
   await page.goto("/admin/teams");
@@ -98,16 +92,16 @@ test("an admin sets a person's own limits on Admin → Teams, and the queue refu
   await expect(card.getByRole("table", { name: `Members of ${team}` }).getByRole("row").filter({ hasText: pia.username }).first()).toContainText("1 GPU at once");
 
   // Two GPUs can never fit a limit of one at once: refused now, not left to wait until it expires.
-  const queued = await request.post("/api/v1/waitlist", { headers: { authorization: `Bearer ${tokenOf(pia.username)}` }, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "never fits" } });
+  const queued = await request.post("/api/v1/waitlist", { headers: { authorization: `Bearer ${(await tokenFor(pia))}` }, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "never fits" } });
   expect(queued.status(), await queued.text()).toBe(409);
   expect(((await queued.json()) as { error: { code: string; quota: { limit: string; max: number } } }).error).toMatchObject({ code: "quota_exceeded", quota: { limit: "maxGpus", max: 1 } });
 });
 
 test("the queue serves the team below its share first and says why", async ({ browser, request }) => {
-  const boss = admin();
-  const [holder, viv, nat] = [createUser("vholder"), createUser("viv"), createUser("nat")];
+  const boss = (await admin());
+  const [holder, viv, nat] = [await createUser("vholder"), await createUser("viv"), await createUser("nat")];
   const suffix = Date.now().toString(36);
-  const bossToken = tokenOf(boss.username);
+  const bossToken = (await tokenFor(boss));
   const asAdmin = { authorization: `Bearer ${bossToken}` };
   const teams: Record<string, string> = {};
   for (const [name, people] of [[`busy ${suffix}`, [holder, viv]], [`calm ${suffix}`, [nat]]] as const) {
@@ -116,9 +110,9 @@ test("the queue serves the team below its share first and says why", async ({ br
     teams[name] = ((await made.json()) as { team: { id: string } }).team.id;
     for (const person of people) expect((await request.post(`/api/v1/teams/${teams[name]}/members`, { headers: asAdmin, data: { username: person.username } })).ok()).toBe(true);
   }
-  const holderAuth = { authorization: `Bearer ${tokenOf(holder.username)}` };
-  const vivAuth = { authorization: `Bearer ${tokenOf(viv.username)}` };
-  const natAuth = { authorization: `Bearer ${tokenOf(nat.username)}` };
+  const holderAuth = { authorization: `Bearer ${(await tokenFor(holder))}` };
+  const vivAuth = { authorization: `Bearer ${(await tokenFor(viv))}` };
+  const natAuth = { authorization: `Bearer ${(await tokenFor(nat))}` };
 
   // The busy team takes the host's GPUs 0-2: from now on it has used GPU-hours, the calm team none.
   const held = await request.post("/api/v1/reservations", { headers: holderAuth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
@@ -151,7 +145,7 @@ test("the queue serves the team below its share first and says why", async ({ br
 });
 
 test("the usage page names who used GPUs without a booking", async ({ page }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   const table = page.getByRole("table", { name: "Use without a booking by person" });
   // sim-a100-a runs training and a notebook without a booking: once the tick's minutes are stored, the page names who.
   // Each look loads the page again (it is drawn on the server). Use by logins without an account may also show, as "Nobody named".

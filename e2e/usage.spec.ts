@@ -30,7 +30,7 @@ test.beforeAll(() => {
 });
 
 test("an admin reads fleet usage over several ranges and downloads the tables as CSV", async ({ page }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.goto("/admin/usage?range=7d");
   await expect(page.getByRole("heading", { name: "Usage", level: 1 })).toBeVisible();
@@ -128,7 +128,7 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
 });
 
 test("Prometheus scrapes /metrics as an admin; others are refused", async ({ page, request }) => {
-  await signIn(page, admin());
+  await signIn(page, (await admin()));
   const response = await page.request.get("/metrics");
   expect(response.status()).toBe(200);
   const text = await response.text();
@@ -139,7 +139,7 @@ test("Prometheus scrapes /metrics as an admin; others are refused", async ({ pag
 });
 
 test("a member sees their own usage, not the fleet's, and the GPU page shows history", async ({ page }) => {
-  await signIn(page, member());
+  await signIn(page, (await member()));
   await page.goto("/admin/usage");
   // Sent to the fleet with a notice; the notice takes ?forbidden=1 out of the address once shown, so check the notice.
   await expect(page.getByRole("status").filter({ hasText: "That page is for admins" })).toBeVisible();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { E2E_ORIGIN, createUser, gpudesk, releaseEverything, signIn } from "./helpers";
+import { E2E_ORIGIN, createUser, gpudesk, releaseEverything, signIn, tokenFor } from "./helpers";
 
 /**
  * Dynamic allocation in the browser: "any N GPUs" explains its choice; when
@@ -21,10 +21,10 @@ test.afterEach(async ({ request }) => {
 });
 
 test("any N GPUs explains the choice; queue me waits with a place and an estimate, and is told live when granted", async ({ browser, request }) => {
-  const holder = createUser("holder");
-  const waiter = createUser("waiter");
-  const holderToken = gpudesk(["token", "create", "--user", holder.username]).stdout.trim();
-  tokens.push(holderToken, gpudesk(["token", "create", "--user", waiter.username]).stdout.trim());
+  const holder = await createUser("holder");
+  const waiter = await createUser("waiter");
+  const holderToken = (await tokenFor(holder));
+  tokens.push(holderToken, (await tokenFor(waiter)));
   const auth = { authorization: `Bearer ${holderToken}` };
 
   // Auto-pick: the idle GPU, with the reason.
@@ -95,8 +95,8 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
 });
 
 test("a request that waits for work without a booking says who runs it, not a time that slides with the clock", async ({ page, request }) => {
-  const waiter = createUser("unbookedwait");
-  const token = gpudesk(["token", "create", "--user", waiter.username]).stdout.trim();
+  const waiter = await createUser("unbookedwait");
+  const token = (await tokenFor(waiter));
   const auth = { authorization: `Bearer ${token}` };
   // sim-a100-a: GPUs 0 and 1 train and GPU 2 runs a notebook, all without a booking; four GPUs cannot be promised.
   const joined = await request.post("/api/v1/waitlist", { headers: auth, data: { count: 4, host: "sim-a100-a", durationMinutes: 30, purpose: "whole a100 host" } });
@@ -123,10 +123,10 @@ test("a request that waits for work without a booking says who runs it, not a ti
 });
 
 test("a grant found on opening a page follows the person's choice of page notices", async ({ browser, request }) => {
-  const holder = createUser("quietholder");
-  const waiter = createUser("quietwaiter");
-  const holderToken = gpudesk(["token", "create", "--user", holder.username]).stdout.trim();
-  const waiterToken = gpudesk(["token", "create", "--user", waiter.username]).stdout.trim();
+  const holder = await createUser("quietholder");
+  const waiter = await createUser("quietwaiter");
+  const holderToken = (await tokenFor(holder));
+  const waiterToken = (await tokenFor(waiter));
   tokens.push(holderToken, waiterToken);
   const asWaiter = { authorization: `Bearer ${waiterToken}` };
   const choose = async (onPage: boolean) =>
