@@ -47,29 +47,34 @@ test("an admin makes two teams and a limit; a member over it sees the refusal wi
   await page.screenshot({ path: "test-results/screens/admin-teams.png", fullPage: true });
   await adminContext.close();
 
-  // Ana holds one GPU now (through the API, as the CLI would), booked for her team.
-  const first = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${anaToken}` }, data: { count: 1, host: HOST, durationMinutes: 60, purpose: "first" } });
-  expect(first.status(), await first.text()).toBe(201);
+  // Ana holds one GPU now (through the API, as the CLI would), booked for her team; given back at the end,
+  // whatever happens, so that the later specs of the shared host find it free.
+  try {
+    const first = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${anaToken}` }, data: { count: 1, host: HOST, durationMinutes: 60, purpose: "first" } });
+    expect(first.status(), await first.text()).toBe(201);
 
-  const anaContext = await browser.newContext();
-  const form = await anaContext.newPage();
-  await signIn(form, ana);
-  await form.goto(`/reserve?count=1&host=${HOST}`);
-  // Before submit: the room the team's limit leaves.
-  await expect(form.getByLabel("Room left")).toContainText(`${vision}'s limits: 1 of 1 GPUs at once in use now (0 free)`);
-  await form.getByText("1 hour", { exact: true }).click();
-  await form.getByLabel("Purpose").fill("one more");
-  await form.getByRole("button", { name: "Book" }).click();
-  const refusal = form.getByRole("alert").filter({ hasText: "Over the" });
-  await expect(refusal).toContainText(`Over the team ${vision}'s limit (GPUs at once)`);
-  await expect(refusal).toContainText(`${vision}: 1 of 1 GPUs at once; 1 frees up at`);
-  await expect(refusal).toContainText("Used: 1 of 1, this booking asks for 1 more.");
-  await expect(refusal).toContainText("Room frees up");
-  await form.screenshot({ path: "test-results/screens/reserve-quota-refusal.png", fullPage: true });
-  // Her booking's card on the fleet names the team it is for.
-  await form.goto("/");
-  await expect(form.getByTestId("gpu-holder").filter({ hasText: ana.username }).getByTestId("gpu-team")).toHaveText(` for ${vision}`);
-  await anaContext.close();
+    const anaContext = await browser.newContext();
+    const form = await anaContext.newPage();
+    await signIn(form, ana);
+    await form.goto(`/reserve?count=1&host=${HOST}`);
+    // Before submit: the room the team's limit leaves.
+    await expect(form.getByLabel("Room left")).toContainText(`${vision}'s limits: 1 of 1 GPUs at once in use now (0 free)`);
+    await form.getByText("1 hour", { exact: true }).click();
+    await form.getByLabel("Purpose").fill("one more");
+    await form.getByRole("button", { name: "Book" }).click();
+    const refusal = form.getByRole("alert").filter({ hasText: "Over the" });
+    await expect(refusal).toContainText(`Over the team ${vision}'s limit (GPUs at once)`);
+    await expect(refusal).toContainText(`${vision}: 1 of 1 GPUs at once; 1 frees up at`);
+    await expect(refusal).toContainText("Used: 1 of 1, this booking asks for 1 more.");
+    await expect(refusal).toContainText("Room frees up");
+    await form.screenshot({ path: "test-results/screens/reserve-quota-refusal.png", fullPage: true });
+    // Her booking's card on the fleet names the team it is for.
+    await form.goto("/");
+    await expect(form.getByTestId("gpu-holder").filter({ hasText: ana.username }).getByTestId("gpu-team")).toHaveText(` for ${vision}`);
+    await anaContext.close();
+  } finally {
+    await releaseEverything(request, anaToken);
+  }
 });
 
 test("an admin sets a person's own limits on Admin → Teams, and the queue refuses at once what can never fit them", async ({ page, request }) => {
@@ -110,38 +115,43 @@ test("the queue serves the team below its share first and says why", async ({ br
     teams[name] = ((await made.json()) as { team: { id: string } }).team.id;
     for (const person of people) expect((await request.post(`/api/v1/teams/${teams[name]}/members`, { headers: asAdmin, data: { username: person.username } })).ok()).toBe(true);
   }
-  const holderAuth = { authorization: `Bearer ${(await tokenFor(holder))}` };
-  const vivAuth = { authorization: `Bearer ${(await tokenFor(viv))}` };
-  const natAuth = { authorization: `Bearer ${(await tokenFor(nat))}` };
+  const [holderToken, vivToken, natToken] = [await tokenFor(holder), await tokenFor(viv), await tokenFor(nat)];
+  const holderAuth = { authorization: `Bearer ${holderToken}` };
+  const vivAuth = { authorization: `Bearer ${vivToken}` };
+  const natAuth = { authorization: `Bearer ${natToken}` };
+  try {
+    // The busy team takes the host's GPUs 0-2: from now on it has used GPU-hours, the calm team none.
+    const held = await request.post("/api/v1/reservations", { headers: holderAuth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
+    expect(held.status(), await held.text()).toBe(201);
+    const holding = (await held.json()) as { id: string };
+    // The busy team asks first, the calm team second; two GPUs each, so only one can be served when three free up.
+    expect((await request.post("/api/v1/waitlist", { headers: vivAuth, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "busy team waits" } })).status()).toBe(201);
+    const calm = await request.post("/api/v1/waitlist", { headers: natAuth, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "calm team waits" } });
+    expect(calm.status(), await calm.text()).toBe(201);
+    expect(((await calm.json()) as { position: number }).position).toBeLessThan(3);
 
-  // The busy team takes the host's GPUs 0-2: from now on it has used GPU-hours, the calm team none.
-  const held = await request.post("/api/v1/reservations", { headers: holderAuth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
-  expect(held.status(), await held.text()).toBe(201);
-  const holding = (await held.json()) as { id: string };
-  // The busy team asks first, the calm team second; two GPUs each, so only one can be served when three free up.
-  expect((await request.post("/api/v1/waitlist", { headers: vivAuth, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "busy team waits" } })).status()).toBe(201);
-  const calm = await request.post("/api/v1/waitlist", { headers: natAuth, data: { count: 2, host: HOST, durationMinutes: 30, purpose: "calm team waits" } });
-  expect(calm.status(), await calm.text()).toBe(201);
-  expect(((await calm.json()) as { position: number }).position).toBeLessThan(3);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, nat);
+    await page.goto("/queue");
+    const rows = page.locator('[data-testid="queue-row"]').filter({ hasText: /(busy|calm) team waits/ });
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(0)).toContainText("calm team waits");
+    await expect(rows.nth(1)).toContainText("busy team waits");
+    await expect(rows.nth(1).getByTestId("queue-order-reason")).toContainText(new RegExp(`— busy ${suffix} used \\d+ % of its share this week`));
+    await page.screenshot({ path: "test-results/screens/queue-fair-share.png", fullPage: true });
 
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await signIn(page, nat);
-  await page.goto("/queue");
-  const rows = page.locator('[data-testid="queue-row"]').filter({ hasText: /(busy|calm) team waits/ });
-  await expect(rows).toHaveCount(2);
-  await expect(rows.nth(0)).toContainText("calm team waits");
-  await expect(rows.nth(1)).toContainText("busy team waits");
-  await expect(rows.nth(1).getByTestId("queue-order-reason")).toContainText(new RegExp(`— busy ${suffix} used \\d+ % of its share this week`));
-  await page.screenshot({ path: "test-results/screens/queue-fair-share.png", fullPage: true });
-
-  expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: holderAuth })).ok()).toBe(true);
-  await expect
-    .poll(async () => ((await (await request.get("/api/v1/waitlist?mine=1", { headers: natAuth })).json()) as { waiting: { status: string }[] }).waiting.map((entry) => entry.status), { timeout: 30_000 })
-    .toContain("granted");
-  const vivs = ((await (await request.get("/api/v1/waitlist?mine=1", { headers: vivAuth })).json()) as { waiting: { status: string }[] }).waiting;
-  expect(vivs.map((entry) => entry.status)).toEqual(["waiting"]);
-  await context.close();
+    expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: holderAuth })).ok()).toBe(true);
+    await expect
+      .poll(async () => ((await (await request.get("/api/v1/waitlist?mine=1", { headers: natAuth })).json()) as { waiting: { status: string }[] }).waiting.map((entry) => entry.status), { timeout: 30_000 })
+      .toContain("granted");
+    const vivs = ((await (await request.get("/api/v1/waitlist?mine=1", { headers: vivAuth })).json()) as { waiting: { status: string }[] }).waiting;
+    expect(vivs.map((entry) => entry.status)).toEqual(["waiting"]);
+    await context.close();
+  } finally {
+    // The grant and the request still waiting go back, so that later specs find the host free.
+    for (const token of [holderToken, vivToken, natToken]) await releaseEverything(request, token);
+  }
 });
 
 test("the usage page names who used GPUs without a booking", async ({ page }) => {
