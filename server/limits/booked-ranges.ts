@@ -14,8 +14,40 @@ export async function gpuShareOfIds(client: Client, gpuIds: readonly string[]): 
   return gpus.reduce((sum, gpu) => sum + gpuShareOf(gpu), 0) + (gpuIds.length - gpus.length);
 }
 
-/** Whose bookings: one person's, every booking made for a team, or one person's for one team. */
+/** Whose bookings: one person's, every booking that counts for a team, or one person's that count for one team. */
 export type BookingOwner = { userId: string; teamId?: string } | { teamId: string };
+
+/**
+ * The people whose bookings that name no team count for this team: those
+ * whose accounting team it is (the team a booking is for when none is
+ * named: bookingTeam's rule, the accounting membership first, else the
+ * oldest). A booking made before its person joined, or one made without a
+ * team, so counts for the team the person books for now.
+ */
+async function accountingMembers(client: Client, teamId: string): Promise<string[]> {
+  const members = await client.teamMember.findMany({ where: { teamId }, select: { userId: true } });
+  if (members.length === 0) return [];
+  const memberships = await client.teamMember.findMany({
+    where: { userId: { in: members.map((member) => member.userId) } },
+    orderBy: [{ accounting: "desc" }, { createdAt: "asc" }],
+    select: { userId: true, teamId: true },
+  });
+  const first = new Map<string, string>();
+  for (const row of memberships) if (!first.has(row.userId)) first.set(row.userId, row.teamId);
+  return [...first].flatMap(([userId, team]) => (team === teamId ? [userId] : []));
+}
+
+/** The reservations that count for an owner: a team's named it, or named none and are its accounting members'. */
+async function ownerWhere(client: Client, owner: BookingOwner): Promise<Prisma.ReservationWhereInput> {
+  if (owner.teamId === undefined) return { userId: (owner as { userId: string }).userId };
+  const accounting = await accountingMembers(client, owner.teamId);
+  const person = "userId" in owner ? [owner.userId] : null;
+  const unnamed = person ? accounting.filter((id) => person.includes(id)) : accounting;
+  return {
+    ...(person ? { userId: person[0] } : {}),
+    OR: [{ teamId: owner.teamId }, ...(unnamed.length > 0 ? [{ teamId: null, userId: { in: unnamed } }] : [])],
+  };
+}
 
 /**
  * The GPU ranges of an owner's bookings that share time with [fromMs, toMs),
@@ -23,12 +55,13 @@ export type BookingOwner = { userId: string; teamId?: string } | { teamId: strin
  * their end, so what was given back early does not count), each weighing
  * its unit's share of a GPU (lib/gpu-share.ts: a 1g.10gb slice of an H100
  * is 1/7). Counting units at once (the GPUs-at-once limit) counts ranges,
- * not their weight.
+ * not their weight. A team's are the bookings made for it and those that
+ * named no team of its accounting members, whenever they were made.
  */
 export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: number, toMs: number): Promise<GpuRange[]> {
   const rows = await client.reservationGpu.findMany({
     where: {
-      reservation: { ...("userId" in owner ? { userId: owner.userId } : {}), ...(owner.teamId !== undefined ? { teamId: owner.teamId } : {}) },
+      reservation: await ownerWhere(client, owner),
       startsAt: { lt: new Date(toMs) },
       endsAt: { gt: new Date(fromMs) },
     },
