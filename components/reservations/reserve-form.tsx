@@ -1,5 +1,6 @@
 "use client";
 
+import { WaitReasonText } from "@/components/waitlist/wait-reason";
 import Link from "next/link";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
@@ -368,6 +369,7 @@ function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
         )}{" "}
         The booking is made for you as soon as GPUs free up, and you are told here at once.
       </p>
+      {entry.waitingBecause && <WaitReasonText reason={entry.waitingBecause} />}
       <div className="flex flex-wrap gap-2">
         <Link href="/queue" className={buttonClass("primary")}>
           See the queue

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { retainLiveFleet } from "@/components/live/live-fleet-store";
@@ -8,6 +9,7 @@ import { getLiveSocket } from "@/components/live/live-socket";
 import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
 import { NoticeStack } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
+import { WaitReasonText } from "@/components/waitlist/wait-reason";
 
 /** While something waits, the requests are read again this often, in case the socket missed the moment. */
 const POLL_MS = 20_000;
@@ -49,7 +51,11 @@ function toastOf(entry: WaitlistView): Toast {
  * and only to a person who wants grants on the page (Settings → Notifications).
  */
 export function GrantToasts({ userId }: { userId: string }) {
+  const pathname = usePathname();
   const [waiting, setWaiting] = useState(false);
+  // Requests of theirs that something holds back, with why; dismissed per request and cause.
+  const [held, setHeld] = useState<WaitlistView[]>([]);
+  const [dismissed, setDismissed] = useState<Set<string>>(new Set());
   const [toasts, setToasts] = useState<Toast[]>([]);
   const onPage = usePageNoticeChoice("waitlist.granted");
 
@@ -66,6 +72,7 @@ export function GrantToasts({ userId }: { userId: string }) {
       const result = await apiRequest<{ waiting: WaitlistView[] }>("GET", "/api/v1/waitlist?mine=1");
       if (cancelled || !result.ok) return;
       setWaiting(result.data.waiting.some((entry) => entry.status === "waiting"));
+      setHeld(result.data.waiting.filter((entry) => entry.status === "waiting" && entry.waitingBecause !== null));
       // Read back, not announced: the person's choice decides here as the dispatcher's does for live grants.
       if (onPage) show(result.data.waiting.filter((entry) => entry.status === "granted").map(toastOf));
     };
@@ -89,6 +96,40 @@ export function GrantToasts({ userId }: { userId: string }) {
   // Keep the live socket open while a request waits, so the grant arrives the moment it happens.
   useEffect(() => (waiting ? retainLiveFleet() : undefined), [waiting]);
 
+  const heldKey = (entry: WaitlistView) => `${entry.id}:${entry.waitingBecause?.kind}`;
+  // The queue page says it on each row already.
+  const onQueuePage = pathname === "/queue";
+  return (
+    <>
+      <NoticeStack
+        tone="warning"
+        at="bottom"
+        wide
+        notices={held
+          .filter((entry) => !onQueuePage && !dismissed.has(heldKey(entry)))
+          .map((entry) => ({
+            key: heldKey(entry),
+            testId: "waiting-notice",
+            onDismiss: () => setDismissed((current) => new Set([...current, heldKey(entry)])),
+            body: (
+              <div>
+                <p className="font-semibold">
+                  Your request for {entry.count} GPU{entry.count > 1 ? "s" : ""} (“{entry.purpose}”) waits:
+                </p>
+                {entry.waitingBecause && <WaitReasonText reason={entry.waitingBecause} />}
+                <Link href="/queue" className="font-medium underline">
+                  See the queue
+                </Link>
+              </div>
+            ),
+          }))}
+      />
+      <GrantStack toasts={toasts} onDismiss={(entryId) => setToasts((current) => current.filter((item) => item.entryId !== entryId))} />
+    </>
+  );
+}
+
+function GrantStack({ toasts, onDismiss }: { toasts: Toast[]; onDismiss: (entryId: string) => void }) {
   return (
     <NoticeStack
       tone="success"
@@ -96,7 +137,7 @@ export function GrantToasts({ userId }: { userId: string }) {
       notices={toasts.map((toast) => ({
         key: toast.entryId,
         testId: "grant-toast",
-        onDismiss: () => setToasts((current) => current.filter((item) => item.entryId !== toast.entryId)),
+        onDismiss: () => onDismiss(toast.entryId),
         body: (
           <p>
             <span className="font-semibold">Your GPUs are ready:</span> {toast.text} for “{toast.purpose}”.{" "}

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { ordinal } from "@/lib/waitlist-schema";
 import { bookedRangesBy } from "@/server/limits/booked-ranges";
 import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/limits/gpu-hours";
 
@@ -74,11 +75,6 @@ export function rankByFairShare<T extends QueuedRequest>(requests: readonly T[],
     })
     .sort((a, b) => a.priority - b.priority || a.request.createdAtMs - b.request.createdAtMs || a.request.id.localeCompare(b.request.id));
 }
-
-const ordinal = (n: number) => {
-  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
-  return `${n}${tail}`;
-};
 
 /** "2nd — vision used 130 % of its share this week; waiting 3 h raised it". */
 export function describeRank(position: number, ranked: Ranked<QueuedRequest>): string {
