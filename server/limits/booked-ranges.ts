@@ -73,13 +73,14 @@ export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: 
 /**
  * Every booked GPU range in [fromMs, toMs), grouped by the booking's team
  * (null: bookings that name none; for the queue's fair share), by its
- * person or by its host (the usage report's booked GPU-hours); `userIds`
+ * person, its host or both (`personHostKey`: the usage report's booked
+ * GPU-hours); `userIds`
  * narrows to those people, `realPeopleOnly` leaves out the simulated
  * fleet's demo people (whose history the report takes from its minutes).
  */
 export async function bookedRangesBy(
   client: Client,
-  key: "teamId" | "userId" | "hostId",
+  key: "teamId" | "userId" | "hostId" | "userHost",
   fromMs: number,
   toMs: number,
   userIds?: readonly string[],
@@ -93,10 +94,13 @@ export async function bookedRangesBy(
   const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {
     if (row.endsAt <= row.startsAt) continue;
-    const group = row.reservation[key];
+    const group = key === "userHost" ? personHostKey(row.reservation.userId, row.reservation.hostId) : row.reservation[key];
     const list = byKey.get(group) ?? [];
     list.push({ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: gpuShareOf(row.gpu) });
     byKey.set(group, list);
   }
   return byKey;
 }
+
+/** The key of one person's bookings on one host in `bookedRangesBy(…, "userHost", …)`. */
+export const personHostKey = (userId: string, hostId: string) => `${userId}\u0000${hostId}`;
