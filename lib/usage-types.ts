@@ -79,6 +79,9 @@ export interface PersonUsage {
    * (busy time, not utilization-weighted): who squats. Absent where not computed.
    */
   usedWithoutBookingGpuHours?: number;
+  /** GPU-hours idle release handed back of their bookings (from each release to the end the booking had), by releases in the range. */
+  handedBackGpuHours: number;
+  handedBackReleases: number;
 }
 
 export interface HostUsage {
@@ -95,6 +98,8 @@ export interface HostUsage {
   unknownGpuHours: number;
   /** GPU-hours with at least one process. */
   busyGpuHours: number;
+  /** GPU-hours idle release handed back of bookings on this host. */
+  handedBackGpuHours: number;
 }
 
 export interface UsageTotals {
@@ -110,6 +115,9 @@ export interface UsageTotals {
   seenBookedGpuHours: number;
   /** Busy GPU-hours on GPUs nobody had booked: the people table's "use without a booking" column summed. */
   unbookedUsedGpuHours: number;
+  /** The people table's handed-back column summed: the "handed back by idle release" card. */
+  handedBackGpuHours: number;
+  handedBackReleases: number;
 }
 
 export interface UsageReport {

@@ -64,6 +64,8 @@ interface History {
   people: string[];
   hosts: string[];
   team: { id: string; name: string };
+  /** GPU-hours idle release handed back by releases in the range. */
+  handedBack: number;
 }
 
 /** People, two hosts, bookings at odd seconds and minutes with gaps, starting `t0`. */
@@ -125,7 +127,17 @@ async function makeHistory(seed: number, t0: number): Promise<History> {
   }
   await upsertMinuteRows(db(), rows);
   await recomputeHours(db(), [t0, t0 + HOUR_MS, t0 + 2 * HOUR_MS]);
-  return { t0, people, hosts, team };
+  // Some bookings ended by idle release (some before the range), each handing back up to two hours.
+  let handedBack = 0;
+  for (const interval of intervals) {
+    if (r.next() < 0.7) continue;
+    const scheduledEndMs = interval.endMs + r.int(1, 120) * MINUTE_MS;
+    await db().idleRelease.create({
+      data: { reservationId: interval.reservationId, userId: interval.userId, hostId: interval.hostId, gpuCount: 1, idleSince: new Date(interval.startMs), at: new Date(interval.endMs), scheduledEndAt: new Date(scheduledEndMs) },
+    });
+    if (interval.endMs >= t0 && interval.endMs < t0 + RANGE_MS) handedBack += (scheduledEndMs - interval.endMs) / HOUR_MS;
+  }
+  return { t0, people, hosts, team, handedBack };
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -156,6 +168,10 @@ function expectOneStory(report: UsageReport) {
   }
   expect(sum(booked.map((p) => p.usedGpuHours))).toBeCloseTo(totals.usedWhileBookedGpuHours, 6);
   expect(sum(report.people.map((p) => p.usedWithoutBookingGpuHours ?? 0))).toBeCloseTo(totals.unbookedUsedGpuHours, 6);
+  // What idle release handed back: the people, the hosts and the card.
+  expect(sum(booked.map((p) => p.handedBackGpuHours))).toBeCloseTo(totals.handedBackGpuHours, 6);
+  expect(sum(report.hosts.map((h) => h.handedBackGpuHours))).toBeCloseTo(totals.handedBackGpuHours, 6);
+  expect(sum(booked.map((p) => p.handedBackReleases))).toBe(totals.handedBackReleases);
   // The CSV carries the same rows.
   const csv = toCsv("people", report.people, report.hosts).trimEnd().split("\r\n").slice(1);
   expect(sum(csv.map((line) => Number(line.split(",")[2])))).toBeCloseTo(totals.bookedGpuHours, 1);
@@ -182,7 +198,18 @@ describe("the usage report tells one story", () => {
       makeMinuteRow(gpu.uuid, host.id, t0 + i * MINUTE_MS, { utilAvg, utilMax: utilAvg, holderUserId, busy: utilAvg > 0 });
     await upsertMinuteRows(db(), [...Array.from({ length: 60 }, (_, i) => minute(i, lin, 0)), ...Array.from({ length: 60 }, (_, i) => minute(120 + i, dave, 90))]);
 
+    // Idle release gave back the last hour of a booking of Dave's that was to run to 13:30.
+    const dave2 = await db().reservation.findFirstOrThrow({ where: { userId: dave }, select: { id: true } });
+    await db().idleRelease.create({ data: { reservationId: dave2.id, userId: dave, hostId: host.id, gpuCount: 1, idleSince: daveFrom, at: new Date(daveTo.getTime() - 30 * MINUTE_MS), scheduledEndAt: new Date(daveTo.getTime() + 30 * MINUTE_MS) } });
+    // Outside the range: not counted.
+    await db().idleRelease.create({ data: { reservationId: dave2.id, userId: dave, hostId: host.id, gpuCount: 1, idleSince: new Date(t0 - DAY_MS), at: new Date(t0 - DAY_MS), scheduledEndAt: new Date(t0) } });
+
     const report = await reportOf(t0, t0 + RANGE_MS);
+    expect(report.people.find((p) => p.userId === dave)).toMatchObject({ handedBackGpuHours: 1, handedBackReleases: 1 });
+    expect(report.hosts.find((h) => h.hostId === host.id)?.handedBackGpuHours).toBe(1);
+    expect(report.totals).toMatchObject({ handedBackGpuHours: 1, handedBackReleases: 1 });
+    expect((await reportOf(t0, t0 + RANGE_MS, dave)).totals.handedBackGpuHours).toBe(1);
+    expect((await reportOf(t0, t0 + RANGE_MS, lin)).totals.handedBackGpuHours).toBe(0);
     const linRow = report.people.find((p) => p.userId === lin)!;
     expect(linRow.bookedGpuHours).toBeCloseTo(59 / 60, 8);
     expect(linRow.idleBookedGpuHours).toBeCloseTo(59 / 60, 8);
@@ -204,6 +231,7 @@ describe("the usage report tells one story", () => {
       for (const nowMs of [t0 + RANGE_MS, t0 + 40 * DAY_MS]) {
         const report = await reportOf(t0, nowMs);
         expectOneStory(report);
+        expect(report.totals.handedBackGpuHours).toBeCloseTo(history.handedBack, 6);
         for (const userId of history.people) {
           const row = report.people.find((p) => p.userId === userId);
           // Booked hours are what the limits count, whatever the resolution.

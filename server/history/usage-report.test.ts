@@ -196,20 +196,20 @@ describe("usage report", () => {
   it("exports the tables as CSV, one row per person or host", async () => {
     const result = await report(T0 + 2 * HOUR_MS);
     const people = toCsv("people", result.people, result.hosts).trimEnd().split("\r\n");
-    expect(people[0]).toBe("person,username,booked_gpu_hours,used_gpu_hours,efficiency_pct,idle_booked_gpu_hours,gpus,simulated,used_without_booking_gpu_hours,unknown_booked_gpu_hours");
-    expect(people).toContain(`Usage Person,${username},3,2,66.67,1,2,no,0,0`);
-    expect(people).toContain("Not booked,,0,1,,0,1,no,2,0");
+    expect(people[0]).toBe("person,username,booked_gpu_hours,used_gpu_hours,efficiency_pct,idle_booked_gpu_hours,gpus,simulated,used_without_booking_gpu_hours,unknown_booked_gpu_hours,handed_back_gpu_hours");
+    expect(people).toContain(`Usage Person,${username},3,2,66.67,1,2,no,0,0,0`);
+    expect(people).toContain("Not booked,,0,1,,0,1,no,2,0,0");
     const hosts = toCsv("hosts", result.people, result.hosts).trimEnd().split("\r\n");
     expect(hosts).toHaveLength(3);
-    expect(hosts[1]).toBe(`${hostA},2,3,2,66.67,3,1,3,0`);
+    expect(hosts[1]).toBe(`${hostA},2,3,2,66.67,3,1,3,0,0`);
   });
 
   it("quotes CSV fields and defuses spreadsheet formulas", () => {
     const csv = toCsv(
       "people",
-      [{ userId: "x", label: '=HYPERLINK("x"), evil', username: "a,b", simulated: false, bookedGpuHours: 1, usedGpuHours: 0.5, idleBookedGpuHours: 0, unknownGpuHours: 0, efficiencyPct: 50, gpus: 1 }],
+      [{ userId: "x", label: '=HYPERLINK("x"), evil', username: "a,b", simulated: false, bookedGpuHours: 1, usedGpuHours: 0.5, idleBookedGpuHours: 0, unknownGpuHours: 0, efficiencyPct: 50, gpus: 1, handedBackGpuHours: 0.25, handedBackReleases: 1 }],
       [],
     );
-    expect(csv.split("\r\n")[1]).toBe(`"'=HYPERLINK(""x""), evil","a,b",1,0.5,50,0,1,no,,0`);
+    expect(csv.split("\r\n")[1]).toBe(`"'=HYPERLINK(""x""), evil","a,b",1,0.5,50,0,1,no,,0,0.25`);
   });
 });

@@ -16,6 +16,7 @@ import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/
 import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy, personHostKey } from "@/server/limits/booked-ranges";
 import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
+import { handedBackTimes } from "@/server/history/handed-back";
 import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
@@ -216,15 +217,16 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
  * The cells: booked GPU-hours per person and host from their bookings
  * through gpuHoursOf (what the limits count), up to now; the simulated
  * fleet's demo people (synthetic history without bookings) from the
- * minutes they held.
+ * minutes they held; what idle release handed back, by releases in the range.
  */
 async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: UsageCell[]; simulated: Set<string> }> {
   const { fromMs } = query.range;
   const untilMs = Math.min(query.range.toMs, query.nowMs);
   const holders = [...new Set(rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : [])))];
-  const [booked, simulatedUsers] = await Promise.all([
+  const [booked, simulatedUsers, handedBack] = await Promise.all([
     untilMs > fromMs ? bookedRangesBy(db(), "userHost", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId]) : new Map<string | null, GpuRange[]>(),
     holders.length > 0 ? db().user.findMany({ where: { id: { in: holders }, simulated: true }, select: { id: true } }) : [],
+    handedBackTimes(fromMs, query.range.toMs, query.userId),
   ]);
   const simulated = new Set([...simulatedUsers.map((user) => user.id), ...rows.flatMap((row) => (row.holder?.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : []))]);
   const held: HeldTime[] = rows.map((row) => ({
@@ -243,7 +245,7 @@ async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: 
     return simulated.has(holder) ? [] : [{ holder, host }];
   });
   const bookedHours = (holder: string, host: string) => (simulated.has(holder) ? null : gpuHoursOf(booked.get(personHostKey(holder, host)) ?? [], fromMs, untilMs));
-  return { cells: usageCells(held, bookedHours, bookedOnly), simulated };
+  return { cells: usageCells(held, bookedHours, bookedOnly, handedBack), simulated };
 }
 
 /**
@@ -282,6 +284,8 @@ const NOT_BOOKED: PersonUsage = {
   unknownGpuHours: 0,
   efficiencyPct: null,
   gpus: 0,
+  handedBackGpuHours: 0,
+  handedBackReleases: 0,
 };
 
 /**
@@ -315,6 +319,8 @@ async function peopleOf(cells: UsageCell[], simulatedIds: Set<string>): Promise<
         unknownGpuHours: sums.unknownGpuHours,
         efficiencyPct: sums.seenGpuHours > 0 ? (sums.usedGpuHours / sums.seenGpuHours) * 100 : null,
         gpus: sums.gpus.size,
+        handedBackGpuHours: sums.handedBackGpuHours,
+        handedBackReleases: sums.handedBackReleases,
       };
     })
     .sort((a, b) => (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || b.bookedGpuHours - a.bookedGpuHours || a.label.localeCompare(b.label));
@@ -354,12 +360,13 @@ async function hostsOf(rows: GpuTimeRow[], cells: UsageCell[]): Promise<HostUsag
         idleBookedGpuHours: booked?.idleBookedGpuHours ?? 0,
         unknownGpuHours: booked?.unknownGpuHours ?? 0,
         busyGpuHours: hours(sums.busy),
+        handedBackGpuHours: booked?.handedBackGpuHours ?? 0,
       };
     })
     .sort((a, b) => a.hostName.localeCompare(b.hostName));
 }
 
-/** The top cards: the hosts' readings, and the same cells the tables fold for booked, idle, unknown and use without a booking. */
+/** The top cards: the hosts' readings, and the same cells the tables fold for booked, idle, unknown, handed back and use without a booking. */
 function totalsOf(hosts: HostUsage[], people: PersonUsage[], cells: UsageCell[]): UsageTotals {
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const reported = sum(hosts.map((h) => h.reportedGpuHours));
@@ -376,5 +383,7 @@ function totalsOf(hosts: HostUsage[], people: PersonUsage[], cells: UsageCell[])
     unknownGpuHours: all?.unknownGpuHours ?? 0,
     seenBookedGpuHours: all?.seenGpuHours ?? 0,
     unbookedUsedGpuHours: sum(people.map((p) => p.usedWithoutBookingGpuHours ?? 0)),
+    handedBackGpuHours: all?.handedBackGpuHours ?? 0,
+    handedBackReleases: all?.handedBackReleases ?? 0,
   };
 }
