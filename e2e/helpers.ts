@@ -86,11 +86,20 @@ export interface TestUser {
   password: string;
 }
 
-/** Creates an account with the CLI, as an admin would on the server. */
-export function createUser(prefix: string, options: { admin?: boolean } = {}): TestUser {
+/**
+ * Creates an account with the CLI, as an admin would on the server; with
+ * `unixLogin`, the person whose processes on the hosts run as that login
+ * (taking over a demo person of the simulated fleet who has it).
+ */
+export function createUser(prefix: string, options: { admin?: boolean; name?: string; unixLogin?: string } = {}): TestUser {
   const username = `${prefix}${Date.now().toString(36)}${(counter += 1)}`.toLowerCase().replace(/[^a-z0-9_.]/g, "");
   const password = `pw-${username}-long-enough`;
-  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--password-stdin", ...(options.admin ? ["--admin"] : [])], {
+  const flags = [
+    ...(options.admin ? ["--admin"] : []),
+    ...(options.name ? ["--name", options.name] : []),
+    ...(options.unixLogin ? ["--unix-login", options.unixLogin, "--take-over-demo"] : []),
+  ];
+  const result = spawnSync(process.execPath, [cli, "user", "add", username, "--password-stdin", ...flags], {
     cwd: root,
     env: { ...process.env, GPUDESK_DATA_DIR: E2E_DATA_DIR },
     input: password,
