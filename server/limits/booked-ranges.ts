@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { gpuShareOf } from "@/lib/gpu-share";
 import type { GpuRange } from "@/server/limits/gpu-hours";
+import { accountingTeams } from "@/server/teams/booking-team";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 
@@ -26,15 +27,8 @@ export type BookingOwner = { userId: string; teamId?: string } | { teamId: strin
  */
 async function accountingMembers(client: Client, teamId: string): Promise<string[]> {
   const members = await client.teamMember.findMany({ where: { teamId }, select: { userId: true } });
-  if (members.length === 0) return [];
-  const memberships = await client.teamMember.findMany({
-    where: { userId: { in: members.map((member) => member.userId) } },
-    orderBy: [{ accounting: "desc" }, { createdAt: "asc" }],
-    select: { userId: true, teamId: true },
-  });
-  const first = new Map<string, string>();
-  for (const row of memberships) if (!first.has(row.userId)) first.set(row.userId, row.teamId);
-  return [...first].flatMap(([userId, team]) => (team === teamId ? [userId] : []));
+  const teamOf = await accountingTeams(client, members.map((member) => member.userId));
+  return [...teamOf].flatMap(([userId, team]) => (team === teamId ? [userId] : []));
 }
 
 /** The reservations that count for an owner: a team's named it, or named none and are its accounting members'. */
@@ -71,8 +65,9 @@ export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: 
 }
 
 /**
- * Every booked GPU range in [fromMs, toMs), grouped by the booking's team
- * (null: bookings that name none; for the queue's fair share), by its
+ * Every booked GPU range in [fromMs, toMs), grouped by the team it counts
+ * for (`countsForTeam`: the team it named, else its person's accounting
+ * team, as for the limits; null: neither; the queue's fair share), by its
  * person, its host or both (`personHostKey`: the usage report's booked
  * GPU-hours); `userIds`
  * narrows to those people, `realPeopleOnly` leaves out the simulated
@@ -80,7 +75,7 @@ export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: 
  */
 export async function bookedRangesBy(
   client: Client,
-  key: "teamId" | "userId" | "hostId" | "userHost",
+  key: "countsForTeam" | "userId" | "hostId" | "userHost",
   fromMs: number,
   toMs: number,
   userIds?: readonly string[],
@@ -91,10 +86,17 @@ export async function bookedRangesBy(
     where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds || realPeopleOnly ? { reservation } : {}) },
     select: { startsAt: true, endsAt: true, gpu: { select: shareSelect }, reservation: { select: { teamId: true, userId: true, hostId: true } } },
   });
+  const accounting =
+    key === "countsForTeam" ? await accountingTeams(client, rows.flatMap((row) => (row.reservation.teamId === null ? [row.reservation.userId] : []))) : new Map<string, string>();
+  const groupOf = (reservation: { teamId: string | null; userId: string; hostId: string }): string | null => {
+    if (key === "userHost") return personHostKey(reservation.userId, reservation.hostId);
+    if (key === "countsForTeam") return reservation.teamId ?? accounting.get(reservation.userId) ?? null;
+    return reservation[key];
+  };
   const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {
     if (row.endsAt <= row.startsAt) continue;
-    const group = key === "userHost" ? personHostKey(row.reservation.userId, row.reservation.hostId) : row.reservation[key];
+    const group = groupOf(row.reservation);
     const list = byKey.get(group) ?? [];
     list.push({ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: gpuShareOf(row.gpu) });
     byKey.set(group, list);

@@ -8,7 +8,7 @@ import { waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/reservations/actor";
 import { busyRanges } from "@/server/reservations/occupancy";
 import { liveGpuSource } from "@/server/reservations/live-source";
-import { estimateStarts } from "@/server/waitlist/estimate-starts";
+import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 
@@ -99,12 +99,25 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
   const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
-  const entries = rows.map((row) => ({ id: row.id, hostName: row.hostName, count: row.gpuCount, durationMinutes: row.durationMinutes }));
+  const [holding, people] = await Promise.all([holdersNow(nowMs), holders(rows.map((row) => row.userId))]);
+  const acceptedBy = new Map(rows.map((row) => [row.id, hosts.filter((host) => row.hostName === null || host.name === row.hostName)]));
+  const limitsOf = new Map<string, Awaited<ReturnType<typeof limitsFor>>>();
+  for (const row of rows) limitsOf.set(row.id, await limitsFor(row, people.get(row.userId), acceptedBy.get(row.id)!, nowMs));
+  // A request a limit holds is passed over by the grant: the plan gives it GPUs only from when the limit leaves room.
+  const entries: EstimateEntry[] = rows.map((row) => {
+    const refusal = limitsOf.get(row.id)!.refusal;
+    return {
+      id: row.id,
+      hostName: row.hostName,
+      count: row.gpuCount,
+      durationMinutes: row.durationMinutes,
+      ...(refusal ? { limitFreesAtMs: refusal.freesAt === null ? null : Date.parse(refusal.freesAt) } : {}),
+    };
+  });
   const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) }));
   const byBookings = estimateStarts(entries, estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS);
   const untilUnbookedEnds = busy.concat(unbooked.map((gpu) => ({ gpuId: gpu.gpuId, startMs: nowMs, endMs: Number.MAX_SAFE_INTEGER })));
   const held = unbooked.length > 0 ? estimateStarts(entries, estimateHosts, untilUnbookedEnds, nowMs, ESTIMATE_HORIZON_MS) : byBookings;
-  const [holding, people] = await Promise.all([holdersNow(nowMs), holders(rows.map((row) => row.userId))]);
   const estimates = new Map<string, Estimate>();
   for (const [at, { row }] of ranked.entries()) {
     const entry = entries[at]!;
@@ -114,9 +127,9 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
     const work = heldBack ? unbookedWorkFor(row.hostName, unbooked) : null;
     // Alone in the queue it would start this early: a later plan is the doing of a request ahead.
     const alone = estimateStarts([entry], estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS).get(row.id) ?? null;
-    const ahead = plain !== null && alone !== null && plain > alone ? requestAhead(ranked, at, people) : null;
-    const accepted = hosts.filter((host) => row.hostName === null || host.name === row.hostName);
-    const limits = await limitsFor(row, people.get(row.userId), accepted, nowMs);
+    const ahead = plain !== null && alone !== null && plain > alone ? requestAhead(ranked, at, people, (other) => limitsOf.get(other.id)!.refusal === null) : null;
+    const accepted = acceptedBy.get(row.id)!;
+    const limits = limitsOf.get(row.id)!;
     const { reason, estimatedStartMs } = waitingBecause({
       nowMs,
       limit: limits.refusal,
@@ -133,12 +146,13 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
 
 type RankedRow = { row: Row; reason: string; teamName: string | null };
 
-/** The nearest request ahead that competes for the same GPUs (same host, or either accepts any). */
-function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Holder>): { position: number; person: string; team: string | null } | null {
+/** The nearest request ahead that competes for the same GPUs (same host, or either accepts any) and that the grant would serve now (`competes`). */
+function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Holder>, competes: (row: Row) => boolean): { position: number; person: string; team: string | null } | null {
   const row = ranked[at]!.row;
   for (let i = at - 1; i >= 0; i--) {
     const other = ranked[i]!;
     if (row.hostName !== null && other.row.hostName !== null && other.row.hostName !== row.hostName) continue;
+    if (!competes(other.row)) continue;
     const person = people.get(other.row.userId);
     return { position: i + 1, person: person ? person.name || person.username : other.row.userId, team: other.teamName };
   }
