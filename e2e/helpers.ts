@@ -125,14 +125,25 @@ async function apiCall<T>(method: string, url: string, init: { token?: string; c
   return (text ? JSON.parse(text) : null) as T;
 }
 
-/** Creates an account through the API, as an admin would in /admin/users. */
-export async function createUser(prefix: string, options: { admin?: boolean; unixLogin?: string; takeOverDemo?: boolean } = {}): Promise<TestUser> {
+/**
+ * Creates an account through the API, as an admin would in /admin/users;
+ * with `unixLogin`, the person whose processes on the hosts run as that
+ * login (taking over a demo person of the simulated fleet who has it).
+ */
+export async function createUser(prefix: string, options: { admin?: boolean; name?: string; unixLogin?: string; takeOverDemo?: boolean } = {}): Promise<TestUser> {
   const username = `${prefix}${Date.now().toString(36)}${WORKER}${(counter += 1)}`.toLowerCase().replace(/[^a-z0-9_.]/g, "");
   const password = `pw-${username}-long-enough`;
   const { token } = await bootstrapAdmin();
   await apiCall("POST", "/api/v1/users", {
     token,
-    body: { username, password, role: options.admin ? "admin" : "member", unixLogin: options.unixLogin, takeOverDemo: options.takeOverDemo },
+    body: {
+      username,
+      password,
+      name: options.name,
+      role: options.admin ? "admin" : "member",
+      unixLogin: options.unixLogin,
+      takeOverDemo: options.takeOverDemo ?? options.unixLogin !== undefined,
+    },
   });
   return { username, password };
 }

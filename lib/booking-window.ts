@@ -39,3 +39,22 @@ export function formatDurationMinutes(minutes: number): string {
   const parts = [days ? `${days} d` : "", hours ? `${hours} h` : "", rest ? `${rest} min` : ""].filter(Boolean);
   return parts.join(" ");
 }
+
+const DAY_MS = 24 * 3600_000;
+
+/** The booking rules on times (the policy's longest booking and how far ahead). */
+export interface TimeRules {
+  maxDurationMinutes: number;
+  maxAdvanceDays: number;
+}
+
+/**
+ * Why the policy refuses a booking over [startMs, endMs) made at `nowMs`
+ * (with the field to show it by), or null: the one rule that the booking
+ * transaction enforces and the weekly series' form previews before submit.
+ */
+export function policyTimeRefusal(rules: TimeRules, startMs: number, endMs: number, nowMs: number): { field: "duration" | "startsAt"; message: string } | null {
+  if ((endMs - startMs) / 60_000 > rules.maxDurationMinutes) return { field: "duration", message: `A booking lasts at most ${formatDurationMinutes(rules.maxDurationMinutes)}` };
+  if (startMs > nowMs + rules.maxAdvanceDays * DAY_MS) return { field: "startsAt", message: `You can book at most ${rules.maxAdvanceDays} days ahead` };
+  return null;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recurringRequestSchema, weeklyStarts, zonedInstant } from "@/lib/recurrence";
+import { previewSeries, recurringRequestSchema, weeklyStarts, zonedInstant } from "@/lib/recurrence";
 
 describe("weekly occurrences", () => {
   it("books every weekday at the same wall-clock time, for the weeks asked", () => {
@@ -39,5 +39,24 @@ describe("weekly occurrences", () => {
     expect(recurringRequestSchema.safeParse({ booking, weekdays: [1], weeks: 13, timeZone: "UTC" }).success).toBe(false);
     expect(recurringRequestSchema.safeParse({ booking, weekdays: [], weeks: 2, timeZone: "UTC" }).success).toBe(false);
     expect(recurringRequestSchema.safeParse({ booking, weekdays: [1], weeks: 2, timeZone: "Mars/Olympus" }).success).toBe(false);
+  });
+});
+
+describe("a weekly series previewed against the policy", () => {
+  it("lists, before submit, the days the advance limit would refuse (12 weeks offered, 30 days allowed)", () => {
+    const nowMs = Date.parse("2026-12-07T08:00:00Z");
+    const days = previewSeries(Date.parse("2026-12-07T09:00:00Z"), 3600_000, [1, 3, 5], 12, "UTC", { maxDurationMinutes: 24 * 60, maxAdvanceDays: 30 }, nowMs);
+    expect(days).toHaveLength(36);
+    const refused = days.filter((day) => day.refusal !== null);
+    // Mondays, Wednesdays and Fridays after 6 January 09:00 UTC lie beyond 30 days.
+    expect(new Date(refused[0]!.startMs).toISOString()).toBe("2027-01-06T09:00:00.000Z");
+    expect(refused.length).toBe(36 - 13);
+    expect(refused[0]!.refusal).toBe("You can book at most 30 days ahead");
+    expect(days.filter((day) => day.startMs <= nowMs + 30 * 24 * 3600_000).every((day) => day.refusal === null)).toBe(true);
+  });
+
+  it("refuses every day of a series longer than the longest booking", () => {
+    const days = previewSeries(Date.parse("2026-12-07T09:00:00Z"), 5 * 3600_000, [1], 2, "UTC", { maxDurationMinutes: 240, maxAdvanceDays: 30 }, Date.parse("2026-12-07T08:00:00Z"));
+    expect(days.map((day) => day.refusal)).toEqual(["A booking lasts at most 4 h", "A booking lasts at most 4 h"]);
   });
 });

@@ -1,3 +1,4 @@
+import { policyTimeRefusal, type TimeRules } from "@/lib/booking-window";
 import * as z from "zod";
 import { reservationRequestSchema } from "@/lib/reservation-schema";
 
@@ -88,4 +89,20 @@ export function weeklyStarts(firstStartMs: number, weekdays: readonly number[], 
     starts.push(zonedInstant(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), first.hour, first.minute, timeZone));
   }
   return starts;
+}
+
+/** One day of a weekly series as the form previews it: when, and why the policy would refuse it (null: it would not). */
+export interface SeriesDay {
+  startMs: number;
+  refusal: string | null;
+}
+
+/**
+ * The series' days before submit, each checked against the policy's time
+ * rules (policyTimeRefusal, the rule the booking transaction applies to each
+ * occurrence), so that the form lists what would be refused and why.
+ * Overlaps and limits are judged at submit, when the bookings are made.
+ */
+export function previewSeries(firstStartMs: number, durationMs: number, weekdays: readonly number[], weeks: number, timeZone: string, rules: TimeRules, nowMs: number): SeriesDay[] {
+  return weeklyStarts(firstStartMs, weekdays, weeks, timeZone).map((startMs) => ({ startMs, refusal: policyTimeRefusal(rules, startMs, startMs + durationMs, nowMs)?.message ?? null }));
 }

@@ -50,3 +50,20 @@ describe("the change and policy schemas", () => {
     expect(policySchema.safeParse({ maxDurationMinutes: 5, maxGpusPerUser: 0, maxAdvanceDays: -1 }).success).toBe(false);
   });
 });
+
+describe("the policy schema", () => {
+  const base = { maxDurationMinutes: 480, maxGpusPerUser: 4, maxAdvanceDays: 30 };
+  it("refuses an idle warning as long as or longer than the idle time before release, at the warning's field", () => {
+    const result = policySchema.safeParse({ ...base, idleReleaseAfterMinutes: 6, idleWarningMinutes: 10 });
+    expect(result.success).toBe(false);
+    expect(issuesToFields(result.error!)).toEqual({
+      idleWarningMinutes: "The warning comes before the release: make it shorter than the 6 idle minutes after which a booking is released",
+    });
+    expect(policySchema.safeParse({ ...base, idleReleaseAfterMinutes: 6, idleWarningMinutes: 6 }).success).toBe(false);
+  });
+
+  it("accepts a shorter warning, and any warning while release is off", () => {
+    expect(policySchema.safeParse({ ...base, idleReleaseAfterMinutes: 60, idleWarningMinutes: 10 }).success).toBe(true);
+    expect(policySchema.safeParse({ ...base, idleReleaseAfterMinutes: 0, idleWarningMinutes: 10 }).success).toBe(true);
+  });
+});

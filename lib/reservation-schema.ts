@@ -145,9 +145,23 @@ export const policySchema = z.strictObject({
   idleBelowPct: z.int("Enter a whole percentage").min(1, "At least 1 %").max(100, "At most 100 %").optional(),
   idleKeepsPerBooking: z.int("Enter a whole number").min(0, "0 or more").max(1000, "At most 1000").optional(),
   idleReportOnly: z.boolean().optional(),
+}).superRefine((policy, context) => {
+  const conflict = idleTimesConflict(policy.idleReleaseAfterMinutes, policy.idleWarningMinutes);
+  if (conflict) context.addIssue({ code: "custom", path: ["idleWarningMinutes"], message: conflict });
 });
 
 export type PolicyInput = z.infer<typeof policySchema>;
+
+/**
+ * Why idle release's times contradict each other, or null: the warning comes
+ * that long before the release, so it must be shorter than the idle time
+ * after which the release comes (0: release off, nothing to contradict).
+ */
+export function idleTimesConflict(releaseAfterMinutes: number | undefined, warningMinutes: number | undefined): string | null {
+  if (releaseAfterMinutes === undefined || warningMinutes === undefined || releaseAfterMinutes === 0) return null;
+  if (warningMinutes < releaseAfterMinutes) return null;
+  return `The warning comes before the release: make it shorter than the ${releaseAfterMinutes} idle minutes after which a booking is released`;
+}
 
 /** A reservation id in a URL; anything else is not one of ours. */
 export const reservationIdSchema = z.string().min(1).max(64, "Not a reservation id");

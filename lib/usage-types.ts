@@ -67,9 +67,11 @@ export interface PersonUsage {
   bookedGpuHours: number;
   /** Utilization-weighted GPU-hours during those bookings (100 % for an hour = 1). */
   usedGpuHours: number;
-  /** Booked GPU-hours below IDLE_UTIL_PCT utilization. */
+  /** Booked GPU-hours below IDLE_UTIL_PCT utilization (never more than the booked hours with readings). */
   idleBookedGpuHours: number;
-  /** usedGpuHours / bookedGpuHours in %, null without bookings. */
+  /** Booked GPU-hours without readings (before the server or the host's agent first reported, or a gap): unknown, not idle. */
+  unknownGpuHours: number;
+  /** usedGpuHours over the booked GPU-hours with readings, in %; null without any. */
   efficiencyPct: number | null;
   gpus: number;
   /**
@@ -77,6 +79,9 @@ export interface PersonUsage {
    * (busy time, not utilization-weighted): who squats. Absent where not computed.
    */
   usedWithoutBookingGpuHours?: number;
+  /** GPU-hours idle release handed back of their bookings (from each release to the end the booking had), by releases in the range. */
+  handedBackGpuHours: number;
+  handedBackReleases: number;
 }
 
 export interface HostUsage {
@@ -89,8 +94,12 @@ export interface HostUsage {
   meanUtilPct: number | null;
   bookedGpuHours: number;
   idleBookedGpuHours: number;
+  /** Booked GPU-hours on this host without readings. */
+  unknownGpuHours: number;
   /** GPU-hours with at least one process. */
   busyGpuHours: number;
+  /** GPU-hours idle release handed back of bookings on this host. */
+  handedBackGpuHours: number;
 }
 
 export interface UsageTotals {
@@ -100,8 +109,15 @@ export interface UsageTotals {
   bookedGpuHours: number;
   usedWhileBookedGpuHours: number;
   idleBookedGpuHours: number;
-  /** Utilization-weighted GPU-hours on GPUs nobody had booked. */
+  /** Booked GPU-hours without readings: unknown, not idle. */
+  unknownGpuHours: number;
+  /** Booked GPU-hours with readings: what idle and used-while-booked are shares of. */
+  seenBookedGpuHours: number;
+  /** Busy GPU-hours on GPUs nobody had booked: the people table's "use without a booking" column summed. */
   unbookedUsedGpuHours: number;
+  /** The people table's handed-back column summed: the "handed back by idle release" card. */
+  handedBackGpuHours: number;
+  handedBackReleases: number;
 }
 
 export interface UsageReport {

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, PURPOSE_MAX } from "@/lib/reservation-schema";
+import type { QuotaRefusal } from "@/lib/team-schema";
 
 /** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */
 export const waitRequestSchema = z.strictObject({
@@ -32,6 +33,60 @@ export function describeUnbookedWork(work: UnbookedWork): string {
   return `waits for work without a booking to end (${who}${where})`;
 }
 
+/**
+ * Why a waiting request is not granted now, first cause first: no host can
+ * ever hold it, a limit (the team's or the person's own), GPUs in use
+ * without a booking, a request ahead in fair-share order, or bookings that
+ * hold the GPUs. `message` says it in one sentence (times in UTC), the same
+ * on the queue page, in the API and in `gpudesk reserve --wait`.
+ */
+export type WaitReason = { message: string } & (
+  | ({ kind: "limit" } & QuotaRefusal)
+  | { kind: "no_host"; hosts: { host: string; why: string }[] }
+  | { kind: "unbooked_use"; gpus: { hostName: string; index: number }[]; people: string[]; since: string | null }
+  | { kind: "queue"; ahead: { position: number; person: string; team: string | null } }
+  | { kind: "held"; holders: { person: string; hostName: string; gpuIndex: number; until: string }[] }
+);
+
+/** "2026-11-30 10:45 UTC": one spelling for the reasons' times, whoever reads them. */
+export const utcMinute = (iso: string | number) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+const LIMIT_WORDS: Record<QuotaRefusal["limit"], (refusal: QuotaRefusal) => string> = {
+  maxGpus: (q) => `${q.used} of ${q.max} GPUs at once in use, this request asks for ${q.requested}`,
+  gpuHoursPer7Days: (q) => `${q.used} of ${q.max} GPU-hours in 7 days booked, this request adds ${q.requested}`,
+  maxBookingMinutes: (q) => `bookings last at most ${q.max} minutes`,
+  hosts: () => "the hosts it may book are not open now",
+};
+
+/** The sentence of a reason (without its message). */
+export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message">): string {
+  switch (reason.kind) {
+    case "limit": {
+      const whose = reason.scope === "team" ? `the team ${reason.subject}'s limit` : `${reason.subject}'s own limit`;
+      const when = reason.freesAt ? `; room from ${utcMinute(reason.freesAt)}` : "";
+      return `waits for ${whose}: ${LIMIT_WORDS[reason.limit](reason)}${when}`;
+    }
+    case "no_host":
+      return `no host can hold it: ${reason.hosts.map((host) => host.why).join("; ")}`;
+    case "unbooked_use": {
+      const since = reason.since ? ` since ${utcMinute(reason.since)}` : "";
+      return describeUnbookedWork(reason) + since;
+    }
+    case "queue":
+      return `waits behind ${reason.ahead.person}${reason.ahead.team ? ` (${reason.ahead.team})` : ""}, ${ordinal(reason.ahead.position)} in fair-share order`;
+    case "held":
+      return `GPUs held: ${reason.holders.map((held) => `${held.person} holds ${held.hostName} GPU ${held.gpuIndex} until ${utcMinute(held.until)}`).join("; ")}`;
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** "1st", "2nd", "11th": a place in the queue. */
+export function ordinal(n: number): string {
+  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
+  return `${n}${tail}`;
+}
+
 /** A waiting request as the API answers it. */
 export interface WaitlistView {
   id: string;
@@ -57,6 +112,8 @@ export interface WaitlistView {
    * then from bookings elsewhere, or null) and this says who runs there.
    */
   waitsForUnbookedWork: UnbookedWork | null;
+  /** Why it is not granted now (server/waitlist/waiting-because.ts); null when nothing holds it back (granted within a tick) or it no longer waits. */
+  waitingBecause: WaitReason | null;
   reservationId: string | null;
   grantedAt: string | null;
   expiresAt: string | null;

@@ -2,6 +2,7 @@ import { ZodError } from "zod";
 import { requirePageAdmin, requirePageUser } from "@/server/auth/session";
 import { loadUsageReport, parseUsageParams } from "@/server/history/usage-service";
 import { UsageDashboard } from "@/components/usage/usage-dashboard";
+import { HandedBackCard } from "@/components/idle-release/handed-back-card";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -24,5 +25,12 @@ export async function UsageSection({ searchParams, basePath, fleet }: { searchPa
     params = parseUsageParams({}, now);
   }
   const report = await loadUsageReport(viewer, { ...params, scope: fleet ? "all" : "self" }, now);
-  return <UsageDashboard report={report} basePath={basePath} notice={notice} />;
+  return (
+    <>
+      <UsageDashboard report={report} basePath={basePath} notice={notice} />
+      <div className="mt-6">
+        <HandedBackCard totals={report.totals} people={report.people} />
+      </div>
+    </>
+  );
 }

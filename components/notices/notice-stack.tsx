@@ -22,6 +22,8 @@ export interface StackedNotice {
   testId: string;
   body: ReactNode;
   onDismiss: () => void;
+  /** Its own tone where one stack holds notices of two kinds (a grant above a waiting request). */
+  tone?: keyof typeof TONES;
 }
 
 /**
@@ -31,21 +33,23 @@ export interface StackedNotice {
  */
 export function NoticeStack({ notices, tone, at, wide = false }: { notices: StackedNotice[]; tone: keyof typeof TONES; at: "top" | "bottom"; wide?: boolean }) {
   if (notices.length === 0) return null;
-  const { frame, hover } = TONES[tone];
   // Into the body: the header's backdrop blur would make it the frame of a fixed element.
   return createPortal(
     <div className={`pointer-events-none fixed inset-x-0 z-40 flex flex-col items-center gap-2 px-4 ${at === "top" ? "top-16" : "bottom-4"}`}>
-      {notices.map((notice) => (
-        <div
-          key={notice.key}
-          role="status"
-          data-testid={notice.testId}
-          className={`pointer-events-auto flex items-start gap-3 rounded-lg border px-4 py-3 text-sm shadow-lg ${wide ? "max-w-xl" : "max-w-md"} ${frame}`}
-        >
-          {notice.body}
-          <DismissButton onClick={notice.onDismiss} hoverClass={hover} />
-        </div>
-      ))}
+      {notices.map((notice) => {
+        const { frame, hover } = TONES[notice.tone ?? tone];
+        return (
+          <div
+            key={notice.key}
+            role="status"
+            data-testid={notice.testId}
+            className={`pointer-events-auto flex items-start gap-3 rounded-lg border px-4 py-3 text-sm shadow-lg ${wide ? "max-w-xl" : "max-w-md"} ${frame}`}
+          >
+            {notice.body}
+            <DismissButton onClick={notice.onDismiss} hoverClass={hover} />
+          </div>
+        );
+      })}
     </div>,
     document.body,
   );

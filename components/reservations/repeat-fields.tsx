@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useId } from "react";
-import { MAX_WEEKS, WEEKDAY_NAMES } from "@/lib/recurrence";
+import { MAX_WEEKS, type SeriesDay, WEEKDAY_NAMES } from "@/lib/recurrence";
 import type { ReservationView } from "@/lib/reservation-types";
 import { controlClass } from "@/components/forms/field";
 import { When } from "@/components/reservations/when";
@@ -20,7 +20,8 @@ export const NO_REPEAT: Repeat = { on: false, weekdays: [1, 2, 3, 4, 5], weeks: 
 const ORDER = [1, 2, 3, 4, 5, 6, 0];
 
 /** "Repeat weekly on Mon–Fri for N weeks": each day of the series is booked and checked on its own. */
-export function RepeatFields({ repeat, onChange }: { repeat: Repeat; onChange: (repeat: Repeat) => void }) {
+export function RepeatFields({ repeat, onChange, preview, nowMs, maxAdvanceDays }: { repeat: Repeat; onChange: (repeat: Repeat) => void; preview: SeriesDay[] | null; nowMs: number; maxAdvanceDays: number }) {
+  const refused = preview?.filter((day) => day.refusal !== null) ?? [];
   const id = useId();
   const toggleDay = (day: number) =>
     onChange({ ...repeat, weekdays: repeat.weekdays.includes(day) ? repeat.weekdays.filter((entry) => entry !== day) : [...repeat.weekdays, day] });
@@ -54,6 +55,24 @@ export function RepeatFields({ repeat, onChange }: { repeat: Repeat; onChange: (
             />
             <span>weeks (at most {MAX_WEEKS}), at the same time of day as the first.</span>
           </div>
+          {repeat.weeks * 7 > maxAdvanceDays && (
+            <p className="text-sm text-slate-600 dark:text-slate-400">Bookings can be made at most {maxAdvanceDays} days ahead: later days of the series are refused.</p>
+          )}
+          {preview && refused.length > 0 && (
+            <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950/40" data-testid="series-preview">
+              <p className="font-medium">
+                {refused.length} of {preview.length} days would be refused; the others would be booked:
+              </p>
+              <ul aria-label="Would be refused" className="mt-1 space-y-0.5">
+                {refused.slice(0, 8).map((day) => (
+                  <li key={day.startMs} data-testid="series-would-refuse">
+                    <When iso={new Date(day.startMs).toISOString()} nowMs={nowMs} />: {day.refusal}
+                  </li>
+                ))}
+                {refused.length > 8 && <li>and {refused.length - 8} more for the same reasons</li>}
+              </ul>
+            </div>
+          )}
         </div>
       )}
     </fieldset>

@@ -1,5 +1,7 @@
 "use client";
 
+import { previewSeries } from "@/lib/recurrence";
+import { WaitReasonText } from "@/components/waitlist/wait-reason";
 import Link from "next/link";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
@@ -90,6 +92,11 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
   const window = serverNow ? windowOf(values, serverNow) : null;
+  // The series' days the policy would refuse, listed before submit (the rule each occurrence meets when booked).
+  const seriesPreview =
+    repeat.on && window
+      ? previewSeries(window.startMs, window.endMs - window.startMs, repeat.weekdays, repeat.weeks, Intl.DateTimeFormat().resolvedOptions().timeZone, policy, serverNow)
+      : null;
   // Only "any N GPUs, now" can wait: a time later on is booked or refused as it is.
   const canQueue = values.mode === "count" && values.startMode === "now";
   // Picked GPUs on which someone else's work runs now: warned about before the person submits.
@@ -293,7 +300,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       <section className={card} aria-label="When">
         <TimeFields values={values} errors={errors} onChange={change} window={window} nowMs={serverNow} maxDurationMinutes={policy.maxDurationMinutes} />
         <div className="mt-4 border-t border-slate-100 pt-4 dark:border-slate-800">
-          <RepeatFields repeat={repeat} onChange={setRepeat} />
+          <RepeatFields repeat={repeat} onChange={setRepeat} preview={seriesPreview} nowMs={serverNow} maxAdvanceDays={policy.maxAdvanceDays} />
         </div>
       </section>
 
@@ -368,6 +375,7 @@ function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
         )}{" "}
         The booking is made for you as soon as GPUs free up, and you are told here at once.
       </p>
+      {entry.waitingBecause && <WaitReasonText reason={entry.waitingBecause} />}
       <div className="flex flex-wrap gap-2">
         <Link href="/queue" className={buttonClass("primary")}>
           See the queue

@@ -74,8 +74,11 @@ export function UsageDashboard({ report, basePath, notice }: UsageDashboardProps
   const navigate = (changes: { range?: RangeChange; by?: UsageGroupBy }) =>
     startTransition(() => router.push(`${basePath}?${query(changes)}`, { scroll: false }));
   const exportHref = (table: "people" | "hosts") => `/api/v1/usage/export?${rangeSearch(range)}&table=${table}${self ? "&scope=self" : ""}`;
-  const bookedShare = totals.bookedGpuHours > 0 ? (totals.usedWhileBookedGpuHours / totals.bookedGpuHours) * 100 : null;
-  const idleShare = totals.bookedGpuHours > 0 ? (totals.idleBookedGpuHours / totals.bookedGpuHours) * 100 : null;
+  // Shares of the booked time with readings: hours nobody reported on are unknown, not idle (server/history/usage-cells.ts).
+  const seen = totals.seenBookedGpuHours;
+  const bookedShare = seen > 0 ? (totals.usedWhileBookedGpuHours / seen) * 100 : null;
+  const idleShare = seen > 0 ? (totals.idleBookedGpuHours / seen) * 100 : null;
+  const unknown = totals.unknownGpuHours >= 0.05 ? `; ${formatGpuHours(totals.unknownGpuHours)} GPU-h without readings` : "";
 
   return (
     <div className={`space-y-6 transition-opacity ${pending ? "opacity-60" : ""}`} aria-busy={pending}>
@@ -106,13 +109,13 @@ export function UsageDashboard({ report, basePath, notice }: UsageDashboardProps
           detail={`over ${formatGpuHours(totals.reportedGpuHours)} GPU-h with readings`}
         />
         <Stat label="GPU-hours used" value={formatGpuHours(totals.usedGpuHours)} detail="utilization-weighted" />
-        <Stat label="GPU-hours booked" value={formatGpuHours(totals.bookedGpuHours)} detail={bookedShare === null ? "no bookings" : `${formatPct(bookedShare)} of it used`} />
+        <Stat label="GPU-hours booked" value={formatGpuHours(totals.bookedGpuHours)} detail={bookedShare === null ? (totals.bookedGpuHours > 0 ? `no readings yet${unknown}` : "no bookings") : `${formatPct(bookedShare)} of it used${unknown}`} />
         <Stat
           label="Idle while booked"
           value={`${formatGpuHours(totals.idleBookedGpuHours)} GPU-h`}
-          detail={idleShare === null ? `below ${IDLE_UTIL_PCT}% utilization` : `${formatPct(idleShare)} of booked time below ${IDLE_UTIL_PCT}%`}
+          detail={idleShare === null ? `below ${IDLE_UTIL_PCT}% utilization` : `${formatPct(idleShare)} of booked time with readings below ${IDLE_UTIL_PCT}%`}
         />
-        {!self && <Stat label="Used without a booking" value={`${formatGpuHours(totals.unbookedUsedGpuHours)} GPU-h`} detail="work on GPUs nobody had booked" />}
+        {!self && <Stat label="Used without a booking" value={`${formatGpuHours(totals.unbookedUsedGpuHours)} GPU-h`} detail="time with processes on GPUs nobody had booked" />}
       </dl>
 
       <Card

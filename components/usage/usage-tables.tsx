@@ -129,6 +129,7 @@ const PEOPLE_COLUMNS: Column<PersonUsage>[] = [
   hoursColumn("used", "Used GPU-h", (p) => p.usedGpuHours),
   { key: "efficiency", label: "Efficiency", numeric: true, value: (p) => p.efficiencyPct, format: (p) => formatPct(p.efficiencyPct) },
   hoursColumn("idle", "Idle booked GPU-h", (p) => p.idleBookedGpuHours),
+  hoursColumn("unknown", "Booked, no readings GPU-h", (p) => p.unknownGpuHours),
   { key: "gpus", label: "GPUs", numeric: true, value: (p) => p.gpus },
   hoursColumn("unbooked", "Use without a booking, GPU-h", (p) => p.usedWithoutBookingGpuHours ?? 0),
 ];
@@ -141,6 +142,7 @@ const HOST_COLUMNS: Column<HostUsage>[] = [
   hoursColumn("reported", "Reported GPU-h", (h) => h.reportedGpuHours),
   hoursColumn("booked", "Booked GPU-h", (h) => h.bookedGpuHours),
   hoursColumn("idle", "Idle booked GPU-h", (h) => h.idleBookedGpuHours),
+  hoursColumn("unknown", "Booked, no readings GPU-h", (h) => h.unknownGpuHours),
   hoursColumn("busy", "With processes GPU-h", (h) => h.busyGpuHours),
 ];
 

@@ -5,7 +5,8 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { formatDurationMinutes } from "@/lib/booking-window";
-import { describeUnbookedWork, type WaitlistView } from "@/lib/waitlist-schema";
+import type { WaitlistView } from "@/lib/waitlist-schema";
+import { WaitReasonText } from "@/components/waitlist/wait-reason";
 import { getLiveSocket } from "@/components/live/live-socket";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
@@ -116,20 +117,20 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                     <When iso={entry.createdAt} nowMs={serverNow} />
                   </td>
                   <td className={td}>
-                    {entry.waitsForUnbookedWork && (
-                      <p className="text-amber-800 dark:text-amber-300" data-testid="waits-for-unbooked">
-                        {describeUnbookedWork(entry.waitsForUnbookedWork).replace(/^waits/, "Waits")}
-                      </p>
+                    {entry.waitingBecause && (
+                      <div data-testid={entry.waitingBecause.kind === "unbooked_use" ? "waits-for-unbooked" : undefined}>
+                        <WaitReasonText reason={entry.waitingBecause} />
+                      </div>
                     )}
                     {entry.estimatedStartAt ? (
-                      Date.parse(entry.estimatedStartAt) <= serverNow ? (
+                      Date.parse(entry.estimatedStartAt) <= serverNow && !entry.waitingBecause ? (
                         <span className="font-medium text-emerald-700 dark:text-emerald-300">any moment</span>
                       ) : (
                         <span>
                           ~<When iso={entry.estimatedStartAt} nowMs={serverNow} />
                         </span>
                       )
-                    ) : entry.waitsForUnbookedWork ? null : (
+                    ) : entry.waitingBecause ? null : (
                       <span className="text-slate-500 dark:text-slate-400" title="Nothing the current bookings free up fits within a week">
                         not within a week
                       </span>

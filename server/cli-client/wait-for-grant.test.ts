@@ -25,4 +25,21 @@ describe("estimateNote", () => {
     expect(estimateNote({ estimatedStartAt: "2026-11-30T12:00:00.000Z", waitsForUnbookedWork: null })).toBe(", estimated start 2026-11-30 12:00Z");
     expect(estimateNote({ estimatedStartAt: null, waitsForUnbookedWork: null })).toBe("");
   });
+
+  it("says why the request waits in the server's sentence, with the estimate the reason allows", () => {
+    const waitingBecause = {
+      kind: "limit" as const,
+      limit: "maxGpus" as const,
+      scope: "team" as const,
+      subject: "vision",
+      used: 2,
+      max: 3,
+      requested: 2,
+      freesAt: "2026-11-30T12:00:00.000Z",
+      message: "waits for the team vision's limit: 2 of 3 GPUs at once in use, this request asks for 2; room from 2026-11-30 12:00 UTC",
+    };
+    expect(estimateNote({ estimatedStartAt: "2026-11-30T12:00:00.000Z", waitsForUnbookedWork: null, waitingBecause })).toBe(
+      ", waits for the team vision's limit: 2 of 3 GPUs at once in use, this request asks for 2; room from 2026-11-30 12:00 UTC, estimated start 2026-11-30 12:00Z",
+    );
+  });
 });

@@ -52,6 +52,7 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
   for (const signal of SIGNALS) process.on(signal, onSignal);
   try {
     let position = entry.position;
+    let lastNote = estimateNote(entry);
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       const now = await callApi<WaitlistView>(config, "GET", `/api/v1/waitlist/${encodeURIComponent(entry.id)}`);
@@ -60,9 +61,11 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
         return await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(now.reservationId)}`);
       }
       if (now.status !== "waiting") throw new UsageError(`The waiting request ${entry.id} ${now.status === "expired" ? "expired" : "was withdrawn"}`);
-      if (now.position !== position) {
+      const note = estimateNote(now);
+      if (now.position !== position || note !== lastNote) {
         position = now.position;
-        process.stderr.write(`gpudesk: position ${position}${estimateNote(now)}\n`);
+        lastNote = note;
+        process.stderr.write(`gpudesk: position ${position}${note}\n`);
       }
     }
   } finally {
@@ -83,12 +86,16 @@ export async function leaveQueue(config: ClientConfig, entryId: string): Promise
 }
 
 /**
- * ", estimated start 2026-12-01 14:05Z" from the queue's estimate; where
- * GPUs are in use without a booking, that it waits for that work (and who
- * runs it) instead of a time nobody can know; "" without either.
+ * ", waits for the team vision's limit: 2 of 3 GPUs at once in use, …;
+ * estimated start 2026-12-01 14:05Z": why the request waits (the server's
+ * one sentence for it, as /queue shows it) and the queue's estimate;
+ * a server older than the reason gives the unbooked work alone; "" with
+ * neither.
  */
-export function estimateNote(entry: Pick<WaitlistView, "estimatedStartAt" | "waitsForUnbookedWork">): string {
-  const unbooked = entry.waitsForUnbookedWork ? `, ${describeUnbookedWork(entry.waitsForUnbookedWork)}` : "";
+export function estimateNote(entry: Pick<WaitlistView, "estimatedStartAt" | "waitsForUnbookedWork"> & Partial<Pick<WaitlistView, "waitingBecause">>): string {
+  const why = entry.waitingBecause ? `, ${entry.waitingBecause.message}` : entry.waitsForUnbookedWork ? `, ${describeUnbookedWork(entry.waitsForUnbookedWork)}` : "";
+  // Unbooked work counts as never ending: a time beside it is an upper bound.
+  const unbooked = entry.waitingBecause ? entry.waitingBecause.kind === "unbooked_use" : entry.waitsForUnbookedWork !== null;
   const start = entry.estimatedStartAt ? `, estimated start ${formatTime(entry.estimatedStartAt)}${unbooked ? " at the latest" : ""}` : "";
-  return `${unbooked}${start}`;
+  return `${why}${start}`;
 }

@@ -20,12 +20,24 @@ export function csvLines(header: string[], rows: (string | number | null)[][]): 
 export function toCsv(table: UsageTable, people: PersonUsage[], hosts: HostUsage[]): string {
   if (table === "people") {
     return csvLines(
-      ["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated", "used_without_booking_gpu_hours"],
-      people.map((p) => [p.label, p.username, p.bookedGpuHours, p.usedGpuHours, p.efficiencyPct, p.idleBookedGpuHours, p.gpus, p.simulated ? "yes" : "no", p.usedWithoutBookingGpuHours ?? null]),
+      ["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated", "used_without_booking_gpu_hours", "unknown_booked_gpu_hours", "handed_back_gpu_hours"],
+      people.map((p) => [
+        p.label,
+        p.username,
+        p.bookedGpuHours,
+        p.usedGpuHours,
+        p.efficiencyPct,
+        p.idleBookedGpuHours,
+        p.gpus,
+        p.simulated ? "yes" : "no",
+        p.usedWithoutBookingGpuHours ?? null,
+        p.unknownGpuHours,
+        p.handedBackGpuHours,
+      ]),
     );
   }
   return csvLines(
-    ["host", "gpus", "reported_gpu_hours", "used_gpu_hours", "mean_util_pct", "booked_gpu_hours", "idle_booked_gpu_hours", "busy_gpu_hours"],
-    hosts.map((h) => [h.hostName, h.gpus, h.reportedGpuHours, h.usedGpuHours, h.meanUtilPct, h.bookedGpuHours, h.idleBookedGpuHours, h.busyGpuHours]),
+    ["host", "gpus", "reported_gpu_hours", "used_gpu_hours", "mean_util_pct", "booked_gpu_hours", "idle_booked_gpu_hours", "busy_gpu_hours", "unknown_booked_gpu_hours", "handed_back_gpu_hours"],
+    hosts.map((h) => [h.hostName, h.gpus, h.reportedGpuHours, h.usedGpuHours, h.meanUtilPct, h.bookedGpuHours, h.idleBookedGpuHours, h.busyGpuHours, h.unknownGpuHours, h.handedBackGpuHours]),
   );
 }

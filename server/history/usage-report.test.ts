@@ -145,7 +145,9 @@ describe("usage report", () => {
       expect(a.idleBookedGpuHours).toBeCloseTo(1, 8);
       expect(result.totals.usedGpuHours).toBeCloseTo(3, 8);
       expect(result.totals.meanUtilPct).toBeCloseTo(60, 8);
-      expect(result.totals.unbookedUsedGpuHours).toBeCloseTo(1, 8);
+      // Use without a booking is busy time (host B's GPU ran a process for 2 hours), the card and the table's column alike.
+      expect(result.totals.unbookedUsedGpuHours).toBeCloseTo(2, 8);
+      expect(unbooked.usedWithoutBookingGpuHours).toBeCloseTo(2, 8);
       expect(result.includesSimulated).toBe(false);
     });
   }
@@ -164,7 +166,9 @@ describe("usage report", () => {
 
     const result = await report(T0 + 2 * HOUR_MS);
     const person = result.people.find((p) => p.userId === quietId)!;
-    expect(person).toMatchObject({ label: "Quiet Person", usedGpuHours: 0, gpus: 0, efficiencyPct: 0 });
+    // No readings: its booked hours are unknown, not idle and not unused.
+    expect(person).toMatchObject({ label: "Quiet Person", usedGpuHours: 0, idleBookedGpuHours: 0, gpus: 0, efficiencyPct: null });
+    expect(person.unknownGpuHours).toBeCloseTo(1.5, 8);
     expect(person.bookedGpuHours).toBeCloseTo(gpuHoursOf(await bookedRanges(db(), { userId: quietId }, T0, T0 + 2 * HOUR_MS), T0, T0 + 2 * HOUR_MS), 8);
     expect(person.bookedGpuHours).toBeCloseTo(1.5, 8);
     // The hosts table counts the same bookings: the silent host is listed, and both tables sum to one figure.
@@ -192,20 +196,20 @@ describe("usage report", () => {
   it("exports the tables as CSV, one row per person or host", async () => {
     const result = await report(T0 + 2 * HOUR_MS);
     const people = toCsv("people", result.people, result.hosts).trimEnd().split("\r\n");
-    expect(people[0]).toBe("person,username,booked_gpu_hours,used_gpu_hours,efficiency_pct,idle_booked_gpu_hours,gpus,simulated,used_without_booking_gpu_hours");
-    expect(people).toContain(`Usage Person,${username},3,2,66.67,1,2,no,0`);
-    expect(people).toContain("Not booked,,0,1,,0,1,no,");
+    expect(people[0]).toBe("person,username,booked_gpu_hours,used_gpu_hours,efficiency_pct,idle_booked_gpu_hours,gpus,simulated,used_without_booking_gpu_hours,unknown_booked_gpu_hours,handed_back_gpu_hours");
+    expect(people).toContain(`Usage Person,${username},3,2,66.67,1,2,no,0,0,0`);
+    expect(people).toContain("Not booked,,0,1,,0,1,no,2,0,0");
     const hosts = toCsv("hosts", result.people, result.hosts).trimEnd().split("\r\n");
     expect(hosts).toHaveLength(3);
-    expect(hosts[1]).toBe(`${hostA},2,3,2,66.67,3,1,3`);
+    expect(hosts[1]).toBe(`${hostA},2,3,2,66.67,3,1,3,0,0`);
   });
 
   it("quotes CSV fields and defuses spreadsheet formulas", () => {
     const csv = toCsv(
       "people",
-      [{ userId: "x", label: '=HYPERLINK("x"), evil', username: "a,b", simulated: false, bookedGpuHours: 1, usedGpuHours: 0.5, idleBookedGpuHours: 0, efficiencyPct: 50, gpus: 1 }],
+      [{ userId: "x", label: '=HYPERLINK("x"), evil', username: "a,b", simulated: false, bookedGpuHours: 1, usedGpuHours: 0.5, idleBookedGpuHours: 0, unknownGpuHours: 0, efficiencyPct: 50, gpus: 1, handedBackGpuHours: 0.25, handedBackReleases: 1 }],
       [],
     );
-    expect(csv.split("\r\n")[1]).toBe(`"'=HYPERLINK(""x""), evil","a,b",1,0.5,50,0,1,no,`);
+    expect(csv.split("\r\n")[1]).toBe(`"'=HYPERLINK(""x""), evil","a,b",1,0.5,50,0,1,no,,0,0.25`);
   });
 });

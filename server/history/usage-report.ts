@@ -14,7 +14,9 @@ import {
 import { db } from "@/server/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
-import { bookedRangesBy } from "@/server/limits/booked-ranges";
+import { bookedRangesBy, personHostKey } from "@/server/limits/booked-ranges";
+import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
+import { handedBackTimes } from "@/server/history/handed-back";
 import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
@@ -65,7 +67,7 @@ export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
     heatmap,
     people: tables.people,
     hosts: tables.hosts,
-    totals: totalsOf(tables.hosts, tables.people),
+    totals: tables.totals,
   };
 }
 
@@ -190,11 +192,11 @@ async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
 
 /**
  * The people and host tables (also the CSV export): one query summing GPU
- * time per holder and GPU, folded here into per-person and per-host rows,
- * so that distinct GPU counts need no COUNT(DISTINCT) pass of their own.
+ * time per holder and GPU, turned into one cell per person and host
+ * (server/history/usage-cells.ts) that both tables and the totals fold.
  * Slices are weighed by their share of a GPU (`weighted`).
  */
-export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: HostUsage[]; simulated: boolean }> {
+export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: HostUsage[]; totals: UsageTotals; simulated: boolean }> {
   const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
   const t = tableSql(plan.table);
   const raw = await db().$queryRaw<GpuTimeRow[]>`
@@ -205,106 +207,133 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
     WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)} AND ${notWhileSliced(t)}
     GROUP BY 1, 2, 3`;
   const rows = await weighted(raw);
-  const [people, hosts, unbooked] = await Promise.all([peopleOf(rows, query), hostsOf(rows, query), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
-  return { people: withUnbookedUse(people, unbooked, query.userId), hosts, simulated: rows.some((row) => num(row.sim) > 0) };
+  const [cells, unbooked] = await Promise.all([cellsOf(rows, query), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
+  const [people, hosts] = await Promise.all([peopleOf(cells.cells, cells.simulated), hostsOf(rows, cells.cells)]);
+  const withUnbooked = withUnbookedUse(people, unbooked, query.userId);
+  return { people: withUnbooked, hosts, totals: totalsOf(hosts, withUnbooked, cells.cells), simulated: rows.some((row) => num(row.sim) > 0) };
+}
+
+/**
+ * The cells: booked GPU-hours per person and host from their bookings
+ * through gpuHoursOf (what the limits count), up to now; the simulated
+ * fleet's demo people (synthetic history without bookings) from the
+ * minutes they held; what idle release handed back, by releases in the range.
+ */
+async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: UsageCell[]; simulated: Set<string> }> {
+  const { fromMs } = query.range;
+  const untilMs = Math.min(query.range.toMs, query.nowMs);
+  const holders = [...new Set(rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : [])))];
+  const [booked, simulatedUsers, handedBack] = await Promise.all([
+    untilMs > fromMs ? bookedRangesBy(db(), "userHost", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId]) : new Map<string | null, GpuRange[]>(),
+    holders.length > 0 ? db().user.findMany({ where: { id: { in: holders }, simulated: true }, select: { id: true } }) : [],
+    handedBackTimes(fromMs, query.range.toMs, query.userId),
+  ]);
+  const simulated = new Set([...simulatedUsers.map((user) => user.id), ...rows.flatMap((row) => (row.holder?.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : []))]);
+  const held: HeldTime[] = rows.map((row) => ({
+    holder: row.holder,
+    host: row.host,
+    gpu: row.gpu,
+    minutes: num(row.minutes),
+    utilMinutes: num(row.used),
+    idleMinutes: num(row.idle),
+    busyMinutes: num(row.busy),
+  }));
+  const seen = new Set(held.flatMap((row) => (row.holder === null ? [] : [personHostKey(row.holder, row.host)])));
+  const bookedOnly = [...booked.keys()].flatMap((key) => {
+    if (key === null || seen.has(key)) return [];
+    const [holder, host] = key.split("\u0000") as [string, string];
+    return simulated.has(holder) ? [] : [{ holder, host }];
+  });
+  const bookedHours = (holder: string, host: string) => (simulated.has(holder) ? null : gpuHoursOf(booked.get(personHostKey(holder, host)) ?? [], fromMs, untilMs));
+  return { cells: usageCells(held, bookedHours, bookedOnly, handedBack), simulated };
 }
 
 /**
  * Each person's use without a booking (server/teams/unbooked-use.ts) as a
  * column of the people table, with a row of their own for people who only
- * used GPUs nobody had booked; a member's own page shows only theirs.
+ * used GPUs nobody had booked, and what nobody could be named for on the
+ * "Not booked" row, so that the column sums to the top card; a member's
+ * own page shows only theirs.
  */
 function withUnbookedUse(people: PersonUsage[], unbooked: UnbookedPersonUsage[], userId: string | undefined): PersonUsage[] {
   const byId = new Map(unbooked.filter((row) => row.userId !== null).map((row) => [row.userId as string, row]));
-  const rows = people.map((person) => (person.userId === null ? person : { ...person, usedWithoutBookingGpuHours: byId.get(person.userId)?.usedWithoutBookingGpuHours ?? 0 }));
+  const unnamed = unbooked.filter((row) => row.userId === null && row.login === null).reduce((sum, row) => sum + row.usedWithoutBookingGpuHours, 0);
+  const rows = people.map((person) =>
+    person.userId === null ? { ...person, usedWithoutBookingGpuHours: unnamed } : { ...person, usedWithoutBookingGpuHours: byId.get(person.userId)?.usedWithoutBookingGpuHours ?? 0 },
+  );
   const listed = new Set(people.map((person) => person.userId));
   const extra = unbooked
     .filter((row) => (userId === undefined ? !listed.has(row.userId) : row.userId === userId && !listed.has(userId)))
     .filter((row) => row.userId !== null || row.login !== null)
-    .map((row): PersonUsage => ({
-      userId: row.userId ?? `login:${row.login}`,
-      label: row.label,
-      username: row.login,
-      simulated: false,
-      bookedGpuHours: 0,
-      usedGpuHours: 0,
-      idleBookedGpuHours: 0,
-      efficiencyPct: null,
-      gpus: 0,
-      usedWithoutBookingGpuHours: row.usedWithoutBookingGpuHours,
-    }));
+    .map((row): PersonUsage => ({ ...NOT_BOOKED, userId: row.userId ?? `login:${row.login}`, label: row.label, username: row.login, usedWithoutBookingGpuHours: row.usedWithoutBookingGpuHours }));
   const notBooked = rows.filter((person) => person.userId === null);
+  if (notBooked.length === 0 && unnamed > 0 && userId === undefined) {
+    notBooked.push({ ...NOT_BOOKED, usedWithoutBookingGpuHours: unnamed });
+  }
   return [...rows.filter((person) => person.userId !== null), ...extra, ...notBooked];
 }
 
+const NOT_BOOKED: PersonUsage = {
+  userId: null,
+  label: "Not booked",
+  username: null,
+  simulated: false,
+  bookedGpuHours: 0,
+  usedGpuHours: 0,
+  idleBookedGpuHours: 0,
+  unknownGpuHours: 0,
+  efficiencyPct: null,
+  gpus: 0,
+  handedBackGpuHours: 0,
+  handedBackReleases: 0,
+};
+
 /**
- * The people table: GPU time per booking holder from the rollups (used,
- * idle, GPUs), and each account's booked GPU-hours from their bookings
- * through gpuHoursOf, the function the quotas and fair share count with,
- * so that the report and a refusal never disagree. The simulated fleet's
- * synthetic history has no bookings: its held minutes stand in for them.
+ * The people table: each person's cells summed. Efficiency is used over
+ * the booked time that was seen: hours without readings are unknown, not
+ * idle and not unused.
  */
-async function peopleOf(rows: GpuTimeRow[], query: UsageQuery): Promise<PersonUsage[]> {
-  const byHolder = new Map<string | null, { held: number; used: number; idle: number; gpus: Set<string> }>();
-  for (const row of rows) {
-    const sums = byHolder.get(row.holder) ?? { held: 0, used: 0, idle: 0, gpus: new Set<string>() };
-    sums.held += num(row.minutes);
-    sums.used += num(row.used);
-    sums.idle += num(row.idle);
-    sums.gpus.add(row.gpu);
-    byHolder.set(row.holder, sums);
-  }
-  const { fromMs } = query.range;
-  const untilMs = Math.min(query.range.toMs, query.nowMs);
-  const booked = untilMs > fromMs ? await bookedRangesBy(db(), "userId", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId]) : new Map<string | null, GpuRange[]>();
-  // People who booked in the range on GPUs that sent no readings still have their booked hours.
-  for (const id of booked.keys()) if (id !== null && !byHolder.has(id)) byHolder.set(id, { held: 0, used: 0, idle: 0, gpus: new Set<string>() });
+async function peopleOf(cells: UsageCell[], simulatedIds: Set<string>): Promise<PersonUsage[]> {
+  const byHolder = foldCells(cells, (cell) => cell.holder);
   const ids = [...byHolder.keys()].flatMap((id) => (id && !id.startsWith(SIMULATED_HOLDER_PREFIX) ? [id] : []));
   const users = await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true, simulated: true } });
   const byId = new Map(users.map((user) => [user.id, user]));
   return [...byHolder.entries()]
     .map(([holder, sums]): PersonUsage => {
-      const usedGpuHours = hours(sums.used / 100);
       if (holder === null) {
         // GPU time nobody had booked: only its use means something.
-        return { userId: null, label: "Not booked", username: null, simulated: false, bookedGpuHours: 0, usedGpuHours, idleBookedGpuHours: 0, efficiencyPct: null, gpus: sums.gpus.size };
+        return { ...NOT_BOOKED, usedGpuHours: sums.usedGpuHours, gpus: sums.gpus.size };
       }
       const user = byId.get(holder);
       // The simulated fleet's people: its demo accounts, or (without one) their bare logins.
-      const simulated = holder.startsWith(SIMULATED_HOLDER_PREFIX) || Boolean(user?.simulated);
+      const simulated = simulatedIds.has(holder);
       const username = user ? (user.username ?? null) : simulated ? holder.slice(SIMULATED_HOLDER_PREFIX.length) : null;
-      const bookedGpuHours = simulated ? hours(sums.held) : gpuHoursOf(booked.get(holder) ?? [], fromMs, untilMs);
       return {
         userId: holder,
         label: user ? user.name || user.username || "deleted account" : simulated ? `${username} (simulated)` : "deleted account",
         username,
         simulated,
-        bookedGpuHours,
-        usedGpuHours,
-        idleBookedGpuHours: hours(sums.idle),
-        efficiencyPct: bookedGpuHours > 0 ? (usedGpuHours / bookedGpuHours) * 100 : null,
+        bookedGpuHours: sums.bookedGpuHours,
+        usedGpuHours: sums.usedGpuHours,
+        idleBookedGpuHours: sums.idleBookedGpuHours,
+        unknownGpuHours: sums.unknownGpuHours,
+        efficiencyPct: sums.seenGpuHours > 0 ? (sums.usedGpuHours / sums.seenGpuHours) * 100 : null,
         gpus: sums.gpus.size,
+        handedBackGpuHours: sums.handedBackGpuHours,
+        handedBackReleases: sums.handedBackReleases,
       };
     })
     .sort((a, b) => (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || b.bookedGpuHours - a.bookedGpuHours || a.label.localeCompare(b.label));
 }
 
 /**
- * The hosts table. Booked GPU-hours are counted as the people table counts
- * them, so that both tables sum to one figure: real people's bookings
- * through gpuHoursOf (hosts whose GPUs sent no readings included), and the
- * simulated fleet's demo people from the minutes they held.
+ * The hosts table: readings (reported, used, utilization, busy) from every
+ * minute of the host, booked, idle and unknown from its cells, the same
+ * cells the people table sums.
  */
-async function hostsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<HostUsage[]> {
-  const { fromMs } = query.range;
-  const untilMs = Math.min(query.range.toMs, query.nowMs);
-  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, counted: 0, heldBySimulated: 0, idle: 0, busy: 0 });
-  const holders = [...new Set(rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : [])))];
-  const [booked, simulatedUsers] = await Promise.all([
-    untilMs > fromMs ? bookedRangesBy(db(), "hostId", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId], true) : new Map<string | null, GpuRange[]>(),
-    holders.length > 0 ? db().user.findMany({ where: { id: { in: holders }, simulated: true }, select: { id: true } }) : [],
-  ]);
-  const simulated = new Set(simulatedUsers.map((user) => user.id));
+async function hostsOf(rows: GpuTimeRow[], cells: UsageCell[]): Promise<HostUsage[]> {
+  const byHostCells = foldCells(cells, (cell) => cell.host);
+  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, counted: 0, busy: 0 });
   const byHost = new Map<string, ReturnType<typeof empty>>();
   for (const row of rows) {
     const sums = byHost.get(row.host) ?? empty();
@@ -313,42 +342,48 @@ async function hostsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<HostUsage
     sums.used += num(row.used);
     sums.counted += num(row.counted);
     sums.busy += num(row.busy);
-    if (row.holder !== null) {
-      if (row.holder.startsWith(SIMULATED_HOLDER_PREFIX) || simulated.has(row.holder)) sums.heldBySimulated += num(row.minutes);
-      sums.idle += num(row.idle);
-    }
     byHost.set(row.host, sums);
   }
-  for (const hostId of booked.keys()) if (hostId !== null && !byHost.has(hostId)) byHost.set(hostId, empty());
+  for (const hostId of byHostCells.keys()) if (!byHost.has(hostId)) byHost.set(hostId, empty());
   const names = await hostNames([...byHost.keys()]);
   return [...byHost.entries()]
-    .map(([hostId, sums]): HostUsage => ({
-      hostId,
-      hostName: names.get(hostId) ?? "removed host",
-      gpus: sums.gpus.size,
-      reportedGpuHours: hours(sums.reported),
-      usedGpuHours: hours(sums.used / 100),
-      meanUtilPct: sums.counted > 0 ? sums.used / sums.counted : null,
-      bookedGpuHours: hours(sums.heldBySimulated) + gpuHoursOf(booked.get(hostId) ?? [], fromMs, untilMs),
-      idleBookedGpuHours: hours(sums.idle),
-      busyGpuHours: hours(sums.busy),
-    }))
+    .map(([hostId, sums]): HostUsage => {
+      const booked = byHostCells.get(hostId);
+      return {
+        hostId,
+        hostName: names.get(hostId) ?? "removed host",
+        gpus: sums.gpus.size,
+        reportedGpuHours: hours(sums.reported),
+        usedGpuHours: hours(sums.used / 100),
+        meanUtilPct: sums.counted > 0 ? sums.used / sums.counted : null,
+        bookedGpuHours: booked?.bookedGpuHours ?? 0,
+        idleBookedGpuHours: booked?.idleBookedGpuHours ?? 0,
+        unknownGpuHours: booked?.unknownGpuHours ?? 0,
+        busyGpuHours: hours(sums.busy),
+        handedBackGpuHours: booked?.handedBackGpuHours ?? 0,
+      };
+    })
     .sort((a, b) => a.hostName.localeCompare(b.hostName));
 }
 
-function totalsOf(hosts: HostUsage[], people: PersonUsage[]): UsageTotals {
+/** The top cards: the hosts' readings, and the same cells the tables fold for booked, idle, unknown, handed back and use without a booking. */
+function totalsOf(hosts: HostUsage[], people: PersonUsage[], cells: UsageCell[]): UsageTotals {
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const reported = sum(hosts.map((h) => h.reportedGpuHours));
   const used = sum(hosts.map((h) => h.usedGpuHours));
   const weighted = sum(hosts.map((h) => (h.meanUtilPct === null ? 0 : h.reportedGpuHours)));
-  const booked = people.filter((p) => p.userId !== null);
+  const all = foldCells(cells.filter((cell) => cell.holder !== null), () => "all").get("all");
   return {
     reportedGpuHours: reported,
     usedGpuHours: used,
     meanUtilPct: weighted > 0 ? (used / weighted) * 100 : null,
-    bookedGpuHours: sum(booked.map((p) => p.bookedGpuHours)),
-    usedWhileBookedGpuHours: sum(booked.map((p) => p.usedGpuHours)),
-    idleBookedGpuHours: sum(booked.map((p) => p.idleBookedGpuHours)),
-    unbookedUsedGpuHours: sum(people.filter((p) => p.userId === null).map((p) => p.usedGpuHours)),
+    bookedGpuHours: all?.bookedGpuHours ?? 0,
+    usedWhileBookedGpuHours: all?.usedGpuHours ?? 0,
+    idleBookedGpuHours: all?.idleBookedGpuHours ?? 0,
+    unknownGpuHours: all?.unknownGpuHours ?? 0,
+    seenBookedGpuHours: all?.seenGpuHours ?? 0,
+    unbookedUsedGpuHours: sum(people.map((p) => p.usedWithoutBookingGpuHours ?? 0)),
+    handedBackGpuHours: all?.handedBackGpuHours ?? 0,
+    handedBackReleases: all?.handedBackReleases ?? 0,
   };
 }

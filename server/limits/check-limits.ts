@@ -2,7 +2,7 @@ import { formatDurationMinutes } from "@/lib/booking-window";
 import type { HostRule, LimitKind, Limits, QuotaExceededBody, QuotaRefusal } from "@/lib/team-schema";
 import { AppError } from "@/server/errors";
 import { bookedRanges, gpuShareOfIds } from "@/server/limits/booked-ranges";
-import { type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
+import { countHeld, type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
 import { describeWindows, firstInstantOutside, nextInstantInside, ruleFor } from "@/server/limits/host-rules";
 import { personSubject, readLimits, teamSubject } from "@/server/limits/limits-store";
 import type { Tx } from "@/server/reservations/booking-transaction";
@@ -95,8 +95,7 @@ export async function checkBookingLimits(tx: Tx, scope: BookingScope, booking: L
   const atOnce = inForce.maxGpus;
   if (atOnce) {
     const ranges = await bookedRanges(tx, ownerOf(scope, atOnce), booking.startMs, booking.endMs);
-    const clipped = ranges.map((range) => ({ startMs: Math.max(range.startMs, booking.startMs), endMs: Math.min(range.endMs, booking.endMs) }));
-    const held = peakConcurrent(clipped);
+    const held = countHeld(ranges, booking.startMs, booking.endMs).atOnce;
     if (held + booking.gpus > atOnce.value) {
       const freesAt = roomFreesAt(ranges, booking, atOnce.value);
       const need = held + booking.gpus - atOnce.value;
@@ -119,10 +118,10 @@ export async function checkBookingLimits(tx: Tx, scope: BookingScope, booking: L
     // Four 1g.10gb slices of an H100 add 4/7 of a GPU-hour an hour, not 4.
     const share = await gpuShareOfIds(tx, booking.gpuIds);
     const asked = { startMs: booking.startMs, endMs: booking.endMs, gpus: share };
-    const peak = peakWindowGpuHours([...ranges, asked], WEEK_MS, booking.startMs, booking.endMs);
-    if (peak.hours > weekly.value + 1e-9) {
+    const peak = countHeld([...ranges, asked], booking.startMs, booking.endMs);
+    if (peak.gpuHours7Days > weekly.value + 1e-9) {
       const requested = gpuHoursOf([asked], booking.startMs, booking.endMs);
-      const used = peak.hours - gpuHoursOf([asked], peak.windowEndMs - WEEK_MS, peak.windowEndMs);
+      const used = peak.gpuHours7Days - gpuHoursOf([asked], peak.windowEndMs - WEEK_MS, peak.windowEndMs);
       const freesAt = requested <= weekly.value ? weeklyRoomAt(ranges, asked, weekly.value) : null;
       const when = freesAt === null ? "" : `; room for it from ${utc(freesAt)}`;
       throw new QuotaExceededError(

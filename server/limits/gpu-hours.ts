@@ -1,3 +1,5 @@
+import { peakConcurrent } from "@/server/reservations/occupancy";
+
 /**
  * GPU-hours of bookings: the one computation behind the quotas (GPU-hours
  * per rolling 7 days), the queue's fair share (with decay) and the usage
@@ -60,3 +62,17 @@ export function peakWindowGpuHours(ranges: readonly GpuRange[], windowMs: number
   }
   return best;
 }
+
+/**
+ * What the two counting limits see of an owner's ranges over [fromMs, toMs):
+ * units held at once at the busiest instant (a slice is one unit), and the
+ * GPU-hours of the busiest 7 days that share time with it (a slice weighs
+ * its share). The booking transaction, the waitlist, the form's "N of M"
+ * and the API's room all count with this.
+ */
+export function countHeld(ranges: readonly GpuRange[], fromMs: number, toMs: number): { atOnce: number; gpuHours7Days: number; windowEndMs: number } {
+  const clipped = ranges.map((range) => ({ startMs: Math.max(range.startMs, fromMs), endMs: Math.min(range.endMs, toMs) }));
+  const peak = peakWindowGpuHours(ranges, WEEK_MS, fromMs, toMs);
+  return { atOnce: peakConcurrent(clipped), gpuHours7Days: peak.hours, windowEndMs: peak.windowEndMs };
+}
+

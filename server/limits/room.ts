@@ -2,9 +2,8 @@ import type { Limits, RoomView } from "@/lib/team-schema";
 import { db } from "@/server/db";
 import { bookedRanges } from "@/server/limits/booked-ranges";
 import { effectiveLimits } from "@/server/limits/check-limits";
-import { peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
+import { countHeld, WEEK_MS } from "@/server/limits/gpu-hours";
 import type { Actor } from "@/server/reservations/actor";
-import { peakConcurrent } from "@/server/reservations/occupancy";
 import { bookingTeam, teamsOf } from "@/server/teams/booking-team";
 
 /**
@@ -21,17 +20,12 @@ export async function getRoom(actor: Actor, teamName: string | undefined, now = 
   const inForce = await client.$transaction((tx) => effectiveLimits(tx, scope));
   const owner = (which: "team" | "person") => (which === "team" && team ? { teamId: team.id } : { userId: actor.id });
 
-  let gpusNow: RoomView["gpusNow"] = null;
-  if (inForce.maxGpus) {
-    const ranges = await bookedRanges(client, owner(inForce.maxGpus.scope), nowMs, nowMs + 60_000);
-    gpusNow = { used: peakConcurrent(ranges.map((range) => ({ startMs: Math.max(range.startMs, nowMs), endMs: Math.min(range.endMs, nowMs + 60_000) }))), limit: inForce.maxGpus.value };
-  }
-  let gpuHours7Days: RoomView["gpuHours7Days"] = null;
-  if (inForce.gpuHoursPer7Days) {
-    const ranges = await bookedRanges(client, owner(inForce.gpuHoursPer7Days.scope), nowMs - WEEK_MS, nowMs + 2 * WEEK_MS);
-    const peak = peakWindowGpuHours(ranges, WEEK_MS, nowMs, nowMs + 60_000);
-    gpuHours7Days = { used: Math.round(peak.hours * 10) / 10, limit: inForce.gpuHoursPer7Days.value };
-  }
+  // One count for both figures, over the week each way, as the booking transaction counts them.
+  const counted = async (which: "team" | "person") => countHeld(await bookedRanges(client, owner(which), nowMs - WEEK_MS, nowMs + 2 * WEEK_MS), nowMs, nowMs + 60_000);
+  const gpusNow: RoomView["gpusNow"] = inForce.maxGpus ? { used: (await counted(inForce.maxGpus.scope)).atOnce, limit: inForce.maxGpus.value } : null;
+  const gpuHours7Days: RoomView["gpuHours7Days"] = inForce.gpuHoursPer7Days
+    ? { used: Math.round((await counted(inForce.gpuHoursPer7Days.scope)).gpuHours7Days * 10) / 10, limit: inForce.gpuHoursPer7Days.value }
+    : null;
   const limits: Limits = {
     maxGpus: inForce.maxGpus?.value ?? null,
     gpuHoursPer7Days: inForce.gpuHoursPer7Days?.value ?? null,

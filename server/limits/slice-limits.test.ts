@@ -18,7 +18,7 @@ let teams: typeof import("@/server/teams/team-service");
 let db: typeof import("@/server/db").db;
 let fx: Fixtures;
 let factories: typeof import("@/server/testing/factories");
-let handedBackByIdleRelease: typeof import("@/server/idle-release/handed-back").handedBackByIdleRelease;
+let handedBackTimes: typeof import("@/server/history/handed-back").handedBackTimes;
 
 const NOW = new Date("2026-11-30T10:00:00Z");
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISOString();
@@ -33,7 +33,7 @@ beforeAll(async () => {
   ({ db } = await import("@/server/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
-  ({ handedBackByIdleRelease } = await import("@/server/idle-release/handed-back"));
+  ({ handedBackTimes } = await import("@/server/history/handed-back"));
 }, 120_000);
 
 /** GPU 0 an H100 split into 7 × 1g.10gb (the 8 × H100 recording's layout), GPU 1 a whole H100. */
@@ -90,7 +90,9 @@ describe("MIG slices and GPU-hours", () => {
     await db().idleRelease.create({
       data: { reservationId: booking.id, userId: person.id, hostId, gpuCount: 2, idleSince: NOW, at: released, scheduledEndAt: new Date(NOW.getTime() + 240 * 60_000) },
     });
-    const handed = await handedBackByIdleRelease(released.getTime(), released.getTime() + 1);
-    expect(handed.gpuHours).toBeCloseTo((2 / 7) * 3, 12);
+    const handed = await handedBackTimes(released.getTime(), released.getTime() + 1);
+    expect(handed).toHaveLength(1);
+    expect(handed[0]).toMatchObject({ holder: person.id, host: hostId, releases: 1 });
+    expect(handed[0]!.gpuHours).toBeCloseTo((2 / 7) * 3, 12);
   });
 });

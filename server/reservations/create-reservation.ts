@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
-import { formatDurationMinutes, requestedWindow } from "@/lib/booking-window";
+import { policyTimeRefusal, requestedWindow } from "@/lib/booking-window";
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveGpu } from "@/lib/live";
 import type { ReservationRequest } from "@/lib/reservation-schema";
@@ -174,15 +174,8 @@ async function candidateHosts(client: PrismaClient, name: string | undefined): P
 }
 
 function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string): void {
-  const minutes = (window.endMs - window.startMs) / 60_000;
-  if (minutes > policy.maxDurationMinutes) {
-    const message = `A booking lasts at most ${formatDurationMinutes(policy.maxDurationMinutes)}`;
-    throw new AppError("bad_request", message, { [endField]: message });
-  }
-  if (window.startMs > window.nowMs + policy.maxAdvanceDays * DAY_MS) {
-    const message = `You can book at most ${policy.maxAdvanceDays} days ahead`;
-    throw new AppError("bad_request", message, { startsAt: message });
-  }
+  const refusal = policyTimeRefusal(policy, window.startMs, window.endMs, window.nowMs);
+  if (refusal) throw new AppError("bad_request", refusal.message, { [refusal.field === "duration" ? endField : "startsAt"]: refusal.message });
 }
 
 async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {

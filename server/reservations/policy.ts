@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { PolicyInput } from "@/lib/reservation-schema";
+import { idleTimesConflict, type PolicyInput } from "@/lib/reservation-schema";
 import type { PolicyView } from "@/lib/reservation-types";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -83,6 +83,9 @@ export async function updatePolicy(actor: Actor, input: PolicyInput, now = new D
   if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change the booking rules");
   await db().$transaction(async (tx) => {
     const before = { ...(await readPolicy(tx)), ...(await readIdlePolicy(tx)) };
+    // One of the two idle times changed alone can contradict the other as stored.
+    const conflict = idleTimesConflict(input.idleReleaseAfterMinutes ?? before.idleReleaseAfterMinutes, input.idleWarningMinutes ?? before.idleWarningMinutes);
+    if (conflict) throw new AppError("bad_request", conflict, { idleWarningMinutes: conflict });
     // Saving idle release's settings is the admin's choice: the upgrade's notice has done its work.
     const idleChosen = input.idleReleaseAfterMinutes !== undefined ? { idleOffAfterUpgrade: false } : {};
     await tx.policy.upsert({

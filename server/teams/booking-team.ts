@@ -19,6 +19,24 @@ export async function teamsOf(client: Client, userId: string): Promise<(TeamRef 
 }
 
 /**
+ * Each person's accounting team, the team their bookings that name none
+ * count for (the accounting membership first, else the oldest; as
+ * `bookingTeam` picks it): the one rule for the limits, the waitlist's
+ * fair share and its request teams. People in no team are left out.
+ */
+export async function accountingTeams(client: Client, userIds: readonly string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await client.teamMember.findMany({
+    where: { userId: { in: [...new Set(userIds)] } },
+    orderBy: [{ accounting: "desc" }, { createdAt: "asc" }],
+    select: { userId: true, teamId: true },
+  });
+  const teamOf = new Map<string, string>();
+  for (const row of rows) if (!teamOf.has(row.userId)) teamOf.set(row.userId, row.teamId);
+  return teamOf;
+}
+
+/**
  * The team a booking is for: the one named (by name or id; the person must
  * be in it), else their accounting team, else none.
  */

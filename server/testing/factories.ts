@@ -1,3 +1,4 @@
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { randomUUID } from "node:crypto";
 import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
 
@@ -62,6 +63,28 @@ export function makeSnapshot(gpus: GpuSample[], at: number, overrides: Partial<S
     gpus,
     processes: [],
     sampledAt: new Date(at).toISOString(),
+    ...overrides,
+  };
+}
+
+/** One stored GPU-minute with plausible readings; `overrides` sets what a test is about. */
+export function makeMinuteRow(gpuUuid: string, hostId: string, minuteMs: number, overrides: Partial<MinuteRow> = {}): MinuteRow {
+  return {
+    gpuUuid,
+    minute: new Date(minuteMs),
+    hostId,
+    samples: 60,
+    utilAvg: 0,
+    utilMax: 0,
+    memUsedAvg: 1000,
+    memUsedMax: 1000,
+    memTotal: 81559,
+    powerAvg: 100,
+    tempAvg: 40,
+    tempMax: 41,
+    holderUserId: null,
+    busy: false,
+    simulated: false,
     ...overrides,
   };
 }

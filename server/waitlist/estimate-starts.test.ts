@@ -61,4 +61,31 @@ describe("estimated starts of waiting requests", () => {
     // Neither the impossible request nor node-a's queue holds node-b back.
     expect(estimates.get("elsewhere")).toBe(NOW);
   });
+
+  it("plans a request its limit holds back from when the limit leaves room, taking nothing ahead of later requests (the grant skips it)", () => {
+    const busy = [{ gpuId: "a0", startMs: NOW, endMs: min(60) }];
+    const entries = [
+      { id: "limited", hostName: "node-a", count: 1, durationMinutes: 30, limitFreesAtMs: min(90) },
+      { id: "next", hostName: "node-a", count: 1, durationMinutes: 30 },
+      { id: "after", hostName: "node-a", count: 1, durationMinutes: 30 },
+    ];
+    const estimates = estimateStarts(entries, [nodeA], busy, NOW, HORIZON);
+    // a1 is free now: the grant passes over "limited" and gives it to "next"; "after" follows on a1 at 30.
+    expect(estimates.get("next")).toBe(NOW);
+    expect(estimates.get("after")).toBe(min(30));
+    // From 90, when the limit leaves room, a GPU is free again.
+    expect(estimates.get("limited")).toBe(min(90));
+  });
+
+  it("gives no estimate to a request whose limit never leaves room by itself, and it holds nobody back", () => {
+    const entries = [
+      { id: "never", hostName: "node-a", count: 1, durationMinutes: 30, limitFreesAtMs: null },
+      { id: "next", hostName: "node-a", count: 2, durationMinutes: 30 },
+      { id: "anywhere", hostName: null, count: 1, durationMinutes: 30 },
+    ];
+    const estimates = estimateStarts(entries, [nodeA, nodeB], [], NOW, HORIZON);
+    expect(estimates.get("never")).toBeNull();
+    expect(estimates.get("next")).toBe(NOW);
+    expect(estimates.get("anywhere")).toBe(NOW);
+  });
 });

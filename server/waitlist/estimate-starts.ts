@@ -23,8 +23,21 @@ export interface EstimateEntry {
   hostName: string | null;
   count: number;
   durationMinutes: number;
+  /**
+   * Absent: its limits let it through now. A time: a limit (the team's or
+   * its person's own) holds it until then; null: a limit holds it and does
+   * not leave room by itself (only an admin's change does).
+   */
+  limitFreesAtMs?: number | null;
 }
 
+/**
+ * A request held by a limit is passed over by every grant until the limit
+ * leaves room, so it neither takes GPUs ahead of the requests behind it
+ * nor holds them back: those are planned first, and it is planned after
+ * them from when its limit leaves room (no earlier than the requests ahead
+ * of it allowed), or not at all when the limit never does by itself.
+ */
 export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], busy: BusyRange[], nowMs: number, horizonMs: number): Map<string, number | null> {
   const taken = [...busy];
   const estimates = new Map<string, number | null>();
@@ -33,16 +46,10 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
   let anyHostHeldBack = nowMs;
   let anyUnknown = false;
   const unknownHosts = new Set<string>();
+  const limited: { entry: EstimateEntry; notBefore: number; blocked: boolean }[] = [];
 
-  for (const entry of entries) {
+  const plan = (entry: EstimateEntry, notBefore: number, blocked: boolean) => {
     const accepted = hosts.filter((host) => (entry.hostName === null || host.name === entry.hostName) && host.gpuIds.length >= entry.count);
-    // An earlier request that competes and has no estimate holds this one back for as long: no estimate either.
-    const blocked = anyUnknown || (entry.hostName === null ? unknownHosts.size > 0 : unknownHosts.has(entry.hostName));
-    const notBefore = Math.max(
-      nowMs,
-      anyHostHeldBack,
-      ...(entry.hostName === null ? [...heldBack.values()] : [heldBack.get(entry.hostName) ?? nowMs]),
-    );
     const durationMs = entry.durationMinutes * 60_000;
     let best: { host: EstimateHost; startMs: number } | null = null;
     if (!blocked) {
@@ -52,6 +59,27 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
       }
     }
     estimates.set(entry.id, best?.startMs ?? null);
+    if (best) {
+      // It will hold these GPUs: later requests plan around them.
+      const free = freeGpuIds(best.host.gpuIds, taken, best.startMs, best.startMs + durationMs).slice(0, entry.count);
+      for (const gpuId of free) taken.push({ gpuId, startMs: best.startMs, endMs: best.startMs + durationMs });
+    }
+    return { accepted, best };
+  };
+
+  for (const entry of entries) {
+    // An earlier request that competes and has no estimate holds this one back for as long: no estimate either.
+    const blocked = anyUnknown || (entry.hostName === null ? unknownHosts.size > 0 : unknownHosts.has(entry.hostName));
+    const notBefore = Math.max(
+      nowMs,
+      anyHostHeldBack,
+      ...(entry.hostName === null ? [...heldBack.values()] : [heldBack.get(entry.hostName) ?? nowMs]),
+    );
+    if (entry.limitFreesAtMs !== undefined) {
+      limited.push({ entry, notBefore, blocked });
+      continue;
+    }
+    const { accepted, best } = plan(entry, notBefore, blocked);
     // A request no host can ever hold is refused when served (not a conflict): it holds nobody back.
     if (accepted.length === 0) continue;
     if (!best) {
@@ -59,11 +87,12 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
       else unknownHosts.add(entry.hostName);
       continue;
     }
-    // It will hold these GPUs: later requests plan around them.
-    const free = freeGpuIds(best.host.gpuIds, taken, best.startMs, best.startMs + durationMs).slice(0, entry.count);
-    for (const gpuId of free) taken.push({ gpuId, startMs: best.startMs, endMs: best.startMs + durationMs });
     if (entry.hostName === null) anyHostHeldBack = Math.max(anyHostHeldBack, best.startMs);
     else heldBack.set(entry.hostName, Math.max(heldBack.get(entry.hostName) ?? nowMs, best.startMs));
+  }
+  for (const { entry, notBefore, blocked } of limited) {
+    if (entry.limitFreesAtMs === null || entry.limitFreesAtMs === undefined) estimates.set(entry.id, null);
+    else plan(entry, Math.max(notBefore, entry.limitFreesAtMs), blocked);
   }
   return estimates;
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/server/reservations/actor";
-import { HOUR_MS } from "@/server/limits/gpu-hours";
+import { gpuHoursOf, HOUR_MS } from "@/server/limits/gpu-hours";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 import { describeRank, rankByFairShare, type TeamStanding, WAIT_WORTH_MS } from "@/server/waitlist/fair-share";
@@ -148,7 +148,39 @@ describe("fair share from the database (decay, grants)", () => {
     await joinWaitlist(free, { count: 1, host: host.name, durationMinutes: 30, purpose: "fits" }, { now: new Date(NOW + 1000) });
     // The admin lowers the limit while the request waits (one asking for more than the limit at the time is refused when it joins).
     await teams.updateTeam(admin, cappedTeam.id, { limits: { maxGpus: 0 } });
+    // The queue says so before the grant: the limited request takes no GPU in the plan, the next one starts now.
+    const queue = (await listWaitlist(new Date(NOW + 1500))).filter((entry) => entry.host === host.name);
+    expect(queue.map((entry) => [entry.purpose, entry.waitingBecause?.kind ?? null])).toEqual([
+      ["over", "limit"],
+      ["fits", null],
+    ]);
+    expect(queue[1]!.estimatedStartAt).toBe(new Date(NOW + 1500).toISOString());
     const grants = (await grantWaiting({ now: new Date(NOW + 2000) })).filter((grant) => grant.hostName === host.name);
     expect(grants.map((grant) => grant.purpose)).toEqual(["fits"]);
+  });
+
+  it("counts bookings that named no team (made before joining) for the person's accounting team, as the limits do", async () => {
+    const host = await fx.createTestHost(1);
+    const gpu = await db().gpu.findFirstOrThrow({ where: { hostId: host.id }, select: { id: true } });
+    const lin = await fx.createTestUser();
+    // Lin booked 8 h without a team, then joined two teams; the second is her accounting team.
+    const endsAt = new Date(NOW - 60_000);
+    const startsAt = new Date(endsAt.getTime() - 8 * HOUR_MS);
+    await db().reservation.create({ data: { userId: lin.id, hostId: host.id, startsAt, endsAt, purpose: "before joining", gpus: { create: [{ gpuId: gpu.id, startsAt, endsAt }] } } });
+    const withoutTeam = (await teamStandings(db(), NOW)).get(null)?.usedGpuHours ?? 0;
+    const first = await teams.createTeam(admin, { name: uniqueName("first") });
+    const accounting = await teams.createTeam(admin, { name: uniqueName("accounting") });
+    await teams.addTeamMember(admin, first.id, { username: lin.username });
+    await teams.addTeamMember(admin, accounting.id, { username: lin.username, accounting: true });
+    const standing = await teamStandings(db(), NOW);
+    // 8 hours ending a minute ago, decayed with the 7-day half-life: 7.87.
+    const linHours = standing.get(accounting.id)?.usedGpuHours ?? 0;
+    expect(linHours).toBeCloseTo(7.87, 2);
+    expect(standing.get(first.id)?.usedGpuHours).toBe(0);
+    // The limits count the same booking for the same team.
+    const { bookedRanges } = await import("@/server/limits/booked-ranges");
+    expect(gpuHoursOf(await bookedRanges(db(), { teamId: accounting.id }, NOW - 24 * HOUR_MS, NOW), NOW - 24 * HOUR_MS, NOW)).toBeCloseTo(8, 6);
+    // And the group of people without a team no longer counts it.
+    expect(withoutTeam - (standing.get(null)?.usedGpuHours ?? 0)).toBeCloseTo(linHours, 6);
   });
 });

@@ -1,6 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { ordinal } from "@/lib/waitlist-schema";
 import { bookedRangesBy } from "@/server/limits/booked-ranges";
 import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/limits/gpu-hours";
+import { accountingTeams } from "@/server/teams/booking-team";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 
@@ -75,11 +77,6 @@ export function rankByFairShare<T extends QueuedRequest>(requests: readonly T[],
     .sort((a, b) => a.priority - b.priority || a.request.createdAtMs - b.request.createdAtMs || a.request.id.localeCompare(b.request.id));
 }
 
-const ordinal = (n: number) => {
-  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
-  return `${n}${tail}`;
-};
-
 /** "2nd — vision used 130 % of its share this week; waiting 3 h raised it". */
 export function describeRank(position: number, ranked: Ranked<QueuedRequest>): string {
   const parts = [ordinal(position)];
@@ -93,12 +90,14 @@ export function describeRank(position: number, ranked: Ranked<QueuedRequest>): s
 /**
  * Every team's standing now, from the bookings of the last four half-lives
  * (gpuHoursOf with decay: the same GPU-hours the quotas and the report count).
- * Bookings for no team count for the "no team" group.
+ * A booking that named no team counts for its person's accounting team, as
+ * for the limits (made before joining, or without naming one); the "no
+ * team" group has those of people in no team.
  */
 export async function teamStandings(client: Client, nowMs: number): Promise<Map<string | null, TeamStanding>> {
   const [teams, byTeam] = await Promise.all([
     client.team.findMany({ select: { id: true, name: true, share: true } }),
-    bookedRangesBy(client, "teamId", nowMs - LOOKBACK_MS, nowMs),
+    bookedRangesBy(client, "countsForTeam", nowMs - LOOKBACK_MS, nowMs),
   ]);
   const standings = new Map<string | null, TeamStanding>();
   const known = new Set(teams.map((team) => team.id));
@@ -114,12 +113,7 @@ export async function teamStandings(client: Client, nowMs: number): Promise<Map<
 
 /** The team each waiting request books for: the one it named, else its person's accounting team (null: none). */
 export async function requestTeams(client: Client, rows: { id: string; userId: string; teamId: string | null }[]): Promise<Map<string, string | null>> {
-  const userIds = [...new Set(rows.filter((row) => row.teamId === null).map((row) => row.userId))];
-  const accounting = userIds.length
-    ? await client.teamMember.findMany({ where: { userId: { in: userIds } }, orderBy: [{ accounting: "desc" }, { createdAt: "asc" }], select: { userId: true, teamId: true } })
-    : [];
-  const teamOf = new Map<string, string>();
-  for (const member of accounting) if (!teamOf.has(member.userId)) teamOf.set(member.userId, member.teamId);
+  const teamOf = await accountingTeams(client, rows.filter((row) => row.teamId === null).map((row) => row.userId));
   return new Map(rows.map((row) => [row.id, row.teamId ?? teamOf.get(row.userId) ?? null]));
 }
 

@@ -1,10 +1,14 @@
-import type { UnbookedWork, WaitlistStatus, WaitlistView } from "@/lib/waitlist-schema";
+import type { QuotaRefusal } from "@/lib/team-schema";
+import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/waitlist-schema";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
+import { bookingTeam, type TeamRef } from "@/server/teams/booking-team";
+import { waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/reservations/actor";
 import { busyRanges } from "@/server/reservations/occupancy";
 import { liveGpuSource } from "@/server/reservations/live-source";
-import { estimateStarts } from "@/server/waitlist/estimate-starts";
+import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 
@@ -34,9 +38,12 @@ interface Standing {
 interface Estimate {
   startMs: number | null;
   waitsForUnbookedWork: UnbookedWork | null;
+  because: WaitReason | null;
 }
 
-function view(row: Row, holder: Holder, position: number | null, estimate: Estimate = { startMs: null, waitsForUnbookedWork: null }, standing: Standing | null = null): WaitlistView {
+const NO_ESTIMATE: Estimate = { startMs: null, waitsForUnbookedWork: null, because: null };
+
+function view(row: Row, holder: Holder, position: number | null, estimate: Estimate = NO_ESTIMATE, standing: Standing | null = null): WaitlistView {
   const waiting = row.status === "waiting";
   return {
     id: row.id,
@@ -50,6 +57,7 @@ function view(row: Row, holder: Holder, position: number | null, estimate: Estim
     position,
     estimatedStartAt: waiting && estimate.startMs !== null ? new Date(estimate.startMs).toISOString() : null,
     waitsForUnbookedWork: waiting ? estimate.waitsForUnbookedWork : null,
+    waitingBecause: waiting ? estimate.because : null,
     reservationId: row.reservationId,
     grantedAt: row.grantedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
@@ -77,37 +85,146 @@ async function waitingRows(): Promise<Row[]> {
 }
 
 /**
- * Each waiting request's estimated start, from the bookings now in the
- * database. GPUs in use without a booking count as taken for good: nobody
- * knows when that work ends, and an estimate of "now" that slides forward
- * with the clock would mislead. A request those GPUs hold back says so.
+ * Each waiting request's estimated start and why it waits, from the
+ * bookings now in the database, the limits and the live fleet
+ * (server/waitlist/waiting-because.ts decides from these facts). GPUs in
+ * use without a booking count as taken for good: nobody knows when that
+ * work ends, and an estimate of "now" that slides forward with the clock
+ * would mislead. `ranked` is in order of service.
  */
-async function estimatesOf(rows: Row[], nowMs: number): Promise<Map<string, Estimate>> {
-  if (rows.length === 0) return new Map();
+async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<string, Estimate>> {
+  if (ranked.length === 0) return new Map();
+  const rows = ranked.map((entry) => entry.row);
   const hosts = await db().host.findMany({ select: { name: true, gpus: { select: { id: true, uuid: true, index: true } } } });
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
   const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
-  const entries = rows.map((row) => ({ id: row.id, hostName: row.hostName, count: row.gpuCount, durationMinutes: row.durationMinutes }));
+  const [holding, people] = await Promise.all([holdersNow(nowMs), holders(rows.map((row) => row.userId))]);
+  const acceptedBy = new Map(rows.map((row) => [row.id, hosts.filter((host) => row.hostName === null || host.name === row.hostName)]));
+  const limitsOf = new Map<string, Awaited<ReturnType<typeof limitsFor>>>();
+  for (const row of rows) limitsOf.set(row.id, await limitsFor(row, people.get(row.userId), acceptedBy.get(row.id)!, nowMs));
+  // A request a limit holds is passed over by the grant: the plan gives it GPUs only from when the limit leaves room.
+  const entries: EstimateEntry[] = rows.map((row) => {
+    const refusal = limitsOf.get(row.id)!.refusal;
+    return {
+      id: row.id,
+      hostName: row.hostName,
+      count: row.gpuCount,
+      durationMinutes: row.durationMinutes,
+      ...(refusal ? { limitFreesAtMs: refusal.freesAt === null ? null : Date.parse(refusal.freesAt) } : {}),
+    };
+  });
   const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) }));
   const byBookings = estimateStarts(entries, estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS);
   const untilUnbookedEnds = busy.concat(unbooked.map((gpu) => ({ gpuId: gpu.gpuId, startMs: nowMs, endMs: Number.MAX_SAFE_INTEGER })));
   const held = unbooked.length > 0 ? estimateStarts(entries, estimateHosts, untilUnbookedEnds, nowMs, ESTIMATE_HORIZON_MS) : byBookings;
   const estimates = new Map<string, Estimate>();
-  for (const row of rows) {
+  for (const [at, { row }] of ranked.entries()) {
+    const entry = entries[at]!;
     const plain = byBookings.get(row.id) ?? null;
-    const startMs = held.get(row.id) ?? null;
-    const heldBack = plain !== null && (startMs === null || startMs > plain);
-    estimates.set(row.id, { startMs, waitsForUnbookedWork: heldBack ? unbookedWorkFor(row.hostName, unbooked) : null });
+    const plannedStartMs = held.get(row.id) ?? null;
+    const heldBack = plain !== null && (plannedStartMs === null || plannedStartMs > plain);
+    const work = heldBack ? unbookedWorkFor(row.hostName, unbooked) : null;
+    // Alone in the queue it would start this early: a later plan is the doing of a request ahead.
+    const alone = estimateStarts([entry], estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS).get(row.id) ?? null;
+    const ahead = plain !== null && alone !== null && plain > alone ? requestAhead(ranked, at, people, (other) => limitsOf.get(other.id)!.refusal === null) : null;
+    const accepted = acceptedBy.get(row.id)!;
+    const limits = limitsOf.get(row.id)!;
+    const { reason, estimatedStartMs } = waitingBecause({
+      nowMs,
+      limit: limits.refusal,
+      hosts: limits.hosts,
+      unbooked: work,
+      ahead,
+      holders: holding.filter((holder) => accepted.some((host) => host.name === holder.hostName)),
+      plannedStartMs,
+    });
+    estimates.set(row.id, { startMs: estimatedStartMs, waitsForUnbookedWork: work && { gpus: work.gpus, people: work.people }, because: reason });
   }
   return estimates;
+}
+
+type RankedRow = { row: Row; reason: string; teamName: string | null };
+
+/** The nearest request ahead that competes for the same GPUs (same host, or either accepts any) and that the grant would serve now (`competes`). */
+function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Holder>, competes: (row: Row) => boolean): { position: number; person: string; team: string | null } | null {
+  const row = ranked[at]!.row;
+  for (let i = at - 1; i >= 0; i--) {
+    const other = ranked[i]!;
+    if (row.hostName !== null && other.row.hostName !== null && other.row.hostName !== row.hostName) continue;
+    if (!competes(other.row)) continue;
+    const person = people.get(other.row.userId);
+    return { position: i + 1, person: person ? person.name || person.username : other.row.userId, team: other.teamName };
+  }
+  return null;
+}
+
+/** Bookings that hold a unit now, with their person and end. */
+async function holdersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; untilMs: number }[]> {
+  const now = new Date(nowMs);
+  const rows = await db().reservationGpu.findMany({
+    where: { startsAt: { lte: now }, endsAt: { gt: now } },
+    select: { endsAt: true, gpu: { select: { index: true, host: { select: { name: true } } } }, reservation: { select: { user: { select: { name: true, username: true } } } } },
+  });
+  return rows.map((held) => ({
+    person: held.reservation.user.name || held.reservation.user.username || "someone",
+    hostName: held.gpu.host.name,
+    gpuIndex: held.gpu.index,
+    untilMs: held.endsAt.getTime(),
+  }));
+}
+
+/**
+ * What the limits say of a grant now: the refusal a booking of the request
+ * starting now would meet (checkBookingLimits, as the grant runs it), and
+ * per accepted host why it can never hold the request (too few GPUs, no
+ * host rule for it). Hosts open only at other times make a "hosts" refusal
+ * with the earliest opening.
+ */
+async function limitsFor(row: Row, person: Holder | undefined, accepted: { name: string; gpus: { id: string }[] }[], nowMs: number): Promise<{ refusal: QuotaRefusal | null; hosts: { name: string; excludedBy: string | null }[] }> {
+  const client = db();
+  let team: TeamRef | null = null;
+  try {
+    team = await bookingTeam(client, row.userId, row.teamId ?? undefined);
+  } catch (error) {
+    // The team it named no longer has them: the grant books for their accounting team.
+    if (!(error instanceof AppError)) throw error;
+    team = await bookingTeam(client, row.userId, undefined);
+  }
+  const scope = { userId: row.userId, username: person?.username ?? row.userId, team };
+  const limits = await effectiveLimits(client, scope);
+  const endMs = nowMs + row.durationMinutes * 60_000;
+  const hostRefusals = accepted.map((host) => refuseHost(limits, host.name, nowMs, endMs));
+  const hosts = accepted.map((host, i) => {
+    if (host.gpus.length < row.gpuCount) return { name: host.name, excludedBy: `${host.name} has ${host.gpus.length} GPU${host.gpus.length === 1 ? "" : "s"}` };
+    const refusal = hostRefusals[i];
+    return { name: host.name, excludedBy: refusal && refusal.quota.freesAt === null ? refusal.message : null };
+  });
+  const open = accepted.filter((host, i) => hosts[i]!.excludedBy === null && hostRefusals[i] === null);
+  if (open.length === 0) {
+    const later = hostRefusals.filter((refusal, i) => refusal && hosts[i]!.excludedBy === null).sort((a, b) => Date.parse(a!.quota.freesAt!) - Date.parse(b!.quota.freesAt!));
+    return { refusal: later[0]?.quota ?? null, hosts };
+  }
+  const first = open[0]!;
+  try {
+    await checkBookingLimits(
+      client,
+      scope,
+      { hostName: first.name, startMs: nowMs, endMs, gpus: row.gpuCount, gpuIds: first.gpus.slice(0, row.gpuCount).map((gpu) => gpu.id), totalMinutes: row.durationMinutes },
+      limits,
+    );
+    return { refusal: null, hosts };
+  } catch (error) {
+    if (error instanceof QuotaExceededError) return { refusal: error.quota, hosts };
+    throw error;
+  }
 }
 
 /** The queue, in order of service (fair share): everyone's waiting requests with their estimated starts and why they stand there, so that a team sees who waits for what. */
 export async function listWaitlist(now = new Date()): Promise<WaitlistView[]> {
   const ranked = await orderByFairShare(db(), await waitingRows(), now.getTime());
   const rows = ranked.map((entry) => entry.row);
-  const [people, estimates] = await Promise.all([holders(rows.map((row) => row.userId)), estimatesOf(rows, now.getTime())]);
+  const [people, estimates] = await Promise.all([holders(rows.map((row) => row.userId)), estimatesOf(ranked, now.getTime())]);
   return ranked.map((entry, at) => view(entry.row, people.get(entry.row.userId) ?? { username: entry.row.userId, name: "" }, at + 1, estimates.get(entry.row.id), entry));
 }
 

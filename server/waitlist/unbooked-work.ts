@@ -14,6 +14,8 @@ export interface UnbookedGpu {
   hostName: string;
   index: number;
   people: string[];
+  /** When the earliest of its processes started (as the agent read it); null when no process shows a start. */
+  sinceMs: number | null;
 }
 
 /**
@@ -28,14 +30,15 @@ export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], l
   const readings = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
   const online = new Set(liveHosts.filter((host) => host.online).map((host) => host.id));
   const states = live.gpuStates?.() ?? {};
-  const found: { gpuId: string; hostName: string; index: number; runners: { person: NamedPerson | null; login: string | null }[] }[] = [];
+  const found: { gpuId: string; hostName: string; index: number; sinceMs: number | null; runners: { person: NamedPerson | null; login: string | null }[] }[] = [];
   for (const host of hosts) {
     for (const gpu of host.gpus) {
       const reading = readings.get(gpu.uuid);
       if (!reading || bookedNow.has(gpu.id)) continue;
       const state = stateWithoutBooking(reading, online.has(reading.hostId), states[gpu.uuid]);
       if (state.state !== "unbooked_use") continue;
-      found.push({ gpuId: gpu.id, hostName: host.name, index: gpu.index, runners: state.processes });
+      const starts = reading.processes.flatMap((process) => (process.startedAt ? [Date.parse(process.startedAt)] : []));
+      found.push({ gpuId: gpu.id, hostName: host.name, index: gpu.index, sinceMs: starts.length > 0 ? Math.min(...starts) : null, runners: state.processes });
     }
   }
   const everyone = found.flatMap((entry) => entry.runners.flatMap((runner) => (runner.person ? [runner.person] : [])));
@@ -46,12 +49,14 @@ export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], l
   }));
 }
 
-/** The unbooked work a request that accepts these hosts waits for (a few GPUs, everyone running there). */
-export function unbookedWorkFor(hostName: string | null, unbooked: UnbookedGpu[]): UnbookedWork | null {
+/** The unbooked work a request that accepts these hosts waits for (a few GPUs, everyone running there, since when). */
+export function unbookedWorkFor(hostName: string | null, unbooked: UnbookedGpu[]): (UnbookedWork & { sinceMs: number | null }) | null {
   const relevant = unbooked.filter((gpu) => hostName === null || gpu.hostName === hostName);
   if (relevant.length === 0) return null;
+  const starts = relevant.flatMap((gpu) => (gpu.sinceMs === null ? [] : [gpu.sinceMs]));
   return {
     gpus: relevant.slice(0, 8).map((gpu) => ({ hostName: gpu.hostName, index: gpu.index })),
     people: [...new Set(relevant.flatMap((gpu) => gpu.people))].slice(0, 6),
+    sinceMs: starts.length > 0 ? Math.min(...starts) : null,
   };
 }

@@ -1,0 +1,47 @@
+import { gpuShareOf } from "@/lib/gpu-share";
+import { db } from "@/server/db";
+
+/** What idle release handed back of one person's bookings on one host, by releases in a range. */
+export interface HandedBackTime {
+  holder: string;
+  host: string;
+  /** GPUs' worth × the time from each release to the end its booking had. */
+  gpuHours: number;
+  releases: number;
+}
+
+/**
+ * The idle releases in [fromMs, toMs) (of one person with `userId`), per
+ * person and host, for the usage cells (server/history/usage-cells.ts):
+ * each release counts its host's units of the booking (a MIG slice weighs
+ * its share of its GPU, lib/gpu-share.ts; a release whose units are no
+ * longer stored counts its GPU count) times the time from the release to
+ * the end the booking had. Report-only entries handed nothing back.
+ */
+export async function handedBackTimes(fromMs: number, toMs: number, userId?: string): Promise<HandedBackTime[]> {
+  const rows = await db().idleRelease.findMany({
+    where: { reportOnly: false, at: { gte: new Date(fromMs), lt: new Date(toMs) }, ...(userId === undefined ? {} : { userId }) },
+    select: { reservationId: true, userId: true, hostId: true, gpuCount: true, at: true, scheduledEndAt: true },
+  });
+  if (rows.length === 0) return [];
+  const units = await db().reservationGpu.findMany({
+    where: { reservationId: { in: [...new Set(rows.map((row) => row.reservationId))] } },
+    select: { reservationId: true, gpu: { select: { hostId: true, migProfile: true, name: true } } },
+  });
+  // A booking across hosts is released per host: each release weighs the units on its own host.
+  const weightOf = new Map<string, number>();
+  for (const unit of units) {
+    const key = `${unit.reservationId}\u0000${unit.gpu.hostId}`;
+    weightOf.set(key, (weightOf.get(key) ?? 0) + gpuShareOf(unit.gpu));
+  }
+  const cells = new Map<string, HandedBackTime>();
+  for (const row of rows) {
+    const gpus = weightOf.get(`${row.reservationId}\u0000${row.hostId}`) ?? row.gpuCount;
+    const key = `${row.userId}\u0000${row.hostId}`;
+    const cell = cells.get(key) ?? { holder: row.userId, host: row.hostId, gpuHours: 0, releases: 0 };
+    cell.gpuHours += (gpus * Math.max(0, row.scheduledEndAt.getTime() - row.at.getTime())) / 3_600_000;
+    cell.releases += 1;
+    cells.set(key, cell);
+  }
+  return [...cells.values()];
+}

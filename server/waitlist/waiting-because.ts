@@ -1,0 +1,66 @@
+import type { QuotaRefusal } from "@/lib/team-schema";
+import { describeWaitReason, type UnbookedWork, type WaitReason } from "@/lib/waitlist-schema";
+
+/** What is known of one waiting request now; list-waitlist.ts gathers it from the database, the limits and the live fleet. */
+export interface WaitFacts {
+  nowMs: number;
+  /** The refusal a grant now would meet from the limits (team or own); null: the limits let it through. */
+  limit: QuotaRefusal | null;
+  /** Every host the request accepts, with why it can never hold it (too few GPUs, a host rule); null: it can. */
+  hosts: { name: string; excludedBy: string | null }[];
+  /** Work without a booking on the GPUs it could have now, when that work is what holds it back. */
+  unbooked: (UnbookedWork & { sinceMs: number | null }) | null;
+  /** The request ahead whose plan pushes this one later (fair-share order); null: none does. */
+  ahead: { position: number; person: string; team: string | null } | null;
+  /** Bookings holding GPUs of the accepted hosts now, soonest end first. */
+  holders: { person: string; hostName: string; gpuIndex: number; untilMs: number }[];
+  /** The start the played-forward queue gives it (server/waitlist/estimate-starts.ts); null: not within the horizon. */
+  plannedStartMs: number | null;
+}
+
+/** Bookings named in a reason: the few that end first say enough. */
+const HOLDERS_SHOWN = 4;
+
+/**
+ * Why a waiting request is not granted now, and the start to expect
+ * given that cause: the one computation behind the queue page, the API,
+ * `gpudesk reserve --wait` and the person's notice. Causes in order: no
+ * host can ever hold it; a limit (the estimate is no earlier than when the
+ * limit leaves room, none when it never does by itself); unbooked work
+ * (nobody knows when it ends); a request ahead; bookings holding the
+ * GPUs. The estimate is never "now" while a cause stands; with no cause
+ * the request fits now and the next pass grants it.
+ */
+export function waitingBecause(facts: WaitFacts): { reason: WaitReason | null; estimatedStartMs: number | null } {
+  const reason = firstCause(facts);
+  let estimate = facts.plannedStartMs;
+  if (reason?.kind === "no_host") estimate = null;
+  if (reason?.kind === "limit") {
+    const freesMs = reason.freesAt === null ? null : Date.parse(reason.freesAt);
+    estimate = freesMs === null || estimate === null ? null : Math.max(estimate, freesMs);
+  }
+  if (reason !== null && estimate !== null && estimate <= facts.nowMs) estimate = null;
+  return { reason, estimatedStartMs: estimate };
+}
+
+function withMessage(reason: Parameters<typeof describeWaitReason>[0]): WaitReason {
+  return { ...reason, message: describeWaitReason(reason) } as WaitReason;
+}
+
+function firstCause(facts: WaitFacts): WaitReason | null {
+  if (facts.hosts.length > 0 && facts.hosts.every((host) => host.excludedBy !== null)) {
+    return withMessage({ kind: "no_host", hosts: facts.hosts.map((host) => ({ host: host.name, why: host.excludedBy as string })) });
+  }
+  if (facts.limit) return withMessage({ kind: "limit", ...facts.limit });
+  if (facts.unbooked) {
+    const { sinceMs, ...work } = facts.unbooked;
+    return withMessage({ kind: "unbooked_use", ...work, since: sinceMs === null ? null : new Date(sinceMs).toISOString() });
+  }
+  if (facts.ahead) return withMessage({ kind: "queue", ahead: facts.ahead });
+  const holders = facts.holders.filter((held) => held.untilMs > facts.nowMs);
+  if (holders.length > 0 && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
+    const soonest = [...holders].sort((a, b) => a.untilMs - b.untilMs).slice(0, HOLDERS_SHOWN);
+    return withMessage({ kind: "held", holders: soonest.map(({ untilMs, ...held }) => ({ ...held, until: new Date(untilMs).toISOString() })) });
+  }
+  return null;
+}
