@@ -8,11 +8,9 @@ import { E2E_PORT } from "../playwright.config";
  * Single sign-on in a real browser: a gpudesk server of its own (its SSO
  * settings would change the shared e2e server's sign-in for every other
  * spec), a real OpenID Connect provider (oidc-provider) and a real OpenLDAP
- * (slapd), on ports of their own next to E2E_PORT.
+ * (slapd), the server next to E2E_PORT, the provider and slapd on free ports.
  */
 
-const PROVIDER_PORT = E2E_PORT + 159;
-const SLAPD_PORT = E2E_PORT + 160;
 const SERVER_PORT = E2E_PORT + 161;
 const SERVER = `http://127.0.0.1:${SERVER_PORT}`;
 
@@ -29,8 +27,8 @@ test.describe.configure({ mode: "serial" });
 test.beforeAll(async () => {
   test.setTimeout(400_000);
   if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");
-  provider = await startOidcProvider(PROVIDER_PORT, [`${SERVER}/api/auth/callback/oidc`], oidcPeople);
-  slapd = await startSlapd(SLAPD_PORT, [
+  provider = await startOidcProvider([`${SERVER}/api/auth/callback/oidc`], oidcPeople);
+  slapd = await startSlapd([
     { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins"] },
     { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students"], mail: "carol@lab.example" },
   ]);

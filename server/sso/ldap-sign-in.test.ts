@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authRouteCall, sessionUserOf } from "@/server/testing/auth-route";
 import { type Slapd, slapdInstalled, startSlapd } from "@/server/testing/slapd";
-import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
+import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
  * The password form's sign-in (/api/auth/sign-in/username through the route
  * handler) with LDAP configured, against a real slapd started here.
  */
 
-const PORT = testDatabaseProvider() === "postgresql" ? 3475 : 3474;
 let slapd: Slapd;
 let route: typeof import("@/app/api/auth/[...all]/route");
 const signIn = (username: string, password: string) => authRouteCall(route, "/sign-in/username", { body: { username, password } });
@@ -16,7 +15,7 @@ const sessionUser = (response: Response) => sessionUserOf(route, response);
 
 beforeAll(async () => {
   if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");
-  slapd = await startSlapd(PORT, [
+  slapd = await startSlapd([
     { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins"] },
     { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students", "vision-lab"], mail: "carol@lab.example" },
     { uid: "guess", cn: "Guessed At", password: "guess-directory-pw", groups: [] },

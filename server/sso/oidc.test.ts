@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUTH_TEST_ORIGIN, authRouteCall, cookiesOf, sessionUserOf } from "@/server/testing/auth-route";
 import { type OidcPerson, signInAtProvider, startOidcProvider, type TestOidcProvider } from "@/server/testing/oidc-provider";
-import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
+import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
  * Single sign-on through better-auth's generic OAuth plugin against a real
@@ -9,7 +9,6 @@ import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db"
  * is played by fetch, gpudesk's by its /api/auth route handler.
  */
 
-const PORT = testDatabaseProvider() === "postgresql" ? 3471 : 3470;
 const CALLBACK = `${AUTH_TEST_ORIGIN}/api/auth/callback/oidc`;
 
 const people: OidcPerson[] = [
@@ -35,7 +34,7 @@ async function signIn(login: string): Promise<Response> {
 }
 
 beforeAll(async () => {
-  provider = await startOidcProvider(PORT, [CALLBACK], people);
+  provider = await startOidcProvider([CALLBACK], people);
   Object.assign(process.env, provider.env, { GPUDESK_SSO_ADMIN_GROUPS: "gpu-admins", GPUDESK_SSO_TEAM_GROUPS: "vision-lab=vision" });
   await useTestDatabase();
   route = await import("@/app/api/auth/[...all]/route");

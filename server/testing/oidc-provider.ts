@@ -1,4 +1,5 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 
 /**
@@ -29,9 +30,18 @@ export interface TestOidcProvider {
   stop: () => Promise<void>;
 }
 
-/** Starts the provider; `redirectUris` are gpudesk's callbacks (`<origin>/api/auth/callback/oidc`). */
-export async function startOidcProvider(port: number, redirectUris: string[], people: OidcPerson[]): Promise<TestOidcProvider> {
-  const issuer = `http://127.0.0.1:${port}`;
+/**
+ * Starts the provider; `redirectUris` are gpudesk's callbacks
+ * (`<origin>/api/auth/callback/oidc`). Port 0 (the default) listens on a
+ * free port first and names the issuer after it, so parallel runs never collide.
+ */
+export async function startOidcProvider(redirectUris: string[], people: OidcPerson[], port = 0): Promise<TestOidcProvider> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const byLogin = new Map(people.map((person) => [person.login, person]));
   const provider = new Provider(issuer, {
     clients: [
@@ -60,10 +70,7 @@ export async function startOidcProvider(port: number, redirectUris: string[], pe
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["oidc-test-cookie-key"] },
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = provider.listen(port, "127.0.0.1", () => resolve(listening));
-    listening.once("error", reject);
-  });
+  server.on("request", provider.callback());
   return {
     issuer,
     env: {

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "ldapts";
@@ -88,8 +89,35 @@ async function waitForBind(url: string, child: ChildProcess, output: () => strin
   throw new Error(`slapd did not answer on ${url}:\n${output()}`);
 }
 
-/** Starts slapd on 127.0.0.1:port with the lab's people and groups. */
-export async function startSlapd(port: number, people: LabPerson[]): Promise<Slapd> {
+/** A port nobody listens on now (the kernel's pick); slapd cannot be told to take port 0 itself. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Starts slapd on 127.0.0.1:port with the lab's people and groups; port 0
+ * (the default) takes a free one, again on another when another program took
+ * it between the probe and slapd's bind, so that parallel runs never collide.
+ */
+export async function startSlapd(people: LabPerson[], port = 0): Promise<Slapd> {
+  if (port !== 0) return startSlapdOn(port, people);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSlapdOn(await freePort(), people);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+async function startSlapdOn(port: number, people: LabPerson[]): Promise<Slapd> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-slapd-"));
   mkdirSync(path.join(dir, "data"));
   writeFileSync(path.join(dir, "slapd.conf"), config(dir));
