@@ -29,6 +29,8 @@ export type KnownAuditAction =
   | "user.enable"
   | "user.unix_login"
   | "user.rename"
+  | "user.directory_link"
+  | "user.directory_bind"
   | "user.password_reset"
   | "user.password_change"
   | "user.email"
@@ -76,6 +78,8 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "user.enable": "Enabled a person",
   "user.unix_login": "Changed a Unix login",
   "user.rename": "Renamed a person",
+  "user.directory_link": "Linked to the directory",
+  "user.directory_bind": "Bound to a directory identity",
   "user.password_reset": "Reset a password",
   "user.password_change": "Changed their password",
   "user.email": "Changed a mail address",

@@ -223,6 +223,17 @@ const envSchema = z.object({
   /** Unset: a new person's Unix login is their username (as `gpudesk user add` does). */
   GPUDESK_OIDC_UNIX_LOGIN_CLAIM: claimName.optional(),
   GPUDESK_OIDC_GROUPS_CLAIM: claimName.default("groups"),
+  /**
+   * Domains (`,`, `;` or space separated) whose names may sign in: a username
+   * claim with an `@domain` of another domain is refused, and with Google as
+   * the issuer the Workspace domain (`hd`) must be one of them.
+   */
+  GPUDESK_OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .max(4000)
+    .default("")
+    .transform((text) => text.split(/[\s,;]+/).map((part) => part.trim().toLowerCase().replace(/^@/, "")).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$/, "must be domains such as lab.example, separated by commas"))),
   /** LDAP bind: ldap:// or ldaps:// URL of the directory, the service account that searches it, where people are. */
   GPUDESK_LDAP_URL: z.url({ protocol: /^ldaps?$/ }).optional(),
   GPUDESK_LDAP_BIND_DN: z.string().max(500).optional(),
@@ -311,11 +322,19 @@ function ssoMissing(data: z.infer<typeof envSchema>): string[] {
   const lines: string[] = [];
   if (data.GPUDESK_OIDC_ISSUER && !data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_CLIENT_ID: is required with GPUDESK_OIDC_ISSUER");
   if (!data.GPUDESK_OIDC_ISSUER && data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_ISSUER: is required with GPUDESK_OIDC_CLIENT_ID");
+  if (data.GPUDESK_OIDC_ISSUER && isGoogleIssuer(data.GPUDESK_OIDC_ISSUER) && data.GPUDESK_OIDC_ALLOWED_DOMAINS.length === 0) {
+    lines.push("GPUDESK_OIDC_ALLOWED_DOMAINS: is required with Google as GPUDESK_OIDC_ISSUER (any Google account could sign in otherwise)");
+  }
   if (data.GPUDESK_LDAP_URL && !data.GPUDESK_LDAP_BASE_DN) lines.push("GPUDESK_LDAP_BASE_DN: is required with GPUDESK_LDAP_URL");
   if (data.GPUDESK_LDAP_BIND_DN && data.GPUDESK_LDAP_BIND_PASSWORD === undefined) {
     lines.push("GPUDESK_LDAP_BIND_PASSWORD: is required with GPUDESK_LDAP_BIND_DN");
   }
   return lines;
+}
+
+/** Google's issuer: any Google account signs in there; the Workspace domain is in the `hd` claim. */
+export function isGoogleIssuer(issuer: string): boolean {
+  return /^https:\/\/accounts\.google\.com\/?$/.test(issuer);
 }
 
 let cached: Env | undefined;

@@ -4,7 +4,8 @@ import type { Env } from "@/server/env";
 
 /** What the directory says of a username and password. */
 export type DirectoryCheck =
-  | { kind: "ok"; dn: string; name?: string; unixLogin?: string; groups: string[] }
+  /** `subject`: the entry's stable id (entryUUID, Active Directory's objectGUID), else its DN. */
+  | { kind: "ok"; dn: string; subject: string; name?: string; unixLogin?: string; groups: string[] }
   /** No such person in the directory: gpudesk's own password may still apply. */
   | { kind: "unknown" }
   | { kind: "wrong_password" }
@@ -49,6 +50,16 @@ function allText(entry: Entry, attribute: string): string[] {
   return (Array.isArray(value) ? value : [value]).map((item) => (typeof item === "string" ? item : item.toString("utf8")));
 }
 
+/** What binds the entry to a gpudesk account: an id that survives a rename where the directory has one. */
+function entrySubject(entry: Entry): string {
+  const uuid = firstText(entry, "entryUUID");
+  if (uuid) return `entryUUID:${uuid.toLowerCase()}`;
+  const guid = entry.objectGUID;
+  if (Buffer.isBuffer(guid)) return `objectGUID:${guid.toString("hex")}`;
+  if (Array.isArray(guid) && Buffer.isBuffer(guid[0])) return `objectGUID:${guid[0].toString("hex")}`;
+  return `dn:${entry.dn.toLowerCase()}`;
+}
+
 function client(config: LdapConfig): Client {
   const url = config.GPUDESK_LDAP_URL ?? "";
   return new Client({
@@ -77,7 +88,8 @@ export async function checkDirectoryPassword(username: string, password: string,
     const { searchEntries } = await service.search(config.GPUDESK_LDAP_BASE_DN, {
       scope: "sub",
       filter: fillFilter(config.GPUDESK_LDAP_USER_FILTER, { username }),
-      attributes: [nameAttribute, unixAttribute, "memberOf"],
+      attributes: [nameAttribute, unixAttribute, "memberOf", "entryUUID", "objectGUID"],
+      explicitBufferAttributes: ["objectGUID"],
       sizeLimit: 2,
     });
     if (searchEntries.length === 0) return { kind: "unknown" };
@@ -104,7 +116,7 @@ export async function checkDirectoryPassword(username: string, password: string,
       });
       groups = [...groups, ...found.searchEntries.map((group) => group.dn)];
     }
-    return { kind: "ok", dn: entry.dn, name: firstText(entry, nameAttribute), unixLogin: firstText(entry, unixAttribute), groups };
+    return { kind: "ok", dn: entry.dn, subject: entrySubject(entry), name: firstText(entry, nameAttribute), unixLogin: firstText(entry, unixAttribute), groups };
   } catch (error) {
     return { kind: "unavailable", reason: error instanceof Error ? error.message : String(error) };
   } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_TEST_ORIGIN, authRouteCall, cookiesOf, sessionUserOf } from "@/server/testing/auth-route";
-import { type OidcPerson, signInAtProvider, startOidcProvider, type TestOidcProvider } from "@/server/testing/oidc-provider";
+import { AUTH_TEST_ORIGIN, authRouteCall, cookiesOf, oidcSignInThroughRoute, sessionUserOf } from "@/server/testing/auth-route";
+import { type OidcPerson, startOidcProvider, type TestOidcProvider } from "@/server/testing/oidc-provider";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -16,6 +16,12 @@ const people: OidcPerson[] = [
   { login: "sub-arvid", preferred_username: "Arvid@lab.example", name: "Arvid Admin", groups: ["/lab/gpu-admins", "/lab/vision-lab"] },
   { login: "sub-dana", preferred_username: "dana", name: "Dana Preset", groups: [], uid: "dana2" },
   { login: "sub-nameless", preferred_username: "not a valid name!", name: "Bad", groups: [] },
+  // Claims that name a local admin: a user principal name of a domain not allowed, and a plain name.
+  { login: "sub-evil", preferred_username: "adm@evil.example", name: "Not The Admin", groups: [] },
+  { login: "sub-adm-twin", preferred_username: "adm", name: "Not The Admin Either", groups: [] },
+  { login: "sub-adm", preferred_username: "adm", name: "The Admin", groups: ["/lab/gpu-admins"] },
+  { login: "sub-newbie", preferred_username: "newbie", name: "New Person", groups: [] },
+  { login: "sub-ghost", preferred_username: "ghost", name: "Never Registered", groups: [] },
 ];
 let provider: TestOidcProvider;
 let route: typeof import("@/app/api/auth/[...all]/route");
@@ -23,19 +29,15 @@ const authCall = (path: string, init?: Parameters<typeof authRouteCall>[2]) => a
 const sessionUser = (response: Response) => sessionUserOf(route, response);
 
 /** The whole round trip: gpudesk → provider's pages → gpudesk's callback. Answers the callback's response. */
-async function signIn(login: string): Promise<Response> {
-  const start = await authCall("/sign-in/social", { body: { provider: "oidc", callbackURL: "/reservations" } });
-  expect(start.status).toBe(200);
-  const { url } = (await start.json()) as { url: string };
-  expect(url.startsWith(`${provider.issuer}/`)).toBe(true);
-  const back = await signInAtProvider(url, login, CALLBACK);
-  const path = back.slice(AUTH_TEST_ORIGIN.length + "/api/auth".length);
-  return authCall(path, { method: "GET", cookie: cookiesOf(start) });
-}
+const signIn = (login: string) => oidcSignInThroughRoute(route, provider.issuer, login);
 
 beforeAll(async () => {
   provider = await startOidcProvider([CALLBACK], people);
-  Object.assign(process.env, provider.env, { GPUDESK_SSO_ADMIN_GROUPS: "gpu-admins", GPUDESK_SSO_TEAM_GROUPS: "vision-lab=vision" });
+  Object.assign(process.env, provider.env, {
+    GPUDESK_SSO_ADMIN_GROUPS: "gpu-admins",
+    GPUDESK_SSO_TEAM_GROUPS: "vision-lab=vision",
+    GPUDESK_OIDC_ALLOWED_DOMAINS: "lab.example",
+  });
   await useTestDatabase();
   route = await import("@/app/api/auth/[...all]/route");
 });
@@ -70,11 +72,61 @@ describe("OIDC sign-in against a real provider", () => {
     expect(await db().account.count({ where: { providerId: "oidc", userId: first?.id } })).toBe(1);
   });
 
-  it("an account an admin created is the one signed into (by username), its Unix login as the directory says", async () => {
+  it("an account an admin created and linked to the directory is the one signed into (by username), its Unix login as the directory says", async () => {
     const { createUser } = await import("@/server/auth/users");
-    const created = await createUser({ username: "dana", password: "dana-local-password" });
+    const created = await createUser({ username: "dana", password: "dana-local-password", directoryLink: true });
     const user = await sessionUser(await signIn("sub-dana"));
     expect(user).toMatchObject({ id: created.id, username: "dana", unixLogin: "dana2" });
+  });
+
+  it("a claim alone never takes a local account: a foreign domain is refused, a plain name waits for an admin's link, then the subject is bound", async () => {
+    const { createUser, updateUser } = await import("@/server/auth/users");
+    const { db } = await import("@/server/db");
+    const admin = await createUser({ username: "adm", password: "adm-local-password", role: "admin" });
+
+    const foreign = await signIn("sub-evil");
+    expect(foreign.headers.get("location")).toBe("/login?error=domain_not_allowed");
+    expect(foreign.headers.getSetCookie().some((line) => line.includes("session_token="))).toBe(false);
+
+    const unlinked = await signIn("sub-adm");
+    expect(unlinked.headers.get("location")).toBe("/login?error=account_not_linked");
+    expect(await sessionUser(unlinked)).toBeNull();
+    expect(await db().account.count({ where: { userId: admin.id, providerId: "oidc" } })).toBe(0);
+
+    const actor = { kind: "user" as const, via: "session" as const, user: { id: admin.id, username: "adm", name: "adm", role: "admin" as const, unixLogin: "adm" } };
+    await updateUser(admin.id, { directoryLink: true }, actor);
+    expect(await sessionUser(await signIn("sub-adm"))).toMatchObject({ id: admin.id, role: "admin" });
+    // Bound to that subject now: another identity claiming the same name is refused.
+    expect((await signIn("sub-adm-twin")).headers.get("location")).toBe("/login?error=account_not_linked");
+    expect(await sessionUser(await signIn("sub-adm"))).toMatchObject({ id: admin.id });
+    expect(await db().user.findUniqueOrThrow({ where: { id: admin.id }, select: { name: true } })).toEqual({ name: "The Admin" });
+  });
+
+  it("a squatted synthetic address neither freezes a first sign-in nor an admin's account creation", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    const { updateNotificationSettings } = await import("@/server/notifications/notification-preferences");
+    const { db } = await import("@/server/db");
+    const squatter = await createUser({ username: "squatter", password: "squatter-password" });
+    // The settings refuse every address of the reserved domain now…
+    await expect(updateNotificationSettings(squatter.id, { email: "newbie@users.gpudesk.invalid" })).rejects.toThrow(/reserves/);
+    await expect(updateNotificationSettings(squatter.id, { email: "refused@sso.gpudesk.invalid" })).rejects.toThrow(/reserves/);
+    // …and an address squatted before that (written straight to the row) takes nothing.
+    await db().user.update({ where: { id: squatter.id }, data: { email: "newbie@users.gpudesk.invalid" } });
+    const callback = await signIn("sub-newbie");
+    expect(await sessionUser(callback)).toMatchObject({ username: "newbie", name: "New Person" });
+    await db().user.update({ where: { id: squatter.id }, data: { email: "later@users.gpudesk.invalid" } });
+    expect(await createUser({ username: "later", password: "later-password" })).toMatchObject({ username: "later" });
+  });
+
+  it("a refused sign-in never becomes a session, whoever holds an address", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    const { db } = await import("@/server/db");
+    const member = await createUser({ username: "holder", password: "holder-password" });
+    await db().user.update({ where: { id: member.id }, data: { email: "refused@sso.gpudesk.invalid" } });
+    const callback = await signIn("sub-nameless");
+    expect(callback.headers.get("location")).toBe("/login?error=invalid_username");
+    expect(await sessionUser(callback)).toBeNull();
+    expect(await db().account.count({ where: { userId: member.id, providerId: "oidc" } })).toBe(0);
   });
 
   it("signing out ends the gpudesk session", async () => {

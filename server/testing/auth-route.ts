@@ -52,3 +52,18 @@ export async function sessionUserOf(route: AuthRoute, response: Response): Promi
   const session = await authRouteCall(route, "/get-session", { method: "GET", cookie: cookiesOf(response) });
   return ((await session.json()) as { user: SessionUser } | null)?.user ?? null;
 }
+
+/**
+ * A whole single sign-on through the route handler: gpudesk's start →
+ * the provider's pages (signInAtProvider, a browser's part) → gpudesk's
+ * callback. Answers the callback's response.
+ */
+export async function oidcSignInThroughRoute(route: AuthRoute, issuer: string, login: string): Promise<Response> {
+  const { signInAtProvider } = await import("@/server/testing/oidc-provider");
+  const start = await authRouteCall(route, "/sign-in/social", { body: { provider: "oidc", callbackURL: "/reservations" } });
+  if (start.status !== 200) throw new Error(`the sign-in start answered ${start.status}: ${await start.text()}`);
+  const { url } = (await start.json()) as { url: string };
+  if (!url.startsWith(`${issuer}/`)) throw new Error(`the sign-in start pointed to ${url}, not to the provider ${issuer}`);
+  const back = await signInAtProvider(url, login, `${AUTH_TEST_ORIGIN}/api/auth/callback/oidc`);
+  return authRouteCall(route, back.slice(AUTH_TEST_ORIGIN.length + "/api/auth".length), { method: "GET", cookie: cookiesOf(start) });
+}

@@ -18,6 +18,9 @@ export interface OidcPerson {
   groups: string[];
   /** A custom claim for the Unix login (GPUDESK_OIDC_UNIX_LOGIN_CLAIM=uid). */
   uid?: string;
+  /** Default `<login>@lab.example`, verified. */
+  email?: string;
+  email_verified?: boolean;
 }
 
 export const TEST_CLIENT_ID = "gpudesk";
@@ -63,7 +66,7 @@ export async function startOidcProvider(redirectUris: string[], people: OidcPers
         accountId: id,
         async claims() {
           const { login, ...claims } = person;
-          return { sub: login, ...claims, email: `${login}@lab.example`, email_verified: true };
+          return { sub: login, email: `${login}@lab.example`, email_verified: true, ...claims };
         },
       };
     },
