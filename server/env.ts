@@ -164,7 +164,12 @@ const envSchema = z.object({
   /** The sender of gpudesk's mail. */
   GPUDESK_SMTP_FROM: z.string().min(3).max(200).default("gpudesk <gpudesk@localhost>"),
   /** Sign-in attempts allowed per client address per minute (failed ones per username are slowed down separately). */
-  GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  /**
+   * Sign-ins per client address per minute, on each sign-in path. 60: a lab of 150 behind one
+   * address (a NAT, a proxy that does not forward) arriving within ten minutes at 9 a.m. is about
+   * 15 a minute, twice with a typo, so four times that with room to spare.
+   */
+  GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   /**
    * socket.io's per-message compression (permessage-deflate) on every WebSocket, agents' and
    * browsers' alike. Off: it compresses each message once per socket, so its CPU grows with

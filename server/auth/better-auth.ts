@@ -62,9 +62,13 @@ function createAuth(secureCookies: boolean) {
       storage: "database",
       window: 60,
       max: 100,
-      // Per address; per user is login-throttle's job.
+      // Per client address (x-gpudesk-client-ip: the socket's, or the proxy's X-Forwarded-For entry
+      // under GPUDESK_TRUST_PROXY) and path, for every sign-in path: the password form, the start of a
+      // single sign-on and its callback (better-auth's own 3 per 10 s would stop a lab behind one
+      // address at 9 a.m.). Per username is login-throttle's job.
       customRules: {
-        "/sign-in/username": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
+        "/sign-in/*": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
+        "/callback/*": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
       },
     },
     // Same origin only: the page that posts must come from the host it posts to (or the public URL).

@@ -152,6 +152,21 @@ describe("OIDC sign-in against a real provider", () => {
     expect(await sessionUser(callback)).toBeNull();
   });
 
+  it("a lab behind one address signs in at 9 a.m.: sign-in starts and callbacks share GPUDESK_SIGNIN_PER_MINUTE per address, not better-auth's 3 per 10 s", async () => {
+    const start = () => authCall("/sign-in/social", { body: { provider: "oidc", callbackURL: "/" }, ip: "192.0.2.9" });
+    const starts: number[] = [];
+    for (let person = 0; person < 30; person++) starts.push((await start()).status);
+    expect(starts.every((status) => status === 200)).toBe(true);
+    const callbacks: number[] = [];
+    for (let person = 0; person < 30; person++) callbacks.push((await authCall("/callback/oidc?state=x&code=y", { method: "GET", ip: "192.0.2.9" })).status);
+    expect(callbacks.every((status) => status !== 429)).toBe(true);
+    // The limit still holds per address: past it, that address waits and another does not.
+    const rest: number[] = [];
+    for (let extra = 0; extra < 35; extra++) rest.push((await start()).status);
+    expect(rest.at(-1)).toBe(429);
+    expect((await authCall("/sign-in/social", { body: { provider: "oidc", callbackURL: "/" }, ip: "192.0.2.10" })).status).toBe(200);
+  });
+
   it("an ID token posted to sign-in/social is refused: only the provider's pages sign in", async () => {
     const response = await authCall("/sign-in/social", { body: { provider: "oidc", idToken: { token: "x.y.z" } } });
     expect(response.status).toBe(400);

@@ -2,7 +2,8 @@
  * Calls to /api/auth through its route handler, as a browser reaches it
  * behind the custom server (which stamps the client address and scheme
  * headers), for the single sign-on tests. Each call comes from an address
- * of its own, so that the per-address limit never decides a test.
+ * of its own (unless `ip` names one), so that the per-address limit decides
+ * only the tests about it.
  */
 
 export const AUTH_TEST_HOST = "gpudesk.test:3000";
@@ -15,7 +16,7 @@ let calls = 0;
 export function authRouteCall(
   route: AuthRoute,
   path: string,
-  init: { method?: "GET" | "POST"; body?: unknown; cookie?: string } = {},
+  init: { method?: "GET" | "POST"; body?: unknown; cookie?: string; ip?: string } = {},
 ): Promise<Response> {
   calls += 1;
   const method = init.method ?? "POST";
@@ -25,7 +26,7 @@ export function authRouteCall(
       host: AUTH_TEST_HOST,
       origin: AUTH_TEST_ORIGIN,
       "content-type": "application/json",
-      "x-gpudesk-client-ip": `10.${process.pid % 200}.${(calls / 250) | 0}.${calls % 250}`,
+      "x-gpudesk-client-ip": init.ip ?? `10.${process.pid % 200}.${(calls / 250) | 0}.${calls % 250}`,
       "x-gpudesk-proto": "http",
       ...(init.cookie ? { cookie: init.cookie } : {}),
     },
