@@ -6,6 +6,7 @@ import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";
 import type { Role, UserPrincipal } from "@/server/auth/principal";
 import { toRole } from "@/server/auth/tokens";
+import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -216,10 +217,6 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
   const current = await db().user.findUnique({ where: { id }, select: userSelect });
   if (!current) throw new AppError("not_found", "No such user");
   const losesAdmin = current.role === "admin" && (patch.role === "member" || patch.disabled === true);
-  if (losesAdmin) {
-    const admins = await db().user.count({ where: { role: "admin", OR: [{ banned: false }, { banned: null }] } });
-    if (admins <= 1) throw new AppError("conflict", "This is the last admin: make someone else admin first");
-  }
   if (patch.unixLogin) {
     await confirmDemoTakeOver({ unixLogin: patch.unixLogin }, patch.takeOverDemo === true);
     await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });
@@ -232,6 +229,11 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
     await resetPassword(id, { password: patch.password, mustChange: patch.mustChangePassword ?? true }, actor.user.id);
   }
   const row = await db().$transaction(async (tx) => {
+    // Counted in the transaction, after the others that take away an admin: the rule holds under races.
+    if (losesAdmin) {
+      await lockAdminChanges(tx);
+      if ((await otherActiveAdmins(tx, id)) === 0) throw new AppError("conflict", "This is the last admin: make someone else admin first");
+    }
     for (const entry of auditEntriesOf(current, patch)) await writeAudit(tx, { actorId: actor.user.id, entityType: "user", entityId: id, ...entry });
     const updated = await tx.user.update({
       where: { id },

@@ -4,6 +4,7 @@ import { normalizeUsername, usernameSchema } from "@/lib/username";
 import type { Role } from "@/server/auth/principal";
 import { toRole } from "@/server/auth/tokens";
 import { writeAudit } from "@/server/audit/audit-log";
+import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { releaseFromDemoAccounts, unixLoginSchema } from "@/server/auth/users";
 import { db } from "@/server/db";
@@ -96,19 +97,6 @@ async function freeUnixLogin(login: string | undefined, userId: string | null): 
   return parsed.data;
 }
 
-/** The role the directory gives, unless that would leave the fleet without an admin. */
-async function directoryRole(current: { id: string; role: string } | null, wanted: Role | null): Promise<Role | null> {
-  if (wanted === null || !current || toRole(current.role) === wanted) return wanted;
-  if (wanted === "member" && toRole(current.role) === "admin") {
-    const others = await db().user.count({ where: { role: "admin", id: { not: current.id }, OR: [{ banned: false }, { banned: null }] } });
-    if (others === 0) {
-      log.warn(`sso: ${current.id} is the last admin and not in an admin group; kept admin`);
-      return null;
-    }
-  }
-  return wanted;
-}
-
 /**
  * Creates or updates the gpudesk account of a person the directory has just
  * vouched for (a verified OIDC sign-in, a successful LDAP bind): their
@@ -172,21 +160,42 @@ export async function provisionDirectoryUser(person: DirectoryPerson, attempt = 
   }
   const existing = found.user;
 
-  const newRole = await directoryRole(existing, role);
   const unixLogin = person.unixLogin !== undefined && person.unixLogin !== existing.unixLogin ? await freeUnixLogin(person.unixLogin, existing.id) : null;
-  const patch = {
+  const wanted = {
     ...(name && name !== existing.name ? { name } : {}),
-    ...(newRole && newRole !== toRole(existing.role) ? { role: newRole } : {}),
+    ...(role && role !== toRole(existing.role) ? { role } : {}),
     ...(unixLogin ? { unixLogin } : {}),
   };
+  const patch = Object.keys(wanted).length > 0 ? await db().$transaction((tx) => updateFromDirectory(tx, existing, wanted)) : wanted;
   if (Object.keys(patch).length > 0) {
-    await db().user.update({ where: { id: existing.id }, data: patch });
     log.info(`sso: ${existing.username ?? username} updated from ${person.source}: ${Object.keys(patch).join(", ")}`);
     // Open live pages reconnect in the scope of the new role.
     if (patch.role) disconnectLivePrincipal({ kind: "user", id: existing.id });
   }
   await applyDirectoryTeams(existing.id, teams);
   return { ok: true, user: { id: existing.id, email: existing.email, username: existing.username ?? username } };
+}
+
+/**
+ * Writes what the directory changed, in one transaction; a demotion that
+ * would leave the fleet without an admin is left out (the last admin stays
+ * admin), counted after any other change that takes away an admin.
+ */
+async function updateFromDirectory(
+  tx: Prisma.TransactionClient,
+  existing: { id: string; role: string },
+  wanted: { name?: string; role?: Role; unixLogin?: string },
+): Promise<{ name?: string; role?: Role; unixLogin?: string }> {
+  const patch = { ...wanted };
+  if (patch.role === "member" && toRole(existing.role) === "admin") {
+    await lockAdminChanges(tx);
+    if ((await otherActiveAdmins(tx, existing.id)) === 0) {
+      log.warn(`sso: ${existing.id} is the last admin and not in an admin group; kept admin`);
+      delete patch.role;
+    }
+  }
+  if (Object.keys(patch).length > 0) await tx.user.update({ where: { id: existing.id }, data: patch });
+  return patch;
 }
 
 function isUniqueClash(error: unknown): boolean {
