@@ -165,4 +165,15 @@ describe("the audit log", () => {
     await expect(truncate).rejects.toThrow();
     expect(await db().auditLog.count()).toBeGreaterThan(0);
   });
+
+  it("keeps the accounts it names: deleting one is refused (gpudesk disables accounts, never deletes them)", async () => {
+    const { db } = await import("@/server/db");
+    const boss = await adminPrincipal();
+    const { createUser, updateUser } = await import("@/server/auth/users");
+    const person = await createUser({ username: name("kept"), password: "kept-password-1" });
+    await updateUser(person.id, { name: "Kept Person" }, boss);
+    await expect(db().user.delete({ where: { id: boss.user.id } })).rejects.toThrow();
+    expect(await db().auditLog.count({ where: { actorId: boss.user.id } })).toBeGreaterThan(0);
+    expect(await db().user.count({ where: { id: boss.user.id } })).toBe(1);
+  });
 });
