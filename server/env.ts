@@ -228,6 +228,8 @@ const envSchema = z.object({
   /** Unset: a new person's Unix login is their username (as `gpudesk user add` does). */
   GPUDESK_OIDC_UNIX_LOGIN_CLAIM: claimName.optional(),
   GPUDESK_OIDC_GROUPS_CLAIM: claimName.default("groups"),
+  /** 1: signing out of gpudesk signs out of the provider too (RP-initiated logout), where the provider offers it. */
+  GPUDESK_OIDC_PROVIDER_LOGOUT: flag("1"),
   /**
    * Domains (`,`, `;` or space separated) whose names may sign in: a username
    * claim with an `@domain` of another domain is refused, and with Google as

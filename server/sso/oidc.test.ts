@@ -129,12 +129,20 @@ describe("OIDC sign-in against a real provider", () => {
     expect(await db().account.count({ where: { userId: member.id, providerId: "oidc" } })).toBe(0);
   });
 
-  it("signing out ends the gpudesk session", async () => {
+  it("signing out ends the gpudesk session and names the provider's end-session address, which ends the provider's session too", async () => {
     const callback = await signIn("sub-dana");
     expect(await sessionUser(callback)).not.toBeNull();
-    const out = await authCall("/sign-out", { cookie: cookiesOf(callback) });
+    const out = await authCall("/sign-out", { cookie: cookiesOf(callback), body: { disableRedirect: true } });
     expect(out.status).toBe(200);
     expect(await sessionUser(callback)).toBeNull();
+    const { url } = (await out.json()) as { url?: string };
+    expect(url?.startsWith(`${provider.issuer}/session/end?`)).toBe(true);
+    const logout = new URL(url ?? "");
+    expect(logout.searchParams.get("id_token_hint")).toMatch(/^ey/);
+    // The provider takes it: its confirmation page, not an error about the hint.
+    const page = await fetch(url ?? "", { redirect: "manual" });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/logout|sign-?out/i);
   });
 
   it("a username claim that is no valid gpudesk username is refused back to the sign-in page", async () => {

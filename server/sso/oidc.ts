@@ -126,6 +126,11 @@ export function oidcPlugins(config: Env) {
           // gpudesk creates accounts itself, by its own rule (GPUDESK_SSO_CREATE_USERS), in mapProfileToUser.
           disableSignUp: true,
           mapProfileToUser: (profile) => accountForOidcProfile(profile, config),
+          // Signing out of gpudesk signs out of the provider too (RP-initiated logout) where its discovery names
+          // an end_session_endpoint: better-auth's /sign-out answers that address and the page goes there.
+          disableProviderLogout: !config.GPUDESK_OIDC_PROVIDER_LOGOUT,
+          // Back to gpudesk's sign-in page afterwards, where the public address is known (register it at the provider).
+          ...(config.GPUDESK_PUBLIC_URL ? { postLogoutRedirectURI: new URL("/login", config.GPUDESK_PUBLIC_URL).href } : {}),
         },
       ],
     }),
