@@ -256,6 +256,8 @@ const envSchema = z.object({
   GPUDESK_LDAP_GROUP_FILTER: ldapFilter.default("(|(member={dn})(memberUid={username}))"),
   /** A PEM file of the CA that signed the directory's certificate (ldaps://), when it is not a public one. */
   GPUDESK_LDAP_CA_FILE: z.string().min(1).max(1000).optional(),
+  /** 1: upgrade an ldap:// connection with StartTLS before anything is sent (binds included); refused if the directory cannot. */
+  GPUDESK_LDAP_STARTTLS: flag("0"),
   /** Groups (OIDC claim values or LDAP group names or DNs, `;`-separated) whose members are admins; unset: roles are not taken from the directory. */
   GPUDESK_SSO_ADMIN_GROUPS: groupList,
   /** Groups to teams: `group=team;group2=team2` (a group may be a DN: the last `=` names the team). */
@@ -331,6 +333,9 @@ function ssoMissing(data: z.infer<typeof envSchema>): string[] {
   if (!data.GPUDESK_OIDC_ISSUER && data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_ISSUER: is required with GPUDESK_OIDC_CLIENT_ID");
   if (data.GPUDESK_OIDC_ISSUER && isGoogleIssuer(data.GPUDESK_OIDC_ISSUER) && data.GPUDESK_OIDC_ALLOWED_DOMAINS.length === 0) {
     lines.push("GPUDESK_OIDC_ALLOWED_DOMAINS: is required with Google as GPUDESK_OIDC_ISSUER (any Google account could sign in otherwise)");
+  }
+  if (data.GPUDESK_LDAP_STARTTLS && data.GPUDESK_LDAP_URL?.startsWith("ldaps:")) {
+    lines.push("GPUDESK_LDAP_STARTTLS: goes with an ldap:// URL (ldaps:// is TLS from the start)");
   }
   if (data.GPUDESK_LDAP_URL && !data.GPUDESK_LDAP_BASE_DN) lines.push("GPUDESK_LDAP_BASE_DN: is required with GPUDESK_LDAP_URL");
   if (data.GPUDESK_LDAP_BIND_DN && data.GPUDESK_LDAP_BIND_PASSWORD === undefined) {

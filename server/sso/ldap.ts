@@ -24,6 +24,7 @@ export type LdapConfig = Pick<
   | "GPUDESK_LDAP_GROUP_BASE_DN"
   | "GPUDESK_LDAP_GROUP_FILTER"
   | "GPUDESK_LDAP_CA_FILE"
+  | "GPUDESK_LDAP_STARTTLS"
 >;
 
 const TIMEOUT_MS = 10_000;
@@ -60,14 +61,27 @@ function entrySubject(entry: Entry): string {
   return `dn:${entry.dn.toLowerCase()}`;
 }
 
-function client(config: LdapConfig): Client {
+/**
+ * A connection to the directory: TLS from the start with ldaps://, or with
+ * GPUDESK_LDAP_STARTTLS an ldap:// connection upgraded before anything else
+ * is sent, so that no password crosses the network in clear. A directory
+ * that cannot upgrade (or whose certificate the CA does not vouch for)
+ * fails the check: nothing is sent without TLS.
+ */
+async function client(config: LdapConfig): Promise<Client> {
   const url = config.GPUDESK_LDAP_URL ?? "";
-  return new Client({
-    url,
-    timeout: TIMEOUT_MS,
-    connectTimeout: TIMEOUT_MS,
-    tlsOptions: config.GPUDESK_LDAP_CA_FILE ? { ca: readFileSync(config.GPUDESK_LDAP_CA_FILE) } : undefined,
-  });
+  const tlsOptions = config.GPUDESK_LDAP_CA_FILE ? { ca: readFileSync(config.GPUDESK_LDAP_CA_FILE) } : undefined;
+  // The TLS options go to ldaps:// at connect, or to the upgrade: never both.
+  const connection = new Client({ url, timeout: TIMEOUT_MS, connectTimeout: TIMEOUT_MS, tlsOptions: config.GPUDESK_LDAP_STARTTLS ? undefined : tlsOptions });
+  if (config.GPUDESK_LDAP_STARTTLS) {
+    try {
+      await connection.startTLS(tlsOptions ?? {});
+    } catch (error) {
+      await connection.unbind().catch(() => undefined);
+      throw error;
+    }
+  }
+  return connection;
 }
 
 /**
@@ -80,7 +94,12 @@ function client(config: LdapConfig): Client {
 export async function checkDirectoryPassword(username: string, password: string, config: LdapConfig): Promise<DirectoryCheck> {
   if (!config.GPUDESK_LDAP_URL || !config.GPUDESK_LDAP_BASE_DN) return { kind: "unavailable", reason: "LDAP is not configured" };
   if (password.length === 0 || password.includes("\0")) return { kind: "wrong_password" };
-  const service = client(config);
+  let service: Client;
+  try {
+    service = await client(config);
+  } catch (error) {
+    return { kind: "unavailable", reason: `no TLS connection to the directory: ${error instanceof Error ? error.message : String(error)}` };
+  }
   try {
     if (config.GPUDESK_LDAP_BIND_DN) await service.bind(config.GPUDESK_LDAP_BIND_DN, config.GPUDESK_LDAP_BIND_PASSWORD ?? "");
     const nameAttribute = config.GPUDESK_LDAP_NAME_ATTRIBUTE;
@@ -96,7 +115,7 @@ export async function checkDirectoryPassword(username: string, password: string,
     if (searchEntries.length > 1) return { kind: "unavailable", reason: `the user filter matches more than one entry for ${username}` };
     const entry = searchEntries[0];
 
-    const person = client(config);
+    const person = await client(config);
     try {
       await person.bind(entry.dn, password);
     } catch (error) {
