@@ -17,6 +17,7 @@ const SERVER = `http://127.0.0.1:${SERVER_PORT}`;
 const oidcPeople: OidcPerson[] = [
   { login: "olga", preferred_username: "olga", name: "Olga Owner", groups: ["/lab/gpu-admins"], uid: "oowner" },
   { login: "max", preferred_username: "max", name: "Max Member", groups: ["/lab/students"], uid: "mmember" },
+  { login: "outsider", preferred_username: "olga@elsewhere.example", name: "Not Olga", groups: ["/lab/gpu-admins"] },
 ];
 let provider: TestOidcProvider;
 let slapd: Slapd;
@@ -72,6 +73,23 @@ test("OIDC: through the provider's sign-in and consent pages back to gpudesk, an
   expect(await me(page)).toMatchObject({ username: "olga", role: "admin", unixLogin: "oowner" });
   await page.goto(`${SERVER}/admin/users`);
   await expect(page.getByRole("row", { name: /^olga you Olga Owner Admin oowner/ })).toBeVisible();
+  // Signing out signs out at the provider too: its end-session page, with gpudesk's session gone.
+  await page.getByRole("button", { name: /^Account: / }).click();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/session/end`));
+  expect((await page.request.get(`${SERVER}/api/v1/me`)).status()).toBe(401);
+});
+
+test("OIDC: a name of a domain that is not allowed is refused with a page that says so, and no session", async ({ page }) => {
+  await page.goto(`${SERVER}/login`);
+  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
+  await page.locator('input[name="login"]').fill("outsider");
+  await page.locator('input[name="password"]').fill("anything");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page).toHaveURL(`${SERVER}/login?error=domain_not_allowed`);
+  await expect(page.getByText(/your account's domain is not one this gpudesk accepts/)).toBeVisible();
+  expect((await page.request.get(`${SERVER}/api/v1/me`)).status()).toBe(401);
 });
 
 test("OIDC: someone outside the admin groups lands as a member", async ({ page }) => {
