@@ -51,6 +51,16 @@ async function me(page: Page) {
   return ((await response.json()) as { user: { username: string; role: string; unixLogin: string | null } }).user;
 }
 
+/** From gpudesk's button through the provider's sign-in and consent pages (any password: devInteractions). */
+async function signInAtProviderPages(page: Page, login: string) {
+  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("anything");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+}
+
 test("the sign-in page offers the provider's button and the directory's password form", async ({ page }) => {
   await page.goto(`${SERVER}/login`);
   await expect(page.getByRole("button", { name: "Sign in with Lab SSO" })).toBeVisible();
@@ -63,12 +73,7 @@ test("the sign-in page offers the provider's button and the directory's password
 
 test("OIDC: through the provider's sign-in and consent pages back to gpudesk, an admin by group with the Unix login from the claim", async ({ page }) => {
   await page.goto(`${SERVER}/login?next=%2Freservations`);
-  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
-  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-  await page.locator('input[name="login"]').fill("olga");
-  await page.locator('input[name="password"]').fill("anything");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
+  await signInAtProviderPages(page, "olga");
   await expect(page).toHaveURL(`${SERVER}/reservations`);
   expect(await me(page)).toMatchObject({ username: "olga", role: "admin", unixLogin: "oowner" });
   await page.goto(`${SERVER}/admin/users`);
@@ -82,11 +87,7 @@ test("OIDC: through the provider's sign-in and consent pages back to gpudesk, an
 
 test("OIDC: a name of a domain that is not allowed is refused with a page that says so, and no session", async ({ page }) => {
   await page.goto(`${SERVER}/login`);
-  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
-  await page.locator('input[name="login"]').fill("outsider");
-  await page.locator('input[name="password"]').fill("anything");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
+  await signInAtProviderPages(page, "outsider");
   await expect(page).toHaveURL(`${SERVER}/login?error=domain_not_allowed`);
   await expect(page.getByText(/your account's domain is not one this gpudesk accepts/)).toBeVisible();
   expect((await page.request.get(`${SERVER}/api/v1/me`)).status()).toBe(401);
@@ -94,11 +95,7 @@ test("OIDC: a name of a domain that is not allowed is refused with a page that s
 
 test("OIDC: someone outside the admin groups lands as a member", async ({ page }) => {
   await page.goto(`${SERVER}/login`);
-  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
-  await page.locator('input[name="login"]').fill("max");
-  await page.locator('input[name="password"]').fill("anything");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
+  await signInAtProviderPages(page, "max");
   await expect(page).toHaveURL(`${SERVER}/`);
   expect(await me(page)).toMatchObject({ username: "max", role: "member", unixLogin: "mmember" });
 });
