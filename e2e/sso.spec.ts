@@ -8,17 +8,16 @@ import { E2E_PORT } from "../playwright.config";
  * Single sign-on in a real browser: a gpudesk server of its own (its SSO
  * settings would change the shared e2e server's sign-in for every other
  * spec), a real OpenID Connect provider (oidc-provider) and a real OpenLDAP
- * (slapd), on ports of their own next to E2E_PORT.
+ * (slapd), the server next to E2E_PORT, the provider and slapd on free ports.
  */
 
-const PROVIDER_PORT = E2E_PORT + 159;
-const SLAPD_PORT = E2E_PORT + 160;
 const SERVER_PORT = E2E_PORT + 161;
 const SERVER = `http://127.0.0.1:${SERVER_PORT}`;
 
 const oidcPeople: OidcPerson[] = [
   { login: "olga", preferred_username: "olga", name: "Olga Owner", groups: ["/lab/gpu-admins"], uid: "oowner" },
   { login: "max", preferred_username: "max", name: "Max Member", groups: ["/lab/students"], uid: "mmember" },
+  { login: "outsider", preferred_username: "olga@elsewhere.example", name: "Not Olga", groups: ["/lab/gpu-admins"] },
 ];
 let provider: TestOidcProvider;
 let slapd: Slapd;
@@ -29,8 +28,8 @@ test.describe.configure({ mode: "serial" });
 test.beforeAll(async () => {
   test.setTimeout(400_000);
   if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");
-  provider = await startOidcProvider(PROVIDER_PORT, [`${SERVER}/api/auth/callback/oidc`], oidcPeople);
-  slapd = await startSlapd(SLAPD_PORT, [
+  provider = await startOidcProvider([`${SERVER}/api/auth/callback/oidc`], oidcPeople);
+  slapd = await startSlapd([
     { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins"] },
     { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students"], mail: "carol@lab.example" },
   ]);
@@ -52,6 +51,16 @@ async function me(page: Page) {
   return ((await response.json()) as { user: { username: string; role: string; unixLogin: string | null } }).user;
 }
 
+/** From gpudesk's button through the provider's sign-in and consent pages (any password: devInteractions). */
+async function signInAtProviderPages(page: Page, login: string) {
+  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("anything");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+}
+
 test("the sign-in page offers the provider's button and the directory's password form", async ({ page }) => {
   await page.goto(`${SERVER}/login`);
   await expect(page.getByRole("button", { name: "Sign in with Lab SSO" })).toBeVisible();
@@ -64,25 +73,29 @@ test("the sign-in page offers the provider's button and the directory's password
 
 test("OIDC: through the provider's sign-in and consent pages back to gpudesk, an admin by group with the Unix login from the claim", async ({ page }) => {
   await page.goto(`${SERVER}/login?next=%2Freservations`);
-  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
-  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-  await page.locator('input[name="login"]').fill("olga");
-  await page.locator('input[name="password"]').fill("anything");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
+  await signInAtProviderPages(page, "olga");
   await expect(page).toHaveURL(`${SERVER}/reservations`);
   expect(await me(page)).toMatchObject({ username: "olga", role: "admin", unixLogin: "oowner" });
   await page.goto(`${SERVER}/admin/users`);
   await expect(page.getByRole("row", { name: /^olga you Olga Owner Admin oowner/ })).toBeVisible();
+  // Signing out signs out at the provider too: its end-session page, with gpudesk's session gone.
+  await page.getByRole("button", { name: /^Account: / }).click();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/session/end`));
+  expect((await page.request.get(`${SERVER}/api/v1/me`)).status()).toBe(401);
+});
+
+test("OIDC: a name of a domain that is not allowed is refused with a page that says so, and no session", async ({ page }) => {
+  await page.goto(`${SERVER}/login`);
+  await signInAtProviderPages(page, "outsider");
+  await expect(page).toHaveURL(`${SERVER}/login?error=domain_not_allowed`);
+  await expect(page.getByText(/your account's domain is not one this gpudesk accepts/)).toBeVisible();
+  expect((await page.request.get(`${SERVER}/api/v1/me`)).status()).toBe(401);
 });
 
 test("OIDC: someone outside the admin groups lands as a member", async ({ page }) => {
   await page.goto(`${SERVER}/login`);
-  await page.getByRole("button", { name: "Sign in with Lab SSO" }).click();
-  await page.locator('input[name="login"]').fill("max");
-  await page.locator('input[name="password"]').fill("anything");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
+  await signInAtProviderPages(page, "max");
   await expect(page).toHaveURL(`${SERVER}/`);
   expect(await me(page)).toMatchObject({ username: "max", role: "member", unixLogin: "mmember" });
 });

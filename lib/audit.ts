@@ -16,6 +16,7 @@ export const AUDIT_KINDS = {
   team: "Teams",
   limit: "Limits",
   alert: "Alerts",
+  waitlist: "Waiting requests",
   signin: "Sign-ins",
 } as const;
 
@@ -29,8 +30,11 @@ export type KnownAuditAction =
   | "user.enable"
   | "user.unix_login"
   | "user.rename"
+  | "user.directory_link"
+  | "user.directory_bind"
   | "user.password_reset"
   | "user.password_change"
+  | "user.password_change_refused"
   | "user.email"
   | "user.time_zone"
   | "token.create"
@@ -46,6 +50,7 @@ export type KnownAuditAction =
   | "webhook.update"
   | "webhook.delete"
   | "alert.acknowledge"
+  | "waitlist.leave"
   | "signin.failure"
   | "signin.lockout"
   | "team.create"
@@ -76,8 +81,11 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "user.enable": "Enabled a person",
   "user.unix_login": "Changed a Unix login",
   "user.rename": "Renamed a person",
+  "user.directory_link": "Linked to the directory",
+  "user.directory_bind": "Bound to a directory identity",
   "user.password_reset": "Reset a password",
   "user.password_change": "Changed their password",
+  "user.password_change_refused": "Password change refused",
   "user.email": "Changed a mail address",
   "token.create": "Created an API token",
   "token.revoke": "Revoked an API token",
@@ -92,6 +100,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "webhook.update": "Changed a webhook",
   "webhook.delete": "Removed a webhook",
   "alert.acknowledge": "Acknowledged an alert",
+  "waitlist.leave": "Withdrew a waiting request",
   "signin.failure": "Sign-in failed",
   "signin.lockout": "Sign-ins locked out",
   "team.create": "Made a team",

@@ -3,7 +3,7 @@ import { isPartitioned } from "@/lib/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
-import { personName } from "@/lib/person-name";
+import { WALL_ANONYMOUS, wallName } from "@/lib/person-name";
 import type { DisplayFeedGpu } from "@/lib/display-state";
 
 export interface DisplayViewOptions {
@@ -19,7 +19,7 @@ export interface DisplayViewOptions {
 export function unbookedRunnerName(reconciliation: GpuReconciliation | undefined): string | null {
   const names: string[] = [];
   for (const process of reconciliation?.processes ?? []) {
-    const name = process.person?.name.trim();
+    const name = process.person ? wallName({ ...process.person, unixLogin: process.login }) : null;
     if (name && !names.includes(name)) names.push(name);
   }
   if (names.length === 0) return null;
@@ -41,7 +41,6 @@ export function displayGpusFromFleet(
   nowMs: number,
   options: DisplayViewOptions = {},
 ): Record<string, DisplayFeedGpu> {
-  const holders = bookings.map((booking) => booking.holder);
   const out: Record<string, DisplayFeedGpu> = {};
   for (const gpu of Object.values(gpus)) {
     // A partitioned GPU is shown by its slices: each is a tile with its own state and holder.
@@ -60,7 +59,8 @@ export function displayGpusFromFleet(
       memoryUsedMiB: gpu.memoryUsedMiB,
       memoryTotalMiB: gpu.memoryTotalMiB,
       temperatureC: gpu.temperatureC,
-      holderName: current ? personName(current.holder, holders) : null,
+      // A wall never shows a login: the holder's own display name, or no name.
+      holderName: current ? (wallName(current.holder) ?? WALL_ANONYMOUS) : null,
       holderUntil: current?.endsAt ?? null,
       ...(gpu.mig ? { slice: { ref: `${gpu.index}:${gpu.mig.deviceIndex}`, profile: gpu.mig.profile } } : {}),
       ...(state !== "offline" && unseenUseNow(gpu, states[gpu.uuid]) ? { unseen: true as const } : {}),

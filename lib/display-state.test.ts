@@ -143,6 +143,30 @@ describe("displayGpusFromFleet", () => {
     expect(displayTiles([{ ...host, online: false }], reconciled).get("h1")?.[0]).not.toHaveProperty("unseen");
   });
 
+  it("never shows a login: a holder or runner without a display name of their own is no name on the wall", () => {
+    const nameless = { ...booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), holder: { id: "u-carol", username: "carol", name: "carol" } };
+    const twins = [
+      { ...booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), holder: { id: "u-a1", username: "alice", name: "Alice" } },
+      { ...booking("GPU-b", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), holder: { id: "u-a2", username: "alice2", name: "Alice" } },
+    ];
+    expect(displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [nameless], {}, NOW)["GPU-a"].holderName).toBe("a lab member");
+    const both = displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a"), "GPU-b": liveGpu("GPU-b", { index: 1 }) }, online, twins, {}, NOW);
+    expect([both["GPU-a"].holderName, both["GPU-b"].holderName]).toEqual(["Alice", "Alice"]);
+    const runner = (person: { id: string; username: string; name: string }, login: string): Record<string, GpuReconciliation> => ({
+      "GPU-a": {
+        state: "unbooked_use",
+        reservationId: null,
+        holder: null,
+        problem: null,
+        processes: [{ pid: 7, person, reservationId: null, login, evidence: { kind: "login", value: login }, intruder: true }],
+      },
+    });
+    const view = { namesUnbookedRunner: true };
+    const gpu = { "GPU-a": liveGpu("GPU-a", { processes: [processOf("ckrause")] }) };
+    expect(displayGpusFromFleet(gpu, online, [], runner({ id: "u-c", username: "carol", name: "ckrause" }, "ckrause"), NOW, view)["GPU-a"]).not.toHaveProperty("runnerName");
+    expect(displayGpusFromFleet(gpu, online, [], runner({ id: "u-c", username: "carol", name: "Carol" }, "ckrause"), NOW, view)["GPU-a"].runnerName).toBe("Carol");
+  });
+
   it("lets a booking end by the clock, without a message", () => {
     const out = displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [booking("GPU-a", "2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z")], {}, NOW);
     expect(out["GPU-a"]).toMatchObject({ state: "free", holderName: null, holderUntil: null });

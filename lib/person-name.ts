@@ -50,3 +50,19 @@ export function personWithUsername(person: NamedPerson): string {
   // "Dave" for dave: the username is already there (case aside), and every other surface says "Dave".
   return key(shown) === key(person.username) ? shown : `${shown} (${person.username})`;
 }
+
+/** What a wall display says for a person without a display name of their own. */
+export const WALL_ANONYMOUS = "a lab member";
+
+/**
+ * The name a wall display may show: the person's own display name, never a
+ * login. An account made without one carries its username as its name
+ * (better-auth needs a name), so a name that is exactly the username or the
+ * Unix login is none; nor is a username added to tell two people apart.
+ */
+export function wallName(person: NamedPerson & { unixLogin?: string | null }): string | null {
+  const name = person.name?.trim();
+  // Exactly the login (as an account made without a name carries it); "Dave" for dave is a name someone chose.
+  if (!name || name === person.username || name === person.unixLogin) return null;
+  return name;
+}

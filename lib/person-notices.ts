@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { isReservedAddress } from "@/lib/mail-address";
 
 /**
  * What gpudesk tells one person about their own bookings, and the channels
@@ -35,7 +36,12 @@ export interface NotificationSettingsView {
 }
 
 export const notificationSettingsSchema = z.object({
-  email: z.email("is not a mail address").max(254).nullable().optional(),
+  email: z
+    .email("is not a mail address")
+    .max(254)
+    .refine((email) => !isReservedAddress(email), "is in a domain gpudesk reserves for its made-up addresses")
+    .nullable()
+    .optional(),
   preferences: z
     .array(z.object({ event: z.enum(PERSON_EVENT_NAMES), onPage: z.boolean(), byMail: z.boolean() }))
     .max(PERSON_EVENT_NAMES.length * 2)

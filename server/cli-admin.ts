@@ -73,11 +73,12 @@ export function registerAdminCommands(program: Command): void {
     .option("--unix-login <login>", "Unix login on the GPU hosts (default: the username)")
     .option("--password-stdin", "read the password from standard input instead of a prompt")
     .option("--take-over-demo", "if a demo person of the simulated fleet has this username or Unix login, take it over without asking")
-    .action(async (username: string, options: { admin?: boolean; name?: string; unixLogin?: string; passwordStdin?: boolean; takeOverDemo?: boolean }) => {
+    .option("--directory", "let the first OIDC or LDAP sign-in of this username take the account (bound to that identity from then on)")
+    .action(async (username: string, options: { admin?: boolean; name?: string; unixLogin?: string; passwordStdin?: boolean; takeOverDemo?: boolean; directory?: boolean }) => {
       const password = options.passwordStdin ? await readStdin() : await promptPassword();
       const created = await withDatabase(async () => {
         const { createUser } = await import("@/server/auth/users");
-        const input = { username, password, name: options.name, role: options.admin ? "admin" : "member", unixLogin: options.unixLogin };
+        const input = { username, password, name: options.name, role: options.admin ? "admin" : "member", unixLogin: options.unixLogin, directoryLink: options.directory === true };
         try {
           return await createUser({ ...input, takeOverDemo: options.takeOverDemo === true });
         } catch (error) {

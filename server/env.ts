@@ -164,7 +164,12 @@ const envSchema = z.object({
   /** The sender of gpudesk's mail. */
   GPUDESK_SMTP_FROM: z.string().min(3).max(200).default("gpudesk <gpudesk@localhost>"),
   /** Sign-in attempts allowed per client address per minute (failed ones per username are slowed down separately). */
-  GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  /**
+   * Sign-ins per client address per minute, on each sign-in path. 60: a lab of 150 behind one
+   * address (a NAT, a proxy that does not forward) arriving within ten minutes at 9 a.m. is about
+   * 15 a minute, twice with a typo, so four times that with room to spare.
+   */
+  GPUDESK_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   /**
    * socket.io's per-message compression (permessage-deflate) on every WebSocket, agents' and
    * browsers' alike. Off: it compresses each message once per socket, so its CPU grows with
@@ -223,6 +228,19 @@ const envSchema = z.object({
   /** Unset: a new person's Unix login is their username (as `gpudesk user add` does). */
   GPUDESK_OIDC_UNIX_LOGIN_CLAIM: claimName.optional(),
   GPUDESK_OIDC_GROUPS_CLAIM: claimName.default("groups"),
+  /** 1: signing out of gpudesk signs out of the provider too (RP-initiated logout), where the provider offers it. */
+  GPUDESK_OIDC_PROVIDER_LOGOUT: flag("1"),
+  /**
+   * Domains (`,`, `;` or space separated) whose names may sign in: a username
+   * claim with an `@domain` of another domain is refused, and with Google as
+   * the issuer the Workspace domain (`hd`) must be one of them.
+   */
+  GPUDESK_OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .max(4000)
+    .default("")
+    .transform((text) => text.split(/[\s,;]+/).map((part) => part.trim().toLowerCase().replace(/^@/, "")).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$/, "must be domains such as lab.example, separated by commas"))),
   /** LDAP bind: ldap:// or ldaps:// URL of the directory, the service account that searches it, where people are. */
   GPUDESK_LDAP_URL: z.url({ protocol: /^ldaps?$/ }).optional(),
   GPUDESK_LDAP_BIND_DN: z.string().max(500).optional(),
@@ -238,6 +256,8 @@ const envSchema = z.object({
   GPUDESK_LDAP_GROUP_FILTER: ldapFilter.default("(|(member={dn})(memberUid={username}))"),
   /** A PEM file of the CA that signed the directory's certificate (ldaps://), when it is not a public one. */
   GPUDESK_LDAP_CA_FILE: z.string().min(1).max(1000).optional(),
+  /** 1: upgrade an ldap:// connection with StartTLS before anything is sent (binds included); refused if the directory cannot. */
+  GPUDESK_LDAP_STARTTLS: flag("0"),
   /** Groups (OIDC claim values or LDAP group names or DNs, `;`-separated) whose members are admins; unset: roles are not taken from the directory. */
   GPUDESK_SSO_ADMIN_GROUPS: groupList,
   /** Groups to teams: `group=team;group2=team2` (a group may be a DN: the last `=` names the team). */
@@ -311,11 +331,22 @@ function ssoMissing(data: z.infer<typeof envSchema>): string[] {
   const lines: string[] = [];
   if (data.GPUDESK_OIDC_ISSUER && !data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_CLIENT_ID: is required with GPUDESK_OIDC_ISSUER");
   if (!data.GPUDESK_OIDC_ISSUER && data.GPUDESK_OIDC_CLIENT_ID) lines.push("GPUDESK_OIDC_ISSUER: is required with GPUDESK_OIDC_CLIENT_ID");
+  if (data.GPUDESK_OIDC_ISSUER && isGoogleIssuer(data.GPUDESK_OIDC_ISSUER) && data.GPUDESK_OIDC_ALLOWED_DOMAINS.length === 0) {
+    lines.push("GPUDESK_OIDC_ALLOWED_DOMAINS: is required with Google as GPUDESK_OIDC_ISSUER (any Google account could sign in otherwise)");
+  }
+  if (data.GPUDESK_LDAP_STARTTLS && data.GPUDESK_LDAP_URL?.startsWith("ldaps:")) {
+    lines.push("GPUDESK_LDAP_STARTTLS: goes with an ldap:// URL (ldaps:// is TLS from the start)");
+  }
   if (data.GPUDESK_LDAP_URL && !data.GPUDESK_LDAP_BASE_DN) lines.push("GPUDESK_LDAP_BASE_DN: is required with GPUDESK_LDAP_URL");
   if (data.GPUDESK_LDAP_BIND_DN && data.GPUDESK_LDAP_BIND_PASSWORD === undefined) {
     lines.push("GPUDESK_LDAP_BIND_PASSWORD: is required with GPUDESK_LDAP_BIND_DN");
   }
   return lines;
+}
+
+/** Google's issuer: any Google account signs in there; the Workspace domain is in the `hd` claim. */
+export function isGoogleIssuer(issuer: string): boolean {
+  return /^https:\/\/accounts\.google\.com\/?$/.test(issuer);
 }
 
 let cached: Env | undefined;

@@ -13,11 +13,13 @@ interface UserRowProps {
   user: User;
   /** The admin looking at the page: they cannot disable themselves here, and demoting themselves asks first. */
   isSelf: boolean;
+  /** OIDC or LDAP is set up: the account can be given to the directory's person of its username. */
+  directory: boolean;
   onUpdated: (user: User) => void;
 }
 
-type Patch = { role?: "member" | "admin"; disabled?: boolean; unixLogin?: string | null; password?: string; takeOverDemo?: boolean };
-type Pending = "role" | "disabled" | "unixLogin" | "password" | null;
+type Patch = { role?: "member" | "admin"; disabled?: boolean; unixLogin?: string | null; password?: string; takeOverDemo?: boolean; directoryLink?: boolean };
+type Pending = "role" | "disabled" | "unixLogin" | "password" | "directoryLink" | null;
 
 /** A temporary password to read out or paste: 16 letters and digits, without look-alikes. */
 function temporaryPassword(): string {
@@ -27,7 +29,7 @@ function temporaryPassword(): string {
 }
 
 /** One person: role, Unix login and access, each changed in place; a refusal shows under the row. */
-export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
+export function UserRow({ user, isSelf, directory, onUpdated }: UserRowProps) {
   const [pending, setPending] = useState<Pending>(null);
   const [error, setError] = useState<string | null>(null);
   const [editingLogin, setEditingLogin] = useState(false);
@@ -160,6 +162,19 @@ export function UserRow({ user, isSelf, onUpdated }: UserRowProps) {
         </td>
         <td className={t.td}>{user.disabled ? <Badge tone="offline">Disabled</Badge> : <Badge tone="free">Active</Badge>}</td>
         <td className={`${t.td} space-y-1 space-x-2 text-right`}>
+          {directory && !user.disabled && (
+            <button
+              type="button"
+              aria-label={user.directoryLink ? `Withdraw the directory link of ${user.username}` : `Link ${user.username} to the directory`}
+              title={user.directoryLink ? "The next directory sign-in of this username takes this account" : "Let the next directory sign-in of this username take this account"}
+              aria-pressed={user.directoryLink}
+              disabled={pending !== null}
+              onClick={() => void patch({ directoryLink: !user.directoryLink }, "directoryLink")}
+              className={buttonClass("secondary", "sm")}
+            >
+              {pending === "directoryLink" ? "Saving…" : user.directoryLink ? "Linked: withdraw" : "Link to directory"}
+            </button>
+          )}
           {!user.disabled && (
             <button
               type="button"

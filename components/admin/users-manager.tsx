@@ -11,7 +11,8 @@ function byUsername(a: User, b: User): number {
 }
 
 /** Everyone with an account, and the form that adds one. */
-export function UsersManager({ initialUsers }: { initialUsers: User[] }) {
+/** `directory`: OIDC or LDAP is set up, so accounts can be linked to the directory. */
+export function UsersManager({ initialUsers, directory }: { initialUsers: User[]; directory: boolean }) {
   const me = useCurrentUser();
   const [users, setUsers] = useState(initialUsers);
   const admins = users.filter((user) => user.role === "admin" && !user.disabled).length;
@@ -47,6 +48,7 @@ export function UsersManager({ initialUsers }: { initialUsers: User[] }) {
                   key={user.id}
                   user={user}
                   isSelf={user.id === me.id}
+                  directory={directory}
                   onUpdated={(updated) => setUsers((current) => current.map((row) => (row.id === updated.id ? updated : row)))}
                 />
               ))}

@@ -3,6 +3,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
+import { normalizeUsername, usernameSchema } from "@/lib/username";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { recordAudit } from "@/server/audit/audit-log";
 import { claimLoginAttempt, recordLoginResult } from "@/server/auth/login-throttle";
@@ -11,8 +12,8 @@ import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 import { log } from "@/server/log";
-import { OIDC_PROVIDER_ID, oidcPlugins } from "@/server/sso/oidc";
-import { passwordSignIn } from "@/server/sso/password-sign-in";
+import { oidcPlugins } from "@/server/sso/oidc";
+import { invalidCredentials, passwordSignIn } from "@/server/sso/password-sign-in";
 
 export { CLIENT_IP_HEADER };
 
@@ -50,9 +51,10 @@ function createAuth(secureCookies: boolean) {
       admin({ defaultRole: "member", adminRoles: ["admin"] }),
       ...oidcPlugins(config),
     ],
-    // Single sign-on (server/sso/oidc.ts) signs a person into the account it made or found for
-    // them by its email, linking the provider's subject to it on first use.
-    account: { accountLinking: { enabled: true, trustedProviders: [OIDC_PROVIDER_ID], requireLocalEmailVerified: false } },
+    // Single sign-on (server/sso/oidc.ts) binds the provider's subject to an account itself
+    // (provisionDirectoryUser): better-auth signs into the account bound to the subject and
+    // never links one by its address.
+    account: { accountLinking: { enabled: false } },
     // A refused or failed single sign-on comes back to the sign-in page, which explains ?error=.
     onAPIError: { errorURL: "/login" },
     rateLimit: {
@@ -60,9 +62,13 @@ function createAuth(secureCookies: boolean) {
       storage: "database",
       window: 60,
       max: 100,
-      // Per address; per user is login-throttle's job.
+      // Per client address (x-gpudesk-client-ip: the socket's, or the proxy's X-Forwarded-For entry
+      // under GPUDESK_TRUST_PROXY) and path, for every sign-in path: the password form, the start of a
+      // single sign-on and its callback (better-auth's own 3 per 10 s would stop a lab behind one
+      // address at 9 a.m.). Per username is login-throttle's job.
       customRules: {
-        "/sign-in/username": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
+        "/sign-in/*": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
+        "/callback/*": { window: 60, max: config.GPUDESK_SIGNIN_PER_MINUTE },
       },
     },
     // Same origin only: the page that posts must come from the host it posts to (or the public URL).
@@ -93,22 +99,30 @@ function createAuth(secureCookies: boolean) {
         // Single sign-on goes through the provider's pages only, never with an ID token posted here.
         if (ctx.path === "/sign-in/social" && ctx.body?.idToken !== undefined) throw new APIError("BAD_REQUEST", { message: "Sign in through the provider" });
         if (ctx.path !== "/sign-in/username") return;
-        const name = typeof ctx.body?.username === "string" ? ctx.body.username : "";
+        // One spelling per person before anything counts or binds: slapd takes `ｌｉｎａ` and `𝐥𝐢𝐧𝐚` for `lina`.
+        const name = normalizeUsername(typeof ctx.body?.username === "string" ? ctx.body.username : "");
+        const ip = ctx.headers?.get(CLIENT_IP_HEADER) ?? null;
         // Counted before the password is checked (atomically), so parallel guesses cannot all be evaluated.
         const wait = await claimLoginAttempt(name);
         if (wait > 0) {
-          await recordSignInAudit("signin.lockout", name, ctx.headers?.get(CLIENT_IP_HEADER) ?? null, { retryInSeconds: Math.ceil(wait / 1000) });
+          await recordSignInAudit("signin.lockout", name, ip, { retryInSeconds: Math.ceil(wait / 1000) });
           throw new APIError("TOO_MANY_REQUESTS", {
             message: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 1000)} s.`,
           });
         }
+        // A name no account can have never reaches a directory, and is answered as a wrong password.
+        if (!usernameSchema.safeParse(name).success) {
+          await recordSignInAudit("signin.failure", name, ip, { reason: "invalid_username" });
+          throw invalidCredentials();
+        }
         // LDAP, or local passwords switched off: answered there, or null for the local password check.
         const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "");
         if (answer) return answer;
+        return { context: { body: { ...ctx.body, username: name } } };
       }),
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-in/username") return;
-        const name = typeof ctx.body?.username === "string" ? ctx.body.username : "";
+        const name = normalizeUsername(typeof ctx.body?.username === "string" ? ctx.body.username : "");
         const succeeded = Boolean(ctx.context.newSession);
         await recordLoginResult(name, succeeded);
         if (!succeeded) await recordSignInAudit("signin.failure", name, ctx.headers?.get(CLIENT_IP_HEADER) ?? null, {});
@@ -122,7 +136,7 @@ function createAuth(secureCookies: boolean) {
  * may not exist) and the address it came from, from better-auth's request.
  */
 async function recordSignInAudit(action: "signin.failure" | "signin.lockout", username: string, ip: string | null, after: Record<string, unknown>): Promise<void> {
-  const tried = username.trim().toLowerCase().slice(0, 64) || "(none)";
+  const tried = normalizeUsername(username).slice(0, 64) || "(none)";
   await recordAudit({ actorId: null, action, entityType: "signin", entityId: tried, ip, via: "web", after: { username: tried, ...after } }).catch((error: unknown) =>
     log.error(`could not record a sign-in in the audit log: ${error instanceof Error ? error.message : String(error)}`),
   );

@@ -20,10 +20,15 @@ export async function requireUser(request: Request): Promise<UserPrincipal> {
   if (!principal) throw new AppError("unauthorized", "Sign in or pass a personal API token");
   if (principal.kind !== "user") throw new AppError("forbidden", "A display token can only read the live fleet");
   noteAuditActor(principal.user.id);
+  assertPasswordChosen(principal, request);
+  return principal;
+}
+
+/** Signed in (session or token) with a temporary password: every call but seeing who they are and changing it answers 403. */
+function assertPasswordChosen(principal: UserPrincipal, request: Request): void {
   if (principal.user.mustChangePassword && !PASSWORD_CHANGE_PATHS.has(new URL(request.url).pathname)) {
     throw new AppError("password_change_required", "Choose your own password first (Settings → Account): this one was temporary");
   }
-  return principal;
 }
 
 export async function requireAdmin(request: Request): Promise<UserPrincipal> {
@@ -36,5 +41,6 @@ export async function requireAdmin(request: Request): Promise<UserPrincipal> {
 export async function requireViewer(request: Request): Promise<UserPrincipal | DisplayPrincipal> {
   const principal = await getPrincipal(request);
   if (!principal) throw new AppError("unauthorized", "Sign in or pass a display token");
+  if (principal.kind === "user") assertPasswordChosen(principal, request);
   return principal;
 }

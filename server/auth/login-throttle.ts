@@ -1,4 +1,5 @@
 import { Prisma } from "@prisma/client";
+import { normalizeUsername } from "@/lib/username";
 import { db } from "@/server/db";
 
 /** Sign-in attempts allowed per username before each further attempt waits. */
@@ -10,8 +11,9 @@ const FORGET_AFTER_MS = 60 * 60_000;
 /** Claims lost to a parallel attempt before this one gives up (and is refused, as a throttled one is). */
 const MAX_CLAIM_ROUNDS = 64;
 
+/** Every spelling that names one person (see normalizeUsername) counts against one key. */
 function keyFor(username: string): string {
-  return `login-user:${username.trim().toLowerCase().slice(0, 64)}`;
+  return `login-user:${normalizeUsername(username).slice(0, 64)}`;
 }
 
 /** How long an attempt must still wait after `count` counted attempts, the last at `last` (0: go ahead). */

@@ -174,7 +174,7 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
         id: true,
         revokedAt: true,
         lastUsedAt: true,
-        user: { select: { id: true, username: true, name: true, role: true, unixLogin: true, banned: true } },
+        user: { select: { id: true, username: true, name: true, role: true, unixLogin: true, banned: true, mustChangePassword: true } },
       },
     });
     if (!row || row.revokedAt || row.user.banned) return null;
@@ -186,7 +186,15 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
       kind: "user",
       via: "token",
       tokenId: row.id,
-      user: { id: user.id, username: user.username ?? user.name, name: user.name, role: toRole(user.role), unixLogin: user.unixLogin },
+      user: {
+        id: user.id,
+        username: user.username ?? user.name,
+        name: user.name,
+        role: toRole(user.role),
+        unixLogin: user.unixLogin,
+        // A token follows its owner's temporary-password state as a session does (requireUser, /live).
+        ...(user.mustChangePassword ? { mustChangePassword: true } : {}),
+      },
     };
   }
   if (token.startsWith(DISPLAY_TOKEN_PREFIX)) {

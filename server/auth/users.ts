@@ -1,21 +1,16 @@
 import { z } from "zod";
 import { passwordSchema } from "@/lib/password";
+import { normalizeUsername, usernameSchema } from "@/lib/username";
 import { writeAudit } from "@/server/audit/audit-log";
 import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";
 import type { Role, UserPrincipal } from "@/server/auth/principal";
 import { toRole } from "@/server/auth/tokens";
+import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
+import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
-
-export const usernameSchema = z
-  .string()
-  .trim()
-  .min(2, "is at least 2 characters")
-  .max(32, "is at most 32 characters")
-  .regex(/^[a-z0-9_.]+$/i, "may contain letters, digits, '_' and '.'")
-  .transform((name) => name.toLowerCase());
 
 export const unixLoginSchema = z
   .string()
@@ -35,6 +30,8 @@ export const createUserSchema = z.object({
    * alice … frank): true takes it over, after the admin was told and agreed.
    */
   takeOverDemo: z.boolean().default(false),
+  /** The lab's directory may take this account: the first OIDC or LDAP sign-in of this username binds to it. */
+  directoryLink: z.boolean().default(false),
 });
 
 export const updateUserSchema = z
@@ -47,6 +44,8 @@ export const updateUserSchema = z
     password: passwordSchema.optional(),
     mustChangePassword: z.boolean().optional(),
     takeOverDemo: z.boolean().optional(),
+    /** true: the next directory sign-in of this username takes the account (bound by its subject from then on); false: withdrawn. */
+    directoryLink: z.boolean().optional(),
   })
   .refine((patch) => patch.mustChangePassword === undefined || patch.password !== undefined, { message: "mustChangePassword goes with a password", path: ["mustChangePassword"] })
   .refine((patch) => Object.keys(patch).length > 0, "Nothing to change");
@@ -59,11 +58,22 @@ export interface UserSummary {
   unixLogin: string | null;
   disabled: boolean;
   createdAt: Date;
+  /** The next directory sign-in of this username may take the account (an admin's link, not used yet). */
+  directoryLink: boolean;
 }
 
-const userSelect = { id: true, username: true, name: true, role: true, unixLogin: true, banned: true, createdAt: true } as const;
+const userSelect = { id: true, username: true, name: true, role: true, unixLogin: true, banned: true, createdAt: true, directoryLink: true } as const;
 
-function summarize(row: { id: string; username: string | null; name: string; role: string; unixLogin: string | null; banned: boolean | null; createdAt: Date }): UserSummary {
+function summarize(row: {
+  id: string;
+  username: string | null;
+  name: string;
+  role: string;
+  unixLogin: string | null;
+  banned: boolean | null;
+  createdAt: Date;
+  directoryLink: boolean;
+}): UserSummary {
   return {
     id: row.id,
     username: row.username ?? row.name,
@@ -72,6 +82,7 @@ function summarize(row: { id: string; username: string | null; name: string; rol
     unixLogin: row.unixLogin,
     disabled: Boolean(row.banned),
     createdAt: row.createdAt,
+    directoryLink: row.directoryLink,
   };
 }
 
@@ -94,19 +105,21 @@ export async function createUser(input: unknown): Promise<UserSummary> {
   const created = await auth().api.createUser({
     body: {
       // better-auth needs an email; gpudesk accounts are username-only.
-      email: `${data.username}@users.gpudesk.invalid`,
+      email: await freeSyntheticEmail(data.username),
       password: data.password,
       name: data.name || data.username,
       role: data.role as "admin",
       data: { username: data.username, displayUsername: data.username, unixLogin },
     },
   });
-  const row = await db().user.findUniqueOrThrow({ where: { id: created.user.id }, select: userSelect });
+  const row = data.directoryLink
+    ? await db().user.update({ where: { id: created.user.id }, data: { directoryLink: true }, select: userSelect })
+    : await db().user.findUniqueOrThrow({ where: { id: created.user.id }, select: userSelect });
   await writeAudit(db(), {
     action: "user.create",
     entityType: "user",
     entityId: row.id,
-    after: { username: data.username, role: data.role, unixLogin, ...(data.takeOverDemo ? { tookOverDemo: true } : {}) },
+    after: { username: data.username, role: data.role, unixLogin, ...(data.takeOverDemo ? { tookOverDemo: true } : {}), ...(data.directoryLink ? { directoryLink: true } : {}) },
   });
   return summarize(row);
 }
@@ -153,7 +166,7 @@ export async function releaseFromDemoAccounts(taken: { username?: string; unixLo
     if (await db().user.findUnique({ where: { username }, select: { id: true } })) continue;
     await db().user.update({
       where: { id: demo.id },
-      data: { username, displayUsername: username, email: `${username}@simulated.gpudesk.invalid` },
+      data: { username, displayUsername: username, email: await freeSyntheticEmail(username, "simulated") },
     });
     return;
   }
@@ -162,8 +175,8 @@ export async function releaseFromDemoAccounts(taken: { username?: string; unixLo
 type UserPatch = z.infer<typeof updateUserSchema>;
 
 /** One audit entry per thing that changes: role, access, Unix login, name (the password has its own). */
-function auditEntriesOf(current: { role: string; banned: boolean | null; unixLogin: string | null; name: string }, patch: UserPatch) {
-  const entries: { action: "user.role" | "user.disable" | "user.enable" | "user.unix_login" | "user.rename"; before: unknown; after: unknown }[] = [];
+function auditEntriesOf(current: { role: string; banned: boolean | null; unixLogin: string | null; name: string; directoryLink: boolean }, patch: UserPatch) {
+  const entries: { action: "user.role" | "user.disable" | "user.enable" | "user.unix_login" | "user.rename" | "user.directory_link"; before: unknown; after: unknown }[] = [];
   if (patch.role !== undefined && patch.role !== toRole(current.role)) entries.push({ action: "user.role", before: { role: toRole(current.role) }, after: { role: patch.role } });
   if (patch.disabled !== undefined && patch.disabled !== Boolean(current.banned)) {
     entries.push({ action: patch.disabled ? "user.disable" : "user.enable", before: { disabled: Boolean(current.banned) }, after: { disabled: patch.disabled } });
@@ -172,6 +185,9 @@ function auditEntriesOf(current: { role: string; banned: boolean | null; unixLog
     entries.push({ action: "user.unix_login", before: { unixLogin: current.unixLogin }, after: { unixLogin: patch.unixLogin } });
   }
   if (patch.name !== undefined && patch.name !== current.name) entries.push({ action: "user.rename", before: { name: current.name }, after: { name: patch.name } });
+  if (patch.directoryLink !== undefined && patch.directoryLink !== current.directoryLink) {
+    entries.push({ action: "user.directory_link", before: { directoryLink: current.directoryLink }, after: { directoryLink: patch.directoryLink } });
+  }
   return entries;
 }
 
@@ -186,7 +202,7 @@ export async function countUsers(): Promise<number> {
 }
 
 export async function findUserByUsername(username: string): Promise<UserSummary | null> {
-  const row = await db().user.findUnique({ where: { username: username.toLowerCase() }, select: userSelect });
+  const row = await db().user.findUnique({ where: { username: normalizeUsername(username) }, select: userSelect });
   return row ? summarize(row) : null;
 }
 
@@ -201,10 +217,6 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
   const current = await db().user.findUnique({ where: { id }, select: userSelect });
   if (!current) throw new AppError("not_found", "No such user");
   const losesAdmin = current.role === "admin" && (patch.role === "member" || patch.disabled === true);
-  if (losesAdmin) {
-    const admins = await db().user.count({ where: { role: "admin", OR: [{ banned: false }, { banned: null }] } });
-    if (admins <= 1) throw new AppError("conflict", "This is the last admin: make someone else admin first");
-  }
   if (patch.unixLogin) {
     await confirmDemoTakeOver({ unixLogin: patch.unixLogin }, patch.takeOverDemo === true);
     await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });
@@ -217,12 +229,18 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
     await resetPassword(id, { password: patch.password, mustChange: patch.mustChangePassword ?? true }, actor.user.id);
   }
   const row = await db().$transaction(async (tx) => {
+    // Counted in the transaction, after the others that take away an admin: the rule holds under races.
+    if (losesAdmin) {
+      await lockAdminChanges(tx);
+      if ((await otherActiveAdmins(tx, id)) === 0) throw new AppError("conflict", "This is the last admin: make someone else admin first");
+    }
     for (const entry of auditEntriesOf(current, patch)) await writeAudit(tx, { actorId: actor.user.id, entityType: "user", entityId: id, ...entry });
     const updated = await tx.user.update({
       where: { id },
       data: {
         ...(patch.role ? { role: patch.role } : {}),
         ...(patch.name ? { name: patch.name } : {}),
+        ...(patch.directoryLink !== undefined ? { directoryLink: patch.directoryLink } : {}),
         ...(patch.unixLogin !== undefined ? { unixLogin: patch.unixLogin } : {}),
         ...(patch.disabled !== undefined
           ? { banned: patch.disabled, banReason: patch.disabled ? `disabled by ${actor.user.username}` : null }

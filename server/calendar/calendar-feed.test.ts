@@ -52,6 +52,24 @@ describe("the calendar feeds", () => {
     expect(events[1].description.split("\n").slice(0, 2)).toEqual(["línea", "second"]);
   });
 
+  it("keeps a purpose's line breaks of every form inside its text: no parser finds a line of its own in an admin's host feed", async () => {
+    const host = await createTestHost(1);
+    const [boss, member] = await Promise.all([createTestUser("admin"), createTestUser()]);
+    const planted = "x\rEND:VEVENT\rBEGIN:VEVENT\rSUMMARY:planted\u2028DTSTART:1\u0085UID:evil\r\nLOCATION:here\fX";
+    await createReservation(member, { host: host.name, gpus: [0], startsAt: later(3).toISOString(), durationMinutes: 30, purpose: planted }, { now: NOW });
+    const feed = (await listCalendarFeeds(boss)).hosts.find((entry) => entry.name === host.name);
+    const text = await renderCalendarFeed(secretOf(feed!.path), NOW);
+    // Lines end in CRLF only; none of the planted pieces starts a line, whichever break a parser splits on.
+    expect(text.replace(/\r\n/g, "")).not.toMatch(/[\r\n\u0085\u2028\u2029\f\v]/);
+    const lines = text.split(/\r\n|[\r\n\u0085\u2028\u2029]/);
+    for (const line of lines) expect(line).not.toMatch(/^(SUMMARY:planted|DTSTART:1|UID:evil|LOCATION:here)/);
+    expect(lines.filter((line) => line.startsWith("BEGIN:VEVENT"))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith("END:VEVENT"))).toHaveLength(1);
+    const events = parse(text);
+    expect(events).toHaveLength(1);
+    expect(events[0].description.split("\n").slice(0, 3)).toEqual(["x", "END:VEVENT", "BEGIN:VEVENT"]);
+  });
+
   it("refuses an address that was changed, and a disabled person's", async () => {
     const person = await createTestUser();
     const secret = secretOf((await listCalendarFeeds(person)).mine);

@@ -3,7 +3,7 @@ import { personWithUsername } from "@/lib/person-name";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
-import { calendarFeedSecret, checkCalendarFeedSecret } from "@/server/calendar/feed-secret";
+import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@/server/calendar/feed-secret";
 import type { Actor } from "@/server/reservations/actor";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
@@ -45,8 +45,10 @@ function toEvent(row: Row, withHolder: boolean): CalendarEvent {
  * forged or lapsed addresses are "not found": nothing tells them apart.
  */
 export async function renderCalendarFeed(secret: string, now = new Date()): Promise<string> {
-  const subject = checkCalendarFeedSecret(secret);
   const gone = new AppError("not_found", "No such calendar feed");
+  const ownerId = claimedFeedOwner(secret);
+  const owner = ownerId ? await db().user.findUnique({ where: { id: ownerId }, select: { calendarFeedKey: true } }) : null;
+  const subject = owner ? checkCalendarFeedSecret(secret, owner.calendarFeedKey) : null;
   if (!subject) throw gone;
   const since = new Date(now.getTime() - PAST_DAYS * 24 * 3600_000);
   const active = (id: string) => db().user.findFirst({ where: { id, OR: [{ banned: false }, { banned: null }] }, select: { id: true, name: true, username: true, role: true } });
@@ -76,8 +78,9 @@ export interface CalendarFeedLinks {
 /** The feed paths a person may subscribe to (their own; an admin also each host's). */
 export async function listCalendarFeeds(actor: Actor): Promise<CalendarFeedLinks> {
   const path = (secret: string) => `/api/v1/calendar/${secret}.ics`;
-  const mine = path(calendarFeedSecret({ kind: "person", userId: actor.id }));
+  const { calendarFeedKey: key } = await db().user.findUniqueOrThrow({ where: { id: actor.id }, select: { calendarFeedKey: true } });
+  const mine = path(calendarFeedSecret({ kind: "person", userId: actor.id }, key));
   if (actor.role !== "admin") return { mine, hosts: [] };
   const hosts = await db().host.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } });
-  return { mine, hosts: hosts.map((host) => ({ name: host.name, path: path(calendarFeedSecret({ kind: "host", hostId: host.id, adminId: actor.id })) })) };
+  return { mine, hosts: hosts.map((host) => ({ name: host.name, path: path(calendarFeedSecret({ kind: "host", hostId: host.id, adminId: actor.id }, key)) })) };
 }

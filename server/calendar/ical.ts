@@ -18,9 +18,20 @@ function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
 }
 
-/** Backslash, semicolon, comma and newlines are escaped in TEXT values (RFC 5545 3.3.11). */
+/**
+ * Backslash, semicolon, comma and line breaks are escaped in TEXT values
+ * (RFC 5545 3.3.11). Every form of line break — CRLF, a bare CR or LF, NEL,
+ * the Unicode line and paragraph separators — becomes the escape `\n`, and other
+ * control characters are dropped, so that no parser that splits lines
+ * differently finds a line of a member's purpose among the feed's own.
+ */
 function text(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/;/g, "\\;").replace(/,/g, "\\,").replace(/\r?\n/g, "\\n");
+  return value
+    .replace(/\\/g, "\\\\")
+    .replace(/;/g, "\\;")
+    .replace(/,/g, "\\,")
+    .replace(/\r\n|[\r\n\u0085\u2028\u2029\v\f]/g, "\\n")
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, "");
 }
 
 /** A content line folded into pieces of at most 75 octets, never inside a UTF-8 character. */

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { SIMULATED_USERS } from "@/server/collector/simulated/models";
 import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/server/collector/simulated/simulated-source";
 import { db } from "@/server/db";
@@ -59,7 +60,7 @@ export async function ensureDemoAccounts(logins: readonly string[] = SIMULATED_U
         name: titleCase(login),
         username,
         displayUsername: username,
-        email: `${username}@simulated.gpudesk.invalid`,
+        email: await freeSyntheticEmail(username, "simulated"),
         unixLogin: login,
         simulated: true,
       },

@@ -142,6 +142,28 @@ describe("open /live sockets after a change of rights", () => {
     expect(page.connected).toBe(true);
   });
 
+  it("close on an admin's password reset, and the person's tokens neither come back nor call the API until they chose their own", async () => {
+    const { updateUser } = await import("@/server/auth/users");
+    const { createPersonalToken } = await import("@/server/auth/tokens");
+    const { requireUser, requireViewer } = await import("@/server/auth/guard");
+    const { user } = await newMember();
+    const { token } = await createPersonalToken(user.id, "script");
+    const call = (path: string) => new Request(`${ORIGIN}${path}`, { headers: { authorization: `Bearer ${token}`, host: "gpudesk.test" } });
+    expect((await requireUser(call("/api/v1/reservations"))).user.id).toBe(user.id);
+    const script = await connected({ token });
+    const closed = closedByServer(script);
+    await updateUser(user.id, { password: "temporary-password-1" }, admin);
+    expect(await closed).toBe("io server disconnect");
+    expect(await reconnect(script)).toBe("refused");
+    await expect(requireUser(call("/api/v1/reservations"))).rejects.toMatchObject({ code: "password_change_required", status: 403 });
+    await expect(requireViewer(call("/api/v1/fleet"))).rejects.toMatchObject({ code: "password_change_required" });
+    // Seeing who they are stays open, as for a session.
+    expect((await requireUser(call("/api/v1/me"))).user.mustChangePassword).toBe(true);
+    const { db } = await import("@/server/db");
+    await db().user.update({ where: { id: user.id }, data: { mustChangePassword: false } });
+    expect((await requireUser(call("/api/v1/reservations"))).user.id).toBe(user.id);
+  });
+
   it("close the signed-out browser's sockets, not those of the person's other sessions", async () => {
     const { auth } = await import("@/server/auth/better-auth");
     const { user, cookie } = await newMember();

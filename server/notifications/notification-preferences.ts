@@ -2,6 +2,7 @@ import { PERSON_EVENTS, PERSON_EVENT_NAMES, notificationSettingsSchema, type Not
 import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { mailConfigured } from "@/server/notifications/mailer";
 
 export type Channels = { onPage: boolean; byMail: boolean };
@@ -38,8 +39,10 @@ export async function updateNotificationSettings(userId: string, input: unknown)
   await db().$transaction(async (tx) => {
     if (data.email !== undefined) {
       const current = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, username: true } });
-      const email = data.email === null ? `${current.username}@users.gpudesk.invalid` : data.email.toLowerCase();
-      if (email !== current.email) {
+      const chosen = data.email?.toLowerCase() ?? null;
+      const keeps = chosen === null ? personalEmail(current.email) === null : chosen === current.email;
+      if (!keeps) {
+        const email = chosen ?? (await freeSyntheticEmail(current.username ?? userId, "users", tx));
         const owner = await tx.user.findUnique({ where: { email }, select: { id: true } });
         if (owner && owner.id !== userId) throw new AppError("conflict", "This mail address is someone else's", { email: "is someone else's" });
         await tx.user.update({ where: { id: userId }, data: { email, emailVerified: false } });

@@ -37,6 +37,50 @@ describe("a weekly series of bookings", () => {
     expect(blocking.id).toBeTruthy();
   });
 
+  it("lets the server answer between occurrences: the event loop gets a turn after each booking", async () => {
+    const host = await createTestHost(1);
+    const person = await createTestUser();
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns += 1;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const result = await createRecurringReservations(
+      person,
+      { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T13:00:00Z", durationMinutes: 30, purpose: "yielding" }, weekdays: [0, 1, 2, 3, 4, 5, 6], weeks: 4, timeZone: "UTC" },
+      { now: NOW },
+    );
+    running = false;
+    expect(result.created).toHaveLength(28);
+    // What /api/health needs: a turn of the event loop at least once per occurrence, not one at the end.
+    expect(turns).toBeGreaterThanOrEqual(28);
+  });
+
+  it("books one series at a time per server, queues a few, and refuses more at once instead of piling them up", async () => {
+    const host = await createTestHost(8);
+    const people = await Promise.all(Array.from({ length: 7 }, () => createTestUser()));
+    const series = people.map((person, gpu) =>
+      createRecurringReservations(
+        person,
+        { booking: { host: host.name, gpus: [gpu], startsAt: "2026-12-07T15:00:00Z", durationMinutes: 30, purpose: `series ${gpu}` }, weekdays: [1, 2, 3, 4, 5], weeks: 2, timeZone: "UTC" },
+        { now: NOW },
+      ),
+    );
+    const results = await Promise.allSettled(series);
+    const refused = results.filter((result) => result.status === "rejected");
+    expect(refused.map((result) => (result as PromiseRejectedResult).reason)).toEqual([
+      expect.objectContaining({ code: "rate_limited" }),
+      expect.objectContaining({ code: "rate_limited" }),
+    ]);
+    // The series that ran did not interleave: each one's bookings were made before the next one's first.
+    const done = results.flatMap((result) => (result.status === "fulfilled" ? [result.value.created.map((booking) => Date.parse(booking.createdAt))] : []));
+    expect(done).toHaveLength(5);
+    const spans = done.map((times) => [Math.min(...times), Math.max(...times)]).sort((a, b) => a[0] - b[0]);
+    for (let index = 1; index < spans.length; index++) expect(spans[index][0]).toBeGreaterThanOrEqual(spans[index - 1][1]);
+  });
+
   it("refuses a series whose weekdays never come", async () => {
     const host = await createTestHost(1);
     const person = await createTestUser();

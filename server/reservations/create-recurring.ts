@@ -17,12 +17,45 @@ export interface RecurringResult {
   refused: RefusedOccurrence[];
 }
 
+/** Series booked at once on this server, and how many more may wait for their turn (the rest are refused). */
+const SERIES_AT_ONCE = 1;
+const SERIES_WAITING = 4;
+let seriesRunning = 0;
+const seriesQueue: (() => void)[] = [];
+
+/**
+ * A turn to book a series: one at a time, a few waiting, and more at once
+ * refused (429) rather than piled up. Eight series of 84 occurrences at once
+ * held the database and the event loop for seconds and 160 MiB; one at a
+ * time, each yielding after every occurrence, keep both bounded. Answers the
+ * function that ends the turn.
+ */
+async function seriesTurn(): Promise<() => void> {
+  const done = () => {
+    const next = seriesQueue.shift();
+    if (next) next();
+    else seriesRunning -= 1;
+  };
+  if (seriesRunning < SERIES_AT_ONCE) {
+    seriesRunning += 1;
+    return done;
+  }
+  if (seriesQueue.length >= SERIES_WAITING) throw new AppError("rate_limited", "Other weekly series are being booked right now: try again in a moment");
+  // The turn passes on from the series that ends (done), without a gap another could slip into.
+  await new Promise<void>((resolve) => seriesQueue.push(resolve));
+  return done;
+}
+
+/** One turn of the event loop: the health check, sockets and other requests are answered between occurrences. */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * A weekly series: each occurrence is booked on its own, through the one
  * booking transaction with every check a single booking has (overlap,
  * policy, limits), so an occurrence that collides is refused alone and
  * listed with its reason while the others are kept. Errors that are not a
- * refusal of that occurrence (a bug, the database gone) end the series.
+ * refusal of that occurrence (a bug, the database gone) end the series. One
+ * series at a time per server (seriesTurn), yielding after each occurrence.
  */
 export async function createRecurringReservations(actor: Actor, request: RecurringRequest, options: CreateOptions = {}): Promise<RecurringResult> {
   const now = options.now ?? new Date();
@@ -35,14 +68,20 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
   const { endsAt: _endsAt, ...single } = request.booking;
   const created: ReservationView[] = [];
   const refused: RefusedOccurrence[] = [];
-  for (const start of starts) {
-    const startsAt = new Date(start).toISOString();
-    try {
-      created.push(await createReservation(actor, { ...single, startsAt, durationMinutes }, options));
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      refused.push({ startsAt, endsAt: new Date(start + durationMinutes * 60_000).toISOString(), code: error.code, message: error.message });
+  const endTurn = await seriesTurn();
+  try {
+    for (const start of starts) {
+      const startsAt = new Date(start).toISOString();
+      try {
+        created.push(await createReservation(actor, { ...single, startsAt, durationMinutes }, options));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        refused.push({ startsAt, endsAt: new Date(start + durationMinutes * 60_000).toISOString(), code: error.code, message: error.message });
+      }
+      await yieldToOthers();
     }
+  } finally {
+    endTurn();
   }
   return { created, refused };
 }

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { authRouteCall, sessionUserOf } from "@/server/testing/auth-route";
 import { type Slapd, slapdInstalled, startSlapd } from "@/server/testing/slapd";
-import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
+import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
  * The password form's sign-in (/api/auth/sign-in/username through the route
  * handler) with LDAP configured, against a real slapd started here.
  */
 
-const PORT = testDatabaseProvider() === "postgresql" ? 3475 : 3474;
 let slapd: Slapd;
 let route: typeof import("@/app/api/auth/[...all]/route");
 const signIn = (username: string, password: string) => authRouteCall(route, "/sign-in/username", { body: { username, password } });
@@ -16,10 +15,12 @@ const sessionUser = (response: Response) => sessionUserOf(route, response);
 
 beforeAll(async () => {
   if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");
-  slapd = await startSlapd(PORT, [
+  slapd = await startSlapd([
     { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins"] },
     { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students", "vision-lab"], mail: "carol@lab.example" },
     { uid: "guess", cn: "Guessed At", password: "guess-directory-pw", groups: [] },
+    { uid: "lina", cn: "Lina Locked", password: "lina-directory-pw", groups: [] },
+    { uid: "lena", cn: "Lena Linked", password: "lena-directory-pw", groups: [] },
   ]);
   Object.assign(process.env, slapd.env, { GPUDESK_SSO_ADMIN_GROUPS: "gpu-admins", GPUDESK_SSO_TEAM_GROUPS: "vision-lab=vision" });
   await useTestDatabase();
@@ -40,14 +41,24 @@ describe("LDAP sign-in through the password form", () => {
     expect(await sessionUser(await signIn("ada", "ada-directory-pw"))).toMatchObject({ username: "ada", role: "admin", unixLogin: "ada" });
   });
 
-  it("the directory decides for the people it knows: a local password of the same name does not sign in", async () => {
-    const { createUser } = await import("@/server/auth/users");
+  it("the directory decides for the people it knows: a local password of the same name does not sign in; the directory takes the account only once an admin linked it", async () => {
+    const { createUser, updateUser } = await import("@/server/auth/users");
     const { db } = await import("@/server/db");
     await db().user.delete({ where: { username: "ada" } });
     const created = await createUser({ username: "ada", password: "ada-local-password", role: "admin" });
     expect((await signIn("ada", "ada-local-password")).status).toBe(401);
+    const unlinked = await signIn("ada", "ada-directory-pw");
+    expect(unlinked.status).toBe(401);
+    expect(await sessionUser(unlinked)).toBeNull();
+    const refused = await db().auditLog.findFirst({ where: { action: "signin.failure", entityId: "ada" }, orderBy: { at: "desc" }, select: { after: true } });
+    expect(JSON.parse(refused?.after ?? "{}")).toMatchObject({ source: "ldap", reason: "not_linked" });
+
+    const actor = { kind: "user" as const, via: "session" as const, user: { id: created.id, username: "ada", name: "ada", role: "admin" as const, unixLogin: "ada" } };
+    await updateUser(created.id, { directoryLink: true }, actor);
     const user = await sessionUser(await signIn("ada", "ada-directory-pw"));
     expect(user?.id).toBe(created.id);
+    const bound = await db().account.findFirstOrThrow({ where: { userId: created.id, providerId: "ldap" }, select: { accountId: true } });
+    expect(bound.accountId).toMatch(/^entryUUID:[0-9a-f-]{36}$/);
   });
 
   it("people the directory does not know still sign in with gpudesk's own password", async () => {
@@ -64,6 +75,37 @@ describe("LDAP sign-in through the password form", () => {
     expect(statuses.slice(5)).toContain(429);
     // Even the right password waits now.
     expect((await signIn("guess", "guess-directory-pw")).status).toBe(429);
+  });
+
+  it("every spelling slapd takes for a name counts against that name's throttle and never reaches the directory once it is locked", async () => {
+    // The throttle's clock stands still: its wait, not the machine's speed, decides.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await signIn("lina", `wrong-${attempt}-password`)).status).toBe(401);
+    const spellings = ["LINA", "Lina", " lina ", "ｌｉｎａ", "𝐥𝐢𝐧𝐚", "ℓina", "𝓁𝒾𝓃𝒶", "ＬＩＮＡ"];
+    for (const spelling of spellings) {
+      expect((await signIn(spelling, "lina-wrong-guess")).status).toBe(429);
+      // The right password too: it is never checked, so the answer tells nothing.
+      expect((await signIn(spelling, "lina-directory-pw")).status).toBe(429);
+    }
+  });
+
+  it("one answer for every refusal: a wrong password, an unknown or invalid name, a right password the account may not take", async () => {
+    const { createUser } = await import("@/server/auth/users");
+    await createUser({ username: "lena", password: "lena-local-password" });
+    const answers = await Promise.all([
+      signIn("lena", "not-lenas-password"),
+      signIn("nobody-here", "whatever-password"),
+      signIn("lena\u200b", "lena-directory-pw"),
+      signIn("le na", "lena-directory-pw"),
+      // The directory's password is right, but no admin linked the local account of that name.
+      signIn("ｌｅｎａ", "lena-directory-pw"),
+    ]);
+    const seen = await Promise.all(answers.map(async (response) => ({ status: response.status, body: await response.text() })));
+    expect(seen[0].status).toBe(401);
+    for (const answer of seen) expect(answer).toEqual(seen[0]);
   });
 
   it("groups put the person in their mapped teams, and out of a mapped team they left; a refused password is audited", async () => {

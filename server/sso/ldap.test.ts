@@ -2,16 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/server/env";
 import { checkDirectoryPassword, escapeFilterValue, type LdapConfig } from "@/server/sso/ldap";
 import { type Slapd, slapdInstalled, startSlapd } from "@/server/testing/slapd";
-import { testDatabaseProvider } from "@/server/testing/test-db";
 
-/** Against a real slapd started here (Debian's package; .ci/run installs it). The postgres project runs this file too: its own port. */
-const PORT = testDatabaseProvider() === "postgresql" ? 3473 : 3472;
+/** Against a real slapd started here (Debian's package; .ci/run installs it), on a free port of its own. */
 let slapd: Slapd;
 let config: LdapConfig;
 
 beforeAll(async () => {
   if (!slapdInstalled()) throw new Error("slapd is not installed: apt-get install -y slapd ldap-utils (as .ci/run does)");
-  slapd = await startSlapd(PORT, [
+  slapd = await startSlapd([
     { uid: "ada", cn: "Ada Lovelace", password: "ada-directory-pw", groups: ["gpu-admins", "vision-lab"] },
     { uid: "ckrause", cn: "Carol Krause", password: "carol-directory-pw", groups: ["students"], mail: "carol@lab.example" },
   ]);

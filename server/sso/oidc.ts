@@ -1,5 +1,6 @@
+import { APIError } from "better-auth/api";
 import { genericOAuth, type GenericOAuthUserInfo } from "better-auth/plugins";
-import type { Env } from "@/server/env";
+import { type Env, isGoogleIssuer } from "@/server/env";
 import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 
 /** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
@@ -9,10 +10,14 @@ const directoryUsers = () => import("@/server/sso/directory-user");
 export const OIDC_PROVIDER_ID = "oidc";
 
 /**
- * An address no account has: a refused sign-in maps to it, and better-auth
- * (which may not create accounts itself, see below) answers signup_disabled.
+ * Where a refused sign-in goes: the sign-in page, which explains the code
+ * (ssoErrorMessage). Thrown from inside better-auth's callback as the
+ * redirect its own endpoints throw, so a refusal ends there and never
+ * reaches the step that finds an account by address and opens a session.
  */
-const REFUSED_EMAIL = "refused@sso.gpudesk.invalid";
+function refusedRedirect(code: string): APIError {
+  return new APIError("FOUND", undefined, new Headers({ location: `/login?error=${code}` }));
+}
 
 /** A claim by name, or by a dotted path into nested claims (Keycloak's realm_access.roles). */
 function claim(claims: Record<string, unknown>, name: string): unknown {
@@ -37,11 +42,41 @@ function listClaim(claims: Record<string, unknown>, name: string): string[] {
 }
 
 /**
+ * Why the provider's word is not enough for this name, or null: with the
+ * e-mail address as the username claim, the provider must say it verified
+ * it; a name with an `@domain` must be of an allowed domain
+ * (GPUDESK_OIDC_ALLOWED_DOMAINS), whatever the claim; with Google as the
+ * issuer, where any Google account signs in, the Workspace domain (`hd`)
+ * must be an allowed one.
+ */
+export function oidcIdentityRefusal(
+  claims: Record<string, unknown>,
+  username: string,
+  config: Pick<Env, "GPUDESK_OIDC_ISSUER" | "GPUDESK_OIDC_USERNAME_CLAIM" | "GPUDESK_OIDC_ALLOWED_DOMAINS">,
+): { reason: "email_not_verified" | "domain_not_allowed"; detail: string } | null {
+  const allowed = config.GPUDESK_OIDC_ALLOWED_DOMAINS;
+  if (config.GPUDESK_OIDC_ISSUER && isGoogleIssuer(config.GPUDESK_OIDC_ISSUER)) {
+    const hd = textClaim(claims, "hd")?.toLowerCase();
+    if (!hd || !allowed.includes(hd)) return { reason: "domain_not_allowed", detail: `the Google account's Workspace domain (hd) is ${hd ?? "none"}, not one of GPUDESK_OIDC_ALLOWED_DOMAINS` };
+  }
+  if (config.GPUDESK_OIDC_USERNAME_CLAIM === "email" && claims.email_verified !== true && claims.email_verified !== "true") {
+    return { reason: "email_not_verified", detail: "the provider does not say it verified the e-mail address" };
+  }
+  const at = username.lastIndexOf("@");
+  if (at >= 0) {
+    const domain = username.slice(at + 1).toLowerCase();
+    if (!allowed.includes(domain)) return { reason: "domain_not_allowed", detail: `${domain} is not one of GPUDESK_OIDC_ALLOWED_DOMAINS (${allowed.join(", ") || "none set"})` };
+  }
+  return null;
+}
+
+/**
  * Runs when better-auth has verified a sign-in with the provider (the ID
  * token against the provider's keys, the user info for the same subject):
- * the configured claims make the person's gpudesk account
- * (provisionDirectoryUser), and the account's email, which better-auth
- * signs in by (linking the provider's subject to it on first use).
+ * the configured claims make or find the person's gpudesk account
+ * (provisionDirectoryUser, which binds the account to the provider's
+ * subject), and better-auth signs into the account bound to that subject.
+ * A refusal is recorded and redirects to the sign-in page with its reason.
  */
 export async function accountForOidcProfile(profile: GenericOAuthUserInfo, config: Env): Promise<{ email: string; name?: string; emailVerified: boolean }> {
   const claims = profile as Record<string, unknown>;
@@ -49,7 +84,12 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
   const username = textClaim(claims, config.GPUDESK_OIDC_USERNAME_CLAIM);
   if (!subject || !username) {
     await recordSignInRefusal({ source: "oidc", username: username ?? subject, reason: "no_username_claim", detail: `the profile has no ${subject ? config.GPUDESK_OIDC_USERNAME_CLAIM : "sub"} claim` });
-    return { email: REFUSED_EMAIL, emailVerified: false };
+    throw refusedRedirect("no_username_claim");
+  }
+  const refusal = oidcIdentityRefusal(claims, username, config);
+  if (refusal) {
+    await recordSignInRefusal({ source: "oidc", username, ...refusal });
+    throw refusedRedirect(refusal.reason);
   }
   const result = await (await directoryUsers()).provisionDirectoryUser({
     source: OIDC_PROVIDER_ID,
@@ -61,7 +101,7 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
   });
   if (!result.ok) {
     await recordSignInRefusal({ source: "oidc", username, reason: result.reason, detail: result.message });
-    return { email: REFUSED_EMAIL, emailVerified: false };
+    throw refusedRedirect(result.reason === "not_registered" ? "signup_disabled" : result.reason === "not_linked" ? "account_not_linked" : result.reason);
   }
   return { email: result.user.email, emailVerified: true };
 }
@@ -86,6 +126,11 @@ export function oidcPlugins(config: Env) {
           // gpudesk creates accounts itself, by its own rule (GPUDESK_SSO_CREATE_USERS), in mapProfileToUser.
           disableSignUp: true,
           mapProfileToUser: (profile) => accountForOidcProfile(profile, config),
+          // Signing out of gpudesk signs out of the provider too (RP-initiated logout) where its discovery names
+          // an end_session_endpoint: better-auth's /sign-out answers that address and the page goes there.
+          disableProviderLogout: !config.GPUDESK_OIDC_PROVIDER_LOGOUT,
+          // Back to gpudesk's sign-in page afterwards, where the public address is known (register it at the provider).
+          ...(config.GPUDESK_PUBLIC_URL ? { postLogoutRedirectURI: new URL("/login", config.GPUDESK_PUBLIC_URL).href } : {}),
         },
       ],
     }),

@@ -11,14 +11,19 @@ const directoryUsers = () => import("@/server/sso/directory-user");
 
 type MiddlewareContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 
-/** The answer to every wrong username or password, as better-auth's own sign-in words it. */
-function invalidCredentials(): APIError {
+/**
+ * The one answer to every refused sign-in on the password form (a wrong
+ * password, an unknown or invalid name, an account the directory may not
+ * take), as better-auth's own sign-in words it: the audit log holds why.
+ */
+export function invalidCredentials(): APIError {
   return new APIError("UNAUTHORIZED", { code: "INVALID_USERNAME_OR_PASSWORD", message: "Invalid username or password" });
 }
 
 /**
  * The password form's sign-in (`/sign-in/username`, after the per-username
- * throttle counted the attempt and let it through) where LDAP or the local-password switch is set.
+ * throttle counted the attempt and let it through, with the username
+ * normalized and valid) where LDAP or the local-password switch is set.
  * The directory decides for everyone it knows: a successful bind creates or
  * updates the gpudesk account and answers with a better-auth session (and
  * clears the throttle's count, as a local sign-in does). Someone it does not know,
@@ -40,13 +45,11 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
       directoryDown = true;
     }
     if (check.kind === "ok") {
-      const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
+      const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", subject: check.subject, username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
       if (!result.ok) {
+        // The same answer as a wrong password: a refusal after a right one must not tell that it was right.
         await recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });
-        throw new APIError("FORBIDDEN", {
-          code: result.reason.toUpperCase(),
-          message: result.reason === "not_registered" ? "You have no gpudesk account yet: ask an admin to create it." : "This username cannot be used in gpudesk.",
-        });
+        throw invalidCredentials();
       }
       // A disabled account: better-auth's admin plugin refuses the session here.
       const session = await ctx.context.internalAdapter.createSession(result.user.id);

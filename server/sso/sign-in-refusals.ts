@@ -1,11 +1,22 @@
+import { normalizeUsername } from "@/lib/username";
 import { recordAudit } from "@/server/audit/audit-log";
 import { log } from "@/server/log";
+
+export type SignInRefusalReason =
+  | "wrong_password"
+  | "not_registered"
+  | "not_linked"
+  | "unavailable"
+  | "invalid_username"
+  | "no_username_claim"
+  | "domain_not_allowed"
+  | "email_not_verified";
 
 export interface SignInRefusal {
   source: "oidc" | "ldap";
   /** The name typed in or claimed, as given (cut short). */
   username: string;
-  reason: "wrong_password" | "not_registered" | "invalid_username" | "no_username_claim";
+  reason: SignInRefusalReason;
   detail?: string;
 }
 
@@ -17,7 +28,7 @@ export interface SignInRefusal {
 export async function recordSignInRefusal(refusal: SignInRefusal): Promise<void> {
   const who = JSON.stringify(refusal.username.slice(0, 64));
   log.warn(`sso: ${refusal.source} sign-in of ${who} refused (${refusal.reason})${refusal.detail ? `: ${refusal.detail}` : ""}`);
-  const tried = refusal.username.trim().toLowerCase().slice(0, 64) || "(none)";
+  const tried = normalizeUsername(refusal.username).slice(0, 64) || "(none)";
   await recordAudit({
     actorId: null,
     action: "signin.failure",

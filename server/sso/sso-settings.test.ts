@@ -32,16 +32,16 @@ describe("GPUDESK_LOCAL_PASSWORDS=0", () => {
 });
 
 describe("GPUDESK_SSO_CREATE_USERS=0", () => {
-  it("someone the directory vouches for but no admin created is refused; an account an admin made is updated", async () => {
+  it("someone the directory vouches for but no admin created is refused; an account an admin made and linked is updated", async () => {
     const { provisionDirectoryUser } = await import("@/server/sso/directory-user");
     const { createUser } = await import("@/server/auth/users");
     const { db } = await import("@/server/db");
-    expect(await provisionDirectoryUser({ source: "ldap", username: "stranger", groups: [] })).toMatchObject({ ok: false, reason: "not_registered" });
+    expect(await provisionDirectoryUser({ source: "ldap", subject: "dn:uid=stranger", username: "stranger", groups: [] })).toMatchObject({ ok: false, reason: "not_registered" });
     expect(await db().user.findUnique({ where: { username: "stranger" } })).toBeNull();
 
-    const made = await createUser({ username: "invited", password: "invited-password", role: "admin" });
+    const made = await createUser({ username: "invited", password: "invited-password", role: "admin", directoryLink: true });
     await createUser({ username: "keeper", password: "keeper-password", unixLogin: "shared" });
-    const result = await provisionDirectoryUser({ source: "ldap", username: "Invited", name: "Invited Person", unixLogin: "shared", groups: ["cn=gpu-admins,ou=groups,dc=x"] });
+    const result = await provisionDirectoryUser({ source: "ldap", subject: "dn:uid=invited", username: "Invited", name: "Invited Person", unixLogin: "shared", groups: ["cn=gpu-admins,ou=groups,dc=x"] });
     expect(result).toMatchObject({ ok: true, user: { id: made.id } });
     // The Unix login is a real person's already: not taken from them.
     expect(await db().user.findUnique({ where: { id: made.id }, select: { name: true, role: true, unixLogin: true } })).toEqual({

@@ -2,7 +2,8 @@
  * Calls to /api/auth through its route handler, as a browser reaches it
  * behind the custom server (which stamps the client address and scheme
  * headers), for the single sign-on tests. Each call comes from an address
- * of its own, so that the per-address limit never decides a test.
+ * of its own (unless `ip` names one), so that the per-address limit decides
+ * only the tests about it.
  */
 
 export const AUTH_TEST_HOST = "gpudesk.test:3000";
@@ -15,7 +16,7 @@ let calls = 0;
 export function authRouteCall(
   route: AuthRoute,
   path: string,
-  init: { method?: "GET" | "POST"; body?: unknown; cookie?: string } = {},
+  init: { method?: "GET" | "POST"; body?: unknown; cookie?: string; ip?: string } = {},
 ): Promise<Response> {
   calls += 1;
   const method = init.method ?? "POST";
@@ -25,7 +26,7 @@ export function authRouteCall(
       host: AUTH_TEST_HOST,
       origin: AUTH_TEST_ORIGIN,
       "content-type": "application/json",
-      "x-gpudesk-client-ip": `10.${process.pid % 200}.${(calls / 250) | 0}.${calls % 250}`,
+      "x-gpudesk-client-ip": init.ip ?? `10.${process.pid % 200}.${(calls / 250) | 0}.${calls % 250}`,
       "x-gpudesk-proto": "http",
       ...(init.cookie ? { cookie: init.cookie } : {}),
     },
@@ -51,4 +52,19 @@ export interface SessionUser {
 export async function sessionUserOf(route: AuthRoute, response: Response): Promise<SessionUser | null> {
   const session = await authRouteCall(route, "/get-session", { method: "GET", cookie: cookiesOf(response) });
   return ((await session.json()) as { user: SessionUser } | null)?.user ?? null;
+}
+
+/**
+ * A whole single sign-on through the route handler: gpudesk's start →
+ * the provider's pages (signInAtProvider, a browser's part) → gpudesk's
+ * callback. Answers the callback's response.
+ */
+export async function oidcSignInThroughRoute(route: AuthRoute, issuer: string, login: string): Promise<Response> {
+  const { signInAtProvider } = await import("@/server/testing/oidc-provider");
+  const start = await authRouteCall(route, "/sign-in/social", { body: { provider: "oidc", callbackURL: "/reservations" } });
+  if (start.status !== 200) throw new Error(`the sign-in start answered ${start.status}: ${await start.text()}`);
+  const { url } = (await start.json()) as { url: string };
+  if (!url.startsWith(`${issuer}/`)) throw new Error(`the sign-in start pointed to ${url}, not to the provider ${issuer}`);
+  const back = await signInAtProvider(url, login, `${AUTH_TEST_ORIGIN}/api/auth/callback/oidc`);
+  return authRouteCall(route, back.slice(AUTH_TEST_ORIGIN.length + "/api/auth".length), { method: "GET", cookie: cookiesOf(start) });
 }

@@ -1,4 +1,5 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 
 /**
@@ -17,6 +18,9 @@ export interface OidcPerson {
   groups: string[];
   /** A custom claim for the Unix login (GPUDESK_OIDC_UNIX_LOGIN_CLAIM=uid). */
   uid?: string;
+  /** Default `<login>@lab.example`, verified. */
+  email?: string;
+  email_verified?: boolean;
 }
 
 export const TEST_CLIENT_ID = "gpudesk";
@@ -29,9 +33,18 @@ export interface TestOidcProvider {
   stop: () => Promise<void>;
 }
 
-/** Starts the provider; `redirectUris` are gpudesk's callbacks (`<origin>/api/auth/callback/oidc`). */
-export async function startOidcProvider(port: number, redirectUris: string[], people: OidcPerson[]): Promise<TestOidcProvider> {
-  const issuer = `http://127.0.0.1:${port}`;
+/**
+ * Starts the provider; `redirectUris` are gpudesk's callbacks
+ * (`<origin>/api/auth/callback/oidc`). Port 0 (the default) listens on a
+ * free port first and names the issuer after it, so parallel runs never collide.
+ */
+export async function startOidcProvider(redirectUris: string[], people: OidcPerson[], port = 0): Promise<TestOidcProvider> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const byLogin = new Map(people.map((person) => [person.login, person]));
   const provider = new Provider(issuer, {
     clients: [
@@ -53,17 +66,14 @@ export async function startOidcProvider(port: number, redirectUris: string[], pe
         accountId: id,
         async claims() {
           const { login, ...claims } = person;
-          return { sub: login, ...claims, email: `${login}@lab.example`, email_verified: true };
+          return { sub: login, email: `${login}@lab.example`, email_verified: true, ...claims };
         },
       };
     },
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["oidc-test-cookie-key"] },
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = provider.listen(port, "127.0.0.1", () => resolve(listening));
-    listening.once("error", reject);
-  });
+  server.on("request", provider.callback());
   return {
     issuer,
     env: {

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "ldapts";
@@ -52,8 +53,27 @@ function ssha(password: string): string {
   return `{SSHA}${Buffer.concat([digest, salt]).toString("base64")}`;
 }
 
-function config(dir: string): string {
-  return `include /etc/ldap/schema/core.schema
+/**
+ * A test CA and a certificate for 127.0.0.1 signed by it (openssl), for a
+ * slapd that speaks TLS: the CA file is what gpudesk's GPUDESK_LDAP_CA_FILE trusts.
+ */
+function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const file = (name: string) => path.join(dir, name);
+  const run = (args: string[]) => {
+    const result = spawnSync("openssl", args, { encoding: "utf8", cwd: dir });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  writeFileSync(file("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=gpudesk test CA"]);
+  run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
+  run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"]);
+  return { ca: file("ca.pem"), cert: file("server.pem"), key: file("server.key") };
+}
+
+/** With `tls`: slapd offers StartTLS and refuses every operation on a connection that has not upgraded. */
+function config(dir: string, tls?: { ca: string; cert: string; key: string }): string {
+  const tlsLines = tls ? `TLSCACertificateFile ${tls.ca}\nTLSCertificateFile ${tls.cert}\nTLSCertificateKeyFile ${tls.key}\nsecurity tls=1\n` : "";
+  return `${tlsLines}include /etc/ldap/schema/core.schema
 include /etc/ldap/schema/cosine.schema
 include /etc/ldap/schema/inetorgperson.schema
 include /etc/ldap/schema/nis.schema
@@ -71,28 +91,71 @@ access to * by dn.exact="${LAB_SERVICE_DN}" read by self read by * none
 `;
 }
 
-async function waitForBind(url: string, child: ChildProcess, output: () => string): Promise<void> {
+/** A client as the root DN, over StartTLS when `ca` is given. */
+async function rootClient(url: string, ca?: string): Promise<Client> {
+  const client = new Client({ url, connectTimeout: 1000, timeout: 2000 });
+  if (ca) await client.startTLS({ ca: readFileSync(ca) });
+  await client.bind(ROOT_DN, ROOT_PASSWORD);
+  return client;
+}
+
+async function waitForBind(url: string, child: ChildProcess, output: () => string, ca?: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`slapd exited with ${child.exitCode}:\n${output()}`);
-    const client = new Client({ url, connectTimeout: 1000, timeout: 2000 });
+    let client: Client | undefined;
     try {
-      await client.bind(ROOT_DN, ROOT_PASSWORD);
+      client = await rootClient(url, ca);
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 200));
     } finally {
-      await client.unbind().catch(() => undefined);
+      await client?.unbind().catch(() => undefined);
     }
   }
   throw new Error(`slapd did not answer on ${url}:\n${output()}`);
 }
 
-/** Starts slapd on 127.0.0.1:port with the lab's people and groups. */
-export async function startSlapd(port: number, people: LabPerson[]): Promise<Slapd> {
+/** A port nobody listens on now (the kernel's pick); slapd cannot be told to take port 0 itself. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface SlapdOptions {
+  /** 0 (the default): a free port. */
+  port?: number;
+  /** StartTLS with a test CA, required for every operation; `env` then names the CA file and GPUDESK_LDAP_STARTTLS=1. */
+  tls?: boolean;
+}
+
+/**
+ * Starts slapd on 127.0.0.1 with the lab's people and groups; port 0 (the
+ * default) takes a free one, again on another when another program took it
+ * between the probe and slapd's bind, so that parallel runs never collide.
+ */
+export async function startSlapd(people: LabPerson[], options: SlapdOptions = {}): Promise<Slapd> {
+  if (options.port) return startSlapdOn(options.port, people, options.tls === true);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSlapdOn(await freePort(), people, options.tls === true);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+async function startSlapdOn(port: number, people: LabPerson[], withTls: boolean): Promise<Slapd> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-slapd-"));
   mkdirSync(path.join(dir, "data"));
-  writeFileSync(path.join(dir, "slapd.conf"), config(dir));
+  const tls = withTls ? makeCertificates(dir) : undefined;
+  writeFileSync(path.join(dir, "slapd.conf"), config(dir, tls));
   // -u: check the configuration without opening the (not yet created) database.
   const check = spawnSync(SLAPD, ["-T", "test", "-u", "-f", path.join(dir, "slapd.conf")], { encoding: "utf8" });
   if (check.status !== 0) {
@@ -117,8 +180,8 @@ export async function startSlapd(port: number, people: LabPerson[]): Promise<Sla
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitForBind(url, child, () => output);
-    await seed(url, people);
+    await waitForBind(url, child, () => output, tls?.ca);
+    await seed(url, people, tls?.ca);
   } catch (error) {
     await stop();
     throw error;
@@ -134,13 +197,13 @@ export async function startSlapd(port: number, people: LabPerson[]): Promise<Sla
       GPUDESK_LDAP_BASE_DN: LAB_PEOPLE_DN,
       GPUDESK_LDAP_USER_FILTER: "(|(uid={username})(mail={username}@lab.example))",
       GPUDESK_LDAP_GROUP_BASE_DN: LAB_GROUPS_DN,
+      ...(tls ? { GPUDESK_LDAP_CA_FILE: tls.ca, GPUDESK_LDAP_STARTTLS: "1" } : {}),
     },
   };
 }
 
-async function seed(url: string, people: LabPerson[]): Promise<void> {
-  const admin = new Client({ url });
-  await admin.bind(ROOT_DN, ROOT_PASSWORD);
+async function seed(url: string, people: LabPerson[], ca?: string): Promise<void> {
+  const admin = await rootClient(url, ca);
   try {
     await admin.add(LAB_BASE_DN, { objectClass: ["dcObject", "organization"], dc: "lab", o: "Lab" });
     await admin.add(LAB_SERVICE_DN, { objectClass: ["organizationalRole", "simpleSecurityObject"], cn: "gpudesk-svc", userPassword: ssha(LAB_SERVICE_PASSWORD) });

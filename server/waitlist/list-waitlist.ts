@@ -1,5 +1,6 @@
 import type { QuotaRefusal } from "@/lib/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/waitlist-schema";
+import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
@@ -254,10 +255,18 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
   return view(row, people.get(row.userId) ?? { username: row.userId, name: "" }, null);
 }
 
-/** Withdraws a waiting request; one already granted stays a reservation (release that instead). */
+/**
+ * Withdraws a waiting request; one already granted stays a reservation
+ * (release that instead). Audited, with whose request it was: an admin's
+ * removal of someone else's is on the record as theirs.
+ */
 export async function leaveWaitlist(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: { userId: true } });
   if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
-  await db().waitlistEntry.updateMany({ where: { id, status: "waiting" }, data: { status: "left" } });
+  await db().$transaction(async (tx) => {
+    const left = await tx.waitlistEntry.updateMany({ where: { id, status: "waiting" }, data: { status: "left" } });
+    if (left.count === 0) return;
+    await writeAudit(tx, { actorId: actor.id, action: "waitlist.leave", entityType: "waitlist", entityId: id, before: { status: "waiting", userId: row.userId }, after: { status: "left", byOwner: actor.id === row.userId } });
+  });
   return getWaitlistEntry(actor, id);
 }

@@ -54,6 +54,22 @@ describe("the waitlist", () => {
     expect(at90.map((grant) => [grant.entryId, grant.userId])).toEqual([[third.id, alice.id]]);
   });
 
+  it("puts an admin's removal of someone else's waiting request on the record, as the admin's", async () => {
+    const { leaveWaitlist } = await import("@/server/waitlist/list-waitlist");
+    const host = await createTestHost(1);
+    const [holder, waiter, boss] = await Promise.all([createTestUser(), createTestUser(), createTestUser("admin")]);
+    await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: NOW });
+    const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
+    expect((await leaveWaitlist(boss, entry.id)).status).toBe("left");
+    const record = await db().auditLog.findFirst({ where: { action: "waitlist.leave", entityId: entry.id }, select: { actorId: true, before: true, after: true } });
+    expect(record).toMatchObject({ actorId: boss.id });
+    expect(JSON.parse(record?.before ?? "{}")).toMatchObject({ userId: waiter.id, status: "waiting" });
+    expect(JSON.parse(record?.after ?? "{}")).toMatchObject({ status: "left", byOwner: false });
+    // Withdrawing it again changes nothing and records nothing.
+    await leaveWaitlist(boss, entry.id);
+    expect(await db().auditLog.count({ where: { action: "waitlist.leave", entityId: entry.id } })).toBe(1);
+  });
+
   it("caps the waiting requests of one person", async () => {
     const host = await createTestHost(1);
     const carol = await createTestUser();

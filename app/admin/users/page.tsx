@@ -3,6 +3,7 @@ import { UsersManager } from "@/components/admin/users-manager";
 import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { listUsers } from "@/server/auth/users";
+import { signInOptions } from "@/server/sso/sign-in-options";
 
 export const metadata: Metadata = { title: "Users" };
 
@@ -22,5 +23,6 @@ export default function UsersPage() {
 /** Rendered by PageShell only for admins. */
 async function Users() {
   const users = await listUsers();
-  return <UsersManager initialUsers={users.map(serializeDates)} />;
+  const options = signInOptions();
+  return <UsersManager initialUsers={users.map(serializeDates)} directory={options.oidcName !== null || options.directoryPasswords} />;
 }
