@@ -10,6 +10,8 @@ import {
   type StateReading,
   summarizeAvailability,
   unseenMemoryThresholdMiB,
+  unitName,
+  unitsPhrase,
   unseenUsePhrase,
 } from "@/lib/gpu-availability";
 
@@ -196,5 +198,14 @@ describe("summarizeAvailability", () => {
     expect(describeAvailability(summary.hosts["sim-h100-a"])).toBe("1 of 8 free, 6 in use without a booking, 1 booked and idle");
     expect(describeAvailability(summary.hosts["sim-a100-b"])).toBe("1 of 2 free, 1 with an error");
     expect(describeAvailability(summarizeAvailability([]).fleet)).toBe("0 of 0 free");
+  });
+});
+
+describe("unitName", () => {
+  it("names a whole GPU and a slice as the fleet card does, and a booking's units in one phrase", () => {
+    expect(unitName({ index: 2 })).toBe("GPU 2");
+    expect(unitName({ index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } })).toBe("GPU 0:2 (1g.10gb)");
+    expect(unitsPhrase([{ index: 2 }, { index: 3 }])).toBe("GPUs 2, 3");
+    expect(unitsPhrase([{ index: 1 }, { index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } }])).toBe("GPU 1, GPU 0:2 (1g.10gb)");
   });
 });

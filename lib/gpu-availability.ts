@@ -83,14 +83,20 @@ export function unitRef(gpu: UnitName): string {
   return gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex}` : String(gpu.index);
 }
 
-/** "GPU 2", "GPU 0 · 1g.10gb (0:2)": a unit's name on every surface. */
-export function unitLabel(gpu: UnitName): string {
-  return gpu.mig ? `GPU ${gpu.index} · ${gpu.mig.profile} (${unitRef(gpu)})` : `GPU ${gpu.index}`;
+/**
+ * "GPU 2", "GPU 0:2 (1g.10gb)": a unit's name, the same on every surface
+ * (fleet card, schedule, refusals, calendar, audit, notices, alerts, CLI,
+ * usage, metrics). A slice without a known profile is "GPU 0:2".
+ */
+export function unitName(gpu: UnitName): string {
+  if (!gpu.mig) return `GPU ${gpu.index}`;
+  return gpu.mig.profile ? `GPU ${unitRef(gpu)} (${gpu.mig.profile})` : `GPU ${unitRef(gpu)}`;
 }
 
-/** "GPU 2", "GPU 0:2 · 1g.10gb": a unit's title on the cards, the schedule and its page. */
-export function unitTitle(gpu: UnitName): string {
-  return gpu.mig ? `GPU ${unitRef(gpu)} · ${gpu.mig.profile}` : `GPU ${gpu.index}`;
+/** "GPUs 2, 3", "GPU 0:2 (1g.10gb)", "GPU 1, GPU 0:2 (1g.10gb)": a booking's units in one phrase. */
+export function unitsPhrase(gpus: readonly UnitName[]): string {
+  if (gpus.length > 1 && gpus.every((gpu) => !gpu.mig)) return `GPUs ${gpus.map((gpu) => gpu.index).join(", ")}`;
+  return gpus.map(unitName).join(", ");
 }
 
 /** The booking form's address for a unit: a whole GPU by index, a slice by its ref ("0:2"). */

@@ -68,10 +68,11 @@ export interface ReservationView {
   /** Idle release's view of it: an active booking idle now (with its coming release), or one idle release ended; else null. */
   idle: ReservationIdleView | null;
   /**
-   * A slice this booking holds is gone from its host (its GPU's MIG layout
-   * changed): the booking cannot be used as it is, and the holder should
-   * book another slice. Derived from the stored inventory; cleared when the
-   * slice is seen again. Absent otherwise.
+   * A unit this booking holds is gone from its host because its GPU's MIG
+   * layout changed (a slice destroyed, or a whole GPU split into slices
+   * since): the booking cannot be used as it is, and the holder should book
+   * another unit. Derived from the stored inventory; cleared when the unit
+   * is seen again. Absent otherwise.
    */
   sliceGone?: true;
   /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
