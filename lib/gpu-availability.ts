@@ -177,7 +177,8 @@ export function unseenUsePhrase(memoryUsedMiB: number | null): string {
 
 /**
  * A GPU's state, from its processes, its booking and its host (first match
- * wins): offline · error · conflict · in use without a booking · booked and
+ * wins): offline · error · split into MIG slices (`partitioned`: its slices
+ * have the states, never "free" for the GPU itself) · conflict · in use without a booking · booked and
  * in use by the holder · booked and idle · free. A process is an intruder on
  * a booked GPU unless the evidence leads to the holder: a process nobody can
  * be named for is not proven to be the holder's. Use with no visible
@@ -211,7 +212,9 @@ export function deriveGpuState({ gpu, online, booking, attributions, partitioned
     ? "offline"
     : problem
       ? "error"
-      : processes.some((process) => process.intruder)
+      : whole
+        ? "partitioned"
+        : processes.some((process) => process.intruder)
         ? "conflict"
         : booking === null
           ? inUse
@@ -262,6 +265,7 @@ export const GPU_STATE_SHORT: Record<GpuState, string> = {
   conflict: "in conflict",
   error: "error",
   offline: "offline",
+  partitioned: "split into MIG slices",
 };
 
 /** "6 in use without a booking", "1 with an error": a count of GPUs in a state. */
@@ -283,6 +287,8 @@ function emptyCounts(): AvailabilityCounts {
 }
 
 function add(counts: AvailabilityCounts, state: GpuState): void {
+  // A split GPU is no unit: its slices are counted instead.
+  if (state === "partitioned") return;
   counts.total += 1;
   counts.byState[state] += 1;
   if (isGpuFree(state)) counts.free += 1;
