@@ -83,6 +83,11 @@ export function unitRef(gpu: UnitName): string {
   return gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex}` : String(gpu.index);
 }
 
+/** A unit as the database stores it (a Gpu row: a slice has its MIG device index and profile). */
+export function storedUnit(row: { index: number; migDeviceIndex: number | null; migProfile: string | null }): UnitName {
+  return { index: row.index, mig: row.migDeviceIndex === null ? null : { deviceIndex: row.migDeviceIndex, profile: row.migProfile ?? "" } };
+}
+
 /**
  * "GPU 2", "GPU 0:2 (1g.10gb)": a unit's name, the same on every surface
  * (fleet card, schedule, refusals, calendar, audit, notices, alerts, CLI,

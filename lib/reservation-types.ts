@@ -127,6 +127,10 @@ export interface BusyGpu {
   hostName: string;
   gpuIndex: number;
   gpuUuid: string;
+  /** The unit's name, as every surface gives it: "GPU 1", "GPU 0:2 (1g.10gb)". */
+  unit: string;
+  /** On a MIG slice: its ref ("0:2", GPU 0's MIG device 2) and profile; absent on a whole GPU. */
+  slice?: { ref: string; profile: string };
   /** Empty when the GPU is in use with no process visible (a job nvidia-smi cannot see): then `unseenMemoryMiB` says what it holds. */
   processes: BusyGpuProcess[];
   unseenMemoryMiB?: number | null;
