@@ -1,5 +1,6 @@
 import type { IdleHoldingProcess, IdleNotice } from "@/lib/idle-release";
 import type { LiveGpu } from "@/lib/live";
+import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 import { db } from "@/server/db";
 import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/idle-release/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
@@ -50,7 +51,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
   const exemptions = await readIdleExemptions(db());
   const bookings = await db().reservation.findMany({
     where: { status: "booked", startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { ...idleBookingSelect, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true, memoryTotalMiB: true } } } } },
+    select: { ...idleBookingSelect, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, memoryTotalMiB: true } } } } },
   });
   const gpus = options.liveGpus();
   const live = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
@@ -68,6 +69,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
       userId: booking.userId,
       hostName: booking.host.name,
       gpuIndices: booking.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b),
+      units: unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu))),
       purpose: booking.purpose,
       idleSince: new Date(standing.idleSinceMs!).toISOString(),
       releaseAt: new Date(releaseAtMs).toISOString(),
