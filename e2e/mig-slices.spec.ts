@@ -67,7 +67,7 @@ test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet an
     await page.getByRole("textbox", { name: "Purpose" }).fill("e2e slice");
     await page.screenshot({ path: path.join(shots, "form.png") });
     await page.getByRole("button", { name: "Book", exact: true }).click();
-    await expect(page.getByRole("heading", { name: `Booked: GPU 0:2 (MIG 1g.10gb) on ${hostName}` })).toBeVisible();
+    await expect(page.getByRole("heading", { name: `Booked: GPU 0:2 (1g.10gb) on ${hostName}` })).toBeVisible();
     const settings = page.getByTestId("launch-settings");
     await expect(settings).toContainText(`export CUDA_VISIBLE_DEVICES=${fixture.slices[2]}`);
     await expect(settings).toContainText(`docker run --gpus '"device=0:2"'`);

@@ -98,6 +98,12 @@ export function unitName(gpu: UnitName): string {
   return gpu.mig.profile ? `GPU ${unitRef(gpu)} (${gpu.mig.profile})` : `GPU ${unitRef(gpu)}`;
 }
 
+/** The name of a unit given as refusals carry it: its GPU's index and, on a slice, its ref ("0:2") and profile. */
+export function unitNameOfRef(gpuIndex: number, slice?: { ref: string; profile: string } | null): string {
+  const deviceIndex = slice ? Number(slice.ref.split(":")[1]) : null;
+  return unitName({ index: gpuIndex, mig: deviceIndex === null || Number.isNaN(deviceIndex) ? null : { deviceIndex, profile: slice!.profile } });
+}
+
 /** "GPUs 2, 3", "GPU 0:2 (1g.10gb)", "GPU 1, GPU 0:2 (1g.10gb)": a booking's units in one phrase. */
 export function unitsPhrase(gpus: readonly UnitName[]): string {
   if (gpus.length > 1 && gpus.every((gpu) => !gpu.mig)) return `GPUs ${gpus.map((gpu) => gpu.index).join(", ")}`;

@@ -5,7 +5,7 @@ import { useId, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import type { LiveBooking } from "@/lib/live";
 import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
-import { unitName } from "@/lib/gpu-availability";
+import { unitName, unitsPhrase } from "@/lib/gpu-availability";
 import { personName } from "@/lib/person-name";
 import { STATE_LABELS, type ReservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
@@ -58,8 +58,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
   const [conflict, setConflict] = useState<ReturnType<typeof conflictOf>>(null);
   const [until, setUntil] = useState("");
   const current = state === "active" || state === "scheduled";
-  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ");
-  const title = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${gpus} on ${reservation.host.name}`;
+  const title = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
   const next = current ? nextBookingAfter(reservation, bookings) : null;
   const endMs = Date.parse(reservation.endsAt);
   const roomMs = next ? Date.parse(next.startsAt) - endMs : Number.POSITIVE_INFINITY;

@@ -1,4 +1,5 @@
 import { Prisma } from "@prisma/client";
+import { isPartitioned, storedUnit, unitName } from "@/lib/gpu-availability";
 import type { TimeRange } from "@/lib/usage-range";
 import {
   SIMULATED_HOLDER_PREFIX,
@@ -135,7 +136,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
   const uuids = [...new Set(rows.map((row) => row.gpu))];
   const gpus = await db().gpu.findMany({
     where: { uuid: { in: uuids } },
-    select: { uuid: true, index: true, name: true, host: { select: { name: true } } },
+    select: { uuid: true, index: true, name: true, migMode: true, migDeviceIndex: true, migProfile: true, host: { select: { name: true } } },
   });
   const info = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
   const byGpu = new Map<string, HeatmapRow>();
@@ -145,6 +146,9 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
       gpuUuid: uuid,
       hostName: gpu?.host.name ?? "removed host",
       gpuIndex: gpu?.index ?? null,
+      unit: gpu ? unitName(storedUnit(gpu)) : null,
+      // nvidia-smi reads no utilization per MIG slice, nor for a GPU while it is split.
+      utilizationReported: gpu === undefined || (gpu.migDeviceIndex === null && !isPartitioned(gpu)),
       model: gpu?.name ?? null,
       cells: columns.map(() => null),
     });
@@ -154,8 +158,10 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
     const n = num(row.n);
     if (i !== undefined && n > 0) byGpu.get(row.gpu)!.cells[i] = Math.round((num(row.u) / n) * 10) / 10;
   }
+  // A split GPU's slices follow it, in MIG device order.
+  const device = (row: HeatmapRow) => info.get(row.gpuUuid)?.migDeviceIndex ?? -1;
   const sorted = [...byGpu.values()].sort(
-    (a, b) => a.hostName.localeCompare(b.hostName) || (a.gpuIndex ?? 1e9) - (b.gpuIndex ?? 1e9) || a.gpuUuid.localeCompare(b.gpuUuid),
+    (a, b) => a.hostName.localeCompare(b.hostName) || (a.gpuIndex ?? 1e9) - (b.gpuIndex ?? 1e9) || device(a) - device(b) || a.gpuUuid.localeCompare(b.gpuUuid),
   );
   return { columns, rows: sorted };
 }
@@ -170,6 +176,8 @@ interface GpuTimeRow {
   idle: unknown;
   busy: unknown;
   sim: unknown;
+  /** Of `used`, what a MIG slice's process presence counts (not utilization): left out of mean utilization. */
+  presence?: number;
 }
 
 /**
@@ -178,13 +186,30 @@ interface GpuTimeRow {
  * that a split H100 counts one GPU of capacity, its slices' held and idle
  * minutes what they are worth, and the GPU once in the GPU counts (its
  * own rows while split are left out by `notWhileSliced`).
+ *
+ * A slice's minutes without utilization (nvidia-smi reports none per MIG
+ * device) count as used while a process ran on it and idle otherwise, the
+ * rule idle release judges slices by (server/idle-release/idle-rule.ts).
  */
 async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   const weightOf = await unitWeights([...new Set(rows.map((row) => row.gpu))]);
   return rows.map((row) => {
     const { share, gpu } = weightOf(row.gpu);
     if (share === 1 && gpu === row.gpu) return row;
-    return { ...row, gpu, minutes: num(row.minutes) * share, used: num(row.used) * share, counted: num(row.counted) * share, idle: num(row.idle) * share, busy: num(row.busy) * share };
+    const unreported = Math.max(0, num(row.minutes) - num(row.counted));
+    // Busy minutes are spread over the unreported ones first: a slice's readings have no utilization at all.
+    const presentMinutes = Math.min(num(row.busy), unreported);
+    const presence = presentMinutes * 100 * share;
+    return {
+      ...row,
+      gpu,
+      minutes: num(row.minutes) * share,
+      used: num(row.used) * share + presence,
+      counted: num(row.counted) * share,
+      idle: (num(row.idle) + unreported - presentMinutes) * share,
+      busy: num(row.busy) * share,
+      presence,
+    };
   });
 }
 
@@ -298,7 +323,7 @@ async function peopleOf(rows: GpuTimeRow[], query: UsageQuery): Promise<PersonUs
 async function hostsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<HostUsage[]> {
   const { fromMs } = query.range;
   const untilMs = Math.min(query.range.toMs, query.nowMs);
-  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, counted: 0, heldBySimulated: 0, idle: 0, busy: 0 });
+  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, presence: 0, counted: 0, heldBySimulated: 0, idle: 0, busy: 0 });
   const holders = [...new Set(rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : [])))];
   const [booked, simulatedUsers] = await Promise.all([
     untilMs > fromMs ? bookedRangesBy(db(), "hostId", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId], true) : new Map<string | null, GpuRange[]>(),
@@ -311,6 +336,7 @@ async function hostsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<HostUsage
     sums.gpus.add(row.gpu);
     sums.reported += num(row.minutes);
     sums.used += num(row.used);
+    sums.presence += row.presence ?? 0;
     sums.counted += num(row.counted);
     sums.busy += num(row.busy);
     if (row.holder !== null) {
@@ -328,7 +354,7 @@ async function hostsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<HostUsage
       gpus: sums.gpus.size,
       reportedGpuHours: hours(sums.reported),
       usedGpuHours: hours(sums.used / 100),
-      meanUtilPct: sums.counted > 0 ? sums.used / sums.counted : null,
+      meanUtilPct: sums.counted > 0 ? (sums.used - sums.presence) / sums.counted : null,
       bookedGpuHours: hours(sums.heldBySimulated) + gpuHoursOf(booked.get(hostId) ?? [], fromMs, untilMs),
       idleBookedGpuHours: hours(sums.idle),
       busyGpuHours: hours(sums.busy),

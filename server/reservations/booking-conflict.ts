@@ -1,7 +1,7 @@
 import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { AppError } from "@/server/errors";
-import { unitName } from "@/lib/gpu-availability";
+import { unitNameOfRef } from "@/lib/gpu-availability";
 
 /**
  * A 409 that says who holds what until when, carries the bookings in the
@@ -25,8 +25,7 @@ export class BookingConflictError extends AppError {
 
 /** "GPU 2", "GPU 0:2 (1g.10gb)": the unit a conflict is about, as every refusal names it. */
 export function conflictUnit(conflict: Pick<BookingConflict, "gpuIndex" | "slice">): string {
-  const deviceIndex = conflict.slice ? Number(conflict.slice.ref.split(":")[1]) : null;
-  return unitName({ index: conflict.gpuIndex, mig: deviceIndex === null ? null : { deviceIndex, profile: conflict.slice!.profile } });
+  return unitNameOfRef(conflict.gpuIndex, conflict.slice);
 }
 
 /**
