@@ -156,7 +156,7 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
       )
       .toBe(true);
     await page.goto("/reservations");
-    await expect(page.getByTestId("slice-gone")).toContainText("GPU 0:2 (1g.10gb) is no longer on");
+    await expect(page.getByTestId("slice-gone")).toContainText("GPU 0:2 (1g.10gb) is no longer a unit of");
     await page.screenshot({ path: path.join(shots, "slice-gone.png"), fullPage: true });
 
     // The slice is back under its MIG UUID: no flag.
