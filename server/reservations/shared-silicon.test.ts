@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
 import { rangesOverlap } from "@/lib/reservation-state";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -106,6 +106,34 @@ describe("silicon is booked once across MIG layouts", () => {
     const notice = await db().personNotice.findFirstOrThrow({ where: { userId: alice.id, event: "booking.unit_gone" }, select: { key: true } });
     expect(notice.key).toContain(whole.id);
     expect(await siliconOverlaps(host.id)).toEqual([]);
+  });
+
+  it("a changed inventory stored from an agent's reading is announced, and the split GPU's holder hears of it through that", async () => {
+    const { createHostPersistence } = await import("@/server/hosts/host-persistence");
+    const { onInventoryChanged } = await import("@/server/hosts/inventory-events");
+    const { startMisuseNotices } = await import("@/server/notifications/booking-notices");
+    const host = await layoutHost();
+    await host.whole(NOW);
+    const alice = await fx.createTestUser();
+    // The listener acts at the real time: the booking is one still to come then.
+    const real = new Date();
+    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: new Date(real.getTime() + 5 * 60_000).toISOString(), durationMinutes: 120, purpose: "whole, then split" }, { now: real });
+    const heard: string[] = [];
+    const stopHearing = onInventoryChanged((change) => heard.push(change.hostId));
+    const stopNotices = startMisuseNotices();
+    try {
+      const persistence = createHostPersistence();
+      const units = [{ ...host.gpu0, migMode: "Enabled", utilizationGpuPct: null }, ...host.slices];
+      persistence.persist({ id: host.id, name: host.name, simulated: false }, factories.makeSnapshot(units, real.getTime(), { host: { name: host.name, ...INFO } }), true);
+      await persistence.flush();
+      expect(heard).toContain(host.id);
+      await vi.waitFor(async () => {
+        expect(await db().personNotice.count({ where: { userId: alice.id, event: "booking.unit_gone", key: { contains: whole.id } } })).toBe(1);
+      });
+    } finally {
+      stopHearing();
+      stopNotices();
+    }
   });
 
   it("split then whole: a GPU one of whose slices is booked is refused whole, and 'any GPU' takes the other one", async () => {
