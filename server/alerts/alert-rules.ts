@@ -198,7 +198,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         const { where, processes, holderName } = words();
         return {
           userIds: [holder.id],
-          message: `${where}, booked by ${holderName}, below ${idleRun.belowPct} % utilization for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
+          // A slice has no utilization: idle release judges it by process and memory (server/idle-release/idle-rule.ts).
+          message: `${where}, booked by ${holderName}, ${gpu.mig ? "with no process and no memory held" : `below ${idleRun.belowPct} % utilization`} for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
           evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
         };
       });
