@@ -15,7 +15,7 @@ test("the fleet view shows the simulated fleet, live", async ({ page }) => {
     await expect(section).toBeVisible();
     await expect(section.getByTestId("host-status")).toHaveText("online");
   }
-  // 8 + 4 + 4 whole GPUs, and sim-h100-mig's split H100 (its slices' cards are named "GPU 0:1 · 2g.20gb").
+  // 8 + 4 + 4 whole GPUs, and sim-h100-mig's split H100 (its slices' cards are named "GPU 0:1 (2g.20gb)").
   await expect(page.getByRole("article", { name: /^GPU \d on sim-/ })).toHaveCount(17);
   const h100 = page.getByRole("article", { name: "GPU 0 on sim-h100-a" });
   await expect(h100).toContainText("NVIDIA H100 80GB HBM3");
@@ -37,11 +37,11 @@ test("the split H100 of the demo fleet shows its four slices, each in its own st
   await expect(section.getByRole("article", { name: "GPU 0 on sim-h100-mig" })).toContainText("split into MIG slices");
   // The demo story (server/fleet/demo-story.ts): the 3g.40gb booked by whoever runs there, the 2g.20gb booked and idle,
   // a service without a booking on one 1g.10gb, the other free. Other specs' bookings never touch this host.
-  const states = { "0:0 · 3g.40gb": "booked_in_use", "0:1 · 2g.20gb": "booked_idle", "0:2 · 1g.10gb": "unbooked_use", "0:3 · 1g.10gb": "free" };
+  const states = { "0:0 (3g.40gb)": "booked_in_use", "0:1 (2g.20gb)": "booked_idle", "0:2 (1g.10gb)": "unbooked_use", "0:3 (1g.10gb)": "free" };
   for (const [name, state] of Object.entries(states)) {
     await expect(section.getByRole("article", { name: `GPU ${name} on sim-h100-mig` }).getByTestId("gpu-state")).toHaveAttribute("data-state", state);
   }
-  await expect(section.getByRole("article", { name: "GPU 0:2 · 1g.10gb on sim-h100-mig" })).toContainText("serve_embeddings.py");
+  await expect(section.getByRole("article", { name: "GPU 0:2 (1g.10gb) on sim-h100-mig" })).toContainText("serve_embeddings.py");
   await section.scrollIntoViewIfNeeded();
   await page.screenshot({ path: "test-results/screens/fleet-mig-host.png" });
 });

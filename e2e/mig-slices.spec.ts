@@ -51,9 +51,9 @@ test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet an
     await expect(section.getByTestId("host-status")).toHaveText("online", { timeout: 30_000 });
     // The split GPU, then one card per slice; the recording's three processes run on the 3g.40gb.
     await expect(section.getByRole("article", { name: `GPU 0 on ${hostName}` })).toContainText("split into MIG slices");
-    const big = section.getByRole("article", { name: `GPU 0:0 · 3g.40gb on ${hostName}` });
+    const big = section.getByRole("article", { name: `GPU 0:0 (3g.40gb) on ${hostName}` });
     await expect(big).toContainText("gpu_burn", { timeout: 20_000 });
-    await expect(section.getByRole("article", { name: `GPU 0:2 · 1g.10gb on ${hostName}` })).toBeVisible();
+    await expect(section.getByRole("article", { name: `GPU 0:2 (1g.10gb) on ${hostName}` })).toBeVisible();
     await expect(section.getByTestId("host-availability")).toContainText("3 of 4 free");
     await section.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots, "fleet-card.png") });
@@ -66,7 +66,7 @@ test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet an
     await page.getByRole("textbox", { name: "Purpose" }).fill("e2e slice");
     await page.screenshot({ path: path.join(shots, "form.png") });
     await page.getByRole("button", { name: "Book", exact: true }).click();
-    await expect(page.getByRole("heading", { name: `Booked: GPU 0:2 (MIG 1g.10gb) on ${hostName}` })).toBeVisible();
+    await expect(page.getByRole("heading", { name: `Booked: GPU 0:2 (1g.10gb) on ${hostName}` })).toBeVisible();
     const settings = page.getByTestId("launch-settings");
     await expect(settings).toContainText(`export CUDA_VISIBLE_DEVICES=${fixture.slices[2]}`);
     await expect(settings).toContainText(`docker run --gpus '"device=0:2"'`);
@@ -118,16 +118,16 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
     await page.goto("/schedule?days=3");
     const schedule = page.getByRole("region", { name: `Schedule of ${hostName}` });
     await expect(schedule.getByTestId(`schedule-split-${hostName}-0`)).toContainText("split into MIG slices");
-    await expect(schedule.getByTestId(`schedule-gpu-${hostName}-0:1`)).toHaveText("GPU 0:1 · 2g.20gb");
-    await expect(schedule.getByTestId(`schedule-gpu-${hostName}-0:2`)).toHaveText("GPU 0:2 · 1g.10gb");
+    await expect(schedule.getByTestId(`schedule-gpu-${hostName}-0:1`)).toHaveText("GPU 0:1 (2g.20gb)");
+    await expect(schedule.getByTestId(`schedule-gpu-${hostName}-0:2`)).toHaveText("GPU 0:2 (1g.10gb)");
     await expect(schedule.getByTestId(`schedule-row-${hostName}-0:2`).getByRole("button", { name: /e2e slice tomorrow/ })).toBeVisible();
-    await expect(schedule.getByRole("link", { name: `Book GPU 0:3 · 1g.10gb on ${hostName}` })).toHaveAttribute("href", /slices=0%3A3/);
+    await expect(schedule.getByRole("link", { name: `Book GPU 0:3 (1g.10gb) on ${hostName}` })).toHaveAttribute("href", /slices=0%3A3/);
     await schedule.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots, "schedule.png"), fullPage: true });
 
     // The slice's page: a slice, its GPU one link away, its booking, no utilization of its own.
     await page.goto(`/gpus/${fixture.slices[2]}`);
-    await expect(page.getByRole("heading", { name: `GPU 0:2 · 1g.10gb on ${hostName}` })).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByRole("heading", { name: `GPU 0:2 (1g.10gb) on ${hostName}` })).toBeVisible({ timeout: 20_000 });
     await expect(page.getByTestId("mig-utilization-note")).toContainText("does not report utilization per MIG slice");
     await expect(page.getByTestId("gpu-page-booking")).toContainText("e2e slice tomorrow");
     await page.screenshot({ path: path.join(shots, "gpu-slice.png"), fullPage: true });
@@ -137,8 +137,8 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
     await expect(page.getByRole("heading", { name: `GPU 0 on ${hostName}` })).toBeVisible({ timeout: 20_000 });
     const slices = page.getByRole("table", { name: "MIG slices" });
     await expect(slices.getByRole("row")).toHaveCount(5, { timeout: 20_000 });
-    await expect(slices.getByRole("row", { name: `GPU 0:0 · 3g.40gb on ${hostName}` })).toContainText("In use");
-    await expect(slices.getByRole("link", { name: "GPU 0:2 · 1g.10gb", exact: true })).toHaveAttribute("href", `/gpus/${fixture.slices[2]}`);
+    await expect(slices.getByRole("row", { name: `GPU 0:0 (3g.40gb) on ${hostName}` })).toContainText("In use");
+    await expect(slices.getByRole("link", { name: "GPU 0:2 (1g.10gb)", exact: true })).toHaveAttribute("href", `/gpus/${fixture.slices[2]}`);
     await page.screenshot({ path: path.join(shots, "gpu-parent.png"), fullPage: true });
 
     // The layout changes: nvidia-smi lists no MIG device 2 any more.
@@ -154,7 +154,7 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
       )
       .toBe(true);
     await page.goto("/reservations");
-    await expect(page.getByTestId("slice-gone")).toContainText("GPU 0:2 (1g.10gb) is no longer on");
+    await expect(page.getByTestId("slice-gone")).toContainText("GPU 0:2 (1g.10gb) is no longer a unit of");
     await page.screenshot({ path: path.join(shots, "slice-gone.png"), fullPage: true });
 
     // The slice is back under its MIG UUID: no flag.

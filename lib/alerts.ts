@@ -54,7 +54,8 @@ export interface AlertView {
   kind: AlertKind;
   subjectKey: string;
   host: { id: string; name: string } | null;
-  gpu: { uuid: string; index: number | null } | null;
+  /** `unit`: the unit's name, as every surface gives it ("GPU 2", "GPU 0:2 (1g.10gb)"); null when unknown. */
+  gpu: { uuid: string; index: number | null; unit?: string | null } | null;
   reservationId: string | null;
   /** The holder of the booking the alert is about; they (and admins) may acknowledge it. */
   holderId: string | null;

@@ -11,7 +11,7 @@ import type { PersonRef } from "@/lib/reservation-types";
  * in use without a booking · booked and in use by the holder · booked and
  * idle · free.
  */
-export const GPU_STATES = ["free", "booked_idle", "booked_in_use", "unbooked_use", "conflict", "error", "offline"] as const;
+export const GPU_STATES = ["free", "booked_idle", "booked_in_use", "unbooked_use", "conflict", "error", "offline", "partitioned"] as const;
 export type GpuState = (typeof GPU_STATES)[number];
 
 export const GPU_STATE_LABELS: Record<GpuState, string> = {
@@ -22,6 +22,7 @@ export const GPU_STATE_LABELS: Record<GpuState, string> = {
   conflict: "Conflict",
   error: "Error",
   offline: "Offline",
+  partitioned: "Split into MIG slices",
 };
 
 /** What a process was attributed by, best evidence first. */

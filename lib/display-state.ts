@@ -28,6 +28,8 @@ export const DISPLAY_STATE_LABELS: Record<GpuState, string> = {
   conflict: "Conflict",
   error: "Error",
   offline: "Offline",
+  // Never a tile: a split GPU is shown by its slices (lib/display-from-fleet.ts).
+  partitioned: "Split",
 };
 
 export interface DisplayTile extends Omit<DisplayFeedGpu, "holderName" | "holderUntil"> {

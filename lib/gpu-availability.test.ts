@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GpuState } from "@/lib/attribution";
 import {
+  countAvailability,
   deriveGpuState,
   describeAvailability,
   GPU_STATES,
@@ -10,6 +11,8 @@ import {
   type StateReading,
   summarizeAvailability,
   unseenMemoryThresholdMiB,
+  unitName,
+  unitsPhrase,
   unseenUsePhrase,
 } from "@/lib/gpu-availability";
 
@@ -196,5 +199,25 @@ describe("summarizeAvailability", () => {
     expect(describeAvailability(summary.hosts["sim-h100-a"])).toBe("1 of 8 free, 6 in use without a booking, 1 booked and idle");
     expect(describeAvailability(summary.hosts["sim-a100-b"])).toBe("1 of 2 free, 1 with an error");
     expect(describeAvailability(summarizeAvailability([]).fleet)).toBe("0 of 0 free");
+  });
+});
+
+describe("unitName", () => {
+  it("names a whole GPU and a slice as the fleet card does, and a booking's units in one phrase", () => {
+    expect(unitName({ index: 2 })).toBe("GPU 2");
+    expect(unitName({ index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } })).toBe("GPU 0:2 (1g.10gb)");
+    expect(unitsPhrase([{ index: 2 }, { index: 3 }])).toBe("GPUs 2, 3");
+    expect(unitsPhrase([{ index: 1 }, { index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } }])).toBe("GPU 1, GPU 0:2 (1g.10gb)");
+  });
+});
+
+describe("a GPU split into MIG slices", () => {
+  it("is partitioned, never free, and is not counted as a unit; its slices are", () => {
+    const gpu = { index: 0, uuid: "GPU-split", memoryUsedMiB: 0, memoryTotalMiB: 81559, utilizationGpuPct: null, eccErrorsUncorrected: 0, processes: [], migMode: "Enabled" };
+    const split = deriveGpuState({ gpu, online: true, booking: null, attributions: new Map() });
+    expect(split.state).toBe("partitioned");
+    expect(isGpuFree(split.state)).toBe(false);
+    expect(deriveGpuState({ gpu, online: false, booking: null, attributions: new Map() }).state).toBe("offline");
+    expect(describeAvailability(countAvailability(["partitioned", "free", "booked_idle"]))).toBe("1 of 2 free, 1 booked and idle");
   });
 });

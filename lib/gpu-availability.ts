@@ -83,14 +83,31 @@ export function unitRef(gpu: UnitName): string {
   return gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex}` : String(gpu.index);
 }
 
-/** "GPU 2", "GPU 0 · 1g.10gb (0:2)": a unit's name on every surface. */
-export function unitLabel(gpu: UnitName): string {
-  return gpu.mig ? `GPU ${gpu.index} · ${gpu.mig.profile} (${unitRef(gpu)})` : `GPU ${gpu.index}`;
+/** A unit as the database stores it (a Gpu row: a slice has its MIG device index and profile). */
+export function storedUnit(row: { index: number; migDeviceIndex: number | null; migProfile: string | null }): UnitName {
+  return { index: row.index, mig: row.migDeviceIndex === null ? null : { deviceIndex: row.migDeviceIndex, profile: row.migProfile ?? "" } };
 }
 
-/** "GPU 2", "GPU 0:2 · 1g.10gb": a unit's title on the cards, the schedule and its page. */
-export function unitTitle(gpu: UnitName): string {
-  return gpu.mig ? `GPU ${unitRef(gpu)} · ${gpu.mig.profile}` : `GPU ${gpu.index}`;
+/**
+ * "GPU 2", "GPU 0:2 (1g.10gb)": a unit's name, the same on every surface
+ * (fleet card, schedule, refusals, calendar, audit, notices, alerts, CLI,
+ * usage, metrics). A slice without a known profile is "GPU 0:2".
+ */
+export function unitName(gpu: UnitName): string {
+  if (!gpu.mig) return `GPU ${gpu.index}`;
+  return gpu.mig.profile ? `GPU ${unitRef(gpu)} (${gpu.mig.profile})` : `GPU ${unitRef(gpu)}`;
+}
+
+/** The name of a unit given as refusals carry it: its GPU's index and, on a slice, its ref ("0:2") and profile. */
+export function unitNameOfRef(gpuIndex: number, slice?: { ref: string; profile: string } | null): string {
+  const deviceIndex = slice ? Number(slice.ref.split(":")[1]) : null;
+  return unitName({ index: gpuIndex, mig: deviceIndex === null || Number.isNaN(deviceIndex) ? null : { deviceIndex, profile: slice!.profile } });
+}
+
+/** "GPUs 2, 3", "GPU 0:2 (1g.10gb)", "GPU 1, GPU 0:2 (1g.10gb)": a booking's units in one phrase. */
+export function unitsPhrase(gpus: readonly UnitName[]): string {
+  if (gpus.length > 1 && gpus.every((gpu) => !gpu.mig)) return `GPUs ${gpus.map((gpu) => gpu.index).join(", ")}`;
+  return gpus.map(unitName).join(", ");
 }
 
 /** The booking form's address for a unit: a whole GPU by index, a slice by its ref ("0:2"). */
@@ -171,7 +188,8 @@ export function unseenUsePhrase(memoryUsedMiB: number | null): string {
 
 /**
  * A GPU's state, from its processes, its booking and its host (first match
- * wins): offline · error · conflict · in use without a booking · booked and
+ * wins): offline · error · split into MIG slices (`partitioned`: its slices
+ * have the states, never "free" for the GPU itself) · conflict · in use without a booking · booked and
  * in use by the holder · booked and idle · free. A process is an intruder on
  * a booked GPU unless the evidence leads to the holder: a process nobody can
  * be named for is not proven to be the holder's. Use with no visible
@@ -205,7 +223,9 @@ export function deriveGpuState({ gpu, online, booking, attributions, partitioned
     ? "offline"
     : problem
       ? "error"
-      : processes.some((process) => process.intruder)
+      : whole
+        ? "partitioned"
+        : processes.some((process) => process.intruder)
         ? "conflict"
         : booking === null
           ? inUse
@@ -256,6 +276,7 @@ export const GPU_STATE_SHORT: Record<GpuState, string> = {
   conflict: "in conflict",
   error: "error",
   offline: "offline",
+  partitioned: "split into MIG slices",
 };
 
 /** "6 in use without a booking", "1 with an error": a count of GPUs in a state. */
@@ -277,6 +298,8 @@ function emptyCounts(): AvailabilityCounts {
 }
 
 function add(counts: AvailabilityCounts, state: GpuState): void {
+  // A split GPU is no unit: its slices are counted instead.
+  if (state === "partitioned") return;
   counts.total += 1;
   counts.byState[state] += 1;
   if (isGpuFree(state)) counts.free += 1;

@@ -34,6 +34,8 @@ export interface IdleNotice {
   userId: string;
   hostName: string;
   gpuIndices: number[];
+  /** The booking's units by their one name: "GPU 0:2 (1g.10gb)", "GPUs 2, 3". */
+  units: string;
   purpose: string;
   idleSince: string;
   /** The coming release (warning) or the moment it came (released). */

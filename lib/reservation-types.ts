@@ -68,10 +68,11 @@ export interface ReservationView {
   /** Idle release's view of it: an active booking idle now (with its coming release), or one idle release ended; else null. */
   idle: ReservationIdleView | null;
   /**
-   * A slice this booking holds is gone from its host (its GPU's MIG layout
-   * changed): the booking cannot be used as it is, and the holder should
-   * book another slice. Derived from the stored inventory; cleared when the
-   * slice is seen again. Absent otherwise.
+   * A unit this booking holds is gone from its host because its GPU's MIG
+   * layout changed (a slice destroyed, or a whole GPU split into slices
+   * since): the booking cannot be used as it is, and the holder should book
+   * another unit. Derived from the stored inventory; cleared when the unit
+   * is seen again. Absent otherwise.
    */
   sliceGone?: true;
   /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
@@ -126,6 +127,10 @@ export interface BusyGpu {
   hostName: string;
   gpuIndex: number;
   gpuUuid: string;
+  /** The unit's name, as every surface gives it: "GPU 1", "GPU 0:2 (1g.10gb)". */
+  unit: string;
+  /** On a MIG slice: its ref ("0:2", GPU 0's MIG device 2) and profile; absent on a whole GPU. */
+  slice?: { ref: string; profile: string };
   /** Empty when the GPU is in use with no process visible (a job nvidia-smi cannot see): then `unseenMemoryMiB` says what it holds. */
   processes: BusyGpuProcess[];
   unseenMemoryMiB?: number | null;

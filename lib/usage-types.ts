@@ -46,6 +46,10 @@ export interface HeatmapRow {
   gpuUuid: string;
   hostName: string;
   gpuIndex: number | null;
+  /** The unit's name on every surface: "GPU 2", "GPU 0:2 (1g.10gb)"; null for a GPU no longer in the inventory. */
+  unit: string | null;
+  /** False on a MIG slice and on a GPU split into slices: nvidia-smi reports no utilization for them, so their cells are "not reported", not 0 %. */
+  utilizationReported: boolean;
   model: string | null;
   /** Mean utilization per column (%), null where the GPU did not report. */
   cells: (number | null)[];

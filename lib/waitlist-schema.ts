@@ -130,6 +130,8 @@ export interface GrantNotice {
   reservationId: string;
   hostName: string;
   gpuIndices: number[];
+  /** The booking's units by their one name: "GPU 0:2 (1g.10gb)", "GPUs 2, 3". */
+  units: string;
   startsAt: string;
   endsAt: string;
   purpose: string;

@@ -19,8 +19,10 @@ function describe(entry: AuditEntryView, nowMs: number): string {
   const show = (key: string, value: unknown) =>
     typeof value === "string" && /At$/.test(key) && nowMs ? formatWhen(value, nowMs) : Array.isArray(value) ? value.map((item) => asObject(item)?.index ?? item).join(", ") : String(value);
   if (!before && after && entry.entityType === "reservation") {
-    const gpus = show("gpus", after.gpus);
-    return `${after.host ?? ""} GPU ${gpus}, ${show("startsAt", after.startsAt)} – ${show("endsAt", after.endsAt)}: ${after.purpose ?? ""}`;
+    // Entries since issue 37 name each unit ("GPU 0:2 (1g.10gb)"); older ones list GPU indices.
+    const units = Array.isArray(after.gpus) ? after.gpus.map((item) => asObject(item)?.unit).filter((unit) => typeof unit === "string") : [];
+    const gpus = units.length > 0 ? units.join(", ") : `GPU ${show("gpus", after.gpus)}`;
+    return `${after.host ?? ""} ${gpus}, ${show("startsAt", after.startsAt)} – ${show("endsAt", after.endsAt)}: ${after.purpose ?? ""}`;
   }
   const parts: string[] = [];
   if (!before && after) {

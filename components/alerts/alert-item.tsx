@@ -57,7 +57,7 @@ export function AlertItem({ alert, canAcknowledge, highlighted, acknowledging, o
   const open = alert.closedAt === null;
   const processes = evidenceProcesses(alert.evidence);
   const details = facts(alert.evidence);
-  const where = alert.host ? `${alert.host.name}${alert.gpu ? ` · GPU ${alert.gpu.index ?? "?"}` : ""}` : null;
+  const where = alert.host ? `${alert.host.name}${alert.gpu ? ` · ${alert.gpu.unit ?? `GPU ${alert.gpu.index ?? "?"}`}` : ""}` : null;
 
   return (
     <article

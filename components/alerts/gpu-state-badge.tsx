@@ -10,6 +10,7 @@ const TONE = {
   conflict: "danger",
   error: "danger",
   offline: "offline",
+  partitioned: "neutral",
 } as const satisfies Record<GpuState, Parameters<typeof Badge>[0]["tone"]>;
 
 const HINT: Record<GpuState, string> = {
@@ -20,6 +21,7 @@ const HINT: Record<GpuState, string> = {
   conflict: "Someone other than the holder runs on it",
   error: "The GPU reports a fault",
   offline: "Its host's agent is silent: these are the last known values",
+  partitioned: "Split into MIG slices: its slices are booked, each with a state of its own",
 };
 
 /** The hint of a GPU in use with no visible process (lib/gpu-availability.ts, `detectUnseenUse`). */

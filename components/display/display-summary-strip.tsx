@@ -10,6 +10,7 @@ const SWATCHES: Record<GpuState, string> = {
   conflict: "bg-fuchsia-600",
   error: "bg-red-600",
   offline: "bg-zinc-600",
+  partitioned: "bg-slate-600",
 };
 
 /** In-use kinds always show (0 is news too); the rarer states only when some GPU is in them. */

@@ -29,6 +29,7 @@ const STATE_STYLES: Record<GpuState, { tile: string; muted: string; track: strin
   },
   error: { tile: "bg-red-700 text-white border-red-300", muted: "text-red-50", track: "bg-black/35" },
   offline: { tile: "bg-zinc-900 text-zinc-200 border-zinc-500 border-dashed", muted: "text-zinc-300", track: "bg-white/10" },
+  partitioned: { tile: "bg-slate-700 text-white border-slate-400", muted: "text-slate-100", track: "bg-black/35" },
 };
 
 /** One GPU on the wall: state, utilization, memory, and who holds it until when. Nothing hides behind a hover. */

@@ -30,6 +30,7 @@ const STATE_DOT: Record<(typeof GPU_STATES)[number], string> = {
   conflict: "bg-danger",
   error: "bg-danger",
   offline: "bg-offline",
+  partitioned: "bg-slate-400",
 };
 
 const selectClass = `${controlClass} h-9 max-w-full min-w-0 py-1`;

@@ -4,7 +4,7 @@ import type { LiveGpu } from "@/lib/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/components/live/use-gpu-states";
-import { isGpuFree, isGpuFreeFor, isPartitioned, unitTitle, unseenUsePhrase } from "@/lib/gpu-availability";
+import { isGpuFree, isGpuFreeFor, isPartitioned, unitName, unseenUsePhrase } from "@/lib/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { GpuAttribution } from "@/components/alerts/gpu-attribution";
@@ -27,7 +27,7 @@ const NOBODY: NonNullable<GpuCardProps["people"]> = [];
 
 export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, booking, people = NOBODY }: GpuCardProps) {
   const id = useId();
-  const name = unitTitle(gpu);
+  const name = unitName(gpu);
   const label = `${name} on ${gpu.hostName}`;
   // Split into MIG slices: not a unit itself, its slices' cards follow it.
   const partitioned = isPartitioned(gpu);

@@ -5,7 +5,7 @@ import { useMemo, useSyncExternalStore } from "react";
 import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
 import { DASH, formatGiB, formatRelativeTime } from "@/lib/format";
 import { gpuStateOnPage, unseenUseNow } from "@/lib/gpu-state-now";
-import { isPartitioned, unitBookParams, unitTitle, unseenUsePhrase } from "@/lib/gpu-availability";
+import { isPartitioned, unitBookParams, unitName, unseenUsePhrase } from "@/lib/gpu-availability";
 import { useGpuScope } from "@/components/live/use-gpu-scope";
 import { useNow } from "@/components/live/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";
@@ -83,7 +83,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
   const slice = gpu.mig ?? null;
   const partitioned = isPartitioned(gpu);
   const serverNow = now + fleet.clockOffsetMs;
-  const title = unitTitle(gpu);
+  const title = unitName(gpu);
 
   return (
     <>

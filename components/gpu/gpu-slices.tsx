@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { formatGiB } from "@/lib/format";
-import { unitBookParams, unitTitle } from "@/lib/gpu-availability";
+import { unitBookParams, unitName } from "@/lib/gpu-availability";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { formatWhen } from "@/lib/local-time";
@@ -47,7 +47,7 @@ export function GpuSlices({ parentUuid, nowMs }: { parentUuid: string; nowMs: nu
           {slices.map((slice) => {
             const { current, next } = bookingsOfGpu(fleet.bookings, slice.uuid, serverNow);
             const state = gpuStateOnPage(slice, online.has(slice.hostId), fleet.bookings, states[slice.uuid], serverNow);
-            const title = unitTitle(slice);
+            const title = unitName(slice);
             return (
               <tr key={slice.uuid} className={bodyRow} aria-label={`${title} on ${slice.hostName}`}>
                 <td className={`${td} whitespace-nowrap font-medium`}>

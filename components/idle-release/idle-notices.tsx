@@ -10,6 +10,7 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { KeepButton } from "@/components/idle-release/idle-status";
 import { NoticeStack } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
+import { unitsPhrase } from "@/lib/gpu-availability";
 
 /** The person's current bookings are read again this often, in case the socket missed the moment. */
 const POLL_MS = 30_000;
@@ -24,8 +25,8 @@ interface Shown {
   keepsLeft: number | null;
 }
 
-function title(gpus: number[], hostName: string, purpose: string): string {
-  return `GPU${gpus.length > 1 ? "s" : ""} ${gpus.join(", ")} on ${hostName} (“${purpose}”)`;
+function title(units: string, hostName: string, purpose: string): string {
+  return `${units} on ${hostName} (“${purpose}”)`;
 }
 
 function warningOf(reservation: ReservationView): Shown | null {
@@ -33,7 +34,7 @@ function warningOf(reservation: ReservationView): Shown | null {
   if (!idle || (idle.phase !== "warning" && idle.phase !== "due") || idle.exempt) return null;
   return {
     reservationId: reservation.id,
-    title: title(reservation.gpus.map((gpu) => gpu.index), reservation.host.name, reservation.purpose),
+    title: title(unitsPhrase(reservation.gpus), reservation.host.name, reservation.purpose),
     text: `${idleSentence(idle, clock)}. ${idle.reportOnly ? "(Trial: nothing is released yet.)" : keepsSentence(idle.keepsLeft)}`,
     keepsLeft: idle.reportOnly ? null : idle.keepsLeft,
   };
@@ -43,7 +44,7 @@ function releasedOf(notice: IdleNotice): Shown {
   const holding = holdingSentence(notice.holding);
   return {
     reservationId: notice.reservationId,
-    title: title(notice.gpuIndices, notice.hostName, notice.purpose),
+    title: title(notice.units, notice.hostName, notice.purpose),
     text: `${idleSentence({ phase: "released", idleSince: notice.idleSince, releaseAt: notice.releaseAt, idleMinutes: 0, keepsLeft: 0, exempt: false, reportOnly: false }, clock)}.${holding ? ` Note: ${holding}.` : ""}`,
     keepsLeft: null,
   };

@@ -2,6 +2,7 @@
 
 import { useId, useState } from "react";
 import { useRouter } from "next/navigation";
+import { unitsPhrase } from "@/lib/gpu-availability";
 import { apiRequest } from "@/lib/api-client";
 import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
 import { personName, personWithUsername } from "@/lib/person-name";
@@ -59,7 +60,7 @@ export function AdminBookings({ reservations }: { reservations: ReservationView[
             <tbody>
               {current.map((reservation) => {
                 const state = serverNow ? reservationState(reservation, serverNow) : reservation.state;
-                const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ")} on ${reservation.host.name}`;
+                const gpus = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
                 return (
                   <tr key={reservation.id} className={bodyRow} aria-label={`${personWithUsername(reservation.holder)}: ${gpus}`}>
                     {/* An admin acts on an account: the username always shows. */}
@@ -122,7 +123,7 @@ function AdminActionDialog({ action, nowMs, onClose, onDone }: { action: Action;
   const [errors, setErrors] = useState<{ reason?: string; endsAt?: string; _?: string }>({});
   const [pending, setPending] = useState(false);
   const who = personName(reservation.holder);
-  const gpus = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ")} on ${reservation.host.name}`;
+  const gpus = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
 
   async function confirm() {
     const trimmed = reason.trim();

@@ -5,7 +5,8 @@ import { buttonClass } from "@/components/ui/button-styles";
 
 /** What someone else runs on GPUs the person picked: from the picker before submit, or from the server's 409 `gpu_in_use`. */
 export interface BusyWarning {
-  index: number;
+  /** The unit's name: "GPU 1", "GPU 0:2 (1g.10gb)". */
+  unit: string;
   hostName: string;
   /** As people are shown ("Bob Member"), else the login. */
   owners: string[];
@@ -38,8 +39,8 @@ export function BusyNotice({ gpus, refused, allowBusy, onAllowBusy, onBookAnyway
       </p>
       <ul className="list-disc space-y-1 pl-5">
         {gpus.map((gpu) => (
-          <li key={`${gpu.hostName}-${gpu.index}`}>
-            GPU {gpu.index} on {gpu.hostName}: <strong>{gpu.owners.join(", ") || "someone"}</strong>
+          <li key={`${gpu.hostName}-${gpu.unit}`}>
+            {gpu.unit} on {gpu.hostName}: <strong>{gpu.owners.join(", ") || "someone"}</strong>
             {gpu.commands.length > 0 && <span className="text-amber-800 dark:text-amber-300"> ({gpu.commands.join("; ")})</span>}
           </li>
         ))}
@@ -63,7 +64,7 @@ export function BusyNotice({ gpus, refused, allowBusy, onAllowBusy, onBookAnyway
 export function busyOf(code: string, body: Record<string, unknown> | undefined): BusyWarning[] | null {
   if (code !== "gpu_in_use" || !body || !Array.isArray(body.busyGpus)) return null;
   return (body.busyGpus as BusyGpu[]).map((gpu) => ({
-    index: gpu.gpuIndex,
+    unit: gpu.unit ?? `GPU ${gpu.gpuIndex}`,
     hostName: gpu.hostName,
     owners: [...new Set(gpu.processes.map((process) => process.ownerName))],
     commands: gpu.processes.map((process) => process.command).filter((command): command is string => Boolean(command)).slice(0, 3),

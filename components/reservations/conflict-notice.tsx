@@ -1,6 +1,7 @@
 "use client";
 
 import type { BookingConflict, ConflictSuggestion } from "@/lib/reservation-types";
+import { unitNameOfRef } from "@/lib/gpu-availability";
 import { formatWhen } from "@/lib/local-time";
 import { personName } from "@/lib/person-name";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -30,7 +31,7 @@ export function ConflictNotice({ conflicts, message, suggestion, requestedStartM
       <ul className="list-disc space-y-1 pl-5">
         {conflicts.slice(0, 5).map((conflict) => (
           <li key={`${conflict.reservationId}-${conflict.gpuUuid}`}>
-            {conflict.slice ? `GPU ${conflict.slice.ref} (${conflict.slice.profile})` : `GPU ${conflict.gpuIndex}`} on {conflict.hostName} is booked by{" "}
+            {unitNameOfRef(conflict.gpuIndex, conflict.slice)} on {conflict.hostName} is booked by{" "}
             <strong>{personName(conflict.holder, conflicts.map((entry) => entry.holder))}</strong>{" "}
             {Date.parse(conflict.startsAt) > requestedStartMs ? `from ${formatWhen(conflict.startsAt, nowMs)} ` : ""}
             until {formatWhen(conflict.endsAt, nowMs)} <span className="text-amber-800 dark:text-amber-300">({conflict.purpose})</span>

@@ -5,6 +5,7 @@ import { useId, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import type { LiveBooking } from "@/lib/live";
 import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { unitName, unitsPhrase } from "@/lib/gpu-availability";
 import { personName } from "@/lib/person-name";
 import { STATE_LABELS, type ReservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
@@ -57,8 +58,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
   const [conflict, setConflict] = useState<ReturnType<typeof conflictOf>>(null);
   const [until, setUntil] = useState("");
   const current = state === "active" || state === "scheduled";
-  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${gpu.index}:${gpu.mig.deviceIndex} · ${gpu.mig.profile}` : gpu.index)).join(", ");
-  const title = `GPU${reservation.gpus.length > 1 ? "s" : ""} ${gpus} on ${reservation.host.name}`;
+  const title = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
   const next = current ? nextBookingAfter(reservation, bookings) : null;
   const endMs = Date.parse(reservation.endsAt);
   const roomMs = next ? Date.parse(next.startsAt) - endMs : Number.POSITIVE_INFINITY;
@@ -112,12 +112,12 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       {current && reservation.sliceGone && (
         <div role="alert" data-testid="slice-gone" className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
           <p className="min-w-0 flex-1">
-            <strong>Slice gone.</strong> GPU{" "}
+            <strong>{reservation.gpus.some((gpu) => gpu.gone && !gpu.mig) ? "GPU split." : "Slice gone."}</strong>{" "}
             {reservation.gpus
               .filter((gpu) => gpu.gone)
-              .map((gpu) => `${gpu.index}:${gpu.mig?.deviceIndex ?? "?"} (${gpu.mig?.profile ?? "MIG"})`)
+              .map((gpu) => unitName(gpu))
               .join(", ")}{" "}
-            is no longer on {reservation.host.name}: its GPU&apos;s MIG layout changed. This booking cannot be used as it is; book another slice.
+            is no longer a unit of {reservation.host.name}: its GPU&apos;s MIG layout changed. This booking cannot be used as it is; book {reservation.gpus.some((gpu) => gpu.gone && !gpu.mig) ? "a slice or another GPU" : "another slice"}.
           </p>
           <Link
             href={`/reserve?${new URLSearchParams({ host: reservation.host.name, start: reservation.startsAt, end: reservation.endsAt, purpose: reservation.purpose })}`}

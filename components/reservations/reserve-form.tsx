@@ -7,7 +7,7 @@ import { useId, useMemo, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { toLocalInput } from "@/lib/local-time";
 import type { BookableHost, PolicyView, ReservationView } from "@/lib/reservation-types";
-import { unitRef } from "@/lib/gpu-availability";
+import { unitName, unitRef, unitsPhrase } from "@/lib/gpu-availability";
 import type { WaitlistView } from "@/lib/waitlist-schema";
 import { PURPOSE_MAX } from "@/lib/reservation-schema";
 import { useGpuStates } from "@/components/live/use-gpu-states";
@@ -106,7 +106,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
           .filter((gpu) => (gpu.mig ? values.slices.includes(unitRef(gpu)) : !gpu.partitioned && values.gpus.includes(gpu.index)))
           .map((gpu) => ({ gpu, view: pickerGpu(gpu.uuid, host.id, live, window, serverNow, viewer.id) }))
           .filter(({ view }) => view.kind === "busy")
-          .map(({ gpu, view }) => ({ index: gpu.index, hostName: host.name, owners: view.unseen ? [view.unseen] : view.runners, commands: view.commands }))
+          .map(({ gpu, view }) => ({ unit: unitName(gpu), hostName: host.name, owners: view.unseen ? [view.unseen] : view.runners, commands: view.commands }))
       : [];
 
   function change(patch: Partial<ReserveValues>, clears: ReserveField[]) {
@@ -389,12 +389,11 @@ function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
 }
 
 function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView; nowMs: number; onAgain: () => void }) {
-  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${unitRef(gpu)} (MIG ${gpu.mig.profile})` : gpu.index)).join(", ");
   return (
     <section aria-labelledby="booked-title" className={`${card} space-y-4`}>
       <div>
         <h2 id="booked-title" className="text-lg font-semibold">
-          Booked: GPU{reservation.gpus.length > 1 ? "s" : ""} {gpus} on {reservation.host.name}
+          Booked: {unitsPhrase(reservation.gpus)} on {reservation.host.name}
         </h2>
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
           From <When iso={reservation.startsAt} nowMs={nowMs} /> until <When iso={reservation.endsAt} nowMs={nowMs} />. Start your job with:

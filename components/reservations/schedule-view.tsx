@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
-import { unitBookParams, unitRef, unitTitle } from "@/lib/gpu-availability";
+import { unitBookParams, unitRef, unitName, unitsPhrase } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
@@ -31,7 +31,7 @@ interface ScheduleViewProps {
 }
 
 const LABEL_WIDTH = "7rem";
-/** A host with MIG slices: "GPU 0:1 · 3g.40gb" and its Book link. */
+/** A host with MIG slices: "GPU 0:1 (3g.40gb)" and its Book link. */
 const SLICE_LABEL_WIDTH = "12rem";
 
 /**
@@ -110,7 +110,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                   );
                 }
                 const ref = unitRef(gpu);
-                const title = unitTitle(gpu);
+                const title = unitName(gpu);
                 const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
                 const reading = fleet.gpus[gpu.uuid];
                 const state = reading ? gpuStateOnPage(reading, online.has(host.id), fleet.bookings, states[gpu.uuid], serverNow) : null;
@@ -227,9 +227,9 @@ function BookingBar({ booking, who, colour, busyRow, fromMs, toMs, nowMs, onSele
 }
 
 function BookingDetails({ booking, host, nowMs, onClose }: { booking: ScheduleEntry; host: BookableHost; nowMs: number; onClose: () => void }) {
-  // A slice by its ref and profile ("0:2 · 1g.10gb"), as its row names it.
+  // Each unit by its one name ("GPU 0:2 (1g.10gb)"), as its row names it.
   const units = new Map(host.gpus.map((gpu) => [gpu.uuid, gpu]));
-  const gpus = booking.gpus.map((gpu) => { const unit = units.get(gpu.uuid); return unit?.mig ? `${unitRef(unit)} · ${unit.mig.profile}` : gpu.index; }).join(", ");
+  const gpus = unitsPhrase(booking.gpus.map((gpu) => units.get(gpu.uuid) ?? gpu));
   return (
     <div role="region" aria-label="Booking details" className="flex flex-wrap items-start gap-x-6 gap-y-1 border-t border-slate-200 px-4 py-3 text-sm dark:border-slate-800">
       <p>
@@ -237,7 +237,7 @@ function BookingDetails({ booking, host, nowMs, onClose }: { booking: ScheduleEn
         {booking.team ? <span className="text-slate-600 dark:text-slate-400"> for {booking.team}</span> : null}
       </p>
       <p>
-        GPU{booking.gpus.length > 1 ? "s" : ""} {gpus} · {formatWhen(booking.startsAt, nowMs)} – {formatWhen(booking.endsAt, nowMs)}
+        {gpus} · {formatWhen(booking.startsAt, nowMs)} – {formatWhen(booking.endsAt, nowMs)}
         {booking.status !== "booked" && ` · ${booking.status}`}
       </p>
       <p className="min-w-0 basis-full text-slate-700 sm:basis-auto dark:text-slate-300">{booking.purpose}</p>

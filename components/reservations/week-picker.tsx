@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId } from "react";
-import { unitRef, unitTitle } from "@/lib/gpu-availability";
+import { unitRef, unitName } from "@/lib/gpu-availability";
 import type { BookableHost } from "@/lib/reservation-types";
 import { controlClass } from "@/components/forms/field";
 
@@ -40,7 +40,7 @@ export function WeekPicker({ hosts, host, gpu }: { hosts: BookableHost[]; host: 
             .filter((entry) => !entry.partitioned)
             .map((entry) => (
               <option key={entry.uuid} value={unitRef(entry)}>
-                {unitTitle(entry)}
+                {unitName(entry)}
               </option>
             ))}
         </select>

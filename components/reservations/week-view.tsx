@@ -5,7 +5,7 @@ import { useRef, useState } from "react";
 import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
 import { personName } from "@/lib/person-name";
-import { unitBookParams, unitRef, unitTitle } from "@/lib/gpu-availability";
+import { unitBookParams, unitRef, unitName } from "@/lib/gpu-availability";
 import type { BookableHost } from "@/lib/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
@@ -87,7 +87,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
             {gpus.length > 1 && (
               <p aria-hidden className="flex text-[10px] text-slate-500 dark:text-slate-400">
                 {gpus.map((gpu) => (
-                  <span key={gpu.uuid} className="flex-1 truncate text-center" title={unitTitle(gpu)}>
+                  <span key={gpu.uuid} className="flex-1 truncate text-center" title={unitName(gpu)}>
                     {unitRef(gpu)}
                   </span>
                 ))}
@@ -115,7 +115,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                 <div
                   key={gpu.uuid}
                   data-testid={`week-cell-${day}-${unitRef(gpu)}`}
-                  aria-label={`${unitTitle(gpu)}, ${formatDay(start)}: drag over free time to book it`}
+                  aria-label={`${unitName(gpu)}, ${formatDay(start)}: drag over free time to book it`}
                   className="relative flex-1 cursor-copy touch-none border-l border-slate-100 first:border-l-0 dark:border-slate-800/60"
                   onPointerDown={(event) => {
                     if (event.button !== 0) return;

@@ -9,7 +9,7 @@ function heatClass(value: number): string {
 }
 
 function rowLabel(row: HeatmapData["rows"][number]): string {
-  return `${row.hostName} · ${row.gpuIndex === null ? row.gpuUuid.slice(0, 12) : `GPU ${row.gpuIndex}`}`;
+  return `${row.hostName} · ${row.unit ?? row.gpuUuid.slice(0, 12)}${row.utilizationReported ? "" : " · not reported"}`;
 }
 
 /**
@@ -49,7 +49,21 @@ export function UtilizationHeatmap({ heatmap, range }: { heatmap: HeatmapData; r
           className="w-full"
           style={{ height: rows * rowHeight, background: "var(--heat-empty)" }}
         >
+          <defs>
+            {/* Stripes a column wide, every other column: unlike any utilization colour, and unlike "no readings". */}
+            <pattern id="heat-unreported" width={2} height={1} patternUnits="userSpaceOnUse">
+              <rect width={1} height={1} style={{ fill: "var(--heat-low)" }} opacity={0.5} />
+            </pattern>
+          </defs>
           {/* Cells are drawn in the browser only: thousands of rectangles would triple the page's HTML. */}
+          {/* A MIG slice has no utilization to draw: its row is hatched "not reported", never 0 %. */}
+          {heatmap.rows.map((row, y) =>
+            row.utilizationReported ? null : (
+              <rect key={`unreported-${y}`} x={0} y={y} width={columns} height={1} fill="url(#heat-unreported)">
+                <title>{`${rowLabel(row)}: nvidia-smi reports no utilization per MIG slice`}</title>
+              </rect>
+            ),
+          )}
           {mounted &&
             heatmap.rows.map((row, y) =>
               row.cells.map((value, x) =>
@@ -76,6 +90,15 @@ export function UtilizationHeatmap({ heatmap, range }: { heatmap: HeatmapData; r
         <span>100%</span>
         <span className="ml-3 inline-block h-2.5 w-4 rounded-sm" style={{ background: "var(--heat-empty)" }} aria-hidden />
         <span>no readings</span>
+        {heatmap.rows.some((row) => !row.utilizationReported) && (
+          <>
+            <svg className="ml-3 h-2.5 w-4" viewBox="0 0 4 1" preserveAspectRatio="none" aria-hidden>
+              <rect width={4} height={1} style={{ fill: "var(--heat-empty)" }} />
+              <rect width={4} height={1} fill="url(#heat-unreported)" />
+            </svg>
+            <span>not reported (MIG slice: nvidia-smi gives no utilization per slice)</span>
+          </>
+        )}
       </div>
     </div>
   );

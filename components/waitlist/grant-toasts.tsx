@@ -85,7 +85,7 @@ export function GrantToasts({ userId }: { userId: string }) {
     };
     const onGranted = (notice: GrantNotice) => {
       if (notice.userId !== userId) return;
-      const gpus = `GPU${notice.gpuIndices.length > 1 ? "s" : ""} ${notice.gpuIndices.join(", ")} on ${notice.hostName}`;
+      const gpus = `${notice.units} on ${notice.hostName}`;
       show([{ entryId: notice.entryId, text: gpus, purpose: notice.purpose }]);
       void load();
     };

@@ -130,3 +130,53 @@ describe("a unit gone from its host", () => {
     expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed`);
   });
 });
+
+describe("memory pressure on a MIG slice", () => {
+  it("names the slice and compares with the slice's memory, not its GPU's", () => {
+    const host: LiveHost = { id: "h1", name: "migbox", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
+    // The GPU holds 44 of 80 GiB in all; its slice 0:2 (1g.10gb) is full.
+    const parent = makeGpu({ index: 0, migMode: "Enabled", memoryUsedMiB: 45_056, memoryTotalMiB: 81_559, utilizationGpuPct: null });
+    const sliceSample = makeGpu({ index: 0, uuid: "MIG-slice-02", migMode: "Enabled", memoryUsedMiB: 9_600, memoryTotalMiB: 9_984, utilizationGpuPct: null, mig: { parentUuid: parent.uuid, profile: "1g.10gb", gpuInstanceId: 9, computeInstanceId: 0, deviceIndex: 2 } });
+    const live = (sample: typeof parent, processes: LiveGpu["processes"]): LiveGpu => ({ ...sample, hostId: "h1", hostName: "migbox", sampledAt: new Date().toISOString(), processes });
+    const gpus = [live(parent, []), live(sliceSample, [makeProcess(sliceSample, { pid: 9, user: "nina" })])];
+    const { conditions } = evaluateRules({
+      nowMs: Date.now(),
+      view: { hosts: [{ ...host, gpuUuids: gpus.map((gpu) => gpu.uuid) }], gpus },
+      reconciliation: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, deviceState(gpu)])),
+      knownHosts: new Map([["h1", "migbox"]]),
+      expectedGpus: new Map([["h1", new Map(gpus.map((gpu) => [gpu.uuid, 0]))]]),
+      activeBookings: new Map(),
+      idleStandings: new Map(),
+      config: DEFAULT_ALERT_CONFIG,
+      isActive: () => false,
+    });
+    const pressure = conditions.filter((condition) => condition.kind === "memory_pressure");
+    expect(pressure.map((condition) => condition.message)).toEqual(["GPU 0:2 (1g.10gb) of migbox at 96 % of its memory (9.4 GiB of 9.8 GiB): the next allocation may fail"]);
+  });
+});
+
+describe("an idle booking of a MIG slice", () => {
+  it("names the slice and says what idle means for it (no process, no memory held), not a utilization it has not got", () => {
+    const host: LiveHost = { id: "h1", name: "migbox", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
+    const sample = makeGpu({ index: 0, uuid: "MIG-idle", migMode: "Enabled", memoryUsedMiB: 17, memoryTotalMiB: 9_984, utilizationGpuPct: null, mig: { parentUuid: "GPU-P", profile: "1g.10gb", gpuInstanceId: 9, computeInstanceId: 0, deviceIndex: 2 } });
+    const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "migbox", sampledAt: new Date().toISOString(), processes: [] };
+    const state = deriveGpuState({ gpu, online: true, booking: { reservationId: "r1", holder: alice }, attributions: new Map() });
+    expect(state.state).toBe("booked_idle");
+    const { conditions } = evaluateRules({
+      nowMs: Date.now(),
+      view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
+      reconciliation: { [gpu.uuid]: state },
+      knownHosts: new Map([["h1", "migbox"]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      activeBookings: new Map(),
+      idleStandings: new Map([["r1", { idleMinutes: 45, belowPct: 5 }]]),
+      config: DEFAULT_ALERT_CONFIG,
+      isActive: () => false,
+    });
+    expect(conditions.find((condition) => condition.kind === "idle_booking")?.message).toBe("GPU 0:2 (1g.10gb) of migbox, booked by Alice, with no process and no memory held for 45 min");
+  });
+});
+
+function deviceState(gpu: LiveGpu) {
+  return deriveGpuState({ gpu, online: true, booking: null, attributions: new Map() });
+}

@@ -1,5 +1,6 @@
 import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
-import { unseenUsePhrase } from "@/lib/gpu-availability";
+import { unitName, unseenUsePhrase } from "@/lib/gpu-availability";
+import { formatMemory } from "@/lib/format";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { formatDuration } from "@/lib/duration";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
@@ -126,7 +127,8 @@ function gpuWords(gpu: LiveGpu, host: LiveHost, state: GpuReconciliation) {
     // Everyone this GPU's alerts name: two of them with one display name get their usernames.
     const people: NamedPerson[] = [...(state.holder ? [state.holder] : []), ...state.processes.flatMap((process) => (process.person ? [process.person] : []))];
     words = {
-      where: `GPU ${gpu.index} of ${host.name}`,
+      // A slice by its own name ("GPU 0:2 (1g.10gb) of migbox"): its readings are its own, not its GPU's.
+      where: `${unitName(gpu)} of ${host.name}`,
       processes: state.processes.map((attribution) => processEvidence(gpu, attribution)),
       people,
       holderName: state.holder ? personName(state.holder, people) : "",
@@ -196,7 +198,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         const { where, processes, holderName } = words();
         return {
           userIds: [holder.id],
-          message: `${where}, booked by ${holderName}, below ${idleRun.belowPct} % utilization for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
+          // A slice has no utilization: idle release judges it by process and memory (server/idle-release/idle-rule.ts).
+          message: `${where}, booked by ${holderName}, ${gpu.mig ? "with no process and no memory held" : `below ${idleRun.belowPct} % utilization`} for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
           evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
         };
       });
@@ -213,7 +216,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
           const { where, processes } = words();
           return {
             userIds: unique([state.holder?.id, ...state.processes.map((process) => process.person?.id)]),
-            message: `${where} at ${Math.round(pct)} % of its memory: the next allocation may fail`,
+            message: `${where} at ${Math.round(pct)} % of its memory (${formatMemory(used)} of ${formatMemory(total)}): the next allocation may fail`,
             evidence: { memoryUsedMiB: used, memoryTotalMiB: total, usedPct: Math.round(pct * 10) / 10, abovePct: config.memoryAbovePct, processes },
           };
         });

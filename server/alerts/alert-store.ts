@@ -5,6 +5,7 @@ import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/al
 import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
 import { db } from "@/server/db";
 import { personSelect, toPerson } from "@/server/reservations/people";
+import { storedUnit, unitName } from "@/lib/gpu-availability";
 
 export const alertSelect = {
   id: true,
@@ -106,24 +107,29 @@ export function toRestoredAlert(row: AlertRow): RestoredAlert {
 export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
   const personIds = new Set<string>();
   const hostIds = new Set<string>();
+  const gpuUuids = new Set<string>();
   for (const row of rows) {
     for (const id of userIdsOf(row)) personIds.add(id);
     if (row.acknowledgedById) personIds.add(row.acknowledgedById);
     if (row.hostId) hostIds.add(row.hostId);
+    if (row.gpuUuid) gpuUuids.add(row.gpuUuid);
   }
-  const [users, hosts] = await Promise.all([
+  const [users, hosts, gpus] = await Promise.all([
     personIds.size === 0 ? [] : db().user.findMany({ where: { id: { in: [...personIds] } }, select: personSelect }),
     hostIds.size === 0 ? [] : db().host.findMany({ where: { id: { in: [...hostIds] } }, select: { id: true, name: true } }),
+    gpuUuids.size === 0 ? [] : db().gpu.findMany({ where: { uuid: { in: [...gpuUuids] } }, select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true } }),
   ]);
   const personById = new Map<string, PersonRef>(users.map((user) => [user.id, toPerson(user)]));
   const hostById = new Map(hosts.map((host) => [host.id, host]));
+  // Each unit by its one name ("GPU 0:2 (1g.10gb)"), as stored; a GPU no longer stored by its index.
+  const unitByUuid = new Map(gpus.map((gpu) => [gpu.uuid, unitName(storedUnit(gpu))]));
 
   return rows.map((row) => ({
     id: row.id,
     kind: toKind(row.kind),
     subjectKey: row.subjectKey,
     host: row.hostId ? (hostById.get(row.hostId) ?? { id: row.hostId, name: row.hostId }) : null,
-    gpu: row.gpuUuid ? { uuid: row.gpuUuid, index: row.gpuIndex } : null,
+    gpu: row.gpuUuid ? { uuid: row.gpuUuid, index: row.gpuIndex, unit: unitByUuid.get(row.gpuUuid) ?? (row.gpuIndex === null ? null : `GPU ${row.gpuIndex}`) } : null,
     reservationId: row.reservationId,
     holderId: holderIdOf(row),
     people: userIdsOf(row).flatMap((id) => {

@@ -70,6 +70,16 @@ describe("the calendar feeds", () => {
     expect(events[0].description.split("\n").slice(0, 3)).toEqual(["x", "END:VEVENT", "BEGIN:VEVENT"]);
   });
 
+  it("names a MIG slice as every surface does, in the summary, the description and the location", async () => {
+    const { createMigTestHost } = await import("@/server/testing/booking-fixtures");
+    const host = await createMigTestHost(["4g.40gb", "3g.40gb"]);
+    const person = await createTestUser();
+    await createReservation(person, { host: host.name, slices: ["0:1"], startsAt: later(1).toISOString(), durationMinutes: 60, purpose: "slice work" }, { now: NOW });
+    const [event] = parse(await renderCalendarFeed(secretOf((await listCalendarFeeds(person)).mine), NOW));
+    expect(event!.summary).toBe(`GPU booking: ${host.name} GPU 0:1 (3g.40gb)`);
+    expect(event!.description.split("\n")).toContain(`${host.name} GPU 0:1 (3g.40gb)`);
+  });
+
   it("refuses an address that was changed, and a disabled person's", async () => {
     const person = await createTestUser();
     const secret = secretOf((await listCalendarFeeds(person)).mine);

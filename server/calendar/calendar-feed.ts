@@ -1,4 +1,5 @@
 import type { Prisma } from "@prisma/client";
+import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 import { personWithUsername } from "@/lib/person-name";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -18,14 +19,14 @@ const select = {
   status: true,
   host: { select: { name: true } },
   user: { select: { username: true, name: true } },
-  gpus: { select: { gpu: { select: { index: true } } } },
+  gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } },
 } satisfies Prisma.ReservationSelect;
 
 type Row = Prisma.ReservationGetPayload<{ select: typeof select }>;
 
 function toEvent(row: Row, withHolder: boolean): CalendarEvent {
-  const gpus = row.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b);
-  const where = `${row.host.name} GPU${gpus.length === 1 ? "" : "s"} ${gpus.join(",")}`;
+  const units = row.gpus.map((entry) => storedUnit(entry.gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
+  const where = `${row.host.name} ${unitsPhrase(units)}`;
   const holder = personWithUsername({ username: row.user.username ?? row.user.name, name: row.user.name });
   return {
     uid: `${row.id}@gpudesk`,
@@ -33,7 +34,7 @@ function toEvent(row: Row, withHolder: boolean): CalendarEvent {
     // A booking released early ends in the calendar where it ended.
     endsAt: row.endsAt,
     summary: withHolder ? `${holder}: ${where}` : `GPU booking: ${where}`,
-    description: `${row.purpose}\nBooked by ${holder} (${row.id})`,
+    description: `${row.purpose}\n${where}\nBooked by ${holder} (${row.id})`,
     location: where,
     cancelled: row.status === "cancelled",
   };

@@ -6,7 +6,8 @@ import type { PolicyView, ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/server/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/server/cli-client/client-config";
 import { UsageError } from "@/server/cli-client/cli-errors";
-import { exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois } from "@/server/cli-client/format-output";
+import { unitsPhrase } from "@/lib/gpu-availability";
+import { bookedLine, exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois } from "@/server/cli-client/format-output";
 import type { TeamUsageReport } from "@/lib/team-usage";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { runLogin } from "@/server/cli-client/login-command";
@@ -98,7 +99,7 @@ async function pickReleaseTarget(config: ClientConfig): Promise<string> {
   if (!Array.isArray(picked)) return picked.id;
   const choices = reservations.filter((reservation) => picked.includes(reservation.id));
   if (!process.stdin.isTTY) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
-  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  GPU ${reservation.launch.cudaVisibleDevices}  until ${formatTime(reservation.endsAt)}  ${reservation.purpose}`);
+  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  ${unitsPhrase(reservation.gpus)}  until ${formatTime(reservation.endsAt)}  ${reservation.purpose}`);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await prompt.question(`You have ${choices.length} active reservations on ${hostname}:\n${lines.join("\n")}\nRelease which (1-${choices.length})? `);
@@ -228,14 +229,14 @@ export function registerClientCommands(program: Command): void {
 
   program
     .command("whois")
-    .description("who holds a GPU, who runs on it and since when")
+    .description("who holds a GPU or a MIG slice, who runs on it and since when")
     .argument("<host>", "host name")
-    .argument("<gpu>", "GPU index")
+    .argument("<unit>", 'GPU index ("2") or MIG slice ("0:2", MIG device 2 of GPU 0)')
     .action(async (hostName: string, gpu: string) => {
-      if (!/^\d+$/.test(gpu)) throw new UsageError(`"${gpu}" is not a GPU index`);
+      if (!/^\d+(:\d+)?$/.test(gpu)) throw new UsageError(`"${gpu}" is not a GPU index ("2") or a MIG slice ("0:2")`);
       const snapshot = await callApi<FleetView>(await client(), "GET", "/api/v1/fleet");
-      const text = formatWhois(snapshot, hostName, Number(gpu), Date.now());
-      if (!text) throw new UsageError(`No GPU ${gpu} on ${hostName}`);
+      const text = formatWhois(snapshot, hostName, gpu.replace(/^0+(\d)/, "$1").replace(/:0+(\d)/, ":$1"), Date.now());
+      if (!text) throw new UsageError(`No GPU ${gpu} on ${hostName}${gpu.includes(":") ? " (a MIG slice is GPU:DEVICE, as gpudesk status lists it)" : ""}`);
       write(text);
     });
 
@@ -289,9 +290,7 @@ export function registerClientCommands(program: Command): void {
       await release(config, reservation.id);
       throw new UsageError(`the server picked ${reservation.host.name}, but the command would run here on ${os.hostname()}: released ${reservation.id}; give --host`);
     }
-    process.stderr.write(
-      `gpudesk: ${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices} booked until ${formatTime(reservation.endsAt)} (${reservation.id})\n`,
-    );
+    process.stderr.write(bookedLine(reservation));
     if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(reservation.startsAt)}\n`);
     const stopWatching = watchIdle(config, reservation.id);
     const code = await runOnBooking(command, reservation);
@@ -335,7 +334,7 @@ export function registerClientCommands(program: Command): void {
       const config = await client();
       const id = given ?? (await pickReleaseTarget(config));
       const reservation = await release(config, id);
-      write(`Released ${reservation.id} (${reservation.host.name} GPU ${reservation.launch.cudaVisibleDevices})\n`);
+      write(`Released ${reservation.id} (${reservation.host.name} ${unitsPhrase(reservation.gpus)})\n`);
     });
 
   program

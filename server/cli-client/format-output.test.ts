@@ -5,7 +5,7 @@ import type { FleetSnapshot, LiveGpu } from "@/lib/live";
 import { launchSettings } from "@/lib/launch-settings";
 import type { ReservationView } from "@/lib/reservation-types";
 import { bookedHostRunsHere, bookingRequest, checkRunHost, withLocalHost } from "@/server/cli-client/client-commands";
-import { exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
+import { bookedLine, exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois } from "@/server/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/server/cli-client/local-reservation";
 import { exitCodeOf } from "@/server/cli-client/run-child";
 
@@ -105,11 +105,11 @@ describe("formatStatus", () => {
   it("lists GPUs in host and index order with the free count, the state by the one rule, holder and end", () => {
     const lines = formatStatus(snapshot, NOW).trimEnd().split("\n");
     expect(lines[0]).toBe("GPUs: 1 of 2 free, 1 in conflict");
-    expect(lines[1]).toMatch(/^HOST\s+GPU\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+HOLDER\s+UNTIL\s+RUNNING$/);
+    expect(lines[1]).toMatch(/^HOST\s+UNIT\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+HOLDER\s+UNTIL\s+RUNNING$/);
     // Without the server's attribution nobody is proven to be the holder: alice's process counts as a conflict.
-    expect(lines[2]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Conflict\s+Alice A\s+2026-11-30 12:00Z\s+alice$/);
+    expect(lines[2]).toMatch(/^node-a\s+GPU 0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Conflict\s+Alice A\s+2026-11-30 12:00Z\s+alice$/);
     // GPU 1's booking starts later: free now, utilization unknown.
-    expect(lines[3]).toMatch(/^node-a\s+1\s+.*\?\s+0\.0\/80 GiB\s+Free\s+-\s+-\s+-$/);
+    expect(lines[3]).toMatch(/^node-a\s+GPU 1\s+.*\?\s+0\.0\/80 GiB\s+Free\s+-\s+-\s+-$/);
   });
 
   it("does not call a GPU free that holds memory with no process listed, and says so in RUNNING", () => {
@@ -117,8 +117,8 @@ describe("formatStatus", () => {
     const unseen: FleetView = { ...snapshot, bookings: [], gpus: [gpu(0, { utilizationGpuPct: 87, memoryUsedMiB: 40_960, memoryTotalMiB: 81_920 })] };
     const lines = formatStatus(unseen, NOW).trimEnd().split("\n");
     expect(lines[0]).toBe("GPUs: 0 of 1 free, 1 in use without a booking");
-    expect(lines[2]).toMatch(/^node-a\s+0\s+NVIDIA H100 80GB HBM3\s+87%\s+40\/80 GiB\s+In use, not booked\s+-\s+-\s+unseen \(no process visible\)$/);
-    expect(formatWhois(unseen, "node-a", 0, NOW)).toContain("In use with no process visible (40 GiB held)");
+    expect(lines[2]).toMatch(/^node-a\s+GPU 0\s+NVIDIA H100 80GB HBM3\s+87%\s+40\/80 GiB\s+In use, not booked\s+-\s+-\s+unseen \(no process visible\)$/);
+    expect(formatWhois(unseen, "node-a", "0", NOW)).toContain("In use with no process visible (40 GiB held)");
   });
 
   it("takes the server's reconciled states and the booking it names for each GPU", () => {
@@ -142,48 +142,105 @@ describe("formatStatus", () => {
 
 describe("formatWhois", () => {
   it("tells the state, the holder with purpose and end, who runs there and since when", () => {
-    const text = formatWhois(snapshot, "node-a", 0, NOW) ?? "";
+    const text = formatWhois(snapshot, "node-a", "0", NOW) ?? "";
     expect(text).toContain("State: Conflict");
     expect(text).toContain("Held by Alice A (alice) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
     expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB (not the holder)");
   });
 
   it("finds the host in any case and with its domain, says when nothing runs, and answers null for an unknown GPU", () => {
-    const text = formatWhois(snapshot, "NODE-A.lab", 1, NOW) ?? "";
+    const text = formatWhois(snapshot, "NODE-A.lab", "1", NOW) ?? "";
     expect(text).toContain("Not booked now");
     expect(text).toContain("Nothing runs there");
-    expect(formatWhois(snapshot, "node-a", 7, NOW)).toBeNull();
+    expect(formatWhois(snapshot, "node-a", "7", NOW)).toBeNull();
   });
 
   it("says when a process names the booking without its proof", () => {
     const bob = { id: "u2", username: "bob", name: "Bob B" };
     const hiding = { pid: 4711, person: bob, reservationId: null, login: "bob", evidence: { kind: "login" as const, value: "bob" }, falseClaim: "r1", intruder: true };
     const view: FleetView = { ...snapshot, gpuStates: { "GPU-0": { state: "conflict", reservationId: "r1", holder: alice, processes: [hiding], problem: null } } };
-    expect(formatWhois(view, "node-a", 0, NOW)).toContain("(not the holder) (claims reservation r1 without its proof)");
+    expect(formatWhois(view, "node-a", "0", NOW)).toContain("(not the holder) (claims reservation r1 without its proof)");
   });
 });
 
 describe("reservation output", () => {
   it("prints export lines that eval can take", () => {
-    expect(exportLines(reservation())).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking\n");
+    expect(exportLines(reservation())).toBe("# GPUs 2, 3 on node-a (res_1)\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking\n");
   });
 
   it("leaves GPUDESK_RESERVATION out where the server gave no proof (someone else's booking)", () => {
     const notMine = reservation({ launch: launchSettings([{ index: 2, uuid: "GPU-2" }], null) });
-    expect(exportLines(notMine)).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2\n");
+    expect(exportLines(notMine)).toBe("# GPUs 2, 3 on node-a (res_1)\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2\n");
   });
 
   it("prints the booking with its launch settings", () => {
     const text = formatReservation(reservation());
     expect(text).toContain("Reservation res_1 (active)");
-    expect(text).toContain("node-a GPU 2,3 (NVIDIA A100)");
+    expect(text).toContain("node-a GPUs 2, 3 (NVIDIA A100)");
     expect(text).toContain("export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3");
     expect(text).toContain("export GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking");
   });
 
   it("lists reservations as a table", () => {
     expect(formatReservationList([])).toBe("No reservations\n");
-    expect(formatReservationList([reservation()])).toMatch(/res_1\s+active\s+node-a\s+2,3\s+2026-11-30 09:00Z\s+2026-11-30 13:00Z\s+fine-tune/);
+    expect(formatReservationList([reservation()])).toMatch(/res_1\s+active\s+node-a\s+GPUs 2, 3\s+2026-11-30 09:00Z\s+2026-11-30 13:00Z\s+fine-tune/);
+  });
+});
+
+describe("MIG slices on every CLI surface", () => {
+  // An H100 split 4g.40gb + 3g.40gb (not the demo's layout): nina runs on 0:1 without a booking, 0:0 is Alice's.
+  const parent = gpu(0, { uuid: "GPU-P", migMode: "Enabled", utilizationGpuPct: null, memoryUsedMiB: 16_942 });
+  const big = gpu(0, { uuid: "MIG-A", migMode: "Enabled", utilizationGpuPct: null, memoryTotalMiB: 40_448, memoryUsedMiB: 17, mig: { parentUuid: "GPU-P", profile: "4g.40gb", gpuInstanceId: 1, computeInstanceId: 0, deviceIndex: 0 } });
+  const small = gpu(0, {
+    uuid: "MIG-B",
+    migMode: "Enabled",
+    utilizationGpuPct: null,
+    memoryTotalMiB: 40_448,
+    memoryUsedMiB: 16_925,
+    mig: { parentUuid: "GPU-P", profile: "3g.40gb", gpuInstanceId: 2, computeInstanceId: 0, deviceIndex: 1 },
+    processes: [{ gpuUuid: "MIG-B", pid: 5150, name: "python", usedMemoryMiB: 16_900, user: "nina", command: "python serve.py", startedAt: "2026-11-30T08:00:00Z", container: null, slurmJobId: null, reservationId: null }],
+  });
+  const view: FleetView = {
+    ...snapshot,
+    hosts: [{ ...snapshot.hosts[0]!, gpuUuids: ["GPU-P", "MIG-A", "MIG-B", "GPU-1"] }],
+    gpus: [small, gpu(1, { memoryUsedMiB: 0, utilizationGpuPct: 0 }), big, parent],
+    bookings: [{ reservationId: "r9", hostId: "h1", holder: alice, startsAt: "2026-11-30T09:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "slice job", gpus: [{ uuid: "MIG-A", index: 0 }] } as never],
+  };
+
+  it("status: one row per unit under its name, the split GPU as such, columns aligned, utilization 'n/r' on slices", () => {
+    const lines = formatStatus(view, NOW).trimEnd().split("\n");
+    expect(lines[0]).toBe("GPUs: 1 of 3 free, 1 in use without a booking, 1 booked and idle");
+    const table = lines.slice(1, 6);
+    expect(table.map((line) => line.slice(table[0]!.indexOf("UNIT")).split(/\s{2,}/)[0])).toEqual(["UNIT", "GPU 0", "GPU 0:0 (4g.40gb)", "GPU 0:1 (3g.40gb)", "GPU 1"]);
+    // Every column starts where its header does.
+    for (const header of ["MODEL", "UTIL", "MEMORY", "STATE"]) {
+      const at = table[0]!.indexOf(header);
+      for (const line of table.slice(1)) expect(line[at - 1], `${header} in ${line}`).toBe(" ");
+      for (const line of table.slice(1)) expect(line[at], `${header} in ${line}`).not.toBe(" ");
+    }
+    expect(table[1]).toContain("Split into 2 MIG slices");
+    expect(table[3]).toMatch(/GPU 0:1 \(3g\.40gb\)\s+NVIDIA H100 80GB HBM3\s+n\/r\s+17\/40 GiB\s+In use, not booked\s+-\s+-\s+nina$/);
+    expect(lines.at(-1)).toBe("UTIL n/r: not reported; nvidia-smi reports no utilization per MIG slice.");
+  });
+
+  it("whois HOST 0:1 names the slice, its state and who runs there", () => {
+    const text = formatWhois(view, "node-a", "0:1", NOW) ?? "";
+    expect(text.split("\n").slice(0, 3)).toEqual(["node-a GPU 0:1 (3g.40gb) (NVIDIA H100 80GB HBM3, MIG-B)", "State: In use, not booked", "Not booked now"]);
+    expect(text).toContain("pid 5150 python serve.py by nina");
+    expect(formatWhois(view, "node-a", "0", NOW)).toContain("State: Split into MIG slices");
+    expect(formatWhois(view, "node-a", "0:7", NOW)).toBeNull();
+  });
+
+  const sliceBooking = () => {
+    const gpus = [{ index: 0, uuid: "MIG-A", name: "NVIDIA H100 80GB HBM3", mig: { deviceIndex: 0, profile: "4g.40gb" } }];
+    return reservation({ id: "res_9", gpus, launch: launchSettings(gpus, "res_9.proof") });
+  };
+
+  it("list, reserve, env and run name the slice", () => {
+    expect(formatReservationList([sliceBooking()])).toMatch(/res_9\s+active\s+node-a\s+GPU 0:0 \(4g\.40gb\)\s+2026-11-30 09:00Z/);
+    expect(formatReservation(sliceBooking())).toContain("node-a GPU 0:0 (4g.40gb) (NVIDIA H100 80GB HBM3)");
+    expect(exportLines(sliceBooking())).toBe("# GPU 0:0 (4g.40gb) on node-a (res_9)\nexport CUDA_VISIBLE_DEVICES=MIG-A\nexport GPUDESK_RESERVATION=res_9.proof\n");
+    expect(bookedLine(sliceBooking())).toBe("gpudesk: node-a GPU 0:0 (4g.40gb) booked until 2026-11-30 13:00Z (res_9)\n");
   });
 });
 

@@ -1,7 +1,7 @@
 import type { TeamUsageReport } from "@/lib/team-usage";
 import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { countAvailability, deriveGpuState, describeAvailability, isPartitioned, unitRef, unseenUsePhrase } from "@/lib/gpu-availability";
+import { countAvailability, deriveGpuState, describeAvailability, isPartitioned, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
 import { idleSentence, keepsSentence } from "@/lib/idle-release";
@@ -79,7 +79,7 @@ function runnerName(process: Pick<ProcessAttribution, "person" | "login">, peopl
   return process.person ? personName(process.person, people) : (process.login ?? "unknown");
 }
 
-/** `gpudesk status`: the free count, then host, GPU, model, util, memory, state, holder, until and who runs there. */
+/** `gpudesk status`: the free count, then host, unit ("GPU 0:2 (1g.10gb)"), model, util, memory, state, holder, until and who runs there. */
 export function formatStatus(view: FleetView, nowMs: number): string {
   const people = peopleOf(view);
   // A MIG GPU's slices follow it, one row each ("0:1"), in MIG device order.
@@ -90,7 +90,7 @@ export function formatStatus(view: FleetView, nowMs: number): string {
   const rows = gpus.map((gpu, position) => {
     if (isPartitioned(gpu)) {
       const slices = gpus.filter((other) => other.hostId === gpu.hostId && other.mig?.parentUuid === gpu.uuid).length;
-      return [gpu.hostName, String(gpu.index), gpu.name, "MIG", `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`, `MIG: ${slices} slice${slices === 1 ? "" : "s"}`, "-", "-", "-"];
+      return [gpu.hostName, unitName(gpu), gpu.name, "-", `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`, `Split into ${slices} MIG slice${slices === 1 ? "" : "s"}`, "-", "-", "-"];
     }
     const booking = bookingNow(view, gpu.uuid, nowMs);
     const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
@@ -98,9 +98,10 @@ export function formatStatus(view: FleetView, nowMs: number): string {
     if (states[position].unseenUse) runners.push("unseen (no process visible)");
     return [
       gpu.hostName,
-      unitRef(gpu),
-      gpu.mig ? `  MIG ${gpu.mig.profile}` : gpu.name,
-      gpu.mig ? "-" : gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
+      unitName(gpu),
+      gpu.name,
+      // nvidia-smi reports no utilization per MIG device.
+      gpu.mig ? "n/r" : gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
       GPU_STATE_LABELS[states[position].state],
       booking ? personName(booking.holder, people) : "-",
@@ -109,21 +110,22 @@ export function formatStatus(view: FleetView, nowMs: number): string {
     ];
   });
   const summary = `GPUs: ${describeAvailability(countAvailability(states.filter((_, i) => !isPartitioned(gpus[i]!)).map((state) => state.state)))}\n`;
-  return summary + formatTable(["HOST", "GPU", "MODEL", "UTIL", "MEMORY", "STATE", "HOLDER", "UNTIL", "RUNNING"], rows);
+  const footnote = gpus.some((gpu) => gpu.mig) ? "UTIL n/r: not reported; nvidia-smi reports no utilization per MIG slice.\n" : "";
+  return summary + formatTable(["HOST", "UNIT", "MODEL", "UTIL", "MEMORY", "STATE", "HOLDER", "UNTIL", "RUNNING"], rows) + footnote;
 }
 
-/** The GPU a person means by host name (any case, with or without the domain) and index. */
-export function findGpu(view: FleetView, hostName: string, index: number): LiveGpu | undefined {
-  const exact = view.gpus.find((gpu) => gpu.hostName === hostName && gpu.index === index);
-  return exact ?? view.gpus.find((gpu) => sameHost(gpu.hostName, hostName) && gpu.index === index);
+/** The unit a person means by host name (any case, with or without the domain) and ref: "2" for GPU 2, "0:2" for MIG slice 2 of GPU 0. */
+export function findGpu(view: FleetView, hostName: string, ref: string): LiveGpu | undefined {
+  const exact = view.gpus.find((gpu) => gpu.hostName === hostName && unitRef(gpu) === ref);
+  return exact ?? view.gpus.find((gpu) => sameHost(gpu.hostName, hostName) && unitRef(gpu) === ref);
 }
 
-/** `gpudesk whois HOST GPU`: its state, who holds it (purpose, until), who really runs there and since when. */
-export function formatWhois(view: FleetView, hostName: string, index: number, nowMs: number): string | null {
-  const gpu = findGpu(view, hostName, index);
+/** `gpudesk whois HOST UNIT`: its state, who holds it (purpose, until), who really runs there and since when. */
+export function formatWhois(view: FleetView, hostName: string, ref: string, nowMs: number): string | null {
+  const gpu = findGpu(view, hostName, ref);
   if (!gpu) return null;
   const people = peopleOf(view);
-  const lines = [`${gpu.hostName} GPU ${gpu.index} (${gpu.name}, ${gpu.uuid})`];
+  const lines = [`${gpu.hostName} ${unitName(gpu)} (${gpu.name}, ${gpu.uuid})`];
   const state = stateNow(view, gpu, nowMs);
   lines.push(`State: ${GPU_STATE_LABELS[state.state]}${state.problem ? ` (${state.problem})` : ""}`);
   const booking = bookingNow(view, gpu.uuid, nowMs);
@@ -153,23 +155,29 @@ export function formatWhois(view: FleetView, hostName: string, index: number, no
  * `GPUDESK_RESERVATION` line (the booking's id and proof) is there only when
  * the server gave the proof, i.e. to the holder.
  */
-export function exportLines(reservation: Pick<ReservationView, "launch">): string {
+export function exportLines(reservation: Pick<ReservationView, "launch"> & Partial<Pick<ReservationView, "id" | "host" | "gpus">>): string {
   const { launch } = reservation;
+  // What the lines stand for, as a comment eval skips: "# GPU 0:2 (1g.10gb) on node-a (res_1)".
+  const named = reservation.gpus && reservation.host ? [`# ${unitsPhrase(reservation.gpus)} on ${reservation.host.name}${reservation.id ? ` (${reservation.id})` : ""}`] : [];
   // A slice is named by its MIG UUID (CUDA takes no index for it); with several, the first: one process sees one MIG device.
   const lines = launch.slices?.length
     ? [`export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`]
     : [`export CUDA_DEVICE_ORDER=${launch.cudaDeviceOrder}`, `export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`];
   if (launch.reservationValue) lines.push(`export GPUDESK_RESERVATION=${launch.reservationValue}`);
-  return lines.join("\n") + "\n";
+  return [...named, ...lines].join("\n") + "\n";
+}
+
+/** What `gpudesk run` says on stderr once its booking is made: "gpudesk: node-a GPU 0:2 (1g.10gb) booked until … (res_1)". */
+export function bookedLine(reservation: Pick<ReservationView, "id" | "host" | "gpus" | "endsAt">): string {
+  return `gpudesk: ${reservation.host.name} ${unitsPhrase(reservation.gpus)} booked until ${formatTime(reservation.endsAt)} (${reservation.id})\n`;
 }
 
 /** A booking as `gpudesk reserve` and `extend` print it, with how to use it. */
 export function formatReservation(reservation: ReservationView): string {
-  const gpus = reservation.gpus.map((gpu) => (gpu.mig ? `${unitRef(gpu)} (MIG ${gpu.mig.profile})` : gpu.index)).join(",");
   const indent = (text: string) => text.split("\n").map((line) => `  ${line}`);
   return [
     `Reservation ${reservation.id} (${reservation.state})`,
-    `  ${reservation.host.name} GPU ${gpus} (${reservation.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
+    `  ${reservation.host.name} ${unitsPhrase(reservation.gpus)} (${reservation.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
     `  ${formatTime(reservation.startsAt)} to ${formatTime(reservation.endsAt)}: ${reservation.purpose}`,
     ...(reservation.explanation ? [`  Chosen: ${reservation.explanation}`] : []),
     "",
@@ -190,12 +198,12 @@ export function formatReservationList(reservations: ReservationView[]): string {
     reservation.id,
     reservation.state,
     reservation.host.name,
-    reservation.gpus.map((gpu) => gpu.index).join(","),
+    unitsPhrase(reservation.gpus),
     formatTime(reservation.startsAt),
     formatTime(reservation.endsAt),
     reservation.purpose,
   ]);
-  return formatTable(["ID", "STATE", "HOST", "GPUS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(reservations);
+  return formatTable(["ID", "STATE", "HOST", "UNITS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(reservations);
 }
 
 const utcClock = (iso: string) => formatTime(iso).slice(11);

@@ -96,6 +96,19 @@ describe("the demo story", () => {
     expect(hours.some((hour) => hour.holderUserId === held.userId)).toBe(true);
   });
 
+  it("shows idle release at start on a whole GPU and on the booked empty MIG slice: both in their warning period", async () => {
+    const now = new Date();
+    await demoStates("2026-11-30T00:00:00Z", now);
+    const { db } = await import("@/server/db");
+    const { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE } = await import("@/server/idle-release/demo-idle");
+    const { idleWarningsOf } = await import("@/server/idle-release/idle-views");
+    const rows = await db().reservation.findMany({ where: { purpose: { in: [DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE] }, status: "booked" }, select: { id: true, purpose: true } });
+    expect(rows.map((row) => row.purpose).sort()).toEqual([DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE].sort());
+    // What the fleet cards show: the warning and the coming release, for both.
+    const warnings = await idleWarningsOf(db(), rows.map((row) => row.id), now.getTime());
+    for (const row of rows) expect(warnings.get(row.id), row.purpose).toMatchObject({ releaseAt: expect.any(String) });
+  });
+
   it("plans the two slice bookings on the split H100: its job's owner on the 3g.40gb, another person on the idle 2g.20gb", async () => {
     const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
     const { planDemoBookings } = await import("@/server/fleet/demo-story");

@@ -7,7 +7,7 @@ import { log } from "@/server/log";
 import type { Actor } from "@/server/reservations/actor";
 import { createReservation } from "@/server/reservations/create-reservation";
 import { readPolicy } from "@/server/reservations/policy";
-import { DEMO_IDLE_PURPOSE, stageIdleReleaseDemo } from "@/server/idle-release/demo-idle";
+import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/idle-release/demo-idle";
 
 /**
  * What a newcomer sees on the simulated demo fleet: every GPU state at once.
@@ -135,7 +135,7 @@ function planSliceBookings(specs: SimulatedHostSpec[], seed: number | string, si
   const idle = gpu.mig.find((slice) => slice.slot.role === "free");
   const logins = SIMULATED_USERS.map((user) => user.login);
   const other = logins.find((login) => login !== owner && !taken.includes(login)) ?? logins.find((login) => login !== owner);
-  if (idle && other) plan.push({ host: host.hostName, slices: [ref(idle.deviceIndex)], login: other, hours: 4, purpose: "demo: slice booked, job not started yet" });
+  if (idle && other) plan.push({ host: host.hostName, slices: [ref(idle.deviceIndex)], login: other, hours: 4, purpose: DEMO_IDLE_SLICE_PURPOSE });
   return plan;
 }
 

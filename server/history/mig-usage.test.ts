@@ -101,3 +101,50 @@ describe("usage report with a GPU split into MIG slices", () => {
     });
   }
 });
+
+describe("usage of MIG slices as nvidia-smi reads them (no utilization per slice)", () => {
+  /**
+   * An H100 split 4g.40gb + 3g.40gb for one hour, both booked by one person:
+   * a process on the 4g.40gb for 30 minutes, nothing on the 3g.40gb. Slice
+   * readings carry no utilization, as the real recordings do.
+   */
+  it("counts booked hours by share, used by process presence, the rest idle; the heatmap has a labelled 'not reported' row per slice", async () => {
+    const start = T0 + 10 * HOUR_MS;
+    const host = await ensureLocalHost(uniqueName("mig-presence"), false);
+    const parent = makeGpu({ index: 0, migMode: "Enabled", utilizationGpuPct: null });
+    const slices = ["4g.40gb", "3g.40gb"].map((profile, deviceIndex) =>
+      makeGpu({ index: 0, uuid: `MIG-${randomUUID()}`, migMode: "Enabled", utilizationGpuPct: null, mig: { parentUuid: parent.uuid, profile, gpuInstanceId: deviceIndex + 1, computeInstanceId: 0, deviceIndex } }),
+    );
+    await recordHostInventory(host.id, { name: host.name, driverVersion: null, cudaVersion: null }, [parent, ...slices], new Date(start));
+    const person = (await db().user.create({ data: { id: randomUUID(), name: "Presence Person", email: `${uniqueName("presence")}@example.test`, username: uniqueName("presence") } })).id;
+    const ids = await db().gpu.findMany({ where: { uuid: { in: slices.map((slice) => slice.uuid) } }, select: { id: true } });
+    await db().reservation.create({ data: { userId: person, hostId: host.id, startsAt: new Date(start), endsAt: new Date(start + HOUR_MS), purpose: "slices", gpus: { create: ids.map((row) => ({ gpuId: row.id, startsAt: new Date(start), endsAt: new Date(start + HOUR_MS) })) } } });
+    const none = { utilAvg: null, utilMax: null, holderUserId: person, memTotal: 40448 };
+    const saved = hostId;
+    hostId = host.id;
+    await upsertMinuteRows(db(), [
+      ...minutes(parent.uuid, 600, 60, { utilAvg: null, utilMax: null, memUsedAvg: 16_942 }),
+      ...minutes(slices[0]!.uuid, 600, 30, { ...none, memUsedAvg: 16_925, memUsedMax: 16_925, busy: true }),
+      ...minutes(slices[0]!.uuid, 630, 30, { ...none, memUsedAvg: 17, memUsedMax: 17 }),
+      ...minutes(slices[1]!.uuid, 600, 60, { ...none, memUsedAvg: 17, memUsedMax: 17 }),
+    ]);
+    hostId = saved;
+    const report = await getUsageReport({ range: { choice: "custom", fromMs: start, toMs: start + HOUR_MS }, groupBy: "host", nowMs: start + HOUR_MS, minuteRetentionMs: 30 * DAY_MS });
+    const mine = report.people.find((p) => p.userId === person)!;
+    // One GPU-hour booked (4/7 + 3/7); used: half an hour of the 4g.40gb (2/7); idle: the rest (5/7).
+    expect(mine.bookedGpuHours).toBeCloseTo(1, 8);
+    expect(mine.usedGpuHours).toBeCloseTo(2 / 7, 8);
+    expect(mine.idleBookedGpuHours).toBeCloseTo(5 / 7, 8);
+    const row = report.hosts.find((h) => h.hostId === host.id)!;
+    expect(row.usedGpuHours).toBeCloseTo(2 / 7, 8);
+    // No utilization was read there: the mean is unknown, not 0 % and not inflated by presence.
+    expect(row.meanUtilPct).toBeNull();
+    const heat = report.heatmap.rows.filter((r) => r.hostName === host.name);
+    expect(heat.map((r) => [r.unit, r.utilizationReported])).toEqual([
+      ["GPU 0", false],
+      ["GPU 0:0 (4g.40gb)", false],
+      ["GPU 0:1 (3g.40gb)", false],
+    ]);
+    expect(heat[1]!.cells.every((cell) => cell === null)).toBe(true);
+  });
+});

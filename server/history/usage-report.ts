@@ -1,4 +1,5 @@
 import { Prisma } from "@prisma/client";
+import { isPartitioned, storedUnit, unitName } from "@/lib/gpu-availability";
 import type { TimeRange } from "@/lib/usage-range";
 import {
   SIMULATED_HOLDER_PREFIX,
@@ -137,7 +138,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
   const uuids = [...new Set(rows.map((row) => row.gpu))];
   const gpus = await db().gpu.findMany({
     where: { uuid: { in: uuids } },
-    select: { uuid: true, index: true, name: true, host: { select: { name: true } } },
+    select: { uuid: true, index: true, name: true, migMode: true, migDeviceIndex: true, migProfile: true, host: { select: { name: true } } },
   });
   const info = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
   const byGpu = new Map<string, HeatmapRow>();
@@ -147,6 +148,9 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
       gpuUuid: uuid,
       hostName: gpu?.host.name ?? "removed host",
       gpuIndex: gpu?.index ?? null,
+      unit: gpu ? unitName(storedUnit(gpu)) : null,
+      // nvidia-smi reads no utilization per MIG slice, nor for a GPU while it is split.
+      utilizationReported: gpu === undefined || (gpu.migDeviceIndex === null && !isPartitioned(gpu)),
       model: gpu?.name ?? null,
       cells: columns.map(() => null),
     });
@@ -156,8 +160,10 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
     const n = num(row.n);
     if (i !== undefined && n > 0) byGpu.get(row.gpu)!.cells[i] = Math.round((num(row.u) / n) * 10) / 10;
   }
+  // A split GPU's slices follow it, in MIG device order.
+  const device = (row: HeatmapRow) => info.get(row.gpuUuid)?.migDeviceIndex ?? -1;
   const sorted = [...byGpu.values()].sort(
-    (a, b) => a.hostName.localeCompare(b.hostName) || (a.gpuIndex ?? 1e9) - (b.gpuIndex ?? 1e9) || a.gpuUuid.localeCompare(b.gpuUuid),
+    (a, b) => a.hostName.localeCompare(b.hostName) || (a.gpuIndex ?? 1e9) - (b.gpuIndex ?? 1e9) || device(a) - device(b) || a.gpuUuid.localeCompare(b.gpuUuid),
   );
   return { columns, rows: sorted };
 }
@@ -172,6 +178,8 @@ interface GpuTimeRow {
   idle: unknown;
   busy: unknown;
   sim: unknown;
+  /** Of `used`, what a MIG slice's process presence counts (not utilization): left out of mean utilization. */
+  presence?: number;
 }
 
 /**
@@ -180,13 +188,30 @@ interface GpuTimeRow {
  * that a split H100 counts one GPU of capacity, its slices' held and idle
  * minutes what they are worth, and the GPU once in the GPU counts (its
  * own rows while split are left out by `notWhileSliced`).
+ *
+ * A slice's minutes without utilization (nvidia-smi reports none per MIG
+ * device) count as used while a process ran on it and idle otherwise, the
+ * rule idle release judges slices by (server/idle-release/idle-rule.ts).
  */
 async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   const weightOf = await unitWeights([...new Set(rows.map((row) => row.gpu))]);
   return rows.map((row) => {
     const { share, gpu } = weightOf(row.gpu);
     if (share === 1 && gpu === row.gpu) return row;
-    return { ...row, gpu, minutes: num(row.minutes) * share, used: num(row.used) * share, counted: num(row.counted) * share, idle: num(row.idle) * share, busy: num(row.busy) * share };
+    const unreported = Math.max(0, num(row.minutes) - num(row.counted));
+    // Busy minutes are spread over the unreported ones first: a slice's readings have no utilization at all.
+    const presentMinutes = Math.min(num(row.busy), unreported);
+    const presence = presentMinutes * 100 * share;
+    return {
+      ...row,
+      gpu,
+      minutes: num(row.minutes) * share,
+      used: num(row.used) * share + presence,
+      counted: num(row.counted) * share,
+      idle: (num(row.idle) + unreported - presentMinutes) * share,
+      busy: num(row.busy) * share,
+      presence,
+    };
   });
 }
 
@@ -333,13 +358,14 @@ async function peopleOf(cells: UsageCell[], simulatedIds: Set<string>): Promise<
  */
 async function hostsOf(rows: GpuTimeRow[], cells: UsageCell[]): Promise<HostUsage[]> {
   const byHostCells = foldCells(cells, (cell) => cell.host);
-  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, counted: 0, busy: 0 });
+  const empty = () => ({ gpus: new Set<string>(), reported: 0, used: 0, presence: 0, counted: 0, busy: 0 });
   const byHost = new Map<string, ReturnType<typeof empty>>();
   for (const row of rows) {
     const sums = byHost.get(row.host) ?? empty();
     sums.gpus.add(row.gpu);
     sums.reported += num(row.minutes);
     sums.used += num(row.used);
+    sums.presence += row.presence ?? 0;
     sums.counted += num(row.counted);
     sums.busy += num(row.busy);
     byHost.set(row.host, sums);
@@ -355,7 +381,8 @@ async function hostsOf(rows: GpuTimeRow[], cells: UsageCell[]): Promise<HostUsag
         gpus: sums.gpus.size,
         reportedGpuHours: hours(sums.reported),
         usedGpuHours: hours(sums.used / 100),
-        meanUtilPct: sums.counted > 0 ? sums.used / sums.counted : null,
+        // A slice's process presence counts as used, not as utilization.
+        meanUtilPct: sums.counted > 0 ? (sums.used - sums.presence) / sums.counted : null,
         bookedGpuHours: booked?.bookedGpuHours ?? 0,
         idleBookedGpuHours: booked?.idleBookedGpuHours ?? 0,
         unknownGpuHours: booked?.unknownGpuHours ?? 0,

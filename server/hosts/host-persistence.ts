@@ -1,5 +1,6 @@
 import type { Snapshot } from "@/lib/snapshot";
 import { inventorySignature, recordHostInventory, recordHostsSeen, type RegisteredHost } from "@/server/hosts/host-registry";
+import { announceInventoryChanged } from "@/server/hosts/inventory-events";
 import { log } from "@/server/log";
 
 /** Inventory and last-seen time are written at most this often while nothing changes. */
@@ -48,6 +49,8 @@ export function createHostPersistence(now: () => number = Date.now) {
     stored.delete(hostId);
     await recordHostInventory(hostId, snapshot.host, snapshot.gpus, new Date(snapshot.sampledAt));
     stored.set(hostId, signature);
+    // The first write after a start counts too (the layout may have changed while the server was down): listeners act only on what is gone, once.
+    announceInventoryChanged({ hostId, at: new Date(snapshot.sampledAt) });
   }
 
   return {

@@ -8,14 +8,18 @@ import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** The demo's booking that sits idle (server/fleet/demo-story.ts books it). */
 export const DEMO_IDLE_PURPOSE = "demo: kept for debugging";
+/** The demo's booked MIG slice with nothing on it (server/fleet/demo-story.ts books it). */
+export const DEMO_IDLE_SLICE_PURPOSE = "demo: slice booked, job not started yet";
 
 /**
  * Idle release on the demo fleet, so that a newcomer sees it without
  * waiting two hours, told with stored state as the rule reads it:
  *
- * - the idle-held booking started earlier, and its GPU's minutes since then
- *   are stored idle, so that it is in its warning period now (and released
- *   when the warning runs out, unless someone keeps it);
+ * - the idle-held booking and the booked empty MIG slice started earlier,
+ *   and their units' minutes since then are stored idle (a GPU at 0 % with
+ *   its holder's idle job; a slice with no process and no memory held), so
+ *   that both are in their warning period now (and released when the
+ *   warning runs out, unless someone keeps them);
  * - another demo person's booking of a free GPU was released for idleness
  *   earlier today (in the usage figure and their past bookings).
  */
@@ -26,20 +30,24 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
   const idleMinutes = Math.max(1, after - Math.ceil(warning / 2));
   const nowMinute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
 
-  const held = await db().reservation.findFirst({
-    where: { purpose: DEMO_IDLE_PURPOSE, status: "booked", endsAt: { gt: now }, user: { simulated: true } },
-    select: { id: true, userId: true, hostId: true, gpus: { select: { gpu: { select: { uuid: true } } } } },
+  const staged = await db().reservation.findMany({
+    where: { purpose: { in: [DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE] }, status: "booked", endsAt: { gt: now }, user: { simulated: true } },
+    select: { id: true, userId: true, hostId: true, gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } } },
   });
-  if (held) {
+  for (const held of staged) {
     const startsAt = new Date(nowMinute - idleMinutes * MINUTE_MS);
     await db().$transaction(async (tx) => {
       await tx.reservation.update({ where: { id: held.id }, data: { startsAt } });
       await tx.reservationGpu.updateMany({ where: { reservationId: held.id }, data: { startsAt } });
       for (const { gpu } of held.gpus) {
         for (let minute = startsAt.getTime(); minute < nowMinute; minute += MINUTE_MS) {
-          // Booked minutes: the booking's person held them, and their idle job (memory held, 0 %) ran there.
+          // Booked minutes: the booking's person held them. On the GPU their idle job (memory held, 0 %) ran there;
+          // a slice reads no utilization, no process and the few MiB an empty MIG device reports.
           // Without the holder they read as use without a booking by nobody named on the usage page.
-          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, simulated: true, busy: true, holderUserId: held.userId, attributedUserId: held.userId };
+          const reading = gpu.migDeviceIndex === null
+            ? { utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, busy: true, attributedUserId: held.userId }
+            : { utilAvg: null, utilMax: null, memUsedAvg: 17, memUsedMax: 17, memTotal: gpu.memoryTotalMiB, busy: false, attributedUserId: null };
+          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, simulated: true, holderUserId: held.userId, ...reading };
           await tx.gpuMinute.upsert({ where: { gpuUuid_minute: { gpuUuid: gpu.uuid, minute: row.minute } }, create: row, update: {} });
         }
       }

@@ -94,3 +94,27 @@ describe("the idle phases", () => {
     expect(idlePhase(assess(["a"], readings(["a"], 0, 1, 0), 1), { releaseAfterMinutes: 2, warningMinutes: 1 }, m(1)).phase).toBe("warning");
   });
 });
+
+describe("the idle rule on MIG slices (no utilization per MIG device)", () => {
+  /** A slice's minutes as nvidia-smi reads one (H200 capture: 17 MiB of 33,280 idle, 16,925 MiB under a job). */
+  const slice = (uuid: string, from: number, to: number, at: (minute: number) => { process: boolean; memUsedMax: number }): MinuteReading[] =>
+    Array.from({ length: to - from }, (_, i) => ({ gpuUuid: uuid, minuteMs: m(from + i), utilMax: null, memTotal: 33280, ...at(from + i) }));
+  const idleSlice = () => ({ process: false, memUsedMax: 17 });
+
+  it("a slice with no process and memory at the idle threshold or below is idle; a process or memory above it is use", () => {
+    const slices = new Set(["mig"]);
+    expect(assessIdle({ gpuUuids: ["mig"], sliceUuids: slices, clockFromMs: m(0), readings: slice("mig", 0, 90, idleSlice), belowPct: 5, nowMs: m(90) }).idleMinutes).toBe(90);
+    const withProcess = slice("mig", 0, 90, (minute) => (minute === 40 ? { process: true, memUsedMax: 16925 } : idleSlice()));
+    expect(assessIdle({ gpuUuids: ["mig"], sliceUuids: slices, clockFromMs: m(0), readings: withProcess, belowPct: 5, nowMs: m(90) })).toEqual({ idleSinceMs: m(41), idleMinutes: 49, lastCountedMs: m(90) });
+    // Memory held where nvidia-smi lists no process (another PID namespace): use all the same.
+    const unseen = slice("mig", 0, 90, () => ({ process: false, memUsedMax: 16925 }));
+    expect(assessIdle({ gpuUuids: ["mig"], sliceUuids: slices, clockFromMs: m(0), readings: unseen, belowPct: 5, nowMs: m(90) }).idleMinutes).toBe(0);
+    // Read as a whole GPU (utilization only), the same minutes would count nothing: the bug of issue 37.
+    expect(assessIdle({ gpuUuids: ["mig"], clockFromMs: m(0), readings: slice("mig", 0, 90, idleSlice), belowPct: 5, nowMs: m(90) }).idleMinutes).toBe(0);
+  });
+
+  it("a booking of a whole GPU and a slice is idle only while both are", () => {
+    const rows = [...readings(["gpu"], 0, 90, 0), ...slice("mig", 0, 90, (minute) => (minute < 30 ? { process: true, memUsedMax: 16925 } : idleSlice()))];
+    expect(assessIdle({ gpuUuids: ["gpu", "mig"], sliceUuids: new Set(["mig"]), clockFromMs: m(0), readings: rows, belowPct: 5, nowMs: m(90) })).toEqual({ idleSinceMs: m(30), idleMinutes: 60, lastCountedMs: m(90) });
+  });
+});

@@ -11,7 +11,15 @@
  * - *paused* otherwise (a host offline, an agent down, a GPU silent):
  *   neither idle nor busy, it neither counts nor breaks the window.
  * The clock starts at the booking's start, or at its last keep or extension.
+ *
+ * A MIG slice has no utilization (nvidia-smi reports none per MIG device),
+ * so a minute of a slice is busy when a compute process ran on it or its
+ * memory rose above the idle memory threshold (`sliceMemoryIdleMiB`), and
+ * idle otherwise. A process that holds a slice and computes nothing keeps
+ * it busy by this rule (docs/using.md, "Idle release").
  */
+
+import { unseenMemoryThresholdMiB } from "@/lib/gpu-availability";
 
 export const MINUTE_MS = 60_000;
 
@@ -20,10 +28,29 @@ export interface MinuteReading {
   gpuUuid: string;
   minuteMs: number;
   utilMax: number | null;
+  /** Whether a compute process ran on it in the minute (what decides for a slice). */
+  process?: boolean;
+  /** The most memory used in the minute, and the unit's total, in MiB (what decides for a slice). */
+  memUsedMax?: number | null;
+  memTotal?: number | null;
+}
+
+/** The memory a MIG slice may hold and still be idle: what a unit holds with nothing of anyone's on it (lib/gpu-availability.ts). */
+export function sliceMemoryIdleMiB(totalMiB: number | null | undefined): number {
+  return unseenMemoryThresholdMiB(totalMiB ?? null);
+}
+
+/** A slice's minute is busy with a process on it or memory above the idle threshold; null: nothing read. */
+export function sliceMinuteBusy(reading: Pick<MinuteReading, "process" | "memUsedMax" | "memTotal">): boolean | null {
+  if (reading.process) return true;
+  if (reading.memUsedMax === null || reading.memUsedMax === undefined) return null;
+  return reading.memUsedMax > sliceMemoryIdleMiB(reading.memTotal);
 }
 
 export interface IdleRuleInput {
   gpuUuids: readonly string[];
+  /** Those of `gpuUuids` that are MIG slices: judged by process and memory, not utilization. */
+  sliceUuids?: ReadonlySet<string>;
   /** When the clock started: the booking's start, or its last keep or extension. */
   clockFromMs: number;
   /** Readings at or after the clock's start, in any order. */
@@ -57,11 +84,12 @@ export function assessIdle(input: IdleRuleInput): IdleAssessment {
   const minutes = new Map<number, { seen: Set<string>; busy: boolean }>();
   for (const reading of input.readings) {
     if (!wanted.has(reading.gpuUuid) || reading.minuteMs < fromMs || reading.minuteMs > input.nowMs) continue;
-    if (reading.utilMax === null) continue;
+    const busy = input.sliceUuids?.has(reading.gpuUuid) ? sliceMinuteBusy(reading) : reading.utilMax === null ? null : reading.utilMax >= input.belowPct;
+    if (busy === null) continue;
     let minute = minutes.get(reading.minuteMs);
     if (!minute) minutes.set(reading.minuteMs, (minute = { seen: new Set(), busy: false }));
     minute.seen.add(reading.gpuUuid);
-    if (reading.utilMax >= input.belowPct) minute.busy = true;
+    if (busy) minute.busy = true;
   }
   // The minute under way counts once it is over; a busy reading in it breaks the run at once.
   for (const [minuteMs, minute] of minutes) if (minuteMs + MINUTE_MS > input.nowMs && !minute.busy) minutes.delete(minuteMs);

@@ -1,8 +1,10 @@
 import type { IdleHoldingProcess, IdleNotice } from "@/lib/idle-release";
 import type { LiveGpu } from "@/lib/live";
+import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 import { db } from "@/server/db";
 import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/idle-release/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
+import { sliceMinuteBusy } from "@/server/idle-release/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
 import { log } from "@/server/log";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
@@ -29,6 +31,14 @@ export function holdingProcesses(gpus: readonly LiveGpu[], uuids: readonly strin
     .flatMap((gpu) => gpu.processes.filter((process) => process.gpuUuid === gpu.uuid).map((process) => ({ pid: process.pid, command: process.command ?? process.name, usedMemoryMiB: process.usedMemoryMiB, gpuIndex: gpu.index })));
 }
 
+/** The reading not stored yet says busy: utilization at the threshold on a GPU; a process, or memory above the idle threshold, on a slice. */
+export function busyInLiveReading(gpu: LiveGpu | undefined, slice: boolean, belowPct: number): boolean {
+  if (!gpu) return false;
+  if (!slice) return (gpu.utilizationGpuPct ?? 0) >= belowPct;
+  const process = gpu.processes.some((entry) => entry.gpuUuid === gpu.uuid);
+  return sliceMinuteBusy({ process, memUsedMax: gpu.memoryUsedMiB, memTotal: gpu.memoryTotalMiB }) === true;
+}
+
 /**
  * One pass of idle release over the active bookings, from what is stored:
  * warn once per idle window (the claim on `idleWarnedAt` is durable, so a
@@ -41,14 +51,14 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
   const exemptions = await readIdleExemptions(db());
   const bookings = await db().reservation.findMany({
     where: { status: "booked", startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { ...idleBookingSelect, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true } } } } },
+    select: { ...idleBookingSelect, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, memoryTotalMiB: true } } } } },
   });
   const gpus = options.liveGpus();
   const live = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
   const standings = new Map<string, IdleStanding>();
   for (const booking of bookings) {
     const uuids = booking.gpus.map((entry) => entry.gpu.uuid);
-    const busyNow = uuids.some((uuid) => (live.get(uuid)?.utilizationGpuPct ?? 0) >= policy.idleBelowPct);
+    const busyNow = booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
     const standing = await idleStanding(db(), booking, policy, exemptions, nowMs, { busyNow, minimumMinutes: options.alertHoldMinutes });
     standings.set(booking.id, standing);
     if (standing.phase !== "warning" && standing.phase !== "due") continue;
@@ -59,6 +69,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
       userId: booking.userId,
       hostName: booking.host.name,
       gpuIndices: booking.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b),
+      units: unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu))),
       purpose: booking.purpose,
       idleSince: new Date(standing.idleSinceMs!).toISOString(),
       releaseAt: new Date(releaseAtMs).toISOString(),

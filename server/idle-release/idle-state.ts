@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { assessIdle, firstWholeMinute, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/idle-release/idle-rule";
+import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/idle-release/idle-rule";
 import type { IdlePolicyValues } from "@/server/reservations/policy";
 
 type Client = PrismaClient | Prisma.TransactionClient;
@@ -14,7 +14,7 @@ export interface IdleBookingRow {
   idleClockAt: Date | null;
   idleKeepsUsed: number;
   idleWarnedAt: Date | null;
-  gpus: { gpu: { uuid: string } }[];
+  gpus: { gpu: { uuid: string; migDeviceIndex: number | null; memoryTotalMiB: number | null } }[];
 }
 
 export const idleBookingSelect = {
@@ -26,7 +26,7 @@ export const idleBookingSelect = {
   idleClockAt: true,
   idleKeepsUsed: true,
   idleWarnedAt: true,
-  gpus: { select: { gpu: { select: { uuid: true } } } },
+  gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } },
 } as const satisfies Prisma.ReservationSelect;
 
 /** A booking's idle standing at one instant: the rule's answer and the policy's phase. */
@@ -55,8 +55,14 @@ export async function readIdleMinutes(client: Client, booking: IdleBookingRow, b
   const uuids = booking.gpus.map((entry) => entry.gpu.uuid);
   if (uuids.length === 0) return [];
   const from = new Date(firstWholeMinute(clockFrom(booking)));
+  // A busy minute: utilization at the threshold on a GPU; a process, or memory above the idle threshold, on a slice.
+  const wholes = booking.gpus.filter((entry) => entry.gpu.migDeviceIndex === null).map((entry) => entry.gpu.uuid);
+  const slices = booking.gpus.filter((entry) => entry.gpu.migDeviceIndex !== null).map(({ gpu }) => ({
+    gpuUuid: gpu.uuid,
+    OR: [{ busy: true }, { memUsedMax: { gt: sliceMemoryIdleMiB(gpu.memoryTotalMiB) } }],
+  }));
   const busy = await client.gpuMinute.aggregate({
-    where: { gpuUuid: { in: uuids }, minute: { gte: from, lte: new Date(nowMs) }, utilMax: { gte: belowPct } },
+    where: { minute: { gte: from, lte: new Date(nowMs) }, OR: [{ gpuUuid: { in: wholes }, utilMax: { gte: belowPct } }, ...slices] },
     _max: { minute: true },
   });
   const lastBusy = busy._max.minute;
@@ -64,9 +70,9 @@ export async function readIdleMinutes(client: Client, booking: IdleBookingRow, b
     where: { gpuUuid: { in: uuids }, minute: lastBusy ? { gte: lastBusy, lte: new Date(nowMs) } : { gte: from, lte: new Date(nowMs) } },
     orderBy: { minute: "asc" },
     take: uuids.length * (neededMinutes * 2 + 60),
-    select: { gpuUuid: true, minute: true, utilMax: true },
+    select: { gpuUuid: true, minute: true, utilMax: true, busy: true, memUsedMax: true, memTotal: true },
   });
-  return rows.map((row) => ({ gpuUuid: row.gpuUuid, minuteMs: row.minute.getTime(), utilMax: row.utilMax }));
+  return rows.map((row) => ({ gpuUuid: row.gpuUuid, minuteMs: row.minute.getTime(), utilMax: row.utilMax, process: row.busy, memUsedMax: row.memUsedMax, memTotal: row.memTotal }));
 }
 
 export interface IdleExemptions {
@@ -103,6 +109,7 @@ export async function idleStanding(
   const readings = await readIdleMinutes(client, booking, policy.idleBelowPct, needed, nowMs);
   const assessment = assessIdle({
     gpuUuids: booking.gpus.map((entry) => entry.gpu.uuid),
+    sliceUuids: new Set(booking.gpus.filter((entry) => entry.gpu.migDeviceIndex !== null).map((entry) => entry.gpu.uuid)),
     clockFromMs: clockFrom(booking),
     readings,
     belowPct: policy.idleBelowPct,

@@ -21,7 +21,7 @@ const utc = (iso: string) => `${iso.slice(11, 16)} UTC`;
 
 /** The sentence a Slack message and a mail say. */
 export function idleNoticeSentence(notice: IdleNotice): string {
-  const gpus = `GPU${notice.gpuIndices.length > 1 ? "s" : ""} ${notice.gpuIndices.join(", ")} on ${notice.hostName}`;
+  const gpus = `${notice.units} on ${notice.hostName}`;
   const holding = holdingSentence(notice.holding);
   if (notice.event === "reservation.idle_released") {
     const what = idleSentence({ phase: "released", idleSince: notice.idleSince, releaseAt: notice.releaseAt, idleMinutes: 0, keepsLeft: 0, exempt: false, reportOnly: false }, utc);

@@ -90,6 +90,10 @@ describe("the real H100 MIG recording through the nvidia-smi source", () => {
       expect(used).toHaveLength(5);
       expect(used.find((line) => line.includes('GPU_I_ID="9"'))).toContain('GPU_I_PROFILE="1g.10gb"');
       expect(used.find((line) => line.includes('GPU_I_ID="2"'))).toMatch(/UUID="GPU-00000000-0000-0000-0000-000000000000".* 11091$/);
+      // gpudesk's own series name each slice as every surface does.
+      const processes = body.split("\n").filter((line) => line.startsWith("gpudesk_gpu_processes{"));
+      expect(processes.find((line) => line.includes('UUID="MIG-00000002-0000-0000-0000-000000000002"'))).toContain('unit="GPU 0:2 (1g.10gb)"');
+      expect(processes.find((line) => line.includes('UUID="MIG-00000000-0000-0000-0000-000000000000"'))).toMatch(/unit="GPU 0:0 \(3g\.40gb\)".* 3$/);
     } finally {
       rmSync(migDir, { recursive: true, force: true });
     }

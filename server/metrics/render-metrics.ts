@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from "prom-client";
 import { ALERT_KINDS } from "@/lib/alerts";
+import { unitName } from "@/lib/gpu-availability";
 import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live";
 import type { IngestCounters } from "@/server/fleet/ingest";
 import type { HistoryStats } from "@/server/history/history-service";
@@ -80,8 +81,9 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
     }
   }
 
-  const identity = ["gpu", "UUID", "modelName", "Hostname"] as const;
-  const short = (gpu: LiveGpu) => ({ gpu: String(gpu.index), UUID: gpu.uuid, modelName: gpu.name, Hostname: gpu.hostName });
+  // `unit` tells a GPU's MIG slices apart by the name every surface gives them ("GPU 0:2 (1g.10gb)"); `gpu` stays the index.
+  const identity = ["gpu", "unit", "UUID", "modelName", "Hostname"] as const;
+  const short = (gpu: LiveGpu) => ({ gpu: String(gpu.index), unit: unitName(gpu), UUID: gpu.uuid, modelName: gpu.name, Hostname: gpu.hostName });
   const processes = new Gauge({
     name: "gpudesk_gpu_processes",
     help: "Compute processes running on the GPU.",

@@ -4,7 +4,9 @@ import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/db";
 import { log } from "@/server/log";
 import type { Actor } from "@/server/reservations/actor";
-import { listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
+import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
+import { onInventoryChanged } from "@/server/hosts/inventory-events";
+import { unitsPhrase } from "@/lib/gpu-availability";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 
 /**
@@ -13,7 +15,7 @@ import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-p
  */
 export function tellHolderOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
   if (actor.id === booking.holder.id) return;
-  const gpus = `GPU${booking.gpus.length > 1 ? "s" : ""} ${booking.gpus.map((gpu) => gpu.index).join(", ")} on ${booking.host.name}`;
+  const gpus = `${unitsPhrase(booking.gpus)} on ${booking.host.name}`;
   const reason = booking.cancelReason ? ` Reason: ${booking.cancelReason}` : "";
   const until = what === "extended" || what === "shortened" ? `; it now ends at ${booking.endsAt}` : "";
   notifyPersonLater({
@@ -72,9 +74,52 @@ export async function tellHoldersOfLostUnit(change: AlertUpdate, publicUrl?: str
   return told;
 }
 
-/** The leader's listeners: alerts open there. */
+/**
+ * A host's MIG layout changed: the holder of every booking still running or
+ * to come on a GPU of it that is split into slices now hears that the GPU
+ * is no longer a unit (once per booking and GPU), to book slices or another
+ * GPU. A slice destroyed by a layout change is told by its gpu_lost alert
+ * (`tellHoldersOfLostUnit`); admins see both flagged on the bookings page.
+ */
+export async function tellHoldersOfSplitGpus(hostId: string, publicUrl?: string, now = new Date()): Promise<number> {
+  const gone = await findGoneUnits(db(), [hostId]);
+  if (gone.size === 0) return 0;
+  const rows = await db().reservation.findMany({
+    where: { hostId, status: "booked", endsAt: { gt: now }, gpus: { some: { gpu: { uuid: { in: [...gone] }, migDeviceIndex: null } } } },
+    orderBy: [{ startsAt: "asc" }],
+    select: { id: true, userId: true, startsAt: true, endsAt: true, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true } } } } },
+  });
+  let told = 0;
+  for (const booking of rows) {
+    if (booking.endsAt <= booking.startsAt) continue;
+    const split = booking.gpus.map(({ gpu }) => gpu).filter((gpu) => gpu.migDeviceIndex === null && gone.has(gpu.uuid));
+    const what = unitsPhrase(split);
+    const result = await notifyPerson(
+      {
+        userId: booking.userId,
+        event: "booking.unit_gone",
+        subjectId: booking.id,
+        title: `${what} you booked on ${booking.host.name} is split into MIG slices`,
+        text: `${what} on ${booking.host.name} was split into MIG slices, so it cannot be used whole. Your booking "${booking.purpose}" (${booking.startsAt.toISOString()} – ${booking.endsAt.toISOString()}) cannot be used as it is: book a slice or another GPU.`,
+        path: "/reservations",
+        onceKey: `booking.unit_gone:split:${booking.id}:${split.map((gpu) => gpu.uuid).join(",")}`,
+        now,
+      },
+      { publicUrl },
+    );
+    if (!result.repeated) told += 1;
+  }
+  return told;
+}
+
+/** The leader's listeners: alerts open there, and layout changes stored there. */
 export function startMisuseNotices(options: { publicUrl?: string } = {}): () => void {
-  return onAlertChanged((change) => {
+  const stopLayout = onInventoryChanged(({ hostId }) => {
+    tellHoldersOfSplitGpus(hostId, options.publicUrl).catch((error: unknown) =>
+      log.error(`could not tell the holders of split GPUs on host ${hostId}: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  });
+  const stopAlerts = onAlertChanged((change) => {
     tellHolderOfMisuse(change, options.publicUrl).catch((error: unknown) =>
       log.error(`could not tell the holder of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
     );
@@ -82,4 +127,8 @@ export function startMisuseNotices(options: { publicUrl?: string } = {}): () => 
       log.error(`could not tell the holders of lost unit ${change.alert.gpu?.uuid}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
+  return () => {
+    stopLayout();
+    stopAlerts();
+  };
 }

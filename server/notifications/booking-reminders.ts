@@ -2,6 +2,7 @@ import { db } from "@/server/db";
 import { log } from "@/server/log";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
 import { onBookingsChanged } from "@/server/reservations/booking-events";
+import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 
 /** "Starts in 15 minutes", "ends in 15 minutes". */
 export const REMINDER_LEAD_MS = 15 * 60_000;
@@ -13,6 +14,8 @@ export interface ReminderBooking {
   userId: string;
   hostName: string;
   gpuIndices: number[];
+  /** The booking's units by their one name: "GPU 0:2 (1g.10gb)", "GPUs 2, 3". */
+  units: string;
   purpose: string;
   startsAt: Date;
   endsAt: Date;
@@ -23,7 +26,7 @@ function minutesUntil(at: Date, now: Date): number {
 }
 
 function gpusOf(booking: ReminderBooking): string {
-  return `GPU${booking.gpuIndices.length > 1 ? "s" : ""} ${booking.gpuIndices.join(", ")} on ${booking.hostName}`;
+  return `${booking.units} on ${booking.hostName}`;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function sendBookingReminders(now = new Date(), options: { publicUr
       OR: [{ startsAt: { gt: now, lte: horizon } }, { startsAt: { lte: now }, endsAt: { gt: now, lte: horizon } }],
       user: { simulated: false },
     },
-    select: { id: true, userId: true, purpose: true, startsAt: true, endsAt: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true } } } } },
+    select: { id: true, userId: true, purpose: true, startsAt: true, endsAt: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
   });
   const bookings = rows.map((row) => ({
     id: row.id,
@@ -87,6 +90,7 @@ export async function sendBookingReminders(now = new Date(), options: { publicUr
     endsAt: row.endsAt,
     hostName: row.host.name,
     gpuIndices: row.gpus.map((gpu) => gpu.gpu.index).sort((a, b) => a - b),
+    units: unitsPhrase(row.gpus.map((gpu) => storedUnit(gpu.gpu)).sort((a, b) => a.index - b.index)),
   }));
   let given = 0;
   for (const notice of dueReminders(now, bookings)) {

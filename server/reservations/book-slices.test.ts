@@ -113,6 +113,28 @@ describe("booking MIG slices", () => {
     expect(tooBig.message).toContain("does not have 1 MIG slice of at least 4g.40gb");
   });
 
+  it("a slice someone runs on without a booking is refused by its name, and busyGpus carries its ref and profile", async () => {
+    const host = await migHost();
+    const booker = await fx.createTestUser();
+    const slice = host.slices[2]!;
+    const reading = { ...slice, hostId: host.id, hostName: host.name, sampledAt: NOW.toISOString(), memoryUsedMiB: 9000, processes: [factories.makeProcess(slice, { pid: 5150, user: "nina", command: "python serve.py" })] };
+    const fleet = { current: () => ({ gpus: [reading], hosts: [{ id: host.id, online: true }] }) };
+    const refused = await fx.refusal(createReservation(booker, { host: host.name, slices: ["0:2"], durationMinutes: 60, purpose: "over nina" }, { now: NOW, fleet }));
+    expect(refused.code).toBe("gpu_in_use");
+    expect(refused.message).toMatch(new RegExp(`^GPU 0:2 \\(1g\\.10gb\\) on ${host.name} runs nina: python serve\\.py\\.`));
+    const body = (refused as unknown as { toJSON(): { error: { busyGpus: unknown[] } } }).toJSON();
+    expect(body.error.busyGpus).toMatchObject([{ gpuIndex: 0, gpuUuid: slice.uuid, unit: "GPU 0:2 (1g.10gb)", slice: { ref: "0:2", profile: "1g.10gb" } }]);
+  });
+
+  it("the audit entry of a slice booking names the slice as every surface does", async () => {
+    const host = await migHost();
+    const booker = await fx.createTestUser();
+    const booked = await createReservation(booker, { host: host.name, slices: ["0:1"], startsAt: iso(5), durationMinutes: 60, purpose: "audited" }, { now: NOW });
+    const entry = await db().auditLog.findFirstOrThrow({ where: { entityId: booked.id, action: "reservation.create" }, select: { after: true } });
+    const after = (typeof entry.after === "string" ? JSON.parse(entry.after) : entry.after) as { gpus: unknown[] };
+    expect(after.gpus).toEqual([{ index: 0, uuid: host.slices[1]!.uuid, unit: "GPU 0:1 (2g.20gb)" }]);
+  });
+
   it("30 simultaneous bookings of one slice leave one", async () => {
     const host = await migHost();
     const users = await Promise.all(Array.from({ length: 30 }, () => fx.createTestUser()));

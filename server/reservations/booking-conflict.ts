@@ -1,6 +1,7 @@
 import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { AppError } from "@/server/errors";
+import { unitNameOfRef } from "@/lib/gpu-availability";
 
 /**
  * A 409 that says who holds what until when, carries the bookings in the
@@ -24,7 +25,7 @@ export class BookingConflictError extends AppError {
 
 /** "GPU 2", "GPU 0:2 (1g.10gb)": the unit a conflict is about, as every refusal names it. */
 export function conflictUnit(conflict: Pick<BookingConflict, "gpuIndex" | "slice">): string {
-  return conflict.slice ? `GPU ${conflict.slice.ref} (${conflict.slice.profile})` : `GPU ${conflict.gpuIndex}`;
+  return unitNameOfRef(conflict.gpuIndex, conflict.slice);
 }
 
 /**

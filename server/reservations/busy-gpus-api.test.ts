@@ -109,7 +109,7 @@ describe("booking GPUs on which something runs now", () => {
     expect(anyway.status).toBe(201);
     const audit = await call(routes.audit.GET, { method: "GET", token: tokens.admin, query: `?limit=5&entityType=reservation&entityId=${anyway.body.id}` });
     expect(audit.body.entries[0].after.bookedOverRunningWork).toEqual([
-      { index: 1, uuid: host.gpus[1].uuid, processes: [{ pid: 5001, owner: "bob", login: "bob", command: "python train.py --epochs 90" }] },
+      { index: 1, uuid: host.gpus[1].uuid, unit: "GPU 1", processes: [{ pid: 5001, owner: "bob", login: "bob", command: "python train.py --epochs 90" }] },
     ]);
   });
 

@@ -16,7 +16,7 @@ import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
 import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
 import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { pickAnySlices, pickNamedSlices } from "@/server/reservations/pick-slices";
-import { unitRef } from "@/lib/gpu-availability";
+import { storedUnit, unitName, unitRef } from "@/lib/gpu-availability";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
@@ -126,6 +126,8 @@ export async function createReservation(actor: Actor, request: ReservationReques
       },
       select: { id: true },
     });
+    const named = await tx.gpu.findMany({ where: { id: { in: chosen.gpus.map((gpu) => gpu.id) } }, select: { id: true, index: true, migDeviceIndex: true, migProfile: true } });
+    const unitOf = new Map(named.map((row) => [row.id, storedUnit(row)]));
     await writeAudit(tx, {
       actorId: actor.id,
       action: "reservation.create",
@@ -133,7 +135,8 @@ export async function createReservation(actor: Actor, request: ReservationReques
       entityId: created.id,
       after: {
         host: chosen.host.name,
-        gpus: chosen.gpus.map((gpu) => ({ index: gpu.index, uuid: gpu.uuid })),
+        // Each unit by its one name ("GPU 0:2 (1g.10gb)"), as the audit page shows it.
+        gpus: chosen.gpus.map((gpu) => ({ index: gpu.index, uuid: gpu.uuid, unit: unitName(unitOf.get(gpu.id) ?? { index: gpu.index }) })),
         startsAt: start.toISOString(),
         endsAt: end.toISOString(),
         purpose: request.purpose,

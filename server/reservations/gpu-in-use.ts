@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { type GpuState, isGpuFree, othersProcesses, unseenUsePhrase } from "@/lib/gpu-availability";
+import { type GpuState, isGpuFree, othersProcesses, unitName, unitRef, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
@@ -52,17 +52,16 @@ export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], h
     const reading = live.gpus.get(gpu.uuid);
     if (!reading) continue;
     const reconciliation = stateWithoutBooking(reading, true, live.states[gpu.uuid]);
+    const named = { hostName, gpuIndex: gpu.index, gpuUuid: gpu.uuid, unit: unitName(reading), ...(reading.mig ? { slice: { ref: unitRef(reading), profile: reading.mig.profile } } : {}) };
     if (reconciliation.unseenUse) {
-      busy.push({ hostName, gpuIndex: gpu.index, gpuUuid: gpu.uuid, processes: [], unseenMemoryMiB: reading.memoryUsedMiB });
+      busy.push({ ...named, processes: [], unseenMemoryMiB: reading.memoryUsedMiB });
       continue;
     }
     const others = othersProcesses(reconciliation, personId);
     if (others.length === 0) continue;
     const owners = others.map((process) => process.person).filter((person) => person !== null);
     busy.push({
-      hostName,
-      gpuIndex: gpu.index,
-      gpuUuid: gpu.uuid,
+      ...named,
       processes: others.map((process): BusyGpuProcess => {
         const raw = reading.processes.find((candidate) => candidate.pid === process.pid);
         return {
@@ -84,14 +83,14 @@ function describeProcess(process: BusyGpuProcess): string {
   return `${process.ownerName}${command}`;
 }
 
-/** "GPU 1 on node-a: Bob Member: python train.py": one clause per busy GPU. */
+/** "GPU 0:2 (1g.10gb) on node-a runs Bob Member: python train.py": one clause per busy unit. */
 export function describeBusyGpus(busy: readonly BusyGpu[]): string {
   return busy
     .map((gpu) => {
-      if (gpu.processes.length === 0) return `GPU ${gpu.gpuIndex} on ${gpu.hostName} is in use with ${unseenUsePhrase(gpu.unseenMemoryMiB ?? null)}`;
+      if (gpu.processes.length === 0) return `${gpu.unit} on ${gpu.hostName} is in use with ${unseenUsePhrase(gpu.unseenMemoryMiB ?? null)}`;
       const shown = gpu.processes.slice(0, 2).map(describeProcess).join("; ");
       const more = gpu.processes.length > 2 ? ` (and ${gpu.processes.length - 2} more)` : "";
-      return `GPU ${gpu.gpuIndex} on ${gpu.hostName} runs ${shown}${more}`;
+      return `${gpu.unit} on ${gpu.hostName} runs ${shown}${more}`;
     })
     .join(". ");
 }
@@ -119,6 +118,7 @@ export function busyGpusForAudit(busy: readonly BusyGpu[]) {
   return busy.map((gpu) => ({
     index: gpu.gpuIndex,
     uuid: gpu.gpuUuid,
+    unit: gpu.unit,
     processes: gpu.processes.map((process) => ({ pid: process.pid, owner: process.owner?.username ?? null, login: process.login, command: process.command })),
   }));
 }

@@ -21,7 +21,39 @@ function overlapping(tx: Tx, start: Date, end: Date) {
   };
 }
 
-/** Bookings of these GPUs that share an instant with [start, end), as the person who asked will read them. */
+/**
+ * Silicon is booked once: the units whose bookings take these units' time,
+ * each mapped to the asked units it blocks. A unit blocks itself; a whole
+ * GPU blocks every slice ever stored under it and a slice blocks its GPU,
+ * whatever the layout was when each booking was made (the rows stay, linked
+ * by the GPU's UUID). Slices of one GPU do not block each other: a layout
+ * gives each its own silicon, and a slice of a former layout is flagged as
+ * gone (gone-slices.ts) rather than kept in the way.
+ */
+export async function sharedSilicon(tx: Tx, gpuIds: string[]): Promise<Map<string, string[]>> {
+  const blocks = new Map<string, string[]>();
+  const add = (blocker: string, asked: string) => {
+    const list = blocks.get(blocker) ?? [];
+    if (!list.includes(asked)) list.push(asked);
+    blocks.set(blocker, list);
+  };
+  if (gpuIds.length === 0) return blocks;
+  for (const id of gpuIds) add(id, id);
+  const asked = await tx.gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, uuid: true, parentUuid: true } });
+  const wholes = asked.filter((gpu) => gpu.parentUuid === null);
+  const slices = asked.filter((gpu) => gpu.parentUuid !== null);
+  const related = await tx.gpu.findMany({
+    where: { OR: [{ parentUuid: { in: wholes.map((gpu) => gpu.uuid) } }, { uuid: { in: slices.map((gpu) => gpu.parentUuid!) } }] },
+    select: { id: true, uuid: true, parentUuid: true },
+  });
+  for (const gpu of related) {
+    for (const whole of wholes) if (gpu.parentUuid === whole.uuid) add(gpu.id, whole.id);
+    for (const slice of slices) if (gpu.uuid === slice.parentUuid) add(gpu.id, slice.id);
+  }
+  return blocks;
+}
+
+/** Bookings of these units, or of the silicon they share (`sharedSilicon`), that share an instant with [start, end), as the person who asked will read them. */
 export async function findConflicts(
   tx: Tx,
   gpuIds: string[],
@@ -29,9 +61,10 @@ export async function findConflicts(
   end: Date,
   excludeReservationId?: string,
 ): Promise<BookingConflict[]> {
+  const silicon = await sharedSilicon(tx, gpuIds);
   const rows = await tx.reservationGpu.findMany({
     where: {
-      gpuId: { in: gpuIds },
+      gpuId: { in: [...silicon.keys()] },
       ...overlapping(tx, start, end),
       ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
     },
@@ -94,13 +127,18 @@ async function withFreeTimes(tx: Tx, conflicts: BookingConflict[], excludeReserv
   });
 }
 
-/** Busy ranges of these GPUs within [start, end), for finding free GPUs and the next free slot. */
+/**
+ * Busy ranges of these units within [start, end), for finding free units and
+ * the next free slot: a booking of a unit's GPU or of one of its slices
+ * makes the unit busy too (`sharedSilicon`).
+ */
 export async function busyRanges(tx: Tx, gpuIds: string[], start: Date, end: Date): Promise<BusyRange[]> {
+  const silicon = await sharedSilicon(tx, gpuIds);
   const rows = await tx.reservationGpu.findMany({
-    where: { gpuId: { in: gpuIds }, ...overlapping(tx, start, end) },
+    where: { gpuId: { in: [...silicon.keys()] }, ...overlapping(tx, start, end) },
     select: { gpuId: true, startsAt: true, endsAt: true },
   });
-  return rows.map((row) => ({ gpuId: row.gpuId, startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime() }));
+  return rows.flatMap((row) => (silicon.get(row.gpuId) ?? []).map((gpuId) => ({ gpuId, startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime() })));
 }
 
 /** The most GPUs this person holds at any one instant of [start, end), other than in one booking. */

@@ -3,7 +3,7 @@ import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import type { Actor } from "@/server/reservations/actor";
-import { makeGpu, uniqueName } from "@/server/testing/factories";
+import { gpuUuid, makeGpu, uniqueName } from "@/server/testing/factories";
 
 /** A person who can book, with a unique username; call after useTestDatabase(). */
 export async function createTestUser(role: "member" | "admin" = "member", prefix = "user"): Promise<Actor> {
@@ -24,6 +24,30 @@ export async function createTestHost(count: number, prefix = "node"): Promise<{ 
   );
   await recordHostInventory(host.id, { name, driverVersion: "580.159.04", cudaVersion: "13.0" }, gpus, new Date());
   return { id: host.id, name, gpus };
+}
+
+/** Memory of a MIG profile on an 80 GB H100 ("1g.10gb" → 9,984 MiB), as nvidia-smi reports it. */
+const PROFILE_MIB: Record<string, number> = { "1g.10gb": 9984, "2g.20gb": 20096, "3g.40gb": 40448, "4g.40gb": 40448, "7g.80gb": 80896 };
+
+/** A host whose GPU 0 (an H100) is split into slices of these profiles (MIG devices 0, 1, …), beside a whole GPU 1. */
+export async function createMigTestHost(profiles: string[], prefix = "mig"): Promise<{ id: string; name: string; parent: GpuSample; slices: GpuSample[]; whole: GpuSample }> {
+  const name = uniqueName(prefix);
+  const host = await ensureLocalHost(name, true);
+  const parent = makeGpu({ index: 0, migMode: "Enabled", utilizationGpuPct: null });
+  const slices = profiles.map((profile, deviceIndex) =>
+    makeGpu({
+      index: 0,
+      uuid: `MIG-${gpuUuid().slice(4)}`,
+      memoryTotalMiB: PROFILE_MIB[profile] ?? null,
+      memoryUsedMiB: 17,
+      utilizationGpuPct: null,
+      migMode: "Enabled",
+      mig: { parentUuid: parent.uuid, profile, gpuInstanceId: deviceIndex + 1, computeInstanceId: 0, deviceIndex },
+    }),
+  );
+  const whole = makeGpu({ index: 1, pciBusId: "00000000:18:00.0" });
+  await recordHostInventory(host.id, { name, driverVersion: "590.48.01", cudaVersion: "13.1" }, [parent, ...slices, whole], new Date());
+  return { id: host.id, name, parent, slices, whole };
 }
 
 /** The AppError a service call was refused with; fails the test if it succeeded or threw something else. */

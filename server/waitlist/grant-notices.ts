@@ -18,7 +18,7 @@ export function onWaitlistGranted(listener: (notice: GrantNotice) => void): () =
 
 /** "Your 2 GPUs on node-b are booked": the sentence the page and the Slack message share. */
 export function grantSentence(notice: GrantNotice): string {
-  const gpus = `GPU${notice.gpuIndices.length > 1 ? "s" : ""} ${notice.gpuIndices.join(", ")} on ${notice.hostName}`;
+  const gpus = `${notice.units} on ${notice.hostName}`;
   return `Your waiting request "${notice.purpose}" is now a reservation: ${gpus} until ${notice.endsAt}.`;
 }
 

@@ -5,6 +5,7 @@ import type { ServiceOptions } from "@/server/reservations/actor";
 import type { Tx } from "@/server/reservations/booking-transaction";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
+import { unitsPhrase } from "@/lib/gpu-availability";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;
@@ -59,6 +60,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
         reservationId: reservation.id,
         hostName: reservation.host.name,
         gpuIndices: reservation.gpus.map((gpu) => gpu.index),
+        units: unitsPhrase(reservation.gpus),
         startsAt: reservation.startsAt,
         endsAt: reservation.endsAt,
         purpose: reservation.purpose,

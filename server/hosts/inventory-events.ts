@@ -1,0 +1,7 @@
+import { processEvent } from "@/server/process-events";
+
+/** "A host's inventory changed" (a GPU joined or left, a MIG layout changed): stored, then announced with the host and the time of the reading. */
+const inventoryChanged = processEvent<{ hostId: string; at: Date }>("__gpudeskInventoryListeners", "inventory changes");
+
+export const onInventoryChanged = (listener: (change: { hostId: string; at: Date }) => void): (() => void) => inventoryChanged.on(listener);
+export const announceInventoryChanged = (change: { hostId: string; at: Date }): void => inventoryChanged.emit(change);

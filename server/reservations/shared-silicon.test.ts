@@ -1,0 +1,193 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { GpuSample } from "@/lib/snapshot";
+import { rangesOverlap } from "@/lib/reservation-state";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * Silicon is booked once: a GPU's bookings and its slices' conflict,
+ * whatever the MIG layout was when each was made (ARCHITECTURE.md, round 4).
+ * The layout here is 4g.40gb + 3g.40gb, not the demo's.
+ */
+
+let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
+let listReservations: typeof import("@/server/reservations/list-reservations").listReservations;
+let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
+let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
+let tellHoldersOfSplitGpus: typeof import("@/server/notifications/booking-notices").tellHoldersOfSplitGpus;
+let db: typeof import("@/server/db").db;
+let fx: typeof import("@/server/testing/booking-fixtures");
+let factories: typeof import("@/server/testing/factories");
+
+const NOW = new Date("2026-12-01T10:00:00Z");
+const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
+const iso = (minutes: number) => at(minutes).toISOString();
+const INFO = { driverVersion: "590.48.01", cudaVersion: "13.1" };
+
+beforeAll(async () => {
+  await useTestDatabase();
+  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
+  ({ listReservations } = await import("@/server/reservations/list-reservations"));
+  ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
+  ({ tellHoldersOfSplitGpus } = await import("@/server/notifications/booking-notices"));
+  ({ db } = await import("@/server/db"));
+  fx = await import("@/server/testing/booking-fixtures");
+  factories = await import("@/server/testing/factories");
+}, 60_000);
+
+/** A host with H100s 0 and 1; `split()` reports GPU 0 as 4g.40gb + 3g.40gb, `whole()` as one GPU again. */
+async function layoutHost() {
+  const name = factories.uniqueName("silicon");
+  const host = await ensureLocalHost(name, true);
+  const gpu0 = factories.makeGpu({ index: 0 });
+  const gpu1 = factories.makeGpu({ index: 1, pciBusId: "00000000:18:00.0" });
+  const slices: GpuSample[] = [
+    ["4g.40gb", 40448],
+    ["3g.40gb", 40448],
+  ].map(([profile, memory], deviceIndex) =>
+    factories.makeGpu({
+      index: 0,
+      uuid: `MIG-${factories.gpuUuid().slice(4)}`,
+      memoryTotalMiB: memory as number,
+      utilizationGpuPct: null,
+      migMode: "Enabled",
+      mig: { parentUuid: gpu0.uuid, profile: profile as string, gpuInstanceId: [1, 2][deviceIndex]!, computeInstanceId: 0, deviceIndex },
+    }),
+  );
+  const whole = (seenAt: Date) => recordHostInventory(host.id, { name, ...INFO }, [{ ...gpu0, migMode: "Disabled" }, gpu1], seenAt);
+  const split = (seenAt: Date) => recordHostInventory(host.id, { name, ...INFO }, [{ ...gpu0, migMode: "Enabled", utilizationGpuPct: null }, ...slices, gpu1], seenAt);
+  return { id: host.id, name, gpu0, slices, whole, split };
+}
+
+/** Pairs of bookings on this host that share silicon (the same unit, or a GPU and one of its slices) and an instant. */
+async function siliconOverlaps(hostId: string): Promise<string[]> {
+  const rows = await db().reservationGpu.findMany({
+    where: { gpu: { hostId } },
+    select: { reservationId: true, startsAt: true, endsAt: true, gpu: { select: { uuid: true, parentUuid: true } } },
+  });
+  const found: string[] = [];
+  for (const a of rows) {
+    for (const b of rows) {
+      if (a.reservationId >= b.reservationId) continue;
+      const shared = a.gpu.uuid === b.gpu.uuid || a.gpu.parentUuid === b.gpu.uuid || b.gpu.parentUuid === a.gpu.uuid;
+      if (shared && rangesOverlap(a.startsAt.getTime(), a.endsAt.getTime(), b.startsAt.getTime(), b.endsAt.getTime())) found.push(`${a.reservationId} and ${b.reservationId}`);
+    }
+  }
+  return found;
+}
+
+describe("silicon is booked once across MIG layouts", () => {
+  it("whole then split: a slice of a GPU booked whole is refused for the same time, naming the whole booking; later it is free", async () => {
+    const host = await layoutHost();
+    await host.whole(NOW);
+    const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 120, purpose: "whole run" }, { now: NOW });
+    await host.split(at(1));
+
+    const refused = await fx.refusal(createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(10), durationMinutes: 120, purpose: "slice" }, { now: at(2) }));
+    expect(refused.code).toBe("conflict");
+    expect(refused.message).toContain(`GPU 0 on ${host.name} is booked by ${alice.name} until ${iso(125)} (purpose: whole run)`);
+    // "Any slice" finds none either: both slices share the booked GPU's silicon.
+    const any = await fx.refusal(createReservation(bob, { host: host.name, count: 1, slice: {}, startsAt: iso(10), durationMinutes: 60, purpose: "any" }, { now: at(2) }));
+    expect(any.code).toBe("conflict");
+    // After the whole booking ends, the slice is bookable.
+    const after = await createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(125), durationMinutes: 60, purpose: "after" }, { now: at(2) });
+    expect(after.gpus.map((gpu) => gpu.mig)).toEqual([{ deviceIndex: 0, profile: "4g.40gb" }]);
+
+    // The whole booking no longer maps to a unit: flagged to its holder and in the admins' list, and the holder is told once.
+    const mine = await listReservations(alice, { all: false, state: "current", limit: 10 }, at(3));
+    expect(mine.find((view) => view.id === whole.id)).toMatchObject({ sliceGone: true, gpus: [{ index: 0, gone: true }] });
+    const admin = await fx.createTestUser("admin");
+    const all = await listReservations(admin, { all: true, state: "current", limit: 20 }, at(3));
+    expect(all.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id)).toEqual([whole.id]);
+    expect(await tellHoldersOfSplitGpus(host.id, undefined, at(3))).toBe(1);
+    expect(await tellHoldersOfSplitGpus(host.id, undefined, at(4))).toBe(0);
+    const notice = await db().personNotice.findFirstOrThrow({ where: { userId: alice.id, event: "booking.unit_gone" }, select: { key: true } });
+    expect(notice.key).toContain(whole.id);
+    expect(await siliconOverlaps(host.id)).toEqual([]);
+  });
+
+  it("a changed inventory stored from an agent's reading is announced, and the split GPU's holder hears of it through that", async () => {
+    const { createHostPersistence } = await import("@/server/hosts/host-persistence");
+    const { onInventoryChanged } = await import("@/server/hosts/inventory-events");
+    const { startMisuseNotices } = await import("@/server/notifications/booking-notices");
+    const host = await layoutHost();
+    await host.whole(NOW);
+    const alice = await fx.createTestUser();
+    // The listener acts at the real time: the booking is one still to come then.
+    const real = new Date();
+    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: new Date(real.getTime() + 5 * 60_000).toISOString(), durationMinutes: 120, purpose: "whole, then split" }, { now: real });
+    const heard: string[] = [];
+    const stopHearing = onInventoryChanged((change) => heard.push(change.hostId));
+    const stopNotices = startMisuseNotices();
+    try {
+      const persistence = createHostPersistence();
+      const units = [{ ...host.gpu0, migMode: "Enabled", utilizationGpuPct: null }, ...host.slices];
+      persistence.persist({ id: host.id, name: host.name, simulated: false }, factories.makeSnapshot(units, real.getTime(), { host: { name: host.name, ...INFO } }), true);
+      await persistence.flush();
+      expect(heard).toContain(host.id);
+      await vi.waitFor(async () => {
+        expect(await db().personNotice.count({ where: { userId: alice.id, event: "booking.unit_gone", key: { contains: whole.id } } })).toBe(1);
+      });
+    } finally {
+      stopHearing();
+      stopNotices();
+    }
+  });
+
+  it("split then whole: a GPU one of whose slices is booked is refused whole, and 'any GPU' takes the other one", async () => {
+    const host = await layoutHost();
+    await host.split(NOW);
+    const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const slice = await createReservation(alice, { host: host.name, slices: ["0:1"], startsAt: iso(5), durationMinutes: 120, purpose: "slice run" }, { now: NOW });
+    await host.whole(at(1));
+
+    const refused = await fx.refusal(createReservation(bob, { host: host.name, gpus: [0], startsAt: iso(30), durationMinutes: 60, purpose: "whole" }, { now: at(2) }));
+    expect(refused.code).toBe("conflict");
+    expect(refused.message).toContain(`GPU 0:1 (3g.40gb) on ${host.name} is booked by ${alice.name} until ${iso(125)} (purpose: slice run)`);
+    const any = await createReservation(bob, { host: host.name, count: 1, startsAt: iso(30), durationMinutes: 60, purpose: "any" }, { now: at(2) });
+    expect(any.gpus.map((gpu) => gpu.index)).toEqual([1]);
+
+    // The slice booking is flagged: its slice is gone with the layout.
+    const mine = await listReservations(alice, { all: false, state: "current", limit: 10 }, at(3));
+    expect(mine.find((view) => view.id === slice.id)).toMatchObject({ sliceGone: true, gpus: [{ gone: true, mig: { deviceIndex: 1, profile: "3g.40gb" } }] });
+    expect(await siliconOverlaps(host.id)).toEqual([]);
+  });
+
+  /** The holder extends `held` into [40, 100) while twelve people book `request` for it at once: outcomes, the extension's first. */
+  async function extendWhileBooking(holder: Awaited<ReturnType<typeof fx.createTestUser>>, heldId: string, request: (i: number) => { gpus?: number[]; slices?: string[] }) {
+    const hostName = (await db().reservation.findUniqueOrThrow({ where: { id: heldId }, select: { host: { select: { name: true } } } })).host.name;
+    const people = await Promise.all(Array.from({ length: 12 }, () => fx.createTestUser()));
+    const outcome = (promise: Promise<unknown>, ok: string) => promise.then(() => ok, (error: { code?: string }) => error.code ?? "unexpected");
+    const outcomes = await Promise.all([
+      outcome(changeReservationEnd(holder, heldId, { endsAt: iso(120) }, { now: at(2) }), "extended"),
+      ...people.map((person, i) => outcome(createReservation(person, { host: hostName, ...request(i), startsAt: iso(40), durationMinutes: 60, purpose: `race ${i}` }, { now: at(2) }), "booked")),
+    ]);
+    expect(outcomes.every((value) => ["extended", "booked", "conflict"].includes(value))).toBe(true);
+    return { extended: outcomes[0] === "extended", booked: outcomes.filter((value) => value === "booked").length };
+  }
+
+  it("a whole booking extended into time its slices are being booked for: exactly one side wins the race", async () => {
+    const host = await layoutHost();
+    await host.whole(NOW);
+    const alice = await fx.createTestUser();
+    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 30, purpose: "whole" }, { now: NOW });
+    await host.split(at(1));
+    const { extended, booked } = await extendWhileBooking(alice, whole.id, (i) => ({ slices: [i % 2 === 0 ? "0:0" : "0:1"] }));
+    // Either the extension won (no slice booked) or slices won (one per slice, and the extension was refused).
+    expect(booked).toBe(extended ? 0 : 2);
+    expect(await siliconOverlaps(host.id)).toEqual([]);
+  });
+
+  it("a slice booking extended into time its GPU is being booked whole for: exactly one side wins the race", async () => {
+    const host = await layoutHost();
+    await host.split(NOW);
+    const alice = await fx.createTestUser();
+    const slice = await createReservation(alice, { host: host.name, slices: ["0:0"], startsAt: iso(5), durationMinutes: 30, purpose: "slice" }, { now: NOW });
+    await host.whole(at(1));
+    const { extended, booked } = await extendWhileBooking(alice, slice.id, () => ({ gpus: [0] }));
+    expect(booked).toBe(extended ? 0 : 1);
+    expect(await siliconOverlaps(host.id)).toEqual([]);
+  });
+});
