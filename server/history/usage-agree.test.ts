@@ -177,13 +177,19 @@ function expectOneStory(report: UsageReport) {
   expect(sum(csv.map((line) => Number(line.split(",")[2])))).toBeCloseTo(totals.bookedGpuHours, 1);
 }
 
+/** A host of one GPU, reporting from `t0`. */
+async function oneGpuHost(prefix: string, t0: number) {
+  const host = await ensureLocalHost(uniqueName(prefix), false);
+  const gpu = makeGpu({ index: 0 });
+  await recordHostInventory(host.id, { name: host.name, driverVersion: null, cudaVersion: null }, [gpu], new Date(t0));
+  const { id: gpuId } = await db().gpu.findFirstOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
+  return { host, gpu, gpuId };
+}
+
 describe("the usage report tells one story", () => {
   it("caps idle at the booked time and calls hours without readings unknown (Lin's 134 %, Dave's idle before the server started)", async () => {
     const t0 = Date.UTC(2026, 8, 1, 10, 0, 0);
-    const host = await ensureLocalHost(uniqueName("lin"), false);
-    const gpu = makeGpu({ index: 0 });
-    await recordHostInventory(host.id, { name: host.name, driverVersion: null, cudaVersion: null }, [gpu], new Date(t0));
-    const { id: gpuId } = await db().gpu.findFirstOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
+    const { host, gpu, gpuId } = await oneGpuHost("lin", t0);
     const lin = await person("Lin");
     // 59 minutes from 10:00:30: the 60 minutes it touches are held, all idle.
     const startsAt = new Date(t0 + 30_000);
@@ -222,6 +228,27 @@ describe("the usage report tells one story", () => {
     // The member's own page says the same as the admin's.
     const own = (await reportOf(t0, t0 + RANGE_MS, lin)).people.find((p) => p.userId === lin)!;
     expect(own.idleBookedGpuHours).toBeCloseTo(linRow.idleBookedGpuHours, 8);
+  });
+
+  it("counts a demo person's bookings as booked, unknown where no minute was stored (the demo's booking released for idleness before the server started)", async () => {
+    const t0 = Date.UTC(2026, 8, 2, 10, 0, 0);
+    const { host, gpu, gpuId } = await oneGpuHost("demo", t0);
+    const frankName = uniqueName("frank").toLowerCase();
+    const frank = (await db().user.create({ data: { id: randomUUID(), name: "Frank", email: `${frankName}@example.test`, username: frankName, simulated: true } })).id;
+    // Booked 10:00–12:20 and released for idleness; the server started at 12:50, so no minute of it is stored.
+    const startsAt = new Date(t0);
+    const endsAt = new Date(t0 + 140 * MINUTE_MS);
+    await db().reservation.create({ data: { userId: frank, hostId: host.id, startsAt, endsAt, purpose: "demo: notebook left open", status: "released", gpus: { create: [{ gpuId, startsAt, endsAt }] } } });
+    // Later he ran a notebook for ten minutes as the holder of the simulated fleet's minutes.
+    await upsertMinuteRows(db(), Array.from({ length: 10 }, (_, i) => makeMinuteRow(gpu.uuid, host.id, t0 + (170 + i) * MINUTE_MS, { utilAvg: 40, utilMax: 40, holderUserId: frank, busy: true })));
+
+    const report = await reportOf(t0, t0 + RANGE_MS);
+    const row = report.people.find((p) => p.userId === frank)!;
+    // What his bookings page and the limits say: 2 h 20 min; the 10 minutes he held are seen, the rest unknown.
+    expect(row.bookedGpuHours).toBeCloseTo(140 / 60, 8);
+    expect(row.unknownGpuHours).toBeCloseTo(130 / 60, 8);
+    expect(row.idleBookedGpuHours).toBe(0);
+    expectOneStory(report);
   });
 
   for (const seed of [1, 2, 3, 4]) {

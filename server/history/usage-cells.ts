@@ -41,14 +41,16 @@ const cellKey = (holder: string | null, host: string) => `${holder ?? ""}\u0000$
 
 /**
  * The cells of a report. `booked(holder, host)` gives a person's booked
- * GPU-hours on a host in the range; null for holders whose held minutes
- * stand for their bookings (the simulated fleet's synthetic history).
+ * GPU-hours on a host in the range, and whether their held minutes also
+ * stand for bookings (`synthetic`: the simulated fleet's demo people, whose
+ * synthetic history has minutes without bookings, and whose demo bookings
+ * may have none): then the larger of the two counts.
  * `bookedOnly` lists (holder, host) pairs that booked without any minute;
  * `handedBack` what idle release handed back of their bookings.
  */
 export function usageCells(
   rows: readonly HeldTime[],
-  booked: (holder: string, host: string) => number | null,
+  booked: (holder: string, host: string) => { hours: number; synthetic: boolean },
   bookedOnly: readonly { holder: string; host: string }[],
   handedBack: readonly HandedBackTime[] = [],
 ): UsageCell[] {
@@ -80,7 +82,8 @@ export function usageCells(
     if (sum.holder === null) {
       return { holder: null, host: sum.host, gpus: sum.gpus, ...NO_BOOKING, usedGpuHours: sum.util, busyGpuHours: sum.busy };
     }
-    const bookedGpuHours = booked(sum.holder, sum.host) ?? sum.held;
+    const fromBookings = booked(sum.holder, sum.host);
+    const bookedGpuHours = fromBookings.synthetic ? Math.max(fromBookings.hours, sum.held) : fromBookings.hours;
     const seen = Math.min(sum.held, bookedGpuHours);
     return {
       holder: sum.holder,

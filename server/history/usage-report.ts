@@ -240,9 +240,10 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
 
 /**
  * The cells: booked GPU-hours per person and host from their bookings
- * through gpuHoursOf (what the limits count), up to now; the simulated
- * fleet's demo people (synthetic history without bookings) from the
- * minutes they held; what idle release handed back, by releases in the range.
+ * through gpuHoursOf (what the limits count), up to now; for the simulated
+ * fleet's demo people (synthetic history without bookings) the minutes
+ * they held where those are more; what idle release handed back, by
+ * releases in the range.
  */
 async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: UsageCell[]; simulated: Set<string> }> {
   const { fromMs } = query.range;
@@ -267,9 +268,9 @@ async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: 
   const bookedOnly = [...booked.keys()].flatMap((key) => {
     if (key === null || seen.has(key)) return [];
     const [holder, host] = key.split("\u0000") as [string, string];
-    return simulated.has(holder) ? [] : [{ holder, host }];
+    return [{ holder, host }];
   });
-  const bookedHours = (holder: string, host: string) => (simulated.has(holder) ? null : gpuHoursOf(booked.get(personHostKey(holder, host)) ?? [], fromMs, untilMs));
+  const bookedHours = (holder: string, host: string) => ({ hours: gpuHoursOf(booked.get(personHostKey(holder, host)) ?? [], fromMs, untilMs), synthetic: simulated.has(holder) });
   return { cells: usageCells(held, bookedHours, bookedOnly, handedBack), simulated };
 }
 

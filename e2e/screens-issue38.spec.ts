@@ -1,0 +1,123 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+import { formatGpuHours } from "@/lib/usage-format";
+import type { UsageReport } from "@/lib/usage-types";
+import type { WaitlistView } from "@/lib/waitlist-schema";
+import { admin, createUser, gpudesk, releaseEverything, signIn } from "./helpers";
+
+/**
+ * Issue 38's screens with the demo fleet, for a person to look at
+ * (test-results/screens/issue38-*.png, with the API's answers beside them
+ * as JSON): /usage of a member, /admin/usage and /queue. Each page's
+ * figures are the API's for the same fixed range, as the page shows them.
+ */
+
+const SHOTS = "test-results/screens";
+
+test.setTimeout(240_000);
+
+/**
+ * The last day up to the last whole minute (with the demo's booking released
+ * for idleness earlier today): fixed, so that page and API read the same range.
+ */
+function fixedRange(): string {
+  const to = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
+  const from = to - 24 * 3600_000;
+  return `range=custom&from=${encodeURIComponent(new Date(from).toISOString())}&to=${encodeURIComponent(new Date(to).toISOString())}`;
+}
+
+/** The value of the top card with this label, as the page shows it. */
+function card(page: Page, label: string) {
+  return page.locator("dl > div").filter({ has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) }).locator("dd").first();
+}
+
+async function expectCardsAgree(page: Page, report: UsageReport, fleet: boolean) {
+  const { totals } = report;
+  await expect(card(page, "GPU-hours booked")).toHaveText(formatGpuHours(totals.bookedGpuHours));
+  await expect(card(page, "GPU-hours used")).toHaveText(formatGpuHours(totals.usedGpuHours));
+  await expect(card(page, "Idle while booked")).toHaveText(`${formatGpuHours(totals.idleBookedGpuHours)} GPU-h`);
+  if (fleet) await expect(card(page, "Used without a booking")).toHaveText(`${formatGpuHours(totals.unbookedUsedGpuHours)} GPU-h`);
+  await expect(page.getByTestId("handed-back")).toContainText(`${formatGpuHours(totals.handedBackGpuHours)} GPU-h in ${totals.handedBackReleases} release`);
+  // The people table: one row per person of the API's answer.
+  const rows = page.getByRole("table", { name: "GPU time per person" }).locator("tbody tr");
+  await expect(rows).toHaveCount(report.people.length);
+}
+
+async function usageOf(page: Page, query: string): Promise<UsageReport> {
+  const response = await page.request.get(`/api/v1/usage?${query}`);
+  expect(response.ok(), await response.text()).toBe(true);
+  return (await response.json()) as UsageReport;
+}
+
+test("issue 38 screens: /usage, /admin/usage and /queue agree with the API", async ({ browser, request }) => {
+  // A member with a booking of their own (demo people cannot sign in): their /usage.
+  const member = createUser("screenmember");
+  const memberToken = gpudesk(["token", "create", "--user", member.username]).stdout.trim();
+  const waiter = createUser("screenwaiter");
+  const waiterToken = gpudesk(["token", "create", "--user", waiter.username]).stdout.trim();
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  mkdirSync(SHOTS, { recursive: true });
+  try {
+    const booked = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${memberToken}` }, data: { count: 1, host: "sim-4090-a", durationMinutes: 60, purpose: "screens of issue 38" } });
+    expect(booked.status(), await booked.text()).toBe(201);
+    const bookedAt = Date.now();
+    // Something waits on /queue: four GPUs of sim-a100-a, where work runs without a booking.
+    const joined = await request.post("/api/v1/waitlist", { headers: { authorization: `Bearer ${waiterToken}` }, data: { count: 4, host: "sim-a100-a", durationMinutes: 30, purpose: "screens of issue 38" } });
+    expect(joined.status(), await joined.text()).toBe(201);
+    // Two whole minutes of the booking in the range, so that it has readings.
+    await expect.poll(() => Date.now() - bookedAt, { timeout: 200_000, intervals: [5_000] }).toBeGreaterThan(150_000);
+    const range = fixedRange();
+    const own = await context.newPage();
+    await signIn(own, member);
+    await own.goto(`/usage?${range}`);
+    const mine = await usageOf(own, range);
+    writeFileSync(`${SHOTS}/issue38-usage-member.json`, JSON.stringify({ totals: mine.totals, people: mine.people }, null, 2));
+    await expectCardsAgree(own, mine, false);
+    await own.screenshot({ path: `${SHOTS}/issue38-usage-member.png`, fullPage: true });
+
+    // /admin/usage: the whole fleet, the same range.
+    const boss = await context.newPage();
+    await signIn(boss, admin());
+    await boss.goto(`/admin/usage?${range}`);
+    const fleet = await usageOf(boss, range);
+    writeFileSync(`${SHOTS}/issue38-admin-usage.json`, JSON.stringify({ totals: fleet.totals, people: fleet.people, hosts: fleet.hosts }, null, 2));
+    await expectCardsAgree(boss, fleet, true);
+    // The member's row on the admin's page is their own page's figures; the demo's Dave's row is the API's.
+    expect(fleet.people.find((person) => person.username === member.username)?.bookedGpuHours).toBeCloseTo(mine.totals.bookedGpuHours, 6);
+    const people = boss.getByRole("table", { name: "GPU time per person" });
+    for (const person of fleet.people.filter((row) => row.username === "dave" || row.username === member.username)) {
+      await expect(people.locator("tbody tr").filter({ hasText: person.label }).first()).toContainText(formatGpuHours(person.bookedGpuHours));
+    }
+    await boss.screenshot({ path: `${SHOTS}/issue38-admin-usage.png`, fullPage: true });
+
+    // /queue: each row says what the API says.
+    await boss.goto("/queue");
+    const queue = ((await (await boss.request.get("/api/v1/waitlist")).json()) as { waiting: WaitlistView[] }).waiting;
+    writeFileSync(`${SHOTS}/issue38-queue.json`, JSON.stringify(queue, null, 2));
+    const rows = boss.locator('[data-testid="queue-row"]');
+    await expect(rows).toHaveCount(queue.length);
+    for (const [at, entry] of queue.entries()) {
+      if (entry.waitingBecause) await expect(rows.nth(at).getByTestId("waiting-because")).toHaveText(entry.waitingBecause.message.charAt(0).toUpperCase() + entry.waitingBecause.message.slice(1));
+    }
+    await boss.screenshot({ path: `${SHOTS}/issue38-queue.png`, fullPage: true });
+
+    // On a phone, the waiter's notice is one short line that a thumb can dismiss.
+    const mobile = await phone.newPage();
+    await signIn(mobile, waiter);
+    await mobile.goto("/reservations");
+    const notice = mobile.getByTestId("waiting-notice");
+    await expect(notice).toContainText("screens of issue 38");
+    await mobile.screenshot({ path: `${SHOTS}/issue38-notice-phone.png` });
+    expect((await notice.boundingBox())!.height).toBeLessThan(100);
+    await notice.getByRole("button", { name: "Dismiss" }).tap();
+    await expect(notice).toHaveCount(0);
+    await mobile.goto("/queue");
+    await mobile.screenshot({ path: `${SHOTS}/issue38-queue-phone.png`, fullPage: true });
+  } finally {
+    await context.close();
+    await phone.close();
+    await releaseEverything(request, waiterToken);
+    await releaseEverything(request, memberToken);
+  }
+});
