@@ -42,6 +42,7 @@ const OWN_LANE = [
   "alerts.spec.ts",
   "booking-proof.spec.ts",
   "display-fleet.spec.ts",
+  "display-free-now.spec.ts",
   "display-stale.spec.ts",
   "fleet-scale.spec.ts",
   "mig-slices.spec.ts",

@@ -145,9 +145,10 @@ for (const gpus of [32, 96]) {
             expect(pagesSeen.size).toBeGreaterThan(1);
             await expect(page.getByTestId("display-page")).toContainText(new RegExp(`Page \\d / ${pagesSeen.size}`));
           }
-          // The summary counts the whole fleet, not one page.
+          // The summary counts the whole fleet, not one page (models with no room on the strip in its "+N more models (F of T free)").
           const counted = await page.getByTestId("display-free-model").allInnerTexts();
-          const total = counted.reduce((sum, text) => sum + Number(/\/\s*(\d+)/.exec(text)?.[1] ?? 0), 0);
+          const more = await page.getByTestId("display-free-more").allInnerTexts();
+          const total = counted.reduce((sum, text) => sum + Number(/\/\s*(\d+)/.exec(text)?.[1] ?? 0), 0) + more.reduce((sum, text) => sum + Number(/of (\d+) free/.exec(text)?.[1] ?? 0), 0);
           expect(total).toBe(gpus);
         });
       });

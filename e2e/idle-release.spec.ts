@@ -125,6 +125,10 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     // Keep: the clock starts again, the notice goes, the keep is used.
     await notice.getByRole("button", { name: "Keep" }).click();
     await expect(notice).toHaveCount(0);
+    // Said back at once: what the keep did and what is left of them.
+    await expect(page.getByTestId("idle-kept")).toContainText(`GPU 0 on ${own.hostName}`);
+    await expect(page.getByTestId("idle-kept")).toContainText("Kept: the idle clock starts again now.");
+    await expect(page.getByTestId("idle-kept")).toContainText("No keeps left");
     const kept = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
     expect(kept.body.state).toBe("active");
 

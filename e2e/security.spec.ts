@@ -37,6 +37,21 @@ test("a malformed percent-encoding answers the JSON 400 (API) or the not-found p
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
 });
 
+test("an unknown /api/v1 path answers the API's JSON 404, known routes still answer, pages keep the HTML 404", async ({ request }) => {
+  for (const [method, path] of [["GET", "/api/v1/no-such-thing"], ["POST", "/api/v1/hosts/some-id/no-such-action"], ["DELETE", "/api/v1/a/b/c"]] as const) {
+    const response = await request.fetch(path, { method, headers: { origin: E2E_ORIGIN } });
+    expect(response.status(), `${method} ${path}`).toBe(404);
+    expect(response.headers()["content-type"]).toContain("application/json");
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: "not_found", message: expect.stringContaining(path) });
+  }
+  expect((await request.get("/api/v1/openapi.json")).status()).toBe(200);
+  expect((await request.get("/api/v1/me")).status()).toBe(401);
+  const page = await request.get("/no-such-page");
+  expect(page.status()).toBe(404);
+  expect(page.headers()["content-type"]).toContain("text/html");
+});
+
 test("pages may not be framed (except the wall display), and say nosniff and a referrer policy", async ({ request }) => {
   const home = await request.get("/login");
   expect(home.headers()["x-frame-options"]).toBe("DENY");

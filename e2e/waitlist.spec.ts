@@ -89,8 +89,11 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   const { reservations } = (await listed.json()) as { reservations: { id: string; purpose: string; state: string; host: { name: string } }[] };
   const granted = reservations.find((reservation) => reservation.purpose === "queued eval");
   expect(granted).toMatchObject({ state: "active", host: { name: HOST } });
+  await expect(page.getByTestId("grant-toast")).toHaveCount(1);
   const released = await page.request.post(`/api/v1/reservations/${granted?.id}/release`, { headers: { origin: E2E_ORIGIN } });
   expect(released.ok()).toBe(true);
+  // "Your GPUs are ready" is no longer true: the toast goes with the booking.
+  await expect(page.getByTestId("grant-toast")).toHaveCount(0, { timeout: 15_000 });
   await context.close();
 });
 

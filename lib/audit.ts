@@ -58,7 +58,15 @@ export type KnownAuditAction =
   | "team.delete"
   | "team.member.add"
   | "team.member.remove"
-  | "limits.update";
+  | "limits.update"
+  | "enforcement.requested"
+  /** Not requested: the process ran before its GPU was booked (server/enforcement/enforcement-plan.ts). */
+  | "enforcement.spared"
+  | "enforcement.sigterm"
+  | "enforcement.sigkill"
+  | "enforcement.exited"
+  | "enforcement.gone"
+  | "enforcement.refused";
 
 /** Teams and limits (and enforcement's own lines) name their actions within their kind. */
 export type AuditAction = KnownAuditAction | `team.${string}` | `limit.${string}` | `limits.${string}` | `enforcement.${string}`;
@@ -109,6 +117,13 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "team.member.add": "Added to a team",
   "team.member.remove": "Removed from a team",
   "limits.update": "Changed a person's limits",
+  "enforcement.requested": "Asked the host to stop a process",
+  "enforcement.spared": "Spared a process that ran before the booking",
+  "enforcement.sigterm": "Sent a process SIGTERM",
+  "enforcement.sigkill": "Sent a process SIGKILL",
+  "enforcement.exited": "A stopped process exited",
+  "enforcement.gone": "The process to stop was already gone",
+  "enforcement.refused": "The host refused to stop a process",
 };
 
 /** The kind an action belongs to: `user.role` → `user`; enforcement's lines are the host's. */

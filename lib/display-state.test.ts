@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GpuReconciliation } from "@/lib/attribution";
 import { displayGpusFromFleet } from "@/lib/display-from-fleet";
-import { displayTiles, filterHosts, hostInventoryText, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/display-state";
+import { displayTiles, filterHosts, hiddenModelsText, hostInventoryText, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/display-state";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { liveGpuFixture } from "@/lib/testing/live-fixtures";
 
@@ -60,6 +60,13 @@ describe("summarizeTiles", () => {
       { model: "H100 80GB", free: 1, total: 3 },
       { model: "RTX 4090", free: 0, total: 1 },
     ]);
+  });
+});
+
+describe("hiddenModelsText", () => {
+  it("names how many models and how many of their GPUs are free, so the strip never drops one silently", () => {
+    expect(hiddenModelsText([{ model: "H200", free: 3, total: 8 }, { model: "RTX 4090", free: 0, total: 4 }])).toBe("+2 more models (3 of 12 free)");
+    expect(hiddenModelsText([{ model: "A100", free: 56, total: 56 }])).toBe("+1 more model (56 of 56 free)");
   });
 });
 

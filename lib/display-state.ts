@@ -134,6 +134,13 @@ export function summarizeTiles(tiles: Iterable<DisplayTile>): DisplaySummary {
   return { freeByModel, counts };
 }
 
+/** The models the free-now strip has no room for, in one chip: "+3 more models (5 of 40 free)". */
+export function hiddenModelsText(hidden: DisplaySummary["freeByModel"]): string {
+  const free = hidden.reduce((sum, entry) => sum + entry.free, 0);
+  const total = hidden.reduce((sum, entry) => sum + entry.total, 0);
+  return `+${hidden.length} more model${hidden.length === 1 ? "" : "s"} (${free} of ${total} free)`;
+}
+
 /**
  * Hosts a `?hosts=a,b` filter names (case-insensitive), in fleet order, and
  * the names that matched nothing. No filter: every host.

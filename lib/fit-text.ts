@@ -24,8 +24,9 @@ export interface FittedLine {
 
 let context: CanvasRenderingContext2D | null = null;
 
-function measure(text: string, px: number, { weight, family }: FitOptions): number {
-  context ??= document.createElement("canvas").getContext("2d");
+/** The width of `text` drawn at `px` in the given weight and family (the browser's own canvas; an estimate without one). */
+export function measureText(text: string, px: number, { weight, family }: Pick<FitOptions, "weight" | "family">): number {
+  if (typeof document !== "undefined") context ??= document.createElement("canvas").getContext("2d");
   if (!context) return text.length * px * 0.62;
   context.font = `${weight} ${px}px ${family}`;
   return context.measureText(text).width;
@@ -43,14 +44,28 @@ export function shortenMiddle(text: string, fits: (candidate: string) => boolean
   return `${chars[0] ?? ""}…`;
 }
 
+/**
+ * The longest run of whole leading words of `text` that `fits` ("Lin Wei
+ * Zhang" → "Lin Wei"), or null when not even the first word does: a label is
+ * never cut inside a word. Pure, so that it can be tested with any measure.
+ */
+export function keepWholeWords(text: string, fits: (candidate: string) => boolean): string | null {
+  const words = text.trim().split(/\s+/);
+  for (let count = words.length; count >= 1; count--) {
+    const candidate = words.slice(0, count).join(" ");
+    if (fits(candidate)) return candidate;
+  }
+  return null;
+}
+
 /** The line at the largest size that fits `widthPx`, else shortened at the smallest size. */
 export function fitLine(text: string, widthPx: number, options: FitOptions): FittedLine {
   // A pixel of slack: canvas and layout round differently.
   const room = widthPx - 1;
-  const natural = measure(text, options.maxPx, options);
+  const natural = measureText(text, options.maxPx, options);
   if (natural <= room) return { text, fontPx: options.maxPx, shortened: false };
   const scaled = Math.floor(((options.maxPx * room) / natural) * 10) / 10;
-  if (scaled >= options.minPx && measure(text, scaled, options) <= room) return { text, fontPx: scaled, shortened: false };
-  const short = shortenMiddle(text, (candidate) => measure(candidate, options.minPx, options) <= room);
+  if (scaled >= options.minPx && measureText(text, scaled, options) <= room) return { text, fontPx: scaled, shortened: false };
+  const short = shortenMiddle(text, (candidate) => measureText(candidate, options.minPx, options) <= room);
   return { text: short, fontPx: options.minPx, shortened: short !== text };
 }

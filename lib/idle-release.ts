@@ -90,6 +90,12 @@ function formatGiB(mib: number): string {
 }
 
 /** The keep sentence: how many are left, or that none are. */
+/** What Keep did, said back at once: "Kept: the idle clock starts again now. It is released at 16:30 at the earliest if it stays idle. No keeps left: …" */
+export function keptSentence(idle: { releaseAt: string | null; keepsLeft: number } | null, clock: (iso: string) => string): string {
+  const until = idle?.releaseAt ? ` It is released at ${clock(idle.releaseAt)} at the earliest if it stays idle.` : "";
+  return `Kept: the idle clock starts again now.${until} ${keepsSentence(idle?.keepsLeft ?? 0)}`;
+}
+
 export function keepsSentence(keepsLeft: number): string {
   if (keepsLeft <= 0) return "No keeps left: use the GPUs or extend the booking to keep them.";
   return keepsLeft === 1 ? "You can keep it once more." : `You can keep it ${keepsLeft} more times.`;

@@ -156,7 +156,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", (error) => reject(describeListenError(error, env.PORT, env.HOST)));
+    httpServer.once("error", (error) => void describeListenError(error, env.PORT, env.HOST).then(reject));
     httpServer.listen(env.PORT, env.HOST, resolve);
   });
   const url = `http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${env.PORT}`;

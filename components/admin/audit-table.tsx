@@ -2,41 +2,14 @@
 
 import Link from "next/link";
 import { formatWhen } from "@/lib/local-time";
-import { AUDIT_ACTION_LABELS, type AuditEntryView, type KnownAuditAction } from "@/lib/audit";
+import { type AuditEntryView } from "@/lib/audit";
+import { auditActionLabel, auditSentence } from "@/lib/audit-sentence";
 import { useNow } from "@/components/live/use-now";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
 
-type Json = Record<string, unknown> | null;
-
-function asObject(value: unknown): Json {
-  return value && typeof value === "object" ? (value as Record<string, unknown>) : null;
-}
-
-/** Before and after, in words: the fields that changed, times in the viewer's zone. */
+/** The row as a sentence, its times in the viewer's zone (empty until the clock is known, so that server and browser agree). */
 function describe(entry: AuditEntryView, nowMs: number): string {
-  const before = asObject(entry.before);
-  const after = asObject(entry.after);
-  const show = (key: string, value: unknown) =>
-    typeof value === "string" && /At$/.test(key) && nowMs ? formatWhen(value, nowMs) : Array.isArray(value) ? value.map((item) => asObject(item)?.index ?? item).join(", ") : String(value);
-  if (!before && after && entry.entityType === "reservation") {
-    // Entries since issue 37 name each unit ("GPU 0:2 (1g.10gb)"); older ones list GPU indices.
-    const units = Array.isArray(after.gpus) ? after.gpus.map((item) => asObject(item)?.unit).filter((unit) => typeof unit === "string") : [];
-    const gpus = units.length > 0 ? units.join(", ") : `GPU ${show("gpus", after.gpus)}`;
-    return `${after.host ?? ""} ${gpus}, ${show("startsAt", after.startsAt)} – ${show("endsAt", after.endsAt)}: ${after.purpose ?? ""}`;
-  }
-  const parts: string[] = [];
-  if (!before && after) {
-    for (const [key, value] of Object.entries(after)) parts.push(`${key}: ${show(key, value)}`);
-    return parts.join("; ");
-  }
-  for (const key of Object.keys({ ...before, ...after })) {
-    if (key === "reason") continue;
-    const from = before?.[key];
-    const to = after?.[key];
-    if (JSON.stringify(from) !== JSON.stringify(to)) parts.push(`${key}: ${show(key, from)} → ${show(key, to)}`);
-  }
-  if (typeof after?.reason === "string") parts.push(`reason: ${after.reason}`);
-  return parts.join("; ") || "no change";
+  return nowMs ? auditSentence(entry, (iso) => formatWhen(iso, nowMs)) : "";
 }
 
 /** The log, newest first; `olderHref` is the link to the next page with the same filters. */
@@ -68,7 +41,7 @@ export function AuditTable({ entries, olderHref }: { entries: AuditEntryView[]; 
                   )}
                 </td>
                 <td className={td}>
-                  {AUDIT_ACTION_LABELS[entry.action as KnownAuditAction] ?? entry.action}
+                  {auditActionLabel(entry.action)}
                   {entry.entityType !== "policy" && <span className="block font-mono text-xs text-slate-500 dark:text-slate-400">{entry.entityId}</span>}
                   <span className="mt-1 block text-xs text-slate-600 sm:hidden dark:text-slate-400">{describe(entry, now)}</span>
                 </td>

@@ -83,6 +83,11 @@ export function UserRow({ user, isSelf, directory, onUpdated }: UserRowProps) {
       <tr className={`${t.bodyRow} ${user.disabled ? "text-slate-500 dark:text-slate-400" : ""}`}>
         <td className={`${t.td} font-medium whitespace-nowrap`}>
           <span className="font-mono">{user.username}</span>
+          {user.simulated && (
+            <span className="ml-2" title="A demo person of the simulated fleet: no password, cannot sign in">
+              <Badge tone="warn">simulated</Badge>
+            </span>
+          )}
           {isSelf && (
             <span className="ml-2">
               <Badge>you</Badge>

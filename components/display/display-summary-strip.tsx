@@ -1,5 +1,8 @@
+"use client";
+
+import { useLayoutEffect, useRef, useState } from "react";
 import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
-import type { DisplaySummary } from "@/lib/display-state";
+import { hiddenModelsText, type DisplaySummary } from "@/lib/display-state";
 
 /** The tiles' colours in small: the two kinds of "in use" differ here as on the tiles. */
 const SWATCHES: Record<GpuState, string> = {
@@ -37,6 +40,22 @@ interface DisplaySummaryStripProps {
 export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, openAlerts, height, scale, simulated = false }: DisplaySummaryStripProps) {
   const base = 18 * scale;
   const big = 30 * scale;
+  const models = summary.freeByModel;
+  const modelsKey = models.map((entry) => entry.model).join("\n");
+  // How many models fit on the strip's one line; the rest are named as "+N more models", never dropped silently.
+  const [fitting, setFitting] = useState({ key: "", shown: models.length, base });
+  const current = fitting.key === modelsKey && fitting.base === base ? fitting.shown : models.length;
+  const chips = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const box = chips.current;
+    if (!box) return;
+    // A chip that wrapped sits below the first line, which the strip's height hides: show one model fewer.
+    const lineTop = box.firstElementChild?.getBoundingClientRect().top ?? 0;
+    const wrapped = [...box.children].some((chip) => chip.getBoundingClientRect().top > lineTop + 1);
+    if (wrapped && current > 0) setFitting({ key: modelsKey, shown: current - 1, base });
+    else if (fitting.key !== modelsKey || fitting.base !== base) setFitting({ key: modelsKey, shown: current, base });
+  });
+  const hidden = models.slice(current);
 
   return (
     <header
@@ -44,10 +63,10 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       className="flex items-center gap-[1.2em] overflow-hidden rounded-md border-2 border-zinc-700 bg-zinc-950 px-[0.8em] text-white"
       style={{ height, fontSize: base, lineHeight: 1.15 }}
     >
-      {/* Chips that do not fit wrap onto a second line, which the strip's height hides: no half-shown model. */}
-      <div className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden">
+      {/* Chips that do not fit would wrap onto a second line, which the strip's height hides: the effect above shows fewer and says how many more. */}
+      <div ref={chips} className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden">
         <span className="flex h-full shrink-0 items-center font-bold tracking-wide text-emerald-300 uppercase">Free now</span>
-        {summary.freeByModel.map(({ model, free, total }) => (
+        {models.slice(0, current).map(({ model, free, total }) => (
           <span key={model} data-testid="display-free-model" className="flex h-full shrink-0 items-center whitespace-nowrap">
             <span className="flex items-baseline gap-[0.35em]">
               <span className={`font-bold tabular-nums ${free > 0 ? "text-emerald-300" : "text-zinc-400"}`} style={{ fontSize: big }}>
@@ -58,6 +77,11 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
             </span>
           </span>
         ))}
+        {hidden.length > 0 && (
+          <span data-testid="display-free-more" className="flex h-full shrink-0 items-center font-semibold whitespace-nowrap text-zinc-200">
+            {hiddenModelsText(hidden)}
+          </span>
+        )}
         {unknownHosts.length > 0 && (
           <span className="flex h-full shrink-0 items-center font-semibold text-amber-300">Unknown host: {unknownHosts.join(", ")}</span>
         )}

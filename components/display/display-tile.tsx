@@ -3,6 +3,8 @@ import { DASH, ratioPercent } from "@/lib/format";
 import type { GpuState } from "@/lib/gpu-availability";
 import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/display-state";
 import { formatDisplayTime } from "@/lib/display-time";
+import { fitTileText } from "@/lib/display-tile-text";
+import { measureText } from "@/lib/fit-text";
 import { sameTileProps, type DisplayTileProps } from "@/components/display/tile-props";
 
 /**
@@ -42,6 +44,12 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
   // The temperature sits beside the big number only where "100%" and "100°C" both fit (bold digits ≈ 0.62 em).
   const roomForTemperature = 4 * 0.62 * typography.utilization + 5 * 0.62 * typography.text + typography.text <= width - 2 * typography.padding - 4;
   const text: CSSProperties = { fontSize: typography.text, lineHeight: 1.2 };
+  const unit = tile.slice ? `${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`;
+  const stateLabel = DISPLAY_STATE_LABELS[tile.state];
+  const fitted = fitTileText(
+    { unit, unitShort: tile.slice ? tile.slice.ref : unit, state: stateLabel.toUpperCase(), who: holder.who, when: holder.when, innerWidth: width - 2 * typography.padding - 4, gapPx: typography.text / 2 },
+    tileTextWidths(typography.text),
+  );
 
   return (
     <li
@@ -53,9 +61,11 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
       style={{ width, height, padding: typography.padding, gap: typography.gap }}
     >
       <div className="flex min-w-0 items-baseline justify-between gap-[0.5em]" style={text}>
-        <span className="shrink-0 font-bold tabular-nums">{tile.slice ? `${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`}</span>
+        <span data-testid="display-tile-unit" className="shrink-0 font-bold tabular-nums" title={fitted.unit === unit ? undefined : unit}>
+          {fitted.unit}
+        </span>
         <span data-testid="display-tile-state" className="min-w-0 truncate font-bold uppercase tracking-wide">
-          {DISPLAY_STATE_LABELS[tile.state]}
+          {stateLabel}
         </span>
       </div>
 
@@ -94,12 +104,27 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
 
       {/* The name gives way before the time: "until 14:00" must never be cut off. */}
       <p data-testid="display-holder" className="flex min-w-0 shrink-0 font-semibold whitespace-nowrap" style={text}>
-        <span className="min-w-0 truncate">{holder.who}</span>
+        <span data-testid="display-holder-name" className="min-w-0 truncate" title={fitted.who === holder.who ? undefined : holder.who}>
+          {fitted.who}
+        </span>
         {holder.when && <span className="shrink-0">{`\u00a0· ${holder.when}`}</span>}
       </p>
     </li>
   );
 }, sameTileProps);
+
+let pageFont: string | null = null;
+
+/** Widths in the page's own font at a tile's text size (tracking-wide is 0.025 em a letter). */
+function tileTextWidths(px: number) {
+  pageFont ??= typeof document === "undefined" ? "sans-serif" : getComputedStyle(document.body).fontFamily;
+  const family = pageFont;
+  return {
+    bold: (text: string) => measureText(text, px, { weight: 700, family }),
+    state: (text: string) => measureText(text, px, { weight: 700, family }) + [...text].length * 0.025 * px,
+    semibold: (text: string) => measureText(text, px, { weight: 600, family }),
+  };
+}
 
 /** "45 / 80 GiB" in whole GiB: tenths are noise at this distance. */
 function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): string {

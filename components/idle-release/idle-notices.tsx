@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { holdingSentence, idleSentence, keepsSentence, type IdleNotice } from "@/lib/idle-release";
+import { holdingSentence, idleSentence, keepsSentence, keptSentence, type IdleNotice } from "@/lib/idle-release";
 import { formatClock } from "@/lib/local-time";
 import { getLiveSocket } from "@/components/live/live-socket";
 import type { ReservationView } from "@/lib/reservation-types";
@@ -14,6 +14,8 @@ import { unitsPhrase } from "@/lib/gpu-availability";
 
 /** The person's current bookings are read again this often, in case the socket missed the moment. */
 const POLL_MS = 30_000;
+/** A keep's confirmation stays this long (or until dismissed): it answers a click, it is no standing notice. */
+const KEPT_SHOWN_MS = 10_000;
 
 const clock = (iso: string) => formatClock(Date.parse(iso));
 
@@ -61,6 +63,7 @@ export function IdleNotices({ userId }: { userId: string }) {
   const [warnings, setWarnings] = useState<Shown[]>([]);
   const [released, setReleased] = useState<Shown[]>([]);
   const [dismissed, setDismissed] = useState<Set<string>>(new Set());
+  const [kept, setKept] = useState<Shown[]>([]);
   const [version, setVersion] = useState(0);
   const onPage = usePageNoticeChoice("booking.idle_release");
 
@@ -89,6 +92,18 @@ export function IdleNotices({ userId }: { userId: string }) {
     };
   }, [userId, version, onPage]);
 
+  // Each confirmation goes by itself after a while.
+  useEffect(() => {
+    if (kept.length === 0) return;
+    const timer = setTimeout(() => setKept((current) => current.slice(1)), KEPT_SHOWN_MS);
+    return () => clearTimeout(timer);
+  }, [kept]);
+
+  const onKept = (entry: Shown, view: ReservationView) => {
+    setKept((current) => [...current.filter((shown) => shown.reservationId !== entry.reservationId), { ...entry, text: keptSentence(view.idle, clock), keepsLeft: null }]);
+    setVersion((value) => value + 1);
+  };
+
   const keyOf = (entry: Shown) => `${entry.reservationId}:${entry.keepsLeft === null ? "r" : "w"}`;
   const shown = [...warnings.filter((warning) => !released.some((entry) => entry.reservationId === warning.reservationId)), ...released].filter(
     (entry) => !dismissed.has(keyOf(entry)),
@@ -98,7 +113,19 @@ export function IdleNotices({ userId }: { userId: string }) {
       tone="warning"
       at="top"
       wide
-      notices={shown.map((entry) => ({
+      notices={[
+        ...kept.map((entry) => ({
+          key: `${entry.reservationId}:kept`,
+          testId: "idle-kept",
+          tone: "success" as const,
+          onDismiss: () => setKept((current) => current.filter((shown) => shown.reservationId !== entry.reservationId)),
+          body: (
+            <p>
+              <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}
+            </p>
+          ),
+        })),
+        ...shown.map((entry) => ({
         key: keyOf(entry),
         testId: "idle-notice",
         onDismiss: () => setDismissed((current) => new Set([...current, keyOf(entry)])),
@@ -112,12 +139,13 @@ export function IdleNotices({ userId }: { userId: string }) {
             </p>
             {entry.keepsLeft !== null && (
               <div className="flex flex-wrap items-center gap-2">
-                <KeepButton reservationId={entry.reservationId} keepsLeft={entry.keepsLeft} onKept={() => setVersion((value) => value + 1)} />
+                <KeepButton reservationId={entry.reservationId} keepsLeft={entry.keepsLeft} onKept={(view) => onKept(entry, view)} />
               </div>
             )}
           </div>
         ),
-      }))}
+        })),
+      ]}
     />
   );
 }

@@ -10,7 +10,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 const clock = (iso: string) => formatClock(Date.parse(iso));
 
 /** "Keep": the button on the booking and on the page notice; the API answers with the booking as it is now. */
-export function KeepButton({ reservationId, onKept, keepsLeft }: { reservationId: string; onKept: () => void; keepsLeft: number }) {
+export function KeepButton({ reservationId, onKept, keepsLeft }: { reservationId: string; onKept: (kept: ReservationView) => void; keepsLeft: number }) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   if (keepsLeft <= 0) return null;
@@ -25,7 +25,7 @@ export function KeepButton({ reservationId, onKept, keepsLeft }: { reservationId
           setError(null);
           const result = await apiRequest<ReservationView>("POST", `/api/v1/reservations/${reservationId}/keep`);
           setPending(false);
-          if (result.ok) onKept();
+          if (result.ok) onKept(result.data);
           else setError(result.error.message);
         }}
       >

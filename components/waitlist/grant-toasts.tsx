@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { retainLiveFleet } from "@/components/live/live-fleet-store";
+import { grantsStillHeld } from "@/lib/grant-toasts";
+import { getFleetState, retainLiveFleet, subscribeFleet } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
 import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
 import { NoticeStack, type StackedNotice } from "@/components/notices/notice-stack";
@@ -41,13 +42,17 @@ const dismissedWaits = storedIds(() => window.sessionStorage, "gpudesk.dismissed
 
 interface Toast {
   entryId: string;
+  /** The booking the grant made; the toast goes when it is released. */
+  reservationId: string | null;
+  /** Browser clock when it appeared. */
+  shownAt: number;
   /** "GPUs 2, 3 on node-b", or "2 GPUs" when read back from the request. */
   text: string;
   purpose: string;
 }
 
 function toastOf(entry: WaitlistView): Toast {
-  return { entryId: entry.id, purpose: entry.purpose, text: `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? "a host"}` };
+  return { entryId: entry.id, reservationId: entry.reservationId, shownAt: Date.now(), purpose: entry.purpose, text: `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? "a host"}` };
 }
 
 /**
@@ -86,7 +91,7 @@ export function GrantToasts({ userId }: { userId: string }) {
     const onGranted = (notice: GrantNotice) => {
       if (notice.userId !== userId) return;
       const gpus = `${notice.units} on ${notice.hostName}`;
-      show([{ entryId: notice.entryId, text: gpus, purpose: notice.purpose }]);
+      show([{ entryId: notice.entryId, reservationId: notice.reservationId, shownAt: Date.now(), text: gpus, purpose: notice.purpose }]);
       void load();
     };
     void load();
@@ -105,6 +110,30 @@ export function GrantToasts({ userId }: { userId: string }) {
 
   // Keep the live socket open while a request waits, so the grant arrives the moment it happens.
   useEffect(() => (waiting ? retainLiveFleet() : undefined), [waiting]);
+
+  // "Your GPUs are ready" is true while the booking lasts: the toast goes when the live bookings no longer hold it (released, cancelled).
+  const seenBookings = useRef(new Set<string>());
+  const watching = toasts.some((toast) => toast.reservationId !== null);
+  useEffect(() => {
+    if (!watching) return;
+    const check = () => {
+      const fleet = getFleetState();
+      if (!fleet.hasSnapshot) return;
+      const bookingIds = new Set(fleet.bookings.map((booking) => booking.reservationId));
+      setToasts((current) => {
+        const kept = grantsStillHeld(current, { bookingIds, updatedAt: fleet.lastUpdateAt }, seenBookings.current);
+        for (const toast of current) if (toast.reservationId && bookingIds.has(toast.reservationId)) seenBookings.current.add(toast.reservationId);
+        return kept.length === current.length ? current : kept;
+      });
+    };
+    const release = retainLiveFleet();
+    const unsubscribe = subscribeFleet(check);
+    check();
+    return () => {
+      unsubscribe();
+      release();
+    };
+  }, [watching]);
 
   // The queue page says it on each row already.
   const waitNotice =

@@ -115,7 +115,7 @@ beforeAll(async () => {
 
 // Route handlers type their params precisely; a method signature lets the table hold them all.
 type Handler = {
-  call(request: Request, context: { params: Promise<Record<string, string>> }): Promise<Response>;
+  call(request: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response>;
 }["call"];
 
 async function handlerOf(route: string): Promise<Handler> {

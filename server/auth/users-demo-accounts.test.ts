@@ -41,6 +41,16 @@ describe("a real person and the demo accounts", () => {
     expect(person.unixLogin).toBe("rowan");
   });
 
+  it("lists the demo people as simulated and real people as not (Admin → Users marks them)", async () => {
+    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { createUser, listUsers } = await import("@/server/auth/users");
+    await ensureDemoAccounts(["tamsin"]);
+    await createUser({ username: "ulrike", password: "ulrike-password-1" });
+    const listed = await listUsers();
+    expect(listed.find((user) => user.username === "tamsin")).toMatchObject({ simulated: true });
+    expect(listed.find((user) => user.username === "ulrike")).toMatchObject({ simulated: false });
+  });
+
   it("still refuses a username or login that belongs to a real person", async () => {
     const { createUser } = await import("@/server/auth/users");
     await createUser({ username: "sasha", password: "sasha-password-1" });

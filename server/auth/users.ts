@@ -60,9 +60,11 @@ export interface UserSummary {
   createdAt: Date;
   /** The next directory sign-in of this username may take the account (an admin's link, not used yet). */
   directoryLink: boolean;
+  /** A demo person of the simulated fleet (alice … frank): no password, marked "simulated" in Admin → Users. */
+  simulated: boolean;
 }
 
-const userSelect = { id: true, username: true, name: true, role: true, unixLogin: true, banned: true, createdAt: true, directoryLink: true } as const;
+const userSelect = { id: true, username: true, name: true, role: true, unixLogin: true, banned: true, createdAt: true, directoryLink: true, simulated: true } as const;
 
 function summarize(row: {
   id: string;
@@ -73,6 +75,7 @@ function summarize(row: {
   banned: boolean | null;
   createdAt: Date;
   directoryLink: boolean;
+  simulated: boolean;
 }): UserSummary {
   return {
     id: row.id,
@@ -83,6 +86,7 @@ function summarize(row: {
     disabled: Boolean(row.banned),
     createdAt: row.createdAt,
     directoryLink: row.directoryLink,
+    simulated: row.simulated,
   };
 }
 

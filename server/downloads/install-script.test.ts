@@ -120,7 +120,9 @@ describe("install.sh", () => {
     expect(result.stdout).not.toContain("warning");
     expect(result.stdout).toContain(`installed gpudesk ${GPUDESK_VERSION}`);
     expect(result.stdout).toContain("wrote the host token");
-    expect(result.stdout).toContain("did not start the service");
+    // Not started (--prefix): it says how to start it, and never that the host reports already.
+    expect(result.stdout).toContain("done, not started (--no-start or --prefix): start it with systemctl enable --now gpudesk-agent.service");
+    expect(result.stdout).not.toMatch(/this host reports .* within seconds/);
   });
 
   it("passes systemd-analyze verify, where systemd is installed", async (context) => {

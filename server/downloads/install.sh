@@ -294,12 +294,20 @@ chmod 0644 "$UNIT_FILE.new"
 mv -f "$UNIT_FILE.new" "$UNIT_FILE"
 say "wrote $UNIT_FILE"
 
+# "Reports within seconds" only when the service runs; otherwise what to do to start it.
 if use_systemctl; then
   systemctl daemon-reload
   systemctl enable "$UNIT_NAME" >/dev/null 2>&1
   systemctl restart "$UNIT_NAME"
-  say "enabled and (re)started $UNIT_NAME; its log: journalctl -u $UNIT_NAME -f"
+  if systemctl is-active --quiet "$UNIT_NAME"; then
+    say "enabled and (re)started $UNIT_NAME; its log: journalctl -u $UNIT_NAME -f"
+    say "done: this host reports to $SERVER_URL within seconds (Admin > Hosts shows it)"
+  else
+    say "enabled $UNIT_NAME but it is not running: see why with journalctl -u $UNIT_NAME -e, then systemctl restart $UNIT_NAME"
+  fi
+elif [ "$NO_START" -eq 1 ]; then
+  say "done, not started (--no-start or --prefix): start it with systemctl enable --now $UNIT_NAME; it reports to $SERVER_URL within seconds of starting"
 else
-  say "did not start the service (--no-start, --prefix or no systemd here): systemctl enable --now $UNIT_NAME"
+  say "done, not started: this machine does not run systemd. Start the agent as root under your init system:"
+  say "  sh -c 'set -a; . $ENV_FILE; exec $NODE_BIN $NODE_FLAGS $BUNDLE agent --server $SERVER_URL$ENFORCE'"
 fi
-say "done: this host reports to $SERVER_URL within seconds (Admin > Hosts shows it)"

@@ -1,16 +1,8 @@
+import type { KnownAuditAction } from "@/lib/audit";
 import { recordAudit } from "@/server/audit/audit-log";
 
-/** Audit actions of enforcement (entity: the host). */
-export type EnforcementAuditAction =
-  | "host_setting.update"
-  | "enforcement.requested"
-  /** Not requested: the process ran before its GPU was booked (server/enforcement/enforcement-plan.ts). */
-  | "enforcement.spared"
-  | "enforcement.sigterm"
-  | "enforcement.sigkill"
-  | "enforcement.exited"
-  | "enforcement.gone"
-  | "enforcement.refused";
+/** Audit actions of enforcement (entity: the host); lib/audit.ts names them. */
+export type EnforcementAuditAction = Extract<KnownAuditAction, "host_setting.update" | `enforcement.${string}`>;
 
 /** One line in the audit log about a host: who (null: gpudesk itself), what, and the details. */
 export async function recordHostAudit(entry: {

@@ -10,7 +10,10 @@ function routeOperations(): string[] {
   const visit = (dir: string) => {
     for (const entry of readdirSync(path.join(repoRoot, dir), { withFileTypes: true })) {
       const relative = path.join(dir, entry.name);
-      if (entry.isDirectory()) visit(relative);
+      // The catch-all answers unknown paths with a 404; it is no operation.
+      if (entry.isDirectory()) {
+        if (!entry.name.startsWith("[...")) visit(relative);
+      }
       else if (entry.name === "route.ts") {
         const source = readFileSync(path.join(repoRoot, relative), "utf8");
         const apiPath = `/${path.dirname(relative).split(path.sep).slice(1).join("/")}`.replace(/\[(\w+)\]/g, "{$1}");

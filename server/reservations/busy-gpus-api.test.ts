@@ -130,6 +130,21 @@ describe("booking GPUs on which something runs now", () => {
     });
   });
 
+  it("says a host that stopped reporting is offline, not that its last-seen processes still run", async () => {
+    const host = await hostRunning({ 1: [{ pid: 691, user: "bob", command: "python train.py" }] });
+    fleet.disconnectHost(host.id);
+
+    const refused = await book(tokens.alice, { host: host.name, gpus: [1] });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("conflict");
+    expect(refused.body.error.message).toContain(`${host.name} is offline`);
+    expect(refused.body.error.message).not.toMatch(/pid 691|Bob Member|someone else's work/i);
+    // Neither with "book anyway": nothing can be checked there now.
+    expect((await book(tokens.alice, { host: host.name, gpus: [1], allowBusy: true })).body.error.code).toBe("conflict");
+    // A booking for later is the calendar's business, as for any host.
+    expect((await book(tokens.alice, { host: host.name, gpus: [1], startsAt: new Date(Date.now() + 3 * 3600_000).toISOString() })).status).toBe(201);
+  });
+
   it("does not stop a booking that starts later, nor anyone booking a GPU only they run on", async () => {
     const host = await hostRunning({ 3: [{ pid: 7001, user: "bob" }] });
     const later = await book(tokens.alice, { host: host.name, gpus: [3], startsAt: new Date(Date.now() + 2 * 3600_000).toISOString() });

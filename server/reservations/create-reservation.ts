@@ -13,7 +13,7 @@ import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction, type Tx } from "@/server/reservations/booking-transaction";
 import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/reservations/booking-candidates";
 import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
-import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
+import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
 import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { pickAnySlices, pickNamedSlices } from "@/server/reservations/pick-slices";
 import { storedUnit, unitName, unitRef } from "@/lib/gpu-availability";
@@ -77,6 +77,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
     if (request.slices) {
       chosen = await pickNamedSlices(tx, hosts[0], request.slices, window);
       if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+        refuseOfflineHost(live, chosen.host);
         const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
         if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
         overRunningWork = busy;
@@ -89,6 +90,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
       chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
       // Someone else's job on a GPU booked from now on would turn into an "intruder": refuse unless asked to book anyway.
       if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+        refuseOfflineHost(live, chosen.host);
         const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
         if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
         overRunningWork = busy;

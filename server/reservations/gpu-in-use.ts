@@ -39,6 +39,18 @@ export function freeNow<T extends { uuid: string }>(gpus: T[], hostId: string, l
 }
 
 /**
+ * Named GPUs of a host that stopped reporting, for a booking from now: what
+ * the server last saw there is stale (a process it listed may be long gone,
+ * or a new one may run), so the answer is that the host is offline, never
+ * "someone else's work runs". A booking for later is left to the calendar.
+ */
+export function refuseOfflineHost(live: LiveView, host: { id: string; name: string }): void {
+  if (live.onlineHostIds.has(host.id)) return;
+  const message = `${host.name} is offline: it has not reported lately, so nobody can tell what runs on its GPUs or use them now. Book them for a later time, or pick GPUs on a host that reports.`;
+  throw new AppError("conflict", message, { host: `${host.name} is offline` });
+}
+
+/**
  * The GPUs among `gpus` on which someone other than `personId` runs now.
  * Ownership is the server's attribution (reservation variable, job, login);
  * a process it could not attribute to the person counts as someone else's.

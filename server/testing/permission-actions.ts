@@ -35,7 +35,7 @@ export interface Action {
   /** Set when one route is in the table more than once (e.g. with a query string). */
   variant?: string;
   query?: string;
-  prepare?: (world: MatrixWorld) => Promise<{ params?: Record<string, string>; body?: unknown; query?: string }>;
+  prepare?: (world: MatrixWorld) => Promise<{ params?: Record<string, string | string[]>; body?: unknown; query?: string }>;
   expect: Record<Who, Outcome>;
 }
 
@@ -50,6 +50,8 @@ const personal = { ...owned, admin: 404 } as const;
 const viewer = { ...anyUser, display: "ok" } as const;
 /** Public on purpose: it describes the API and holds nothing (GET /api/v1/openapi.json). */
 const anyone = { anonymous: "ok", member: "ok", otherMember: "ok", admin: "ok", display: "ok", host: "ok", revoked: "ok", disabled: "ok" } as const;
+/** No such route: the API's JSON 404 for every caller, signed in or not (app/api/v1/[...path]). */
+const nobody = { anonymous: 404, member: 404, otherMember: 404, admin: 404, display: 404, host: 404, revoked: 404, disabled: 404 } as const;
 
 let unique = 0;
 const next = () => (unique += 1);
@@ -118,6 +120,7 @@ async function alertAboutMia(world: MatrixWorld, kind: "unbooked_use" | "memory_
 }
 
 export const ACTIONS: Action[] = [
+  ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) => ({ route: `${method} /api/v1/[...path]`, prepare: async () => ({ params: { path: ["no", "such"] } }), expect: nobody })),
   { route: "GET /api/v1/me", expect: anyUser },
   { route: "PATCH /api/v1/me", prepare: async () => ({ body: { timeZone: "Asia/Tokyo" } }), expect: anyUser },
   // Only with the current password (the matrix sends a wrong one: 403 for everyone signed in), and never with an API token.
