@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
 import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
-import { addHost, admin, backdateBooking, createUser, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
+import { addHost, admin, backdateBooking, personForMoment, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
 
 /**
  * The simulated fleet's own squatter and idle-held GPU, booked by the
@@ -52,7 +52,7 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; ser
  * agent's host for the next 15 minutes: the agent replays the fleet from
  * there (`--sim-time`), so the test does not depend on the time of day.
  */
-function squatterMoment(hostName: string) {
+function* squatterMoments(hostName: string) {
   const { spec, seed } = simulatedAgentHost(hostName, SEED);
   const [gpu0, gpu2] = [spec.gpus[0].uuid, spec.gpus[2].uuid];
   const look = (t: number) => {
@@ -69,9 +69,8 @@ function squatterMoment(hostName: string) {
       const later = look(t + dt);
       steady = later?.job === first.job && later.squatter === first.squatter;
     }
-    if (steady) return { at: new Date(t).toISOString(), ...first };
+    if (steady) yield { at: new Date(t).toISOString(), login: first.job, ...first };
   }
-  throw new Error("no squatter in three simulated days");
 }
 
 async function api<T>(request: APIRequestContext, token: string, method: "GET" | "POST", url: string, data?: unknown): Promise<{ status: number; body: T }> {
@@ -94,8 +93,8 @@ test.setTimeout(240_000);
 
 test("the squatter and the idle booking raise their alerts within the hold times, with webhooks, on /alerts and in the badge", async ({ page, request, baseURL }) => {
   const hostName = uniqueHostName("e2e-alerts");
-  const moment = squatterMoment(hostName);
-  const holder = await createUser("holder", { unixLogin: moment.job, takeOverDemo: true });
+  // The job's owner is the holder: a login no other spec running beside this one has taken.
+  const { person: holder, moment } = await personForMoment("holder", squatterMoments(hostName));
   const holderToken = (await tokenFor(holder));
   const adminToken = (await tokenFor(await admin()));
   const receiver = await startReceiver();

@@ -115,13 +115,23 @@ function bootstrapAdmin(): Promise<{ user: TestUser; token: string }> {
   return bootstrap;
 }
 
+/** A refusal of the e2e server's API, with its status. */
+export class ApiRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 async function apiCall<T>(method: string, url: string, init: { token?: string; cookie?: string; body?: unknown }): Promise<T> {
   const headers: Record<string, string> = { "content-type": "application/json", origin: E2E_ORIGIN };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.cookie) headers.cookie = init.cookie;
   const response = await fetch(`${E2E_ORIGIN}${url}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
   const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+  if (!response.ok) throw new ApiRefusal(response.status, `${method} ${url} answered ${response.status}: ${text}`);
   return (text ? JSON.parse(text) : null) as T;
 }
 
@@ -146,6 +156,25 @@ export async function createUser(prefix: string, options: { admin?: boolean; nam
     },
   });
   return { username, password };
+}
+
+/**
+ * A person who takes over a demo login of the simulated fleet, for specs
+ * that replay a moment of it: the first of `moments` whose login no other
+ * spec has taken yet (specs run side by side, and a login is one person's).
+ */
+export async function personForMoment<T extends { login: string }>(prefix: string, moments: Iterable<T>, options: { name?: string } = {}): Promise<{ person: TestUser; moment: T }> {
+  const tried = new Set<string>();
+  for (const moment of moments) {
+    if (tried.has(moment.login)) continue;
+    tried.add(moment.login);
+    try {
+      return { person: await createUser(prefix, { ...options, unixLogin: moment.login }), moment };
+    } catch (error) {
+      if (!(error instanceof ApiRefusal && error.status === 409)) throw error;
+    }
+  }
+  throw new Error(`every demo login of these moments belongs to a person already: ${[...tried].join(", ")}`);
 }
 
 /** A personal API token of the person: they sign in and make one, as in /settings/tokens. */

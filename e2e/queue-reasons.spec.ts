@@ -5,7 +5,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import type { WaitlistView } from "@/lib/waitlist-schema";
 import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
 import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
-import { addHost, admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";
+import { addHost, admin, createUser, personForMoment, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";
 
 /**
  * Why a request waits, told the same way on /queue, in the API and by
@@ -163,7 +163,7 @@ test("a request held by its team's limit shows the limit and its figures on /que
  * agent's host for the next 15 minutes without a booking: the agent replays
  * the host from there (`--sim-time`), so the test does not depend on the time of day.
  */
-function runnerMoment(hostName: string): { at: string; login: string; gpuCount: number } {
+function* runnerMoments(hostName: string): Generator<{ at: string; login: string; gpuCount: number }> {
   const { spec, seed } = simulatedAgentHost(hostName, SEED);
   const gpu0 = spec.gpus[0]!.uuid;
   const look = (t: number) => simulatedSnapshotAt(spec, seed, t).processes.find((process) => process.gpuUuid === gpu0)?.user ?? null;
@@ -172,16 +172,15 @@ function runnerMoment(hostName: string): { at: string; login: string; gpuCount: 
     if (!login) continue;
     let steady = true;
     for (let dt = 30_000; dt <= 15 * 60_000 && steady; dt += 30_000) steady = look(t + dt) === login;
-    if (steady) return { at: new Date(t).toISOString(), login, gpuCount: spec.gpus.length };
+    if (steady) yield { at: new Date(t).toISOString(), login, gpuCount: spec.gpus.length };
   }
-  throw new Error("no steady job on GPU 0 in three simulated days");
 }
 
 test("a request held by work without a booking names whose it is, on /queue, in the API and in reserve --wait", async ({ page, request }) => {
   const hostName = uniqueHostName("e2e-unbooked");
-  const moment = runnerMoment(hostName);
   const runnerName = `Runner ${Date.now().toString(36)}`;
-  await createUser("runner", { name: runnerName, unixLogin: moment.login });
+  // The runner: a login no other spec running beside this one has taken.
+  const { moment } = await personForMoment("runner", runnerMoments(hostName), { name: runnerName });
   const waiter = await createUser("unbookedwaiter");
   const waiterToken = await tokenOf(waiter);
   const hostToken = await addHost(hostName);

@@ -100,7 +100,7 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   const [peopleDownload] = await Promise.all([page.waitForEvent("download"), peopleCard.getByRole("link", { name: "Download CSV" }).click()]);
   expect(peopleDownload.suggestedFilename()).toMatch(/^gpudesk-usage-people-\d{8}T\d{4}Z-\d{8}T\d{4}Z\.csv$/);
   const peopleCsv = parseCsv(await readFile((await peopleDownload.path())!, "utf8"));
-  expect(peopleCsv[0]).toEqual(["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated", "used_without_booking_gpu_hours"]);
+  expect(peopleCsv[0]).toEqual(["person", "username", "booked_gpu_hours", "used_gpu_hours", "efficiency_pct", "idle_booked_gpu_hours", "gpus", "simulated", "used_without_booking_gpu_hours", "unknown_booked_gpu_hours", "handed_back_gpu_hours"]);
   const tableRows = await people.locator("tbody tr").count();
   expect(peopleCsv.length - 1).toBe(tableRows);
   expect(peopleCsv.map((row) => row[0])).toContain(firstPerson);

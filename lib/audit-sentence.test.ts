@@ -92,6 +92,14 @@ describe("every row of the audit log is a sentence", () => {
     expect(auditSentence(made, time)).toBe("Booked: node-a GPU 0, 3 from today 14:00 to tomorrow 02:00 for “llama run”.");
   });
 
+  it("names a MIG slice as every surface does", () => {
+    const made = entry("reservation.create", {
+      before: null,
+      after: { host: "migbox", gpus: [{ index: 0, uuid: "MIG-a", mig: { deviceIndex: 2, profile: "1g.10gb" }, unit: "GPU 0:2 (1g.10gb)" }], startsAt: "2026-12-05T14:00:00.000Z", endsAt: "2026-12-05T16:00:00.000Z", purpose: "slice", status: "booked" },
+    });
+    expect(auditSentence(made, time)).toBe("Booked: migbox GPU 0:2 (1g.10gb) from today 14:00 to today 16:00 for “slice”.");
+  });
+
   it("says a demo idle release without inventing a booking or an earlier value", () => {
     const demo = entry("reservation.idle_release", { before: null, after: { releasedBecause: "idle", idleSince: "2026-12-05T09:30:00.000Z", demo: true } });
     expect(auditSentence(demo, time)).toBe("Released for idleness: released because idle; idle since today 09:30; demo yes.");
