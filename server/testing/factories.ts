@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { MinuteRow } from "@/server/history/rollup-math";
 
 let counter = 0;
 
@@ -62,6 +63,28 @@ export function makeSnapshot(gpus: GpuSample[], at: number, overrides: Partial<S
     gpus,
     processes: [],
     sampledAt: new Date(at).toISOString(),
+    ...overrides,
+  };
+}
+
+/** A stored minute of one GPU: an H100 at 50 % with 12 readings, nobody booked, no process; `overrides` says the rest. */
+export function makeMinuteRow(gpuUuid: string, minuteMs: number, overrides: Partial<MinuteRow> = {}): MinuteRow {
+  return {
+    gpuUuid,
+    minute: new Date(minuteMs),
+    hostId: "host-minutes",
+    samples: 12,
+    utilAvg: 50,
+    utilMax: 60,
+    memUsedAvg: 1000,
+    memUsedMax: 2000,
+    memTotal: 81559,
+    powerAvg: 250,
+    tempAvg: 60,
+    tempMax: 70,
+    holderUserId: null,
+    busy: false,
+    simulated: false,
     ...overrides,
   };
 }
