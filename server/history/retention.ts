@@ -9,11 +9,12 @@ const DAY_MS = 24 * HOUR_MS;
 const MINUTES_PER_HOUR = 60;
 
 /**
- * Most rows one statement of the pruning reads or writes. With SQLite a
- * statement holds the event loop while it runs: a thousand rows is a few
- * milliseconds, far below the 50 ms a tick or a request may wait.
+ * Most rows one statement of the pruning reads or writes: eight GPU-hours
+ * of minutes. With SQLite a statement holds the event loop while it runs;
+ * a batch of 500 rows held it 28 ms at the median on a machine at load 18
+ * on 2 cores, one of 1,000 rows 47–60 ms (docs/benchmark.md).
  */
-const ROWS_PER_STATEMENT = 1000;
+const ROWS_PER_STATEMENT = 500;
 
 export interface RetentionPolicy {
   /** Days of minute rollups kept. */
@@ -23,7 +24,7 @@ export interface RetentionPolicy {
 }
 
 export interface PruneOptions {
-  /** Most rows one statement reads or deletes (default 1000). */
+  /** Most rows one statement reads or deletes (default 500). */
   rowsPerStatement?: number;
   /** Awaited between two batches, so that ticks and requests run in between (default: one turn of the event loop). */
   pause?: () => Promise<void>;
@@ -80,7 +81,8 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
         const deleted = await tx.$executeRaw`DELETE FROM "GpuMinute"
           WHERE "minute" >= ${new Date(hourMs)} AND "minute" < ${new Date(hourMs + HOUR_MS)} AND "gpuUuid" IN (${Prisma.join(gpus)})`;
         return { rolledUp, deleted };
-      });
+        // Prisma's default of 5 s: a loaded machine's fsync of a checkpoint alone has taken that long.
+      }, { timeout: 60_000 });
       result.hoursRolledUp += batch.rolledUp;
       result.minutes += batch.deleted;
       await pause();
