@@ -120,7 +120,7 @@ async function repeatWeeks(table: "GpuMinute" | "GpuHour", nowMs: number, sinceM
     await db().$queryRawUnsafe<{ name: string }[]>(
       args.database === "sqlite"
         ? `SELECT name FROM pragma_table_info('${table}')`
-        : `SELECT column_name AS name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`,
+        : `SELECT column_name::text AS name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`,
     )
   ).map((column) => `"${column.name}"`);
   for (let weeks = 1; nowMs - weeks * WEEK_MS > sinceMs; weeks++) {

@@ -29,8 +29,9 @@ export interface HistoryService {
   /**
    * Starts pruning old rollups in the background, hourly, in small batches
    * (server/history/retention.ts); returns the function that stops it and
-   * waits for the batch in flight. Separate from the rollups because, with several instances, only
-   * the leader prunes, while every instance writes the minutes of its own agents.
+   * waits for the batch in flight. Separate from the rollups because, with
+   * several instances, only the leader prunes (a job of server/cluster/),
+   * while every instance writes the minutes of its own agents.
    */
   startPruning: () => () => Promise<void>;
   /** Stops the timers and writes what is pending: a clean shutdown loses nothing. */
