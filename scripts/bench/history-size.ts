@@ -5,8 +5,9 @@
  * grown to what a year of running with the default retention leaves (30
  * days of minutes plus one more day due for pruning, a year of hours: the
  * week's rows repeated at whole weeks back), pruned by the real
- * `pruneHistory` while a stand-in for /api/health is probed, and measured
- * again. Prints figures; not a timed test.
+ * `pruneHistory` while a stand-in for /api/health is probed (and, for
+ * comparison, probed as long with nothing running), and measured again.
+ * Prints figures; not a timed test.
  *
  *   npx tsx scripts/bench/history-size.ts [--database sqlite|postgresql|both] [--gpus 160] [--keep]
  *
@@ -203,6 +204,12 @@ async function main(): Promise<void> {
     await repeatWeeks("GpuMinute", nowMs, nowMs - 31 * DAY_MS);
     await repeatWeeks("GpuHour", nowMs, nowMs - 365 * DAY_MS);
     await measure("before pruning: 31 days of minutes, 365 days of hours");
+    // The same probes while nothing runs: what the machine and the process alone cost the loop.
+    const idle = await probeWhile(() => new Promise((resolve) => setTimeout(resolve, 8_000)));
+    console.log(
+      `\nidle, for comparison (8 s): event loop delay max ${idle.loopMaxMs.toFixed(0)} ms, p99 ${idle.loopP99Ms.toFixed(0)} ms;` +
+        ` health probe (${idle.probes} requests) max ${idle.probeMaxMs.toFixed(0)} ms, p99 ${idle.probeP99Ms.toFixed(0)} ms`,
+    );
     const pruned = await probeWhile(async () => {
       const start = performance.now();
       const result = await pruneHistory(new Date(nowMs), { minuteDays: 30, hourDays: 365 });
