@@ -74,6 +74,7 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
     // GPUs per batch: an hour of each is at most 60 minutes.
     for (const gpus of chunks(await gpusWithMinutes(hourMs), Math.max(1, Math.floor(rows / MINUTES_PER_HOUR)))) {
       if (options.signal?.aborted) break;
+      // Timeout: Prisma's default of 5 s was passed on a loaded machine by one checkpoint's fsync.
       const batch = await db().$transaction(async (tx) => {
         // Before the first read: a flush writing the same hours waits (rollup-store.ts).
         await claimWriteLock(tx);
@@ -81,7 +82,6 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
         const deleted = await tx.$executeRaw`DELETE FROM "GpuMinute"
           WHERE "minute" >= ${new Date(hourMs)} AND "minute" < ${new Date(hourMs + HOUR_MS)} AND "gpuUuid" IN (${Prisma.join(gpus)})`;
         return { rolledUp, deleted };
-        // Prisma's default of 5 s: a loaded machine's fsync of a checkpoint alone has taken that long.
       }, { timeout: 60_000 });
       result.hoursRolledUp += batch.rolledUp;
       result.minutes += batch.deleted;
