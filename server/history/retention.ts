@@ -74,7 +74,7 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
     // GPUs per batch: an hour of each is at most 60 minutes.
     for (const gpus of chunks(await gpusWithMinutes(hourMs), Math.max(1, Math.floor(rows / MINUTES_PER_HOUR)))) {
       if (options.signal?.aborted) break;
-      // Timeout: Prisma's default of 5 s was passed on a loaded machine by one checkpoint's fsync.
+      // Above Prisma's 5 s default, a precaution: a batch held up by a slow disk commits rather than being redone.
       const batch = await db().$transaction(async (tx) => {
         // Before the first read: a flush writing the same hours waits (rollup-store.ts).
         await claimWriteLock(tx);
