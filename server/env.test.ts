@@ -59,3 +59,21 @@ describe("GPUDESK_SOCKET_DEFLATE", () => {
     expect(() => parseEnv(environment({ GPUDESK_SOCKET_DEFLATE: "yes" }))).toThrow(/GPUDESK_SOCKET_DEFLATE/);
   });
 });
+
+describe("usage history retention", () => {
+  it("keeps 30 days of minutes and a year of hours by default", () => {
+    const parsed = parseEnv(environment());
+    expect(parsed.GPUDESK_HISTORY_MINUTE_DAYS).toBe(30);
+    expect(parsed.GPUDESK_HISTORY_HOUR_DAYS).toBe(365);
+    expect(parseEnv(environment({ GPUDESK_HISTORY_MINUTE_DAYS: "7", GPUDESK_HISTORY_HOUR_DAYS: "90" }))).toMatchObject({ GPUDESK_HISTORY_MINUTE_DAYS: 7, GPUDESK_HISTORY_HOUR_DAYS: 90 });
+  });
+
+  it("names the variable that is wrong", () => {
+    expect(() => parseEnv(environment({ GPUDESK_HISTORY_MINUTE_DAYS: "0" }))).toThrow(/GPUDESK_HISTORY_MINUTE_DAYS: must be at least 1/);
+    expect(() => parseEnv(environment({ GPUDESK_HISTORY_MINUTE_DAYS: "2.5" }))).toThrow(/GPUDESK_HISTORY_MINUTE_DAYS: must be a whole number of days/);
+    // Hours outlive minutes: otherwise a range older than the hours but younger than the minutes would read an empty table.
+    expect(() => parseEnv(environment({ GPUDESK_HISTORY_MINUTE_DAYS: "30", GPUDESK_HISTORY_HOUR_DAYS: "7" }))).toThrow(
+      /GPUDESK_HISTORY_HOUR_DAYS: 7 days of hourly history is shorter than the 30 days of minutes/,
+    );
+  });
+});

@@ -179,10 +179,16 @@ const envSchema = z.object({
   GPUDESK_SOCKET_DEFLATE: z.enum(["0", "1", "false", "true"]).default("0").transform((value) => value === "1" || value === "true"),
   /** Largest agent message accepted, in bytes. */
   GPUDESK_MAX_AGENT_MESSAGE_BYTES: z.coerce.number().int().min(64_000).default(4_000_000),
-  /** Usage history: days of per-minute rollups kept. */
-  GPUDESK_HISTORY_MINUTE_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  /** Usage history: days of hourly rollups kept. */
-  GPUDESK_HISTORY_HOUR_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  /**
+   * Usage history: days of per-minute rollups kept; older minutes are pruned in the background,
+   * once their hour is complete in the hourly rollups (server/history/retention.ts).
+   */
+  GPUDESK_HISTORY_MINUTE_DAYS: z.coerce.number().int("must be a whole number of days").min(1, "must be at least 1 (day)").max(3650).default(30),
+  /**
+   * Usage history: days of hourly rollups kept. A year by default: a yearly usage report and a
+   * year-over-year comparison read hours, and a year of hours at 160 GPUs stays small (docs/benchmark.md).
+   */
+  GPUDESK_HISTORY_HOUR_DAYS: z.coerce.number().int("must be a whole number of days").min(1, "must be at least 1 (day)").max(36_500).default(365),
   /** Seconds between two writes of the minute rollups (a crash loses at most this much history). */
   GPUDESK_ROLLUP_FLUSH_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** `1`: /metrics answers without sign-in (for a Prometheus on a trusted network). */
@@ -316,7 +322,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const missing = ssoMissing(result.data);
+  const missing = [...ssoMissing(result.data), ...retentionMistakes(result.data)];
   if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.map((line) => `  ${line}`).join("\n")}`);
   const dataDir = path.resolve(result.data.GPUDESK_DATA_DIR);
   return {
@@ -347,6 +353,14 @@ function ssoMissing(data: z.infer<typeof envSchema>): string[] {
 /** Google's issuer: any Google account signs in there; the Workspace domain is in the `hd` claim. */
 export function isGoogleIssuer(issuer: string): boolean {
   return /^https:\/\/accounts\.google\.com\/?$/.test(issuer);
+}
+
+/** Hours are what is left of minutes once they are pruned: dropping them first would leave older ranges empty. */
+function retentionMistakes(data: z.infer<typeof envSchema>): string[] {
+  if (data.GPUDESK_HISTORY_HOUR_DAYS >= data.GPUDESK_HISTORY_MINUTE_DAYS) return [];
+  return [
+    `GPUDESK_HISTORY_HOUR_DAYS: ${data.GPUDESK_HISTORY_HOUR_DAYS} days of hourly history is shorter than the ${data.GPUDESK_HISTORY_MINUTE_DAYS} days of minutes (GPUDESK_HISTORY_MINUTE_DAYS); it must be at least as long`,
+  ];
 }
 
 let cached: Env | undefined;

@@ -27,11 +27,13 @@ export interface HistoryService {
   /** Calls `listener` after each flush that wrote minutes (idle release looks again then). */
   onFlushed: (listener: () => void) => void;
   /**
-   * Starts pruning old rollups in the background; returns the function that
-   * stops it. Separate from the rollups because, with several instances, only
-   * the leader prunes, while every instance writes the minutes of its own agents.
+   * Starts pruning old rollups in the background, hourly, in small batches
+   * (server/history/retention.ts); returns the function that stops it and
+   * waits for the batch in flight. Separate from the rollups because, with
+   * several instances, only the leader prunes (a job of server/cluster/),
+   * while every instance writes the minutes of its own agents.
    */
-  startPruning: () => () => void;
+  startPruning: () => () => Promise<void>;
   /** Stops the timers and writes what is pending: a clean shutdown loses nothing. */
   close: () => Promise<void>;
   stats: () => HistoryStats;
@@ -72,30 +74,41 @@ export function startHistory(config: HistoryConfig): HistoryService {
       log.error(`could not write usage rollups (kept for the next try): ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  const prune = async () => {
-    try {
-      const result = await pruneHistory(new Date(now()), config);
-      lastPruneAt = now();
-      if (result.minutes + result.hours > 0) log.info(`pruned usage history: ${result.minutes} minute rows, ${result.hours} hour rows`);
-    } catch (error) {
-      log.error(`could not prune usage history: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  // One pass at a time; stopping aborts it between two batches and waits for the batch in flight.
+  let pass: Promise<void> | null = null;
+  const prune = (signal: AbortSignal) => {
+    pass ??= (async () => {
+      try {
+        const result = await pruneHistory(new Date(now()), config, { signal });
+        lastPruneAt = now();
+        if (result.minutes + result.hours > 0) {
+          log.info(`pruned usage history: ${result.minutes} minute rows (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
+        }
+      } catch (error) {
+        log.error(`could not prune usage history: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        pass = null;
+      }
+    })();
+    return pass;
   };
-
   const flushTimer = setInterval(() => void flush(), config.flushEveryMs);
   flushTimer.unref();
-  const stopPruning = new Set<() => void>();
+  const stopPruning = new Set<() => Promise<void>>();
   const startPruning = () => {
     const pruneEveryMs = config.pruneEveryMs ?? 60 * 60_000;
+    const aborter = new AbortController();
     // The first prune waits a minute so that it does not compete with start-up work.
-    const firstPrune = setTimeout(() => void prune(), Math.min(60_000, pruneEveryMs));
+    const firstPrune = setTimeout(() => void prune(aborter.signal), Math.min(60_000, pruneEveryMs));
     firstPrune.unref();
-    const pruneTimer = setInterval(() => void prune(), pruneEveryMs);
+    const pruneTimer = setInterval(() => void prune(aborter.signal), pruneEveryMs);
     pruneTimer.unref();
-    const stop = () => {
+    const stop = async () => {
       clearTimeout(firstPrune);
       clearInterval(pruneTimer);
+      aborter.abort();
       stopPruning.delete(stop);
+      await pass;
     };
     stopPruning.add(stop);
     return stop;
@@ -112,7 +125,7 @@ export function startHistory(config: HistoryConfig): HistoryService {
     async close() {
       closed = true;
       clearInterval(flushTimer);
-      for (const stop of [...stopPruning]) stop();
+      for (const stop of [...stopPruning]) await stop();
       await flush();
       if (holder.__gpudeskHistory === service) holder.__gpudeskHistory = undefined;
     },

@@ -1,6 +1,6 @@
-import type { MinuteRow } from "@/server/history/rollup-math";
 import { randomUUID } from "node:crypto";
 import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { MinuteRow } from "@/server/history/rollup-math";
 
 let counter = 0;
 
@@ -87,4 +87,9 @@ export function makeMinuteRow(gpuUuid: string, hostId: string, minuteMs: number,
     simulated: false,
     ...overrides,
   };
+}
+
+/** A stored minute of one GPU: an H100 at 50 % with 12 readings, nobody booked, no process; `overrides` says the rest. */
+export function makeReadMinute(gpuUuid: string, minuteMs: number, overrides: Partial<MinuteRow> = {}): MinuteRow {
+  return makeMinuteRow(gpuUuid, "host-minutes", minuteMs, { samples: 12, utilAvg: 50, utilMax: 60, memUsedMax: 2000, powerAvg: 250, tempAvg: 60, tempMax: 70, ...overrides });
 }

@@ -1,0 +1,234 @@
+/**
+ * How much room the usage history takes, and what its pruning costs the
+ * event loop: a fresh database gets a week of minute rollups of a simulated
+ * fleet (the `--demo-history` fill, through Prisma), is measured, then is
+ * grown to what a year of running with the default retention leaves (30
+ * days of minutes plus one more day due for pruning, a year of hours: the
+ * week's rows repeated at whole weeks back), pruned by the real
+ * `pruneHistory` while a stand-in for /api/health is probed (and, for
+ * comparison, probed as long with nothing running), and measured again.
+ * Prints figures; not a timed test.
+ *
+ *   npx tsx scripts/bench/history-size.ts [--database sqlite|postgresql|both] [--gpus 160] [--keep]
+ *
+ * PostgreSQL: a new database on GPUDESK_TEST_POSTGRES_URL's server
+ * (default postgresql://postgres@127.0.0.1:5432/postgres), dropped at the
+ * end unless --keep. The probe listens on PROBE_PORT (default 4990).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { argsOrExit, flag } from "./args";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const HOUR_MS = 60 * 60_000;
+const DAY_MS = 24 * HOUR_MS;
+const WEEK_MS = 7 * DAY_MS;
+const MB = 1e6;
+
+const USAGE = "usage: npx tsx scripts/bench/history-size.ts [--database sqlite|postgresql|both] [--gpus 160] [--keep]";
+const { flags: args } = argsOrExit(
+  process.argv.slice(2),
+  { database: flag.choice(["sqlite", "postgresql", "both"], "both"), gpus: flag.whole(160, { min: 1, max: 2048 }), keep: flag.boolean() },
+  USAGE,
+);
+
+if (args.database === "both") {
+  // One process per database: the server's configuration (DATABASE_URL) is read once per process.
+  for (const database of ["sqlite", "postgresql"]) {
+    const passed = ["--gpus", String(args.gpus), ...(args.keep ? ["--keep"] : []), "--database", database];
+    const result = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...passed], { stdio: "inherit" });
+    if (result.status !== 0) process.exit(result.status ?? 1);
+  }
+  process.exit(0);
+}
+
+const POSTGRES_ADMIN = process.env.GPUDESK_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-history-size-"));
+const dbFile = path.join(dataDir, "gpudesk.db");
+const pgName = `gpudesk_size_${Date.now()}`;
+const url = args.database === "sqlite" ? `file:${dbFile}` : Object.assign(new URL(POSTGRES_ADMIN), { pathname: `/${pgName}` }).toString();
+process.env.GPUDESK_DATA_DIR = dataDir;
+process.env.DATABASE_URL = url;
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>, at = POSTGRES_ADMIN): Promise<T> {
+  const client = new pg.Client({ connectionString: at });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
+const line = (label: string, value: string) => console.log(`  ${label.padEnd(44)} ${value}`);
+
+/** Bytes on disk, in all and per table and index. SQLite: after a checkpoint, so the WAL is in the file. */
+async function measure(title: string): Promise<number> {
+  const { db } = await import("@/server/db");
+  const counts = { minutes: await db().gpuMinute.count(), hours: await db().gpuHour.count() };
+  console.log(`\n${title}: ${counts.minutes.toLocaleString("en")} minute rows, ${counts.hours.toLocaleString("en")} hour rows`);
+  if (args.database === "sqlite") {
+    await db().$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+    const sqlite = new Database(dbFile, { readonly: true });
+    try {
+      const pageSize = sqlite.pragma("page_size", { simple: true }) as number;
+      const free = (sqlite.pragma("freelist_count", { simple: true }) as number) * pageSize;
+      const file = statSync(dbFile).size;
+      line("file", `${mb(file)} (${mb(file - free)} in use, ${mb(free)} free pages kept for reuse)`);
+      const parts = sqlite.prepare(`SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE '%GpuMinute%' OR name LIKE '%GpuHour%' GROUP BY name ORDER BY bytes DESC`).all() as { name: string; bytes: number }[];
+      for (const part of parts) line(part.name, `${mb(part.bytes)}${perRow(part.name, part.bytes, counts)}`);
+      return file;
+    } finally {
+      sqlite.close();
+    }
+  }
+  return admin(async (client) => {
+    const size = Number((await client.query("SELECT pg_database_size(current_database()) AS b")).rows[0].b);
+    line("pg_database_size", mb(size));
+    const parts = await client.query<{ name: string; bytes: string }>(`
+      SELECT c.relname AS name, pg_relation_size(c.oid) AS bytes FROM pg_class c
+      WHERE c.relname LIKE 'GpuMinute%' OR c.relname LIKE 'GpuHour%' ORDER BY 2 DESC`);
+    for (const part of parts.rows) line(part.name, `${mb(Number(part.bytes))}${perRow(part.name, Number(part.bytes), counts)}`);
+    return size;
+  }, url);
+}
+
+function perRow(name: string, bytes: number, counts: { minutes: number; hours: number }): string {
+  const rows = name.includes("GpuMinute") ? counts.minutes : counts.hours;
+  return rows > 0 ? `, ${(bytes / rows).toFixed(0)} B a row` : "";
+}
+
+/** A time as a literal of the database's DateTime column (SQLite: the ISO text Prisma's adapter writes). */
+const timeLiteral = (ms: number) =>
+  args.database === "sqlite" ? `'${new Date(ms).toISOString().replace("Z", "+00:00")}'` : `timestamp '${new Date(ms).toISOString().replace("T", " ").replace("Z", "")}'`;
+
+/**
+ * Copies the stored week of rows (the fill's) to whole weeks back, down to
+ * `sinceMs`: as many rows as a fleet that ran that long, with the week's values.
+ */
+async function repeatWeeks(table: "GpuMinute" | "GpuHour", nowMs: number, sinceMs: number): Promise<void> {
+  const { db } = await import("@/server/db");
+  const time = table === "GpuMinute" ? `"minute"` : `"hour"`;
+  const columns = (
+    await db().$queryRawUnsafe<{ name: string }[]>(
+      args.database === "sqlite"
+        ? `SELECT name FROM pragma_table_info('${table}')`
+        : `SELECT column_name::text AS name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`,
+    )
+  ).map((column) => `"${column.name}"`);
+  for (let weeks = 1; nowMs - weeks * WEEK_MS > sinceMs; weeks++) {
+    const shifted = args.database === "sqlite" ? `strftime('%Y-%m-%dT%H:%M:%S.000+00:00', ${time}, '-${weeks * 7} days')` : `${time} - interval '${weeks * 7} days'`;
+    const select = columns.map((column) => (column === time ? shifted : column)).join(", ");
+    await db().$executeRawUnsafe(
+      `INSERT INTO "${table}" (${columns.join(", ")}) SELECT ${select} FROM "${table}"
+       WHERE ${time} >= ${timeLiteral(nowMs - WEEK_MS)} AND ${shifted} >= ${timeLiteral(sinceMs)} ON CONFLICT DO NOTHING`,
+    );
+  }
+}
+
+/** A stand-in for /api/health (which reads no database for an anonymous caller): how long the event loop keeps it waiting. */
+async function probeWhile<T>(work: () => Promise<T>): Promise<{ result: T; loopMaxMs: number; loopP99Ms: number; probes: number; probeMaxMs: number; probeP99Ms: number }> {
+  const port = Number(process.env.PROBE_PORT ?? 4990);
+  const server = createServer((_, res) => res.end('{"ok":true}'));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  // The prober is its own process, so that its clock is not the one being blocked.
+  const prober = spawn(process.execPath, ["-e", `
+    const times = [];
+    let stop = false;
+    process.on("message", () => { stop = true; });
+    (async () => {
+      while (!stop) {
+        const start = performance.now();
+        await fetch("http://127.0.0.1:${port}/api/health").then((r) => r.text()).catch(() => null);
+        times.push(performance.now() - start);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      process.send(times, () => process.exit(0));
+    })();`], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const result = await work();
+  loop.disable();
+  const times = await new Promise<number[]>((resolve) => {
+    prober.once("message", (message) => resolve(message as number[]));
+    prober.send("stop");
+  });
+  server.close();
+  const sorted = times.sort((a, b) => a - b);
+  return {
+    result,
+    loopMaxMs: loop.max / 1e6,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    probes: sorted.length,
+    probeMaxMs: sorted.at(-1) ?? 0,
+    probeP99Ms: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
+  };
+}
+
+async function main(): Promise<void> {
+  if (args.database === "postgresql") await admin((client) => client.query(`CREATE DATABASE "${pgName}"`));
+  const { migrateDatabase } = await import("@/server/db/migrate");
+  const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+  const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
+  const { fillDemoHistory } = await import("@/server/history/demo-history");
+  const { pruneHistory } = await import("@/server/history/retention");
+  const { disconnectDb } = await import("@/server/db");
+  const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).stdout.trim();
+  console.log(`history size, ${args.database}, ${args.gpus} GPUs, commit ${commit}, ${new Date().toISOString()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+  try {
+    await migrateDatabase(url, repoRoot);
+    const nowMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+    const specs = simulatedFleet({ seed: 42, gpuCount: args.gpus });
+    const hostIds = new Map<string, string>();
+    for (const spec of specs) {
+      const host = await ensureLocalHost(spec.hostName, true);
+      hostIds.set(spec.hostName, host.id);
+      const reading = simulatedSnapshotAt(spec, 42, nowMs);
+      await recordHostInventory(host.id, reading.host, reading.gpus, new Date(nowMs));
+    }
+    const started = performance.now();
+    await fillDemoHistory({ specs, seed: 42, hostIds, fromMs: nowMs - WEEK_MS, toMs: nowMs, samplesPerMinute: 1 });
+    console.log(`filled a week of minutes and hours in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const week = await measure("a week of minute detail");
+
+    // A year of running: 31 days of minutes (the last one due for pruning) and 365 days of hours.
+    await repeatWeeks("GpuMinute", nowMs, nowMs - 31 * DAY_MS);
+    await repeatWeeks("GpuHour", nowMs, nowMs - 365 * DAY_MS);
+    await measure("before pruning: 31 days of minutes, 365 days of hours");
+    // The same probes while nothing runs: what the machine and the process alone cost the loop.
+    const idle = await probeWhile(() => new Promise((resolve) => setTimeout(resolve, 8_000)));
+    console.log(
+      `\nidle, for comparison (8 s): event loop delay max ${idle.loopMaxMs.toFixed(0)} ms, p99 ${idle.loopP99Ms.toFixed(0)} ms;` +
+        ` health probe (${idle.probes} requests) max ${idle.probeMaxMs.toFixed(0)} ms, p99 ${idle.probeP99Ms.toFixed(0)} ms`,
+    );
+    const pruned = await probeWhile(async () => {
+      const start = performance.now();
+      const result = await pruneHistory(new Date(nowMs), { minuteDays: 30, hourDays: 365 });
+      return { ...result, seconds: (performance.now() - start) / 1000 };
+    });
+    console.log(
+      `\npruned ${pruned.result.minutes.toLocaleString("en")} minute rows (${pruned.result.hoursRolledUp} hours rolled up) and ${pruned.result.hours} hour rows in ${pruned.result.seconds.toFixed(1)} s;` +
+        ` event loop delay max ${pruned.loopMaxMs.toFixed(0)} ms, p99 ${pruned.loopP99Ms.toFixed(0)} ms;` +
+        ` health probe (${pruned.probes} requests) max ${pruned.probeMaxMs.toFixed(0)} ms, p99 ${pruned.probeP99Ms.toFixed(0)} ms`,
+    );
+    const year = await measure("a year: 30 days of minutes, 365 days of hours");
+    console.log(`\nRESULT ${args.database} gpus=${args.gpus} week=${mb(week)} year=${mb(year)}`);
+  } finally {
+    await disconnectDb();
+    if (!args.keep) {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (args.database === "postgresql") await admin((client) => client.query(`DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`));
+    } else console.log(`kept: ${url}`);
+  }
+}
+
+await main();
