@@ -193,11 +193,13 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    // Connections the killed instances left open would hold close() until they time out.
+    webhookServer.closeAllConnections();
     await new Promise((resolve) => webhookServer.close(resolve));
     await db?.disconnectDb();
     await dropTestPostgresDatabases(postgresRun);
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 180_000);
 
   it("shares live hosts, runs the background jobs once, and hands them over when the leader dies", async () => {
     const { createHost } = await import("@/server/hosts/host-registry");

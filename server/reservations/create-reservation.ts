@@ -77,8 +77,8 @@ export async function createReservation(actor: Actor, request: ReservationReques
     if (request.slices) {
       chosen = await pickNamedSlices(tx, hosts[0], request.slices, window);
       if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
-        refuseOfflineHost(live, chosen.host);
         const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+        if (busy.length > 0) refuseOfflineHost(live, chosen.host);
         if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
         overRunningWork = busy;
       }
@@ -90,8 +90,8 @@ export async function createReservation(actor: Actor, request: ReservationReques
       chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
       // Someone else's job on a GPU booked from now on would turn into an "intruder": refuse unless asked to book anyway.
       if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
-        refuseOfflineHost(live, chosen.host);
         const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+        if (busy.length > 0) refuseOfflineHost(live, chosen.host);
         if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
         overRunningWork = busy;
       }

@@ -39,10 +39,13 @@ export function freeNow<T extends { uuid: string }>(gpus: T[], hostId: string, l
 }
 
 /**
- * Named GPUs of a host that stopped reporting, for a booking from now: what
- * the server last saw there is stale (a process it listed may be long gone,
- * or a new one may run), so the answer is that the host is offline, never
- * "someone else's work runs". A booking for later is left to the calendar.
+ * Named GPUs of a host that stopped reporting, where its last report listed
+ * work, for a booking from now: what the server last saw there is stale (a
+ * process it listed may be long gone, or a new one may run), so the answer
+ * is that the host is offline, never "someone else's work runs" (and "book
+ * anyway" does not help: nothing can be checked there now). A host whose
+ * last report listed nothing on them is booked as before; a booking for
+ * later is left to the calendar.
  */
 export function refuseOfflineHost(live: LiveView, host: { id: string; name: string }): void {
   if (live.onlineHostIds.has(host.id)) return;

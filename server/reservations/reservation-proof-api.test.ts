@@ -76,7 +76,7 @@ async function book(): Promise<{ id: string; value: string; secret: string; view
     token: tokens.holder,
     body: { host: host.name, gpus: [0], durationMinutes: 60, purpose: "proof test" },
   });
-  expect(booked.status).toBe(201);
+  expect(booked.status, booked.text).toBe(201);
   const view = JSON.parse(booked.text) as ReservationView;
   const value = view.launch.reservationValue!;
   return { id: view.id, value, secret: value.split(".")[1], view, host };
