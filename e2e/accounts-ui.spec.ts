@@ -15,6 +15,11 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
   await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Admin" }).click();
   await page.getByRole("link", { name: "Users" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
+  // The demo people of the simulated fleet are marked as such (README), the admin is not.
+  const marked = page.getByRole("row").filter({ has: page.getByText("simulated", { exact: true }) });
+  await expect(marked.first()).toContainText(/alice|bob|carol|dave|erin|frank/i);
+  await expect(page.getByRole("row").filter({ hasText: (await admin()).username })).not.toContainText("simulated");
+  await page.screenshot({ path: "test-results/screens/admin-users-simulated.png", fullPage: true });
 
   const username = `ui${Date.now().toString(36)}`;
   const password = "member-password-1";
