@@ -125,6 +125,18 @@ test("an admin registers a host in /admin/hosts and sees its token once, then ro
   await page.getByRole("button", { name: `Remove ${name}` }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Remove host" }).click();
   await expect(page.getByRole("row").filter({ hasText: name })).toHaveCount(0);
+
+  // The audit log says each step in a sentence, times in the one format (no "undefined", no raw ISO time).
+  await page.goto("/admin/audit?kind=host");
+  const registered = page.getByRole("row").filter({ hasText: "Registered a host" }).filter({ hasText: name });
+  await expect(registered).toContainText(`Registered a host: name ${name}.`);
+  await expect(page.getByRole("row").filter({ hasText: "Rotated a host token" }).first()).toContainText(/token new\./);
+  const table = (await page.getByRole("table").innerText()).toString();
+  expect(table).not.toContain("undefined");
+  expect(table).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+  await page.goto("/admin/audit");
+  expect(await page.getByRole("table").innerText()).not.toMatch(/undefined|\d{4}-\d\d-\d\dT\d\d:\d\d/);
+  await page.screenshot({ path: "test-results/screens/admin-audit-sentences.png", fullPage: true });
 });
 
 test("an admin adds a wall display and gets its address once", async ({ page }) => {
