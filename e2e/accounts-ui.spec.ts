@@ -15,6 +15,11 @@ test("an admin adds a member in /admin/users; the member makes, uses and revokes
   await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Admin" }).click();
   await page.getByRole("link", { name: "Users" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
+  // The demo people of the simulated fleet are marked as such (README), the admin is not.
+  const marked = page.getByRole("row").filter({ has: page.getByText("simulated", { exact: true }) });
+  await expect(marked.first()).toContainText(/alice|bob|carol|dave|erin|frank/i);
+  await expect(page.getByRole("row").filter({ hasText: (await admin()).username })).not.toContainText("simulated");
+  await page.screenshot({ path: "test-results/screens/admin-users-simulated.png", fullPage: true });
 
   const username = `ui${Date.now().toString(36)}`;
   const password = "member-password-1";
@@ -120,6 +125,18 @@ test("an admin registers a host in /admin/hosts and sees its token once, then ro
   await page.getByRole("button", { name: `Remove ${name}` }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Remove host" }).click();
   await expect(page.getByRole("row").filter({ hasText: name })).toHaveCount(0);
+
+  // The audit log says each step in a sentence, times in the one format (no "undefined", no raw ISO time).
+  await page.goto("/admin/audit?kind=host");
+  const registered = page.getByRole("row").filter({ hasText: "Registered a host" }).filter({ hasText: name });
+  await expect(registered).toContainText(`Registered a host: name ${name}.`);
+  await expect(page.getByRole("row").filter({ hasText: "Rotated a host token" }).first()).toContainText(/token new\./);
+  const table = (await page.getByRole("table").innerText()).toString();
+  expect(table).not.toContain("undefined");
+  expect(table).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+  await page.goto("/admin/audit");
+  expect(await page.getByRole("table").innerText()).not.toMatch(/undefined|\d{4}-\d\d-\d\dT\d\d:\d\d/);
+  await page.screenshot({ path: "test-results/screens/admin-audit-sentences.png", fullPage: true });
 });
 
 test("an admin adds a wall display and gets its address once", async ({ page }) => {

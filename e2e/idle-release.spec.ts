@@ -129,6 +129,7 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     await expect(page.getByTestId("idle-kept")).toContainText(`GPU 0 on ${own.hostName}`);
     await expect(page.getByTestId("idle-kept")).toContainText("Kept: the idle clock starts again now.");
     await expect(page.getByTestId("idle-kept")).toContainText("No keeps left");
+    await page.screenshot({ path: "test-results/screens/idle-release-kept.png" });
     const kept = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
     expect(kept.body.state).toBe("active");
 
