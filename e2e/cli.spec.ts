@@ -185,7 +185,7 @@ test("gpudesk reserve books on this host by default; whois and status show the h
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^GPUs: \d+ of \d+ free/);
     const row = status.stdout.split("\n").find((line) => line.startsWith(`${HERE} `));
-    expect(row).toMatch(new RegExp(`^${HERE}\\s+0\\s+NVIDIA H200\\s+\\S+\\s+\\S+ GiB\\s+Booked, idle\\s+${person.username}\\s+${until}\\s+-$`));
+    expect(row).toMatch(new RegExp(`^${HERE}\\s+GPU 0\\s+NVIDIA H200\\s+\\S+\\s+\\S+ GiB\\s+Booked, idle\\s+${person.username}\\s+${until}\\s+-$`));
   } finally {
     expect(gpudeskWithToken(["release", reservation.id]).status).toBe(0);
   }

@@ -59,7 +59,9 @@ test("the split H100 shows a tile per slice, with the holders of the booked ones
 });
 
 test("a booking shows its holder and end on the tile; someone else's process on it is a conflict, without naming them", async ({ page }) => {
-  const user = await createUser("wall");
+  // A display name of their own: the wall never shows a login (where the name is the username it says "a lab member").
+  const name = `Wren${Date.now().toString(36).slice(-5)}`;
+  const user = await createUser("wall", { name });
   await signIn(page, user);
   const book = async (host: string, gpus: number[]) => {
     const response = await page.request.post("/api/v1/reservations", {
@@ -77,7 +79,7 @@ test("a booking shows its holder and end on the tile; someone else's process on 
     await page.goto(`/display?${DEMO_HOSTS}`);
     const idleTile = page.getByRole("listitem", { name: /^GPU 1 on sim-4090-a/ });
     await expect(idleTile).toHaveAttribute("data-state", "booked_idle");
-    await expect(idleTile.getByTestId("display-holder")).toHaveText(new RegExp(`^${user.username}\\s·\\suntil (\\w{3} )?\\d\\d:\\d\\d$`));
+    await expect(idleTile.getByTestId("display-holder")).toHaveText(new RegExp(`^${name}\\s·\\suntil (\\w{3} )?\\d\\d:\\d\\d$`));
     const busyTile = page.getByRole("listitem", { name: /^GPU 6 on sim-h100-a/ });
     await expect(busyTile).toHaveAttribute("data-state", "conflict");
     await expect(busyTile.getByTestId("display-tile-state")).toHaveText("Conflict");

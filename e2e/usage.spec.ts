@@ -42,7 +42,7 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   const simulatedArea = 'path.recharts-area-area[name^="sim-"]';
   const utilization = await expectChartDrawn(page, "Fleet utilization chart", simulatedArea);
   await expect(utilization.locator(simulatedArea).first()).toHaveAttribute("d", /M.+L/);
-  const heatmap = await expectChartDrawn(page, "Utilization heatmap", "rect");
+  const heatmap = await expectChartDrawn(page, "Utilization heatmap", "rect[class]");
   expect(await heatmap.locator("svg rect").count()).toBeGreaterThan(14 * 24);
   const bars = await expectChartDrawn(page, "Booked versus used chart", ".recharts-bar-rectangle");
   // Keep the pointer off the charts so that no tooltip or cursor line is in the screenshots.
