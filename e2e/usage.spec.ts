@@ -43,7 +43,7 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   const utilization = await expectChartDrawn(page, "Fleet utilization chart", simulatedArea);
   await expect(utilization.locator(simulatedArea).first()).toHaveAttribute("d", /M.+L/);
   const heatmap = await expectChartDrawn(page, "Utilization heatmap", "rect[class]");
-  expect(await heatmap.locator("svg rect").count()).toBeGreaterThan(14 * 24);
+  expect(await heatmap.locator("svg rect[class]").count()).toBeGreaterThan(14 * 24);
   const bars = await expectChartDrawn(page, "Booked versus used chart", ".recharts-bar-rectangle");
   // Keep the pointer off the charts so that no tooltip or cursor line is in the screenshots.
   await page.mouse.move(0, 0);
@@ -63,7 +63,7 @@ test("an admin reads fleet usage over several ranges and downloads the tables as
   await expect(page).toHaveURL(/range=24h/);
   await expect(page.getByText(/points of 5 min from minute rollups/)).toBeVisible();
   await expect(page.getByRole("button", { name: "24 h" })).toHaveAttribute("aria-pressed", "true");
-  await expect(heatmap.locator("svg rect").first()).toBeVisible();
+  await expect(heatmap.locator("svg rect[class]").first()).toBeVisible();
   await heatmap.screenshot({ path: "test-results/screens/usage-heatmap-24h.png" });
 
   // 30 d: hourly rollups; the three days of history are there, the rest is a gap.
