@@ -12,6 +12,8 @@ async function signInThroughPage(page: Page, user: TestUser): Promise<void> {
 
 test("an admin adds a member in /admin/users; the member makes, uses and revokes a token in /settings/tokens", async ({ page, browser, request }) => {
   await signInThroughPage(page, (await admin()));
+  // The header's menu opens once the page is hydrated: "Live" says its scripts run (a click before that is lost).
+  await expect(page.getByRole("status").filter({ hasText: "Live" })).toBeVisible();
   await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Admin" }).click();
   await page.getByRole("link", { name: "Users" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
