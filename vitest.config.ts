@@ -9,6 +9,13 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 const testDirs = ["lib", "server", "components", "scripts"];
 /** Test files at once; GPUDESK_TEST_WORKERS overrides it (a number, or a share such as "50%"). */
 const TEST_WORKERS = process.env.GPUDESK_TEST_WORKERS ?? 4;
+/**
+ * Files whose assertions are about timers meeting a deadline against a real
+ * server (the leader lock's holder stepping down before its lease runs
+ * out): run alone after the rest, so that no other worker starves their
+ * timers. Few by design; each says why it is here.
+ */
+const ALONE = ["server/cluster/leader-lock.test.ts"];
 /** Tests of PostgreSQL-only code (the migrator): the "postgres" project alone runs them. */
 const POSTGRES_ONLY = "**/*.postgres.test.ts";
 
@@ -64,8 +71,17 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
           test: {
             name: "sqlite",
             include: testDirs.map((dir) => `${dir}/**/*.test.ts`),
-            exclude: [...configDefaults.exclude, POSTGRES_ONLY, ...fastTestFiles],
+            exclude: [...configDefaults.exclude, POSTGRES_ONLY, ...fastTestFiles, ...ALONE],
             globalSetup: ["server/testing/sqlite-global-setup.ts"],
+          },
+        },
+        {
+          extends: true,
+          test: {
+            name: "alone",
+            include: ALONE,
+            maxWorkers: 1,
+            sequence: { groupOrder: 1 },
           },
         },
         ...(unavailable
