@@ -117,6 +117,15 @@ describe("only sign-in, sign-out and the session are reachable", () => {
     expect(statuses.at(-1)).toBe(429);
   });
 
+  it("the right password after four wrong ones clears the count: five more wrong ones are answered 401", async () => {
+    const { username, password } = await newMember();
+    const wrong = () => authCall("/sign-in/username", { body: { username, password: "wrong-password" } }).then((r) => r.status);
+    for (let attempt = 0; attempt < 4; attempt += 1) expect(await wrong()).toBe(401);
+    expect((await authCall("/sign-in/username", { body: { username, password } })).status).toBe(200);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect(await wrong()).toBe(401);
+    expect(await wrong()).toBe(429);
+  });
+
   it("30 parallel guesses through a trusted proxy are not all evaluated: only the five free attempts are", async () => {
     const { username, password } = await newMember();
     // The member's own sign-in cleared the count; 29 wrong guesses and the right one, at once, each from its own address.

@@ -6,7 +6,7 @@ import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { normalizeUsername, usernameSchema } from "@/lib/username";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { recordAudit } from "@/server/audit/audit-log";
-import { claimLoginAttempt, recordLoginResult } from "@/server/auth/login-throttle";
+import { claimLogin, clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/db";
 import { databaseProvider, env } from "@/server/env";
@@ -16,6 +16,12 @@ import { oidcPlugins } from "@/server/sso/oidc";
 import { invalidCredentials, passwordSignIn } from "@/server/sso/password-sign-in";
 
 export { CLIENT_IP_HEADER };
+
+/**
+ * Each sign-in's claim on the throttle, from the before hook to the after
+ * hook: better-auth gives both the same per-request context object.
+ */
+const signInClaims = new WeakMap<object, LoginClaim>();
 
 function createAuth(secureCookies: boolean) {
   const config = env();
@@ -103,7 +109,7 @@ function createAuth(secureCookies: boolean) {
         const name = normalizeUsername(typeof ctx.body?.username === "string" ? ctx.body.username : "");
         const ip = ctx.headers?.get(CLIENT_IP_HEADER) ?? null;
         // Counted before the password is checked (atomically), so parallel guesses cannot all be evaluated.
-        const wait = await claimLoginAttempt(name);
+        const { wait, claim } = await claimLogin(name);
         if (wait > 0) {
           await recordSignInAudit("signin.lockout", name, ip, { retryInSeconds: Math.ceil(wait / 1000) });
           throw new APIError("TOO_MANY_REQUESTS", {
@@ -116,7 +122,8 @@ function createAuth(secureCookies: boolean) {
           throw invalidCredentials();
         }
         // LDAP, or local passwords switched off: answered there, or null for the local password check.
-        const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "");
+        if (claim) signInClaims.set(ctx.context, claim);
+        const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "", claim);
         if (answer) return answer;
         return { context: { body: { ...ctx.body, username: name } } };
       }),
@@ -124,7 +131,7 @@ function createAuth(secureCookies: boolean) {
         if (ctx.path !== "/sign-in/username") return;
         const name = normalizeUsername(typeof ctx.body?.username === "string" ? ctx.body.username : "");
         const succeeded = Boolean(ctx.context.newSession);
-        await recordLoginResult(name, succeeded);
+        if (succeeded) await clearLoginCount(signInClaims.get(ctx.context) ?? null);
         if (!succeeded) await recordSignInAudit("signin.failure", name, ctx.headers?.get(CLIENT_IP_HEADER) ?? null, {});
       }),
     },

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { changePasswordSchema, resetPasswordSchema } from "@/lib/password";
 import { recordAudit, writeAudit } from "@/server/audit/audit-log";
-import { claimLoginAttempt, recordLoginResult } from "@/server/auth/login-throttle";
+import { claimLogin, clearLoginCount } from "@/server/auth/login-throttle";
 import { auth } from "@/server/auth/better-auth";
 import type { UserPrincipal } from "@/server/auth/principal";
 import { db } from "@/server/db";
@@ -25,7 +25,7 @@ export async function changeOwnPassword(principal: UserPrincipal, requestHeaders
   const { currentPassword, newPassword } = changePasswordSchema.parse(input);
   // Guessing the current password here is guessing the person's password: the sign-in's own
   // per-username throttle counts it (before the check), and a wrong guess is audited.
-  const wait = await claimLoginAttempt(principal.user.username);
+  const { wait, claim } = await claimLogin(principal.user.username);
   if (wait > 0) {
     await recordAudit({ actorId: principal.user.id, action: "user.password_change_refused", entityType: "user", entityId: principal.user.id, after: { reason: "throttled", retryInSeconds: Math.ceil(wait / 1000) } });
     throw new AppError("rate_limited", `Too many wrong passwords. Try again in ${Math.ceil(wait / 1000)} s.`);
@@ -48,7 +48,7 @@ export async function changeOwnPassword(principal: UserPrincipal, requestHeaders
     if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") throw new AppError("bad_request", "This account signs in without a gpudesk password");
     throw error;
   }
-  await recordLoginResult(principal.user.username, true);
+  await clearLoginCount(claim);
   await db().$transaction(async (tx) => {
     // A new password voids the calendar feed addresses given out under the old one.
     await tx.user.update({ where: { id: principal.user.id }, data: { mustChangePassword: false, calendarFeedKey: newFeedKey() } });

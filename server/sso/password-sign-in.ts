@@ -1,6 +1,6 @@
 import { APIError, type createAuthMiddleware } from "better-auth/api";
 import { setSessionCookie } from "better-auth/cookies";
-import { recordLoginResult } from "@/server/auth/login-throttle";
+import { clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { checkDirectoryPassword } from "@/server/sso/ldap";
@@ -30,13 +30,13 @@ export function invalidCredentials(): APIError {
  * or a directory that cannot answer, falls back to gpudesk's own password
  * (null: let better-auth check it), unless local passwords are switched off.
  */
-export async function passwordSignIn(ctx: MiddlewareContext, username: string, password: string): Promise<unknown> {
+export async function passwordSignIn(ctx: MiddlewareContext, username: string, password: string, claim: LoginClaim | null): Promise<unknown> {
   const config = env();
   let directoryDown = false;
   if (config.GPUDESK_LDAP_URL) {
     const check = await checkDirectoryPassword(username, password, config);
     if (check.kind === "wrong_password") {
-      // The throttle counted this attempt before the check (claimLoginAttempt).
+      // The throttle counted this attempt before the check (claimLogin).
       await recordSignInRefusal({ source: "ldap", username, reason: "wrong_password" });
       throw invalidCredentials();
     }
@@ -56,7 +56,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
       const user = await ctx.context.internalAdapter.findUserById(result.user.id);
       if (!session || !user) throw new APIError("INTERNAL_SERVER_ERROR", { message: "The session could not be created" });
       await setSessionCookie(ctx, { session, user });
-      await recordLoginResult(username, true);
+      await clearLoginCount(claim);
       return ctx.json({ redirect: false, user: { id: user.id, name: user.name, username: result.user.username } });
     }
   }
