@@ -164,7 +164,13 @@ export async function createUser(prefix: string, options: { admin?: boolean; nam
  * spec has taken yet (specs run side by side, and a login is one person's).
  */
 export async function personForMoment<T extends { login: string }>(prefix: string, moments: Iterable<T>, options: { name?: string } = {}): Promise<{ person: TestUser; moment: T }> {
-  const tried = new Set<string>();
+  // A demo person whose booked units run their work keeps their login: taken over, that work (the
+  // split H100's 3g.40gb, the pre-training run) would run as someone else, and the fleet and wall
+  // specs beside this one would see a conflict there.
+  const { token } = await bootstrapAdmin();
+  const fleet = await apiCall<{ gpuStates: Record<string, { state: string; holder: { username: string } | null }> }>("GET", "/api/v1/fleet", { token });
+  const working = Object.values(fleet.gpuStates).filter((gpu) => gpu.state === "booked_in_use" && gpu.holder);
+  const tried = new Set<string>(working.map((gpu) => gpu.holder!.username.replace(/-sim$/, "")));
   for (const moment of moments) {
     if (tried.has(moment.login)) continue;
     tried.add(moment.login);
@@ -174,7 +180,7 @@ export async function personForMoment<T extends { login: string }>(prefix: strin
       if (!(error instanceof ApiRefusal && error.status === 409)) throw error;
     }
   }
-  throw new Error(`every demo login of these moments belongs to a person already: ${[...tried].join(", ")}`);
+  throw new Error(`every demo login of these moments belongs to a person or runs on a demo booking: ${[...tried].join(", ")}`);
 }
 
 /** A personal API token of the person: they sign in and make one, as in /settings/tokens. */
