@@ -6,7 +6,7 @@ import { SHARED_REQUIRED, sharedFixturesMissing } from "./server/testing/shared-
 import { readTestFiles, slowReason } from "./server/testing/test-kinds.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
-const testDirs = ["lib", "server", "components", "scripts"];
+const testDirs = ["lib", "host", "server", "components", "scripts"];
 /** Test files at once; GPUDESK_TEST_WORKERS overrides it (a number, or a share such as "50%"). */
 const TEST_WORKERS = process.env.GPUDESK_TEST_WORKERS ?? 4;
 /**

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
-import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedAgentHost } from "@/host/agent/simulated-agent-host";
+import { simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { addHost, admin, backdateBooking, personForMoment, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
 
 /**

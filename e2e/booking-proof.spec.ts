@@ -15,7 +15,7 @@ import { addHost, createUser, gpudesk, setGpuReading, signIn, startAgent, unique
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const FIXTURE = path.join(root, "server/collector/fixtures/h200-driver-580");
+const FIXTURE = path.join(root, "host/collector/fixtures/h200-driver-580");
 const FIXTURE_UUID = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
 const children: ChildProcess[] = [];
 

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { SIMULATED_USERS } from "@/server/collector/simulated/models";
+import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { E2E_ORIGIN, admin, signIn } from "./helpers";
 
 /**

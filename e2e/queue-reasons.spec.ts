@@ -3,8 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import type { WaitlistView } from "@/lib/waitlist-schema";
-import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
-import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedAgentHost } from "@/host/agent/simulated-agent-host";
+import { simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { addHost, admin, createUser, personForMoment, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";
 
 /**

@@ -4,7 +4,7 @@ import * as z from "zod";
  * Enforcement over the `/agent` socket: the server asks an agent to
  * terminate one process; the agent answers with what it did. The agent
  * acts only when started with `--allow-enforcement`, and checks the
- * process itself before every signal (see server/agent/enforcer.ts).
+ * process itself before every signal (see host/agent/enforcer.ts).
  */
 
 export const terminateCommandSchema = z.object({

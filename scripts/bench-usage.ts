@@ -83,11 +83,11 @@ function freePort(): Promise<number> {
 const iso = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
 async function fill(): Promise<void> {
-  const { migrateDatabase } = await import("@/server/db/migrate");
-  const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+  const { migrateDatabase } = await import("@/server/core/db/migrate");
+  const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
 
   await migrateDatabase(process.env.DATABASE_URL!, repoRoot);
   const nowMs = Date.now();
@@ -166,7 +166,7 @@ async function queries(): Promise<void> {
   const { getUsageReport } = await import("@/server/history/usage-report");
   const { getGpuHistory } = await import("@/server/history/gpu-history");
   const { reservationEfficiency } = await import("@/server/history/reservation-efficiency");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const nowMs = Date.now();
   const table: Record<string, unknown> = {};
   process.stdout.write(`\nqueries (ms over ${args.runs} runs: first / median / max)\n`);
@@ -188,7 +188,7 @@ async function queries(): Promise<void> {
   table["reservation efficiency ×200"] = { first: t.first, median: t.median, max: t.max };
   process.stdout.write(`  efficiency of ${ids.length} bookings ${String(t.first).padStart(4)} / ${String(t.median).padStart(8)} / ${String(t.max).padStart(8)}\n`);
   results.queries = table;
-  const { disconnectDb } = await import("@/server/db");
+  const { disconnectDb } = await import("@/server/core/db");
   await disconnectDb();
 }
 

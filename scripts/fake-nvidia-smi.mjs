@@ -3,7 +3,7 @@
 // its tests and the polling benchmark run on machines without a GPU.
 //
 // It reads these files from $FAKE_NVIDIA_SMI_DIR (default:
-// server/collector/fixtures/h200-driver-580 in this repository):
+// host/collector/fixtures/h200-driver-580 in this repository):
 //
 //   query-gpu__load.csv           `--query-gpu=… --format=csv` output, header included
 //   query-compute-apps__load.csv  `--query-compute-apps=… --format=csv` output, header

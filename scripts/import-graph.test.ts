@@ -61,11 +61,11 @@ describe("importsOf", () => {
 
   it("flags a component's code import of server/, and lets its tests and type imports pass", () => {
     const flagged = componentsImportingServerCode([
-      edge("components/a.tsx", "server/db.ts"),
+      edge("components/a.tsx", "server/core/db.ts"),
       edge("components/a.tsx", "server/auth/tokens.ts", true),
-      edge("components/a.test.ts", "server/db.ts"),
-      edge("app/page.tsx", "server/db.ts"),
+      edge("components/a.test.ts", "server/core/db.ts"),
+      edge("app/page.tsx", "server/core/db.ts"),
     ]);
-    expect(flagged).toEqual([edge("components/a.tsx", "server/db.ts")]);
+    expect(flagged).toEqual([edge("components/a.tsx", "server/core/db.ts")]);
   });
 });

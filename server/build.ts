@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 const require = createRequire(import.meta.url);
 

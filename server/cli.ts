@@ -1,13 +1,13 @@
 import { Command } from "commander";
 import { installLine } from "@/lib/install-line";
 import { GPUDESK_VERSION } from "@/lib/version";
-import { registerAgentCommand } from "@/server/agent/register-agent-command";
+import { registerAgentCommand } from "@/host/agent/register-agent-command";
 import { registerAdminCommands, withDatabase } from "@/server/cli-admin";
-import { registerClientCommands } from "@/server/cli-client/client-commands";
-import { ConfigError, parseEnv } from "@/server/env";
-import { AppError } from "@/server/errors";
+import { registerClientCommands } from "@/host/cli-client/client-commands";
+import { ConfigError, parseEnv } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
 import { registerHistoryCommands } from "@/server/history/history-commands";
-import { describeCliError, PROGRAM_DESCRIPTION } from "@/server/host-cli/host-program";
+import { describeCliError, PROGRAM_DESCRIPTION } from "@/host/cli/host-program";
 
 const program = new Command()
   .name("gpudesk")

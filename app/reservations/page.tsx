@@ -5,7 +5,7 @@ import { MyReservations } from "@/components/reservations/my-reservations";
 import { PastPager } from "@/components/reservations/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
-import { isAdmin } from "@/server/auth/principal";
+import { isAdmin } from "@/server/core/principal";
 import { getPageUser } from "@/server/auth/session";
 import { countPastReservations, listReservations } from "@/server/reservations/list-reservations";
 

@@ -1,5 +1,5 @@
 import type { LiveBooking } from "@/lib/live";
-import type { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import type { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 
 /**
  * A few bookings over a simulated fleet (two GPUs on every fourth host's

@@ -12,7 +12,7 @@
 import { initialLiveFleetState, applyDeltaWire, applySnapshotWire, type LiveFleetState } from "@/lib/live-fleet-state";
 import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 import type { LiveGpu } from "@/lib/live";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { argsOrExit, flag } from "./args";

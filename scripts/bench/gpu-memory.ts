@@ -16,7 +16,7 @@ import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
 import { MinuteRollups } from "@/server/history/minute-rollups";

@@ -3,14 +3,14 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 /** Misuse alerts are silenced by admins only: the person an alert is about cannot hush it. */
 
-let modules: { queries: typeof import("@/server/alerts/alert-queries"); fixtures: typeof import("@/server/testing/booking-fixtures"); db: typeof import("@/server/db") };
+let modules: { queries: typeof import("@/server/alerts/alert-queries"); fixtures: typeof import("@/server/testing/booking-fixtures"); db: typeof import("@/server/core/db") };
 
 beforeAll(async () => {
   await useTestDatabase();
   modules = {
     queries: await import("@/server/alerts/alert-queries"),
     fixtures: await import("@/server/testing/booking-fixtures"),
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
   };
 }, 120_000);
 

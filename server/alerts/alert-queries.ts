@@ -2,10 +2,10 @@ import type { Prisma } from "@prisma/client";
 import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/alerts";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { alertSelect, holderIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
-import type { UserPrincipal } from "@/server/auth/principal";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import type { UserPrincipal } from "@/server/core/principal";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 
 type Actor = UserPrincipal["user"];
 

@@ -3,8 +3,8 @@ import { ALERT_KINDS, type AlertKind, type AlertView } from "@/lib/alerts";
 import type { PersonRef } from "@/lib/reservation-types";
 import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/alert-engine";
 import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
-import { db } from "@/server/db";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { db } from "@/server/core/db";
+import { personSelect, toPerson } from "@/server/core/people";
 import { storedUnit, unitName } from "@/lib/gpu-availability";
 
 export const alertSelect = {

@@ -23,7 +23,7 @@ beforeAll(async () => {
   await useTestDatabase();
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const { onAlertChanged } = await import("@/server/alerts/alert-events");
   onAlertChanged((change) => announced.push(change));
   const [holder, intruder, bystander, admin] = await Promise.all([

@@ -3,10 +3,10 @@ import type { AlertView } from "@/lib/alerts";
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import type { Role } from "@/server/auth/principal";
+import type { Role } from "@/server/core/principal";
 import { liveViewerOf } from "@/server/fleet/live-endpoint";
 import { viewerRoom } from "@/server/fleet/viewer-rooms";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
 

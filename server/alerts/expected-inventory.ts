@@ -1,6 +1,6 @@
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 
 const DAY_MS = 86_400_000;
 

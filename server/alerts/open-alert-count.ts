@@ -1,6 +1,6 @@
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 
 /** A change announced on another instance reaches this one only through the database: counted again this often anyway. */
 const RECOUNT_EVERY_MS = 30_000;

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LiveBooking } from "@/lib/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { createFakeProcTree, type FakeProcTree } from "@/server/collector/proc/fake-proc-tree";
-import { createUserLookup } from "@/server/collector/proc/lookup-user";
-import { createProcReader, enrichProcesses } from "@/server/collector/proc/proc-reader";
+import { createFakeProcTree, type FakeProcTree } from "@/host/collector/proc/fake-proc-tree";
+import { createUserLookup } from "@/host/collector/proc/lookup-user";
+import { createProcReader, enrichProcesses } from "@/host/collector/proc/proc-reader";
 import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 

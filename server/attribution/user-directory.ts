@@ -1,6 +1,6 @@
 import type { PersonRef } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 
 export interface DirectoryEntry extends PersonRef {
   unixLogin: string;

@@ -1,6 +1,6 @@
 import { CLIENT_PROTO_HEADER, requestOrigin } from "@/server/auth/request-origin";
-import { env } from "@/server/env";
-import { AppError } from "@/server/errors";
+import { env } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
 import { OIDC_PROVIDER_ID } from "@/server/sso/oidc";
 
 /**

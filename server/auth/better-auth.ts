@@ -5,13 +5,13 @@ import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { normalizeUsername, usernameSchema } from "@/lib/username";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { recordAudit } from "@/server/audit/audit-log";
+import { recordAudit } from "@/server/core/audit-log";
 import { claimLogin, clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
-import { db } from "@/server/db";
-import { databaseProvider, env } from "@/server/env";
+import { db } from "@/server/core/db";
+import { databaseProvider, env } from "@/server/core/env";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { oidcPlugins } from "@/server/sso/oidc";
 import { invalidCredentials, passwordSignIn } from "@/server/sso/password-sign-in";
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { ACTIONS, type MatrixWorld, WHO, type Who } from "@/server/testing/permission-actions";
 import { useTestDatabase } from "@/server/testing/test-db";
 

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/auth/principal";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/core/principal";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
 

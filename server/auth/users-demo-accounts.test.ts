@@ -15,7 +15,7 @@ describe("a real person and the demo accounts", () => {
   it("takes the username and Unix login of a demo account", async () => {
     const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
     const { createUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const demo = (await ensureDemoAccounts(["quinn"])).get("quinn")!;
     expect(demo.username).toBe("quinn");
 

@@ -1,11 +1,11 @@
 import type { Prisma } from "@prisma/client";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 import { personWithUsername } from "@/lib/person-name";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
 import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@/server/calendar/feed-secret";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
 const PAST_DAYS = 31;

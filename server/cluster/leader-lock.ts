@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 // Renew and release only while the key still names us: a holder that was
 // paused past its TTL must not extend or delete the lock of its successor.

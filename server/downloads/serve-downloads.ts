@@ -1,5 +1,5 @@
-import { env } from "@/server/env";
-import { AppError } from "@/server/errors";
+import { env } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
 import { renderInstallScript, type HostDownloads } from "@/server/downloads/install-script";
 import { publicServerUrl } from "@/server/http/public-url";
 import { runtime } from "@/server/runtime";

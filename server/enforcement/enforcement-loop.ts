@@ -3,14 +3,14 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { EnforcementReport } from "@/lib/enforcement-protocol";
 import type { LiveGpu } from "@/lib/live";
 import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { recordHostAudit } from "@/server/enforcement/enforcement-audit";
 import type { EnforcementChannel } from "@/server/enforcement/enforcement-channel";
 import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
 import { planTerminations, startedBeforeBooking, type HostEnforcement } from "@/server/enforcement/enforcement-plan";
 import { loadEnforcedHosts } from "@/server/enforcement/host-settings";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 /** A request is not repeated for the same process within this long (the agent may have refused it). */

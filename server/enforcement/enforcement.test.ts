@@ -9,7 +9,7 @@ import { Server } from "socket.io";
 import type { LiveBooking } from "@/lib/live";
 import { AGENT_NAMESPACE } from "@/lib/live";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -21,11 +21,11 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * process is not, and nothing happens without --allow-enforcement.
  */
 
-const FIXTURE = path.join(repoRoot, "server/collector/fixtures/h200-driver-580");
+const FIXTURE = path.join(repoRoot, "host/collector/fixtures/h200-driver-580");
 const FIXTURE_UUID = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
 
 type Modules = {
-  db: typeof import("@/server/db");
+  db: typeof import("@/server/core/db");
   fixtures: typeof import("@/server/testing/booking-fixtures");
   hosts: typeof import("@/server/hosts/host-registry");
   startTick: typeof import("@/server/tick/start-tick");
@@ -57,7 +57,7 @@ const ticks: number[] = [];
 beforeAll(async () => {
   await useTestDatabase();
   m = {
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
     fixtures: await import("@/server/testing/booking-fixtures"),
     hosts: await import("@/server/hosts/host-registry"),
     startTick: await import("@/server/tick/start-tick"),
@@ -252,7 +252,7 @@ describe("enforcement with the real agent", () => {
 describe("a rogue reporter with the host's token", () => {
   it("cannot have the real agent signal what it names, nor write enforcement reports into the audit log", async () => {
     const { uuid, host, token } = await setUp("0004");
-    const { createSocketTransport } = await import("@/server/agent/socket-transport");
+    const { createSocketTransport } = await import("@/host/agent/socket-transport");
     // Root's own process, on no GPU at all, and one of the test's processes that is on no GPU either.
     const rootOwned = spawn("sleep", ["600"], { stdio: "ignore" });
     children.push(rootOwned);

@@ -17,7 +17,7 @@ beforeAll(async () => {
 
 /** Registers the demo hosts as the embedded agents would, and answers each GPU's state by the server's reconciliation. */
 async function demoStates(simTime: string, now: Date) {
-  const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+  const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { startDemoStory } = await import("@/server/fleet/demo-story");
   const { FleetState } = await import("@/server/fleet/fleet-state");
@@ -57,7 +57,7 @@ describe("the demo story", () => {
     // The split H100: a slice in each state.
     expect(["0:0", "0:1", "0:2", "0:3"].map((ref) => states.get(`sim-h100-mig/${ref}`))).toEqual(["booked_in_use", "booked_idle", "unbooked_use", "free"]);
 
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const demo = await db().user.findMany({ where: { simulated: true }, select: { id: true, username: true, unixLogin: true } });
     expect(demo.map((user) => user.username).sort()).toEqual(["alice", "bob", "carol", "dave", "erin", "frank"]);
     expect(demo.every((user) => user.unixLogin === user.username)).toBe(true);
@@ -78,7 +78,7 @@ describe("the demo story", () => {
   it("stages the idle booking's past minutes as that booking's: held and run by its person, never use without a booking by nobody named", async () => {
     const now = new Date();
     await demoStates("2026-11-30T00:00:00Z", now);
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const { DEMO_IDLE_PURPOSE } = await import("@/server/idle-release/demo-idle");
     const { unbookedUseByPerson } = await import("@/server/teams/unbooked-use");
     const held = await db().reservation.findFirstOrThrow({ where: { purpose: DEMO_IDLE_PURPOSE, status: "booked" }, select: { userId: true, startsAt: true, gpus: { select: { gpu: { select: { uuid: true } } } } } });
@@ -99,7 +99,7 @@ describe("the demo story", () => {
   it("shows idle release at start on a whole GPU and on the booked empty MIG slice: both in their warning period", async () => {
     const now = new Date();
     await demoStates("2026-11-30T00:00:00Z", now);
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE } = await import("@/server/idle-release/demo-idle");
     const { idleWarningsOf } = await import("@/server/idle-release/idle-views");
     const rows = await db().reservation.findMany({ where: { purpose: { in: [DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE] }, status: "booked" }, select: { id: true, purpose: true } });
@@ -110,7 +110,7 @@ describe("the demo story", () => {
   });
 
   it("plans the two slice bookings on the split H100: its job's owner on the 3g.40gb, another person on the idle 2g.20gb", async () => {
-    const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+    const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
     const { planDemoBookings } = await import("@/server/fleet/demo-story");
     const specs = simulatedFleet({ seed: SEED });
     const simMs = Date.parse("2026-11-30T00:00:00Z");
@@ -130,7 +130,7 @@ describe("the demo story", () => {
 
   it("leaves a login that belongs to a person with that person", async () => {
     const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     await db().user.create({ data: { id: "real-zed", name: "Zed Real", email: "zed@example.test", username: "zed", unixLogin: "zedlogin" } });
     const accounts = await ensureDemoAccounts(["zedlogin", "zed"]);
     // Not in the map: the demo never books in a real person's name.

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
-import { SIMULATED_USERS } from "@/server/collector/simulated/models";
-import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/server/collector/simulated/simulated-source";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
-import type { Actor } from "@/server/reservations/actor";
+import { SIMULATED_USERS } from "@/host/collector/simulated/models";
+import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/simulated/simulated-source";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
+import type { Actor } from "@/server/core/actor";
 import { createReservation } from "@/server/reservations/create-reservation";
 import { readPolicy } from "@/server/reservations/policy";
 import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/idle-release/demo-idle";

@@ -10,7 +10,7 @@ import type { FleetState } from "@/server/fleet/fleet-state";
 import { DeltaPacer } from "@/server/fleet/delta-pacer";
 import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
 import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import type { BookingsSource } from "@/server/reservations/booking-feed";
 import type { TickConsumer } from "@/server/tick/tick-view";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UserPrincipal } from "@/server/auth/principal";
+import type { UserPrincipal } from "@/server/core/principal";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { setLiveNamespace } from "@/server/fleet/live-revocation";
 import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
@@ -160,7 +160,7 @@ describe("open /live sockets after a change of rights", () => {
     await expect(requireViewer(call("/api/v1/fleet"))).rejects.toMatchObject({ code: "password_change_required" });
     // Seeing who they are stays open, as for a session.
     expect((await requireUser(call("/api/v1/me"))).user.mustChangePassword).toBe(true);
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     await db().user.update({ where: { id: user.id }, data: { mustChangePassword: false } });
     expect((await requireUser(call("/api/v1/reservations"))).user.id).toBe(user.id);
   });

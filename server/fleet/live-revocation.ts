@@ -1,6 +1,6 @@
 import type { Namespace } from "socket.io";
-import type { Role } from "@/server/auth/principal";
-import { log } from "@/server/log";
+import type { Role } from "@/server/core/principal";
+import { log } from "@/server/core/log";
 
 /**
  * Who watches on a `/live` socket, as the handshake proved it: a person

@@ -25,7 +25,7 @@ beforeAll(async () => {
   await useTestDatabase();
   const { createUser } = await import("@/server/auth/users");
   const { stampClientHeaders } = await import("@/server/auth/request-origin");
-  const { env } = await import("@/server/env");
+  const { env } = await import("@/server/core/env");
   const route = await import("@/app/api/auth/[...all]/route");
   const username = uniqueName("proxied").replace(/-/g, ".");
   await createUser({ username, password: "behind-the-proxy" });

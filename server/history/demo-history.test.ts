@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { useTestDatabase } from "@/server/testing/test-db";

@@ -1,7 +1,7 @@
 import type { Snapshot } from "@/lib/snapshot";
 import { SIMULATED_HOLDER_PREFIX } from "@/lib/usage-types";
-import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/server/collector/simulated/simulated-source";
-import { db } from "@/server/db";
+import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/simulated/simulated-source";
+import { db } from "@/server/core/db";
 import {
   HOUR_MS,
   MINUTE_MS,
@@ -169,7 +169,7 @@ export interface SimulatedFleetHistoryOptions {
  * minute. Safe to run again: the second run finds no room and returns 0.
  */
 export async function fillSimulatedFleetHistory(options: SimulatedFleetHistoryOptions): Promise<number> {
-  const { simulatedFleet } = await import("@/server/collector/simulated/simulated-source");
+  const { simulatedFleet } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const nowMs = options.nowMs ?? Date.now();
   const specs = simulatedFleet({ seed: options.seed, gpuCount: options.gpuCount });

@@ -1,5 +1,5 @@
 import { gpuShareOf } from "@/lib/gpu-share";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 
 /** What idle release handed back of one person's bookings on one host, by releases in a range. */
 export interface HandedBackTime {

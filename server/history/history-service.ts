@@ -1,5 +1,5 @@
 import type { Snapshot } from "@/lib/snapshot";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";

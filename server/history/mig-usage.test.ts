@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { getUsageReport } from "@/server/history/usage-report";

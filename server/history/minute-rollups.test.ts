@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { recomputeHours } from "@/server/history/rollup-store";
 import { MinuteRollups } from "@/server/history/minute-rollups";

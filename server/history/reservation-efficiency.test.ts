@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { reservationEfficiency, reservationEfficiencyFor } from "@/server/history/reservation-efficiency";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";

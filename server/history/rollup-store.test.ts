@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 import { readMinutes, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
 import { gpuUuid } from "@/server/testing/factories";

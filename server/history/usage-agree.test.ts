@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { UsageReport } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bookedByOfMinute, type BookedInterval } from "@/server/history/booked-intervals";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
@@ -10,7 +10,7 @@ import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import { bookedRanges } from "@/server/limits/booked-ranges";
 import { gpuHoursOf } from "@/server/limits/gpu-hours";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { makeGpu, makeMinuteRow, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 

@@ -12,7 +12,7 @@ import {
   type UtilizationHeatmap,
   type UtilizationSeries,
 } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy, personHostKey } from "@/server/limits/booked-ranges";

@@ -1,10 +1,10 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
-import { withAuditOrigin } from "@/server/audit/audit-context";
+import { withAuditOrigin } from "@/server/core/audit-context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
-import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/db/database-busy";
-import { AppError } from "@/server/errors";
-import { log } from "@/server/log";
+import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/core/db/database-busy";
+import { AppError } from "@/server/core/errors";
+import { log } from "@/server/core/log";
 
 /** Turns zod issues into `{ field: message }` for forms; the first issue per field wins. */
 export function fieldErrors(error: ZodError): Record<string, string> {

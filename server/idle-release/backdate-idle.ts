@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";

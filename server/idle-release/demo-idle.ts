@@ -1,9 +1,9 @@
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS } from "@/server/history/rollup-math";
 import { claimWriteLock, recomputeHours } from "@/server/history/rollup-store";
 import { MINUTE_MS } from "@/server/idle-release/idle-rule";
-import { writeAudit } from "@/server/reservations/audit-log";
+import { writeAudit } from "@/server/core/audit-log";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** The demo's booking that sits idle (server/fleet/demo-story.ts books it). */

@@ -11,7 +11,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
 let releaseReservation: typeof import("@/server/reservations/end-reservation").releaseReservation;
@@ -29,7 +29,7 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ releaseReservation } = await import("@/server/reservations/end-reservation"));

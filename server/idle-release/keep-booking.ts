@@ -1,11 +1,11 @@
 import type { ReservationView } from "@/lib/reservation-types";
 import { reservationState } from "@/lib/reservation-state";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, type ServiceOptions } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
+import { announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { readIdlePolicy } from "@/server/reservations/policy";
 

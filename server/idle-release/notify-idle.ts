@@ -1,6 +1,6 @@
 import type { IdleNotice } from "@/lib/idle-release";
 import { holdingSentence, idleSentence } from "@/lib/idle-release";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productionBuildProblem } from "@/server/build";
 import { backdateBooking } from "@/server/idle-release/backdate-idle";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { testDatabaseProvider } from "@/server/testing/test-db";
 
 /*

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
-import { hasSharedFixtures, readSharedFixture } from "@/server/collector/nvidia-smi/test-fixtures";
+import { hasSharedFixtures, readSharedFixture } from "@/host/collector/nvidia-smi/test-fixtures";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -13,7 +13,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let getReservation: typeof import("@/server/reservations/list-reservations").getReservation;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
@@ -22,8 +22,8 @@ let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
 let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
-let parseNvidiaSmiList: typeof import("@/server/collector/nvidia-smi/parse-list").parseNvidiaSmiList;
-let withSlices: typeof import("@/server/collector/nvidia-smi/mig-slices").withSlices;
+let parseNvidiaSmiList: typeof import("@/host/collector/nvidia-smi/parse-list").parseNvidiaSmiList;
+let withSlices: typeof import("@/host/collector/nvidia-smi/mig-slices").withSlices;
 let factories: typeof import("@/server/testing/factories");
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ getReservation } = await import("@/server/reservations/list-reservations"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
@@ -43,8 +43,8 @@ beforeAll(async () => {
   ({ updatePolicy } = await import("@/server/reservations/policy"));
   ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
-  ({ parseNvidiaSmiList } = await import("@/server/collector/nvidia-smi/parse-list"));
-  ({ withSlices } = await import("@/server/collector/nvidia-smi/mig-slices"));
+  ({ parseNvidiaSmiList } = await import("@/host/collector/nvidia-smi/parse-list"));
+  ({ withSlices } = await import("@/host/collector/nvidia-smi/mig-slices"));
 }, 120_000);
 
 let admin: Awaited<ReturnType<Fixtures["createTestUser"]>>;

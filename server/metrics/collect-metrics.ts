@@ -1,5 +1,5 @@
 import { requireAdmin } from "@/server/auth/guard";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { currentHistory } from "@/server/history/history-service";
 import { renderMetrics } from "@/server/metrics/render-metrics";
 import { listActiveBookings } from "@/server/reservations/active-bookings";

@@ -50,7 +50,7 @@ beforeAll(async () => {
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
 
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false, now: () => NOW });
   const ingest = createIngest(fleet, () => NOW);

@@ -1,9 +1,9 @@
 import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/alerts";
 import type { ReservationView } from "@/lib/reservation-types";
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
-import type { Actor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
+import type { Actor } from "@/server/core/actor";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { unitsPhrase } from "@/lib/gpu-availability";

@@ -20,7 +20,7 @@ const answers = new Map<string, number>();
 let modules: {
   deliveries: typeof import("@/server/notifications/deliveries");
   webhooks: typeof import("@/server/notifications/webhooks");
-  db: typeof import("@/server/db");
+  db: typeof import("@/server/core/db");
 };
 let admin: Awaited<ReturnType<typeof import("@/server/testing/booking-fixtures")["createTestUser"]>>;
 let holder: typeof admin;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   modules = {
     deliveries: await import("@/server/notifications/deliveries"),
     webhooks: await import("@/server/notifications/webhooks"),
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
   };
   [admin, holder, other] = await Promise.all([fixtures.createTestUser("admin", "admin"), fixtures.createTestUser("member", "holder"), fixtures.createTestUser("member", "other")]);
   const host = await fixtures.createTestHost(2);

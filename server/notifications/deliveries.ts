@@ -1,6 +1,6 @@
 import type { AlertUpdate, AlertView } from "@/lib/alerts";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
 import { REFUSED_PREFIX, kindsOf, personalWebhookAllowList, toFormat } from "@/server/notifications/webhooks";
 import { postToTarget, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";

@@ -1,5 +1,5 @@
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 import { DELIVERY_POLL_MS, RETRY_BACKOFF_MS } from "@/server/notifications/deliveries";
 import type { SendMail } from "@/server/notifications/mailer";
 

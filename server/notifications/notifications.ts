@@ -1,5 +1,5 @@
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { DeliveryWorker, enqueueAlertDeliveries, type DeliveryWorkerOptions } from "@/server/notifications/deliveries";
 
 const holder = globalThis as unknown as { __gpudeskDeliveryWorker?: DeliveryWorker };

@@ -7,7 +7,7 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let listBookableHosts: typeof import("@/server/reservations/bookings-query").listBookableHosts;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let factories: typeof import("@/server/testing/factories");
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ listBookableHosts } = await import("@/server/reservations/bookings-query"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
 }, 60_000);

@@ -1,6 +1,6 @@
 import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
 import { type NamedPerson, personName } from "@/lib/person-name";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { unitNameOfRef } from "@/lib/gpu-availability";
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LiveBooking } from "@/lib/live";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { announceBookingsChanged } from "@/server/core/booking-events";
 import { BookingFeed } from "@/server/reservations/booking-feed";
 
 const T0 = Date.parse("2026-12-01T10:00:00Z");

@@ -16,7 +16,7 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -28,7 +28,7 @@ beforeAll(async () => {
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);
 

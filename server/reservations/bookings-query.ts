@@ -2,9 +2,9 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import type { LiveBooking } from "@/lib/live";
 import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { personSelect, toPerson } from "@/server/core/people";
 import { idleWarningsOf } from "@/server/idle-release/idle-views";
 import { teamNames } from "@/server/teams/booking-team";
 

@@ -11,7 +11,7 @@ let cancel: typeof import("@/server/reservations/end-reservation").cancelReserva
 let list: typeof import("@/server/reservations/list-reservations").listReservations;
 let get: typeof import("@/server/reservations/list-reservations").getReservation;
 let policy: typeof import("@/server/reservations/policy");
-let listAudit: typeof import("@/server/audit/audit-log").listAudit;
+let listAudit: typeof import("@/server/core/audit-log").listAudit;
 let fx: Fixtures;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -25,7 +25,7 @@ beforeAll(async () => {
   ({ changeReservationEnd: change } = await import("@/server/reservations/change-reservation"));
   ({ releaseReservation: release, cancelReservation: cancel } = await import("@/server/reservations/end-reservation"));
   ({ listReservations: list, getReservation: get } = await import("@/server/reservations/list-reservations"));
-  ({ listAudit } = await import("@/server/audit/audit-log"));
+  ({ listAudit } = await import("@/server/core/audit-log"));
   policy = await import("@/server/reservations/policy");
   fx = await import("@/server/testing/booking-fixtures");
 }, 60_000);

@@ -1,12 +1,12 @@
 import { reservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/audit/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
 import { tellHolderOfChange } from "@/server/notifications/booking-notices";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
 

@@ -4,7 +4,7 @@ import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
 import { stateWithoutBooking } from "@/lib/state-without-booking";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 
 /** A booking starting this soon is "now": what runs on the GPUs at this moment decides. */
 export const STARTS_NOW_MS = 5 * 60_000;

@@ -1,8 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, isAdminActor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, isAdminActor } from "@/server/core/actor";
 import { withIdleViews } from "@/server/idle-release/idle-views";
 import { withGoneSlices } from "@/server/reservations/gone-slices";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";

@@ -1,6 +1,6 @@
 import type { BookingConflict } from "@/lib/reservation-types";
-import type { Tx } from "@/server/reservations/booking-transaction";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import type { Tx } from "@/server/core/booking-transaction";
+import { personSelect, toPerson } from "@/server/core/people";
 
 /**
  * Who holds which GPU when. A GPU is taken over [startsAt, endsAt) of each

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { formatReservationClaim, parseReservationClaim } from "@/lib/reservation-claim";
 import type { ProcessInfo } from "@/lib/snapshot";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 
 /**
  * The proof that goes with a booking's id in `GPUDESK_RESERVATION`.

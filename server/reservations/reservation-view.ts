@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/launch-settings";
 import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/reservation-types";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { personSelect, toPerson } from "@/server/core/people";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 export const reservationSelect = {

@@ -15,7 +15,7 @@ let listReservations: typeof import("@/server/reservations/list-reservations").l
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let tellHoldersOfSplitGpus: typeof import("@/server/notifications/booking-notices").tellHoldersOfSplitGpus;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: typeof import("@/server/testing/booking-fixtures");
 let factories: typeof import("@/server/testing/factories");
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   ({ listReservations } = await import("@/server/reservations/list-reservations"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ tellHoldersOfSplitGpus } = await import("@/server/notifications/booking-notices"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
 }, 60_000);

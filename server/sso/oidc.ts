@@ -1,6 +1,6 @@
 import { APIError } from "better-auth/api";
 import { genericOAuth, type GenericOAuthUserInfo } from "better-auth/plugins";
-import { type Env, isGoogleIssuer } from "@/server/env";
+import { type Env, isGoogleIssuer } from "@/server/core/env";
 import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 
 /** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */

@@ -1,8 +1,8 @@
 import { APIError, type createAuthMiddleware } from "better-auth/api";
 import { setSessionCookie } from "better-auth/cookies";
 import { clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
-import { env } from "@/server/env";
-import { log } from "@/server/log";
+import { env } from "@/server/core/env";
+import { log } from "@/server/core/log";
 import { checkDirectoryPassword } from "@/server/sso/ldap";
 import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 

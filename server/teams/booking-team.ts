@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 

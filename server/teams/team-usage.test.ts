@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import type { MinuteRow } from "@/server/history/rollup-math";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -16,7 +16,7 @@ let teams: typeof import("@/server/teams/team-service");
 let getTeamUsage: typeof import("@/server/teams/team-usage").getTeamUsage;
 let upsertMinuteRows: typeof import("@/server/history/rollup-store").upsertMinuteRows;
 let getUsageTables: typeof import("@/server/history/usage-report").getUsageTables;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let admin: Actor;
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   ({ getTeamUsage } = await import("@/server/teams/team-usage"));
   ({ upsertMinuteRows } = await import("@/server/history/rollup-store"));
   ({ getUsageTables } = await import("@/server/history/usage-report"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   admin = await fx.createTestUser("admin");
 }, 120_000);

@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import type { UnbookedPersonUsage } from "@/lib/team-usage";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { planResolution, tableSql } from "@/server/history/resolution";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";

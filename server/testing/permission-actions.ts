@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { db } from "@/server/db";
-import type { Actor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import type { Actor } from "@/server/core/actor";
 
 /**
  * The permission matrix's table (server/auth/permission-matrix.test.ts):

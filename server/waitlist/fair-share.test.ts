@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { gpuHoursOf, HOUR_MS } from "@/server/limits/gpu-hours";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -73,7 +73,7 @@ describe("fair share from the database (decay, grants)", () => {
   type Fixtures = typeof import("@/server/testing/booking-fixtures");
   let fx: Fixtures;
   let teams: typeof import("@/server/teams/team-service");
-  let db: typeof import("@/server/db").db;
+  let db: typeof import("@/server/core/db").db;
   let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
   let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
   let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
@@ -84,7 +84,7 @@ describe("fair share from the database (decay, grants)", () => {
     await useTestDatabase();
     fx = await import("@/server/testing/booking-fixtures");
     teams = await import("@/server/teams/team-service");
-    ({ db } = await import("@/server/db"));
+    ({ db } = await import("@/server/core/db"));
     ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
     ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
     ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));

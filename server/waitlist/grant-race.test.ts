@@ -14,8 +14,8 @@ type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let leaveWaitlist: typeof import("@/server/waitlist/list-waitlist").leaveWaitlist;
-let leaveQueue: typeof import("@/server/cli-client/wait-for-grant").leaveQueue;
-let db: typeof import("@/server/db").db;
+let leaveQueue: typeof import("@/host/cli-client/wait-for-grant").leaveQueue;
+let db: typeof import("@/server/core/db").db;
 let fixtures: Fixtures;
 let server: { url: string; close: () => Promise<void> };
 
@@ -26,8 +26,8 @@ beforeAll(async () => {
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ leaveWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ leaveQueue } = await import("@/server/cli-client/wait-for-grant"));
-  ({ db } = await import("@/server/db"));
+  ({ leaveQueue } = await import("@/host/cli-client/wait-for-grant"));
+  ({ db } = await import("@/server/core/db"));
   fixtures = await import("@/server/testing/booking-fixtures");
   const { serveRoutes } = await import("@/server/testing/route-server");
   server = await serveRoutes({

@@ -1,7 +1,7 @@
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { effectiveLimits, refuseNeverFitting } from "@/server/limits/check-limits";
-import type { Actor, ServiceOptions } from "@/server/reservations/actor";
+import type { Actor, ServiceOptions } from "@/server/core/actor";
 import { bookingTeam } from "@/server/teams/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 

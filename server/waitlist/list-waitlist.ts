@@ -1,12 +1,12 @@
 import type { QuotaRefusal } from "@/lib/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/waitlist-schema";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
 import { bookingTeam, type TeamRef } from "@/server/teams/booking-team";
 import { waitingBecause } from "@/server/waitlist/waiting-because";
-import { type Actor, canManageReservation } from "@/server/reservations/actor";
+import { type Actor, canManageReservation } from "@/server/core/actor";
 import { busyRanges } from "@/server/reservations/occupancy";
 import { liveGpuSource } from "@/server/reservations/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";

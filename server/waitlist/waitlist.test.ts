@@ -9,7 +9,7 @@ let announceGrants: typeof import("@/server/waitlist/grant-notices").announceGra
 let onWaitlistGranted: typeof import("@/server/waitlist/grant-notices").onWaitlistGranted;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let listMyWaitlist: typeof import("@/server/waitlist/list-waitlist").listMyWaitlist;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createTestUser: Fixtures["createTestUser"];
 let createTestHost: Fixtures["createTestHost"];
 let refusal: Fixtures["refusal"];
@@ -25,7 +25,7 @@ beforeAll(async () => {
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ announceGrants, onWaitlistGranted } = await import("@/server/waitlist/grant-notices"));
   ({ listWaitlist, listMyWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createTestUser, createTestHost, refusal } = await import("@/server/testing/booking-fixtures"));
 }, 120_000);
 
