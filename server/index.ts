@@ -27,9 +27,9 @@ import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { guardRequest } from "@/server/http/request-guard";
-import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
-import { setLiveNamespace } from "@/server/fleet/live-revocation";
-import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
+import { attachLiveEndpoint } from "@/server/live/live-endpoint";
+import { setLiveNamespace } from "@/server/core/live-revocation";
+import { authenticateLiveViewer } from "@/server/live/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
@@ -38,8 +38,8 @@ import { startBookingReminders } from "@/server/notifications/booking-reminders"
 import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
 import { attachPersonNotices } from "@/server/notifications/notify-person";
-import { setRuntime } from "@/server/runtime";
-import { startTick } from "@/server/tick/start-tick";
+import { setRuntime } from "@/server/main/runtime";
+import { startTick } from "@/server/main/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
 import { log } from "@/server/core/log";
 import { repoRoot } from "@/server/core/paths";
@@ -139,7 +139,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   tickState = tick.state;
   // Idle release (a leader consumer of the tick) looks again whenever new minutes are stored.
   history.onFlushed(tick.idleRelease.poke);
-  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
+  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/core/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
   // Notices to a person (waitlist grants, idle release, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { GpuScopeState } from "@/lib/gpu-scope-state";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { gpuRoom } from "@/server/fleet/gpu-scope";
+import { gpuRoom } from "@/server/live/gpu-scope";
 import { makeGpu, makeSnapshot } from "@/server/testing/factories";
 import { startLiveServer, until } from "@/server/testing/live-clients";
 

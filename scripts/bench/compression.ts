@@ -20,7 +20,7 @@ import { constants, createDeflateRaw, deflateRawSync, inflateRawSync, type Defla
 import { Encoder } from "socket.io-parser";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { LIVE_NAMESPACE } from "@/lib/live";
 import { argsOrExit, flag } from "./args";
 

@@ -18,7 +18,7 @@ import { memoryPersistence } from "@/server/alerts/testing";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { MinuteRollups } from "@/server/history/minute-rollups";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import { Tick } from "@/server/tick/tick";

@@ -11,7 +11,7 @@ import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { attachAlertsLive } from "@/server/alerts/alerts-live";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { attachLiveEndpoint } from "@/server/live/live-endpoint";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { Tick } from "@/server/tick/tick";
 

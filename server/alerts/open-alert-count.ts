@@ -9,7 +9,7 @@ const SETTLE_MS = 500;
 
 /**
  * How many alerts are open now, fleet-wide, for the wall displays' summary
- * (the display scope of server/fleet/display-scope.ts). Counted in the
+ * (the display scope of server/live/display-scope.ts). Counted in the
  * database at start, after alert changes and every half minute; null
  * until the first count.
  */

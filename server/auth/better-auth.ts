@@ -10,7 +10,7 @@ import { claimLogin, clearLoginCount, type LoginClaim } from "@/server/auth/logi
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/core/db";
 import { databaseProvider, env } from "@/server/core/env";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 import { log } from "@/server/core/log";
 import { oidcPlugins } from "@/server/sso/oidc";
 import { invalidCredentials, passwordSignIn } from "@/server/sso/password-sign-in";

@@ -6,7 +6,7 @@ import { auth } from "@/server/auth/better-auth";
 import type { UserPrincipal } from "@/server/core/principal";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 
 function newFeedKey(): string {
   return randomBytes(16).toString("base64url");

@@ -10,7 +10,7 @@ import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 
 export const unixLoginSchema = z
   .string()

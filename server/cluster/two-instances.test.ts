@@ -218,7 +218,7 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     const [healthA, healthB] = await Promise.all([health(a), health(b)]);
     expect(healthA?.cluster).toMatchObject({ mode: "redis", leader: true });
     expect(healthB?.cluster).toMatchObject({ mode: "redis", leader: false, jobs: [] });
-    // The tick's one leader job is named after its leader consumers, the first three of which are these (server/tick/start-tick.ts).
+    // The tick's one leader job is named after its leader consumers, the first three of which are these (server/main/start-tick.ts).
     expect(healthA?.cluster?.jobs).toEqual(expect.arrayContaining([expect.stringMatching(/^alerts, enforcement(,| and) webhook deliveries\b/), "waitlist", "history retention"]));
     expect(healthA?.cluster?.instance).not.toBe(healthB?.cluster?.instance);
 

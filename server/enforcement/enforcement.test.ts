@@ -28,7 +28,7 @@ type Modules = {
   db: typeof import("@/server/core/db");
   fixtures: typeof import("@/server/testing/booking-fixtures");
   hosts: typeof import("@/server/hosts/host-registry");
-  startTick: typeof import("@/server/tick/start-tick");
+  startTick: typeof import("@/server/main/start-tick");
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
@@ -60,7 +60,7 @@ beforeAll(async () => {
     db: await import("@/server/core/db"),
     fixtures: await import("@/server/testing/booking-fixtures"),
     hosts: await import("@/server/hosts/host-registry"),
-    startTick: await import("@/server/tick/start-tick"),
+    startTick: await import("@/server/main/start-tick"),
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,

@@ -6,7 +6,7 @@ import type { IdleNotice } from "@/lib/idle-release";
 import type { GrantNotice } from "@/lib/waitlist-schema";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";
-import { viewerRoom } from "@/server/fleet/viewer-rooms";
+import { viewerRoom } from "@/server/live/viewer-rooms";
 import { log } from "@/server/core/log";
 import { wakeMail } from "@/server/notifications/mail-worker";
 import { mailConfigured } from "@/server/notifications/mailer";

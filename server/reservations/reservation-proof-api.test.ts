@@ -34,7 +34,7 @@ let routes: {
 beforeAll(async () => {
   await useTestDatabase();
   const { createIngest } = await import("@/server/fleet/ingest");
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   setRuntime({ fleet, ingest: createIngest(fleet), disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
@@ -141,7 +141,7 @@ describe("who sees a booking's proof", () => {
     const { collectMetrics } = await import("@/server/metrics/collect-metrics");
     expect((await collectMetrics()).body).not.toContain(secret);
 
-    const { attachLiveEndpoint } = await import("@/server/fleet/live-endpoint");
+    const { attachLiveEndpoint } = await import("@/server/live/live-endpoint");
     const http = createServer();
     const io = new Server(http);
     const { LIVE_FORMAT_VERSION } = await import("@/lib/live-wire");

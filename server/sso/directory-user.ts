@@ -9,7 +9,7 @@ import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { releaseFromDemoAccounts, unixLoginSchema } from "@/server/auth/users";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 import { log } from "@/server/core/log";
 import { mapGroups } from "@/server/sso/groups";
 import { applyDirectoryTeams } from "@/server/sso/teams";

@@ -8,7 +8,7 @@ import { bookingTeam, type TeamRef } from "@/server/teams/booking-team";
 import { waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/core/actor";
 import { busyRanges } from "@/server/reservations/occupancy";
-import { liveGpuSource } from "@/server/reservations/live-source";
+import { liveGpuSource } from "@/server/main/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";

@@ -4,7 +4,7 @@ import { HostsManager } from "@/components/admin/hosts-manager";
 import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
 import { env } from "@/server/core/env";
-import { hostBundleChecksum } from "@/server/downloads/serve-downloads";
+import { hostBundleChecksum } from "@/server/main/serve-downloads";
 import { listHostSummaries } from "@/server/hosts/host-registry";
 import { publicServerUrl } from "@/server/http/public-url";
 

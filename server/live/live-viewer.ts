@@ -1,6 +1,6 @@
 import { handshakeFromSameOrigin, sessionOf } from "@/server/auth/authenticate";
 import { authenticateToken } from "@/server/auth/tokens";
-import type { LiveViewer } from "@/server/fleet/live-revocation";
+import type { LiveViewer } from "@/server/core/live-revocation";
 
 /**
  * Who a `/live` handshake stands for: a display token, a personal token,
@@ -9,7 +9,7 @@ import type { LiveViewer } from "@/server/fleet/live-revocation";
  * host (Origin); null for nobody, a disabled person, or one who must first
  * replace a temporary password. The one check for
  * every `/live` handler: they read its answer from the socket
- * (`liveViewerOf` in server/fleet/live-endpoint.ts).
+ * (`liveViewerOf` in server/live/live-endpoint.ts).
  */
 export async function authenticateLiveViewer({ headers, token }: { headers: Headers; token: string | null }): Promise<LiveViewer | null> {
   if (token) {

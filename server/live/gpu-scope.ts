@@ -1,7 +1,7 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { FleetDelta, GpuHistory, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { LIVE_FORMAT_VERSION, pointColumns, type GpuDeltaWire, type GpuSnapshotWire } from "@/lib/live-wire";
-import { MemberEncoder, type SlotRegistry } from "@/server/fleet/member-encoder";
+import { MemberEncoder, type SlotRegistry } from "@/server/live/member-encoder";
 
 /** How many GPUs one socket may watch at once: a page shows one; a few tabs' worth is plenty, and each costs a room. */
 export const MAX_WATCHED_GPUS = 4;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DeltaPacer } from "@/server/fleet/delta-pacer";
+import { DeltaPacer } from "@/server/live/delta-pacer";
 
 interface Arrival {
   host: string;

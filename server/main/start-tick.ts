@@ -28,7 +28,7 @@ export interface StartTickOptions {
   publicUrl?: string;
   /** The minute rollups of this instance's agents (server/history/), fed who booked and who ran. */
   rollups?: TickConsumer;
-  /** The live deltas to this instance's viewers (server/fleet/live-endpoint.ts): last, with what the others changed. */
+  /** The live deltas to this instance's viewers (server/live/live-endpoint.ts): last, with what the others changed. */
   live?: TickConsumer;
   /** Default: the people with a Unix login, from the database. */
   directory?: PersonDirectory & { start?(): Promise<void>; stop?(): void; refresh?(): Promise<void> };
@@ -80,7 +80,7 @@ export async function startTick(options: StartTickOptions) {
     get monitor() {
       return alerts.monitor;
     },
-    /** What the running server's routes ask (server/runtime.ts). */
+    /** What the running server's routes ask (server/main/runtime.ts). */
     state: {
       gpuStates: () => tick.gpuStates(),
       agentAllowsEnforcement: (hostId: string) => channel.capable(hostId),

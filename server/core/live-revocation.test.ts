@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserPrincipal } from "@/server/core/principal";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { setLiveNamespace } from "@/server/fleet/live-revocation";
-import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
+import { setLiveNamespace } from "@/server/core/live-revocation";
+import { authenticateLiveViewer } from "@/server/live/live-viewer";
 import { uniqueName } from "@/server/testing/factories";
 import { startLiveServer, type LiveClient } from "@/server/testing/live-clients";
 import { useTestDatabase } from "@/server/testing/test-db";

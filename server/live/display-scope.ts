@@ -9,7 +9,7 @@ import {
   type DisplayDeltaWire,
   type DisplaySnapshotWire,
 } from "@/lib/live-wire";
-import type { SlotRegistry } from "@/server/fleet/member-encoder";
+import type { SlotRegistry } from "@/server/live/member-encoder";
 
 /** Where the display scope reads from; each is called once per step. */
 export interface DisplaySources {

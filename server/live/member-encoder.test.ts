@@ -3,7 +3,7 @@ import type { DisplayGpu, FleetDelta, LiveGpu } from "@/lib/live";
 import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from "@/lib/display-feed";
 import { pushChangedRow, readRow } from "@/lib/live-rows";
 import { LIVE_FORMAT_VERSION, expandFleetDelta, type SlotTable } from "@/lib/live-wire";
-import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { makeGpu } from "@/server/testing/factories";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");

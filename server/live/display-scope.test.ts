@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
 import { unbookedRunnerName } from "@/lib/display-from-fleet";
 import { liveBookingFixture, liveGpuFixture } from "@/lib/testing/live-fixtures";
-import { DisplayScope, type DisplaySources } from "@/server/fleet/display-scope";
-import { SlotRegistry } from "@/server/fleet/member-encoder";
+import { DisplayScope, type DisplaySources } from "@/server/live/display-scope";
+import { SlotRegistry } from "@/server/live/member-encoder";
 
 const NOW = Date.parse("2026-12-01T10:00:30Z");
 const frank = { id: "u-frank", username: "frank", name: "Frank Ortiz" };

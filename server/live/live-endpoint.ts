@@ -4,12 +4,12 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { FleetDelta } from "@/lib/live";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
-import { DisplayScope, displayFilterKey } from "@/server/fleet/display-scope";
-import { GpuScope, gpuRoom } from "@/server/fleet/gpu-scope";
+import { DisplayScope, displayFilterKey } from "@/server/live/display-scope";
+import { GpuScope, gpuRoom } from "@/server/live/gpu-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
-import { DeltaPacer } from "@/server/fleet/delta-pacer";
-import { principalRoomsOf, type LiveViewer } from "@/server/fleet/live-revocation";
-import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { DeltaPacer } from "@/server/live/delta-pacer";
+import { principalRoomsOf, type LiveViewer } from "@/server/core/live-revocation";
+import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { log } from "@/server/core/log";
 import type { BookingsSource } from "@/server/reservations/booking-feed";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -27,7 +27,7 @@ export interface LiveEndpointOptions {
   /**
    * How often the feed looks for what waits (snapshots, the bounded wait);
    * default 25 ms. Readings do not wait for it: the last reading a round
-   * waits for flushes at once (server/fleet/delta-pacer.ts).
+   * waits for flushes at once (server/live/delta-pacer.ts).
    */
   flushMs?: number;
   /**
@@ -120,7 +120,7 @@ export function liveViewerOf(socket: Pick<LiveSocket, "data">): LiveViewer | nul
  * The `/live` namespace for browsers. Each socket has a scope, a room: the
  * member scope (signed-in people: the whole fleet, its bookings, GPU
  * states) or a display scope (wall screens: the reduced view of
- * server/fleet/display-scope.ts, one room per `?hosts=` filter). Each
+ * server/live/display-scope.ts, one room per `?hosts=` filter). Each
  * scope's snapshot and delta are built and encoded once per flush and sent
  * to the whole room. Snapshots go out at the next flush after a connection,
  * then the compact deltas (lib/live-wire.ts) of the flushes after it (that

@@ -3,8 +3,8 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveBooking } from "@/lib/live";
 import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { MAX_WATCHED_GPUS } from "@/server/fleet/gpu-scope";
-import type { LiveViewer } from "@/server/fleet/live-revocation";
+import { MAX_WATCHED_GPUS } from "@/server/live/gpu-scope";
+import type { LiveViewer } from "@/server/core/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { messagesIn, readingTimes, startLiveServer, until, watchGpu, watchMember, type LiveServerOptions } from "@/server/testing/live-clients";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
+import { authenticateLiveViewer } from "@/server/live/live-viewer";
 import { uniqueName } from "@/server/testing/factories";
 import { startLiveServer } from "@/server/testing/live-clients";
 import { useTestDatabase } from "@/server/testing/test-db";
