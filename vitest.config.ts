@@ -58,6 +58,8 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       // Most files wait on sockets, timers and child processes, not on the CPU: on two cores,
       // TEST_WORKERS (docs/testing.md, measured at 2, 3 and 4) run at once rather than one.
       maxWorkers: TEST_WORKERS,
+      // Single sign-on is plugged into sign-in at start (server/main/sign-in.ts), in tests as in the server.
+      setupFiles: ["server/testing/plug-sign-in.ts"],
       projects: [
         {
           extends: true,

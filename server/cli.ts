@@ -8,6 +8,7 @@ import { ConfigError, parseEnv } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 import { registerHistoryCommands } from "@/server/history/history-commands";
 import { describeCliError, PROGRAM_DESCRIPTION } from "@/host/cli/host-program";
+import { plugSingleSignOn } from "@/server/main/sign-in";
 
 const program = new Command()
   .name("gpudesk")
@@ -61,6 +62,8 @@ registerAdminCommands(program);
 registerHistoryCommands(program);
 registerClientCommands(program);
 
+// Accounts made here (gpudesk user add) go through the same sign-in as the server's.
+plugSingleSignOn();
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Expected failures are one clear line; anything else keeps its stack for a bug report.
   const line = error instanceof AppError || error instanceof ConfigError ? error.message : describeCliError(error);

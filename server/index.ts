@@ -39,6 +39,7 @@ import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
 import { attachPersonNotices } from "@/server/notifications/notify-person";
 import { setRuntime } from "@/server/main/runtime";
+import { plugSingleSignOn } from "@/server/main/sign-in";
 import { startTick } from "@/server/main/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
 import { log } from "@/server/core/log";
@@ -54,6 +55,7 @@ export interface StartOptions {
  * the live fleet in memory, and the embedded agents.
  */
 export async function startServer({ env, dev = false }: StartOptions): Promise<{ url: string; close: () => Promise<void> }> {
+  plugSingleSignOn();
   await migrateDatabase(env.DATABASE_URL, repoRoot);
   if (!dev) await ensureProductionBuild(repoRoot);
   const downloads = await loadHostDownloads(repoRoot);

@@ -12,8 +12,7 @@ import { db } from "@/server/core/db";
 import { databaseProvider, env } from "@/server/core/env";
 import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 import { log } from "@/server/core/log";
-import { oidcPlugins } from "@/server/sso/oidc";
-import { invalidCredentials, passwordSignIn } from "@/server/sso/password-sign-in";
+import { invalidCredentials, signInPlug } from "@/server/auth/sign-in-plug";
 
 export { CLIENT_IP_HEADER };
 
@@ -55,9 +54,9 @@ function createAuth(secureCookies: boolean) {
     plugins: [
       username({ minUsernameLength: 2, maxUsernameLength: 32 }),
       admin({ defaultRole: "member", adminRoles: ["admin"] }),
-      ...oidcPlugins(config),
+      ...(signInPlug(config)?.plugins(config) ?? []),
     ],
-    // Single sign-on (server/sso/oidc.ts) binds the provider's subject to an account itself
+    // Single sign-on (server/sso/oidc.ts, plugged in by server/main/sign-in.ts) binds the provider's subject to an account itself
     // (provisionDirectoryUser): better-auth signs into the account bound to the subject and
     // never links one by its address.
     account: { accountLinking: { enabled: false } },
@@ -123,7 +122,9 @@ function createAuth(secureCookies: boolean) {
         }
         // LDAP, or local passwords switched off: answered there, or null for the local password check.
         if (claim) signInClaims.set(ctx.context, claim);
-        const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "", claim);
+        const password = typeof ctx.body?.password === "string" ? ctx.body.password : "";
+        const plugged = signInPlug(env());
+        const answer = plugged ? await plugged.passwordSignIn(ctx, name, password, claim) : localPasswordsOnly();
         if (answer) return answer;
         return { context: { body: { ...ctx.body, username: name } } };
       }),
@@ -147,6 +148,12 @@ async function recordSignInAudit(action: "signin.failure" | "signin.lockout", us
   await recordAudit({ actorId: null, action, entityType: "signin", entityId: tried, ip, via: "web", after: { username: tried, ...after } }).catch((error: unknown) =>
     log.error(`could not record a sign-in in the audit log: ${error instanceof Error ? error.message : String(error)}`),
   );
+}
+
+/** Without single sign-on: gpudesk's own password decides, unless local passwords are switched off. */
+function localPasswordsOnly(): null {
+  if (!env().GPUDESK_LOCAL_PASSWORDS) throw invalidCredentials();
+  return null;
 }
 
 type Auth = ReturnType<typeof createAuth>;
