@@ -83,7 +83,7 @@ function freePort(): Promise<number> {
 const iso = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
 async function fill(): Promise<void> {
-  const { migrateDatabase } = await import("@/server/core/db/migrate");
+  const { migrateDatabase } = await import("@/server/core/migrate");
   const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");

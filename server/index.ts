@@ -12,17 +12,17 @@ import { listOpenAlertsFor } from "@/server/alerts/alert-queries";
 import { firstAdminCommand } from "@/server/auth/first-admin";
 import { stampClientHeaders } from "@/server/auth/request-origin";
 import { countUsers } from "@/server/auth/users";
-import { ensureProductionBuild } from "@/server/build";
+import { ensureProductionBuild } from "@/server/core/build";
 import { startCluster } from "@/server/cluster/start-cluster";
 import { loadHostDownloads } from "@/server/downloads/host-downloads";
 import { disconnectDb } from "@/server/core/db";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { migrateDatabase } from "@/server/core/migrate";
 import { describeDatabase, type Env } from "@/server/core/env";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
-import { startDemoStory } from "@/server/fleet/demo-story";
+import { startDemoStory } from "@/server/demo/demo-story";
 import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
@@ -33,7 +33,7 @@ import { authenticateLiveViewer } from "@/server/live/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
-import { startMisuseNotices } from "@/server/notifications/booking-notices";
+import { listenForBookingChanges, startMisuseNotices } from "@/server/notifications/booking-notices";
 import { startBookingReminders } from "@/server/notifications/booking-reminders";
 import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
@@ -146,6 +146,8 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
   // Notices to a person (waitlist grants, idle release, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
   const stopPersonNotices = attachPersonNotices(liveNamespace);
+  // A booking changed by someone else is told to its person from the instance that changed it.
+  const stopChangeNotices = listenForBookingChanges();
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
   cluster.jobs.add(tick.leaderJob);
@@ -193,6 +195,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       openAlerts.stop();
       stopAlertsLive();
       stopPersonNotices();
+      stopChangeNotices();
       await cluster.close();
       await tick.stop();
       bookingFeed.stop();

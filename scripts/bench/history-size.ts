@@ -176,7 +176,7 @@ async function probeWhile<T>(work: () => Promise<T>): Promise<{ result: T; loopM
 
 async function main(): Promise<void> {
   if (args.database === "postgresql") await admin((client) => client.query(`CREATE DATABASE "${pgName}"`));
-  const { migrateDatabase } = await import("@/server/core/db/migrate");
+  const { migrateDatabase } = await import("@/server/core/migrate");
   const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");

@@ -17,7 +17,7 @@ export async function useScratchDatabase(name: string): Promise<{ remove: () => 
   process.env.GPUDESK_DATA_DIR = dir;
   delete process.env.DATABASE_URL;
   const { env } = await import("@/server/core/env");
-  const { migrateDatabase } = await import("@/server/core/db/migrate");
+  const { migrateDatabase } = await import("@/server/core/migrate");
   const { repoRoot } = await import("@/server/core/paths");
   const { disconnectDb } = await import("@/server/core/db");
   await migrateDatabase(env().DATABASE_URL, repoRoot);

@@ -13,7 +13,7 @@ import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { createDisplay, createPersonalToken } from "@/server/auth/tokens";
 import { createUser } from "@/server/auth/users";
 import { disconnectDb } from "@/server/core/db";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { migrateDatabase } from "@/server/core/migrate";
 import { env } from "@/server/core/env";
 import { createHost } from "@/server/hosts/host-registry";
 import { repoRoot } from "@/server/core/paths";

@@ -35,7 +35,7 @@ export interface RuleInput {
   isActive: (key: string) => boolean;
 }
 
-/** What the idle-booking alert needs of a booking's idle standing (server/idle-release/idle-state.ts). */
+/** What the idle-booking alert needs of a booking's idle standing (server/reservations/idle-state.ts). */
 export interface IdleRun {
   idleMinutes: number;
   belowPct: number;
@@ -198,7 +198,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         const { where, processes, holderName } = words();
         return {
           userIds: [holder.id],
-          // A slice has no utilization: idle release judges it by process and memory (server/idle-release/idle-rule.ts).
+          // A slice has no utilization: idle release judges it by process and memory (server/reservations/idle-rule.ts).
           message: `${where}, booked by ${holderName}, ${gpu.mig ? "with no process and no memory held" : `below ${idleRun.belowPct} % utilization`} for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
           evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
         };

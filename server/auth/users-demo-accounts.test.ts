@@ -13,7 +13,7 @@ beforeAll(async () => {
 
 describe("a real person and the demo accounts", () => {
   it("takes the username and Unix login of a demo account", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser } = await import("@/server/auth/users");
     const { db } = await import("@/server/core/db");
     const demo = (await ensureDemoAccounts(["quinn"])).get("quinn")!;
@@ -34,7 +34,7 @@ describe("a real person and the demo accounts", () => {
   });
 
   it("takes only the login when the username differs (an e2e person whose login is a demo job's)", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser } = await import("@/server/auth/users");
     await ensureDemoAccounts(["rowan"]);
     const person = await createUser({ username: "holder1", unixLogin: "rowan", password: "holder-password-1", takeOverDemo: true });
@@ -42,7 +42,7 @@ describe("a real person and the demo accounts", () => {
   });
 
   it("lists the demo people as simulated and real people as not (Admin → Users marks them)", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser, listUsers } = await import("@/server/auth/users");
     await ensureDemoAccounts(["tamsin"]);
     await createUser({ username: "ulrike", password: "ulrike-password-1" });

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { applyDeltaWire, applySnapshotWire, findHost, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
-import { productionBuildProblem } from "@/server/build";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { productionBuildProblem } from "@/server/core/build";
+import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 import {
   createTestPostgresDatabase,

@@ -16,7 +16,7 @@ export interface WriteLock {
 /**
  * Takes the write lock before the transaction reads anything.
  *
- * SQLite: the adapter (server/core/db/sqlite-adapter.ts) opens every
+ * SQLite: the adapter (server/core/sqlite-adapter.ts) opens every
  * transaction with BEGIN IMMEDIATE, so the write lock is this
  * transaction's before it reads; these statements then change nothing.
  *

@@ -2,13 +2,13 @@ import { createRequire } from "node:module";
 import { PrismaClient } from "@prisma/client";
 import type * as PostgresClientModule from ".prisma/postgres-client";
 import type * as PostgresAdapterModule from "@prisma/adapter-pg";
-import { SqliteAdapterFactory } from "@/server/core/db/sqlite-adapter";
+import { SqliteAdapterFactory } from "@/server/core/sqlite-adapter";
 import { databaseProvider, env } from "@/server/core/env";
 import { resolveSqlitePath } from "@/server/core/sqlite-path";
 
 /**
  * The client generated from prisma/postgres/schema.prisma (the same models,
- * derived; see server/core/db/postgres-schema.ts) and its driver adapter, loaded
+ * derived; see server/core/postgres-schema.ts) and its driver adapter, loaded
  * only when the database is PostgreSQL: a SQLite server never loads pg. The
  * client lives where Prisma puts its default client, node_modules/.prisma/,
  * which npm leaves alone when it prunes; that is no valid package name for an
@@ -39,7 +39,7 @@ function createClient(databaseUrl: string): PrismaClient {
     // against one type: this is the one place that says they are the same.
     return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
-  // WAL, short busy waits off the event loop, whole transactions: see server/core/db/sqlite-adapter.ts.
+  // WAL, short busy waits off the event loop, whole transactions: see server/core/sqlite-adapter.ts.
   const adapter = new SqliteAdapterFactory(resolveSqlitePath(databaseUrl));
   return new PrismaClient({ adapter });
 }

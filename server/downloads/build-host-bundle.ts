@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { hashInputs } from "@/server/build";
+import { hashInputs } from "@/server/core/build";
 
 /** Where the host bundle is written, relative to the checkout; the server serves it from there. */
 export const HOST_BUNDLE_PATH = path.join("dist", "gpudesk.mjs");

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { parseSpan } from "@/lib/usage-range";
-import { withDatabase } from "@/server/cli-admin";
+import { withDatabase } from "@/server/core/with-database";
 import { parseEnv } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/server/core/db";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";

@@ -22,7 +22,7 @@ import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/team-usage";
-import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
+import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 
 export interface UsageQuery {
   range: TimeRange;
@@ -191,7 +191,7 @@ interface GpuTimeRow {
  *
  * A slice's minutes without utilization (nvidia-smi reports none per MIG
  * device) count as used while a process ran on it and idle otherwise, the
- * rule idle release judges slices by (server/idle-release/idle-rule.ts).
+ * rule idle release judges slices by (server/reservations/idle-rule.ts).
  */
 async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   const weightOf = await unitWeights([...new Set(rows.map((row) => row.gpu))]);
@@ -275,7 +275,7 @@ async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: 
 }
 
 /**
- * Each person's use without a booking (server/teams/unbooked-use.ts) as a
+ * Each person's use without a booking (server/history/unbooked-use.ts) as a
  * column of the people table, with a row of their own for people who only
  * used GPUs nobody had booked, and what nobody could be named for on the
  * "Not booked" row, so that the column sums to the top card; a member's

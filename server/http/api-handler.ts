@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { ZodError } from "zod";
 import { withAuditOrigin } from "@/server/core/audit-context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
-import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/core/db/database-busy";
+import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/core/database-busy";
 import { AppError } from "@/server/core/errors";
 import { log } from "@/server/core/log";
 

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { reservationState } from "@/lib/reservation-state";
 import { db } from "@/server/core/db";
-import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/idle-release/idle-state";
+import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
 import { writeAudit } from "@/server/core/audit-log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";

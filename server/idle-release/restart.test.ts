@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { productionBuildProblem } from "@/server/build";
+import { productionBuildProblem } from "@/server/core/build";
 import { backdateBooking } from "@/server/idle-release/backdate-idle";
 import { repoRoot } from "@/server/core/paths";
 import { testDatabaseProvider } from "@/server/testing/test-db";

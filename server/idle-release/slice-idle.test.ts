@@ -8,7 +8,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * seven 1g.10gb slices (`nvidia-smi -L`, 8×H100), with the memory the real
  * H200 MIG capture reads per MIG device: 17 MiB on an idle slice, 16,925 MiB
  * under a job. nvidia-smi reports no utilization per MIG device, so a slice
- * is idle by process presence and memory (server/idle-release/idle-rule.ts).
+ * is idle by process presence and memory (server/reservations/idle-rule.ts).
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");

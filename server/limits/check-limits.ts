@@ -6,7 +6,7 @@ import { countHeld, type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } fro
 import { describeWindows, firstInstantOutside, nextInstantInside, ruleFor } from "@/server/limits/host-rules";
 import { personSubject, readLimits, teamSubject } from "@/server/limits/limits-store";
 import type { Tx } from "@/server/core/booking-transaction";
-import { peakConcurrent } from "@/server/reservations/occupancy";
+import { peakConcurrent } from "@/server/core/occupancy";
 
 /** Who a booking counts for: the person, and the team it is for (if any). */
 export interface BookingScope {

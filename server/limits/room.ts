@@ -4,7 +4,7 @@ import { bookedRanges } from "@/server/limits/booked-ranges";
 import { effectiveLimits } from "@/server/limits/check-limits";
 import { countHeld, WEEK_MS } from "@/server/limits/gpu-hours";
 import type { Actor } from "@/server/core/actor";
-import { bookingTeam, teamsOf } from "@/server/teams/booking-team";
+import { bookingTeam, teamsOf } from "@/server/core/booking-team";
 
 /**
  * The room a person has now, as the booking form shows it before submit:

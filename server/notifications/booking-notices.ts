@@ -4,6 +4,7 @@ import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
 import type { Actor } from "@/server/core/actor";
+import { onBookingChange } from "@/server/core/booking-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { unitsPhrase } from "@/lib/gpu-availability";
@@ -110,6 +111,11 @@ export async function tellHoldersOfSplitGpus(hostId: string, publicUrl?: string,
     if (!result.repeated) told += 1;
   }
   return told;
+}
+
+/** Tells a booking's person of a change someone else made (every instance: the change is announced where it was made). */
+export function listenForBookingChanges(): () => void {
+  return onBookingChange(({ actor, booking, what }) => tellHolderOfChange(actor, booking, what));
 }
 
 /** The leader's listeners: alerts open there, and layout changes stored there. */

@@ -5,8 +5,8 @@ import type { BookableHost } from "@/lib/reservation-types";
 import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
 import { personSelect, toPerson } from "@/server/core/people";
-import { idleWarningsOf } from "@/server/idle-release/idle-views";
-import { teamNames } from "@/server/teams/booking-team";
+import { idleWarningsOf } from "@/server/reservations/idle-views";
+import { teamNames } from "@/server/core/booking-team";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {

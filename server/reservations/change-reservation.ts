@@ -6,12 +6,11 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";
 import { writeAudit } from "@/server/core/audit-log";
-import { tellHolderOfChange } from "@/server/notifications/booking-notices";
 import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
-import { announceBookingsChanged } from "@/server/core/booking-events";
+import { announceBookingChange, announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
-import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
+import { findConflicts, peakGpusHeld } from "@/server/core/occupancy";
 import { readPolicy } from "@/server/reservations/policy";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
 import { checkBookingLimits } from "@/server/limits/check-limits";
@@ -119,6 +118,6 @@ export async function changeReservationEnd(
 
   announceBookingsChanged();
   const view = await getReservationView(client, id, nowMs, actor.id);
-  tellHolderOfChange(actor, view, Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened");
+  announceBookingChange({ actor, booking: view, what: Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened" });
   return view;
 }

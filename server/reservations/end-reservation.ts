@@ -4,8 +4,7 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";
 import { writeAudit } from "@/server/core/audit-log";
-import { tellHolderOfChange } from "@/server/notifications/booking-notices";
-import { announceBookingsChanged } from "@/server/core/booking-events";
+import { announceBookingChange, announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
@@ -59,7 +58,7 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
 
   announceBookingsChanged();
   const view = await getReservationView(client, id, nowMs, actor.id);
-  tellHolderOfChange(actor, view, ending.kind === "release" ? "released" : "cancelled");
+  announceBookingChange({ actor, booking: view, what: ending.kind === "release" ? "released" : "cancelled" });
   return view;
 }
 

@@ -3,7 +3,7 @@ import type { ReservationView } from "@/lib/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor } from "@/server/core/actor";
-import { withIdleViews } from "@/server/idle-release/idle-views";
+import { withIdleViews } from "@/server/reservations/idle-views";
 import { withGoneSlices } from "@/server/reservations/gone-slices";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
 

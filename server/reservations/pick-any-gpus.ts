@@ -7,7 +7,7 @@ import { type GpuRow, gpusOfHost, type HostRef, suggestAlternative, type Window 
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
 import type { Tx } from "@/server/core/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
-import { busyRanges, findConflicts, freeGpuIds } from "@/server/reservations/occupancy";
+import { busyRanges, findConflicts, freeGpuIds } from "@/server/core/occupancy";
 import type { PolicyValues } from "@/server/reservations/policy";
 
 /** Bookings over this past period count as wear, so that the same GPU is not always the one handed out. */

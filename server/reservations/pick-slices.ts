@@ -6,7 +6,7 @@ import { BookingConflictError, describeConflict } from "@/server/reservations/bo
 import type { BookingConflict } from "@/lib/reservation-types";
 import type { Tx } from "@/server/core/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
-import { busyRanges, findConflicts, freeGpuIds } from "@/server/reservations/occupancy";
+import { busyRanges, findConflicts, freeGpuIds } from "@/server/core/occupancy";
 import type { HostUnit } from "@/server/reservations/host-units";
 
 /**

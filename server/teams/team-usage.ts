@@ -5,7 +5,7 @@ import { bookedRanges } from "@/server/limits/booked-ranges";
 import { gpuHoursOf } from "@/server/limits/gpu-hours";
 import type { Actor } from "@/server/core/actor";
 import { isAdminActor } from "@/server/core/actor";
-import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
+import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 
 export interface TeamUsageQuery {
   fromMs: number;

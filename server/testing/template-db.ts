@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 import { templateDatabaseName } from "@/server/testing/postgres";
 

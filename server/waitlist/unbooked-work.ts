@@ -2,7 +2,7 @@ import { type NamedPerson, personName } from "@/lib/person-name";
 import { stateWithoutBooking } from "@/lib/state-without-booking";
 import type { UnbookedWork } from "@/lib/waitlist-schema";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
-import type { BusyRange } from "@/server/reservations/occupancy";
+import type { BusyRange } from "@/server/core/occupancy";
 
 export interface EstimateHostGpus {
   name: string;

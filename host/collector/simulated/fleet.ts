@@ -79,7 +79,7 @@ function demoFleet(seed: number | string): SimulatedHostSpec[] {
       // Never used, so the demo always has two free, idle GPUs on one host (`gpudesk run -n 2`)…
       { role: "free", gpus: [1], shortJobChance: 0 },
       { role: "free", gpus: [2], shortJobChance: 0 },
-      // …and one that the demo bookings hold idle (server/fleet/demo-story.ts).
+      // …and one that the demo bookings hold idle (server/demo/demo-story.ts).
       { role: "free", gpus: [3], shortJobChance: 0 },
     ]),
     partitionedH100(seed, "sim-h100-mig"),
@@ -88,7 +88,7 @@ function demoFleet(seed: number | string): SimulatedHostSpec[] {
 
 /**
  * One H100 split 3g.40gb + 2g.20gb + 1g.10gb + 1g.10gb, its slices in the
- * states the demo bookings complete (server/fleet/demo-story.ts): a
+ * states the demo bookings complete (server/demo/demo-story.ts): a
  * fine-tuning job on the 3g.40gb (booked by its owner), nothing on the
  * 2g.20gb (booked, idle), a small service on one 1g.10gb (nobody booked it)
  * and nothing on the other (free).

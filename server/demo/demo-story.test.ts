@@ -19,7 +19,7 @@ beforeAll(async () => {
 async function demoStates(simTime: string, now: Date) {
   const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
-  const { startDemoStory } = await import("@/server/fleet/demo-story");
+  const { startDemoStory } = await import("@/server/demo/demo-story");
   const { FleetState } = await import("@/server/fleet/fleet-state");
   const { reconcileFleet } = await import("@/server/attribution/reconcile-fleet");
   const { UserDirectory } = await import("@/server/attribution/user-directory");
@@ -79,8 +79,8 @@ describe("the demo story", () => {
     const now = new Date();
     await demoStates("2026-11-30T00:00:00Z", now);
     const { db } = await import("@/server/core/db");
-    const { DEMO_IDLE_PURPOSE } = await import("@/server/idle-release/demo-idle");
-    const { unbookedUseByPerson } = await import("@/server/teams/unbooked-use");
+    const { DEMO_IDLE_PURPOSE } = await import("@/server/demo/demo-idle");
+    const { unbookedUseByPerson } = await import("@/server/history/unbooked-use");
     const held = await db().reservation.findFirstOrThrow({ where: { purpose: DEMO_IDLE_PURPOSE, status: "booked" }, select: { userId: true, startsAt: true, gpus: { select: { gpu: { select: { uuid: true } } } } } });
     const staged = await db().gpuMinute.findMany({
       where: { gpuUuid: { in: held.gpus.map(({ gpu }) => gpu.uuid) }, minute: { gte: held.startsAt, lt: now } },
@@ -100,8 +100,8 @@ describe("the demo story", () => {
     const now = new Date();
     await demoStates("2026-11-30T00:00:00Z", now);
     const { db } = await import("@/server/core/db");
-    const { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE } = await import("@/server/idle-release/demo-idle");
-    const { idleWarningsOf } = await import("@/server/idle-release/idle-views");
+    const { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE } = await import("@/server/demo/demo-idle");
+    const { idleWarningsOf } = await import("@/server/reservations/idle-views");
     const rows = await db().reservation.findMany({ where: { purpose: { in: [DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE] }, status: "booked" }, select: { id: true, purpose: true } });
     expect(rows.map((row) => row.purpose).sort()).toEqual([DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE].sort());
     // What the fleet cards show: the warning and the coming release, for both.
@@ -111,7 +111,7 @@ describe("the demo story", () => {
 
   it("plans the two slice bookings on the split H100: its job's owner on the 3g.40gb, another person on the idle 2g.20gb", async () => {
     const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
-    const { planDemoBookings } = await import("@/server/fleet/demo-story");
+    const { planDemoBookings } = await import("@/server/demo/demo-story");
     const specs = simulatedFleet({ seed: SEED });
     const simMs = Date.parse("2026-11-30T00:00:00Z");
     const plan = planDemoBookings(specs, SEED, simMs);
@@ -129,7 +129,7 @@ describe("the demo story", () => {
   });
 
   it("leaves a login that belongs to a person with that person", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { db } = await import("@/server/core/db");
     await db().user.create({ data: { id: "real-zed", name: "Zed Real", email: "zed@example.test", username: "zed", unixLogin: "zedlogin" } });
     const accounts = await ensureDemoAccounts(["zedlogin", "zed"]);

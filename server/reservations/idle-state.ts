@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/idle-release/idle-rule";
+import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/reservations/idle-rule";
 import type { IdlePolicyValues } from "@/server/reservations/policy";
 
 type Client = PrismaClient | Prisma.TransactionClient;

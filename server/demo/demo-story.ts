@@ -7,7 +7,7 @@ import { log } from "@/server/core/log";
 import type { Actor } from "@/server/core/actor";
 import { createReservation } from "@/server/reservations/create-reservation";
 import { readPolicy } from "@/server/reservations/policy";
-import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/idle-release/demo-idle";
+import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/demo/demo-idle";
 
 /**
  * What a newcomer sees on the simulated demo fleet: every GPU state at once.
@@ -161,7 +161,7 @@ export async function startDemoStory(specs: SimulatedHostSpec[], seed: number | 
       await createReservation(actor, { host: booking.host, ...units, durationMinutes, purpose: booking.purpose }, { now });
       made += 1;
     }
-    // Idle release shows at once: one booking in its warning period, one released earlier (server/idle-release/demo-idle.ts).
+    // Idle release shows at once: one booking in its warning period, one released earlier (server/demo/demo-idle.ts).
     const releasedFor = [...accounts.values()].at(-1);
     await stageIdleReleaseDemo(now, releasedFor ? { hostName: "sim-4090-a", gpuIndex: 1, userId: releasedFor.id } : null);
     log.info(`demo: ${accounts.size} simulated accounts, ${made} demo bookings`);

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backupDatabase } from "@/server/core/db/backup";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { backupDatabase } from "@/server/core/db-backup";
+import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 
 /**

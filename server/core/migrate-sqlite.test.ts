@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { migrateDatabase, sqliteMigrationsPending } from "@/server/core/db/migrate";
+import { migrateDatabase, sqliteMigrationsPending } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 
 /*

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { POSTGRES_MIGRATIONS_PATH } from "@/server/core/db/postgres-schema";
+import { POSTGRES_MIGRATIONS_PATH } from "@/server/core/postgres-schema";
 import { databaseProvider } from "@/server/core/env";
 import { createPrivateSqliteFile, resolveSqlitePath } from "@/server/core/sqlite-path";
 
@@ -18,7 +18,7 @@ const require = createRequire(import.meta.url);
 export async function migrateDatabase(databaseUrl: string, repoRoot: string): Promise<void> {
   if (databaseProvider(databaseUrl) === "postgresql") {
     // pg is loaded only for PostgreSQL: a SQLite server never needs it.
-    const { migratePostgres } = await import("@/server/core/db/migrate-postgres");
+    const { migratePostgres } = await import("@/server/core/migrate-postgres");
     await migratePostgres(databaseUrl, path.join(repoRoot, POSTGRES_MIGRATIONS_PATH));
     return;
   }

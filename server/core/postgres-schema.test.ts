@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Prisma } from "@prisma/client";
 import { describe, expect, it } from "vitest";
-import { derivePostgresSchema, POSTGRES_MIGRATIONS_PATH, POSTGRES_SCHEMA_PATH, SQLITE_SCHEMA_PATH } from "@/server/core/db/postgres-schema";
+import { derivePostgresSchema, POSTGRES_MIGRATIONS_PATH, POSTGRES_SCHEMA_PATH, SQLITE_SCHEMA_PATH } from "@/server/core/postgres-schema";
 import { repoRoot } from "@/server/core/paths";
 
 const read = (relative: string) => readFileSync(path.join(repoRoot, relative), "utf8");

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { migrateDatabase } from "@/server/core/db/migrate";
+import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 
 const permissions = (file: string) => statSync(file).mode & 0o777;

@@ -2,13 +2,13 @@ import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS } from "@/server/history/rollup-math";
 import { claimWriteLock, recomputeHours } from "@/server/history/rollup-store";
-import { MINUTE_MS } from "@/server/idle-release/idle-rule";
+import { MINUTE_MS } from "@/server/reservations/idle-rule";
 import { writeAudit } from "@/server/core/audit-log";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
-/** The demo's booking that sits idle (server/fleet/demo-story.ts books it). */
+/** The demo's booking that sits idle (server/demo/demo-story.ts books it). */
 export const DEMO_IDLE_PURPOSE = "demo: kept for debugging";
-/** The demo's booked MIG slice with nothing on it (server/fleet/demo-story.ts books it). */
+/** The demo's booked MIG slice with nothing on it (server/demo/demo-story.ts books it). */
 export const DEMO_IDLE_SLICE_PURPOSE = "demo: slice booked, job not started yet";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessIdle, idlePhase, MINUTE_MS, type MinuteReading } from "@/server/idle-release/idle-rule";
+import { assessIdle, idlePhase, MINUTE_MS, type MinuteReading } from "@/server/reservations/idle-rule";
 
 const T0 = Date.parse("2026-12-01T12:00:00Z");
 const m = (minute: number) => T0 + minute * MINUTE_MS;

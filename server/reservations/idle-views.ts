@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationIdleView } from "@/lib/idle-release";
 import type { ReservationView } from "@/lib/reservation-types";
-import { idleBookingSelect, idleStanding, readIdleExemptions } from "@/server/idle-release/idle-state";
+import { idleBookingSelect, idleStanding, readIdleExemptions } from "@/server/reservations/idle-state";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 type Client = PrismaClient | Prisma.TransactionClient;

@@ -12,6 +12,7 @@ const BUILD_INPUTS = [
   "app",
   "components",
   "lib",
+  "host",
   "server",
   "prisma/schema.prisma",
   "next.config.js",
@@ -83,7 +84,7 @@ export async function ensureProductionBuild(root: string): Promise<void> {
   });
   if (code !== 0) throw new Error(`next build failed (exit ${code})`);
   // What `npm run build` also makes: the next start runs the server without compiling TypeScript.
-  const { buildServerBundle } = await import("@/server/server-bundle");
+  const { buildServerBundle } = await import("@/server/core/server-bundle");
   await buildServerBundle(root);
   writeFileSync(stampPath(root), wanted);
   log.info(`web app built in ${Math.round((Date.now() - started) / 1000)} s`);
