@@ -204,3 +204,28 @@ export function isTestFile(file: string): boolean {
 export function componentsImportingServerCode(edges: ImportEdge[]): ImportEdge[] {
   return edges.filter((edge) => edge.from.startsWith("components/") && !isTestFile(edge.from) && edge.to.startsWith("server/") && !edge.typeOnly);
 }
+
+/**
+ * The cycles between folders under `top` ("server/"): a folder imports
+ * another when one of its files (tests aside: they sit beside the code and
+ * may start a whole server) imports a file of the other. Every folder counts
+ * on its own, nested ones too, so that the tree states which way imports go.
+ */
+export function folderCycles(edges: ImportEdge[], top: string): string[][] {
+  const folderEdges: ImportEdge[] = [];
+  const seen = new Set<string>();
+  for (const edge of edges) {
+    if (isTestFile(edge.from) || !edge.from.startsWith(top) || !edge.to.startsWith(top)) continue;
+    const from = path.posix.dirname(edge.from);
+    const to = path.posix.dirname(edge.to);
+    if (from === to || seen.has(`${from}>${to}`)) continue;
+    seen.add(`${from}>${to}`);
+    folderEdges.push({ from, to, typeOnly: edge.typeOnly });
+  }
+  return findCycles(folderEdges);
+}
+
+/** Host-side code (the agent and the member CLI, bundled alone for GPU hosts) importing the server's: tests aside. */
+export function hostImportingServer(edges: ImportEdge[]): ImportEdge[] {
+  return edges.filter((edge) => edge.from.startsWith("host/") && !isTestFile(edge.from) && /^(server|app|components)\//.test(edge.to));
+}
