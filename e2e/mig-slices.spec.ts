@@ -18,7 +18,7 @@ const shots = path.join(root, "test-results", "mig-slices");
 
 /** The recording with UUIDs of its own (the masked ones are all zeros): GPU and slice UUIDs per run. */
 function ownH100MigFixture(): { dir: string; slices: string[] } {
-  const source = path.join(root, "server", "collector", "fixtures", "h100-mig-recording");
+  const source = path.join(root, "host", "collector", "fixtures", "h100-mig-recording");
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h100-mig-"));
   cpSync(source, dir, { recursive: true });
   const gpu = `GPU-${randomUUID()}`;

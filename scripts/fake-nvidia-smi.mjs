@@ -47,7 +47,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = process.env.FAKE_NVIDIA_SMI_DIR
   ? resolve(process.env.FAKE_NVIDIA_SMI_DIR)
-  : join(here, "..", "server", "collector", "fixtures", "h200-driver-580");
+  : join(here, "..", "host", "collector", "fixtures", "h200-driver-580");
 const vary = process.env.FAKE_NVIDIA_SMI_VARY === "1";
 
 const GPU_ALIASES = {

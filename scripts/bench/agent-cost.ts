@@ -56,7 +56,7 @@ const { flags } = argsOrExit(
 );
 
 const TICKS_PER_SECOND = 100;
-const FIXTURE = path.join(repoRoot, "server", "collector", "fixtures", "h200-driver-580");
+const FIXTURE = path.join(repoRoot, "host", "collector", "fixtures", "h200-driver-580");
 const BUNDLE = flags.bundle ? path.resolve(flags.bundle) : path.join(repoRoot, "dist", "gpudesk.mjs");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

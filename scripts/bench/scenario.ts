@@ -374,7 +374,7 @@ function spread<T>(items: T[], n: number): T[][] {
 }
 
 export function redisSupported(): boolean {
-  return readFileSync(path.join(repoRoot, "server", "env.ts"), "utf8").includes("REDIS_URL");
+  return readFileSync(path.join(repoRoot, "server", "core", "env.ts"), "utf8").includes("REDIS_URL");
 }
 
 export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {

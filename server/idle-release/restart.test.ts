@@ -63,7 +63,7 @@ const serving = () => until("the server", async () => ((await fetch(`${URL_BASE}
 /** The recorded H200 with a UUID of its own, idle (0 MiB, 0 %), for the fake nvidia-smi. */
 function idleH200(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-idle-h200-"));
-  cpSync(path.join(repoRoot, "server", "collector", "fixtures", "h200-driver-580"), dir, { recursive: true });
+  cpSync(path.join(repoRoot, "host", "collector", "fixtures", "h200-driver-580"), dir, { recursive: true });
   const uuid = `GPU-${randomUUID()}`;
   for (const name of readdirSync(dir)) {
     const file = path.join(dir, name);
