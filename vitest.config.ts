@@ -11,7 +11,7 @@ const testDirs = ["lib", "host", "server", "components", "scripts"];
 const TEST_WORKERS = process.env.GPUDESK_TEST_WORKERS ?? 4;
 /**
  * Files whose assertions are about timers meeting a deadline against a real
- * server (the leader lock's holder stepping down before its lease runs
+ * server (the leader lock's leader stepping down before its lease runs
  * out): run alone after the rest, so that no other worker starves their
  * timers. Few by design; each says why it is here.
  */

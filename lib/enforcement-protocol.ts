@@ -15,7 +15,7 @@ export const terminateCommandSchema = z.object({
   gpuUuid: z.string().max(128),
   alertId: z.string().max(64),
   reservationId: z.string().max(128),
-  /** Never terminated, whatever else is claimed: the booking's own processes and its holder's logins. */
+  /** Never terminated, whatever else is claimed: the booking's own processes and its booker's logins. */
   protect: z.object({
     /** The booking's whole GPUDESK_RESERVATION value, `<id>.<proof>`: a bare id (no proof) protects nothing. */
     reservationId: z.string().max(128),

@@ -102,7 +102,7 @@ async function fill(): Promise<void> {
 
   const sqlite = new Database(dbFile, { timeout: 15_000 });
   sqlite.pragma("synchronous = OFF");
-  const minuteColumns = ["gpuUuid", "minute", "hostId", "samples", "utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", "powerAvg", "tempAvg", "tempMax", "holderUserId", "busy", "simulated"];
+  const minuteColumns = ["gpuUuid", "minute", "hostId", "samples", "utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", "powerAvg", "tempAvg", "tempMax", "bookedByUserId", "busy", "simulated"];
   const hourColumns = [...minuteColumns.filter((c) => c !== "minute" && c !== "busy"), "hour", "busyMinutes"];
   const insertMinute = sqlite.prepare(
     `INSERT OR IGNORE INTO "GpuMinute" (${minuteColumns.map((c) => `"${c}"`).join(",")}) VALUES (${minuteColumns.map(() => "?").join(",")})`,
@@ -110,12 +110,12 @@ async function fill(): Promise<void> {
   const insertHour = sqlite.prepare(`INSERT OR REPLACE INTO "GpuHour" (${hourColumns.map((c) => `"${c}"`).join(",")}) VALUES (${hourColumns.map(() => "?").join(",")})`);
   const writeMinutes = sqlite.transaction((rows: MinuteRow[]) => {
     for (const r of rows) {
-      insertMinute.run(r.gpuUuid, iso(r.minute), r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.holderUserId, r.busy ? 1 : 0, r.simulated ? 1 : 0);
+      insertMinute.run(r.gpuUuid, iso(r.minute), r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.bookedByUserId, r.busy ? 1 : 0, r.simulated ? 1 : 0);
     }
   });
   const writeHours = sqlite.transaction((rows: HourRow[]) => {
     for (const r of rows) {
-      insertHour.run(r.gpuUuid, r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.holderUserId, r.simulated ? 1 : 0, iso(r.hour), r.busyMinutes);
+      insertHour.run(r.gpuUuid, r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.bookedByUserId, r.simulated ? 1 : 0, iso(r.hour), r.busyMinutes);
     }
   });
 

@@ -149,7 +149,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   // A booking changed by someone else is told to its person from the instance that changed it.
   const stopChangeNotices = listenForBookingChanges();
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
-  // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
+  // What must run once across the cluster: here at once without REDIS_URL, on the lock's leader with it.
   cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });

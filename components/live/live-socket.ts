@@ -102,7 +102,7 @@ export function setLiveSocketFollowsFleet(follows: boolean): void {
 /**
  * Keeps the tab's socket connected while someone holds it (the fleet store,
  * the GPU page's scope, a wall display); returns the release, which closes
- * it when the last holder lets go.
+ * it when the last user lets go.
  */
 export function retainLiveSocket(): () => void {
   const live = getLiveSocket();

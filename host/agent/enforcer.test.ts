@@ -77,10 +77,10 @@ async function commandFor(child: ChildProcess, overrides: Partial<TerminateComma
     startedAt: own?.startedAt ?? null,
     gpuUuid: "GPU-test",
     alertId: "alert-test",
-    reservationId: "res-holder",
-    protect: { reservationId: "res-holder", logins: [] },
+    reservationId: "res-booker",
+    protect: { reservationId: "res-booker", logins: [] },
     killAfterSeconds: 1,
-    reason: "in conflict with booking res-holder",
+    reason: "in conflict with booking res-booker",
     ...overrides,
   };
 }
@@ -115,18 +115,18 @@ async function enforcer(allow: boolean, setup: EnforcerSetup = {}) {
 }
 
 describe("the agent's enforcer on real processes", () => {
-  it("terminates the intruder and leaves the holder's process alone", async () => {
-    const holder = startProcess({ env: { GPUDESK_RESERVATION: "res-holder" } });
+  it("terminates the intruder and leaves the booker's process alone", async () => {
+    const bookedBy = startProcess({ env: { GPUDESK_RESERVATION: "res-booker" } });
     const intruder = startProcess();
-    await Promise.all([ready(holder), ready(intruder)]);
+    await Promise.all([ready(bookedBy), ready(intruder)]);
     const { subject, reports, actions } = await enforcer(true);
 
-    await subject.handle(await commandFor(holder));
+    await subject.handle(await commandFor(bookedBy));
     await subject.handle(await commandFor(intruder));
 
     expect(await exited(intruder, 5000)).toBe("SIGTERM");
-    expect(await answers(holder)).toBe(true);
-    expect(actions()).toEqual([`${holder.pid} refused`, `${intruder.pid} sigterm`, `${intruder.pid} exited`]);
+    expect(await answers(bookedBy)).toBe(true);
+    expect(actions()).toEqual([`${bookedBy.pid} refused`, `${intruder.pid} sigterm`, `${intruder.pid} exited`]);
     expect(reports[0].detail).toContain("GPUDESK_RESERVATION");
     expect(reports[1].login).toBe(login);
   });
@@ -142,12 +142,12 @@ describe("the agent's enforcer on real processes", () => {
     expect(actions()).toEqual([`${stubborn.pid} sigterm`, `${stubborn.pid} sigkill`]);
   });
 
-  it("never touches a process of the holder's login, nor a pid that now belongs to another process", async () => {
+  it("never touches a process of the booker's login, nor a pid that now belongs to another process", async () => {
     const mine = startProcess();
     const other = startProcess();
     await Promise.all([ready(mine), ready(other)]);
     const { subject, actions } = await enforcer(true);
-    await subject.handle(await commandFor(mine, { protect: { reservationId: "res-holder", logins: [login] } }));
+    await subject.handle(await commandFor(mine, { protect: { reservationId: "res-booker", logins: [login] } }));
     await subject.handle(await commandFor(other, { startedAt: "2001-01-01T00:00:00.000Z" }));
     expect([await answers(mine), await answers(other)]).toEqual([true, true]);
     expect(actions()).toEqual([`${mine.pid} refused`, `${other.pid} refused`]);

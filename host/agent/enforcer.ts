@@ -46,7 +46,7 @@ function sameStart(a: string | null | undefined, b: string | null | undefined): 
  * latest nvidia-smi reading lists the pid as a compute process on the GPU
  * the request names; unless the start time the request gives is the
  * process's (a missing one never matches); for root and system users
- * (uid below `minUid`); and for a process of the booking's holder (by
+ * (uid below `minUid`); and for a process of the booker (by
  * GPUDESK_RESERVATION or by login), whatever the server says. SIGTERM first; SIGKILL after the grace period if the same
  * process is still there. Every step is reported (the server audits it)
  * and logged here.
@@ -100,7 +100,7 @@ export function createEnforcer(options: EnforcerOptions) {
     if (own.reservationId && own.reservationId === command.protect.reservationId) {
       return "it runs under the booking's own GPUDESK_RESERVATION";
     }
-    if (own.user && command.protect.logins.includes(own.user)) return `it belongs to the holder's login ${own.user}`;
+    if (own.user && command.protect.logins.includes(own.user)) return `it belongs to the booker's login ${own.user}`;
     return null;
   }
 

@@ -64,8 +64,8 @@ const snapshot: FleetSnapshot = {
   ],
   sparklines: {},
   bookings: [
-    { reservationId: "r1", hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-0", index: 0 }], holder: alice, startsAt: "2026-11-30T09:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "llm eval" },
-    { reservationId: "r2", hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-1", index: 1 }], holder: alice, startsAt: "2026-11-30T11:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "later" },
+    { reservationId: "r1", hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-0", index: 0 }], bookedBy: alice, startsAt: "2026-11-30T09:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "llm eval" },
+    { reservationId: "r2", hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-1", index: 1 }], bookedBy: alice, startsAt: "2026-11-30T11:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "later" },
   ],
 };
 
@@ -85,7 +85,7 @@ function reservation(overrides: Partial<ReservationView> = {}): ReservationView 
     startsAt: "2026-11-30T09:00:00.000Z",
     endsAt: "2026-11-30T13:00:00.000Z",
     purpose: "fine-tune",
-    holder: alice,
+    bookedBy: alice,
     createdAt: "2026-11-30T09:00:00.000Z",
     cancelReason: null,
     cancelledBy: null,
@@ -102,11 +102,11 @@ describe("formatTable", () => {
 });
 
 describe("formatStatus", () => {
-  it("lists GPUs in host and index order with the free count, the state by the one rule, holder and end", () => {
+  it("lists GPUs in host and index order with the free count, the state by the one rule, bookedBy and end", () => {
     const lines = formatStatus(snapshot, NOW).trimEnd().split("\n");
     expect(lines[0]).toBe("GPUs: 1 of 2 free, 1 in conflict");
-    expect(lines[1]).toMatch(/^HOST\s+UNIT\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+HOLDER\s+UNTIL\s+RUNNING$/);
-    // Without the server's attribution nobody is proven to be the holder: alice's process counts as a conflict.
+    expect(lines[1]).toMatch(/^HOST\s+UNIT\s+MODEL\s+UTIL\s+MEMORY\s+STATE\s+BOOKER\s+UNTIL\s+RUNNING$/);
+    // Without the server's attribution nobody is proven to be the booker: alice's process counts as a conflict.
     expect(lines[2]).toMatch(/^node-a\s+GPU 0\s+NVIDIA H100 80GB HBM3\s+12%\s+1\.0\/80 GiB\s+Conflict\s+Alice A\s+2026-11-30 12:00Z\s+alice$/);
     // GPU 1's booking starts later: free now, utilization unknown.
     expect(lines[3]).toMatch(/^node-a\s+GPU 1\s+.*\?\s+0\.0\/80 GiB\s+Free\s+-\s+-\s+-$/);
@@ -123,29 +123,29 @@ describe("formatStatus", () => {
 
   it("takes the server's reconciled states and the booking it names for each GPU", () => {
     const bob = { id: "u2", username: "bob", name: "Alice A" };
-    const attributed = { pid: 4711, person: alice, reservationId: "r1", login: "alice", evidence: { kind: "reservation" as const, value: "r1" }, intruder: false };
+    const attributed = { pid: 4711, runner: alice, reservationId: "r1", login: "alice", evidence: { kind: "reservation" as const, value: "r1" }, intruder: false };
     const withStates: FleetView = {
       ...snapshot,
-      bookings: [...snapshot.bookings!, { ...snapshot.bookings![1], reservationId: "r3", holder: bob, startsAt: "2026-11-30T13:00:00Z", endsAt: "2026-11-30T14:00:00Z" }],
+      bookings: [...snapshot.bookings!, { ...snapshot.bookings![1], reservationId: "r3", bookedBy: bob, startsAt: "2026-11-30T13:00:00Z", endsAt: "2026-11-30T14:00:00Z" }],
       gpuStates: {
-        "GPU-0": { state: "booked_in_use", reservationId: "r1", holder: alice, processes: [attributed], problem: null },
-        "GPU-1": { state: "free", reservationId: null, holder: null, processes: [], problem: null },
+        "GPU-0": { state: "booked_in_use", reservationId: "r1", bookedBy: alice, processes: [attributed], problem: null },
+        "GPU-1": { state: "free", reservationId: null, bookedBy: null, processes: [], problem: null },
       },
-      gpuBookings: { "GPU-0": { reservationId: "r1", holder: alice, holderName: "Alice A", startsAt: "2026-11-30T09:00:00Z", until: "2026-11-30T11:30:00Z", purpose: "llm eval" } },
+      gpuBookings: { "GPU-0": { reservationId: "r1", bookedBy: alice, bookedByName: "Alice A", startsAt: "2026-11-30T09:00:00Z", until: "2026-11-30T11:30:00Z", purpose: "llm eval" } },
     };
     const text = formatStatus(withStates, NOW);
-    expect(text).toContain("GPUs: 1 of 2 free, 1 in use by the holder");
+    expect(text).toContain("GPUs: 1 of 2 free, 1 in use by the booker");
     // Two people named "Alice A" in the view: the username tells them apart.
-    expect(text).toMatch(/In use by holder\s+Alice A \(alice\)\s+2026-11-30 11:30Z\s+Alice A \(alice\)/);
+    expect(text).toMatch(/Booked, in use\s+Alice A \(alice\)\s+2026-11-30 11:30Z\s+Alice A \(alice\)/);
   });
 });
 
 describe("formatWhois", () => {
-  it("tells the state, the holder with purpose and end, who runs there and since when", () => {
+  it("tells the state, the booker with purpose and end, who runs there and since when", () => {
     const text = formatWhois(snapshot, "node-a", "0", NOW) ?? "";
     expect(text).toContain("State: Conflict");
     expect(text).toContain("Held by Alice A (alice) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
-    expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB (not the holder)");
+    expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB (not the booker)");
   });
 
   it("finds the host in any case and with its domain, says when nothing runs, and answers null for an unknown GPU", () => {
@@ -157,9 +157,9 @@ describe("formatWhois", () => {
 
   it("says when a process names the booking without its proof", () => {
     const bob = { id: "u2", username: "bob", name: "Bob B" };
-    const hiding = { pid: 4711, person: bob, reservationId: null, login: "bob", evidence: { kind: "login" as const, value: "bob" }, falseClaim: "r1", intruder: true };
-    const view: FleetView = { ...snapshot, gpuStates: { "GPU-0": { state: "conflict", reservationId: "r1", holder: alice, processes: [hiding], problem: null } } };
-    expect(formatWhois(view, "node-a", "0", NOW)).toContain("(not the holder) (claims reservation r1 without its proof)");
+    const hiding = { pid: 4711, runner: bob, reservationId: null, login: "bob", evidence: { kind: "login" as const, value: "bob" }, falseClaim: "r1", intruder: true };
+    const view: FleetView = { ...snapshot, gpuStates: { "GPU-0": { state: "conflict", reservationId: "r1", bookedBy: alice, processes: [hiding], problem: null } } };
+    expect(formatWhois(view, "node-a", "0", NOW)).toContain("(not the booker) (claims reservation r1 without its proof)");
   });
 });
 
@@ -204,7 +204,7 @@ describe("MIG slices on every CLI surface", () => {
     ...snapshot,
     hosts: [{ ...snapshot.hosts[0]!, gpuUuids: ["GPU-P", "MIG-A", "MIG-B", "GPU-1"] }],
     gpus: [small, gpu(1, { memoryUsedMiB: 0, utilizationGpuPct: 0 }), big, parent],
-    bookings: [{ reservationId: "r9", hostId: "h1", holder: alice, startsAt: "2026-11-30T09:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "slice job", gpus: [{ uuid: "MIG-A", index: 0 }] } as never],
+    bookings: [{ reservationId: "r9", hostId: "h1", bookedBy: alice, startsAt: "2026-11-30T09:00:00Z", endsAt: "2026-11-30T12:00:00Z", purpose: "slice job", gpus: [{ uuid: "MIG-A", index: 0 }] } as never],
   };
 
   it("status: one row per unit under its name, the split GPU as such, columns aligned, utilization 'n/r' on slices", () => {

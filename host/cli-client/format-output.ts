@@ -55,8 +55,8 @@ function bookingNow(view: FleetView, uuid: string, nowMs: number): GpuBookingNow
   if (given) return given;
   const booking = activeBooking(view.bookings, uuid, nowMs);
   if (!booking) return null;
-  const { reservationId, holder, startsAt, endsAt, purpose } = booking;
-  return { reservationId, holder, holderName: personName(holder), startsAt, until: endsAt, purpose };
+  const { reservationId, bookedBy, startsAt, endsAt, purpose } = booking;
+  return { reservationId, bookedBy, bookedByName: personName(bookedBy), startsAt, until: endsAt, purpose };
 }
 
 /** A GPU's state by the one rule: the server's reconciliation, else derived here from its reading and booking (owners unknown). */
@@ -65,21 +65,21 @@ function stateNow(view: FleetView, gpu: LiveGpu, nowMs: number): GpuReconciliati
   if (reconciled) return reconciled;
   const online = view.hosts.find((host) => host.id === gpu.hostId)?.online ?? false;
   const booking = bookingNow(view, gpu.uuid, nowMs);
-  return deriveGpuState({ gpu, online, booking: booking && { reservationId: booking.reservationId, holder: booking.holder }, attributions: new Map() });
+  return deriveGpuState({ gpu, online, booking: booking && { reservationId: booking.reservationId, bookedBy: booking.bookedBy }, attributions: new Map() });
 }
 
-/** Everyone a view names (holders and attributed process owners), so that two people who share a display name are told apart. */
+/** Everyone a view names (bookers and attributed process owners), so that two people who share a display name are told apart. */
 function peopleOf(view: FleetView): NamedPerson[] {
-  const people: NamedPerson[] = [...(view.bookings ?? []).map((booking) => booking.holder)];
-  for (const state of Object.values(view.gpuStates ?? {})) for (const process of state.processes) if (process.person) people.push(process.person);
+  const people: NamedPerson[] = [...(view.bookings ?? []).map((booking) => booking.bookedBy)];
+  for (const state of Object.values(view.gpuStates ?? {})) for (const process of state.processes) if (process.runner) people.push(process.runner);
   return people;
 }
 
-function runnerName(process: Pick<ProcessAttribution, "person" | "login">, people: NamedPerson[]): string {
-  return process.person ? personName(process.person, people) : (process.login ?? "unknown");
+function runnerName(process: Pick<ProcessAttribution, "runner" | "login">, people: NamedPerson[]): string {
+  return process.runner ? personName(process.runner, people) : (process.login ?? "unknown");
 }
 
-/** `gpudesk status`: the free count, then host, unit ("GPU 0:2 (1g.10gb)"), model, util, memory, state, holder, until and who runs there. */
+/** `gpudesk status`: the free count, then host, unit ("GPU 0:2 (1g.10gb)"), model, util, memory, state, bookedBy, until and who runs there. */
 export function formatStatus(view: FleetView, nowMs: number): string {
   const people = peopleOf(view);
   // A MIG GPU's slices follow it, one row each ("0:1"), in MIG device order.
@@ -104,14 +104,14 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       gpu.mig ? "n/r" : gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
       GPU_STATE_LABELS[states[position].state],
-      booking ? personName(booking.holder, people) : "-",
+      booking ? personName(booking.bookedBy, people) : "-",
       booking ? formatTime(booking.until) : "-",
       runners.join(", ") || "-",
     ];
   });
   const summary = `GPUs: ${describeAvailability(countAvailability(states.filter((_, i) => !isPartitioned(gpus[i]!)).map((state) => state.state)))}\n`;
   const footnote = gpus.some((gpu) => gpu.mig) ? "UTIL n/r: not reported; nvidia-smi reports no utilization per MIG slice.\n" : "";
-  return summary + formatTable(["HOST", "UNIT", "MODEL", "UTIL", "MEMORY", "STATE", "HOLDER", "UNTIL", "RUNNING"], rows) + footnote;
+  return summary + formatTable(["HOST", "UNIT", "MODEL", "UTIL", "MEMORY", "STATE", "BOOKER", "UNTIL", "RUNNING"], rows) + footnote;
 }
 
 /** The unit a person means by host name (any case, with or without the domain) and ref: "2" for GPU 2, "0:2" for MIG slice 2 of GPU 0. */
@@ -131,7 +131,7 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
   const booking = bookingNow(view, gpu.uuid, nowMs);
   lines.push(
     booking
-      ? `Held by ${personWithUsername(booking.holder)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`
+      ? `Held by ${personWithUsername(booking.bookedBy)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`
       : "Not booked now",
   );
   const attributed = new Map(state.processes.map((process) => [process.pid, process]));
@@ -144,7 +144,7 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
     const since = process.startedAt ? ` since ${formatTime(process.startedAt)}` : "";
     const memory = process.usedMemoryMiB === null ? "" : `, ${gib(process.usedMemoryMiB)} GiB`;
     const claim = who?.falseClaim ? ` (claims reservation ${who.falseClaim} without its proof)` : "";
-    const flag = `${who?.intruder ? (booking ? " (not the holder)" : "") : ""}${claim}`;
+    const flag = `${who?.intruder ? (booking ? " (not the booker)" : "") : ""}${claim}`;
     lines.push(`  pid ${process.pid} ${process.command ?? process.name} by ${person}${since}${memory}${flag}`);
   }
   return lines.join("\n") + "\n";
@@ -153,7 +153,7 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
 /**
  * The `export` lines of `gpudesk env`, for `eval "$(gpudesk env)"`. The
  * `GPUDESK_RESERVATION` line (the booking's id and proof) is there only when
- * the server gave the proof, i.e. to the holder.
+ * the server gave the proof, i.e. to the booker.
  */
 export function exportLines(reservation: Pick<ReservationView, "launch"> & Partial<Pick<ReservationView, "id" | "host" | "gpus">>): string {
   const { launch } = reservation;

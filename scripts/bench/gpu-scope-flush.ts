@@ -51,7 +51,7 @@ const bookings: LiveBooking[] = Array.from({ length: args.bookings }, (_, i) => 
   hostId: `h${i % hosts}`,
   hostName: `node-${i % hosts}`,
   gpus: [0, 1, 2, 3].map((k) => ({ uuid: uuids[(i * 4 + k) % uuids.length]!, index: k })),
-  holder: { id: `user-${i}`, username: `user${i}`, name: `User ${i}` },
+  bookedBy: { id: `user-${i}`, username: `user${i}`, name: `User ${i}` },
   startsAt: new Date(Date.now() + i * 3_600_000).toISOString(),
   endsAt: new Date(Date.now() + (i + 2) * 3_600_000).toISOString(),
   purpose: "fine-tuning a model for the benchmark",

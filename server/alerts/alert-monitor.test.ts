@@ -73,13 +73,13 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
   };
 }
 
-function booking(reservationId: string, holder: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
+function booking(reservationId: string, bookedBy: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
   return {
     reservationId,
     hostId: "h1",
     hostName: "node-a",
     gpus,
-    holder: personOf(holder),
+    bookedBy: personOf(bookedBy),
     startsAt: new Date(startsAt).toISOString(),
     endsAt: new Date(endsAt).toISOString(),
     purpose: "recorded sequence",
@@ -121,10 +121,10 @@ describe("the simulated fleet's squatter and idle-held GPU, replayed", () => {
     const end = arrival + 150 * MINUTE;
 
     // The job's owner booked GPU 2 when the job started; whoever holds GPU 7 booked it for the whole span.
-    const idleHolder = reading(start).processes.find((process) => process.gpuUuid === gpu7.uuid)?.user ?? "alice";
+    const idleBooker = reading(start).processes.find((process) => process.gpuUuid === gpu7.uuid)?.user ?? "alice";
     const bookings = [
       booking("res-job", job.user!, [{ uuid: gpu2.uuid, index: 2 }], Math.max(start, jobStart), end + MINUTE),
-      booking("res-idle", idleHolder, [{ uuid: gpu7.uuid, index: 7 }], start, end + MINUTE),
+      booking("res-idle", idleBooker, [{ uuid: gpu7.uuid, index: 7 }], start, end + MINUTE),
     ];
     const run = await harness(config, bookings);
 

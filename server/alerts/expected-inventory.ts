@@ -32,7 +32,7 @@ export class ExpectedInventory {
           id: true,
           name: true,
           gpus: {
-            // A unit booked for later stays expected however long ago it was seen: its holders must hear it is gone until the booking ends.
+            // A unit booked for later stays expected however long ago it was seen: its bookers must hear it is gone until the booking ends.
             where: { OR: [{ lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, { reservations: { some: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } } } }] },
             select: { uuid: true, index: true, lastSeenAt: true, reservations: { where: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } }, select: { reservationId: true }, take: 1 } },
           },

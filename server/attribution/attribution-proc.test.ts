@@ -56,7 +56,7 @@ describe("attribution from a /proc tree", () => {
       hostId: "h1",
       hostName: "node-a",
       gpus: [{ uuid: gpu.uuid, index: 0 }],
-      holder: alice,
+      bookedBy: alice,
       startsAt: new Date(Date.now() - 60_000).toISOString(),
       endsAt: new Date(Date.now() + 3_600_000).toISOString(),
       purpose: "proc test",
@@ -100,8 +100,8 @@ describe("attribution from a /proc tree", () => {
 
     const window = { startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), purpose: "proc test" };
     const bookings: LiveBooking[] = [
-      { reservationId: "res-alice", hostId: "h1", hostName: "node-a", gpus: [{ uuid: gpu.uuid, index: 0 }], holder: alice, ...window },
-      { reservationId: bobs, hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-bobs", index: 1 }], holder: bob, ...window },
+      { reservationId: "res-alice", hostId: "h1", hostName: "node-a", gpus: [{ uuid: gpu.uuid, index: 0 }], bookedBy: alice, ...window },
+      { reservationId: bobs, hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-bobs", index: 1 }], bookedBy: bob, ...window },
     ];
     const attributions = attributeProcesses(checkProcessClaims(snapshot.processes, SECRET), {
       bookings: new Map(bookings.map((booking) => [booking.reservationId, booking])),

@@ -158,7 +158,7 @@ function localPasswordsOnly(): null {
 
 type Auth = ReturnType<typeof createAuth>;
 
-const holder = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure?: Auth } };
+const shared = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure?: Auth } };
 
 /**
  * The better-auth instance (shared by the custom server and Next's bundles):
@@ -166,7 +166,7 @@ const holder = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure
  * an https GPUDESK_PUBLIC_URL both are secure.
  */
 export function auth(secure = false): Auth {
-  const instances = (holder.__gpudeskAuth ??= {});
+  const instances = (shared.__gpudeskAuth ??= {});
   const wantSecure = secure || env().GPUDESK_PUBLIC_URL?.startsWith("https:") === true;
   if (wantSecure) return (instances.secure ??= createAuth(true));
   return (instances.plain ??= createAuth(false));

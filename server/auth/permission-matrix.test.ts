@@ -169,8 +169,8 @@ describe("permission matrix", () => {
     const text = await member.text();
     for (const secret of MEMBER_ONLY) expect(text).toContain(secret);
     const display = await GET(new Request(`${ORIGIN}/api`, { headers: { ...credentials.display, host: "gpudesk.test" } }), { params: Promise.resolve({}) });
-    const scoped = (await display.json()) as { gpus: { uuid: string; state: string; holderName: string | null }[] };
-    expect(scoped.gpus.find((gpu) => gpu.uuid === world.gpuUuid)).toMatchObject({ uuid: world.gpuUuid, state: expect.any(String), holderName: expect.any(String) });
+    const scoped = (await display.json()) as { gpus: { uuid: string; state: string; bookedByName: string | null }[] };
+    expect(scoped.gpus.find((gpu) => gpu.uuid === world.gpuUuid)).toMatchObject({ uuid: world.gpuUuid, state: expect.any(String), bookedByName: expect.any(String) });
   });
 
   it("a cookie-authenticated change from another origin is refused; the same with a bearer token is not", async () => {

@@ -21,10 +21,10 @@ export interface SignInPlug {
 
 // Next's route bundles load their own copies of modules; the custom server
 // plugs single sign-on in once, for both, through globalThis.
-const holder = globalThis as unknown as { __gpudeskSignInPlug?: SignInPlug };
+const shared = globalThis as unknown as { __gpudeskSignInPlug?: SignInPlug };
 
 export function plugSignIn(plug: SignInPlug): void {
-  holder.__gpudeskSignInPlug = plug;
+  shared.__gpudeskSignInPlug = plug;
 }
 
 /**
@@ -33,7 +33,7 @@ export function plugSignIn(plug: SignInPlug): void {
  * signing in with local passwords only.
  */
 export function signInPlug(config: Env): SignInPlug | null {
-  const plug = holder.__gpudeskSignInPlug ?? null;
+  const plug = shared.__gpudeskSignInPlug ?? null;
   if (!plug && (config.GPUDESK_LDAP_URL || config.GPUDESK_OIDC_ISSUER)) {
     throw new Error("Single sign-on is configured (GPUDESK_LDAP_URL or GPUDESK_OIDC_ISSUER) but not plugged in: call plugSingleSignOn() (server/main/sign-in.ts) at start");
   }

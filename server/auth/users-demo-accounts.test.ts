@@ -37,7 +37,7 @@ describe("a real person and the demo accounts", () => {
     const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser } = await import("@/server/auth/users");
     await ensureDemoAccounts(["rowan"]);
-    const person = await createUser({ username: "holder1", unixLogin: "rowan", password: "holder-password-1", takeOverDemo: true });
+    const person = await createUser({ username: "booker1", unixLogin: "rowan", password: "booker-password-1", takeOverDemo: true });
     expect(person.unixLogin).toBe("rowan");
   });
 

@@ -8,7 +8,7 @@ export function isAdminActor(actor: Actor): boolean {
   return actor.role === "admin";
 }
 
-/** The holder manages their own booking; an admin manages everyone's. */
+/** The booker manages their own booking; an admin manages everyone's. */
 export function canManageReservation(actor: Actor, reservation: { userId: string }): boolean {
   return actor.id === reservation.userId || isAdminActor(actor);
 }

@@ -8,9 +8,9 @@ export interface AuditOrigin {
   actorId?: string | null;
 }
 
-const holder = globalThis as unknown as { __gpudeskAuditOrigin?: AsyncLocalStorage<AuditOrigin> };
+const shared = globalThis as unknown as { __gpudeskAuditOrigin?: AsyncLocalStorage<AuditOrigin> };
 // One store for the custom server and Next's bundles (each bundle would otherwise have its own).
-const storage = (holder.__gpudeskAuditOrigin ??= new AsyncLocalStorage<AuditOrigin>());
+const storage = (shared.__gpudeskAuditOrigin ??= new AsyncLocalStorage<AuditOrigin>());
 
 /**
  * Runs `work` with its origin known to every audit entry written inside it,

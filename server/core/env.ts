@@ -89,7 +89,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1 to 64 letters, digits or _ . : -")
     .default("gpudesk"),
-  /** How long the lock of the instance that runs the background jobs lasts without renewal (a dead holder hands over after this). */
+  /** How long the lock of the instance that runs the background jobs lasts without renewal (a dead leader hands over after this). */
   GPUDESK_LEADER_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** The agent inside the server: auto (nvidia-smi if found, else simulated), nvidia-smi, simulated or off. */
   GPUDESK_LOCAL_AGENT: z.enum(["auto", "nvidia-smi", "simulated", "off"]).default("auto"),

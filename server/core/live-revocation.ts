@@ -30,10 +30,10 @@ export function principalRoomsOf(viewer: LiveViewer): string[] {
 // The custom server owns the namespace; API routes run in Next's bundles,
 // which load their own copies of modules: the one namespace is shared
 // through globalThis (as server/main/runtime.ts shares the fleet).
-const holder = globalThis as unknown as { __gpudeskLiveNamespace?: Namespace };
+const shared = globalThis as unknown as { __gpudeskLiveNamespace?: Namespace };
 
 export function setLiveNamespace(namespace: Namespace | undefined): void {
-  holder.__gpudeskLiveNamespace = namespace;
+  shared.__gpudeskLiveNamespace = namespace;
 }
 
 /**
@@ -45,7 +45,7 @@ export function setLiveNamespace(namespace: Namespace | undefined): void {
  * feed until they reconnect.
  */
 export function disconnectLivePrincipal(principal: LivePrincipal): void {
-  const namespace = holder.__gpudeskLiveNamespace;
+  const namespace = shared.__gpudeskLiveNamespace;
   if (!namespace) return;
   try {
     namespace.in(principalRoom(principal)).disconnectSockets(true);

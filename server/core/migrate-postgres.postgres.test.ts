@@ -183,10 +183,10 @@ describe("PostgreSQL migrations", () => {
 
   it("waits for Prisma Migrate's advisory lock, held by someone else, before migrating", async () => {
     const url = await newDatabase();
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
+    const lockOwner = new pg.Client({ connectionString: url });
+    await lockOwner.connect();
     try {
-      await holder.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
+      await lockOwner.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
       let done = false;
       const migrating = migratePostgres(url, migrationsDir).then((result) => {
         done = true;
@@ -194,10 +194,10 @@ describe("PostgreSQL migrations", () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(done).toBe(false);
-      await holder.query("SELECT pg_advisory_unlock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
+      await lockOwner.query("SELECT pg_advisory_unlock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
       expect((await migrating).applied).toEqual(migrationNames);
     } finally {
-      await holder.end();
+      await lockOwner.end();
     }
   });
 });

@@ -83,7 +83,7 @@ export async function findConflicts(
       gpuIndex: row.gpu.index,
       gpuUuid: row.gpu.uuid,
       ...(row.gpu.migDeviceIndex !== null ? { slice: { ref: `${row.gpu.index}:${row.gpu.migDeviceIndex}`, profile: row.gpu.migProfile ?? "" } } : {}),
-      holder: toPerson(row.reservation.user),
+      bookedBy: toPerson(row.reservation.user),
       startsAt: row.startsAt.toISOString(),
       endsAt: row.endsAt.toISOString(),
       purpose: row.reservation.purpose,
@@ -116,12 +116,12 @@ async function withFreeTimes(tx: Tx, conflicts: BookingConflict[], excludeReserv
   });
   return conflicts.map((conflict) => {
     let freeMs = Date.parse(conflict.endsAt);
-    const then: BookingConflict["holder"][] = [];
+    const then: BookingConflict["bookedBy"][] = [];
     for (const row of later) {
       if (row.gpu.uuid !== conflict.gpuUuid || row.startsAt.getTime() > freeMs || row.endsAt.getTime() <= freeMs) continue;
       freeMs = row.endsAt.getTime();
-      const holder = toPerson(row.reservation.user);
-      if (holder.id !== conflict.holder.id && !then.some((person) => person.id === holder.id)) then.push(holder);
+      const bookedBy = toPerson(row.reservation.user);
+      if (bookedBy.id !== conflict.bookedBy.id && !then.some((person) => person.id === bookedBy.id)) then.push(bookedBy);
     }
     return { ...conflict, freeAt: new Date(freeMs).toISOString(), ...(then.length > 0 ? { thenHeldBy: then } : {}) };
   });

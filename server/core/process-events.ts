@@ -7,8 +7,8 @@ import { log } from "@/server/core/log";
  * the custom server's; `key` names the slot there.
  */
 export function processEvent<T>(key: string, what: string) {
-  const holder = globalThis as unknown as Record<string, Set<(value: T) => void> | undefined>;
-  const listeners = () => (holder[key] ??= new Set());
+  const shared = globalThis as unknown as Record<string, Set<(value: T) => void> | undefined>;
+  const listeners = () => (shared[key] ??= new Set());
   return {
     on(listener: (value: T) => void): () => void {
       listeners().add(listener);

@@ -43,7 +43,7 @@ function start(args: string[]): Child {
 
 // tsx as a loader inside the one process: its CLI would run the server in a child of its own, which kill -9 of the CLI leaves running.
 const tsxLoader = ["--import", "tsx"];
-const holder = (mode: "read" | "write") => start([path.join(repoRoot, "server", "testing", "sqlite-holder.mjs"), mode, resolveSqlitePath(databaseUrl)]);
+const takeLock = (mode: "read" | "write") => start([path.join(repoRoot, "server", "testing", "sqlite-lock.mjs"), mode, resolveSqlitePath(databaseUrl)]);
 
 type Answer = { status: number; id?: string; code?: string };
 
@@ -101,13 +101,13 @@ describe.skipIf(testDatabaseProvider() !== "sqlite")("SQLite with other programs
     expect((await call(`${base}/api/v1/me`, "GET")).status).toBe(200);
 
     // A read transaction held by another process: writes go on (WAL), all of them.
-    const reader = holder("read");
+    const reader = takeLock("read");
     expect(await reader.line()).toBe("holding");
     const underReader = note(await Promise.all(writes(base, 16)));
     expect(underReader.map((answer) => answer.status)).toEqual(Array(16).fill(201));
 
     // The write lock held by another process: reads still answer at once, writes answer 503 database_busy.
-    const locker = holder("write");
+    const locker = takeLock("write");
     expect(await locker.line()).toBe("holding");
     const blocked = writes(base, 6);
     const meanwhile = await call(`${base}/api/v1/me`, "GET");

@@ -17,7 +17,7 @@ export const DEMO_IDLE_SLICE_PURPOSE = "demo: slice booked, job not started yet"
  *
  * - the idle-held booking and the booked empty MIG slice started earlier,
  *   and their units' minutes since then are stored idle (a GPU at 0 % with
- *   its holder's idle job; a slice with no process and no memory held), so
+ *   its booker's idle job; a slice with no process and no memory held), so
  *   that both are in their warning period now (and released when the
  *   warning runs out, unless someone keeps them);
  * - another demo person's booking of a free GPU was released for idleness
@@ -43,11 +43,11 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
         for (let minute = startsAt.getTime(); minute < nowMinute; minute += MINUTE_MS) {
           // Booked minutes: the booking's person held them. On the GPU their idle job (memory held, 0 %) ran there;
           // a slice reads no utilization, no process and the few MiB an empty MIG device reports.
-          // Without the holder they read as use without a booking by nobody named on the usage page.
+          // Without the booker they read as use without a booking by nobody named on the usage page.
           const reading = gpu.migDeviceIndex === null
-            ? { utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, busy: true, attributedUserId: held.userId }
-            : { utilAvg: null, utilMax: null, memUsedAvg: 17, memUsedMax: 17, memTotal: gpu.memoryTotalMiB, busy: false, attributedUserId: null };
-          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, simulated: true, holderUserId: held.userId, ...reading };
+            ? { utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, busy: true, runnerUserId: held.userId }
+            : { utilAvg: null, utilMax: null, memUsedAvg: 17, memUsedMax: 17, memTotal: gpu.memoryTotalMiB, busy: false, runnerUserId: null };
+          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, simulated: true, bookedByUserId: held.userId, ...reading };
           await tx.gpuMinute.upsert({ where: { gpuUuid_minute: { gpuUuid: gpu.uuid, minute: row.minute } }, create: row, update: {} });
         }
       }

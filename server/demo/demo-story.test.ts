@@ -84,16 +84,16 @@ describe("the demo story", () => {
     const held = await db().reservation.findFirstOrThrow({ where: { purpose: DEMO_IDLE_PURPOSE, status: "booked" }, select: { userId: true, startsAt: true, gpus: { select: { gpu: { select: { uuid: true } } } } } });
     const staged = await db().gpuMinute.findMany({
       where: { gpuUuid: { in: held.gpus.map(({ gpu }) => gpu.uuid) }, minute: { gte: held.startsAt, lt: now } },
-      select: { holderUserId: true, attributedUserId: true },
+      select: { bookedByUserId: true, runnerUserId: true },
     });
     expect(staged.length).toBeGreaterThan(30);
-    expect(new Set(staged.map((minute) => `${minute.holderUserId}/${minute.attributedUserId}`))).toEqual(new Set([`${held.userId}/${held.userId}`]));
+    expect(new Set(staged.map((minute) => `${minute.bookedByUserId}/${minute.runnerUserId}`))).toEqual(new Set([`${held.userId}/${held.userId}`]));
     // The usage page's "use without a booking" has nothing unnamed to show from the staging.
     const unbooked = await unbookedUseByPerson({ fromMs: now.getTime() - 3 * 3600_000, toMs: now.getTime(), nowMs: now.getTime(), minuteRetentionMs: 30 * 24 * 3600_000 });
     expect(unbooked.filter((row) => row.userId === null)).toEqual([]);
     // Its hours are recomputed with it: the 7-day view counts the idle booking.
-    const hours = await db().gpuHour.findMany({ where: { gpuUuid: held.gpus[0]!.gpu.uuid, hour: { gte: new Date(held.startsAt.getTime() - 3600_000) } }, select: { holderUserId: true } });
-    expect(hours.some((hour) => hour.holderUserId === held.userId)).toBe(true);
+    const hours = await db().gpuHour.findMany({ where: { gpuUuid: held.gpus[0]!.gpu.uuid, hour: { gte: new Date(held.startsAt.getTime() - 3600_000) } }, select: { bookedByUserId: true } });
+    expect(hours.some((hour) => hour.bookedByUserId === held.userId)).toBe(true);
   });
 
   it("shows idle release at start on a whole GPU and on the booked empty MIG slice: both in their warning period", async () => {

@@ -17,11 +17,11 @@ import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from
  * and books for them:
  *
  * - sim-h100-a GPUs 0-3 for the owner of the training job there: in use by
- *   the holder, and a conflict on GPU 2 where another login squats;
+ *   the booker, and a conflict on GPU 2 where another login squats;
  * - sim-h100-a GPU 7 for the owner of the process that holds it idle;
  * - sim-4090-a GPU 3 for someone else: booked and idle;
  * - on sim-h100-mig's split H100, slice 0:0 (3g.40gb) for the owner of the
- *   job there (in use by the holder) and slice 0:1 (2g.20gb) for someone
+ *   job there (in use by the booker) and slice 0:1 (2g.20gb) for someone
  *   else (booked, idle).
  *
  * GPUs 4-6 of sim-h100-a, the A100s and slice 0:2 of sim-h100-mig run work
@@ -109,10 +109,10 @@ export function planDemoBookings(specs: SimulatedHostSpec[], seed: number | stri
   const trainer = training ? ownerOf(h100, seed, simMs, training.gpus.filter((index) => index !== squatter)) : null;
   if (training && trainer) plan.push({ host: h100.hostName, gpus: training.gpus, login: trainer, hours: 6, purpose: "demo: pre-training run" });
   const held = h100.slots.find((slot) => slot.role === "idle-held");
-  const holder = held ? ownerOf(h100, seed, simMs, held.gpus) : null;
-  if (held && holder) plan.push({ host: h100.hostName, gpus: held.gpus, login: holder, hours: 8, purpose: DEMO_IDLE_PURPOSE });
+  const bookedBy = held ? ownerOf(h100, seed, simMs, held.gpus) : null;
+  if (held && bookedBy) plan.push({ host: h100.hostName, gpus: held.gpus, login: bookedBy, hours: 8, purpose: DEMO_IDLE_PURPOSE });
   const idle = rtx.gpus.at(-1);
-  const someoneElse = SIMULATED_USERS.map((user) => user.login).find((login) => login !== trainer && login !== holder);
+  const someoneElse = SIMULATED_USERS.map((user) => user.login).find((login) => login !== trainer && login !== bookedBy);
   if (idle && someoneElse) plan.push({ host: rtx.hostName, gpus: [idle.index], login: someoneElse, hours: 4, purpose: "demo: evaluation, not started yet" });
   plan.push(...planSliceBookings(specs, seed, simMs, plan.map((booking) => booking.login)));
   return plan;

@@ -126,7 +126,7 @@ export class EnforcementLoop {
       reservationId: target.reservationId,
       // The agent compares the process's GPUDESK_RESERVATION as it is, so it is told the whole value, proof included:
       // a process naming the booking without the proof is not protected.
-      protect: { reservationId: reservationClaimValue(target.reservationId), logins: target.holderLogin ? [target.holderLogin] : [] },
+      protect: { reservationId: reservationClaimValue(target.reservationId), logins: target.bookerLogin ? [target.bookerLogin] : [] },
       killAfterSeconds: target.killAfterSeconds,
       reason: `in conflict with booking ${target.reservationId} on ${target.gpuUuid}`,
     });
@@ -142,12 +142,12 @@ export class EnforcementLoop {
         commandId,
         pid: target.process.pid,
         login: target.process.login,
-        person: target.process.person,
+        person: target.process.runner,
         evidence: target.process.evidence,
         command: target.command,
         gpuUuid: target.gpuUuid,
         reservationId: target.reservationId,
-        holderId: target.holderId,
+        bookedById: target.bookedById,
         alertId: target.alertId,
         killAfterSeconds: target.killAfterSeconds,
       },

@@ -35,8 +35,8 @@ function minuteRow(uuid: string, at: number, i: number): MinuteRow {
     powerAvg: pick(5),
     tempAvg: pick(6),
     tempMax: pick(7),
-    holderUserId: i % 2 === 0 ? null : "user-1",
-    attributedUserId: i % 3 === 0 ? "user-2" : null,
+    bookedByUserId: i % 2 === 0 ? null : "user-1",
+    runnerUserId: i % 3 === 0 ? "user-2" : null,
     busy: i % 2 === 1,
     simulated: i % 3 === 0,
   };

@@ -7,7 +7,7 @@ import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 
 /**
  * GPU-hours of work on GPUs nobody had booked, by the person the tick
- * attributed it to (the rollups' `attributedUserId`: a login's person, a
+ * attributed it to (the rollups' `runnerUserId`: a login's person, a
  * container's or Slurm job's owner), busiest first. Busy minutes whose work
  * nobody could be named for come back as one row without a person.
  */
@@ -16,9 +16,9 @@ export async function unbookedUseByPerson(query: { fromMs: number; toMs: number;
   const t = tableSql(plan.table);
   const time = Prisma.raw(t.time);
   const perUnit = await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
-    SELECT r."attributedUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
+    SELECT r."runnerUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
     FROM ${t.from}
-    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."holderUserId" IS NULL AND ${notWhileSliced(t)}
+    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."bookedByUserId" IS NULL AND ${notWhileSliced(t)}
     GROUP BY 1, 2`;
   // A MIG slice's busy minutes weigh its share of its GPU, as in the usage report.
   const weightOf = await unitWeights([...new Set(perUnit.map((row) => row.gpu))]);

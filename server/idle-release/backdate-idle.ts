@@ -51,8 +51,8 @@ export async function backdateBooking(reservationId: string, minutes: number, no
         tempAvg: null,
         tempMax: null,
         // The booking's person held them and their job ran there: without them the minutes read as use without a booking.
-        holderUserId: booking.userId,
-        attributedUserId: booking.userId,
+        bookedByUserId: booking.userId,
+        runnerUserId: booking.userId,
         busy: true,
         simulated: false,
       });

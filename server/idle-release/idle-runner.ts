@@ -23,7 +23,7 @@ export interface IdleRunnerOptions {
   everyMs?: number;
 }
 
-/** The processes still on a booking's GPUs: releasing does not stop them, and the holder is told so. */
+/** The processes still on a booking's GPUs: releasing does not stop them, and the booker is told so. */
 export function holdingProcesses(gpus: readonly LiveGpu[], uuids: readonly string[]): IdleHoldingProcess[] {
   const wanted = new Set(uuids);
   return gpus

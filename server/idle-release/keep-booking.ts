@@ -10,7 +10,7 @@ import { getReservationView } from "@/server/reservations/list-reservations";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /**
- * "Keep": the holder (or an admin) starts the idle clock again, at most
+ * "Keep": the booker (or an admin) starts the idle clock again, at most
  * `idleKeepsPerBooking` times per booking; each keep is in the audit log.
  * Under the booking lock, so a keep and an idle release never both win.
  */

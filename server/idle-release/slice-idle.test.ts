@@ -79,9 +79,9 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
   it("an empty slice is warned at 90 idle minutes and released at 120 across a restart; a slice with a process is kept", async () => {
     const host = await sevenSliceHost(0);
     expect(host.slices.map((slice) => slice.mig!.profile)).toEqual(Array(7).fill("1g.10gb"));
-    const [idleHolder, busyHolder] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const idle = await createReservation(idleHolder, { host: host.name, slices: ["0:3"], durationMinutes: 8 * 60, purpose: "idle slice" }, { now: NOW });
-    const busy = await createReservation(busyHolder, { host: host.name, slices: ["0:5"], durationMinutes: 8 * 60, purpose: "busy slice" }, { now: NOW });
+    const [idleBooker, busyBooker] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const idle = await createReservation(idleBooker, { host: host.name, slices: ["0:3"], durationMinutes: 8 * 60, purpose: "idle slice" }, { now: NOW });
+    const busy = await createReservation(busyBooker, { host: host.name, slices: ["0:5"], durationMinutes: 8 * 60, purpose: "busy slice" }, { now: NOW });
     await storeSliceMinutes(host.id, host.slices[3]!.uuid, 0, 150, { memUsedMax: IDLE_MIB, busy: false });
     await storeSliceMinutes(host.id, host.slices[5]!.uuid, 0, 150, { memUsedMax: JOB_MIB, busy: true });
 
@@ -89,7 +89,7 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     const stop = onIdleNotice((notice) => [idle.id, busy.id].includes(notice.reservationId) && notices.push(`${notice.event} ${notice.reservationId === idle.id ? "idle" : "busy"}`));
     try {
       await pass(60);
-      expect((await getReservation(idleHolder, idle.id, at(60))).idle).toMatchObject({ phase: "idle", idleSince: NOW.toISOString(), idleMinutes: 60 });
+      expect((await getReservation(idleBooker, idle.id, at(60))).idle).toMatchObject({ phase: "idle", idleSince: NOW.toISOString(), idleMinutes: 60 });
       await pass(90);
       expect(notices).toEqual(["reservation.idle_warning idle"]);
       // "The server restarts": a pass keeps nothing in memory; the clock is the stored minutes, the warning's claim the row.
@@ -100,8 +100,8 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     } finally {
       stop();
     }
-    expect(await getReservation(idleHolder, idle.id, at(121))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
-    const kept = await getReservation(busyHolder, busy.id, at(121));
+    expect(await getReservation(idleBooker, idle.id, at(121))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
+    const kept = await getReservation(busyBooker, busy.id, at(121));
     expect(kept).toMatchObject({ state: "active", idle: null });
   });
 

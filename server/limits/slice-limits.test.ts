@@ -92,7 +92,7 @@ describe("MIG slices and GPU-hours", () => {
     });
     const handed = await handedBackTimes(released.getTime(), released.getTime() + 1);
     expect(handed).toHaveLength(1);
-    expect(handed[0]).toMatchObject({ holder: person.id, host: hostId, releases: 1 });
+    expect(handed[0]).toMatchObject({ bookedBy: person.id, host: hostId, releases: 1 });
     expect(handed[0]!.gpuHours).toBeCloseTo((2 / 7) * 3, 12);
   });
 });

@@ -42,7 +42,7 @@ interface StepChanges {
 
 /**
  * The display scope: per GPU its state, rounded load, memory and
- * temperature, and the holder's display name and end; per host its name
+ * temperature, and the booker's display name and end; per host its name
  * and whether it answers; the open-alert count. Nothing else reaches a wall
  * screen. Each step builds that view of the whole fleet once and what
  * changed since the last step; every filter (room) then takes its part of
@@ -93,7 +93,7 @@ export class DisplayScope {
 
     const current = new Map<string, DisplayGpu>();
     // The same fields a page derives from the member feed (lib/display-from-fleet.ts: the one
-    // availability rule, one way to name the holder), rounded to what the screen shows.
+    // availability rule, one way to name the booker), rounded to what the screen shows.
     const derived = displayGpusFromFleet(Object.fromEntries(gpus.map((gpu) => [gpu.uuid, gpu])), onlineHosts, bookings, states, nowMs, this.view);
     for (const gpu of gpus) {
       const fields = derived[gpu.uuid];

@@ -84,7 +84,7 @@ function bookingOf(uuid: string): LiveBooking {
     hostId: "h1",
     hostName: "node-a",
     gpus: [{ uuid, index: 0 }],
-    holder: { id: "user-9", username: "carol", name: "Carol" },
+    bookedBy: { id: "user-9", username: "carol", name: "Carol" },
     startsAt: new Date(Date.now() - 60_000).toISOString(),
     endsAt: new Date(Date.now() + 3_600_000).toISOString(),
     purpose: "ablation",
@@ -136,9 +136,9 @@ describe("the GPU scope", () => {
 
     ingest(4000, { a: { utilizationGpuPct: 70 } });
     setBookings([bookingOf(a.uuid)]);
-    setState(a.uuid, { state: "booked_in_use", holder: null, runners: [], problem: null } as unknown as GpuReconciliation);
+    setState(a.uuid, { state: "booked_in_use", bookedBy: null, runners: [], problem: null } as unknown as GpuReconciliation);
     await until(() => pages.every((page) => page.state().gpu?.utilizationGpuPct === 70 && page.state().bookings.length === 1 && page.state().reconciliation !== null), 3000, "reading, booking and state");
-    expect(pages[1].state().bookings[0]?.holder.name).toBe("Carol");
+    expect(pages[1].state().bookings[0]?.bookedBy.name).toBe("Carol");
     expect(pages[1].state().reconciliation?.state).toBe("booked_in_use");
     // The same encoded deltas, not one per socket. Compared from the change on: a delta sent
     // before the second page joined the room (the setup's readings) reached the first one only.

@@ -188,8 +188,8 @@ describe("the member scope's deltas", () => {
 describe("the display scope", () => {
   const SECRETS = {
     purpose: "purpose-nobody-on-the-corridor-reads",
-    holderId: "user-id-of-the-holder",
-    holderLogin: "holder-login-name",
+    bookedById: "user-id-of-the-booker",
+    bookerLogin: "booker-login-name",
     reservationId: "reservation-id-0042",
     command: "python leak.py --api-key=hunter2",
     container: "container-3f2a1b9c",
@@ -197,7 +197,7 @@ describe("the display scope", () => {
     slurm: "slurm-job-98765",
   };
 
-  it("gets state, load, memory, temperature, holder name and end, hosts and alerts: none of the rest", async () => {
+  it("gets state, load, memory, temperature, bookedBy name and end, hosts and alerts: none of the rest", async () => {
     const walls = new FleetState({ offlineAfterMs: 5000, simulated: true });
     const gpu = makeGpu({ utilizationGpuPct: 64.6, memoryUsedMiB: 1024, temperatureC: 71.2 });
     const other = makeGpu({ index: 0 });
@@ -207,7 +207,7 @@ describe("the display scope", () => {
       hostId: "h-wall",
       hostName: "node-wall",
       gpus: [{ uuid: gpu.uuid, index: 0 }],
-      holder: { id: SECRETS.holderId, username: SECRETS.holderLogin, name: "Holder Person" },
+      bookedBy: { id: SECRETS.bookedById, username: SECRETS.bookerLogin, name: "Booker Person" },
       startsAt: new Date(Date.now() - 60_000).toISOString(),
       endsAt,
       purpose: SECRETS.purpose,
@@ -215,11 +215,11 @@ describe("the display scope", () => {
     const state: GpuReconciliation = {
       state: "conflict",
       reservationId: SECRETS.reservationId,
-      holder: booking.holder,
+      bookedBy: booking.bookedBy,
       processes: [
         {
           pid: 99,
-          person: { id: "intruder-id", username: SECRETS.login, name: "Intruder" },
+          runner: { id: "intruder-id", username: SECRETS.login, name: "Intruder" },
           reservationId: null,
           login: SECRETS.login,
           evidence: { kind: "container", value: SECRETS.container },
@@ -277,15 +277,15 @@ describe("the display scope", () => {
         memoryUsedMiB: 1024,
         memoryTotalMiB: 81559,
         temperatureC: 71,
-        holderName: "Holder Person",
-        holderUntil: endsAt,
+        bookedByName: "Booker Person",
+        bookedUntil: endsAt,
       });
       expect(wall.state().openAlerts).toBe(3);
       expect(Object.keys(wall.state().gpus)).not.toContain(other.uuid);
       expect(fleetMessages).toBe(0);
 
       const raw = frames.join("\n");
-      expect(raw).toContain("Holder Person");
+      expect(raw).toContain("Booker Person");
       for (const secret of Object.values(SECRETS)) expect(raw).not.toContain(secret);
       expect(raw).not.toContain(other.uuid);
     } finally {

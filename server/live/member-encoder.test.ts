@@ -111,17 +111,17 @@ describe("the display feed", () => {
     memoryUsedMiB: 0,
     memoryTotalMiB: 81559,
     temperatureC: 40,
-    holderName: null,
-    holderUntil: null,
+    bookedByName: null,
+    bookedUntil: null,
     ...overrides,
   });
 
   it("takes a snapshot whole, then rows by slot, new GPUs whole, hosts and the alert count", () => {
     const host = { id: "h1", name: "node-a", online: true, lastSeenAt: null, gpuUuids: ["GPU-a"] };
     let state = applyDisplaySnapshot(initialDisplayFeedState, { v: 2, serverTime: new Date(T0).toISOString(), simulated: false, hosts: [host], gpus: [shown("GPU-a")], slots: [4], openAlerts: 0 }, T0);
-    // state (bit 0) and holder name and until (bits 5, 6) changed.
+    // state (bit 0) and booker name and until (bits 5, 6) changed.
     state = applyDisplayDelta(state, { v: 2, t: T0 + 1000, r: [4, 0b1100001, "booked_idle", "Alice", "2026-12-01T12:00:00.000Z"], a: 2 }, T0 + 1000);
-    expect(state.gpus["GPU-a"]).toMatchObject({ state: "booked_idle", holderName: "Alice", holderUntil: "2026-12-01T12:00:00.000Z", utilizationPct: 0 });
+    expect(state.gpus["GPU-a"]).toMatchObject({ state: "booked_idle", bookedByName: "Alice", bookedUntil: "2026-12-01T12:00:00.000Z", utilizationPct: 0 });
     expect(state.openAlerts).toBe(2);
     state = applyDisplayDelta(
       state,

@@ -19,19 +19,19 @@ export interface Runtime {
 
 // The custom server and Next's route bundles load separate copies of modules;
 // the live state is shared through globalThis so that both see one fleet.
-const holder = globalThis as unknown as { __gpudeskRuntime?: Runtime };
+const shared = globalThis as unknown as { __gpudeskRuntime?: Runtime };
 
 export function setRuntime(runtime: Runtime): void {
-  holder.__gpudeskRuntime = runtime;
+  shared.__gpudeskRuntime = runtime;
 }
 
 /** The running server's live state, or null outside one (tests of routes, the CLI). */
 export function runningServer(): Runtime | null {
-  return holder.__gpudeskRuntime ?? null;
+  return shared.__gpudeskRuntime ?? null;
 }
 
 /** The running server's live state; throws outside a running server. */
 export function runtime(): Runtime {
-  if (!holder.__gpudeskRuntime) throw new Error("gpudesk runtime is not started");
-  return holder.__gpudeskRuntime;
+  if (!shared.__gpudeskRuntime) throw new Error("gpudesk runtime is not started");
+  return shared.__gpudeskRuntime;
 }

@@ -11,7 +11,7 @@ function booking(id: string, startMs: number, endMs: number): LiveBooking {
     hostId: "h",
     hostName: "node-a",
     gpus: [{ uuid: "GPU-a", index: 0 }],
-    holder: { id: "u", username: "alice", name: "Alice" },
+    bookedBy: { id: "u", username: "alice", name: "Alice" },
     startsAt: new Date(startMs).toISOString(),
     endsAt: new Date(endMs).toISOString(),
     purpose: "train",

@@ -34,7 +34,7 @@ function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking
     hostId: row.hostId,
     hostName: row.host.name,
     gpus: row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index),
-    holder: toPerson(row.user),
+    bookedBy: toPerson(row.user),
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
     purpose: row.purpose,

@@ -62,14 +62,14 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   return view;
 }
 
-/** The holder (or an admin) gives the GPUs back before the end. */
+/** The booker (or an admin) gives the GPUs back before the end. */
 export async function releaseReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
   return endReservation(actor, id, { kind: "release" }, options);
 }
 
-/** An admin ends someone's booking, with a reason the holder sees. */
+/** An admin ends someone's booking, with a reason the booker sees. */
 export async function cancelReservation(actor: Actor, id: string, reason: string, options: ServiceOptions = {}): Promise<ReservationView> {
   const trimmed = reason.trim();
-  if (!trimmed) throw new AppError("bad_request", "Tell the holder why", { reason: "Tell the holder why" });
+  if (!trimmed) throw new AppError("bad_request", "Tell the booker why", { reason: "Tell the booker why" });
   return endReservation(actor, id, { kind: "cancel", reason: trimmed }, options);
 }

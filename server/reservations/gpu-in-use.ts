@@ -74,16 +74,16 @@ export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], h
     }
     const others = othersProcesses(reconciliation, personId);
     if (others.length === 0) continue;
-    const owners = others.map((process) => process.person).filter((person) => person !== null);
+    const owners = others.map((process) => process.runner).filter((person) => person !== null);
     busy.push({
       ...named,
       processes: others.map((process): BusyGpuProcess => {
         const raw = reading.processes.find((candidate) => candidate.pid === process.pid);
         return {
           pid: process.pid,
-          owner: process.person,
+          owner: process.runner,
           login: process.login,
-          ownerName: process.person ? personName(process.person, owners) : (process.login ?? `pid ${process.pid}`),
+          ownerName: process.runner ? personName(process.runner, owners) : (process.login ?? `pid ${process.pid}`),
           command: raw?.command ?? null,
           startedAt: raw?.startedAt ?? null,
         };

@@ -34,7 +34,7 @@ export interface IdleStanding extends IdleAssessment {
   reservationId: string;
   phase: IdlePhase;
   releaseAtMs: number | null;
-  /** Exempt (its host, holder or itself): never warned or released. */
+  /** Exempt (its host, bookedBy or itself): never warned or released. */
   exempt: boolean;
   keepsLeft: number;
   /** The threshold the standing was judged with (the policy's). */

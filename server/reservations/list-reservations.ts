@@ -16,7 +16,7 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
   return view;
 }
 
-/** A booking for its holder or an admin; anyone else learns nothing, not even that it exists. */
+/** A booking for its booker or an admin; anyone else learns nothing, not even that it exists. */
 export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
   const owner = await db().reservation.findUnique({ where: { id }, select: { userId: true } });
   if (!owner || !canManageReservation(actor, owner)) throw new AppError("not_found", "No such reservation");

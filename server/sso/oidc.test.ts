@@ -121,7 +121,7 @@ describe("OIDC sign-in against a real provider", () => {
   it("a refused sign-in never becomes a session, whoever holds an address", async () => {
     const { createUser } = await import("@/server/auth/users");
     const { db } = await import("@/server/core/db");
-    const member = await createUser({ username: "holder", password: "holder-password" });
+    const member = await createUser({ username: "bookedBy", password: "booker-password" });
     await db().user.update({ where: { id: member.id }, data: { email: "refused@sso.gpudesk.invalid" } });
     const callback = await signIn("sub-nameless");
     expect(callback.headers.get("location")).toBe("/login?error=invalid_username");

@@ -20,7 +20,7 @@ export interface TickView {
   changed: Readonly<Record<string, GpuReconciliation>>;
   /** Active and upcoming bookings, as the booking feed has them. */
   bookings: readonly LiveBooking[];
-  /** The booking holding each GPU now, by GPU UUID; its `holder` on the wire is the booking's person (bookedBy). */
+  /** The booking holding each GPU now, by GPU UUID; its `bookedBy` on the wire is the booking's person (bookedBy). */
   activeBookings: ReadonlyMap<string, LiveBooking>;
 }
 

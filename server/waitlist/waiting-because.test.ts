@@ -77,7 +77,7 @@ describe("why a request waits", () => {
     const held = await createReservation(carl, { host: host.name, gpus: [0], startsAt: at(0), durationMinutes: 45, purpose: "eval" }, { now: NOW });
     const entry = await joinWaitlist(dora, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     const view = await viewOf(entry.id);
-    expect(view.waitingBecause).toMatchObject({ kind: "held", holders: [{ person: carl.name, hostName: host.name, gpuIndex: 0, until: held.endsAt }] });
+    expect(view.waitingBecause).toMatchObject({ kind: "held", bookers: [{ person: carl.name, hostName: host.name, gpuIndex: 0, until: held.endsAt }] });
     expect(view.waitingBecause?.message).toContain(`${carl.name} holds ${host.name} GPU 0 until 2026-11-30 10:45 UTC`);
     expect(view.estimatedStartAt).toBe(held.endsAt);
   });

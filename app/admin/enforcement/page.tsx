@@ -16,7 +16,7 @@ export default function EnforcementPage() {
       description={
         <>
           Opt-in, per host: processes in conflict with an active booking get SIGTERM once the conflict has lasted the grace period, then SIGKILL. Never the
-          holder&apos;s processes. Only agents started with <code className="font-mono">--allow-enforcement</code> act; every step is in the audit log.
+          bookedBy&apos;s processes. Only agents started with <code className="font-mono">--allow-enforcement</code> act; every step is in the audit log.
         </>
       }
     >

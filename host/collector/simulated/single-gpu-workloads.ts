@@ -45,7 +45,7 @@ export function addNotebook(ctx: WorkloadContext, gpu: number): void {
   });
 }
 
-const IDLE_HOLDER_COMMANDS: readonly string[] = [
+const IDLE_BOOKER_COMMANDS: readonly string[] = [
   "python serve.py --model llama-2-13b-chat --port 8000",
   "python debug_dataloader.py",
   "python -i load_model.py --ckpt /scratch/{user}/ckpt-40000.pt",
@@ -68,7 +68,7 @@ export function addIdleHeld(ctx: WorkloadContext, gpu: number): void {
     name: "/usr/bin/python3",
     usedMemoryMiB: Math.round(spec.model.memoryTotalMiB * between(0.2, 0.7, ...hold, "memory")),
     user,
-    command: pickOf(IDLE_HOLDER_COMMANDS, ...hold, "command").replace("{user}", user),
+    command: pickOf(IDLE_BOOKER_COMMANDS, ...hold, "command").replace("{user}", user),
     startedAt: start,
     container: null,
     slurmJobId: null,

@@ -1,7 +1,7 @@
 // A second program on the server's SQLite file, as a `sqlite3` shell or a report would be:
 // `read` holds a read transaction, `write` holds the write lock (BEGIN IMMEDIATE). Prints
 // "holding" once it holds it, lets go when a line arrives on stdin, prints "released".
-//   node server/testing/sqlite-holder.mjs read|write /path/to/file.db
+//   node server/testing/sqlite-lock.mjs read|write /path/to/file.db
 import { createInterface } from "node:readline";
 import Database from "better-sqlite3";
 
