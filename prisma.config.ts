@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { defineConfig } from "prisma/config";
-import { resolveSqlitePath } from "./server/sqlite-path";
+import { resolveSqlitePath } from "./server/core/sqlite-path";
 
 // The Prisma CLI runs without downloading engines: migrations go through the
 // WebAssembly schema engine and the driver adapter (see ARCHITECTURE.md).

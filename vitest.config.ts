@@ -6,12 +6,12 @@ import { SHARED_REQUIRED, sharedFixturesMissing } from "./server/testing/shared-
 import { readTestFiles, slowReason } from "./server/testing/test-kinds.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
-const testDirs = ["lib", "server", "components", "scripts"];
+const testDirs = ["lib", "host", "server", "components", "scripts"];
 /** Test files at once; GPUDESK_TEST_WORKERS overrides it (a number, or a share such as "50%"). */
 const TEST_WORKERS = process.env.GPUDESK_TEST_WORKERS ?? 4;
 /**
  * Files whose assertions are about timers meeting a deadline against a real
- * server (the leader lock's holder stepping down before its lease runs
+ * server (the leader lock's leader stepping down before its lease runs
  * out): run alone after the rest, so that no other worker starves their
  * timers. Few by design; each says why it is here.
  */
@@ -58,6 +58,8 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       // Most files wait on sockets, timers and child processes, not on the CPU: on two cores,
       // TEST_WORKERS (docs/testing.md, measured at 2, 3 and 4) run at once rather than one.
       maxWorkers: TEST_WORKERS,
+      // Single sign-on is plugged into sign-in at start (server/main/sign-in.ts), in tests as in the server.
+      setupFiles: ["server/testing/plug-sign-in.ts"],
       projects: [
         {
           extends: true,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // gpudesk's command line. The project is TypeScript: `npm run build` compiles
-// the server and its commands to dist/server/ (server/server-bundle.ts), which
+// the server and its commands to dist/server/ (server/core/server-bundle.ts), which
 // runs when it is newer than every file it is built from; otherwise (a
 // checkout that was never built, or sources edited since) tsx compiles the
 // sources on load, with the project's tsconfig wherever the command is started from.

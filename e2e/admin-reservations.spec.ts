@@ -3,19 +3,19 @@ import { E2E_ORIGIN, admin, createUser, signIn } from "./helpers";
 
 /**
  * /reservations for an admin: everyone's current bookings, each with Cancel
- * (a reason is required) and Shorten (a new end and a reason); the holder
+ * (a reason is required) and Shorten (a new end and a reason); the booker
  * sees who changed it and why.
  */
 
 test("an admin shortens and cancels a member's booking with a reason the member sees", async ({ browser }) => {
   test.setTimeout(120_000);
-  const holder = await createUser("held");
+  const bookedBy = await createUser("held");
   const boss = (await admin());
   const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const memberPage = await memberContext.newPage();
   const adminPage = await adminContext.newPage();
-  await signIn(memberPage, holder);
+  await signIn(memberPage, bookedBy);
   await signIn(adminPage, boss);
 
   // Tomorrow, at an hour of its own, on a GPU nobody else in the suite books then: the booking is this test's alone.
@@ -30,7 +30,7 @@ test("an admin shortens and cancels a member's booking with a reason the member 
   try {
     await adminPage.goto("/reservations");
     const section = adminPage.getByRole("region", { name: /Everyone's current bookings/ });
-    const row = section.getByRole("row", { name: new RegExp(`${holder.username}.*GPU 1 on sim-4090-a`) });
+    const row = section.getByRole("row", { name: new RegExp(`${bookedBy.username}.*GPU 1 on sim-4090-a`) });
     await expect(row).toBeVisible();
     await expect(row).toContainText("admin page e2e");
 
@@ -55,11 +55,11 @@ test("an admin shortens and cancels a member's booking with a reason the member 
       .toBe(newEnd.toISOString());
     await adminPage.screenshot({ path: "test-results/screens/admin-reservations.png", fullPage: true });
 
-    // The holder sees who shortened it and why.
+    // The booker sees who shortened it and why.
     await memberPage.goto("/reservations");
     await expect(memberPage.getByText(/Shortened by .*: maintenance window at that time/)).toBeVisible();
 
-    // Cancel, with a reason; the booking leaves the admin's list and the holder sees why.
+    // Cancel, with a reason; the booking leaves the admin's list and the booker sees why.
     await adminPage.reload();
     await row.getByRole("button", { name: "Cancel booking" }).click();
     const cancel = adminPage.getByRole("dialog", { name: /Cancel .* booking/ });

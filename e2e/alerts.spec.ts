@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
-import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedAgentHost } from "@/host/agent/simulated-agent-host";
+import { simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { addHost, admin, backdateBooking, personForMoment, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
 
 /**
@@ -10,7 +10,7 @@ import { addHost, admin, backdateBooking, personForMoment, signIn, startAgent, t
  * squatted job's owner: the conflict and the idle booking open within their
  * hold times (seconds on the e2e server, see playwright.config.ts; the idle
  * booking's is counted in stored minutes, so at least one whole minute), the
- * webhooks reach a receiver this test runs, and the holder sees, and
+ * webhooks reach a receiver this test runs, and the booker sees, and
  * acknowledges, the alerts on /alerts and in the header badge.
  */
 
@@ -93,9 +93,9 @@ test.setTimeout(240_000);
 
 test("the squatter and the idle booking raise their alerts within the hold times, with webhooks, on /alerts and in the badge", async ({ page, request, baseURL }) => {
   const hostName = uniqueHostName("e2e-alerts");
-  // The job's owner is the holder: a login no other spec running beside this one has taken.
-  const { person: holder, moment } = await personForMoment("holder", squatterMoments(hostName));
-  const holderToken = (await tokenFor(holder));
+  // The job's owner is the booker: a login no other spec running beside this one has taken.
+  const { person: bookedBy, moment } = await personForMoment("bookedBy", squatterMoments(hostName));
+  const bookerToken = (await tokenFor(bookedBy));
   const adminToken = (await tokenFor(await admin()));
   const receiver = await startReceiver();
 
@@ -105,7 +105,7 @@ test("the squatter and the idle booking raise their alerts within the hold times
   });
 
   try {
-    // Fleet-wide: conflicts and idle bookings as JSON. Personal: everything about the holder's bookings, for Slack.
+    // Fleet-wide: conflicts and idle bookings as JSON. Personal: everything about the booker's bookings, for Slack.
     const adminHook = await api(request, adminToken, "POST", "/api/v1/webhooks", {
       url: `${receiver.url}/fleet`,
       format: "json",
@@ -113,23 +113,23 @@ test("the squatter and the idle booking raise their alerts within the hold times
       scope: "admin",
     });
     expect(adminHook.status).toBe(201);
-    expect((await api(request, holderToken, "POST", "/api/v1/webhooks", { url: `${receiver.url}/mine`, format: "slack" })).status).toBe(201);
+    expect((await api(request, bookerToken, "POST", "/api/v1/webhooks", { url: `${receiver.url}/mine`, format: "slack" })).status).toBe(201);
 
-    // The holder books the squatted GPU and the idle-held one once the agent's GPUs are known: two bookings,
-    // since a booking is idle only when all of its GPUs are (GPU 2 runs the holder's job).
+    // The booker books the squatted GPU and the idle-held one once the agent's GPUs are known: two bookings,
+    // since a booking is idle only when all of its GPUs are (GPU 2 runs the booker's job).
     await expect
-      .poll(async () => (await api(request, holderToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [2], durationMinutes: 60, purpose: "e2e alerts", allowBusy: true })).status, {
+      .poll(async () => (await api(request, bookerToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [2], durationMinutes: 60, purpose: "e2e alerts", allowBusy: true })).status, {
         timeout: 60_000,
         intervals: [1000],
       })
       .toBe(201);
-    const idleBooking = await api<{ id: string }>(request, holderToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [7], durationMinutes: 60, purpose: "e2e alerts, idle", allowBusy: true });
+    const idleBooking = await api<{ id: string }>(request, bookerToken, "POST", "/api/v1/reservations", { host: hostName, gpus: [7], durationMinutes: 60, purpose: "e2e alerts, idle", allowBusy: true });
     expect(idleBooking.status).toBe(201);
     const bookedAt = Date.now();
     // The idle-held GPU's job holds memory at 0 %: two such minutes are behind the booking.
     const idleSinceMs = (await backdateBooking(idleBooking.body.id, 2)).getTime();
 
-    const findAlerts = async () => (await api<{ alerts: AlertJson[] }>(request, holderToken, "GET", "/api/v1/alerts?state=open")).body.alerts.filter((alert) => alert.host?.name === hostName);
+    const findAlerts = async () => (await api<{ alerts: AlertJson[] }>(request, bookerToken, "GET", "/api/v1/alerts?state=open")).body.alerts.filter((alert) => alert.host?.name === hostName);
     let alerts: AlertJson[] = [];
     await expect
       .poll(
@@ -146,13 +146,13 @@ test("the squatter and the idle booking raise their alerts within the hold times
     // Not before the hold time: a condition must last that long before anyone is bothered.
     expect(Date.parse(conflict.openedAt) - bookedAt).toBeGreaterThanOrEqual(CONFLICT_HOLD_MS - CLOCK_SKEW_MS);
     expect(Date.parse(idle.openedAt) - idleSinceMs).toBeGreaterThanOrEqual(IDLE_HOLD_MS);
-    // The squatter is the intruder, attributed by its login; the job's owner is the holder.
+    // The squatter is the intruder, attributed by its login; the job's owner is the booker.
     const intruders = conflict.evidence.processes!.filter((process) => process.intruder);
     expect(intruders.map((process) => process.login)).toEqual([moment.squatter]);
     expect(intruders[0].via).toBe(`via login ${moment.squatter}`);
-    expect(conflict.people[0].username).toBe(holder.username);
+    expect(conflict.people[0].username).toBe(bookedBy.username);
 
-    // Webhooks: the fleet-wide JSON one and the holder's Slack-compatible one.
+    // Webhooks: the fleet-wide JSON one and the booker's Slack-compatible one.
     await expect
       .poll(() => receiver.received.filter((entry) => entry.path === "/fleet" && entry.body.alert?.host?.name === hostName).map((entry) => `${entry.body.event} ${entry.body.alert?.kind} ${entry.body.alert?.gpu?.index}`), { timeout: 15_000 })
       .toEqual(expect.arrayContaining(["alert.opened conflict 2", "alert.opened idle_booking 7"]));
@@ -160,26 +160,26 @@ test("the squatter and the idle booking raise their alerts within the hold times
       .poll(() => receiver.received.filter((entry) => entry.path === "/mine" && entry.body.text?.includes(hostName)).map((entry) => entry.body.text), { timeout: 15_000 })
       .toEqual(expect.arrayContaining([expect.stringContaining(`Conflict opened* on ${hostName} GPU 2`), expect.stringContaining(`Idle booking opened* on ${hostName} GPU 7`)]));
 
-    // The holder's view: the fleet card says conflict and names the squatter; /alerts lists both; only an admin may
-    // acknowledge the conflict (misuse), the holder acknowledges the idle booking, which empties the badge by one.
-    await signIn(page, holder);
+    // The booker's view: the fleet card says conflict and names the squatter; /alerts lists both; only an admin may
+    // acknowledge the conflict (misuse), the booker acknowledges the idle booking, which empties the badge by one.
+    await signIn(page, bookedBy);
     await page.goto("/");
     const card = page.getByRole("region", { name: `Host ${hostName}` }).getByRole("article", { name: `GPU 2 on ${hostName}` });
     await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "conflict");
     // The squatter's login belongs to a demo person of the simulated fleet ("Carol" for carol): named, with the evidence.
-    await expect(card.getByTestId("gpu-attribution")).toContainText(new RegExp(`Not the holder\\s*:\\s*${moment.squatter} · via login ${moment.squatter}`, "i"));
+    await expect(card.getByTestId("gpu-attribution")).toContainText(new RegExp(`Not the booker\\s*:\\s*${moment.squatter} · via login ${moment.squatter}`, "i"));
     await card.screenshot({ path: test.info().outputPath("fleet-card-conflict.png") });
 
     await page.goto("/alerts");
     const badge = page.getByTestId("alerts-badge");
-    // The badge counts everything that concerns the holder, and the rest of the simulated
+    // The badge counts everything that concerns the booker, and the rest of the simulated
     // fleet opens and closes alerts about their login meanwhile: compare it with the
     // server's own count, never with a number from before.
-    const unacknowledged = async () => (await api<{ unacknowledged: number }>(request, holderToken, "GET", "/api/v1/alerts/summary")).body.unacknowledged;
+    const unacknowledged = async () => (await api<{ unacknowledged: number }>(request, bookerToken, "GET", "/api/v1/alerts/summary")).body.unacknowledged;
     const badgeAgreesWithServer = async () => Number(await badge.getAttribute("data-count")) === (await unacknowledged());
     await expect.poll(badgeAgreesWithServer, { timeout: 20_000 }).toBe(true);
     const conflictItem = page.getByRole("article", { name: `Conflict on ${hostName} · GPU 2` });
-    await expect(conflictItem.getByRole("list", { name: "Processes" })).toContainText("Not the holder");
+    await expect(conflictItem.getByRole("list", { name: "Processes" })).toContainText("Not the booker");
     await expect(conflictItem).toContainText(`via login ${moment.squatter}`);
     const idleItem = page.getByRole("article", { name: `Idle booking on ${hostName} · GPU 7` });
     await expect(idleItem).toBeVisible();
@@ -208,7 +208,7 @@ test("the squatter and the idle booking raise their alerts within the hold times
     agent.kill("SIGKILL");
     // The webhooks point at a receiver that is about to go: remove them, or every later spec's
     // alerts (this host going offline among them) keep retrying deliveries to nowhere.
-    for (const [token, scope] of [[adminToken, "admin"], [holderToken, "personal"]] as const) {
+    for (const [token, scope] of [[adminToken, "admin"], [bookerToken, "personal"]] as const) {
       const listed = await api<{ webhooks: { id: string; url: string }[] }>(request, token, "GET", `/api/v1/webhooks?scope=${scope}`);
       for (const hook of listed.body.webhooks ?? []) {
         if (hook.url.startsWith(receiver.url)) await request.delete(`/api/v1/webhooks/${hook.id}`, { headers: { authorization: `Bearer ${token}` } });

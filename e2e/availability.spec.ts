@@ -55,7 +55,7 @@ test("a GPU someone else uses without a booking is in use everywhere, and bookin
     await page.goto("/");
     const card = page.getByRole("article", { name: `GPU ${busy.index} on ${busy.host}` });
     await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "unbooked_use");
-    await expect(card.getByTestId("gpu-holder")).toHaveText("In use without a booking");
+    await expect(card.getByTestId("gpu-booker")).toHaveText("In use without a booking");
     const action = card.getByRole("link", { name: new RegExp(`^Book GPU ${busy.index} on ${busy.host}`) });
     await expect(action).toHaveText("Book anyway");
     await expect(action).toHaveAttribute("data-kind", "busy");
@@ -151,7 +151,7 @@ test("a GPU that holds memory with no process listed is in use, not free: the ca
     await page.goto("/");
     const card = page.getByRole("article", { name: `GPU 0 on ${hostName}` });
     await expect(card.getByTestId("gpu-state")).toHaveAttribute("data-state", "unbooked_use", { timeout: 20_000 });
-    await expect(card.getByTestId("gpu-holder")).toHaveText("In use — no process visible (40 GiB held)");
+    await expect(card.getByTestId("gpu-booker")).toHaveText("In use — no process visible (40 GiB held)");
     await expect(card.getByTestId("gpu-unseen")).toHaveText("No process visible: a job in another container or PID namespace holds it");
     await expect(card.getByRole("link", { name: new RegExp(`^Book GPU 0 on ${hostName}`) })).toHaveAttribute("data-kind", "busy");
     await card.scrollIntoViewIfNeeded();

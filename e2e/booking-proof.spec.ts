@@ -8,14 +8,14 @@ import { addHost, createUser, gpudesk, setGpuReading, signIn, startAgent, unique
 
 /**
  * The booking proof, seen in the browser: a real agent reads two processes'
- * environment through /proc. The holder's job carries the value its launch
+ * environment through /proc. The booker's job carries the value its launch
  * settings show; someone else's names the same booking by its bare id (which
- * every viewer can read). The GPU page shows the first as the holder's and
- * the second as not the holder, with its false claim.
+ * every viewer can read). The GPU page shows the first as the booker's and
+ * the second as not the booker, with its false claim.
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const FIXTURE = path.join(root, "server/collector/fixtures/h200-driver-580");
+const FIXTURE = path.join(root, "host/collector/fixtures/h200-driver-580");
 const FIXTURE_UUID = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
 const children: ChildProcess[] = [];
 
@@ -47,10 +47,10 @@ function idleProcess(env: Record<string, string>): ChildProcess {
   return child;
 }
 
-test("the GPU page tells the holder's proven job from a process that names the booking without its proof", async ({ page, baseURL }) => {
+test("the GPU page tells the booker's proven job from a process that names the booking without its proof", async ({ page, baseURL }) => {
   test.setTimeout(180_000);
-  const holder = await createUser("prover");
-  await signIn(page, holder);
+  const bookedBy = await createUser("prover");
+  await signIn(page, bookedBy);
   const hostName = uniqueHostName("e2e-proof");
   const hostToken = await addHost(hostName);
   const uuid = `GPU-ef2803ab-ed44-fce3-aa80-${Date.now().toString(16).slice(-12).padStart(12, "0")}`;
@@ -60,7 +60,7 @@ test("the GPU page tells the holder's proven job from a process that names the b
     FAKE_NVIDIA_SMI_DIR: gpu.dir,
   }));
 
-  // The holder books the GPU once the agent has reported it.
+  // The booker books the GPU once the agent has reported it.
   let booking = { id: "", launch: { reservationValue: "" } };
   await expect
     .poll(async () => {
@@ -87,11 +87,11 @@ test("the GPU page tells the holder's proven job from a process that names the b
   const jobRow = whoRuns.getByRole("row").filter({ hasText: String(job.pid) });
   await expect(jobRow).toContainText(`via reservation ${booking.id.slice(0, 8)}…`);
   await expect(jobRow).not.toContainText("without its proof");
-  await expect(jobRow).toContainText(holder.username);
+  await expect(jobRow).toContainText(bookedBy.username);
   await expect(jobRow).not.toHaveAttribute("data-intruder", "true");
   await page.screenshot({ path: test.info().outputPath("gpu-page-false-claim.png"), fullPage: true });
 
-  // The holder reads the value again on the reservations page.
+  // The booker reads the value again on the reservations page.
   await page.goto("/reservations");
   const card = page.getByRole("article", { name: `GPU 0 on ${hostName}` });
   await expect(card.getByTestId("launch-settings")).toContainText(`export GPUDESK_RESERVATION=${booking.launch.reservationValue}`);

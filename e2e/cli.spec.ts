@@ -122,7 +122,7 @@ test("gpudesk run gives the child its GPUs, passes its exit code through and rel
   const id = bookingId(env.GPUDESK_RESERVATION);
   expect(result.stderr).toContain(`released ${id}`);
   expect(await reservationState(request, token, id)).toBe("released");
-  // The child got the very value that proves the booking, as the holder's launch settings show it.
+  // The child got the very value that proves the booking, as the booker's launch settings show it.
   const view = await request.get(`/api/v1/reservations/${id}`, { headers: { authorization: `Bearer ${token}` } });
   expect(((await view.json()) as { launch: { reservationValue: string } }).launch.reservationValue).toBe(env.GPUDESK_RESERVATION);
 });
@@ -166,7 +166,7 @@ test("gpudesk run refuses, in one line and without booking, to run a command her
   expect(((await after.json()) as { reservations: unknown[] }).reservations).toHaveLength(count);
 });
 
-test("gpudesk reserve books on this host by default; whois and status show the holder, purpose and end", () => {
+test("gpudesk reserve books on this host by default; whois and status show the booker, purpose and end", () => {
   const reserved = gpudeskWithToken(["reserve", "--gpus", "0", "--for", "30m", "--purpose", "cli whois e2e", "--json"]);
   expect(reserved.status, reserved.stderr).toBe(0);
   expect(reserved.stderr).toContain(`booking on this machine, ${HERE}`);
@@ -211,7 +211,7 @@ function gpudeskWithToken(args: string[]) {
   return spawnSync(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, GPUDESK_URL: E2E_ORIGIN, GPUDESK_TOKEN: token }, encoding: "utf8", timeout: 60_000 });
 }
 
-test("gpudesk env prints the booking's proof for its holder only", async ({ request }) => {
+test("gpudesk env prints the booking's proof for its booker only", async ({ request }) => {
   test.setTimeout(120_000);
   const booked = await request.post("/api/v1/reservations", {
     headers: { authorization: `Bearer ${token}` },
@@ -238,7 +238,7 @@ test("gpudesk env prints the booking's proof for its holder only", async ({ requ
 
 test("gpudesk reserve --wait queues while the GPUs are taken and is granted when they are released", async ({ request }) => {
   test.setTimeout(120_000);
-  const other = await createUser("holder");
+  const other = await createUser("bookedBy");
   const otherToken = (await tokenFor(other));
   others.push(otherToken);
   const auth = (bearer: string) => ({ authorization: `Bearer ${bearer}` });

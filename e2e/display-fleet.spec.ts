@@ -52,7 +52,7 @@ async function readPage(page: Page): Promise<PageReport> {
       }),
       utilizationFonts: fontOf('[data-testid="display-util"]'),
       textFonts: fontOf(
-        '[data-testid="display-tile-state"], [data-testid="display-memory"], [data-testid="display-holder"], [data-testid="display-host-label"] *, [data-testid="display-summary"] *',
+        '[data-testid="display-tile-state"], [data-testid="display-memory"], [data-testid="display-booker"], [data-testid="display-host-label"] *, [data-testid="display-summary"] *',
       ),
       clippedNumbers: tileElements.filter((tile) => {
         const number = tile.querySelector('[data-testid="display-util"]')?.getBoundingClientRect();

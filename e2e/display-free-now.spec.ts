@@ -32,7 +32,7 @@ async function readWords(page: Page): Promise<Words> {
     const chips = [...document.querySelectorAll<HTMLElement>('[data-testid="display-free-model"], [data-testid="display-free-more"]')];
     const more = document.querySelector('[data-testid="display-free-more"]')?.textContent ?? null;
     const labels = [
-      ...document.querySelectorAll<HTMLElement>('[data-testid="display-tile-unit"], [data-testid="display-tile-state"], [data-testid="display-holder-name"], [data-testid="display-memory"]'),
+      ...document.querySelectorAll<HTMLElement>('[data-testid="display-tile-unit"], [data-testid="display-tile-state"], [data-testid="display-booker-name"], [data-testid="display-memory"]'),
     ];
     return {
       page: document.querySelector('[data-testid="display"]')?.getAttribute("data-page") ?? "0",

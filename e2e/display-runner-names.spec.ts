@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { SIMULATED_USERS } from "@/server/collector/simulated/models";
+import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { E2E_ORIGIN, admin, signIn } from "./helpers";
 
 /**
@@ -29,7 +29,7 @@ test("a display names who runs without a booking only once its admin turns that 
     await screen.goto(`/display?token=${encodeURIComponent(token)}&hosts=sim-h100-a`);
     const unbooked = screen.locator('[data-testid="display-tile"][data-state="unbooked_use"]');
     await expect(unbooked.first()).toBeVisible({ timeout: 20_000 });
-    await expect(unbooked.first().getByTestId("display-holder")).toHaveText(/^(no booking|no process visible)$/);
+    await expect(unbooked.first().getByTestId("display-booker")).toHaveText(/^(no booking|no process visible)$/);
 
     // The admin turns it on in Admin → Displays; the screen reconnects into the named view by itself.
     await page.goto("/admin/displays");
@@ -39,8 +39,8 @@ test("a display names who runs without a booking only once its admin turns that 
     await toggle.click();
     await expect(toggle).toBeChecked({ timeout: 10_000 });
     await expect(page.getByRole("row", { name: new RegExp(name) })).toContainText("Names them");
-    await expect(unbooked.first().getByTestId("display-holder")).toHaveText(/^\S.*\u00a0· no booking$/, { timeout: 20_000 });
-    const shown = (await unbooked.first().getByTestId("display-holder").textContent()) ?? "";
+    await expect(unbooked.first().getByTestId("display-booker")).toHaveText(/^\S.*\u00a0· no booking$/, { timeout: 20_000 });
+    const shown = (await unbooked.first().getByTestId("display-booker").textContent()) ?? "";
     // A person's display name, never the login the process runs under: a demo account's name is its
     // login capitalized ("Frank"); a person who took a demo login over (alerts.spec.ts does, for
     // whichever login runs its job) shows their own name. Which login runs here depends on the hour.

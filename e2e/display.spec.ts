@@ -41,7 +41,7 @@ test("a signed-in person sees the display with the session; ?hosts= limits it to
   await expect(page.getByRole("heading", { name: "None of these hosts is in the fleet" })).toBeVisible();
 });
 
-test("the split H100 shows a tile per slice, with the holders of the booked ones", async ({ page }) => {
+test("the split H100 shows a tile per slice, with the bookers of the booked ones", async ({ page }) => {
   await signIn(page, (await member()));
   await page.goto("/display?hosts=sim-h100-mig");
   await expect(page.getByTestId("display-tile")).toHaveCount(4);
@@ -53,12 +53,12 @@ test("the split H100 shows a tile per slice, with the holders of the booked ones
   await expect(tile("0:3 1g\\.10gb")).toHaveAttribute("data-state", "free");
   // The demo people hold the two booked slices.
   for (const name of ["0:0 3g\\.40gb", "0:1 2g\\.20gb"]) {
-    await expect(tile(name).getByTestId("display-holder")).toHaveText(/^(alice|bob|carol|dave|erin|frank)\s·\suntil (\w{3} )?\d\d:\d\d$/i);
+    await expect(tile(name).getByTestId("display-booker")).toHaveText(/^(alice|bob|carol|dave|erin|frank)\s·\suntil (\w{3} )?\d\d:\d\d$/i);
   }
   await page.screenshot({ path: "test-results/screens/display-mig-host.png" });
 });
 
-test("a booking shows its holder and end on the tile; someone else's process on it is a conflict, without naming them", async ({ page }) => {
+test("a booking shows its booker and end on the tile; someone else's process on it is a conflict, without naming them", async ({ page }) => {
   // A display name of their own: the wall never shows a login (where the name is the username it says "a lab member").
   const name = `Wren${Date.now().toString(36).slice(-5)}`;
   const user = await createUser("wall", { name });
@@ -79,13 +79,13 @@ test("a booking shows its holder and end on the tile; someone else's process on 
     await page.goto(`/display?${DEMO_HOSTS}`);
     const idleTile = page.getByRole("listitem", { name: /^GPU 1 on sim-4090-a/ });
     await expect(idleTile).toHaveAttribute("data-state", "booked_idle");
-    await expect(idleTile.getByTestId("display-holder")).toHaveText(new RegExp(`^${name}\\s·\\suntil (\\w{3} )?\\d\\d:\\d\\d$`));
+    await expect(idleTile.getByTestId("display-booker")).toHaveText(new RegExp(`^${name}\\s·\\suntil (\\w{3} )?\\d\\d:\\d\\d$`));
     const busyTile = page.getByRole("listitem", { name: /^GPU 6 on sim-h100-a/ });
     await expect(busyTile).toHaveAttribute("data-state", "conflict");
     await expect(busyTile.getByTestId("display-tile-state")).toHaveText("Conflict");
-    // The holder's end time stays whole on a conflict.
+    // The booker's end time stays whole on a conflict.
     // Two hours from now may be tomorrow: the day is named then ("until Tue 00:15").
-    await expect(busyTile.getByTestId("display-holder")).toHaveText(new RegExp(`until (\\w{3} )?\\d\\d:\\d\\d$`));
+    await expect(busyTile.getByTestId("display-booker")).toHaveText(new RegExp(`until (\\w{3} )?\\d\\d:\\d\\d$`));
     await page.screenshot({ path: "test-results/screens/display-bookings.png" });
   } finally {
     for (const { id } of [idle, busy]) {

@@ -35,7 +35,7 @@ test("the split H100 of the demo fleet shows its four slices, each in its own st
   const section = page.getByRole("region", { name: "Host sim-h100-mig" });
   await expect(section.getByTestId("host-status")).toHaveText("online");
   await expect(section.getByRole("article", { name: "GPU 0 on sim-h100-mig" })).toContainText("split into MIG slices");
-  // The demo story (server/fleet/demo-story.ts): the 3g.40gb booked by whoever runs there, the 2g.20gb booked and idle,
+  // The demo story (server/demo/demo-story.ts): the 3g.40gb booked by whoever runs there, the 2g.20gb booked and idle,
   // a service without a booking on one 1g.10gb, the other free. Other specs' bookings never touch this host.
   const states = { "0:0 (3g.40gb)": "booked_in_use", "0:1 (2g.20gb)": "booked_idle", "0:2 (1g.10gb)": "unbooked_use", "0:3 (1g.10gb)": "free" };
   for (const [name, state] of Object.entries(states)) {

@@ -44,7 +44,7 @@ export const fakeNvidiaSmi = path.join(root, "scripts", "fake-nvidia-smi.mjs");
  * other values.
  */
 export function ownH200Fixture(reading: { memoryUsedMiB: number; utilizationPct: number } = { memoryUsedMiB: 0, utilizationPct: 0 }): string {
-  const source = path.join(root, "server", "collector", "fixtures", "h200-driver-580");
+  const source = path.join(root, "host", "collector", "fixtures", "h200-driver-580");
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h200-"));
   cpSync(source, dir, { recursive: true });
   const uuid = `GPU-${randomUUID()}`;

@@ -4,7 +4,7 @@ import { addHost, backdateBooking, createUser, fakeNvidiaSmi, gpudesk, ownH200Fi
 /**
  * Idle release with a short policy (released after 3 idle minutes, warned
  * 2 minutes before, one keep), on a host of this spec's own, fed by the fake
- * nvidia-smi: the holder's open page shows the warning with its Keep
+ * nvidia-smi: the booker's open page shows the warning with its Keep
  * button; a booking left idle is released on time and a waiting request for
  * its GPU is granted; a booking whose GPU gets busy during the warning is
  * kept. Every other host is exempt while the short policy stands, so the
@@ -100,19 +100,19 @@ test.describe.configure({ mode: "serial" });
 
 test("an idle booking: the open page warns with Keep, a keep starts the clock again, then it is released on time and the waiting request gets the GPU", async ({ page, request, baseURL }) => {
   test.setTimeout(400_000);
-  const holder: TestUser = await createUser("idleholder");
+  const bookedBy: TestUser = await createUser("idlebooker");
   const waiter: TestUser = await createUser("idlewaiter");
-  const [holderToken, waiterToken, adminToken] = [(await tokenFor(holder)), (await tokenFor(waiter)), (await tokenFor(await admin()))];
+  const [bookerToken, waiterToken, adminToken] = [(await tokenFor(bookedBy)), (await tokenFor(waiter)), (await tokenFor(await admin()))];
   const own = await startOwnHost(baseURL!, "e2e-idle");
   const restore = await shortPolicy(request, adminToken, own.hostName);
   try {
-    const booking = await book(request, holderToken, own.hostName, "idle e2e");
+    const booking = await book(request, bookerToken, own.hostName, "idle e2e");
     // One idle minute of three is behind it: in the warning at once, with a minute or more before the release.
     await backdateBooking(booking.id, RELEASE_AFTER - WARNING, IDLE);
     const waiting = await api<{ id: string }>(request, waiterToken, "POST", "/api/v1/waitlist", { host: own.hostName, count: 1, durationMinutes: 30, purpose: "waiting for the idle GPU" });
     expect(waiting.status).toBe(201);
 
-    await signIn(page, holder);
+    await signIn(page, bookedBy);
     await page.goto("/");
     const notice = page.getByTestId("idle-notice");
     await expect(notice).toContainText(new RegExp(`GPU 0 on ${own.hostName}.*Idle since \\d\\d:\\d\\d — released at \\d\\d:\\d\\d unless used`), { timeout: PHASE_DEADLINE_MS });
@@ -130,7 +130,7 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     await expect(page.getByTestId("idle-kept")).toContainText("Kept: the idle clock starts again now.");
     await expect(page.getByTestId("idle-kept")).toContainText("No keeps left");
     await page.screenshot({ path: "test-results/screens/idle-release-kept.png" });
-    const kept = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
+    const kept = await api<Booking>(request, bookerToken, "GET", `/api/v1/reservations/${booking.id}`);
     expect(kept.body.state).toBe("active");
 
     // The keep was two idle minutes ago: warned again, released when this minute ends, with no keep left;
@@ -139,14 +139,14 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
     await backdateBooking(booking.id, RELEASE_AFTER - 1, { ...IDLE, clock: "keep" });
     await expect(notice).toContainText("No keeps left", { timeout: PHASE_DEADLINE_MS });
     await expect(notice.getByRole("button", { name: "Keep" })).toHaveCount(0);
-    const warned = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
+    const warned = await api<Booking>(request, bookerToken, "GET", `/api/v1/reservations/${booking.id}`);
     expect(warned.body.idle).toMatchObject({ phase: "warning", keepsLeft: 0 });
     const idleSinceMs = Date.parse(warned.body.idle!.idleSince);
 
     // Released: state and reason, on time by the server's own clock.
     let released: Booking = warned.body;
     await expect
-      .poll(async () => (released = (await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body).state, { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
+      .poll(async () => (released = (await api<Booking>(request, bookerToken, "GET", `/api/v1/reservations/${booking.id}`)).body).state, { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
       .toBe("released");
     expect(released.releasedBecause).toBe("idle");
     const releasedAtMs = Date.parse(released.endsAt);
@@ -158,42 +158,42 @@ test("an idle booking: the open page warns with Keep, a keep starts the clock ag
       .poll(async () => (await api<{ status: string }>(request, waiterToken, "GET", `/api/v1/waitlist/${waiting.body.id}`)).body.status, { timeout: 60_000, intervals: [1000] })
       .toBe("granted");
 
-    // The holder's page tells it; the booking says why it ended.
+    // The booker's page tells it; the booking says why it ended.
     await expect(notice).toContainText(new RegExp(`Released after ${RELEASE_AFTER} min idle at \\d\\d:\\d\\d`));
     await page.goto("/reservations");
     await expect(page.getByTestId("idle-status")).toContainText(new RegExp(`Released after ${RELEASE_AFTER} min idle at \\d\\d:\\d\\d`));
     await page.screenshot({ path: "test-results/screens/idle-release-released.png", fullPage: true });
 
-    // /admin/usage: the GPU-hours handed back, with the holder's share.
+    // /admin/usage: the GPU-hours handed back, with the booker's share.
     await signIn(page, (await admin()));
     await page.goto("/admin/usage");
     const handedBack = page.getByTestId("handed-back");
     await expect(handedBack).toContainText("Handed back by idle release");
-    await expect(handedBack).toContainText(holder.username);
+    await expect(handedBack).toContainText(bookedBy.username);
     await handedBack.scrollIntoViewIfNeeded();
     await page.screenshot({ path: "test-results/screens/idle-release-usage.png", fullPage: true });
   } finally {
     own.agent.kill("SIGKILL");
     await restore();
-    await releaseEverything(request, holderToken);
+    await releaseEverything(request, bookerToken);
     await releaseEverything(request, waiterToken);
   }
 });
 
 test("a booking whose GPU gets busy during the warning is kept", async ({ request, baseURL }) => {
   test.setTimeout(400_000);
-  const holder = await createUser("idlebusy");
-  const [holderToken, adminToken] = [(await tokenFor(holder)), (await tokenFor(await admin()))];
+  const bookedBy = await createUser("idlebusy");
+  const [bookerToken, adminToken] = [(await tokenFor(bookedBy)), (await tokenFor(await admin()))];
   const own = await startOwnHost(baseURL!, "e2e-idle-busy");
   const restore = await shortPolicy(request, adminToken, own.hostName);
   try {
-    const booking = await book(request, holderToken, own.hostName, "busy during the warning");
+    const booking = await book(request, bookerToken, own.hostName, "busy during the warning");
     // Two idle minutes of three are behind it: warned, released when this minute ends unless used.
     await minuteWithRoomLeft();
     await backdateBooking(booking.id, RELEASE_AFTER - 1, IDLE);
     let view: Booking | null = null;
     await expect
-      .poll(async () => (view = (await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body).idle?.phase ?? "none", { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
+      .poll(async () => (view = (await api<Booking>(request, bookerToken, "GET", `/api/v1/reservations/${booking.id}`)).body).idle?.phase ?? "none", { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
       .toBe("warning");
     const releaseAtMs = Date.parse(view!.idle!.releaseAt!);
 
@@ -201,15 +201,15 @@ test("a booking whose GPU gets busy during the warning is kept", async ({ reques
     setGpuReading(own.fixture, { memoryUsedMiB: 30_000, utilizationPct: 80 });
     // The positive signal that the rule saw it: the stored minutes no longer make the booking idle.
     await expect
-      .poll(async () => (await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body.idle, { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
+      .poll(async () => (await api<Booking>(request, bookerToken, "GET", `/api/v1/reservations/${booking.id}`)).body.idle, { timeout: PHASE_DEADLINE_MS, intervals: [2000] })
       .toBeNull();
     // And well past the announced release (and a pass of the leader after it), it still runs.
     await expect.poll(() => Date.now(), { timeout: PHASE_DEADLINE_MS, intervals: [5000] }).toBeGreaterThan(releaseAtMs + IDLE_PASS_MS + 15_000);
-    const after = await api<Booking>(request, holderToken, "GET", `/api/v1/reservations/${booking.id}`);
+    const after = await api<Booking>(request, bookerToken, "GET", `/api/v1/reservations/${booking.id}`);
     expect(after.body).toMatchObject({ state: "active", releasedBecause: null });
   } finally {
     own.agent.kill("SIGKILL");
     await restore();
-    await releaseEverything(request, holderToken);
+    await releaseEverything(request, bookerToken);
   }
 });

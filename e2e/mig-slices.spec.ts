@@ -18,7 +18,7 @@ const shots = path.join(root, "test-results", "mig-slices");
 
 /** The recording with UUIDs of its own (the masked ones are all zeros): GPU and slice UUIDs per run. */
 function ownH100MigFixture(): { dir: string; slices: string[] } {
-  const source = path.join(root, "server", "collector", "fixtures", "h100-mig-recording");
+  const source = path.join(root, "host", "collector", "fixtures", "h100-mig-recording");
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h100-mig-"));
   cpSync(source, dir, { recursive: true });
   const gpu = `GPU-${randomUUID()}`;
@@ -85,7 +85,7 @@ test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet an
   }
 });
 
-test("a partitioned H100's slices on the schedule and the GPU pages; a slice the layout drops flags its holder's booking for tomorrow", async ({ page, baseURL }) => {
+test("a partitioned H100's slices on the schedule and the GPU pages; a slice the layout drops flags its booker's booking for tomorrow", async ({ page, baseURL }) => {
   test.setTimeout(420_000);
   const hostName = uniqueHostName("e2e-h100-gone");
   const hostToken = await addHost(hostName);
@@ -98,8 +98,8 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
   const listFile = path.join(fixture.dir, "list-L.txt");
   const layout = readFileSync(listFile, "utf8");
   try {
-    const holder = await createUser("slicegone");
-    await signIn(page, holder);
+    const bookedBy = await createUser("slicegone");
+    await signIn(page, bookedBy);
     // Tomorrow, a whole hour: a booking still to come when the slice goes.
     const startsAt = new Date(Math.ceil((Date.now() + 20 * 3600_000) / 3600_000) * 3600_000).toISOString();
     let reservationId = "";

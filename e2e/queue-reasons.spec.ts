@@ -3,8 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import type { WaitlistView } from "@/lib/waitlist-schema";
-import { simulatedAgentHost } from "@/server/agent/simulated-agent-host";
-import { simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedAgentHost } from "@/host/agent/simulated-agent-host";
+import { simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { addHost, admin, createUser, personForMoment, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";
 
 /**
@@ -77,13 +77,13 @@ test("a request held by its team's limit shows the limit and its figures on /que
   const suffix = Date.now().toString(36);
   const team = `limited ${suffix}`;
   const bossAuth = bearer(await tokenOf(await admin()));
-  const [holder, waiter] = [await createUser("limholder"), await createUser("limwaiter")];
-  const holderToken = await tokenOf(holder);
+  const [bookedBy, waiter] = [await createUser("limbooker"), await createUser("limwaiter")];
+  const bookerToken = await tokenOf(bookedBy);
   const waiterToken = await tokenOf(waiter);
   const made = await request.post("/api/v1/teams", { headers: bossAuth, data: { name: team, limits: { maxGpus: 1 } } });
   expect(made.status(), await made.text()).toBe(201);
   const teamId = ((await made.json()) as { team: { id: string } }).team.id;
-  for (const person of [holder, waiter]) {
+  for (const person of [bookedBy, waiter]) {
     const added = await request.post(`/api/v1/teams/${teamId}/members`, { headers: bossAuth, data: { username: person.username } });
     expect(added.ok(), await added.text()).toBe(true);
   }
@@ -94,7 +94,7 @@ test("a request held by its team's limit shows the limit and its figures on /que
   await expect
     .poll(
       async () => {
-        const booked = await request.post("/api/v1/reservations", { headers: bearer(holderToken), data: { host: taken, gpus: [0], durationMinutes: 60, purpose: "holds the team's GPU" } });
+        const booked = await request.post("/api/v1/reservations", { headers: bearer(bookerToken), data: { host: taken, gpus: [0], durationMinutes: 60, purpose: "holds the team's GPU" } });
         if (booked.status() === 201) holding = (await booked.json()) as typeof holding;
         return booked.status();
       },
@@ -119,7 +119,7 @@ test("a request held by its team's limit shows the limit and its figures on /que
   expect(entry?.waitingBecause).toMatchObject({ kind: "limit", scope: "team", subject: team, limit: "maxGpus", used: 1, max: 1, requested: 1 });
   const because = entry!.waitingBecause!;
   expect(because.message).toContain(`waits for the team ${team}'s limit: 1 of 1 GPUs at once in use, this request asks for 1`);
-  // Room frees up when the holder's booking ends, and not before: the estimate is not "now".
+  // Room frees up when the booker's booking ends, and not before: the estimate is not "now".
   expect(because.kind === "limit" && because.freesAt).toBe(holding.endsAt);
   expect(Date.parse(entry!.estimatedStartAt ?? "")).toBeGreaterThanOrEqual(Date.parse(holding.endsAt));
   expect(waiting.output.stderr).toContain(because.message);

@@ -27,7 +27,7 @@ test("24 simultaneous bookings of the same GPUs: exactly one 201, the rest 409 n
   expect(winner.launch.cudaVisibleDevices).toBe("0,1");
   const loser = await responses[statuses.indexOf(409)].json();
   expect(loser.error).toMatchObject({ code: "conflict", conflicts: [{ reservationId: winner.id }, { reservationId: winner.id }] });
-  expect(loser.error.message).toContain(`is booked by ${winner.holder.username}`);
+  expect(loser.error.message).toContain(`is booked by ${winner.bookedBy.username}`);
 
   // The database holds one booking of those GPUs at that time, no overlap.
   const all = await request.get("/api/v1/reservations?all=1&state=current", { headers: { authorization: `Bearer ${adminToken}` } });

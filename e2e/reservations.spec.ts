@@ -30,7 +30,7 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
   // Bob watches the fleet before anything is booked.
   await watcher.goto("/");
   const watchedCard = watcher.getByRole("article", { name: `GPU 2 on ${HOST}` });
-  await expect(watchedCard.getByTestId("gpu-holder")).toHaveText(UNBOOKED);
+  await expect(watchedCard.getByTestId("gpu-booker")).toHaveText(UNBOOKED);
 
   await booker.goto("/reserve");
   await booker.getByLabel("Host").selectOption(HOST);
@@ -51,9 +51,9 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
   expect(await booker.evaluate(() => navigator.clipboard.readText())).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3");
 
   // Bob's fleet view shows it without a reload: who holds it, until when.
-  await expect(watchedCard.getByTestId("gpu-holder")).toContainText(alice.username);
-  await expect(watcher.getByRole("article", { name: `GPU 3 on ${HOST}` }).getByTestId("gpu-holder")).toContainText(alice.username);
-  await expect(watcher.getByRole("article", { name: `GPU 1 on ${HOST}` }).getByTestId("gpu-holder")).toHaveText(UNBOOKED);
+  await expect(watchedCard.getByTestId("gpu-booker")).toContainText(alice.username);
+  await expect(watcher.getByRole("article", { name: `GPU 3 on ${HOST}` }).getByTestId("gpu-booker")).toContainText(alice.username);
+  await expect(watcher.getByRole("article", { name: `GPU 1 on ${HOST}` }).getByTestId("gpu-booker")).toHaveText(UNBOOKED);
 
   // And on the schedule, with the purpose.
   await watcher.goto("/schedule");
@@ -77,8 +77,8 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
   await expect(booker.getByRole("region", { name: "Past" }).getByRole("article", { name: `GPUs 2, 3 on ${HOST}` })).toContainText("Released");
 
   // Bob sees the GPUs free again, still without a reload.
-  await expect(watcher.getByRole("article", { name: `GPU 2 on ${HOST}` }).getByTestId("gpu-holder")).toHaveText(UNBOOKED);
-  await expect(watcher.getByRole("article", { name: `GPU 3 on ${HOST}` }).getByTestId("gpu-holder")).toHaveText(UNBOOKED);
+  await expect(watcher.getByRole("article", { name: `GPU 2 on ${HOST}` }).getByTestId("gpu-booker")).toHaveText(UNBOOKED);
+  await expect(watcher.getByRole("article", { name: `GPU 3 on ${HOST}` }).getByTestId("gpu-booker")).toHaveText(UNBOOKED);
 
   await booker.context().close();
   await watcher.context().close();

@@ -70,7 +70,7 @@ test("an admin makes two teams and a limit; a member over it sees the refusal wi
     await form.screenshot({ path: "test-results/screens/reserve-quota-refusal.png", fullPage: true });
     // Her booking's card on the fleet names the team it is for.
     await form.goto("/");
-    await expect(form.getByTestId("gpu-holder").filter({ hasText: ana.username }).getByTestId("gpu-team")).toHaveText(` for ${vision}`);
+    await expect(form.getByTestId("gpu-booker").filter({ hasText: ana.username }).getByTestId("gpu-team")).toHaveText(` for ${vision}`);
     await anaContext.close();
   } finally {
     await releaseEverything(request, anaToken);
@@ -104,24 +104,24 @@ test("an admin sets a person's own limits on Admin → Teams, and the queue refu
 
 test("the queue serves the team below its share first and says why", async ({ browser, request }) => {
   const boss = (await admin());
-  const [holder, viv, nat] = [await createUser("vholder"), await createUser("viv"), await createUser("nat")];
+  const [bookedBy, viv, nat] = [await createUser("vbooker"), await createUser("viv"), await createUser("nat")];
   const suffix = Date.now().toString(36);
   const bossToken = (await tokenFor(boss));
   const asAdmin = { authorization: `Bearer ${bossToken}` };
   const teams: Record<string, string> = {};
-  for (const [name, people] of [[`busy ${suffix}`, [holder, viv]], [`calm ${suffix}`, [nat]]] as const) {
+  for (const [name, people] of [[`busy ${suffix}`, [bookedBy, viv]], [`calm ${suffix}`, [nat]]] as const) {
     const made = await request.post("/api/v1/teams", { headers: asAdmin, data: { name } });
     expect(made.status(), await made.text()).toBe(201);
     teams[name] = ((await made.json()) as { team: { id: string } }).team.id;
     for (const person of people) expect((await request.post(`/api/v1/teams/${teams[name]}/members`, { headers: asAdmin, data: { username: person.username } })).ok()).toBe(true);
   }
-  const [holderToken, vivToken, natToken] = [await tokenFor(holder), await tokenFor(viv), await tokenFor(nat)];
-  const holderAuth = { authorization: `Bearer ${holderToken}` };
+  const [bookerToken, vivToken, natToken] = [await tokenFor(bookedBy), await tokenFor(viv), await tokenFor(nat)];
+  const bookerAuth = { authorization: `Bearer ${bookerToken}` };
   const vivAuth = { authorization: `Bearer ${vivToken}` };
   const natAuth = { authorization: `Bearer ${natToken}` };
   try {
     // The busy team takes the host's GPUs 0-2: from now on it has used GPU-hours, the calm team none.
-    const held = await request.post("/api/v1/reservations", { headers: holderAuth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
+    const held = await request.post("/api/v1/reservations", { headers: bookerAuth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
     expect(held.status(), await held.text()).toBe(201);
     const holding = (await held.json()) as { id: string };
     // The busy team asks first, the calm team second; two GPUs each, so only one can be served when three free up.
@@ -141,7 +141,7 @@ test("the queue serves the team below its share first and says why", async ({ br
     await expect(rows.nth(1).getByTestId("queue-order-reason")).toContainText(new RegExp(`— busy ${suffix} used \\d+ % of its share this week`));
     await page.screenshot({ path: "test-results/screens/queue-fair-share.png", fullPage: true });
 
-    expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: holderAuth })).ok()).toBe(true);
+    expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: bookerAuth })).ok()).toBe(true);
     await expect
       .poll(async () => ((await (await request.get("/api/v1/waitlist?mine=1", { headers: natAuth })).json()) as { waiting: { status: string }[] }).waiting.map((entry) => entry.status), { timeout: 30_000 })
       .toContain("granted");
@@ -150,7 +150,7 @@ test("the queue serves the team below its share first and says why", async ({ br
     await context.close();
   } finally {
     // The grant and the request still waiting go back, so that later specs find the host free.
-    for (const token of [holderToken, vivToken, natToken]) await releaseEverything(request, token);
+    for (const token of [bookerToken, vivToken, natToken]) await releaseEverything(request, token);
   }
 });
 

@@ -21,11 +21,11 @@ test.afterEach(async ({ request }) => {
 });
 
 test("any N GPUs explains the choice; queue me waits with a place and an estimate, and is told live when granted", async ({ browser, request }) => {
-  const holder = await createUser("holder");
+  const bookedBy = await createUser("bookedBy");
   const waiter = await createUser("waiter");
-  const holderToken = (await tokenFor(holder));
-  tokens.push(holderToken, (await tokenFor(waiter)));
-  const auth = { authorization: `Bearer ${holderToken}` };
+  const bookerToken = (await tokenFor(bookedBy));
+  tokens.push(bookerToken, (await tokenFor(waiter)));
+  const auth = { authorization: `Bearer ${bookerToken}` };
 
   // Auto-pick: the idle GPU, with the reason.
   const picked = await request.post("/api/v1/reservations", { headers: auth, data: { count: 1, host: HOST, durationMinutes: 30, purpose: "auto-pick" } });
@@ -35,7 +35,7 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   expect(auto.explanation).toMatch(new RegExp(`^${auto.gpus[0].index} on ${HOST}: idle, \\d+ GiB free or more$`));
   expect((await request.post(`/api/v1/reservations/${auto.id}/release`, { headers: auth })).ok()).toBe(true);
 
-  // The holder takes the whole host for an hour.
+  // The booker takes the whole host for an hour.
   const held = await request.post("/api/v1/reservations", { headers: auth, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
   expect(held.status(), await held.text()).toBe(201);
   const holding = (await held.json()) as { id: string; endsAt: string };
@@ -69,11 +69,11 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
   const mine = page.locator('[data-testid="queue-row"][data-mine="true"]');
   await expect(mine).toHaveCount(1);
   await expect(mine).toContainText(`1 GPU on ${HOST} for 1 h · queued eval`);
-  // The estimate is the holder's end time, in the viewer's words ("~today 14:05").
+  // The estimate is the booker's end time, in the viewer's words ("~today 14:05").
   await expect(mine.getByRole("cell").nth(3)).toContainText("~");
   await page.screenshot({ path: test.info().outputPath("queue.png"), fullPage: true });
 
-  // The holder is done early: the waiter's page says so at once, without a reload.
+  // The booker is done early: the waiter's page says so at once, without a reload.
   await listening;
   expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: auth })).ok()).toBe(true);
   await expect(page.getByTestId("grant-toast")).toContainText(new RegExp(`GPU [012] on ${HOST}`), { timeout: 20_000 });
@@ -123,22 +123,22 @@ test("a request that waits for work without a booking says who runs it, not a ti
 });
 
 test("a grant found on opening a page follows the person's choice of page notices", async ({ browser, request }) => {
-  const holder = await createUser("quietholder");
+  const bookedBy = await createUser("quietbooker");
   const waiter = await createUser("quietwaiter");
-  const holderToken = (await tokenFor(holder));
+  const bookerToken = (await tokenFor(bookedBy));
   const waiterToken = (await tokenFor(waiter));
-  tokens.push(holderToken, waiterToken);
+  tokens.push(bookerToken, waiterToken);
   const asWaiter = { authorization: `Bearer ${waiterToken}` };
   const choose = async (onPage: boolean) =>
     expect((await request.patch("/api/v1/me/notifications", { headers: asWaiter, data: { preferences: [{ event: "waitlist.granted", onPage, byMail: false }] } })).ok()).toBe(true);
   await choose(false);
 
   // Granted while the waiter has no page open.
-  const held = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${holderToken}` }, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
+  const held = await request.post("/api/v1/reservations", { headers: { authorization: `Bearer ${bookerToken}` }, data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true } });
   expect(held.status(), await held.text()).toBe(201);
   const joined = await request.post("/api/v1/waitlist", { headers: asWaiter, data: { count: 1, host: HOST, durationMinutes: 30, purpose: "quiet grant" } });
   expect(joined.status(), await joined.text()).toBe(201);
-  expect((await request.post(`/api/v1/reservations/${((await held.json()) as { id: string }).id}/release`, { headers: { authorization: `Bearer ${holderToken}` } })).ok()).toBe(true);
+  expect((await request.post(`/api/v1/reservations/${((await held.json()) as { id: string }).id}/release`, { headers: { authorization: `Bearer ${bookerToken}` } })).ok()).toBe(true);
   await expect
     .poll(async () => ((await (await request.get("/api/v1/waitlist?mine=1", { headers: asWaiter })).json()) as { waiting: { status: string }[] }).waiting.map((entry) => entry.status), { timeout: 30_000 })
     .toContain("granted");

@@ -60,7 +60,7 @@ export interface AgentServerToClient {
 /** Snapshots per message when the agent replays its buffer. */
 export const AGENT_BATCH_SIZE = 100;
 
-/** How far back an agent's buffer reaches: it keeps readings this long while the server is unreachable (server/agent/agent-runner.ts). */
+/** How far back an agent's buffer reaches: it keeps readings this long while the server is unreachable (host/agent/agent-runner.ts). */
 export const AGENT_BUFFER_REACH_MS = 2 * 3600_000;
 /** Time a reading may spend between leaving the buffer and reaching the server (a slow link, a replay of many batches). */
 const DELIVERY_SLACK_MS = 10 * 60_000;

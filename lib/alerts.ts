@@ -24,16 +24,16 @@ export const MISUSE_ALERT_KINDS: readonly AlertKind[] = ["conflict", "unbooked_u
  * Acknowledging silences an alert for everyone. Misuse alerts (a conflict,
  * use without a booking) are an admin's call alone: the person who uses the
  * GPU must not hush the alert about them, whoever they are. Other alerts
- * about a booking are the holder's (or an admin's); others about no booking
+ * about a booking are the booker's (or an admin's); others about no booking
  * anyone involved may acknowledge. The page and the API both ask this.
  */
 export function canAcknowledgeAlert(
   viewer: { id: string; role: string },
-  alert: { kind: AlertKind; reservationId: string | null; holderId: string | null; involvedIds: readonly string[] },
+  alert: { kind: AlertKind; reservationId: string | null; bookedById: string | null; involvedIds: readonly string[] },
 ): boolean {
   if (viewer.role === "admin") return true;
   if (MISUSE_ALERT_KINDS.includes(alert.kind)) return false;
-  return alert.reservationId ? alert.holderId === viewer.id : alert.involvedIds.includes(viewer.id);
+  return alert.reservationId ? alert.bookedById === viewer.id : alert.involvedIds.includes(viewer.id);
 }
 
 export const ALERT_KIND_LABELS: Record<AlertKind, string> = {
@@ -57,9 +57,9 @@ export interface AlertView {
   /** `unit`: the unit's name, as every surface gives it ("GPU 2", "GPU 0:2 (1g.10gb)"); null when unknown. */
   gpu: { uuid: string; index: number | null; unit?: string | null } | null;
   reservationId: string | null;
-  /** The holder of the booking the alert is about; they (and admins) may acknowledge it. */
-  holderId: string | null;
-  /** The people involved: the holder first, then the others (intruders, the ones running). */
+  /** The booker of the booking the alert is about; they (and admins) may acknowledge it. */
+  bookedById: string | null;
+  /** The people involved: the booker first, then the others (intruders, the ones running). */
   people: PersonRef[];
   message: string;
   /** What the rule saw: processes with their attribution, utilization, memory, times. */

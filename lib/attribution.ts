@@ -8,7 +8,7 @@ import type { PersonRef } from "@/lib/reservation-types";
 /**
  * A GPU's state, derived every tick from its processes, its booking and its
  * host (first match wins, in this order): offline · error · conflict ·
- * in use without a booking · booked and in use by the holder · booked and
+ * in use without a booking · booked and in use by the booker · booked and
  * idle · free.
  */
 export const GPU_STATES = ["free", "booked_idle", "booked_in_use", "unbooked_use", "conflict", "error", "offline", "partitioned"] as const;
@@ -17,7 +17,7 @@ export type GpuState = (typeof GPU_STATES)[number];
 export const GPU_STATE_LABELS: Record<GpuState, string> = {
   free: "Free",
   booked_idle: "Booked, idle",
-  booked_in_use: "In use by holder",
+  booked_in_use: "Booked, in use",
   unbooked_use: "In use, not booked",
   conflict: "Conflict",
   error: "Error",
@@ -37,7 +37,7 @@ export interface AttributionEvidence {
 export interface ProcessAttribution {
   pid: number;
   /** The gpudesk person the evidence leads to; null when it leads to nobody known. */
-  person: PersonRef | null;
+  runner: PersonRef | null;
   /** The booking it runs under: its own GPUDESK_RESERVATION, or its job's. */
   reservationId: string | null;
   /** Login of the process owner as the agent read it (may be a uid as text). */
@@ -60,7 +60,7 @@ export interface GpuReconciliation {
    * That booking's person (bookedBy). Who really runs there is in
    * `processes` (each one's `person`); the field keeps its name on the wire.
    */
-  holder: PersonRef | null;
+  bookedBy: PersonRef | null;
   /** One entry per process on the GPU, in the order the agent listed them. */
   processes: ProcessAttribution[];
   /** Why the state is "error" (e.g. "2 uncorrected ECC errors"); null otherwise. */
@@ -116,8 +116,8 @@ export function processEvidenceLabel(process: Pick<ProcessAttribution, "evidence
 }
 
 /** Who a process is, for people: the gpudesk name, else the login, else "unknown". */
-export function attributedName(process: Pick<ProcessAttribution, "person" | "login">): string {
-  return process.person?.username ?? process.login ?? "unknown";
+export function runnerName(process: Pick<ProcessAttribution, "runner" | "login">): string {
+  return process.runner?.username ?? process.login ?? "unknown";
 }
 
 /** The answer to `gpu:states` on /live: every GPU's reconciliation, for a client that missed the snapshot. */

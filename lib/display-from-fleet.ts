@@ -19,7 +19,7 @@ export interface DisplayViewOptions {
 export function unbookedRunnerName(reconciliation: GpuReconciliation | undefined): string | null {
   const names: string[] = [];
   for (const process of reconciliation?.processes ?? []) {
-    const name = process.person ? wallName({ ...process.person, unixLogin: process.login }) : null;
+    const name = process.runner ? wallName({ ...process.runner, unixLogin: process.login }) : null;
     if (name && !names.includes(name)) names.push(name);
   }
   if (names.length === 0) return null;
@@ -43,7 +43,7 @@ export function displayGpusFromFleet(
 ): Record<string, DisplayFeedGpu> {
   const out: Record<string, DisplayFeedGpu> = {};
   for (const gpu of Object.values(gpus)) {
-    // A partitioned GPU is shown by its slices: each is a tile with its own state and holder.
+    // A partitioned GPU is shown by its slices: each is a tile with its own state and booker.
     if (isPartitioned(gpu)) continue;
     // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
     const { current } = bookingsOfGpu(bookings, gpu.uuid, nowMs);
@@ -59,9 +59,9 @@ export function displayGpusFromFleet(
       memoryUsedMiB: gpu.memoryUsedMiB,
       memoryTotalMiB: gpu.memoryTotalMiB,
       temperatureC: gpu.temperatureC,
-      // A wall never shows a login: the holder's own display name, or no name.
-      holderName: current ? (wallName(current.holder) ?? WALL_ANONYMOUS) : null,
-      holderUntil: current?.endsAt ?? null,
+      // A wall never shows a login: the booker's own display name, or no name.
+      bookedByName: current ? (wallName(current.bookedBy) ?? WALL_ANONYMOUS) : null,
+      bookedUntil: current?.endsAt ?? null,
       ...(gpu.mig ? { slice: { ref: `${gpu.index}:${gpu.mig.deviceIndex}`, profile: gpu.mig.profile } } : {}),
       ...(state !== "offline" && unseenUseNow(gpu, states[gpu.uuid]) ? { unseen: true as const } : {}),
       ...(runnerName ? { runnerName } : {}),

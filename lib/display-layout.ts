@@ -163,7 +163,7 @@ export function tileTypography(tileWidth: number, tileHeight: number, scale = 1)
   return {
     /** The big utilization number. */
     utilization: round1(utilization),
-    /** GPU index, state, memory, holder. */
+    /** GPU index, state, memory, bookedBy. */
     text: round1(text),
     padding: round1(Math.min(tileHeight * 0.055, tileWidth * 0.05)),
     gap: round1(tileHeight * 0.025),

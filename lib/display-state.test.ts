@@ -18,8 +18,8 @@ function feedGpu(uuid: string, overrides: Partial<DisplayFeedGpu> = {}): Display
     memoryUsedMiB: 0,
     memoryTotalMiB: 81559,
     temperatureC: 40,
-    holderName: null,
-    holderUntil: null,
+    bookedByName: null,
+    bookedUntil: null,
     ...overrides,
   };
 }
@@ -27,15 +27,15 @@ function feedGpu(uuid: string, overrides: Partial<DisplayFeedGpu> = {}): Display
 const host = (id: string, name: string, uuids: string[], online = true): DisplayFeedHost => ({ id, name, online, lastSeenAt: null, gpuUuids: uuids });
 
 describe("displayTiles (display-scope fields only)", () => {
-  it("keeps host then index order, skips unknown GPUs, and names the holder until the end", () => {
+  it("keeps host then index order, skips unknown GPUs, and names the booker until the end", () => {
     const tiles = displayTiles([host("h1", "node-a", ["GPU-a", "GPU-b", "GPU-missing"])], {
-      "GPU-a": feedGpu("GPU-a", { state: "booked_in_use", holderName: "Alice", holderUntil: "2026-12-01T14:00:00Z" }),
+      "GPU-a": feedGpu("GPU-a", { state: "booked_in_use", bookedByName: "Alice", bookedUntil: "2026-12-01T14:00:00Z" }),
       "GPU-b": feedGpu("GPU-b", { index: 1, state: "unbooked_use" }),
     }).get("h1")!;
     expect(tiles.map((tile) => tile.uuid)).toEqual(["GPU-a", "GPU-b"]);
-    expect(tiles[0]).toMatchObject({ state: "booked_in_use", holder: { name: "Alice", until: "2026-12-01T14:00:00Z" }, model: "H100 80GB" });
-    // In use without a booking is its own state on the wall, not "in use" like the holder's.
-    expect(tiles[1]).toMatchObject({ state: "unbooked_use", holder: null });
+    expect(tiles[0]).toMatchObject({ state: "booked_in_use", bookedBy: { name: "Alice", until: "2026-12-01T14:00:00Z" }, model: "H100 80GB" });
+    // In use without a booking is its own state on the wall, not "in use" like the booker's.
+    expect(tiles[1]).toMatchObject({ state: "unbooked_use", bookedBy: null });
   });
 
   it("shows every GPU of a silent host offline, whatever it said last", () => {
@@ -49,7 +49,7 @@ describe("summarizeTiles", () => {
     const tiles = displayTiles([host("h1", "node-a", ["GPU-a", "GPU-b", "GPU-c"]), host("h2", "node-b", ["GPU-d"], false)], {
       "GPU-a": feedGpu("GPU-a"),
       "GPU-b": feedGpu("GPU-b", { state: "unbooked_use" }),
-      "GPU-c": feedGpu("GPU-c", { state: "booked_idle", holderName: "Alice", holderUntil: "2026-12-01T14:00:00Z" }),
+      "GPU-c": feedGpu("GPU-c", { state: "booked_idle", bookedByName: "Alice", bookedUntil: "2026-12-01T14:00:00Z" }),
       "GPU-d": feedGpu("GPU-d", { model: "NVIDIA GeForce RTX 4090", hostId: "h2" }),
     });
     const summary = summarizeTiles([...tiles.values()].flat());
@@ -89,16 +89,16 @@ describe("displayGpusFromFleet", () => {
     hostId: "h1",
     hostName: "node-a",
     gpus: [{ uuid, index: 0 }],
-    holder: { id: "u-alice", username: "alice", name: "Alice Liddell" },
+    bookedBy: { id: "u-alice", username: "alice", name: "Alice Liddell" },
     startsAt,
     endsAt,
     purpose: "secret purpose",
   });
   const online = new Set(["h1"]);
 
-  it("takes the server's state and gives the holder's display name and end, nothing more", () => {
+  it("takes the server's state and gives the booker's display name and end, nothing more", () => {
     const states: Record<string, GpuReconciliation> = {
-      "GPU-a": { state: "booked_in_use", reservationId: "r-GPU-a", holder: { id: "u-alice", username: "alice", name: "Alice Liddell" }, processes: [], problem: null },
+      "GPU-a": { state: "booked_in_use", reservationId: "r-GPU-a", bookedBy: { id: "u-alice", username: "alice", name: "Alice Liddell" }, processes: [], problem: null },
     };
     const out = displayGpusFromFleet(
       { "GPU-a": liveGpu("GPU-a", { processes: [processOf("svc")] }) },
@@ -117,8 +117,8 @@ describe("displayGpusFromFleet", () => {
       memoryUsedMiB: 0,
       memoryTotalMiB: 81559,
       temperatureC: 40,
-      holderName: "Alice Liddell",
-      holderUntil: "2026-12-01T14:00:00Z",
+      bookedByName: "Alice Liddell",
+      bookedUntil: "2026-12-01T14:00:00Z",
     });
   });
 
@@ -140,7 +140,7 @@ describe("displayGpusFromFleet", () => {
     expect(before["GPU-a"]).toMatchObject({ state: "unbooked_use", unseen: true });
     expect(before["GPU-b"]).not.toHaveProperty("unseen");
     const states: Record<string, GpuReconciliation> = {
-      "GPU-a": { state: "unbooked_use", reservationId: null, holder: null, processes: [], problem: null, unseenUse: { memoryMiB: 40_960 } },
+      "GPU-a": { state: "unbooked_use", reservationId: null, bookedBy: null, processes: [], problem: null, unseenUse: { memoryMiB: 40_960 } },
     };
     const reconciled = displayGpusFromFleet({ "GPU-a": held }, online, [], states, NOW);
     expect(reconciled["GPU-a"].unseen).toBe(true);
@@ -150,22 +150,22 @@ describe("displayGpusFromFleet", () => {
     expect(displayTiles([{ ...host, online: false }], reconciled).get("h1")?.[0]).not.toHaveProperty("unseen");
   });
 
-  it("never shows a login: a holder or runner without a display name of their own is no name on the wall", () => {
-    const nameless = { ...booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), holder: { id: "u-carol", username: "carol", name: "carol" } };
+  it("never shows a login: a booker or runner without a display name of their own is no name on the wall", () => {
+    const nameless = { ...booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), bookedBy: { id: "u-carol", username: "carol", name: "carol" } };
     const twins = [
-      { ...booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), holder: { id: "u-a1", username: "alice", name: "Alice" } },
-      { ...booking("GPU-b", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), holder: { id: "u-a2", username: "alice2", name: "Alice" } },
+      { ...booking("GPU-a", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), bookedBy: { id: "u-a1", username: "alice", name: "Alice" } },
+      { ...booking("GPU-b", "2026-12-01T09:00:00Z", "2026-12-01T14:00:00Z"), bookedBy: { id: "u-a2", username: "alice2", name: "Alice" } },
     ];
-    expect(displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [nameless], {}, NOW)["GPU-a"].holderName).toBe("a lab member");
+    expect(displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [nameless], {}, NOW)["GPU-a"].bookedByName).toBe("a lab member");
     const both = displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a"), "GPU-b": liveGpu("GPU-b", { index: 1 }) }, online, twins, {}, NOW);
-    expect([both["GPU-a"].holderName, both["GPU-b"].holderName]).toEqual(["Alice", "Alice"]);
+    expect([both["GPU-a"].bookedByName, both["GPU-b"].bookedByName]).toEqual(["Alice", "Alice"]);
     const runner = (person: { id: string; username: string; name: string }, login: string): Record<string, GpuReconciliation> => ({
       "GPU-a": {
         state: "unbooked_use",
         reservationId: null,
-        holder: null,
+        bookedBy: null,
         problem: null,
-        processes: [{ pid: 7, person, reservationId: null, login, evidence: { kind: "login", value: login }, intruder: true }],
+        processes: [{ pid: 7, runner: person, reservationId: null, login, evidence: { kind: "login", value: login }, intruder: true }],
       },
     });
     const view = { namesUnbookedRunner: true };
@@ -176,7 +176,7 @@ describe("displayGpusFromFleet", () => {
 
   it("lets a booking end by the clock, without a message", () => {
     const out = displayGpusFromFleet({ "GPU-a": liveGpu("GPU-a") }, online, [booking("GPU-a", "2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z")], {}, NOW);
-    expect(out["GPU-a"]).toMatchObject({ state: "free", holderName: null, holderUntil: null });
+    expect(out["GPU-a"]).toMatchObject({ state: "free", bookedByName: null, bookedUntil: null });
   });
 });
 

@@ -4,7 +4,7 @@ import type { DisplayGpu, DisplayHost } from "@/lib/live";
 /**
  * What the wall display shows, built only from the display scope's fields:
  * per GPU its state (the one availability rule, lib/gpu-availability.ts),
- * utilization, memory, temperature, and the holder's display name and end;
+ * utilization, memory, temperature, and the booker's display name and end;
  * per host its name and whether it reports. Nothing here needs processes,
  * purposes or ids, so a screen on the reduced feed shows all of it. Plain
  * functions, tested without a page.
@@ -16,7 +16,7 @@ export type DisplayFeedHost = DisplayHost;
 
 /**
  * The words on a tile, read from across the room: short enough for the
- * narrowest tile. "In use" is the holder's; "Unbooked" is in use without a
+ * narrowest tile. "In use" is the booker's; "Unbooked" is in use without a
  * booking, and its tile looks different too (see display-tile.tsx).
  */
 export const DISPLAY_STATE_LABELS: Record<GpuState, string> = {
@@ -32,11 +32,11 @@ export const DISPLAY_STATE_LABELS: Record<GpuState, string> = {
   partitioned: "Split",
 };
 
-export interface DisplayTile extends Omit<DisplayFeedGpu, "holderName" | "holderUntil"> {
+export interface DisplayTile extends Omit<DisplayFeedGpu, "bookedByName" | "bookedUntil"> {
   /** "H100 80GB": what people call the card. */
   model: string;
   /** Who holds the GPU by booking, until when; null when nobody does. */
-  holder: { name: string; until: string } | null;
+  bookedBy: { name: string; until: string } | null;
 }
 
 /**
@@ -105,7 +105,7 @@ export function displayTiles(hosts: DisplayFeedHost[], gpus: Record<string, Disp
         memoryUsedMiB: gpu.memoryUsedMiB,
         memoryTotalMiB: gpu.memoryTotalMiB,
         temperatureC: gpu.temperatureC,
-        holder: gpu.holderName && gpu.holderUntil ? { name: gpu.holderName, until: gpu.holderUntil } : null,
+        bookedBy: gpu.bookedByName && gpu.bookedUntil ? { name: gpu.bookedByName, until: gpu.bookedUntil } : null,
         ...(gpu.unseen && host.online ? { unseen: true as const } : {}),
         ...(gpu.runnerName && host.online && state === "unbooked_use" ? { runnerName: gpu.runnerName } : {}),
         ...(gpu.slice ? { slice: gpu.slice } : {}),

@@ -25,7 +25,7 @@ describe("fitTileText", () => {
     expect(fitTileText({ ...base, innerWidth: 150 }, widths).unit).toBe("0:1");
   });
 
-  it("drops a holder's later names before cutting one ('Lin …'), then falls back to initials", () => {
+  it("drops a booker's later names before cutting one ('Lin …'), then falls back to initials", () => {
     // "until 14:00" with its separator is 140 px.
     expect(fitTileText({ ...base, innerWidth: 140 + 60 }, widths).who).toBe("Lin");
     expect(fitTileText({ ...base, innerWidth: 140 + 25 }, widths).who).toBe("LW");

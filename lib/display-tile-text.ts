@@ -16,7 +16,7 @@ export interface TileTextInput {
   gapPx: number;
 }
 
-/** Widths at the tile's text size: bold for the unit and the state (its letter spacing included), semibold for the holder line. */
+/** Widths at the tile's text size: bold for the unit and the state (its letter spacing included), semibold for the booker line. */
 export interface TileTextWidths {
   bold: (text: string) => number;
   state: (text: string) => number;
@@ -25,7 +25,7 @@ export interface TileTextWidths {
 
 /**
  * The words a tile has room for, never cut inside a word: the slice's profile
- * gives way before its state, a holder's later names before the first
+ * gives way before its state, a booker's later names before the first
  * ("Lin Wei" → "Lin"), and initials before a cut name. The state and the
  * time ("until 14:00") are always whole.
  */

@@ -4,7 +4,7 @@ import * as z from "zod";
  * Enforcement over the `/agent` socket: the server asks an agent to
  * terminate one process; the agent answers with what it did. The agent
  * acts only when started with `--allow-enforcement`, and checks the
- * process itself before every signal (see server/agent/enforcer.ts).
+ * process itself before every signal (see host/agent/enforcer.ts).
  */
 
 export const terminateCommandSchema = z.object({
@@ -15,7 +15,7 @@ export const terminateCommandSchema = z.object({
   gpuUuid: z.string().max(128),
   alertId: z.string().max(64),
   reservationId: z.string().max(128),
-  /** Never terminated, whatever else is claimed: the booking's own processes and its holder's logins. */
+  /** Never terminated, whatever else is claimed: the booking's own processes and its booker's logins. */
   protect: z.object({
     /** The booking's whole GPUDESK_RESERVATION value, `<id>.<proof>`: a bare id (no proof) protects nothing. */
     reservationId: z.string().max(128),

@@ -6,9 +6,9 @@ import type { PersonRef } from "@/lib/reservation-types";
 /** The booking that holds a GPU now, as `GET /api/v1/fleet` carries it per GPU. */
 export interface GpuBookingNow {
   reservationId: string;
-  holder: PersonRef;
-  /** How to show the holder (lib/person-name.ts), judged against every holder in the answer. */
-  holderName: string;
+  bookedBy: PersonRef;
+  /** How to show the booker (lib/person-name.ts), judged against every booker in the answer. */
+  bookedByName: string;
   startsAt: string;
   /** When the booking ends (ISO, UTC). */
   until: string;
@@ -23,7 +23,7 @@ export interface GpuBookingNow {
 export interface FleetAnswer extends FleetSnapshot {
   /** Active and upcoming bookings. */
   bookings: LiveBooking[];
-  /** Every GPU's state by the one availability rule (lib/gpu-availability.ts), with its holder and who runs there. */
+  /** Every GPU's state by the one availability rule (lib/gpu-availability.ts), with its booker and who runs there. */
   gpuStates: Record<string, GpuReconciliation>;
   /** The booking holding each booked GPU now, by GPU UUID; a GPU not listed is not booked now. */
   gpuBookings: Record<string, GpuBookingNow>;
@@ -34,7 +34,7 @@ export interface FleetAnswer extends FleetSnapshot {
 /**
  * `GET /api/v1/fleet` for a display token: the display scope, as `/live`
  * gives a wall screen (each GPU's state, rounded load, memory, temperature,
- * the holder's display name and end; each host's name and whether it
+ * the booker's display name and end; each host's name and whether it
  * answers). No purposes, processes, command lines, logins or booking ids.
  */
 export interface DisplayFleetAnswer {

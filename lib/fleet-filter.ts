@@ -92,10 +92,10 @@ export function gpuFacts(gpu: LiveGpu, state: GpuState, current: LiveBooking | n
   const add = (person: NamedPerson) => {
     if (!people.some((known) => known.username === person.username)) people.push(person);
   };
-  if (current) add(current.holder);
+  if (current) add(current.bookedBy);
   if (reconciliation) {
     for (const process of reconciliation.processes) {
-      if (process.person) add(process.person);
+      if (process.runner) add(process.runner);
       else if (process.login) add({ username: process.login, name: null });
     }
   } else {

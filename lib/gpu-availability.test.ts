@@ -18,10 +18,10 @@ import {
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };
 const bob = { id: "u-bob", username: "bob", name: "Bob" };
-const aliceBooking = { reservationId: "res-alice", holder: alice };
+const aliceBooking = { reservationId: "res-alice", bookedBy: alice };
 
 function owner(pid: number, person: typeof alice | null, login: string): ProcessOwner {
-  return { pid, person, reservationId: null, login, evidence: { kind: "login", value: login } };
+  return { pid, runner: person, reservationId: null, login, evidence: { kind: "login", value: login } };
 }
 
 function state(
@@ -55,19 +55,19 @@ describe("deriveGpuState", () => {
     expect(state([]).state).toBe("booked_idle");
   });
 
-  it("tells the holder's use from an intruder's", () => {
+  it("tells the booker's use from an intruder's", () => {
     expect(state([{ pid: 1, user: "alice", person: alice }]).state).toBe("booked_in_use");
     const conflict = state([
       { pid: 1, user: "alice", person: alice },
       { pid: 2, user: "bob", person: bob },
     ]);
     expect(conflict.state).toBe("conflict");
-    expect(conflict.holder).toEqual(alice);
+    expect(conflict.bookedBy).toEqual(alice);
     expect(conflict.processes.map((process) => [process.pid, process.intruder])).toEqual([
       [1, false],
       [2, true],
     ]);
-    // Unknown login on a booked GPU: not proven to be the holder's.
+    // Unknown login on a booked GPU: not proven to be the booker's.
     expect(state([{ pid: 3, user: "mallory" }]).state).toBe("conflict");
   });
 
@@ -141,8 +141,8 @@ describe("use with no visible process", () => {
     expect(unbooked({ memoryUsedMiB: 512, utilizationGpuPct: 9 }).state).toBe("free");
   });
 
-  it("is the holder's use on a booked GPU, not an idle booking and not a conflict", () => {
-    expect(state([], { reading: H100_MIG_LOAD })).toMatchObject({ state: "booked_in_use", holder: alice, unseenUse: { memoryMiB: 10_240 } });
+  it("is the booker's use on a booked GPU, not an idle booking and not a conflict", () => {
+    expect(state([], { reading: H100_MIG_LOAD })).toMatchObject({ state: "booked_in_use", bookedBy: alice, unseenUse: { memoryMiB: 10_240 } });
     expect(state([], { reading: H100_IDLE }).state).toBe("booked_idle");
   });
 

@@ -40,7 +40,7 @@ export interface GpuStateInput {
   /** The host's agent reports (a GPU of an offline host shows its last values). */
   online: boolean;
   /** The booking that holds the GPU now, if any. */
-  booking: { reservationId: string; holder: PersonRef } | null;
+  booking: { reservationId: string; bookedBy: PersonRef } | null;
   /** Attribution of the host's processes by pid; a pid missing here is known by its login only. */
   attributions: ReadonlyMap<number, ProcessOwner>;
   /**
@@ -67,7 +67,7 @@ export interface UnitFacts extends UnitName {
  * A whole GPU in MIG mode. Its slices (MIG devices) are the units of
  * booking; the GPU itself is not bookable while partitioned (CUDA cannot
  * use a GPU in MIG mode except through a MIG device), is not counted among
- * the free or busy units, and shows its slices and their holders.
+ * the free or busy units, and shows its slices and their bookers.
  */
 export function isPartitioned(gpu: UnitFacts): boolean {
   return !gpu.mig && gpu.migMode?.toLowerCase() === "enabled";
@@ -190,12 +190,12 @@ export function unseenUsePhrase(memoryUsedMiB: number | null): string {
  * A GPU's state, from its processes, its booking and its host (first match
  * wins): offline · error · split into MIG slices (`partitioned`: its slices
  * have the states, never "free" for the GPU itself) · conflict · in use without a booking · booked and
- * in use by the holder · booked and idle · free. A process is an intruder on
- * a booked GPU unless the evidence leads to the holder: a process nobody can
- * be named for is not proven to be the holder's. Use with no visible
+ * in use by the booker · booked and idle · free. A process is an intruder on
+ * a booked GPU unless the evidence leads to the booker: a process nobody can
+ * be named for is not proven to be the booker's. Use with no visible
  * process (`detectUnseenUse`) counts as use: "unbooked_use" when nobody
  * booked the GPU, "booked_in_use" when someone did (nothing shows whose it
- * is, and nothing shows it is not the holder's).
+ * is, and nothing shows it is not the booker's).
  */
 export function deriveGpuState({ gpu, online, booking, attributions, partitioned = false }: GpuStateInput): GpuReconciliation {
   const seen = new Set<number>();
@@ -205,12 +205,12 @@ export function deriveGpuState({ gpu, online, booking, attributions, partitioned
     seen.add(process.pid);
     const attribution = attributions.get(process.pid) ?? {
       pid: process.pid,
-      person: null,
+      runner: null,
       reservationId: null,
       login: process.user,
       evidence: process.user ? { kind: "login" as const, value: process.user } : { kind: "none" as const, value: null },
     };
-    const intruder = booking !== null && attribution.person?.id !== booking.holder.id;
+    const intruder = booking !== null && attribution.runner?.id !== booking.bookedBy.id;
     processes.push({ ...attribution, intruder });
   }
 
@@ -238,7 +238,7 @@ export function deriveGpuState({ gpu, online, booking, attributions, partitioned
   return {
     state,
     reservationId: booking?.reservationId ?? null,
-    holder: booking?.holder ?? null,
+    bookedBy: booking?.bookedBy ?? null,
     processes,
     problem,
     // Absent rather than null: every GPU's state is in each snapshot, and only a few are in unseen use.
@@ -253,7 +253,7 @@ export function isGpuFree(state: GpuState): boolean {
 
 /** Processes on the GPU that are not this person's (by the server's attribution). */
 export function othersProcesses(reconciliation: Pick<GpuReconciliation, "processes">, personId: string): ProcessAttribution[] {
-  return reconciliation.processes.filter((process) => process.person?.id !== personId);
+  return reconciliation.processes.filter((process) => process.runner?.id !== personId);
 }
 
 /**
@@ -271,7 +271,7 @@ export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "
 export const GPU_STATE_SHORT: Record<GpuState, string> = {
   free: "free",
   booked_idle: "booked, idle",
-  booked_in_use: "in use by the holder",
+  booked_in_use: "in use by the booker",
   unbooked_use: "in use without a booking",
   conflict: "in conflict",
   error: "error",

@@ -2,8 +2,8 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { computeSlicesOf, gpuShareOf } from "@/lib/gpu-share";
-import { parseNvidiaSmiList } from "@/server/collector/nvidia-smi/parse-list";
-import { readSharedFixture, sharedNvidiaSmiDir } from "@/server/collector/nvidia-smi/test-fixtures";
+import { parseNvidiaSmiList } from "@/host/collector/nvidia-smi/parse-list";
+import { readSharedFixture, sharedNvidiaSmiDir } from "@/host/collector/nvidia-smi/test-fixtures";
 import { sharedFixturesForTests } from "@/server/testing/shared-fixtures";
 
 const shared = sharedFixturesForTests(sharedNvidiaSmiDir, "gpuShareOf over the real MIG recordings");

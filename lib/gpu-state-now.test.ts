@@ -9,7 +9,7 @@ const booking = liveBookingFixture([{ uuid: "GPU-a", index: 0 }], { id: "u-alice
 
 describe("gpuStateNow", () => {
   it("takes the server's reconciliation when there is one", () => {
-    const reconciled: GpuReconciliation = { state: "booked_in_use", reservationId: "r1", holder: booking.holder, processes: [], problem: null };
+    const reconciled: GpuReconciliation = { state: "booked_in_use", reservationId: "r1", bookedBy: booking.bookedBy, processes: [], problem: null };
     expect(gpuStateNow(gpu(["svc-account"]), true, booking, reconciled)).toBe("booked_in_use");
   });
 
@@ -18,14 +18,14 @@ describe("gpuStateNow", () => {
     expect(gpuStateNow(gpu([]), true, null, undefined)).toBe("free");
   });
 
-  it("before the server's states: the holder's own login is the holder's, anyone else's a conflict", () => {
+  it("before the server's states: the booker's own login is the booker's, anyone else's a conflict", () => {
     expect(gpuStateNow(gpu(["alice"]), true, booking, null)).toBe("booked_in_use");
     expect(gpuStateNow(gpu(["alice", "bob"]), true, booking, null)).toBe("conflict");
     expect(gpuStateNow(gpu([]), true, booking, null)).toBe("booked_idle");
   });
 
   it("shows a silent host's GPUs offline, whatever the last word was", () => {
-    const reconciled: GpuReconciliation = { state: "free", reservationId: null, holder: null, processes: [], problem: null };
+    const reconciled: GpuReconciliation = { state: "free", reservationId: null, bookedBy: null, processes: [], problem: null };
     expect(gpuStateNow(gpu([]), false, null, reconciled)).toBe("offline");
   });
 });
@@ -37,7 +37,7 @@ describe("gpuStateOnPage", () => {
     const between = Date.parse("2026-12-01T12:30:00Z");
     expect(gpuStateOnPage(gpu([]), true, [booking, later], undefined, during)).toBe("booked_idle");
     expect(gpuStateOnPage(gpu(["alice"]), true, [booking, later], undefined, between)).toBe("unbooked_use");
-    const reconciled: GpuReconciliation = { state: "free", reservationId: null, holder: null, processes: [], problem: null };
+    const reconciled: GpuReconciliation = { state: "free", reservationId: null, bookedBy: null, processes: [], problem: null };
     expect(gpuStateOnPage(gpu([]), true, [booking], reconciled, during)).toBe("free");
     expect(gpuStateOnPage(gpu([]), false, [booking], reconciled, during)).toBe("offline");
   });

@@ -12,13 +12,13 @@ import { bookingsOfGpu } from "@/lib/live-fleet-state";
 export function gpuStateNow(gpu: LiveGpu, online: boolean, current: LiveBooking | null, reconciliation: GpuReconciliation | null | undefined): GpuState {
   if (!online) return "offline";
   if (reconciliation) return reconciliation.state;
-  const booking = current ? { reservationId: current.reservationId, holder: current.holder } : null;
-  // Without the server's attribution, a process owned by the holder's login is taken as the holder's,
-  // so that a holder's own job does not flash "conflict" before the states arrive.
+  const booking = current ? { reservationId: current.reservationId, bookedBy: current.bookedBy } : null;
+  // Without the server's attribution, a process owned by the booker's login is taken as the booker's,
+  // so that a booker's own job does not flash "conflict" before the states arrive.
   const attributions = new Map<number, ProcessOwner>();
   for (const process of gpu.processes) {
-    if (current && process.user === current.holder.username) {
-      attributions.set(process.pid, { pid: process.pid, person: current.holder, reservationId: null, login: process.user, evidence: { kind: "login", value: process.user } });
+    if (current && process.user === current.bookedBy.username) {
+      attributions.set(process.pid, { pid: process.pid, runner: current.bookedBy, reservationId: null, login: process.user, evidence: { kind: "login", value: process.user } });
     }
   }
   return deriveGpuState({ gpu, online, booking, attributions }).state;

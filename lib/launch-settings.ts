@@ -1,5 +1,5 @@
 /**
- * What a holder types to run on the GPUs they booked. Pure, so that the API
+ * What a booker types to run on the GPUs they booked. Pure, so that the API
  * answer and the page show the very same lines.
  *
  * Indices are nvidia-smi's, which count in PCI bus order; CUDA counts
@@ -8,7 +8,7 @@
  * UUIDs survive reboots and re-enumeration, indices do not.
  *
  * The `GPUDESK_RESERVATION` lines carry the booking's proof
- * (lib/reservation-claim.ts): they exist only in the holder's copy.
+ * (lib/reservation-claim.ts): they exist only in the booker's copy.
  */
 
 export interface LaunchGpu {
@@ -43,10 +43,10 @@ export interface LaunchSettings {
   /**
    * The value for `GPUDESK_RESERVATION`, `<id>.<proof>`: it proves that the
    * job's processes run on this booking, whoever's login they run under.
-   * Null in any copy but the holder's.
+   * Null in any copy but the booker's.
    */
   reservationValue: string | null;
-  /** `export GPUDESK_RESERVATION=…`; null in any copy but the holder's. */
+  /** `export GPUDESK_RESERVATION=…`; null in any copy but the booker's. */
   exportReservation: string | null;
   /** `docker run --gpus '"device=2,3"' …`: inside the container the GPUs are 0..n-1 and CUDA_VISIBLE_DEVICES stays unset. */
   docker: string;
@@ -60,7 +60,7 @@ export interface LaunchSettings {
   slices?: SliceLaunch[];
 }
 
-/** `reservationValue`: the booking's `<id>.<proof>`, given only when the settings are for its holder. */
+/** `reservationValue`: the booking's `<id>.<proof>`, given only when the settings are for its booker. */
 export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | null): LaunchSettings {
   if (gpus.some((gpu) => gpu.mig)) return sliceLaunchSettings(gpus, reservationValue ?? null);
   const sorted = [...gpus].sort((a, b) => a.index - b.index);

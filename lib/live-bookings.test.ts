@@ -8,7 +8,7 @@ function booking(id: string, uuids: string[], startsAt: string, endsAt: string):
     hostId: "h1",
     hostName: "node-a",
     gpus: uuids.map((uuid, index) => ({ uuid, index })),
-    holder: { id: "u1", username: "alice", name: "Alice" },
+    bookedBy: { id: "u1", username: "alice", name: "Alice" },
     startsAt,
     endsAt,
     purpose: "train",

@@ -29,7 +29,7 @@ export interface LiveServerToClient {
   "alerts:update": (update: AlertUpdate) => void;
   /** This viewer's waiting request became a reservation (sent to that person only). */
   "waitlist:granted": (notice: GrantNotice) => void;
-  /** This viewer's booking is about to be, or was, released for idleness (sent to the holder only). */
+  /** This viewer's booking is about to be, or was, released for idleness (sent to the booker only). */
   "reservation:idle": (notice: IdleNotice) => void;
   /** A notice about this viewer's own bookings (server/notifications/notify-person.ts), by their preferences. */
   "notice:person": (notice: PersonNoticeView) => void;

@@ -11,7 +11,7 @@ import type { ProcessInfo } from "@/lib/snapshot";
  * what pages show. The version is checked at the handshake: a page built
  * for another version is refused with LIVE_FORMAT_ERROR and reloads.
  */
-export const LIVE_FORMAT_VERSION = 3;
+export const LIVE_FORMAT_VERSION = 4;
 /** The handshake error a page of another format version gets (it reloads itself to fetch the current one). */
 export const LIVE_FORMAT_ERROR = "live-format";
 
@@ -274,8 +274,8 @@ export const DISPLAY_FIELDS = [
   "memoryUsedMiB",
   "memoryTotalMiB",
   "temperatureC",
-  "holderName",
-  "holderUntil",
+  "bookedByName",
+  "bookedUntil",
 ] as const satisfies readonly (keyof DisplayGpu)[];
 
 export function displayTuple(gpu: DisplayGpu): RowValue[] {

@@ -62,7 +62,7 @@ export interface FleetSnapshot {
   sparklines: Record<string, SparklineColumns>;
   /** Active and upcoming bookings; absent where the server has no booking feed. */
   bookings?: LiveBooking[];
-  /** Each GPU's state, holder and who runs on it (server/attribution); absent where the server does not reconcile. */
+  /** Each GPU's state, bookedBy and who runs on it (server/attribution); absent where the server does not reconcile. */
   gpuStates?: Record<string, GpuReconciliation>;
 }
 
@@ -85,7 +85,7 @@ export interface FleetDelta {
   points: Record<string, GpuPoint[]>;
   /** Hosts removed from the fleet. */
   removedHostIds: string[];
-  /** GPUs whose state, holder or attribution changed since the last delta (whole entries, replacing the held ones). */
+  /** GPUs whose state, bookedBy or attribution changed since the last delta (whole entries, replacing the held ones). */
   gpuStates?: Record<string, GpuReconciliation>;
 }
 
@@ -107,7 +107,7 @@ export interface LiveBooking {
   hostName: string;
   /** In nvidia-smi index order. */
   gpus: { uuid: string; index: number }[];
-  holder: { id: string; username: string; name: string };
+  bookedBy: { id: string; username: string; name: string };
   startsAt: string;
   endsAt: string;
   purpose: string;
@@ -146,9 +146,9 @@ export interface DisplayGpu {
   /** Integer °C. */
   temperatureC: number | null;
   /** Display name of the person whose booking holds the GPU now; null when nobody does. */
-  holderName: string | null;
+  bookedByName: string | null;
   /** ISO end of that booking; null when nobody holds the GPU. */
-  holderUntil: string | null;
+  bookedUntil: string | null;
   /**
    * In use with no process visible (lib/gpu-availability.ts, `detectUnseenUse`);
    * absent otherwise. A fixed field: a change sends the whole entry again, so

@@ -1,6 +1,6 @@
 /**
  * The one palette for everything that gets a colour by who or what it is:
- * people (schedule bars, week blocks, the GPU page's holder dot) and chart
+ * people (schedule bars, week blocks, the GPU page's bookedBy dot) and chart
  * series (usage by host or by model). Sixteen hues 22.5° apart, visited in
  * an order that puts far-apart hues next to each other, on two lightness
  * tiers, each with a light-mode and a dark-mode shade that keep dark text

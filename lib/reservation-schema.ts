@@ -126,9 +126,9 @@ export type ReservationChange = z.infer<typeof reservationChangeSchema>;
 
 export const reservationCancelSchema = z.strictObject({
   reason: z
-    .string("Tell the holder why")
+    .string("Tell the booker why")
     .trim()
-    .min(1, "Tell the holder why")
+    .min(1, "Tell the booker why")
     .max(REASON_MAX, `At most ${REASON_MAX} characters`),
 });
 

@@ -37,7 +37,7 @@ export type ReservationAuditAction =
   | "policy.idle_exemption_add"
   | "policy.idle_exemption_remove";
 
-/** One change to a booking after it was made: what the holder sees, with the reason an admin gave. */
+/** One change to a booking after it was made: what the booker sees, with the reason an admin gave. */
 export interface ReservationChangeView {
   at: string;
   action: ReservationAuditAction;
@@ -57,7 +57,7 @@ export interface ReservationView {
   startsAt: string;
   endsAt: string;
   purpose: string;
-  holder: PersonRef;
+  bookedBy: PersonRef;
   createdAt: string;
   cancelReason: string | null;
   cancelledBy: PersonRef | null;
@@ -70,7 +70,7 @@ export interface ReservationView {
   /**
    * A unit this booking holds is gone from its host because its GPU's MIG
    * layout changed (a slice destroyed, or a whole GPU split into slices
-   * since): the booking cannot be used as it is, and the holder should book
+   * since): the booking cannot be used as it is, and the booker should book
    * another unit. Derived from the stored inventory; cleared when the unit
    * is seen again. Absent otherwise.
    */
@@ -87,13 +87,13 @@ export interface BookingConflict {
   gpuUuid: string;
   /** The booked unit is a MIG slice: "0:2" and its profile. */
   slice?: { ref: string; profile: string };
-  holder: PersonRef;
+  bookedBy: PersonRef;
   startsAt: string;
   endsAt: string;
   purpose: string;
   /**
    * When the unit is next free after this booking: its end, or the end of
-   * the bookings that follow it back to back (each holder in `thenHeldBy`).
+   * the bookings that follow it back to back (each booker in `thenHeldBy`).
    */
   freeAt?: string;
   thenHeldBy?: PersonRef[];
@@ -161,11 +161,11 @@ export interface PolicyView {
   maxAdvanceDays: number;
   /** Idle release: minutes of idle readings before a booking is released; 0 is off. */
   idleReleaseAfterMinutes: number;
-  /** How long before the release the holder is warned. */
+  /** How long before the release the booker is warned. */
   idleWarningMinutes: number;
   /** A reading below this utilization (percent) is idle. */
   idleBelowPct: number;
-  /** How often a holder may say "keep" per booking. */
+  /** How often a booker may say "keep" per booking. */
   idleKeepsPerBooking: number;
   /** Warn and list what would be released, release nothing. */
   idleReportOnly: boolean;

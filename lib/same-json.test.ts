@@ -3,9 +3,9 @@ import { sameJson } from "@/lib/same-json";
 
 describe("sameJson", () => {
   it("answers what comparing the two values' JSON answers", () => {
-    const holder = { id: "u1", username: "alice", name: "Alice" };
-    const process = { pid: 7, person: holder, reservationId: null, login: "alice", evidence: { kind: "login", value: "alice" }, intruder: false };
-    const state = { state: "booked_in_use", reservationId: "r1", holder, processes: [process], problem: null };
+    const bookedBy = { id: "u1", username: "alice", name: "Alice" };
+    const process = { pid: 7, person: bookedBy, reservationId: null, login: "alice", evidence: { kind: "login", value: "alice" }, intruder: false };
+    const state = { state: "booked_in_use", reservationId: "r1", bookedBy, processes: [process], problem: null };
     const pairs: [unknown, unknown][] = [
       [state, structuredClone(state)],
       [state, { ...state, processes: [{ ...process, intruder: true }] }],

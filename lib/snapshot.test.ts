@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { compileFastCheck, UNSURE } from "@/lib/fast-check";
 import { parseSnapshot, snapshotSchema, type Snapshot } from "@/lib/snapshot";
-import { readOwnFixture } from "@/server/collector/nvidia-smi/test-fixtures";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { readOwnFixture } from "@/host/collector/nvidia-smi/test-fixtures";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 
 /**

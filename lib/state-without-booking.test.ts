@@ -14,11 +14,11 @@ describe("a GPU's state leaving its booking aside", () => {
     expect(stateWithoutBooking(reading([]), true).state).toBe("free");
     const bob = { id: "u-bob", username: "bob", name: "Bob" };
     const known = {
-      processes: [{ pid: 5, person: bob, reservationId: null, login: "bob", evidence: { kind: "login" as const, value: "bob" }, intruder: false }],
+      processes: [{ pid: 5, runner: bob, reservationId: null, login: "bob", evidence: { kind: "login" as const, value: "bob" }, intruder: false }],
     };
     const state = stateWithoutBooking(reading([{ pid: 5, user: "bob" }, { pid: 6, user: "carol" }]), true, known);
-    expect(state).toMatchObject({ state: "unbooked_use", reservationId: null, holder: null });
-    expect(state.processes.map((process) => [process.pid, process.person?.id ?? null, process.login])).toEqual([
+    expect(state).toMatchObject({ state: "unbooked_use", reservationId: null, bookedBy: null });
+    expect(state.processes.map((process) => [process.pid, process.runner?.id ?? null, process.login])).toEqual([
       [5, "u-bob", "bob"],
       [6, null, "carol"],
     ]);

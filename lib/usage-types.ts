@@ -8,8 +8,8 @@ import type { RangeChoice } from "@/lib/usage-range";
 
 export type UsageGroupBy = "host" | "model";
 
-/** Holder ids of synthetic history (`--demo-history`) whose login matches no account: "sim:alice". */
-export const SIMULATED_HOLDER_PREFIX = "sim:";
+/** Booker ids of synthetic history (`--demo-history`) whose login matches no account: "sim:alice". */
+export const SIMULATED_BOOKER_PREFIX = "sim:";
 
 /** A GPU counts as idle in a minute (or, over long ranges, an hour) below this utilization. */
 export const IDLE_UTIL_PCT = 5;

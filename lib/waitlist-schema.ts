@@ -45,7 +45,7 @@ export type WaitReason = { message: string } & (
   | { kind: "no_host"; hosts: { host: string; why: string }[] }
   | { kind: "unbooked_use"; gpus: { hostName: string; index: number }[]; people: string[]; since: string | null }
   | { kind: "queue"; ahead: { position: number; person: string; team: string | null } }
-  | { kind: "held"; holders: { person: string; hostName: string; gpuIndex: number; until: string }[] }
+  | { kind: "held"; bookers: { person: string; hostName: string; gpuIndex: number; until: string }[] }
 );
 
 /** "2026-11-30 10:45 UTC": one spelling for the reasons' times, whoever reads them. */
@@ -75,7 +75,7 @@ export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message
     case "queue":
       return `waits behind ${reason.ahead.person}${reason.ahead.team ? ` (${reason.ahead.team})` : ""}, ${ordinal(reason.ahead.position)} in fair-share order`;
     case "held":
-      return `GPUs held: ${reason.holders.map((held) => `${held.person} holds ${held.hostName} GPU ${held.gpuIndex} until ${utcMinute(held.until)}`).join("; ")}`;
+      return `GPUs held: ${reason.bookers.map((held) => `${held.person} holds ${held.hostName} GPU ${held.gpuIndex} until ${utcMinute(held.until)}`).join("; ")}`;
   }
 }
 
@@ -92,7 +92,7 @@ export interface WaitlistView {
   id: string;
   status: WaitlistStatus;
   /** The asker; `name` is their display name (lib/person-name.ts shows it). */
-  holder: { id: string; username: string; name: string };
+  bookedBy: { id: string; username: string; name: string };
   host: string | null;
   count: number;
   durationMinutes: number;

@@ -9,14 +9,14 @@
  * children are node processes: their cost stands in for nvidia-smi's and is
  * not nvidia-smi's. The agent's own share is the transferable figure; the
  * real-hardware figure for the children comes from
- * server/collector/fixtures/h200-driver-580/polling-cost.txt.
+ * host/collector/fixtures/h200-driver-580/polling-cost.txt.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { createNvidiaSmiSource, type NvidiaSmiMode } from "@/server/collector/nvidia-smi/nvidia-smi-source";
+import { createNvidiaSmiSource, type NvidiaSmiMode } from "@/host/collector/nvidia-smi/nvidia-smi-source";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -135,7 +135,7 @@ async function measure(mode: NvidiaSmiMode, args: ReturnType<typeof parseArgs>):
 /** The H200 measurement: CPU seconds per hour at 1 Hz, from the captured polling-cost.txt. */
 function realHardwareFigures(): { spawn: number; longLived: number } | null {
   try {
-    const text = readFileSync(path.join(repoRoot, "server/collector/fixtures/h200-driver-580/polling-cost.txt"), "utf8");
+    const text = readFileSync(path.join(repoRoot, "host/collector/fixtures/h200-driver-580/polling-cost.txt"), "utf8");
     const hz = Number(/1\/(\d+) s/.exec(text)?.[1] ?? 100);
     const spawn = /ticks \(1\/\d+ s\): (\d+) over (\d+) samples/.exec(text);
     const loop = /children CPU ticks: (\d+) over (\d+) s/.exec(text);
@@ -170,7 +170,7 @@ async function main() {
       `\nReal hardware (H200, driver 580, fixtures/h200-driver-580/polling-cost.txt), nvidia-smi children only, 1 Hz:\n` +
         `  spawn (two queries per sample): ${real.spawn.toFixed(1)} CPU-s/h\n` +
         `  long-lived -lms (GPU query only; the process query child comes on top): ${real.longLived.toFixed(1)} CPU-s/h\n` +
-        "This script against the real nvidia-smi on an H200: server/collector/fixtures/h200-device-check/bench-nvidia-smi-polling.txt",
+        "This script against the real nvidia-smi on an H200: host/collector/fixtures/h200-device-check/bench-nvidia-smi-polling.txt",
     );
   }
   if (args.nvidiaSmi.endsWith("fake-nvidia-smi.mjs")) {

@@ -83,11 +83,11 @@ function freePort(): Promise<number> {
 const iso = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
 async function fill(): Promise<void> {
-  const { migrateDatabase } = await import("@/server/db/migrate");
-  const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+  const { migrateDatabase } = await import("@/server/core/migrate");
+  const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
 
   await migrateDatabase(process.env.DATABASE_URL!, repoRoot);
   const nowMs = Date.now();
@@ -102,7 +102,7 @@ async function fill(): Promise<void> {
 
   const sqlite = new Database(dbFile, { timeout: 15_000 });
   sqlite.pragma("synchronous = OFF");
-  const minuteColumns = ["gpuUuid", "minute", "hostId", "samples", "utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", "powerAvg", "tempAvg", "tempMax", "holderUserId", "busy", "simulated"];
+  const minuteColumns = ["gpuUuid", "minute", "hostId", "samples", "utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", "powerAvg", "tempAvg", "tempMax", "bookedByUserId", "busy", "simulated"];
   const hourColumns = [...minuteColumns.filter((c) => c !== "minute" && c !== "busy"), "hour", "busyMinutes"];
   const insertMinute = sqlite.prepare(
     `INSERT OR IGNORE INTO "GpuMinute" (${minuteColumns.map((c) => `"${c}"`).join(",")}) VALUES (${minuteColumns.map(() => "?").join(",")})`,
@@ -110,12 +110,12 @@ async function fill(): Promise<void> {
   const insertHour = sqlite.prepare(`INSERT OR REPLACE INTO "GpuHour" (${hourColumns.map((c) => `"${c}"`).join(",")}) VALUES (${hourColumns.map(() => "?").join(",")})`);
   const writeMinutes = sqlite.transaction((rows: MinuteRow[]) => {
     for (const r of rows) {
-      insertMinute.run(r.gpuUuid, iso(r.minute), r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.holderUserId, r.busy ? 1 : 0, r.simulated ? 1 : 0);
+      insertMinute.run(r.gpuUuid, iso(r.minute), r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.bookedByUserId, r.busy ? 1 : 0, r.simulated ? 1 : 0);
     }
   });
   const writeHours = sqlite.transaction((rows: HourRow[]) => {
     for (const r of rows) {
-      insertHour.run(r.gpuUuid, r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.holderUserId, r.simulated ? 1 : 0, iso(r.hour), r.busyMinutes);
+      insertHour.run(r.gpuUuid, r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.bookedByUserId, r.simulated ? 1 : 0, iso(r.hour), r.busyMinutes);
     }
   });
 
@@ -166,7 +166,7 @@ async function queries(): Promise<void> {
   const { getUsageReport } = await import("@/server/history/usage-report");
   const { getGpuHistory } = await import("@/server/history/gpu-history");
   const { reservationEfficiency } = await import("@/server/history/reservation-efficiency");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const nowMs = Date.now();
   const table: Record<string, unknown> = {};
   process.stdout.write(`\nqueries (ms over ${args.runs} runs: first / median / max)\n`);
@@ -188,7 +188,7 @@ async function queries(): Promise<void> {
   table["reservation efficiency ×200"] = { first: t.first, median: t.median, max: t.max };
   process.stdout.write(`  efficiency of ${ids.length} bookings ${String(t.first).padStart(4)} / ${String(t.median).padStart(8)} / ${String(t.max).padStart(8)}\n`);
   results.queries = table;
-  const { disconnectDb } = await import("@/server/db");
+  const { disconnectDb } = await import("@/server/core/db");
   await disconnectDb();
 }
 

@@ -4,9 +4,9 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { markProductionBuild } from "@/server/build";
+import { markProductionBuild } from "@/server/core/build";
 import { ensureHostBundle, HOST_BUNDLE_PATH, HOST_BUNDLE_TARGET_BYTES } from "@/server/downloads/build-host-bundle";
-import { buildServerBundle } from "@/server/server-bundle";
+import { buildServerBundle } from "@/server/core/server-bundle";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 if (process.argv.includes("--force")) rmSync(path.join(root, `${HOST_BUNDLE_PATH}.stamp`), { force: true });

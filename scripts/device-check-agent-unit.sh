@@ -4,7 +4,7 @@
 # (CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE CAP_KILL, NoNewPrivileges),
 # reading a real CUDA process of ANOTHER user (nobody) whose environment names a
 # booking; then without CAP_SYS_PTRACE and without any capability, to show what
-# each is for. Output: server/collector/fixtures/h200-agent-unit-caps/.
+# each is for. Output: host/collector/fixtures/h200-agent-unit-caps/.
 # Usage: scripts/device-check-agent-unit.sh OUTDIR   (needs dist/gpudesk.mjs; the
 #        machine's node, or dist/device/node.xz when there is none)
 set -u

@@ -10,7 +10,7 @@ out=${1:?usage: device-check.sh OUTDIR}
 mkdir -p "$out"
 log() { echo "[device-check] $*" >&2; }
 
-# The fields of server/collector/nvidia-smi/query-fields.ts.
+# The fields of host/collector/nvidia-smi/query-fields.ts.
 GPU_FIELDS="index,uuid,name,pci.bus_id,driver_version,memory.total,memory.used,utilization.gpu,utilization.memory,temperature.gpu,power.draw,power.limit,fan.speed,clocks.sm,pstate,mig.mode.current,ecc.errors.uncorrected.volatile.total"
 APP_FIELDS="timestamp,gpu_uuid,pid,process_name,used_memory"
 PROOF="res_devicecheck.Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4"

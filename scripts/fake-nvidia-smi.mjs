@@ -3,7 +3,7 @@
 // its tests and the polling benchmark run on machines without a GPU.
 //
 // It reads these files from $FAKE_NVIDIA_SMI_DIR (default:
-// server/collector/fixtures/h200-driver-580 in this repository):
+// host/collector/fixtures/h200-driver-580 in this repository):
 //
 //   query-gpu__load.csv           `--query-gpu=… --format=csv` output, header included
 //   query-compute-apps__load.csv  `--query-compute-apps=… --format=csv` output, header
@@ -47,7 +47,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = process.env.FAKE_NVIDIA_SMI_DIR
   ? resolve(process.env.FAKE_NVIDIA_SMI_DIR)
-  : join(here, "..", "server", "collector", "fixtures", "h200-driver-580");
+  : join(here, "..", "host", "collector", "fixtures", "h200-driver-580");
 const vary = process.env.FAKE_NVIDIA_SMI_VARY === "1";
 
 const GPU_ALIASES = {

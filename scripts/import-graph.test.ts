@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { componentsImportingServerCode, findCycles, importGraph, importsOf, type ImportEdge } from "@/scripts/import-graph";
+import { componentsImportingServerCode, findCycles, folderCycles, hostImportingServer, importGraph, importsOf, type ImportEdge } from "@/scripts/import-graph";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
@@ -11,6 +11,15 @@ describe("the project's imports", () => {
   it("form no cycle, type imports included", () => {
     expect(edges.length).toBeGreaterThan(500);
     expect(findCycles(edges).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  it("form no cycle between folders of server/, host/ or lib/", () => {
+    for (const top of ["server/", "host/", "lib/"]) expect(folderCycles(edges, top).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  it("keep host/ (bundled alone for GPU hosts) off the server's code", () => {
+    expect(edges.some((e) => e.from.startsWith("host/") && e.to.startsWith("lib/"))).toBe(true);
+    expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
   it("reach server/ from components/ for types only", () => {
@@ -37,6 +46,30 @@ describe("findCycles", () => {
   });
 });
 
+describe("folderCycles", () => {
+  it("finds two folders that import each other, nested ones too, and leaves tests out", () => {
+    const cycles = folderCycles(
+      [
+        edge("server/a/x.ts", "server/b/y.ts"),
+        edge("server/b/y.ts", "server/a/z.ts", true),
+        edge("server/c/p.ts", "server/c/d/q.ts"),
+        edge("server/c/d/q.ts", "server/c/r.ts"),
+        edge("server/e/s.ts", "server/f/t.ts"),
+        edge("server/f/t.test.ts", "server/e/s.ts"),
+      ],
+      "server/",
+    );
+    expect(cycles).toEqual([["server/a", "server/b"], ["server/c", "server/c/d"]]);
+  });
+});
+
+describe("hostImportingServer", () => {
+  it("flags host code reaching server/, and lets its tests and lib/ pass", () => {
+    const flagged = hostImportingServer([edge("host/agent/a.ts", "server/core/db.ts"), edge("host/agent/a.test.ts", "server/testing/x.ts"), edge("host/agent/a.ts", "lib/snapshot.ts")]);
+    expect(flagged).toEqual([edge("host/agent/a.ts", "server/core/db.ts")]);
+  });
+});
+
 describe("importsOf", () => {
   it("tells type-only imports and re-exports from those that bring code", () => {
     const text = [
@@ -48,6 +81,8 @@ describe("importsOf", () => {
       'export { chunks } from "@/lib/chunks";',
       'import { thing } from "not-a-file";',
       'const later = () => import("@/lib/duration");',
+      'const old = require("@/lib/chunks");',
+      'type Later = typeof import("@/lib/format");',
     ].join("\n");
     expect(importsOf(root, "components/example.tsx", text)).toEqual([
       edge("components/example.tsx", "lib/live.ts", true),
@@ -56,16 +91,19 @@ describe("importsOf", () => {
       edge("components/example.tsx", "lib/log.ts"),
       edge("components/example.tsx", "lib/snapshot.ts", true),
       edge("components/example.tsx", "lib/chunks.ts"),
+      edge("components/example.tsx", "lib/duration.ts"),
+      edge("components/example.tsx", "lib/chunks.ts"),
+      edge("components/example.tsx", "lib/format.ts", true),
     ]);
   });
 
   it("flags a component's code import of server/, and lets its tests and type imports pass", () => {
     const flagged = componentsImportingServerCode([
-      edge("components/a.tsx", "server/db.ts"),
+      edge("components/a.tsx", "server/core/db.ts"),
       edge("components/a.tsx", "server/auth/tokens.ts", true),
-      edge("components/a.test.ts", "server/db.ts"),
-      edge("app/page.tsx", "server/db.ts"),
+      edge("components/a.test.ts", "server/core/db.ts"),
+      edge("app/page.tsx", "server/core/db.ts"),
     ]);
-    expect(flagged).toEqual([edge("components/a.tsx", "server/db.ts")]);
+    expect(flagged).toEqual([edge("components/a.tsx", "server/core/db.ts")]);
   });
 });

@@ -20,7 +20,7 @@ export interface ImportEdge {
 }
 
 /** The folders whose files make the application and its tooling (tests included). */
-export const SOURCE_DIRS = ["app", "components", "lib", "server", "scripts", "bin", "e2e"];
+export const SOURCE_DIRS = ["app", "components", "lib", "host", "server", "scripts", "bin", "e2e"];
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".js", ".mjs"];
 const SKIP_DIRS = new Set(["node_modules", ".next", "fixtures"]);
 
@@ -71,18 +71,35 @@ function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean 
   return Boolean(bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly));
 }
 
-/** The static imports and re-exports of one file (a dynamic import() loads later, on purpose, and is no edge). */
+/**
+ * The imports of one file: static imports and re-exports, and the modules a
+ * dynamic `import("…")` or a `require("…")` loads with a literal name. A
+ * dynamic import loads later but still ties the two files together: an
+ * `import()` that closed a cycle was a cycle the guard did not see.
+ */
 export function importsOf(root: string, file: string, text: string = readFileSync(path.join(root, file), "utf8")): ImportEdge[] {
   const kind = file.endsWith(".tsx") ? ts.ScriptKind.TSX : file.endsWith(".ts") || file.endsWith(".mts") ? ts.ScriptKind.TS : ts.ScriptKind.JS;
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
   const edges: ImportEdge[] = [];
+  const add = (specifier: string, typeOnly: boolean) => {
+    const to = resolveSpecifier(root, file, specifier);
+    if (to) edges.push({ from: file, to, typeOnly });
+  };
   for (const statement of source.statements) {
     if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))) continue;
     const specifier = statement.moduleSpecifier;
-    if (!specifier || !ts.isStringLiteral(specifier)) continue;
-    const to = resolveSpecifier(root, file, specifier.text);
-    if (to) edges.push({ from: file, to, typeOnly: isTypeOnly(statement) });
+    if (specifier && ts.isStringLiteral(specifier)) add(specifier.text, isTypeOnly(statement));
   }
+  const visit = (node: ts.Node) => {
+    if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteralLike(node.arguments[0]!)) {
+      const loads = node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === "require");
+      if (loads) add((node.arguments[0] as ts.StringLiteralLike).text, false);
+    }
+    // `typeof import("…")` in a type: types only.
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) add(node.argument.literal.text, true);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
   return edges;
 }
 
@@ -186,4 +203,29 @@ export function isTestFile(file: string): boolean {
 /** The imports by which components/ reaches server/ for more than types: server code in the browser bundle's reach. */
 export function componentsImportingServerCode(edges: ImportEdge[]): ImportEdge[] {
   return edges.filter((edge) => edge.from.startsWith("components/") && !isTestFile(edge.from) && edge.to.startsWith("server/") && !edge.typeOnly);
+}
+
+/**
+ * The cycles between folders under `top` ("server/"): a folder imports
+ * another when one of its files (tests aside: they sit beside the code and
+ * may start a whole server) imports a file of the other. Every folder counts
+ * on its own, nested ones too, so that the tree states which way imports go.
+ */
+export function folderCycles(edges: ImportEdge[], top: string): string[][] {
+  const folderEdges: ImportEdge[] = [];
+  const seen = new Set<string>();
+  for (const edge of edges) {
+    if (isTestFile(edge.from) || !edge.from.startsWith(top) || !edge.to.startsWith(top)) continue;
+    const from = path.posix.dirname(edge.from);
+    const to = path.posix.dirname(edge.to);
+    if (from === to || seen.has(`${from}>${to}`)) continue;
+    seen.add(`${from}>${to}`);
+    folderEdges.push({ from, to, typeOnly: edge.typeOnly });
+  }
+  return findCycles(folderEdges);
+}
+
+/** Host-side code (the agent and the member CLI, bundled alone for GPU hosts) importing the server's: tests aside. */
+export function hostImportingServer(edges: ImportEdge[]): ImportEdge[] {
+  return edges.filter((edge) => edge.from.startsWith("host/") && !isTestFile(edge.from) && /^(server|app|components)\//.test(edge.to));
 }

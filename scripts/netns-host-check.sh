@@ -36,10 +36,10 @@ echo "member token ${MT:0:12}… host token ${HT:0:14}…"
 
 # A fake nvidia-smi on the node: the recorded two-GPU host with no process, idle (0 MiB, 0 %:
 # the recording's 40 GiB at 87 % with no process listed is someone's job nvidia-smi cannot see).
-cp -r server/collector/fixtures/two-gpu-host $W/fake/rec
+cp -r host/collector/fixtures/two-gpu-host $W/fake/rec
 reading() { awk -F', ' -v OFS=', ' -v gpu="$1" -v mem="$2" -v util="$3" '$1 == gpu { $7 = mem " MiB"; $8 = util " %" } { print }' $W/fake/rec/query-gpu__load.csv > $W/fake/q && mv $W/fake/q $W/fake/rec/query-gpu__load.csv; }
 reading 0 0 0; reading 1 0 0
-head -1 server/collector/fixtures/two-gpu-host/query-compute-apps__idle.csv > $W/fake/rec/query-compute-apps__load.csv 2>/dev/null || sed -n '/^[^#]/{p;q}' server/collector/fixtures/two-gpu-host/query-compute-apps__load.csv > $W/fake/rec/query-compute-apps__load.csv
+head -1 host/collector/fixtures/two-gpu-host/query-compute-apps__idle.csv > $W/fake/rec/query-compute-apps__load.csv 2>/dev/null || sed -n '/^[^#]/{p;q}' host/collector/fixtures/two-gpu-host/query-compute-apps__load.csv > $W/fake/rec/query-compute-apps__load.csv
 cp scripts/fake-nvidia-smi.mjs $W/fake/
 printf '#!/bin/sh\nFAKE_NVIDIA_SMI_DIR=%s exec node %s "$@"\n' $W/fake/rec $W/fake/fake-nvidia-smi.mjs > $W/fake/nvidia-smi; chmod +x $W/fake/nvidia-smi
 

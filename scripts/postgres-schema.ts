@@ -8,7 +8,7 @@
  * The migration SQL is what `prisma migrate diff --script` answers between
  * the derived schema as it was and as it is now: offline, no database (see
  * ARCHITECTURE.md, "PostgreSQL schema changes"). gpudesk applies it at start
- * (server/db/migrate-postgres.ts).
+ * (server/core/migrate-postgres.ts).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,7 +21,7 @@ import {
   POSTGRES_MIGRATIONS_PATH,
   POSTGRES_SCHEMA_PATH,
   SQLITE_SCHEMA_PATH,
-} from "../server/db/postgres-schema";
+} from "../server/core/postgres-schema";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);

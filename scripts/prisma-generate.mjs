@@ -9,7 +9,7 @@
 // from one is foreign to the other, so raw SQL built with @prisma/client's
 // helpers would break on PostgreSQL only. So the PostgreSQL client is pointed
 // at @prisma/client's runtime, as the default client is (same Prisma version:
-// both come from this package-lock). server/db/postgres-client.test.ts checks it.
+// both come from this package-lock). server/core/db/postgres-client.test.ts checks it.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { productionBuildProblem } from "@/server/build";
+import { productionBuildProblem } from "@/server/core/build";
 import { VITEST_TIMINGS_FILE, type FileTiming } from "@/server/testing/timing-reporter";
 import { E2E_REPORT_FILE } from "../playwright.config";
 

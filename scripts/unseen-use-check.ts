@@ -14,7 +14,7 @@
 import path from "node:path";
 import { deriveGpuState, type GpuStateInput } from "@/lib/gpu-availability";
 import type { GpuReconciliation } from "@/lib/attribution";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 
 type Derive = (input: GpuStateInput) => GpuReconciliation;
 const SEED = 42;

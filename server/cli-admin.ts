@@ -1,29 +1,8 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { describeDatabase, parseEnv } from "@/server/env";
-import { AppError } from "@/server/errors";
-
-/**
- * Runs a server-side command against the configured database (migrated
- * first, closed after) and says which database that was: GPUDESK_DATA_DIR
- * defaults to ./data of the current directory, so an account made elsewhere
- * would otherwise vanish silently into another file.
- */
-export async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
-  const env = parseEnv();
-  const { migrateDatabase } = await import("@/server/db/migrate");
-  const { repoRoot } = await import("@/server/paths");
-  const { disconnectDb } = await import("@/server/db");
-  await migrateDatabase(env.DATABASE_URL, repoRoot);
-  process.stderr.write(`Database: ${describeDatabase(env.DATABASE_URL)}\n`);
-  const { withAuditOrigin } = await import("@/server/audit/audit-context");
-  try {
-    // What the command changes is in the audit log as done on the server's command line.
-    return await withAuditOrigin({ ip: null, via: "cli" }, work);
-  } finally {
-    await disconnectDb();
-  }
-}
+import { describeDatabase, parseEnv } from "@/server/core/env";
+import { withDatabase } from "@/server/core/with-database";
+import { AppError } from "@/server/core/errors";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -161,7 +140,7 @@ export function registerAdminCommands(program: Command): void {
     .argument("<file>", "where to write the copy, e.g. gpudesk-2026-12-01.db")
     .action(async (file: string) => {
       const env = parseEnv();
-      const { backupDatabase } = await import("@/server/db/backup");
+      const { backupDatabase } = await import("@/server/core/db-backup");
       const result = await backupDatabase(env.DATABASE_URL, file);
       process.stderr.write(`Backed up ${describeDatabase(env.DATABASE_URL)} to ${result.file} (${result.pages} pages, ${result.ms} ms).\n`);
     });

@@ -1,13 +1,15 @@
 import { Command } from "commander";
 import { installLine } from "@/lib/install-line";
 import { GPUDESK_VERSION } from "@/lib/version";
-import { registerAgentCommand } from "@/server/agent/register-agent-command";
-import { registerAdminCommands, withDatabase } from "@/server/cli-admin";
-import { registerClientCommands } from "@/server/cli-client/client-commands";
-import { ConfigError, parseEnv } from "@/server/env";
-import { AppError } from "@/server/errors";
+import { registerAgentCommand } from "@/host/agent/register-agent-command";
+import { registerAdminCommands } from "@/server/cli-admin";
+import { withDatabase } from "@/server/core/with-database";
+import { registerClientCommands } from "@/host/cli-client/client-commands";
+import { ConfigError, parseEnv } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
 import { registerHistoryCommands } from "@/server/history/history-commands";
-import { describeCliError, PROGRAM_DESCRIPTION } from "@/server/host-cli/host-program";
+import { describeCliError, PROGRAM_DESCRIPTION } from "@/host/cli/host-program";
+import { plugSingleSignOn } from "@/server/main/sign-in";
 
 const program = new Command()
   .name("gpudesk")
@@ -61,6 +63,8 @@ registerAdminCommands(program);
 registerHistoryCommands(program);
 registerClientCommands(program);
 
+// Accounts made here (gpudesk user add) go through the same sign-in as the server's.
+plugSingleSignOn();
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Expected failures are one clear line; anything else keeps its stack for a bug report.
   const line = error instanceof AppError || error instanceof ConfigError ? error.message : describeCliError(error);

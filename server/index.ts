@@ -12,37 +12,38 @@ import { listOpenAlertsFor } from "@/server/alerts/alert-queries";
 import { firstAdminCommand } from "@/server/auth/first-admin";
 import { stampClientHeaders } from "@/server/auth/request-origin";
 import { countUsers } from "@/server/auth/users";
-import { ensureProductionBuild } from "@/server/build";
+import { ensureProductionBuild } from "@/server/core/build";
 import { startCluster } from "@/server/cluster/start-cluster";
 import { loadHostDownloads } from "@/server/downloads/host-downloads";
-import { disconnectDb } from "@/server/db";
-import { migrateDatabase } from "@/server/db/migrate";
-import { describeDatabase, type Env } from "@/server/env";
+import { disconnectDb } from "@/server/core/db";
+import { migrateDatabase } from "@/server/core/migrate";
+import { describeDatabase, type Env } from "@/server/core/env";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
-import { startDemoStory } from "@/server/fleet/demo-story";
-import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { startDemoStory } from "@/server/demo/demo-story";
+import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { guardRequest } from "@/server/http/request-guard";
-import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
-import { setLiveNamespace } from "@/server/fleet/live-revocation";
-import { authenticateLiveViewer } from "@/server/fleet/live-viewer";
+import { attachLiveEndpoint } from "@/server/live/live-endpoint";
+import { setLiveNamespace } from "@/server/core/live-revocation";
+import { authenticateLiveViewer } from "@/server/live/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
 import { startBookingFeed } from "@/server/reservations/booking-feed";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
-import { startMisuseNotices } from "@/server/notifications/booking-notices";
+import { listenForBookingChanges, startMisuseNotices } from "@/server/notifications/booking-notices";
 import { startBookingReminders } from "@/server/notifications/booking-reminders";
 import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
 import { attachPersonNotices } from "@/server/notifications/notify-person";
-import { setRuntime } from "@/server/runtime";
-import { startTick } from "@/server/tick/start-tick";
+import { setRuntime } from "@/server/main/runtime";
+import { plugSingleSignOn } from "@/server/main/sign-in";
+import { startTick } from "@/server/main/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
-import { log } from "@/server/log";
-import { repoRoot } from "@/server/paths";
+import { log } from "@/server/core/log";
+import { repoRoot } from "@/server/core/paths";
 
 export interface StartOptions {
   env: Env;
@@ -54,6 +55,7 @@ export interface StartOptions {
  * the live fleet in memory, and the embedded agents.
  */
 export async function startServer({ env, dev = false }: StartOptions): Promise<{ url: string; close: () => Promise<void> }> {
+  plugSingleSignOn();
   await migrateDatabase(env.DATABASE_URL, repoRoot);
   if (!dev) await ensureProductionBuild(repoRoot);
   const downloads = await loadHostDownloads(repoRoot);
@@ -139,13 +141,15 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   tickState = tick.state;
   // Idle release (a leader consumer of the tick) looks again whenever new minutes are stored.
   history.onFlushed(tick.idleRelease.poke);
-  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/fleet/live-revocation.ts).
+  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/core/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
   // Notices to a person (waitlist grants, idle release, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.
   const stopPersonNotices = attachPersonNotices(liveNamespace);
+  // A booking changed by someone else is told to its person from the instance that changed it.
+  const stopChangeNotices = listenForBookingChanges();
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
-  // What must run once across the cluster: here at once without REDIS_URL, on the lock's holder with it.
+  // What must run once across the cluster: here at once without REDIS_URL, on the lock's leader with it.
   cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
@@ -191,6 +195,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       openAlerts.stop();
       stopAlertsLive();
       stopPersonNotices();
+      stopChangeNotices();
       await cluster.close();
       await tick.stop();
       bookingFeed.stop();

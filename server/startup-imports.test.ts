@@ -12,7 +12,7 @@ describe("the server's start-up imports", () => {
   it("leave out what only PostgreSQL or Redis needs", () => {
     const script = `
       await import("./server/index.ts");
-      await import("./server/db.ts");
+      await import("./server/core/db.ts");
       const { createRequire } = await import("node:module");
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => file.includes("/node_modules/"));
       process.stdout.write(JSON.stringify(loaded));

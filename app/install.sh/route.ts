@@ -1,4 +1,4 @@
-import { installScriptResponse } from "@/server/downloads/serve-downloads";
+import { installScriptResponse } from "@/server/main/serve-downloads";
 import { apiHandler } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";

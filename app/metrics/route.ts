@@ -1,5 +1,5 @@
 import { apiHandler } from "@/server/http/api-handler";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 import { authorizeMetrics, collectMetrics } from "@/server/metrics/collect-metrics";
 
 export const dynamic = "force-dynamic";

@@ -5,7 +5,7 @@ import { MyReservations } from "@/components/reservations/my-reservations";
 import { PastPager } from "@/components/reservations/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
-import { isAdmin } from "@/server/auth/principal";
+import { isAdmin } from "@/server/core/principal";
 import { getPageUser } from "@/server/auth/session";
 import { countPastReservations, listReservations } from "@/server/reservations/list-reservations";
 
@@ -56,7 +56,7 @@ async function Reservations({ page, search }: { page: number; search: string }) 
     <div className="space-y-10">
       <MyReservations reservations={reservations} />
       <PastPager page={page} pages={Math.max(1, Math.ceil(pastCount / PAST_PER_PAGE))} total={pastCount} search={search} />
-      {/* Admins act on other people's bookings here: cancel or shorten, with a reason the holder sees. */}
+      {/* Admins act on other people's bookings here: cancel or shorten, with a reason the booker sees. */}
       {everyone && <AdminBookings reservations={everyone} />}
     </div>
   );

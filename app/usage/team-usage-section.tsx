@@ -1,6 +1,6 @@
 import { ZodError } from "zod";
 import { requirePageUser } from "@/server/auth/session";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 import { parseUsageParams } from "@/server/history/usage-service";
 import { getTeamUsage } from "@/server/teams/team-usage";
 import { teamsLedBy } from "@/server/teams/team-service";

@@ -99,7 +99,7 @@ export function AlertItem({ alert, canAcknowledge, highlighted, acknowledging, o
         <ul aria-label="Processes" className="mt-3 space-y-1 text-xs">
           {processes.slice(0, 6).map((process) => (
             <li key={process.pid} className="flex min-w-0 flex-wrap items-baseline gap-x-2">
-              {process.intruder && <span className="font-semibold text-red-700 dark:text-red-300">Not the holder</span>}
+              {process.intruder && <span className="font-semibold text-red-700 dark:text-red-300">Not the booker</span>}
               <span className="font-medium">{process.person ? personName({ username: process.person.username, name: process.person.name ?? null }, alert.people) : (process.login ?? "unknown")}</span>
               <span className="text-slate-500 dark:text-slate-400">{process.via}</span>
               <span className="font-mono text-slate-500 dark:text-slate-400">PID {process.pid}</span>

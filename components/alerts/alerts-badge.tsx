@@ -12,7 +12,7 @@ const POLL_MS = 30_000;
 
 /**
  * The bell in the header: how many open alerts that concern the viewer
- * nobody has acknowledged yet (holders: their GPUs; admins: all). Read on
+ * nobody has acknowledged yet (bookers: their GPUs; admins: all). Read on
  * mount and every half minute, and at once when /live announces a change
  * on pages that hold the live socket open.
  */

@@ -14,7 +14,7 @@ export function runners(processes: ProcessAttribution[]): Runner[] {
   const byKey = new Map<string, Runner>();
   for (const process of processes) {
     // The person as every page shows people; a process nobody can be named for, by its login.
-    const name = process.person ? personName(process.person) : (process.login ?? "unknown");
+    const name = process.runner ? personName(process.runner) : (process.login ?? "unknown");
     const via = processEvidenceLabel(process);
     const key = `${name}\u0000${via}\u0000${process.intruder}`;
     const runner = byKey.get(key);
@@ -26,7 +26,7 @@ export function runners(processes: ProcessAttribution[]): Runner[] {
 
 /**
  * Who really runs on a GPU, with the evidence next to each name ("alice ·
- * via container 3f2a1b9c…"); someone other than the holder is marked.
+ * via container 3f2a1b9c…"); someone other than the booker is marked.
  */
 export const GpuAttribution = memo(function GpuAttribution({ reconciliation, limit = 3 }: { reconciliation: GpuReconciliation; limit?: number }) {
   const list = runners(reconciliation.processes);
@@ -43,7 +43,7 @@ export const GpuAttribution = memo(function GpuAttribution({ reconciliation, lim
         >
           {runner.intruder && (
             <span className="shrink-0 font-semibold text-red-700 dark:text-red-300">
-              Not the holder<span className="sr-only">:</span>
+              Not the booker<span className="sr-only">:</span>
             </span>
           )}
           <span className="truncate">

@@ -16,9 +16,9 @@ const TONE = {
 const HINT: Record<GpuState, string> = {
   free: "Nobody booked it and nothing runs on it",
   booked_idle: "Booked, and nothing runs on it",
-  booked_in_use: "Booked, and only the holder's processes run on it",
+  booked_in_use: "Booked, and only the booker's processes run on it",
   unbooked_use: "Processes run on it, but nobody booked it",
-  conflict: "Someone other than the holder runs on it",
+  conflict: "Someone other than the booker runs on it",
   error: "The GPU reports a fault",
   offline: "Its host's agent is silent: these are the last known values",
   partitioned: "Split into MIG slices: its slices are booked, each with a state of its own",

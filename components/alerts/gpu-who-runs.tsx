@@ -8,18 +8,18 @@ import * as t from "@/components/ui/table-styles";
 
 /**
  * The GPU page's account of who really runs on the GPU: its state, the
- * booking's holder, and each process with the person it was attributed to
+ * booking's booker, and each process with the person it was attributed to
  * and the evidence (reservation, job, container, login).
  */
 export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliation }) {
-  const { holder, processes } = reconciliation;
+  const { bookedBy, processes } = reconciliation;
   return (
     <div className="space-y-3" data-testid="gpu-who-runs">
       <p className="flex flex-wrap items-center gap-2 text-sm">
         <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} unseen={Boolean(reconciliation.unseenUse)} />
-        {holder ? (
+        {bookedBy ? (
           <span>
-            Booked by <span className="font-medium">{personName(holder)}</span>
+            Booked by <span className="font-medium">{personName(bookedBy)}</span>
           </span>
         ) : (
           <span className="text-slate-500 dark:text-slate-400">Not booked now</span>
@@ -43,20 +43,20 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
                 <th scope="col" className={t.th}>Person</th>
                 <th scope="col" className={t.th}>Evidence</th>
                 <th scope="col" className={t.th}>Login</th>
-                <th scope="col" className={t.th}>Holder?</th>
+                <th scope="col" className={t.th}>Booker?</th>
               </tr>
             </thead>
             <tbody>
               {processes.map((process) => (
                 <tr key={process.pid} className={t.bodyRow} data-intruder={process.intruder || undefined}>
                   <td className={`${t.td} font-mono text-xs`}>{process.pid}</td>
-                  <td className={`${t.td} font-medium`}>{process.person ? personName(process.person) : <span className="text-slate-500 dark:text-slate-400">unknown</span>}</td>
+                  <td className={`${t.td} font-medium`}>{process.runner ? personName(process.runner) : <span className="text-slate-500 dark:text-slate-400">unknown</span>}</td>
                   <td className={t.td} title={process.evidence.value ?? undefined}>
                     {processEvidenceLabel(process)}
                   </td>
                   <td className={`${t.td} font-mono text-xs`}>{process.login ?? DASH}</td>
                   <td className={t.td}>
-                    {!holder ? (
+                    {!bookedBy ? (
                       <span className="text-slate-500 dark:text-slate-400">{DASH}</span>
                     ) : process.intruder ? (
                       <span className="font-semibold text-red-700 dark:text-red-300">No</span>

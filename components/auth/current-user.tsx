@@ -2,7 +2,7 @@
 
 import { createContext, use } from "react";
 import { setViewerTimeZone } from "@/lib/local-time";
-import type { UserPrincipal } from "@/server/auth/principal";
+import type { UserPrincipal } from "@/server/core/principal";
 
 /** The signed-in person as client components see it. Never holds a secret. */
 export type CurrentUser = UserPrincipal["user"];

@@ -9,7 +9,7 @@ import { sameTileProps, type DisplayTileProps } from "@/components/display/tile-
 
 /**
  * Colours read from across a room and in a lit lab: full-tile fills, each
- * with text at 4.5:1 or better. In use by the holder is a dark solid blue;
+ * with text at 4.5:1 or better. In use by the booker is a dark solid blue;
  * in use without a booking is a pale blue with dark hatching, so that the
  * two differ in lightness and pattern, not only in hue. Conflict carries
  * stripes too, so that it stands out without colour vision; every state is
@@ -40,14 +40,14 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
   const memoryPct = ratioPercent(tile.memoryUsedMiB, tile.memoryTotalMiB);
   const offline = tile.state === "offline";
   const utilization = tile.utilizationPct === null || offline ? DASH : `${Math.round(tile.utilizationPct)}%`;
-  const holder = holderLine(tile, nowMs);
+  const bookedBy = bookerLine(tile, nowMs);
   // The temperature sits beside the big number only where "100%" and "100°C" both fit (bold digits ≈ 0.62 em).
   const roomForTemperature = 4 * 0.62 * typography.utilization + 5 * 0.62 * typography.text + typography.text <= width - 2 * typography.padding - 4;
   const text: CSSProperties = { fontSize: typography.text, lineHeight: 1.2 };
   const unit = tile.slice ? `${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`;
   const stateLabel = DISPLAY_STATE_LABELS[tile.state];
   const fitted = fitTileText(
-    { unit, unitShort: tile.slice ? tile.slice.ref : unit, state: stateLabel.toUpperCase(), who: holder.who, when: holder.when, innerWidth: width - 2 * typography.padding - 4, gapPx: typography.text / 2 },
+    { unit, unitShort: tile.slice ? tile.slice.ref : unit, state: stateLabel.toUpperCase(), who: bookedBy.who, when: bookedBy.when, innerWidth: width - 2 * typography.padding - 4, gapPx: typography.text / 2 },
     tileTextWidths(typography.text),
   );
 
@@ -103,11 +103,11 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
       </div>
 
       {/* The name gives way before the time: "until 14:00" must never be cut off. */}
-      <p data-testid="display-holder" className="flex min-w-0 shrink-0 font-semibold whitespace-nowrap" style={text}>
-        <span data-testid="display-holder-name" className="min-w-0 truncate" title={fitted.who === holder.who ? undefined : holder.who}>
+      <p data-testid="display-booker" className="flex min-w-0 shrink-0 font-semibold whitespace-nowrap" style={text}>
+        <span data-testid="display-booker-name" className="min-w-0 truncate" title={fitted.who === bookedBy.who ? undefined : bookedBy.who}>
           {fitted.who}
         </span>
-        {holder.when && <span className="shrink-0">{`\u00a0· ${holder.when}`}</span>}
+        {bookedBy.when && <span className="shrink-0">{`\u00a0· ${bookedBy.when}`}</span>}
       </p>
     </li>
   );
@@ -133,9 +133,9 @@ function formatMemoryShort(usedMiB: number | null, totalMiB: number | null): str
   return `${gib(usedMiB)} / ${gib(totalMiB)} GiB`;
 }
 
-function holderLine(tile: Tile, nowMs: number): { who: string; when: string | null } {
+function bookerLine(tile: Tile, nowMs: number): { who: string; when: string | null } {
   if (tile.state === "offline") return { who: "host offline", when: null };
-  if (tile.holder) return { who: tile.holder.name, when: `until ${formatDisplayTime(tile.holder.until, nowMs)}` };
+  if (tile.bookedBy) return { who: tile.bookedBy.name, when: `until ${formatDisplayTime(tile.bookedBy.until, nowMs)}` };
   // Nobody to name: the job runs where nvidia-smi cannot see it.
   if (tile.state === "unbooked_use" && tile.runnerName) return { who: tile.runnerName, when: "no booking" };
   if (tile.state === "unbooked_use") return { who: tile.unseen ? "no process visible" : "no booking", when: null };

@@ -42,7 +42,7 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
       setLiveSocketDisplayScope(null);
     };
   }, [token, hostsKey]);
-  // The display scope of the live feed: state, load, memory, temperature and holder per GPU, nothing more.
+  // The display scope of the live feed: state, load, memory, temperature and booker per GPU, nothing more.
   useEffect(() => retainDisplayFeed(), [token, hostsKey]);
   const live = useSyncExternalStore(subscribeDisplayFeed, getDisplayFeed, getServerDisplayFeed);
   const { status } = live;

@@ -12,7 +12,7 @@ const tile = (overrides: Partial<DisplayTile> = {}): DisplayTile => ({
   memoryUsedMiB: 1_000,
   memoryTotalMiB: 81_920,
   temperatureC: 40,
-  holder: null,
+  bookedBy: null,
   ...overrides,
 });
 
@@ -33,7 +33,7 @@ describe("sameTileProps", () => {
     expect(sameTileProps(props(), props({ tile: tile({ state: "booked_in_use" }) }))).toBe(false);
     expect(sameTileProps(props(), props({ tile: tile({ memoryUsedMiB: 2_000 }) }))).toBe(false);
     expect(sameTileProps(props(), props({ tile: tile({ temperatureC: 41 }) }))).toBe(false);
-    expect(sameTileProps(props(), props({ tile: tile({ holder: { name: "Ada", until: "2026-12-01T14:00:00Z" } }) }))).toBe(false);
+    expect(sameTileProps(props(), props({ tile: tile({ bookedBy: { name: "Ada", until: "2026-12-01T14:00:00Z" } }) }))).toBe(false);
   });
 
   it("redraws when its size or type changed", () => {
@@ -43,7 +43,7 @@ describe("sameTileProps", () => {
   });
 
   it("redraws a held tile when the clock moves its until label, and only then", () => {
-    const held = props({ tile: tile({ holder: { name: "Ada", until: "2026-12-03T14:00:00Z" } }) });
+    const held = props({ tile: tile({ bookedBy: { name: "Ada", until: "2026-12-03T14:00:00Z" } }) });
     expect(sameTileProps(held, { ...held, nowMs: NOON + 1_000 })).toBe(true);
     // Ten days later the label reads as a date instead of a weekday.
     expect(sameTileProps(held, { ...held, nowMs: NOON - 10 * 86_400_000 })).toBe(false);

@@ -23,8 +23,8 @@ function sameTile(a: DisplayTile, b: DisplayTile): boolean {
     a.memoryUsedMiB === b.memoryUsedMiB &&
     a.memoryTotalMiB === b.memoryTotalMiB &&
     a.temperatureC === b.temperatureC &&
-    a.holder?.name === b.holder?.name &&
-    a.holder?.until === b.holder?.until &&
+    a.bookedBy?.name === b.bookedBy?.name &&
+    a.bookedBy?.until === b.bookedBy?.until &&
     a.unseen === b.unseen &&
     a.runnerName === b.runnerName
   );
@@ -43,6 +43,6 @@ export function sameTileProps(prev: DisplayTileProps, next: DisplayTileProps): b
   const b = next.typography;
   if (a.utilization !== b.utilization || a.text !== b.text || a.padding !== b.padding || a.gap !== b.gap) return false;
   if (!sameTile(prev.tile, next.tile)) return false;
-  const until = next.tile.holder?.until;
+  const until = next.tile.bookedBy?.until;
   return prev.nowMs === next.nowMs || until === undefined || formatDisplayTime(until, prev.nowMs) === formatDisplayTime(until, next.nowMs);
 }

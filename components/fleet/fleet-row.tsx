@@ -64,8 +64,8 @@ export const FleetRow = memo(
           {formatGiB(gpu.memoryUsedMiB, 0)}
           <span className="text-slate-500 dark:text-slate-400"> / {formatGiB(gpu.memoryTotalMiB, 0)}</span>
         </td>
-        <td data-testid="row-holder" className={`${cell} max-w-40 truncate`} title={current?.team ? `${personName(current.holder, people)} for ${current.team}` : undefined}>
-          {current ? personName(current.holder, people) : <span className="text-slate-400 dark:text-slate-500">—</span>}
+        <td data-testid="row-booker" className={`${cell} max-w-40 truncate`} title={current?.team ? `${personName(current.bookedBy, people)} for ${current.team}` : undefined}>
+          {current ? personName(current.bookedBy, people) : <span className="text-slate-400 dark:text-slate-500">—</span>}
           {current?.team ? <span className="text-slate-500 dark:text-slate-400"> · {current.team}</span> : null}
         </td>
         <td data-testid="row-runs" className={`${cell} max-w-48 truncate`}>
@@ -109,7 +109,7 @@ export function FleetRowsHead() {
           Memory
         </th>
         <th scope="col" className={`${head} text-left`}>
-          Holder
+          Booker
         </th>
         <th scope="col" className={`${head} text-left`}>
           Runs

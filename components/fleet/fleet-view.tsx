@@ -69,7 +69,7 @@ export function FleetView() {
   const [folded, toggleFold] = useFoldedHosts(viewer?.id ?? "anonymous");
 
   // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
-  const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
+  const people = useMemo(() => fleet.bookings.map((booking) => booking.bookedBy), [fleet.bookings]);
   // Hosts are mounted whole, in page order, as the limit reaches their first GPU.
   const mounted = useGrowingLimit(shownUuids.size, FIRST_CARDS, MOUNT_BUDGET_MS);
   let position = 0;

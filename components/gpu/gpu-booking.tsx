@@ -39,11 +39,11 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
         {current ? (
-          <p data-testid="gpu-holder" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.holder, people)}${current.team ? ` for ${current.team}` : ""}: ${current.purpose}`}>
-            <span aria-hidden className={`size-2.5 shrink-0 translate-y-px rounded-full ${PALETTE_FILL_CLASS}`} style={paletteStyle(paletteFor(people.map((person) => person.id))(current.holder.id)) as React.CSSProperties} />
+          <p data-testid="gpu-booker" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.bookedBy, people)}${current.team ? ` for ${current.team}` : ""}: ${current.purpose}`}>
+            <span aria-hidden className={`size-2.5 shrink-0 translate-y-px rounded-full ${PALETTE_FILL_CLASS}`} style={paletteStyle(paletteFor(people.map((person) => person.id))(current.bookedBy.id)) as React.CSSProperties} />
             {/* Wraps rather than cutting: the name and its end time both stay whole. */}
             <span className="min-w-0 break-words">
-              <span className="font-medium">{personName(current.holder, people)}</span>
+              <span className="font-medium">{personName(current.bookedBy, people)}</span>
               {current.team ? <span data-testid="gpu-team" className="text-slate-600 dark:text-slate-400"> for {current.team}</span> : null}
               <span className="text-slate-500 dark:text-slate-400"> until {formatWhen(current.endsAt, nowMs)}</span>
             </span>
@@ -55,17 +55,17 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
           </p>
         ) : null}
         {current ? null : state === "free" ? (
-          <p data-testid="gpu-holder" className="font-semibold text-emerald-700 dark:text-emerald-400">
+          <p data-testid="gpu-booker" className="font-semibold text-emerald-700 dark:text-emerald-400">
             Free
           </p>
         ) : (
-          <p data-testid="gpu-holder" className={`font-medium ${state === "unbooked_use" ? "text-amber-800 dark:text-amber-300" : "text-slate-700 dark:text-slate-300"}`}>
+          <p data-testid="gpu-booker" className={`font-medium ${state === "unbooked_use" ? "text-amber-800 dark:text-amber-300" : "text-slate-700 dark:text-slate-300"}`}>
             {state === "unbooked_use" ? (unseen ? `In use — ${unseen}` : mine ? "Your job, not booked" : "In use without a booking") : GPU_STATE_LABELS[state]}
           </p>
         )}
         {next && (
           <p className="break-words text-slate-500 dark:text-slate-400">
-            Next: {personName(next.holder, people)} {formatWhen(next.startsAt, nowMs)}
+            Next: {personName(next.bookedBy, people)} {formatWhen(next.startsAt, nowMs)}
           </p>
         )}
       </div>

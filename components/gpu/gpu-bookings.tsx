@@ -5,7 +5,7 @@ import { personName } from "@/lib/person-name";
 
 /** A unit's running and coming bookings on its page: who, when, what for. */
 export function GpuBookings({ bookings, nowMs, bookHref }: { bookings: LiveBooking[]; nowMs: number; bookHref: string }) {
-  const people = bookings.map((booking) => booking.holder);
+  const people = bookings.map((booking) => booking.bookedBy);
   return (
     <div className="space-y-2 text-sm">
       {bookings.length === 0 ? (
@@ -16,7 +16,7 @@ export function GpuBookings({ bookings, nowMs, bookHref }: { bookings: LiveBooki
             const running = Date.parse(booking.startsAt) <= nowMs;
             return (
               <li key={booking.reservationId} data-testid="gpu-page-booking">
-                <span className="font-medium">{personName(booking.holder, people)}</span>
+                <span className="font-medium">{personName(booking.bookedBy, people)}</span>
                 {booking.team ? <span className="text-slate-600 dark:text-slate-400"> for {booking.team}</span> : null}{" "}
                 {running ? `until ${formatWhen(booking.endsAt, nowMs)}` : `${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}`}
                 <span className="text-slate-600 dark:text-slate-400"> · {booking.purpose}</span>

@@ -14,7 +14,7 @@ import { bodyRow, headRow, table, tableCard, td, th } from "@/components/ui/tabl
 
 /**
  * The slices of a GPU split into MIG slices, each with its state by the one
- * rule, its holder and a link to its page. It takes the fleet's feed (the
+ * rule, its booker and a link to its page. It takes the fleet's feed (the
  * GPU page otherwise watches one GPU): the slices' states and bookings come
  * with it, as on the fleet view.
  */
@@ -28,7 +28,7 @@ export function GpuSlices({ parentUuid, nowMs }: { parentUuid: string; nowMs: nu
   if (slices.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No MIG slice is reported on this GPU.</p>;
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   const serverNow = nowMs + fleet.clockOffsetMs;
-  const people = fleet.bookings.map((booking) => booking.holder);
+  const people = fleet.bookings.map((booking) => booking.bookedBy);
   return (
     <div className={tableCard}>
       <table className={table} aria-label="MIG slices">
@@ -37,7 +37,7 @@ export function GpuSlices({ parentUuid, nowMs }: { parentUuid: string; nowMs: nu
             <th className={th}>Slice</th>
             <th className={th}>Memory</th>
             <th className={th}>State</th>
-            <th className={th}>Holder</th>
+            <th className={th}>Booker</th>
             <th className={th}>
               <span className="sr-only">Book</span>
             </th>
@@ -61,17 +61,17 @@ export function GpuSlices({ parentUuid, nowMs }: { parentUuid: string; nowMs: nu
                 <td className={td}>
                   <GpuStateBadge state={state} problem={states[slice.uuid]?.problem} />
                 </td>
-                <td className={td} data-testid="slice-holder">
+                <td className={td} data-testid="slice-booker">
                   {current ? (
                     <>
-                      <span className="font-medium">{personName(current.holder, people)}</span> until {formatWhen(current.endsAt, serverNow)}
+                      <span className="font-medium">{personName(current.bookedBy, people)}</span> until {formatWhen(current.endsAt, serverNow)}
                     </>
                   ) : (
                     <span className="text-slate-500 dark:text-slate-400">Not booked now</span>
                   )}
                   {next && (
                     <span className="block text-xs text-slate-500 dark:text-slate-400">
-                      Next: {personName(next.holder, people)} {formatWhen(next.startsAt, serverNow)}
+                      Next: {personName(next.bookedBy, people)} {formatWhen(next.startsAt, serverNow)}
                     </span>
                   )}
                 </td>

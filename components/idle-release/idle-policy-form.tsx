@@ -81,9 +81,9 @@ export function IdlePolicyForm({ initial }: { initial: PolicyView }) {
       )}
       <div className="grid gap-4 sm:grid-cols-2">
         {field("idleReleaseAfterMinutes", "Release after idle (minutes)", saved.idleReleaseAfterMinutes === 0 ? "0: off (now off)." : "0 turns release off.")}
-        {field("idleWarningMinutes", "Warn before the release (minutes)", "The holder is told on every page, in the CLI and by webhook.")}
+        {field("idleWarningMinutes", "Warn before the release (minutes)", "The booker is told on every page, in the CLI and by webhook.")}
         {field("idleBelowPct", "Idle below (% utilization)", "Every reading of every GPU of the booking below this.")}
-        {field("idleKeepsPerBooking", "Keeps per booking", "How often a holder may say “keep”.")}
+        {field("idleKeepsPerBooking", "Keeps per booking", "How often a booker may say “keep”.")}
       </div>
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" checked={reportOnly} onChange={(event) => setReportOnly(event.target.checked)} />

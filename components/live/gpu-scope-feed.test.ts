@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { GpuScopeState } from "@/lib/gpu-scope-state";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { gpuRoom } from "@/server/fleet/gpu-scope";
+import { gpuRoom } from "@/server/live/gpu-scope";
 import { makeGpu, makeSnapshot } from "@/server/testing/factories";
 import { startLiveServer, until } from "@/server/testing/live-clients";
 
@@ -80,7 +80,7 @@ describe("the GPU page's feed", () => {
 
   it("unwatches when the page leaves or moves to another GPU, and then hears nothing more of the first", async () => {
     const { a, b, ingest, socket, socketModule, inRoom, mount } = await setUp();
-    // Another holder (the fleet view, a navigation's next page) keeps the socket across the change.
+    // Another booker (the fleet view, a navigation's next page) keeps the socket across the change.
     closers.push(socketModule.retainLiveSocket());
     const first = mount(a.uuid);
     await until(() => first.now()?.hasSnapshot === true);
@@ -145,7 +145,7 @@ describe("the GPU page's feed", () => {
     ingest(3000, { a: { utilizationGpuPct: 81 } });
     await until(() => page.now()?.gpu?.utilizationGpuPct === 81, 3000, "the GPU page's reading");
 
-    // The GPU page goes too: the last holder closes the socket.
+    // The GPU page goes too: the last page that uses it closes the socket.
     page.unmount();
     await until(() => live.namespace.sockets.size === 0, 3000, "the socket closed");
     expect(socket.connected).toBe(false);

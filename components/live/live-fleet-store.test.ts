@@ -33,7 +33,7 @@ class FakeSocket {
 let socket: FakeSocket;
 let holds = 0;
 const follows: boolean[] = [];
-// The socket's holders are counted in components/live/live-socket.ts; here the one holder is the store.
+// The socket's bookers are counted in components/live/live-socket.ts; here the one booker is the store.
 vi.mock("@/components/live/live-socket", () => ({
   getLiveSocket: () => socket,
   setLiveSocketFollowsFleet: (follow: boolean) => follows.push(follow),
@@ -67,7 +67,7 @@ describe("live fleet store", () => {
     vi.useRealTimers();
   });
 
-  it("connects once for many holders, is live after the snapshot, and closes after the last release", async () => {
+  it("connects once for many bookers, is live after the snapshot, and closes after the last release", async () => {
     const store = await import("@/components/live/live-fleet-store");
     const releaseA = store.retainLiveFleet();
     const releaseB = store.retainLiveFleet();

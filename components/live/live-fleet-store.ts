@@ -172,7 +172,7 @@ function start() {
     socket.off("fleet:bookings", onBookings);
     socket.off("disconnect", onDisconnect);
     socket.off("connect_error", onConnectError);
-    // The socket may stay for another holder (the GPU page's scope): it stops taking the fleet's feed.
+    // The socket may stay for another booker (the GPU page's scope): it stops taking the fleet's feed.
     setLiveSocketFollowsFleet(false);
     releaseSocket();
   };

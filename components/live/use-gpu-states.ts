@@ -6,7 +6,7 @@ import { subscribeFleetMessages } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
 
 /**
- * The GPU states (state, holder, who runs and by what evidence) that ride
+ * The GPU states (state, bookedBy, who runs and by what evidence) that ride
  * on the live fleet's snapshot and deltas. It listens to the tab's one
  * /live socket without opening it: the page's live fleet does that. A store
  * that starts listening after the snapshot went by asks for the states.

@@ -24,7 +24,7 @@ type Action = { kind: "cancel" | "shorten"; reservation: ReservationView };
 /**
  * Everyone's current bookings, for admins: who holds which GPUs until when,
  * and the two things an admin may do to someone else's booking, each with
- * a reason the holder sees. The list follows the live bookings.
+ * a reason the booker sees. The list follows the live bookings.
  */
 export function AdminBookings({ reservations }: { reservations: ReservationView[] }) {
   const fleet = useLiveFleet();
@@ -48,7 +48,7 @@ export function AdminBookings({ reservations }: { reservations: ReservationView[
           <table className={table}>
             <thead>
               <tr className={headRow}>
-                <th scope="col" className={th}>Holder</th>
+                <th scope="col" className={th}>Booker</th>
                 <th scope="col" className={th}>GPUs</th>
                 <th scope="col" className={th}>When</th>
                 <th scope="col" className={`${th} ${wideOnly}`}>Purpose</th>
@@ -62,15 +62,15 @@ export function AdminBookings({ reservations }: { reservations: ReservationView[
                 const state = serverNow ? reservationState(reservation, serverNow) : reservation.state;
                 const gpus = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
                 return (
-                  <tr key={reservation.id} className={bodyRow} aria-label={`${personWithUsername(reservation.holder)}: ${gpus}`}>
+                  <tr key={reservation.id} className={bodyRow} aria-label={`${personWithUsername(reservation.bookedBy)}: ${gpus}`}>
                     {/* An admin acts on an account: the username always shows. */}
-                    <td className={`${td} whitespace-nowrap font-medium`}>{personWithUsername(reservation.holder)}</td>
+                    <td className={`${td} whitespace-nowrap font-medium`}>{personWithUsername(reservation.bookedBy)}</td>
                     <td className={`${td} whitespace-nowrap`}>
                       {gpus}
                       {reservation.sliceGone && (
                         <>
                           {" "}
-                          <Badge tone="danger" title="Its GPU's MIG layout changed: the holder must book another slice">
+                          <Badge tone="danger" title="Its GPU's MIG layout changed: the booker must book another slice">
                             Slice gone
                           </Badge>
                         </>
@@ -122,7 +122,7 @@ function AdminActionDialog({ action, nowMs, onClose, onDone }: { action: Action;
   const [until, setUntil] = useState(() => toLocalInput(Math.max(nowMs, Date.parse(reservation.startsAt)) + 15 * 60_000));
   const [errors, setErrors] = useState<{ reason?: string; endsAt?: string; _?: string }>({});
   const [pending, setPending] = useState(false);
-  const who = personName(reservation.holder);
+  const who = personName(reservation.bookedBy);
   const gpus = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
 
   async function confirm() {

@@ -32,7 +32,7 @@ export function ConflictNotice({ conflicts, message, suggestion, requestedStartM
         {conflicts.slice(0, 5).map((conflict) => (
           <li key={`${conflict.reservationId}-${conflict.gpuUuid}`}>
             {unitNameOfRef(conflict.gpuIndex, conflict.slice)} on {conflict.hostName} is booked by{" "}
-            <strong>{personName(conflict.holder, conflicts.map((entry) => entry.holder))}</strong>{" "}
+            <strong>{personName(conflict.bookedBy, conflicts.map((entry) => entry.bookedBy))}</strong>{" "}
             {Date.parse(conflict.startsAt) > requestedStartMs ? `from ${formatWhen(conflict.startsAt, nowMs)} ` : ""}
             until {formatWhen(conflict.endsAt, nowMs)} <span className="text-amber-800 dark:text-amber-300">({conflict.purpose})</span>
             {conflict.freeAt && conflict.freeAt !== conflict.endsAt && (

@@ -21,7 +21,7 @@ interface GpuPickerProps {
   /** The signed-in person: their own unbooked job does not count as someone else's. */
   viewerId: string;
   /** Everyone named on the page. */
-  people: LiveBooking["holder"][];
+  people: LiveBooking["bookedBy"][];
   describedBy?: string;
   invalid?: boolean;
 }
@@ -130,10 +130,10 @@ export function GpuPicker({ host, selected, onToggle, selectedSlices = [], onTog
   );
 }
 
-function tileNote(view: PickerGpu, freeMemory: number | null, nowMs: number, people: LiveBooking["holder"][]): string {
+function tileNote(view: PickerGpu, freeMemory: number | null, nowMs: number, people: LiveBooking["bookedBy"][]): string {
   switch (view.kind) {
     case "taken":
-      return view.taken ? `booked by ${personName(view.taken.holder, people)} until ${nowMs ? formatWhen(view.taken.endsAt, nowMs) : ""}` : "booked";
+      return view.taken ? `booked by ${personName(view.taken.bookedBy, people)} until ${nowMs ? formatWhen(view.taken.endsAt, nowMs) : ""}` : "booked";
     case "busy":
       return `in use without a booking: ${view.unseen ?? runnersText(view)}`;
     case "mine":

@@ -12,13 +12,13 @@ const reading = (uuid: string, index: number, users: string[]) => liveGpuFixture
 
 const attributed = (pid: number, person: typeof bob | null, login: string): ProcessAttribution => ({
   pid,
-  person,
+  runner: person,
   reservationId: null,
   login,
   evidence: { kind: "login", value: login },
   intruder: false,
 });
-const unbooked = (processes: ProcessAttribution[]): GpuReconciliation => ({ state: "unbooked_use", reservationId: null, holder: null, processes, problem: null });
+const unbooked = (processes: ProcessAttribution[]): GpuReconciliation => ({ state: "unbooked_use", reservationId: null, bookedBy: null, processes, problem: null });
 
 const host: BookableHost = {
   id: "h1",

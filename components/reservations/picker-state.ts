@@ -72,7 +72,7 @@ export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: 
   const reconciliation = live.states[uuid];
   const state: GpuState = reading ? gpuStateOnPage(reading, online, live.bookings, reconciliation, nowMs) : "offline";
   const others = reconciliation
-    ? othersProcesses(reconciliation, viewerId).map((process) => ({ pid: process.pid, name: process.person ? personName(process.person) : (process.login ?? "unknown") }))
+    ? othersProcesses(reconciliation, viewerId).map((process) => ({ pid: process.pid, name: process.runner ? personName(process.runner) : (process.login ?? "unknown") }))
     : (reading?.processes ?? []).map((process) => ({ pid: process.pid, name: process.user ?? "unknown" }));
   const runners = [...new Set(others.map((other) => other.name))];
   const commands = others

@@ -129,7 +129,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       )}
 
       {reservation.changes
-        .filter((change) => change.actor && change.actor.id !== reservation.holder.id)
+        .filter((change) => change.actor && change.actor.id !== reservation.bookedBy.id)
         .map((change) => (
           <p key={change.at} className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-100">
             {change.action === "reservation.cancel" ? "Cancelled" : change.action === "reservation.shorten" ? "Shortened" : "Changed"} by{" "}
@@ -165,8 +165,8 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
           {next && nowMs > 0 && (
             <p className="basis-full text-xs text-slate-500 dark:text-slate-400">
               {roomMs <= 0
-                ? `Cannot be extended: ${next.holder.id === reservation.holder.id ? "your next booking" : `${personName(next.holder)}'s booking`} follows right after.`
-                : `Free until ${formatWhen(next.startsAt, nowMs)}, then ${next.holder.id === reservation.holder.id ? "your next booking" : `${personName(next.holder)}'s booking`} starts.`}
+                ? `Cannot be extended: ${next.bookedBy.id === reservation.bookedBy.id ? "your next booking" : `${personName(next.bookedBy)}'s booking`} follows right after.`
+                : `Free until ${formatWhen(next.startsAt, nowMs)}, then ${next.bookedBy.id === reservation.bookedBy.id ? "your next booking" : `${personName(next.bookedBy)}'s booking`} starts.`}
             </p>
           )}
         </div>

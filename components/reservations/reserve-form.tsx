@@ -81,7 +81,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const [quota, setQuota] = useState<{ quota: QuotaRefusal; message: string } | null>(null);
   const [roomVersion, setRoomVersion] = useState(0);
   const id = useId();
-  const people = useMemo(() => fleet.bookings.map((booking) => booking.holder), [fleet.bookings]);
+  const people = useMemo(() => fleet.bookings.map((booking) => booking.bookedBy), [fleet.bookings]);
   const live: LiveView = {
     ready: fleet.hasSnapshot,
     gpus: fleet.gpus,

@@ -11,7 +11,7 @@ const UNKNOWN_START_MS = 30 * 60_000;
 /** Who runs on a GPU now, as people are shown: the gpudesk name where the server knows it, else the login; "no process visible (40 GiB held)" for use nobody can be named for. */
 export function runnerNames(reading: LiveGpu | undefined, reconciliation: GpuReconciliation | undefined): string[] {
   const names = reconciliation
-    ? reconciliation.processes.map((process) => (process.person ? personName(process.person) : (process.login ?? "unknown")))
+    ? reconciliation.processes.map((process) => (process.runner ? personName(process.runner) : (process.login ?? "unknown")))
     : (reading?.processes ?? []).map((process) => process.user ?? "unknown");
   if (names.length === 0 && reading && unseenUseNow(reading, reconciliation)) return [unseenUsePhrase(reading.memoryUsedMiB)];
   return [...new Set(names)];

@@ -36,7 +36,7 @@ const SLICE_LABEL_WIDTH = "12rem";
 
 /**
  * A timeline per GPU for the coming days: every booking as a bar in its
- * holder's colour, the purpose on hover and on tap, and a click on free
+ * booker's colour, the purpose on hover and on tap, and a click on free
  * time opens the booking form for that GPU from that half hour. Work that
  * runs now without a booking (or against one) shows as a hatched band up
  * to the now line: the GPU is busy even though no bar says so.
@@ -53,7 +53,7 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
   if (!serverNow) return <div className="h-96 animate-pulse rounded-xl bg-slate-200/60 dark:bg-slate-800/60" aria-busy="true" aria-label="Loading the schedule" />;
 
   const ticks = hourTicks(fromMs, toMs, days <= 1 ? 2 : days <= 3 ? 6 : 12);
-  const people = new Map(bookings.map((booking) => [booking.holder.id, booking.holder]));
+  const people = new Map(bookings.map((booking) => [booking.bookedBy.id, booking.bookedBy]));
   const everyone = [...people.values()];
   const colourOf = paletteFor(people.keys());
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
@@ -162,8 +162,8 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                         <BookingBar
                           key={booking.reservationId}
                           booking={booking}
-                          who={personName(booking.holder, everyone)}
-                          colour={colourOf(booking.holder.id)}
+                          who={personName(booking.bookedBy, everyone)}
+                          colour={colourOf(booking.bookedBy.id)}
                           busyRow={busyNow}
                           fromMs={fromMs}
                           toMs={toMs}
@@ -187,9 +187,9 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
 
 interface BookingBarProps {
   booking: ScheduleEntry;
-  /** The holder as people are shown on this page. */
+  /** The booker as people are shown on this page. */
   who: string;
-  /** The holder's colour on this page (lib/palette.ts). */
+  /** The booker's colour on this page (lib/palette.ts). */
   colour: PaletteColour;
   /** Someone runs on the GPU now: the bar keeps to the row's upper part, the busy band and its words to the lower (schedule-busy.tsx). */
   busyRow: boolean;
@@ -233,7 +233,7 @@ function BookingDetails({ booking, host, nowMs, onClose }: { booking: ScheduleEn
   return (
     <div role="region" aria-label="Booking details" className="flex flex-wrap items-start gap-x-6 gap-y-1 border-t border-slate-200 px-4 py-3 text-sm dark:border-slate-800">
       <p>
-        <strong>{personWithUsername(booking.holder)}</strong>
+        <strong>{personWithUsername(booking.bookedBy)}</strong>
         {booking.team ? <span className="text-slate-600 dark:text-slate-400"> for {booking.team}</span> : null}
       </p>
       <p>

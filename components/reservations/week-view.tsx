@@ -31,7 +31,7 @@ interface Drag {
 
 /**
  * The coming week of one host as a calendar: days across, hours down, each
- * booking a block in its holder's colour, in the column of each of its GPUs,
+ * booking a block in its booker's colour, in the column of each of its GPUs,
  * and a line at now in today's column. Dragging over free time of a GPU
  * opens the booking form with that window filled in.
  */
@@ -49,7 +49,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
   // A GPU split into MIG slices is booked by its slices: their columns, not its own.
   const units = host.gpus.filter((gpu) => !gpu.partitioned);
   const gpus = shownRef === null ? units : units.filter((gpu) => unitRef(gpu) === shownRef);
-  const everyone = bookings.map((booking) => booking.holder);
+  const everyone = bookings.map((booking) => booking.bookedBy);
   const colourOf = paletteFor(everyone.map((person) => person.id));
   // Blocks for every booking of the week (ended ones faded); only those still booked keep a drag out.
   const busyOf = (uuid: string): Span[] =>
@@ -143,7 +143,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                     .map((booking) => {
                       const place = spanInDay({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }, start, end);
                       if (!place) return null;
-                      const who = personName(booking.holder, everyone);
+                      const who = personName(booking.bookedBy, everyone);
                       const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, serverNow)} – ${formatWhen(booking.endsAt, serverNow)}`;
                       return (
                         <div
@@ -153,7 +153,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                           aria-label={label}
                           onPointerDown={(event) => event.stopPropagation()}
                           className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm px-1 text-[11px] leading-tight font-medium text-slate-950 ${PALETTE_FILL_CLASS} ${booking.status === "booked" ? "" : "opacity-45"}`}
-                          style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, ...paletteStyle(colourOf(booking.holder.id)) } as React.CSSProperties}
+                          style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, ...paletteStyle(colourOf(booking.bookedBy.id)) } as React.CSSProperties}
                         >
                           {gpus.length <= 4 && (
                             <>

@@ -46,7 +46,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
     };
   }, [router]);
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
-  const names = personNames(entries.map((entry) => entry.holder));
+  const names = personNames(entries.map((entry) => entry.bookedBy));
 
   async function leave(id: string) {
     setLeaving(id);
@@ -94,13 +94,13 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
           </thead>
           <tbody>
             {entries.map((entry) => {
-              const mine = entry.holder.id === me.id;
+              const mine = entry.bookedBy.id === me.id;
               return (
                 <tr key={entry.id} className={`${bodyRow} ${mine ? "bg-sky-50 dark:bg-sky-950/40" : ""}`} data-testid="queue-row" data-mine={mine}>
                   <td className={`${td} text-lg font-semibold tabular-nums`}>{entry.position}</td>
                   <td className={td}>
                     <p className="font-medium">
-                      {names.get(entry.holder.username) ?? entry.holder.username}
+                      {names.get(entry.bookedBy.username) ?? entry.bookedBy.username}
                       {entry.team && <span className="ml-2 text-sm font-normal text-slate-500 dark:text-slate-400">for {entry.team}</span>}
                       {mine && <span className="ml-2 rounded bg-sky-600 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-sky-500 dark:text-slate-950">you</span>}
                     </p>

@@ -43,14 +43,14 @@ export function liveGpuFixture(uuid: string, users: string[] = [], overrides: Pa
   };
 }
 
-/** A live booking of host "h1" ("node-a") from 09:00 to 12:00 UTC on 2026-12-01, of these GPUs, held by `holder`. */
-export function liveBookingFixture(gpus: { uuid: string; index: number }[], holder: LiveBooking["holder"], overrides: Partial<LiveBooking> = {}): LiveBooking {
+/** A live booking of host "h1" ("node-a") from 09:00 to 12:00 UTC on 2026-12-01, of these GPUs, held by `bookedBy`. */
+export function liveBookingFixture(gpus: { uuid: string; index: number }[], bookedBy: LiveBooking["bookedBy"], overrides: Partial<LiveBooking> = {}): LiveBooking {
   return {
     reservationId: "r1",
     hostId: "h1",
     hostName: "node-a",
     gpus,
-    holder,
+    bookedBy,
     startsAt: "2026-12-01T09:00:00Z",
     endsAt: "2026-12-01T12:00:00Z",
     purpose: "",

@@ -19,7 +19,7 @@
  * `--bundle` measures another build of the agent (an earlier commit's).
  *
  * The 8-GPU recording is made from the real H200 capture
- * (server/collector/fixtures/h200-driver-580): its GPU copied eight times
+ * (host/collector/fixtures/h200-driver-580): its GPU copied eight times
  * with its own index, UUID and PCI bus id, and its CUDA process once per GPU,
  * each with the pid of a real process started here (a `sleep`), so that the
  * agent reads /proc for eight live processes as on a busy host.
@@ -30,7 +30,7 @@ import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Server } from "socket.io";
-import { parseDuration } from "@/server/agent/agent-options";
+import { parseDuration } from "@/host/agent/agent-options";
 import { argsOrExit, flag } from "./args";
 import { rssMiB } from "./processes";
 import { repoRoot } from "./scenario";
@@ -56,7 +56,7 @@ const { flags } = argsOrExit(
 );
 
 const TICKS_PER_SECOND = 100;
-const FIXTURE = path.join(repoRoot, "server", "collector", "fixtures", "h200-driver-580");
+const FIXTURE = path.join(repoRoot, "host", "collector", "fixtures", "h200-driver-580");
 const BUNDLE = flags.bundle ? path.resolve(flags.bundle) : path.join(repoRoot, "dist", "gpudesk.mjs");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 /**
  * One agent process of the benchmark: runs many simulated GPU hosts, each
- * with the real agent loop (server/agent/agent-runner.ts) over its own
- * socket.io connection (server/agent/socket-transport.ts), as `gpudesk agent
+ * with the real agent loop (host/agent/agent-runner.ts) over its own
+ * socket.io connection (host/agent/socket-transport.ts), as `gpudesk agent
  * --source simulated` does for one host. A process per host would swamp a
  * small machine; the server cannot tell the difference.
  *
@@ -11,10 +11,10 @@
  * counts the GPU readings it takes in that window, and tells the count on
  * { type: "report" }.
  */
-import { createAgentRunner, type AgentRunner } from "@/server/agent/agent-runner";
-import { createSocketTransport } from "@/server/agent/socket-transport";
-import { createCollector } from "@/server/collector/collector";
-import { createSimulatedSource, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { createAgentRunner, type AgentRunner } from "@/host/agent/agent-runner";
+import { createSocketTransport } from "@/host/agent/socket-transport";
+import { createCollector } from "@/host/collector/collector";
+import { createSimulatedSource, simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import type { Snapshot } from "@/lib/snapshot";
 import { LatencyHistogram } from "./stats";
 

@@ -18,9 +18,9 @@
  */
 import { constants, createDeflateRaw, deflateRawSync, inflateRawSync, type DeflateRaw } from "node:zlib";
 import { Encoder } from "socket.io-parser";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { LIVE_NAMESPACE } from "@/lib/live";
 import { argsOrExit, flag } from "./args";
 

@@ -12,9 +12,9 @@
 import { initialLiveFleetState, applyDeltaWire, applySnapshotWire, type LiveFleetState } from "@/lib/live-fleet-state";
 import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
 import type { LiveGpu } from "@/lib/live";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { MemberEncoder, SlotRegistry } from "@/server/fleet/member-encoder";
+import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { argsOrExit, flag } from "./args";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");

@@ -1,5 +1,5 @@
 /**
- * CPU per flush of the GPU scope (server/fleet/gpu-scope.ts), apart from
+ * CPU per flush of the GPU scope (server/live/gpu-scope.ts), apart from
  * socket.io: a fleet of N GPUs, B active or upcoming bookings of 4 GPUs
  * each, W GPU pages each watching another GPU. Times `GpuScope.flush` with
  * no readings (most flushes: every 25 ms the feed looks, about one a second
@@ -11,8 +11,8 @@
 import os from "node:os";
 import type { FleetDelta, LiveBooking } from "@/lib/live";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { GpuScope } from "@/server/fleet/gpu-scope";
-import { SlotRegistry } from "@/server/fleet/member-encoder";
+import { GpuScope } from "@/server/live/gpu-scope";
+import { SlotRegistry } from "@/server/live/member-encoder";
 import { makeGpu, makeSnapshot } from "@/server/testing/factories";
 import { argsOrExit, flag } from "./args";
 
@@ -51,7 +51,7 @@ const bookings: LiveBooking[] = Array.from({ length: args.bookings }, (_, i) => 
   hostId: `h${i % hosts}`,
   hostName: `node-${i % hosts}`,
   gpus: [0, 1, 2, 3].map((k) => ({ uuid: uuids[(i * 4 + k) % uuids.length]!, index: k })),
-  holder: { id: `user-${i}`, username: `user${i}`, name: `User ${i}` },
+  bookedBy: { id: `user-${i}`, username: `user${i}`, name: `User ${i}` },
   startsAt: new Date(Date.now() + i * 3_600_000).toISOString(),
   endsAt: new Date(Date.now() + (i + 2) * 3_600_000).toISOString(),
   purpose: "fine-tuning a model for the benchmark",

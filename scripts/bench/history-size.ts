@@ -72,7 +72,7 @@ const line = (label: string, value: string) => console.log(`  ${label.padEnd(44)
 
 /** Bytes on disk, in all and per table and index. SQLite: after a checkpoint, so the WAL is in the file. */
 async function measure(title: string): Promise<number> {
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const counts = { minutes: await db().gpuMinute.count(), hours: await db().gpuHour.count() };
   console.log(`\n${title}: ${counts.minutes.toLocaleString("en")} minute rows, ${counts.hours.toLocaleString("en")} hour rows`);
   if (args.database === "sqlite") {
@@ -115,7 +115,7 @@ const timeLiteral = (ms: number) =>
  * `sinceMs`: as many rows as a fleet that ran that long, with the week's values.
  */
 async function repeatWeeks(table: "GpuMinute" | "GpuHour", nowMs: number, sinceMs: number): Promise<void> {
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const time = table === "GpuMinute" ? `"minute"` : `"hour"`;
   const columns = (
     await db().$queryRawUnsafe<{ name: string }[]>(
@@ -176,12 +176,12 @@ async function probeWhile<T>(work: () => Promise<T>): Promise<{ result: T; loopM
 
 async function main(): Promise<void> {
   if (args.database === "postgresql") await admin((client) => client.query(`CREATE DATABASE "${pgName}"`));
-  const { migrateDatabase } = await import("@/server/db/migrate");
-  const { simulatedFleet, simulatedSnapshotAt } = await import("@/server/collector/simulated/simulated-source");
+  const { migrateDatabase } = await import("@/server/core/migrate");
+  const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");
   const { pruneHistory } = await import("@/server/history/retention");
-  const { disconnectDb } = await import("@/server/db");
+  const { disconnectDb } = await import("@/server/core/db");
   const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).stdout.trim();
   console.log(`history size, ${args.database}, ${args.gpus} GPUs, commit ${commit}, ${new Date().toISOString()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
   try {

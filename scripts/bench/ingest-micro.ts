@@ -14,7 +14,7 @@ import { checkReading } from "@/server/fleet/check-reading";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { Tick } from "@/server/tick/tick";

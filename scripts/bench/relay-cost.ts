@@ -21,7 +21,7 @@
 import path from "node:path";
 import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
 import type { FleetRelay as FleetRelayClass, RelayTransport } from "@/server/cluster/fleet-relay";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { argsOrExit, flag } from "./args";
 import { repoRoot } from "./scenario";

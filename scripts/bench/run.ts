@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   for (const { gpus, instances } of options.scenarios) {
     log(`\n${gpus} GPUs, ${options.viewers} viewers, ${instances} instance${instances > 1 ? "s" : ""}`);
     if (instances > 1 && !redisSupported()) {
-      const skipped = "skipped: this server has no REDIS_URL support yet (server/env.ts)";
+      const skipped = "skipped: this server has no REDIS_URL support yet (server/core/env.ts)";
       log(`  skipped: ${skipped}`);
       results.scenarios.push({ gpus, instances, skipped });
       continue;

@@ -8,7 +8,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } 
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { createTestPostgresDatabase, dropTestPostgresDatabases, newRunPrefix } from "@/server/testing/postgres";
 import type { AgentStages, AgentWorkerConfig } from "./agent-worker";
 import { CpuMeter, rssMiB } from "./processes";
@@ -374,7 +374,7 @@ function spread<T>(items: T[], n: number): T[][] {
 }
 
 export function redisSupported(): boolean {
-  return readFileSync(path.join(repoRoot, "server", "env.ts"), "utf8").includes("REDIS_URL");
+  return readFileSync(path.join(repoRoot, "server", "core", "env.ts"), "utf8").includes("REDIS_URL");
 }
 
 export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {

@@ -16,10 +16,10 @@ export async function useScratchDatabase(name: string): Promise<{ remove: () => 
   const dir = mkdtempSync(path.join(os.tmpdir(), `gpudesk-${name}-`));
   process.env.GPUDESK_DATA_DIR = dir;
   delete process.env.DATABASE_URL;
-  const { env } = await import("@/server/env");
-  const { migrateDatabase } = await import("@/server/db/migrate");
-  const { repoRoot } = await import("@/server/paths");
-  const { disconnectDb } = await import("@/server/db");
+  const { env } = await import("@/server/core/env");
+  const { migrateDatabase } = await import("@/server/core/migrate");
+  const { repoRoot } = await import("@/server/core/paths");
+  const { disconnectDb } = await import("@/server/core/db");
   await migrateDatabase(env().DATABASE_URL, repoRoot);
   return {
     async remove() {

@@ -9,14 +9,14 @@
  *
  *   GPUDESK_DATA_DIR=/tmp/x npx tsx scripts/bench/setup-database.ts --gpus 1000 --seed 42
  */
-import { simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { createDisplay, createPersonalToken } from "@/server/auth/tokens";
 import { createUser } from "@/server/auth/users";
-import { disconnectDb } from "@/server/db";
-import { migrateDatabase } from "@/server/db/migrate";
-import { env } from "@/server/env";
+import { disconnectDb } from "@/server/core/db";
+import { migrateDatabase } from "@/server/core/migrate";
+import { env } from "@/server/core/env";
 import { createHost } from "@/server/hosts/host-registry";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { argsOrExit, flag } from "./args";
 
 export interface BenchDatabase {

@@ -3,14 +3,14 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 /** Misuse alerts are silenced by admins only: the person an alert is about cannot hush it. */
 
-let modules: { queries: typeof import("@/server/alerts/alert-queries"); fixtures: typeof import("@/server/testing/booking-fixtures"); db: typeof import("@/server/db") };
+let modules: { queries: typeof import("@/server/alerts/alert-queries"); fixtures: typeof import("@/server/testing/booking-fixtures"); db: typeof import("@/server/core/db") };
 
 beforeAll(async () => {
   await useTestDatabase();
   modules = {
     queries: await import("@/server/alerts/alert-queries"),
     fixtures: await import("@/server/testing/booking-fixtures"),
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
   };
 }, 120_000);
 
@@ -33,15 +33,15 @@ describe("acknowledging misuse alerts", () => {
   });
 
   it("refuses both people of a conflict", async () => {
-    const holder = await modules.fixtures.createTestUser("member", "ackholder");
+    const bookedBy = await modules.fixtures.createTestUser("member", "ackbooker");
     const intruder = await modules.fixtures.createTestUser("member", "ackintruder");
-    const id = await alertAbout("conflict", [holder.id, intruder.id], "res-ack");
-    for (const person of [holder, intruder]) await expect(modules.queries.acknowledgeAlert(person, id)).rejects.toMatchObject({ code: "forbidden" });
+    const id = await alertAbout("conflict", [bookedBy.id, intruder.id], "res-ack");
+    for (const person of [bookedBy, intruder]) await expect(modules.queries.acknowledgeAlert(person, id)).rejects.toMatchObject({ code: "forbidden" });
   });
 
-  it("still lets the holder acknowledge an alert that is not about misuse", async () => {
-    const holder = await modules.fixtures.createTestUser("member", "ackidle");
-    const id = await alertAbout("memory_pressure", [holder.id], "res-mem");
-    expect((await modules.queries.acknowledgeAlert(holder, id)).acknowledgedAt).not.toBeNull();
+  it("still lets the booker acknowledge an alert that is not about misuse", async () => {
+    const bookedBy = await modules.fixtures.createTestUser("member", "ackidle");
+    const id = await alertAbout("memory_pressure", [bookedBy.id], "res-mem");
+    expect((await modules.queries.acknowledgeAlert(bookedBy, id)).acknowledgedAt).not.toBeNull();
   });
 });

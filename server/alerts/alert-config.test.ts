@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { alertConfigFromEnv, DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
-import { ConfigError, parseEnv } from "@/server/env";
+import { ConfigError, parseEnv } from "@/server/core/env";
 
 /** An environment with only these variables (NODE_ENV is required by the type, not by the parser). */
 const environment = (variables: Record<string, string> = {}): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...variables });

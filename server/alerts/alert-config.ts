@@ -1,7 +1,7 @@
 import type { AlertKind } from "@/lib/alerts";
 import type { RuleTiming } from "@/server/alerts/alert-engine";
 
-/** The alert rules' thresholds and hold times (GPUDESK_ALERT_* in server/env.ts). */
+/** The alert rules' thresholds and hold times (GPUDESK_ALERT_* in server/core/env.ts). */
 export interface AlertConfig {
   holdMs: Record<AlertKind, number>;
   /** How long a condition must stay away before its alert closes. */

@@ -17,7 +17,7 @@ export interface Condition {
   gpuUuid: string | null;
   gpuIndex: number | null;
   reservationId: string | null;
-  /** Holder first, then the others involved. */
+  /** Booker first, then the others involved. */
   userIds: string[];
   message: string;
   evidence: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { AlertUpdate } from "@/lib/alerts";
-import { processEvent } from "@/server/process-events";
+import { processEvent } from "@/server/core/process-events";
 
 /**
  * "An alert opened, closed or was acknowledged": the monitor and the

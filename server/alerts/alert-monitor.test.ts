@@ -4,11 +4,11 @@ import type { GpuSample, Snapshot } from "@/lib/snapshot";
 import { DEFAULT_ALERT_CONFIG, type AlertConfig } from "@/server/alerts/alert-config";
 import type { AlertMonitor } from "@/server/alerts/alert-monitor";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
-import { assessIdle, type MinuteReading } from "@/server/idle-release/idle-rule";
+import { assessIdle, type MinuteReading } from "@/server/reservations/idle-rule";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
-import { SIMULATED_USERS } from "@/server/collector/simulated/models";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
+import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { Tick } from "@/server/tick/tick";
@@ -73,13 +73,13 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
   };
 }
 
-function booking(reservationId: string, holder: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
+function booking(reservationId: string, bookedBy: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
   return {
     reservationId,
     hostId: "h1",
     hostName: "node-a",
     gpus,
-    holder: personOf(holder),
+    bookedBy: personOf(bookedBy),
     startsAt: new Date(startsAt).toISOString(),
     endsAt: new Date(endsAt).toISOString(),
     purpose: "recorded sequence",
@@ -121,10 +121,10 @@ describe("the simulated fleet's squatter and idle-held GPU, replayed", () => {
     const end = arrival + 150 * MINUTE;
 
     // The job's owner booked GPU 2 when the job started; whoever holds GPU 7 booked it for the whole span.
-    const idleHolder = reading(start).processes.find((process) => process.gpuUuid === gpu7.uuid)?.user ?? "alice";
+    const idleBooker = reading(start).processes.find((process) => process.gpuUuid === gpu7.uuid)?.user ?? "alice";
     const bookings = [
       booking("res-job", job.user!, [{ uuid: gpu2.uuid, index: 2 }], Math.max(start, jobStart), end + MINUTE),
-      booking("res-idle", idleHolder, [{ uuid: gpu7.uuid, index: 7 }], start, end + MINUTE),
+      booking("res-idle", idleBooker, [{ uuid: gpu7.uuid, index: 7 }], start, end + MINUTE),
     ];
     const run = await harness(config, bookings);
 

@@ -16,7 +16,7 @@ import {
 } from "@/server/alerts/alert-store";
 import { ExpectedInventory } from "@/server/alerts/expected-inventory";
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 /** Where alerts are kept; the database by default, a fake in tests. */
 export interface AlertPersistence {

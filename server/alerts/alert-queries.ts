@@ -1,11 +1,11 @@
 import type { Prisma } from "@prisma/client";
 import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/alerts";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
-import { alertSelect, holderIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
-import type { UserPrincipal } from "@/server/auth/principal";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { alertSelect, bookedByIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
+import type { UserPrincipal } from "@/server/core/principal";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 
 type Actor = UserPrincipal["user"];
 
@@ -16,7 +16,7 @@ export function canSeeAlert(actor: Actor, alert: { userIds: string }): boolean {
 
 /** See lib/alerts.ts: misuse alerts are acknowledged by admins only. */
 function mayAcknowledge(actor: Actor, alert: { kind: string; userIds: string; reservationId: string | null }): boolean {
-  return canAcknowledgeAlert(actor, { kind: toKind(alert.kind), reservationId: alert.reservationId, holderId: holderIdOf(alert), involvedIds: userIdsOf(alert) });
+  return canAcknowledgeAlert(actor, { kind: toKind(alert.kind), reservationId: alert.reservationId, bookedById: bookedByIdOf(alert), involvedIds: userIdsOf(alert) });
 }
 
 /** The people involved are a JSON array of ids; an id is found by its quoted form. */
@@ -65,14 +65,14 @@ export async function listOpenAlertsFor(actor: Pick<Actor, "id" | "role">, limit
 
 /**
  * "Seen, someone is on it": an admin (or, for alerts that are not about
- * misuse, the holder) acknowledges an alert (see canAcknowledgeAlert). It stays open (the condition still holds) but
+ * misuse, the booker) acknowledges an alert (see canAcknowledgeAlert). It stays open (the condition still holds) but
  * leaves the badge.
  */
 export async function acknowledgeAlert(actor: Actor, id: string, now = new Date()): Promise<AlertView> {
   const row = await db().alert.findUnique({ where: { id }, select: alertSelect });
   if (!row || !canSeeAlert(actor, row)) throw new AppError("not_found", "No such alert");
   if (!mayAcknowledge(actor, row)) {
-    const who = MISUSE_ALERT_KINDS.includes(toKind(row.kind)) ? "Only an admin" : "Only the holder of the booking or an admin";
+    const who = MISUSE_ALERT_KINDS.includes(toKind(row.kind)) ? "Only an admin" : "Only the booker of the booking or an admin";
     throw new AppError("forbidden", `${who} can acknowledge this alert`);
   }
   if (row.acknowledgedAt) return toAlertView(row);

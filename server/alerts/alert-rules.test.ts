@@ -18,8 +18,8 @@ describe("the conflict rule", () => {
       [gpu.uuid]: {
         state: "conflict",
         reservationId: "r1",
-        holder: alice,
-        processes: [{ pid: 7, person: bob, reservationId: null, login: "bob", evidence: { kind: "login", value: "bob" }, falseClaim: "r1", intruder: true }],
+        bookedBy: alice,
+        processes: [{ pid: 7, runner: bob, reservationId: null, login: "bob", evidence: { kind: "login", value: "bob" }, falseClaim: "r1", intruder: true }],
         problem: null,
       },
     };
@@ -45,7 +45,7 @@ describe("use with no visible process", () => {
   function evaluate(reading: Partial<LiveGpu>, booked: boolean, idleMinutes = 0) {
     const sample = makeGpu({ index: 0, memoryUsedMiB: 40_960, memoryTotalMiB: 81_920, utilizationGpuPct: 87, ...reading });
     const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "node-a", sampledAt: new Date().toISOString(), processes: [] };
-    const state = deriveGpuState({ gpu, online: true, booking: booked ? { reservationId: "r1", holder: alice } : null, attributions: new Map() });
+    const state = deriveGpuState({ gpu, online: true, booking: booked ? { reservationId: "r1", bookedBy: alice } : null, attributions: new Map() });
     const { conditions } = evaluateRules({
       nowMs: Date.now(),
       view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
@@ -67,9 +67,9 @@ describe("use with no visible process", () => {
     expect(unbooked?.evidence).toMatchObject({ processes: [], memoryUsedMiB: 40_960, noProcessVisible: true });
   });
 
-  it("is the holder's busy booking when booked: no conflict, no idle booking", () => {
+  it("is the booker's busy booking when booked: no conflict, no idle booking", () => {
     expect(evaluate({}, true).map((condition) => condition.kind)).toEqual([]);
-    // An idle booking is one the stored minutes found idle for the hold time (server/idle-release/idle-rule.ts).
+    // An idle booking is one the stored minutes found idle for the hold time (server/reservations/idle-rule.ts).
     expect(evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true, 29).map((condition) => condition.kind)).toEqual([]);
     const [idle] = evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true, 30);
     expect(idle?.kind).toBe("idle_booking");
@@ -80,12 +80,12 @@ describe("use with no visible process", () => {
 describe("a unit gone from its host", () => {
   const slice = "MIG-11111111-2222-3333-4444-555555555555";
   const host: LiveHost = { id: "h1", name: "node-a", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
-  const booking = (id: string, holder: typeof alice, startsInMinutes: number) => ({
+  const booking = (id: string, bookedBy: typeof alice, startsInMinutes: number) => ({
     reservationId: id,
     hostId: "h1",
     hostName: "node-a",
     gpus: [{ uuid: slice, index: 0 }],
-    holder,
+    bookedBy,
     startsAt: new Date(Date.now() + startsInMinutes * 60_000).toISOString(),
     endsAt: new Date(Date.now() + (startsInMinutes + 60) * 60_000).toISOString(),
     purpose: "p",
@@ -106,7 +106,7 @@ describe("a unit gone from its host", () => {
     return conditions.find((condition) => condition.kind === "gpu_lost");
   }
 
-  it("names the holder of a booking to come on a vanished slice, not only of the one running", () => {
+  it("names the booker of a booking to come on a vanished slice, not only of the one running", () => {
     const future = booking("r-later", bob, 24 * 60);
     const condition = lost(null, [future]);
     expect(condition?.userIds).toEqual([bob.id]);
@@ -115,7 +115,7 @@ describe("a unit gone from its host", () => {
     expect(condition?.evidence).toMatchObject({ reservationIds: ["r-later"] });
   });
 
-  it("names every holder, the running booking's first", () => {
+  it("names every booker, the running booking's first", () => {
     const now = booking("r-now", alice, -10);
     const condition = lost(now, [now, booking("r-later", bob, 120), booking("r-again", alice, 300)]);
     expect(condition?.userIds).toEqual([alice.id, bob.id]);
@@ -160,7 +160,7 @@ describe("an idle booking of a MIG slice", () => {
     const host: LiveHost = { id: "h1", name: "migbox", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [] };
     const sample = makeGpu({ index: 0, uuid: "MIG-idle", migMode: "Enabled", memoryUsedMiB: 17, memoryTotalMiB: 9_984, utilizationGpuPct: null, mig: { parentUuid: "GPU-P", profile: "1g.10gb", gpuInstanceId: 9, computeInstanceId: 0, deviceIndex: 2 } });
     const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "migbox", sampledAt: new Date().toISOString(), processes: [] };
-    const state = deriveGpuState({ gpu, online: true, booking: { reservationId: "r1", holder: alice }, attributions: new Map() });
+    const state = deriveGpuState({ gpu, online: true, booking: { reservationId: "r1", bookedBy: alice }, attributions: new Map() });
     expect(state.state).toBe("booked_idle");
     const { conditions } = evaluateRules({
       nowMs: Date.now(),

@@ -1,4 +1,4 @@
-import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import { runnerName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import { unitName, unseenUsePhrase } from "@/lib/gpu-availability";
 import { formatMemory } from "@/lib/format";
 import { type NamedPerson, personName } from "@/lib/person-name";
@@ -20,7 +20,7 @@ export interface RuleInput {
   activeBookings: ReadonlyMap<string, LiveBooking>;
   /**
    * Every booking still running or to come (the booking feed's list): a
-   * lost unit names the holders of all of them, not only of the one that
+   * lost unit names the bookers of all of them, not only of the one that
    * holds it now, so that whoever booked a vanished slice for later hears it too.
    */
   bookings?: readonly LiveBooking[];
@@ -35,7 +35,7 @@ export interface RuleInput {
   isActive: (key: string) => boolean;
 }
 
-/** What the idle-booking alert needs of a booking's idle standing (server/idle-release/idle-state.ts). */
+/** What the idle-booking alert needs of a booking's idle standing (server/reservations/idle-state.ts). */
 export interface IdleRun {
   idleMinutes: number;
   belowPct: number;
@@ -56,7 +56,7 @@ function processEvidence(gpu: LiveGpu, attribution: ProcessAttribution) {
   return {
     pid: attribution.pid,
     login: attribution.login,
-    person: attribution.person,
+    person: attribution.runner,
     reservationId: attribution.reservationId,
     evidence: attribution.evidence,
     via: processEvidenceLabel(attribution),
@@ -73,7 +73,7 @@ function unique(ids: (string | null | undefined)[]): string[] {
 }
 
 function describe(process: ProcessAttribution, people: readonly NamedPerson[]): string {
-  const name = process.person ? personName(process.person, people) : attributedName(process);
+  const name = process.runner ? personName(process.runner, people) : runnerName(process);
   return process.evidence.kind === "login" && !process.falseClaim ? name : `${name} (${processEvidenceLabel(process)})`;
 }
 
@@ -121,17 +121,17 @@ class JudgedCondition implements Condition {
 
 /** What every alert about one GPU says, worked out once for all of them and only when one is read. */
 function gpuWords(gpu: LiveGpu, host: LiveHost, state: GpuReconciliation) {
-  let words: { where: string; processes: ReturnType<typeof processEvidence>[]; people: NamedPerson[]; holderName: string } | null = null;
+  let words: { where: string; processes: ReturnType<typeof processEvidence>[]; people: NamedPerson[]; bookedByName: string } | null = null;
   return () => {
     if (words) return words;
     // Everyone this GPU's alerts name: two of them with one display name get their usernames.
-    const people: NamedPerson[] = [...(state.holder ? [state.holder] : []), ...state.processes.flatMap((process) => (process.person ? [process.person] : []))];
+    const people: NamedPerson[] = [...(state.bookedBy ? [state.bookedBy] : []), ...state.processes.flatMap((process) => (process.runner ? [process.runner] : []))];
     words = {
       // A slice by its own name ("GPU 0:2 (1g.10gb) of migbox"): its readings are its own, not its GPU's.
       where: `${unitName(gpu)} of ${host.name}`,
       processes: state.processes.map((attribution) => processEvidence(gpu, attribution)),
       people,
-      holderName: state.holder ? personName(state.holder, people) : "",
+      bookedByName: state.bookedBy ? personName(state.bookedBy, people) : "",
     };
     return words;
   };
@@ -157,21 +157,21 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     const judged = (key: string, kind: Condition["kind"], reservationId: string | null, detail: () => ConditionDetail) =>
       conditions.push(new JudgedCondition(key, kind, scope, host.id, gpu.uuid, gpu.index, reservationId, detail));
 
-    if (state.holder && state.processes.some((process) => process.intruder)) {
-      const holder = state.holder;
+    if (state.bookedBy && state.processes.some((process) => process.intruder)) {
+      const bookedBy = state.bookedBy;
       judged(`conflict:${gpu.uuid}:${state.reservationId}`, "conflict", state.reservationId, () => {
-        const { where, processes, people, holderName } = words();
+        const { where, processes, people, bookedByName } = words();
         const intruders = state.processes.filter((process) => process.intruder);
         return {
-          userIds: unique([holder.id, ...intruders.map((process) => process.person?.id)]),
-          message: `${whoRuns(intruders, people)} on ${where}, booked by ${holderName}`,
-          evidence: { holder, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
+          userIds: unique([bookedBy.id, ...intruders.map((process) => process.runner?.id)]),
+          message: `${whoRuns(intruders, people)} on ${where}, booked by ${bookedByName}`,
+          evidence: { bookedBy, reservationId: state.reservationId, processes, utilizationPct: gpu.utilizationGpuPct },
         };
       });
     }
 
     // Use with no visible process counts too: someone's job holds the GPU, and only an admin can find whose.
-    if (!state.holder && (state.processes.length > 0 || state.unseenUse)) {
+    if (!state.bookedBy && (state.processes.length > 0 || state.unseenUse)) {
       judged(`unbooked_use:${gpu.uuid}`, "unbooked_use", null, () => {
         const { where, processes, people } = words();
         if (state.processes.length === 0) {
@@ -182,7 +182,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
           };
         }
         return {
-          userIds: unique(state.processes.map((process) => process.person?.id)),
+          userIds: unique(state.processes.map((process) => process.runner?.id)),
           message: `${whoRuns(state.processes, people)} on ${where} without a booking`,
           evidence: { processes, utilizationPct: gpu.utilizationGpuPct },
         };
@@ -191,16 +191,16 @@ export function evaluateRules(input: RuleInput): RuleOutput {
 
     // Idle for the hold time by the stored minutes (one rule with idle release); the engine adds no hold of its own.
     const idleRun = state.reservationId ? input.idleStandings.get(state.reservationId) : undefined;
-    if (state.holder && idleRun && idleRun.idleMinutes * 60_000 >= config.holdMs.idle_booking) {
-      const holder = state.holder;
+    if (state.bookedBy && idleRun && idleRun.idleMinutes * 60_000 >= config.holdMs.idle_booking) {
+      const bookedBy = state.bookedBy;
       const util = gpu.utilizationGpuPct;
       judged(`idle_booking:${gpu.uuid}:${state.reservationId}`, "idle_booking", state.reservationId, () => {
-        const { where, processes, holderName } = words();
+        const { where, processes, bookedByName } = words();
         return {
-          userIds: [holder.id],
-          // A slice has no utilization: idle release judges it by process and memory (server/idle-release/idle-rule.ts).
-          message: `${where}, booked by ${holderName}, ${gpu.mig ? "with no process and no memory held" : `below ${idleRun.belowPct} % utilization`} for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
-          evidence: { holder, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
+          userIds: [bookedBy.id],
+          // A slice has no utilization: idle release judges it by process and memory (server/reservations/idle-rule.ts).
+          message: `${where}, booked by ${bookedByName}, ${gpu.mig ? "with no process and no memory held" : `below ${idleRun.belowPct} % utilization`} for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
+          evidence: { bookedBy, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
         };
       });
     }
@@ -215,7 +215,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         judged(key, "memory_pressure", state.reservationId, () => {
           const { where, processes } = words();
           return {
-            userIds: unique([state.holder?.id, ...state.processes.map((process) => process.person?.id)]),
+            userIds: unique([state.bookedBy?.id, ...state.processes.map((process) => process.runner?.id)]),
             message: `${where} at ${Math.round(pct)} % of its memory (${formatMemory(used)} of ${formatMemory(total)}): the next allocation may fail`,
             evidence: { memoryUsedMiB: used, memoryTotalMiB: total, usedPct: Math.round(pct * 10) / 10, abovePct: config.memoryAbovePct, processes },
           };
@@ -226,7 +226,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     const problem = state.problem;
     if (problem) {
       judged(`gpu_health:${gpu.uuid}`, "gpu_health", state.reservationId, () => ({
-        userIds: unique([state.holder?.id]),
+        userIds: unique([state.bookedBy?.id]),
         message: `${words().where} reports ${problem}`,
         evidence: { eccErrorsUncorrected: gpu.eccErrorsUncorrected, problem },
       }));
@@ -238,7 +238,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
   for (const [hostId, hostName] of knownHosts) {
     observed.add(hostScope(hostId));
     const host = hosts.get(hostId);
-    const holders = (uuids: Iterable<string>) => unique([...uuids].map((uuid) => input.activeBookings.get(uuid)?.holder.id));
+    const bookers = (uuids: Iterable<string>) => unique([...uuids].map((uuid) => input.activeBookings.get(uuid)?.bookedBy.id));
 
     if (!host?.online) {
       const uuids = host?.gpuUuids ?? [...(input.expectedGpus.get(hostId)?.keys() ?? [])];
@@ -250,7 +250,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         gpuUuid: null,
         gpuIndex: null,
         reservationId: null,
-        userIds: holders(uuids),
+        userIds: bookers(uuids),
         message: `The agent of ${hostName} has been silent for more than ${formatDuration(config.holdMs.host_offline)}`,
         evidence: { lastSeenAt: host?.lastSeenAt ?? null },
       });
@@ -260,7 +260,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     for (const [uuid, index] of input.expectedGpus.get(hostId) ?? []) {
       if (host.gpuUuids.includes(uuid)) continue;
       const booking = input.activeBookings.get(uuid);
-      // The booking that holds it now first, then those to come: every one of their holders is told, with the admins.
+      // The booking that holds it now first, then those to come: every one of their bookers is told, with the admins.
       const booked = [...(booking ? [booking] : []), ...(input.bookings ?? []).filter((entry) => entry !== booking && entry.reservationId !== booking?.reservationId && entry.gpus.some((gpu) => gpu.uuid === uuid))];
       const bookedWords = booked.length === 0 ? "" : `, and ${booked.length === 1 ? "a booking holds" : `${booked.length} bookings hold`} it${booking ? "" : " later"}`;
       conditions.push({
@@ -271,7 +271,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         gpuUuid: uuid,
         gpuIndex: index,
         reservationId: booked[0]?.reservationId ?? null,
-        userIds: unique([...holders([uuid]), ...booked.map((entry) => entry.holder.id)]),
+        userIds: unique([...bookers([uuid]), ...booked.map((entry) => entry.bookedBy.id)]),
         // A MIG slice gone means the GPU's MIG layout changed (slices destroyed).
         message: uuid.startsWith("MIG-")
           ? `MIG slice ${uuid} of GPU ${index} is gone from ${host.name}: its MIG layout changed${bookedWords}`

@@ -3,8 +3,8 @@ import { ALERT_KINDS, type AlertKind, type AlertView } from "@/lib/alerts";
 import type { PersonRef } from "@/lib/reservation-types";
 import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/alert-engine";
 import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
-import { db } from "@/server/db";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { db } from "@/server/core/db";
+import { personSelect, toPerson } from "@/server/core/people";
 import { storedUnit, unitName } from "@/lib/gpu-availability";
 
 export const alertSelect = {
@@ -39,8 +39,8 @@ export function userIdsOf(row: Pick<AlertRow, "userIds">): string[] {
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
 }
 
-/** The rules list the holder first for every alert about a booking (see alert-rules.ts). */
-export function holderIdOf(row: Pick<AlertRow, "userIds" | "reservationId">): string | null {
+/** The rules list the booker first for every alert about a booking (see alert-rules.ts). */
+export function bookedByIdOf(row: Pick<AlertRow, "userIds" | "reservationId">): string | null {
   return row.reservationId ? (userIdsOf(row)[0] ?? null) : null;
 }
 
@@ -131,7 +131,7 @@ export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
     host: row.hostId ? (hostById.get(row.hostId) ?? { id: row.hostId, name: row.hostId }) : null,
     gpu: row.gpuUuid ? { uuid: row.gpuUuid, index: row.gpuIndex, unit: unitByUuid.get(row.gpuUuid) ?? (row.gpuIndex === null ? null : `GPU ${row.gpuIndex}`) } : null,
     reservationId: row.reservationId,
-    holderId: holderIdOf(row),
+    bookedById: bookedByIdOf(row),
     people: userIdsOf(row).flatMap((id) => {
       const person = personById.get(id);
       return person ? [person] : [];

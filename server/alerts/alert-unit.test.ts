@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let store: typeof import("@/server/alerts/alert-store");
 let fx: typeof import("@/server/testing/booking-fixtures");
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   store = await import("@/server/alerts/alert-store");
   fx = await import("@/server/testing/booking-fixtures");
 }, 60_000);

@@ -9,8 +9,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-let tokens: { holder: string; intruder: string; bystander: string; admin: string };
-let ids: { holder: string; intruder: string };
+let tokens: { bookedBy: string; intruder: string; bystander: string; admin: string };
+let ids: { bookedBy: string; intruder: string };
 let alerts: { conflict: string; idle: string; closed: string; others: string };
 let routes: {
   list: typeof import("@/app/api/v1/alerts/route");
@@ -23,18 +23,18 @@ beforeAll(async () => {
   await useTestDatabase();
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const { onAlertChanged } = await import("@/server/alerts/alert-events");
   onAlertChanged((change) => announced.push(change));
-  const [holder, intruder, bystander, admin] = await Promise.all([
+  const [bookedBy, intruder, bystander, admin] = await Promise.all([
     createUser({ username: "alice", password: "alice-password" }),
     createUser({ username: "bob", password: "bob-password" }),
     createUser({ username: "carol", password: "carol-password" }),
     createUser({ username: "root", password: "root-password", role: "admin" }),
   ]);
-  ids = { holder: holder.id, intruder: intruder.id };
+  ids = { bookedBy: bookedBy.id, intruder: intruder.id };
   tokens = {
-    holder: (await createPersonalToken(holder.id, "t")).token,
+    bookedBy: (await createPersonalToken(bookedBy.id, "t")).token,
     intruder: (await createPersonalToken(intruder.id, "t")).token,
     bystander: (await createPersonalToken(bystander.id, "t")).token,
     admin: (await createPersonalToken(admin.id, "t")).token,
@@ -58,9 +58,9 @@ beforeAll(async () => {
       select: { id: true },
     });
   alerts = {
-    conflict: (await create({ kind: "conflict", userIds: [holder.id, intruder.id], openedAt: "2026-11-30T10:00:00Z", gpuIndex: 2, reservationId: "res-1" })).id,
-    idle: (await create({ kind: "idle_booking", userIds: [holder.id], openedAt: "2026-11-30T09:00:00Z", gpuIndex: 7, reservationId: "res-1" })).id,
-    closed: (await create({ kind: "memory_pressure", userIds: [holder.id], openedAt: "2026-11-30T08:00:00Z", closedAt: "2026-11-30T08:05:00Z" })).id,
+    conflict: (await create({ kind: "conflict", userIds: [bookedBy.id, intruder.id], openedAt: "2026-11-30T10:00:00Z", gpuIndex: 2, reservationId: "res-1" })).id,
+    idle: (await create({ kind: "idle_booking", userIds: [bookedBy.id], openedAt: "2026-11-30T09:00:00Z", gpuIndex: 7, reservationId: "res-1" })).id,
+    closed: (await create({ kind: "memory_pressure", userIds: [bookedBy.id], openedAt: "2026-11-30T08:00:00Z", closedAt: "2026-11-30T08:05:00Z" })).id,
     others: (await create({ kind: "unbooked_use", userIds: [], openedAt: "2026-11-30T07:00:00Z" })).id,
   };
   routes = {
@@ -82,8 +82,8 @@ async function call<T>(handler: unknown, init: { method?: string; token?: string
 const listed = (page: AlertPage) => page.alerts.map((alert) => alert.kind);
 
 describe("GET /api/v1/alerts", () => {
-  it("gives a holder the open alerts about their GPUs, newest first, with people, GPU, host and evidence", async () => {
-    const { status, body } = await call<AlertPage>(routes.list.GET, { token: tokens.holder });
+  it("gives a booker the open alerts about their GPUs, newest first, with people, GPU, host and evidence", async () => {
+    const { status, body } = await call<AlertPage>(routes.list.GET, { token: tokens.bookedBy });
     expect(status).toBe(200);
     expect(listed(body)).toEqual(["conflict", "idle_booking"]);
     expect(body.alerts[0]).toMatchObject({
@@ -125,23 +125,23 @@ describe("GET /api/v1/alerts", () => {
 });
 
 describe("acknowledging and the badge", () => {
-  it("lets the holder acknowledge their idle booking, nobody but an admin the conflict; the alert leaves the badge but stays open", async () => {
-    expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.holder })).body).toEqual({ open: 2, unacknowledged: 2 });
+  it("lets the booker acknowledge their idle booking, nobody but an admin the conflict; the alert leaves the badge but stays open", async () => {
+    expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.bookedBy })).body).toEqual({ open: 2, unacknowledged: 2 });
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.admin })).body).toEqual({ open: 3, unacknowledged: 3 });
 
     // Someone not involved cannot, and learns nothing about the alert.
     expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.bystander, params: { id: alerts.conflict } })).status).toBe(404);
 
-    // A conflict is misuse: neither the intruder nor the holder may hush it, only an admin.
+    // A conflict is misuse: neither the intruder nor the booker may hush it, only an admin.
     expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.intruder, params: { id: alerts.conflict } })).status).toBe(403);
-    expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.holder, params: { id: alerts.conflict } })).status).toBe(403);
+    expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.bookedBy, params: { id: alerts.conflict } })).status).toBe(403);
 
-    const { status, body } = await call<AlertView>(routes.acknowledge.POST, { method: "POST", token: tokens.holder, params: { id: alerts.idle } });
+    const { status, body } = await call<AlertView>(routes.acknowledge.POST, { method: "POST", token: tokens.bookedBy, params: { id: alerts.idle } });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ id: alerts.idle, holderId: ids.holder, closedAt: null, acknowledgedBy: { id: ids.holder } });
+    expect(body).toMatchObject({ id: alerts.idle, bookedById: ids.bookedBy, closedAt: null, acknowledgedBy: { id: ids.bookedBy } });
     expect(announced.at(-1)).toMatchObject({ event: "acknowledged", alert: { id: alerts.idle } });
 
-    expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.holder })).body).toEqual({ open: 2, unacknowledged: 1 });
+    expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.bookedBy })).body).toEqual({ open: 2, unacknowledged: 1 });
     expect((await call<AlertSummary>(routes.summary.GET, { token: tokens.bystander })).body).toEqual({ open: 0, unacknowledged: 0 });
     // An admin may acknowledge anything.
     expect((await call(routes.acknowledge.POST, { method: "POST", token: tokens.admin, params: { id: alerts.others } })).status).toBe(200);

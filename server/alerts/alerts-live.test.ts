@@ -11,7 +11,7 @@ import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { attachAlertsLive } from "@/server/alerts/alerts-live";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { attachLiveEndpoint } from "@/server/fleet/live-endpoint";
+import { attachLiveEndpoint } from "@/server/live/live-endpoint";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { Tick } from "@/server/tick/tick";
 
@@ -37,7 +37,7 @@ const conflict = (id: string, people: string[]): AlertView => ({
   host: { id: "h1", name: "node-a" },
   gpu: { uuid: "GPU-1", index: 1 },
   reservationId: "r1",
-  holderId: null,
+  bookedById: null,
   people: people.map((person) => ({ id: `u-${person}`, username: person, name: person })),
   message: "m",
   evidence: {},
@@ -47,7 +47,7 @@ const conflict = (id: string, people: string[]): AlertView => ({
   acknowledgedBy: null,
 });
 
-const state = (value: GpuReconciliation["state"]): GpuReconciliation => ({ state: value, reservationId: null, holder: null, processes: [], problem: null });
+const state = (value: GpuReconciliation["state"]): GpuReconciliation => ({ state: value, reservationId: null, bookedBy: null, processes: [], problem: null });
 
 let url: string;
 let stop: () => Promise<void>;

@@ -3,10 +3,10 @@ import type { AlertView } from "@/lib/alerts";
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import type { Role } from "@/server/auth/principal";
-import { liveViewerOf } from "@/server/fleet/live-endpoint";
-import { viewerRoom } from "@/server/fleet/viewer-rooms";
-import { log } from "@/server/log";
+import type { Role } from "@/server/core/principal";
+import { liveViewerOf } from "@/server/live/live-endpoint";
+import { viewerRoom } from "@/server/live/viewer-rooms";
+import { log } from "@/server/core/log";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
 
@@ -29,7 +29,7 @@ const ADMINS_ROOM = "alerts:admins";
  * all, everyone else their own), gets `alerts:snapshot` with the open
  * alerts that concern them on every (re)connect, then `alerts:update` as
  * alerts open, close or are acknowledged. Who watches is what the live
- * endpoint's handshake check found (server/fleet/live-endpoint.ts): a wall
+ * endpoint's handshake check found (server/live/live-endpoint.ts): a wall
  * display gets no alerts.
  */
 export function attachAlertsLive(namespace: LiveNamespace, options: AlertsLiveOptions): () => void {

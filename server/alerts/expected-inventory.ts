@@ -1,6 +1,6 @@
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 
 const DAY_MS = 86_400_000;
 
@@ -32,7 +32,7 @@ export class ExpectedInventory {
           id: true,
           name: true,
           gpus: {
-            // A unit booked for later stays expected however long ago it was seen: its holders must hear it is gone until the booking ends.
+            // A unit booked for later stays expected however long ago it was seen: its bookers must hear it is gone until the booking ends.
             where: { OR: [{ lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, { reservations: { some: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } } } }] },
             select: { uuid: true, index: true, lastSeenAt: true, reservations: { where: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } }, select: { reservationId: true }, take: 1 } },
           },

@@ -1,6 +1,6 @@
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 
 /** A change announced on another instance reaches this one only through the database: counted again this often anyway. */
 const RECOUNT_EVERY_MS = 30_000;
@@ -9,7 +9,7 @@ const SETTLE_MS = 500;
 
 /**
  * How many alerts are open now, fleet-wide, for the wall displays' summary
- * (the display scope of server/fleet/display-scope.ts). Counted in the
+ * (the display scope of server/live/display-scope.ts). Counted in the
  * database at start, after alert changes and every half minute; null
  * until the first count.
  */

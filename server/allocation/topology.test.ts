@@ -46,7 +46,7 @@ describe("parseTopology", () => {
   });
 
   it("reads a single-GPU host's capture and refuses text without a matrix", () => {
-    const single = topology(path.join(root, "server", "collector", "fixtures", "h200-driver-580", "topo-m.txt"));
+    const single = topology(path.join(root, "host", "collector", "fixtures", "h200-driver-580", "topo-m.txt"));
     expect(single.gpus).toEqual([0]);
     expect(single.links.size).toBe(0);
     expect(parseTopology("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")).toBeNull();

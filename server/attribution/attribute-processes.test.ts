@@ -18,13 +18,13 @@ const directory = staticDirectory([
 
 const gpu = makeGpu({ index: 2 });
 
-function booking(reservationId: string, holder = alice, uuid = gpu.uuid): LiveBooking {
+function booking(reservationId: string, bookedBy = alice, uuid = gpu.uuid): LiveBooking {
   return {
     reservationId,
     hostId: "h1",
     hostName: "node-a",
     gpus: [{ uuid, index: 2 }],
-    holder,
+    bookedBy,
     startsAt: "2026-11-30T08:00:00.000Z",
     endsAt: "2026-11-30T20:00:00.000Z",
     purpose: "test",
@@ -36,7 +36,7 @@ function proc(pid: number, overrides: Partial<ProcessInfo>): ProcessInfo {
 }
 
 const SECRET = "the-test-servers-auth-secret-0123456789";
-/** What `gpudesk run` puts in the holder's job: the id with its proof. */
+/** What `gpudesk run` puts in the booker's job: the id with its proof. */
 const proofOf = (reservationId: string) => reservationClaimValue(reservationId, SECRET);
 
 /** The processes as the agent reports them, checked on arrival as the server does (server/fleet/ingest.ts), then attributed. */
@@ -60,7 +60,7 @@ describe("attributeProcesses", () => {
     expect(result.get(20)?.evidence).toEqual({ kind: "slurm", value: "4711" });
     expect(result.get(21)?.evidence).toEqual({ kind: "pod", value: "pod:8f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f" });
     expect(result.get(22)?.evidence).toEqual({ kind: "container", value: "3f2a1b9c0d4e" });
-    expect([20, 21, 22].map((pid) => result.get(pid)?.person)).toEqual([bob, bob, bob]);
+    expect([20, 21, 22].map((pid) => result.get(pid)?.runner)).toEqual([bob, bob, bob]);
   });
 
   it("falls back to the Unix login, and to nobody for a login without a person", () => {
@@ -131,7 +131,7 @@ describe("deriveGpuState", () => {
     expect(state([proc(1, { user: "bob" })], { booked: false }).state).toBe("unbooked_use");
     const conflict = state([proc(1, { user: "alice" }), proc(2, { user: "bob" })]);
     expect(conflict.state).toBe("conflict");
-    expect(conflict.holder).toEqual(alice);
+    expect(conflict.bookedBy).toEqual(alice);
     expect(conflict.processes.map((process) => [process.pid, process.intruder])).toEqual([
       [1, false],
       [2, true],
@@ -142,7 +142,7 @@ describe("deriveGpuState", () => {
     expect(state([proc(1, { user: "mallory" })]).state).toBe("conflict");
   });
 
-  it("counts the holder's job launched by someone else's account as the holder's", () => {
+  it("counts the booker's job launched by someone else's account as the booker's", () => {
     expect(state([proc(1, { user: "bob", reservationId: proofOf("res-alice") })]).state).toBe("booked_in_use");
   });
 

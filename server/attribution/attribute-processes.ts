@@ -33,8 +33,8 @@ function jobKey(evidence: AttributionEvidence): string {
  * Decides who each process of one host belongs to, best evidence first:
  *
  * 1. `GPUDESK_RESERVATION` in its environment naming a known booking with
- *    that booking's proof → its holder (whoever the Unix owner is: only the
- *    holder is shown the proof). A value that names a booking without its
+ *    that booking's proof → its booker (whoever the Unix owner is: only the
+ *    booker is shown the proof). A value that names a booking without its
  *    proof counts for nothing and is recorded as a false claim.
  * 2. Its Slurm job, Kubernetes pod or container → the job's owner: the
  *    booking that any process of the job names, else the first process of
@@ -74,7 +74,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
     if (booking) {
       result.set(process.pid, {
         pid: process.pid,
-        person: booking.holder,
+        runner: booking.bookedBy,
         reservationId: booking.reservationId,
         login,
         evidence: { kind: "reservation", value: booking.reservationId },
@@ -87,7 +87,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
       const jobBooking = known(owner.reservationId);
       result.set(process.pid, {
         pid: process.pid,
-        person: jobBooking?.holder ?? owner.person,
+        runner: jobBooking?.bookedBy ?? owner.person,
         reservationId: jobBooking?.reservationId ?? null,
         login,
         evidence: job,
@@ -97,7 +97,7 @@ export function attributeProcesses(processes: readonly ProcessInfo[], context: A
     }
     result.set(process.pid, {
       pid: process.pid,
-      person: personOf(login),
+      runner: personOf(login),
       reservationId: null,
       login,
       evidence: login ? { kind: "login", value: login } : { kind: "none", value: null },

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LiveBooking } from "@/lib/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { createFakeProcTree, type FakeProcTree } from "@/server/collector/proc/fake-proc-tree";
-import { createUserLookup } from "@/server/collector/proc/lookup-user";
-import { createProcReader, enrichProcesses } from "@/server/collector/proc/proc-reader";
+import { createFakeProcTree, type FakeProcTree } from "@/host/collector/proc/fake-proc-tree";
+import { createUserLookup } from "@/host/collector/proc/lookup-user";
+import { createProcReader, enrichProcesses } from "@/host/collector/proc/proc-reader";
 import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 
@@ -56,7 +56,7 @@ describe("attribution from a /proc tree", () => {
       hostId: "h1",
       hostName: "node-a",
       gpus: [{ uuid: gpu.uuid, index: 0 }],
-      holder: alice,
+      bookedBy: alice,
       startsAt: new Date(Date.now() - 60_000).toISOString(),
       endsAt: new Date(Date.now() + 3_600_000).toISOString(),
       purpose: "proc test",
@@ -100,8 +100,8 @@ describe("attribution from a /proc tree", () => {
 
     const window = { startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), purpose: "proc test" };
     const bookings: LiveBooking[] = [
-      { reservationId: "res-alice", hostId: "h1", hostName: "node-a", gpus: [{ uuid: gpu.uuid, index: 0 }], holder: alice, ...window },
-      { reservationId: bobs, hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-bobs", index: 1 }], holder: bob, ...window },
+      { reservationId: "res-alice", hostId: "h1", hostName: "node-a", gpus: [{ uuid: gpu.uuid, index: 0 }], bookedBy: alice, ...window },
+      { reservationId: bobs, hostId: "h1", hostName: "node-a", gpus: [{ uuid: "GPU-bobs", index: 1 }], bookedBy: bob, ...window },
     ];
     const attributions = attributeProcesses(checkProcessClaims(snapshot.processes, SECRET), {
       bookings: new Map(bookings.map((booking) => [booking.reservationId, booking])),

@@ -1,6 +1,6 @@
 import type { PersonRef } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 
 export interface DirectoryEntry extends PersonRef {
   unixLogin: string;
@@ -9,7 +9,7 @@ export interface DirectoryEntry extends PersonRef {
 /** Login ↔ person, read by attribution every tick: kept in memory, read again now and then. */
 export interface PersonDirectory {
   byLogin(login: string): PersonRef | null;
-  /** The Unix login of a person, if they have one (the agent protects the holder's processes by it). */
+  /** The Unix login of a person, if they have one (the agent protects the booker's processes by it). */
   loginOf(personId: string): string | null;
 }
 

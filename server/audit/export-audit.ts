@@ -1,6 +1,6 @@
 import { auditQuerySchema, type AuditEntryView } from "@/lib/audit";
-import { listAudit } from "@/server/audit/audit-log";
-import type { Actor } from "@/server/reservations/actor";
+import { listAudit } from "@/server/core/audit-log";
+import type { Actor } from "@/server/core/actor";
 
 /** The server's command line reads the whole log: whoever runs it holds the database already. */
 const SERVER_OPERATOR: Actor = { id: "server-operator", username: "(server)", name: "server operator", role: "admin", unixLogin: null };

@@ -142,7 +142,7 @@ describe("only sign-in, sign-out and the session are reachable", () => {
     expect(impersonate.status).toBe(404);
     const available = await authCall("/is-username-available", { body: { username } });
     expect(available.status).toBe(404);
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const row = await db().user.findUniqueOrThrow({ where: { username }, select: { name: true, image: true } });
     expect(row).toEqual({ name: username, image: null });
   });

@@ -1,7 +1,7 @@
 import { CLIENT_PROTO_HEADER, requestOrigin } from "@/server/auth/request-origin";
-import { env } from "@/server/env";
-import { AppError } from "@/server/errors";
-import { OIDC_PROVIDER_ID } from "@/server/sso/oidc";
+import { env } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
+import { signInPlug } from "@/server/auth/sign-in-plug";
 
 /**
  * The only better-auth endpoints a browser may reach, by method. gpudesk
@@ -17,11 +17,12 @@ const OPEN_ENDPOINTS: Record<string, string[]> = {
   "/api/auth/get-session": ["GET"],
 };
 
-/** With OIDC configured: starting a sign-in at the provider, and the provider's way back (a form post with response_mode=form_post). */
-const OIDC_ENDPOINTS: Record<string, string[]> = {
-  "/api/auth/sign-in/social": ["POST"],
-  [`/api/auth/callback/${OIDC_PROVIDER_ID}`]: ["GET", "POST"],
-};
+/** With OIDC plugged in: starting a sign-in at the provider, and the provider's way back (a form post with response_mode=form_post). */
+function oidcEndpoints(providerIds: readonly string[]): Record<string, string[]> {
+  const endpoints: Record<string, string[]> = { "/api/auth/sign-in/social": ["POST"] };
+  for (const id of providerIds) endpoints[`/api/auth/callback/${id}`] = ["GET", "POST"];
+  return endpoints;
+}
 
 /**
  * Checks that a request to /api/auth may go on and rebuilds it with the URL
@@ -31,7 +32,8 @@ const OIDC_ENDPOINTS: Record<string, string[]> = {
 export async function authRequest(request: Request): Promise<{ forwarded: Request; secure: boolean }> {
   const url = new URL(request.url);
   const path = url.pathname.replace(/\/+$/, "");
-  const methods = OPEN_ENDPOINTS[path] ?? (env().GPUDESK_OIDC_ISSUER ? OIDC_ENDPOINTS[path] : undefined);
+  const config = env();
+  const methods = OPEN_ENDPOINTS[path] ?? (config.GPUDESK_OIDC_ISSUER ? oidcEndpoints(signInPlug(config)?.providerIds ?? [])[path] : undefined);
   if (!methods?.includes(request.method.toUpperCase())) throw new AppError("not_found", "No such endpoint");
   const origin = requestOrigin(request.headers);
   if (!origin) throw new AppError("bad_request", "The Host header is missing or malformed");

@@ -1,7 +1,7 @@
 import { auth } from "@/server/auth/better-auth";
-import type { Principal, UserPrincipal } from "@/server/auth/principal";
+import type { Principal, UserPrincipal } from "@/server/core/principal";
 import { authenticateToken, toRole } from "@/server/auth/tokens";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -5,15 +5,14 @@ import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/password";
 import { normalizeUsername, usernameSchema } from "@/lib/username";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { recordAudit } from "@/server/audit/audit-log";
+import { recordAudit } from "@/server/core/audit-log";
 import { claimLogin, clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
-import { db } from "@/server/db";
-import { databaseProvider, env } from "@/server/env";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
-import { log } from "@/server/log";
-import { oidcPlugins } from "@/server/sso/oidc";
-import { invalidCredentials, passwordSignIn } from "@/server/sso/password-sign-in";
+import { db } from "@/server/core/db";
+import { databaseProvider, env } from "@/server/core/env";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { log } from "@/server/core/log";
+import { invalidCredentials, signInPlug } from "@/server/auth/sign-in-plug";
 
 export { CLIENT_IP_HEADER };
 
@@ -55,9 +54,9 @@ function createAuth(secureCookies: boolean) {
     plugins: [
       username({ minUsernameLength: 2, maxUsernameLength: 32 }),
       admin({ defaultRole: "member", adminRoles: ["admin"] }),
-      ...oidcPlugins(config),
+      ...(signInPlug(config)?.plugins(config) ?? []),
     ],
-    // Single sign-on (server/sso/oidc.ts) binds the provider's subject to an account itself
+    // Single sign-on (server/sso/oidc.ts, plugged in by server/main/sign-in.ts) binds the provider's subject to an account itself
     // (provisionDirectoryUser): better-auth signs into the account bound to the subject and
     // never links one by its address.
     account: { accountLinking: { enabled: false } },
@@ -123,7 +122,9 @@ function createAuth(secureCookies: boolean) {
         }
         // LDAP, or local passwords switched off: answered there, or null for the local password check.
         if (claim) signInClaims.set(ctx.context, claim);
-        const answer = await passwordSignIn(ctx, name, typeof ctx.body?.password === "string" ? ctx.body.password : "", claim);
+        const password = typeof ctx.body?.password === "string" ? ctx.body.password : "";
+        const plugged = signInPlug(env());
+        const answer = plugged ? await plugged.passwordSignIn(ctx, name, password, claim) : localPasswordsOnly();
         if (answer) return answer;
         return { context: { body: { ...ctx.body, username: name } } };
       }),
@@ -149,9 +150,15 @@ async function recordSignInAudit(action: "signin.failure" | "signin.lockout", us
   );
 }
 
+/** Without single sign-on: gpudesk's own password decides, unless local passwords are switched off. */
+function localPasswordsOnly(): null {
+  if (!env().GPUDESK_LOCAL_PASSWORDS) throw invalidCredentials();
+  return null;
+}
+
 type Auth = ReturnType<typeof createAuth>;
 
-const holder = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure?: Auth } };
+const shared = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure?: Auth } };
 
 /**
  * The better-auth instance (shared by the custom server and Next's bundles):
@@ -159,7 +166,7 @@ const holder = globalThis as unknown as { __gpudeskAuth?: { plain?: Auth; secure
  * an https GPUDESK_PUBLIC_URL both are secure.
  */
 export function auth(secure = false): Auth {
-  const instances = (holder.__gpudeskAuth ??= {});
+  const instances = (shared.__gpudeskAuth ??= {});
   const wantSecure = secure || env().GPUDESK_PUBLIC_URL?.startsWith("https:") === true;
   if (wantSecure) return (instances.secure ??= createAuth(true));
   return (instances.plain ??= createAuth(false));

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { describeDatabase, type Env } from "@/server/env";
+import { describeDatabase, type Env } from "@/server/core/env";
 
 /** Quotes a word for sh when it needs it. */
 function shellWord(value: string): string {

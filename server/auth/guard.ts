@@ -1,6 +1,6 @@
-import { noteAuditActor } from "@/server/audit/audit-context";
-import { AppError } from "@/server/errors";
-import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/auth/principal";
+import { noteAuditActor } from "@/server/core/audit-context";
+import { AppError } from "@/server/core/errors";
+import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/core/principal";
 import { authenticateRequest } from "@/server/auth/authenticate";
 
 /**

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { UserPrincipal } from "@/server/auth/principal";
+import type { UserPrincipal } from "@/server/core/principal";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -16,7 +16,7 @@ let round = 0;
 
 async function twoAdmins(): Promise<[UserPrincipal, UserPrincipal]> {
   const { createUser } = await import("@/server/auth/users");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   // Only these two are admins in this round.
   await db().user.updateMany({ where: { role: "admin" }, data: { role: "member" } });
   round += 1;
@@ -25,7 +25,7 @@ async function twoAdmins(): Promise<[UserPrincipal, UserPrincipal]> {
 }
 
 async function activeAdmins(): Promise<number> {
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   return db().user.count({ where: { role: "admin", OR: [{ banned: false }, { banned: null }] } });
 }
 

@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import { databaseProvider, env } from "@/server/env";
+import { databaseProvider, env } from "@/server/core/env";
 
 /** Key of the PostgreSQL advisory lock that makes changes taking away an admin take turns (any fixed number; "gpda"). */
 const ADMINS_LOCK_KEY = 0x67706461;

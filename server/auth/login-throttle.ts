@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { normalizeUsername } from "@/lib/username";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 
 /** Sign-in attempts allowed per username before each further attempt waits. */
 const FREE_ATTEMPTS = 5;

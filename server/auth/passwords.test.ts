@@ -49,8 +49,8 @@ describe("the password policy", () => {
 describe("an admin's reset", () => {
   it("sets a temporary password, ends the person's sessions, and asks for their own at the next sign-in", async () => {
     const { createUser, updateUser } = await import("@/server/auth/users");
-    const { listAudit } = await import("@/server/audit/audit-log");
-    const { db } = await import("@/server/db");
+    const { listAudit } = await import("@/server/core/audit-log");
+    const { db } = await import("@/server/core/db");
     const boss = await adminPrincipal();
     const person = await createUser({ username: name("reset"), password: "first-password-1" });
     expect(await signInAs(person.username, "first-password-1")).toBe(true);
@@ -91,7 +91,7 @@ describe("changing one's own password", () => {
   it("counts wrong current passwords against the sign-in throttle and audits each one", async () => {
     const { createUser } = await import("@/server/auth/users");
     const { changeOwnPassword } = await import("@/server/auth/passwords");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const person = await createUser({ username: name("guessed"), password: "the-real-password" });
     const headers = new Headers({ cookie: await sessionCookie(person.username, "the-real-password"), host: "gpudesk.test", origin: "http://gpudesk.test" });
     const principal = { kind: "user" as const, via: "session" as const, user: { id: person.id, username: person.username, name: person.name, role: "member" as const, unixLogin: person.unixLogin } };
@@ -141,8 +141,8 @@ describe("changing one's own password", () => {
 describe("the audit log", () => {
   it("records role and Unix login changes with before and after, and filters by kind and time", async () => {
     const { createUser, updateUser } = await import("@/server/auth/users");
-    const { listAudit } = await import("@/server/audit/audit-log");
-    const { withAuditOrigin } = await import("@/server/audit/audit-context");
+    const { listAudit } = await import("@/server/core/audit-log");
+    const { withAuditOrigin } = await import("@/server/core/audit-context");
     const boss = await adminPrincipal();
     const person = await createUser({ username: name("audited"), password: "first-password-1" });
     const before = new Date();
@@ -157,8 +157,8 @@ describe("the audit log", () => {
   });
 
   it("is append-only: the database refuses to change or remove an entry", async () => {
-    const { db } = await import("@/server/db");
-    const { recordAudit } = await import("@/server/audit/audit-log");
+    const { db } = await import("@/server/core/db");
+    const { recordAudit } = await import("@/server/core/audit-log");
     await recordAudit({ actorId: null, action: "host.register", entityType: "host", entityId: name("host"), after: { name: "x" } });
     const entry = await db().auditLog.findFirstOrThrow({ where: { action: "host.register" }, orderBy: { at: "desc" }, select: { id: true } });
     // The trigger's message reaches PostgreSQL's callers; SQLite's driver names it a constraint violation.
@@ -172,7 +172,7 @@ describe("the audit log", () => {
   });
 
   it("keeps the accounts it names: deleting one is refused (gpudesk disables accounts, never deletes them)", async () => {
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const boss = await adminPrincipal();
     const { createUser, updateUser } = await import("@/server/auth/users");
     const person = await createUser({ username: name("kept"), password: "kept-password-1" });

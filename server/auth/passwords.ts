@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { changePasswordSchema, resetPasswordSchema } from "@/lib/password";
-import { recordAudit, writeAudit } from "@/server/audit/audit-log";
+import { recordAudit, writeAudit } from "@/server/core/audit-log";
 import { claimLogin, clearLoginCount } from "@/server/auth/login-throttle";
 import { auth } from "@/server/auth/better-auth";
-import type { UserPrincipal } from "@/server/auth/principal";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import type { UserPrincipal } from "@/server/core/principal";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 
 function newFeedKey(): string {
   return randomBytes(16).toString("base64url");

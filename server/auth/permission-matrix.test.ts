@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { ACTIONS, type MatrixWorld, WHO, type Who } from "@/server/testing/permission-actions";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -61,7 +61,7 @@ let fleet: FleetState;
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   const { createUser, updateUser } = await import("@/server/auth/users");
@@ -169,8 +169,8 @@ describe("permission matrix", () => {
     const text = await member.text();
     for (const secret of MEMBER_ONLY) expect(text).toContain(secret);
     const display = await GET(new Request(`${ORIGIN}/api`, { headers: { ...credentials.display, host: "gpudesk.test" } }), { params: Promise.resolve({}) });
-    const scoped = (await display.json()) as { gpus: { uuid: string; state: string; holderName: string | null }[] };
-    expect(scoped.gpus.find((gpu) => gpu.uuid === world.gpuUuid)).toMatchObject({ uuid: world.gpuUuid, state: expect.any(String), holderName: expect.any(String) });
+    const scoped = (await display.json()) as { gpus: { uuid: string; state: string; bookedByName: string | null }[] };
+    expect(scoped.gpus.find((gpu) => gpu.uuid === world.gpuUuid)).toMatchObject({ uuid: world.gpuUuid, state: expect.any(String), bookedByName: expect.any(String) });
   });
 
   it("a cookie-authenticated change from another origin is refused; the same with a bearer token is not", async () => {

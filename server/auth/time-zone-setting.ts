@@ -1,6 +1,6 @@
 import type { UpdateMe } from "@/lib/account-schema";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
 
 /** The zone a person chose for their pages; null: the browser's. */
 export async function readTimeZone(userId: string): Promise<string | null> {

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/auth/principal";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/core/principal";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
 
 export const PERSONAL_TOKEN_PREFIX = "gpd_pat_";
@@ -125,7 +125,7 @@ export async function listDisplays(): Promise<DisplaySummary[]> {
 /**
  * Changes a display's settings, audited. Its open live sockets close, so
  * that the screen reconnects into the feed its settings allow now (the
- * reduced view is chosen per connection, server/fleet/live-endpoint.ts).
+ * reduced view is chosen per connection, server/live/live-endpoint.ts).
  */
 export async function updateDisplay(id: string, change: z.infer<typeof updateDisplaySchema>): Promise<DisplaySummary> {
   const updated = await db().$transaction(async (tx) => {
@@ -147,7 +147,7 @@ export async function updateDisplay(id: string, change: z.infer<typeof updateDis
   return updated;
 }
 
-/** Revokes at once: the display's open live sockets close too (server/fleet/live-revocation.ts). */
+/** Revokes at once: the display's open live sockets close too (server/core/live-revocation.ts). */
 export async function revokeDisplay(id: string): Promise<void> {
   const result = await db().$transaction(async (tx) => {
     const changed = await tx.display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });

@@ -13,9 +13,9 @@ beforeAll(async () => {
 
 describe("a real person and the demo accounts", () => {
   it("takes the username and Unix login of a demo account", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const demo = (await ensureDemoAccounts(["quinn"])).get("quinn")!;
     expect(demo.username).toBe("quinn");
 
@@ -34,15 +34,15 @@ describe("a real person and the demo accounts", () => {
   });
 
   it("takes only the login when the username differs (an e2e person whose login is a demo job's)", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser } = await import("@/server/auth/users");
     await ensureDemoAccounts(["rowan"]);
-    const person = await createUser({ username: "holder1", unixLogin: "rowan", password: "holder-password-1", takeOverDemo: true });
+    const person = await createUser({ username: "booker1", unixLogin: "rowan", password: "booker-password-1", takeOverDemo: true });
     expect(person.unixLogin).toBe("rowan");
   });
 
   it("lists the demo people as simulated and real people as not (Admin → Users marks them)", async () => {
-    const { ensureDemoAccounts } = await import("@/server/fleet/demo-story");
+    const { ensureDemoAccounts } = await import("@/server/demo/demo-story");
     const { createUser, listUsers } = await import("@/server/auth/users");
     await ensureDemoAccounts(["tamsin"]);
     await createUser({ username: "ulrike", password: "ulrike-password-1" });

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { passwordSchema } from "@/lib/password";
 import { normalizeUsername, usernameSchema } from "@/lib/username";
-import { writeAudit } from "@/server/audit/audit-log";
+import { writeAudit } from "@/server/core/audit-log";
 import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";
-import type { Role, UserPrincipal } from "@/server/auth/principal";
+import type { Role, UserPrincipal } from "@/server/core/principal";
 import { toRole } from "@/server/auth/tokens";
 import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
 
 export const unixLoginSchema = z
   .string()

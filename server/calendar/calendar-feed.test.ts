@@ -6,7 +6,7 @@ type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let renderCalendarFeed: typeof import("@/server/calendar/calendar-feed").renderCalendarFeed;
 let listCalendarFeeds: typeof import("@/server/calendar/calendar-feed").listCalendarFeeds;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createTestUser: Fixtures["createTestUser"];
 let createTestHost: Fixtures["createTestHost"];
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ renderCalendarFeed, listCalendarFeeds } = await import("@/server/calendar/calendar-feed"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
 }, 120_000);
 

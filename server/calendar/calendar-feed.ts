@@ -1,11 +1,11 @@
 import type { Prisma } from "@prisma/client";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 import { personWithUsername } from "@/lib/person-name";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
 import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@/server/calendar/feed-secret";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
 const PAST_DAYS = 31;
@@ -24,17 +24,17 @@ const select = {
 
 type Row = Prisma.ReservationGetPayload<{ select: typeof select }>;
 
-function toEvent(row: Row, withHolder: boolean): CalendarEvent {
+function toEvent(row: Row, withBooker: boolean): CalendarEvent {
   const units = row.gpus.map((entry) => storedUnit(entry.gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   const where = `${row.host.name} ${unitsPhrase(units)}`;
-  const holder = personWithUsername({ username: row.user.username ?? row.user.name, name: row.user.name });
+  const bookedBy = personWithUsername({ username: row.user.username ?? row.user.name, name: row.user.name });
   return {
     uid: `${row.id}@gpudesk`,
     startsAt: row.startsAt,
     // A booking released early ends in the calendar where it ended.
     endsAt: row.endsAt,
-    summary: withHolder ? `${holder}: ${where}` : `GPU booking: ${where}`,
-    description: `${row.purpose}\n${where}\nBooked by ${holder} (${row.id})`,
+    summary: withBooker ? `${bookedBy}: ${where}` : `GPU booking: ${where}`,
+    description: `${row.purpose}\n${where}\nBooked by ${bookedBy} (${row.id})`,
     location: where,
     cancelled: row.status === "cancelled",
   };

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 
 /**
  * The secret in a calendar feed's address, `/api/v1/calendar/<secret>.ics`:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseEnv as parseEnvOf } from "@/server/env";
+import { ConfigError, parseEnv as parseEnvOf } from "@/server/core/env";
 
 const parseEnv = (variables: Record<string, string>) => parseEnvOf(variables as NodeJS.ProcessEnv);
 

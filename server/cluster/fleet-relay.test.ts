@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Snapshot } from "@/lib/snapshot";
 import { FleetRelay, type RelayMessage, type RelayTransport } from "@/server/cluster/fleet-relay";
 import { KEYFRAME_EVERY_MS, RELAY_FORMAT_VERSION } from "@/server/cluster/relay-wire";
-import { simulatedFleet, simulatedSnapshotAt } from "@/server/collector/simulated/simulated-source";
+import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 /**
  * Instances joined by an in-memory bus that, like serverSideEmit, never

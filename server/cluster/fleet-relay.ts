@@ -3,7 +3,7 @@ import type { RowValue } from "@/lib/live-rows";
 import type { Snapshot } from "@/lib/snapshot";
 import { RELAY_FORMAT_VERSION, RelayDecoder, RelayEncoder, type Decoded, type RelayEvent, type RelayMessage } from "@/server/cluster/relay-wire";
 import type { FleetState, LocalHostChange } from "@/server/fleet/fleet-state";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 export type { RelayMessage } from "@/server/cluster/relay-wire";
 

@@ -1,4 +1,4 @@
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 /** Work that must run on one instance only: started when this instance leads, stopped when it no longer does. */
 export interface LeaderJob {

@@ -4,7 +4,7 @@ import { LeaderJobs } from "@/server/cluster/leader-jobs";
 import { LeaderLock } from "@/server/cluster/leader-lock";
 import { redisForTests, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
 
-// The holder steps down min(1 s, TTL/5) before its lease ends: a margin that a loaded 2-core CI machine's late timers must not eat.
+// The leader steps down min(1 s, TTL/5) before its lease ends: a margin that a loaded 2-core CI machine's late timers must not eat.
 const TTL_MS = 5000;
 const reachable = await redisForTests("leader lock tests");
 
@@ -90,14 +90,14 @@ describe.skipIf(!reachable)("leader lock (real Redis)", () => {
     // Several rounds of both later (counted, not slept for), still exactly one.
     await waitFor(() => seenA.count() >= 4 && seenB.count() >= 4);
     expect([a.lock.isLeader, b.lock.isLeader].filter(Boolean)).toHaveLength(1);
-    const holder = a.lock.isLeader ? "a" : "b";
-    expect(await a.redis.get(key)).toBe(holder);
+    const leader = a.lock.isLeader ? "a" : "b";
+    expect(await a.redis.get(key)).toBe(leader);
     const ttl = await a.redis.pttl(key);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(TTL_MS);
   });
 
-  it("hands over within the TTL when the holder stops renewing, and the holder steps down first", async () => {
+  it("hands over within the TTL when the leader stops renewing, and the leader steps down first", async () => {
     const key = `${uniqueRedisPrefix("lock")}:leader`;
     const a = await contender(key, "a");
     await a.lock.start();
@@ -106,20 +106,20 @@ describe.skipIf(!reachable)("leader lock (real Redis)", () => {
     await b.lock.start();
     expect(b.lock.isLeader).toBe(false);
 
-    // The holder loses Redis (as a dead or partitioned instance would): it can no longer renew.
+    // The leader loses Redis (as a dead or partitioned instance would): it can no longer renew.
     a.redis.disconnect();
     // The other takes over once the key has expired (Redis times that, not this test).
     await waitFor(() => b.lock.isLeader);
     const tookOverAt = b.changes.find((change) => change.leader)!.at;
     expect(await b.redis.get(key)).toBe("b");
-    // No moment with two leaders: the cut-off holder gave up before its lease could run out.
+    // No moment with two leaders: the cut-off leader gave up before its lease could run out.
     const steppedDownAt = a.changes.find((change) => !change.leader)?.at;
     expect(steppedDownAt).toBeDefined();
     expect(steppedDownAt!).toBeLessThanOrEqual(tookOverAt);
     expect(a.lock.isLeader).toBe(false);
   });
 
-  it("stops the holder's jobs when it finds the lock taken by another", async () => {
+  it("stops the leader's jobs when it finds the lock taken by another", async () => {
     const key = `${uniqueRedisPrefix("lock")}:leader`;
     const jobs = new LeaderJobs();
     let running = 0;
@@ -138,7 +138,7 @@ describe.skipIf(!reachable)("leader lock (real Redis)", () => {
     expect(running).toBe(1);
     expect(jobs.runningJobs()).toEqual(["job"]);
 
-    // Someone else holds the key now (the holder was paused past its TTL, say).
+    // Someone else holds the key now (the leader was paused past its TTL, say).
     await a.redis.set(key, "intruder", "PX", 60_000);
     await waitFor(() => !a.lock.isLeader);
     await jobs.settled();
@@ -161,7 +161,7 @@ describe.skipIf(!reachable)("leader lock (real Redis)", () => {
     const triedBefore = seenB.taken.length;
     await waitFor(() => b.lock.isLeader);
     // "At once": the first attempt after the stop takes the lock, instead of
-    // failing until the stopped holder's lease runs out.
+    // failing until the stopped leader's lease runs out.
     expect(seenB.taken.slice(triedBefore)).toEqual(["OK"]);
   });
 });

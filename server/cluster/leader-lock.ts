@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
-// Renew and release only while the key still names us: a holder that was
+// Renew and release only while the key still names us: a leader that was
 // paused past its TTL must not extend or delete the lock of its successor.
 const RENEW_IF_OWNER = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE_IF_OWNER = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
@@ -11,17 +11,17 @@ export interface LeaderLockOptions {
   key: string;
   /** This contender's id, stored as the key's value. */
   owner: string;
-  /** Lifetime of the lock without renewal: a holder that dies hands over within this. */
+  /** Lifetime of the lock without renewal: a leader that dies hands over within this. */
   ttlMs: number;
-  /** Called with true when this contender becomes the holder, false when it stops being it. */
+  /** Called with true when this contender becomes the leader, false when it stops being it. */
   onChange: (leader: boolean) => void;
   now?: () => number;
 }
 
 /**
- * One holder at a time across the cluster, with a Redis key set with
+ * One leader at a time across the cluster, with a Redis key set with
  * `SET key owner NX PX ttl` and renewed every third of the TTL by a script
- * that checks the owner first. The holder steps down on its own when it
+ * that checks the owner first. The leader steps down on its own when it
  * could not renew before its lease (counted from before the last successful
  * renewal was sent) is nearly over, so that it has stopped its work before
  * another contender can take the key.
@@ -50,7 +50,7 @@ export class LeaderLock {
     return this.tick();
   }
 
-  /** Stops contending; a holder steps down first, then deletes the key so that another takes over at once. */
+  /** Stops contending; a leader steps down first, then deletes the key so that another takes over at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.loop) clearTimeout(this.loop);

@@ -7,8 +7,8 @@ import { FleetRelay, type RelayMessage } from "@/server/cluster/fleet-relay";
 import { LeaderJobs } from "@/server/cluster/leader-jobs";
 import { LeaderLock } from "@/server/cluster/leader-lock";
 import type { FleetState } from "@/server/fleet/fleet-state";
-import { log } from "@/server/log";
-import { announceBookingsChanged, onBookingsChanged } from "@/server/reservations/booking-events";
+import { log } from "@/server/core/log";
+import { announceBookingsChanged, onBookingsChanged } from "@/server/core/booking-events";
 
 const FLEET_EVENT = "gpudesk:fleet";
 const BOOKINGS_EVENT = "gpudesk:bookings";
@@ -59,7 +59,7 @@ const hostRoom = (hostId: string) => `host:${hostId}`;
  * Several instances behind a load balancer: with a Redis URL, socket.io
  * rooms and broadcasts go through the Redis adapter, the live fleet is
  * relayed between instances (server/cluster/fleet-relay.ts), and the
- * background jobs run on the holder of a lock in Redis. Without one,
+ * background jobs run on the leader of a lock in Redis. Without one,
  * this process is the whole cluster and leads from the start.
  *
  * Call before the namespaces are used: the adapter must be in place first.

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import { applyDeltaWire, applySnapshotWire, findHost, gpusOfHost, initialLiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
-import { productionBuildProblem } from "@/server/build";
-import { migrateDatabase } from "@/server/db/migrate";
-import { repoRoot } from "@/server/paths";
+import { productionBuildProblem } from "@/server/core/build";
+import { migrateDatabase } from "@/server/core/migrate";
+import { repoRoot } from "@/server/core/paths";
 import {
   createTestPostgresDatabase,
   dropTestPostgresDatabases,
@@ -141,7 +141,7 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
   });
   let a: Instance;
   let b: Instance;
-  let db: typeof import("@/server/db");
+  let db: typeof import("@/server/core/db");
 
   const serverEnv = (name: string, port: number): Record<string, string> => ({
     PORT: String(port),
@@ -183,7 +183,7 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     process.env.DATABASE_URL = databaseUrl;
     process.env.GPUDESK_DATA_DIR = dir;
     await migrateDatabase(databaseUrl, repoRoot);
-    db = await import("@/server/db");
+    db = await import("@/server/core/db");
     await new Promise<void>((resolve) => webhookServer.listen(0, "127.0.0.1", resolve));
     // The first instance leads before the second joins: which one leads is then known.
     a = await startInstance("a", 120_000);
@@ -218,7 +218,7 @@ describe.skipIf(!reachable)("two instances on one database and one Redis", () =>
     const [healthA, healthB] = await Promise.all([health(a), health(b)]);
     expect(healthA?.cluster).toMatchObject({ mode: "redis", leader: true });
     expect(healthB?.cluster).toMatchObject({ mode: "redis", leader: false, jobs: [] });
-    // The tick's one leader job is named after its leader consumers, the first three of which are these (server/tick/start-tick.ts).
+    // The tick's one leader job is named after its leader consumers, the first three of which are these (server/main/start-tick.ts).
     expect(healthA?.cluster?.jobs).toEqual(expect.arrayContaining([expect.stringMatching(/^alerts, enforcement(,| and) webhook deliveries\b/), "waitlist", "history retention"]));
     expect(healthA?.cluster?.instance).not.toBe(healthB?.cluster?.instance);
 

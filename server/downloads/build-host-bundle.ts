@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { hashInputs } from "@/server/build";
+import { hashInputs } from "@/server/core/build";
 
 /** Where the host bundle is written, relative to the checkout; the server serves it from there. */
 export const HOST_BUNDLE_PATH = path.join("dist", "gpudesk.mjs");
@@ -17,8 +17,8 @@ export interface HostBundleResult {
 }
 
 /**
- * Bundles the agent and the member CLI (server/host-cli/main.ts and what it
- * imports: lib/, server/agent, server/collector, server/cli-client and their
+ * Bundles the agent and the member CLI (host/cli/main.ts and what it
+ * imports: lib/, host/agent, host/collector, host/cli-client and their
  * npm packages) into one ES module that runs with plain Node ≥ 18, without
  * node_modules.
  */
@@ -28,7 +28,7 @@ export async function buildHostBundle(root: string, outFile = path.join(root, HO
   const { build } = await import("esbuild");
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [path.join(root, "server/host-cli/main.ts")],
+    entryPoints: [path.join(root, "host/cli/main.ts")],
     outfile: outFile,
     tsconfig: path.join(root, "tsconfig.json"),
     bundle: true,
@@ -54,10 +54,10 @@ export async function buildHostBundle(root: string, outFile = path.join(root, HO
 /** What the host bundle is built from; a change in any needs a new bundle. */
 const HOST_BUNDLE_INPUTS = [
   "lib",
-  "server/agent",
-  "server/collector",
-  "server/cli-client",
-  "server/host-cli",
+  "host/agent",
+  "host/collector",
+  "host/cli-client",
+  "host/cli",
   "server/downloads/build-host-bundle.ts",
   "package.json",
   "package-lock.json",

@@ -4,7 +4,7 @@ import path from "node:path";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { ensureHostBundle, HOST_BUNDLE_PATH } from "@/server/downloads/build-host-bundle";
 import type { HostDownloads } from "@/server/downloads/install-script";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 /**
  * Builds the host bundle if it is missing or stale and reads it and the

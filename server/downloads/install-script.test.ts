@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GPUDESK_VERSION } from "@/lib/version";
 import { buildHostBundle } from "@/server/downloads/build-host-bundle";
 import { renderInstallScript, type HostDownloads } from "@/server/downloads/install-script";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 
 /**
  * The installer, run by dash (POSIX sh, as Debian's /bin/sh) into a fake

@@ -1,5 +1,5 @@
 import type { KnownAuditAction } from "@/lib/audit";
-import { recordAudit } from "@/server/audit/audit-log";
+import { recordAudit } from "@/server/core/audit-log";
 
 /** Audit actions of enforcement (entity: the host); lib/audit.ts names them. */
 export type EnforcementAuditAction = Extract<KnownAuditAction, "host_setting.update" | `enforcement.${string}`>;

@@ -3,7 +3,7 @@ import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-proto
 import { enforcementReportSchema, type EnforcementReport, type TerminateCommand } from "@/lib/enforcement-protocol";
 import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 interface ChannelSocketData {
   host?: RegisteredHost;

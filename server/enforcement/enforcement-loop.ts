@@ -3,14 +3,14 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { EnforcementReport } from "@/lib/enforcement-protocol";
 import type { LiveGpu } from "@/lib/live";
 import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { recordHostAudit } from "@/server/enforcement/enforcement-audit";
 import type { EnforcementChannel } from "@/server/enforcement/enforcement-channel";
 import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
 import { planTerminations, startedBeforeBooking, type HostEnforcement } from "@/server/enforcement/enforcement-plan";
 import { loadEnforcedHosts } from "@/server/enforcement/host-settings";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 /** A request is not repeated for the same process within this long (the agent may have refused it). */
@@ -126,7 +126,7 @@ export class EnforcementLoop {
       reservationId: target.reservationId,
       // The agent compares the process's GPUDESK_RESERVATION as it is, so it is told the whole value, proof included:
       // a process naming the booking without the proof is not protected.
-      protect: { reservationId: reservationClaimValue(target.reservationId), logins: target.holderLogin ? [target.holderLogin] : [] },
+      protect: { reservationId: reservationClaimValue(target.reservationId), logins: target.bookerLogin ? [target.bookerLogin] : [] },
       killAfterSeconds: target.killAfterSeconds,
       reason: `in conflict with booking ${target.reservationId} on ${target.gpuUuid}`,
     });
@@ -142,12 +142,12 @@ export class EnforcementLoop {
         commandId,
         pid: target.process.pid,
         login: target.process.login,
-        person: target.process.person,
+        person: target.process.runner,
         evidence: target.process.evidence,
         command: target.command,
         gpuUuid: target.gpuUuid,
         reservationId: target.reservationId,
-        holderId: target.holderId,
+        bookedById: target.bookedById,
         alertId: target.alertId,
         killAfterSeconds: target.killAfterSeconds,
       },

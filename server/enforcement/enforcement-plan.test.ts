@@ -7,20 +7,20 @@ const alice = { id: "u-alice", username: "alice", name: "Alice" };
 const bob = { id: "u-bob", username: "bob", name: "Bob" };
 
 function process(pid: number, overrides: Partial<ProcessAttribution>): ProcessAttribution {
-  return { pid, person: null, reservationId: null, login: null, evidence: { kind: "none", value: null }, intruder: true, ...overrides };
+  return { pid, runner: null, reservationId: null, login: null, evidence: { kind: "none", value: null }, intruder: true, ...overrides };
 }
 
 const reconciliation: Record<string, GpuReconciliation> = {
   "GPU-1": {
     state: "conflict",
     reservationId: "res-1",
-    holder: alice,
+    bookedBy: alice,
     problem: null,
     processes: [
-      process(1, { person: alice, login: "alice", evidence: { kind: "login", value: "alice" }, intruder: false }),
-      process(2, { person: bob, login: "bob", evidence: { kind: "login", value: "bob" } }),
+      process(1, { runner: alice, login: "alice", evidence: { kind: "login", value: "alice" }, intruder: false }),
+      process(2, { runner: bob, login: "bob", evidence: { kind: "login", value: "bob" } }),
       process(3, { login: "mallory", evidence: { kind: "login", value: "mallory" } }),
-      // Root in a container nobody could be named for: maybe the holder's own job.
+      // Root in a container nobody could be named for: maybe the booker's own job.
       process(4, { login: "root", evidence: { kind: "container", value: "aaaaaaaaaaaa" } }),
       process(5, { login: "root", evidence: { kind: "login", value: "root" } }),
       // Alice's login, claimed by no booking of hers: still never hers to lose.
@@ -48,7 +48,7 @@ describe("planTerminations", () => {
     expect(plan(60_000)).toEqual([2, 3]);
   });
 
-  it("targets only processes proven to be someone else's: never the holder's, never an unattributed root", () => {
+  it("targets only processes proven to be someone else's: never the booker's, never an unattributed root", () => {
     expect(plan(120_000)).not.toContain(1);
     expect(plan(120_000)).not.toContain(4);
     expect(plan(120_000)).not.toContain(5);

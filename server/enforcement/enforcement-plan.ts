@@ -12,9 +12,9 @@ export interface PlannedTermination {
   alertId: string;
   gpuUuid: string;
   reservationId: string;
-  holderId: string;
-  /** The holder's Unix login, which the agent refuses to touch. */
-  holderLogin: string | null;
+  bookedById: string;
+  /** The booker's Unix login, which the agent refuses to touch. */
+  bookerLogin: string | null;
   process: ProcessAttribution;
   startedAt: string | null;
   command: string | null;
@@ -33,14 +33,14 @@ export interface PlanInput {
 
 /**
  * A process is terminated only when the evidence names someone other than
- * the holder: a known person, or (outside any container or job) a login
- * that is neither the holder's nor root. A process nobody can be named for
- * might be the holder's own container running as root; it stays an alert.
+ * the booker: a known person, or (outside any container or job) a login
+ * that is neither the booker's nor root. A process nobody can be named for
+ * might be the booker's own container running as root; it stays an alert.
  */
-export function isTerminable(process: ProcessAttribution, holderId: string, holderLogin: string | null): boolean {
+export function isTerminable(process: ProcessAttribution, bookedById: string, bookerLogin: string | null): boolean {
   if (!process.intruder) return false;
-  if (process.person) return process.person.id !== holderId;
-  return process.evidence.kind === "login" && process.login !== null && process.login !== "root" && process.login !== holderLogin;
+  if (process.runner) return process.runner.id !== bookedById;
+  return process.evidence.kind === "login" && process.login !== null && process.login !== "root" && process.login !== bookerLogin;
 }
 
 /**
@@ -56,19 +56,19 @@ export function planTerminations(input: PlanInput): PlannedTermination[] {
     if (!setting || input.nowMs < alert.openedAt + setting.graceSeconds * 1000) continue;
     const state = input.reconciliation[alert.gpuUuid];
     // The booking the alert is about must still hold the GPU.
-    if (!state?.holder || state.reservationId !== alert.reservationId) continue;
-    const holderLogin = input.loginOf(state.holder.id);
+    if (!state?.bookedBy || state.reservationId !== alert.reservationId) continue;
+    const bookerLogin = input.loginOf(state.bookedBy.id);
     const gpu = input.gpus.get(alert.gpuUuid);
     for (const process of state.processes) {
-      if (!isTerminable(process, state.holder.id, holderLogin)) continue;
+      if (!isTerminable(process, state.bookedBy.id, bookerLogin)) continue;
       const info = gpu?.processes.find((candidate) => candidate.pid === process.pid);
       plan.push({
         hostId: alert.hostId,
         alertId: alert.id,
         gpuUuid: alert.gpuUuid,
         reservationId: alert.reservationId,
-        holderId: state.holder.id,
-        holderLogin,
+        bookedById: state.bookedBy.id,
+        bookerLogin,
         process,
         startedAt: info?.startedAt ?? null,
         command: info?.command ?? info?.name ?? null,

@@ -9,7 +9,7 @@ import { Server } from "socket.io";
 import type { LiveBooking } from "@/lib/live";
 import { AGENT_NAMESPACE } from "@/lib/live";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -17,18 +17,18 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * Enforcement from end to end: the real `gpudesk agent` (reading a fake
  * nvidia-smi that lists processes this test started, and the real /proc),
  * the real /agent endpoint, reconciliation, the conflict alert, the host's
- * setting and the audit log. The intruder is terminated, the holder's
+ * setting and the audit log. The intruder is terminated, the booker's
  * process is not, and nothing happens without --allow-enforcement.
  */
 
-const FIXTURE = path.join(repoRoot, "server/collector/fixtures/h200-driver-580");
+const FIXTURE = path.join(repoRoot, "host/collector/fixtures/h200-driver-580");
 const FIXTURE_UUID = "GPU-ef2803ab-ed44-fce3-aa80-5f09cb377b2d";
 
 type Modules = {
-  db: typeof import("@/server/db");
+  db: typeof import("@/server/core/db");
   fixtures: typeof import("@/server/testing/booking-fixtures");
   hosts: typeof import("@/server/hosts/host-registry");
-  startTick: typeof import("@/server/tick/start-tick");
+  startTick: typeof import("@/server/main/start-tick");
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
@@ -57,10 +57,10 @@ const ticks: number[] = [];
 beforeAll(async () => {
   await useTestDatabase();
   m = {
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
     fixtures: await import("@/server/testing/booking-fixtures"),
     hosts: await import("@/server/hosts/host-registry"),
-    startTick: await import("@/server/tick/start-tick"),
+    startTick: await import("@/server/main/start-tick"),
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
@@ -143,16 +143,16 @@ async function until<T>(read: () => Promise<T | null | undefined | false>, timeo
   }
 }
 
-/** A host with enforcement on and a holder who booked its GPU (`bookedNow`: the booking is a row made now, as the API makes it). */
+/** A host with enforcement on and a booker who booked its GPU (`bookedNow`: the booking is a row made now, as the API makes it). */
 async function setUp(uuidSuffix: string, bookedNow = false) {
   const uuid = `GPU-ef2803ab-ed44-fce3-aa80-5f09cb37${uuidSuffix}`;
   const { host, token } = await m.hosts.createHost(uniqueName("enforce").toLowerCase());
   await m.db.db().hostSetting.create({ data: { hostId: host.id, terminateIntruders: true, graceSeconds: 1, killAfterSeconds: 1 } });
-  const holder = await m.fixtures.createTestUser("member", "holder");
+  const bookedBy = await m.fixtures.createTestUser("member", "bookedBy");
   const reservationId = bookedNow
     ? (
         await m.db.db().reservation.create({
-          data: { userId: holder.id, hostId: host.id, startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000), purpose: "booked over running work" },
+          data: { userId: bookedBy.id, hostId: host.id, startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000), purpose: "booked over running work" },
           select: { id: true },
         })
       ).id
@@ -162,7 +162,7 @@ async function setUp(uuidSuffix: string, bookedNow = false) {
     hostId: host.id,
     hostName: host.name,
     gpus: [{ uuid, index: 0 }],
-    holder: { id: holder.id, username: holder.username, name: holder.name },
+    bookedBy: { id: bookedBy.id, username: bookedBy.username, name: bookedBy.name },
     startsAt: new Date(Date.now() - 60_000).toISOString(),
     endsAt: new Date(Date.now() + 3_600_000).toISOString(),
     purpose: "enforcement test",
@@ -179,18 +179,18 @@ const audit = (hostId: string) =>
   });
 
 describe("enforcement with the real agent", () => {
-  it("terminates the intruder after the grace period, never the holder's process, and audits each step", async () => {
+  it("terminates the intruder after the grace period, never the booker's process, and audits each step", async () => {
     const { uuid, host, token, reservationId } = await setUp("0001");
-    const holderProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
+    const bookerProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
     const intruder = startIdle();
     // Names the booking without its proof: hides on it, and is terminated like any intruder.
     const hiding = startIdle({ GPUDESK_RESERVATION: reservationId });
-    startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!, hiding.pid!]), true);
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, [bookerProcess.pid!, intruder.pid!, hiding.pid!]), true);
 
     await until(async () => !alive(intruder) && !alive(hiding), 60_000, "the intruders to be terminated");
     expect(intruder.signalCode).toBe("SIGTERM");
     expect(hiding.signalCode).toBe("SIGTERM");
-    expect(alive(holderProcess)).toBe(true);
+    expect(alive(bookerProcess)).toBe(true);
 
     const alert = await m.db.db().alert.findFirstOrThrow({ where: { kind: "conflict", hostId: host.id }, select: { userIds: true, evidence: true } });
     expect(JSON.parse(alert.userIds)).toEqual(expect.arrayContaining([intruderPerson.id]));
@@ -205,15 +205,15 @@ describe("enforcement with the real agent", () => {
     expect(ofIntruder.map((row) => row.action)).toEqual(["enforcement.requested", "enforcement.sigterm", "enforcement.exited"]);
     expect(JSON.parse(ofIntruder[0].after!)).toMatchObject({ pid: intruder.pid, login, reservationId, person: { id: intruderPerson.id } });
     expect(JSON.parse(ofIntruder[1].after!)).toMatchObject({ pid: intruder.pid, action: "sigterm", login });
-    // Nothing was ever asked about the holder's process.
-    expect(entries.every((row) => JSON.parse(row.after!).pid !== holderProcess.pid)).toBe(true);
+    // Nothing was ever asked about the booker's process.
+    expect(entries.every((row) => JSON.parse(row.after!).pid !== bookerProcess.pid)).toBe(true);
   }, 90_000);
 
   it("terminates nothing when the agent was started without --allow-enforcement", async () => {
     const { uuid, host, token, reservationId } = await setUp("0002");
-    const holderProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
+    const bookerProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
     const intruder = startIdle();
-    startAgent(host.name, token, fakeNvidiaSmi(uuid, [holderProcess.pid!, intruder.pid!]), false);
+    startAgent(host.name, token, fakeNvidiaSmi(uuid, [bookerProcess.pid!, intruder.pid!]), false);
 
     const opened = await until(
       () => m.db.db().alert.findFirst({ where: { kind: "conflict", hostId: host.id, closedAt: null }, select: { openedAt: true } }),
@@ -228,7 +228,7 @@ describe("enforcement with the real agent", () => {
     expect(await audit(host.id)).toEqual([]);
     expect(await m.db.db().alert.count({ where: { kind: "conflict", hostId: host.id, closedAt: null } })).toBe(1);
     expect(alive(intruder)).toBe(true);
-    expect(alive(holderProcess)).toBe(true);
+    expect(alive(bookerProcess)).toBe(true);
   }, 90_000);
 
   it("spares work that ran before its GPU was booked over it (allowBusy), and terminates what starts after", async () => {
@@ -252,7 +252,7 @@ describe("enforcement with the real agent", () => {
 describe("a rogue reporter with the host's token", () => {
   it("cannot have the real agent signal what it names, nor write enforcement reports into the audit log", async () => {
     const { uuid, host, token } = await setUp("0004");
-    const { createSocketTransport } = await import("@/server/agent/socket-transport");
+    const { createSocketTransport } = await import("@/host/agent/socket-transport");
     // Root's own process, on no GPU at all, and one of the test's processes that is on no GPU either.
     const rootOwned = spawn("sleep", ["600"], { stdio: "ignore" });
     children.push(rootOwned);

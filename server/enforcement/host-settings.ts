@@ -1,8 +1,8 @@
 import { hostSettingInputSchema, type HostEnforcementView, type HostSettingInput } from "@/lib/alerts";
-import type { UserPrincipal } from "@/server/auth/principal";
-import { db } from "@/server/db";
+import type { UserPrincipal } from "@/server/core/principal";
+import { db } from "@/server/core/db";
 import type { HostEnforcement } from "@/server/enforcement/enforcement-plan";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 
 type Actor = UserPrincipal["user"];
 

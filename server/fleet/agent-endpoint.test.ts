@@ -7,12 +7,12 @@ import type { TestAgentServer } from "@/server/testing/agent-server";
 
 let server: TestAgentServer;
 let createHost: typeof import("@/server/hosts/host-registry").createHost;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 
 beforeAll(async () => {
   await useTestDatabase();
   ({ createHost } = await import("@/server/hosts/host-registry"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   const { startTestAgentServer } = await import("@/server/testing/agent-server");
   server = await startTestAgentServer({ maxMessageBytes: 200_000 });
 });

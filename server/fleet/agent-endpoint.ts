@@ -8,7 +8,7 @@ import {
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 import { findHostByToken, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 interface AgentSocketData {
   host: RegisteredHost;

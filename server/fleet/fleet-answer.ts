@@ -21,13 +21,13 @@ export async function readFleetAnswer(fleet: FleetState, now: Date): Promise<Fle
   const gpuStates = reconcileFleet(snapshot, bookings, directory, now.getTime());
 
   const active = activeBookingsByGpu(bookings, now.getTime());
-  const holders = [...active.values()].map((booking) => booking.holder);
+  const bookers = [...active.values()].map((booking) => booking.bookedBy);
   const gpuBookings: Record<string, GpuBookingNow> = {};
   for (const [uuid, booking] of active) {
     gpuBookings[uuid] = {
       reservationId: booking.reservationId,
-      holder: booking.holder,
-      holderName: personName(booking.holder, holders),
+      bookedBy: booking.bookedBy,
+      bookedByName: personName(booking.bookedBy, bookers),
       startsAt: booking.startsAt,
       until: booking.endsAt,
       purpose: booking.purpose,

@@ -10,13 +10,13 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * together when nothing else changed.
  */
 
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createIngest: typeof import("@/server/fleet/ingest").createIngest;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createIngest } = await import("@/server/fleet/ingest"));
   ({ ensureLocalHost } = await import("@/server/hosts/host-registry"));
 });

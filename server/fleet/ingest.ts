@@ -4,7 +4,7 @@ import { checkReading } from "@/server/fleet/check-reading";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { createHostPersistence } from "@/server/hosts/host-persistence";
 import { findGpuOwners, type RegisteredHost } from "@/server/hosts/host-registry";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 export interface IngestCounters {
   acceptedSnapshots: number;

@@ -1,12 +1,12 @@
 import os from "node:os";
-import { createAgentRunner, type AgentRunner, type AgentTransport } from "@/server/agent/agent-runner";
-import { createCollector, type Collector } from "@/server/collector/collector";
-import { createNvidiaSmiSource, findNvidiaSmi } from "@/server/collector/nvidia-smi/nvidia-smi-source";
-import { createSimulatedSourceFrom, simulatedFleet } from "@/server/collector/simulated/simulated-source";
+import { createAgentRunner, type AgentRunner, type AgentTransport } from "@/host/agent/agent-runner";
+import { createCollector, type Collector } from "@/host/collector/collector";
+import { createNvidiaSmiSource, findNvidiaSmi } from "@/host/collector/nvidia-smi/nvidia-smi-source";
+import { createSimulatedSourceFrom, simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 import { ensureLocalHost, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 export type LocalAgentMode = "auto" | "nvidia-smi" | "simulated" | "off";
 

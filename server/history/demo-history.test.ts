@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -24,11 +24,11 @@ describe("demo history", () => {
     // A slice's minutes name who ran there: its processes carry its MIG UUID.
     const slices = await db().gpu.findMany({ where: { parentUuid: { not: null } }, select: { uuid: true, migProfile: true } });
     expect(slices.map((slice) => slice.migProfile).sort()).toEqual(["1g.10gb", "1g.10gb", "2g.20gb", "3g.40gb"]);
-    const sliceHolders = await db().gpuMinute.findMany({ where: { gpuUuid: { in: slices.map((slice) => slice.uuid) }, holderUserId: { not: null } }, select: { gpuUuid: true } });
-    expect(new Set(sliceHolders.map((minute) => minute.gpuUuid)).size).toBeGreaterThanOrEqual(1);
+    const sliceBookers = await db().gpuMinute.findMany({ where: { gpuUuid: { in: slices.map((slice) => slice.uuid) }, bookedByUserId: { not: null } }, select: { gpuUuid: true } });
+    expect(new Set(sliceBookers.map((minute) => minute.gpuUuid)).size).toBeGreaterThanOrEqual(1);
 
-    const holders = await db().gpuMinute.groupBy({ by: ["holderUserId"], _count: { _all: true } });
-    const ids = holders.map((h) => h.holderUserId);
+    const bookers = await db().gpuMinute.groupBy({ by: ["bookedByUserId"], _count: { _all: true } });
+    const ids = bookers.map((h) => h.bookedByUserId);
     expect(ids).toContain(null);
     expect(ids.every((id) => id === null || id === alice.id || id.startsWith("sim:"))).toBe(true);
 

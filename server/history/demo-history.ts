@@ -1,7 +1,7 @@
 import type { Snapshot } from "@/lib/snapshot";
-import { SIMULATED_HOLDER_PREFIX } from "@/lib/usage-types";
-import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/server/collector/simulated/simulated-source";
-import { db } from "@/server/db";
+import { SIMULATED_BOOKER_PREFIX } from "@/lib/usage-types";
+import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/simulated/simulated-source";
+import { db } from "@/server/core/db";
 import {
   HOUR_MS,
   MINUTE_MS,
@@ -60,7 +60,7 @@ export const prismaHistoryWriter: HistoryWriter = {
 /**
  * Who "held" a simulated GPU: the owner of its largest process. The
  * simulator has no bookings, so its history stands in the process owner
- * for the booking holder; synthetic rows are marked simulated.
+ * for the booker; synthetic rows are marked simulated.
  */
 function largestProcessOwner(snapshot: Snapshot, gpuUuid: string): string | null {
   let owner: string | null = null;
@@ -91,8 +91,8 @@ export async function fillDemoHistory(options: DemoHistoryOptions): Promise<numb
   if (toMs <= fromMs) return 0;
   // Hours that may also hold real minutes: computed from the database, not from this fill alone.
   const sharedFromMs = floorTo(toMs, HOUR_MS) - HOUR_MS;
-  const holderId = (login: string | null) =>
-    login === null ? null : (options.accountOf?.(login) ?? `${SIMULATED_HOLDER_PREFIX}${login}`);
+  const bookedById = (login: string | null) =>
+    login === null ? null : (options.accountOf?.(login) ?? `${SIMULATED_BOOKER_PREFIX}${login}`);
 
   let made = 0;
   const shared: number[] = [];
@@ -119,7 +119,7 @@ export async function fillDemoHistory(options: DemoHistoryOptions): Promise<numb
             if (k === Math.floor(perMinute / 2)) owners.set(sample.uuid, largestProcessOwner(snapshot, sample.uuid));
           }
         }
-        for (const entry of entries.values()) rows.push(toMinuteRow(entry, holderId(owners.get(entry.gpuUuid) ?? null)));
+        for (const entry of entries.values()) rows.push(toMinuteRow(entry, bookedById(owners.get(entry.gpuUuid) ?? null)));
       }
     }
     await writer.writeMinutes(rows);
@@ -169,7 +169,7 @@ export interface SimulatedFleetHistoryOptions {
  * minute. Safe to run again: the second run finds no room and returns 0.
  */
 export async function fillSimulatedFleetHistory(options: SimulatedFleetHistoryOptions): Promise<number> {
-  const { simulatedFleet } = await import("@/server/collector/simulated/simulated-source");
+  const { simulatedFleet } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const nowMs = options.nowMs ?? Date.now();
   const specs = simulatedFleet({ seed: options.seed, gpuCount: options.gpuCount });

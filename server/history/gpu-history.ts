@@ -1,8 +1,8 @@
 import { Prisma } from "@prisma/client";
 import type { TimeRange } from "@/lib/usage-range";
 import type { GpuHistoryPoint, GpuUsageHistory } from "@/lib/usage-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { bucketStarts, planResolution, tableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
 import { num, numOrNull } from "@/server/history/sql-dialect";

@@ -1,9 +1,9 @@
 import { gpuShareOf } from "@/lib/gpu-share";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 
 /** What idle release handed back of one person's bookings on one host, by releases in a range. */
 export interface HandedBackTime {
-  holder: string;
+  bookedBy: string;
   host: string;
   /** GPUs' worth × the time from each release to the end its booking had. */
   gpuHours: number;
@@ -38,7 +38,7 @@ export async function handedBackTimes(fromMs: number, toMs: number, userId?: str
   for (const row of rows) {
     const gpus = weightOf.get(`${row.reservationId}\u0000${row.hostId}`) ?? row.gpuCount;
     const key = `${row.userId}\u0000${row.hostId}`;
-    const cell = cells.get(key) ?? { holder: row.userId, host: row.hostId, gpuHours: 0, releases: 0 };
+    const cell = cells.get(key) ?? { bookedBy: row.userId, host: row.hostId, gpuHours: 0, releases: 0 };
     cell.gpuHours += (gpus * Math.max(0, row.scheduledEndAt.getTime() - row.at.getTime())) / 3_600_000;
     cell.releases += 1;
     cells.set(key, cell);

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { parseSpan } from "@/lib/usage-range";
-import { withDatabase } from "@/server/cli-admin";
-import { parseEnv } from "@/server/env";
-import { AppError } from "@/server/errors";
+import { withDatabase } from "@/server/core/with-database";
+import { parseEnv } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
 
 /** `gpudesk demo-history 7d`: the same synthetic history as `serve --demo-history`, into the configured database. */
 export function registerHistoryCommands(program: Command): void {

@@ -1,5 +1,5 @@
 import type { Snapshot } from "@/lib/snapshot";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
@@ -39,11 +39,11 @@ export interface HistoryService {
   stats: () => HistoryStats;
 }
 
-const holder = globalThis as unknown as { __gpudeskHistory?: HistoryService };
+const shared = globalThis as unknown as { __gpudeskHistory?: HistoryService };
 
 /** The running server's history service, if any (the /metrics route reads its counters). */
 export function currentHistory(): HistoryService | undefined {
-  return holder.__gpudeskHistory;
+  return shared.__gpudeskHistory;
 }
 
 /**
@@ -127,10 +127,10 @@ export function startHistory(config: HistoryConfig): HistoryService {
       clearInterval(flushTimer);
       for (const stop of [...stopPruning]) await stop();
       await flush();
-      if (holder.__gpudeskHistory === service) holder.__gpudeskHistory = undefined;
+      if (shared.__gpudeskHistory === service) shared.__gpudeskHistory = undefined;
     },
     stats: () => ({ ...rollups.snapshotStats(), lastPruneAt }),
   };
-  holder.__gpudeskHistory = service;
+  shared.__gpudeskHistory = service;
   return service;
 }

@@ -33,10 +33,10 @@ interface Folded {
   power: Mean;
   temp: Mean;
   tempMax: number | null;
-  /** Minutes per holder, in the order holders first appear (ties go to the earlier one). */
-  holders: Map<string | null, number>;
-  /** Minutes per attributed person, likewise. */
-  attributed: Map<string | null, number>;
+  /** Minutes per bookedBy, in the order bookers first appear (ties go to the earlier one). */
+  bookers: Map<string | null, number>;
+  /** Minutes per runner, likewise. */
+  runners: Map<string | null, number>;
   busyMinutes: number;
   simulated: boolean;
 }
@@ -54,8 +54,8 @@ function emptyFolded(): Folded {
     power: mean(),
     temp: mean(),
     tempMax: null,
-    holders: new Map(),
-    attributed: new Map(),
+    bookers: new Map(),
+    runners: new Map(),
     busyMinutes: 0,
     simulated: true,
   };
@@ -63,7 +63,7 @@ function emptyFolded(): Folded {
 
 function copyFolded(folded: Folded): Folded {
   const mean = (m: Mean) => ({ ...m });
-  return { ...folded, util: mean(folded.util), mem: mean(folded.mem), power: mean(folded.power), temp: mean(folded.temp), holders: new Map(folded.holders), attributed: new Map(folded.attributed) };
+  return { ...folded, util: mean(folded.util), mem: mean(folded.mem), power: mean(folded.power), temp: mean(folded.temp), bookers: new Map(folded.bookers), runners: new Map(folded.runners) };
 }
 
 function addMean(mean: Mean, value: number | null): void {
@@ -87,9 +87,9 @@ function fold(into: Folded, minute: MinuteRow): void {
   addMean(into.power, minute.powerAvg);
   addMean(into.temp, minute.tempAvg);
   into.tempMax = larger(into.tempMax, minute.tempMax);
-  into.holders.set(minute.holderUserId, (into.holders.get(minute.holderUserId) ?? 0) + 1);
-  const attributed = minute.attributedUserId ?? null;
-  into.attributed.set(attributed, (into.attributed.get(attributed) ?? 0) + 1);
+  into.bookers.set(minute.bookedByUserId, (into.bookers.get(minute.bookedByUserId) ?? 0) + 1);
+  const runner = minute.runnerUserId ?? null;
+  into.runners.set(runner, (into.runners.get(runner) ?? 0) + 1);
   if (minute.busy) into.busyMinutes += 1;
   into.simulated &&= minute.simulated;
 }
@@ -138,21 +138,21 @@ function meanWith(mean: Mean, value: number | null): number | null {
 }
 
 /**
- * The holder of the hour: whoever held the GPU for most of its minutes;
+ * The booker of the hour: whoever held the GPU for most of its minutes;
  * "nobody" (null) is a candidate too, so a 10-minute booking does not claim
  * the hour. A tie goes to a person, then to the one who held it first.
  */
-function mostMinutes(holders: Map<string | null, number>, last: string | null): string | null {
+function mostMinutes(bookers: Map<string | null, number>, last: string | null): string | null {
   let best: string | null = null;
   let bestCount = 0;
-  const consider = (holder: string | null, count: number) => {
-    if (count > bestCount || (count === bestCount && best === null && holder !== null)) {
-      best = holder;
+  const consider = (bookedBy: string | null, count: number) => {
+    if (count > bestCount || (count === bestCount && best === null && bookedBy !== null)) {
+      best = bookedBy;
       bestCount = count;
     }
   };
-  for (const [holder, count] of holders) consider(holder, holder === last ? count + 1 : count);
-  if (!holders.has(last)) consider(last, 1);
+  for (const [bookedBy, count] of bookers) consider(bookedBy, bookedBy === last ? count + 1 : count);
+  if (!bookers.has(last)) consider(last, 1);
   return best;
 }
 
@@ -172,8 +172,8 @@ export function hourRowOf(tally: HourTally): HourRow {
     powerAvg: meanWith(folded.power, last.powerAvg),
     tempAvg: meanWith(folded.temp, last.tempAvg),
     tempMax: larger(folded.tempMax, last.tempMax),
-    holderUserId: mostMinutes(folded.holders, last.holderUserId),
-    attributedUserId: mostMinutes(folded.attributed, last.attributedUserId ?? null),
+    bookedByUserId: mostMinutes(folded.bookers, last.bookedByUserId),
+    runnerUserId: mostMinutes(folded.runners, last.runnerUserId ?? null),
     busyMinutes: folded.busyMinutes + (last.busy ? 1 : 0),
     simulated: folded.simulated && last.simulated,
   };
@@ -181,7 +181,7 @@ export function hourRowOf(tally: HourTally): HourRow {
 
 /**
  * One GPU-hour from its minute rows (all of the same GPU and hour, at least
- * one): averages are means over minutes, the holder is whoever held it for
+ * one): averages are means over minutes, the booker is whoever held it for
  * most minutes (the tally above, which the flush also uses to bring an
  * hour up to date minute by minute).
  */

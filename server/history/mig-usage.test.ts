@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { getUsageReport } from "@/server/history/usage-report";
@@ -41,7 +41,7 @@ function minutes(gpuUuid: string, fromMinute: number, count: number, row: Partia
     powerAvg: 100,
     tempAvg: 40,
     tempMax: 41,
-    holderUserId: null,
+    bookedByUserId: null,
     busy: false,
     simulated: false,
     ...row,
@@ -67,7 +67,7 @@ beforeAll(async () => {
     ...minutes(whole.uuid, 0, 120, { utilAvg: 50, utilMax: 50 }),
     ...minutes(parent.uuid, 0, 60, { utilAvg: 50, utilMax: 50 }),
     ...minutes(parent.uuid, 60, 60, { utilAvg: null, utilMax: null, memUsedAvg: 4000 }),
-    ...minutes(slices[0]!.uuid, 60, 60, { utilAvg: 0, holderUserId: userId }),
+    ...minutes(slices[0]!.uuid, 60, 60, { utilAvg: 0, bookedByUserId: userId }),
     ...minutes(slices[1]!.uuid, 60, 60, { utilAvg: 0 }),
     ...minutes(slices[2]!.uuid, 60, 60, { utilAvg: 100, utilMax: 100, busy: true }),
     ...minutes(slices[3]!.uuid, 60, 60, { utilAvg: 100, utilMax: 100, busy: true }),
@@ -119,7 +119,7 @@ describe("usage of MIG slices as nvidia-smi reads them (no utilization per slice
     const person = (await db().user.create({ data: { id: randomUUID(), name: "Presence Person", email: `${uniqueName("presence")}@example.test`, username: uniqueName("presence") } })).id;
     const ids = await db().gpu.findMany({ where: { uuid: { in: slices.map((slice) => slice.uuid) } }, select: { id: true } });
     await db().reservation.create({ data: { userId: person, hostId: host.id, startsAt: new Date(start), endsAt: new Date(start + HOUR_MS), purpose: "slices", gpus: { create: ids.map((row) => ({ gpuId: row.id, startsAt: new Date(start), endsAt: new Date(start + HOUR_MS) })) } } });
-    const none = { utilAvg: null, utilMax: null, holderUserId: person, memTotal: 40448 };
+    const none = { utilAvg: null, utilMax: null, bookedByUserId: person, memTotal: 40448 };
     const saved = hostId;
     hostId = host.id;
     await upsertMinuteRows(db(), [

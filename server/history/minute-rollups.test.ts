@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { recomputeHours } from "@/server/history/rollup-store";
 import { MinuteRollups } from "@/server/history/minute-rollups";
@@ -167,7 +167,7 @@ describe("minute rollups written in batches", () => {
         hostId: host.id,
         hostName: "node-rollups",
         gpus: [{ uuid: gpu.uuid, index: gpu.index }],
-        holder: { id: bob.id, username: bob.username, name: bob.name },
+        bookedBy: { id: bob.id, username: bob.username, name: bob.name },
         startsAt: new Date(T0).toISOString(),
         endsAt: new Date(T0 + MINUTE_MS).toISOString(),
         purpose: "test",
@@ -187,20 +187,20 @@ describe("minute rollups written in batches", () => {
     }
     await rollups.flush();
     const minutes = await storedMinutes(gpu.uuid);
-    expect(minutes.map((m) => [m.holderUserId, m.attributedUserId])).toEqual([
+    expect(minutes.map((m) => [m.bookedByUserId, m.runnerUserId])).toEqual([
       [bob.id, alice.id],
       [null, carol.id],
       [null, null],
     ]);
     const hour = await db().gpuHour.findUnique({ where: { gpuUuid_hour: { gpuUuid: gpu.uuid, hour: new Date(T0) } } });
     // Of three minutes: nobody booked two, and each person ran one (a tie goes to a person, the first).
-    expect([hour?.holderUserId, hour?.attributedUserId]).toEqual([null, alice.id]);
+    expect([hour?.bookedByUserId, hour?.runnerUserId]).toEqual([null, alice.id]);
   });
 
   it("records who had the GPU booked in each minute no tick saw (replayed readings) from the bookings on record, and whether a process ran", async () => {
     const { host, gpu } = await setupGpu();
     const user = await db().user.create({
-      data: { id: randomUUID(), name: "Rollup Holder", email: `${uniqueName("holder")}@example.test`, username: uniqueName("holder") },
+      data: { id: randomUUID(), name: "Rollup Booker", email: `${uniqueName("bookedBy")}@example.test`, username: uniqueName("bookedBy") },
     });
     const gpuRow = await db().gpu.findUniqueOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
     // Booked from minute 2 to minute 4 (end exclusive), plus a cancelled booking that holds nothing.
@@ -228,7 +228,7 @@ describe("minute rollups written in batches", () => {
     }
     await rollups.flush();
     const minutes = await storedMinutes(gpu.uuid);
-    expect(minutes.map((m) => m.holderUserId)).toEqual([null, null, user.id, user.id, null, null]);
+    expect(minutes.map((m) => m.bookedByUserId)).toEqual([null, null, user.id, user.id, null, null]);
     expect(minutes.map((m) => m.busy)).toEqual([false, false, false, true, false, false]);
 
     const report = await getUsageReport({
@@ -247,10 +247,10 @@ describe("minute rollups written in batches", () => {
   it("brings hours up to date flush by flush to exactly what the full recompute from their minutes writes", async () => {
     const { host, gpu } = await setupGpu();
     const user = await db().user.create({
-      data: { id: randomUUID(), name: "Mid-hour Holder", email: `${uniqueName("mid")}@example.test`, username: uniqueName("mid") },
+      data: { id: randomUUID(), name: "Mid-hour Booker", email: `${uniqueName("mid")}@example.test`, username: uniqueName("mid") },
     });
     const gpuRow = await db().gpu.findUniqueOrThrow({ where: { uuid: gpu.uuid }, select: { id: true } });
-    // Booked from 10:57:30 into the next hour: the holder of hour 10 changes as its minutes arrive.
+    // Booked from 10:57:30 into the next hour: the booker of hour 10 changes as its minutes arrive.
     const startsAt = new Date(T0 + 57 * MINUTE_MS + 30_000);
     const endsAt = new Date(T0 + HOUR_MS + 30 * MINUTE_MS);
     await db().reservation.create({
@@ -313,7 +313,7 @@ describe("minute rollups written in batches", () => {
 
     const [hour10, hour11] = await db().gpuHour.findMany({ where: { gpuUuid: gpu.uuid }, orderBy: { hour: "asc" } });
     // Minutes 55 and 56 nobody held, 57 (half booked) to 59 the booker: three of five.
-    expect(hour10!.holderUserId).toBe(user.id);
+    expect(hour10!.bookedByUserId).toBe(user.id);
     expect(hour10!.samples).toBe(5);
     expect(hour11!.samples).toBe(3);
   });

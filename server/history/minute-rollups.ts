@@ -1,6 +1,6 @@
 import { chunks } from "@/lib/chunks";
 import type { Snapshot } from "@/lib/snapshot";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { findBookedIntervals, bookedByOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-intervals";
 import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";
 import {
@@ -94,13 +94,13 @@ export class MinuteRollups {
    * latest reading recorded here. GPUs this instance records no readings
    * of (other instances' agents, hosts gone quiet) are left alone.
    */
-  witness(uuid: string, bookedBy: string | null, attributed: string | null, nowMs: number): void {
+  witness(uuid: string, bookedBy: string | null, runner: string | null, nowMs: number): void {
     const entry = this.latest.get(uuid);
     // A reading older than the minute before is not what this tick judged.
     if (!entry || nowMs - entry.minuteMs >= 2 * MINUTE_MS) return;
-    entry.seen ??= { bookedBy: new Map(), attributed: new Map() };
+    entry.seen ??= { bookedBy: new Map(), runners: new Map() };
     if (bookedBy !== null) entry.seen.bookedBy.set(bookedBy, (entry.seen.bookedBy.get(bookedBy) ?? 0) + 1);
-    if (attributed !== null) entry.seen.attributed.set(attributed, (entry.seen.attributed.get(attributed) ?? 0) + 1);
+    if (runner !== null) entry.seen.runners.set(runner, (entry.seen.runners.get(runner) ?? 0) + 1);
   }
 
   get pendingMinutes(): number {

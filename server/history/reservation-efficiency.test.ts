@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { reservationEfficiency, reservationEfficiencyFor } from "@/server/history/reservation-efficiency";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // GPU 0 at 80 % and GPU 1 at 20 % for the first hour; GPU 1 offline afterwards.
   const row = (gpuUuid: string, i: number, utilAvg: number): MinuteRow => ({
     gpuUuid, minute: new Date(T0 + i * MINUTE_MS), hostId, samples: 60, utilAvg, utilMax: utilAvg, memUsedAvg: 1, memUsedMax: 1, memTotal: 10,
-    powerAvg: 1, tempAvg: 1, tempMax: 1, holderUserId: null, busy: true, simulated: false,
+    powerAvg: 1, tempAvg: 1, tempMax: 1, bookedByUserId: null, busy: true, simulated: false,
   });
   await upsertMinuteRows(db(), [
     ...Array.from({ length: 120 }, (_, i) => row(uuids[0]!, i, 80)),

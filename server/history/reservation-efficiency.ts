@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import type { ReservationEfficiency } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { num } from "@/server/history/sql-dialect";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */

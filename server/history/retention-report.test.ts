@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { UsageReport } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
@@ -49,11 +49,11 @@ beforeAll(async () => {
     await db().reservation.create({ data: { userId, hostId: a.id, startsAt, endsAt, purpose: "retention", gpus: { create: [{ gpuId: await gpuId(uuid), startsAt, endsAt }] } } });
   }
   const booked = (uuid: string, fromHour: number, hours: number) => (i: number) =>
-    i >= fromHour * 60 && i < (fromHour + hours) * 60 ? { holderUserId: userId } : {};
+    i >= fromHour * 60 && i < (fromHour + hours) * 60 ? { bookedByUserId: userId } : {};
   await upsertMinuteRows(db(), [
     ...minutes(a0.uuid, a.id, T0, 180, (i) => ({ utilAvg: 20 + ((i * 7) % 81), utilMax: 100, busy: i % 3 !== 0, ...booked(a0.uuid, 0, 2)(i) })),
     ...minutes(a1.uuid, a.id, T0, 170, (i) => ({ utilAvg: i < 120 ? 0 : 2, ...booked(a1.uuid, 2, 1)(i) })),
-    ...minutes(b0.uuid, b.id, T0, 180, (i) => ({ utilAvg: 50 + (i % 5), utilMax: 60, busy: true, attributedUserId: i < 60 ? userId : null })),
+    ...minutes(b0.uuid, b.id, T0, 180, (i) => ({ utilAvg: 50 + (i % 5), utilMax: 60, busy: true, runnerUserId: i < 60 ? userId : null })),
   ]);
   // As the server writes them: every hour but host B's second, which only has its minutes.
   await recomputeHours(db(), [T0, T0 + HOUR_MS, T0 + 2 * HOUR_MS], [a0.uuid, a1.uuid]);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { LeaderJobs } from "@/server/cluster/leader-jobs";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { startHistory } from "@/server/history/history-service";
 import { HOUR_MS, MINUTE_MS, type HourRow } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";

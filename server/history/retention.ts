@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, floorTo } from "@/server/history/rollup-math";
 import { claimWriteLock, recomputeHours, type Client } from "@/server/history/rollup-store";
 import { num, numOrNull } from "@/server/history/sql-dialect";

@@ -36,7 +36,7 @@ function row(overrides: Partial<MinuteRow>): MinuteRow {
     powerAvg: 300,
     tempAvg: 50,
     tempMax: 55,
-    holderUserId: null,
+    bookedByUserId: null,
     busy: false,
     simulated: false,
     ...overrides,
@@ -83,7 +83,7 @@ describe("a minute written in two parts", () => {
     expect(merged.utilMax).toBe(100);
     expect(merged.memUsedAvg).toBeCloseTo(2000, 10);
     expect(merged.memUsedMax).toBe(5000);
-    expect(merged.holderUserId).toBe("user-1");
+    expect(merged.bookedByUserId).toBe("user-1");
   });
 
   it("gives the same row whether merged as stored rows or as accumulations", () => {
@@ -97,10 +97,10 @@ describe("a minute written in two parts", () => {
     expect(viaRows.utilMax).toBe(viaEntries.utilMax);
   });
 
-  it("keeps a metric known on one side only, and keeps the earlier holder when the later part has none", () => {
-    const merged = mergeMinuteRows(row({ powerAvg: null, holderUserId: "user-1" }), row({ powerAvg: 250, holderUserId: null }));
+  it("keeps a metric known on one side only, and keeps the earlier bookedBy when the later part has none", () => {
+    const merged = mergeMinuteRows(row({ powerAvg: null, bookedByUserId: "user-1" }), row({ powerAvg: 250, bookedByUserId: null }));
     expect(merged.powerAvg).toBe(250);
-    expect(merged.holderUserId).toBe("user-1");
+    expect(merged.bookedByUserId).toBe("user-1");
   });
 
   it("is busy if either part was, and simulated only if both were", () => {
@@ -123,13 +123,13 @@ describe("an hour from its minutes", () => {
 
   it("counts busy minutes and gives the hour to whoever held most of it", () => {
     const hour = rollupHour(
-      minutes(60, (i) => ({ busy: i % 2 === 0, holderUserId: i < 40 ? "user-1" : null })),
+      minutes(60, (i) => ({ busy: i % 2 === 0, bookedByUserId: i < 40 ? "user-1" : null })),
       T0,
     );
     expect(hour.busyMinutes).toBe(30);
-    expect(hour.holderUserId).toBe("user-1");
-    const shortBooking = rollupHour(minutes(60, (i) => ({ holderUserId: i < 10 ? "user-1" : null })), T0);
-    expect(shortBooking.holderUserId).toBeNull();
+    expect(hour.bookedByUserId).toBe("user-1");
+    const shortBooking = rollupHour(minutes(60, (i) => ({ bookedByUserId: i < 10 ? "user-1" : null })), T0);
+    expect(shortBooking.bookedByUserId).toBeNull();
   });
 
   it("sums to the same GPU-time as its minutes", () => {

@@ -27,9 +27,9 @@ export interface MinuteRow {
   tempAvg: number | null;
   tempMax: number | null;
   /** The booking's person (bookedBy); the column keeps its first name. */
-  holderUserId: string | null;
+  bookedByUserId: string | null;
   /** Who ran there, as the tick attributed the GPU's work; null: nobody known (absent in rows made before it was kept). */
-  attributedUserId?: string | null;
+  runnerUserId?: string | null;
   busy: boolean;
   simulated: boolean;
 }
@@ -54,9 +54,9 @@ export interface HourRow {
   tempAvg: number | null;
   tempMax: number | null;
   /** Who booked it for most of the hour's minutes. */
-  holderUserId: string | null;
+  bookedByUserId: string | null;
   /** Who ran there for most of the hour's minutes. */
-  attributedUserId?: string | null;
+  runnerUserId?: string | null;
   busyMinutes: number;
   simulated: boolean;
 }
@@ -83,7 +83,7 @@ export interface MinuteEntry {
   simulated: boolean;
   /**
    * What the ticks that fell in this minute saw (server/history/rollups-consumer.ts):
-   * ticks per booking's person and per attributed person. Absent when no tick
+   * ticks per booker and per runner. Absent when no tick
    * saw the minute (readings an agent replayed after an outage).
    */
   seen?: MinuteWitness;
@@ -92,7 +92,7 @@ export interface MinuteEntry {
 /** Ticks per person, for the two people of a GPU-minute. */
 export interface MinuteWitness {
   bookedBy: Map<string, number>;
-  attributed: Map<string, number>;
+  runners: Map<string, number>;
 }
 
 export function floorTo(ms: number, step: number): number {
@@ -159,9 +159,9 @@ export function mergeEntries(into: MinuteEntry, from: MinuteEntry): void {
   into.busy ||= from.busy;
   into.simulated &&= from.simulated;
   if (from.seen) {
-    into.seen ??= { bookedBy: new Map(), attributed: new Map() };
+    into.seen ??= { bookedBy: new Map(), runners: new Map() };
     for (const [id, ticks] of from.seen.bookedBy) into.seen.bookedBy.set(id, (into.seen.bookedBy.get(id) ?? 0) + ticks);
-    for (const [id, ticks] of from.seen.attributed) into.seen.attributed.set(id, (into.seen.attributed.get(id) ?? 0) + ticks);
+    for (const [id, ticks] of from.seen.runners) into.seen.runners.set(id, (into.seen.runners.get(id) ?? 0) + ticks);
   }
 }
 
@@ -181,7 +181,7 @@ export function mostTicks(ticks: ReadonlyMap<string, number> | undefined): strin
 /**
  * The minute's row. Who booked it and who ran are what the ticks saw
  * (`entry.seen`); a minute no tick saw takes `bookedFromRecord`, from the
- * bookings on record, and no attributed person.
+ * bookings on record, and no runner.
  */
 export function toMinuteRow(entry: MinuteEntry, bookedFromRecord: string | null): MinuteRow {
   return {
@@ -197,8 +197,8 @@ export function toMinuteRow(entry: MinuteEntry, bookedFromRecord: string | null)
     powerAvg: mean(entry.power),
     tempAvg: mean(entry.temp),
     tempMax: entry.temp.max,
-    holderUserId: entry.seen ? mostTicks(entry.seen.bookedBy) : bookedFromRecord,
-    attributedUserId: entry.seen ? mostTicks(entry.seen.attributed) : null,
+    bookedByUserId: entry.seen ? mostTicks(entry.seen.bookedBy) : bookedFromRecord,
+    runnerUserId: entry.seen ? mostTicks(entry.seen.runners) : null,
     busy: entry.busy,
     simulated: entry.simulated,
   };
@@ -242,8 +242,8 @@ export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteR
     powerAvg: weighted(stored.powerAvg, a, incoming.powerAvg, b),
     tempAvg: weighted(stored.tempAvg, a, incoming.tempAvg, b),
     tempMax: larger(stored.tempMax, incoming.tempMax),
-    holderUserId: incoming.holderUserId ?? stored.holderUserId,
-    attributedUserId: incoming.attributedUserId ?? stored.attributedUserId ?? null,
+    bookedByUserId: incoming.bookedByUserId ?? stored.bookedByUserId,
+    runnerUserId: incoming.runnerUserId ?? stored.runnerUserId ?? null,
     busy: stored.busy || incoming.busy,
     simulated: stored.simulated && incoming.simulated,
   };

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 import { readMinutes, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
 import { gpuUuid } from "@/server/testing/factories";
@@ -35,8 +35,8 @@ function minuteRow(uuid: string, at: number, i: number): MinuteRow {
     powerAvg: pick(5),
     tempAvg: pick(6),
     tempMax: pick(7),
-    holderUserId: i % 2 === 0 ? null : "user-1",
-    attributedUserId: i % 3 === 0 ? "user-2" : null,
+    bookedByUserId: i % 2 === 0 ? null : "user-1",
+    runnerUserId: i % 3 === 0 ? "user-2" : null,
     busy: i % 2 === 1,
     simulated: i % 3 === 0,
   };

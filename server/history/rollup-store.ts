@@ -28,8 +28,8 @@ const MEASURE_COLUMNS = {
   powerAvg: "double precision",
   tempAvg: "double precision",
   tempMax: "double precision",
-  holderUserId: "text",
-  attributedUserId: "text",
+  bookedByUserId: "text",
+  runnerUserId: "text",
 } as const;
 
 const MINUTE_COLUMNS = {
@@ -113,8 +113,8 @@ const MERGE_MINUTE = Prisma.raw(
     `"powerAvg" = ${weightedSql("powerAvg")}`,
     `"tempAvg" = ${weightedSql("tempAvg")}`,
     `"tempMax" = ${largerSql("tempMax")}`,
-    `"holderUserId" = COALESCE(excluded."holderUserId", ${OLD}."holderUserId")`,
-    `"attributedUserId" = COALESCE(excluded."attributedUserId", ${OLD}."attributedUserId")`,
+    `"bookedByUserId" = COALESCE(excluded."bookedByUserId", ${OLD}."bookedByUserId")`,
+    `"runnerUserId" = COALESCE(excluded."runnerUserId", ${OLD}."runnerUserId")`,
     `"busy" = (${OLD}."busy" OR excluded."busy")`,
     `"simulated" = (${OLD}."simulated" AND excluded."simulated")`,
   ].join(",\n  "),
@@ -189,8 +189,8 @@ const minuteSelect = {
   powerAvg: true,
   tempAvg: true,
   tempMax: true,
-  holderUserId: true,
-  attributedUserId: true,
+  bookedByUserId: true,
+  runnerUserId: true,
   busy: true,
   simulated: true,
 } satisfies Prisma.GpuMinuteSelect;

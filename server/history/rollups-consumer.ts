@@ -9,12 +9,12 @@ import type { TickConsumer } from "@/server/tick/tick-view";
  * without a booking names the person running it. Null when no process
  * leads to a known person (nothing runs, or use nobody can see).
  */
-export function attributedPerson(state: GpuReconciliation): string | null {
+export function runnerOf(state: GpuReconciliation): string | null {
   let first: string | null = null;
   for (const process of state.processes) {
-    if (!process.person) continue;
-    if (process.intruder) return process.person.id;
-    first ??= process.person.id;
+    if (!process.runner) continue;
+    if (process.intruder) return process.runner.id;
+    first ??= process.runner.id;
   }
   return first;
 }
@@ -22,8 +22,8 @@ export function attributedPerson(state: GpuReconciliation): string | null {
 /**
  * The minute rollups as a consumer of the tick (every instance: each
  * records its own agents' minutes): each tick tells the minute of each
- * GPU's latest reading who booked it (the booking's person, `holder` of the
- * reconciliation) and who ran there (`attributedPerson`).
+ * GPU's latest reading who booked it (the booking's person, `bookedBy` of the
+ * reconciliation) and who ran there (`runnerOf`).
  */
 export function rollupsConsumer(rollups: Pick<MinuteRollups, "witness">): TickConsumer {
   return {
@@ -32,7 +32,7 @@ export function rollupsConsumer(rollups: Pick<MinuteRollups, "witness">): TickCo
     consume(view) {
       for (const uuid in view.gpuStates) {
         const state = view.gpuStates[uuid]!;
-        rollups.witness(uuid, state.holder?.id ?? null, attributedPerson(state), view.nowMs);
+        rollups.witness(uuid, state.bookedBy?.id ?? null, runnerOf(state), view.nowMs);
       }
     },
   };

@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import { databaseProvider, env } from "@/server/env";
+import { databaseProvider, env } from "@/server/core/env";
 
 /**
  * The one place where the usage queries differ between SQLite and

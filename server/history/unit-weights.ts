@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { gpuShareOf } from "@/lib/gpu-share";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import type { TableSql } from "@/server/history/resolution";
 
 /** How much of a GPU a unit's rollup rows stand for, and which GPU it is part of. */

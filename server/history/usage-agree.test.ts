@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { UsageReport } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bookedByOfMinute, type BookedInterval } from "@/server/history/booked-intervals";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
@@ -10,7 +10,7 @@ import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import { bookedRanges } from "@/server/limits/booked-ranges";
 import { gpuHoursOf } from "@/server/limits/gpu-hours";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { makeGpu, makeMinuteRow, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -118,8 +118,8 @@ async function makeHistory(seed: number, t0: number): Promise<History> {
         makeMinuteRow(gpu.uuid, gpu.hostId, minute, {
           utilAvg: util,
           utilMax: util,
-          holderUserId: bookedByOfMinute(own, minute),
-          attributedUserId: util > 0 && r.next() < 0.5 ? people[r.int(0, people.length - 1)]! : null,
+          bookedByUserId: bookedByOfMinute(own, minute),
+          runnerUserId: util > 0 && r.next() < 0.5 ? people[r.int(0, people.length - 1)]! : null,
           busy: util > 0,
         }),
       );
@@ -200,8 +200,8 @@ describe("the usage report tells one story", () => {
     const daveFrom = new Date(t0 + HOUR_MS);
     const daveTo = new Date(t0 + 3 * HOUR_MS);
     await db().reservation.create({ data: { userId: dave, hostId: host.id, startsAt: daveFrom, endsAt: daveTo, purpose: "train", gpus: { create: [{ gpuId, startsAt: daveFrom, endsAt: daveTo }] } } });
-    const minute = (i: number, holderUserId: string, utilAvg: number) =>
-      makeMinuteRow(gpu.uuid, host.id, t0 + i * MINUTE_MS, { utilAvg, utilMax: utilAvg, holderUserId, busy: utilAvg > 0 });
+    const minute = (i: number, bookedByUserId: string, utilAvg: number) =>
+      makeMinuteRow(gpu.uuid, host.id, t0 + i * MINUTE_MS, { utilAvg, utilMax: utilAvg, bookedByUserId, busy: utilAvg > 0 });
     await upsertMinuteRows(db(), [...Array.from({ length: 60 }, (_, i) => minute(i, lin, 0)), ...Array.from({ length: 60 }, (_, i) => minute(120 + i, dave, 90))]);
 
     // Idle release gave back the last hour of a booking of Dave's that was to run to 13:30.
@@ -239,8 +239,8 @@ describe("the usage report tells one story", () => {
     const startsAt = new Date(t0);
     const endsAt = new Date(t0 + 140 * MINUTE_MS);
     await db().reservation.create({ data: { userId: frank, hostId: host.id, startsAt, endsAt, purpose: "demo: notebook left open", status: "released", gpus: { create: [{ gpuId, startsAt, endsAt }] } } });
-    // Later he ran a notebook for ten minutes as the holder of the simulated fleet's minutes.
-    await upsertMinuteRows(db(), Array.from({ length: 10 }, (_, i) => makeMinuteRow(gpu.uuid, host.id, t0 + (170 + i) * MINUTE_MS, { utilAvg: 40, utilMax: 40, holderUserId: frank, busy: true })));
+    // Later he ran a notebook for ten minutes as the booker of the simulated fleet's minutes.
+    await upsertMinuteRows(db(), Array.from({ length: 10 }, (_, i) => makeMinuteRow(gpu.uuid, host.id, t0 + (170 + i) * MINUTE_MS, { utilAvg: 40, utilMax: 40, bookedByUserId: frank, busy: true })));
 
     const report = await reportOf(t0, t0 + RANGE_MS);
     const row = report.people.find((p) => p.userId === frank)!;

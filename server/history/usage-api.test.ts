@@ -14,12 +14,12 @@ let gpuUuid: string;
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken, createDisplay } = await import("@/server/auth/tokens");
   const { fillSimulatedFleetHistory } = await import("@/server/history/demo-history");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
   const a = await createUser({ username: uniqueName("usageadmin").replace(/-/g, ""), password: "admin-password", role: "admin" });
   const m = await createUser({ username: uniqueName("usagemember").replace(/-/g, ""), password: "member-password" });
   memberId = m.id;

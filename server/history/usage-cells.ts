@@ -11,16 +11,16 @@ import type { HandedBackTime } from "@/server/history/handed-back";
  * Booked hours come from the bookings (what the limits count); the minutes
  * say what of that time was seen. Booked time with no minute (before the
  * server or the host's agent first reported, or a gap) is unknown, never
- * idle; minutes a rollup gives a holder beyond their booking (a minute
- * shared with a booking's edge, an hour whose holder held most of it) are
+ * idle; minutes a rollup gives a booker beyond their booking (a minute
+ * shared with a booking's edge, an hour whose booker held most of it) are
  * capped at the booking, so idle ≤ booked for every cell, person, host and
  * total.
  */
 
-/** GPU time of one holder on one unit, as the rollups sum it (GPUs' worth: a slice weighs its share). */
+/** GPU time of one booker on one unit, as the rollups sum it (GPUs' worth: a slice weighs its share). */
 export interface HeldTime {
   /** The booking's person; null: nobody had booked. */
-  holder: string | null;
+  bookedBy: string | null;
   host: string;
   /** The physical GPU (a slice's parent), for GPU counts. */
   gpu: string;
@@ -31,62 +31,62 @@ export interface HeldTime {
   busyMinutes: number;
 }
 
-/** One person's GPU time on one host (holder null: time nobody had booked). */
+/** One person's GPU time on one host (bookedBy null: time nobody had booked). */
 export interface UsageCell extends CellSum {
-  holder: string | null;
+  bookedBy: string | null;
   host: string;
 }
 
-const cellKey = (holder: string | null, host: string) => `${holder ?? ""}\u0000${host}`;
+const cellKey = (bookedBy: string | null, host: string) => `${bookedBy ?? ""}\u0000${host}`;
 
 /**
- * The cells of a report. `booked(holder, host)` gives a person's booked
+ * The cells of a report. `booked(bookedBy, host)` gives a person's booked
  * GPU-hours on a host in the range, and whether their held minutes also
  * stand for bookings (`synthetic`: the simulated fleet's demo people, whose
  * synthetic history has minutes without bookings, and whose demo bookings
  * may have none): then the larger of the two counts.
- * `bookedOnly` lists (holder, host) pairs that booked without any minute;
+ * `bookedOnly` lists (bookedBy, host) pairs that booked without any minute;
  * `handedBack` what idle release handed back of their bookings.
  */
 export function usageCells(
   rows: readonly HeldTime[],
-  booked: (holder: string, host: string) => { hours: number; synthetic: boolean },
-  bookedOnly: readonly { holder: string; host: string }[],
+  booked: (bookedBy: string, host: string) => { hours: number; synthetic: boolean },
+  bookedOnly: readonly { bookedBy: string; host: string }[],
   handedBack: readonly HandedBackTime[] = [],
 ): UsageCell[] {
-  const sums = new Map<string, { holder: string | null; host: string; gpus: Set<string>; held: number; util: number; idle: number; busy: number; handedBack: number; releases: number }>();
-  const sumOf = (holder: string | null, host: string) => {
-    const key = cellKey(holder, host);
+  const sums = new Map<string, { bookedBy: string | null; host: string; gpus: Set<string>; held: number; util: number; idle: number; busy: number; handedBack: number; releases: number }>();
+  const sumOf = (bookedBy: string | null, host: string) => {
+    const key = cellKey(bookedBy, host);
     let sum = sums.get(key);
     if (!sum) {
-      sum = { holder, host, gpus: new Set(), held: 0, util: 0, idle: 0, busy: 0, handedBack: 0, releases: 0 };
+      sum = { bookedBy, host, gpus: new Set(), held: 0, util: 0, idle: 0, busy: 0, handedBack: 0, releases: 0 };
       sums.set(key, sum);
     }
     return sum;
   };
   for (const row of rows) {
-    const sum = sumOf(row.holder, row.host);
+    const sum = sumOf(row.bookedBy, row.host);
     sum.gpus.add(row.gpu);
     sum.held += row.minutes / 60;
     sum.util += row.utilMinutes / 6000;
     sum.idle += row.idleMinutes / 60;
     sum.busy += row.busyMinutes / 60;
   }
-  for (const pair of bookedOnly) sumOf(pair.holder, pair.host);
+  for (const pair of bookedOnly) sumOf(pair.bookedBy, pair.host);
   for (const release of handedBack) {
-    const sum = sumOf(release.holder, release.host);
+    const sum = sumOf(release.bookedBy, release.host);
     sum.handedBack += release.gpuHours;
     sum.releases += release.releases;
   }
   return [...sums.values()].map((sum): UsageCell => {
-    if (sum.holder === null) {
-      return { holder: null, host: sum.host, gpus: sum.gpus, ...NO_BOOKING, usedGpuHours: sum.util, busyGpuHours: sum.busy };
+    if (sum.bookedBy === null) {
+      return { bookedBy: null, host: sum.host, gpus: sum.gpus, ...NO_BOOKING, usedGpuHours: sum.util, busyGpuHours: sum.busy };
     }
-    const fromBookings = booked(sum.holder, sum.host);
+    const fromBookings = booked(sum.bookedBy, sum.host);
     const bookedGpuHours = fromBookings.synthetic ? Math.max(fromBookings.hours, sum.held) : fromBookings.hours;
     const seen = Math.min(sum.held, bookedGpuHours);
     return {
-      holder: sum.holder,
+      bookedBy: sum.bookedBy,
       host: sum.host,
       gpus: sum.gpus,
       bookedGpuHours,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { UsageReport } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { toCsv } from "@/server/history/usage-csv";
@@ -41,7 +41,7 @@ function minutes(gpuUuid: string, hostId: string, count: number, row: Partial<Mi
     powerAvg: 100,
     tempAvg: 40,
     tempMax: 41,
-    holderUserId: null,
+    bookedByUserId: null,
     busy: true,
     simulated: false,
     ...row,
@@ -71,8 +71,8 @@ beforeAll(async () => {
     await db().reservation.create({ data: { userId, hostId: a.id, startsAt, endsAt, purpose: "usage", gpus: { create: [{ gpuId: await gpuId(uuid), startsAt, endsAt }] } } });
   }
   await upsertMinuteRows(db(), [
-    ...minutes(a0.uuid, a.id, 120, { utilAvg: 100, utilMax: 100, holderUserId: userId }),
-    ...minutes(a1.uuid, a.id, 60, { utilAvg: 0, holderUserId: userId }),
+    ...minutes(a0.uuid, a.id, 120, { utilAvg: 100, utilMax: 100, bookedByUserId: userId }),
+    ...minutes(a1.uuid, a.id, 60, { utilAvg: 0, bookedByUserId: userId }),
     ...minutes(b0.uuid, b.id, 120, { utilAvg: 50, utilMax: 60 }),
   ]);
   await recomputeHours(db(), [T0, T0 + HOUR_MS]);

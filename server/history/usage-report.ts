@@ -2,7 +2,7 @@ import { Prisma } from "@prisma/client";
 import { isPartitioned, storedUnit, unitName } from "@/lib/gpu-availability";
 import type { TimeRange } from "@/lib/usage-range";
 import {
-  SIMULATED_HOLDER_PREFIX,
+  SIMULATED_BOOKER_PREFIX,
   type HeatmapRow,
   type HostUsage,
   type PersonUsage,
@@ -12,7 +12,7 @@ import {
   type UtilizationHeatmap,
   type UtilizationSeries,
 } from "@/lib/usage-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy, personHostKey } from "@/server/limits/booked-ranges";
@@ -22,7 +22,7 @@ import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/team-usage";
-import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
+import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 
 export interface UsageQuery {
   range: TimeRange;
@@ -40,14 +40,14 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 
 function whereRange(t: TableSql, fromMs: number, toMs: number, userId: string | undefined): Prisma.Sql {
   const time = Prisma.raw(t.time);
-  const scope = userId === undefined ? Prisma.empty : Prisma.sql` AND r."holderUserId" = ${userId}`;
+  const scope = userId === undefined ? Prisma.empty : Prisma.sql` AND r."bookedByUserId" = ${userId}`;
   return Prisma.sql`${time} >= ${new Date(fromMs)} AND ${time} < ${new Date(toMs)}${scope}`;
 }
 
 /**
  * Everything the usage page draws for one range, aggregated in the
  * database: three GROUP BY queries over one rollup table each (the stacked
- * utilization series, the GPU × time heatmap, and per holder × GPU sums
+ * utilization series, the GPU × time heatmap, and per bookedBy × GPU sums
  * that the people and host tables fold). Host names and GPU labels come
  * from small lookups afterwards rather than joins on every row.
  */
@@ -169,7 +169,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
 }
 
 interface GpuTimeRow {
-  holder: string | null;
+  bookedBy: string | null;
   host: string;
   gpu: string;
   minutes: unknown;
@@ -191,7 +191,7 @@ interface GpuTimeRow {
  *
  * A slice's minutes without utilization (nvidia-smi reports none per MIG
  * device) count as used while a process ran on it and idle otherwise, the
- * rule idle release judges slices by (server/idle-release/idle-rule.ts).
+ * rule idle release judges slices by (server/reservations/idle-rule.ts).
  */
 async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   const weightOf = await unitWeights([...new Set(rows.map((row) => row.gpu))]);
@@ -217,7 +217,7 @@ async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
 
 /**
  * The people and host tables (also the CSV export): one query summing GPU
- * time per holder and GPU, turned into one cell per person and host
+ * time per bookedBy and GPU, turned into one cell per person and host
  * (server/history/usage-cells.ts) that both tables and the totals fold.
  * Slices are weighed by their share of a GPU (`weighted`).
  */
@@ -225,7 +225,7 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
   const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
   const t = tableSql(plan.table);
   const raw = await db().$queryRaw<GpuTimeRow[]>`
-    SELECT r."holderUserId" AS holder, r."hostId" AS host, r."gpuUuid" AS gpu,
+    SELECT r."bookedByUserId" AS bookedBy, r."hostId" AS host, r."gpuUuid" AS gpu,
            SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
            SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
     FROM ${t.from}
@@ -248,15 +248,15 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
 async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: UsageCell[]; simulated: Set<string> }> {
   const { fromMs } = query.range;
   const untilMs = Math.min(query.range.toMs, query.nowMs);
-  const holders = [...new Set(rows.flatMap((row) => (row.holder && !row.holder.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : [])))];
+  const bookers = [...new Set(rows.flatMap((row) => (row.bookedBy && !row.bookedBy.startsWith(SIMULATED_BOOKER_PREFIX) ? [row.bookedBy] : [])))];
   const [booked, simulatedUsers, handedBack] = await Promise.all([
     untilMs > fromMs ? bookedRangesBy(db(), "userHost", fromMs, untilMs, query.userId === undefined ? undefined : [query.userId]) : new Map<string | null, GpuRange[]>(),
-    holders.length > 0 ? db().user.findMany({ where: { id: { in: holders }, simulated: true }, select: { id: true } }) : [],
+    bookers.length > 0 ? db().user.findMany({ where: { id: { in: bookers }, simulated: true }, select: { id: true } }) : [],
     handedBackTimes(fromMs, query.range.toMs, query.userId),
   ]);
-  const simulated = new Set([...simulatedUsers.map((user) => user.id), ...rows.flatMap((row) => (row.holder?.startsWith(SIMULATED_HOLDER_PREFIX) ? [row.holder] : []))]);
+  const simulated = new Set([...simulatedUsers.map((user) => user.id), ...rows.flatMap((row) => (row.bookedBy?.startsWith(SIMULATED_BOOKER_PREFIX) ? [row.bookedBy] : []))]);
   const held: HeldTime[] = rows.map((row) => ({
-    holder: row.holder,
+    bookedBy: row.bookedBy,
     host: row.host,
     gpu: row.gpu,
     minutes: num(row.minutes),
@@ -264,18 +264,18 @@ async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: 
     idleMinutes: num(row.idle),
     busyMinutes: num(row.busy),
   }));
-  const seen = new Set(held.flatMap((row) => (row.holder === null ? [] : [personHostKey(row.holder, row.host)])));
+  const seen = new Set(held.flatMap((row) => (row.bookedBy === null ? [] : [personHostKey(row.bookedBy, row.host)])));
   const bookedOnly = [...booked.keys()].flatMap((key) => {
     if (key === null || seen.has(key)) return [];
-    const [holder, host] = key.split("\u0000") as [string, string];
-    return [{ holder, host }];
+    const [bookedBy, host] = key.split("\u0000") as [string, string];
+    return [{ bookedBy, host }];
   });
-  const bookedHours = (holder: string, host: string) => ({ hours: gpuHoursOf(booked.get(personHostKey(holder, host)) ?? [], fromMs, untilMs), synthetic: simulated.has(holder) });
+  const bookedHours = (bookedBy: string, host: string) => ({ hours: gpuHoursOf(booked.get(personHostKey(bookedBy, host)) ?? [], fromMs, untilMs), synthetic: simulated.has(bookedBy) });
   return { cells: usageCells(held, bookedHours, bookedOnly, handedBack), simulated };
 }
 
 /**
- * Each person's use without a booking (server/teams/unbooked-use.ts) as a
+ * Each person's use without a booking (server/history/unbooked-use.ts) as a
  * column of the people table, with a row of their own for people who only
  * used GPUs nobody had booked, and what nobody could be named for on the
  * "Not booked" row, so that the column sums to the top card; a member's
@@ -320,22 +320,22 @@ const NOT_BOOKED: PersonUsage = {
  * idle and not unused.
  */
 async function peopleOf(cells: UsageCell[], simulatedIds: Set<string>): Promise<PersonUsage[]> {
-  const byHolder = foldCells(cells, (cell) => cell.holder);
-  const ids = [...byHolder.keys()].flatMap((id) => (id && !id.startsWith(SIMULATED_HOLDER_PREFIX) ? [id] : []));
+  const byBooker = foldCells(cells, (cell) => cell.bookedBy);
+  const ids = [...byBooker.keys()].flatMap((id) => (id && !id.startsWith(SIMULATED_BOOKER_PREFIX) ? [id] : []));
   const users = await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true, simulated: true } });
   const byId = new Map(users.map((user) => [user.id, user]));
-  return [...byHolder.entries()]
-    .map(([holder, sums]): PersonUsage => {
-      if (holder === null) {
+  return [...byBooker.entries()]
+    .map(([bookedBy, sums]): PersonUsage => {
+      if (bookedBy === null) {
         // GPU time nobody had booked: only its use means something.
         return { ...NOT_BOOKED, usedGpuHours: sums.usedGpuHours, gpus: sums.gpus.size };
       }
-      const user = byId.get(holder);
+      const user = byId.get(bookedBy);
       // The simulated fleet's people: its demo accounts, or (without one) their bare logins.
-      const simulated = simulatedIds.has(holder);
-      const username = user ? (user.username ?? null) : simulated ? holder.slice(SIMULATED_HOLDER_PREFIX.length) : null;
+      const simulated = simulatedIds.has(bookedBy);
+      const username = user ? (user.username ?? null) : simulated ? bookedBy.slice(SIMULATED_BOOKER_PREFIX.length) : null;
       return {
-        userId: holder,
+        userId: bookedBy,
         label: user ? user.name || user.username || "deleted account" : simulated ? `${username} (simulated)` : "deleted account",
         username,
         simulated,
@@ -400,7 +400,7 @@ function totalsOf(hosts: HostUsage[], people: PersonUsage[], cells: UsageCell[])
   const reported = sum(hosts.map((h) => h.reportedGpuHours));
   const used = sum(hosts.map((h) => h.usedGpuHours));
   const weighted = sum(hosts.map((h) => (h.meanUtilPct === null ? 0 : h.reportedGpuHours)));
-  const all = foldCells(cells.filter((cell) => cell.holder !== null), () => "all").get("all");
+  const all = foldCells(cells.filter((cell) => cell.bookedBy !== null), () => "all").get("all");
   return {
     reportedGpuHours: reported,
     usedGpuHours: used,

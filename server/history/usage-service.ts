@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/usage-range";
 import type { UsageGroupBy, UsageReport } from "@/lib/usage-types";
-import type { UserPrincipal } from "@/server/auth/principal";
-import { env } from "@/server/env";
+import type { UserPrincipal } from "@/server/core/principal";
+import { env } from "@/server/core/env";
 import { getUsageReport, getUsageTables, type UsageQuery } from "@/server/history/usage-report";
 import { toCsv, type UsageTable } from "@/server/history/usage-csv";
 

@@ -1,7 +1,7 @@
 import type { Snapshot } from "@/lib/snapshot";
 import { inventorySignature, recordHostInventory, recordHostsSeen, type RegisteredHost } from "@/server/hosts/host-registry";
 import { announceInventoryChanged } from "@/server/hosts/inventory-events";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 /** Inventory and last-seen time are written at most this often while nothing changes. */
 const PERSIST_EVERY_MS = 60_000;

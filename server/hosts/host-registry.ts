@@ -3,9 +3,9 @@ import { z } from "zod";
 import { chunks } from "@/lib/chunks";
 import type { GpuSample, HostInfo } from "@/lib/snapshot";
 import { parseTopology } from "@/server/allocation/topology";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 
 export const hostNameSchema = z
   .string()

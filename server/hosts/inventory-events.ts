@@ -1,4 +1,4 @@
-import { processEvent } from "@/server/process-events";
+import { processEvent } from "@/server/core/process-events";
 
 /** "A host's inventory changed" (a GPU joined or left, a MIG layout changed): stored, then announced with the host and the time of the reading. */
 const inventoryChanged = processEvent<{ hostId: string; at: Date }>("__gpudeskInventoryListeners", "inventory changes");

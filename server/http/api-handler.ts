@@ -1,10 +1,11 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
-import { withAuditOrigin } from "@/server/audit/audit-context";
+import { withAuditOrigin } from "@/server/core/audit-context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
-import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/db/database-busy";
-import { AppError } from "@/server/errors";
-import { log } from "@/server/log";
+import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/core/database-busy";
+import { AppError } from "@/server/core/errors";
+import { log } from "@/server/core/log";
+import { answerWithDeprecatedNames } from "@/server/http/deprecated-names";
 
 /** Turns zod issues into `{ field: message }` for forms; the first issue per field wins. */
 export function fieldErrors(error: ZodError): Record<string, string> {
@@ -36,16 +37,17 @@ type Handler<C> = (request: Request, context: C) => Promise<Response>;
 
 /**
  * Wraps a route handler so that every thrown error becomes the JSON error
- * shape, and every audit entry written while it runs names the client's
- * address (stamped by the custom server, never taken from the client).
+ * shape, every audit entry written while it runs names the client's
+ * address (stamped by the custom server, never taken from the client), and
+ * its JSON answer carries the names of before 0.4 too (deprecated-names.ts).
  */
 export function apiHandler<C>(handler: Handler<C>): Handler<C> {
   return async (request, context) =>
     withAuditOrigin({ ip: request.headers.get(CLIENT_IP_HEADER), via: "web" }, async () => {
       try {
-        return await handler(request, context);
+        return await answerWithDeprecatedNames(await handler(request, context));
       } catch (error) {
-        return errorResponse(error);
+        return answerWithDeprecatedNames(errorResponse(error));
       }
     });
 }

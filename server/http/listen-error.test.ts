@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "@/server/env";
+import { ConfigError } from "@/server/core/env";
 import { describeListenError } from "@/server/http/listen-error";
 
 function listen(server: Server, port: number): Promise<void> {

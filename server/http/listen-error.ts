@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { ConfigError } from "@/server/env";
+import { ConfigError } from "@/server/core/env";
 
 /** How many ports after a taken one are tried before the message stops suggesting one. */
 const PORTS_TRIED = 20;

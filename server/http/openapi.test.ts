@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "@/server/http/openapi";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 
 /** Every `app/api/v1/**\/route.ts` as OpenAPI operations: "get /api/v1/hosts/{id}", from the file's exported handlers. */
 function routeOperations(): string[] {

@@ -87,7 +87,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
   { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },
   { method: "delete", path: "/api/v1/idle-exemptions/{id}", summary: "Remove an idle release exemption (audited)", access: "admin", success: 204 },
-  { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the holder sees", access: "admin", body: reservationCancelSchema },
+  { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the booker sees", access: "admin", body: reservationCancelSchema },
   { method: "get", path: "/api/v1/waitlist", summary: "The queue in order of service, with estimated starts (?mine=1: mine)", access: "user" },
   { method: "post", path: "/api/v1/waitlist", summary: "Wait for GPUs that are taken; granted as a reservation when they free up", access: "user", body: waitRequestSchema, success: 201 },
   { method: "get", path: "/api/v1/waitlist/{id}", summary: "One waiting request: its place, or its reservation once granted", access: "user" },
@@ -186,7 +186,7 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     info: {
       title: "gpudesk",
       version: GPUDESK_VERSION,
-      description: "See, book and settle who uses which GPU. Authenticate with a personal token (`Authorization: Bearer gpd_pat_…`, from Settings or `gpudesk token create`) or a signed-in browser session.",
+      description: "See, book and settle who uses which GPU. Authenticate with a personal token (`Authorization: Bearer gpd_pat_…`, from Settings or `gpudesk token create`) or a signed-in browser session. Deprecated since 0.4, kept beside the new names for this version: `holder`, `holderName`, `holderId`, `holderUsername`, `holderUntil` and `holders` (now `bookedBy`, `bookedByName`, `bookedById`, `bookedByUsername`, `bookedUntil`, `bookers`: the booking's person) and a process's `person` (now `runner`: who really runs it).",
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     security: [{ bearer: [] }, { session: [] }],

@@ -1,5 +1,5 @@
 import { requestOrigin } from "@/server/auth/request-origin";
-import type { Env } from "@/server/env";
+import type { Env } from "@/server/core/env";
 
 /**
  * The address GPU hosts and people use to reach this server:

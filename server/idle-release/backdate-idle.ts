@@ -1,8 +1,8 @@
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
-import { MINUTE_MS } from "@/server/idle-release/idle-rule";
+import { MINUTE_MS } from "@/server/reservations/idle-rule";
 
 /** What the backdated minutes read: an idle job (memory held at 0 %) by default. */
 export interface StoredReading {
@@ -51,8 +51,8 @@ export async function backdateBooking(reservationId: string, minutes: number, no
         tempAvg: null,
         tempMax: null,
         // The booking's person held them and their job ran there: without them the minutes read as use without a booking.
-        holderUserId: booking.userId,
-        attributedUserId: booking.userId,
+        bookedByUserId: booking.userId,
+        runnerUserId: booking.userId,
         busy: true,
         simulated: false,
       });

@@ -1,8 +1,8 @@
 import type { IdleExemptionInput, IdleExemptionsAnswer, IdleExemptionView } from "@/lib/idle-exemption-schema";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, isAdminActor } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, isAdminActor } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
 
 function requireAdminActor(actor: Actor): void {
   if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change idle release's exemptions");

@@ -11,7 +11,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
 let releaseReservation: typeof import("@/server/reservations/end-reservation").releaseReservation;
@@ -29,7 +29,7 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ releaseReservation } = await import("@/server/reservations/end-reservation"));
@@ -60,10 +60,10 @@ async function storeMinutes(hostId: string, uuids: string[], from: number, to: n
 /** A booking from NOW for 8 hours on `count` GPUs, idle for its first `idleMinutes` minutes. */
 async function idleBooking(count = 1, idleMinutes = 150) {
   const host = await fx.createTestHost(count);
-  const holder = await fx.createTestUser("member", "idleholder");
-  const booking = await createReservation(holder, { host: host.name, gpus: host.gpus.map((gpu) => gpu.index), durationMinutes: 8 * 60, purpose: "idle" }, { now: NOW });
+  const bookedBy = await fx.createTestUser("member", "idlebooker");
+  const booking = await createReservation(bookedBy, { host: host.name, gpus: host.gpus.map((gpu) => gpu.index), durationMinutes: 8 * 60, purpose: "idle" }, { now: NOW });
   await storeMinutes(host.id, host.gpus.map((gpu) => gpu.uuid), 0, idleMinutes, 0);
-  return { host, holder, booking };
+  return { host, bookedBy, booking };
 }
 
 function settle<T>(promise: Promise<T>) {
@@ -77,7 +77,7 @@ const pass = (minutes: number) => runIdlePass({ liveGpus: () => [], alertHoldMin
 
 describe("idle release", () => {
   it("warns once at 90 idle minutes and releases at 120: state released, releasedBecause idle, recorded and audited", async () => {
-    const { holder, booking } = await idleBooking();
+    const { bookedBy, booking } = await idleBooking();
     const notices: string[] = [];
     const stop = onIdleNotice((notice) => notice.reservationId === booking.id && notices.push(notice.event));
     try {
@@ -86,14 +86,14 @@ describe("idle release", () => {
       await pass(90);
       await pass(91);
       expect(notices).toEqual(["reservation.idle_warning"]);
-      const warned = await getReservation(holder, booking.id, at(91));
+      const warned = await getReservation(bookedBy, booking.id, at(91));
       expect(warned.idle).toMatchObject({ phase: "warning", idleSince: NOW.toISOString(), releaseAt: at(120).toISOString(), keepsLeft: 1 });
       await pass(120);
       expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
     } finally {
       stop();
     }
-    const view = await getReservation(holder, booking.id, at(121));
+    const view = await getReservation(bookedBy, booking.id, at(121));
     expect(view).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
     expect(view.idle).toMatchObject({ phase: "released", idleSince: NOW.toISOString(), releaseAt: at(120).toISOString() });
     const record = await db().idleRelease.findFirstOrThrow({ where: { reservationId: booking.id } });
@@ -128,32 +128,32 @@ describe("idle release", () => {
   });
 
   it("a keep starts the clock again, once; the second keep is refused; each keep is audited", async () => {
-    const { holder, booking } = await idleBooking(1, 300);
-    const kept = await keepReservation(holder, booking.id, { now: at(100) });
+    const { bookedBy, booking } = await idleBooking(1, 300);
+    const kept = await keepReservation(bookedBy, booking.id, { now: at(100) });
     expect(kept.idle).toBeNull();
     expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
-    expect((await fx.refusal(keepReservation(holder, booking.id, { now: at(200) }))).code).toBe("conflict");
+    expect((await fx.refusal(keepReservation(bookedBy, booking.id, { now: at(200) }))).code).toBe("conflict");
     expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.keep" } })).toBe(1);
     // Two hours idle after the keep: released.
     expect((await releaseIdleBooking(booking.id, { now: at(220) })).kind).toBe("released");
   });
 
   it("an extension starts the clock again", async () => {
-    const { holder, booking } = await idleBooking();
-    await changeReservationEnd(holder, booking.id, { addMinutes: 60 }, { now: at(110) });
+    const { bookedBy, booking } = await idleBooking();
+    await changeReservationEnd(bookedBy, booking.id, { addMinutes: 60 }, { now: at(110) });
     expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
   });
 
   it("a release racing an extend, a keep or a manual release: exactly one wins, in every round", async () => {
     for (let round = 0; round < 4; round += 1) {
       for (const rival of ["extend", "keep", "release"] as const) {
-        const { holder, booking } = await idleBooking();
+        const { bookedBy, booking } = await idleBooking();
         const action =
           rival === "extend"
-            ? changeReservationEnd(holder, booking.id, { addMinutes: 30 }, { now: at(150) })
+            ? changeReservationEnd(bookedBy, booking.id, { addMinutes: 30 }, { now: at(150) })
             : rival === "keep"
-              ? keepReservation(holder, booking.id, { now: at(150) })
-              : releaseReservation(holder, booking.id, { now: at(150) });
+              ? keepReservation(bookedBy, booking.id, { now: at(150) })
+              : releaseReservation(bookedBy, booking.id, { now: at(150) });
         const [idle, other] = await Promise.all([settle(releaseIdleBooking(booking.id, { now: at(150) })), settle(action)]);
         const idleWon = idle.ok && idle.value.kind === "released";
         expect([idleWon, other.ok].filter(Boolean), JSON.stringify({ rival, idle, other })).toHaveLength(1);
@@ -167,11 +167,11 @@ describe("idle release", () => {
 
   it("exemptions (host, person, booking) are never released, and each is audited", async () => {
     for (const kind of ["host", "person", "booking"] as const) {
-      const { host, holder, booking } = await idleBooking();
-      const subject = kind === "host" ? host.name : kind === "person" ? holder.username : booking.id;
+      const { host, bookedBy, booking } = await idleBooking();
+      const subject = kind === "host" ? host.name : kind === "person" ? bookedBy.username : booking.id;
       await addIdleExemption(admin, { kind, subject, reason: "interactive" });
       expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
-      const view = await getReservation(holder, booking.id, at(150));
+      const view = await getReservation(bookedBy, booking.id, at(150));
       expect(view.idle).toMatchObject({ exempt: true, releaseAt: null });
     }
     expect(await db().auditLog.count({ where: { action: "policy.idle_exemption_add", actorId: admin.id } })).toBeGreaterThanOrEqual(3);

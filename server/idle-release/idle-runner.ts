@@ -1,13 +1,13 @@
 import type { IdleHoldingProcess, IdleNotice } from "@/lib/idle-release";
 import type { LiveGpu } from "@/lib/live";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
-import { db } from "@/server/db";
-import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/idle-release/idle-state";
+import { db } from "@/server/core/db";
+import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
-import { sliceMinuteBusy } from "@/server/idle-release/idle-rule";
+import { sliceMinuteBusy } from "@/server/reservations/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
-import { log } from "@/server/log";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { log } from "@/server/core/log";
+import { announceBookingsChanged } from "@/server/core/booking-events";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -23,7 +23,7 @@ export interface IdleRunnerOptions {
   everyMs?: number;
 }
 
-/** The processes still on a booking's GPUs: releasing does not stop them, and the holder is told so. */
+/** The processes still on a booking's GPUs: releasing does not stop them, and the booker is told so. */
 export function holdingProcesses(gpus: readonly LiveGpu[], uuids: readonly string[]): IdleHoldingProcess[] {
   const wanted = new Set(uuids);
   return gpus

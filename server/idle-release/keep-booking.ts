@@ -1,16 +1,16 @@
 import type { ReservationView } from "@/lib/reservation-types";
 import { reservationState } from "@/lib/reservation-state";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, type ServiceOptions } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
+import { announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /**
- * "Keep": the holder (or an admin) starts the idle clock again, at most
+ * "Keep": the booker (or an admin) starts the idle clock again, at most
  * `idleKeepsPerBooking` times per booking; each keep is in the audit log.
  * Under the booking lock, so a keep and an idle release never both win.
  */

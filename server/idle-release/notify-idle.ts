@@ -1,11 +1,11 @@
 import type { IdleNotice } from "@/lib/idle-release";
 import { holdingSentence, idleSentence } from "@/lib/idle-release";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
 
 /**
- * Telling a holder about idle release. It goes through the one
+ * Telling a booker about idle release. It goes through the one
  * person-notification dispatcher (server/notifications/notify-person.ts):
  * on every page they have open (as `reservation:idle`, which carries the
  * Keep button), by mail and through their personal webhooks, by their
@@ -40,7 +40,7 @@ export function idlePayload(format: "slack" | "json", notice: IdleNotice, public
 }
 
 /**
- * Tells the holder once per idle spell and event (a restart or a new leader
+ * Tells the booker once per idle spell and event (a restart or a new leader
  * does not warn again): their pages, mail and webhooks, by their choices.
  */
 export async function notifyIdle(notice: IdleNotice, options: { publicUrl?: string; now?: Date } = {}): Promise<void> {
@@ -62,6 +62,6 @@ export async function notifyIdle(notice: IdleNotice, options: { publicUrl?: stri
       { publicUrl: options.publicUrl },
     );
   } catch (error) {
-    log.error(`could not tell the holder of ${notice.reservationId} of ${notice.event}: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`could not tell the booker of ${notice.reservationId} of ${notice.event}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

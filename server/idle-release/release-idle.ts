@@ -1,10 +1,10 @@
 import type { PrismaClient } from "@prisma/client";
 import { reservationState } from "@/lib/reservation-state";
-import { db } from "@/server/db";
-import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/idle-release/idle-state";
-import { writeAudit } from "@/server/reservations/audit-log";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { db } from "@/server/core/db";
+import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
+import { writeAudit } from "@/server/core/audit-log";
+import { announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction } from "@/server/core/booking-transaction";
 import { readIdlePolicy } from "@/server/reservations/policy";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
 

@@ -4,9 +4,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { productionBuildProblem } from "@/server/build";
+import { productionBuildProblem } from "@/server/core/build";
 import { backdateBooking } from "@/server/idle-release/backdate-idle";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { testDatabaseProvider } from "@/server/testing/test-db";
 
 /*
@@ -63,7 +63,7 @@ const serving = () => until("the server", async () => ((await fetch(`${URL_BASE}
 /** The recorded H200 with a UUID of its own, idle (0 MiB, 0 %), for the fake nvidia-smi. */
 function idleH200(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-idle-h200-"));
-  cpSync(path.join(repoRoot, "server", "collector", "fixtures", "h200-driver-580"), dir, { recursive: true });
+  cpSync(path.join(repoRoot, "host", "collector", "fixtures", "h200-driver-580"), dir, { recursive: true });
   const uuid = `GPU-${randomUUID()}`;
   for (const name of readdirSync(dir)) {
     const file = path.join(dir, name);
@@ -116,9 +116,9 @@ describe.skipIf(testDatabaseProvider() !== "sqlite")("idle release across a serv
     let server = start(["serve"]);
     await serving();
     run(["user", "add", "idleadmin", "--password-stdin", "--admin"], "pw-idleadmin-long-enough");
-    run(["user", "add", "idleholder", "--password-stdin"], "pw-idleholder-long-enough");
+    run(["user", "add", "idlebooker", "--password-stdin"], "pw-idlebooker-long-enough");
     const adminToken = run(["token", "create", "--user", "idleadmin", "--label", "restart test"]);
-    const holderToken = run(["token", "create", "--user", "idleholder", "--label", "restart test"]);
+    const bookerToken = run(["token", "create", "--user", "idlebooker", "--label", "restart test"]);
     const hostToken = run(["host", "add", "idle-restart-host"]);
     start(["agent", "--server", URL_BASE, "--nvidia-smi", path.join(repoRoot, "scripts", "fake-nvidia-smi.mjs"), "--host-name", "idle-restart-host"], {
       GPUDESK_AGENT_TOKEN: hostToken,
@@ -128,14 +128,14 @@ describe.skipIf(testDatabaseProvider() !== "sqlite")("idle release across a serv
     const policy = await api(adminToken, "PUT", "/api/v1/policies", { maxDurationMinutes: 10080, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReleaseAfterMinutes: RELEASE_AFTER, idleWarningMinutes: 1 });
     expect(policy.status).toBe(200);
     const booking = await until("the booking", async () => {
-      const made = await api<Booking>(holderToken, "POST", "/api/v1/reservations", { host: "idle-restart-host", gpus: [0], durationMinutes: 60, purpose: "idle across a restart" });
+      const made = await api<Booking>(bookerToken, "POST", "/api/v1/reservations", { host: "idle-restart-host", gpus: [0], durationMinutes: 60, purpose: "idle across a restart" });
       return made.status === 201 ? made.body : null;
     }, 120_000);
 
     // Three idle minutes are stored before the restart, one to go: the server reads them and warns.
     const startsAt = await backdateBooking(booking.id, STORED_IDLE, new Date(), { reading: { utilPct: 0, memUsedMiB: 0 } });
     const before = await until("the warning before the restart", async () => {
-      const view = (await api<Booking>(holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body;
+      const view = (await api<Booking>(bookerToken, "GET", `/api/v1/reservations/${booking.id}`)).body;
       return view.idle?.phase === "warning" ? view : null;
     }, 120_000);
     const idleSinceMs = Date.parse(before.idle!.idleSince);
@@ -150,7 +150,7 @@ describe.skipIf(testDatabaseProvider() !== "sqlite")("idle release across a serv
     const downMs = Date.now() - stoppedAt;
 
     const released = await until("the release", async () => {
-      const view = (await api<Booking>(holderToken, "GET", `/api/v1/reservations/${booking.id}`)).body;
+      const view = (await api<Booking>(bookerToken, "GET", `/api/v1/reservations/${booking.id}`)).body;
       return view.state === "released" ? view : null;
     }, 300_000);
     expect(released.releasedBecause).toBe("idle");

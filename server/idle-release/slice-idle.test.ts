@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GpuSample } from "@/lib/snapshot";
-import { hasSharedFixtures, readSharedFixture } from "@/server/collector/nvidia-smi/test-fixtures";
+import { hasSharedFixtures, readSharedFixture } from "@/host/collector/nvidia-smi/test-fixtures";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -8,12 +8,12 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * seven 1g.10gb slices (`nvidia-smi -L`, 8×H100), with the memory the real
  * H200 MIG capture reads per MIG device: 17 MiB on an idle slice, 16,925 MiB
  * under a job. nvidia-smi reports no utilization per MIG device, so a slice
- * is idle by process presence and memory (server/idle-release/idle-rule.ts).
+ * is idle by process presence and memory (server/reservations/idle-rule.ts).
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let getReservation: typeof import("@/server/reservations/list-reservations").getReservation;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
@@ -22,8 +22,8 @@ let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
 let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
-let parseNvidiaSmiList: typeof import("@/server/collector/nvidia-smi/parse-list").parseNvidiaSmiList;
-let withSlices: typeof import("@/server/collector/nvidia-smi/mig-slices").withSlices;
+let parseNvidiaSmiList: typeof import("@/host/collector/nvidia-smi/parse-list").parseNvidiaSmiList;
+let withSlices: typeof import("@/host/collector/nvidia-smi/mig-slices").withSlices;
 let factories: typeof import("@/server/testing/factories");
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ getReservation } = await import("@/server/reservations/list-reservations"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
@@ -43,8 +43,8 @@ beforeAll(async () => {
   ({ updatePolicy } = await import("@/server/reservations/policy"));
   ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
-  ({ parseNvidiaSmiList } = await import("@/server/collector/nvidia-smi/parse-list"));
-  ({ withSlices } = await import("@/server/collector/nvidia-smi/mig-slices"));
+  ({ parseNvidiaSmiList } = await import("@/host/collector/nvidia-smi/parse-list"));
+  ({ withSlices } = await import("@/host/collector/nvidia-smi/mig-slices"));
 }, 120_000);
 
 let admin: Awaited<ReturnType<Fixtures["createTestUser"]>>;
@@ -79,9 +79,9 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
   it("an empty slice is warned at 90 idle minutes and released at 120 across a restart; a slice with a process is kept", async () => {
     const host = await sevenSliceHost(0);
     expect(host.slices.map((slice) => slice.mig!.profile)).toEqual(Array(7).fill("1g.10gb"));
-    const [idleHolder, busyHolder] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const idle = await createReservation(idleHolder, { host: host.name, slices: ["0:3"], durationMinutes: 8 * 60, purpose: "idle slice" }, { now: NOW });
-    const busy = await createReservation(busyHolder, { host: host.name, slices: ["0:5"], durationMinutes: 8 * 60, purpose: "busy slice" }, { now: NOW });
+    const [idleBooker, busyBooker] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const idle = await createReservation(idleBooker, { host: host.name, slices: ["0:3"], durationMinutes: 8 * 60, purpose: "idle slice" }, { now: NOW });
+    const busy = await createReservation(busyBooker, { host: host.name, slices: ["0:5"], durationMinutes: 8 * 60, purpose: "busy slice" }, { now: NOW });
     await storeSliceMinutes(host.id, host.slices[3]!.uuid, 0, 150, { memUsedMax: IDLE_MIB, busy: false });
     await storeSliceMinutes(host.id, host.slices[5]!.uuid, 0, 150, { memUsedMax: JOB_MIB, busy: true });
 
@@ -89,7 +89,7 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     const stop = onIdleNotice((notice) => [idle.id, busy.id].includes(notice.reservationId) && notices.push(`${notice.event} ${notice.reservationId === idle.id ? "idle" : "busy"}`));
     try {
       await pass(60);
-      expect((await getReservation(idleHolder, idle.id, at(60))).idle).toMatchObject({ phase: "idle", idleSince: NOW.toISOString(), idleMinutes: 60 });
+      expect((await getReservation(idleBooker, idle.id, at(60))).idle).toMatchObject({ phase: "idle", idleSince: NOW.toISOString(), idleMinutes: 60 });
       await pass(90);
       expect(notices).toEqual(["reservation.idle_warning idle"]);
       // "The server restarts": a pass keeps nothing in memory; the clock is the stored minutes, the warning's claim the row.
@@ -100,8 +100,8 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     } finally {
       stop();
     }
-    expect(await getReservation(idleHolder, idle.id, at(121))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
-    const kept = await getReservation(busyHolder, busy.id, at(121));
+    expect(await getReservation(idleBooker, idle.id, at(121))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
+    const kept = await getReservation(busyBooker, busy.id, at(121));
     expect(kept).toMatchObject({ state: "active", idle: null });
   });
 

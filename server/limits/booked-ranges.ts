@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { gpuShareOf } from "@/lib/gpu-share";
 import type { GpuRange } from "@/server/limits/gpu-hours";
-import { accountingTeams } from "@/server/teams/booking-team";
+import { accountingTeams } from "@/server/core/booking-team";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 

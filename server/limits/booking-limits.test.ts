@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { QuotaExceededError } from "@/server/limits/check-limits";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -16,7 +16,7 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let teams: typeof import("@/server/teams/team-service");
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let admin: Actor;
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   teams = await import("@/server/teams/team-service");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   admin = await fx.createTestUser("admin");
 }, 120_000);

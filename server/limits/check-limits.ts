@@ -1,12 +1,12 @@
 import { formatDurationMinutes } from "@/lib/booking-window";
 import type { HostRule, LimitKind, Limits, QuotaExceededBody, QuotaRefusal } from "@/lib/team-schema";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { bookedRanges, gpuShareOfIds } from "@/server/limits/booked-ranges";
 import { countHeld, type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
 import { describeWindows, firstInstantOutside, nextInstantInside, ruleFor } from "@/server/limits/host-rules";
 import { personSubject, readLimits, teamSubject } from "@/server/limits/limits-store";
-import type { Tx } from "@/server/reservations/booking-transaction";
-import { peakConcurrent } from "@/server/reservations/occupancy";
+import type { Tx } from "@/server/core/booking-transaction";
+import { peakConcurrent } from "@/server/core/occupancy";
 
 /** Who a booking counts for: the person, and the team it is for (if any). */
 export interface BookingScope {

@@ -1,4 +1,4 @@
-import { peakConcurrent } from "@/server/reservations/occupancy";
+import { peakConcurrent } from "@/server/core/occupancy";
 
 /**
  * GPU-hours of bookings: the one computation behind the quotas (GPU-hours

@@ -1,10 +1,10 @@
 import type { Limits, RoomView } from "@/lib/team-schema";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { bookedRanges } from "@/server/limits/booked-ranges";
 import { effectiveLimits } from "@/server/limits/check-limits";
 import { countHeld, WEEK_MS } from "@/server/limits/gpu-hours";
-import type { Actor } from "@/server/reservations/actor";
-import { bookingTeam, teamsOf } from "@/server/teams/booking-team";
+import type { Actor } from "@/server/core/actor";
+import { bookingTeam, teamsOf } from "@/server/core/booking-team";
 
 /**
  * The room a person has now, as the booking form shows it before submit:

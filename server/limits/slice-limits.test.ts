@@ -15,7 +15,7 @@ let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHo
 let bookedRanges: typeof import("@/server/limits/booked-ranges").bookedRanges;
 let gpuHoursOf: typeof import("@/server/limits/gpu-hours").gpuHoursOf;
 let teams: typeof import("@/server/teams/team-service");
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let factories: typeof import("@/server/testing/factories");
 let handedBackTimes: typeof import("@/server/history/handed-back").handedBackTimes;
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ bookedRanges } = await import("@/server/limits/booked-ranges"));
   ({ gpuHoursOf } = await import("@/server/limits/gpu-hours"));
   teams = await import("@/server/teams/team-service");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
   ({ handedBackTimes } = await import("@/server/history/handed-back"));
@@ -92,7 +92,7 @@ describe("MIG slices and GPU-hours", () => {
     });
     const handed = await handedBackTimes(released.getTime(), released.getTime() + 1);
     expect(handed).toHaveLength(1);
-    expect(handed[0]).toMatchObject({ holder: person.id, host: hostId, releases: 1 });
+    expect(handed[0]).toMatchObject({ bookedBy: person.id, host: hostId, releases: 1 });
     expect(handed[0]!.gpuHours).toBeCloseTo((2 / 7) * 3, 12);
   });
 });

@@ -1,9 +1,9 @@
 import { requireAdmin } from "@/server/auth/guard";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { currentHistory } from "@/server/history/history-service";
 import { renderMetrics } from "@/server/metrics/render-metrics";
 import { listActiveBookings } from "@/server/reservations/active-bookings";
-import { runtime } from "@/server/runtime";
+import { runtime } from "@/server/main/runtime";
 
 /**
  * Who may scrape: admins (session or `Authorization: Bearer` personal

@@ -40,17 +40,17 @@ let adminToken: string;
 let memberToken: string;
 let gpus: GpuSample[];
 let hostName: string;
-let holderUsername: string;
+let bookedByUsername: string;
 let reservationId: string;
 const NOW = Date.now();
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
-  const { db } = await import("@/server/db");
+  const { db } = await import("@/server/core/db");
 
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false, now: () => NOW });
   const ingest = createIngest(fleet, () => NOW);
@@ -60,7 +60,7 @@ beforeAll(async () => {
   const member = await createUser({ username: uniqueName("metricsmember").replace(/-/g, ""), password: "member-password" });
   adminToken = (await createPersonalToken(admin.id, "prometheus")).token;
   memberToken = (await createPersonalToken(member.id, "curious")).token;
-  holderUsername = member.username;
+  bookedByUsername = member.username;
 
   hostName = uniqueName("node");
   const host = await ensureLocalHost(hostName, false);
@@ -134,8 +134,8 @@ describe("/metrics", () => {
     ]);
     expect(own("gpudesk_gpu_booked", gpus[0]!)[0]?.value).toBe(0);
     expect(own("gpudesk_gpu_booked", gpus[1]!)[0]?.value).toBe(1);
-    expect(own("gpudesk_gpu_holder_info", gpus[1]!)[0]?.labels).toMatchObject({ holder: holderUsername, reservation_id: reservationId, Hostname: hostName, gpu: "1" });
-    expect(own("gpudesk_gpu_holder_info", gpus[0]!)).toHaveLength(0);
+    expect(own("gpudesk_gpu_booking_info", gpus[1]!)[0]?.labels).toMatchObject({ booked_by: bookedByUsername, reservation_id: reservationId, Hostname: hostName, gpu: "1" });
+    expect(own("gpudesk_gpu_booking_info", gpus[0]!)).toHaveLength(0);
     expect(series.find((s) => s.name === "gpudesk_reservations_active")?.value).toBe(1);
     const alerts = Object.fromEntries(series.filter((s) => s.name === "gpudesk_alerts_open").map((s) => [s.labels.kind, s.value]));
     expect(alerts).toMatchObject({ idle_booking: 1, conflict: 0, host_offline: 0 });

@@ -2,8 +2,8 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createNvidiaSmiSource } from "@/server/collector/nvidia-smi/nvidia-smi-source";
-import { fakeNvidiaSmiPath, ownFixturesDir } from "@/server/collector/nvidia-smi/test-fixtures";
+import { createNvidiaSmiSource } from "@/host/collector/nvidia-smi/nvidia-smi-source";
+import { fakeNvidiaSmiPath, ownFixturesDir } from "@/host/collector/nvidia-smi/test-fixtures";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { renderMetrics } from "@/server/metrics/render-metrics";
 

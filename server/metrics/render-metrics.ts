@@ -10,7 +10,7 @@ import type { ActiveBooking } from "@/server/reservations/active-bookings";
 export interface MetricsInput {
   /** Hosts and GPUs as they are now (FleetState.current()); history is not exported. */
   fleet: Pick<FleetSnapshot, "hosts" | "gpus">;
-  /** The booking of each GPU now, by GPU UUID (its person is the `holder` label, as the metric has always named it). */
+  /** The booking of each GPU now, by GPU UUID (its person is the `booked_by` label). */
   bookings: Map<string, ActiveBooking>;
   activeReservations: number;
   /** Open alerts by kind; every known kind is exported, 0 when none is open. */
@@ -96,10 +96,10 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
     labelNames: identity,
     registers: [registry],
   });
-  const holder = new Gauge({
-    name: "gpudesk_gpu_holder_info",
+  const bookedBy = new Gauge({
+    name: "gpudesk_gpu_booking_info",
     help: "The person whose reservation holds the GPU now (value always 1).",
-    labelNames: [...identity, "holder", "reservation_id"],
+    labelNames: [...identity, "booked_by", "reservation_id"],
     registers: [registry],
   });
   const processUser = new Gauge({
@@ -113,7 +113,7 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
     processes.set(labels, gpu.processes.length);
     const booking = input.bookings.get(gpu.uuid);
     booked.set(labels, booking ? 1 : 0);
-    if (booking) holder.set({ ...labels, holder: booking.bookedByUsername, reservation_id: booking.reservationId }, 1);
+    if (booking) bookedBy.set({ ...labels, booked_by: booking.bookedByUsername, reservation_id: booking.reservationId }, 1);
     const users = new Map<string, number>();
     for (const process of gpu.processes) {
       const user = process.user ?? "unknown";

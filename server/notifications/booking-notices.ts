@@ -1,25 +1,26 @@
 import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/alerts";
 import type { ReservationView } from "@/lib/reservation-types";
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
-import type { Actor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
+import type { Actor } from "@/server/core/actor";
+import { onBookingChange } from "@/server/core/booking-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { unitsPhrase } from "@/lib/gpu-availability";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 
 /**
- * Tells the holder that someone else (an admin) extended, shortened,
+ * Tells the booker that someone else (an admin) extended, shortened,
  * released or cancelled their booking. Their own changes tell nothing.
  */
-export function tellHolderOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
-  if (actor.id === booking.holder.id) return;
+export function tellBookerOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
+  if (actor.id === booking.bookedBy.id) return;
   const gpus = `${unitsPhrase(booking.gpus)} on ${booking.host.name}`;
   const reason = booking.cancelReason ? ` Reason: ${booking.cancelReason}` : "";
   const until = what === "extended" || what === "shortened" ? `; it now ends at ${booking.endsAt}` : "";
   notifyPersonLater({
-    userId: booking.holder.id,
+    userId: booking.bookedBy.id,
     event: "booking.changed_by_admin",
     subjectId: booking.id,
     title: `${actor.username} ${what} your booking of ${gpus}`,
@@ -28,8 +29,8 @@ export function tellHolderOfChange(actor: Actor, booking: ReservationView, what:
   });
 }
 
-/** A conflict on a booked GPU opened: its holder hears of it by their choice (page, mail), once per alert. */
-export async function tellHolderOfMisuse(change: AlertUpdate, publicUrl?: string): Promise<void> {
+/** A conflict on a booked GPU opened: its booker hears of it by their choice (page, mail), once per alert. */
+export async function tellBookerOfMisuse(change: AlertUpdate, publicUrl?: string): Promise<void> {
   const { alert } = change;
   if (change.event !== "opened" || !MISUSE_ALERT_KINDS.includes(alert.kind) || !alert.reservationId) return;
   const booking = await db().reservation.findUnique({ where: { id: alert.reservationId }, select: { userId: true } });
@@ -42,12 +43,12 @@ export async function tellHolderOfMisuse(change: AlertUpdate, publicUrl?: string
 
 /**
  * A booked unit is gone from its host (a MIG slice its GPU's new layout
- * destroyed, or a GPU that fell off the bus): the holder of every booking
+ * destroyed, or a GPU that fell off the bus): the booker of every booking
  * still running or to come on it hears of it, once per alert and booking,
  * to book another. The bookings are read from the database, not the alert,
  * so none is missed.
  */
-export async function tellHoldersOfLostUnit(change: AlertUpdate, publicUrl?: string, now = new Date()): Promise<number> {
+export async function tellBookersOfLostUnit(change: AlertUpdate, publicUrl?: string, now = new Date()): Promise<number> {
   const { alert } = change;
   const uuid = alert.gpu?.uuid;
   if (change.event !== "opened" || alert.kind !== "gpu_lost" || !uuid) return 0;
@@ -75,13 +76,13 @@ export async function tellHoldersOfLostUnit(change: AlertUpdate, publicUrl?: str
 }
 
 /**
- * A host's MIG layout changed: the holder of every booking still running or
+ * A host's MIG layout changed: the booker of every booking still running or
  * to come on a GPU of it that is split into slices now hears that the GPU
  * is no longer a unit (once per booking and GPU), to book slices or another
  * GPU. A slice destroyed by a layout change is told by its gpu_lost alert
- * (`tellHoldersOfLostUnit`); admins see both flagged on the bookings page.
+ * (`tellBookersOfLostUnit`); admins see both flagged on the bookings page.
  */
-export async function tellHoldersOfSplitGpus(hostId: string, publicUrl?: string, now = new Date()): Promise<number> {
+export async function tellBookersOfSplitGpus(hostId: string, publicUrl?: string, now = new Date()): Promise<number> {
   const gone = await findGoneUnits(db(), [hostId]);
   if (gone.size === 0) return 0;
   const rows = await db().reservation.findMany({
@@ -112,19 +113,24 @@ export async function tellHoldersOfSplitGpus(hostId: string, publicUrl?: string,
   return told;
 }
 
+/** Tells a booking's person of a change someone else made (every instance: the change is announced where it was made). */
+export function listenForBookingChanges(): () => void {
+  return onBookingChange(({ actor, booking, what }) => tellBookerOfChange(actor, booking, what));
+}
+
 /** The leader's listeners: alerts open there, and layout changes stored there. */
 export function startMisuseNotices(options: { publicUrl?: string } = {}): () => void {
   const stopLayout = onInventoryChanged(({ hostId }) => {
-    tellHoldersOfSplitGpus(hostId, options.publicUrl).catch((error: unknown) =>
-      log.error(`could not tell the holders of split GPUs on host ${hostId}: ${error instanceof Error ? error.message : String(error)}`),
+    tellBookersOfSplitGpus(hostId, options.publicUrl).catch((error: unknown) =>
+      log.error(`could not tell the bookers of split GPUs on host ${hostId}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
   const stopAlerts = onAlertChanged((change) => {
-    tellHolderOfMisuse(change, options.publicUrl).catch((error: unknown) =>
-      log.error(`could not tell the holder of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
+    tellBookerOfMisuse(change, options.publicUrl).catch((error: unknown) =>
+      log.error(`could not tell the booker of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
     );
-    tellHoldersOfLostUnit(change, options.publicUrl).catch((error: unknown) =>
-      log.error(`could not tell the holders of lost unit ${change.alert.gpu?.uuid}: ${error instanceof Error ? error.message : String(error)}`),
+    tellBookersOfLostUnit(change, options.publicUrl).catch((error: unknown) =>
+      log.error(`could not tell the bookers of lost unit ${change.alert.gpu?.uuid}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
   return () => {

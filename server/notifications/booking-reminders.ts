@@ -1,7 +1,7 @@
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
-import { onBookingsChanged } from "@/server/reservations/booking-events";
+import { onBookingsChanged } from "@/server/core/booking-events";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 
 /** "Starts in 15 minutes", "ends in 15 minutes". */

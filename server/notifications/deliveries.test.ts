@@ -20,10 +20,10 @@ const answers = new Map<string, number>();
 let modules: {
   deliveries: typeof import("@/server/notifications/deliveries");
   webhooks: typeof import("@/server/notifications/webhooks");
-  db: typeof import("@/server/db");
+  db: typeof import("@/server/core/db");
 };
 let admin: Awaited<ReturnType<typeof import("@/server/testing/booking-fixtures")["createTestUser"]>>;
-let holder: typeof admin;
+let bookedBy: typeof admin;
 let other: typeof admin;
 let reservationId: string;
 
@@ -49,15 +49,15 @@ beforeAll(async () => {
   modules = {
     deliveries: await import("@/server/notifications/deliveries"),
     webhooks: await import("@/server/notifications/webhooks"),
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
   };
-  [admin, holder, other] = await Promise.all([fixtures.createTestUser("admin", "admin"), fixtures.createTestUser("member", "holder"), fixtures.createTestUser("member", "other")]);
+  [admin, bookedBy, other] = await Promise.all([fixtures.createTestUser("admin", "admin"), fixtures.createTestUser("member", "bookedBy"), fixtures.createTestUser("member", "other")]);
   const host = await fixtures.createTestHost(2);
   const gpu = await modules.db.db().gpu.findUniqueOrThrow({ where: { uuid: host.gpus[0].uuid }, select: { id: true } });
   const now = Date.now();
   const reservation = await modules.db.db().reservation.create({
     data: {
-      userId: holder.id,
+      userId: bookedBy.id,
       hostId: host.id,
       startsAt: new Date(now - 60_000),
       endsAt: new Date(now + 3_600_000),
@@ -89,7 +89,7 @@ function alert(overrides: Partial<AlertView> = {}): AlertView {
     host: { id: "h", name: "node-a" },
     gpu: { uuid: "GPU-x", index: 2 },
     reservationId,
-    holderId: null,
+    bookedById: null,
     people: [],
     message: "bob on GPU 2 of node-a, booked by alice",
     evidence: {},
@@ -104,14 +104,14 @@ function alert(overrides: Partial<AlertView> = {}): AlertView {
 const change = (event: AlertUpdate["event"], view: AlertView): AlertUpdate => ({ serverTime: new Date().toISOString(), event, alert: view });
 
 describe("enqueueAlertDeliveries", () => {
-  it("queues for admin webhooks of the alert's kind and for the holder's personal webhooks, not for others'", async () => {
+  it("queues for admin webhooks of the alert's kind and for the booker's personal webhooks, not for others'", async () => {
     const { createWebhook } = modules.webhooks;
     const conflictsOnly = await createWebhook(admin, { url: `${base}/admin-conflicts`, format: "json", kinds: ["conflict"], scope: "admin" });
     await createWebhook(admin, { url: `${base}/admin-idle`, format: "slack", kinds: ["idle_booking"], scope: "admin" });
     const everything = await createWebhook(admin, { url: `${base}/admin-all`, format: "slack", scope: "admin" });
     // Personal webhooks may call the local receiver only because it is allowed, as GPUDESK_WEBHOOK_PRIVATE_TARGETS would.
     const loopback = { allowPrivate: () => true };
-    const mine = await createWebhook(holder, { url: `${base}/holder`, format: "json" }, loopback);
+    const mine = await createWebhook(bookedBy, { url: `${base}/bookedBy`, format: "json" }, loopback);
     await createWebhook(other, { url: `${base}/other`, format: "json" }, loopback);
 
     expect(await modules.deliveries.enqueueAlertDeliveries(change("opened", alert()))).toBe(3);
@@ -125,8 +125,8 @@ describe("enqueueAlertDeliveries", () => {
   });
 
   it("refuses a fleet-wide webhook from a member", async () => {
-    await expect(modules.webhooks.createWebhook(holder, { url: `${base}/x`, scope: "admin" })).rejects.toMatchObject({ code: "forbidden" });
-    await expect(modules.webhooks.createWebhook(holder, { url: "ftp://example.test/x" })).rejects.toThrow();
+    await expect(modules.webhooks.createWebhook(bookedBy, { url: `${base}/x`, scope: "admin" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(modules.webhooks.createWebhook(bookedBy, { url: "ftp://example.test/x" })).rejects.toThrow();
   });
 });
 

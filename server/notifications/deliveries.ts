@@ -1,6 +1,6 @@
 import type { AlertUpdate, AlertView } from "@/lib/alerts";
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
 import { REFUSED_PREFIX, kindsOf, personalWebhookAllowList, toFormat } from "@/server/notifications/webhooks";
 import { postToTarget, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
@@ -22,10 +22,10 @@ function unrefTimer(callback: () => void, delayMs: number): { cancel(): void } {
 const MAX_ERROR_CHARS = 500;
 
 /**
- * The people whose personal webhooks hear about an alert: the holder of
- * the booking it concerns (for a silent host, the holders of its bookings).
+ * The people whose personal webhooks hear about an alert: the booker of
+ * the booking it concerns (for a silent host, the bookers of its bookings).
  */
-async function holdersOf(alert: AlertView): Promise<string[]> {
+async function bookersOf(alert: AlertView): Promise<string[]> {
   if (alert.reservationId) {
     const reservation = await db().reservation.findUnique({ where: { id: alert.reservationId }, select: { userId: true } });
     return reservation ? [reservation.userId] : [];
@@ -37,14 +37,14 @@ async function holdersOf(alert: AlertView): Promise<string[]> {
 /**
  * Queues one delivery per webhook that wants this change: admin webhooks
  * whose kinds include the alert's (none listed: all), and the personal
- * webhooks of the holders concerned. Returns how many were queued.
+ * webhooks of the bookers concerned. Returns how many were queued.
  */
 export async function enqueueAlertDeliveries(change: AlertUpdate, options: { publicUrl?: string; now?: Date } = {}): Promise<number> {
   const event = deliveryEventOf(change.event);
   if (!event) return 0;
-  const holders = await holdersOf(change.alert);
+  const bookers = await bookersOf(change.alert);
   const webhooks = await db().webhook.findMany({
-    where: { enabled: true, OR: [{ userId: null }, ...(holders.length > 0 ? [{ userId: { in: holders } }] : [])] },
+    where: { enabled: true, OR: [{ userId: null }, ...(bookers.length > 0 ? [{ userId: { in: bookers } }] : [])] },
     select: { id: true, format: true, kinds: true },
   });
   const wanted = webhooks.filter((webhook) => {

@@ -1,5 +1,5 @@
-import { db } from "@/server/db";
-import type { Actor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import type { Actor } from "@/server/core/actor";
 
 export interface MailDeliveryView {
   id: string;

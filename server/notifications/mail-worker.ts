@@ -1,5 +1,5 @@
-import { db } from "@/server/db";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { log } from "@/server/core/log";
 import { DELIVERY_POLL_MS, RETRY_BACKOFF_MS } from "@/server/notifications/deliveries";
 import type { SendMail } from "@/server/notifications/mailer";
 
@@ -97,16 +97,16 @@ export class MailWorker {
   }
 }
 
-const holder = globalThis as unknown as { __gpudeskMailWorker?: MailWorker };
+const shared = globalThis as unknown as { __gpudeskMailWorker?: MailWorker };
 
 /** The server's mail worker (leader only, like the webhook deliveries'); none when GPUDESK_SMTP_URL is unset. */
 export function startMailWorker(options: MailWorkerOptions): { stop: () => Promise<void> } {
   const worker = new MailWorker(options);
-  holder.__gpudeskMailWorker = worker;
+  shared.__gpudeskMailWorker = worker;
   worker.start();
   return {
     async stop() {
-      if (holder.__gpudeskMailWorker === worker) holder.__gpudeskMailWorker = undefined;
+      if (shared.__gpudeskMailWorker === worker) shared.__gpudeskMailWorker = undefined;
       await worker.stop();
     },
   };
@@ -114,5 +114,5 @@ export function startMailWorker(options: MailWorkerOptions): { stop: () => Promi
 
 /** Asks the running mail worker to send what was just queued (nothing when mail is off or this is not the leader). */
 export function wakeMail(): void {
-  holder.__gpudeskMailWorker?.wake();
+  shared.__gpudeskMailWorker?.wake();
 }

@@ -39,7 +39,7 @@ describe("mail to a person", () => {
     const { sendBookingReminders } = await import("@/server/notifications/booking-reminders");
     const { MailWorker } = await import("@/server/notifications/mail-worker");
     const { smtpMailer } = await import("@/server/notifications/mailer");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const email = `ends-${Date.now()}@lab.test`;
     const { booking, host } = await personWithBooking({ email, endsInMinutes: 10 });
     const at = new Date(Date.now() + 1000);
@@ -66,7 +66,7 @@ describe("mail to a person", () => {
     const { sendBookingReminders } = await import("@/server/notifications/booking-reminders");
     const { updateNotificationSettings } = await import("@/server/notifications/notification-preferences");
     const { onPersonNotice } = await import("@/server/notifications/notify-person");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const email = `page-only-${Date.now()}@lab.test`;
     const { person } = await personWithBooking({ email, endsInMinutes: 12 });
     await updateNotificationSettings(person.id, { preferences: [{ event: "booking.ends_soon", onPage: true, byMail: false }] });
@@ -83,7 +83,7 @@ describe("mail to a person", () => {
     const { MailWorker } = await import("@/server/notifications/mail-worker");
     const { smtpMailer } = await import("@/server/notifications/mailer");
     const { RETRY_BACKOFF_MS } = await import("@/server/notifications/deliveries");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const email = `retry-${Date.now()}@lab.test`;
     const { person, booking } = await personWithBooking({ email, endsInMinutes: 60 });
     await notifyPerson({ userId: person.id, event: "booking.changed_by_admin", subjectId: booking.id, title: "An admin shortened your booking", text: "It ends earlier now.", path: "/reservations" });

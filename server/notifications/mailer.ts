@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from "nodemailer";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 
 export interface MailMessage {
   to: string;

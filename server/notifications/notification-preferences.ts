@@ -1,7 +1,7 @@
 import { PERSON_EVENTS, PERSON_EVENT_NAMES, notificationSettingsSchema, type NotificationSettingsView, type PersonEvent } from "@/lib/person-notices";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { mailConfigured } from "@/server/notifications/mailer";
 

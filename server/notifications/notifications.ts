@@ -1,8 +1,8 @@
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import { DeliveryWorker, enqueueAlertDeliveries, type DeliveryWorkerOptions } from "@/server/notifications/deliveries";
 
-const holder = globalThis as unknown as { __gpudeskDeliveryWorker?: DeliveryWorker };
+const shared = globalThis as unknown as { __gpudeskDeliveryWorker?: DeliveryWorker };
 
 /**
  * Webhooks for alerts: every alert opened or closed queues its deliveries,
@@ -10,7 +10,7 @@ const holder = globalThis as unknown as { __gpudeskDeliveryWorker?: DeliveryWork
  */
 export function startNotifications(options: DeliveryWorkerOptions & { publicUrl?: string } = {}): { stop: () => Promise<void> } {
   const worker = new DeliveryWorker(options);
-  holder.__gpudeskDeliveryWorker = worker;
+  shared.__gpudeskDeliveryWorker = worker;
   const unsubscribe = onAlertChanged((change) => {
     enqueueAlertDeliveries(change, { publicUrl: options.publicUrl })
       .then((queued) => {
@@ -29,5 +29,5 @@ export function startNotifications(options: DeliveryWorkerOptions & { publicUrl?
 
 /** Asks the running server's worker to look for due deliveries now (a test message was queued from a route). */
 export function wakeDeliveries(): void {
-  holder.__gpudeskDeliveryWorker?.wake();
+  shared.__gpudeskDeliveryWorker?.wake();
 }

@@ -4,17 +4,17 @@ import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
 import type { PersonEvent, PersonNoticeView } from "@/lib/person-notices";
 import type { IdleNotice } from "@/lib/idle-release";
 import type { GrantNotice } from "@/lib/waitlist-schema";
-import { db } from "@/server/db";
-import { env } from "@/server/env";
-import { viewerRoom } from "@/server/fleet/viewer-rooms";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { env } from "@/server/core/env";
+import { viewerRoom } from "@/server/live/viewer-rooms";
+import { log } from "@/server/core/log";
 import { wakeMail } from "@/server/notifications/mail-worker";
 import { mailConfigured } from "@/server/notifications/mailer";
 import { channelsOf, personalEmail } from "@/server/notifications/notification-preferences";
 import { wakeDeliveries } from "@/server/notifications/notifications";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
 import { toFormat } from "@/server/notifications/webhooks";
-import { processEvent } from "@/server/process-events";
+import { processEvent } from "@/server/core/process-events";
 
 /** Something to tell one person about their own bookings. */
 export interface PersonNotice {

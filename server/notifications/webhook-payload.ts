@@ -53,7 +53,7 @@ export function testAlert(nowIso: string): AlertView {
     host: { id: "test", name: "example-host" },
     gpu: { uuid: "GPU-00000000-0000-0000-0000-000000000000", index: 0 },
     reservationId: null,
-    holderId: null,
+    bookedById: null,
     people: [],
     message: "This is a test message from gpudesk: the webhook works.",
     evidence: {},

@@ -17,7 +17,7 @@ let modules: {
   deliveries: typeof import("@/server/notifications/deliveries");
   webhooks: typeof import("@/server/notifications/webhooks");
   target: typeof import("@/server/notifications/webhook-target");
-  db: typeof import("@/server/db");
+  db: typeof import("@/server/core/db");
   fixtures: typeof import("@/server/testing/booking-fixtures");
 };
 let admin: Awaited<ReturnType<typeof import("@/server/testing/booking-fixtures")["createTestUser"]>>;
@@ -34,7 +34,7 @@ beforeAll(async () => {
     deliveries: await import("@/server/notifications/deliveries"),
     webhooks: await import("@/server/notifications/webhooks"),
     target: await import("@/server/notifications/webhook-target"),
-    db: await import("@/server/db"),
+    db: await import("@/server/core/db"),
     fixtures: await import("@/server/testing/booking-fixtures"),
   };
   admin = await modules.fixtures.createTestUser("admin", "ssrfadmin");

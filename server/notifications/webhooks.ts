@@ -10,13 +10,13 @@ import {
   type WebhookView,
 } from "@/lib/alerts";
 import { toKind } from "@/server/alerts/alert-store";
-import type { UserPrincipal } from "@/server/auth/principal";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { env } from "@/server/env";
-import { AppError } from "@/server/errors";
+import type { UserPrincipal } from "@/server/core/principal";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { env } from "@/server/core/env";
+import { AppError } from "@/server/core/errors";
 import { privateTargetAllowList, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { personSelect, toPerson } from "@/server/core/people";
 
 type Actor = UserPrincipal["user"];
 

@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 
 /** The booking on a GPU now, and its person (bookedBy; who runs there is the tick's attribution). */
 export interface ActiveBooking {

@@ -7,7 +7,7 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let listBookableHosts: typeof import("@/server/reservations/bookings-query").listBookableHosts;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let factories: typeof import("@/server/testing/factories");
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ listBookableHosts } = await import("@/server/reservations/bookings-query"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
 }, 60_000);
@@ -53,7 +53,7 @@ async function migHost(): Promise<{ id: string; name: string; parent: GpuSample;
 }
 
 describe("booking MIG slices", () => {
-  it("four people book the four slices of a split H100; a fifth is refused naming the holder; the parent is not bookable", async () => {
+  it("four people book the four slices of a split H100; a fifth is refused naming the booker; the parent is not bookable", async () => {
     const host = await migHost();
     const people = await Promise.all(Array.from({ length: 5 }, () => fx.createTestUser()));
     const refs = ["0:0", "0:1", "0:2", "0:3"];
@@ -69,7 +69,7 @@ describe("booking MIG slices", () => {
 
     const fifth = await fx.refusal(createReservation(people[4]!, { host: host.name, slices: ["0:2"], startsAt: iso(30), durationMinutes: 60, purpose: "late" }, { now: NOW }));
     expect(fifth.code).toBe("conflict");
-    // The holder and when the slice is next free, in the words a whole GPU's refusal uses ("GPU 2 on … is booked by … until …").
+    // The booker and when the slice is next free, in the words a whole GPU's refusal uses ("GPU 2 on … is booked by … until …").
     expect(fifth.message).toBe(
       `GPU 0:2 (1g.10gb) on ${host.name} is booked by ${people[2]!.name} until ${iso(65)} (purpose: slice 0:2).`,
     );
@@ -82,7 +82,7 @@ describe("booking MIG slices", () => {
     expect(any.gpus.map((gpu) => [gpu.index, gpu.mig])).toEqual([[1, undefined]]);
   });
 
-  it("a refusal of a slice booked back to back names every holder and when the slice is next free", async () => {
+  it("a refusal of a slice booked back to back names every booker and when the slice is next free", async () => {
     const host = await migHost();
     const [alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
     await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: iso(5), durationMinutes: 60, purpose: "first" }, { now: NOW });
@@ -95,7 +95,7 @@ describe("booking MIG slices", () => {
       `GPU 0:2 (1g.10gb) on ${host.name} is booked by ${alice.name} until ${iso(65)} (purpose: first), then by ${bob.name}; next free at ${iso(125)}`,
     );
     const body = (refused as unknown as { toJSON(): { error: { conflicts: unknown[] } } }).toJSON();
-    expect(body.error.conflicts).toMatchObject([{ slice: { ref: "0:2", profile: "1g.10gb" }, holder: { id: alice.id }, freeAt: iso(125), thenHeldBy: [{ id: bob.id }] }]);
+    expect(body.error.conflicts).toMatchObject([{ slice: { ref: "0:2", profile: "1g.10gb" }, bookedBy: { id: alice.id }, freeAt: iso(125), thenHeldBy: [{ id: bob.id }] }]);
   });
 
   it("any one slice of 2g.20gb or larger takes the smallest that fits; memory works too", async () => {

@@ -1,9 +1,9 @@
 import { isPartitioned } from "@/lib/gpu-availability";
 import type { ConflictSuggestion } from "@/lib/reservation-types";
 import { currentUnits, type HostUnit, unitOrder, unitSelect } from "@/server/reservations/host-units";
-import type { Tx } from "@/server/reservations/booking-transaction";
+import type { Tx } from "@/server/core/booking-transaction";
 import { freeNow, type LiveView } from "@/server/reservations/gpu-in-use";
-import { busyRanges, freeGpuIds, nearestFreeStart } from "@/server/reservations/occupancy";
+import { busyRanges, freeGpuIds, nearestFreeStart } from "@/server/core/occupancy";
 import type { PolicyValues } from "@/server/reservations/policy";
 
 /** What the booking paths know of a host and its GPUs while they choose. */

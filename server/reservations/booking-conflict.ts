@@ -1,6 +1,6 @@
 import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
 import { type NamedPerson, personName } from "@/lib/person-name";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { unitNameOfRef } from "@/lib/gpu-availability";
 
 /**
@@ -30,19 +30,19 @@ export function conflictUnit(conflict: Pick<BookingConflict, "gpuIndex" | "slice
 
 /**
  * "GPU 2 on node-a is booked by Alice Liddell until 2026-11-30T14:00:00.000Z (purpose: fine-tune)",
- * and when bookings follow back to back: "… (purpose: x), then by Bob; next free at 2026-11-30T16:00:00.000Z"; `others`: the holders named alongside.
+ * and when bookings follow back to back: "… (purpose: x), then by Bob; next free at 2026-11-30T16:00:00.000Z"; `others`: the bookers named alongside.
  */
 export function describeConflict(conflict: BookingConflict, requestedStartMs: number, others: readonly NamedPerson[] = []): string {
   const when =
     Date.parse(conflict.startsAt) > requestedStartMs
       ? `from ${conflict.startsAt} until ${conflict.endsAt}`
       : `until ${conflict.endsAt}`;
-  const named = [conflict.holder, ...(conflict.thenHeldBy ?? []), ...others];
+  const named = [conflict.bookedBy, ...(conflict.thenHeldBy ?? []), ...others];
   const then =
     conflict.freeAt && conflict.freeAt !== conflict.endsAt
       ? `${conflict.thenHeldBy?.length ? `, then by ${conflict.thenHeldBy.map((person) => personName(person, named)).join(" and ")}` : ""}; next free at ${conflict.freeAt}`
       : "";
-  return `${conflictUnit(conflict)} on ${conflict.hostName} is booked by ${personName(conflict.holder, named)} ${when} (purpose: ${conflict.purpose})${then}`;
+  return `${conflictUnit(conflict)} on ${conflict.hostName} is booked by ${personName(conflict.bookedBy, named)} ${when} (purpose: ${conflict.purpose})${then}`;
 }
 
 /** What could be booked instead, as a sentence that follows the reasons. */
@@ -56,10 +56,10 @@ export function describeSuggestion(suggestion: ConflictSuggestion, plural: boole
   return parts.length > 0 ? `${parts.join("; ")}.` : "Nothing fits within the booking rules; try a shorter time.";
 }
 
-/** The holder's own words first: one line per booking in the way (the first three), then what is free. */
+/** The booker's own words first: one line per booking in the way (the first three), then what is free. */
 export function conflictMessage(conflicts: BookingConflict[], requestedStartMs: number, suggestion: ConflictSuggestion, plural: boolean): string {
-  const holders = conflicts.map((conflict) => conflict.holder);
-  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, requestedStartMs, holders));
+  const bookers = conflicts.map((conflict) => conflict.bookedBy);
+  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, requestedStartMs, bookers));
   const more = conflicts.length > 3 ? ` (and ${conflicts.length - 3} more)` : "";
   return `${shown.join("; ")}${more}. ${describeSuggestion(suggestion, plural)}`;
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LiveBooking } from "@/lib/live";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { announceBookingsChanged } from "@/server/core/booking-events";
 import { BookingFeed } from "@/server/reservations/booking-feed";
 
 const T0 = Date.parse("2026-12-01T10:00:00Z");
@@ -11,7 +11,7 @@ function booking(id: string, startMs: number, endMs: number): LiveBooking {
     hostId: "h",
     hostName: "node-a",
     gpus: [{ uuid: "GPU-a", index: 0 }],
-    holder: { id: "u", username: "alice", name: "Alice" },
+    bookedBy: { id: "u", username: "alice", name: "Alice" },
     startsAt: new Date(startMs).toISOString(),
     endsAt: new Date(endMs).toISOString(),
     purpose: "train",

@@ -1,6 +1,6 @@
 import type { LiveBooking } from "@/lib/live";
-import { log } from "@/server/log";
-import { onBookingsChanged } from "@/server/reservations/booking-events";
+import { log } from "@/server/core/log";
+import { onBookingsChanged } from "@/server/core/booking-events";
 import { listLiveBookings } from "@/server/reservations/bookings-query";
 
 /** Active and upcoming bookings and word of every change: what the /live endpoint and the alerts take from the bookings. */

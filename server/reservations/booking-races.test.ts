@@ -16,7 +16,7 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -28,7 +28,7 @@ beforeAll(async () => {
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);
 
@@ -62,10 +62,10 @@ describe("booking races", () => {
   it("an extension racing a create for the time after it: exactly one gets the GPU, in every round", async () => {
     for (let round = 0; round < 6; round += 1) {
       const host = await fx.createTestHost(1);
-      const [holder, newcomer] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-      const held = await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "held" }, { now: NOW });
+      const [bookedBy, newcomer] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+      const held = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "held" }, { now: NOW });
       const [extension, creation] = await Promise.all([
-        settle(changeReservationEnd(holder, held.id, { addMinutes: 30 }, { now: at(1) })),
+        settle(changeReservationEnd(bookedBy, held.id, { addMinutes: 30 }, { now: at(1) })),
         settle(createReservation(newcomer, { host: host.name, gpus: [0], startsAt: at(60).toISOString(), durationMinutes: 60, purpose: "next" }, { now: at(1) })),
       ]);
       expect([extension.ok, creation.ok].filter(Boolean), JSON.stringify({ extension, creation })).toHaveLength(1);
@@ -96,8 +96,8 @@ describe("booking races", () => {
   it("a waitlist grant racing a direct booking of the freed GPU: one of them gets it, and a lost grant keeps its place", async () => {
     for (let round = 0; round < 6; round += 1) {
       const host = await fx.createTestHost(1);
-      const [holder, waiter, walkIn] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-      const held = await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "held" }, { now: NOW });
+      const [bookedBy, waiter, walkIn] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
+      const held = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "held" }, { now: NOW });
       const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: at(1) });
       const freed = new Date(held.endsAt);
       const [grants, direct] = await Promise.all([

@@ -2,11 +2,11 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import type { LiveBooking } from "@/lib/live";
 import type { ReservationStatus } from "@/lib/reservation-state";
 import type { BookableHost } from "@/lib/reservation-types";
-import { db } from "@/server/db";
+import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
-import { personSelect, toPerson } from "@/server/reservations/people";
-import { idleWarningsOf } from "@/server/idle-release/idle-views";
-import { teamNames } from "@/server/teams/booking-team";
+import { personSelect, toPerson } from "@/server/core/people";
+import { idleWarningsOf } from "@/server/reservations/idle-views";
+import { teamNames } from "@/server/core/booking-team";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
@@ -34,7 +34,7 @@ function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking
     hostId: row.hostId,
     hostName: row.host.name,
     gpus: row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index),
-    holder: toPerson(row.user),
+    bookedBy: toPerson(row.user),
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
     purpose: row.purpose,

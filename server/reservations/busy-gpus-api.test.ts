@@ -25,7 +25,7 @@ let routes: {
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   // What the server's tick answers: the reconciler's view of whose process is whose.
   const { reconcileFleet } = await import("@/server/attribution/reconcile-fleet");
@@ -120,11 +120,11 @@ describe("booking GPUs on which something runs now", () => {
 
     const { body } = await call(routes.fleet.GET, { method: "GET", token: tokens.bob });
     const uuid = host.gpus[2].uuid;
-    expect(body.gpuStates[uuid]).toMatchObject({ state: "booked_in_use", holder: { username: "alice" } });
+    expect(body.gpuStates[uuid]).toMatchObject({ state: "booked_in_use", bookedBy: { username: "alice" } });
     expect(body.gpuBookings[uuid]).toMatchObject({
       reservationId: claimed.body.id,
-      holder: { username: "alice", name: "Alice Smith" },
-      holderName: "Alice Smith",
+      bookedBy: { username: "alice", name: "Alice Smith" },
+      bookedByName: "Alice Smith",
       until: claimed.body.endsAt,
       purpose: "test",
     });
@@ -209,8 +209,8 @@ describe("GET /api/v1/fleet", () => {
     expect(body.gpuBookings[gpu0.uuid]).toBeUndefined();
     expect(body.gpuBookings[gpu1.uuid]).toEqual({
       reservationId: held.body.id,
-      holder: { id: expect.any(String), username: "bob", name: "Bob Member" },
-      holderName: "Bob Member",
+      bookedBy: { id: expect.any(String), username: "bob", name: "Bob Member" },
+      bookedByName: "Bob Member",
       startsAt: held.body.startsAt,
       until: held.body.endsAt,
       purpose: "test",

@@ -11,7 +11,7 @@ let cancel: typeof import("@/server/reservations/end-reservation").cancelReserva
 let list: typeof import("@/server/reservations/list-reservations").listReservations;
 let get: typeof import("@/server/reservations/list-reservations").getReservation;
 let policy: typeof import("@/server/reservations/policy");
-let listAudit: typeof import("@/server/audit/audit-log").listAudit;
+let listAudit: typeof import("@/server/core/audit-log").listAudit;
 let fx: Fixtures;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -25,34 +25,34 @@ beforeAll(async () => {
   ({ changeReservationEnd: change } = await import("@/server/reservations/change-reservation"));
   ({ releaseReservation: release, cancelReservation: cancel } = await import("@/server/reservations/end-reservation"));
   ({ listReservations: list, getReservation: get } = await import("@/server/reservations/list-reservations"));
-  ({ listAudit } = await import("@/server/audit/audit-log"));
+  ({ listAudit } = await import("@/server/core/audit-log"));
   policy = await import("@/server/reservations/policy");
   fx = await import("@/server/testing/booking-fixtures");
 }, 60_000);
 
 async function setup(gpus = 2) {
   const host = await fx.createTestHost(gpus);
-  const [holder, other, admin] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser("admin")]);
-  const booking = await create(holder, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "train" }, { now: NOW });
-  return { host, holder, other, admin, booking };
+  const [bookedBy, other, admin] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser("admin")]);
+  const booking = await create(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "train" }, { now: NOW });
+  return { host, bookedBy, other, admin, booking };
 }
 
 describe("extending and shortening", () => {
-  it("lets the holder extend when nothing is in the way, and says how far it can go when something is", async () => {
-    const { host, holder, other, booking } = await setup();
-    const longer = await change(holder, booking.id, { addMinutes: 30 }, { now: NOW });
+  it("lets the booker extend when nothing is in the way, and says how far it can go when something is", async () => {
+    const { host, bookedBy, other, booking } = await setup();
+    const longer = await change(bookedBy, booking.id, { addMinutes: 30 }, { now: NOW });
     expect(longer.endsAt).toBe(iso(90));
     await create(other, { host: host.name, gpus: [0], startsAt: iso(120), durationMinutes: 60, purpose: "next" }, { now: NOW });
-    const error = await fx.refusal(change(holder, booking.id, { endsAt: iso(150) }, { now: NOW }));
+    const error = await fx.refusal(change(bookedBy, booking.id, { endsAt: iso(150) }, { now: NOW }));
     expect(error.code).toBe("conflict");
     expect(error.message).toContain(`booked by ${other.name} from ${iso(120)} until ${iso(180)}`);
     expect(error.message).toContain(`You can extend until ${iso(120)}`);
-    const upTo = await change(holder, booking.id, { endsAt: iso(120) }, { now: NOW });
+    const upTo = await change(bookedBy, booking.id, { endsAt: iso(120) }, { now: NOW });
     expect(upTo.endsAt).toBe(iso(120));
   });
 
-  it("lets nobody but the holder or an admin touch a booking", async () => {
-    const { holder, other, booking } = await setup();
+  it("lets nobody but the booker or an admin touch a booking", async () => {
+    const { bookedBy, other, booking } = await setup();
     // One at a time: a refusal made before its turn would reject with nobody listening yet (an unhandled rejection).
     for (const attempt of [
       () => change(other, booking.id, { addMinutes: 10 }, { now: NOW }),
@@ -63,16 +63,16 @@ describe("extending and shortening", () => {
       expect((await fx.refusal(attempt())).code).toBe("not_found");
     }
     expect((await fx.refusal(cancel(other, booking.id, "mine now", { now: NOW }))).code).toBe("not_found");
-    expect((await fx.refusal(cancel(holder, booking.id, "done", { now: NOW }))).code).toBe("forbidden");
+    expect((await fx.refusal(cancel(bookedBy, booking.id, "done", { now: NOW }))).code).toBe("forbidden");
   });
 
-  it("lets an admin shorten anyone's booking with a reason the holder sees, but not extend it", async () => {
-    const { holder, admin, booking } = await setup();
+  it("lets an admin shorten anyone's booking with a reason the booker sees, but not extend it", async () => {
+    const { bookedBy, admin, booking } = await setup();
     const noReason = await fx.refusal(change(admin, booking.id, { endsAt: iso(30) }, { now: NOW }));
     expect(noReason.fields).toHaveProperty("reason");
     expect((await fx.refusal(change(admin, booking.id, { addMinutes: 30 }, { now: NOW }))).code).toBe("forbidden");
     await change(admin, booking.id, { endsAt: iso(30), reason: "maintenance at 10:30" }, { now: NOW });
-    const seen = await get(holder, booking.id, NOW);
+    const seen = await get(bookedBy, booking.id, NOW);
     expect(seen.endsAt).toBe(iso(30));
     expect(seen.changes).toMatchObject([
       { action: "reservation.shorten", actor: { id: admin.id }, reason: "maintenance at 10:30", endsAtBefore: iso(60), endsAtAfter: iso(30) },
@@ -80,10 +80,10 @@ describe("extending and shortening", () => {
   });
 
   it("refuses a new end in the past, and longer than the policy allows", async () => {
-    const { holder, admin, booking } = await setup();
-    expect((await fx.refusal(change(holder, booking.id, { endsAt: iso(-5) }, { now: NOW }))).fields).toHaveProperty("endsAt");
+    const { bookedBy, admin, booking } = await setup();
+    expect((await fx.refusal(change(bookedBy, booking.id, { endsAt: iso(-5) }, { now: NOW }))).fields).toHaveProperty("endsAt");
     await policy.updatePolicy(admin, { maxDurationMinutes: 90, maxGpusPerUser: 8, maxAdvanceDays: 30 }, NOW);
-    const tooLong = await fx.refusal(change(holder, booking.id, { addMinutes: 31 }, { now: NOW }));
+    const tooLong = await fx.refusal(change(bookedBy, booking.id, { addMinutes: 31 }, { now: NOW }));
     expect(tooLong.fields?.addMinutes).toBe("A booking lasts at most 1 h 30 min in all");
     await policy.updatePolicy(admin, policy.DEFAULT_POLICY, NOW);
   });
@@ -91,39 +91,39 @@ describe("extending and shortening", () => {
 
 describe("releasing and cancelling", () => {
   it("frees an active booking's GPUs at once, for anyone", async () => {
-    const { host, holder, other, booking } = await setup(1);
+    const { host, bookedBy, other, booking } = await setup(1);
     const later = new Date(NOW.getTime() + 20 * 60_000);
-    const released = await release(holder, booking.id, { now: later });
+    const released = await release(bookedBy, booking.id, { now: later });
     expect(released).toMatchObject({ state: "released", status: "released", endsAt: later.toISOString(), startsAt: NOW.toISOString() });
     const next = await create(other, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "mine now" }, { now: later });
     expect(next.startsAt).toBe(later.toISOString());
-    expect((await fx.refusal(release(holder, booking.id, { now: later }))).code).toBe("conflict");
+    expect((await fx.refusal(release(bookedBy, booking.id, { now: later }))).code).toBe("conflict");
   });
 
   it("withdraws a scheduled booking without it ever holding anything", async () => {
-    const { host, holder, other } = await setup(1);
-    const future = await create(holder, { host: host.name, gpus: [0], startsAt: iso(180), durationMinutes: 60, purpose: "later" }, { now: NOW });
-    const withdrawn = await release(holder, future.id, { now: NOW });
+    const { host, bookedBy, other } = await setup(1);
+    const future = await create(bookedBy, { host: host.name, gpus: [0], startsAt: iso(180), durationMinutes: 60, purpose: "later" }, { now: NOW });
+    const withdrawn = await release(bookedBy, future.id, { now: NOW });
     expect(withdrawn.endsAt).toBe(withdrawn.startsAt);
     const taken = await create(other, { host: host.name, gpus: [0], startsAt: iso(150), durationMinutes: 120, purpose: "x" }, { now: NOW });
     expect(taken.state).toBe("scheduled");
   });
 
-  it("lets an admin cancel with a reason that the holder reads", async () => {
-    const { holder, admin, booking } = await setup();
+  it("lets an admin cancel with a reason that the booker reads", async () => {
+    const { bookedBy, admin, booking } = await setup();
     expect((await fx.refusal(cancel(admin, booking.id, "   ", { now: NOW }))).fields).toHaveProperty("reason");
     const cancelled = await cancel(admin, booking.id, "GPU 0 needs a new fan", { now: NOW });
     expect(cancelled).toMatchObject({ state: "cancelled", cancelReason: "GPU 0 needs a new fan", cancelledBy: { id: admin.id } });
-    const mine = await list(holder, { all: false, state: "all", limit: 10 }, NOW);
+    const mine = await list(bookedBy, { all: false, state: "all", limit: 10 }, NOW);
     expect(mine.map((view) => view.id)).toContain(booking.id);
     expect(mine.find((view) => view.id === booking.id)?.changes[0]).toMatchObject({ action: "reservation.cancel", reason: "GPU 0 needs a new fan" });
-    expect((await fx.refusal(change(holder, booking.id, { addMinutes: 10 }, { now: NOW }))).code).toBe("conflict");
+    expect((await fx.refusal(change(bookedBy, booking.id, { addMinutes: 10 }, { now: NOW }))).code).toBe("conflict");
   });
 
   it("refuses to change a booking that has ended", async () => {
-    const { holder, booking } = await setup();
+    const { bookedBy, booking } = await setup();
     const after = new Date(NOW.getTime() + 2 * 3600_000);
-    expect((await fx.refusal(change(holder, booking.id, { addMinutes: 10 }, { now: after }))).message).toContain("ended");
+    expect((await fx.refusal(change(bookedBy, booking.id, { addMinutes: 10 }, { now: after }))).message).toContain("ended");
   });
 });
 
@@ -145,8 +145,8 @@ describe("GPUs at once", () => {
 
 describe("lists, policy and audit", () => {
   it("lists my bookings, everyone's only for an admin", async () => {
-    const { holder, other, admin, booking } = await setup();
-    expect((await list(holder, { all: false, state: "current", limit: 10 }, NOW)).map((view) => view.id)).toEqual([booking.id]);
+    const { bookedBy, other, admin, booking } = await setup();
+    expect((await list(bookedBy, { all: false, state: "current", limit: 10 }, NOW)).map((view) => view.id)).toEqual([booking.id]);
     expect(await list(other, { all: false, state: "all", limit: 10 }, NOW)).toEqual([]);
     expect((await fx.refusal(list(other, { all: true, state: "all", limit: 10 }, NOW))).code).toBe("forbidden");
     expect((await list(admin, { all: true, state: "current", limit: 10 }, NOW)).map((view) => view.id)).toContain(booking.id);
@@ -170,12 +170,12 @@ describe("lists, policy and audit", () => {
   });
 
   it("records create, extend and release of a booking with before and after", async () => {
-    const { holder, admin, booking } = await setup();
-    await change(holder, booking.id, { addMinutes: 15 }, { now: plus(1) });
-    await release(holder, booking.id, { now: plus(5) });
+    const { bookedBy, admin, booking } = await setup();
+    await change(bookedBy, booking.id, { addMinutes: 15 }, { now: plus(1) });
+    await release(bookedBy, booking.id, { now: plus(5) });
     const page = await listAudit(admin, { limit: 10, entityType: "reservation", entityId: booking.id });
     expect(page.entries.map((entry) => entry.action)).toEqual(["reservation.release", "reservation.extend", "reservation.create"]);
-    expect(page.entries[1]).toMatchObject({ before: { endsAt: iso(60) }, after: { endsAt: iso(75) }, actor: { id: holder.id } });
+    expect(page.entries[1]).toMatchObject({ before: { endsAt: iso(60) }, after: { endsAt: iso(75) }, actor: { id: bookedBy.id } });
     const firstPage = await listAudit(admin, { limit: 2, entityType: "reservation", entityId: booking.id });
     const secondPage = await listAudit(admin, { limit: 2, entityType: "reservation", entityId: booking.id, cursor: firstPage.nextCursor ?? undefined });
     expect(secondPage.entries.map((entry) => entry.action)).toEqual(["reservation.create"]);

@@ -2,16 +2,15 @@ import { formatDurationMinutes } from "@/lib/booking-window";
 import type { ReservationChange } from "@/lib/reservation-schema";
 import { reservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/audit/audit-log";
-import { tellHolderOfChange } from "@/server/notifications/booking-notices";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
 import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { announceBookingChange, announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
-import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
+import { findConflicts, peakGpusHeld } from "@/server/core/occupancy";
 import { readPolicy } from "@/server/reservations/policy";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
 import { checkBookingLimits } from "@/server/limits/check-limits";
@@ -19,8 +18,8 @@ import { checkBookingLimits } from "@/server/limits/check-limits";
 /**
  * Moves the end of a scheduled or active booking. Extending checks the
  * added time like a new booking (other bookings, the length limit, GPUs at
- * once); shortening needs no check. The holder may do both; an admin may
- * shorten anyone's booking, with a reason the holder sees.
+ * once); shortening needs no check. The booker may do both; an admin may
+ * shorten anyone's booking, with a reason the booker sees.
  */
 export async function changeReservationEnd(
   actor: Actor,
@@ -51,7 +50,7 @@ export async function changeReservationEnd(
     const oldEndMs = row.endsAt.getTime();
     const newEndMs = change.endsAt !== undefined ? Date.parse(change.endsAt) : oldEndMs + (change.addMinutes ?? 0) * 60_000;
     const field = change.endsAt !== undefined ? "endsAt" : "addMinutes";
-    const isHolder = actor.id === row.userId;
+    const isBooker = actor.id === row.userId;
     const reason = change.reason?.trim() || null;
 
     if (newEndMs === oldEndMs) throw new AppError("bad_request", "That is the current end", { [field]: "That is the current end" });
@@ -60,10 +59,10 @@ export async function changeReservationEnd(
       throw new AppError("bad_request", message, { [field]: message });
     }
     const extending = newEndMs > oldEndMs;
-    if (!isHolder) {
-      if (extending) throw new AppError("forbidden", "Only the holder can extend a booking; an admin can shorten or cancel it");
+    if (!isBooker) {
+      if (extending) throw new AppError("forbidden", "Only the booker can extend a booking; an admin can shorten or cancel it");
       if (!isAdminActor(actor)) throw new AppError("not_found", "No such reservation");
-      if (!reason) throw new AppError("bad_request", "Tell the holder why", { reason: "Tell the holder why you shorten their booking" });
+      if (!reason) throw new AppError("bad_request", "Tell the booker why", { reason: "Tell the booker why you shorten their booking" });
     }
 
     if (extending) {
@@ -81,8 +80,8 @@ export async function changeReservationEnd(
         // How far it can go: up to the first booking in the way.
         const latestEndMs = Math.min(...conflicts.map((conflict) => Date.parse(conflict.startsAt)));
         const canExtend = latestEndMs > oldEndMs;
-        const holders = conflicts.map((conflict) => conflict.holder);
-        const lines = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, oldEndMs, holders));
+        const bookers = conflicts.map((conflict) => conflict.bookedBy);
+        const lines = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, oldEndMs, bookers));
         const advice = canExtend ? `You can extend until ${new Date(latestEndMs).toISOString()}.` : "It cannot be extended.";
         throw new BookingConflictError(`${lines.join("; ")}. ${advice}`, conflicts, {
           hostName: conflicts[0].hostName,
@@ -119,6 +118,6 @@ export async function changeReservationEnd(
 
   announceBookingsChanged();
   const view = await getReservationView(client, id, nowMs, actor.id);
-  tellHolderOfChange(actor, view, Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened");
+  announceBookingChange({ actor, booking: view, what: Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened" });
   return view;
 }

@@ -6,12 +6,12 @@ import { createInterface } from "node:readline";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ReservationRequest } from "@/lib/reservation-schema";
 import { rangesOverlap } from "@/lib/reservation-state";
-import { repoRoot } from "@/server/paths";
+import { repoRoot } from "@/server/core/paths";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let databaseUrl: string;
 
@@ -22,7 +22,7 @@ const iso = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toIS
 beforeAll(async () => {
   databaseUrl = await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 60_000);
 

@@ -1,8 +1,8 @@
 import { requestedWindow } from "@/lib/booking-window";
 import { weeklyStarts, type RecurringRequest } from "@/lib/recurrence";
 import type { ReservationView } from "@/lib/reservation-types";
-import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/reservations/actor";
+import { AppError } from "@/server/core/errors";
+import type { Actor } from "@/server/core/actor";
 import { createReservation, type CreateOptions } from "@/server/reservations/create-reservation";
 
 export interface RefusedOccurrence {

@@ -34,7 +34,7 @@ function request(overrides: Partial<ReservationRequest>): ReservationRequest {
 const refusal = (promise: Promise<unknown>) => import("@/server/testing/booking-fixtures").then((module) => module.refusal(promise));
 
 describe("booking a 4-GPU host", () => {
-  it("gives A, B and C their own GPUs and settings, and refuses a fourth request naming holder and end", async () => {
+  it("gives A, B and C their own GPUs and settings, and refuses a fourth request naming bookedBy and end", async () => {
     const host = await createTestHost(4);
     const [a, b, c, d] = await Promise.all([createTestUser(), createTestUser(), createTestUser(), createTestUser()]);
     const end = plus(120);
@@ -60,8 +60,8 @@ describe("booking a 4-GPU host", () => {
     expect(named.message).toBe(
       `GPU 2 on ${host.name} is booked by ${b.name} until ${at(end)} (purpose: eval). It is free from ${at(end)} for as long as you asked.`,
     );
-    const body = named.toJSON() as unknown as { error: { conflicts: { holder: { username: string }; endsAt: string }[]; suggestion: { nextFreeAt: string } } };
-    expect(body.error.conflicts).toMatchObject([{ holder: { username: b.username }, endsAt: at(end) }]);
+    const body = named.toJSON() as unknown as { error: { conflicts: { bookedBy: { username: string }; endsAt: string }[]; suggestion: { nextFreeAt: string } } };
+    expect(body.error.conflicts).toMatchObject([{ bookedBy: { username: b.username }, endsAt: at(end) }]);
     expect(body.error.suggestion.nextFreeAt).toBe(at(end));
   });
 

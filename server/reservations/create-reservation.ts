@@ -4,15 +4,15 @@ import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveGpu } from "@/lib/live";
 import type { ReservationRequest } from "@/lib/reservation-schema";
 import type { ReservationView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import type { Actor, ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/audit/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import type { Actor, ServiceOptions } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction, type Tx } from "@/server/reservations/booking-transaction";
+import { announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction, type Tx } from "@/server/core/booking-transaction";
 import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/reservations/booking-candidates";
-import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
+import { findConflicts, peakGpusHeld } from "@/server/core/occupancy";
 import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
 import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { pickAnySlices, pickNamedSlices } from "@/server/reservations/pick-slices";
@@ -20,7 +20,7 @@ import { storedUnit, unitName, unitRef } from "@/lib/gpu-availability";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
-import { bookingTeam } from "@/server/teams/booking-team";
+import { bookingTeam } from "@/server/core/booking-team";
 
 /** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
 export interface LiveGpuSource {

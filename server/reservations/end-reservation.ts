@@ -1,12 +1,11 @@
 import { reservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/audit/audit-log";
-import { tellHolderOfChange } from "@/server/notifications/booking-notices";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { bookingTransaction } from "@/server/reservations/booking-transaction";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
+import { announceBookingChange, announceBookingsChanged } from "@/server/core/booking-events";
+import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
 
@@ -59,18 +58,18 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
 
   announceBookingsChanged();
   const view = await getReservationView(client, id, nowMs, actor.id);
-  tellHolderOfChange(actor, view, ending.kind === "release" ? "released" : "cancelled");
+  announceBookingChange({ actor, booking: view, what: ending.kind === "release" ? "released" : "cancelled" });
   return view;
 }
 
-/** The holder (or an admin) gives the GPUs back before the end. */
+/** The booker (or an admin) gives the GPUs back before the end. */
 export async function releaseReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
   return endReservation(actor, id, { kind: "release" }, options);
 }
 
-/** An admin ends someone's booking, with a reason the holder sees. */
+/** An admin ends someone's booking, with a reason the booker sees. */
 export async function cancelReservation(actor: Actor, id: string, reason: string, options: ServiceOptions = {}): Promise<ReservationView> {
   const trimmed = reason.trim();
-  if (!trimmed) throw new AppError("bad_request", "Tell the holder why", { reason: "Tell the holder why" });
+  if (!trimmed) throw new AppError("bad_request", "Tell the booker why", { reason: "Tell the booker why" });
   return endReservation(actor, id, { kind: "cancel", reason: trimmed }, options);
 }

@@ -7,8 +7,8 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let listReservations: typeof import("@/server/reservations/list-reservations").listReservations;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
-let tellHoldersOfLostUnit: typeof import("@/server/notifications/booking-notices").tellHoldersOfLostUnit;
-let db: typeof import("@/server/db").db;
+let tellBookersOfLostUnit: typeof import("@/server/notifications/booking-notices").tellBookersOfLostUnit;
+let db: typeof import("@/server/core/db").db;
 let fx: typeof import("@/server/testing/booking-fixtures");
 let factories: typeof import("@/server/testing/factories");
 
@@ -20,8 +20,8 @@ beforeAll(async () => {
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ listReservations } = await import("@/server/reservations/list-reservations"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
-  ({ tellHoldersOfLostUnit } = await import("@/server/notifications/booking-notices"));
-  ({ db } = await import("@/server/db"));
+  ({ tellBookersOfLostUnit } = await import("@/server/notifications/booking-notices"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
 }, 60_000);
@@ -51,7 +51,7 @@ async function migHost() {
 }
 
 describe("a booking of a slice that disappeared", () => {
-  it("is flagged to its holder from the stored inventory, tells every holder once, and clears when the slice is back", async () => {
+  it("is flagged to its booker from the stored inventory, tells every booker once, and clears when the slice is back", async () => {
     const host = await migHost();
     const [alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
     const running = await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: at(1).toISOString(), durationMinutes: 60, purpose: "now" }, { now: NOW });
@@ -71,14 +71,14 @@ describe("a booking of a slice that disappeared", () => {
     const everyone = await listReservations(admin, { all: true, state: "current", limit: 10 }, at(6));
     expect(everyone.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id).sort()).toEqual([running.id, later.id].sort());
 
-    // The gpu_lost alert opens: both holders (the running booking's and the one to come) are told, once.
+    // The gpu_lost alert opens: both bookers (the running booking's and the one to come) are told, once.
     const alert = {
       serverTime: at(7).toISOString(),
       event: "opened",
       alert: { id: `alert-${host.id}`, kind: "gpu_lost", gpu: { uuid: host.slices[2]!.uuid, index: 0 }, message: `MIG slice ${host.slices[2]!.uuid} of GPU 0 is gone from ${host.name}` },
     } as unknown as AlertUpdate;
-    expect(await tellHoldersOfLostUnit(alert, undefined, at(7))).toBe(2);
-    expect(await tellHoldersOfLostUnit(alert, undefined, at(8))).toBe(0);
+    expect(await tellBookersOfLostUnit(alert, undefined, at(7))).toBe(2);
+    expect(await tellBookersOfLostUnit(alert, undefined, at(8))).toBe(0);
     const notices = await db().personNotice.findMany({ where: { key: { startsWith: `booking.unit_gone:alert-${host.id}:` } }, select: { userId: true, event: true } });
     expect(notices.map((notice) => notice.userId).sort()).toEqual([alice.id, bob.id].sort());
 

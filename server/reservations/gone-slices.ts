@@ -31,7 +31,7 @@ export async function findGoneUnits(client: Client, hostIds: string[]): Promise<
 /**
  * Marks the bookings still to come or running whose unit is gone
  * (`sliceGone`, and `gone` on the unit): a slice its GPU's new layout
- * destroyed, or a whole GPU split since. The holder rebooks.
+ * destroyed, or a whole GPU split since. The booker rebooks.
  */
 export async function withGoneSlices(client: Client, views: ReservationView[]): Promise<ReservationView[]> {
   const open = views.filter((view) => view.state === "active" || view.state === "scheduled");
@@ -44,7 +44,7 @@ export async function withGoneSlices(client: Client, views: ReservationView[]): 
   });
 }
 
-/** Bookings still to come or running on this unit (by UUID), with their holders: who must hear that it is gone. */
+/** Bookings still to come or running on this unit (by UUID), with their bookers: who must hear that it is gone. */
 export async function listOpenBookingsOfUnit(client: Client, uuid: string, now: Date): Promise<{ id: string; userId: string; startsAt: Date; endsAt: Date; purpose: string; hostName: string }[]> {
   const rows = await client.reservation.findMany({
     where: { status: "booked", endsAt: { gt: now }, gpus: { some: { gpu: { uuid } } } },

@@ -4,7 +4,7 @@ import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
 import { stateWithoutBooking } from "@/lib/state-without-booking";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 
 /** A booking starting this soon is "now": what runs on the GPUs at this moment decides. */
 export const STARTS_NOW_MS = 5 * 60_000;
@@ -74,16 +74,16 @@ export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], h
     }
     const others = othersProcesses(reconciliation, personId);
     if (others.length === 0) continue;
-    const owners = others.map((process) => process.person).filter((person) => person !== null);
+    const owners = others.map((process) => process.runner).filter((person) => person !== null);
     busy.push({
       ...named,
       processes: others.map((process): BusyGpuProcess => {
         const raw = reading.processes.find((candidate) => candidate.pid === process.pid);
         return {
           pid: process.pid,
-          owner: process.person,
+          owner: process.runner,
           login: process.login,
-          ownerName: process.person ? personName(process.person, owners) : (process.login ?? `pid ${process.pid}`),
+          ownerName: process.runner ? personName(process.runner, owners) : (process.login ?? `pid ${process.pid}`),
           command: raw?.command ?? null,
           startedAt: raw?.startedAt ?? null,
         };

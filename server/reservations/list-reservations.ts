@@ -1,9 +1,9 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, canManageReservation, isAdminActor } from "@/server/reservations/actor";
-import { withIdleViews } from "@/server/idle-release/idle-views";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, canManageReservation, isAdminActor } from "@/server/core/actor";
+import { withIdleViews } from "@/server/reservations/idle-views";
 import { withGoneSlices } from "@/server/reservations/gone-slices";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
 
@@ -16,7 +16,7 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
   return view;
 }
 
-/** A booking for its holder or an admin; anyone else learns nothing, not even that it exists. */
+/** A booking for its booker or an admin; anyone else learns nothing, not even that it exists. */
 export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
   const owner = await db().reservation.findUnique({ where: { id }, select: { userId: true } });
   if (!owner || !canManageReservation(actor, owner)) throw new AppError("not_found", "No such reservation");

@@ -30,16 +30,16 @@ beforeAll(async () => {
 describe("listLiveBookings", () => {
   it("holds the bookings of now and later, soonest first, and none that ended, were released or cancelled", async () => {
     const host = await fixtures.createTestHost(4);
-    const [holder, admin] = await Promise.all([fixtures.createTestUser(), fixtures.createTestUser("admin")]);
+    const [bookedBy, admin] = await Promise.all([fixtures.createTestUser(), fixtures.createTestUser("admin")]);
     const book = (gpus: number[], startMinutes: number, durationMinutes: number, purpose: string) =>
-      createReservation(holder, { host: host.name, gpus, startsAt: at(startMinutes).toISOString(), durationMinutes, purpose }, { now: at(startMinutes - 1) });
+      createReservation(bookedBy, { host: host.name, gpus, startsAt: at(startMinutes).toISOString(), durationMinutes, purpose }, { now: at(startMinutes - 1) });
 
     const ended = await book([0], -120, 60, "ended an hour ago");
     const endsNow = await book([1], -60, 60, "ends this instant");
     const running = await book([3, 2], -30, 90, "running now");
     const later = await book([0], 60, 30, "later today");
     const released = await book([1], 10, 30, "released before it began");
-    await releaseReservation(holder, released.id, { now: at(5) });
+    await releaseReservation(bookedBy, released.id, { now: at(5) });
     const cancelled = await book([1], 120, 30, "cancelled by an admin");
     await cancelReservation(admin, cancelled.id, "maintenance", { now: at(5) });
 
@@ -56,7 +56,7 @@ describe("listLiveBookings", () => {
         { uuid: host.gpus[2].uuid, index: 2 },
         { uuid: host.gpus[3].uuid, index: 3 },
       ],
-      holder: expect.objectContaining({ id: holder.id, username: holder.username }),
+      bookedBy: expect.objectContaining({ id: bookedBy.id, username: bookedBy.username }),
       startsAt: at(-30).toISOString(),
       endsAt: at(60).toISOString(),
       purpose: "running now",

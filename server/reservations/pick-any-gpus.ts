@@ -2,12 +2,12 @@ import { detectUnseenUse, isGpuFree } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { betterChoice, type GpuCandidate, rankGpus, type RankedChoice } from "@/server/allocation/rank-gpus";
 import { parseTopology } from "@/server/allocation/topology";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { type GpuRow, gpusOfHost, type HostRef, suggestAlternative, type Window } from "@/server/reservations/booking-candidates";
 import { BookingConflictError, conflictMessage } from "@/server/reservations/booking-conflict";
-import type { Tx } from "@/server/reservations/booking-transaction";
+import type { Tx } from "@/server/core/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
-import { busyRanges, findConflicts, freeGpuIds } from "@/server/reservations/occupancy";
+import { busyRanges, findConflicts, freeGpuIds } from "@/server/core/occupancy";
 import type { PolicyValues } from "@/server/reservations/policy";
 
 /** Bookings over this past period count as wear, so that the same GPU is not always the one handed out. */

@@ -1,12 +1,12 @@
 import { isGpuFree, migProfileSize, sliceAtLeast, unitRef } from "@/lib/gpu-availability";
 import { formatMemory } from "@/lib/format";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { type GpuRow, type HostRef, unitsOfHost, type Window } from "@/server/reservations/booking-candidates";
 import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
 import type { BookingConflict } from "@/lib/reservation-types";
-import type { Tx } from "@/server/reservations/booking-transaction";
+import type { Tx } from "@/server/core/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
-import { busyRanges, findConflicts, freeGpuIds } from "@/server/reservations/occupancy";
+import { busyRanges, findConflicts, freeGpuIds } from "@/server/core/occupancy";
 import type { HostUnit } from "@/server/reservations/host-units";
 
 /**
@@ -43,7 +43,7 @@ export async function pickNamedSlices(tx: Tx, host: HostRef, refs: string[], win
     const others = slices.filter((unit) => free.has(unit.id));
     const hint = others.length > 0 ? ` Free for that time on ${host.name}: ${others.map(sliceName).join(", ")}.` : "";
     const suggestion = { hostName: host.name, nextFreeAt: null, freeGpuIndices: [] };
-    throw new BookingConflictError(`${holdersOf(conflicts, window.startMs)}.${hint}`, conflicts, suggestion);
+    throw new BookingConflictError(`${bookersOf(conflicts, window.startMs)}.${hint}`, conflicts, suggestion);
   }
   return { host, gpus: chosen.map(({ id, index, uuid }) => ({ id, index, uuid })) };
 }
@@ -105,7 +105,7 @@ export async function pickAnySlices(
   if (bookedAway) {
     const conflicts = await findConflicts(tx, bookedAway.ids, new Date(window.startMs), new Date(window.endMs));
     const suggestion = { hostName: bookedAway.host.name, nextFreeAt: null, freeGpuIndices: [] };
-    throw new BookingConflictError(`No ${what} free on ${bookedAway.host.name} for that time: ${holdersOf(conflicts, window.startMs)}.`, conflicts, suggestion);
+    throw new BookingConflictError(`No ${what} free on ${bookedAway.host.name} for that time: ${bookersOf(conflicts, window.startMs)}.`, conflicts, suggestion);
   }
   throw new BookingConflictError(`No ${what} is free and idle now: someone runs on them without a booking. Book for later, or wait.`, [], { hostName: null, nextFreeAt: null, freeGpuIndices: [] });
 }
@@ -118,9 +118,9 @@ function describeRequest(count: number, request: SliceRequest): string {
   return parts.join(" ");
 }
 
-/** The bookings in the way, holders named: "GPU 0:2 (1g.10gb) on node-a is booked by Ada until …". */
-function holdersOf(conflicts: BookingConflict[], startMs: number): string {
-  const holders = conflicts.map((conflict) => conflict.holder);
-  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, startMs, holders));
+/** The bookings in the way, bookers named: "GPU 0:2 (1g.10gb) on node-a is booked by Ada until …". */
+function bookersOf(conflicts: BookingConflict[], startMs: number): string {
+  const bookers = conflicts.map((conflict) => conflict.bookedBy);
+  const shown = conflicts.slice(0, 3).map((conflict) => describeConflict(conflict, startMs, bookers));
   return `${shown.join("; ")}${conflicts.length > 3 ? ` (and ${conflicts.length - 3} more)` : ""}`;
 }

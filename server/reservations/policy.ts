@@ -1,12 +1,12 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { idleTimesConflict, type PolicyInput } from "@/lib/reservation-schema";
 import type { PolicyView } from "@/lib/reservation-types";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { type Actor, isAdminActor } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/audit/audit-log";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import { type Actor, isAdminActor } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
+import { announceBookingsChanged } from "@/server/core/booking-events";
+import { personSelect, toPerson } from "@/server/core/people";
 
 const POLICY_ID = "default";
 

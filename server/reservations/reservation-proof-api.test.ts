@@ -11,8 +11,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
  * A booking's proof (the secret half of GPUDESK_RESERVATION) reaches its
- * holder and nobody else: not another member, not an admin, not the fleet
- * API, the /live snapshot or /metrics, even while the holder's job reports
+ * booker and nobody else: not another member, not an admin, not the fleet
+ * API, the /live snapshot or /metrics, even while the booker's job reports
  * it from its environment. Ids stay public.
  */
 
@@ -20,7 +20,7 @@ type Context = { params: Promise<Record<string, string>> };
 type Handler = (request: Request, context: Context) => Promise<Response>;
 
 const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
-let tokens: { holder: string; other: string; admin: string };
+let tokens: { bookedBy: string; other: string; admin: string };
 type TestHost = Awaited<ReturnType<typeof import("@/server/testing/booking-fixtures").createTestHost>>;
 let createTestHost: typeof import("@/server/testing/booking-fixtures").createTestHost;
 let proof: typeof import("@/server/reservations/reservation-proof");
@@ -34,18 +34,18 @@ let routes: {
 beforeAll(async () => {
   await useTestDatabase();
   const { createIngest } = await import("@/server/fleet/ingest");
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   setRuntime({ fleet, ingest: createIngest(fleet), disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
   ({ createTestHost } = await import("@/server/testing/booking-fixtures"));
-  const [holder, other, admin] = await Promise.all([
-    createUser({ username: "holder", password: "holder-password" }),
+  const [bookedBy, other, admin] = await Promise.all([
+    createUser({ username: "bookedBy", password: "booker-password" }),
     createUser({ username: "other", password: "other-password" }),
     createUser({ username: "boss", password: "boss-password", role: "admin" }),
   ]);
   tokens = {
-    holder: (await createPersonalToken(holder.id, "proof test")).token,
+    bookedBy: (await createPersonalToken(bookedBy.id, "proof test")).token,
     other: (await createPersonalToken(other.id, "proof test")).token,
     admin: (await createPersonalToken(admin.id, "proof test")).token,
   };
@@ -68,12 +68,12 @@ async function call(handler: unknown, init: { method: string; token: string; bod
   return { status: response.status, text: await response.text() };
 }
 
-/** The holder books GPU 0 of a host of its own and gets the value that proves it. */
+/** The booker books GPU 0 of a host of its own and gets the value that proves it. */
 async function book(): Promise<{ id: string; value: string; secret: string; view: ReservationView; host: TestHost }> {
   const host = await createTestHost(2);
   const booked = await call(routes.collection.POST, {
     method: "POST",
-    token: tokens.holder,
+    token: tokens.bookedBy,
     body: { host: host.name, gpus: [0], durationMinutes: 60, purpose: "proof test" },
   });
   expect(booked.status, booked.text).toBe(201);
@@ -83,7 +83,7 @@ async function book(): Promise<{ id: string; value: string; secret: string; view
 }
 
 describe("who sees a booking's proof", () => {
-  it("gives the holder the value that proves the booking, in every launch line and again on request", async () => {
+  it("gives the booker the value that proves the booking, in every launch line and again on request", async () => {
     const { id, value, view } = await book();
     expect(value).toMatch(new RegExp(`^${id}\\.[A-Za-z0-9_-]{32}$`));
     expect(proof.checkReservationClaim(value)).toEqual({ reservationId: id, proven: true });
@@ -92,9 +92,9 @@ describe("who sees a booking's proof", () => {
     expect(view.launch.torchrun).toContain(`GPUDESK_RESERVATION=${value}`);
     expect(view.launch.compose).toContain(`GPUDESK_RESERVATION: "${value}"`);
 
-    const again = await call(routes.item.GET, { method: "GET", token: tokens.holder, params: { id } });
+    const again = await call(routes.item.GET, { method: "GET", token: tokens.bookedBy, params: { id } });
     expect((JSON.parse(again.text) as ReservationView).launch.reservationValue).toBe(value);
-    const listed = await call(routes.collection.GET, { method: "GET", token: tokens.holder, query: "?state=current" });
+    const listed = await call(routes.collection.GET, { method: "GET", token: tokens.bookedBy, query: "?state=current" });
     expect(listed.text).toContain(value);
   });
 
@@ -122,11 +122,11 @@ describe("who sees a booking's proof", () => {
     expect(cancelled.text).not.toContain(secret);
   });
 
-  it("keeps it out of the fleet API, the /live snapshot and /metrics while the holder's job reports it", async () => {
+  it("keeps it out of the fleet API, the /live snapshot and /metrics while the booker's job reports it", async () => {
     const { id, value, secret, host } = await book();
     const { createIngest } = await import("@/server/fleet/ingest");
     fleet.connectHost(host.id, host.name, false);
-    const job = makeProcess(host.gpus[0], { pid: 5151, user: "holder", reservationId: value });
+    const job = makeProcess(host.gpus[0], { pid: 5151, user: "bookedBy", reservationId: value });
     const reply = await createIngest(fleet).ingestBatch({ ...host, simulated: false }, [makeSnapshot(host.gpus, Date.now(), { processes: [job] })]);
     expect(reply).toEqual({ accepted: 1, rejected: [] });
 
@@ -141,7 +141,7 @@ describe("who sees a booking's proof", () => {
     const { collectMetrics } = await import("@/server/metrics/collect-metrics");
     expect((await collectMetrics()).body).not.toContain(secret);
 
-    const { attachLiveEndpoint } = await import("@/server/fleet/live-endpoint");
+    const { attachLiveEndpoint } = await import("@/server/live/live-endpoint");
     const http = createServer();
     const io = new Server(http);
     const { LIVE_FORMAT_VERSION } = await import("@/lib/live-wire");

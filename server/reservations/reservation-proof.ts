@@ -2,13 +2,13 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { formatReservationClaim, parseReservationClaim } from "@/lib/reservation-claim";
 import type { ProcessInfo } from "@/lib/snapshot";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 
 /**
  * The proof that goes with a booking's id in `GPUDESK_RESERVATION`.
  *
  * It is derived, not stored: HMAC-SHA256 of the id under the server's auth
- * secret. So a database dump holds nothing that proves a booking, the holder
+ * secret. So a database dump holds nothing that proves a booking, the booker
  * can be shown the same value again at any time (launch settings, `gpudesk
  * env`), and every instance of a cluster (which share GPUDESK_AUTH_SECRET)
  * checks it without a lookup. Rotating the auth secret voids every proof,
@@ -30,12 +30,12 @@ function proofBytes(reservationId: string, secret: string): Buffer {
   return createHmac("sha256", secret).update(DOMAIN + reservationId).digest().subarray(0, PROOF_BYTES);
 }
 
-/** The secret part of a booking's `GPUDESK_RESERVATION` value. Show it to the booking's holder only. */
+/** The secret part of a booking's `GPUDESK_RESERVATION` value. Show it to the booker only. */
 export function reservationProof(reservationId: string, secret: string = serverSecret()): string {
   return proofBytes(reservationId, secret).toString("base64url");
 }
 
-/** `<reservationId>.<proof>`: what the holder's job puts in `GPUDESK_RESERVATION`. */
+/** `<reservationId>.<proof>`: what the booker's job puts in `GPUDESK_RESERVATION`. */
 export function reservationClaimValue(reservationId: string, secret: string = serverSecret()): string {
   return formatReservationClaim(reservationId, reservationProof(reservationId, secret));
 }

@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/launch-settings";
 import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/reservation-types";
-import { personSelect, toPerson } from "@/server/reservations/people";
+import { personSelect, toPerson } from "@/server/core/people";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 export const reservationSelect = {
@@ -25,7 +25,7 @@ export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reser
 
 const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
 
-/** Changes after creation, per reservation id, oldest first: where the holder reads an admin's reason. */
+/** Changes after creation, per reservation id, oldest first: where the booker reads an admin's reason. */
 export async function loadChanges(client: PrismaClient | Prisma.TransactionClient, ids: string[]): Promise<Map<string, ReservationChangeView[]>> {
   const byId = new Map<string, ReservationChangeView[]>();
   if (ids.length === 0) return byId;
@@ -64,7 +64,7 @@ function safeObject(text: string | null): Record<string, unknown> {
 /**
  * The API's view of a booking, for `viewerId`. Launch settings use each
  * GPU's index as last reported: if a reboot renumbered the GPUs, the
- * settings follow the UUIDs that were booked. Only the holder's view carries
+ * settings follow the UUIDs that were booked. Only the booker's view carries
  * the booking's proof (the `GPUDESK_RESERVATION` lines); an admin looking at
  * someone else's booking gets the rest.
  */
@@ -83,7 +83,7 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
     purpose: row.purpose,
-    holder: toPerson(row.user),
+    bookedBy: toPerson(row.user),
     createdAt: row.createdAt.toISOString(),
     cancelReason: row.cancelReason,
     cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,

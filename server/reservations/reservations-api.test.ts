@@ -26,7 +26,7 @@ let routes: {
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
@@ -75,7 +75,9 @@ describe("POST /api/v1/reservations", () => {
       body: { host: hostName, gpus: [0, 1], durationMinutes: 60, purpose: "api" },
     });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ state: "active", host: { name: hostName }, holder: { username: "alice" }, launch: { cudaVisibleDevices: "0,1" } });
+    expect(body).toMatchObject({ state: "active", host: { name: hostName }, bookedBy: { username: "alice" }, launch: { cudaVisibleDevices: "0,1" } });
+    // The name of before 0.4, deprecated, beside the new one (docs/api.md).
+    expect(body.holder).toEqual(body.bookedBy);
     expect(body.gpus).toEqual([expect.objectContaining({ index: 0, uuid: expect.stringMatching(/^GPU-/) }), expect.objectContaining({ index: 1 })]);
     expect(typeof body.id).toBe("string");
   });
@@ -89,7 +91,7 @@ describe("POST /api/v1/reservations", () => {
     expect(status).toBe(409);
     expect(body.error).toMatchObject({
       code: "conflict",
-      conflicts: [{ gpuIndex: 1, holder: { username: "alice" }, purpose: "api" }],
+      conflicts: [{ gpuIndex: 1, bookedBy: { username: "alice" }, holder: { username: "alice" }, purpose: "api" }],
       suggestion: { hostName, freeGpuIndices: [2, 3] },
     });
     expect(body.error.message).toMatch(/^GPU 1 on .* is booked by alice until \d{4}-\d\d-\d\dT/);
@@ -105,7 +107,7 @@ describe("POST /api/v1/reservations", () => {
 });
 
 describe("reading and changing reservations", () => {
-  it("lets the holder read, extend and release; others get 404; only admins cancel", async () => {
+  it("lets the booker read, extend and release; others get 404; only admins cancel", async () => {
     const created = await call(routes.collection.POST, {
       method: "POST",
       token: tokens.member,
@@ -147,15 +149,15 @@ describe("reading and changing reservations", () => {
     const mine = await call(routes.collection.GET, { method: "GET", token: tokens.member });
     expect(ids(mine)).toContain(alices.body.id);
     expect(ids(mine)).not.toContain(bobs.body.id);
-    expect(mine.body.reservations.every((view: { holder: { username: string } }) => view.holder.username === "alice")).toBe(true);
+    expect(mine.body.reservations.every((view: { bookedBy: { username: string } }) => view.bookedBy.username === "alice")).toBe(true);
     expect((await call(routes.collection.GET, { method: "GET", token: tokens.other, query: "?all=1" })).status).toBe(403);
 
     const everyone = await call(routes.collection.GET, { method: "GET", token: tokens.admin, query: "?all=1&state=current" });
     expect(everyone.status).toBe(200);
     expect(everyone.body.reservations).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ id: alices.body.id, holder: expect.objectContaining({ username: "alice" }), purpose: "listed mine" }),
-        expect.objectContaining({ id: bobs.body.id, holder: expect.objectContaining({ username: "bob" }), purpose: "listed other" }),
+        expect.objectContaining({ id: alices.body.id, bookedBy: expect.objectContaining({ username: "alice" }), purpose: "listed mine" }),
+        expect.objectContaining({ id: bobs.body.id, bookedBy: expect.objectContaining({ username: "bob" }), purpose: "listed other" }),
       ]),
     );
     // "current": the released booking of the test above is not among them.

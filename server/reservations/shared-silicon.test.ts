@@ -14,8 +14,8 @@ let changeReservationEnd: typeof import("@/server/reservations/change-reservatio
 let listReservations: typeof import("@/server/reservations/list-reservations").listReservations;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
-let tellHoldersOfSplitGpus: typeof import("@/server/notifications/booking-notices").tellHoldersOfSplitGpus;
-let db: typeof import("@/server/db").db;
+let tellBookersOfSplitGpus: typeof import("@/server/notifications/booking-notices").tellBookersOfSplitGpus;
+let db: typeof import("@/server/core/db").db;
 let fx: typeof import("@/server/testing/booking-fixtures");
 let factories: typeof import("@/server/testing/factories");
 
@@ -30,8 +30,8 @@ beforeAll(async () => {
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ listReservations } = await import("@/server/reservations/list-reservations"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
-  ({ tellHoldersOfSplitGpus } = await import("@/server/notifications/booking-notices"));
-  ({ db } = await import("@/server/db"));
+  ({ tellBookersOfSplitGpus } = await import("@/server/notifications/booking-notices"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
 }, 60_000);
@@ -95,20 +95,20 @@ describe("silicon is booked once across MIG layouts", () => {
     const after = await createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(125), durationMinutes: 60, purpose: "after" }, { now: at(2) });
     expect(after.gpus.map((gpu) => gpu.mig)).toEqual([{ deviceIndex: 0, profile: "4g.40gb" }]);
 
-    // The whole booking no longer maps to a unit: flagged to its holder and in the admins' list, and the holder is told once.
+    // The whole booking no longer maps to a unit: flagged to its booker and in the admins' list, and the booker is told once.
     const mine = await listReservations(alice, { all: false, state: "current", limit: 10 }, at(3));
     expect(mine.find((view) => view.id === whole.id)).toMatchObject({ sliceGone: true, gpus: [{ index: 0, gone: true }] });
     const admin = await fx.createTestUser("admin");
     const all = await listReservations(admin, { all: true, state: "current", limit: 20 }, at(3));
     expect(all.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id)).toEqual([whole.id]);
-    expect(await tellHoldersOfSplitGpus(host.id, undefined, at(3))).toBe(1);
-    expect(await tellHoldersOfSplitGpus(host.id, undefined, at(4))).toBe(0);
+    expect(await tellBookersOfSplitGpus(host.id, undefined, at(3))).toBe(1);
+    expect(await tellBookersOfSplitGpus(host.id, undefined, at(4))).toBe(0);
     const notice = await db().personNotice.findFirstOrThrow({ where: { userId: alice.id, event: "booking.unit_gone" }, select: { key: true } });
     expect(notice.key).toContain(whole.id);
     expect(await siliconOverlaps(host.id)).toEqual([]);
   });
 
-  it("a changed inventory stored from an agent's reading is announced, and the split GPU's holder hears of it through that", async () => {
+  it("a changed inventory stored from an agent's reading is announced, and the split GPU's booker hears of it through that", async () => {
     const { createHostPersistence } = await import("@/server/hosts/host-persistence");
     const { onInventoryChanged } = await import("@/server/hosts/inventory-events");
     const { startMisuseNotices } = await import("@/server/notifications/booking-notices");
@@ -155,13 +155,13 @@ describe("silicon is booked once across MIG layouts", () => {
     expect(await siliconOverlaps(host.id)).toEqual([]);
   });
 
-  /** The holder extends `held` into [40, 100) while twelve people book `request` for it at once: outcomes, the extension's first. */
-  async function extendWhileBooking(holder: Awaited<ReturnType<typeof fx.createTestUser>>, heldId: string, request: (i: number) => { gpus?: number[]; slices?: string[] }) {
+  /** The booker extends `held` into [40, 100) while twelve people book `request` for it at once: outcomes, the extension's first. */
+  async function extendWhileBooking(bookedBy: Awaited<ReturnType<typeof fx.createTestUser>>, heldId: string, request: (i: number) => { gpus?: number[]; slices?: string[] }) {
     const hostName = (await db().reservation.findUniqueOrThrow({ where: { id: heldId }, select: { host: { select: { name: true } } } })).host.name;
     const people = await Promise.all(Array.from({ length: 12 }, () => fx.createTestUser()));
     const outcome = (promise: Promise<unknown>, ok: string) => promise.then(() => ok, (error: { code?: string }) => error.code ?? "unexpected");
     const outcomes = await Promise.all([
-      outcome(changeReservationEnd(holder, heldId, { endsAt: iso(120) }, { now: at(2) }), "extended"),
+      outcome(changeReservationEnd(bookedBy, heldId, { endsAt: iso(120) }, { now: at(2) }), "extended"),
       ...people.map((person, i) => outcome(createReservation(person, { host: hostName, ...request(i), startsAt: iso(40), durationMinutes: 60, purpose: `race ${i}` }, { now: at(2) }), "booked")),
     ]);
     expect(outcomes.every((value) => ["extended", "booked", "conflict"].includes(value))).toBe(true);

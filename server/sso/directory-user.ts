@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@prisma/client";
 import { normalizeUsername, usernameSchema } from "@/lib/username";
-import type { Role } from "@/server/auth/principal";
+import type { Role } from "@/server/core/principal";
 import { toRole } from "@/server/auth/tokens";
-import { writeAudit } from "@/server/audit/audit-log";
+import { writeAudit } from "@/server/core/audit-log";
 import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { releaseFromDemoAccounts, unixLoginSchema } from "@/server/auth/users";
-import { db } from "@/server/db";
-import { env } from "@/server/env";
-import { disconnectLivePrincipal } from "@/server/fleet/live-revocation";
-import { log } from "@/server/log";
+import { db } from "@/server/core/db";
+import { env } from "@/server/core/env";
+import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { log } from "@/server/core/log";
 import { mapGroups } from "@/server/sso/groups";
 import { applyDirectoryTeams } from "@/server/sso/teams";
 

@@ -43,7 +43,7 @@ describe("LDAP sign-in through the password form", () => {
 
   it("the directory decides for the people it knows: a local password of the same name does not sign in; the directory takes the account only once an admin linked it", async () => {
     const { createUser, updateUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     await db().user.delete({ where: { username: "ada" } });
     const created = await createUser({ username: "ada", password: "ada-local-password", role: "admin" });
     expect((await signIn("ada", "ada-local-password")).status).toBe(401);
@@ -109,7 +109,7 @@ describe("LDAP sign-in through the password form", () => {
   });
 
   it("groups put the person in their mapped teams, and out of a mapped team they left; a refused password is audited", async () => {
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const vision = await db().team.create({ data: { name: "vision" }, select: { id: true } });
     const carol = await db().user.findUniqueOrThrow({ where: { username: "carol" }, select: { id: true } });
     expect((await signIn("carol", "carol-directory-pw")).status).toBe(200);
@@ -127,7 +127,7 @@ describe("LDAP sign-in through the password form", () => {
   });
 
   it("a disabled account gets no session from a directory password", async () => {
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     await db().user.update({ where: { username: "carol" }, data: { banned: true } });
     const response = await signIn("carol", "carol-directory-pw");
     expect(response.status).toBe(403);

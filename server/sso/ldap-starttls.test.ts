@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "@/server/env";
+import { parseEnv } from "@/server/core/env";
 import { checkDirectoryPassword, type LdapConfig } from "@/server/sso/ldap";
 import { type Slapd, slapdInstalled, startSlapd } from "@/server/testing/slapd";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Client, InvalidCredentialsError, type Entry } from "ldapts";
-import type { Env } from "@/server/env";
+import type { Env } from "@/server/core/env";
 
 /** What the directory says of a username and password. */
 export type DirectoryCheck =

@@ -33,7 +33,7 @@ afterAll(async () => {
 describe("OIDC with the e-mail address as the username", () => {
   it("an unverified address, or one of a domain not allowed, never signs into the local admin of that name", async () => {
     const { createUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const admin = await createUser({ username: "adm", password: "adm-local-password", role: "admin", directoryLink: true });
     for (const [login, code] of [
       ["sub-unverified-adm", "email_not_verified"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "@/server/env";
+import { parseEnv } from "@/server/core/env";
 import { oidcIdentityRefusal } from "@/server/sso/oidc";
 
 const GOOGLE = { GPUDESK_OIDC_ISSUER: "https://accounts.google.com", GPUDESK_OIDC_USERNAME_CLAIM: "email", GPUDESK_OIDC_ALLOWED_DOMAINS: ["lab.example"] };

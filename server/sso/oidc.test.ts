@@ -68,7 +68,7 @@ describe("OIDC sign-in against a real provider", () => {
     const again = await sessionUser(await signIn("sub-arvid"));
     expect(again?.id).toBe(first?.id);
     expect(again?.role).toBe("member");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     expect(await db().account.count({ where: { providerId: "oidc", userId: first?.id } })).toBe(1);
   });
 
@@ -81,7 +81,7 @@ describe("OIDC sign-in against a real provider", () => {
 
   it("a claim alone never takes a local account: a foreign domain is refused, a plain name waits for an admin's link, then the subject is bound", async () => {
     const { createUser, updateUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const admin = await createUser({ username: "adm", password: "adm-local-password", role: "admin" });
 
     const foreign = await signIn("sub-evil");
@@ -105,7 +105,7 @@ describe("OIDC sign-in against a real provider", () => {
   it("a squatted synthetic address neither freezes a first sign-in nor an admin's account creation", async () => {
     const { createUser } = await import("@/server/auth/users");
     const { updateNotificationSettings } = await import("@/server/notifications/notification-preferences");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     const squatter = await createUser({ username: "squatter", password: "squatter-password" });
     // The settings refuse every address of the reserved domain now…
     await expect(updateNotificationSettings(squatter.id, { email: "newbie@users.gpudesk.invalid" })).rejects.toThrow(/reserves/);
@@ -120,8 +120,8 @@ describe("OIDC sign-in against a real provider", () => {
 
   it("a refused sign-in never becomes a session, whoever holds an address", async () => {
     const { createUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
-    const member = await createUser({ username: "holder", password: "holder-password" });
+    const { db } = await import("@/server/core/db");
+    const member = await createUser({ username: "bookedBy", password: "booker-password" });
     await db().user.update({ where: { id: member.id }, data: { email: "refused@sso.gpudesk.invalid" } });
     const callback = await signIn("sub-nameless");
     expect(callback.headers.get("location")).toBe("/login?error=invalid_username");
@@ -153,7 +153,7 @@ describe("OIDC sign-in against a real provider", () => {
   });
 
   it("a disabled account gets no session", async () => {
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     await db().user.update({ where: { username: "oona" }, data: { banned: true } });
     const callback = await signIn("sub-oona");
     expect(callback.headers.get("location")).toMatch(/^\/login\?error=/);

@@ -1,10 +1,8 @@
 import { APIError } from "better-auth/api";
 import { genericOAuth, type GenericOAuthUserInfo } from "better-auth/plugins";
-import { type Env, isGoogleIssuer } from "@/server/env";
+import { type Env, isGoogleIssuer } from "@/server/core/env";
+import { provisionDirectoryUser } from "@/server/sso/directory-user";
 import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
-
-/** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
-const directoryUsers = () => import("@/server/sso/directory-user");
 
 /** better-auth's id of the lab's OpenID Connect provider: its callback is /api/auth/callback/oidc. */
 export const OIDC_PROVIDER_ID = "oidc";
@@ -91,7 +89,7 @@ export async function accountForOidcProfile(profile: GenericOAuthUserInfo, confi
     await recordSignInRefusal({ source: "oidc", username, ...refusal });
     throw refusedRedirect(refusal.reason);
   }
-  const result = await (await directoryUsers()).provisionDirectoryUser({
+  const result = await provisionDirectoryUser({
     source: OIDC_PROVIDER_ID,
     subject,
     username,

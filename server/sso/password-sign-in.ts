@@ -1,24 +1,13 @@
-import { APIError, type createAuthMiddleware } from "better-auth/api";
+import { APIError } from "better-auth/api";
 import { setSessionCookie } from "better-auth/cookies";
 import { clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
-import { env } from "@/server/env";
-import { log } from "@/server/log";
+import { invalidCredentials, type SignInContext } from "@/server/auth/sign-in-plug";
+import { env } from "@/server/core/env";
+import { log } from "@/server/core/log";
 import { checkDirectoryPassword } from "@/server/sso/ldap";
 import { recordSignInRefusal } from "@/server/sso/sign-in-refusals";
 
-/** Loaded when used: directory-user.ts reaches better-auth.ts (through users.ts), which imports this file. */
-const directoryUsers = () => import("@/server/sso/directory-user");
-
-type MiddlewareContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
-
-/**
- * The one answer to every refused sign-in on the password form (a wrong
- * password, an unknown or invalid name, an account the directory may not
- * take), as better-auth's own sign-in words it: the audit log holds why.
- */
-export function invalidCredentials(): APIError {
-  return new APIError("UNAUTHORIZED", { code: "INVALID_USERNAME_OR_PASSWORD", message: "Invalid username or password" });
-}
+import { provisionDirectoryUser } from "@/server/sso/directory-user";
 
 /**
  * The password form's sign-in (`/sign-in/username`, after the per-username
@@ -30,7 +19,7 @@ export function invalidCredentials(): APIError {
  * or a directory that cannot answer, falls back to gpudesk's own password
  * (null: let better-auth check it), unless local passwords are switched off.
  */
-export async function passwordSignIn(ctx: MiddlewareContext, username: string, password: string, claim: LoginClaim | null): Promise<unknown> {
+export async function passwordSignIn(ctx: SignInContext, username: string, password: string, claim: LoginClaim | null): Promise<unknown> {
   const config = env();
   let directoryDown = false;
   if (config.GPUDESK_LDAP_URL) {
@@ -45,7 +34,7 @@ export async function passwordSignIn(ctx: MiddlewareContext, username: string, p
       directoryDown = true;
     }
     if (check.kind === "ok") {
-      const result = await (await directoryUsers()).provisionDirectoryUser({ source: "ldap", subject: check.subject, username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
+      const result = await provisionDirectoryUser({ source: "ldap", subject: check.subject, username, name: check.name, unixLogin: check.unixLogin, groups: check.groups });
       if (!result.ok) {
         // The same answer as a wrong password: a refusal after a right one must not tell that it was right.
         await recordSignInRefusal({ source: "ldap", username, reason: result.reason, detail: result.message });

@@ -1,4 +1,4 @@
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 
 export interface SignInOptions {
   /** The OIDC button's provider name ("Sign in with …"); null without OIDC. */

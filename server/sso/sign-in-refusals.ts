@@ -1,6 +1,6 @@
 import { normalizeUsername } from "@/lib/username";
-import { recordAudit } from "@/server/audit/audit-log";
-import { log } from "@/server/log";
+import { recordAudit } from "@/server/core/audit-log";
+import { log } from "@/server/core/log";
 
 export type SignInRefusalReason =
   | "wrong_password"

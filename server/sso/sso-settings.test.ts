@@ -35,7 +35,7 @@ describe("GPUDESK_SSO_CREATE_USERS=0", () => {
   it("someone the directory vouches for but no admin created is refused; an account an admin made and linked is updated", async () => {
     const { provisionDirectoryUser } = await import("@/server/sso/directory-user");
     const { createUser } = await import("@/server/auth/users");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     expect(await provisionDirectoryUser({ source: "ldap", subject: "dn:uid=stranger", username: "stranger", groups: [] })).toMatchObject({ ok: false, reason: "not_registered" });
     expect(await db().user.findUnique({ where: { username: "stranger" } })).toBeNull();
 
@@ -53,7 +53,7 @@ describe("GPUDESK_SSO_CREATE_USERS=0", () => {
 
   it("a demo account of the simulated fleet is never signed into by name", async () => {
     const { provisionDirectoryUser } = await import("@/server/sso/directory-user");
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/server/core/db");
     await db().user.create({ data: { id: "demo-frank", email: "frank@simulated.gpudesk.invalid", name: "frank", username: "frank", role: "member", simulated: true } });
     expect(await provisionDirectoryUser({ source: "oidc", subject: "s-frank", username: "frank", groups: [] })).toMatchObject({ ok: false, reason: "not_registered" });
   });

@@ -1,5 +1,5 @@
-import { env } from "@/server/env";
-import { log } from "@/server/log";
+import { env } from "@/server/core/env";
+import { log } from "@/server/core/log";
 import { syncDirectoryTeams } from "@/server/teams/team-service";
 
 /**

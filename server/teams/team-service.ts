@@ -1,11 +1,11 @@
 import { Prisma } from "@prisma/client";
 import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, TeamUpdate, TeamView } from "@/lib/team-schema";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/limits/limits-store";
-import { type Actor, isAdminActor } from "@/server/reservations/actor";
-import { writeAudit } from "@/server/reservations/audit-log";
-import { announceBookingsChanged } from "@/server/reservations/booking-events";
+import { type Actor, isAdminActor } from "@/server/core/actor";
+import { writeAudit } from "@/server/core/audit-log";
+import { announceBookingsChanged } from "@/server/core/booking-events";
 
 /**
  * Teams, memberships and limits (admins change them; everyone may read

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import type { MinuteRow } from "@/server/history/rollup-math";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -16,7 +16,7 @@ let teams: typeof import("@/server/teams/team-service");
 let getTeamUsage: typeof import("@/server/teams/team-usage").getTeamUsage;
 let upsertMinuteRows: typeof import("@/server/history/rollup-store").upsertMinuteRows;
 let getUsageTables: typeof import("@/server/history/usage-report").getUsageTables;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let admin: Actor;
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   ({ getTeamUsage } = await import("@/server/teams/team-usage"));
   ({ upsertMinuteRows } = await import("@/server/history/rollup-store"));
   ({ getUsageTables } = await import("@/server/history/usage-report"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   admin = await fx.createTestUser("admin");
 }, 120_000);
@@ -42,14 +42,14 @@ describe("use without a booking, by who ran it", () => {
     const minutes = (gpuUuid: string, count: number, row: Partial<MinuteRow>): MinuteRow[] =>
       Array.from({ length: count }, (_, i) => ({
         gpuUuid, minute: new Date(NOW + i * 60_000), hostId: host.id, samples: 60, utilAvg: 50, utilMax: 50, memUsedAvg: 1000, memUsedMax: 1000,
-        memTotal: 81559, powerAvg: 100, tempAvg: 40, tempMax: 41, holderUserId: null, attributedUserId: null, busy: true, simulated: false, ...row,
+        memTotal: 81559, powerAvg: 100, tempAvg: 40, tempMax: 41, bookedByUserId: null, runnerUserId: null, busy: true, simulated: false, ...row,
       }));
     // Ten minutes each: bob's Slurm job on GPU 0 and dave's container on GPU 1, nobody booked; then bob on GPU 1 under his own booking;
     // GPU 2 busy with work nobody could be named for.
     await upsertMinuteRows(db(), [
-      ...minutes(g0, 10, { attributedUserId: bob.id }),
-      ...minutes(g1, 10, { attributedUserId: dave.id }),
-      ...minutes(g1, 10, { attributedUserId: bob.id, holderUserId: bob.id }).map((row) => ({ ...row, minute: new Date(row.minute.getTime() + 20 * 60_000) })),
+      ...minutes(g0, 10, { runnerUserId: bob.id }),
+      ...minutes(g1, 10, { runnerUserId: dave.id }),
+      ...minutes(g1, 10, { runnerUserId: bob.id, bookedByUserId: bob.id }).map((row) => ({ ...row, minute: new Date(row.minute.getTime() + 20 * 60_000) })),
       ...minutes(g2, 10, {}),
     ]);
 

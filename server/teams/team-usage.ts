@@ -1,11 +1,11 @@
 import type { PersonTeamUsage, TeamUsage, TeamUsageReport } from "@/lib/team-usage";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { bookedRanges } from "@/server/limits/booked-ranges";
 import { gpuHoursOf } from "@/server/limits/gpu-hours";
-import type { Actor } from "@/server/reservations/actor";
-import { isAdminActor } from "@/server/reservations/actor";
-import { unbookedUseByPerson } from "@/server/teams/unbooked-use";
+import type { Actor } from "@/server/core/actor";
+import { isAdminActor } from "@/server/core/actor";
+import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 
 export interface TeamUsageQuery {
   fromMs: number;

@@ -1,8 +1,8 @@
 import type { GpuSample } from "@/lib/snapshot";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { gpuUuid, makeGpu, uniqueName } from "@/server/testing/factories";
 
 /** A person who can book, with a unique username; call after useTestDatabase(). */

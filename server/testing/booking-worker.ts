@@ -7,9 +7,9 @@
  */
 import { createInterface } from "node:readline";
 import type { ReservationRequest } from "@/lib/reservation-schema";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import type { Actor } from "@/server/core/actor";
 import { createReservation } from "@/server/reservations/create-reservation";
 
 interface Job {

@@ -10,7 +10,7 @@ import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, type GpuScopeSta
 import { applyDeltaWire, applySnapshotWire, initialLiveFleetState, type LiveFleetState } from "@/lib/live-fleet-state";
 import { LIVE_FORMAT_VERSION, type FleetDeltaWire, type LiveHandshake } from "@/lib/live-wire";
 import type { FleetState } from "@/server/fleet/fleet-state";
-import { attachLiveEndpoint, type LiveEndpointOptions } from "@/server/fleet/live-endpoint";
+import { attachLiveEndpoint, type LiveEndpointOptions } from "@/server/live/live-endpoint";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { Tick } from "@/server/tick/tick";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { db } from "@/server/db";
-import type { Actor } from "@/server/reservations/actor";
+import { db } from "@/server/core/db";
+import type { Actor } from "@/server/core/actor";
 
 /**
  * The permission matrix's table (server/auth/permission-matrix.test.ts):
@@ -236,13 +236,13 @@ export const ACTIONS: Action[] = [
     route: "PATCH /api/v1/reservations/[id]",
     variant: "extend",
     prepare: async (w) => ({ params: { id: await miasBooking(w) }, body: { addMinutes: 5 } }),
-    // Only the holder extends; an admin may shorten or cancel.
+    // Only the booker extends; an admin may shorten or cancel.
     expect: { ...owned, admin: 403 },
   },
   {
     route: "PATCH /api/v1/reservations/[id]",
     variant: "shorten",
-    // An admin who shortens must say why (the holder is told).
+    // An admin who shortens must say why (the booker is told).
     prepare: async (w) => ({ params: { id: await miasBooking(w) }, body: { addMinutes: -5, reason: "matrix" } }),
     expect: owned,
   },

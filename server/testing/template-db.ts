@@ -2,8 +2,8 @@ import { copyFileSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { migrateDatabase } from "@/server/db/migrate";
-import { repoRoot } from "@/server/paths";
+import { migrateDatabase } from "@/server/core/migrate";
+import { repoRoot } from "@/server/core/paths";
 import { templateDatabaseName } from "@/server/testing/postgres";
 
 declare module "vitest" {

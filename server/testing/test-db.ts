@@ -2,8 +2,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
-import { migrateDatabase } from "@/server/db/migrate";
-import { repoRoot } from "@/server/paths";
+import { migrateDatabase } from "@/server/core/migrate";
+import { repoRoot } from "@/server/core/paths";
 import { createTestPostgresDatabase } from "@/server/testing/postgres";
 import { copySqliteTemplate } from "@/server/testing/template-db";
 

@@ -1,5 +1,5 @@
 /**
- * The server side of the SQLite contention test (server/db/sqlite-contention.test.ts):
+ * The server side of the SQLite contention test (server/core/sqlite-contention.test.ts):
  * real route handlers (token creation, booking, "who am I") over real HTTP,
  * on its own database connection, in a process of its own that the test can
  * kill -9. Prints "listening <url>" and "pid <pid>" when it answers. Run

@@ -20,13 +20,13 @@ export interface TickView {
   changed: Readonly<Record<string, GpuReconciliation>>;
   /** Active and upcoming bookings, as the booking feed has them. */
   bookings: readonly LiveBooking[];
-  /** The booking holding each GPU now, by GPU UUID; its `holder` on the wire is the booking's person (bookedBy). */
+  /** The booking holding each GPU now, by GPU UUID; its `bookedBy` on the wire is the booking's person (bookedBy). */
   activeBookings: ReadonlyMap<string, LiveBooking>;
 }
 
 /**
  * One step of the tick's pipeline. Consumers run in the order of the list
- * in server/tick/start-tick.ts, each in its own `server/<capability>/`
+ * in server/main/start-tick.ts, each in its own `server/<capability>/`
  * folder; adding one is one line there.
  *
  * - `runs: "everywhere"`: on every instance (what serves this instance's
@@ -46,7 +46,7 @@ export interface TickConsumer {
   stop?(): Promise<void> | void;
 }
 
-/** What the running server's routes and pages ask the tick (through server/runtime.ts). */
+/** What the running server's routes and pages ask the tick (through server/main/runtime.ts). */
 export interface TickState {
   /** The last reconciliation of every GPU: state, booking, who runs and by what evidence. */
   gpuStates(): Record<string, GpuReconciliation>;

@@ -19,7 +19,7 @@ function setUp(consumers: TickConsumer[]) {
     hostId: "h1",
     hostName: "node-a",
     gpus: [{ uuid: gpu.uuid, index: 0 }],
-    holder: { id: "u-bob", username: "bob", name: "Bob" },
+    bookedBy: { id: "u-bob", username: "bob", name: "Bob" },
     startsAt: new Date(clock - 60_000).toISOString(),
     endsAt: new Date(clock + 3_600_000).toISOString(),
     purpose: "test",
@@ -50,7 +50,7 @@ describe("the tick", () => {
     expect(new Set(seen.map((entry) => entry.view)).size).toBe(1);
     const view = seen[0].view;
     // Bob booked it, Alice runs there: the state and the attribution, and the booking by GPU.
-    expect(view.gpuStates[gpu.uuid]).toMatchObject({ state: "conflict", reservationId: "r-1", holder: { id: "u-bob" } });
+    expect(view.gpuStates[gpu.uuid]).toMatchObject({ state: "conflict", reservationId: "r-1", bookedBy: { id: "u-bob" } });
     expect(view.gpuStates[gpu.uuid].processes[0]).toMatchObject({ pid: 7, person: { id: "u-alice" }, intruder: true });
     expect(view.activeBookings.get(gpu.uuid)?.reservationId).toBe("r-1");
     // Nothing moved since the first tick.

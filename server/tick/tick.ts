@@ -3,7 +3,7 @@ import type { LiveBooking } from "@/lib/live";
 import { activeBookingsByGpu, Reconciler, type FleetView } from "@/server/attribution/reconcile-fleet";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 import type { LeaderJob } from "@/server/cluster/leader-jobs";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 import type { TickConsumer, TickView } from "@/server/tick/tick-view";
 
 /** What the tick reads of the live fleet (server/fleet/fleet-state.ts). */
@@ -80,7 +80,7 @@ export class Tick {
   /**
    * Starts the consumers that run everywhere, then a tick every `tickMs`,
    * half an interval after the clock's whole intervals. Agents sample on the
-   * whole second of their clock (server/agent/agent-runner.ts), so a fleet's
+   * whole second of their clock (host/agent/agent-runner.ts), so a fleet's
    * readings arrive together just after it: a tick in that burst held up
    * its ingestion and the delta that waits for its last reading; half a
    * second later the burst is in and the tick sees a whole second of it.

@@ -1,4 +1,4 @@
-import { type BusyRange, freeGpuIds, nearestFreeStart } from "@/server/reservations/occupancy";
+import { type BusyRange, freeGpuIds, nearestFreeStart } from "@/server/core/occupancy";
 
 /**
  * When each waiting request can expect its GPUs, from the current bookings'

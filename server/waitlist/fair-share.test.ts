@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { gpuHoursOf, HOUR_MS } from "@/server/limits/gpu-hours";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -73,7 +73,7 @@ describe("fair share from the database (decay, grants)", () => {
   type Fixtures = typeof import("@/server/testing/booking-fixtures");
   let fx: Fixtures;
   let teams: typeof import("@/server/teams/team-service");
-  let db: typeof import("@/server/db").db;
+  let db: typeof import("@/server/core/db").db;
   let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
   let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
   let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
@@ -84,7 +84,7 @@ describe("fair share from the database (decay, grants)", () => {
     await useTestDatabase();
     fx = await import("@/server/testing/booking-fixtures");
     teams = await import("@/server/teams/team-service");
-    ({ db } = await import("@/server/db"));
+    ({ db } = await import("@/server/core/db"));
     ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
     ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
     ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
@@ -118,9 +118,9 @@ describe("fair share from the database (decay, grants)", () => {
     expect(standing.get(nlp.id)?.usedGpuHours).toBeCloseTo(4, 0);
 
     // The GPU is busy until NOW + 1 h; vision queues first, nlp second.
-    const holder = await fx.createTestUser();
+    const bookedBy = await fx.createTestUser();
     const { createReservation } = await import("@/server/reservations/create-reservation");
-    await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: new Date(NOW) });
+    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: new Date(NOW) });
     const first = await joinWaitlist(viv, { count: 1, host: host.name, durationMinutes: 30, purpose: "vision job" }, { now: new Date(NOW + 60_000) });
     const second = await joinWaitlist(nat, { count: 1, host: host.name, durationMinutes: 30, purpose: "nlp job" }, { now: new Date(NOW + 120_000) });
     // Alone, vision's request was 1st; nlp's, arriving later, goes ahead of it.

@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { ordinal } from "@/lib/waitlist-schema";
 import { bookedRangesBy } from "@/server/limits/booked-ranges";
 import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/limits/gpu-hours";
-import { accountingTeams } from "@/server/teams/booking-team";
+import { accountingTeams } from "@/server/core/booking-team";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 

@@ -1,7 +1,7 @@
 import type { GrantNotice } from "@/lib/waitlist-schema";
 import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
-import { log } from "@/server/log";
+import { log } from "@/server/core/log";
 
 /**
  * Telling people that their waiting request became a reservation, through

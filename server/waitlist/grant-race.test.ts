@@ -14,20 +14,20 @@ type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let leaveWaitlist: typeof import("@/server/waitlist/list-waitlist").leaveWaitlist;
-let leaveQueue: typeof import("@/server/cli-client/wait-for-grant").leaveQueue;
-let db: typeof import("@/server/db").db;
+let leaveQueue: typeof import("@/host/cli-client/wait-for-grant").leaveQueue;
+let db: typeof import("@/server/core/db").db;
 let fixtures: Fixtures;
 let server: { url: string; close: () => Promise<void> };
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ leaveWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ leaveQueue } = await import("@/server/cli-client/wait-for-grant"));
-  ({ db } = await import("@/server/db"));
+  ({ leaveQueue } = await import("@/host/cli-client/wait-for-grant"));
+  ({ db } = await import("@/server/core/db"));
   fixtures = await import("@/server/testing/booking-fixtures");
   const { serveRoutes } = await import("@/server/testing/route-server");
   server = await serveRoutes({

@@ -1,8 +1,8 @@
 import type { GrantNotice } from "@/lib/waitlist-schema";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
-import type { ServiceOptions } from "@/server/reservations/actor";
-import type { Tx } from "@/server/reservations/booking-transaction";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import type { ServiceOptions } from "@/server/core/actor";
+import type { Tx } from "@/server/core/booking-transaction";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { unitsPhrase } from "@/lib/gpu-availability";

@@ -1,8 +1,8 @@
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { effectiveLimits, refuseNeverFitting } from "@/server/limits/check-limits";
-import type { Actor, ServiceOptions } from "@/server/reservations/actor";
-import { bookingTeam } from "@/server/teams/booking-team";
+import type { Actor, ServiceOptions } from "@/server/core/actor";
+import { bookingTeam } from "@/server/core/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 
 /** Waiting requests one person may have at once, so that nobody can hold the queue. */

@@ -1,14 +1,14 @@
 import type { QuotaRefusal } from "@/lib/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/waitlist-schema";
-import { writeAudit } from "@/server/audit/audit-log";
-import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { writeAudit } from "@/server/core/audit-log";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
 import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
-import { bookingTeam, type TeamRef } from "@/server/teams/booking-team";
+import { bookingTeam, type TeamRef } from "@/server/core/booking-team";
 import { waitingBecause } from "@/server/waitlist/waiting-because";
-import { type Actor, canManageReservation } from "@/server/reservations/actor";
-import { busyRanges } from "@/server/reservations/occupancy";
-import { liveGpuSource } from "@/server/reservations/live-source";
+import { type Actor, canManageReservation } from "@/server/core/actor";
+import { busyRanges } from "@/server/core/occupancy";
+import { liveGpuSource } from "@/server/main/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
@@ -44,12 +44,12 @@ interface Estimate {
 
 const NO_ESTIMATE: Estimate = { startMs: null, waitsForUnbookedWork: null, because: null };
 
-function view(row: Row, holder: Holder, position: number | null, estimate: Estimate = NO_ESTIMATE, standing: Standing | null = null): WaitlistView {
+function view(row: Row, bookedBy: Booker, position: number | null, estimate: Estimate = NO_ESTIMATE, standing: Standing | null = null): WaitlistView {
   const waiting = row.status === "waiting";
   return {
     id: row.id,
     status: row.status as WaitlistStatus,
-    holder: { id: row.userId, username: holder.username, name: holder.name },
+    bookedBy: { id: row.userId, username: bookedBy.username, name: bookedBy.name },
     host: row.hostName,
     count: row.gpuCount,
     durationMinutes: row.durationMinutes,
@@ -67,13 +67,13 @@ function view(row: Row, holder: Holder, position: number | null, estimate: Estim
   };
 }
 
-interface Holder {
+interface Booker {
   username: string;
   name: string;
 }
 
 /** Each asker's username and display name: the queue names people as every other page does. */
-async function holders(ids: string[]): Promise<Map<string, Holder>> {
+async function bookers(ids: string[]): Promise<Map<string, Booker>> {
   const users = await db().user.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, username: true, name: true } });
   return new Map(users.map((user) => [user.id, { username: user.username ?? user.id, name: user.name }]));
 }
@@ -100,7 +100,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
   const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
-  const [holding, people] = await Promise.all([holdersNow(nowMs), holders(rows.map((row) => row.userId))]);
+  const [holding, people] = await Promise.all([bookersNow(nowMs), bookers(rows.map((row) => row.userId))]);
   const acceptedBy = new Map(rows.map((row) => [row.id, hosts.filter((host) => row.hostName === null || host.name === row.hostName)]));
   const limitsOf = new Map<string, Awaited<ReturnType<typeof limitsFor>>>();
   for (const row of rows) limitsOf.set(row.id, await limitsFor(row, people.get(row.userId), acceptedBy.get(row.id)!, nowMs));
@@ -137,7 +137,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       hosts: limits.hosts,
       unbooked: work,
       ahead,
-      holders: holding.filter((holder) => accepted.some((host) => host.name === holder.hostName)),
+      bookers: holding.filter((bookedBy) => accepted.some((host) => host.name === bookedBy.hostName)),
       plannedStartMs,
     });
     estimates.set(row.id, { startMs: estimatedStartMs, waitsForUnbookedWork: work && { gpus: work.gpus, people: work.people }, because: reason });
@@ -148,7 +148,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
 type RankedRow = { row: Row; reason: string; teamName: string | null };
 
 /** The nearest request ahead that competes for the same GPUs (same host, or either accepts any) and that the grant would serve now (`competes`). */
-function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Holder>, competes: (row: Row) => boolean): { position: number; person: string; team: string | null } | null {
+function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Booker>, competes: (row: Row) => boolean): { position: number; person: string; team: string | null } | null {
   const row = ranked[at]!.row;
   for (let i = at - 1; i >= 0; i--) {
     const other = ranked[i]!;
@@ -161,7 +161,7 @@ function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Holde
 }
 
 /** Bookings that hold a unit now, with their person and end. */
-async function holdersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; untilMs: number }[]> {
+async function bookersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; untilMs: number }[]> {
   const now = new Date(nowMs);
   const rows = await db().reservationGpu.findMany({
     where: { startsAt: { lte: now }, endsAt: { gt: now } },
@@ -182,7 +182,7 @@ async function holdersNow(nowMs: number): Promise<{ person: string; hostName: st
  * host rule for it). Hosts open only at other times make a "hosts" refusal
  * with the earliest opening.
  */
-async function limitsFor(row: Row, person: Holder | undefined, accepted: { name: string; gpus: { id: string }[] }[], nowMs: number): Promise<{ refusal: QuotaRefusal | null; hosts: { name: string; excludedBy: string | null }[] }> {
+async function limitsFor(row: Row, person: Booker | undefined, accepted: { name: string; gpus: { id: string }[] }[], nowMs: number): Promise<{ refusal: QuotaRefusal | null; hosts: { name: string; excludedBy: string | null }[] }> {
   const client = db();
   let team: TeamRef | null = null;
   try {
@@ -225,7 +225,7 @@ async function limitsFor(row: Row, person: Holder | undefined, accepted: { name:
 export async function listWaitlist(now = new Date()): Promise<WaitlistView[]> {
   const ranked = await orderByFairShare(db(), await waitingRows(), now.getTime());
   const rows = ranked.map((entry) => entry.row);
-  const [people, estimates] = await Promise.all([holders(rows.map((row) => row.userId)), estimatesOf(ranked, now.getTime())]);
+  const [people, estimates] = await Promise.all([bookers(rows.map((row) => row.userId)), estimatesOf(ranked, now.getTime())]);
   return ranked.map((entry, at) => view(entry.row, people.get(entry.row.userId) ?? { username: entry.row.userId, name: "" }, at + 1, estimates.get(entry.row.id), entry));
 }
 
@@ -240,7 +240,7 @@ export async function listMyWaitlist(actor: Actor, now = new Date()): Promise<Wa
     orderBy: { grantedAt: "desc" },
     select: SELECT,
   });
-  return [...queue.filter((entry) => entry.holder.id === actor.id), ...granted.map((row) => view(row, actor, null))];
+  return [...queue.filter((entry) => entry.bookedBy.id === actor.id), ...granted.map((row) => view(row, actor, null))];
 }
 
 /** One request of the asker's (any, for an admin), with its place in the queue while it waits. */
@@ -251,7 +251,7 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
     const queued = (await listWaitlist()).find((entry) => entry.id === id);
     if (queued) return queued;
   }
-  const people = await holders([row.userId]);
+  const people = await bookers([row.userId]);
   return view(row, people.get(row.userId) ?? { username: row.userId, name: "" }, null);
 }
 

@@ -20,7 +20,7 @@ let createTestHost: Fixtures["createTestHost"];
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/runtime");
+  const { setRuntime } = await import("@/server/main/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
@@ -40,8 +40,8 @@ async function hostRunning(count: number, processes: Record<number, Partial<Proc
 describe("estimates next to work without a booking", () => {
   it("estimates from the bookings elsewhere on the host and says who runs unbooked", async () => {
     const host = await hostRunning(2, { 1: { pid: 71, user: "bobunbooked" } });
-    const [holder, waiter] = await Promise.all([createTestUser(), createTestUser()]);
-    const booked = await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "holds GPU 0" });
+    const [bookedBy, waiter] = await Promise.all([createTestUser(), createTestUser()]);
+    const booked = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "holds GPU 0" });
     const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" });
 
     const first = (await listWaitlist()).find((view) => view.id === entry.id)!;

@@ -2,7 +2,7 @@ import { type NamedPerson, personName } from "@/lib/person-name";
 import { stateWithoutBooking } from "@/lib/state-without-booking";
 import type { UnbookedWork } from "@/lib/waitlist-schema";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
-import type { BusyRange } from "@/server/reservations/occupancy";
+import type { BusyRange } from "@/server/core/occupancy";
 
 export interface EstimateHostGpus {
   name: string;
@@ -30,7 +30,7 @@ export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], l
   const readings = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
   const online = new Set(liveHosts.filter((host) => host.online).map((host) => host.id));
   const states = live.gpuStates?.() ?? {};
-  const found: { gpuId: string; hostName: string; index: number; sinceMs: number | null; runners: { person: NamedPerson | null; login: string | null }[] }[] = [];
+  const found: { gpuId: string; hostName: string; index: number; sinceMs: number | null; processes: { runner: NamedPerson | null; login: string | null }[] }[] = [];
   for (const host of hosts) {
     for (const gpu of host.gpus) {
       const reading = readings.get(gpu.uuid);
@@ -38,14 +38,14 @@ export function findUnbookedWork(hosts: EstimateHostGpus[], busy: BusyRange[], l
       const state = stateWithoutBooking(reading, online.has(reading.hostId), states[gpu.uuid]);
       if (state.state !== "unbooked_use") continue;
       const starts = reading.processes.flatMap((process) => (process.startedAt ? [Date.parse(process.startedAt)] : []));
-      found.push({ gpuId: gpu.id, hostName: host.name, index: gpu.index, sinceMs: starts.length > 0 ? Math.min(...starts) : null, runners: state.processes });
+      found.push({ gpuId: gpu.id, hostName: host.name, index: gpu.index, sinceMs: starts.length > 0 ? Math.min(...starts) : null, processes: state.processes });
     }
   }
-  const everyone = found.flatMap((entry) => entry.runners.flatMap((runner) => (runner.person ? [runner.person] : [])));
-  return found.map(({ runners, ...entry }) => ({
+  const everyone = found.flatMap((entry) => entry.processes.flatMap((process) => (process.runner ? [process.runner] : [])));
+  return found.map(({ processes, ...entry }) => ({
     ...entry,
     // No process listed (a job in another PID namespace): someone holds it, nobody can say who.
-    people: runners.length === 0 ? ["someone (no process visible)"] : [...new Set(runners.map((runner) => (runner.person ? personName(runner.person, everyone) : (runner.login ?? "someone unknown"))))],
+    people: processes.length === 0 ? ["someone (no process visible)"] : [...new Set(processes.map((process) => (process.runner ? personName(process.runner, everyone) : (process.login ?? "someone unknown"))))],
   }));
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/reservations/actor";
+import type { Actor } from "@/server/core/actor";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -17,7 +17,7 @@ let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let teams: typeof import("@/server/teams/team-service");
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let admin: Actor;
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   teams = await import("@/server/teams/team-service");
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   admin = await fx.createTestUser("admin");
 }, 120_000);
@@ -77,7 +77,7 @@ describe("why a request waits", () => {
     const held = await createReservation(carl, { host: host.name, gpus: [0], startsAt: at(0), durationMinutes: 45, purpose: "eval" }, { now: NOW });
     const entry = await joinWaitlist(dora, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     const view = await viewOf(entry.id);
-    expect(view.waitingBecause).toMatchObject({ kind: "held", holders: [{ person: carl.name, hostName: host.name, gpuIndex: 0, until: held.endsAt }] });
+    expect(view.waitingBecause).toMatchObject({ kind: "held", bookers: [{ person: carl.name, hostName: host.name, gpuIndex: 0, until: held.endsAt }] });
     expect(view.waitingBecause?.message).toContain(`${carl.name} holds ${host.name} GPU 0 until 2026-11-30 10:45 UTC`);
     expect(view.estimatedStartAt).toBe(held.endsAt);
   });

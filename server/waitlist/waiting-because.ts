@@ -13,13 +13,13 @@ export interface WaitFacts {
   /** The request ahead whose plan pushes this one later (fair-share order); null: none does. */
   ahead: { position: number; person: string; team: string | null } | null;
   /** Bookings holding GPUs of the accepted hosts now, soonest end first. */
-  holders: { person: string; hostName: string; gpuIndex: number; untilMs: number }[];
+  bookers: { person: string; hostName: string; gpuIndex: number; untilMs: number }[];
   /** The start the played-forward queue gives it (server/waitlist/estimate-starts.ts); null: not within the horizon. */
   plannedStartMs: number | null;
 }
 
 /** Bookings named in a reason: the few that end first say enough. */
-const HOLDERS_SHOWN = 4;
+const BOOKERS_SHOWN = 4;
 
 /**
  * Why a waiting request is not granted now, and the start to expect
@@ -57,10 +57,10 @@ function firstCause(facts: WaitFacts): WaitReason | null {
     return withMessage({ kind: "unbooked_use", ...work, since: sinceMs === null ? null : new Date(sinceMs).toISOString() });
   }
   if (facts.ahead) return withMessage({ kind: "queue", ahead: facts.ahead });
-  const holders = facts.holders.filter((held) => held.untilMs > facts.nowMs);
-  if (holders.length > 0 && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
-    const soonest = [...holders].sort((a, b) => a.untilMs - b.untilMs).slice(0, HOLDERS_SHOWN);
-    return withMessage({ kind: "held", holders: soonest.map(({ untilMs, ...held }) => ({ ...held, until: new Date(untilMs).toISOString() })) });
+  const bookers = facts.bookers.filter((held) => held.untilMs > facts.nowMs);
+  if (bookers.length > 0 && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
+    const soonest = [...bookers].sort((a, b) => a.untilMs - b.untilMs).slice(0, BOOKERS_SHOWN);
+    return withMessage({ kind: "held", bookers: soonest.map(({ untilMs, ...held }) => ({ ...held, until: new Date(untilMs).toISOString() })) });
   }
   return null;
 }

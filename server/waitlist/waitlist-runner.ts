@@ -1,5 +1,5 @@
-import { log } from "@/server/log";
-import { onBookingsChanged } from "@/server/reservations/booking-events";
+import { log } from "@/server/core/log";
+import { onBookingsChanged } from "@/server/core/booking-events";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
 import { announceGrants } from "@/server/waitlist/grant-notices";
 import { grantWaiting } from "@/server/waitlist/grant-waiting";

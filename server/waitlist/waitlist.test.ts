@@ -9,7 +9,7 @@ let announceGrants: typeof import("@/server/waitlist/grant-notices").announceGra
 let onWaitlistGranted: typeof import("@/server/waitlist/grant-notices").onWaitlistGranted;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let listMyWaitlist: typeof import("@/server/waitlist/list-waitlist").listMyWaitlist;
-let db: typeof import("@/server/db").db;
+let db: typeof import("@/server/core/db").db;
 let createTestUser: Fixtures["createTestUser"];
 let createTestHost: Fixtures["createTestHost"];
 let refusal: Fixtures["refusal"];
@@ -25,16 +25,16 @@ beforeAll(async () => {
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ announceGrants, onWaitlistGranted } = await import("@/server/waitlist/grant-notices"));
   ({ listWaitlist, listMyWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ db } = await import("@/server/db"));
+  ({ db } = await import("@/server/core/db"));
   ({ createTestUser, createTestHost, refusal } = await import("@/server/testing/booking-fixtures"));
 }, 120_000);
 
 describe("the waitlist", () => {
   it("grants three waiting requests from two people in order of arrival as bookings end", async () => {
     const host = await createTestHost(2);
-    const [holder, alice, bob] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
-    await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "first" }, { now: NOW });
-    await createReservation(holder, { host: host.name, gpus: [1], durationMinutes: 60, purpose: "second" }, { now: NOW });
+    const [bookedBy, alice, bob] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
+    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "first" }, { now: NOW });
+    await createReservation(bookedBy, { host: host.name, gpus: [1], durationMinutes: 60, purpose: "second" }, { now: NOW });
 
     const wait = (who: typeof alice, minute: number) =>
       joinWaitlist(who, { count: 1, host: host.name, durationMinutes: 60, purpose: "queued" }, { now: later(minute) });
@@ -57,8 +57,8 @@ describe("the waitlist", () => {
   it("puts an admin's removal of someone else's waiting request on the record, as the admin's", async () => {
     const { leaveWaitlist } = await import("@/server/waitlist/list-waitlist");
     const host = await createTestHost(1);
-    const [holder, waiter, boss] = await Promise.all([createTestUser(), createTestUser(), createTestUser("admin")]);
-    await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: NOW });
+    const [bookedBy, waiter, boss] = await Promise.all([createTestUser(), createTestUser(), createTestUser("admin")]);
+    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: NOW });
     const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     expect((await leaveWaitlist(boss, entry.id)).status).toBe("left");
     const record = await db().auditLog.findFirst({ where: { action: "waitlist.leave", entityId: entry.id }, select: { actorId: true, before: true, after: true } });
@@ -82,8 +82,8 @@ describe("the waitlist", () => {
 
   it("shows each waiting request's place and estimated start from the bookings' end times", async () => {
     const host = await createTestHost(1);
-    const [holder, dave, erin] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
-    await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 45, purpose: "holds it" }, { now: NOW });
+    const [bookedBy, dave, erin] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
+    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 45, purpose: "holds it" }, { now: NOW });
     const first = await joinWaitlist(dave, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: later(1) });
     const second = await joinWaitlist(erin, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: later(2) });
     const queue = (await listWaitlist(later(5))).filter((entry) => entry.host === host.name);
@@ -92,7 +92,7 @@ describe("the waitlist", () => {
       [second.id, later(75).toISOString()],
     ]);
     // Named as every page names people: the display name rides with the username.
-    expect(queue.map((entry) => entry.holder)).toEqual([
+    expect(queue.map((entry) => entry.bookedBy)).toEqual([
       { id: dave.id, username: dave.username, name: dave.name },
       { id: erin.id, username: erin.username, name: erin.name },
     ]);
@@ -110,9 +110,9 @@ describe("the waitlist", () => {
 
   it("tells the person at once: live listeners and their personal webhook", async () => {
     const host = await createTestHost(1);
-    const [holder, gina] = await Promise.all([createTestUser(), createTestUser()]);
+    const [bookedBy, gina] = await Promise.all([createTestUser(), createTestUser()]);
     const webhook = await db().webhook.create({ data: { url: "http://127.0.0.1:9/hook", format: "slack", userId: gina.id }, select: { id: true } });
-    const held = await createReservation(holder, { host: host.name, gpus: [0], durationMinutes: 20, purpose: "holds it" }, { now: NOW });
+    const held = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 20, purpose: "holds it" }, { now: NOW });
     const entry = await joinWaitlist(gina, { count: 1, host: host.name, durationMinutes: 30, purpose: "eval run" }, { now: later(1) });
 
     const heard: string[] = [];

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { HostEnforcementManager } from "@/components/alerts/host-enforcement-manager";
 import { PageShell } from "@/app/_components/page-shell";
 import { listHostEnforcement } from "@/server/enforcement/host-settings";
-import { runningServer } from "@/server/runtime";
+import { runningServer } from "@/server/main/runtime";
 
 export const metadata: Metadata = { title: "Enforcement" };
 export const dynamic = "force-dynamic";
@@ -16,7 +16,7 @@ export default function EnforcementPage() {
       description={
         <>
           Opt-in, per host: processes in conflict with an active booking get SIGTERM once the conflict has lasted the grace period, then SIGKILL. Never the
-          holder&apos;s processes. Only agents started with <code className="font-mono">--allow-enforcement</code> act; every step is in the audit log.
+          bookedBy&apos;s processes. Only agents started with <code className="font-mono">--allow-enforcement</code> act; every step is in the audit log.
         </>
       }
     >

@@ -3,8 +3,8 @@ import { headers } from "next/headers";
 import { HostsManager } from "@/components/admin/hosts-manager";
 import { PageShell } from "@/app/_components/page-shell";
 import { serializeDates } from "@/lib/api-client";
-import { env } from "@/server/env";
-import { hostBundleChecksum } from "@/server/downloads/serve-downloads";
+import { env } from "@/server/core/env";
+import { hostBundleChecksum } from "@/server/main/serve-downloads";
 import { listHostSummaries } from "@/server/hosts/host-registry";
 import { publicServerUrl } from "@/server/http/public-url";
 

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { getPrincipal } from "@/server/auth/guard";
-import { healthReport } from "@/server/http/health";
-import { runtime } from "@/server/runtime";
+import { healthReport } from "@/server/main/health";
+import { runtime } from "@/server/main/runtime";
 
 export const dynamic = "force-dynamic";
 

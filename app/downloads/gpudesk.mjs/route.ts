@@ -1,4 +1,4 @@
-import { hostBundleResponse } from "@/server/downloads/serve-downloads";
+import { hostBundleResponse } from "@/server/main/serve-downloads";
 import { apiHandler } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";

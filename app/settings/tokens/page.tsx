@@ -7,7 +7,7 @@ import { serializeDates } from "@/lib/api-client";
 import { requirePageUser } from "@/server/auth/session";
 import { listPersonalTokens } from "@/server/auth/tokens";
 import { listCalendarFeeds } from "@/server/calendar/calendar-feed";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 import { publicServerUrl } from "@/server/http/public-url";
 
 export const metadata: Metadata = { title: "API tokens" };

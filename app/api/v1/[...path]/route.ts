@@ -1,4 +1,4 @@
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { apiHandler } from "@/server/http/api-handler";
 
 export const dynamic = "force-dynamic";

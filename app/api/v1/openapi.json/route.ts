@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 import { apiHandler } from "@/server/http/api-handler";
 import { openApiDocument } from "@/server/http/openapi";
 import { publicServerUrl } from "@/server/http/public-url";

@@ -4,7 +4,7 @@ import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createReservation } from "@/server/reservations/create-reservation";
 import { listReservations } from "@/server/reservations/list-reservations";
-import { liveGpuSource } from "@/server/reservations/live-source";
+import { liveGpuSource } from "@/server/main/live-source";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getPrincipal } from "@/server/auth/guard";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/core/errors";
 import { apiHandler } from "@/server/http/api-handler";
 import { renderCalendarFeed } from "@/server/calendar/calendar-feed";
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/server/auth/guard";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 import { apiHandler } from "@/server/http/api-handler";
 import { parseTeamUsageParams, teamUsageCsv } from "@/server/teams/team-usage-params";
 import { getTeamUsage } from "@/server/teams/team-usage";

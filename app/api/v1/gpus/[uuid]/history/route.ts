@@ -3,7 +3,7 @@ import { z } from "zod";
 import { queryRecord, rangeQuerySchema, resolveRange } from "@/lib/usage-range";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { env } from "@/server/env";
+import { env } from "@/server/core/env";
 import { getGpuHistory } from "@/server/history/gpu-history";
 
 export const dynamic = "force-dynamic";

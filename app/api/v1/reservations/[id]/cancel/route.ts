@@ -6,7 +6,7 @@ import { cancelReservation } from "@/server/reservations/end-reservation";
 
 export const dynamic = "force-dynamic";
 
-/** An admin ends someone's booking: `{ "reason": "…" }`, which the holder sees. */
+/** An admin ends someone's booking: `{ "reason": "…" }`, which the booker sees. */
 export const POST = apiHandler(async (request, { params }: { params: Promise<{ id: string }> }) => {
   const { user } = await requireAdmin(request);
   const id = reservationIdSchema.parse((await params).id);

@@ -1,0 +1,389 @@
+import os from "node:os";
+import { createInterface } from "node:readline/promises";
+import { type Command, Option } from "commander";
+import { formatDurationMinutes } from "@/lib/booking-window";
+import type { PolicyView, ReservationView } from "@/lib/reservation-types";
+import { callApi } from "@/host/cli-client/api-client";
+import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/host/cli-client/client-config";
+import { UsageError } from "@/host/cli-client/cli-errors";
+import { unitsPhrase } from "@/lib/gpu-availability";
+import { bookedLine, exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois } from "@/host/cli-client/format-output";
+import type { TeamUsageReport } from "@/lib/team-usage";
+import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";
+import { runLogin } from "@/host/cli-client/login-command";
+import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/host/cli-client/parse-args";
+import { runChild } from "@/host/cli-client/run-child";
+import { bookOrWait } from "@/host/cli-client/wait-for-grant";
+
+/**
+ * The people-facing commands of `gpudesk`: they talk to a gpudesk server
+ * over its REST API with a personal token, from any machine.
+ */
+
+interface BookingOptions {
+  wait?: boolean;
+  count?: string;
+  host?: string;
+  gpus?: string;
+  minFreeMem?: string;
+  for?: string;
+  until?: string;
+  purpose?: string;
+  allowBusy?: boolean;
+  team?: string;
+  slices?: string;
+  slice?: string;
+  sliceMem?: string;
+  perSlice?: boolean;
+}
+
+const PURPOSE_MAX = 200;
+
+async function client(): Promise<ClientConfig> {
+  return loadClientConfig(parseClientEnv(process.env));
+}
+
+function write(text: string): void {
+  process.stdout.write(text);
+}
+
+/** The POST /api/v1/reservations body for the booking flags. */
+export function bookingRequest(options: BookingOptions, defaultPurpose: string, now: Date): Record<string, unknown> {
+  const purpose = (options.purpose ?? defaultPurpose).slice(0, PURPOSE_MAX);
+  const ends = endFields(options, now);
+  const team = options.team !== undefined ? { team: options.team } : {};
+  if (options.slices !== undefined) {
+    if (!options.host) throw new UsageError("--slices needs --host: the slices of which host?");
+    if (options.gpus !== undefined || options.count !== undefined) throw new UsageError("Give --slices alone, without --gpus or -n");
+    return { host: options.host, slices: parseSliceList(options.slices), ...ends, purpose, ...team, ...(options.allowBusy ? { allowBusy: true } : {}) };
+  }
+  if (options.slice !== undefined || options.sliceMem !== undefined) {
+    if (options.gpus !== undefined) throw new UsageError("--slice applies to -n, not to --gpus");
+    const profile = options.slice === undefined || options.slice === "any" ? {} : { profile: options.slice };
+    const memory = options.sliceMem !== undefined ? { minMemoryMiB: parseMemoryMiB(options.sliceMem) } : {};
+    return { count: parseCount(options.count ?? "1"), slice: { ...profile, ...memory }, ...(options.host ? { host: options.host } : {}), ...ends, purpose, ...team };
+  }
+  if (options.gpus !== undefined) {
+    if (!options.host) throw new UsageError("--gpus needs --host: the GPUs of which host?");
+    if (options.count !== undefined) throw new UsageError("Give -n or --gpus, not both");
+    if (options.minFreeMem !== undefined) throw new UsageError("--min-free-mem applies to -n, not to --gpus");
+    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose, ...team, ...(options.allowBusy ? { allowBusy: true } : {}) };
+  }
+  if (options.allowBusy) throw new UsageError("--allow-busy applies to --gpus: -n always picks free, idle GPUs");
+  return {
+    count: parseCount(options.count ?? "1"),
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.minFreeMem !== undefined ? { minFreeMemoryMiB: parseMemoryMiB(options.minFreeMem) } : {}),
+    ...ends,
+    purpose,
+    ...team,
+  };
+}
+
+/**
+ * `gpudesk run` without --for or --until books until the command ends: the
+ * booking is released when it exits, so its length only bounds a command
+ * that never does; the policy's longest booking is that bound.
+ */
+export function untilCommandEnds<T extends BookingOptions>(options: T, maxDurationMinutes: number): { options: T; bounded: boolean } {
+  if (options.for !== undefined || options.until !== undefined) return { options, bounded: false };
+  return { options: { ...options, for: `${maxDurationMinutes}m` }, bounded: true };
+}
+
+/** The active booking `gpudesk release` means without an id: the only one on this host, or the one the person picks from a list. */
+async function pickReleaseTarget(config: ClientConfig): Promise<string> {
+  const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+  const hostname = os.hostname();
+  const picked = pickLocalReservation(reservations, hostname);
+  if (picked === null) throw new UsageError(`You have no active reservation on ${hostname}: give its id (gpudesk list shows them)`);
+  if (!Array.isArray(picked)) return picked.id;
+  const choices = reservations.filter((reservation) => picked.includes(reservation.id));
+  if (!process.stdin.isTTY) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
+  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  ${unitsPhrase(reservation.gpus)}  until ${formatTime(reservation.endsAt)}  ${reservation.purpose}`);
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(`You have ${choices.length} active reservations on ${hostname}:\n${lines.join("\n")}\nRelease which (1-${choices.length})? `);
+    const chosen = choices[Number(answer.trim()) - 1];
+    if (!/^\d+$/.test(answer.trim()) || !chosen) throw new UsageError(`"${answer.trim()}" is none of 1-${choices.length}: nothing released`);
+    return chosen.id;
+  } finally {
+    prompt.close();
+  }
+}
+
+function bookingOptions(command: Command): Command {
+  return command
+    .option("-n, --count <n>", "how many GPUs, picked by the server on one host (default 1)")
+    .option("--host <host>", "book on this host")
+    .option("--gpus <list>", "these GPU indices of --host, e.g. 0,1")
+    .option("--min-free-mem <size>", "with -n: GPUs with at least this much free memory now, e.g. 40G")
+    .option("--for <duration>", "how long, e.g. 90m, 4h, 2d (run: until the command ends when neither --for nor --until is given)")
+    .option("--until <time>", "until this time: 18:00 (local) or 2026-11-30T18:00:00Z")
+    .option("--purpose <text>", "what the GPUs are for, shown to the team")
+    .option("--team <team>", "the team the booking is for (default: your accounting team); its limits apply")
+    .option("--allow-busy", "with --gpus: book even though someone else's processes run there now (after agreeing with them)")
+    .option("--slices <list>", "these MIG slices of --host as GPU:MIG device, e.g. 0:1,0:2")
+    .option("--slice <profile>", "with -n: MIG slices instead of GPUs, each at least this profile (e.g. 3g.40gb, or any)")
+    .option("--slice-mem <size>", "with -n: MIG slices with at least this much memory, e.g. 20G")
+    .option("--wait", "when the GPUs are taken, wait in the queue until they are granted");
+}
+
+/** Where this machine stands in the fleet: the gpudesk host it is (its agent reports this hostname), and the simulated hosts. */
+export interface HostsHere {
+  local: string | null;
+  simulated: string[];
+}
+
+async function hostsHere(config: ClientConfig): Promise<HostsHere> {
+  const fleet = await callApi<FleetView>(config, "GET", "/api/v1/fleet");
+  return {
+    local: localGpuHost(
+      fleet.hosts.map((host) => host.name),
+      os.hostname(),
+    ),
+    simulated: fleet.hosts.filter((host) => host.simulated).map((host) => host.name),
+  };
+}
+
+/** `reserve` and `run` on a GPU host book there unless --host says otherwise. */
+export function withLocalHost<T extends BookingOptions>(options: T, localHost: string | null): T {
+  return options.host === undefined && localHost !== null ? { ...options, host: localHost } : options;
+}
+
+/**
+ * `gpudesk run` starts the command on this machine, so it books only here:
+ * a booking of another host would hand this machine's GPUs of the same
+ * indices to the command, which may be someone else's. One line, no booking.
+ * A simulated host has no GPUs to take from anyone: the demo fleet's hosts
+ * may be booked from any machine.
+ */
+export function checkRunHost(options: BookingOptions, hosts: HostsHere, hostname: string): void {
+  const simulated = (name: string) => hosts.simulated.some((candidate) => sameHost(candidate, name));
+  if (options.host !== undefined) {
+    if ((hosts.local !== null && sameHost(options.host, hosts.local)) || simulated(options.host)) return;
+    throw new UsageError(
+      `run starts the command here, on ${hosts.local ?? hostname}, not on ${options.host}: run it on ${options.host}, or book with "gpudesk reserve --host ${options.host}"`,
+    );
+  }
+  if (hosts.local !== null || hosts.simulated.length > 0) return;
+  throw new UsageError(
+    `run starts the command here, on ${hostname}, which is no GPU host of this gpudesk server: book with "gpudesk reserve --host HOST" and run the command on that host`,
+  );
+}
+
+/** After booking "any host" from a machine that is no GPU host: the server may only have picked a simulated host. */
+export function bookedHostRunsHere(bookedHost: string, hosts: HostsHere): boolean {
+  return (hosts.local !== null && sameHost(bookedHost, hosts.local)) || hosts.simulated.some((name) => sameHost(name, bookedHost));
+}
+
+/** How often a `gpudesk run` in progress asks about its booking's idle standing. */
+const IDLE_WATCH_MS = 60_000;
+
+/**
+ * While `gpudesk run` runs its command: tells stderr once when the booking's
+ * idle release is announced, and when it came (the command goes on: nothing is killed).
+ */
+function watchIdle(config: ClientConfig, id: string): () => void {
+  let told: string | null = null;
+  const look = async () => {
+    try {
+      const reservation = await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`);
+      const idle = reservation.idle;
+      const phase = idle?.phase ?? null;
+      if (!idle || phase === told || phase === "idle") return;
+      told = phase;
+      const line = formatIdleLines([reservation]).trim();
+      if (line) process.stderr.write(`gpudesk: ${line}\n`);
+    } catch {
+      // The server may be away for a moment; the next look will tell.
+    }
+  };
+  const timer = setInterval(() => void look(), IDLE_WATCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+async function release(config: ClientConfig, id: string): Promise<ReservationView> {
+  return callApi<ReservationView>(config, "POST", `/api/v1/reservations/${encodeURIComponent(id)}/release`);
+}
+
+export function registerClientCommands(program: Command): void {
+  program
+    .command("login")
+    .description("store the server URL and your personal token (in ~/.config/gpudesk, owner-only)")
+    .option("--url <url>", "the gpudesk server, e.g. http://gpudesk.lab:3000 (asked when absent)")
+    .action(async (options: { url?: string }) => runLogin(parseClientEnv(process.env), options));
+
+  program
+    .command("status")
+    .description("the fleet: host, GPU, model, utilization, memory, state, bookedBy, until")
+    .option("--json", "print the server's snapshot as JSON")
+    .action(async (options: { json?: boolean }) => {
+      const config = await client();
+      const snapshot = await callApi<FleetView>(config, "GET", "/api/v1/fleet");
+      if (options.json) return write(`${JSON.stringify(snapshot, null, 2)}\n`);
+      // Your own bookings that idle release speaks of, under the table.
+      const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+      write(formatStatus(snapshot, Date.now()) + formatIdleLines(reservations));
+    });
+
+  program
+    .command("whois")
+    .description("who holds a GPU or a MIG slice, who runs on it and since when")
+    .argument("<host>", "host name")
+    .argument("<unit>", 'GPU index ("2") or MIG slice ("0:2", MIG device 2 of GPU 0)')
+    .action(async (hostName: string, gpu: string) => {
+      if (!/^\d+(:\d+)?$/.test(gpu)) throw new UsageError(`"${gpu}" is not a GPU index ("2") or a MIG slice ("0:2")`);
+      const snapshot = await callApi<FleetView>(await client(), "GET", "/api/v1/fleet");
+      const text = formatWhois(snapshot, hostName, gpu.replace(/^0+(\d)/, "$1").replace(/:0+(\d)/, ":$1"), Date.now());
+      if (!text) throw new UsageError(`No GPU ${gpu} on ${hostName}${gpu.includes(":") ? " (a MIG slice is GPU:DEVICE, as gpudesk status lists it)" : ""}`);
+      write(text);
+    });
+
+  bookingOptions(program.command("reserve").description("book GPUs and print the reservation and its launch settings"))
+    .option("--json", "print the reservation as JSON")
+    .action(async (given: BookingOptions & { json?: boolean }) => {
+      const config = await client();
+      const options: BookingOptions & { json?: boolean } = given.host === undefined ? withLocalHost(given, (await hostsHere(config)).local) : given;
+      if (given.host === undefined && options.host !== undefined) process.stderr.write(`gpudesk: booking on this machine, ${options.host} (--host books elsewhere)\n`);
+      const reservation = await bookOrWait(config, bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
+      write(options.json ? `${JSON.stringify(reservation, null, 2)}\n` : formatReservation(reservation));
+    });
+
+  program
+    .command("env")
+    .description('print export lines for a reservation: eval "$(gpudesk env)"')
+    .argument("[id]", "reservation id (default: your active reservation on this host)")
+    .action(async (id: string | undefined) => {
+      const config = await client();
+      if (id) {
+        write(exportLines(await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`)));
+        return;
+      }
+      const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+      const hostname = os.hostname();
+      const picked = pickLocalReservation(reservations, hostname);
+      if (picked === null) throw new UsageError(`You have no active reservation on ${hostname}: give its id, or book with gpudesk reserve`);
+      if (Array.isArray(picked)) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
+      write(exportLines(picked));
+    });
+
+  bookingOptions(
+    program
+      .command("run")
+      .description("book GPUs, run a command on them and release them when it ends")
+      .usage("[options] -- <command...>")
+      .argument("<command...>", "the command and its arguments, after --")
+      .option("--per-slice", "on several MIG slices: start the command once per slice (CUDA shows a process one MIG device)"),
+  ).action(async (command: string[], given: BookingOptions) => {
+    checkSliceRun(given);
+    const config = await client();
+    const hosts = await hostsHere(config);
+    checkRunHost(given, hosts, os.hostname());
+    const policy = given.for === undefined && given.until === undefined ? await callApi<PolicyView>(config, "GET", "/api/v1/policies") : null;
+    const { options, bounded } = untilCommandEnds(withLocalHost(given, hosts.local), policy?.maxDurationMinutes ?? 0);
+    if (bounded) {
+      process.stderr.write(`gpudesk: booking until the command ends (at most ${formatDurationMinutes(policy?.maxDurationMinutes ?? 0)}, the longest booking allowed)\n`);
+    }
+    const reservation = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
+    if (!bookedHostRunsHere(reservation.host.name, hosts)) {
+      await release(config, reservation.id);
+      throw new UsageError(`the server picked ${reservation.host.name}, but the command would run here on ${os.hostname()}: released ${reservation.id}; give --host`);
+    }
+    process.stderr.write(bookedLine(reservation));
+    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(reservation.startsAt)}\n`);
+    const stopWatching = watchIdle(config, reservation.id);
+    const code = await runOnBooking(command, reservation);
+    stopWatching();
+    try {
+      await release(config, reservation.id);
+      process.stderr.write(`gpudesk: released ${reservation.id}\n`);
+    } catch (error) {
+      process.stderr.write(`gpudesk: could not release ${reservation.id}: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    process.exit(code);
+  });
+
+  program
+    .command("usage")
+    .description("GPU-hours per team and person: booked (what the quotas count) and used without a booking (admins; a team lead for their team)")
+    .option("--team <team>", "only this team")
+    .option("--since <span>", "how far back, e.g. 24h, 7d, 30d", "7d")
+    .option("--json", "print the report as JSON")
+    .action(async (options: { team?: string; since: string; json?: boolean }) => {
+      const query = new URLSearchParams({ since: options.since, ...(options.team ? { team: options.team } : {}) });
+      const report = await callApi<TeamUsageReport>(await client(), "GET", `/api/v1/usage/teams?${query}`);
+      write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatTeamUsage(report));
+    });
+
+  program
+    .command("list")
+    .description("your current and recent reservations")
+    .addOption(new Option("--state <state>", "which reservations").choices(["current", "past", "all"]).default("current"))
+    .option("--json", "print them as JSON")
+    .action(async (options: { state: string; json?: boolean }) => {
+      const { reservations } = await callApi<{ reservations: ReservationView[] }>(await client(), "GET", `/api/v1/reservations?state=${options.state}`);
+      write(options.json ? `${JSON.stringify(reservations, null, 2)}\n` : formatReservationList(reservations));
+    });
+
+  program
+    .command("release")
+    .description("give a reservation's GPUs back now")
+    .argument("[id]", "reservation id (default: your active reservation on this host; asks when there are several)")
+    .action(async (given: string | undefined) => {
+      const config = await client();
+      const id = given ?? (await pickReleaseTarget(config));
+      const reservation = await release(config, id);
+      write(`Released ${reservation.id} (${reservation.host.name} ${unitsPhrase(reservation.gpus)})\n`);
+    });
+
+  program
+    .command("keep")
+    .description("keep an idle reservation: its idle clock starts again (as often as the policy allows)")
+    .argument("<id>", "reservation id")
+    .action(async (id: string) => {
+      const reservation = await callApi<ReservationView>(await client(), "POST", `/api/v1/reservations/${encodeURIComponent(id)}/keep`);
+      write(`Kept ${reservation.id}: its idle clock starts again now.\n`);
+    });
+
+  program
+    .command("extend")
+    .description("make a reservation last longer")
+    .argument("<id>", "reservation id")
+    .requiredOption("--for <duration>", "how much longer, e.g. 30m, 2h")
+    .action(async (id: string, options: { for: string }) => {
+      const reservation = await callApi<ReservationView>(await client(), "PATCH", `/api/v1/reservations/${encodeURIComponent(id)}`, {
+        addMinutes: parseDurationMinutes(options.for),
+      });
+      write(formatReservation(reservation));
+    });
+}
+
+/**
+ * `gpudesk run` on MIG slices: CUDA shows a process one MIG device at most,
+ * so one command on several slices would use one of them and waste the
+ * rest. Refused before anything is booked, unless asked to start the
+ * command once per slice.
+ */
+export function checkSliceRun(options: BookingOptions): void {
+  if (options.perSlice) return;
+  const count = options.slices !== undefined ? parseSliceList(options.slices).length : options.slice !== undefined || options.sliceMem !== undefined ? parseCount(options.count ?? "1") : 1;
+  if (count > 1) {
+    throw new UsageError(`CUDA shows a process one MIG device, so one command cannot use ${count} slices: add --per-slice to start it once per slice, or book one slice`);
+  }
+}
+
+/** The environment of each process the command runs as: one for GPUs or one slice, one per slice with --per-slice. */
+export function runEnvironments(reservation: Pick<ReservationView, "launch">): Record<string, string>[] {
+  const claim = { GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "" };
+  const slices = reservation.launch.slices;
+  if (slices && slices.length > 0) return slices.map((slice) => ({ CUDA_VISIBLE_DEVICES: slice.uuid, ...claim }));
+  // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
+  return [{ CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder, CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices, ...claim }];
+}
+
+/** Runs the command once per environment, together; the first non-zero exit code is the answer. */
+async function runOnBooking(command: string[], reservation: ReservationView): Promise<number> {
+  const codes = await Promise.all(runEnvironments(reservation).map((env) => runChild(command, env)));
+  return codes.find((code) => code !== 0) ?? 0;
+}

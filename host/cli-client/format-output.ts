@@ -1,0 +1,240 @@
+import type { TeamUsageReport } from "@/lib/team-usage";
+import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
+import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
+import { countAvailability, deriveGpuState, describeAvailability, isPartitioned, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/gpu-availability";
+import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
+import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
+import { idleSentence, keepsSentence } from "@/lib/idle-release";
+import type { ReservationView } from "@/lib/reservation-types";
+import { sameHost } from "@/host/cli-client/local-reservation";
+
+/**
+ * What the CLI client prints. Pure functions of the API's answers and "now",
+ * so that the tables are tested without a server. Times print in the
+ * machine's zone (TZ), as `--until 18:00` is read, with their offset:
+ * "2026-11-30 21:00 +09:00", and "2026-11-30 12:00Z" in UTC.
+ */
+
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  const offset = -date.getTimezoneOffset();
+  const zone = offset === 0 ? "Z" : ` ${offset > 0 ? "+" : "-"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}${zone}`;
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+
+function gib(mib: number | null): string {
+  return mib === null ? "?" : (mib / 1024).toFixed(mib >= 10 * 1024 ? 0 : 1);
+}
+
+/** The booking that holds a GPU at `nowMs`, if any. */
+export function activeBooking(bookings: LiveBooking[] | undefined, uuid: string, nowMs: number): LiveBooking | undefined {
+  return bookings?.find(
+    (booking) => booking.gpus.some((gpu) => gpu.uuid === uuid) && Date.parse(booking.startsAt) <= nowMs && nowMs < Date.parse(booking.endsAt),
+  );
+}
+
+/** What `GET /api/v1/fleet` answers; a server older than the booking fields sends only part of it. */
+export type FleetView = FleetSnapshot & Partial<Pick<FleetAnswer, "gpuBookings" | "availability">>;
+
+/** The booking holding a GPU now: the server's word, else found in the bookings list. */
+function bookingNow(view: FleetView, uuid: string, nowMs: number): GpuBookingNow | null {
+  const given = view.gpuBookings?.[uuid];
+  if (given) return given;
+  const booking = activeBooking(view.bookings, uuid, nowMs);
+  if (!booking) return null;
+  const { reservationId, bookedBy, startsAt, endsAt, purpose } = booking;
+  return { reservationId, bookedBy, bookedByName: personName(bookedBy), startsAt, until: endsAt, purpose };
+}
+
+/** A GPU's state by the one rule: the server's reconciliation, else derived here from its reading and booking (owners unknown). */
+function stateNow(view: FleetView, gpu: LiveGpu, nowMs: number): GpuReconciliation {
+  const reconciled = view.gpuStates?.[gpu.uuid];
+  if (reconciled) return reconciled;
+  const online = view.hosts.find((host) => host.id === gpu.hostId)?.online ?? false;
+  const booking = bookingNow(view, gpu.uuid, nowMs);
+  return deriveGpuState({ gpu, online, booking: booking && { reservationId: booking.reservationId, bookedBy: booking.bookedBy }, attributions: new Map() });
+}
+
+/** Everyone a view names (bookers and attributed process owners), so that two people who share a display name are told apart. */
+function peopleOf(view: FleetView): NamedPerson[] {
+  const people: NamedPerson[] = [...(view.bookings ?? []).map((booking) => booking.bookedBy)];
+  for (const state of Object.values(view.gpuStates ?? {})) for (const process of state.processes) if (process.runner) people.push(process.runner);
+  return people;
+}
+
+function runnerName(process: Pick<ProcessAttribution, "runner" | "login">, people: NamedPerson[]): string {
+  return process.runner ? personName(process.runner, people) : (process.login ?? "unknown");
+}
+
+/** `gpudesk status`: the free count, then host, unit ("GPU 0:2 (1g.10gb)"), model, util, memory, state, bookedBy, until and who runs there. */
+export function formatStatus(view: FleetView, nowMs: number): string {
+  const people = peopleOf(view);
+  // A MIG GPU's slices follow it, one row each ("0:1"), in MIG device order.
+  const gpus = [...view.gpus].sort(
+    (a, b) => a.hostName.localeCompare(b.hostName) || a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1),
+  );
+  const states = gpus.map((gpu) => stateNow(view, gpu, nowMs));
+  const rows = gpus.map((gpu, position) => {
+    if (isPartitioned(gpu)) {
+      const slices = gpus.filter((other) => other.hostId === gpu.hostId && other.mig?.parentUuid === gpu.uuid).length;
+      return [gpu.hostName, unitName(gpu), gpu.name, "-", `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`, `Split into ${slices} MIG slice${slices === 1 ? "" : "s"}`, "-", "-", "-"];
+    }
+    const booking = bookingNow(view, gpu.uuid, nowMs);
+    const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
+    // Use with no process listed: the MEMORY column already says how much is held.
+    if (states[position].unseenUse) runners.push("unseen (no process visible)");
+    return [
+      gpu.hostName,
+      unitName(gpu),
+      gpu.name,
+      // nvidia-smi reports no utilization per MIG device.
+      gpu.mig ? "n/r" : gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
+      `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
+      GPU_STATE_LABELS[states[position].state],
+      booking ? personName(booking.bookedBy, people) : "-",
+      booking ? formatTime(booking.until) : "-",
+      runners.join(", ") || "-",
+    ];
+  });
+  const summary = `GPUs: ${describeAvailability(countAvailability(states.filter((_, i) => !isPartitioned(gpus[i]!)).map((state) => state.state)))}\n`;
+  const footnote = gpus.some((gpu) => gpu.mig) ? "UTIL n/r: not reported; nvidia-smi reports no utilization per MIG slice.\n" : "";
+  return summary + formatTable(["HOST", "UNIT", "MODEL", "UTIL", "MEMORY", "STATE", "BOOKER", "UNTIL", "RUNNING"], rows) + footnote;
+}
+
+/** The unit a person means by host name (any case, with or without the domain) and ref: "2" for GPU 2, "0:2" for MIG slice 2 of GPU 0. */
+export function findGpu(view: FleetView, hostName: string, ref: string): LiveGpu | undefined {
+  const exact = view.gpus.find((gpu) => gpu.hostName === hostName && unitRef(gpu) === ref);
+  return exact ?? view.gpus.find((gpu) => sameHost(gpu.hostName, hostName) && unitRef(gpu) === ref);
+}
+
+/** `gpudesk whois HOST UNIT`: its state, who holds it (purpose, until), who really runs there and since when. */
+export function formatWhois(view: FleetView, hostName: string, ref: string, nowMs: number): string | null {
+  const gpu = findGpu(view, hostName, ref);
+  if (!gpu) return null;
+  const people = peopleOf(view);
+  const lines = [`${gpu.hostName} ${unitName(gpu)} (${gpu.name}, ${gpu.uuid})`];
+  const state = stateNow(view, gpu, nowMs);
+  lines.push(`State: ${GPU_STATE_LABELS[state.state]}${state.problem ? ` (${state.problem})` : ""}`);
+  const booking = bookingNow(view, gpu.uuid, nowMs);
+  lines.push(
+    booking
+      ? `Held by ${personWithUsername(booking.bookedBy)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`
+      : "Not booked now",
+  );
+  const attributed = new Map(state.processes.map((process) => [process.pid, process]));
+  if (state.unseenUse) {
+    lines.push(`In use with ${unseenUsePhrase(gpu.memoryUsedMiB)}: a job in another container or PID namespace, or a vGPU guest, that nvidia-smi here cannot name`);
+  } else lines.push(gpu.processes.length === 0 ? "Nothing runs there" : "Running there:");
+  for (const process of gpu.processes) {
+    const who = attributed.get(process.pid);
+    const person = who ? runnerName(who, people) : (process.user ?? "unknown");
+    const since = process.startedAt ? ` since ${formatTime(process.startedAt)}` : "";
+    const memory = process.usedMemoryMiB === null ? "" : `, ${gib(process.usedMemoryMiB)} GiB`;
+    const claim = who?.falseClaim ? ` (claims reservation ${who.falseClaim} without its proof)` : "";
+    const flag = `${who?.intruder ? (booking ? " (not the booker)" : "") : ""}${claim}`;
+    lines.push(`  pid ${process.pid} ${process.command ?? process.name} by ${person}${since}${memory}${flag}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * The `export` lines of `gpudesk env`, for `eval "$(gpudesk env)"`. The
+ * `GPUDESK_RESERVATION` line (the booking's id and proof) is there only when
+ * the server gave the proof, i.e. to the booker.
+ */
+export function exportLines(reservation: Pick<ReservationView, "launch"> & Partial<Pick<ReservationView, "id" | "host" | "gpus">>): string {
+  const { launch } = reservation;
+  // What the lines stand for, as a comment eval skips: "# GPU 0:2 (1g.10gb) on node-a (res_1)".
+  const named = reservation.gpus && reservation.host ? [`# ${unitsPhrase(reservation.gpus)} on ${reservation.host.name}${reservation.id ? ` (${reservation.id})` : ""}`] : [];
+  // A slice is named by its MIG UUID (CUDA takes no index for it); with several, the first: one process sees one MIG device.
+  const lines = launch.slices?.length
+    ? [`export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`]
+    : [`export CUDA_DEVICE_ORDER=${launch.cudaDeviceOrder}`, `export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`];
+  if (launch.reservationValue) lines.push(`export GPUDESK_RESERVATION=${launch.reservationValue}`);
+  return [...named, ...lines].join("\n") + "\n";
+}
+
+/** What `gpudesk run` says on stderr once its booking is made: "gpudesk: node-a GPU 0:2 (1g.10gb) booked until … (res_1)". */
+export function bookedLine(reservation: Pick<ReservationView, "id" | "host" | "gpus" | "endsAt">): string {
+  return `gpudesk: ${reservation.host.name} ${unitsPhrase(reservation.gpus)} booked until ${formatTime(reservation.endsAt)} (${reservation.id})\n`;
+}
+
+/** A booking as `gpudesk reserve` and `extend` print it, with how to use it. */
+export function formatReservation(reservation: ReservationView): string {
+  const indent = (text: string) => text.split("\n").map((line) => `  ${line}`);
+  return [
+    `Reservation ${reservation.id} (${reservation.state})`,
+    `  ${reservation.host.name} ${unitsPhrase(reservation.gpus)} (${reservation.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
+    `  ${formatTime(reservation.startsAt)} to ${formatTime(reservation.endsAt)}: ${reservation.purpose}`,
+    ...(reservation.explanation ? [`  Chosen: ${reservation.explanation}`] : []),
+    "",
+    "Launch settings:",
+    ...indent(reservation.launch.exportIndices),
+    ...(reservation.launch.exportReservation ? [`  ${reservation.launch.exportReservation}`] : []),
+    ...indent(reservation.launch.docker),
+    `  ${reservation.launch.torchrun}`,
+    `  ${reservation.launch.frameworks.pytorch}`,
+    "",
+  ].join("\n");
+}
+
+/** `gpudesk list`. */
+export function formatReservationList(reservations: ReservationView[]): string {
+  if (reservations.length === 0) return "No reservations\n";
+  const rows = reservations.map((reservation) => [
+    reservation.id,
+    reservation.state,
+    reservation.host.name,
+    unitsPhrase(reservation.gpus),
+    formatTime(reservation.startsAt),
+    formatTime(reservation.endsAt),
+    reservation.purpose,
+  ]);
+  return formatTable(["ID", "STATE", "HOST", "UNITS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(reservations);
+}
+
+const utcClock = (iso: string) => formatTime(iso).slice(11);
+
+/**
+ * One line per booking idle release speaks of: "res_1: Idle since 12:05Z —
+ * released at 14:05Z unless used. You can keep it once more: gpudesk keep res_1".
+ */
+export function formatIdleLines(reservations: ReservationView[]): string {
+  const lines = reservations.flatMap((reservation) => {
+    const idle = reservation.idle;
+    if (!idle || (idle.phase === "idle" && !idle.releaseAt)) return [];
+    const sentence = idleSentence(idle, utcClock);
+    if (idle.phase !== "warning" && idle.phase !== "due") return [`${reservation.id}: ${sentence}`];
+    const keep = idle.reportOnly ? "(trial: nothing is released yet)" : idle.keepsLeft > 0 ? `${keepsSentence(idle.keepsLeft)} gpudesk keep ${reservation.id}` : keepsSentence(0);
+    return [`${reservation.id}: ${sentence}. ${keep}`];
+  });
+  return lines.length > 0 ? `\n${lines.join("\n")}\n` : "";
+}
+
+const hoursText = (hours: number) => hours.toFixed(hours >= 100 ? 0 : 1);
+
+/** `gpudesk usage`: per team, its total then each member; then everyone's use without a booking. */
+export function formatTeamUsage(report: TeamUsageReport): string {
+  const rows: string[][] = [];
+  for (const team of report.teams) {
+    rows.push([team.name, "(team)", hoursText(team.bookedGpuHours), hoursText(team.usedWithoutBookingGpuHours)]);
+    for (const member of team.members) rows.push([team.name, member.username ?? member.name, hoursText(member.bookedGpuHours), hoursText(member.usedWithoutBookingGpuHours)]);
+  }
+  const since = `${formatTime(new Date(report.fromMs).toISOString())} to ${formatTime(new Date(report.toMs).toISOString())}`;
+  const teams = rows.length > 0 ? formatTable(["TEAM", "PERSON", "BOOKED GPU-H", "UNBOOKED GPU-H"], rows) : "No teams.\n";
+  const unbooked = report.unbooked.map((row) => [row.label, hoursText(row.usedWithoutBookingGpuHours)]);
+  return `${since}\n${teams}${unbooked.length > 0 ? `\nUse without a booking, by who ran it:\n${formatTable(["PERSON", "GPU-H"], unbooked)}` : ""}`;
+}

@@ -1,0 +1,42 @@
+import { Prisma } from "@prisma/client";
+import type { UnbookedPersonUsage } from "@/lib/team-usage";
+import { db } from "@/server/core/db";
+import { planResolution, tableSql } from "@/server/history/resolution";
+import { num } from "@/server/history/sql-dialect";
+import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
+
+/**
+ * GPU-hours of work on GPUs nobody had booked, by the person the tick
+ * attributed it to (the rollups' `runnerUserId`: a login's person, a
+ * container's or Slurm job's owner), busiest first. Busy minutes whose work
+ * nobody could be named for come back as one row without a person.
+ */
+export async function unbookedUseByPerson(query: { fromMs: number; toMs: number; nowMs: number; minuteRetentionMs: number }): Promise<UnbookedPersonUsage[]> {
+  const plan = planResolution(query.fromMs, query.toMs, query.nowMs, query.minuteRetentionMs);
+  const t = tableSql(plan.table);
+  const time = Prisma.raw(t.time);
+  const perUnit = await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
+    SELECT r."runnerUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
+    FROM ${t.from}
+    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."bookedByUserId" IS NULL AND ${notWhileSliced(t)}
+    GROUP BY 1, 2`;
+  // A MIG slice's busy minutes weigh its share of its GPU, as in the usage report.
+  const weightOf = await unitWeights([...new Set(perUnit.map((row) => row.gpu))]);
+  const byWho = new Map<string | null, number>();
+  for (const row of perUnit) byWho.set(row.who, (byWho.get(row.who) ?? 0) + num(row.busy) * weightOf(row.gpu).share);
+  const rows = [...byWho].map(([who, busy]) => ({ who, busy }));
+  const ids = rows.flatMap((row) => (row.who ? [row.who] : []));
+  const users = new Map((await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true, name: true } })).map((user) => [user.id, user]));
+  return rows
+    .filter((row) => num(row.busy) > 0)
+    .map((row): UnbookedPersonUsage => {
+      const user = row.who ? users.get(row.who) : undefined;
+      return {
+        userId: user?.id ?? null,
+        login: null,
+        label: user ? user.name || user.username || user.id : row.who ? "deleted account" : "Nobody named",
+        usedWithoutBookingGpuHours: num(row.busy) / 60,
+      };
+    })
+    .sort((a, b) => b.usedWithoutBookingGpuHours - a.usedWithoutBookingGpuHours);
+}

@@ -1,0 +1,25 @@
+import { createHash } from "node:crypto";
+import type { Principal } from "@/server/core/principal";
+import type { ClusterStatus } from "@/server/cluster/start-cluster";
+import type { Runtime } from "@/server/main/runtime";
+
+/**
+ * What /api/health tells: liveness and the cluster role for anyone (load
+ * balancers ask without credentials); the instance's name, which holds the
+ * server's hostname and process id, only to admins. Others see a stable
+ * opaque tag that still tells instances apart.
+ */
+export function healthReport(runtime: Runtime, principal: Principal | null) {
+  const isAdmin = principal?.kind === "user" && principal.user.role === "admin";
+  const cluster = runtime.cluster?.();
+  return {
+    ok: true,
+    gpus: runtime.fleet.gpuCount,
+    ingest: runtime.ingest.counters,
+    cluster: cluster && (isAdmin ? cluster : redact(cluster)),
+  };
+}
+
+function redact(cluster: ClusterStatus): ClusterStatus {
+  return { ...cluster, instance: createHash("sha256").update(cluster.instance).digest("hex").slice(0, 12) };
+}

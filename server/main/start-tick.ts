@@ -1,0 +1,100 @@
+import type { Namespace } from "socket.io";
+import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
+import type { LiveBooking } from "@/lib/live";
+import type { AlertConfig } from "@/server/alerts/alert-config";
+import type { AlertPersistence } from "@/server/alerts/alert-monitor";
+import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
+import { idleReleaseConsumer } from "@/server/idle-release/idle-release-consumer";
+import { UserDirectory, type PersonDirectory } from "@/server/attribution/user-directory";
+import { attachEnforcementChannel } from "@/server/enforcement/enforcement-channel";
+import { enforcementConsumer } from "@/server/enforcement/enforcement-consumer";
+import { recordEnforcementReport } from "@/server/enforcement/enforcement-loop";
+import { notificationsConsumer } from "@/server/notifications/notifications-consumer";
+import { Tick, type TickFleet } from "@/server/tick/tick";
+import type { TickConsumer } from "@/server/tick/tick-view";
+
+type AgentNamespace = Namespace<AgentClientToServer, AgentServerToClient>;
+
+export interface StartTickOptions {
+  fleet: TickFleet;
+  /** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
+  bookings: { current(): readonly LiveBooking[]; subscribe(listener: (bookings: LiveBooking[]) => void): () => void };
+  alerts: { config: AlertConfig; persistence?: AlertPersistence; readInventory?: boolean };
+  /** The `/agent` namespace: enforcement requests go out and reports come back there. */
+  agentNamespace: AgentNamespace;
+  /** Several instances share socket.io through Redis: enforcement reaches agents connected to the others too. */
+  clusterWide?: boolean;
+  /** Links in webhook messages. */
+  publicUrl?: string;
+  /** The minute rollups of this instance's agents (server/history/), fed who booked and who ran. */
+  rollups?: TickConsumer;
+  /** The live deltas to this instance's viewers (server/live/live-endpoint.ts): last, with what the others changed. */
+  live?: TickConsumer;
+  /** Default: the people with a Unix login, from the database. */
+  directory?: PersonDirectory & { start?(): Promise<void>; stop?(): void; refresh?(): Promise<void> };
+  tickMs?: number;
+  now?: () => number;
+  /**
+   * True: the leader-only consumers wait for `leaderJob` to be started by
+   * the cluster (server/cluster/). Default: they start at once (one instance, tests).
+   */
+  waitForLeadership?: boolean;
+}
+
+/**
+ * The server's once-a-second pipeline, assembled: the tick (offline check,
+ * reconciliation with the user directory) and its consumers, in the order
+ * each tick reaches them. To add a consumer (idle release, quota counting,
+ * MIG slices): write it in its own `server/<capability>/` folder as a
+ * `TickConsumer` (server/tick/tick-view.ts) and add one line to the list below.
+ */
+export async function startTick(options: StartTickOptions) {
+  const directory = options.directory ?? new UserDirectory();
+  await directory.start?.();
+  const stopBookings = options.bookings.subscribe(() => void directory.refresh?.());
+  const channel = attachEnforcementChannel(options.agentNamespace as never, recordEnforcementReport, { clusterWide: options.clusterWide });
+
+  const idleRelease = idleReleaseConsumer({ alertHoldMinutes: Math.ceil(options.alerts.config.holdMs.idle_booking / 60_000), publicUrl: options.publicUrl });
+  const alerts = alertRulesConsumer({ ...options.alerts, idleStandings: idleRelease.standings });
+  const enforcement = enforcementConsumer({ channel, openAlerts: () => alerts.openAlerts(), loginOf: (id) => directory.loginOf(id) });
+  const consumers: TickConsumer[] = [
+    alerts, // leader: judges the rules, keeps the Alert table in step
+    enforcement, // leader: acts on the conflicts the rules hold open
+    notificationsConsumer({ publicUrl: options.publicUrl }), // leader: webhook deliveries of alert changes
+    idleRelease, // leader: warns and releases idle bookings, from stored minutes (its clock is the idle-booking alert's)
+    // quota counting, MIG slices: here, one line each
+    ...(options.rollups ? [options.rollups] : []), // everywhere: who booked and who ran, per GPU-minute
+    ...(options.live ? [options.live] : []), // everywhere: what changed, to this instance's viewers
+  ];
+  const tick = new Tick({ fleet: options.fleet, bookings: options.bookings, directory, consumers, now: options.now });
+  await tick.start(options.tickMs);
+  let stopLeaderJob: (() => Promise<void> | void) | null = options.waitForLeadership ? null : await tick.leaderJob.start();
+
+  return {
+    tick,
+    /** Every leader-only consumer as one job, for the cluster's leader (server/cluster/leader-jobs.ts). */
+    leaderJob: tick.leaderJob,
+    /** Idle release: `poke()` after new minutes are stored. */
+    idleRelease,
+    /** The alert rules' monitor of this term of leadership; null while another instance leads. */
+    get monitor() {
+      return alerts.monitor;
+    },
+    /** What the running server's routes ask (server/main/runtime.ts). */
+    state: {
+      gpuStates: () => tick.gpuStates(),
+      agentAllowsEnforcement: (hostId: string) => channel.capable(hostId),
+      enforcementSettingsChanged: () => enforcement.settingsChanged(),
+    },
+    async stop(): Promise<void> {
+      await tick.stop();
+      stopBookings();
+      directory.stop?.();
+      channel.stop();
+      await stopLeaderJob?.();
+      stopLeaderJob = null;
+    },
+  };
+}
+
+export type RunningTick = Awaited<ReturnType<typeof startTick>>;
