@@ -168,9 +168,9 @@ export async function personForMoment<T extends { login: string }>(prefix: strin
   // split H100's 3g.40gb, the pre-training run) would run as someone else, and the fleet and wall
   // specs beside this one would see a conflict there.
   const { token } = await bootstrapAdmin();
-  const fleet = await apiCall<{ gpuStates: Record<string, { state: string; holder: { username: string } | null }> }>("GET", "/api/v1/fleet", { token });
-  const working = Object.values(fleet.gpuStates).filter((gpu) => gpu.state === "booked_in_use" && gpu.holder);
-  const tried = new Set<string>(working.map((gpu) => gpu.holder!.username.replace(/-sim$/, "")));
+  const fleet = await apiCall<{ gpuStates: Record<string, { state: string; bookedBy: { username: string } | null }> }>("GET", "/api/v1/fleet", { token });
+  const working = Object.values(fleet.gpuStates).filter((gpu) => gpu.state === "booked_in_use" && gpu.bookedBy);
+  const tried = new Set<string>(working.map((gpu) => gpu.bookedBy!.username.replace(/-sim$/, "")));
   for (const moment of moments) {
     if (tried.has(moment.login)) continue;
     tried.add(moment.login);

@@ -77,7 +77,7 @@ describe("POST /api/v1/reservations", () => {
     expect(status).toBe(201);
     expect(body).toMatchObject({ state: "active", host: { name: hostName }, bookedBy: { username: "alice" }, launch: { cudaVisibleDevices: "0,1" } });
     // The name of before 0.4, deprecated, beside the new one (docs/api.md).
-    expect(body.holder).toEqual(body.bookedBy);
+    expect(body.holder).toEqual(body.bookedBy); // the deprecated name
     expect(body.gpus).toEqual([expect.objectContaining({ index: 0, uuid: expect.stringMatching(/^GPU-/) }), expect.objectContaining({ index: 1 })]);
     expect(typeof body.id).toBe("string");
   });
@@ -91,7 +91,7 @@ describe("POST /api/v1/reservations", () => {
     expect(status).toBe(409);
     expect(body.error).toMatchObject({
       code: "conflict",
-      conflicts: [{ gpuIndex: 1, bookedBy: { username: "alice" }, holder: { username: "alice" }, purpose: "api" }],
+      conflicts: [{ gpuIndex: 1, bookedBy: { username: "alice" }, holder: { username: "alice" }, purpose: "api" }], // holder: deprecated
       suggestion: { hostName, freeGpuIndices: [2, 3] },
     });
     expect(body.error.message).toMatch(/^GPU 1 on .* is booked by alice until \d{4}-\d\d-\d\dT/);
