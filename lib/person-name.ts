@@ -66,3 +66,26 @@ export function wallName(person: NamedPerson & { unixLogin?: string | null }): s
   if (!name || name === person.username || name === person.unixLogin) return null;
   return name;
 }
+
+function initialsOf(shown: string): string {
+  const words = shown.split(/[\s._-]+/u).filter(Boolean);
+  // One word (a username, "Dave"): its first two letters read better than one.
+  if (words.length === 1) return [...words[0]!].slice(0, 2).join("");
+  return words
+    .slice(0, 3)
+    .map((word) => [...word][0]!.toLocaleUpperCase())
+    .join("");
+}
+
+/**
+ * "AL" for Alice Liddell, "da" for dave: a person in a space too narrow for
+ * a name (the week view with many GPUs side by side), with the full name
+ * beside it on hover. Where someone else in `among` has the same initials,
+ * the first word of the name instead, so that the two are not confused.
+ */
+export function personInitials(person: NamedPerson, among: readonly NamedPerson[] = []): string {
+  const shown = shownName(person);
+  const initials = initialsOf(shown);
+  const clash = among.some((other) => other.username !== person.username && initialsOf(shownName(other)) === initials);
+  return clash ? shown.split(/\s+/u)[0]! : initials;
+}
