@@ -37,7 +37,7 @@ export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewP
                 {host.name}
                 {!host.online && <span className="sr-only"> (offline)</span>}
               </p>
-              <ul className="mt-1 flex max-w-[10.5rem] flex-wrap gap-1">
+              <ul className="mt-1 flex max-w-[10.5rem] flex-wrap gap-1 xl:max-w-[12rem]">
                 {units.map((gpu) => {
                   const state = stateOf.get(gpu.uuid) ?? "offline";
                   const label = `${host.name} ${unitName(gpu)}: ${GPU_STATE_LABELS[state]}`;
@@ -53,7 +53,7 @@ export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewP
                         data-testid="overview-cell"
                         data-state={state}
                         data-kept={kept}
-                        className={`block size-4 rounded-sm hover:ring-2 hover:ring-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-sky-500 dark:hover:ring-white ${STATE_SWATCHES[state]} ${kept ? "" : "opacity-20"}`}
+                        className={`block size-4 rounded-sm xl:size-5 hover:ring-2 hover:ring-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-sky-500 dark:hover:ring-white ${STATE_SWATCHES[state]} ${kept ? "" : "opacity-20"}`}
                       />
                     </li>
                   );
