@@ -2,7 +2,7 @@
 
 import { useId } from "react";
 import { WEEKDAYS_SHORT, type HostRuleDraft, type HostRulesDraft, type WindowDraft } from "@/lib/host-rules-draft";
-import { Field, inputClass } from "@/components/forms/field";
+import { Field, fieldErrorText, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 
 interface HostRulesFieldsProps {
@@ -125,7 +125,7 @@ function WindowFields({ label, window, at, errors, onChange, onRemove }: WindowF
             </label>
           ))}
         </div>
-        {daysError && <p className="mt-1 text-sm text-red-700 dark:text-red-300">{daysError}</p>}
+        {daysError && <p className="mt-1 text-sm text-red-700 dark:text-red-300">{fieldErrorText("Days", daysError)}</p>}
       </fieldset>
       <Field label="From" error={errors[`${at}.from`]} className="w-32">
         {(control) => <input {...control} type="time" className={inputClass} value={window.from} onChange={(event) => onChange({ from: event.target.value })} />}
