@@ -115,7 +115,7 @@ test("with more than four GPUs side by side, each booking still names its person
     await page.setViewportSize({ width: 1920, height: 1080 });
     await signIn(page, person);
     await page.goto(`/schedule?view=week&host=${WIDE_HOST}`);
-    const block = page.getByTestId("week-booking").filter({ has: page.getByText("WEK", { exact: true }) });
+    const block = page.getByTestId("week-booking").filter({ has: page.getByText("WK", { exact: true }) });
     await expect(block).toHaveCount(1);
     await expect(block).toHaveAttribute("title", /^Wanda Eve Kowalski: week initials/);
     // Every booking of the week says someone, not an empty coloured block.

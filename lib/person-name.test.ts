@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { personInitials, personName, personNames, personWithUsername } from "@/lib/person-name";
+import { nameInitials, personInitials, personName, personNames, personWithUsername } from "@/lib/person-name";
 
 const bobMember = { username: "bob", name: "Bob Member" };
 const bobSmith = { username: "bsmith", name: "Bob Member" };
@@ -44,8 +44,10 @@ describe("personWithUsername", () => {
 describe("personInitials", () => {
   it("shortens a name to its initials and a username to its first letters", () => {
     expect(personInitials(alice)).toBe("AL");
-    expect(personInitials({ username: "dave", name: null })).toBe("da");
-    expect(personInitials({ username: "x", name: "Jean-Paul de la Fontaine" })).toBe("JPD");
+    expect(personInitials({ username: "dave", name: null })).toBe("DA");
+    expect(personInitials({ username: "x", name: "Jean-Paul de la Fontaine" })).toBe("JF");
+    expect(nameInitials("Ada Lovelace")).toBe("AL");
+    expect(nameInitials("  ")).toBe("");
   });
 
   it("says the first name where two people of the page share initials", () => {

@@ -53,6 +53,9 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
     if (!line) return;
     const lineInBox = line.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
     box.scrollTop = Math.max(0, lineInBox - stickyHeadHeight(box) - HOUR_PX);
+    // A phone shows the controls above the week: where now is still below the fold, the page moves it up too.
+    const lineTop = line.getBoundingClientRect().top;
+    if (lineTop > window.innerHeight - HOUR_PX) window.scrollBy({ top: lineTop - window.innerHeight * 0.4 });
   }, [opened]);
   if (!serverNow) return <div className="h-96 animate-pulse rounded-xl bg-slate-200/60 dark:bg-slate-800/60" aria-busy="true" aria-label="Loading the week" />;
 
@@ -171,7 +174,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                           title={label}
                           aria-label={label}
                           onPointerDown={(event) => event.stopPropagation()}
-                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm px-1 text-[11px] leading-tight font-medium text-slate-950 ${PALETTE_FILL_CLASS} ${booking.status === "booked" ? "" : "opacity-45"}`}
+                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm text-[11px] leading-tight font-medium text-slate-950 ${gpus.length > 4 ? "px-0" : "px-1"} ${PALETTE_FILL_CLASS} ${booking.status === "booked" ? "" : "opacity-45"}`}
                           style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, ...paletteStyle(colourOf(booking.holder.id)) } as React.CSSProperties}
                         >
                           {gpus.length <= 4 ? (
@@ -181,7 +184,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                             </>
                           ) : (
                             // Too narrow for a name: initials, the whole name in the title. Never a block without its person.
-                            <span data-testid="week-booking-initials" className="block truncate text-center">
+                            <span data-testid="week-booking-initials" className="block overflow-hidden text-center text-[10px] tracking-tight">
                               {personInitials(booking.holder, everyone)}
                             </span>
                           )}
