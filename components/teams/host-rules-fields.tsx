@@ -55,14 +55,14 @@ export function HostRulesFields({ rules, onChange, hostNames, errors }: HostRule
               const at = `hosts.${index}`;
               return (
                 <li key={index} role="group" aria-label={`Host rule ${index + 1}`} className="space-y-2 rounded-md bg-slate-50 p-3 dark:bg-slate-950/40">
-                  <div className="flex flex-wrap items-end gap-3">
+                  <div className="flex flex-wrap items-start gap-3">
                     <Field label="Host or pattern" error={errors[`${at}.host`]} hint="A host, or a pattern: vision-* is every host whose name starts so" className="min-w-48 flex-1">
                       {(control) => <input {...control} className={inputClass} list={listId} value={rule.host} maxLength={128} onChange={(event) => update(index, { host: event.target.value })} />}
                     </Field>
                     <Field label="Time zone" error={errors[`${at}.timeZone`]} hint="Of the windows, e.g. Europe/Berlin; empty: UTC" className="w-48">
                       {(control) => <input {...control} className={inputClass} value={rule.timeZone} maxLength={64} onChange={(event) => update(index, { timeZone: event.target.value })} />}
                     </Field>
-                    <button type="button" className={`${buttonClass("ghost", "sm")} mb-6`} onClick={() => onChange(rules.filter((_, i) => i !== index))}>
+                    <button type="button" className={`${buttonClass("ghost", "sm")} sm:mt-6`} onClick={() => onChange(rules.filter((_, i) => i !== index))}>
                       Remove host {index + 1}
                     </button>
                   </div>
@@ -114,7 +114,7 @@ function WindowFields({ label, window, at, errors, onChange, onRemove }: WindowF
   const daysError = errors[`${at}.days`];
   const toggleDay = (day: number) => onChange({ days: window.days.includes(day) ? window.days.filter((kept) => kept !== day) : [...window.days, day] });
   return (
-    <li role="group" aria-label={label} className="flex flex-wrap items-end gap-3">
+    <li role="group" aria-label={label} className="flex flex-wrap items-start gap-3">
       <fieldset aria-invalid={Boolean(daysError)}>
         <legend className="mb-1 text-sm font-medium">Days</legend>
         <div className="flex flex-wrap gap-1">
@@ -133,7 +133,7 @@ function WindowFields({ label, window, at, errors, onChange, onRemove }: WindowF
       <Field label="To" error={errors[`${at}.to`]} hint="Empty: midnight" className="w-32">
         {(control) => <input {...control} type="time" className={inputClass} value={window.to} onChange={(event) => onChange({ to: event.target.value })} />}
       </Field>
-      <button type="button" className={`${buttonClass("ghost", "sm")} mb-1`} onClick={onRemove}>
+      <button type="button" className={`${buttonClass("ghost", "sm")} sm:mt-6`} onClick={onRemove}>
         Remove window
       </button>
     </li>
