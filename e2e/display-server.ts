@@ -39,16 +39,31 @@ export interface DisplayServer {
   dispose: () => Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
+function listensOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A port nobody listens on: any the system gives, or, where several people
+ * share one machine and each keeps to a range of ports, the first free one
+ * of E2E_OWN_PORTS ("5230-5260").
+ */
+export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.E2E_OWN_PORTS ?? "");
+  if (!range) return listensOn(0);
+  for (let port = Number(range[1]); port <= Number(range[2]); port++) {
+    const bound = await listensOn(port).catch(() => null);
+    if (bound !== null) return bound;
+  }
+  throw new Error(`no free port in E2E_OWN_PORTS=${process.env.E2E_OWN_PORTS}`);
 }
 
 async function waitForHealth(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {

@@ -181,3 +181,86 @@ test("a 4K wall display shows all 160 GPUs on one page, marked as simulated", as
     await context.close();
   }
 });
+
+test("the overview shows every one of the 160 GPUs on one 1080p screen, in the wall's colours, each a link to its GPU", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const page = await signedInPage(browser, { width: 1920, height: 1080 });
+  await page.goto("/");
+  const cells = page.getByTestId("overview-cell");
+  await expect(cells).toHaveCount(GPUS, { timeout: 90_000 });
+  // All of them at once, without scrolling: each cell's box lies within the first screen.
+  const boxes = await cells.evaluateAll((links) => links.map((link) => link.getBoundingClientRect().toJSON() as DOMRect));
+  for (const box of boxes) {
+    expect(box.top).toBeGreaterThanOrEqual(0);
+    expect(box.bottom).toBeLessThanOrEqual(1080);
+    expect(box.right).toBeLessThanOrEqual(1920);
+    expect(box.width).toBeGreaterThanOrEqual(12);
+  }
+  await expect(page.getByTestId("overview-host")).toHaveCount(GPUS / 8);
+  // A cell wears the colour of its state's swatch in the filter bar, the wall's legend colour.
+  const state = (await page.getByTestId("state-count").first().getAttribute("data-state"))!;
+  const colourOf = (locator: import("@playwright/test").Locator) => locator.evaluate((element) => getComputedStyle(element).backgroundColor);
+  const swatch = page.getByTestId("state-count").and(page.locator(`[data-state='${state}']`)).locator("span").first();
+  expect(await colourOf(cells.and(page.locator(`[data-state='${state}']`)).first())).toBe(await colourOf(swatch));
+  await page.screenshot({ path: `${screens}/fleet-overview-1920x1080.png` });
+
+  // The page's filter fades what it leaves out; the cells it keeps are the GPUs it shows.
+  await page.getByTestId("state-count").and(page.locator(`[data-state='${state}']`)).click();
+  const shown = Number(await page.getByTestId("filter-shown").getAttribute("data-shown"));
+  await expect(page.locator("[data-testid='overview-cell'][data-kept='true']")).toHaveCount(shown);
+  await expect(cells).toHaveCount(GPUS);
+  await page.screenshot({ path: `${screens}/fleet-overview-filtered-1920x1080.png` });
+
+  // A cell opens its GPU's page.
+  const first = cells.first();
+  const uuid = (await first.getAttribute("href"))!.split("/").pop()!;
+  await first.click();
+  await expect(page).toHaveURL(new RegExp(`/gpus/${uuid}$`));
+  await page.context().close();
+});
+
+test("on a phone the overview fits the screen's width and the dense rows say who booked each GPU, uncut", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const page = await signedInPage(browser, { width: 390, height: 844 });
+  // A booking of the spec's person, so that a row has a name to show.
+  const booked = await page.request.post("/api/v1/reservations", {
+    data: { count: 1, durationMinutes: 30, purpose: "phone row" },
+    headers: { origin: server.url },
+  });
+  expect(booked.status(), await booked.text()).toBe(201);
+  const booking = (await booked.json()) as { id: string; gpus: { uuid: string }[] };
+  try {
+    await page.goto("/");
+    await expect(page.getByTestId("overview-cell")).toHaveCount(GPUS, { timeout: 90_000 });
+    const overview = (await page.getByTestId("fleet-overview").boundingBox())!;
+    expect(overview.x).toBeGreaterThanOrEqual(0);
+    expect(overview.x + overview.width).toBeLessThanOrEqual(390);
+    // The whole fleet in less than a phone's screen of scrolling.
+    expect(overview.height).toBeLessThanOrEqual(844);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.getByTestId("fleet-overview").screenshot({ path: `${screens}/fleet-overview-390x844.png` });
+
+    const row = page.locator(`[data-testid='fleet-row'][data-uuid='${booking.gpus[0].uuid}']`);
+    await row.scrollIntoViewIfNeeded();
+    const bookedBy = row.getByTestId("row-booked-by");
+    await expect(bookedBy).toHaveText(person.username);
+    await expect(bookedBy).toBeInViewport({ ratio: 1 });
+    const cut = await bookedBy.evaluate((element) => element.scrollWidth > element.clientWidth);
+    expect(cut).toBe(false);
+    const box = (await bookedBy.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${screens}/fleet-dense-booked-390x844.png` });
+  } finally {
+    await page.request.post(`/api/v1/reservations/${booking.id}/release`, { headers: { origin: server.url } });
+    await page.context().close();
+  }
+});
+
+test("the overview on a 4K screen", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const page = await signedInPage(browser, { width: 3840, height: 2160 });
+  await page.goto("/");
+  await expect(page.getByTestId("overview-cell")).toHaveCount(GPUS, { timeout: 90_000 });
+  await page.screenshot({ path: `${screens}/fleet-overview-3840x2160.png` });
+  await page.context().close();
+});

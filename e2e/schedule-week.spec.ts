@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { member, signIn } from "./helpers";
+import { createUser, member, signIn, tokenFor } from "./helpers";
 
 /**
  * The schedule's week view: days across, hours down, a line at now in
@@ -8,6 +8,8 @@ import { member, signIn } from "./helpers";
  */
 
 const HOST = "sim-4090-a";
+/** Eight GPUs side by side. */
+const WIDE_HOST = "sim-h100-a";
 
 test("dragging over free time of a GPU on the week view opens the form with that window", async ({ page }) => {
   test.setTimeout(90_000);
@@ -63,4 +65,64 @@ test("the week view of one GPU, and on a phone it scrolls inside its own box", a
   await expect(page.getByTestId("week-cell-0-1")).toHaveCount(0);
   expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
   await page.screenshot({ path: "test-results/screens/schedule-week-390x844.png" });
+});
+
+/**
+ * The zone in which the browser's clock reads about 20:00 now: late enough
+ * that a week opened at midnight has "now" below the fold of a phone.
+ */
+function eveningZone(): string {
+  const offset = ((20 - new Date().getUTCHours() + 36) % 24) - 12;
+  // Etc/GMT zones carry the sign the other way round: Etc/GMT-5 is UTC+5.
+  return offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
+}
+
+test("on a phone the week opens at now, not at midnight", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, timezoneId: eveningZone() });
+  const page = await context.newPage();
+  await signIn(page, await member());
+  await page.goto(`/schedule?view=week&host=${HOST}`);
+  const now = page.getByTestId("week-now");
+  await expect(now).toHaveCount(1);
+  expect(await page.evaluate(() => new Date().getHours())).toBeGreaterThanOrEqual(19);
+  // Without any scrolling by the person: the line at now is on the screen and inside the week's own box.
+  await expect.poll(async () => (await now.boundingBox())?.y ?? -1).toBeGreaterThan(0);
+  const line = (await now.boundingBox())!;
+  const week = (await page.getByTestId("week-view").boundingBox())!;
+  expect(line.y + line.height).toBeLessThanOrEqual(844);
+  expect(line.y).toBeGreaterThanOrEqual(week.y);
+  expect(line.y).toBeLessThanOrEqual(week.y + week.height);
+  await page.screenshot({ path: "test-results/screens/schedule-week-now-390x844.png" });
+  await context.close();
+});
+
+test("with more than four GPUs side by side, each booking still names its person (initials, the full name on hover)", async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const person = await createUser("weekinitials", { name: "Wanda Eve Kowalski" });
+  const token = await tokenFor(person);
+  let madeId: string | null = null;
+  try {
+    // Five days ahead, 03:00 UTC, an hour on GPU 7 of the 8-GPU host: a window no other spec books.
+    const day = new Date(Date.now() + 5 * 86_400_000);
+    const startsAt = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), 3)).toISOString();
+    const made = await request.post("/api/v1/reservations", {
+      headers: { authorization: `Bearer ${token}` },
+      data: { host: WIDE_HOST, gpus: [7], startsAt, durationMinutes: 60, purpose: "week initials" },
+    });
+    expect(made.status(), await made.text()).toBe(201);
+    madeId = ((await made.json()) as { id: string }).id;
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await signIn(page, person);
+    await page.goto(`/schedule?view=week&host=${WIDE_HOST}`);
+    const block = page.getByTestId("week-booking").filter({ has: page.getByText("WK", { exact: true }) });
+    await expect(block).toHaveCount(1);
+    await expect(block).toHaveAttribute("title", /^Wanda Eve Kowalski: week initials/);
+    // Every booking of the week says someone, not an empty coloured block.
+    for (const text of await page.getByTestId("week-booking").allInnerTexts()) expect(text.trim()).not.toBe("");
+    await block.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "test-results/screens/schedule-week-8gpus-1920x1080.png" });
+  } finally {
+    if (madeId) await request.post(`/api/v1/reservations/${madeId}/cancel`, { headers: { authorization: `Bearer ${token}` } });
+  }
 });

@@ -171,3 +171,56 @@ test("the usage page names who used GPUs without a booking", async ({ page }) =>
   await table.scrollIntoViewIfNeeded();
   await page.screenshot({ path: "test-results/screens/usage-unbooked-by-person.png", fullPage: true });
 });
+
+test("an admin writes a team's host rules in the form, with each mistake shown at its field; the API keeps its shape", async ({ browser }) => {
+  const boss = await admin();
+  const name = `hostrules ${Date.now().toString(36)}`;
+  for (const viewport of [
+    { width: 1920, height: 1080 },
+    { width: 390, height: 844 },
+  ]) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await signIn(page, boss);
+    await page.goto("/admin/teams");
+    const team = `${name} ${viewport.width}`;
+    await page.getByLabel("Team name").fill(team);
+    await page.getByRole("button", { name: "Make team" }).click();
+    const form = page.getByRole("region", { name: team, exact: true }).getByRole("form", { name: `Limits of ${team}` });
+    await expect(form).toBeVisible();
+    await form.getByLabel("Only the hosts below").check();
+    const first = form.getByRole("group", { name: "Host rule 1" });
+    await first.getByLabel("Host or pattern").fill("sim-a100-*");
+    await first.getByRole("button", { name: "Add a time window to host 1" }).click();
+    const window = first.getByRole("group", { name: "Window 1 of host 1" });
+    // Weekdays are ticked for a new window; the evening is the mistake: it ends before it starts.
+    await expect(window.getByLabel("Mon")).toBeChecked();
+    await expect(window.getByLabel("Sun")).not.toBeChecked();
+    await window.getByLabel("From").fill("18:00");
+    await window.getByLabel("To").fill("08:00");
+    await form.getByRole("button", { name: "Add a host" }).click();
+    await form.getByRole("button", { name: "Save limits" }).click();
+    await expect(window.getByText("The window must end after it starts")).toBeVisible();
+    await expect(form.getByRole("group", { name: "Host rule 2" }).getByText("Name a host")).toBeVisible();
+    await expect(first.getByLabel("Host or pattern")).toHaveValue("sim-a100-*");
+    await form.screenshot({ path: `test-results/screens/team-host-rules-errors-${viewport.width}x${viewport.height}.png` });
+
+    await window.getByLabel("To").fill("20:00");
+    await form.getByRole("group", { name: "Host rule 2" }).getByLabel("Host or pattern").fill("*");
+    await form.getByRole("button", { name: "Save limits" }).click();
+    await expect(form.getByRole("status")).toHaveText("Saved.");
+
+    const listed = (await (await page.request.get("/api/v1/teams")).json()) as { teams: { name: string; limits: { hosts: unknown } }[] };
+    expect(listed.teams.find((entry) => entry.name === team)?.limits.hosts).toEqual([
+      { host: "sim-a100-*", windows: [{ days: [1, 2, 3, 4, 5], from: "18:00", to: "20:00" }] },
+      { host: "*" },
+    ]);
+    // Read back into the form after a reload.
+    await page.reload();
+    const again = page.getByRole("region", { name: team, exact: true }).getByRole("form", { name: `Limits of ${team}` });
+    await expect(again.getByRole("group", { name: "Host rule 1" }).getByLabel("Host or pattern")).toHaveValue("sim-a100-*");
+    await expect(again.getByRole("group", { name: "Window 1 of host 1" }).getByLabel("To")).toHaveValue("20:00");
+    await again.screenshot({ path: `test-results/screens/team-host-rules-${viewport.width}x${viewport.height}.png` });
+    await context.close();
+  }
+});

@@ -166,3 +166,62 @@ test("a grant found on opening a page follows the person's choice of page notice
   await expect(again.getByTestId("grant-toast")).toContainText("quiet grant");
   await loud.close();
 });
+
+/** The share of a 390×844 screen that what matches covers (boxes clipped to the screen, overlaps counted twice: an upper bound). */
+async function screenShare(page: import("@playwright/test").Page, selector: string): Promise<number> {
+  return page.evaluate((css) => {
+    const { innerWidth: width, innerHeight: height } = window;
+    let covered = 0;
+    for (const element of document.querySelectorAll(css)) {
+      const box = element.getBoundingClientRect();
+      const w = Math.max(0, Math.min(box.right, width) - Math.max(box.left, 0));
+      const h = Math.max(0, Math.min(box.bottom, height) - Math.max(box.top, 0));
+      covered += w * h;
+    }
+    return covered / (width * height);
+  }, selector);
+}
+
+test("on a phone the waiting notice and the GPUs-ready toast are slim bars with their details a tap away", async ({ browser, request }) => {
+  const bookedBy = await createUser("phonebooker");
+  const waiter = await createUser("phonewaiter");
+  const bookerToken = await tokenFor(bookedBy);
+  const waiterToken = await tokenFor(waiter);
+  tokens.push(bookerToken, waiterToken);
+  const held = await request.post("/api/v1/reservations", {
+    headers: { authorization: `Bearer ${bookerToken}` },
+    data: { host: HOST, gpus: [0, 1, 2], durationMinutes: 60, purpose: "holds the host", allowBusy: true },
+  });
+  expect(held.status(), await held.text()).toBe(201);
+  const holding = (await held.json()) as { id: string };
+  const queued = await request.post("/api/v1/waitlist", {
+    headers: { authorization: `Bearer ${waiterToken}` },
+    data: { host: HOST, count: 1, durationMinutes: 30, purpose: "phone queue with a purpose long enough to wrap on a phone" },
+  });
+  expect(queued.status(), await queued.text()).toBe(201);
+
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await signIn(page, waiter);
+  await page.goto("/reservations");
+  const waiting = page.getByTestId("waiting-notice");
+  await expect(waiting).toContainText("phone queue");
+  await page.screenshot({ path: "test-results/screens/notice-waiting-390x844.png" });
+  expect(await screenShare(page, "[data-testid='notice-stack']")).toBeLessThanOrEqual(0.15);
+  // The whole notice is one tap away, and another tap folds it again.
+  await waiting.getByRole("button", { name: "Details" }).click();
+  await expect(waiting.getByRole("link", { name: "Queue" })).toBeInViewport();
+  await page.screenshot({ path: "test-results/screens/notice-waiting-open-390x844.png" });
+  await waiting.getByRole("button", { name: "Less" }).click();
+  expect(await screenShare(page, "[data-testid='notice-stack']")).toBeLessThanOrEqual(0.15);
+
+  expect((await request.post(`/api/v1/reservations/${holding.id}/release`, { headers: { authorization: `Bearer ${bookerToken}` } })).ok()).toBe(true);
+  const toast = page.getByTestId("grant-toast");
+  // The grant comes with the next waitlist pass or the page's 20 s poll, whichever is first.
+  await expect(toast).toContainText("phone queue", { timeout: 45_000 });
+  await page.screenshot({ path: "test-results/screens/notice-grant-390x844.png" });
+  expect(await screenShare(page, "[data-testid='notice-stack']")).toBeLessThanOrEqual(0.15);
+  await toast.getByRole("button", { name: "Dismiss" }).click();
+  await expect(toast).toHaveCount(0);
+  await context.close();
+});

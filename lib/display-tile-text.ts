@@ -1,4 +1,5 @@
 import { keepWholeWords } from "@/lib/fit-text";
+import { nameInitials } from "@/lib/person-name";
 
 export interface TileTextInput {
   /** "GPU 3", or a slice's "0:1 1g.10gb". */
@@ -34,16 +35,7 @@ export function fitTileText(input: TileTextInput, width: TileTextWidths): { unit
   const unit = width.bold(input.unit) + stateWidth <= input.innerWidth ? input.unit : input.unitShort;
   const room = input.innerWidth - (input.when ? width.semibold(`\u00a0· ${input.when}`) : 0);
   const fits = (candidate: string) => width.semibold(candidate) <= room;
-  const who = keepWholeWords(input.who, fits) ?? initials(input.who);
+  const who = keepWholeWords(input.who, fits) ?? nameInitials(input.who);
   return { unit, who };
 }
 
-/** "Lin Wei" → "LW": what is left of a name on the narrowest tile. */
-function initials(name: string): string {
-  return name
-    .trim()
-    .split(/\s+/)
-    .map((word) => [...word][0] ?? "")
-    .join("")
-    .toUpperCase();
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { personName, personNames, personWithUsername } from "@/lib/person-name";
+import { nameInitials, personInitials, personName, personNames, personWithUsername } from "@/lib/person-name";
 
 const bobMember = { username: "bob", name: "Bob Member" };
 const bobSmith = { username: "bsmith", name: "Bob Member" };
@@ -38,5 +38,22 @@ describe("personWithUsername", () => {
     expect(personWithUsername(bobMember)).toBe("Bob Member (bob)");
     expect(personWithUsername({ username: "dave", name: "Dave" })).toBe("Dave");
     expect(personWithUsername({ username: "dave", name: null })).toBe("dave");
+  });
+});
+
+describe("personInitials", () => {
+  it("shortens a name to its initials and a username to its first letters", () => {
+    expect(personInitials(alice)).toBe("AL");
+    expect(personInitials({ username: "dave", name: null })).toBe("DA");
+    expect(personInitials({ username: "x", name: "Jean-Paul de la Fontaine" })).toBe("JF");
+    expect(nameInitials("Ada Lovelace")).toBe("AL");
+    expect(nameInitials("  ")).toBe("");
+  });
+
+  it("says the first name where two people of the page share initials", () => {
+    const alan = { username: "alan", name: "Alan Lee" };
+    expect(personInitials(alice, [alice, alan])).toBe("Alice");
+    expect(personInitials(alan, [alice, alan])).toBe("Alan");
+    expect(personInitials(alice, [alice, bobMember])).toBe("AL");
   });
 });

@@ -66,3 +66,28 @@ export function wallName(person: NamedPerson & { unixLogin?: string | null }): s
   if (!name || name === person.username || name === person.unixLogin) return null;
   return name;
 }
+
+/**
+ * Two letters for a name where it has no room: "Ada Lovelace" → "AL" (first
+ * and last word), "ada" → "AD". The one rule for the avatar, the week view
+ * and the wall's narrowest tiles.
+ */
+export function nameInitials(name: string): string {
+  const words = name.trim().split(/\s+/u).filter(Boolean);
+  if (words.length === 0) return "";
+  const letters = words.length > 1 ? [[...words[0]!][0], [...words[words.length - 1]!][0]] : [...words[0]!].slice(0, 2);
+  return letters.join("").toLocaleUpperCase();
+}
+
+/**
+ * "AL" for Alice Liddell, "DA" for dave: a person in a space too narrow for
+ * a name (the week view with many GPUs side by side), with the full name
+ * beside it on hover. Where someone else in `among` has the same initials,
+ * the first word of the name instead, so that the two are not confused.
+ */
+export function personInitials(person: NamedPerson, among: readonly NamedPerson[] = []): string {
+  const shown = shownName(person);
+  const initials = nameInitials(shown);
+  const clash = among.some((other) => other.username !== person.username && nameInitials(shownName(other)) === initials);
+  return clash ? shown.split(/\s+/u)[0]! : initials;
+}

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { describeListenError } from "@/server/http/listen-error";
+import { untilAnswering } from "@/server/http/until-answering";
 import next from "next";
 import { Server } from "socket.io";
 import { AGENT_NAMESPACE, LIVE_NAMESPACE } from "@/lib/live";
@@ -180,7 +181,12 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   if (localMode === "simulated" && env.GPUDESK_SIM_GPUS === undefined) {
     await startDemoStory(simulatedFleet({ seed: env.GPUDESK_SIM_SEED }), env.GPUDESK_SIM_SEED, env.GPUDESK_SIM_TIME);
   }
-  log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
+  // "Ready" once a request gets its answer, not when the port is open (the demo history below starts after it).
+  if (await untilAnswering(env.PORT, env.HOST)) {
+    log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
+  } else {
+    log.warn(`gpudesk listens on ${url} but did not answer its own health check (${url}/api/health) within 2 minutes`);
+  }
   if ((await countUsers()) === 0) log.info(`no account yet; create the first admin with: ${firstAdminCommand(env, repoRoot)}`);
   const stopDemoHistory = new AbortController();
   const demoHistory = startDemoHistory(env, localMode, agentsStartedAt, stopDemoHistory.signal);

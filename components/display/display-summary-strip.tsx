@@ -3,18 +3,8 @@
 import { useLayoutEffect, useRef, useState } from "react";
 import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
 import { hiddenModelsText, type DisplaySummary } from "@/lib/display-state";
+import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
 
-/** The tiles' colours in small: the two kinds of "in use" differ here as on the tiles. */
-const SWATCHES: Record<GpuState, string> = {
-  free: "bg-emerald-600",
-  booked_idle: "bg-amber-400",
-  booked_in_use: "bg-blue-600",
-  unbooked_use: "bg-sky-200 border-2 border-dashed border-blue-800",
-  conflict: "bg-fuchsia-600",
-  error: "bg-red-600",
-  offline: "bg-zinc-600",
-  partitioned: "bg-slate-600",
-};
 
 /** In-use kinds always show (0 is news too); the rarer states only when some GPU is in them. */
 const ALWAYS: GpuState[] = ["booked_in_use", "unbooked_use", "booked_idle"];
@@ -90,7 +80,7 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       <ul className="flex shrink-0 items-center gap-[0.9em]" aria-label="GPUs by state">
         {[...ALWAYS, ...WHEN_ANY.filter((state) => summary.counts.byState[state] > 0)].map((state) => (
           <li key={state} data-testid={`display-count-${state}`} className="flex items-center gap-[0.35em] whitespace-nowrap">
-            <span aria-hidden className={`inline-block size-[0.8em] rounded-sm ${SWATCHES[state]}`} />
+            <span aria-hidden className={`inline-block size-[0.8em] rounded-sm ${STATE_SWATCHES[state]}`} />
             <span className="text-zinc-200">{GPU_STATE_LABELS[state]}</span>
             <span className="font-bold tabular-nums">{summary.counts.byState[state]}</span>
           </li>

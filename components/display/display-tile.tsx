@@ -1,42 +1,15 @@
 import { memo, type CSSProperties } from "react";
 import { DASH, ratioPercent } from "@/lib/format";
-import type { GpuState } from "@/lib/gpu-availability";
 import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/display-state";
 import { formatDisplayTime } from "@/lib/display-time";
 import { fitTileText } from "@/lib/display-tile-text";
 import { measureText } from "@/lib/fit-text";
 import { sameTileProps, type DisplayTileProps } from "@/components/display/tile-props";
-
-/**
- * Colours read from across a room and in a lit lab: full-tile fills, each
- * with text at 4.5:1 or better. In use by the booker is a dark solid blue;
- * in use without a booking is a pale blue with dark hatching, so that the
- * two differ in lightness and pattern, not only in hue. Conflict carries
- * stripes too, so that it stands out without colour vision; every state is
- * also written on the tile.
- */
-const STATE_STYLES: Record<GpuState, { tile: string; muted: string; track: string }> = {
-  free: { tile: "bg-emerald-700 text-white border-emerald-400", muted: "text-emerald-50", track: "bg-black/35" },
-  booked_idle: { tile: "bg-amber-400 text-black border-amber-200", muted: "text-black", track: "bg-black/20" },
-  booked_in_use: { tile: "bg-blue-700 text-white border-blue-400", muted: "text-blue-50", track: "bg-black/35" },
-  unbooked_use: {
-    tile: "bg-sky-200 text-black border-blue-800 border-dashed bg-[repeating-linear-gradient(45deg,transparent_0_10px,rgb(30_64_175/0.28)_10px_14px)]",
-    muted: "text-black",
-    track: "bg-black/20",
-  },
-  conflict: {
-    tile: "bg-fuchsia-700 text-white border-white bg-[repeating-linear-gradient(135deg,transparent_0_14px,rgb(0_0_0/0.22)_14px_28px)]",
-    muted: "text-fuchsia-50",
-    track: "bg-black/40",
-  },
-  error: { tile: "bg-red-700 text-white border-red-300", muted: "text-red-50", track: "bg-black/35" },
-  offline: { tile: "bg-zinc-900 text-zinc-200 border-zinc-500 border-dashed", muted: "text-zinc-300", track: "bg-white/10" },
-  partitioned: { tile: "bg-slate-700 text-white border-slate-400", muted: "text-slate-100", track: "bg-black/35" },
-};
+import { STATE_TILE_STYLES } from "@/components/ui/gpu-state-colours";
 
 /** One GPU on the wall: state, utilization, memory, and who holds it until when. Nothing hides behind a hover. */
 export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, height, typography, nowMs }: DisplayTileProps) {
-  const style = STATE_STYLES[tile.state];
+  const style = STATE_TILE_STYLES[tile.state];
   const memoryPct = ratioPercent(tile.memoryUsedMiB, tile.memoryTotalMiB);
   const offline = tile.state === "offline";
   const utilization = tile.utilizationPct === null || offline ? DASH : `${Math.round(tile.utilizationPct)}%`;

@@ -8,6 +8,7 @@ import type { NamedPerson } from "@/lib/person-name";
 import { personNames } from "@/lib/person-name";
 import { controlClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
+import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
 import type { FleetLayout } from "@/components/fleet/fleet-layout-choice";
 
 interface FleetFilterBarProps {
@@ -21,17 +22,6 @@ interface FleetFilterBarProps {
   layout: FleetLayout;
   onLayout: (layout: FleetLayout) => void;
 }
-
-const STATE_DOT: Record<(typeof GPU_STATES)[number], string> = {
-  free: "bg-free",
-  booked_idle: "bg-slate-400",
-  booked_in_use: "bg-busy",
-  unbooked_use: "bg-busy",
-  conflict: "bg-danger",
-  error: "bg-danger",
-  offline: "bg-offline",
-  partitioned: "bg-slate-400",
-};
 
 const selectClass = `${controlClass} h-9 max-w-full min-w-0 py-1`;
 
@@ -115,7 +105,7 @@ export function FleetFilterBar({ filter, onChange, choices, counts, shown, total
                       : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-200 dark:hover:bg-slate-800"
                   }`}
                 >
-                  <span aria-hidden className={`size-2 rounded-full ${STATE_DOT[state]}`} />
+                  <span aria-hidden className={`size-2.5 rounded-full ${STATE_SWATCHES[state]}`} />
                   {GPU_STATE_LABELS[state]}
                   <span className="font-semibold tabular-nums">{counts.byState[state]}</span>
                 </button>

@@ -22,7 +22,7 @@ interface FleetRowProps extends CardContext {
   phase: number;
 }
 
-const cell = "px-3 py-1.5 align-middle";
+const cell = "px-2 py-1.5 align-middle sm:px-3";
 
 /**
  * One GPU as a row of the dense view: state, utilization, memory, who
@@ -44,6 +44,7 @@ export const FleetRow = memo(
     const mine = Boolean(viewer && reconciliation && state === "unbooked_use" && isGpuFreeFor(reconciliation, viewer.id));
     const running = reconciliation ? runners(reconciliation.processes) : [...new Set(gpu.processes.map((process) => process.user ?? "unknown"))].map((name) => ({ name, intruder: false }));
     const label = `GPU ${gpu.index} on ${gpu.hostName}`;
+    const bookedBy = current ? personName(current.bookedBy, people) : null;
     const memoryPct = gpu.memoryTotalMiB && gpu.memoryUsedMiB !== null ? Math.round((100 * gpu.memoryUsedMiB) / gpu.memoryTotalMiB) : null;
 
     return (
@@ -60,24 +61,26 @@ export const FleetRow = memo(
         <td data-testid="row-util" className={`${cell} text-right tabular-nums`}>
           {isMig(gpu) ? "MIG" : gpu.utilizationGpuPct === null ? "—" : `${Math.round(gpu.utilizationGpuPct)} %`}
         </td>
-        <td className={`${cell} text-right whitespace-nowrap tabular-nums`} title={memoryPct === null ? undefined : `${memoryPct} % used`}>
+        <td className={`${cell} hidden text-right whitespace-nowrap tabular-nums sm:table-cell`} title={memoryPct === null ? undefined : `${memoryPct} % used`}>
           {formatGiB(gpu.memoryUsedMiB, 0)}
           <span className="text-slate-500 dark:text-slate-400"> / {formatGiB(gpu.memoryTotalMiB, 0)}</span>
         </td>
-        <td data-testid="row-booker" className={`${cell} max-w-40 truncate`} title={current?.team ? `${personName(current.bookedBy, people)} for ${current.team}` : undefined}>
-          {current ? personName(current.bookedBy, people) : <span className="text-slate-400 dark:text-slate-500">—</span>}
+        <td data-testid="row-booker" className={`${cell} hidden max-w-40 truncate sm:table-cell`} title={current?.team ? `${bookedBy} for ${current.team}` : undefined}>
+          {bookedBy ?? nobody}
           {current?.team ? <span className="text-slate-500 dark:text-slate-400"> · {current.team}</span> : null}
         </td>
-        <td data-testid="row-runs" className={`${cell} max-w-48 truncate`}>
-          {running.length === 0 ? (
-            <span className="text-slate-400 dark:text-slate-500">—</span>
-          ) : (
-            running.map((runner, i) => (
-              <span key={`${runner.name}-${i}`} className={runner.intruder ? "font-semibold text-red-700 dark:text-red-300" : undefined}>
-                {i > 0 && ", "}
-                {runner.name}
-              </span>
-            ))
+        <td data-testid="row-runs" className={`${cell} hidden max-w-48 truncate sm:table-cell`}>
+          <RunnerNames running={running} />
+        </td>
+        {/* A phone has no room for a column each: who booked it and who runs there share one cell, wrapped, never cut. */}
+        <td data-testid="row-who" className={`${cell} break-words sm:hidden`}>
+          <span data-testid="row-booked-by" className="block">
+            {bookedBy ?? nobody}
+          </span>
+          {running.length > 0 && (
+            <span className="block text-xs text-slate-600 dark:text-slate-300">
+              Runs: <RunnerNames running={running} />
+            </span>
           )}
         </td>
         <td className={`${cell} hidden whitespace-nowrap text-slate-600 sm:table-cell dark:text-slate-300`}>{current ? formatWhen(current.endsAt, nowMs) : "—"}</td>
@@ -89,6 +92,19 @@ export const FleetRow = memo(
   },
   (prev, next) => prev.uuid === next.uuid && prev.phase === next.phase && prev.people === next.people && sameCardContext(prev, next),
 );
+
+const nobody = <span className="text-slate-400 dark:text-slate-500">—</span>;
+
+/** Who runs on the unit, those without its booking in red; a dash for nobody. */
+function RunnerNames({ running }: { running: { name: string; intruder: boolean }[] }) {
+  if (running.length === 0) return nobody;
+  return running.map((runner, i) => (
+    <span key={`${runner.name}-${i}`} className={runner.intruder ? "font-semibold text-red-700 dark:text-red-300" : undefined}>
+      {i > 0 && ", "}
+      {runner.name}
+    </span>
+  ));
+}
 
 /** The dense view's column heads, one table per host. */
 export function FleetRowsHead() {
@@ -105,14 +121,17 @@ export function FleetRowsHead() {
         <th scope="col" className={`${head} text-right`}>
           Util
         </th>
-        <th scope="col" className={`${head} text-right`}>
+        <th scope="col" className={`${head} hidden text-right sm:table-cell`}>
           Memory
         </th>
-        <th scope="col" className={`${head} text-left`}>
-          Booker
+        <th scope="col" className={`${head} hidden text-left sm:table-cell`}>
+          Booked by
         </th>
-        <th scope="col" className={`${head} text-left`}>
+        <th scope="col" className={`${head} hidden text-left sm:table-cell`}>
           Runs
+        </th>
+        <th scope="col" className={`${head} text-left sm:hidden`}>
+          Booked by
         </th>
         <th scope="col" className={`${head} hidden text-left sm:table-cell`}>
           Until

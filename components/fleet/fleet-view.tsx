@@ -20,6 +20,7 @@ import { FleetFilterBar } from "@/components/fleet/fleet-filter-bar";
 import { useFleetLayout, useFoldedHosts } from "@/components/fleet/fleet-layout-choice";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { HostSection } from "@/components/fleet/host-section";
+import { FleetOverview } from "@/components/fleet/fleet-overview";
 
 const noSubscription = () => () => {};
 
@@ -63,6 +64,7 @@ export function FleetView() {
   // Each state's button counts what it would show with the other criteria kept.
   const stateCounts = countAvailability(units.filter((gpu) => matchesFleetFilter(gpu, filter, true)).map((gpu) => gpu.state));
   const choices = filterChoices(facts);
+  const stateOf = new Map(facts.map((gpu) => [gpu.uuid, gpu.state]));
 
   const viewer = useOptionalCurrentUser();
   const [layout, setLayout] = useFleetLayout(viewer?.id ?? "anonymous");
@@ -95,6 +97,8 @@ export function FleetView() {
             onLayout={setLayout}
           />
         )}
+
+        {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetOverview hosts={fleet.hosts} gpus={fleet.gpus} stateOf={stateOf} matching={filtering ? shownUuids : null} />}
 
         <ConnectionBanner status={fleet.status} lastUpdateAt={fleet.lastUpdateAt} nowMs={now} onRetry={fleet.reconnect} />
 

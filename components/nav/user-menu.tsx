@@ -7,18 +7,13 @@ import { Chevron, dropdownPanel, focusRing, menuItemClass } from "@/components/n
 import { useDisclosure } from "@/components/nav/use-disclosure";
 import { useSignOut } from "@/components/nav/use-sign-out";
 import { Badge } from "@/components/ui/badge";
+import { nameInitials } from "@/lib/person-name";
 
-/** Two letters for the round badge: "Ada Lovelace" → "AL", "ada" → "AD". */
-function initials(name: string): string {
-  const words = name.trim().split(/\s+/).filter(Boolean);
-  const letters = words.length > 1 ? words[0][0] + words[words.length - 1][0] : name.trim().slice(0, 2);
-  return letters.toUpperCase();
-}
 
 export function Avatar({ name }: { name: string }) {
   return (
     <span aria-hidden className="inline-flex size-7 shrink-0 items-center justify-center rounded-full bg-sky-100 text-xs font-semibold text-sky-800 dark:bg-sky-900 dark:text-sky-100">
-      {initials(name)}
+      {nameInitials(name)}
     </span>
   );
 }

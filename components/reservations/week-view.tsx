@@ -1,10 +1,10 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
-import { personName } from "@/lib/person-name";
+import { personInitials, personName } from "@/lib/person-name";
 import { unitBookParams, unitRef, unitName } from "@/lib/gpu-availability";
 import type { BookableHost } from "@/lib/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
@@ -41,8 +41,22 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
   const router = useRouter();
   const [drag, setDrag] = useState<Drag | null>(null);
   const dragRef = useRef<Drag | null>(null);
+  const scrollBox = useRef<HTMLDivElement>(null);
   useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
+  const opened = serverNow !== 0;
+  // The week opens at now (an hour of the past above it), not at midnight: what one books is mostly what comes next.
+  useEffect(() => {
+    const box = scrollBox.current;
+    if (!opened || !box) return;
+    const line = box.querySelector<HTMLElement>("[data-testid='week-now']");
+    if (!line) return;
+    const lineInBox = line.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+    box.scrollTop = Math.max(0, lineInBox - stickyHeadHeight(box) - HOUR_PX);
+    // A phone shows the controls above the week: where now is still below the fold, the page moves it up too.
+    const lineTop = line.getBoundingClientRect().top;
+    if (lineTop > window.innerHeight - HOUR_PX) window.scrollBy({ top: lineTop - window.innerHeight * 0.4 });
+  }, [opened]);
   if (!serverNow) return <div className="h-96 animate-pulse rounded-xl bg-slate-200/60 dark:bg-slate-800/60" aria-busy="true" aria-label="Loading the week" />;
 
   const days = dayStarts(serverNow, WEEK_DAYS);
@@ -78,11 +92,19 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
   const selection = drag ? dragWindow(drag.fromSlot, drag.toSlot, busyOf(gpus[drag.gpu].uuid), serverNow) : null;
 
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900" data-testid="week-view">
+    <div
+      ref={scrollBox}
+      className="max-h-[75vh] overflow-auto overscroll-contain rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+      data-testid="week-view"
+    >
       <div className="grid min-w-[56rem]" style={{ gridTemplateColumns: `3.5rem repeat(${WEEK_DAYS}, minmax(0, 1fr))` }}>
-        <div className="border-b border-slate-200 dark:border-slate-800" />
+        <div data-week-head className="sticky top-0 z-[5] border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900" />
         {days.slice(0, WEEK_DAYS).map((start, day) => (
-          <div key={start} className={`border-b border-l border-slate-200 px-1 py-1.5 text-center dark:border-slate-800 ${day === 0 ? "bg-sky-50 dark:bg-sky-950/40" : ""}`}>
+          <div
+            key={start}
+            data-week-head
+            className={`sticky top-0 z-[5] border-b border-l border-slate-200 px-1 py-1.5 text-center dark:border-slate-800 ${day === 0 ? "bg-sky-50 dark:bg-sky-950" : "bg-white dark:bg-slate-900"}`}
+          >
             <p className={`text-sm font-semibold ${day === 0 ? "text-sky-800 dark:text-sky-200" : ""}`}>{day === 0 ? `Today, ${formatDay(start)}` : formatDay(start)}</p>
             {gpus.length > 1 && (
               <p aria-hidden className="flex text-[10px] text-slate-500 dark:text-slate-400">
@@ -152,14 +174,19 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                           title={label}
                           aria-label={label}
                           onPointerDown={(event) => event.stopPropagation()}
-                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm px-1 text-[11px] leading-tight font-medium text-slate-950 ${PALETTE_FILL_CLASS} ${booking.status === "booked" ? "" : "opacity-45"}`}
+                          className={`absolute inset-x-px z-[2] overflow-hidden rounded-sm text-[11px] leading-tight font-medium text-slate-950 ${gpus.length > 4 ? "px-0" : "px-1"} ${PALETTE_FILL_CLASS} ${booking.status === "booked" ? "" : "opacity-45"}`}
                           style={{ top: `${place.top * 100}%`, height: `${place.height * 100}%`, ...paletteStyle(colourOf(booking.bookedBy.id)) } as React.CSSProperties}
                         >
-                          {gpus.length <= 4 && (
+                          {gpus.length <= 4 ? (
                             <>
                               {who}
                               <span className="block truncate font-normal">{booking.purpose}</span>
                             </>
+                          ) : (
+                            // Too narrow for a name: initials, the whole name in the title. Never a block without its person.
+                            <span data-testid="week-booking-initials" className="block overflow-hidden text-center text-[10px] tracking-tight">
+                              {personInitials(booking.bookedBy, everyone)}
+                            </span>
                           )}
                         </div>
                       );
@@ -178,6 +205,11 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
       </div>
     </div>
   );
+}
+
+/** The height of the day heads that stay at the top of the scrolling week. */
+function stickyHeadHeight(box: HTMLElement): number {
+  return box.querySelector<HTMLElement>("[data-week-head]")?.offsetHeight ?? 0;
 }
 
 function SelectionBlock({ selection, start, end }: { selection: Span; start: number; end: number }) {

@@ -3,8 +3,10 @@
 import { type FormEvent, type ReactNode, useState } from "react";
 import type { ApiResult } from "@/lib/api-client";
 import type { Limits, LimitsInput } from "@/lib/team-schema";
+import { draftFromHostRules, hostRulesErrors, hostRulesFromDraft, type HostRulesDraft } from "@/lib/host-rules-draft";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
+import { HostRulesFields } from "@/components/teams/host-rules-fields";
 
 const numberOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
 
@@ -13,7 +15,6 @@ function fieldsOf(limits: Limits | null) {
     maxGpus: limits?.maxGpus?.toString() ?? "",
     gpuHoursPer7Days: limits?.gpuHoursPer7Days?.toString() ?? "",
     maxBookingMinutes: limits?.maxBookingMinutes?.toString() ?? "",
-    hosts: limits?.hosts ? JSON.stringify(limits.hosts) : "",
   };
 }
 
@@ -24,6 +25,8 @@ interface LimitsFormProps {
   limits: Limits | null;
   /** Sends `{ limits }` (PATCH a team, PUT a person's own). */
   save: (body: { limits: LimitsInput }) => Promise<ApiResult<unknown>>;
+  /** The fleet's host names, offered in the host rules' host fields. */
+  hostNames: string[];
   /** More buttons on the form's last line (a team's "Delete team"). */
   children?: ReactNode;
 }
@@ -32,8 +35,9 @@ interface LimitsFormProps {
  * The four limits as a form, for a team (Admin → Teams) and for a person's
  * own limits, which override their team's for them. Empty fields: no limit.
  */
-export function LimitsForm({ label, title, limits: initial, save, children }: LimitsFormProps) {
+export function LimitsForm({ label, title, limits: initial, save, hostNames, children }: LimitsFormProps) {
   const [limits, setLimits] = useState(() => fieldsOf(initial));
+  const [hostRules, setHostRules] = useState<HostRulesDraft>(() => draftFromHostRules(initial?.hosts ?? null));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
@@ -43,17 +47,14 @@ export function LimitsForm({ label, title, limits: initial, save, children }: Li
     setErrors({});
     setError(null);
     setSaved(false);
-    let hosts: LimitsInput["hosts"] = null;
-    if (limits.hosts.trim()) {
-      try {
-        hosts = JSON.parse(limits.hosts);
-      } catch {
-        return setErrors({ hosts: 'Write the hosts as JSON, e.g. [{"host": "vision-*", "windows": [{"days": [1,2,3,4,5]}]}, {"host": "*"}]' });
-      }
-    }
+    // Checked here by the API's own schema, so that each mistake shows at its field before anything is sent.
+    const ruleErrors = hostRulesErrors(hostRules);
+    if (Object.keys(ruleErrors).length > 0) return setErrors(ruleErrors);
+    const hosts: LimitsInput["hosts"] = hostRulesFromDraft(hostRules);
     const result = await save({ limits: { maxGpus: numberOrNull(limits.maxGpus), gpuHoursPer7Days: numberOrNull(limits.gpuHoursPer7Days), maxBookingMinutes: numberOrNull(limits.maxBookingMinutes), hosts } });
     if (!result.ok) {
-      const fields = Object.fromEntries(Object.entries(result.error.fields ?? {}).map(([key, message]) => [key.replace(/^limits\./, "").split(".")[0], message]));
+      // "limits.hosts.0.host" stays whole (the host rules show errors by place); the numbers' keys are one word.
+      const fields = Object.fromEntries(Object.entries(result.error.fields ?? {}).map(([key, message]) => [key.replace(/^limits\./, ""), message]));
       setErrors(fields);
       if (Object.keys(fields).length === 0) setError(result.error.message);
       return;
@@ -78,13 +79,7 @@ export function LimitsForm({ label, title, limits: initial, save, children }: Li
           {(control) => <input {...control} className={inputClass} type="number" min="1" value={limits.maxBookingMinutes} onChange={set("maxBookingMinutes")} />}
         </Field>
       </div>
-      <Field
-        label="Hosts (JSON)"
-        error={errors.hosts}
-        hint={'The first rule whose host pattern matches decides; e.g. [{"host": "vision-*", "windows": [{"days": [0, 6]}]}, {"host": "*"}] gives the vision servers only at weekends. Days: 0 Sunday … 6 Saturday; times in UTC unless "timeZone" is set.'}
-      >
-        {(control) => <textarea {...control} className={`${inputClass} font-mono`} rows={2} value={limits.hosts} onChange={set("hosts")} />}
-      </Field>
+      <HostRulesFields rules={hostRules} onChange={setHostRules} hostNames={hostNames} errors={errors} />
       <div className="flex items-center gap-3">
         <button type="submit" className={buttonClass()}>
           Save limits

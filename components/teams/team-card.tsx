@@ -10,7 +10,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 import * as t from "@/components/ui/table-styles";
 
 /** One team: its limits (a form), its members (lead, accounting team), and adding or removing people. */
-export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onChanged: (team: TeamView) => void; onDeleted: () => void }) {
+export function TeamCard({ team, hostNames, onChanged, onDeleted }: { team: TeamView; hostNames: string[]; onChanged: (team: TeamView) => void; onDeleted: () => void }) {
   const headingId = `team-${team.id}`;
   const [username, setUsername] = useState("");
   const [lead, setLead] = useState(false);
@@ -119,6 +119,7 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
                           title={`${who}'s own limits: each one set overrides ${team.name}'s for them, in every team (empty: the team's)`}
                           limits={member.limits}
                           save={(body) => saveOwnLimits(member.userId, body)}
+                          hostNames={hostNames}
                         />
                       </td>
                     </tr>
@@ -142,7 +143,7 @@ export function TeamCard({ team, onChanged, onDeleted }: { team: TeamView; onCha
         </button>
       </form>
 
-      <LimitsForm label={`Limits of ${team.name}`} title="Limits (empty: none)" limits={team.limits} save={saveTeamLimits}>
+      <LimitsForm label={`Limits of ${team.name}`} title="Limits (empty: none)" limits={team.limits} save={saveTeamLimits} hostNames={hostNames}>
         <button type="button" className={`${buttonClass("danger", "sm")} ml-auto`} onClick={remove}>
           Delete team
         </button>

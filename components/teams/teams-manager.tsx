@@ -8,7 +8,8 @@ import { TeamCard } from "@/components/teams/team-card";
 import { buttonClass } from "@/components/ui/button-styles";
 
 /** Every team, and the form that makes one. */
-export function TeamsManager({ initialTeams }: { initialTeams: TeamView[] }) {
+/** `hostNames`: the fleet's hosts, offered where a team's host rules are written. */
+export function TeamsManager({ initialTeams, hostNames }: { initialTeams: TeamView[]; hostNames: string[] }) {
   const [teams, setTeams] = useState(initialTeams);
   const [name, setName] = useState("");
   const [share, setShare] = useState("1");
@@ -59,7 +60,7 @@ export function TeamsManager({ initialTeams }: { initialTeams: TeamView[] }) {
       {teams.length === 0 ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">No teams yet. Bookings count for their person only until there are.</p>
       ) : (
-        teams.map((team) => <TeamCard key={team.id} team={team} onChanged={replace} onDeleted={() => setTeams((current) => current.filter((row) => row.id !== team.id))} />)
+        teams.map((team) => <TeamCard key={team.id} team={team} hostNames={hostNames} onChanged={replace} onDeleted={() => setTeams((current) => current.filter((row) => row.id !== team.id))} />)
       )}
     </div>
   );

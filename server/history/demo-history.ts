@@ -16,6 +16,13 @@ import {
 import { rollupHours } from "@/server/history/hour-tally";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
 
+/**
+ * A turn for whatever else waits on the event loop (requests, the tick, the
+ * agents' sockets). The simulator is pure computing: an hour of a 160-GPU
+ * fleet took some 200 ms in one piece, and a week of them kept /api/health
+ * from answering for over a minute while the log already said "ready".
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface HistoryWriter {
   /** Minute rows of one chunk; rows already stored must be left alone. */
@@ -41,6 +48,8 @@ export interface DemoHistoryOptions {
   onProgress?: (done: number) => void;
   /** Stops after the hour being written (server shutdown). */
   signal?: AbortSignal;
+  /** Called at each turn the fill gives the event loop (after each host's hour, after each write); for tests. */
+  onYield?: () => void;
 }
 
 export const prismaHistoryWriter: HistoryWriter = {
@@ -96,6 +105,10 @@ export async function fillDemoHistory(options: DemoHistoryOptions): Promise<numb
 
   let made = 0;
   const shared: number[] = [];
+  const pause = async () => {
+    await yieldToEventLoop();
+    options.onYield?.();
+  };
   for (let hourMs = floorTo(fromMs, HOUR_MS); hourMs < toMs && !options.signal?.aborted; hourMs += HOUR_MS) {
     const start = Math.max(hourMs, fromMs);
     const end = Math.min(hourMs + HOUR_MS, toMs);
@@ -121,10 +134,16 @@ export async function fillDemoHistory(options: DemoHistoryOptions): Promise<numb
         }
         for (const entry of entries.values()) rows.push(toMinuteRow(entry, bookedById(owners.get(entry.gpuUuid) ?? null)));
       }
+      // One host's hour at a time: a few milliseconds of computing between turns of the event loop.
+      await pause();
     }
     await writer.writeMinutes(rows);
+    await pause();
     if (hourMs >= sharedFromMs || start !== hourMs) shared.push(hourMs);
-    else await writer.writeHours(rollupHours(rows));
+    else {
+      await writer.writeHours(rollupHours(rows));
+      await pause();
+    }
     made += rows.length;
     options.onProgress?.((end - fromMs) / (toMs - fromMs));
   }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { TeamsManager } from "@/components/teams/teams-manager";
 import { PageShell } from "@/app/_components/page-shell";
 import { listTeams } from "@/server/teams/team-service";
+import { listHostSummaries } from "@/server/hosts/host-registry";
 
 export const metadata: Metadata = { title: "Teams" };
 export const dynamic = "force-dynamic";
@@ -21,5 +22,6 @@ export default function TeamsPage() {
 
 /** Rendered by PageShell only for admins. */
 async function Teams() {
-  return <TeamsManager initialTeams={await listTeams()} />;
+  const [teams, hosts] = await Promise.all([listTeams(), listHostSummaries()]);
+  return <TeamsManager initialTeams={teams} hostNames={hosts.map((host) => host.name)} />;
 }

@@ -1,0 +1,68 @@
+import Link from "next/link";
+import { GPU_STATE_LABELS, isPartitioned, unitName, type GpuState } from "@/lib/gpu-availability";
+import type { LiveGpu, LiveHost } from "@/lib/live";
+import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
+
+interface FleetOverviewProps {
+  hosts: LiveHost[];
+  gpus: Record<string, LiveGpu>;
+  /** Each unit's state by the one rule, as the cards and the wall show it. */
+  stateOf: ReadonlyMap<string, GpuState>;
+  /** Units the fleet page's filter keeps; null when no filter is set. */
+  matching: ReadonlySet<string> | null;
+}
+
+/**
+ * The whole fleet on one screen, the way the wall shows it: one small cell
+ * per unit (a GPU, or each slice of a GPU in MIG mode), in the wall's
+ * colour for its state, grouped by host, each cell a link to the unit's
+ * page. The fleet page's filter fades what it leaves out instead of
+ * removing it, so that the picture keeps its shape while one looks for
+ * something in it. The state buttons of the filter bar are its legend.
+ */
+export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewProps) {
+  return (
+    <section aria-labelledby="fleet-overview-heading" data-testid="fleet-overview" className="rounded-xl border border-slate-200 bg-white px-3 py-2.5 dark:border-slate-800 dark:bg-slate-900">
+      <h2 id="fleet-overview-heading" className="sr-only">
+        Overview of every GPU
+      </h2>
+      <ul className="flex flex-wrap gap-x-4 gap-y-2">
+        {hosts.map((host) => {
+          // A split GPU is shown by its slices, as on the wall.
+          const units = host.gpuUuids.map((uuid) => gpus[uuid]).filter((gpu): gpu is LiveGpu => gpu !== undefined && !isPartitioned(gpu));
+          if (units.length === 0) return null;
+          return (
+            <li key={host.id} data-testid="overview-host" data-host={host.name} className="min-w-0">
+              <p className={`max-w-40 truncate text-xs font-medium ${host.online ? "text-slate-700 dark:text-slate-200" : "text-slate-400 line-through dark:text-slate-500"}`} title={host.name}>
+                {host.name}
+                {!host.online && <span className="sr-only"> (offline)</span>}
+              </p>
+              <ul className="mt-1 flex max-w-[10.5rem] flex-wrap gap-1 xl:max-w-[12rem]">
+                {units.map((gpu) => {
+                  const state = stateOf.get(gpu.uuid) ?? "offline";
+                  const label = `${host.name} ${unitName(gpu)}: ${GPU_STATE_LABELS[state]}`;
+                  const kept = matching === null || matching.has(gpu.uuid);
+                  return (
+                    <li key={gpu.uuid} className="flex">
+                      <Link
+                        href={`/gpus/${encodeURIComponent(gpu.uuid)}`}
+                        // A link per unit: prefetching 160 pages because they are on screen would cost more than the page.
+                        prefetch={false}
+                        aria-label={label}
+                        title={label}
+                        data-testid="overview-cell"
+                        data-state={state}
+                        data-kept={kept}
+                        className={`block size-4 rounded-sm xl:size-5 hover:ring-2 hover:ring-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-sky-500 dark:hover:ring-white ${STATE_SWATCHES[state]} ${kept ? "" : "opacity-20"}`}
+                      />
+                    </li>
+                  );
+                })}
+              </ul>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
