@@ -7,6 +7,7 @@ import {
   GPU_STATES,
   isGpuFree,
   isGpuFreeFor,
+  useFor,
   type ProcessOwner,
   type StateReading,
   summarizeAvailability,
@@ -181,6 +182,15 @@ describe("isGpuFree / isGpuFreeFor", () => {
     expect(isGpuFreeFor(mixed, alice.id)).toBe(false);
     // Booked by someone: never free, whoever asks.
     expect(isGpuFreeFor(state([]), bob.id)).toBe(false);
+  });
+
+  it("useFor: free, mine or busy, with the others' processes named, the same for every surface", () => {
+    const own = state([{ pid: 1, user: "alice", person: alice }], { booking: null });
+    expect(useFor(own, alice.id)).toEqual({ kind: "mine", others: [], unseen: false });
+    expect(useFor(own, bob.id)).toMatchObject({ kind: "busy", others: [{ pid: 1 }], unseen: false });
+    expect(useFor(state([], { booking: null }), bob.id)).toEqual({ kind: "free", others: [], unseen: false });
+    const hidden = { processes: [], unseenUse: { memoryMiB: 9_184 } } as unknown as Parameters<typeof useFor>[0];
+    expect(useFor(hidden, alice.id)).toEqual({ kind: "busy", others: [], unseen: true });
   });
 });
 

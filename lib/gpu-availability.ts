@@ -256,22 +256,41 @@ export function othersProcesses(reconciliation: Pick<GpuReconciliation, "process
   return reconciliation.processes.filter((process) => process.runner?.id !== personId);
 }
 
+/** What runs on a unit, seen by one person: nothing, only their own work, or someone else's. */
+export interface UseFor {
+  kind: "free" | "mine" | "busy";
+  /** The processes that are not theirs (none when `kind` is not "busy", or when the use shows no process). */
+  others: ProcessAttribution[];
+  /** Memory is held with no process listed: anyone's, so someone else's until shown otherwise. */
+  unseen: boolean;
+}
+
 /**
- * The GPU can be booked now by this person without taking it from anyone:
- * free, or running only unbooked processes of their own (booking it is how
- * they claim their own job). Use nobody can see a process for is nobody's
- * to claim: it may be anyone's.
+ * "Free for me", the one rule the booking form, the fleet page and the
+ * server's booking check read: a person's own unbooked job never blocks
+ * (booking its unit is how they claim it); someone else's does; use with no
+ * process listed (a job nvidia-smi cannot see) may be anyone's, so it
+ * blocks too, with no process to name. Bookings are the caller's to weigh:
+ * this is about what runs.
  */
+export function useFor(reconciliation: Pick<GpuReconciliation, "processes" | "unseenUse">, personId: string): UseFor {
+  if (reconciliation.unseenUse) return { kind: "busy", others: [], unseen: true };
+  const others = othersProcesses(reconciliation, personId);
+  if (others.length > 0) return { kind: "busy", others, unseen: false };
+  return { kind: reconciliation.processes.length > 0 ? "mine" : "free", others, unseen: false };
+}
+
+/** The GPU can be booked now by this person without taking it from anyone: free, or running only their own unbooked work. */
 export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "processes" | "unseenUse">, personId: string): boolean {
   if (isGpuFree(reconciliation.state)) return true;
-  return reconciliation.state === "unbooked_use" && !reconciliation.unseenUse && othersProcesses(reconciliation, personId).length === 0;
+  return reconciliation.state === "unbooked_use" && useFor(reconciliation, personId).kind !== "busy";
 }
 
 /** Lower-case words for a state inside a sentence or a CLI column: "in use without a booking". */
 export const GPU_STATE_SHORT: Record<GpuState, string> = {
   free: "free",
   booked_idle: "booked, idle",
-  booked_in_use: "in use by the booker",
+  booked_in_use: "in use by its booker",
   unbooked_use: "in use without a booking",
   conflict: "in conflict",
   error: "error",

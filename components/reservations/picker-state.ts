@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { countAvailability, describeAvailability, detectUnseenUse, isGpuFree, othersProcesses, unseenUsePhrase, type GpuState } from "@/lib/gpu-availability";
+import { countAvailability, describeAvailability, detectUnseenUse, isGpuFree, unseenUsePhrase, useFor, type GpuState } from "@/lib/gpu-availability";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
@@ -71,8 +71,10 @@ export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: 
   const online = live.onlineHostIds.has(hostId);
   const reconciliation = live.states[uuid];
   const state: GpuState = reading ? gpuStateOnPage(reading, online, live.bookings, reconciliation, nowMs) : "offline";
-  const others = reconciliation
-    ? othersProcesses(reconciliation, viewerId).map((process) => ({ pid: process.pid, name: process.runner ? personName(process.runner) : (process.login ?? "unknown") }))
+  // The server's word where it has one ("free for me": lib/gpu-availability.ts); until it arrives, every process counts as someone's.
+  const use = reconciliation ? useFor(reconciliation, viewerId) : null;
+  const others = use
+    ? use.others.map((process) => ({ pid: process.pid, name: process.runner ? personName(process.runner) : (process.login ?? "unknown") }))
     : (reading?.processes ?? []).map((process) => ({ pid: process.pid, name: process.user ?? "unknown" }));
   const runners = [...new Set(others.map((other) => other.name))];
   const commands = others
@@ -88,11 +90,10 @@ export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: 
   // A later window: what runs now says nothing about then; the bookings decide.
   if (!startsNow(window, nowMs)) return { ...base, kind: "free" };
   if (state === "offline" || state === "error") return { ...base, kind: state };
-  // Someone's job nobody can see is someone else's until shown otherwise: busy, never "mine".
+  if (use) return { ...base, kind: use.kind };
+  // Before the server's attribution: unseen use and every listed process are someone else's.
   if (unseen) return { ...base, kind: "busy" };
-  const processes = reading?.processes.length ?? 0;
-  if (processes === 0) return { ...base, kind: "free" };
-  return { ...base, kind: runners.length > 0 ? "busy" : "mine" };
+  return { ...base, kind: (reading?.processes.length ?? 0) === 0 ? "free" : "busy" };
 }
 
 /**

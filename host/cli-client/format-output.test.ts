@@ -134,7 +134,7 @@ describe("formatStatus", () => {
       gpuBookings: { "GPU-0": { reservationId: "r1", bookedBy: alice, bookedByName: "Alice A", startsAt: "2026-11-30T09:00:00Z", until: "2026-11-30T11:30:00Z", purpose: "llm eval" } },
     };
     const text = formatStatus(withStates, NOW);
-    expect(text).toContain("GPUs: 1 of 2 free, 1 in use by the booker");
+    expect(text).toContain("GPUs: 1 of 2 free, 1 in use by its booker");
     // Two people named "Alice A" in the view: the username tells them apart.
     expect(text).toMatch(/Booked, in use\s+Alice A \(alice\)\s+2026-11-30 11:30Z\s+Alice A \(alice\)/);
   });

@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { type GpuState, isGpuFree, othersProcesses, unitName, unitRef, unseenUsePhrase } from "@/lib/gpu-availability";
+import { type GpuState, isGpuFree, unitName, unitRef, unseenUsePhrase, useFor } from "@/lib/gpu-availability";
 import type { LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
 import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
@@ -68,12 +68,13 @@ export function findBusyGpus(gpus: readonly { index: number; uuid: string }[], h
     if (!reading) continue;
     const reconciliation = stateWithoutBooking(reading, true, live.states[gpu.uuid]);
     const named = { hostName, gpuIndex: gpu.index, gpuUuid: gpu.uuid, unit: unitName(reading), ...(reading.mig ? { slice: { ref: unitRef(reading), profile: reading.mig.profile } } : {}) };
-    if (reconciliation.unseenUse) {
+    const use = useFor(reconciliation, personId);
+    if (use.kind !== "busy") continue;
+    if (use.unseen) {
       busy.push({ ...named, processes: [], unseenMemoryMiB: reading.memoryUsedMiB });
       continue;
     }
-    const others = othersProcesses(reconciliation, personId);
-    if (others.length === 0) continue;
+    const others = use.others;
     const owners = others.map((process) => process.runner).filter((person) => person !== null);
     busy.push({
       ...named,
