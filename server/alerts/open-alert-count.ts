@@ -1,6 +1,6 @@
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
-import { log } from "@/server/core/log";
+import { periodicJob } from "@/server/core/jobs";
 
 /** A change announced on another instance reaches this one only through the database: counted again this often anyway. */
 const RECOUNT_EVERY_MS = 30_000;
@@ -16,27 +16,24 @@ const SETTLE_MS = 500;
 export function startOpenAlertCount(): { current: () => number | null; stop: () => void } {
   let count: number | null = null;
   let settle: ReturnType<typeof setTimeout> | null = null;
-  let stopped = false;
-  const recount = () => {
-    settle = null;
-    db()
-      .alert.count({ where: { closedAt: null } })
-      .then((value) => {
-        if (!stopped) count = value;
-      })
-      .catch((error: unknown) => log.warn(`could not count the open alerts: ${error instanceof Error ? error.message : String(error)}`));
-  };
-  recount();
-  const timer = setInterval(recount, RECOUNT_EVERY_MS);
-  timer.unref();
+  const job = periodicJob({
+    name: "open alert count",
+    everyMs: RECOUNT_EVERY_MS,
+    run: async () => {
+      count = await db().alert.count({ where: { closedAt: null } });
+    },
+  });
+  const stopJob = job.start();
   const stopListening = onAlertChanged(() => {
-    settle ??= setTimeout(recount, SETTLE_MS);
+    settle ??= setTimeout(() => {
+      settle = null;
+      job.poke();
+    }, SETTLE_MS);
   });
   return {
     current: () => count,
     stop() {
-      stopped = true;
-      clearInterval(timer);
+      void stopJob();
       if (settle) clearTimeout(settle);
       stopListening();
     },

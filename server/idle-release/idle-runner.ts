@@ -6,6 +6,7 @@ import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding 
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { sliceMinuteBusy } from "@/server/reservations/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
+import { periodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { readIdlePolicy } from "@/server/reservations/policy";
@@ -102,58 +103,34 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
 
 /**
  * The leader's idle release: a pass every `everyMs` and on `poke()` (a
- * rollup flush), one at a time. The standings of the last pass are kept for
- * the idle-booking alert; they are derived again from the database at every
- * pass, so nothing is lost with the process.
+ * rollup flush), one at a time (server/core/jobs.ts). The standings of the
+ * last pass are kept for the idle-booking alert; they are derived again from
+ * the database at every pass, so nothing is lost with the process.
  */
 export function startIdleRunner(options: IdleRunnerOptions) {
   const now = options.now ?? Date.now;
   let standings: ReadonlyMap<string, IdleStanding> = new Map();
-  let running = false;
-  let again = false;
-  let stopped = true;
-  let timer: NodeJS.Timeout | null = null;
-  let failing = false;
-
-  const pass = async () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        standings = await runIdlePass(options, now());
-        failing = false;
-      } while (again && !stopped);
-    } catch (error) {
-      if (!failing) log.error(`idle release: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      failing = true;
-    } finally {
-      running = false;
-    }
-  };
-
+  const job = periodicJob({
+    name: "idle release",
+    everyMs: options.everyMs ?? IDLE_CHECK_EVERY_MS,
+    run: async () => {
+      standings = await runIdlePass(options, now());
+    },
+  });
   return {
     /** The leader job: passes run only while this instance leads. */
     leaderJob: {
       name: "idle release",
       start: () => {
-        stopped = false;
-        timer = setInterval(() => void pass(), options.everyMs ?? IDLE_CHECK_EVERY_MS);
-        timer.unref();
-        void pass();
+        const stop = job.start();
         return () => {
-          stopped = true;
-          if (timer) clearInterval(timer);
+          void stop();
           standings = new Map();
         };
       },
     },
     /** A pass soon (new minutes were stored); nothing while another instance leads. */
-    poke: () => void pass(),
+    poke: () => job.poke(),
     standings: (): ReadonlyMap<string, IdleStanding> => standings,
   };
 }

@@ -1,5 +1,5 @@
 import { db } from "@/server/core/db";
-import { log } from "@/server/core/log";
+import { periodicJob } from "@/server/core/jobs";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
 import { onBookingsChanged } from "@/server/core/booking-events";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
@@ -106,25 +106,12 @@ export async function sendBookingReminders(now = new Date(), options: { publicUr
  * repeating one.
  */
 export function startBookingReminders(options: { publicUrl?: string; intervalMs?: number } = {}): { stop: () => void } {
-  let running = false;
-  const pass = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await sendBookingReminders(new Date(), options);
-    } catch (error) {
-      log.error(`booking reminders: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      running = false;
-    }
-  };
-  const unsubscribe = onBookingsChanged(() => void pass());
-  const timer = setInterval(() => void pass(), options.intervalMs ?? INTERVAL_MS);
-  timer.unref();
-  void pass();
+  const job = periodicJob({ name: "booking reminders", everyMs: options.intervalMs ?? INTERVAL_MS, run: () => sendBookingReminders(new Date(), options).then(() => undefined) });
+  const unsubscribe = onBookingsChanged(() => job.poke());
+  const stop = job.start();
   return {
     stop() {
-      clearInterval(timer);
+      void stop();
       unsubscribe();
     },
   };

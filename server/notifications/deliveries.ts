@@ -1,5 +1,6 @@
 import type { AlertUpdate, AlertView } from "@/lib/alerts";
 import { db } from "@/server/core/db";
+import { periodicJob, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
 import { REFUSED_PREFIX, kindsOf, personalWebhookAllowList, toFormat } from "@/server/notifications/webhooks";
@@ -102,34 +103,33 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   private readonly now: () => number;
   private readonly allowPrivate: (address: string) => boolean;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  /** Polls for retries and rows an earlier run left; woken at once when a delivery is queued (server/core/jobs.ts). */
+  private readonly job: PeriodicJob;
+  private stopJob: (() => Promise<void>) | null = null;
   /** The wake set for the earliest retry this worker scheduled, and when it fires. */
   private retry: { at: number; cancel(): void } | null = null;
-  private running: Promise<number> | null = null;
-  private again = false;
 
   constructor(private readonly options: DeliveryWorkerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.allowPrivate = options.allowPrivate ?? personalWebhookAllowList();
+    this.job = periodicJob({ name: "webhook deliveries", everyMs: options.pollMs ?? DELIVERY_POLL_MS, run: () => this.runOnce().then(() => undefined) });
   }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? DELIVERY_POLL_MS);
-    this.timer.unref?.();
-    this.wake();
+    this.stopJob = this.job.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    const stop = this.stopJob;
+    this.stopJob = null;
     this.retry?.cancel();
     this.retry = null;
-    await this.running;
+    await stop?.();
   }
 
   /** Wakes the worker at `at` (a retry's due time), unless an earlier wake is already set; only while started. */
   private wakeAt(at: number): void {
-    if (this.timer === null || (this.retry !== null && this.retry.at <= at)) return;
+    if (this.stopJob === null || (this.retry !== null && this.retry.at <= at)) return;
     this.retry?.cancel();
     const setTimer = this.options.setTimer ?? unrefTimer;
     const { cancel } = setTimer(() => {
@@ -141,25 +141,7 @@ export class DeliveryWorker {
 
   /** Looks for due deliveries now (a second call during a run causes one more run). */
   wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      let sent = 0;
-      do {
-        this.again = false;
-        sent += await this.runOnce();
-      } while (this.again);
-      return sent;
-    })()
-      .catch((error: unknown) => {
-        log.error(`webhook deliveries failed: ${error instanceof Error ? error.message : String(error)}`);
-        return 0;
-      })
-      .finally(() => {
-        this.running = null;
-      });
+    this.job.poke();
   }
 
   /** One pass over the due deliveries; returns how many attempts were made. */

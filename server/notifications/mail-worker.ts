@@ -1,4 +1,5 @@
 import { db } from "@/server/core/db";
+import { periodicJob, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { DELIVERY_POLL_MS, RETRY_BACKOFF_MS } from "@/server/notifications/deliveries";
 import type { SendMail } from "@/server/notifications/mailer";
@@ -22,41 +23,27 @@ export interface MailWorkerOptions {
  */
 export class MailWorker {
   private readonly now: () => number;
-  private timer: ReturnType<typeof setInterval> | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  /** Polls for retries and rows an earlier run left; woken at once when mail is queued (server/core/jobs.ts). */
+  private readonly job: PeriodicJob;
 
   constructor(private readonly options: MailWorkerOptions) {
     this.now = options.now ?? Date.now;
+    this.job = periodicJob({ name: "mail deliveries", everyMs: options.pollMs ?? DELIVERY_POLL_MS, run: () => this.runOnce().then(() => undefined) });
   }
 
+  private stopJob: (() => Promise<void>) | null = null;
+
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? DELIVERY_POLL_MS);
-    this.timer.unref?.();
-    this.wake();
+    this.stopJob = this.job.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.stopJob?.();
+    this.stopJob = null;
   }
 
   wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.runOnce();
-      } while (this.again);
-    })()
-      .catch((error: unknown) => log.error(`mail deliveries failed: ${error instanceof Error ? error.message : String(error)}`))
-      .finally(() => {
-        this.running = null;
-      });
+    this.job.poke();
   }
 
   /** One pass over the due mail; answers how many attempts were made. */

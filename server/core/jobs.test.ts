@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { periodicJob, type JobTimers } from "@/server/core/jobs";
+import { log } from "@/server/core/log";
+
+/** Timers the test fires by hand. */
+function manualTimers(): JobTimers & { fire(): void } {
+  const callbacks = new Set<() => void>();
+  return {
+    every(callback) {
+      callbacks.add(callback);
+      return { cancel: () => callbacks.delete(callback) };
+    },
+    fire: () => callbacks.forEach((callback) => callback()),
+  };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("periodicJob", () => {
+  it("runs a pass at start and on every beat, never two at once; a poke during a pass makes one more", async () => {
+    const timers = manualTimers();
+    let inside = 0;
+    let most = 0;
+    let passes = 0;
+    let release: () => void = () => {};
+    const job = periodicJob({
+      name: "test",
+      everyMs: 1000,
+      timers,
+      run: async () => {
+        inside += 1;
+        most = Math.max(most, inside);
+        passes += 1;
+        await new Promise<void>((resolve) => (release = resolve));
+        inside -= 1;
+      },
+    });
+    const stop = job.start();
+    job.poke();
+    timers.fire();
+    job.poke();
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await job.settled();
+    expect([passes, most]).toEqual([2, 1]);
+    await stop();
+    timers.fire();
+    job.poke();
+    await job.settled();
+    expect(passes).toBe(2);
+  });
+
+  it("logs a failing pass once until one succeeds, and goes on", async () => {
+    const errors = vi.spyOn(log, "error").mockImplementation(() => {});
+    const timers = manualTimers();
+    let fail = true;
+    let passes = 0;
+    const job = periodicJob({ name: "flaky", everyMs: 1000, timers, run: async () => {
+      passes += 1;
+      if (fail) throw new Error("database down");
+    } });
+    const stop = job.start();
+    await job.settled();
+    timers.fire();
+    await job.settled();
+    const logged = errors.mock.calls.filter((call) => String(call.join(" ")).includes("database down")).length;
+    fail = false;
+    timers.fire();
+    await job.settled();
+    await stop();
+    expect([passes, logged]).toEqual([3, 1]);
+  });
+});
