@@ -47,7 +47,7 @@ function attribute(processes: ProcessInfo[], bookings: LiveBooking[] = [booking(
 describe("attributeProcesses", () => {
   it("takes GPUDESK_RESERVATION over the cgroup and the login", () => {
     const result = attribute([proc(10, { user: "bob", container: "3f2a1b9c0d4e", reservationId: proofOf("res-alice") })]);
-    expect(result.get(10)).toMatchObject({ person: alice, reservationId: "res-alice", login: "bob", evidence: { kind: "reservation", value: "res-alice" } });
+    expect(result.get(10)).toMatchObject({ runner: alice, reservationId: "res-alice", login: "bob", evidence: { kind: "reservation", value: "res-alice" } });
     expect(result.get(10)?.falseClaim).toBeUndefined();
   });
 
@@ -65,14 +65,14 @@ describe("attributeProcesses", () => {
 
   it("falls back to the Unix login, and to nobody for a login without a person", () => {
     const result = attribute([proc(30, { user: "carol" }), proc(31, { user: "mallory" }), proc(32, { user: null })]);
-    expect(result.get(30)).toMatchObject({ person: carol, evidence: { kind: "login", value: "carol" } });
-    expect(result.get(31)).toMatchObject({ person: null, login: "mallory", evidence: { kind: "login", value: "mallory" } });
-    expect(result.get(32)).toMatchObject({ person: null, evidence: { kind: "none", value: null } });
+    expect(result.get(30)).toMatchObject({ runner: carol, evidence: { kind: "login", value: "carol" } });
+    expect(result.get(31)).toMatchObject({ runner: null, login: "mallory", evidence: { kind: "login", value: "mallory" } });
+    expect(result.get(32)).toMatchObject({ runner: null, evidence: { kind: "none", value: null } });
   });
 
   it("gives a container's root-owned workers to the container's owner", () => {
     const result = attribute([proc(41, { user: "root", container: "aaaaaaaaaaaa" }), proc(40, { user: "carol", container: "aaaaaaaaaaaa" })]);
-    expect(result.get(41)).toMatchObject({ person: carol, login: "root", evidence: { kind: "container", value: "aaaaaaaaaaaa" } });
+    expect(result.get(41)).toMatchObject({ runner: carol, login: "root", evidence: { kind: "container", value: "aaaaaaaaaaaa" } });
   });
 
   it("gives a whole job to the booking that one of its processes names", () => {
@@ -80,28 +80,28 @@ describe("attributeProcesses", () => {
       proc(50, { user: "root", container: "bbbbbbbbbbbb", reservationId: proofOf("res-alice") }),
       proc(51, { user: "bob", container: "bbbbbbbbbbbb" }),
     ]);
-    expect(result.get(51)).toMatchObject({ person: alice, reservationId: "res-alice", evidence: { kind: "container", value: "bbbbbbbbbbbb" } });
+    expect(result.get(51)).toMatchObject({ runner: alice, reservationId: "res-alice", evidence: { kind: "container", value: "bbbbbbbbbbbb" } });
   });
 
   it("ignores a GPUDESK_RESERVATION that names no active or upcoming booking", () => {
     const result = attribute([proc(60, { user: "bob", reservationId: proofOf("res-long-gone") })]);
-    expect(result.get(60)).toMatchObject({ person: bob, reservationId: null, evidence: { kind: "login", value: "bob" } });
+    expect(result.get(60)).toMatchObject({ runner: bob, reservationId: null, evidence: { kind: "login", value: "bob" } });
     expect(result.get(60)?.falseClaim).toBeUndefined();
   });
 
   it("takes a booking's bare id (readable by everyone) as a false claim, and attributes by the other evidence", () => {
     const result = attribute([proc(70, { user: "bob", reservationId: "res-alice" }), proc(71, { user: "bob", container: "cccccccccccc", reservationId: "res-alice" })]);
-    expect(result.get(70)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
-    expect(result.get(71)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "container", value: "cccccccccccc" } });
+    expect(result.get(70)).toMatchObject({ runner: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
+    expect(result.get(71)).toMatchObject({ runner: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "container", value: "cccccccccccc" } });
   });
 
   it("takes one's own booking's proof on someone else's booking as a false claim", () => {
     const bookings = [booking("res-alice"), booking("res-bob", bob, "GPU-other")];
     const borrowed = `res-alice.${proofOf("res-bob").split(".")[1]}`;
     const result = attribute([proc(80, { user: "bob", reservationId: borrowed }), proc(81, { user: "bob", reservationId: proofOf("res-bob") })], bookings);
-    expect(result.get(80)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
+    expect(result.get(80)).toMatchObject({ runner: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
     // Bob's own proof does prove Bob's booking.
-    expect(result.get(81)).toMatchObject({ person: bob, reservationId: "res-bob", evidence: { kind: "reservation", value: "res-bob" } });
+    expect(result.get(81)).toMatchObject({ runner: bob, reservationId: "res-bob", evidence: { kind: "reservation", value: "res-bob" } });
   });
 
   it("does not let a false claim give a whole job to the booking", () => {
@@ -109,7 +109,7 @@ describe("attributeProcesses", () => {
       proc(90, { user: "bob", container: "dddddddddddd", reservationId: "res-alice" }),
       proc(91, { user: "root", container: "dddddddddddd" }),
     ]);
-    expect(result.get(91)).toMatchObject({ person: bob, reservationId: null, evidence: { kind: "container", value: "dddddddddddd" } });
+    expect(result.get(91)).toMatchObject({ runner: bob, reservationId: null, evidence: { kind: "container", value: "dddddddddddd" } });
   });
 });
 
@@ -149,7 +149,7 @@ describe("deriveGpuState", () => {
   it("shows a member hiding on someone else's booking with its id as an intruder, with the false claim", () => {
     const hiding = state([proc(1, { user: "alice" }), proc(2, { user: "bob", reservationId: "res-alice" })]);
     expect(hiding.state).toBe("conflict");
-    expect(hiding.processes[1]).toMatchObject({ pid: 2, person: bob, intruder: true, falseClaim: "res-alice" });
+    expect(hiding.processes[1]).toMatchObject({ pid: 2, runner: bob, intruder: true, falseClaim: "res-alice" });
   });
 
   it("puts offline before error before conflict", () => {

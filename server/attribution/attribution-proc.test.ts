@@ -70,11 +70,11 @@ describe("attribution from a /proc tree", () => {
       ]),
     });
 
-    expect(attributions.get(100)).toMatchObject({ person: alice, evidence: { kind: "reservation", value: "res-alice" } });
+    expect(attributions.get(100)).toMatchObject({ runner: alice, evidence: { kind: "reservation", value: "res-alice" } });
     // The container's other process belongs to the booking its sibling named.
-    expect(attributions.get(101)).toMatchObject({ person: alice, evidence: { kind: "container", value: DOCKER_ID.slice(0, 12) } });
-    expect(attributions.get(102)).toMatchObject({ person: bob, evidence: { kind: "slurm", value: "4711" } });
-    expect(attributions.get(103)).toMatchObject({ person: bob, evidence: { kind: "login", value: "bob" } });
+    expect(attributions.get(101)).toMatchObject({ runner: alice, evidence: { kind: "container", value: DOCKER_ID.slice(0, 12) } });
+    expect(attributions.get(102)).toMatchObject({ runner: bob, evidence: { kind: "slurm", value: "4711" } });
+    expect(attributions.get(103)).toMatchObject({ runner: bob, evidence: { kind: "login", value: "bob" } });
   });
 
   it("proves a booking only with its proof: a bare id, a guessed proof or another booking's proof is a false claim", async () => {
@@ -110,9 +110,9 @@ describe("attribution from a /proc tree", () => {
         { ...bob, unixLogin: "bob" },
       ]),
     });
-    expect(attributions.get(200)).toMatchObject({ person: alice, reservationId: "res-alice", evidence: { kind: "reservation" } });
+    expect(attributions.get(200)).toMatchObject({ runner: alice, reservationId: "res-alice", evidence: { kind: "reservation" } });
     for (const pid of [201, 202, 203]) {
-      expect(attributions.get(pid)).toMatchObject({ person: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
+      expect(attributions.get(pid)).toMatchObject({ runner: bob, reservationId: null, falseClaim: "res-alice", evidence: { kind: "login", value: "bob" } });
     }
   });
 });

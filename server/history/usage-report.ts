@@ -225,7 +225,7 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
   const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
   const t = tableSql(plan.table);
   const raw = await db().$queryRaw<GpuTimeRow[]>`
-    SELECT r."bookedByUserId" AS bookedBy, r."hostId" AS host, r."gpuUuid" AS gpu,
+    SELECT r."bookedByUserId" AS "bookedBy", r."hostId" AS host, r."gpuUuid" AS gpu,
            SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
            SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
     FROM ${t.from}

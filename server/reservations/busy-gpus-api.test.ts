@@ -211,6 +211,9 @@ describe("GET /api/v1/fleet", () => {
       reservationId: held.body.id,
       bookedBy: { id: expect.any(String), username: "bob", name: "Bob Member" },
       bookedByName: "Bob Member",
+      // The names of before 0.4 beside the new ones, deprecated (docs/api.md).
+      holder: { id: expect.any(String), username: "bob", name: "Bob Member" }, // deprecated
+      holderName: "Bob Member", // deprecated
       startsAt: held.body.startsAt,
       until: held.body.endsAt,
       purpose: "test",

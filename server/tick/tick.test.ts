@@ -51,7 +51,7 @@ describe("the tick", () => {
     const view = seen[0].view;
     // Bob booked it, Alice runs there: the state and the attribution, and the booking by GPU.
     expect(view.gpuStates[gpu.uuid]).toMatchObject({ state: "conflict", reservationId: "r-1", bookedBy: { id: "u-bob" } });
-    expect(view.gpuStates[gpu.uuid].processes[0]).toMatchObject({ pid: 7, person: { id: "u-alice" }, intruder: true });
+    expect(view.gpuStates[gpu.uuid].processes[0]).toMatchObject({ pid: 7, runner: { id: "u-alice" }, intruder: true });
     expect(view.activeBookings.get(gpu.uuid)?.reservationId).toBe("r-1");
     // Nothing moved since the first tick.
     expect(view.changed).toEqual({});
