@@ -89,6 +89,7 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
   });
   const runner = createAgentRunner({
     read,
+    onSourceTick: collector.onTick,
     transport,
     intervalMs: options.interval,
     bufferCapacity: options.buffer,

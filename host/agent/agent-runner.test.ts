@@ -155,6 +155,42 @@ describe("agent buffering and replay", () => {
     await waitFor(() => runner.buffer.size <= 1);
   });
 
+  it("reads right after the source's tick, on its phase, and on its own clock only when the source goes quiet", async () => {
+    const intervalMs = 200;
+    const readAt: number[] = [];
+    const tickAt: number[] = [];
+    const listeners = new Set<() => void>();
+    const runner = createAgentRunner({
+      read: async () => {
+        readAt.push(Date.now());
+        return makeSnapshot([makeGpu()], Date.now());
+      },
+      onSourceTick: (listener) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+      transport: { connected: false, onConnect: () => {}, send: async () => ({ accepted: 0, rejected: [] }), close: async () => {} },
+      intervalMs,
+    });
+    runner.start();
+    stops.push(() => runner.stop());
+    // The source ticks 70 ms after each whole interval of the clock, as nvidia-smi's own phase would.
+    const firstTick = Math.ceil(Date.now() / intervalMs) * intervalMs + 70;
+    for (let i = 0; i < 6; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstTick + i * intervalMs - Date.now())));
+      tickAt.push(Date.now());
+      for (const listener of listeners) listener();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Every tick is read at once (not 130 ms later on the clock's next whole interval), and the clock adds no read in between.
+    const ticksRead = tickAt.filter((at) => readAt.some((read) => read >= at && read - at < 40));
+    expect(ticksRead).toHaveLength(tickAt.length);
+    expect(readAt.filter((read) => read > tickAt[0]! && read < tickAt.at(-1)!).length).toBe(tickAt.length - 2);
+    // Quiet source: the clock reads again within one and a half intervals and a beat.
+    const quietFrom = Date.now();
+    await waitFor(() => readAt.some((read) => read > quietFrom), 3 * intervalMs);
+  });
+
   it("keeps at least an hour of 1 Hz readings by default", () => {
     const runner = createAgentRunner({
       read: async () => makeSnapshot([], Date.now()),

@@ -16,6 +16,13 @@ export interface AgentRunnerOptions {
   read: () => Promise<Snapshot>;
   transport: AgentTransport;
   intervalMs: number;
+  /**
+   * The source's "new reading ready" (GpuSource.onTick): the agent reads then,
+   * on the source's phase, rather than on whole intervals of its own clock,
+   * where a change waited for nvidia-smi's tick and again for the agent's.
+   * The clock stays as the backstop when the source goes quiet.
+   */
+  onSourceTick?: (listener: () => void) => () => void;
   /** Readings kept while the server is unreachable; default two hours at the interval (older ones are dropped whatever the count). */
   bufferCapacity?: number;
   log?: (message: string) => void;
@@ -34,8 +41,14 @@ export function createAgentRunner(options: AgentRunnerOptions) {
   let stopped = false;
   let sending = false;
   let sourceFailing = false;
+  let reading = false;
+  let lastReadAt = 0;
+  let stopListening: (() => void) | undefined;
 
   async function tick(): Promise<void> {
+    if (reading) return;
+    reading = true;
+    lastReadAt = Date.now();
     try {
       buffer.push(await options.read());
       if (sourceFailing) log("GPU source recovered");
@@ -43,6 +56,8 @@ export function createAgentRunner(options: AgentRunnerOptions) {
     } catch (error) {
       if (!sourceFailing) log(`cannot read GPUs: ${error instanceof Error ? error.message : String(error)}`);
       sourceFailing = true;
+    } finally {
+      reading = false;
     }
     // Not awaited: a server slow to acknowledge must not hold up the next
     // reading (the reading stays buffered until a send gets through).
@@ -86,7 +101,9 @@ export function createAgentRunner(options: AgentRunnerOptions) {
     // Aligned to the interval so that a slow read does not drift the sampling clock.
     const delay = options.intervalMs - (Date.now() % options.intervalMs);
     timer = setTimeout(() => {
-      void tick().finally(schedule);
+      // With a source that says when it has a reading, the clock reads only when it has gone quiet.
+      const quiet = !options.onSourceTick || Date.now() - lastReadAt > 1.5 * options.intervalMs;
+      void (quiet ? tick() : Promise.resolve()).finally(schedule);
     }, delay);
   }
 
@@ -95,10 +112,14 @@ export function createAgentRunner(options: AgentRunnerOptions) {
   return {
     start(): void {
       stopped = false;
+      stopListening = options.onSourceTick?.(() => {
+        if (!stopped) void tick();
+      });
       void tick().finally(schedule);
     },
     async stop(): Promise<void> {
       stopped = true;
+      stopListening?.();
       clearTimeout(timer);
       await options.transport.close();
     },

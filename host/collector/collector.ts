@@ -27,6 +27,7 @@ export function createCollector(options: CollectorOptions) {
     },
     readTopology: () => options.source.readTopology(),
     close: () => options.source.close(),
+    onTick: options.source.onTick?.bind(options.source),
   };
 }
 

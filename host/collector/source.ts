@@ -14,4 +14,11 @@ export interface GpuSource {
   readTopology(): Promise<string | null>;
   /** Stops child processes and timers; the source is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` each time the source has a new reading to give (nvidia-smi
+   * printed its next tick), so that the agent reads then instead of on its own
+   * clock; answers how to stop listening. Absent where readings are made on
+   * demand (the simulated source, nvidia-smi spawned per read).
+   */
+  onTick?(listener: () => void): () => void;
 }

@@ -52,6 +52,7 @@ export async function startLocalAgents(options: LocalAgentsOptions): Promise<{ s
     options.fleet.connectHost(host.id, host.name, host.simulated);
     const runner = createAgentRunner({
       read: collector.read,
+      onSourceTick: collector.onTick,
       transport: localTransport(host, options.ingest),
       intervalMs: options.intervalMs,
       log: (message) => log.info(`local agent ${hostName}: ${message}`),

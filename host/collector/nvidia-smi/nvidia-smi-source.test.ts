@@ -220,6 +220,22 @@ describe("long-lived mode", () => {
     expect(fakeChildren()).toHaveLength(2);
   });
 
+  it("says when nvidia-smi printed its next tick (once per tick, two GPUs' lines in it), so the agent reads then; spawn mode never does", async () => {
+    const host = fakeHost("two-gpu-host");
+    const { source } = await openSource(host.command, "long-lived");
+    const ticks: number[] = [];
+    const stop = source.onTick!(() => ticks.push(Date.now()));
+    await readValid(source);
+    await new Promise((resolve) => setTimeout(resolve, 4.2 * INTERVAL_MS));
+    stop();
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    const gaps = ticks.slice(1).map((at, i) => at - ticks[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThan(INTERVAL_MS / 2);
+    const spawned = await openSource(host.command, "spawn");
+    expect(spawned.source.onTick).toBeUndefined();
+  });
+
   it("restarts children that exit, logging per state change rather than per attempt", async () => {
     // Loop children live for 0.5 s and then die; one-shot calls work.
     const dying = `case "$*" in *-lms*) FAKE_NVIDIA_SMI_DIR="$(dirname "$0")" timeout 0.5 '${process.execPath}' '${fakeNvidiaSmiPath}' "$@"; exit 3;; esac`;

@@ -28,6 +28,12 @@ export { NvidiaSmiError } from "@/host/collector/nvidia-smi/run-nvidia-smi";
 
 export type NvidiaSmiMode = "long-lived" | "spawn";
 
+/**
+ * How long after the first line of a tick the source says "new reading":
+ * nvidia-smi prints a tick's GPU lines together, within a few milliseconds.
+ */
+export const TICK_SETTLE_MS = 15;
+
 export interface NvidiaSmiSourceOptions {
   /** The nvidia-smi binary (see findNvidiaSmi). */
   path: string;
@@ -226,6 +232,19 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
 
   // Long-lived mode: the latest line per GPU, and the newest group of process rows.
   const latestGpu = new Map<string, { row: QueryGpuRow; at: number }>();
+  // Each tick of the GPU child: the agent reads right after it (onTick), not on a clock of its own.
+  const tickListeners = new Set<() => void>();
+  let tickAt = 0;
+  let tickSettle: ReturnType<typeof setTimeout> | null = null;
+  const noteTick = (at: number) => {
+    // The lines of one tick (one per GPU) come together; a new tick starts after half an interval of quiet.
+    if (at - tickAt < intervalMs / 2) return;
+    tickAt = at;
+    tickSettle ??= setTimeout(() => {
+      tickSettle = null;
+      for (const listener of tickListeners) listener();
+    }, TICK_SETTLE_MS);
+  };
   let appsGroup: { timestamp: string | null; rows: ComputeAppRow[]; at: number } | null = null;
   let gpuChildFields = gpuFields;
   const staleMs = Math.max(3 * intervalMs, 3000);
@@ -251,6 +270,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
       const rows = parseQueryGpuCsv(line, gpuChildFields);
       for (const row of rows) latestGpu.set(row.gpu.uuid, { row, at });
       noteAnswering(rows.map((row) => row.gpu.pciBusId));
+      if (rows.length > 0) noteTick(at);
       return rows.length > 0;
     },
     onInvalidField: dropOptionalFields,
@@ -320,7 +340,13 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
     readTopology,
     close: async () => {
       closed = true;
+      tickListeners.clear();
+      if (tickSettle) clearTimeout(tickSettle);
       await Promise.all([gpuLoop.stop(), appsLoop.stop()]);
+    },
+    onTick: (listener) => {
+      tickListeners.add(listener);
+      return () => void tickListeners.delete(listener);
     },
   };
 }
