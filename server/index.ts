@@ -91,6 +91,11 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     if (guardRequest(req, res)) return;
     void handleRequest(req, res);
   });
+  // A client (a reverse proxy, the CLI, a script's HTTP pool) reuses an idle connection for a while;
+  // Node's 5 s default closed it under a request already on its way ("socket hang up"). Longer than
+  // the usual proxies' 60 s, so that the proxy, not this server, closes first.
+  httpServer.keepAliveTimeout = 65_000;
+  httpServer.headersTimeout = 66_000;
   const io = new Server(httpServer, {
     maxHttpBufferSize: env.GPUDESK_MAX_AGENT_MESSAGE_BYTES,
     serveClient: false,
