@@ -104,7 +104,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     values.mode === "gpus" && host
       ? host.gpus
           .filter((gpu) => (gpu.mig ? values.slices.includes(unitRef(gpu)) : !gpu.partitioned && values.gpus.includes(gpu.index)))
-          .map((gpu) => ({ gpu, view: pickerGpu(gpu.uuid, host.id, live, window, serverNow, viewer.id) }))
+          .map((gpu) => ({ gpu, view: pickerGpu(gpu, host.id, live, window, serverNow, viewer.id) }))
           .filter(({ view }) => view.kind === "busy")
           .map(({ gpu, view }) => ({ unit: unitName(gpu), hostName: host.name, owners: view.unseen ? [view.unseen] : view.runners, commands: view.commands }))
       : [];
