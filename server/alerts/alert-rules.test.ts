@@ -28,7 +28,7 @@ describe("the conflict rule", () => {
       view: { hosts: [host], gpus: [gpu] },
       reconciliation,
       knownHosts: new Map([["h1", "node-a"]]),
-      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0 }]])]]),
       activeBookings: new Map(),
       idleStandings: new Map(),
       config: DEFAULT_ALERT_CONFIG,
@@ -51,7 +51,7 @@ describe("use with no visible process", () => {
       view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
       reconciliation: { [gpu.uuid]: state },
       knownHosts: new Map([["h1", "node-a"]]),
-      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0 }]])]]),
       activeBookings: new Map(),
       idleStandings: new Map(idleMinutes > 0 ? [["r1", { idleMinutes, belowPct: 5 }]] : []),
       config: DEFAULT_ALERT_CONFIG,
@@ -96,7 +96,7 @@ describe("a unit gone from its host", () => {
       view: { hosts: [host], gpus: [] },
       reconciliation: {},
       knownHosts: new Map([["h1", "node-a"]]),
-      expectedGpus: new Map([["h1", new Map([[slice, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[slice, { index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } }]])]]),
       activeBookings: new Map(active ? [[slice, active]] : []),
       bookings,
       idleStandings: new Map(),
@@ -111,7 +111,7 @@ describe("a unit gone from its host", () => {
     const condition = lost(null, [future]);
     expect(condition?.userIds).toEqual([bob.id]);
     expect(condition?.reservationId).toBe("r-later");
-    expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed, and a booking holds it later`);
+    expect(condition?.message).toBe("GPU 0:2 (1g.10gb) is gone from node-a: its GPU's MIG layout changed, and a booking holds it later");
     expect(condition?.evidence).toMatchObject({ reservationIds: ["r-later"] });
   });
 
@@ -127,7 +127,7 @@ describe("a unit gone from its host", () => {
   it("names nobody when no booking holds it", () => {
     const condition = lost(null, []);
     expect(condition?.userIds).toEqual([]);
-    expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed`);
+    expect(condition?.message).toBe("GPU 0:2 (1g.10gb) is gone from node-a: its GPU's MIG layout changed");
   });
 });
 
@@ -144,7 +144,7 @@ describe("memory pressure on a MIG slice", () => {
       view: { hosts: [{ ...host, gpuUuids: gpus.map((gpu) => gpu.uuid) }], gpus },
       reconciliation: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, deviceState(gpu)])),
       knownHosts: new Map([["h1", "migbox"]]),
-      expectedGpus: new Map([["h1", new Map(gpus.map((gpu) => [gpu.uuid, 0]))]]),
+      expectedGpus: new Map([["h1", new Map(gpus.map((gpu) => [gpu.uuid, { index: 0 }]))]]),
       activeBookings: new Map(),
       idleStandings: new Map(),
       config: DEFAULT_ALERT_CONFIG,
@@ -167,7 +167,7 @@ describe("an idle booking of a MIG slice", () => {
       view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
       reconciliation: { [gpu.uuid]: state },
       knownHosts: new Map([["h1", "migbox"]]),
-      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0 }]])]]),
       activeBookings: new Map(),
       idleStandings: new Map([["r1", { idleMinutes: 45, belowPct: 5 }]]),
       config: DEFAULT_ALERT_CONFIG,

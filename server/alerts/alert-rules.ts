@@ -1,5 +1,5 @@
 import { attributedName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
-import { unitName, unseenUsePhrase } from "@/lib/gpu-availability";
+import { unitName, unseenUsePhrase, type UnitName } from "@/lib/gpu-availability";
 import { formatMemory } from "@/lib/format";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { formatDuration } from "@/lib/duration";
@@ -15,7 +15,8 @@ export interface RuleInput {
   /** Hosts that ought to report (seen before), id → name. */
   knownHosts: ReadonlyMap<string, string>;
   /** The GPUs each host had recently, host id → (uuid → index). */
-  expectedGpus: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Each host's units that ought to report, uuid → what names the unit (`unitName`). */
+  expectedGpus: ReadonlyMap<string, ReadonlyMap<string, UnitName>>;
   /** The booking holding each GPU now. */
   activeBookings: ReadonlyMap<string, LiveBooking>;
   /**
@@ -257,7 +258,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
       continue;
     }
 
-    for (const [uuid, index] of input.expectedGpus.get(hostId) ?? []) {
+    for (const [uuid, unit] of input.expectedGpus.get(hostId) ?? []) {
+      const { index } = unit;
       if (host.gpuUuids.includes(uuid)) continue;
       const booking = input.activeBookings.get(uuid);
       // The booking that holds it now first, then those to come: every one of their holders is told, with the admins.
@@ -273,8 +275,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         reservationId: booked[0]?.reservationId ?? null,
         userIds: unique([...holders([uuid]), ...booked.map((entry) => entry.holder.id)]),
         // A MIG slice gone means the GPU's MIG layout changed (slices destroyed).
-        message: uuid.startsWith("MIG-")
-          ? `MIG slice ${uuid} of GPU ${index} is gone from ${host.name}: its MIG layout changed${bookedWords}`
+        message: unit.mig
+          ? `${unitName(unit)} is gone from ${host.name}: its GPU's MIG layout changed${bookedWords}`
           : `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}${bookedWords}`,
         evidence: { uuid, index, reported: host.gpuUuids, reservationIds: booked.map((entry) => entry.reservationId) },
       });

@@ -14,7 +14,7 @@ let changeReservationEnd: typeof import("@/server/reservations/change-reservatio
 let listReservations: typeof import("@/server/reservations/list-reservations").listReservations;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
-let tellHoldersOfSplitGpus: typeof import("@/server/notifications/booking-notices").tellHoldersOfSplitGpus;
+let tellHoldersOfGoneUnits: typeof import("@/server/notifications/booking-notices").tellHoldersOfGoneUnits;
 let db: typeof import("@/server/db").db;
 let fx: typeof import("@/server/testing/booking-fixtures");
 let factories: typeof import("@/server/testing/factories");
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
   ({ listReservations } = await import("@/server/reservations/list-reservations"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
-  ({ tellHoldersOfSplitGpus } = await import("@/server/notifications/booking-notices"));
+  ({ tellHoldersOfGoneUnits } = await import("@/server/notifications/booking-notices"));
   ({ db } = await import("@/server/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
@@ -101,8 +101,8 @@ describe("silicon is booked once across MIG layouts", () => {
     const admin = await fx.createTestUser("admin");
     const all = await listReservations(admin, { all: true, state: "current", limit: 20 }, at(3));
     expect(all.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id)).toEqual([whole.id]);
-    expect(await tellHoldersOfSplitGpus(host.id, undefined, at(3))).toBe(1);
-    expect(await tellHoldersOfSplitGpus(host.id, undefined, at(4))).toBe(0);
+    expect(await tellHoldersOfGoneUnits(undefined, at(3), [host.id])).toBe(1);
+    expect(await tellHoldersOfGoneUnits(undefined, at(4), [host.id])).toBe(0);
     const notice = await db().personNotice.findFirstOrThrow({ where: { userId: alice.id, event: "booking.unit_gone" }, select: { key: true } });
     expect(notice.key).toContain(whole.id);
     expect(await siliconOverlaps(host.id)).toEqual([]);
@@ -134,6 +134,48 @@ describe("silicon is booked once across MIG layouts", () => {
       stopHearing();
       stopNotices();
     }
+  });
+
+  it("a layout stored where no leader listened (another instance, a restart) is told by the next leader's sweep, once, in both directions", async () => {
+    const { startMisuseNotices } = await import("@/server/notifications/booking-notices");
+    const { onPersonNotice } = await import("@/server/notifications/notify-person");
+    const splitHost = await layoutHost();
+    const mergedHost = await layoutHost();
+    const real = new Date();
+    const soon = (minutes: number) => new Date(real.getTime() + minutes * 60_000).toISOString();
+    await splitHost.whole(real);
+    await mergedHost.split(real);
+    const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const whole = await createReservation(alice, { host: splitHost.name, gpus: [0], startsAt: soon(5), durationMinutes: 120, purpose: "whole" }, { now: real });
+    const slice = await createReservation(bob, { host: mergedHost.name, slices: ["0:1"], startsAt: soon(5), durationMinutes: 120, purpose: "slice" }, { now: real });
+    // Stored with nobody listening: as when another instance took the agents' readings, or the leader was down.
+    await splitHost.split(new Date(real.getTime() + 1000));
+    await mergedHost.whole(new Date(real.getTime() + 1000));
+
+    const told: { userId: string; title: string; text: string }[] = [];
+    const stopListening = onPersonNotice((notice) => told.push({ userId: notice.userId, title: notice.title, text: notice.text }));
+    try {
+      const firstTerm = startMisuseNotices({ sweepEveryMs: 50 });
+      await vi.waitFor(() => expect(told.filter((notice) => [alice.id, bob.id].includes(notice.userId))).toHaveLength(2));
+      firstTerm();
+      // A second term of leadership (or a second instance's) sweeps the same stored state: nothing is told again.
+      const secondTerm = startMisuseNotices({ sweepEveryMs: 50 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      secondTerm();
+    } finally {
+      stopListening();
+    }
+    const mine = told.filter((notice) => [alice.id, bob.id].includes(notice.userId));
+    expect(mine).toHaveLength(2);
+    expect(mine.find((notice) => notice.userId === alice.id)).toMatchObject({
+      title: `GPU 0 you booked on ${splitHost.name} is gone`,
+      text: expect.stringContaining(`GPU 0 on ${splitHost.name} was split into MIG slices, so it cannot be used whole. Your booking "whole"`),
+    });
+    expect(mine.find((notice) => notice.userId === bob.id)).toMatchObject({
+      title: `GPU 0:1 (3g.40gb) you booked on ${mergedHost.name} is gone`,
+      text: expect.stringContaining(`GPU 0:1 (3g.40gb) on ${mergedHost.name} is gone: GPU 0's MIG layout changed (it is whole again)`),
+    });
+    expect(await db().personNotice.count({ where: { key: { in: [`booking.unit_gone:${whole.id}:${splitHost.gpu0.uuid}`, `booking.unit_gone:${slice.id}:${mergedHost.slices[1]!.uuid}`] } } })).toBe(2);
   });
 
   it("split then whole: a GPU one of whose slices is booked is refused whole, and 'any GPU' takes the other one", async () => {
