@@ -88,6 +88,13 @@ test("issue 38 screens: /usage, /admin/usage and /queue agree with the API", asy
     for (const person of fleet.people.filter((row) => row.username === "dave" || row.username === member.username)) {
       await expect(people.locator("tbody tr").filter({ hasText: person.label }).first()).toContainText(formatGpuHours(person.bookedGpuHours));
     }
+    // Use without a booking is one figure: the card, the "Not booked" row's used hours (table and API) and the API's total.
+    const notBooked = fleet.people.find((person) => person.userId === null);
+    expect(notBooked, "the demo runs work nobody booked").toBeDefined();
+    expect(notBooked!.usedGpuHours).toBeCloseTo(fleet.totals.unbookedUsedGpuHours, 6);
+    const notBookedRow = people.locator("tbody tr").filter({ hasText: "Not booked" });
+    await expect(notBookedRow.locator("td").nth(2)).toHaveText(formatGpuHours(fleet.totals.unbookedUsedGpuHours));
+    await expect(card(boss, "Used without a booking")).toHaveText(`${formatGpuHours(notBooked!.usedGpuHours)} GPU-h`);
     await boss.screenshot({ path: `${SHOTS}/issue38-admin-usage.png`, fullPage: true });
 
     // /queue: each row says what the API says.
