@@ -50,10 +50,11 @@ function show(value: unknown, time: (iso: string) => string): string {
   return String(value);
 }
 
-/** A GPU as an audit entry lists it ({ index, uuid }, or a slice with its profile). */
+/** A GPU as an audit entry lists it ({ index, uuid }, or a slice with its profile; since issue 37 with its `unit` name). */
 function gpuName(item: unknown): string | null {
   const fields = fieldsOf(item);
   if (!fields || (typeof fields.index !== "number" && typeof fields.index !== "string")) return null;
+  if (typeof fields.unit === "string") return fields.unit;
   const mig = fieldsOf(fields.mig);
   return mig && mig.deviceIndex !== undefined ? `${fields.index}:${String(mig.deviceIndex)}${typeof mig.profile === "string" ? ` (${mig.profile})` : ""}` : String(fields.index);
 }
@@ -71,7 +72,9 @@ function bookingMade(after: Fields, time: (iso: string) => string): string {
   if (typeof after.purpose === "string" && after.purpose.trim()) parts.push(`for “${after.purpose.trim()}”`);
   if (typeof after.team === "string") parts.push(`on team ${after.team}`);
   const rest = Object.entries(after).filter(([key, value]) => !["host", "gpus", "startsAt", "endsAt", "purpose", "team", "status"].includes(key) && value !== undefined);
-  return [parts.join(" "), ...rest.map(([key, value]) => `${words(key)} ${show(value, time)}`)].filter(Boolean).join("; ");
+  // "booked over running work on GPU 0:0 (3g.40gb)": the units, by name (it read "booked over running work 0").
+  const phrase = (key: string, value: unknown) => (key === "bookedOverRunningWork" ? `booked over running work on ${show(value, time)}` : `${words(key)} ${show(value, time)}`);
+  return [parts.join(" "), ...rest.map(([key, value]) => phrase(key, value))].filter(Boolean).join("; ");
 }
 
 /** What changed from `before` to `after`, field by field; a field only one side has is said as such. */
@@ -102,7 +105,9 @@ export function auditSentence(entry: Entry, time: (iso: string) => string): stri
   if (!before && after && entry.entityType === "reservation" && Array.isArray(after.gpus)) {
     details = bookingMade(after, time);
   } else {
-    const parts = changes(before, after, time);
+    // A change of a booking says which booking first ("node-a GPU 0:2 (1g.10gb)"); it is the same before and after.
+    const booking = after?.booking ?? before?.booking;
+    const parts = [...(typeof booking === "string" ? [booking] : []), ...changes(before, after, time)];
     const reason = after?.reason ?? before?.reason;
     if (reason !== undefined && reason !== null && reason !== "") parts.push(`reason: ${show(reason, time)}`);
     details = parts.join("; ");

@@ -74,6 +74,8 @@ function unique(ids: (string | null | undefined)[]): string[] {
 }
 
 function describe(process: ProcessAttribution, people: readonly NamedPerson[]): string {
+  // Nothing names its owner (no login, no container, no job): "unknown (owner unknown)" said it twice.
+  if (!process.person && !process.login && process.evidence.kind === "none" && !process.falseClaim) return "an unknown owner";
   const name = process.person ? personName(process.person, people) : attributedName(process);
   return process.evidence.kind === "login" && !process.falseClaim ? name : `${name} (${processEvidenceLabel(process)})`;
 }

@@ -149,6 +149,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
       hostName: gpu?.host.name ?? "removed host",
       gpuIndex: gpu?.index ?? null,
       unit: gpu ? unitName(storedUnit(gpu)) : null,
+      slice: gpu?.migDeviceIndex !== null && gpu?.migDeviceIndex !== undefined,
       // nvidia-smi reads no utilization per MIG slice, nor for a GPU while it is split.
       utilizationReported: gpu === undefined || (gpu.migDeviceIndex === null && !isPartitioned(gpu)),
       model: gpu?.name ?? null,

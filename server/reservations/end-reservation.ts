@@ -8,7 +8,7 @@ import { tellHolderOfChange } from "@/server/notifications/booking-notices";
 import { announceBookingsChanged } from "@/server/reservations/booking-events";
 import { bookingTransaction } from "@/server/reservations/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
-import { auditSnapshot } from "@/server/reservations/reservation-view";
+import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
 
 type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
 
@@ -46,13 +46,14 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
           : { status, endsAt, cancelReason: ending.reason, cancelledById: actor.id },
     });
     await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt } });
+    const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: ending.kind === "release" ? "reservation.release" : "reservation.cancel",
       entityType: "reservation",
       entityId: id,
-      before: auditSnapshot(row),
-      after: auditSnapshot({ ...row, endsAt, status }, ending.kind === "cancel" ? { reason: ending.reason } : {}),
+      before: auditSnapshot(row, { booking }),
+      after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}) }),
       at: now,
     });
   });

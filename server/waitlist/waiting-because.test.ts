@@ -82,6 +82,25 @@ describe("why a request waits", () => {
     expect(view.estimatedStartAt).toBe(held.endsAt);
   });
 
+  it("with a host its team's rule holds out: waits for the allowed host only, estimates from it, and says which hosts are held out", async () => {
+    await leaveAll();
+    const [allowed, other] = await Promise.all([fx.createTestHost(2, "allowed"), fx.createTestHost(2, "other")]);
+    const [holder, hana] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const team = await teams.createTeam(admin, { name: uniqueName("one-host"), limits: { hosts: [{ host: allowed.name }] } });
+    await teams.addTeamMember(admin, team.id, { username: hana.username });
+    const held = await createReservation(holder, { host: allowed.name, gpus: [0], startsAt: at(0), durationMinutes: 60, purpose: "eval" }, { now: NOW });
+    // Any host: the other host's two GPUs are free, but her team may not book it.
+    const entry = await joinWaitlist(hana, { count: 2, durationMinutes: 30, purpose: "queued" }, { now: NOW });
+    expect(await grantWaiting({ now: NOW })).toEqual([]);
+    const view = await viewOf(entry.id);
+    // It said "estimated start ~now" from the free host it can never take.
+    expect(view.estimatedStartAt).toBe(held.endsAt);
+    expect(view.waitingBecause).toMatchObject({ kind: "held", holders: [{ person: holder.name, hostName: allowed.name, gpuIndex: 0 }] });
+    // The hosts of the file's other tests are held out too: the rule allows one host.
+    expect(view.waitingBecause?.heldOut).toContainEqual({ host: other.name, why: `${team.name} may not book ${other.name} (hosts allowed: ${allowed.name})` });
+    expect(view.waitingBecause?.message).toMatch(new RegExp(`; held out: .*${other.name}.* — ${team.name} may not book `));
+  });
+
   it("names the request ahead in fair-share order", async () => {
     await leaveAll();
     const host = await fx.createTestHost(1);
