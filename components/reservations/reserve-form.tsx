@@ -334,7 +334,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       )}
       {quota && <QuotaNotice quota={quota.quota} message={quota.message} nowMs={serverNow} />}
       {errors._ && <FormAlert>{errors._}</FormAlert>}
-      <LimitsRoom team={team} onTeam={(next) => { setTeam(next); setQuota(null); }} version={roomVersion} />
+      <LimitsRoom team={team} onTeam={(next) => { setTeam(next); setQuota(null); }} version={roomVersion} hostName={values.host || null} />
 
       {canQueue && (
         <label className="flex items-start gap-2 text-sm">
