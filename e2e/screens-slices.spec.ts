@@ -74,7 +74,7 @@ test("issue 37 screens: the usage heatmap, /alerts and the audit log name slices
 
     await shoot(browser, boss, "/alerts", "alerts", async (page) => {
       await expect(page.getByText(`${hostName} · GPU 0:0 (3g.40gb)`)).toBeVisible();
-      await expect(page.getByText(`an unknown owner runs on GPU 0:0 (3g.40gb) of ${hostName}, booked by Sam Slicer`)).toBeVisible();
+      await expect(page.getByText(`An unknown owner runs on GPU 0:0 (3g.40gb) of ${hostName}, booked by Sam Slicer`)).toBeVisible();
     });
     await shoot(browser, boss, "/admin/audit", "audit", async (page) => {
       // Each entry names the slice as every surface does; a release says which booking it ended.

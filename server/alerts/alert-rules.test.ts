@@ -38,6 +38,27 @@ describe("the conflict rule", () => {
     expect(conflict?.message).toBe("Bob (via login bob · claims reservation r1 without its proof) runs on GPU 0 of node-a, booked by Alice");
     expect(conflict?.evidence).toMatchObject({ processes: [{ pid: 7, falseClaim: "r1", via: "via login bob · claims reservation r1 without its proof", intruder: true }] });
   });
+
+  it("says a process nothing names an owner for once, on a slice by its unit name (it read 'unknown (owner unknown) runs on GPU 0')", () => {
+    const sample = makeGpu({ index: 0, uuid: "MIG-a", utilizationGpuPct: null, migMode: "Enabled", mig: { parentUuid: "GPU-p", profile: "3g.40gb", gpuInstanceId: 2, computeInstanceId: 0, deviceIndex: 0 } });
+    const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "node-a", sampledAt: new Date().toISOString(), processes: [makeProcess(sample, { pid: 9, user: null })] };
+    const host: LiveHost = { id: "h1", name: "node-a", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [gpu.uuid] };
+    const reconciliation: Record<string, GpuReconciliation> = {
+      [gpu.uuid]: { state: "conflict", reservationId: "r1", holder: alice, processes: [{ pid: 9, person: null, reservationId: null, login: null, evidence: { kind: "none", value: null }, intruder: true }], problem: null },
+    };
+    const { conditions } = evaluateRules({
+      nowMs: Date.now(),
+      view: { hosts: [host], gpus: [gpu] },
+      reconciliation,
+      knownHosts: new Map([["h1", "node-a"]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0, mig: { deviceIndex: 0, profile: "3g.40gb" } }]])]]),
+      activeBookings: new Map(),
+      idleStandings: new Map(),
+      config: DEFAULT_ALERT_CONFIG,
+      isActive: () => false,
+    });
+    expect(conditions.find((condition) => condition.kind === "conflict")?.message).toBe("An unknown owner runs on GPU 0:0 (3g.40gb) of node-a, booked by Alice");
+  });
 });
 
 describe("use with no visible process", () => {

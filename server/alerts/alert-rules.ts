@@ -73,9 +73,11 @@ function unique(ids: (string | null | undefined)[]): string[] {
   return [...new Set(ids.filter((id): id is string => typeof id === "string"))];
 }
 
+const UNKNOWN_OWNER = "an unknown owner";
+
 function describe(process: ProcessAttribution, people: readonly NamedPerson[]): string {
   // Nothing names its owner (no login, no container, no job): "unknown (owner unknown)" said it twice.
-  if (!process.person && !process.login && process.evidence.kind === "none" && !process.falseClaim) return "an unknown owner";
+  if (!process.person && !process.login && process.evidence.kind === "none" && !process.falseClaim) return UNKNOWN_OWNER;
   const name = process.person ? personName(process.person, people) : attributedName(process);
   return process.evidence.kind === "login" && !process.falseClaim ? name : `${name} (${processEvidenceLabel(process)})`;
 }
@@ -84,7 +86,8 @@ function describe(process: ProcessAttribution, people: readonly NamedPerson[]): 
 function whoRuns(processes: ProcessAttribution[], people: readonly NamedPerson[]): string {
   const names = [...new Set(processes.map((process) => describe(process, people)))];
   const list = names.length <= 2 ? names.join(" and ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
-  return `${list} ${names.length === 1 ? "runs" : "run"}`;
+  // It starts the alert's message: "An unknown owner runs …" (a login stays as it is spelled).
+  return `${list.replace(new RegExp(`^${UNKNOWN_OWNER}`), "An unknown owner")} ${names.length === 1 ? "runs" : "run"}`;
 }
 
 type ConditionDetail = Pick<Condition, "userIds" | "message" | "evidence">;
