@@ -9,6 +9,7 @@ import { bookingTeam, type TeamRef } from "@/server/teams/booking-team";
 import { waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/reservations/actor";
 import { busyRanges } from "@/server/reservations/occupancy";
+import { gpusOfHost } from "@/server/reservations/booking-candidates";
 import { liveGpuSource } from "@/server/reservations/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
@@ -97,7 +98,10 @@ async function waitingRows(): Promise<Row[]> {
 async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<string, Estimate>> {
   if (ranked.length === 0) return new Map();
   const rows = ranked.map((entry) => entry.row);
-  const hosts = await db().host.findMany({ select: { name: true, gpus: { select: { id: true, uuid: true, index: true, migDeviceIndex: true, migProfile: true } } } });
+  // The GPUs a waiting request can be granted (whole, not split into slices), as the grant picks them: a split GPU
+  // or a slice of a former layout counted as room made the estimate "now" for GPUs no grant could take.
+  const hostRows = await db().host.findMany({ select: { id: true, name: true } });
+  const hosts = await Promise.all(hostRows.map(async (host) => ({ name: host.name, gpus: await gpusOfHost(db(), host.id) })));
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
   const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);

@@ -101,6 +101,26 @@ describe("why a request waits", () => {
     expect(view.waitingBecause?.message).toMatch(new RegExp(`; held out: .*${other.name}.* — ${team.name} may not book `));
   });
 
+  it("counts only GPUs a grant can take: a GPU split into slices is no room for a request of whole GPUs", async () => {
+    await leaveAll();
+    const factories = await import("@/server/testing/factories");
+    const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
+    const name = uniqueName("split");
+    const host = await ensureLocalHost(name, true);
+    const parent = factories.makeGpu({ index: 0, migMode: "Enabled", utilizationGpuPct: null });
+    const slice = factories.makeGpu({ index: 0, uuid: `MIG-${factories.gpuUuid().slice(4)}`, utilizationGpuPct: null, migMode: "Enabled", mig: { parentUuid: parent.uuid, profile: "7g.80gb", gpuInstanceId: 0, computeInstanceId: 0, deviceIndex: 0 } });
+    const whole = factories.makeGpu({ index: 1, pciBusId: "00000000:18:00.0" });
+    await recordHostInventory(host.id, { name, driverVersion: null, cudaVersion: null }, [parent, slice, whole], NOW);
+    const [ivy, jon] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const held = await createReservation(ivy, { host: name, gpus: [1], startsAt: at(0), durationMinutes: 50, purpose: "eval" }, { now: NOW });
+    const entry = await joinWaitlist(jon, { count: 1, host: name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
+    expect(await grantWaiting({ now: NOW })).toEqual([]);
+    const view = await viewOf(entry.id);
+    // The split GPU 0 made it "now" while no grant could take it.
+    expect(view.estimatedStartAt).toBe(held.endsAt);
+    expect(view.waitingBecause).toMatchObject({ kind: "held", holders: [{ person: ivy.name, hostName: name, gpuIndex: 1 }] });
+  });
+
   it("names the request ahead in fair-share order", async () => {
     await leaveAll();
     const host = await fx.createTestHost(1);
