@@ -113,6 +113,14 @@ describe("every row of the audit log is a sentence", () => {
     expect(auditSentence(cancelled, time)).toBe("Cancelled: ends at today 18:00 → today 12:00; status active → cancelled; reason: maintenance.");
   });
 
+  it("says several whole GPUs in one phrase, as every surface does (it read 'GPU 0, GPU 1, GPU 2')", () => {
+    const made = entry("reservation.create", {
+      before: null,
+      after: { host: "node-a", gpus: [0, 1, 2].map((index) => ({ index, uuid: `GPU-${index}`, unit: `GPU ${index}` })), startsAt: "2026-12-05T14:00:00.000Z", endsAt: "2026-12-05T16:00:00.000Z", purpose: "run", status: "booked" },
+    });
+    expect(auditSentence(made, time)).toBe("Booked: node-a GPUs 0, 1, 2 from today 14:00 to today 16:00 for “run”.");
+  });
+
   it("says which booking a release changed, its units by name", () => {
     const released = entry("reservation.release", {
       before: { booking: "migbox GPU 0:2 (1g.10gb)", startsAt: "2026-12-05T10:00:00.000Z", endsAt: "2026-12-05T18:00:00.000Z", status: "booked", purpose: "x" },

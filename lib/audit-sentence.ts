@@ -1,4 +1,5 @@
 import { AUDIT_ACTION_LABELS, type AuditEntryView, type KnownAuditAction } from "@/lib/audit";
+import { unitsPhrase, type UnitName } from "@/lib/gpu-availability";
 
 type Entry = Pick<AuditEntryView, "action" | "entityType" | "before" | "after">;
 type Fields = Record<string, unknown>;
@@ -59,13 +60,23 @@ function gpuName(item: unknown): string | null {
   return mig && mig.deviceIndex !== undefined ? `${fields.index}:${String(mig.deviceIndex)}${typeof mig.profile === "string" ? ` (${mig.profile})` : ""}` : String(fields.index);
 }
 
+/** An audit entry's unit ({ index, mig? }) as the unit rules read it; null when it is not one. */
+function unitNameOf(fields: Fields): UnitName | null {
+  if (typeof fields.index !== "number") return null;
+  const mig = fieldsOf(fields.mig);
+  if (!mig) return { index: fields.index };
+  return typeof mig.deviceIndex === "number" ? { index: fields.index, mig: { deviceIndex: mig.deviceIndex, profile: typeof mig.profile === "string" ? mig.profile : "" } } : null;
+}
+
 /** A booking as made: "node-a GPU 0, 1 from today 14:00 to today 16:00 for “training”". */
 function bookingMade(after: Fields, time: (iso: string) => string): string {
   const gpus = Array.isArray(after.gpus) && after.gpus.length > 0 ? show(after.gpus, time) : null;
   const parts: string[] = [];
   // Entries since issue 37 name each unit as every surface does ("GPU 0:2 (1g.10gb)"); older ones list indices.
   const units = Array.isArray(after.gpus) ? after.gpus.map((item) => fieldsOf(item)?.unit).filter((name): name is string => typeof name === "string") : [];
-  const unit = units.length > 0 ? units.join(", ") : gpus ? `GPU ${gpus}` : null;
+  // One phrase for the booking's units, as every surface says it ("GPUs 0, 1, 2", "GPU 0:2 (1g.10gb)"); it read "GPU 0, GPU 1, GPU 2".
+  const named = Array.isArray(after.gpus) && units.length === after.gpus.length ? after.gpus.map((item) => unitNameOf(fieldsOf(item)!)) : null;
+  const unit = named && named.every((entry) => entry !== null) ? unitsPhrase(named as UnitName[]) : units.length > 0 ? units.join(", ") : gpus ? `GPU ${gpus}` : null;
   const where = [typeof after.host === "string" ? after.host : null, unit].filter(Boolean).join(" ");
   if (where) parts.push(where);
   if (after.startsAt !== undefined || after.endsAt !== undefined) parts.push(`from ${show(after.startsAt, time)} to ${show(after.endsAt, time)}`);
