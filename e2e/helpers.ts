@@ -36,6 +36,27 @@ export function startAgent(args: string[], extraEnv: Record<string, string> = {}
 export const fakeNvidiaSmi = path.join(root, "scripts", "fake-nvidia-smi.mjs");
 
 /**
+ * The real H100 MIG recording (3g.40gb + 2g.20gb + 1g.10gb + 1g.10gb, three
+ * processes in the 3g.40gb) with UUIDs of its own (the masked ones are all
+ * zeros): GPU and slice UUIDs per run, so that agents that replay it are
+ * hosts of their own.
+ */
+export function ownH100MigFixture(): { dir: string; slices: string[] } {
+  const source = path.join(root, "host", "collector", "fixtures", "h100-mig-recording");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h100-mig-"));
+  cpSync(source, dir, { recursive: true });
+  const gpu = `GPU-${randomUUID()}`;
+  const slices = [0, 1, 2, 3].map(() => `MIG-${randomUUID()}`);
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    let text = readFileSync(file, "utf8").replaceAll("GPU-00000000-0000-0000-0000-000000000000", gpu);
+    slices.forEach((uuid, i) => (text = text.replaceAll(`MIG-0000000${i}-0000-0000-0000-00000000000${i}`, uuid)));
+    writeFileSync(file, text);
+  }
+  return { dir, slices };
+}
+
+/**
  * The recorded H200 host for the fake nvidia-smi (FAKE_NVIDIA_SMI_DIR), with a
  * GPU UUID of its own and no processes: agents that replay the same recording
  * would otherwise report one GPU from several hosts. Idle, as an idle H100

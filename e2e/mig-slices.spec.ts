@@ -1,10 +1,8 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { addHost, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, ownH100MigFixture, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * A held-out agent reads the real H100 MIG recording (3g.40gb + 2g.20gb +
@@ -15,22 +13,6 @@ import { addHost, createUser, E2E_ORIGIN, fakeNvidiaSmi, gpudesk, member, signIn
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const shots = path.join(root, "test-results", "mig-slices");
-
-/** The recording with UUIDs of its own (the masked ones are all zeros): GPU and slice UUIDs per run. */
-function ownH100MigFixture(): { dir: string; slices: string[] } {
-  const source = path.join(root, "host", "collector", "fixtures", "h100-mig-recording");
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-h100-mig-"));
-  cpSync(source, dir, { recursive: true });
-  const gpu = `GPU-${randomUUID()}`;
-  const slices = [0, 1, 2, 3].map(() => `MIG-${randomUUID()}`);
-  for (const name of readdirSync(dir)) {
-    const file = path.join(dir, name);
-    let text = readFileSync(file, "utf8").replaceAll("GPU-00000000-0000-0000-0000-000000000000", gpu);
-    slices.forEach((uuid, i) => (text = text.replaceAll(`MIG-0000000${i}-0000-0000-0000-00000000000${i}`, uuid)));
-    writeFileSync(file, text);
-  }
-  return { dir, slices };
-}
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.setTimeout(180_000);

@@ -164,7 +164,8 @@ export interface DeliveryView {
   webhook: { id: string; url: string; format: WebhookFormat; personal: boolean };
   alertId: string;
   /** What the alert was about; null for a test message or an alert since deleted. */
-  alert: { kind: AlertKind; hostName: string | null; gpuIndex: number | null } | null;
+  /** `unit`: the alert's GPU or slice by its one name ("GPU 0:2 (1g.10gb)"). */
+  alert: { kind: AlertKind; hostName: string | null; gpuIndex: number | null; unit: string | null } | null;
   event: string;
   status: DeliveryStatus;
   attempts: number;

@@ -112,4 +112,36 @@ describe("every row of the audit log is a sentence", () => {
     });
     expect(auditSentence(cancelled, time)).toBe("Cancelled: ends at today 18:00 → today 12:00; status active → cancelled; reason: maintenance.");
   });
+
+  it("says several whole GPUs in one phrase, as every surface does (it read 'GPU 0, GPU 1, GPU 2')", () => {
+    const made = entry("reservation.create", {
+      before: null,
+      after: { host: "node-a", gpus: [0, 1, 2].map((index) => ({ index, uuid: `GPU-${index}`, unit: `GPU ${index}` })), startsAt: "2026-12-05T14:00:00.000Z", endsAt: "2026-12-05T16:00:00.000Z", purpose: "run", status: "booked" },
+    });
+    expect(auditSentence(made, time)).toBe("Booked: node-a GPUs 0, 1, 2 from today 14:00 to today 16:00 for “run”.");
+  });
+
+  it("says which booking a release changed, its units by name", () => {
+    const released = entry("reservation.release", {
+      before: { booking: "migbox GPU 0:2 (1g.10gb)", startsAt: "2026-12-05T10:00:00.000Z", endsAt: "2026-12-05T18:00:00.000Z", status: "booked", purpose: "x" },
+      after: { booking: "migbox GPU 0:2 (1g.10gb)", startsAt: "2026-12-05T10:00:00.000Z", endsAt: "2026-12-05T12:00:00.000Z", status: "released", purpose: "x" },
+    });
+    expect(auditSentence(released, time)).toBe("Released: migbox GPU 0:2 (1g.10gb); ends at today 18:00 → today 12:00; status booked → released.");
+  });
+
+  it("names the units a booking was made over running work on (it said 'booked over running work 0')", () => {
+    const made = entry("reservation.create", {
+      before: null,
+      after: {
+        host: "migbox",
+        gpus: [{ index: 0, uuid: "MIG-a", mig: { deviceIndex: 0, profile: "3g.40gb" }, unit: "GPU 0:0 (3g.40gb)" }],
+        startsAt: "2026-12-05T14:00:00.000Z",
+        endsAt: "2026-12-05T16:00:00.000Z",
+        purpose: "over it",
+        status: "booked",
+        bookedOverRunningWork: [{ index: 0, uuid: "MIG-a", unit: "GPU 0:0 (3g.40gb)", processes: [{ pid: 21198, owner: null, login: null, command: "./gpu_burn" }] }],
+      },
+    });
+    expect(auditSentence(made, time)).toBe("Booked: migbox GPU 0:0 (3g.40gb) from today 14:00 to today 16:00 for “over it”; booked over running work on GPU 0:0 (3g.40gb).");
+  });
 });

@@ -1,4 +1,5 @@
 import { AUDIT_ACTION_LABELS, type AuditEntryView, type KnownAuditAction } from "@/lib/audit";
+import { unitsPhrase, type UnitName } from "@/lib/gpu-availability";
 
 type Entry = Pick<AuditEntryView, "action" | "entityType" | "before" | "after">;
 type Fields = Record<string, unknown>;
@@ -50,12 +51,21 @@ function show(value: unknown, time: (iso: string) => string): string {
   return String(value);
 }
 
-/** A GPU as an audit entry lists it ({ index, uuid }, or a slice with its profile). */
+/** A GPU as an audit entry lists it ({ index, uuid }, or a slice with its profile; since issue 37 with its `unit` name). */
 function gpuName(item: unknown): string | null {
   const fields = fieldsOf(item);
   if (!fields || (typeof fields.index !== "number" && typeof fields.index !== "string")) return null;
+  if (typeof fields.unit === "string") return fields.unit;
   const mig = fieldsOf(fields.mig);
   return mig && mig.deviceIndex !== undefined ? `${fields.index}:${String(mig.deviceIndex)}${typeof mig.profile === "string" ? ` (${mig.profile})` : ""}` : String(fields.index);
+}
+
+/** An audit entry's unit ({ index, mig? }) as the unit rules read it; null when it is not one. */
+function unitNameOf(fields: Fields): UnitName | null {
+  if (typeof fields.index !== "number") return null;
+  const mig = fieldsOf(fields.mig);
+  if (!mig) return { index: fields.index };
+  return typeof mig.deviceIndex === "number" ? { index: fields.index, mig: { deviceIndex: mig.deviceIndex, profile: typeof mig.profile === "string" ? mig.profile : "" } } : null;
 }
 
 /** A booking as made: "node-a GPU 0, 1 from today 14:00 to today 16:00 for “training”". */
@@ -64,14 +74,18 @@ function bookingMade(after: Fields, time: (iso: string) => string): string {
   const parts: string[] = [];
   // Entries since issue 37 name each unit as every surface does ("GPU 0:2 (1g.10gb)"); older ones list indices.
   const units = Array.isArray(after.gpus) ? after.gpus.map((item) => fieldsOf(item)?.unit).filter((name): name is string => typeof name === "string") : [];
-  const unit = units.length > 0 ? units.join(", ") : gpus ? `GPU ${gpus}` : null;
+  // One phrase for the booking's units, as every surface says it ("GPUs 0, 1, 2", "GPU 0:2 (1g.10gb)"); it read "GPU 0, GPU 1, GPU 2".
+  const named = Array.isArray(after.gpus) && units.length === after.gpus.length ? after.gpus.map((item) => unitNameOf(fieldsOf(item)!)) : null;
+  const unit = named && named.every((entry) => entry !== null) ? unitsPhrase(named as UnitName[]) : units.length > 0 ? units.join(", ") : gpus ? `GPU ${gpus}` : null;
   const where = [typeof after.host === "string" ? after.host : null, unit].filter(Boolean).join(" ");
   if (where) parts.push(where);
   if (after.startsAt !== undefined || after.endsAt !== undefined) parts.push(`from ${show(after.startsAt, time)} to ${show(after.endsAt, time)}`);
   if (typeof after.purpose === "string" && after.purpose.trim()) parts.push(`for “${after.purpose.trim()}”`);
   if (typeof after.team === "string") parts.push(`on team ${after.team}`);
   const rest = Object.entries(after).filter(([key, value]) => !["host", "gpus", "startsAt", "endsAt", "purpose", "team", "status"].includes(key) && value !== undefined);
-  return [parts.join(" "), ...rest.map(([key, value]) => `${words(key)} ${show(value, time)}`)].filter(Boolean).join("; ");
+  // "booked over running work on GPU 0:0 (3g.40gb)": the units, by name (it read "booked over running work 0").
+  const phrase = (key: string, value: unknown) => (key === "bookedOverRunningWork" ? `booked over running work on ${show(value, time)}` : `${words(key)} ${show(value, time)}`);
+  return [parts.join(" "), ...rest.map(([key, value]) => phrase(key, value))].filter(Boolean).join("; ");
 }
 
 /** What changed from `before` to `after`, field by field; a field only one side has is said as such. */
@@ -102,7 +116,9 @@ export function auditSentence(entry: Entry, time: (iso: string) => string): stri
   if (!before && after && entry.entityType === "reservation" && Array.isArray(after.gpus)) {
     details = bookingMade(after, time);
   } else {
-    const parts = changes(before, after, time);
+    // A change of a booking says which booking first ("node-a GPU 0:2 (1g.10gb)"); it is the same before and after.
+    const booking = after?.booking ?? before?.booking;
+    const parts = [...(typeof booking === "string" ? [booking] : []), ...changes(before, after, time)];
     const reason = after?.reason ?? before?.reason;
     if (reason !== undefined && reason !== null && reason !== "") parts.push(`reason: ${show(reason, time)}`);
     details = parts.join("; ");

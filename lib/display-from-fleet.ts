@@ -1,5 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { isPartitioned } from "@/lib/gpu-availability";
+import { isPartitioned, siliconOf } from "@/lib/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
@@ -46,7 +46,7 @@ export function displayGpusFromFleet(
     // A partitioned GPU is shown by its slices: each is a tile with its own state and booker.
     if (isPartitioned(gpu)) continue;
     // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
-    const { current } = bookingsOfGpu(bookings, gpu.uuid, nowMs);
+    const { current } = bookingsOfGpu(bookings, siliconOf(gpu), nowMs);
     const state = gpuStateNow(gpu, onlineHosts.has(gpu.hostId), current, states[gpu.uuid]);
     const runnerName = options.namesUnbookedRunner && state === "unbooked_use" ? unbookedRunnerName(states[gpu.uuid]) : null;
     out[gpu.uuid] = {

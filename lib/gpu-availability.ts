@@ -73,6 +73,41 @@ export function isPartitioned(gpu: UnitFacts): boolean {
   return !gpu.mig && gpu.migMode?.toLowerCase() === "enabled";
 }
 
+/** A unit as silicon: its UUID and, on a MIG slice, the UUID of the GPU it is carved from. */
+export interface SiliconUnit {
+  uuid: string;
+  parentUuid?: string | null;
+  /** A GPU split into slices now (`isPartitioned`): no unit, so its slices' bookings do not hold it. */
+  partitioned?: boolean;
+}
+
+/** A live GPU or slice as silicon (a slice carries its GPU's UUID in its MIG block). */
+export function siliconOf(gpu: { uuid: string; index: number; migMode?: string | null; mig?: (MigDevice & { parentUuid: string }) | null }): SiliconUnit {
+  return { uuid: gpu.uuid, parentUuid: gpu.mig?.parentUuid ?? null, partitioned: isPartitioned({ index: gpu.index, migMode: gpu.migMode ?? null, mig: gpu.mig }) };
+}
+
+/**
+ * Silicon is booked once: two units share silicon when they are the same
+ * unit, or one is a GPU and the other a slice of it, whatever the MIG layout
+ * was when each was booked. Slices of one GPU do not: a layout gives each its
+ * own, and a slice of a former layout is flagged as gone rather than kept in
+ * the way. The booking transaction (server/core/occupancy.ts), the
+ * fleet page, the form's picker, the API's states and the CLI all ask this.
+ */
+export function sharesSilicon(a: SiliconUnit, b: SiliconUnit): boolean {
+  return a.uuid === b.uuid || (!!a.parentUuid && a.parentUuid === b.uuid) || (!!b.parentUuid && b.parentUuid === a.uuid);
+}
+
+/**
+ * The booking holds this unit: it books the unit, or silicon the unit shares
+ * (its GPU, or one of its slices). A GPU split into slices is held only by
+ * its own bookings (made before the split, flagged as gone): its slices'
+ * bookings hold the slices, not it.
+ */
+export function bookingTakesUnit(booking: { gpus: readonly SiliconUnit[] }, unit: SiliconUnit): boolean {
+  return booking.gpus.some((gpu) => (unit.partitioned ? gpu.uuid === unit.uuid : sharesSilicon(gpu, unit)));
+}
+
 /** A GPU or a slice that can be booked: anything but a partitioned GPU. */
 export function isBookableUnit(gpu: UnitFacts): boolean {
   return !isPartitioned(gpu);

@@ -1,5 +1,5 @@
 import type { GpuReconciliation, UnseenUse } from "@/lib/attribution";
-import { deriveGpuState, detectUnseenUse, type GpuState, type ProcessOwner } from "@/lib/gpu-availability";
+import { deriveGpuState, detectUnseenUse, siliconOf, type GpuState, type ProcessOwner } from "@/lib/gpu-availability";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 
@@ -37,7 +37,7 @@ export function gpuStateOnPage(
   reconciliation: GpuReconciliation | null | undefined,
   nowMs: number,
 ): GpuState {
-  return gpuStateNow(gpu, online, bookingsOfGpu(bookings, gpu.uuid, nowMs).current, reconciliation);
+  return gpuStateNow(gpu, online, bookingsOfGpu(bookings, siliconOf(gpu), nowMs).current, reconciliation);
 }
 
 /** Use with no visible process on a page: the server's word, else the same rule on the reading (lib/gpu-availability.ts). */

@@ -38,9 +38,9 @@ describe("bookings in the live state", () => {
     const now = booking("r1", ["GPU-a", "GPU-b"], "2026-12-01T09:00:00Z", "2026-12-01T10:00:00Z");
     const later = booking("r2", ["GPU-a"], "2026-12-01T10:00:00Z", "2026-12-01T12:00:00Z");
     const list = [now, later];
-    expect(bookingsOfGpu(list, "GPU-a", Date.parse("2026-12-01T09:30:00Z"))).toEqual({ current: now, next: later });
+    expect(bookingsOfGpu(list, { uuid: "GPU-a" }, Date.parse("2026-12-01T09:30:00Z"))).toEqual({ current: now, next: later });
     // At 10:00 the first has ended and the second begun: [start, end).
-    expect(bookingsOfGpu(list, "GPU-a", Date.parse("2026-12-01T10:00:00Z"))).toEqual({ current: later, next: null });
-    expect(bookingsOfGpu(list, "GPU-c", Date.parse("2026-12-01T09:30:00Z"))).toEqual({ current: null, next: null });
+    expect(bookingsOfGpu(list, { uuid: "GPU-a" }, Date.parse("2026-12-01T10:00:00Z"))).toEqual({ current: later, next: null });
+    expect(bookingsOfGpu(list, { uuid: "GPU-c" }, Date.parse("2026-12-01T09:30:00Z"))).toEqual({ current: null, next: null });
   });
 });

@@ -1,3 +1,4 @@
+import { bookingTakesUnit, type SiliconUnit } from "@/lib/gpu-availability";
 import {
   SPARKLINE_POINTS,
   type BookingsUpdate,
@@ -144,16 +145,20 @@ export function applyBookings(state: LiveFleetState, update: BookingsUpdate, rec
   };
 }
 
-/** Who holds a GPU at `nowMs` (server clock), and the next booking after that. */
+/**
+ * Who holds a unit at `nowMs` (server clock), and the next booking after
+ * that: a booking of the unit, of its GPU or of one of its slices
+ * (`bookingTakesUnit`), whatever the layout was when it was made.
+ */
 export function bookingsOfGpu(
   bookings: LiveBooking[],
-  uuid: string,
+  unit: SiliconUnit,
   nowMs: number,
 ): { current: LiveBooking | null; next: LiveBooking | null } {
   let current: LiveBooking | null = null;
   let next: LiveBooking | null = null;
   for (const booking of bookings) {
-    if (!booking.gpus.some((gpu) => gpu.uuid === uuid)) continue;
+    if (!bookingTakesUnit(booking, unit)) continue;
     const start = Date.parse(booking.startsAt);
     const end = Date.parse(booking.endsAt);
     if (start <= nowMs && nowMs < end) current = booking;

@@ -106,7 +106,8 @@ export interface LiveBooking {
   hostId: string;
   hostName: string;
   /** In nvidia-smi index order. */
-  gpus: { uuid: string; index: number }[];
+  /** A slice carries its GPU's UUID (`parentUuid`): a booking takes the silicon it shares (`sharesSilicon`). */
+  gpus: { uuid: string; index: number; parentUuid?: string }[];
   bookedBy: { id: string; username: string; name: string };
   startsAt: string;
   endsAt: string;

@@ -190,5 +190,7 @@ export interface BookableGpu {
   name: string;
   memoryTotalMiB: number | null;
   mig?: { deviceIndex: number; profile: string };
+  /** A slice: the UUID of the GPU it is carved from (a booking of that GPU takes the slice: `sharesSilicon`). */
+  parentUuid?: string;
   partitioned?: true;
 }

@@ -48,6 +48,8 @@ export interface HeatmapRow {
   gpuIndex: number | null;
   /** The unit's name on every surface: "GPU 2", "GPU 0:2 (1g.10gb)"; null for a GPU no longer in the inventory. */
   unit: string | null;
+  /** A MIG slice: drawn under its GPU's row. */
+  slice: boolean;
   /** False on a MIG slice and on a GPU split into slices: nvidia-smi reports no utilization for them, so their cells are "not reported", not 0 %. */
   utilizationReported: boolean;
   model: string | null;

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, PURPOSE_MAX } from "@/lib/reservation-schema";
 import type { QuotaRefusal } from "@/lib/team-schema";
+import { unitName, type UnitName } from "@/lib/gpu-availability";
 
 /** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */
 export const waitRequestSchema = z.strictObject({
@@ -19,16 +20,23 @@ export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
 
 /** Work without a booking on GPUs a waiting request could take: where, and who runs it. */
 export interface UnbookedWork {
-  gpus: { hostName: string; index: number }[];
+  /** A MIG slice carries its device and profile (`mig`), so that it is named as everywhere ("GPU 0:2 (1g.10gb)"). */
+  gpus: ({ hostName: string } & UnitName)[];
   /** How the people running there are shown (lib/person-name.ts), else their logins. */
   people: string[];
 }
 
 /** "waits for work without a booking to end (Bob Member on sim-h100-a GPU 4, 5)". */
 export function describeUnbookedWork(work: UnbookedWork): string {
-  const byHost = new Map<string, number[]>();
-  for (const gpu of work.gpus) byHost.set(gpu.hostName, [...(byHost.get(gpu.hostName) ?? []), gpu.index]);
-  const where = [...byHost].map(([host, indices]) => `${host} GPU ${indices.join(", ")}`).join("; ");
+  const byHost = new Map<string, UnitName[]>();
+  for (const gpu of work.gpus) byHost.set(gpu.hostName, [...(byHost.get(gpu.hostName) ?? []), gpu]);
+  const where = [...byHost]
+    .map(([host, units]) => {
+      // "node-a GPU 1, 2", and a slice by its one name: "migbox GPU 0:2 (1g.10gb)".
+      const whole = units.filter((unit) => !unit.mig).map((unit) => unit.index);
+      return `${host} ${[...(whole.length > 0 ? [`GPU ${whole.join(", ")}`] : []), ...units.filter((unit) => unit.mig).map(unitName)].join(", ")}`;
+    })
+    .join("; ");
   const who = work.people.length > 0 ? `${work.people.join(", ")} on ` : "";
   return `waits for work without a booking to end (${who}${where})`;
 }
@@ -45,8 +53,11 @@ export type WaitReason = { message: string } & (
   | { kind: "no_host"; hosts: { host: string; why: string }[] }
   | { kind: "unbooked_use"; gpus: { hostName: string; index: number }[]; people: string[]; since: string | null }
   | { kind: "queue"; ahead: { position: number; person: string; team: string | null } }
-  | { kind: "held"; bookers: { person: string; hostName: string; gpuIndex: number; until: string }[] }
-);
+  | { kind: "held"; bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; until: string }[] }
+) & {
+  /** Hosts it would take that a rule of its limits leaves out (a team's host rule), and why: said after the cause. */
+  heldOut?: { host: string; why: string }[];
+};
 
 /** "2026-11-30 10:45 UTC": one spelling for the reasons' times, whoever reads them. */
 export const utcMinute = (iso: string | number) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -75,7 +86,7 @@ export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message
     case "queue":
       return `waits behind ${reason.ahead.person}${reason.ahead.team ? ` (${reason.ahead.team})` : ""}, ${ordinal(reason.ahead.position)} in fair-share order`;
     case "held":
-      return `GPUs held: ${reason.bookers.map((held) => `${held.person} holds ${held.hostName} GPU ${held.gpuIndex} until ${utcMinute(held.until)}`).join("; ")}`;
+      return `GPUs held: ${reason.bookers.map((held) => `${held.person} holds ${held.hostName} ${unitName({ index: held.gpuIndex, mig: held.mig })} until ${utcMinute(held.until)}`).join("; ")}`;
   }
 }
 

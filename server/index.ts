@@ -157,7 +157,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's leader with it.
   cluster.jobs.add(tick.leaderJob);
-  cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
+  cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL, bookings: bookingFeed }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
   cluster.jobs.add({ name: "misuse notices", start: () => startMisuseNotices({ publicUrl: env.GPUDESK_PUBLIC_URL }) });
   cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });

@@ -86,7 +86,7 @@ export function DeliveryLog({ initial, mine, refreshKey = 0 }: { initial: Delive
                     {delivery.alert?.hostName && (
                       <span className="block text-slate-500 dark:text-slate-400">
                         {delivery.alert.hostName}
-                        {delivery.alert.gpuIndex !== null && ` · GPU ${delivery.alert.gpuIndex}`}
+                        {delivery.alert.unit !== null && ` · ${delivery.alert.unit}`}
                       </span>
                     )}
                   </td>

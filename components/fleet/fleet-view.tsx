@@ -2,7 +2,7 @@
 
 import { useCallback, useMemo, useSyncExternalStore } from "react";
 import { useSearchParams } from "next/navigation";
-import { countAvailability, isPartitioned, summarizeAvailability } from "@/lib/gpu-availability";
+import { countAvailability, isPartitioned, siliconOf, summarizeAvailability } from "@/lib/gpu-availability";
 import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/fleet-filter";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
@@ -44,8 +44,9 @@ export function FleetView() {
   const states = useGpuStates();
   const online = new Set(fleet.hosts.filter((host) => host.online).map((host) => host.id));
   // The header and each host count GPUs by the one rule, as each card's badge shows them.
+  const silicon = Object.fromEntries(gpus.map((gpu) => [gpu.uuid, siliconOf(gpu)]));
   const facts = gpus.map((gpu) => {
-    const current = bookingsOfGpu(fleet.bookings, gpu.uuid, serverNow).current;
+    const current = bookingsOfGpu(fleet.bookings, silicon[gpu.uuid]!, serverNow).current;
     return gpuFacts(gpu, gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow), current, states[gpu.uuid]);
   });
   // Units are counted: a GPU split into MIG slices counts as its slices.
@@ -121,6 +122,7 @@ export function FleetView() {
                   key={host.id}
                   host={host}
                   gpuUuids={kept}
+                  silicon={silicon}
                   hiddenCount={present.length - kept.length}
                   nowMs={serverNow}
                   bookings={fleet.bookings}

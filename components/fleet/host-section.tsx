@@ -1,4 +1,4 @@
-import { describeAvailability, type AvailabilityCounts } from "@/lib/gpu-availability";
+import { describeAvailability, type AvailabilityCounts, type SiliconUnit } from "@/lib/gpu-availability";
 import type { LiveBooking, LiveHost } from "@/lib/live";
 import type { PersonRef } from "@/lib/reservation-types";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
@@ -11,6 +11,8 @@ interface HostSectionProps {
   host: LiveHost;
   /** This host's GPUs the page holds readings of, in index order: each card takes its readings from the store. */
   gpuUuids: string[];
+  /** Each of them as silicon (`siliconOf`): a booking of a GPU holds its slices and the other way round (`bookingTakesUnit`). */
+  silicon?: Readonly<Record<string, SiliconUnit>>;
   /** Server-clock now. */
   nowMs: number;
   /** Active and upcoming bookings; each card shows its own. */
@@ -30,7 +32,7 @@ interface HostSectionProps {
   hiddenCount?: number;
 }
 
-export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, position = 0, layout = "cards", folded = false, onToggleFold, hiddenCount = 0 }: HostSectionProps) {
+export function HostSection({ host, gpuUuids, silicon, nowMs, bookings, counts, people, position = 0, layout = "cards", folded = false, onToggleFold, hiddenCount = 0 }: HostSectionProps) {
   const headingId = `host-${host.id}`;
   const bodyId = `host-${host.id}-gpus`;
   const stale = !host.online;
@@ -92,7 +94,7 @@ export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, p
                   phase={position + i}
                   stale={stale}
                   nowMs={nowMs}
-                  booking={bookings ? bookingsOfGpu(bookings, uuid, nowMs) : undefined}
+                  booking={bookings ? bookingsOfGpu(bookings, silicon?.[uuid] ?? { uuid }, nowMs) : undefined}
                   people={people}
                 />
               ))}
@@ -113,7 +115,7 @@ export function HostSection({ host, gpuUuids, nowMs, bookings, counts, people, p
               phase={position + i}
               stale={stale}
               nowMs={nowMs}
-              booking={bookings ? bookingsOfGpu(bookings, uuid, nowMs) : undefined}
+              booking={bookings ? bookingsOfGpu(bookings, silicon?.[uuid] ?? { uuid }, nowMs) : undefined}
               people={people}
             />
           ))}

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { formatGiB } from "@/lib/format";
-import { unitBookParams, unitName } from "@/lib/gpu-availability";
+import { siliconOf, unitBookParams, unitName } from "@/lib/gpu-availability";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live-fleet-state";
 import { formatWhen } from "@/lib/local-time";
@@ -45,7 +45,7 @@ export function GpuSlices({ parentUuid, nowMs }: { parentUuid: string; nowMs: nu
         </thead>
         <tbody>
           {slices.map((slice) => {
-            const { current, next } = bookingsOfGpu(fleet.bookings, slice.uuid, serverNow);
+            const { current, next } = bookingsOfGpu(fleet.bookings, siliconOf(slice), serverNow);
             const state = gpuStateOnPage(slice, online.has(slice.hostId), fleet.bookings, states[slice.uuid], serverNow);
             const title = unitName(slice);
             return (

@@ -91,7 +91,7 @@ export function GpuPicker({ host, selected, onToggle, selectedSlices = [], onTog
             </li>
           );
         }
-        const view = pickerGpu(gpu.uuid, host.id, live, window, nowMs, viewerId);
+        const view = pickerGpu(gpu, host.id, live, window, nowMs, viewerId);
         const reading = live.gpus[gpu.uuid];
         const ref = unitRef(gpu);
         const pressed = gpu.mig ? selectedSlices.includes(ref) : selected.includes(gpu.index);

@@ -49,36 +49,36 @@ const tomorrow = { startMs: NOW + 86_400_000, endMs: NOW + 90_000_000 };
 
 describe("pickerGpu", () => {
   it("tells free, someone else's unbooked work, my own unbooked work and a booking apart, for a booking that starts now", () => {
-    expect(pickerGpu("GPU-0", "h1", live, now, NOW, me.id)).toMatchObject({ kind: "free", state: "free" });
-    expect(pickerGpu("GPU-1", "h1", live, now, NOW, me.id)).toMatchObject({
+    expect(pickerGpu({ uuid: "GPU-0" }, "h1", live, now, NOW, me.id)).toMatchObject({ kind: "free", state: "free" });
+    expect(pickerGpu({ uuid: "GPU-1" }, "h1", live, now, NOW, me.id)).toMatchObject({
       kind: "busy",
       state: "unbooked_use",
       runners: ["Bob Member"],
       commands: ["python train-bob.py"],
     });
-    expect(pickerGpu("GPU-2", "h1", live, now, NOW, me.id)).toMatchObject({ kind: "mine", runners: [] });
-    expect(pickerGpu("GPU-3", "h1", live, now, NOW, me.id)).toMatchObject({ kind: "taken", taken: { reservationId: "r1" } });
+    expect(pickerGpu({ uuid: "GPU-2" }, "h1", live, now, NOW, me.id)).toMatchObject({ kind: "mine", runners: [] });
+    expect(pickerGpu({ uuid: "GPU-3" }, "h1", live, now, NOW, me.id)).toMatchObject({ kind: "taken", taken: { reservationId: "r1" } });
   });
 
   it("does not offer a GPU that holds memory with no process listed, and says why", () => {
     const held = { ...reading("GPU-0", 0, []), memoryUsedMiB: 40_960, utilizationGpuPct: 87 };
     const before = { ...live, gpus: { ...live.gpus, "GPU-0": held }, states: {} };
     // Before the server's states arrive, the same rule on the reading.
-    expect(pickerGpu("GPU-0", "h1", before, now, NOW, me.id)).toMatchObject({ kind: "busy", state: "unbooked_use", runners: [], unseen: "no process visible (40 GiB held)" });
+    expect(pickerGpu({ uuid: "GPU-0" }, "h1", before, now, NOW, me.id)).toMatchObject({ kind: "busy", state: "unbooked_use", runners: [], unseen: "no process visible (40 GiB held)" });
     const reconciled = { ...before, states: { "GPU-0": { ...unbooked([]), unseenUse: { memoryMiB: 40_960 } } } };
-    expect(pickerGpu("GPU-0", "h1", reconciled, now, NOW, me.id)).toMatchObject({ kind: "busy", unseen: "no process visible (40 GiB held)" });
+    expect(pickerGpu({ uuid: "GPU-0" }, "h1", reconciled, now, NOW, me.id)).toMatchObject({ kind: "busy", unseen: "no process visible (40 GiB held)" });
     expect(freeSuggestions([0, 1], host, before, now, NOW)).toEqual([]);
     expect(hostAvailability(host, before, now, NOW)).toBe("0 of 4 free, 3 in use without a booking, 1 booked and idle");
     // A later window: the bookings decide, as for any work running now.
-    expect(pickerGpu("GPU-0", "h1", before, tomorrow, NOW, me.id).kind).toBe("free");
+    expect(pickerGpu({ uuid: "GPU-0" }, "h1", before, tomorrow, NOW, me.id).kind).toBe("free");
   });
 
   it("ignores what runs now for a booking that starts tomorrow", () => {
-    expect(pickerGpu("GPU-1", "h1", live, tomorrow, NOW, me.id).kind).toBe("free");
+    expect(pickerGpu({ uuid: "GPU-1" }, "h1", live, tomorrow, NOW, me.id).kind).toBe("free");
   });
 
   it("names the login of a process nobody can be named for, before the server's states arrive", () => {
-    expect(pickerGpu("GPU-1", "h1", { ...live, states: {} }, now, NOW, me.id)).toMatchObject({ kind: "busy", runners: ["bob"] });
+    expect(pickerGpu({ uuid: "GPU-1" }, "h1", { ...live, states: {} }, now, NOW, me.id)).toMatchObject({ kind: "busy", runners: ["bob"] });
   });
 });
 
@@ -99,7 +99,7 @@ describe("freeSuggestions", () => {
 describe("before the live snapshot", () => {
   it("claims nothing: no GPU is free or offline yet", () => {
     const waiting: LiveView = { ready: false, gpus: {}, onlineHostIds: new Set(), bookings: [], states: {} };
-    expect(pickerGpu("GPU-0", "h1", waiting, now, NOW, me.id).kind).toBe("unknown");
+    expect(pickerGpu({ uuid: "GPU-0" }, "h1", waiting, now, NOW, me.id).kind).toBe("unknown");
     expect(hostAvailability(host, waiting, now, NOW)).toBe("4 GPUs");
   });
 });

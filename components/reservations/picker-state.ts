@@ -1,5 +1,15 @@
 import type { GpuReconciliation } from "@/lib/attribution";
-import { countAvailability, describeAvailability, detectUnseenUse, isGpuFree, unseenUsePhrase, useFor, type GpuState } from "@/lib/gpu-availability";
+import {
+  bookingTakesUnit,
+  countAvailability,
+  describeAvailability,
+  detectUnseenUse,
+  isGpuFree,
+  unseenUsePhrase,
+  useFor,
+  type GpuState,
+  type SiliconUnit,
+} from "@/lib/gpu-availability";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live";
 import { personName } from "@/lib/person-name";
@@ -29,10 +39,10 @@ export interface LiveView {
   states: Record<string, GpuReconciliation>;
 }
 
-/** The booking that holds a GPU at some instant of [startMs, endMs), if any. */
-export function bookingInWindow(bookings: LiveBooking[], uuid: string, startMs: number, endMs: number): LiveBooking | null {
+/** The booking that takes a unit's silicon at some instant of [startMs, endMs), if any: one of the unit, its GPU or its slices (`bookingTakesUnit`). */
+export function bookingInWindow(bookings: LiveBooking[], unit: SiliconUnit, startMs: number, endMs: number): LiveBooking | null {
   for (const booking of bookings) {
-    if (!booking.gpus.some((gpu) => gpu.uuid === uuid)) continue;
+    if (!bookingTakesUnit(booking, unit)) continue;
     if (rangesOverlap(startMs, endMs, Date.parse(booking.startsAt), Date.parse(booking.endsAt))) return booking;
   }
   return null;
@@ -65,9 +75,10 @@ export interface PickerGpu {
 }
 
 /** One GPU of the picker, for this viewer and window. */
-export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: Window | null, nowMs: number, viewerId: string): PickerGpu {
+export function pickerGpu(unit: SiliconUnit, hostId: string, live: LiveView, window: Window | null, nowMs: number, viewerId: string): PickerGpu {
+  const { uuid } = unit;
   const reading = live.gpus[uuid];
-  const taken = window ? bookingInWindow(live.bookings, uuid, window.startMs, window.endMs) : null;
+  const taken = window ? bookingInWindow(live.bookings, unit, window.startMs, window.endMs) : null;
   const online = live.onlineHostIds.has(hostId);
   const reconciliation = live.states[uuid];
   const state: GpuState = reading ? gpuStateOnPage(reading, online, live.bookings, reconciliation, nowMs) : "offline";
@@ -104,7 +115,7 @@ export function pickerGpu(uuid: string, hostId: string, live: LiveView, window: 
 export function hostAvailability(host: BookableHost, live: LiveView, window: Window | null, nowMs: number): string {
   if (!live.ready) return `${host.gpus.length} GPU${host.gpus.length === 1 ? "" : "s"}`;
   if (!startsNow(window, nowMs) && window) {
-    const free = host.gpus.filter((gpu) => !bookingInWindow(live.bookings, gpu.uuid, window.startMs, window.endMs)).length;
+    const free = host.gpus.filter((gpu) => !bookingInWindow(live.bookings, gpu, window.startMs, window.endMs)).length;
     return `${free} of ${host.gpus.length} free then`;
   }
   const online = live.onlineHostIds.has(host.id);

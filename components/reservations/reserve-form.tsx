@@ -104,7 +104,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     values.mode === "gpus" && host
       ? host.gpus
           .filter((gpu) => (gpu.mig ? values.slices.includes(unitRef(gpu)) : !gpu.partitioned && values.gpus.includes(gpu.index)))
-          .map((gpu) => ({ gpu, view: pickerGpu(gpu.uuid, host.id, live, window, serverNow, viewer.id) }))
+          .map((gpu) => ({ gpu, view: pickerGpu(gpu, host.id, live, window, serverNow, viewer.id) }))
           .filter(({ view }) => view.kind === "busy")
           .map(({ gpu, view }) => ({ unit: unitName(gpu), hostName: host.name, owners: view.unseen ? [view.unseen] : view.runners, commands: view.commands }))
       : [];
@@ -334,7 +334,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       )}
       {quota && <QuotaNotice quota={quota.quota} message={quota.message} nowMs={serverNow} />}
       {errors._ && <FormAlert>{errors._}</FormAlert>}
-      <LimitsRoom team={team} onTeam={(next) => { setTeam(next); setQuota(null); }} version={roomVersion} />
+      <LimitsRoom team={team} onTeam={(next) => { setTeam(next); setQuota(null); }} version={roomVersion} hostName={values.host || null} />
 
       {canQueue && (
         <label className="flex items-start gap-2 text-sm">

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
-import { unitBookParams, unitRef, unitName, unitsPhrase } from "@/lib/gpu-availability";
+import { bookingTakesUnit, unitBookParams, unitRef, unitName, unitsPhrase } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import { personName, personWithUsername } from "@/lib/person-name";
 import { formatWhen } from "@/lib/local-time";
@@ -111,7 +111,8 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                 }
                 const ref = unitRef(gpu);
                 const title = unitName(gpu);
-                const rowBookings = bookings.filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid));
+                // A slice's row shows its GPU's whole bookings too (and the other way round): that silicon is taken then (`bookingTakesUnit`).
+                const rowBookings = bookings.filter((booking) => bookingTakesUnit(booking, gpu));
                 const reading = fleet.gpus[gpu.uuid];
                 const state = reading ? gpuStateOnPage(reading, online.has(host.id), fleet.bookings, states[gpu.uuid], serverNow) : null;
                 const busyNow = state === "unbooked_use" || state === "conflict";

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
 import { personInitials, personName } from "@/lib/person-name";
-import { unitBookParams, unitRef, unitName } from "@/lib/gpu-availability";
+import { bookingTakesUnit, type SiliconUnit, unitBookParams, unitRef, unitName } from "@/lib/gpu-availability";
 import type { BookableHost } from "@/lib/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
@@ -66,10 +66,10 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
   const everyone = bookings.map((booking) => booking.bookedBy);
   const colourOf = paletteFor(everyone.map((person) => person.id));
   // Blocks for every booking of the week (ended ones faded); only those still booked keep a drag out.
-  const busyOf = (uuid: string): Span[] =>
+  const busyOf = (unit: SiliconUnit): Span[] =>
     bookings
       .filter((booking) => booking.status === "booked")
-      .filter((booking) => booking.gpus.some((gpu) => gpu.uuid === uuid)).map((booking) => ({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }));
+      .filter((booking) => bookingTakesUnit(booking, unit)).map((booking) => ({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }));
   const height = 24 * HOUR_PX;
 
   function slotAtPointer(event: React.PointerEvent<HTMLElement>, day: number): number {
@@ -83,13 +83,13 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
     setDrag(null);
     if (!current) return;
     const gpu = gpus[current.gpu];
-    const window = dragWindow(current.fromSlot, current.toSlot, busyOf(gpu.uuid), serverNow);
+    const window = dragWindow(current.fromSlot, current.toSlot, busyOf(gpu), serverNow);
     if (!window) return;
     const params = new URLSearchParams({ ...unitBookParams(host.name, gpu), start: new Date(window.startMs).toISOString(), end: new Date(window.endMs).toISOString() });
     router.push(`/reserve?${params}`);
   }
 
-  const selection = drag ? dragWindow(drag.fromSlot, drag.toSlot, busyOf(gpus[drag.gpu].uuid), serverNow) : null;
+  const selection = drag ? dragWindow(drag.fromSlot, drag.toSlot, busyOf(gpus[drag.gpu]), serverNow) : null;
 
   return (
     <div
@@ -161,7 +161,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                   }}
                 >
                   {bookings
-                    .filter((booking) => booking.gpus.some((entry) => entry.uuid === gpu.uuid))
+                    .filter((booking) => bookingTakesUnit(booking, gpu))
                     .map((booking) => {
                       const place = spanInDay({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }, start, end);
                       if (!place) return null;

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { describeLimits } from "@/lib/limits-format";
+import { ruleFor } from "@/lib/host-rule-match";
 import { formatWhen } from "@/lib/local-time";
 import type { QuotaRefusal, RoomView } from "@/lib/team-schema";
 import { inputClass } from "@/components/forms/field";
@@ -19,7 +20,7 @@ const LIMIT_NAMES: Record<QuotaRefusal["limit"], string> = {
  * several) and the room its limits leave now. `version` changes make it read
  * the room again (after a refusal).
  */
-export function LimitsRoom({ team, onTeam, version }: { team: string | null; onTeam: (team: string | null) => void; version: number }) {
+export function LimitsRoom({ team, onTeam, version, hostName = null }: { team: string | null; onTeam: (team: string | null) => void; version: number; hostName?: string | null }) {
   const [room, setRoom] = useState<RoomView | null>(null);
 
   useEffect(() => {
@@ -38,6 +39,8 @@ export function LimitsRoom({ team, onTeam, version }: { team: string | null; onT
   if (room.gpuHours7Days) parts.push(`${room.gpuHours7Days.used} of ${room.gpuHours7Days.limit} GPU-hours booked in 7 days`);
   const others = describeLimits({ ...room.limits, maxGpus: null, gpuHoursPer7Days: null });
   const whose = room.team ? `${room.team.name}'s limits` : "Your limits";
+  // A host the limits' host list leaves out, said before submit (the server would refuse it): the same rule as the booking's check.
+  const heldOut = hostName && room.limits.hosts !== null && !ruleFor(room.limits.hosts, hostName) ? hostName : null;
 
   return (
     <div className="space-y-2 rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-700" aria-label="Room left">
@@ -58,6 +61,11 @@ export function LimitsRoom({ team, onTeam, version }: { team: string | null; onT
         <span className="font-medium">{whose}:</span> {[...parts, ...others].join(" · ") || "none"}
         {room.teams.length === 1 && room.team ? <span className="text-slate-500 dark:text-slate-400"> (booking for {room.team.name})</span> : null}
       </p>
+      {heldOut && (
+        <p role="alert" data-testid="host-held-out" className="rounded-md bg-amber-50 px-2 py-1 text-amber-900 dark:bg-amber-950 dark:text-amber-100">
+          {whose} leave out {heldOut}: only {room.limits.hosts!.map((rule) => rule.host).join(", ") || "no host"} may be booked, so this booking would be refused. Pick another host.
+        </p>
+      )}
     </div>
   );
 }

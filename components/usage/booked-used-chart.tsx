@@ -10,7 +10,8 @@ const BAR_ORDER = ["booked", "used", "idle"];
 /**
  * Per person: GPU-hours booked, GPU-hours of that really used
  * (utilization-weighted), and booked time spent idle. The "Not booked" row
- * has use only: work on GPUs that nobody had booked.
+ * has use only: use without a booking (busy hours on GPUs that nobody had
+ * booked), the "Used without a booking" card's figure.
  */
 export function BookedUsedChart({ people }: { people: PersonUsage[] }) {
   if (people.length === 0) {

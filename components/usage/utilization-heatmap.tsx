@@ -8,8 +8,21 @@ function heatClass(value: number): string {
   return `heat-${Math.max(0, Math.min(10, Math.round(value / 10)))}`;
 }
 
+/** A row's full name, for its tooltip: "sim-h100-mig · GPU 0:2 (1g.10gb)". */
 function rowLabel(row: HeatmapData["rows"][number]): string {
-  return `${row.hostName} · ${row.unit ?? row.gpuUuid.slice(0, 12)}${row.utilizationReported ? "" : " · not reported"}`;
+  return `${row.hostName} · ${row.unit ?? row.gpuUuid.slice(0, 12)}`;
+}
+
+/**
+ * The label beside a row: the host on its first row only, then the unit,
+ * a slice indented under its GPU. "· not reported" on every slice row and
+ * the host on every row made labels that took a phone's whole width; the
+ * hatching, its legend and each row's tooltip say "not reported".
+ */
+function shortLabel(rows: HeatmapData["rows"], at: number): { host: string | null; unit: string; slice: boolean } {
+  const row = rows[at]!;
+  const unit = row.unit ?? row.gpuUuid.slice(0, 12);
+  return { host: at === 0 || rows[at - 1]!.hostName !== row.hostName ? row.hostName : null, unit, slice: row.slice };
 }
 
 /**
@@ -34,12 +47,16 @@ export function UtilizationHeatmap({ heatmap, range }: { heatmap: HeatmapData; r
   return (
     <div>
       <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2">
-        <ul className="text-right text-[11px] leading-none text-slate-600 dark:text-slate-400" aria-hidden>
-          {heatmap.rows.map((row) => (
-            <li key={row.gpuUuid} style={{ height: rowHeight }} className="flex items-center justify-end whitespace-nowrap">
-              {rowLabel(row)}
-            </li>
-          ))}
+        <ul className="max-w-[55vw] text-right text-[11px] leading-none text-slate-600 sm:max-w-none dark:text-slate-400" aria-hidden>
+          {heatmap.rows.map((row, at) => {
+            const label = shortLabel(heatmap.rows, at);
+            return (
+              <li key={row.gpuUuid} style={{ height: rowHeight }} title={rowLabel(row)} className="flex items-center justify-end gap-1.5 whitespace-nowrap">
+                {label.host && <span className="min-w-0 truncate font-medium text-slate-700 dark:text-slate-300">{label.host}</span>}
+                <span className={label.slice ? "pl-3" : undefined}>{label.unit}</span>
+              </li>
+            );
+          })}
         </ul>
         <svg
           role="img"

@@ -1,7 +1,7 @@
 import type { TeamUsageReport } from "@/lib/team-usage";
 import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { countAvailability, deriveGpuState, describeAvailability, isPartitioned, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/gpu-availability";
+import { bookingTakesUnit, countAvailability, deriveGpuState, describeAvailability, isPartitioned, siliconOf, type SiliconUnit, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/gpu-availability";
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
 import { idleSentence, keepsSentence } from "@/lib/idle-release";
@@ -39,21 +39,19 @@ function gib(mib: number | null): string {
   return mib === null ? "?" : (mib / 1024).toFixed(mib >= 10 * 1024 ? 0 : 1);
 }
 
-/** The booking that holds a GPU at `nowMs`, if any. */
-export function activeBooking(bookings: LiveBooking[] | undefined, uuid: string, nowMs: number): LiveBooking | undefined {
-  return bookings?.find(
-    (booking) => booking.gpus.some((gpu) => gpu.uuid === uuid) && Date.parse(booking.startsAt) <= nowMs && nowMs < Date.parse(booking.endsAt),
-  );
+/** The booking that holds a unit at `nowMs`, if any: one of the unit, or of silicon it shares (`bookingTakesUnit`). */
+export function activeBooking(bookings: LiveBooking[] | undefined, unit: SiliconUnit, nowMs: number): LiveBooking | undefined {
+  return bookings?.find((booking) => bookingTakesUnit(booking, unit) && Date.parse(booking.startsAt) <= nowMs && nowMs < Date.parse(booking.endsAt));
 }
 
 /** What `GET /api/v1/fleet` answers; a server older than the booking fields sends only part of it. */
 export type FleetView = FleetSnapshot & Partial<Pick<FleetAnswer, "gpuBookings" | "availability">>;
 
 /** The booking holding a GPU now: the server's word, else found in the bookings list. */
-function bookingNow(view: FleetView, uuid: string, nowMs: number): GpuBookingNow | null {
-  const given = view.gpuBookings?.[uuid];
+function bookingNow(view: FleetView, gpu: LiveGpu, nowMs: number): GpuBookingNow | null {
+  const given = view.gpuBookings?.[gpu.uuid];
   if (given) return given;
-  const booking = activeBooking(view.bookings, uuid, nowMs);
+  const booking = activeBooking(view.bookings, siliconOf(gpu), nowMs);
   if (!booking) return null;
   const { reservationId, bookedBy, startsAt, endsAt, purpose } = booking;
   return { reservationId, bookedBy, bookedByName: personName(bookedBy), startsAt, until: endsAt, purpose };
@@ -64,7 +62,7 @@ function stateNow(view: FleetView, gpu: LiveGpu, nowMs: number): GpuReconciliati
   const reconciled = view.gpuStates?.[gpu.uuid];
   if (reconciled) return reconciled;
   const online = view.hosts.find((host) => host.id === gpu.hostId)?.online ?? false;
-  const booking = bookingNow(view, gpu.uuid, nowMs);
+  const booking = bookingNow(view, gpu, nowMs);
   return deriveGpuState({ gpu, online, booking: booking && { reservationId: booking.reservationId, bookedBy: booking.bookedBy }, attributions: new Map() });
 }
 
@@ -92,7 +90,7 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       const slices = gpus.filter((other) => other.hostId === gpu.hostId && other.mig?.parentUuid === gpu.uuid).length;
       return [gpu.hostName, unitName(gpu), gpu.name, "-", `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`, `Split into ${slices} MIG slice${slices === 1 ? "" : "s"}`, "-", "-", "-"];
     }
-    const booking = bookingNow(view, gpu.uuid, nowMs);
+    const booking = bookingNow(view, gpu, nowMs);
     const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
     // Use with no process listed: the MEMORY column already says how much is held.
     if (states[position].unseenUse) runners.push("unseen (no process visible)");
@@ -128,7 +126,7 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
   const lines = [`${gpu.hostName} ${unitName(gpu)} (${gpu.name}, ${gpu.uuid})`];
   const state = stateNow(view, gpu, nowMs);
   lines.push(`State: ${GPU_STATE_LABELS[state.state]}${state.problem ? ` (${state.problem})` : ""}`);
-  const booking = bookingNow(view, gpu.uuid, nowMs);
+  const booking = bookingNow(view, gpu, nowMs);
   lines.push(
     booking
       ? `Held by ${personWithUsername(booking.bookedBy)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`

@@ -26,6 +26,11 @@ describe("estimateNote", () => {
     expect(estimateNote({ estimatedStartAt: null, waitsForUnbookedWork: null })).toBe("");
   });
 
+  it("names a MIG slice as every surface does, not as its GPU's index", () => {
+    const slices = { gpus: [{ hostName: "migbox", index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } }, { hostName: "node-a", index: 3 }], people: ["Bob Member"] };
+    expect(estimateNote({ estimatedStartAt: null, waitsForUnbookedWork: slices })).toBe(", waits for work without a booking to end (Bob Member on migbox GPU 0:2 (1g.10gb); node-a GPU 3)");
+  });
+
   it("says why the request waits in the server's sentence, with the estimate the reason allows", () => {
     const waitingBecause = {
       kind: "limit" as const,

@@ -28,7 +28,7 @@ describe("the conflict rule", () => {
       view: { hosts: [host], gpus: [gpu] },
       reconciliation,
       knownHosts: new Map([["h1", "node-a"]]),
-      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0 }]])]]),
       activeBookings: new Map(),
       idleStandings: new Map(),
       config: DEFAULT_ALERT_CONFIG,
@@ -37,6 +37,27 @@ describe("the conflict rule", () => {
     const conflict = conditions.find((condition) => condition.kind === "conflict");
     expect(conflict?.message).toBe("Bob (via login bob · claims reservation r1 without its proof) runs on GPU 0 of node-a, booked by Alice");
     expect(conflict?.evidence).toMatchObject({ processes: [{ pid: 7, falseClaim: "r1", via: "via login bob · claims reservation r1 without its proof", intruder: true }] });
+  });
+
+  it("says a process nothing names an owner for once, on a slice by its unit name (it read 'unknown (owner unknown) runs on GPU 0')", () => {
+    const sample = makeGpu({ index: 0, uuid: "MIG-a", utilizationGpuPct: null, migMode: "Enabled", mig: { parentUuid: "GPU-p", profile: "3g.40gb", gpuInstanceId: 2, computeInstanceId: 0, deviceIndex: 0 } });
+    const gpu: LiveGpu = { ...sample, hostId: "h1", hostName: "node-a", sampledAt: new Date().toISOString(), processes: [makeProcess(sample, { pid: 9, user: null })] };
+    const host: LiveHost = { id: "h1", name: "node-a", simulated: false, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: [gpu.uuid] };
+    const reconciliation: Record<string, GpuReconciliation> = {
+      [gpu.uuid]: { state: "conflict", reservationId: "r1", bookedBy: alice, processes: [{ pid: 9, runner: null, reservationId: null, login: null, evidence: { kind: "none", value: null }, intruder: true }], problem: null },
+    };
+    const { conditions } = evaluateRules({
+      nowMs: Date.now(),
+      view: { hosts: [host], gpus: [gpu] },
+      reconciliation,
+      knownHosts: new Map([["h1", "node-a"]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0, mig: { deviceIndex: 0, profile: "3g.40gb" } }]])]]),
+      activeBookings: new Map(),
+      idleStandings: new Map(),
+      config: DEFAULT_ALERT_CONFIG,
+      isActive: () => false,
+    });
+    expect(conditions.find((condition) => condition.kind === "conflict")?.message).toBe("An unknown owner runs on GPU 0:0 (3g.40gb) of node-a, booked by Alice");
   });
 });
 
@@ -51,7 +72,7 @@ describe("use with no visible process", () => {
       view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
       reconciliation: { [gpu.uuid]: state },
       knownHosts: new Map([["h1", "node-a"]]),
-      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0 }]])]]),
       activeBookings: new Map(),
       idleStandings: new Map(idleMinutes > 0 ? [["r1", { idleMinutes, belowPct: 5 }]] : []),
       config: DEFAULT_ALERT_CONFIG,
@@ -96,7 +117,7 @@ describe("a unit gone from its host", () => {
       view: { hosts: [host], gpus: [] },
       reconciliation: {},
       knownHosts: new Map([["h1", "node-a"]]),
-      expectedGpus: new Map([["h1", new Map([[slice, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[slice, { index: 0, mig: { deviceIndex: 2, profile: "1g.10gb" } }]])]]),
       activeBookings: new Map(active ? [[slice, active]] : []),
       bookings,
       idleStandings: new Map(),
@@ -111,7 +132,7 @@ describe("a unit gone from its host", () => {
     const condition = lost(null, [future]);
     expect(condition?.userIds).toEqual([bob.id]);
     expect(condition?.reservationId).toBe("r-later");
-    expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed, and a booking holds it later`);
+    expect(condition?.message).toBe("GPU 0:2 (1g.10gb) is gone from node-a: its GPU's MIG layout changed, and a booking holds it later");
     expect(condition?.evidence).toMatchObject({ reservationIds: ["r-later"] });
   });
 
@@ -127,7 +148,7 @@ describe("a unit gone from its host", () => {
   it("names nobody when no booking holds it", () => {
     const condition = lost(null, []);
     expect(condition?.userIds).toEqual([]);
-    expect(condition?.message).toBe(`MIG slice ${slice} of GPU 0 is gone from node-a: its MIG layout changed`);
+    expect(condition?.message).toBe("GPU 0:2 (1g.10gb) is gone from node-a: its GPU's MIG layout changed");
   });
 });
 
@@ -144,7 +165,7 @@ describe("memory pressure on a MIG slice", () => {
       view: { hosts: [{ ...host, gpuUuids: gpus.map((gpu) => gpu.uuid) }], gpus },
       reconciliation: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, deviceState(gpu)])),
       knownHosts: new Map([["h1", "migbox"]]),
-      expectedGpus: new Map([["h1", new Map(gpus.map((gpu) => [gpu.uuid, 0]))]]),
+      expectedGpus: new Map([["h1", new Map(gpus.map((gpu) => [gpu.uuid, { index: 0 }]))]]),
       activeBookings: new Map(),
       idleStandings: new Map(),
       config: DEFAULT_ALERT_CONFIG,
@@ -167,7 +188,7 @@ describe("an idle booking of a MIG slice", () => {
       view: { hosts: [{ ...host, gpuUuids: [gpu.uuid] }], gpus: [gpu] },
       reconciliation: { [gpu.uuid]: state },
       knownHosts: new Map([["h1", "migbox"]]),
-      expectedGpus: new Map([["h1", new Map([[gpu.uuid, 0]])]]),
+      expectedGpus: new Map([["h1", new Map([[gpu.uuid, { index: 0 }]])]]),
       activeBookings: new Map(),
       idleStandings: new Map([["r1", { idleMinutes: 45, belowPct: 5 }]]),
       config: DEFAULT_ALERT_CONFIG,

@@ -1,5 +1,5 @@
 import { runnerName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
-import { unitName, unseenUsePhrase } from "@/lib/gpu-availability";
+import { unitName, unseenUsePhrase, type UnitName } from "@/lib/gpu-availability";
 import { formatMemory } from "@/lib/format";
 import { type NamedPerson, personName } from "@/lib/person-name";
 import { formatDuration } from "@/lib/duration";
@@ -15,7 +15,8 @@ export interface RuleInput {
   /** Hosts that ought to report (seen before), id → name. */
   knownHosts: ReadonlyMap<string, string>;
   /** The GPUs each host had recently, host id → (uuid → index). */
-  expectedGpus: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Each host's units that ought to report, uuid → what names the unit (`unitName`). */
+  expectedGpus: ReadonlyMap<string, ReadonlyMap<string, UnitName>>;
   /** The booking holding each GPU now. */
   activeBookings: ReadonlyMap<string, LiveBooking>;
   /**
@@ -72,7 +73,11 @@ function unique(ids: (string | null | undefined)[]): string[] {
   return [...new Set(ids.filter((id): id is string => typeof id === "string"))];
 }
 
+const UNKNOWN_OWNER = "an unknown owner";
+
 function describe(process: ProcessAttribution, people: readonly NamedPerson[]): string {
+  // Nothing names its owner (no login, no container, no job): "unknown (owner unknown)" said it twice.
+  if (!process.runner && !process.login && process.evidence.kind === "none" && !process.falseClaim) return UNKNOWN_OWNER;
   const name = process.runner ? personName(process.runner, people) : runnerName(process);
   return process.evidence.kind === "login" && !process.falseClaim ? name : `${name} (${processEvidenceLabel(process)})`;
 }
@@ -81,7 +86,8 @@ function describe(process: ProcessAttribution, people: readonly NamedPerson[]): 
 function whoRuns(processes: ProcessAttribution[], people: readonly NamedPerson[]): string {
   const names = [...new Set(processes.map((process) => describe(process, people)))];
   const list = names.length <= 2 ? names.join(" and ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
-  return `${list} ${names.length === 1 ? "runs" : "run"}`;
+  // It starts the alert's message: "An unknown owner runs …" (a login stays as it is spelled).
+  return `${list.replace(new RegExp(`^${UNKNOWN_OWNER}`), "An unknown owner")} ${names.length === 1 ? "runs" : "run"}`;
 }
 
 type ConditionDetail = Pick<Condition, "userIds" | "message" | "evidence">;
@@ -257,7 +263,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
       continue;
     }
 
-    for (const [uuid, index] of input.expectedGpus.get(hostId) ?? []) {
+    for (const [uuid, unit] of input.expectedGpus.get(hostId) ?? []) {
+      const { index } = unit;
       if (host.gpuUuids.includes(uuid)) continue;
       const booking = input.activeBookings.get(uuid);
       // The booking that holds it now first, then those to come: every one of their bookers is told, with the admins.
@@ -273,8 +280,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         reservationId: booked[0]?.reservationId ?? null,
         userIds: unique([...bookers([uuid]), ...booked.map((entry) => entry.bookedBy.id)]),
         // A MIG slice gone means the GPU's MIG layout changed (slices destroyed).
-        message: uuid.startsWith("MIG-")
-          ? `MIG slice ${uuid} of GPU ${index} is gone from ${host.name}: its MIG layout changed${bookedWords}`
+        message: unit.mig
+          ? `${unitName(unit)} is gone from ${host.name}: its GPU's MIG layout changed${bookedWords}`
           : `GPU ${index} (${uuid}) is gone from the inventory of ${host.name}${bookedWords}`,
         evidence: { uuid, index, reported: host.gpuUuids, reservationIds: booked.map((entry) => entry.reservationId) },
       });

@@ -103,6 +103,18 @@ export function toRestoredAlert(row: AlertRow): RestoredAlert {
   return { key: row.subjectKey, kind: toKind(row.kind), scope: scopeOfAlert(row), openedAt: row.openedAt.getTime() };
 }
 
+/** Each unit by its one name ("GPU 0:2 (1g.10gb)"), as stored. */
+export async function unitNamesOf(uuids: string[]): Promise<Map<string, string>> {
+  if (uuids.length === 0) return new Map();
+  const gpus = await db().gpu.findMany({ where: { uuid: { in: uuids } }, select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true } });
+  return new Map(gpus.map((gpu) => [gpu.uuid, unitName(storedUnit(gpu))]));
+}
+
+/** An alert's unit by its one name (`unitNamesOf`); a GPU no longer stored by its index. */
+export function alertUnitName(names: ReadonlyMap<string, string>, alert: { gpuUuid: string | null; gpuIndex: number | null }): string | null {
+  return (alert.gpuUuid ? names.get(alert.gpuUuid) : undefined) ?? (alert.gpuIndex === null ? null : unitName({ index: alert.gpuIndex }));
+}
+
 /** Rows as the API and the socket show them: people and hosts by name, evidence parsed. */
 export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
   const personIds = new Set<string>();
@@ -117,19 +129,17 @@ export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
   const [users, hosts, gpus] = await Promise.all([
     personIds.size === 0 ? [] : db().user.findMany({ where: { id: { in: [...personIds] } }, select: personSelect }),
     hostIds.size === 0 ? [] : db().host.findMany({ where: { id: { in: [...hostIds] } }, select: { id: true, name: true } }),
-    gpuUuids.size === 0 ? [] : db().gpu.findMany({ where: { uuid: { in: [...gpuUuids] } }, select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true } }),
+    unitNamesOf([...gpuUuids]),
   ]);
   const personById = new Map<string, PersonRef>(users.map((user) => [user.id, toPerson(user)]));
   const hostById = new Map(hosts.map((host) => [host.id, host]));
-  // Each unit by its one name ("GPU 0:2 (1g.10gb)"), as stored; a GPU no longer stored by its index.
-  const unitByUuid = new Map(gpus.map((gpu) => [gpu.uuid, unitName(storedUnit(gpu))]));
 
   return rows.map((row) => ({
     id: row.id,
     kind: toKind(row.kind),
     subjectKey: row.subjectKey,
     host: row.hostId ? (hostById.get(row.hostId) ?? { id: row.hostId, name: row.hostId }) : null,
-    gpu: row.gpuUuid ? { uuid: row.gpuUuid, index: row.gpuIndex, unit: unitByUuid.get(row.gpuUuid) ?? (row.gpuIndex === null ? null : `GPU ${row.gpuIndex}`) } : null,
+    gpu: row.gpuUuid ? { uuid: row.gpuUuid, index: row.gpuIndex, unit: alertUnitName(gpus, row) } : null,
     reservationId: row.reservationId,
     bookedById: bookedByIdOf(row),
     people: userIdsOf(row).flatMap((id) => {

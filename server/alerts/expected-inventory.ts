@@ -1,6 +1,7 @@
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
+import { storedUnit, unitName, type UnitName } from "@/lib/gpu-availability";
 
 const DAY_MS = 86_400_000;
 
@@ -15,11 +16,12 @@ const DAY_MS = 86_400_000;
  */
 export class ExpectedInventory {
   private hosts = new Map<string, string>();
-  private readonly gpus = new Map<string, Map<string, { index: number; seenAt: number }>>();
+  /** Each unit by its name's parts (a slice's MIG device and profile too): a lost slice is named as every surface names it. */
+  private readonly gpus = new Map<string, Map<string, { unit: UnitName; seenAt: number }>>();
   /** Units with a booking still to come or running, as last read: not aged out while booked. */
   private booked = new Set<string>();
   /** What expectedGpus() answered, until a GPU joins or leaves. */
-  private expected: Map<string, Map<string, number>> | null = null;
+  private expected: Map<string, Map<string, UnitName>> | null = null;
 
   constructor(private readonly retainMs = DAY_MS) {}
 
@@ -34,7 +36,7 @@ export class ExpectedInventory {
           gpus: {
             // A unit booked for later stays expected however long ago it was seen: its bookers must hear it is gone until the booking ends.
             where: { OR: [{ lastSeenAt: { gt: new Date(nowMs - this.retainMs) } }, { reservations: { some: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } } } }] },
-            select: { uuid: true, index: true, lastSeenAt: true, reservations: { where: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } }, select: { reservationId: true }, take: 1 } },
+            select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, lastSeenAt: true, reservations: { where: { reservation: { status: "booked", endsAt: { gt: new Date(nowMs) } } }, select: { reservationId: true }, take: 1 } },
           },
         },
       });
@@ -43,10 +45,10 @@ export class ExpectedInventory {
       this.expected = null;
       for (const hostId of [...this.gpus.keys()]) if (!this.hosts.has(hostId)) this.gpus.delete(hostId);
       for (const host of hosts) {
-        const known = this.gpus.get(host.id) ?? new Map<string, { index: number; seenAt: number }>();
+        const known = this.gpus.get(host.id) ?? new Map<string, { unit: UnitName; seenAt: number }>();
         for (const gpu of host.gpus) {
           const seenAt = gpu.lastSeenAt.getTime();
-          if ((known.get(gpu.uuid)?.seenAt ?? 0) < seenAt) known.set(gpu.uuid, { index: gpu.index, seenAt });
+          if ((known.get(gpu.uuid)?.seenAt ?? 0) < seenAt) known.set(gpu.uuid, { unit: storedUnit(gpu), seenAt });
         }
         this.gpus.set(host.id, known);
       }
@@ -57,8 +59,8 @@ export class ExpectedInventory {
 
   /** Takes in what the online hosts report now. */
   observe(view: FleetView, nowMs: number): void {
-    const indexOf = new Map<string, number>();
-    for (const gpu of view.gpus) indexOf.set(gpu.uuid, gpu.index);
+    const unitOf = new Map<string, UnitName>();
+    for (const gpu of view.gpus) unitOf.set(gpu.uuid, { index: gpu.index, mig: gpu.mig ? { deviceIndex: gpu.mig.deviceIndex, profile: gpu.mig.profile } : null });
     for (const host of view.hosts) {
       this.hosts.set(host.id, host.name);
       if (!host.online) continue;
@@ -69,11 +71,11 @@ export class ExpectedInventory {
       }
       for (const uuid of host.gpuUuids) {
         const seen = known.get(uuid);
-        const index = indexOf.get(uuid) ?? seen?.index ?? 0;
+        const unit = unitOf.get(uuid) ?? seen?.unit ?? { index: 0 };
         // Each second the same GPUs: their time moves, nothing else is made.
-        if (seen && seen.index === index) seen.seenAt = nowMs;
+        if (seen && unitName(seen.unit) === unitName(unit)) seen.seenAt = nowMs;
         else {
-          known.set(uuid, { index, seenAt: nowMs });
+          known.set(uuid, { unit, seenAt: nowMs });
           this.expected = null;
         }
       }
@@ -90,11 +92,11 @@ export class ExpectedInventory {
     return this.hosts;
   }
 
-  /** The expected GPUs by host, uuid → index; the same map while nothing joined or left. */
-  expectedGpus(): Map<string, Map<string, number>> {
+  /** The expected units by host, uuid → its name's parts; the same map while nothing joined or left. */
+  expectedGpus(): Map<string, Map<string, UnitName>> {
     if (this.expected) return this.expected;
-    const result = new Map<string, Map<string, number>>();
-    for (const [hostId, gpus] of this.gpus) result.set(hostId, new Map([...gpus].map(([uuid, gpu]) => [uuid, gpu.index])));
+    const result = new Map<string, Map<string, UnitName>>();
+    for (const [hostId, gpus] of this.gpus) result.set(hostId, new Map([...gpus].map(([uuid, gpu]) => [uuid, gpu.unit])));
     this.expected = result;
     return result;
   }

@@ -1,7 +1,7 @@
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
-import { deriveGpuState } from "@/lib/gpu-availability";
+import { bookingTakesUnit, deriveGpuState, siliconOf } from "@/lib/gpu-availability";
 import { sameJson } from "@/lib/same-json";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 
@@ -11,12 +11,29 @@ export interface FleetView {
   gpus: readonly LiveGpu[];
 }
 
-/** The booking holding each GPU at `nowMs`; bookings are [startsAt, endsAt). */
-export function activeBookingsByGpu(bookings: readonly LiveBooking[], nowMs: number): Map<string, LiveBooking> {
-  const byGpu = new Map<string, LiveBooking>();
+/**
+ * The booking holding each unit of the fleet at `nowMs` (bookings are
+ * [startsAt, endsAt)): a booking of the unit itself, else one of the silicon
+ * it shares (`bookingTakesUnit`: its GPU booked whole before a split, or a
+ * slice booked before its GPU was whole again), so that such a unit is not
+ * free on any surface while the booking transaction refuses it.
+ */
+export function activeBookingsByGpu(bookings: readonly LiveBooking[], nowMs: number, units: readonly Parameters<typeof siliconOf>[0][]): Map<string, LiveBooking> {
+  // Each active booking under the UUIDs that can share its silicon (its units' and their GPUs'); the rule then decides.
+  const candidates = new Map<string, LiveBooking[]>();
   for (const booking of bookings) {
     if (Date.parse(booking.startsAt) > nowMs || Date.parse(booking.endsAt) <= nowMs) continue;
-    for (const gpu of booking.gpus) byGpu.set(gpu.uuid, booking);
+    for (const gpu of booking.gpus) {
+      for (const key of gpu.parentUuid ? [gpu.uuid, gpu.parentUuid] : [gpu.uuid]) candidates.set(key, [...(candidates.get(key) ?? []), booking]);
+    }
+  }
+  const byGpu = new Map<string, LiveBooking>();
+  for (const gpu of units) {
+    const unit = siliconOf(gpu);
+    const near = [...(candidates.get(unit.uuid) ?? []), ...(unit.parentUuid ? (candidates.get(unit.parentUuid) ?? []) : [])];
+    const own = near.find((booking) => booking.gpus.some((entry) => entry.uuid === unit.uuid));
+    const shared = own ?? near.find((booking) => bookingTakesUnit(booking, unit));
+    if (shared) byGpu.set(gpu.uuid, shared);
   }
   return byGpu;
 }
@@ -32,7 +49,7 @@ export function reconcileFleet(
   directory: PersonDirectory,
   nowMs: number,
   /** `activeBookingsByGpu(bookings, nowMs)`, when the caller has it already (the tick). */
-  active: ReadonlyMap<string, LiveBooking> = activeBookingsByGpu(bookings, nowMs),
+  active: ReadonlyMap<string, LiveBooking> = activeBookingsByGpu(bookings, nowMs, view.gpus),
 ): Record<string, GpuReconciliation> {
   const bookingsById = new Map(bookings.map((booking) => [booking.reservationId, booking]));
   const online = new Map(view.hosts.map((host) => [host.id, host.online]));

@@ -20,7 +20,7 @@ export async function readFleetAnswer(fleet: FleetState, now: Date): Promise<Fle
   const snapshot = fleet.snapshot();
   const gpuStates = reconcileFleet(snapshot, bookings, directory, now.getTime());
 
-  const active = activeBookingsByGpu(bookings, now.getTime());
+  const active = activeBookingsByGpu(bookings, now.getTime(), snapshot.gpus);
   const bookers = [...active.values()].map((booking) => booking.bookedBy);
   const gpuBookings: Record<string, GpuBookingNow> = {};
   for (const [uuid, booking] of active) {

@@ -168,6 +168,8 @@ function expectOneStory(report: UsageReport) {
   }
   expect(sum(booked.map((p) => p.usedGpuHours))).toBeCloseTo(totals.usedWhileBookedGpuHours, 6);
   expect(sum(report.people.map((p) => p.usedWithoutBookingGpuHours ?? 0))).toBeCloseTo(totals.unbookedUsedGpuHours, 6);
+  // Use without a booking is one figure: the card, the column's sum and the "Not booked" row's used hours.
+  if (report.scope === "all") expect(report.people.find((p) => p.userId === null)?.usedGpuHours ?? 0).toBeCloseTo(totals.unbookedUsedGpuHours, 6);
   // What idle release handed back: the people, the hosts and the card.
   expect(sum(booked.map((p) => p.handedBackGpuHours))).toBeCloseTo(totals.handedBackGpuHours, 6);
   expect(sum(report.hosts.map((h) => h.handedBackGpuHours))).toBeCloseTo(totals.handedBackGpuHours, 6);
@@ -228,6 +230,25 @@ describe("the usage report tells one story", () => {
     // The member's own page says the same as the admin's.
     const own = (await reportOf(t0, t0 + RANGE_MS, lin)).people.find((p) => p.userId === lin)!;
     expect(own.idleBookedGpuHours).toBeCloseTo(linRow.idleBookedGpuHours, 8);
+  });
+
+  it("gives use without a booking one figure: the 'Not booked' row's used hours are the card's, busy hours, not utilization-weighted", async () => {
+    const t0 = Date.UTC(2026, 8, 3, 10, 0, 0);
+    const { host, gpu } = await oneGpuHost("squat", t0);
+    const mo = await person("Mo");
+    // Nobody booked the GPU; Mo's job held it for an hour at 20 %, then nobody's at 50 % for half an hour.
+    await upsertMinuteRows(db(), [
+      ...Array.from({ length: 60 }, (_, i) => makeMinuteRow(gpu.uuid, host.id, t0 + i * MINUTE_MS, { utilAvg: 20, utilMax: 20, bookedByUserId: null, runnerUserId: mo, busy: true })),
+      ...Array.from({ length: 30 }, (_, i) => makeMinuteRow(gpu.uuid, host.id, t0 + (60 + i) * MINUTE_MS, { utilAvg: 50, utilMax: 50, bookedByUserId: null, runnerUserId: null, busy: true })),
+    ]);
+    const report = await reportOf(t0, t0 + RANGE_MS);
+    expect(report.totals.unbookedUsedGpuHours).toBeCloseTo(1.5, 8);
+    const notBooked = report.people.find((p) => p.userId === null)!;
+    // It said 0.45 (utilization-weighted) beside a card of 1.5.
+    expect(notBooked.usedGpuHours).toBeCloseTo(1.5, 8);
+    expect(notBooked.usedWithoutBookingGpuHours).toBeCloseTo(0.5, 8);
+    expect(report.people.find((p) => p.userId === mo)?.usedWithoutBookingGpuHours).toBeCloseTo(1, 8);
+    expectOneStory(report);
   });
 
   it("counts a demo person's bookings as booked, unknown where no minute was stored (the demo's booking released for idleness before the server started)", async () => {

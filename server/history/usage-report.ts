@@ -149,6 +149,7 @@ async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: numbe
       hostName: gpu?.host.name ?? "removed host",
       gpuIndex: gpu?.index ?? null,
       unit: gpu ? unitName(storedUnit(gpu)) : null,
+      slice: gpu?.migDeviceIndex !== null && gpu?.migDeviceIndex !== undefined,
       // nvidia-smi reads no utilization per MIG slice, nor for a GPU while it is split.
       utilizationReported: gpu === undefined || (gpu.migDeviceIndex === null && !isPartitioned(gpu)),
       model: gpu?.name ?? null,
@@ -234,8 +235,9 @@ export async function getUsageTables(query: UsageQuery): Promise<{ people: Perso
   const rows = await weighted(raw);
   const [cells, unbooked] = await Promise.all([cellsOf(rows, query), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
   const [people, hosts] = await Promise.all([peopleOf(cells.cells, cells.simulated), hostsOf(rows, cells.cells)]);
-  const withUnbooked = withUnbookedUse(people, unbooked, query.userId);
-  return { people: withUnbooked, hosts, totals: totalsOf(hosts, withUnbooked, cells.cells), simulated: rows.some((row) => num(row.sim) > 0) };
+  const unbookedGpuHours = unbookedUseInScope(unbooked, query.userId);
+  const withUnbooked = withUnbookedUse(people, unbooked, unbookedGpuHours, query.userId);
+  return { people: withUnbooked, hosts, totals: totalsOf(hosts, cells.cells, unbookedGpuHours), simulated: rows.some((row) => num(row.sim) > 0) };
 }
 
 /**
@@ -275,17 +277,30 @@ async function cellsOf(rows: GpuTimeRow[], query: UsageQuery): Promise<{ cells: 
 }
 
 /**
+ * Use without a booking, in GPU-hours: the one figure the top card, the
+ * "Not booked" row's used hours and the column's sum all are. Busy minutes
+ * (a process on the unit) on units nobody had booked, a slice by its share
+ * (server/history/unbooked-use.ts), not utilization-weighted: a job that
+ * holds a GPU nobody booked uses it however hard it computes. A member's
+ * own page counts only theirs.
+ */
+export function unbookedUseInScope(unbooked: readonly UnbookedPersonUsage[], userId: string | undefined): number {
+  return unbooked.filter((row) => userId === undefined || row.userId === userId).reduce((sum, row) => sum + row.usedWithoutBookingGpuHours, 0);
+}
+
+/**
  * Each person's use without a booking (server/history/unbooked-use.ts) as a
  * column of the people table, with a row of their own for people who only
  * used GPUs nobody had booked, and what nobody could be named for on the
- * "Not booked" row, so that the column sums to the top card; a member's
- * own page shows only theirs.
+ * "Not booked" row, so that the column sums to the top card; the "Not
+ * booked" row's used hours are that same total (`unbookedUseInScope`). A
+ * member's own page shows only theirs.
  */
-function withUnbookedUse(people: PersonUsage[], unbooked: UnbookedPersonUsage[], userId: string | undefined): PersonUsage[] {
+function withUnbookedUse(people: PersonUsage[], unbooked: UnbookedPersonUsage[], unbookedGpuHours: number, userId: string | undefined): PersonUsage[] {
   const byId = new Map(unbooked.filter((row) => row.userId !== null).map((row) => [row.userId as string, row]));
   const unnamed = unbooked.filter((row) => row.userId === null && row.login === null).reduce((sum, row) => sum + row.usedWithoutBookingGpuHours, 0);
   const rows = people.map((person) =>
-    person.userId === null ? { ...person, usedWithoutBookingGpuHours: unnamed } : { ...person, usedWithoutBookingGpuHours: byId.get(person.userId)?.usedWithoutBookingGpuHours ?? 0 },
+    person.userId === null ? { ...person, usedGpuHours: unbookedGpuHours, usedWithoutBookingGpuHours: unnamed } : { ...person, usedWithoutBookingGpuHours: byId.get(person.userId)?.usedWithoutBookingGpuHours ?? 0 },
   );
   const listed = new Set(people.map((person) => person.userId));
   const extra = unbooked
@@ -294,7 +309,7 @@ function withUnbookedUse(people: PersonUsage[], unbooked: UnbookedPersonUsage[],
     .map((row): PersonUsage => ({ ...NOT_BOOKED, userId: row.userId ?? `login:${row.login}`, label: row.label, username: row.login, usedWithoutBookingGpuHours: row.usedWithoutBookingGpuHours }));
   const notBooked = rows.filter((person) => person.userId === null);
   if (notBooked.length === 0 && unnamed > 0 && userId === undefined) {
-    notBooked.push({ ...NOT_BOOKED, usedWithoutBookingGpuHours: unnamed });
+    notBooked.push({ ...NOT_BOOKED, usedGpuHours: unbookedGpuHours, usedWithoutBookingGpuHours: unnamed });
   }
   return [...rows.filter((person) => person.userId !== null), ...extra, ...notBooked];
 }
@@ -327,8 +342,8 @@ async function peopleOf(cells: UsageCell[], simulatedIds: Set<string>): Promise<
   return [...byBooker.entries()]
     .map(([bookedBy, sums]): PersonUsage => {
       if (bookedBy === null) {
-        // GPU time nobody had booked: only its use means something.
-        return { ...NOT_BOOKED, usedGpuHours: sums.usedGpuHours, gpus: sums.gpus.size };
+        // GPU time nobody had booked: only its use means something, and that is use without a booking (withUnbookedUse).
+        return { ...NOT_BOOKED, gpus: sums.gpus.size };
       }
       const user = byId.get(bookedBy);
       // The simulated fleet's people: its demo accounts, or (without one) their bare logins.
@@ -394,8 +409,8 @@ async function hostsOf(rows: GpuTimeRow[], cells: UsageCell[]): Promise<HostUsag
     .sort((a, b) => a.hostName.localeCompare(b.hostName));
 }
 
-/** The top cards: the hosts' readings, and the same cells the tables fold for booked, idle, unknown, handed back and use without a booking. */
-function totalsOf(hosts: HostUsage[], people: PersonUsage[], cells: UsageCell[]): UsageTotals {
+/** The top cards: the hosts' readings, the same cells the tables fold for booked, idle, unknown and handed back, and use without a booking (`unbookedUseInScope`). */
+function totalsOf(hosts: HostUsage[], cells: UsageCell[], unbookedGpuHours: number): UsageTotals {
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const reported = sum(hosts.map((h) => h.reportedGpuHours));
   const used = sum(hosts.map((h) => h.usedGpuHours));
@@ -410,7 +425,7 @@ function totalsOf(hosts: HostUsage[], people: PersonUsage[], cells: UsageCell[])
     idleBookedGpuHours: all?.idleBookedGpuHours ?? 0,
     unknownGpuHours: all?.unknownGpuHours ?? 0,
     seenBookedGpuHours: all?.seenGpuHours ?? 0,
-    unbookedUsedGpuHours: sum(people.map((p) => p.usedWithoutBookingGpuHours ?? 0)),
+    unbookedUsedGpuHours: unbookedGpuHours,
     handedBackGpuHours: all?.handedBackGpuHours ?? 0,
     handedBackReleases: all?.handedBackReleases ?? 0,
   };

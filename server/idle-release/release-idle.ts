@@ -6,7 +6,7 @@ import { writeAudit } from "@/server/core/audit-log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { readIdlePolicy } from "@/server/reservations/policy";
-import { auditSnapshot } from "@/server/reservations/reservation-view";
+import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
 
 export type IdleReleaseOutcome =
   | { kind: "released"; standing: IdleStanding; scheduledEndAt: Date }
@@ -52,13 +52,14 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
     await tx.reservation.update({ where: { id }, data: { status: "released", endsAt: now, releasedBecause: "idle" } });
     await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt: now } });
     await tx.idleRelease.create({ data: record });
+    const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: null,
       action: "reservation.idle_release",
       entityType: "reservation",
       entityId: id,
-      before: auditSnapshot(row),
-      after: auditSnapshot({ ...row, endsAt: now, status: "released" }, { releasedBecause: "idle", idleSince: idleSince.toISOString(), idleMinutes: standing.idleMinutes }),
+      before: auditSnapshot(row, { booking }),
+      after: auditSnapshot({ ...row, endsAt: now, status: "released" }, { booking, releasedBecause: "idle", idleSince: idleSince.toISOString(), idleMinutes: standing.idleMinutes }),
       at: now,
     });
     return { kind: "released", standing, scheduledEndAt: row.endsAt };

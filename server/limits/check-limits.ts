@@ -3,7 +3,8 @@ import type { HostRule, LimitKind, Limits, QuotaExceededBody, QuotaRefusal } fro
 import { AppError } from "@/server/core/errors";
 import { bookedRanges, gpuShareOfIds } from "@/server/limits/booked-ranges";
 import { countHeld, type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
-import { describeWindows, firstInstantOutside, nextInstantInside, ruleFor } from "@/server/limits/host-rules";
+import { describeWindows, firstInstantOutside, nextInstantInside } from "@/server/limits/host-rules";
+import { ruleFor } from "@/lib/host-rule-match";
 import { personSubject, readLimits, teamSubject } from "@/server/limits/limits-store";
 import type { Tx } from "@/server/core/booking-transaction";
 import { peakConcurrent } from "@/server/core/occupancy";

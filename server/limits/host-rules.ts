@@ -2,23 +2,14 @@ import type { HostRule, WeeklyWindow } from "@/lib/team-schema";
 
 /**
  * Which hosts a team or person may book, and when. Rules are read in order
- * and the first whose pattern matches the host decides ("*" matches any
- * run of characters), so "vision-* at weekends, then *" gives the vision
- * group's servers to everyone else only at weekends. No rule matching:
- * the host may not be booked.
+ * and the first whose pattern matches the host decides (`ruleFor`, in lib/
+ * so that the form asks it too), so "vision-* at weekends, then *" gives
+ * the vision group's servers to everyone else only at weekends. No rule
+ * matching: the host may not be booked.
  */
 
 const DAY_NAMES = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MINUTES_PER_WEEK = 7 * 24 * 60;
-
-export function ruleFor(rules: readonly HostRule[], hostName: string): HostRule | null {
-  return rules.find((rule) => matches(rule.host, hostName)) ?? null;
-}
-
-function matches(pattern: string, name: string): boolean {
-  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return regex.test(name);
-}
 
 function minutesOf(hhmm: string): number {
   const [h, m] = hhmm.split(":").map(Number);

@@ -11,6 +11,7 @@ import { enforcementConsumer } from "@/server/enforcement/enforcement-consumer";
 import { recordEnforcementReport } from "@/server/enforcement/enforcement-loop";
 import { notificationsConsumer } from "@/server/notifications/notifications-consumer";
 import { Tick, type TickFleet } from "@/server/tick/tick";
+import { unitsFreedConsumer } from "@/server/waitlist/units-freed";
 import type { TickConsumer } from "@/server/tick/tick-view";
 
 type AgentNamespace = Namespace<AgentClientToServer, AgentServerToClient>;
@@ -62,6 +63,8 @@ export async function startTick(options: StartTickOptions) {
     enforcement, // leader: acts on the conflicts the rules hold open
     notificationsConsumer({ publicUrl: options.publicUrl }), // leader: webhook deliveries of alert changes
     idleRelease, // leader: warns and releases idle bookings, from stored minutes (its clock is the idle-booking alert's)
+    unitsFreedConsumer(), // leader: a unit that became free wakes the waitlist
+
     // quota counting, MIG slices: here, one line each
     ...(options.rollups ? [options.rollups] : []), // everywhere: who booked and who ran, per GPU-minute
     ...(options.live ? [options.live] : []), // everywhere: what changed, to this instance's viewers

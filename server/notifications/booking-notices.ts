@@ -7,7 +7,7 @@ import type { Actor } from "@/server/core/actor";
 import { onBookingChange } from "@/server/core/booking-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
-import { unitsPhrase } from "@/lib/gpu-availability";
+import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from "@/lib/gpu-availability";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 
 /**
@@ -41,90 +41,124 @@ export async function tellBookerOfMisuse(change: AlertUpdate, publicUrl?: string
   );
 }
 
+/** A booking still running or to come on a unit that is gone, as the notice about it needs it. */
+interface BookingOnGoneUnit {
+  id: string;
+  userId: string;
+  startsAt: Date;
+  endsAt: Date;
+  purpose: string;
+  hostName: string;
+}
+
+/**
+ * Tells the booker of one booking that one of its units is gone (`why`),
+ * once per booking and unit whichever path sees it first: the gpu_lost
+ * alert, the sweep of the stored inventory, after a restart or on another
+ * instance. The key is stored with the notice (notifyPerson's onceKey).
+ */
+async function tellBookerOfGoneUnit(booking: BookingOnGoneUnit, unit: UnitName & { uuid: string }, why: string, publicUrl: string | undefined, now: Date): Promise<boolean> {
+  const name = unitName(unit);
+  const result = await notifyPerson(
+    {
+      userId: booking.userId,
+      event: "booking.unit_gone",
+      subjectId: booking.id,
+      title: `${name} you booked on ${booking.hostName} is gone`,
+      text: `${why}. Your booking "${booking.purpose}" (${booking.startsAt.toISOString()} – ${booking.endsAt.toISOString()}) cannot be used as it is: book ${unit.mig ? "another slice" : "a slice or another GPU"}.`,
+      path: "/reservations",
+      onceKey: `booking.unit_gone:${booking.id}:${unit.uuid}`,
+      now,
+    },
+    { publicUrl },
+  );
+  return !result.repeated;
+}
+
 /**
  * A booked unit is gone from its host (a MIG slice its GPU's new layout
  * destroyed, or a GPU that fell off the bus): the booker of every booking
- * still running or to come on it hears of it, once per alert and booking,
- * to book another. The bookings are read from the database, not the alert,
+ * still running or to come on it hears of it, with the alert's words, to
+ * book another. The bookings are read from the database, not the alert,
  * so none is missed.
  */
 export async function tellBookersOfLostUnit(change: AlertUpdate, publicUrl?: string, now = new Date()): Promise<number> {
   const { alert } = change;
   const uuid = alert.gpu?.uuid;
   if (change.event !== "opened" || alert.kind !== "gpu_lost" || !uuid) return 0;
-  const bookings = await listOpenBookingsOfUnit(db(), uuid, now);
+  const row = await db().gpu.findFirst({ where: { uuid }, select: { index: true, migDeviceIndex: true, migProfile: true } });
+  const unit = { uuid, ...(row ? storedUnit(row) : { index: alert.gpu?.index ?? 0 }) };
   let told = 0;
-  for (const booking of bookings) {
-    const slice = uuid.startsWith("MIG-");
-    const what = slice ? `A MIG slice of GPU ${alert.gpu?.index ?? "?"}` : `GPU ${alert.gpu?.index ?? "?"}`;
-    const result = await notifyPerson(
-      {
-        userId: booking.userId,
-        event: "booking.unit_gone",
-        subjectId: booking.id,
-        title: `${what} you booked on ${booking.hostName} is gone`,
-        text: `${alert.message}. Your booking "${booking.purpose}" (${booking.startsAt.toISOString()} – ${booking.endsAt.toISOString()}) cannot be used as it is: book another ${slice ? "slice" : "GPU"}.`,
-        path: "/reservations",
-        onceKey: `booking.unit_gone:${alert.id}:${booking.id}`,
-        now,
-      },
-      { publicUrl },
-    );
-    if (!result.repeated) told += 1;
+  for (const booking of await listOpenBookingsOfUnit(db(), uuid, now)) {
+    if (await tellBookerOfGoneUnit(booking, unit, alert.message, publicUrl, now)) told += 1;
   }
   return told;
 }
 
 /**
- * A host's MIG layout changed: the booker of every booking still running or
- * to come on a GPU of it that is split into slices now hears that the GPU
- * is no longer a unit (once per booking and GPU), to book slices or another
- * GPU. A slice destroyed by a layout change is told by its gpu_lost alert
- * (`tellBookersOfLostUnit`); admins see both flagged on the bookings page.
+ * A MIG layout changed under bookings: the booker of every booking still
+ * running or to come on a unit that is no unit of its host now hears of it,
+ * once per booking and unit: a GPU split into slices since it was booked
+ * whole, or a slice whose GPU is whole again or split another way. Derived
+ * from the stored inventory and bookings (`findGoneUnits`), not from the
+ * moment the layout changed, so the leader's sweep finds what changed on
+ * another instance or while no leader ran, and never tells twice.
  */
-export async function tellBookersOfSplitGpus(hostId: string, publicUrl?: string, now = new Date()): Promise<number> {
-  const gone = await findGoneUnits(db(), [hostId]);
+export async function tellBookersOfGoneUnits(publicUrl?: string, now = new Date(), hostIds?: string[]): Promise<number> {
+  const openOn = { status: "booked", endsAt: { gt: now } } as const;
+  const hosts = await db().reservation.findMany({ where: { ...openOn, ...(hostIds ? { hostId: { in: hostIds } } : {}) }, distinct: ["hostId"], select: { hostId: true } });
+  const gone = await findGoneUnits(db(), hosts.map((host) => host.hostId));
   if (gone.size === 0) return 0;
   const rows = await db().reservation.findMany({
-    where: { hostId, status: "booked", endsAt: { gt: now }, gpus: { some: { gpu: { uuid: { in: [...gone] }, migDeviceIndex: null } } } },
+    where: { ...openOn, gpus: { some: { gpu: { uuid: { in: [...gone] } } } } },
     orderBy: [{ startsAt: "asc" }],
-    select: { id: true, userId: true, startsAt: true, endsAt: true, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true } } } } },
+    select: {
+      id: true,
+      userId: true,
+      startsAt: true,
+      endsAt: true,
+      purpose: true,
+      host: { select: { name: true } },
+      gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, parentUuid: true } } } },
+    },
   });
+  const parentUuids = rows.flatMap((row) => row.gpus.flatMap(({ gpu }) => (gpu.parentUuid ? [gpu.parentUuid] : [])));
+  const parents = new Map((await db().gpu.findMany({ where: { uuid: { in: parentUuids } }, select: { uuid: true, index: true, migMode: true } })).map((gpu) => [gpu.uuid, gpu]));
   let told = 0;
-  for (const booking of rows) {
+  for (const { host, gpus, ...booking } of rows) {
     if (booking.endsAt <= booking.startsAt) continue;
-    const split = booking.gpus.map(({ gpu }) => gpu).filter((gpu) => gpu.migDeviceIndex === null && gone.has(gpu.uuid));
-    const what = unitsPhrase(split);
-    const result = await notifyPerson(
-      {
-        userId: booking.userId,
-        event: "booking.unit_gone",
-        subjectId: booking.id,
-        title: `${what} you booked on ${booking.host.name} is split into MIG slices`,
-        text: `${what} on ${booking.host.name} was split into MIG slices, so it cannot be used whole. Your booking "${booking.purpose}" (${booking.startsAt.toISOString()} – ${booking.endsAt.toISOString()}) cannot be used as it is: book a slice or another GPU.`,
-        path: "/reservations",
-        onceKey: `booking.unit_gone:split:${booking.id}:${split.map((gpu) => gpu.uuid).join(",")}`,
-        now,
-      },
-      { publicUrl },
-    );
-    if (!result.repeated) told += 1;
+    for (const { gpu } of gpus) {
+      if (!gone.has(gpu.uuid)) continue;
+      const unit = { uuid: gpu.uuid, ...storedUnit(gpu) };
+      const parent = gpu.parentUuid ? parents.get(gpu.parentUuid) : undefined;
+      const why = !unit.mig
+        ? `${unitName(unit)} on ${host.name} was split into MIG slices, so it cannot be used whole`
+        : `${unitName(unit)} on ${host.name} is gone: GPU ${unit.index}'s MIG layout changed (${parent && isPartitioned({ index: parent.index, migMode: parent.migMode }) ? "it is split into other slices" : "it is whole again"})`;
+      if (await tellBookerOfGoneUnit({ ...booking, hostName: host.name }, unit, why, publicUrl, now)) told += 1;
+    }
   }
   return told;
 }
+
+/** How often the leader looks for bookings on gone units: a layout stored by another instance is told within this. */
+const GONE_UNITS_SWEEP_MS = 30_000;
 
 /** Tells a booking's person of a change someone else made (every instance: the change is announced where it was made). */
 export function listenForBookingChanges(): () => void {
   return onBookingChange(({ actor, booking, what }) => tellBookerOfChange(actor, booking, what));
 }
 
-/** The leader's listeners: alerts open there, and layout changes stored there. */
-export function startMisuseNotices(options: { publicUrl?: string } = {}): () => void {
-  const stopLayout = onInventoryChanged(({ hostId }) => {
-    tellBookersOfSplitGpus(hostId, options.publicUrl).catch((error: unknown) =>
-      log.error(`could not tell the bookers of split GPUs on host ${hostId}: ${error instanceof Error ? error.message : String(error)}`),
+/** The leader's listeners: alerts open there, layout changes stored there, and a sweep of the stored layouts for those stored elsewhere. */
+export function startMisuseNotices(options: { publicUrl?: string; sweepEveryMs?: number } = {}): () => void {
+  const sweep = (hostIds?: string[]) =>
+    void tellBookersOfGoneUnits(options.publicUrl, new Date(), hostIds).catch((error: unknown) =>
+      log.error(`could not tell the bookers of bookings on gone units: ${error instanceof Error ? error.message : String(error)}`),
     );
-  });
+  // A layout stored here is told at once; one stored by another instance (or before this one led) by the sweep.
+  const stopLayout = onInventoryChanged(({ hostId }) => sweep([hostId]));
+  sweep();
+  const timer = setInterval(() => sweep(), options.sweepEveryMs ?? GONE_UNITS_SWEEP_MS);
+  timer.unref?.();
   const stopAlerts = onAlertChanged((change) => {
     tellBookerOfMisuse(change, options.publicUrl).catch((error: unknown) =>
       log.error(`could not tell the booker of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
@@ -134,6 +168,7 @@ export function startMisuseNotices(options: { publicUrl?: string } = {}): () => 
     );
   });
   return () => {
+    clearInterval(timer);
     stopLayout();
     stopAlerts();
   };

@@ -231,3 +231,38 @@ describe("DeliveryWorker", () => {
     expect(row).toMatchObject({ status: "pending", lastError: "ECONNREFUSED", lastStatusCode: null });
   });
 });
+
+describe("a MIG slice in webhook messages and the delivery log", () => {
+  it("is named as every surface names it ('GPU 0:2 (1g.10gb)'), not by its GPU's index", async () => {
+    const factories = await import("@/server/testing/factories");
+    const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
+    const { alertSelect, toAlertViews } = await import("@/server/alerts/alert-store");
+    const name = factories.uniqueName("mig");
+    const host = await ensureLocalHost(name, true);
+    const parent = factories.makeGpu({ index: 0, migMode: "Enabled", utilizationGpuPct: null });
+    const slices = [0, 1, 2].map((deviceIndex) =>
+      factories.makeGpu({
+        index: 0,
+        uuid: `MIG-${factories.gpuUuid().slice(4)}`,
+        memoryTotalMiB: 9984,
+        utilizationGpuPct: null,
+        migMode: "Enabled",
+        mig: { parentUuid: parent.uuid, profile: deviceIndex === 2 ? "1g.10gb" : "3g.40gb", gpuInstanceId: deviceIndex + 1, computeInstanceId: 0, deviceIndex },
+      }),
+    );
+    await recordHostInventory(host.id, { name, driverVersion: "590.48.01", cudaVersion: "13.1" }, [parent, ...slices], new Date());
+    const row = await modules.db.db().alert.create({
+      data: { kind: "memory_pressure", subjectKey: `memory_pressure:${slices[2]!.uuid}`, hostId: host.id, gpuUuid: slices[2]!.uuid, gpuIndex: 0, message: "GPU 0:2 (1g.10gb) is at 96 % of its memory" },
+      select: alertSelect,
+    });
+    const [view] = await toAlertViews([row]);
+    await modules.webhooks.createWebhook(admin, { url: `${base}/slack-slice`, format: "slack", scope: "admin" });
+    await modules.deliveries.enqueueAlertDeliveries(change("opened", view!));
+    expect(await new modules.deliveries.DeliveryWorker().runOnce()).toBe(1);
+
+    const slack = received.find((entry) => entry.path === "/slack-slice")?.body as { text: string };
+    expect(slack.text).toContain(`on ${name} GPU 0:2 (1g.10gb):`);
+    const [logged] = await modules.webhooks.listDeliveries(admin, { limit: 10 });
+    expect(logged?.alert).toMatchObject({ hostName: name, gpuIndex: 0, unit: "GPU 0:2 (1g.10gb)" });
+  });
+});

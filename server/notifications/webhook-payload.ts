@@ -19,7 +19,7 @@ export function escapeSlackText(text: string): string {
 }
 
 function where(alert: AlertView): string {
-  if (alert.gpu && alert.host) return `${alert.host.name} GPU ${alert.gpu.index ?? "?"}`;
+  if (alert.gpu && alert.host) return `${alert.host.name} ${alert.gpu.unit ?? `GPU ${alert.gpu.index ?? "?"}`}`;
   return alert.host?.name ?? "gpudesk";
 }
 

@@ -9,7 +9,7 @@ import {
   type WebhookFormat,
   type WebhookView,
 } from "@/lib/alerts";
-import { toKind } from "@/server/alerts/alert-store";
+import { alertUnitName, toKind, unitNamesOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/core/principal";
 import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";
@@ -208,11 +208,12 @@ export async function listDeliveries(actor: Actor, query: { status?: DeliverySta
     },
   });
   const alertIds = [...new Set(rows.map((row) => row.alertId))];
-  const alerts = await db().alert.findMany({ where: { id: { in: alertIds } }, select: { id: true, kind: true, gpuIndex: true, hostId: true } });
+  const alerts = await db().alert.findMany({ where: { id: { in: alertIds } }, select: { id: true, kind: true, gpuUuid: true, gpuIndex: true, hostId: true } });
+  const units = await unitNamesOf(alerts.flatMap((alert) => (alert.gpuUuid ? [alert.gpuUuid] : [])));
   const hostIds = [...new Set(alerts.flatMap((alert) => (alert.hostId ? [alert.hostId] : [])))];
   const hosts = new Map((await db().host.findMany({ where: { id: { in: hostIds } }, select: { id: true, name: true } })).map((host) => [host.id, host.name]));
   const alertById = new Map(
-    alerts.map((alert) => [alert.id, { kind: toKind(alert.kind), hostName: alert.hostId ? (hosts.get(alert.hostId) ?? null) : null, gpuIndex: alert.gpuIndex }]),
+    alerts.map((alert) => [alert.id, { kind: toKind(alert.kind), hostName: alert.hostId ? (hosts.get(alert.hostId) ?? null) : null, gpuIndex: alert.gpuIndex, unit: alertUnitName(units, alert) }]),
   );
   return rows.map((row) => ({
     id: row.id,

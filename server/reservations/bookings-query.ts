@@ -23,7 +23,7 @@ const bookingSelect = {
   teamId: true,
   host: { select: { name: true } },
   user: { select: personSelect },
-  gpus: { select: { gpu: { select: { uuid: true, index: true } } } },
+  gpus: { select: { gpu: { select: { uuid: true, index: true, parentUuid: true, migDeviceIndex: true } } } },
 } satisfies Prisma.ReservationSelect;
 
 type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
@@ -33,7 +33,11 @@ function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking
     reservationId: row.id,
     hostId: row.hostId,
     hostName: row.host.name,
-    gpus: row.gpus.map((entry) => entry.gpu).sort((a, b) => a.index - b.index),
+    // A slice carries its GPU's UUID, so that every surface finds the silicon it takes (sharesSilicon); a whole GPU's shape stays as it was.
+    gpus: row.gpus
+      .map(({ gpu }) => gpu)
+      .sort((a, b) => a.index - b.index || (a.migDeviceIndex ?? -1) - (b.migDeviceIndex ?? -1))
+      .map((gpu) => ({ uuid: gpu.uuid, index: gpu.index, ...(gpu.parentUuid ? { parentUuid: gpu.parentUuid } : {}) })),
     bookedBy: toPerson(row.user),
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
@@ -94,6 +98,7 @@ export async function listBookableHosts(): Promise<BookableHost[]> {
       name: unit.name,
       memoryTotalMiB: unit.memoryTotalMiB,
       ...(unit.mig ? { mig: unit.mig } : {}),
+      ...(unit.parentUuid ? { parentUuid: unit.parentUuid } : {}),
       ...(unit.partitioned ? { partitioned: true as const } : {}),
     })),
   }));

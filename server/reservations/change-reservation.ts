@@ -12,7 +12,7 @@ import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { findConflicts, peakGpusHeld } from "@/server/core/occupancy";
 import { readPolicy } from "@/server/reservations/policy";
-import { auditSnapshot } from "@/server/reservations/reservation-view";
+import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
 import { checkBookingLimits } from "@/server/limits/check-limits";
 
 /**
@@ -105,13 +105,14 @@ export async function changeReservationEnd(
     const idleClock = extending && state === "active" ? { idleClockAt: now, idleWarnedAt: null } : {};
     await tx.reservation.update({ where: { id }, data: { endsAt: newEnd, ...idleClock } });
     await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt: newEnd } });
+    const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: extending ? "reservation.extend" : "reservation.shorten",
       entityType: "reservation",
       entityId: id,
-      before: auditSnapshot(row),
-      after: auditSnapshot({ ...row, endsAt: newEnd }, reason ? { reason } : {}),
+      before: auditSnapshot(row, { booking }),
+      after: auditSnapshot({ ...row, endsAt: newEnd }, { booking, ...(reason ? { reason } : {}) }),
       at: now,
     });
   });

@@ -7,7 +7,7 @@ import { writeAudit } from "@/server/core/audit-log";
 import { announceBookingChange, announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
-import { auditSnapshot } from "@/server/reservations/reservation-view";
+import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
 
 type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
 
@@ -45,13 +45,14 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
           : { status, endsAt, cancelReason: ending.reason, cancelledById: actor.id },
     });
     await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt } });
+    const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: ending.kind === "release" ? "reservation.release" : "reservation.cancel",
       entityType: "reservation",
       entityId: id,
-      before: auditSnapshot(row),
-      after: auditSnapshot({ ...row, endsAt, status }, ending.kind === "cancel" ? { reason: ending.reason } : {}),
+      before: auditSnapshot(row, { booking }),
+      after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}) }),
       at: now,
     });
   });

@@ -8,6 +8,8 @@ let listReservations: typeof import("@/server/reservations/list-reservations").l
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let tellBookersOfLostUnit: typeof import("@/server/notifications/booking-notices").tellBookersOfLostUnit;
+let tellBookersOfGoneUnits: typeof import("@/server/notifications/booking-notices").tellBookersOfGoneUnits;
+let onPersonNotice: typeof import("@/server/notifications/notify-person").onPersonNotice;
 let db: typeof import("@/server/core/db").db;
 let fx: typeof import("@/server/testing/booking-fixtures");
 let factories: typeof import("@/server/testing/factories");
@@ -20,7 +22,8 @@ beforeAll(async () => {
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ listReservations } = await import("@/server/reservations/list-reservations"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
-  ({ tellBookersOfLostUnit } = await import("@/server/notifications/booking-notices"));
+  ({ tellBookersOfLostUnit, tellBookersOfGoneUnits } = await import("@/server/notifications/booking-notices"));
+  ({ onPersonNotice } = await import("@/server/notifications/notify-person"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
@@ -77,10 +80,20 @@ describe("a booking of a slice that disappeared", () => {
       event: "opened",
       alert: { id: `alert-${host.id}`, kind: "gpu_lost", gpu: { uuid: host.slices[2]!.uuid, index: 0 }, message: `MIG slice ${host.slices[2]!.uuid} of GPU 0 is gone from ${host.name}` },
     } as unknown as AlertUpdate;
-    expect(await tellBookersOfLostUnit(alert, undefined, at(7))).toBe(2);
-    expect(await tellBookersOfLostUnit(alert, undefined, at(8))).toBe(0);
-    const notices = await db().personNotice.findMany({ where: { key: { startsWith: `booking.unit_gone:alert-${host.id}:` } }, select: { userId: true, event: true } });
+    const told: { userId: string; title: string }[] = [];
+    const stopListening = onPersonNotice((notice) => told.push({ userId: notice.userId, title: notice.title }));
+    try {
+      expect(await tellBookersOfLostUnit(alert, undefined, at(7))).toBe(2);
+      expect(await tellBookersOfLostUnit(alert, undefined, at(8))).toBe(0);
+      // The sweep of the stored layouts finds the same bookings on the same slice: told already, nothing again.
+      expect(await tellBookersOfGoneUnits(undefined, at(8), [host.id])).toBe(0);
+    } finally {
+      stopListening();
+    }
+    const notices = await db().personNotice.findMany({ where: { key: { in: [running.id, later.id].map((id) => `booking.unit_gone:${id}:${host.slices[2]!.uuid}`) } }, select: { userId: true, event: true } });
     expect(notices.map((notice) => notice.userId).sort()).toEqual([alice.id, bob.id].sort());
+    // The slice is named as every surface names it, not "a MIG slice of GPU 0".
+    expect(told.map((notice) => notice.title)).toEqual([alice.id, bob.id].map(() => `GPU 0:2 (1g.10gb) you booked on ${host.name} is gone`));
 
     // The slice is back under its MIG UUID: no flag.
     await host.report([0, 1, 2, 3], at(10));

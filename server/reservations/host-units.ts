@@ -35,6 +35,8 @@ export interface HostUnit {
   name: string;
   memoryTotalMiB: number | null;
   mig: { deviceIndex: number; profile: string } | null;
+  /** A slice's GPU (its UUID); null on a whole GPU. */
+  parentUuid: string | null;
   partitioned: boolean;
 }
 
@@ -55,7 +57,7 @@ export function currentUnits(rows: UnitRow[]): HostUnit[] {
   const units: HostUnit[] = [];
   for (const gpu of latest) {
     const partitioned = isPartitioned({ index: gpu.index, migMode: gpu.migMode });
-    units.push({ id: gpu.id, uuid: gpu.uuid, index: gpu.index, name: gpu.name, memoryTotalMiB: gpu.memoryTotalMiB, mig: null, partitioned });
+    units.push({ id: gpu.id, uuid: gpu.uuid, index: gpu.index, name: gpu.name, memoryTotalMiB: gpu.memoryTotalMiB, mig: null, parentUuid: null, partitioned });
     if (!partitioned) continue;
     const slices = rows.filter((row) => row.parentUuid === gpu.uuid && row.lastSeenAt.getTime() >= gpu.lastSeenAt.getTime() - SLICE_SEEN_SLACK_MS);
     for (const [position, slice] of slices.entries()) {
@@ -67,6 +69,7 @@ export function currentUnits(rows: UnitRow[]): HostUnit[] {
         name: slice.name,
         memoryTotalMiB: slice.memoryTotalMiB,
         mig: { deviceIndex: slice.migDeviceIndex!, profile: slice.migProfile ?? "" },
+        parentUuid: gpu.uuid,
         partitioned: false,
       });
     }

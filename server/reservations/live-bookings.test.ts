@@ -65,13 +65,13 @@ describe("listLiveBookings", () => {
 
     // What attribution takes from it now: GPUs 2 and 3 are held by the running booking;
     // GPU 0 is not yet (its booking starts in an hour), GPU 1 by nobody.
-    const byGpu = activeBookingsByGpu(live, NOW.getTime());
+    const byGpu = activeBookingsByGpu(live, NOW.getTime(), host.gpus);
     expect([...byGpu.entries()].map(([uuid, booking]) => [uuid, booking.reservationId]).sort()).toEqual(
       [
         [host.gpus[2].uuid, running.id],
         [host.gpus[3].uuid, running.id],
       ].sort(),
     );
-    expect(activeBookingsByGpu(live, at(60).getTime()).get(host.gpus[0].uuid)?.reservationId).toBe(later.id);
+    expect(activeBookingsByGpu(live, at(60).getTime(), host.gpus).get(host.gpus[0].uuid)?.reservationId).toBe(later.id);
   });
 });

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/launch-settings";
+import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
 import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/reservation-types";
 import { personSelect, toPerson } from "@/server/core/people";
@@ -94,7 +95,21 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
   };
 }
 
-/** What the audit log keeps of a booking, before and after a change. */
+/**
+ * "node-a GPU 0:2 (1g.10gb)": the booking's host and units as every surface
+ * names them, kept in each audit entry of a change, so that "Released" says
+ * what was released.
+ */
+export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
+  const row = await client.reservation.findUniqueOrThrow({
+    where: { id: reservationId },
+    select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
+  });
+  const units = row.gpus.map(({ gpu }) => storedUnit(gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
+  return `${row.host.name} ${unitsPhrase(units)}`;
+}
+
+/** What the audit log keeps of a booking, before and after a change (`booking`: `auditBookingName`). */
 export function auditSnapshot(row: { startsAt: Date; endsAt: Date; status: string; purpose: string }, extra: Record<string, unknown> = {}) {
   return { startsAt: row.startsAt.toISOString(), endsAt: row.endsAt.toISOString(), status: row.status, purpose: row.purpose, ...extra };
 }

@@ -60,7 +60,7 @@ export class Tick {
       this.options.fleet.checkOffline();
       const { hosts, gpus } = this.options.fleet.current();
       const bookings = this.options.bookings.current();
-      const activeBookings = activeBookingsByGpu(bookings, nowMs);
+      const activeBookings = activeBookingsByGpu(bookings, nowMs, gpus);
       const changed = this.reconciler.run({ hosts, gpus }, nowMs, activeBookings);
       return { nowMs, hosts, gpus, gpuStates: this.reconciler.current(), changed, bookings, activeBookings } satisfies TickView;
     });

@@ -21,6 +21,8 @@ export interface EstimateEntry {
   id: string;
   /** null: any host. */
   hostName: string | null;
+  /** The hosts its limits let it take (a team's host rule); absent: every host. */
+  allowedHosts?: readonly string[];
   count: number;
   durationMinutes: number;
   /**
@@ -49,7 +51,9 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
   const limited: { entry: EstimateEntry; notBefore: number; blocked: boolean }[] = [];
 
   const plan = (entry: EstimateEntry, notBefore: number, blocked: boolean) => {
-    const accepted = hosts.filter((host) => (entry.hostName === null || host.name === entry.hostName) && host.gpuIds.length >= entry.count);
+    const accepted = hosts.filter(
+      (host) => (entry.hostName === null || host.name === entry.hostName) && (!entry.allowedHosts || entry.allowedHosts.includes(host.name)) && host.gpuIds.length >= entry.count,
+    );
     const durationMs = entry.durationMinutes * 60_000;
     let best: { host: EstimateHost; startMs: number } | null = null;
     if (!blocked) {

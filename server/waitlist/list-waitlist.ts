@@ -1,3 +1,4 @@
+import { storedUnit, type UnitName } from "@/lib/gpu-availability";
 import type { QuotaRefusal } from "@/lib/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/waitlist-schema";
 import { writeAudit } from "@/server/core/audit-log";
@@ -8,6 +9,7 @@ import { bookingTeam, type TeamRef } from "@/server/core/booking-team";
 import { waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/core/actor";
 import { busyRanges } from "@/server/core/occupancy";
+import { gpusOfHost } from "@/server/reservations/booking-candidates";
 import { liveGpuSource } from "@/server/main/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
@@ -96,7 +98,10 @@ async function waitingRows(): Promise<Row[]> {
 async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<string, Estimate>> {
   if (ranked.length === 0) return new Map();
   const rows = ranked.map((entry) => entry.row);
-  const hosts = await db().host.findMany({ select: { name: true, gpus: { select: { id: true, uuid: true, index: true } } } });
+  // The GPUs a waiting request can be granted (whole, not split into slices), as the grant picks them: a split GPU
+  // or a slice of a former layout counted as room made the estimate "now" for GPUs no grant could take.
+  const hostRows = await db().host.findMany({ select: { id: true, name: true } });
+  const hosts = await Promise.all(hostRows.map(async (host) => ({ name: host.name, gpus: await gpusOfHost(db(), host.id) })));
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
   const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
@@ -105,11 +110,14 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const limitsOf = new Map<string, Awaited<ReturnType<typeof limitsFor>>>();
   for (const row of rows) limitsOf.set(row.id, await limitsFor(row, people.get(row.userId), acceptedBy.get(row.id)!, nowMs));
   // A request a limit holds is passed over by the grant: the plan gives it GPUs only from when the limit leaves room.
+  // The hosts each request may take: those it names (or all), less those a rule of its limits leaves out for good.
+  const allowedOf = (row: Row) => limitsOf.get(row.id)!.hosts.filter((host) => host.excludedBy === null).map((host) => host.name);
   const entries: EstimateEntry[] = rows.map((row) => {
     const refusal = limitsOf.get(row.id)!.refusal;
     return {
       id: row.id,
       hostName: row.hostName,
+      allowedHosts: allowedOf(row),
       count: row.gpuCount,
       durationMinutes: row.durationMinutes,
       ...(refusal ? { limitFreesAtMs: refusal.freesAt === null ? null : Date.parse(refusal.freesAt) } : {}),
@@ -125,7 +133,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
     const plain = byBookings.get(row.id) ?? null;
     const plannedStartMs = held.get(row.id) ?? null;
     const heldBack = plain !== null && (plannedStartMs === null || plannedStartMs > plain);
-    const work = heldBack ? unbookedWorkFor(row.hostName, unbooked) : null;
+    const work = heldBack ? unbookedWorkFor(allowedOf(row), unbooked) : null;
     // Alone in the queue it would start this early: a later plan is the doing of a request ahead.
     const alone = estimateStarts([entry], estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS).get(row.id) ?? null;
     const ahead = plain !== null && alone !== null && plain > alone ? requestAhead(ranked, at, people, (other) => limitsOf.get(other.id)!.refusal === null) : null;
@@ -137,7 +145,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       hosts: limits.hosts,
       unbooked: work,
       ahead,
-      bookers: holding.filter((bookedBy) => accepted.some((host) => host.name === bookedBy.hostName)),
+      bookers: holding.filter((bookedBy) => accepted.some((host) => host.name === bookedBy.hostName) && allowedOf(row).includes(bookedBy.hostName)),
       plannedStartMs,
     });
     estimates.set(row.id, { startMs: estimatedStartMs, waitsForUnbookedWork: work && { gpus: work.gpus, people: work.people }, because: reason });
@@ -161,16 +169,18 @@ function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Booke
 }
 
 /** Bookings that hold a unit now, with their person and end. */
-async function bookersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; untilMs: number }[]> {
+async function bookersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; untilMs: number }[]> {
   const now = new Date(nowMs);
   const rows = await db().reservationGpu.findMany({
     where: { startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { endsAt: true, gpu: { select: { index: true, host: { select: { name: true } } } }, reservation: { select: { user: { select: { name: true, username: true } } } } },
+    select: { endsAt: true, gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, host: { select: { name: true } } } }, reservation: { select: { user: { select: { name: true, username: true } } } } },
   });
   return rows.map((held) => ({
     person: held.reservation.user.name || held.reservation.user.username || "someone",
     hostName: held.gpu.host.name,
     gpuIndex: held.gpu.index,
+    // A slice is named as everywhere ("GPU 0:2 (1g.10gb)").
+    ...(held.gpu.migDeviceIndex !== null ? { mig: storedUnit(held.gpu).mig } : {}),
     untilMs: held.endsAt.getTime(),
   }));
 }

@@ -82,6 +82,45 @@ describe("why a request waits", () => {
     expect(view.estimatedStartAt).toBe(held.endsAt);
   });
 
+  it("with a host its team's rule holds out: waits for the allowed host only, estimates from it, and says which hosts are held out", async () => {
+    await leaveAll();
+    const [allowed, other] = await Promise.all([fx.createTestHost(2, "allowed"), fx.createTestHost(2, "other")]);
+    const [bookedBy, hana] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const team = await teams.createTeam(admin, { name: uniqueName("one-host"), limits: { hosts: [{ host: allowed.name }] } });
+    await teams.addTeamMember(admin, team.id, { username: hana.username });
+    const held = await createReservation(bookedBy, { host: allowed.name, gpus: [0], startsAt: at(0), durationMinutes: 60, purpose: "eval" }, { now: NOW });
+    // Any host: the other host's two GPUs are free, but her team may not book it.
+    const entry = await joinWaitlist(hana, { count: 2, durationMinutes: 30, purpose: "queued" }, { now: NOW });
+    expect(await grantWaiting({ now: NOW })).toEqual([]);
+    const view = await viewOf(entry.id);
+    // It said "estimated start ~now" from the free host it can never take.
+    expect(view.estimatedStartAt).toBe(held.endsAt);
+    expect(view.waitingBecause).toMatchObject({ kind: "held", bookers: [{ person: bookedBy.name, hostName: allowed.name, gpuIndex: 0 }] });
+    // The hosts of the file's other tests are held out too: the rule allows one host.
+    expect(view.waitingBecause?.heldOut).toContainEqual({ host: other.name, why: `${team.name} may not book ${other.name} (hosts allowed: ${allowed.name})` });
+    expect(view.waitingBecause?.message).toMatch(new RegExp(`; held out: .*${other.name}.* — ${team.name} may not book `));
+  });
+
+  it("counts only GPUs a grant can take: a GPU split into slices is no room for a request of whole GPUs", async () => {
+    await leaveAll();
+    const factories = await import("@/server/testing/factories");
+    const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
+    const name = uniqueName("split");
+    const host = await ensureLocalHost(name, true);
+    const parent = factories.makeGpu({ index: 0, migMode: "Enabled", utilizationGpuPct: null });
+    const slice = factories.makeGpu({ index: 0, uuid: `MIG-${factories.gpuUuid().slice(4)}`, utilizationGpuPct: null, migMode: "Enabled", mig: { parentUuid: parent.uuid, profile: "7g.80gb", gpuInstanceId: 0, computeInstanceId: 0, deviceIndex: 0 } });
+    const whole = factories.makeGpu({ index: 1, pciBusId: "00000000:18:00.0" });
+    await recordHostInventory(host.id, { name, driverVersion: null, cudaVersion: null }, [parent, slice, whole], NOW);
+    const [ivy, jon] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const held = await createReservation(ivy, { host: name, gpus: [1], startsAt: at(0), durationMinutes: 50, purpose: "eval" }, { now: NOW });
+    const entry = await joinWaitlist(jon, { count: 1, host: name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
+    expect(await grantWaiting({ now: NOW })).toEqual([]);
+    const view = await viewOf(entry.id);
+    // The split GPU 0 made it "now" while no grant could take it.
+    expect(view.estimatedStartAt).toBe(held.endsAt);
+    expect(view.waitingBecause).toMatchObject({ kind: "held", bookers: [{ person: ivy.name, hostName: name, gpuIndex: 1 }] });
+  });
+
   it("names the request ahead in fair-share order", async () => {
     await leaveAll();
     const host = await fx.createTestHost(1);

@@ -1,4 +1,5 @@
 import type { QuotaRefusal } from "@/lib/team-schema";
+import type { UnitName } from "@/lib/gpu-availability";
 import { describeWaitReason, type UnbookedWork, type WaitReason } from "@/lib/waitlist-schema";
 
 /** What is known of one waiting request now; list-waitlist.ts gathers it from the database, the limits and the live fleet. */
@@ -13,7 +14,7 @@ export interface WaitFacts {
   /** The request ahead whose plan pushes this one later (fair-share order); null: none does. */
   ahead: { position: number; person: string; team: string | null } | null;
   /** Bookings holding GPUs of the accepted hosts now, soonest end first. */
-  bookers: { person: string; hostName: string; gpuIndex: number; untilMs: number }[];
+  bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; untilMs: number }[];
   /** The start the played-forward queue gives it (server/waitlist/estimate-starts.ts); null: not within the horizon. */
   plannedStartMs: number | null;
 }
@@ -32,7 +33,7 @@ const BOOKERS_SHOWN = 4;
  * the request fits now and the next pass grants it.
  */
 export function waitingBecause(facts: WaitFacts): { reason: WaitReason | null; estimatedStartMs: number | null } {
-  const reason = firstCause(facts);
+  const reason = withHeldOut(firstCause(facts), facts.hosts);
   let estimate = facts.plannedStartMs;
   if (reason?.kind === "no_host") estimate = null;
   if (reason?.kind === "limit") {
@@ -41,6 +42,18 @@ export function waitingBecause(facts: WaitFacts): { reason: WaitReason | null; e
   }
   if (reason !== null && estimate !== null && estimate <= facts.nowMs) estimate = null;
   return { reason, estimatedStartMs: estimate };
+}
+
+/**
+ * The hosts a rule leaves out, said after the cause: a request of a team
+ * that may book one host waits for that host, and the queue says so
+ * rather than naming work and bookings on hosts it could never take.
+ */
+function withHeldOut(reason: WaitReason | null, hosts: WaitFacts["hosts"]): WaitReason | null {
+  const heldOut = hosts.flatMap((host) => (host.excludedBy === null ? [] : [{ host: host.name, why: host.excludedBy }]));
+  if (reason === null || reason.kind === "no_host" || heldOut.length === 0) return reason;
+  // The first host's reason stands for the rest: a host rule's reads "… may not book X (hosts allowed: Y)" for each of them.
+  return { ...reason, heldOut, message: `${reason.message}; held out: ${heldOut.map((host) => host.host).join(", ")} — ${heldOut[0]!.why}` };
 }
 
 function withMessage(reason: Parameters<typeof describeWaitReason>[0]): WaitReason {

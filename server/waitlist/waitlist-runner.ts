@@ -3,16 +3,20 @@ import { onBookingsChanged } from "@/server/core/booking-events";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
 import { announceGrants } from "@/server/waitlist/grant-notices";
 import { grantWaiting } from "@/server/waitlist/grant-waiting";
+import { onUnitsFreed } from "@/server/waitlist/units-freed";
 
-// Bookings also end by expiry, which nothing announces: look again this often.
+// What another instance changed (a booking, a limit) is announced only there: look again this often.
 const INTERVAL_MS = 10_000;
 
 /**
- * Serves the waitlist in the custom server: whenever bookings change and
- * every few seconds. Runs one pass at a time; a change during a pass asks
- * for one more.
+ * Serves the waitlist in the custom server: at once when bookings change
+ * (made, released, limits or policy saved: announced after each commit),
+ * when one ends by itself (`bookings`: the booking feed wakes at each end),
+ * when a unit becomes free in the tick (work without a booking ended), and
+ * every few seconds for what other instances changed. Runs one pass at a
+ * time; a change during a pass asks for one more.
  */
-export function startWaitlistRunner(options: { fleet?: LiveGpuSource; publicUrl?: string } = {}): { stop: () => void } {
+export function startWaitlistRunner(options: { fleet?: LiveGpuSource; publicUrl?: string; bookings?: { subscribe(listener: () => void): () => void } } = {}): { stop: () => void } {
   let running = false;
   let again = false;
   let stopped = false;
@@ -37,6 +41,8 @@ export function startWaitlistRunner(options: { fleet?: LiveGpuSource; publicUrl?
     }
   };
   const unsubscribe = onBookingsChanged(() => void pass());
+  const unsubscribeEnds = options.bookings?.subscribe(() => void pass());
+  const unsubscribeFreed = onUnitsFreed(() => void pass());
   const timer = setInterval(() => void pass(), INTERVAL_MS);
   timer.unref();
   return {
@@ -44,6 +50,8 @@ export function startWaitlistRunner(options: { fleet?: LiveGpuSource; publicUrl?
       stopped = true;
       clearInterval(timer);
       unsubscribe();
+      unsubscribeEnds?.();
+      unsubscribeFreed();
     },
   };
 }
