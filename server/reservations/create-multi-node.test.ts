@@ -1,0 +1,172 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { launchSettings } from "@/lib/launch-settings";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * A booking across nodes on SQLite and PostgreSQL: all parts or none, under
+ * simultaneous requests; every GPU of every part counted by the limits;
+ * each part an ordinary booking of its host with its own node's launch lines.
+ */
+
+type Fixtures = typeof import("@/server/testing/booking-fixtures");
+let createMultiNodeBooking: typeof import("@/server/reservations/create-multi-node").createMultiNodeBooking;
+let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let getReservation: typeof import("@/server/reservations/list-reservations").getReservation;
+let saveLimits: typeof import("@/server/limits/limits-store").saveLimits;
+let personSubject: typeof import("@/server/limits/limits-store").personSubject;
+let db: typeof import("@/server/db").db;
+let factories: typeof import("@/server/testing/factories");
+let hostRegistry: typeof import("@/server/hosts/host-registry");
+let fx: Fixtures;
+
+const NOW = new Date("2026-12-01T10:00:00Z");
+
+beforeAll(async () => {
+  await useTestDatabase();
+  ({ createMultiNodeBooking } = await import("@/server/reservations/create-multi-node"));
+  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ getReservation } = await import("@/server/reservations/list-reservations"));
+  ({ saveLimits, personSubject } = await import("@/server/limits/limits-store"));
+  ({ db } = await import("@/server/db"));
+  factories = await import("@/server/testing/factories");
+  hostRegistry = await import("@/server/hosts/host-registry");
+  fx = await import("@/server/testing/booking-fixtures");
+}, 120_000);
+
+/**
+ * `hosts` hosts of `gpus` GPUs each, of a model no other test uses (so that
+ * "any N nodes of this model" sees only them), named in order.
+ */
+async function createFleet(hosts: number, gpus: number): Promise<{ model: string; names: string[] }> {
+  const model = factories.uniqueName("X").replace(/[^A-Za-z0-9]/g, "");
+  const names: string[] = [];
+  for (let rank = 0; rank < hosts; rank += 1) {
+    const name = `${model.toLowerCase()}-node-${String.fromCharCode(97 + rank)}`;
+    const host = await hostRegistry.ensureLocalHost(name, true);
+    const samples = Array.from({ length: gpus }, (_, index) =>
+      factories.makeGpu({ index, name: `NVIDIA ${model} 80GB HBM3`, pciBusId: `00000000:${(0x17 + index).toString(16).padStart(2, "0")}:00.0` }),
+    );
+    await hostRegistry.recordHostInventory(host.id, { name, driverVersion: "580.159.04", cudaVersion: "13.0" }, samples, new Date());
+    names.push(name);
+  }
+  return { model, names };
+}
+
+type Outcome = { ok: true; id: string; hosts: string[] } | { ok: false; code: string; message: string };
+
+async function settle(promise: ReturnType<typeof createMultiNodeBooking>): Promise<Outcome> {
+  try {
+    const booking = await promise;
+    return { ok: true, id: booking.id, hosts: booking.parts.map((part) => part.host.name) };
+  } catch (error) {
+    const failure = error as { code?: string; message?: string };
+    return { ok: false, code: failure.code ?? "unexpected", message: String(failure.message) };
+  }
+}
+
+describe("a booking across nodes", () => {
+  it("books 2 nodes × 4 GPUs as two parts of one booking, each with its node's rank and rendezvous", async () => {
+    const { model, names } = await createFleet(3, 4);
+    const person = await fx.createTestUser();
+    const booking = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 4, model, durationMinutes: 120, purpose: "ddp run" }, { now: NOW });
+
+    expect(booking.nodeCount).toBe(2);
+    expect(booking.label).toBe(`2 × 4 ${model}`);
+    expect(booking.parts.map((part) => part.host.name)).toEqual(names.slice(0, 2));
+    expect(booking.parts.map((part) => part.multiNode?.partLabel)).toEqual([`2 × 4 ${model}, node 1 of 2`, `2 × 4 ${model}, node 2 of 2`]);
+    expect(booking.id).toBe(booking.parts[0].id);
+    expect(booking.explanation).toContain(names[0]);
+
+    const [first, second] = booking.parts;
+    expect(second.launch.node).toMatchObject({ nodeRank: 1, nodeCount: 2, worldSize: 8, masterAddr: names[0] });
+    expect(second.launch.node?.env).toMatchObject({ CUDA_VISIBLE_DEVICES: "0,1,2,3", NODE_RANK: "1", WORLD_SIZE: "8", MASTER_ADDR: names[0] });
+    expect(second.launch.torchrun).toContain(`--nnodes=2 --nproc_per_node=4 --node_rank=1 --rdzv_backend=c10d --rdzv_endpoint=${names[0]}:${first.launch.node?.masterPort} --rdzv_id=${booking.id}`);
+    expect(first.launch.node?.mpirun).toBe(`mpirun -np 8 -H ${names[0]}:4,${names[1]}:4 gpudesk run --booking ${booking.id} -- python train.py`);
+    // Each part proves itself: its own GPUDESK_RESERVATION, not the other node's.
+    expect(first.launch.reservationValue?.startsWith(`${first.id}.`)).toBe(true);
+    expect(second.launch.reservationValue?.startsWith(`${second.id}.`)).toBe(true);
+
+    // Each part is an ordinary booking of its host: reading either by id shows the whole booking.
+    const read = await getReservation(person, second.id, NOW);
+    expect(read.multiNode).toMatchObject({ id: booking.id, nodeRank: 1, nodeCount: 2 });
+    expect(read.multiNode?.parts.map((part) => part.host.name)).toEqual(names.slice(0, 2));
+
+    // The audit log names the booking once, with both parts.
+    const audits = await db().auditLog.findMany({ where: { entityType: "reservation", entityId: { in: booking.parts.map((part) => part.id) }, action: "reservation.create" } });
+    expect(audits).toHaveLength(1);
+    expect(JSON.parse(audits[0].after ?? "{}")).toMatchObject({ nodes: 2, parts: [{ host: names[0], nodeRank: 0 }, { host: names[1], nodeRank: 1 }] });
+  });
+
+  it("two simultaneous 2-node requests over three free nodes: one wins whole, the other is refused whole, never half", async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const { model, names } = await createFleet(3, 4);
+      const [a, b] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+      const request = { nodes: 2, gpusPerNode: 4, model, durationMinutes: 60, purpose: "race" };
+      const outcomes = await Promise.all([settle(createMultiNodeBooking(a, request, { now: NOW })), settle(createMultiNodeBooking(b, request, { now: NOW }))]);
+
+      expect(outcomes.filter((outcome) => outcome.ok), JSON.stringify(outcomes)).toHaveLength(1);
+      const lost = outcomes.find((outcome) => !outcome.ok);
+      expect(lost).toMatchObject({ ok: false, code: "conflict" });
+      expect(lost && !lost.ok ? lost.message : "").toContain("Only 1 host has 4 free");
+      // Nothing of the loser's request was written: the winner's two parts are all there is.
+      const rows = await db().reservation.findMany({ where: { host: { name: { in: names } } }, select: { userId: true, groupId: true } });
+      expect(rows).toHaveLength(2);
+      expect(new Set(rows.map((row) => row.userId)).size).toBe(1);
+      expect(new Set(rows.map((row) => row.groupId)).size).toBe(1);
+    }
+  });
+
+  it("a second booking across nodes gets what is left, or is refused whole", async () => {
+    const { model, names } = await createFleet(3, 4);
+    const person = await fx.createTestUser();
+    // One GPU of the first node is taken: only nodes b and c can hold 4.
+    await createReservation(await fx.createTestUser(), { host: names[0], gpus: [2], durationMinutes: 60, purpose: "single" }, { now: NOW });
+    const booking = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 4, model, durationMinutes: 60, purpose: "ddp" }, { now: NOW });
+    expect(booking.parts.map((part) => part.host.name)).toEqual([names[1], names[2]]);
+
+    const other = await fx.createTestUser();
+    await expect(createMultiNodeBooking(other, { nodes: 2, gpusPerNode: 2, model, durationMinutes: 60, purpose: "late" }, { now: NOW })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringContaining("Only 1 host has 2 free"),
+    });
+    expect(await db().reservation.count({ where: { userId: other.id } })).toBe(0);
+  });
+
+  it("limits count every GPU of every part: 2 × 4 over a limit of 6 GPUs at once is refused whole", async () => {
+    const { model } = await createFleet(2, 4);
+    const person = await fx.createTestUser();
+    await db().$transaction((tx) => saveLimits(tx, personSubject(person.id), { maxGpus: 6 }));
+    await expect(createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 4, model, durationMinutes: 60, purpose: "too big" }, { now: NOW })).rejects.toMatchObject({
+      code: "quota_exceeded",
+      message: expect.stringContaining("0 of 6 GPUs at once"),
+    });
+    expect(await db().reservation.count({ where: { userId: person.id } })).toBe(0);
+    const fits = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 3, model, durationMinutes: 60, purpose: "fits" }, { now: NOW });
+    expect(fits.parts.map((part) => part.gpus.length)).toEqual([3, 3]);
+  });
+
+  it("explicit parts: named GPUs on one host and a number on another; a part that does not fit refuses the whole booking", async () => {
+    const { names } = await createFleet(2, 4);
+    const person = await fx.createTestUser();
+    const booking = await createMultiNodeBooking(person, { parts: [{ host: names[1], gpus: [1, 3] }, { host: names[0], gpus: 2 }], durationMinutes: 60, purpose: "named" }, { now: NOW });
+    expect(booking.parts.map((part) => [part.host.name, part.gpus.map((gpu) => gpu.index)])).toEqual([
+      [names[1], [1, 3]],
+      [names[0], [0, 1]],
+    ]);
+    expect(booking.label).toMatch(/^2 × 2 /);
+
+    const other = await fx.createTestUser();
+    await expect(
+      createMultiNodeBooking(other, { parts: [{ host: names[0], gpus: [3] }, { host: names[1], gpus: [1] }], durationMinutes: 60, purpose: "clash" }, { now: NOW }),
+    ).rejects.toMatchObject({ code: "conflict" });
+    expect(await db().reservation.count({ where: { userId: other.id } })).toBe(0);
+  });
+
+  it("a part's launch lines follow its own GPUs: the node lines of a one-host booking are absent", () => {
+    const gpus = [{ index: 5, uuid: "GPU-5" }, { index: 7, uuid: "GPU-7" }];
+    expect(launchSettings(gpus, null).node).toBeUndefined();
+    const node = launchSettings(gpus, null, { bookingId: "b1", nodeRank: 1, nodes: [{ host: "a", gpus: 2 }, { host: "b", gpus: 2 }], fabric: { ibDevices: ["mlx5_0"], socketInterface: "ib0" } }).node;
+    expect(node?.env).toMatchObject({ CUDA_VISIBLE_DEVICES: "5,7", NODE_RANK: "1", WORLD_SIZE: "4", MASTER_ADDR: "a", NCCL_IB_HCA: "mlx5_0", NCCL_SOCKET_IFNAME: "ib0" });
+    expect(node?.nccl).toBe("export NCCL_IB_HCA=mlx5_0 NCCL_SOCKET_IFNAME=ib0");
+  });
+});
