@@ -1,3 +1,5 @@
+import { type UnitName, unitsPhrase } from "@/lib/gpu-availability";
+
 /**
  * A booking across nodes, as every surface names it: one booking made of
  * parts, each part an ordinary booking of one host. The words and the
@@ -50,4 +52,10 @@ export function partLabel(shape: MultiNodeShape, nodeRank: number): string {
 export function commonModel(gpuNames: readonly string[]): string | null {
   const models = new Set(gpuNames.map(shortModel));
   return models.size === 1 ? [...models][0] : null;
+}
+
+/** What a booking holds, in one phrase: "GPUs 0, 1 on node-a", or "2 × 4 H100 on node-a and node-b" for a booking across nodes. */
+export function bookedPhrase(view: { host: { name: string }; gpus: readonly UnitName[]; multiNode?: { label: string; parts: readonly { host: { name: string } }[] } }): string {
+  if (view.multiNode) return `${view.multiNode.label} on ${view.multiNode.parts.map((part) => part.host.name).join(" and ")}`;
+  return `${unitsPhrase(view.gpus)} on ${view.host.name}`;
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/alerts";
 import {
   auditQuerySchema,
+  multiNodeRequestSchema,
   policySchema,
   reservationCancelSchema,
   reservationChangeSchema,
@@ -71,7 +72,15 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
   { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
-  { method: "post", path: "/api/v1/reservations", summary: "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way", access: "user", body: reservationRequestSchema, success: 201 },
+  {
+    method: "post",
+    path: "/api/v1/reservations",
+    summary:
+      "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way. With nodes + gpusPerNode (+ model) or parts: one booking across nodes, all parts or none, each part with its node's launch settings",
+    access: "user",
+    body: z.union([reservationRequestSchema, multiNodeRequestSchema]),
+    success: 201,
+  },
   {
     method: "post",
     path: "/api/v1/reservations/recurring",

@@ -7,6 +7,7 @@ import type { Actor } from "@/server/reservations/actor";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { unitsPhrase } from "@/lib/gpu-availability";
+import { bookedPhrase } from "@/lib/multi-node";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 
 /**
@@ -15,7 +16,7 @@ import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-p
  */
 export function tellHolderOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
   if (actor.id === booking.holder.id) return;
-  const gpus = `${unitsPhrase(booking.gpus)} on ${booking.host.name}`;
+  const gpus = bookedPhrase(booking);
   const reason = booking.cancelReason ? ` Reason: ${booking.cancelReason}` : "";
   const until = what === "extended" || what === "shortened" ? `; it now ends at ${booking.endsAt}` : "";
   notifyPersonLater({
