@@ -42,6 +42,7 @@ export type KnownAuditAction =
   | "host.register"
   | "host.rotate"
   | "host.remove"
+  | "host.fabric_label"
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
@@ -100,6 +101,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host.register": "Registered a host",
   "host.rotate": "Rotated a host token",
   "host.remove": "Removed a host",
+  "host.fabric_label": "Named a host's fabric",
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",

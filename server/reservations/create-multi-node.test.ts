@@ -162,6 +162,36 @@ describe("a booking across nodes", () => {
     expect(await db().reservation.count({ where: { userId: other.id } })).toBe(0);
   });
 
+  it("any 2 nodes are taken from one fabric even when others come first by name; named parts across fabrics warn", async () => {
+    const { model, names } = await createFleet(3, 2);
+    const ib = (subnet: string) => ({ devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand" as const, subnetPrefix: `fe80:0000:0000:${subnet}`, netDevice: "ib0" }] }] });
+    const hosts = await db().host.findMany({ where: { name: { in: names } }, orderBy: { name: "asc" }, select: { id: true } });
+    await hostRegistry.saveHostFabric(hosts[0].id, ib("00aa"));
+    await hostRegistry.saveHostFabric(hosts[1].id, ib("00bb"));
+    await hostRegistry.saveHostFabric(hosts[2].id, ib("00bb"));
+    const person = await fx.createTestUser();
+
+    const booking = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 2, model, durationMinutes: 60, purpose: "one fabric" }, { now: NOW });
+    expect(booking.parts.map((part) => part.host.name)).toEqual([names[1], names[2]]);
+    expect(booking.explanation).toContain("all on InfiniBand subnet fe80:0000:0000:00bb");
+    expect(booking.warnings).toEqual([]);
+    expect(booking.parts[1].launch.node?.env).toMatchObject({ NCCL_IB_HCA: "mlx5_0", NCCL_SOCKET_IFNAME: "ib0", MASTER_ADDR: names[1] });
+
+    // Named across fabrics: booked, with a warning that says what it costs.
+    const later = { startsAt: new Date(NOW.getTime() + 2 * 3600_000).toISOString(), durationMinutes: 60, purpose: "across" };
+    const across = await createMultiNodeBooking(person, { parts: [{ host: names[0], gpus: 2 }, { host: names[1], gpus: 2 }], ...later }, { now: NOW });
+    expect(across.warnings).toEqual([expect.stringContaining(`The nodes are not on one fabric (${names[0]} on InfiniBand subnet fe80:0000:0000:00aa, ${names[1]} on InfiniBand subnet fe80:0000:0000:00bb)`)]);
+
+    // An admin's label is the fabric where it is given: nodes a and b share a rack now.
+    const admin = await fx.createTestUser("admin");
+    await hostRegistry.setHostFabricLabel(admin.id, hosts[0].id, "rack-1");
+    await hostRegistry.setHostFabricLabel(admin.id, hosts[1].id, "rack-1");
+    const evening = { startsAt: new Date(NOW.getTime() + 6 * 3600_000).toISOString(), durationMinutes: 60, purpose: "rack" };
+    const rack = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 2, model, ...evening }, { now: NOW });
+    expect(rack.parts.map((part) => part.host.name)).toEqual([names[0], names[1]]);
+    expect(rack.explanation).toContain('all on fabric "rack-1"');
+  });
+
   it("a part's launch lines follow its own GPUs: the node lines of a one-host booking are absent", () => {
     const gpus = [{ index: 5, uuid: "GPU-5" }, { index: 7, uuid: "GPU-7" }];
     expect(launchSettings(gpus, null).node).toBeUndefined();

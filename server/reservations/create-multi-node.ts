@@ -1,5 +1,6 @@
 import type { MultiNodeRequest } from "@/lib/reservation-schema";
 import type { MultiNodeBookingView } from "@/lib/reservation-types";
+import { fabricKey, parseStoredFabric } from "@/lib/fabric";
 import { unitName, storedUnit } from "@/lib/gpu-availability";
 import { db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -45,6 +46,7 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
   const scope = { userId: actor.id, username: actor.username, team };
   const live = liveView(options.fleet);
   let explanation: string | undefined;
+  let warnings: string[] = [];
 
   const lock = { userId: actor.id, hostIds: hosts.map((host) => host.id), teamIds: team ? [team.id] : [] };
   const groupId = await bookingTransaction(client, lock, async (tx) => {
@@ -55,10 +57,13 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
     if (named) {
       parts = [];
       for (const part of named) parts.push(await pickNamedPart(tx, actor, part, request.model, limits, live, window, policy));
+      // Named across fabrics is allowed: the booker may know better, and hears what it costs.
+      warnings = fabricWarnings(parts, await fabricsOf(tx, parts.map((part) => part.host.id)));
     } else {
       const picked = await pickAnyNodes(tx, hosts, request.nodes as number, request.gpusPerNode as number, request.model, limits, live, window, policy);
       parts = picked.parts;
       explanation = picked.explanation;
+      warnings = picked.warnings;
     }
 
     const total = parts.reduce((sum, part) => sum + part.gpus.length, 0);
@@ -103,7 +108,7 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
       action: "reservation.create",
       entityType: "reservation",
       entityId: ids[0],
-      after: await auditOfParts(tx, parts, ids, { startsAt: start.toISOString(), endsAt: end.toISOString(), purpose: request.purpose, status: "booked", ...(team ? { team: team.name } : {}) }),
+      after: await auditOfParts(tx, parts, ids, { ...(warnings.length > 0 ? { warnings } : {}), startsAt: start.toISOString(), endsAt: end.toISOString(), purpose: request.purpose, status: "booked", ...(team ? { team: team.name } : {}) }),
       at: now,
     });
     await options.claim?.after(tx, ids[0]);
@@ -114,7 +119,7 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
   const partIds = await client.reservation.findMany({ where: { groupId }, orderBy: { nodeRank: "asc" }, select: { id: true } });
   const views = [];
   for (const part of partIds) views.push(await getReservationView(client, part.id, now.getTime(), actor.id));
-  return { ...multiNodeSummary(views), ...(explanation ? { explanation } : {}) };
+  return { ...multiNodeSummary(views), warnings, ...(explanation ? { explanation } : {}) };
 }
 
 /** The audit entry of the whole booking: one entry, each part by host, rank and unit names. */
@@ -163,9 +168,12 @@ async function pickNamedPart(
 }
 
 /**
- * "Any N nodes": every host with `gpusPerNode` GPUs free for the window (of
- * the model, by the same rule as "any N GPUs" on one host), first by name.
- * Refuses whole, naming why each host that could not take a part could not.
+ * "Any N nodes": the hosts with `gpusPerNode` GPUs free for the window (of
+ * the model, by the same rule as "any N GPUs" on one host), all on one
+ * fabric where any fabric has N of them: the smallest such fabric, so that
+ * larger ones stay whole for larger jobs; by name inside it. Where no
+ * fabric has enough, the first N by name, with a warning. Refuses whole,
+ * naming why hosts could not take a part.
  */
 async function pickAnyNodes(
   tx: Tx,
@@ -177,7 +185,7 @@ async function pickAnyNodes(
   live: LiveView | null,
   window: Window,
   policy: PolicyValues,
-): Promise<{ parts: ChosenPart[]; explanation: string }> {
+): Promise<{ parts: ChosenPart[]; explanation: string; warnings: string[] }> {
   const fitting: ChosenPart[] = [];
   const why: string[] = [];
   for (const host of hosts) {
@@ -193,7 +201,6 @@ async function pickAnyNodes(
       if (!(error instanceof AppError)) throw error;
       why.push(error.message);
     }
-    if (fitting.length === nodes) break;
   }
   const what = `${gpusPerNode} free${model ? ` ${model}` : ""} GPU${gpusPerNode > 1 ? "s" : ""}`;
   const when = `from ${new Date(window.startMs).toISOString()} until ${new Date(window.endMs).toISOString()}`;
@@ -202,7 +209,50 @@ async function pickAnyNodes(
     const message = `${found} ${what} ${when}; ${nodes} nodes asked for, nothing was booked` + (why.length > 0 ? `. ${why.slice(0, 4).join(" ")}` : "");
     throw new BookingConflictError(message, [], { hostName: null, nextFreeAt: null, freeGpuIndices: [] });
   }
-  const names = fitting.map((part) => part.host.name);
-  const explanation = `${names.join(" and ")}: the first ${nodes} hosts by name with ${what} each ${when}. ` + fitting.map((part) => part.explanation).join("; ");
-  return { parts: fitting, explanation };
+
+  const fabrics = await fabricsOf(tx, fitting.map((part) => part.host.id));
+  const groups = new Map<string, { said: string; parts: ChosenPart[] }>();
+  for (const part of fitting) {
+    const fabric = fabrics.get(part.host.id);
+    if (!fabric) continue;
+    const group = groups.get(fabric.key) ?? { said: fabric.said, parts: [] };
+    group.parts.push(part);
+    groups.set(fabric.key, group);
+  }
+  const enough = [...groups.values()].filter((group) => group.parts.length >= nodes).sort((a, b) => a.parts.length - b.parts.length);
+  const details = (parts: ChosenPart[]) => parts.map((part) => part.explanation).join("; ");
+  if (enough.length > 0) {
+    const parts = enough[0].parts.slice(0, nodes);
+    const smallest = enough.length > 1 ? `, the smallest fabric with ${nodes} such nodes (larger ones stay whole for larger jobs)` : "";
+    const explanation = `${parts.map((part) => part.host.name).join(" and ")}: ${what} each ${when}, all on ${enough[0].said}${smallest}. ${details(parts)}`;
+    return { parts, explanation, warnings: [] };
+  }
+  const parts = fitting.slice(0, nodes);
+  const known = groups.size > 0;
+  const explanation =
+    `${parts.map((part) => part.host.name).join(" and ")}: the first ${nodes} hosts by name with ${what} each ${when}` +
+    `${known ? `; no one fabric has ${nodes} of them` : "; their fabric is not known"}. ${details(parts)}`;
+  return { parts, explanation, warnings: fabricWarnings(parts, fabrics) };
+}
+
+/** Each host's fabric key (lib/fabric.ts), where known. */
+async function fabricsOf(tx: Tx, hostIds: string[]): Promise<Map<string, { key: string; said: string }>> {
+  const rows = await tx.host.findMany({ where: { id: { in: hostIds } }, select: { id: true, fabric: true, fabricLabel: true } });
+  const keys = new Map<string, { key: string; said: string }>();
+  for (const row of rows) {
+    const key = fabricKey(parseStoredFabric(row.fabric), row.fabricLabel);
+    if (key) keys.set(row.id, key);
+  }
+  return keys;
+}
+
+/**
+ * What to tell the booker when the parts are not on one known fabric: NCCL
+ * between fabrics goes over whatever joins them, often plain Ethernet.
+ */
+function fabricWarnings(parts: ChosenPart[], fabrics: Map<string, { key: string; said: string }>): string[] {
+  const keys = new Set(parts.map((part) => fabrics.get(part.host.id)?.key ?? null));
+  if (keys.size <= 1) return [];
+  const where = parts.map((part) => `${part.host.name} on ${fabrics.get(part.host.id)?.said ?? "an unknown fabric"}`).join(", ");
+  return [`The nodes are not on one fabric (${where}): NCCL between them goes over whatever joins the fabrics, often far slower than within one`];
 }

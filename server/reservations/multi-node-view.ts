@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { ncclHints, parseStoredFabric } from "@/lib/fabric";
 import { launchSettings } from "@/lib/launch-settings";
 import { commonModel, multiNodeLabel, type MultiNodeShape, partLabel } from "@/lib/multi-node";
 import type { MultiNodeBookingView, MultiNodePart, ReservationView, ReservedGpu } from "@/lib/reservation-types";
@@ -11,7 +12,7 @@ const partSelect = {
   userId: true,
   groupId: true,
   nodeRank: true,
-  host: { select: { id: true, name: true } },
+  host: { select: { id: true, name: true, fabric: true } },
   gpus: { select: { gpu: { select: { uuid: true, index: true, name: true } } } },
 } satisfies Prisma.ReservationSelect;
 
@@ -49,10 +50,12 @@ export async function withMultiNode(client: Client, views: ReservationView[], vi
     const partViews: MultiNodePart[] = parts.map((part) => ({
       id: part.id,
       nodeRank: part.nodeRank ?? 0,
-      host: part.host,
+      host: { id: part.host.id, name: part.host.name },
       gpus: part.gpus.map(({ gpu }): ReservedGpu => gpu).sort((a, b) => a.index - b.index),
     }));
-    const node = { bookingId: groupId, nodeRank, nodes: partViews.map((part) => ({ host: part.host.name, gpus: part.gpus.length })) };
+    // NCCL's hints for this node come from its own host's fabric, as its agent read it.
+    const fabric = ncclHints(parseStoredFabric(mine.host.fabric));
+    const node = { bookingId: groupId, nodeRank, nodes: partViews.map((part) => ({ host: part.host.name, gpus: part.gpus.length })), fabric };
     return {
       ...view,
       launch: launchSettings(view.gpus, viewerId === mine.userId ? reservationClaimValue(view.id) : null, node),

@@ -168,6 +168,7 @@ export const ACTIONS: Action[] = [
   { route: "GET /api/v1/hosts", expect: adminOnly },
   { route: "POST /api/v1/hosts", prepare: async () => ({ body: { name: `n-${next()}` } }), expect: adminOnly },
   { route: "POST /api/v1/hosts/[id]/rotate", prepare: async (w) => ({ params: { id: w.spareHostId } }), expect: adminOnly },
+  { route: "PATCH /api/v1/hosts/[id]", prepare: async (w) => ({ params: { id: w.spareHostId }, body: { fabricLabel: "rack-1" } }), expect: adminOnly },
   {
     route: "DELETE /api/v1/hosts/[id]",
     prepare: async () => {
