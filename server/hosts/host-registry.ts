@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { chunks } from "@/lib/chunks";
 import type { GpuSample, HostInfo } from "@/lib/snapshot";
-import type { HostFabric } from "@/lib/fabric";
+import { type HostFabric, parseStoredFabric } from "@/lib/fabric";
 import { parseTopology } from "@/server/allocation/topology";
 import { writeAudit } from "@/server/audit/audit-log";
 import { db } from "@/server/db";
@@ -238,12 +238,26 @@ export interface HostSummary extends RegisteredHost {
   cudaVersion: string | null;
   gpuCount: number;
   createdAt: Date;
+  /** The RDMA devices its agent last reported; null: none, or not reported. */
+  fabric: HostFabric | null;
+  /** The admin's name for its fabric. */
+  fabricLabel: string | null;
 }
 
 export async function listHostSummaries(): Promise<HostSummary[]> {
   const rows = await db().host.findMany({
-    select: { ...hostSelect, tokenPrefix: true, lastSeenAt: true, driverVersion: true, cudaVersion: true, createdAt: true, _count: { select: { gpus: true } } },
+    select: {
+      ...hostSelect,
+      tokenPrefix: true,
+      lastSeenAt: true,
+      driverVersion: true,
+      cudaVersion: true,
+      createdAt: true,
+      fabric: true,
+      fabricLabel: true,
+      _count: { select: { gpus: true } },
+    },
     orderBy: { name: "asc" },
   });
-  return rows.map(({ _count, ...row }) => ({ ...row, gpuCount: _count.gpus }));
+  return rows.map(({ _count, fabric, ...row }) => ({ ...row, fabric: parseStoredFabric(fabric), gpuCount: _count.gpus }));
 }
