@@ -59,3 +59,17 @@ export function bookedPhrase(view: { host: { name: string }; gpus: readonly Unit
   if (view.multiNode) return `${view.multiNode.label} on ${view.multiNode.parts.map((part) => part.host.name).join(" and ")}`;
   return `${unitsPhrase(view.gpus)} on ${view.host.name}`;
 }
+
+/** The shape of a booking across nodes from its parts in rank order (each with its GPUs' names), for its label. */
+export function shapeOf(parts: readonly { gpus: readonly { name: string }[] }[]): MultiNodeShape {
+  return {
+    nodeCount: parts.length,
+    gpusPerPart: parts.map((part) => part.gpus.length),
+    model: commonModel(parts.flatMap((part) => part.gpus.map((gpu) => gpu.name))),
+  };
+}
+
+/** A booking's purpose as the schedule and week view show it: a part of a booking across nodes says which ("2 × 4 H100, node 1 of 2 · pretrain"). */
+export function purposeWithPart(purpose: string, multiNode: { partLabel: string } | undefined): string {
+  return multiNode ? `${multiNode.partLabel} · ${purpose}` : purpose;
+}

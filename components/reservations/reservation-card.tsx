@@ -58,7 +58,8 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
   const [conflict, setConflict] = useState<ReturnType<typeof conflictOf>>(null);
   const [until, setUntil] = useState("");
   const current = state === "active" || state === "scheduled";
-  const title = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
+  // A part of a booking across nodes says which node of what: its buttons act on every part.
+  const title = `${reservation.multiNode ? `${reservation.multiNode.partLabel}: ` : ""}${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
   const next = current ? nextBookingAfter(reservation, bookings) : null;
   const endMs = Date.parse(reservation.endsAt);
   const roomMs = next ? Date.parse(next.startsAt) - endMs : Number.POSITIVE_INFINITY;

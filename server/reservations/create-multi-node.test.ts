@@ -192,6 +192,34 @@ describe("a booking across nodes", () => {
     expect(rack.explanation).toContain('all on fabric "rack-1"');
   });
 
+  it("one booking everywhere: the live feed and schedule label each part, the calendar and the reminder name the booking once", async () => {
+    const { model, names } = await createFleet(2, 2);
+    const person = await fx.createTestUser();
+    const startsAt = new Date(NOW.getTime() + 10 * 60_000);
+    const booking = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 2, model, startsAt: startsAt.toISOString(), durationMinutes: 120, purpose: "ddp" }, { now: NOW });
+    const { listLiveBookings, listSchedule } = await import("@/server/reservations/bookings-query");
+
+    const live = (await listLiveBookings(NOW)).filter((entry) => entry.multiNode?.id === booking.id);
+    expect(live.map((entry) => [entry.hostName, entry.multiNode?.partLabel])).toEqual([
+      [names[0], `2 × 2 ${model}, node 1 of 2`],
+      [names[1], `2 × 2 ${model}, node 2 of 2`],
+    ]);
+    const schedule = (await listSchedule(NOW, new Date(NOW.getTime() + 86_400_000))).filter((entry) => entry.multiNode?.id === booking.id);
+    expect(schedule.map((entry) => entry.multiNode?.partLabel)).toEqual(live.map((entry) => entry.multiNode?.partLabel));
+
+    const { listCalendarFeeds, renderCalendarFeed } = await import("@/server/calendar/calendar-feed");
+    const feed = await renderCalendarFeed((await listCalendarFeeds(person)).mine.replace("/api/v1/calendar/", "").replace(/\.ics$/, ""), NOW);
+    expect(feed.match(/BEGIN:VEVENT/g)).toHaveLength(1);
+    expect(feed.replace(/\r\n /g, "")).toContain(`SUMMARY:GPU booking: 2 × 2 ${model} on ${names[0]} and ${names[1]}`);
+
+    const { sendBookingReminders } = await import("@/server/notifications/booking-reminders");
+    await sendBookingReminders(NOW);
+    // One reminder, for the booking (its first part's id), not one per node.
+    const notices = await db().personNotice.findMany({ where: { userId: person.id }, select: { key: true } });
+    expect(notices).toHaveLength(1);
+    expect(notices[0].key).toContain(booking.id);
+  });
+
   it("a part's launch lines follow its own GPUs: the node lines of a one-host booking are absent", () => {
     const gpus = [{ index: 5, uuid: "GPU-5" }, { index: 7, uuid: "GPU-7" }];
     expect(launchSettings(gpus, null).node).toBeUndefined();

@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { ncclHints, parseStoredFabric } from "@/lib/fabric";
 import { launchSettings } from "@/lib/launch-settings";
-import { commonModel, multiNodeLabel, type MultiNodeShape, partLabel } from "@/lib/multi-node";
+import { multiNodeLabel, partLabel, shapeOf } from "@/lib/multi-node";
 import type { MultiNodeBookingView, MultiNodePart, ReservationView, ReservedGpu } from "@/lib/reservation-types";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
@@ -17,15 +17,6 @@ const partSelect = {
 } satisfies Prisma.ReservationSelect;
 
 type PartRow = Prisma.ReservationGetPayload<{ select: typeof partSelect }>;
-
-/** The shape of a booking across nodes from its parts, for its label. */
-export function shapeOf(parts: readonly { gpus: readonly { name: string }[] }[]): MultiNodeShape {
-  return {
-    nodeCount: parts.length,
-    gpusPerPart: parts.map((part) => part.gpus.length),
-    model: commonModel(parts.flatMap((part) => part.gpus.map((gpu) => gpu.name))),
-  };
-}
 
 /**
  * Adds to each view that is a part of a booking across nodes the booking
