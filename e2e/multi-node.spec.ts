@@ -161,7 +161,7 @@ test("a member books 2 nodes × 1 H200 across nodes, gets one fabric, and both r
   await phone.goto(`/schedule?view=week&host=${names[1]}`);
   await shoot(phone, "week-390x844");
   await page.goto("/reservations");
-  await expect(page.getByText(`2 × 1 H200, node 1 of 2: GPU 0 on ${names[0]}`)).toBeVisible();
+  await expect(page.getByRole("heading", { name: `2 × 1 H200, node 1 of 2: GPU 0 on ${names[0]}`, exact: true })).toBeVisible();
   await shoot(page, "reservations-1920x1080");
   await phone.goto("/reservations");
   await shoot(phone, "reservations-390x844");

@@ -197,6 +197,11 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
         }}
       >
         <p>{state === "active" ? "The GPUs become free for others at once. Stop your jobs on them first." : "The GPUs stay free for that time."}</p>
+        {reservation.multiNode && (
+          <p>
+            This ends the whole booking: all {reservation.multiNode.nodeCount} nodes ({reservation.multiNode.parts.map((part) => part.host.name).join(", ")}).
+          </p>
+        )}
       </ConfirmDialog>
     </article>
   );

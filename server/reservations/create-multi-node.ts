@@ -224,13 +224,13 @@ async function pickAnyNodes(
   if (enough.length > 0) {
     const parts = enough[0].parts.slice(0, nodes);
     const smallest = enough.length > 1 ? `, the smallest fabric with ${nodes} such nodes (larger ones stay whole for larger jobs)` : "";
-    const explanation = `${parts.map((part) => part.host.name).join(" and ")}: ${what} each ${when}, all on ${enough[0].said}${smallest}. ${details(parts)}`;
+    const explanation = `${parts.map((part) => part.host.name).join(" and ")}: ${what} each, all on ${enough[0].said}${smallest}. ${details(parts)}`;
     return { parts, explanation, warnings: [] };
   }
   const parts = fitting.slice(0, nodes);
   const known = groups.size > 0;
   const explanation =
-    `${parts.map((part) => part.host.name).join(" and ")}: the first ${nodes} hosts by name with ${what} each ${when}` +
+    `${parts.map((part) => part.host.name).join(" and ")}: the first ${nodes} hosts by name with ${what} each` +
     `${known ? `; no one fabric has ${nodes} of them` : "; their fabric is not known"}. ${details(parts)}`;
   return { parts, explanation, warnings: fabricWarnings(parts, fabrics) };
 }
