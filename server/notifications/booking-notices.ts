@@ -9,6 +9,7 @@ import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { unitsPhrase } from "@/lib/gpu-availability";
 import { bookedPhrase } from "@/lib/multi-node";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
+import { tellOfFailedNode } from "@/server/notifications/node-failure";
 
 /**
  * Tells the holder that someone else (an admin) extended, shortened,
@@ -126,6 +127,9 @@ export function startMisuseNotices(options: { publicUrl?: string } = {}): () => 
     );
     tellHoldersOfLostUnit(change, options.publicUrl).catch((error: unknown) =>
       log.error(`could not tell the holders of lost unit ${change.alert.gpu?.uuid}: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    tellOfFailedNode(change, options.publicUrl).catch((error: unknown) =>
+      log.error(`could not tell of the failed node of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
   return () => {

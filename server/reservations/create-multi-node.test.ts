@@ -220,6 +220,35 @@ describe("a booking across nodes", () => {
     expect(notices[0].key).toContain(booking.id);
   });
 
+  it("a node lost mid-booking: the booker is told which part failed and offered a spare of the same model on the other nodes' fabric", async () => {
+    const { model, names } = await createFleet(4, 2);
+    const ib = (subnet: string) => ({ devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand" as const, subnetPrefix: `fe80:0000:0000:${subnet}`, netDevice: "ib0" }] }] });
+    const hosts = await db().host.findMany({ where: { name: { in: names } }, orderBy: { name: "asc" }, select: { id: true, name: true } });
+    // a, b and d on one subnet; c, first by name among the spares, on another.
+    for (const [at, subnet] of ["00a1", "00a1", "00c3", "00a1"].entries()) await hostRegistry.saveHostFabric(hosts[at].id, ib(subnet));
+    const person = await fx.createTestUser();
+    const booking = await createMultiNodeBooking(person, { parts: [{ host: names[0], gpus: 2 }, { host: names[1], gpus: 2 }], durationMinutes: 120, purpose: "ddp" }, { now: NOW });
+    const { tellOfFailedNode } = await import("@/server/notifications/node-failure");
+    const { onPersonNotice } = await import("@/server/notifications/notify-person");
+    const heard: { title: string; text: string }[] = [];
+    const stop = onPersonNotice((notice) => notice.userId === person.id && heard.push({ title: notice.title, text: notice.text }));
+    try {
+      const alert = { id: `alert-${names[1]}`, kind: "host_offline" as const, subjectKey: `host:${hosts[1].id}`, host: { id: hosts[1].id, name: names[1] }, gpu: null, reservationId: null, holderId: null, people: [], message: `${names[1]} stopped reporting`, evidence: {}, openedAt: NOW.toISOString(), closedAt: null, acknowledgedAt: null, acknowledgedBy: null };
+      const later = new Date(NOW.getTime() + 10 * 60_000);
+      expect(await tellOfFailedNode({ serverTime: later.toISOString(), event: "opened", alert }, undefined, later)).toBe(1);
+      // Once per alert and part.
+      expect(await tellOfFailedNode({ serverTime: later.toISOString(), event: "opened", alert }, undefined, later)).toBe(0);
+    } finally {
+      stop();
+    }
+    expect(heard).toEqual([
+      {
+        title: `Node 2 of 2 (${names[1]}) of your booking 2 × 2 ${model} failed`,
+        text: `${names[1]} stopped reporting. This is node 2 of 2 of your booking "ddp" (2 × 2 ${model}, booking ${booking.id}). A spare is free for the rest of the booking: ${names[3]}, GPUs 0, 1, on the fabric of your other nodes.`,
+      },
+    ]);
+  });
+
   it("a part's launch lines follow its own GPUs: the node lines of a one-host booking are absent", () => {
     const gpus = [{ index: 5, uuid: "GPU-5" }, { index: 7, uuid: "GPU-7" }];
     expect(launchSettings(gpus, null).node).toBeUndefined();

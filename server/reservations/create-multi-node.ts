@@ -236,7 +236,7 @@ async function pickAnyNodes(
 }
 
 /** Each host's fabric key (lib/fabric.ts), where known. */
-async function fabricsOf(tx: Tx, hostIds: string[]): Promise<Map<string, { key: string; said: string }>> {
+export async function fabricsOf(tx: Tx, hostIds: string[]): Promise<Map<string, { key: string; said: string }>> {
   const rows = await tx.host.findMany({ where: { id: { in: hostIds } }, select: { id: true, fabric: true, fabricLabel: true } });
   const keys = new Map<string, { key: string; said: string }>();
   for (const row of rows) {
