@@ -15,7 +15,7 @@ import { findConflicts, peakGpusHeld } from "@/server/reservations/occupancy";
 import { readPolicy } from "@/server/reservations/policy";
 import { partIdsOf } from "@/server/reservations/multi-node-view";
 import { auditSnapshot } from "@/server/reservations/reservation-view";
-import { checkBookingLimits } from "@/server/limits/check-limits";
+import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
 
 /**
  * Moves the end of a scheduled or active booking. Extending checks the
@@ -104,7 +104,16 @@ export async function changeReservationEnd(
       // The added time counts against the team's and the person's limits like a new booking of these GPUs.
       const scope = { userId: row.userId, username: found.user.username ?? found.user.name, team };
       // The other parts end where this one does, so none of them overlaps the added time: excluding one id is enough above.
-      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, gpuIds, totalMinutes });
+      const limits = await effectiveLimits(tx, scope);
+      // Every part's host rule, for a booking across nodes (the quotas count all its GPUs once, below).
+      if (ids.length > 1) {
+        const hosts = await tx.host.findMany({ where: { id: { in: hostIds } }, select: { name: true } });
+        for (const host of hosts) {
+          const refusal = refuseHost(limits, host.name, oldEndMs, newEndMs);
+          if (refusal) throw refusal;
+        }
+      }
+      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, gpuIds, totalMinutes }, limits);
     }
 
     const newEnd = new Date(newEndMs);
