@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { launchSettings } from "@/lib/launch-settings";
 import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
 import { UsageError } from "@/server/cli-client/cli-errors";
+import { formatReservationList } from "@/server/cli-client/format-output";
 import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/server/cli-client/multi-node-commands";
 
 const nodes = [
@@ -64,6 +65,10 @@ describe("gpudesk across nodes", () => {
   it("run --booking refuses on a host that holds no part, and on a part that has not started", () => {
     expect(() => partOnThisHost(part(0), "laptop")).toThrow("This machine, laptop, holds no part of booking bk1 (its hosts: dgx-a, dgx-b): run the command on one of them");
     expect(() => nodeEnvironment(part(1, "scheduled"))).toThrow("Booking bk1-part1 is scheduled: it starts at");
+  });
+
+  it("list names each part as a node of the booking", () => {
+    expect(formatReservationList([part(0), part(1)])).toMatch(/dgx-b\s+GPUs 4, 5 \(2 × 2 H100, node 2 of 2\)/);
   });
 
   it("reserve prints each node's launch lines and the one mpirun line", () => {
