@@ -79,6 +79,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "reservation.release": "Released",
   "reservation.cancel": "Cancelled",
   "reservation.keep": "Kept (not idle release)",
+  "reservation.replace_part": "Moved a node to a spare host",
   "reservation.idle_release": "Released for idleness",
   "policy.update": "Changed the rules",
   "policy.idle_exemption_add": "Exempted from idle release",

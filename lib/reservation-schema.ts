@@ -168,6 +168,9 @@ export const multiNodeRequestSchema = z
 
 export type MultiNodeRequest = z.infer<typeof multiNodeRequestSchema>;
 
+/** `POST /api/v1/reservations/:id/replace-part`: move a failed node to this host, or to the spare gpudesk offers. */
+export const replacePartSchema = z.strictObject({ host: hostName.optional() });
+
 /** A request body that books across nodes rather than on one host: the route picks the schema by this. */
 export function isMultiNodeBody(body: unknown): boolean {
   return typeof body === "object" && body !== null && ("nodes" in body || "parts" in body || "gpusPerNode" in body);

@@ -32,6 +32,7 @@ export type ReservationAuditAction =
   | "reservation.release"
   | "reservation.cancel"
   | "reservation.keep"
+  | "reservation.replace_part"
   | "reservation.idle_release"
   | "policy.update"
   | "policy.idle_exemption_add"

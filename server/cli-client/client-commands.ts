@@ -246,9 +246,16 @@ export function registerClientCommands(program: Command): void {
     .option("--nodes <n>", "book across this many nodes, as one booking (with --gpus-per-node)")
     .option("--gpus-per-node <n>", "with --nodes: GPUs on each node")
     .option("--model <model>", "with --nodes: GPUs of this model, e.g. H100")
+    .option("--replace-part <id>", "move this node of a booking across nodes to --host, or to the spare gpudesk offers")
     .option("--json", "print the reservation as JSON")
-    .action(async (given: BookingOptions & MultiNodeOptions & { json?: boolean }) => {
+    .action(async (given: BookingOptions & MultiNodeOptions & { json?: boolean; replacePart?: string }) => {
       const config = await client();
+      if (given.replacePart !== undefined) {
+        const path = `/api/v1/reservations/${encodeURIComponent(given.replacePart)}/replace-part`;
+        const booking = await callApi<MultiNodeBookingView>(config, "POST", path, given.host !== undefined ? { host: given.host } : {});
+        write(given.json ? `${JSON.stringify(booking, null, 2)}\n` : formatMultiNodeBooking(booking));
+        return;
+      }
       if (asksForNodes(given)) {
         const body = multiNodeRequest(given, whenAndWhy(given, "booked with gpudesk reserve", new Date()));
         const booking = await callApi<MultiNodeBookingView>(config, "POST", "/api/v1/reservations", body);

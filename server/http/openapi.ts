@@ -7,6 +7,7 @@ import {
   policySchema,
   reservationCancelSchema,
   reservationChangeSchema,
+  replacePartSchema,
   reservationListQuerySchema,
   reservationRequestSchema,
 } from "@/lib/reservation-schema";
@@ -93,6 +94,13 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
   { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: reservationChangeSchema },
   { method: "post", path: "/api/v1/reservations/{id}/release", summary: "Give the GPUs back now", access: "user" },
+  {
+    method: "post",
+    path: "/api/v1/reservations/{id}/replace-part",
+    summary: "Move a node of a booking across nodes to another host (default: the spare offered) from now to the end; every node's new launch lines",
+    access: "user",
+    body: replacePartSchema,
+  },
   { method: "post", path: "/api/v1/reservations/{id}/keep", summary: "Keep an idle booking: its idle clock starts again (at most idleKeepsPerBooking times; audited)", access: "user" },
   { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
   { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },

@@ -41,7 +41,7 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
     const node = nodeOfLabel(part.nodeRank ?? 0, siblings.length);
     const spare = await findSpareNode(part.id, now, { fleet: liveGpuSource() });
     const offer = spare
-      ? ` A spare is free for the rest of the booking: ${spare.hostName}, GPU${spare.gpuIndices.length > 1 ? "s" : ""} ${spare.gpuIndices.join(", ")}${spare.sameFabric ? ", on the fabric of your other nodes" : " (on another fabric than your other nodes)"}.`
+      ? ` A spare is free for the rest of the booking: ${spare.hostName}, GPU${spare.gpuIndices.length > 1 ? "s" : ""} ${spare.gpuIndices.join(", ")}${spare.sameFabric ? ", on the fabric of your other nodes" : " (on another fabric than your other nodes)"}. Move the node there with: gpudesk reserve --replace-part ${part.id} --host ${spare.hostName}`
       : " No spare node of the same model is free for the rest of the booking.";
     const result = await notifyPerson(
       {

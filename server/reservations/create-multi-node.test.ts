@@ -220,7 +220,7 @@ describe("a booking across nodes", () => {
     expect(notices[0].key).toContain(booking.id);
   });
 
-  it("a node lost mid-booking: the booker is told which part failed and offered a spare of the same model on the other nodes' fabric", async () => {
+  it("a node lost mid-booking: the booker is told which part failed, offered a spare of the same model on the other nodes' fabric, and can move the node there", async () => {
     const { model, names } = await createFleet(4, 2);
     const ib = (subnet: string) => ({ devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand" as const, subnetPrefix: `fe80:0000:0000:${subnet}`, netDevice: "ib0" }] }] });
     const hosts = await db().host.findMany({ where: { name: { in: names } }, orderBy: { name: "asc" }, select: { id: true, name: true } });
@@ -241,10 +241,25 @@ describe("a booking across nodes", () => {
     } finally {
       stop();
     }
+    // The spare, swapped in: the part keeps its id and rank, on the new host from now; the failed host's GPUs are free.
+    const { replacePart } = await import("@/server/reservations/replace-part");
+    const later = new Date(NOW.getTime() + 10 * 60_000);
+    await expect(replacePart(person, booking.parts[1].id, names[0], { now: later })).rejects.toMatchObject({ message: `${names[0]} already holds a node of this booking` });
+    const moved = await replacePart(person, booking.parts[1].id, undefined, { now: later });
+    expect(moved.parts.map((part) => [part.id, part.host.name])).toEqual([
+      [booking.parts[0].id, names[0]],
+      [booking.parts[1].id, names[3]],
+    ]);
+    expect(moved.parts[1].launch.node?.env).toMatchObject({ NODE_RANK: "1", MASTER_ADDR: names[0], CUDA_VISIBLE_DEVICES: "0,1" });
+    expect(moved.parts[0].launch.node?.mpirun).toContain(`-H ${names[0]}:2,${names[3]}:2`);
+    const other = await fx.createTestUser();
+    await expect(createReservation(other, { host: names[1], gpus: [0, 1], durationMinutes: 60, purpose: "freed" }, { now: later })).resolves.toMatchObject({ host: { name: names[1] } });
+    expect(await db().auditLog.count({ where: { action: "reservation.replace_part", entityId: booking.id } })).toBe(1);
+
     expect(heard).toEqual([
       {
         title: `Node 2 of 2 (${names[1]}) of your booking 2 × 2 ${model} failed`,
-        text: `${names[1]} stopped reporting. This is node 2 of 2 of your booking "ddp" (2 × 2 ${model}, booking ${booking.id}). A spare is free for the rest of the booking: ${names[3]}, GPUs 0, 1, on the fabric of your other nodes.`,
+        text: `${names[1]} stopped reporting. This is node 2 of 2 of your booking "ddp" (2 × 2 ${model}, booking ${booking.id}). A spare is free for the rest of the booking: ${names[3]}, GPUs 0, 1, on the fabric of your other nodes. Move the node there with: gpudesk reserve --replace-part ${booking.parts[1].id} --host ${names[3]}`,
       },
     ]);
   });
