@@ -161,7 +161,9 @@ test("a member books 2 nodes × 1 H200 across nodes, gets one fabric, and both r
   await phone.goto(`/schedule?view=week&host=${names[1]}`);
   await shoot(phone, "week-390x844");
   await page.goto("/reservations");
-  await expect(page.getByRole("heading", { name: `2 × 1 H200, node 1 of 2: GPU 0 on ${names[0]}`, exact: true })).toBeVisible();
+  // One card for the booking, with each node's lines.
+  await expect(page.getByRole("heading", { name: `2 × 1 H200 on ${names[0]} and ${names[1]}`, exact: true })).toHaveCount(1);
+  await expect(page.getByRole("region", { name: `${names[1]}, node 2 of 2` })).toContainText("NODE_RANK=1");
   await shoot(page, "reservations-1920x1080");
   await phone.goto("/reservations");
   await shoot(phone, "reservations-390x844");

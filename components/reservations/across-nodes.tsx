@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { MultiNodeBookingView } from "@/lib/reservation-types";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
 import { nodeOfLabel } from "@/lib/multi-node";
 import { unitsPhrase } from "@/lib/gpu-availability";
 import { Field, inputClass } from "@/components/forms/field";
@@ -90,14 +90,7 @@ export function BookedAcross({ booking, nowMs, onAgain }: { booking: MultiNodeBo
           </p>
         ))}
       </div>
-      {booking.parts.map((part) => (
-        <section key={part.id} aria-label={`${part.host.name}, ${nodeOfLabel(part.multiNode?.nodeRank ?? 0, booking.nodeCount)}`} className="space-y-2 border-t border-slate-100 pt-4 dark:border-slate-800">
-          <h3 className="text-sm font-semibold">
-            {nodeOfLabel(part.multiNode?.nodeRank ?? 0, booking.nodeCount)}: {part.host.name}, {unitsPhrase(part.gpus)}
-          </h3>
-          <LaunchSettingsPanel launch={part.launch} />
-        </section>
-      ))}
+      <NodeLaunches parts={booking.parts} />
       <div className="flex flex-wrap gap-2">
         <Link href="/reservations" className={buttonClass("primary")}>
           My reservations
@@ -107,5 +100,24 @@ export function BookedAcross({ booking, nowMs, onAgain }: { booking: MultiNodeBo
         </button>
       </div>
     </section>
+  );
+}
+
+/** Each node of a booking across nodes with its own launch lines, in rank order. */
+export function NodeLaunches({ parts }: { parts: ReservationView[] }) {
+  return (
+    <>
+      {parts.map((part) => {
+        const node = nodeOfLabel(part.multiNode?.nodeRank ?? 0, part.multiNode?.nodeCount ?? parts.length);
+        return (
+          <section key={part.id} aria-label={`${part.host.name}, ${node}`} className="space-y-2 border-t border-slate-100 pt-4 dark:border-slate-800">
+            <h4 className="text-sm font-semibold">
+              {node}: {part.host.name}, {unitsPhrase(part.gpus)}
+            </h4>
+            <LaunchSettingsPanel launch={part.launch} />
+          </section>
+        );
+      })}
+    </>
   );
 }
