@@ -118,6 +118,8 @@ test("a member books 2 nodes × 1 H200 across nodes, gets one fabric, and both r
   await page.getByLabel("GPUs per node").fill("1");
   await page.getByLabel("Model").selectOption("H200");
   await page.getByRole("textbox", { name: "Purpose" }).fill("llm pretrain across nodes");
+  // An hour: specs book from now on for at most a couple of hours (e2e/reservation-pages.spec.ts books "any GPU" 3 hours ahead).
+  await page.getByText("1 hour", { exact: true }).click();
   await shoot(page, "form-1920x1080");
   await page.getByRole("button", { name: "Book", exact: true }).click();
 
