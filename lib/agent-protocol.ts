@@ -13,6 +13,12 @@ export const agentHelloSchema = z.object({
   enforcement: z.boolean().optional(),
   /** What `nvidia-smi topo -m` printed on the host at agent start; null when unavailable. Older agents omit it. */
   topology: z.string().max(64 * 1024).nullable().optional(),
+  /**
+   * The host's RDMA devices from /sys/class/infiniband (lib/fabric.ts); null
+   * without any. Older agents omit it. Checked on its own by the server: a
+   * bad fabric is dropped, the hello still counts.
+   */
+  fabric: z.unknown().optional(),
 });
 
 /** A batch of snapshots; each is validated on its own so one bad reading does not sink the rest. */

@@ -42,6 +42,7 @@ export type KnownAuditAction =
   | "host.register"
   | "host.rotate"
   | "host.remove"
+  | "host.fabric_label"
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
@@ -78,6 +79,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "reservation.release": "Released",
   "reservation.cancel": "Cancelled",
   "reservation.keep": "Kept (not idle release)",
+  "reservation.replace_part": "Moved a node to a spare host",
   "reservation.idle_release": "Released for idleness",
   "policy.update": "Changed the rules",
   "policy.idle_exemption_add": "Exempted from idle release",
@@ -100,6 +102,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host.register": "Registered a host",
   "host.rotate": "Rotated a host token",
   "host.remove": "Removed a host",
+  "host.fabric_label": "Named a host's fabric",
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",

@@ -58,11 +58,116 @@ export interface LaunchSettings {
   frameworks: { pytorch: string; tensorflow: string };
   /** The booked MIG slices, one entry each; absent on a booking of whole GPUs. */
   slices?: SliceLaunch[];
+  /** On a part of a booking across nodes: this node's rank, rendezvous and lines. */
+  node?: NodeLaunch;
 }
 
-/** `reservationValue`: the booking's `<id>.<proof>`, given only when the settings are for its booker. */
-export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | null): LaunchSettings {
+/** Where a part sits in its booking across nodes: what its node's launch lines follow from. */
+export interface NodeContext {
+  /** The booking's id (its node-0 part's), the rendezvous id. */
+  bookingId: string;
+  nodeRank: number;
+  /** Every node in rank order: its host name and how many GPUs it holds. */
+  nodes: { host: string; gpus: number }[];
+  /** The network interface and InfiniBand devices NCCL should use, where the fabric is known. */
+  fabric?: { socketInterface?: string | null; ibDevices?: string[] } | null;
+}
+
+export interface NodeLaunch {
+  nodeRank: number;
+  nodeCount: number;
+  /** Processes over all nodes (one per GPU): torch's WORLD_SIZE. */
+  worldSize: number;
+  /** The node-0 host: the rendezvous and MASTER_ADDR. */
+  masterAddr: string;
+  masterPort: number;
+  /** What `gpudesk run --booking` sets on this node, in this order. */
+  env: Record<string, string>;
+  /** `export …` of that environment. */
+  exportLine: string;
+  /** `torchrun --nnodes=N --nproc_per_node=M --node_rank=i --rdzv_backend=c10d …` */
+  torchrun: string;
+  /** `mpirun -np W -H host1:M,host2:M gpudesk run --booking ID -- …`, started on node 0 once. */
+  mpirun: string;
+  /** This node's container, on the host's network (NCCL talks node to node). */
+  docker: string;
+  /** NCCL_IB_HCA / NCCL_SOCKET_IFNAME from the host's fabric; null where the fabric is not known. */
+  nccl: string | null;
+}
+
+/**
+ * The rendezvous port of a booking: one per booking (from its id), so that
+ * two bookings whose first node is the same host do not meet on one port.
+ */
+export function rendezvousPort(bookingId: string): number {
+  let hash = 0;
+  for (const char of bookingId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return 29500 + (hash % 500);
+}
+
+/** Node `nodeRank`'s launch: the same rendezvous on every node, its own rank and GPUs. */
+export function nodeLaunch(gpus: LaunchGpu[], context: NodeContext, reservationValue: string | null): NodeLaunch {
+  const sorted = [...gpus].sort((a, b) => a.index - b.index);
+  const indices = sorted.map((gpu) => String(gpu.index)).join(",");
+  const nodeCount = context.nodes.length;
+  const perNode = sorted.length;
+  const worldSize = context.nodes.reduce((sum, node) => sum + node.gpus, 0);
+  const masterAddr = context.nodes[0]?.host ?? "";
+  const masterPort = rendezvousPort(context.bookingId);
+  const ncclEnv: Record<string, string> = {};
+  if (context.fabric?.ibDevices && context.fabric.ibDevices.length > 0) ncclEnv.NCCL_IB_HCA = context.fabric.ibDevices.join(",");
+  if (context.fabric?.socketInterface) ncclEnv.NCCL_SOCKET_IFNAME = context.fabric.socketInterface;
+  const env: Record<string, string> = {
+    CUDA_DEVICE_ORDER: "PCI_BUS_ID",
+    CUDA_VISIBLE_DEVICES: indices,
+    MASTER_ADDR: masterAddr,
+    MASTER_PORT: String(masterPort),
+    WORLD_SIZE: String(worldSize),
+    NODE_RANK: String(context.nodeRank),
+    NNODES: String(nodeCount),
+    NPROC_PER_NODE: String(perNode),
+    ...ncclEnv,
+    ...(reservationValue ? { GPUDESK_RESERVATION: reservationValue } : {}),
+  };
+  const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
+  const sameSizes = new Set(context.nodes.map((node) => node.gpus)).size === 1;
+  const torchrun =
+    `${assignments.join(" ")} torchrun --nnodes=${nodeCount} --nproc_per_node=${perNode} --node_rank=${context.nodeRank}` +
+    ` --rdzv_backend=c10d --rdzv_endpoint=${masterAddr}:${masterPort} --rdzv_id=${context.bookingId} train.py`;
+  const hostList = context.nodes.map((node) => `${node.host}:${node.gpus}`).join(",");
+  return {
+    nodeRank: context.nodeRank,
+    nodeCount,
+    worldSize,
+    masterAddr,
+    masterPort,
+    env,
+    exportLine: `export ${assignments.join(" ")}`,
+    torchrun: sameSizes ? torchrun : `${torchrun}  # the nodes hold different numbers of GPUs: torchrun needs the same --nproc_per_node on every node`,
+    // Each rank starts through gpudesk run, which sets its own node's GPUs and rank: one mpirun line serves every node.
+    mpirun: `mpirun -np ${worldSize} -H ${hostList} gpudesk run --booking ${context.bookingId} -- python train.py`,
+    docker:
+      `docker run --gpus '"device=${indices}"' --network host --ipc host` +
+      Object.entries(env)
+        .filter(([key]) => key !== "CUDA_VISIBLE_DEVICES" && key !== "CUDA_DEVICE_ORDER")
+        .map(([key, value]) => ` -e ${key}=${value}`)
+        .join("") +
+      ` IMAGE torchrun --nnodes=${nodeCount} --nproc_per_node=${perNode} --node_rank=${context.nodeRank} --rdzv_backend=c10d --rdzv_endpoint=${masterAddr}:${masterPort} --rdzv_id=${context.bookingId} train.py`,
+    nccl: Object.keys(ncclEnv).length > 0 ? `export ${Object.entries(ncclEnv).map(([key, value]) => `${key}=${value}`).join(" ")}` : null,
+  };
+}
+
+/**
+ * `reservationValue`: the booking's `<id>.<proof>`, given only when the
+ * settings are for its booker. `node`: the part's place in a booking across
+ * nodes; its torchrun line is then the multi-node one.
+ */
+export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | null, node?: NodeContext): LaunchSettings {
   if (gpus.some((gpu) => gpu.mig)) return sliceLaunchSettings(gpus, reservationValue ?? null);
+  if (node) {
+    const launch = nodeLaunch(gpus, node, reservationValue ?? null);
+    return { ...launchSettings(gpus, reservationValue), torchrun: launch.torchrun, node: launch };
+  }
   const sorted = [...gpus].sort((a, b) => a.index - b.index);
   const indices = sorted.map((gpu) => String(gpu.index)).join(",");
   const uuids = sorted.map((gpu) => gpu.uuid).join(",");

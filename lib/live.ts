@@ -116,6 +116,8 @@ export interface LiveBooking {
   team?: string | null;
   /** Set while idle release's warning stands (server/idle-release/): the fleet card says "Idle since 12:05 — released at 14:05 unless used". */
   idleWarning?: { idleSince: string; releaseAt: string };
+  /** A part of a booking across nodes: the booking's id and "2 × 4 H100, node 1 of 2"; absent on a booking of one host. */
+  multiNode?: { id: string; partLabel: string };
 }
 
 /** The full list of active and upcoming bookings, sent whenever it changes or a booking starts or ends. */

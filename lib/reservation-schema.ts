@@ -27,6 +27,37 @@ export const SLICE_PROFILE = /^(?:\d+c\.)?\d+g\.\d+gb(?:\+me)?$/i;
 
 const hostName = z.string().trim().min(1, "Choose a host").max(HOST_NAME_MAX, `A host name has at most ${HOST_NAME_MAX} characters`);
 
+/** When, how long, what for and for which team: the same for a booking of one host and one across nodes. */
+const bookingTimeFields = {
+  startsAt: isoTime.optional(),
+  endsAt: isoTime.optional(),
+  durationMinutes: z
+    .int("Enter whole minutes")
+    .min(1, "A booking lasts at least 1 minute")
+    .max(DURATION_MAX_MINUTES, "A booking lasts at most a year")
+    .optional(),
+  purpose: z
+    .string("Say what the GPUs are for")
+    .trim()
+    .min(1, "Say what the GPUs are for")
+    .max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+  /** The team the booking is for (name or id); the person's accounting team when absent. */
+  team: z.string().trim().min(1).max(64, "At most 64 characters").optional(),
+};
+
+function checkBookingTimes(
+  value: { startsAt?: string; endsAt?: string; durationMinutes?: number },
+  issue: (path: string, message: string) => void,
+): void {
+  if (value.endsAt !== undefined && value.durationMinutes !== undefined) {
+    issue("endsAt", "Give an end time or a duration, not both");
+  }
+  if (value.endsAt === undefined && value.durationMinutes === undefined) issue("durationMinutes", "Choose how long you need the GPUs");
+  if (value.endsAt !== undefined && value.startsAt !== undefined && Date.parse(value.endsAt) <= Date.parse(value.startsAt)) {
+    issue("endsAt", "The end must be after the start");
+  }
+}
+
 export const reservationRequestSchema = z
   .strictObject({
     host: hostName.optional(),
@@ -61,22 +92,9 @@ export const reservationRequestSchema = z
       .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`)
       .optional(),
     minFreeMemoryMiB: z.int("Enter whole MiB").min(0, "Free memory cannot be negative").max(16 * 1024 * 1024, "That is more memory than any GPU has").optional(),
-    startsAt: isoTime.optional(),
-    endsAt: isoTime.optional(),
-    durationMinutes: z
-      .int("Enter whole minutes")
-      .min(1, "A booking lasts at least 1 minute")
-      .max(DURATION_MAX_MINUTES, "A booking lasts at most a year")
-      .optional(),
-    purpose: z
-      .string("Say what the GPUs are for")
-      .trim()
-      .min(1, "Say what the GPUs are for")
-      .max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+    ...bookingTimeFields,
     /** Book named GPUs even though someone else's processes run there now (answered 409 `gpu_in_use` without it). */
     allowBusy: z.boolean("allowBusy is true or false").optional(),
-    /** The team the booking is for (name or id); the person's accounting team when absent. */
-    team: z.string().trim().min(1).max(64, "At most 64 characters").optional(),
   })
   .superRefine((value, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
@@ -93,16 +111,70 @@ export const reservationRequestSchema = z
     if (value.gpus && value.minFreeMemoryMiB !== undefined) {
       issue("minFreeMemoryMiB", "Free memory only applies when you ask for a number of GPUs");
     }
-    if (value.endsAt !== undefined && value.durationMinutes !== undefined) {
-      issue("endsAt", "Give an end time or a duration, not both");
-    }
-    if (value.endsAt === undefined && value.durationMinutes === undefined) issue("durationMinutes", "Choose how long you need the GPUs");
-    if (value.endsAt !== undefined && value.startsAt !== undefined && Date.parse(value.endsAt) <= Date.parse(value.startsAt)) {
-      issue("endsAt", "The end must be after the start");
-    }
+    checkBookingTimes(value, issue);
   });
 
 export type ReservationRequest = z.infer<typeof reservationRequestSchema>;
+
+/** The most nodes one booking may span. */
+export const MAX_NODES = 32;
+
+const gpusPerNode = z
+  .int("Enter a whole number of GPUs per node")
+  .min(1, "Ask for at least 1 GPU per node")
+  .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs per node`);
+
+/**
+ * One booking across nodes: any `nodes` hosts with `gpusPerNode` free GPUs
+ * each (of `model`, when given), or explicit `parts` (a host and its GPUs:
+ * a number, or the indices). Every part is an ordinary booking of one host;
+ * all are made together or none.
+ */
+export const multiNodeRequestSchema = z
+  .strictObject({
+    nodes: z.int("Enter a whole number of nodes").min(2, "Across nodes means 2 nodes or more").max(MAX_NODES, `At most ${MAX_NODES} nodes`).optional(),
+    gpusPerNode: gpusPerNode.optional(),
+    /** A GPU model every node's GPUs must match ("H100" matches "NVIDIA H100 80GB HBM3"). */
+    model: z.string().trim().min(1, "Name a GPU model, e.g. H100").max(64, "At most 64 characters").optional(),
+    parts: z
+      .array(
+        z.strictObject({
+          host: hostName,
+          gpus: z.union([
+            gpusPerNode,
+            z
+              .array(z.int("A GPU index is a whole number").min(0, "A GPU index is 0 or more").max(1023, "A GPU index is at most 1023"))
+              .min(1, "Choose at least one GPU")
+              .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs per node`),
+          ]),
+        }),
+      )
+      .min(2, "Across nodes means 2 parts or more")
+      .max(MAX_NODES, `At most ${MAX_NODES} nodes`)
+      .optional(),
+    ...bookingTimeFields,
+  })
+  .superRefine((value, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (value.parts && (value.nodes !== undefined || value.gpusPerNode !== undefined)) issue("parts", "Give nodes and GPUs per node, or the parts, not both");
+    if (!value.parts && value.nodes === undefined) issue("nodes", "Say how many nodes you need");
+    if (!value.parts && value.gpusPerNode === undefined) issue("gpusPerNode", "Say how many GPUs you need on each node");
+    if (value.parts && new Set(value.parts.map((part) => part.host)).size !== value.parts.length) issue("parts", "Name each host once");
+    for (const part of value.parts ?? []) {
+      if (Array.isArray(part.gpus) && new Set(part.gpus).size !== part.gpus.length) issue("parts", `Choose each GPU of ${part.host} only once`);
+    }
+    checkBookingTimes(value, issue);
+  });
+
+export type MultiNodeRequest = z.infer<typeof multiNodeRequestSchema>;
+
+/** `POST /api/v1/reservations/:id/replace-part`: move a failed node to this host, or to the spare gpudesk offers. */
+export const replacePartSchema = z.strictObject({ host: hostName.optional() });
+
+/** A request body that books across nodes rather than on one host: the route picks the schema by this. */
+export function isMultiNodeBody(body: unknown): boolean {
+  return typeof body === "object" && body !== null && ("nodes" in body || "parts" in body || "gpusPerNode" in body);
+}
 
 /** PATCH: a new end (extend or shorten), absolute or relative; an admin changing someone else's booking gives a reason. */
 export const reservationChangeSchema = z

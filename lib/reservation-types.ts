@@ -32,6 +32,7 @@ export type ReservationAuditAction =
   | "reservation.release"
   | "reservation.cancel"
   | "reservation.keep"
+  | "reservation.replace_part"
   | "reservation.idle_release"
   | "policy.update"
   | "policy.idle_exemption_add"
@@ -77,6 +78,49 @@ export interface ReservationView {
   sliceGone?: true;
   /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
   explanation?: string;
+  /** This booking is one part (one node) of a booking across nodes; absent on a booking of one host. */
+  multiNode?: MultiNodeView;
+}
+
+/** One node of a booking across nodes. */
+export interface MultiNodePart {
+  /** The part's own reservation id (each part is an ordinary booking of its host). */
+  id: string;
+  /** 0 for the first node: the rendezvous host of the launch lines. */
+  nodeRank: number;
+  host: { id: string; name: string };
+  gpus: ReservedGpu[];
+}
+
+/** The booking across nodes that a part belongs to, as the part's view carries it. */
+export interface MultiNodeView {
+  /** The booking's id: the node-0 part's id, what `gpudesk run --booking` takes. */
+  id: string;
+  /** This part's rank. */
+  nodeRank: number;
+  nodeCount: number;
+  /** "2 × 4 H100" (lib/multi-node.ts). */
+  label: string;
+  /** "2 × 4 H100, node 1 of 2". */
+  partLabel: string;
+  /** Every part, in rank order. */
+  parts: MultiNodePart[];
+}
+
+/** The answer to a booking across nodes: the booking and each part with its own launch lines. */
+export interface MultiNodeBookingView {
+  id: string;
+  nodeCount: number;
+  label: string;
+  startsAt: string;
+  endsAt: string;
+  purpose: string;
+  /** Each part's view, in rank order: its launch lines are that node's. */
+  parts: ReservationView[];
+  /** Why these hosts and GPUs, where gpudesk picked them. */
+  explanation?: string;
+  /** Said when the parts span fabrics, or where the fabric is not known. */
+  warnings: string[];
 }
 
 /** A booking that stands in the way of a request. */

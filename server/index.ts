@@ -39,7 +39,8 @@ import { startBookingReminders } from "@/server/notifications/booking-reminders"
 import { startMailWorker } from "@/server/notifications/mail-worker";
 import { smtpMailer } from "@/server/notifications/mailer";
 import { attachPersonNotices } from "@/server/notifications/notify-person";
-import { setRuntime } from "@/server/main/runtime";
+import { setRuntime } from "@/server/runtime/runtime";
+import { liveGpuSource } from "@/server/runtime/live-source";
 import { plugSingleSignOn } from "@/server/main/sign-in";
 import { startTick } from "@/server/main/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
@@ -159,7 +160,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL, bookings: bookingFeed }).stop });
   cluster.jobs.add({ name: "history retention", start: () => history.startPruning() });
-  cluster.jobs.add({ name: "misuse notices", start: () => startMisuseNotices({ publicUrl: env.GPUDESK_PUBLIC_URL }) });
+  cluster.jobs.add({ name: "misuse notices", start: () => startMisuseNotices({ publicUrl: env.GPUDESK_PUBLIC_URL, liveFleet: liveGpuSource }) });
   cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   const sendMail = smtpMailer();
   if (sendMail) cluster.jobs.add({ name: "mail", start: () => startMailWorker({ send: sendMail }).stop });

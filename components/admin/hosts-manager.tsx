@@ -9,6 +9,7 @@ import { RevocableTokens, type TokenColumn } from "@/components/tokens/revocable
 import { Badge } from "@/components/ui/badge";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { HostFabricCell } from "@/components/admin/host-fabric-cell";
 
 export type HostRow = Serialized<HostSummary>;
 
@@ -37,6 +38,7 @@ const COLUMNS: TokenColumn<HostRow>[] = [
     cell: (host) =>
       host.driverVersion || host.cudaVersion ? `${host.driverVersion ?? "?"} / ${host.cudaVersion ?? "?"}` : <span className="text-slate-400">—</span>,
   },
+  { header: "Fabric", cell: (host) => <HostFabricCell hostId={host.id} hostName={host.name} fabric={host.fabric} label={host.fabricLabel} /> },
   {
     header: "Token",
     cell: (host) =>
@@ -106,7 +108,7 @@ export function HostsManager({ initialHosts, serverUrl, bundleSha256 }: { initia
           return { ok: true };
         },
       }}
-      table={{ id: "hosts-heading", heading: "Hosts", empty: "No hosts yet. Register one above, then start its agent.", className: "min-w-[44rem]", columns: COLUMNS }}
+      table={{ id: "hosts-heading", heading: "Hosts", empty: "No hosts yet. Register one above, then start its agent.", className: "min-w-[60rem]", columns: COLUMNS }}
       rows={hosts}
       actions={[
         {

@@ -1,3 +1,4 @@
+import { purposeWithPart } from "@/lib/multi-node";
 import Link from "next/link";
 import { memo } from "react";
 import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
@@ -39,7 +40,7 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
         {current ? (
-          <p data-testid="gpu-booker" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.bookedBy, people)}${current.team ? ` for ${current.team}` : ""}: ${current.purpose}`}>
+          <p data-testid="gpu-booker" className="flex min-w-0 items-baseline gap-1.5" title={`${personName(current.bookedBy, people)}${current.team ? ` for ${current.team}` : ""}: ${purposeWithPart(current.purpose, current.multiNode)}`}>
             <span aria-hidden className={`size-2.5 shrink-0 translate-y-px rounded-full ${PALETTE_FILL_CLASS}`} style={paletteStyle(paletteFor(people.map((person) => person.id))(current.bookedBy.id)) as React.CSSProperties} />
             {/* Wraps rather than cutting: the name and its end time both stay whole. */}
             <span className="min-w-0 break-words">

@@ -1,3 +1,4 @@
+import { purposeWithPart } from "@/lib/multi-node";
 import Link from "next/link";
 import type { LiveBooking } from "@/lib/live";
 import { formatWhen } from "@/lib/local-time";
@@ -19,7 +20,7 @@ export function GpuBookings({ bookings, nowMs, bookHref }: { bookings: LiveBooki
                 <span className="font-medium">{personName(booking.bookedBy, people)}</span>
                 {booking.team ? <span className="text-slate-600 dark:text-slate-400"> for {booking.team}</span> : null}{" "}
                 {running ? `until ${formatWhen(booking.endsAt, nowMs)}` : `${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}`}
-                <span className="text-slate-600 dark:text-slate-400"> · {booking.purpose}</span>
+                <span className="text-slate-600 dark:text-slate-400"> · {purposeWithPart(booking.purpose, booking.multiNode)}</span>
               </li>
             );
           })}

@@ -13,21 +13,7 @@ interface Line {
 
 /** The exact lines to start a job on the booked GPUs, each with its copy button. */
 export function LaunchSettingsPanel({ launch }: { launch: LaunchSettings }) {
-  const lines: Line[] = [
-    ...(launch.slices
-      ? // A MIG slice has no index CUDA takes: its MIG UUID, one line per slice (a process sees one MIG device).
-        [{ label: "Shell (MIG UUID, one line per slice)", what: "export line", text: launch.exportUuids, multiline: launch.slices.length > 1 }]
-      : [
-          { label: "Shell (indices as nvidia-smi shows them)", what: "export line", text: launch.exportIndices },
-          { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
-        ]),
-    ...(launch.exportReservation
-      ? [{ label: "Prove your processes run on this booking (yours alone: do not share it)", what: "reservation tag", text: launch.exportReservation }]
-      : []),
-    { label: "torchrun", what: "torchrun line", text: launch.torchrun },
-    { label: "docker run", what: "docker run line", text: launch.docker },
-    { label: "docker compose", what: "compose block", text: launch.compose, multiline: true },
-  ];
+  const lines: Line[] = launch.node ? nodeLines(launch.node) : oneHostLines(launch);
   return (
     <div className="space-y-3" data-testid="launch-settings">
       {lines.map((line) => (
@@ -43,10 +29,46 @@ export function LaunchSettingsPanel({ launch }: { launch: LaunchSettings }) {
           </pre>
         </div>
       ))}
-      <p className="text-xs text-slate-600 dark:text-slate-400">
-        {launch.frameworks.pytorch} {launch.frameworks.tensorflow} Inside a container started with <code>--gpus</code>, leave
-        CUDA_VISIBLE_DEVICES unset: the container only sees the booked GPUs.
-      </p>
+      {launch.node ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Node {launch.node.nodeRank + 1} of {launch.node.nodeCount}: {launch.node.worldSize} processes in all, one per GPU, meeting at {launch.node.masterAddr}:
+          {launch.node.masterPort}. Or run <code>gpudesk run --booking &lt;id&gt; -- python train.py</code> on each node: it sets this node&apos;s environment.
+        </p>
+      ) : (
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          {launch.frameworks.pytorch} {launch.frameworks.tensorflow} Inside a container started with <code>--gpus</code>, leave
+          CUDA_VISIBLE_DEVICES unset: the container only sees the booked GPUs.
+        </p>
+      )}
     </div>
   );
+}
+
+/** One node of a booking across nodes: its environment, rank and rendezvous. */
+function nodeLines(node: NonNullable<LaunchSettings["node"]>): Line[] {
+  return [
+    { label: "This node's environment (rank, rendezvous, GPUs)", what: "node export line", text: node.exportLine },
+    { label: "torchrun on this node", what: "node torchrun line", text: node.torchrun },
+    ...(node.nccl ? [{ label: "NCCL (from the host's fabric)", what: "NCCL line", text: node.nccl }] : []),
+    { label: "docker run on this node", what: "node docker run line", text: node.docker },
+    { label: "mpirun, once from node 1", what: "mpirun line", text: node.mpirun },
+  ];
+}
+
+function oneHostLines(launch: LaunchSettings): Line[] {
+  return [
+    ...(launch.slices
+      ? // A MIG slice has no index CUDA takes: its MIG UUID, one line per slice (a process sees one MIG device).
+        [{ label: "Shell (MIG UUID, one line per slice)", what: "export line", text: launch.exportUuids, multiline: launch.slices.length > 1 }]
+      : [
+          { label: "Shell (indices as nvidia-smi shows them)", what: "export line", text: launch.exportIndices },
+          { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
+        ]),
+    ...(launch.exportReservation
+      ? [{ label: "Prove your processes run on this booking (yours alone: do not share it)", what: "reservation tag", text: launch.exportReservation }]
+      : []),
+    { label: "torchrun", what: "torchrun line", text: launch.torchrun },
+    { label: "docker run", what: "docker run line", text: launch.docker },
+    { label: "docker compose", what: "compose block", text: launch.compose, multiline: true },
+  ];
 }

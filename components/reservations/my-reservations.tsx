@@ -27,10 +27,18 @@ export function MyReservations({ reservations }: { reservations: ReservationView
   const router = useRouter();
   useRefreshOnBookings(fleet.bookings, fleet.hasSnapshot);
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
-  const withState = reservations.map((reservation) => ({
-    reservation,
-    state: serverNow ? reservationState(reservation, serverNow) : reservation.state,
-  }));
+  // A booking across nodes is listed once, by its first part listed, with every part's view for its launch lines.
+  const partsOf = new Map<string, ReservationView[]>();
+  for (const reservation of reservations) {
+    if (reservation.multiNode) partsOf.set(reservation.multiNode.id, [...(partsOf.get(reservation.multiNode.id) ?? []), reservation]);
+  }
+  const withState = reservations
+    .filter((reservation) => !reservation.multiNode || partsOf.get(reservation.multiNode.id)?.[0] === reservation)
+    .map((reservation) => ({
+      reservation,
+      nodes: reservation.multiNode ? [...(partsOf.get(reservation.multiNode.id) ?? [])].sort((a, b) => (a.multiNode?.nodeRank ?? 0) - (b.multiNode?.nodeRank ?? 0)) : undefined,
+      state: serverNow ? reservationState(reservation, serverNow) : reservation.state,
+    }));
 
   if (reservations.length === 0) {
     return (
@@ -56,10 +64,11 @@ export function MyReservations({ reservations }: { reservations: ReservationView
             {entries.length === 0 ? (
               <p className="text-sm text-slate-500 dark:text-slate-400">{section.empty}</p>
             ) : (
-              entries.map(({ reservation, state }, position) => (
+              entries.map(({ reservation, nodes, state }, position) => (
                 <ReservationCard
                   key={reservation.id}
                   reservation={reservation}
+                  nodes={nodes}
                   state={state}
                   nowMs={serverNow}
                   bookings={fleet.bookings}

@@ -11,6 +11,8 @@ import { STATE_LABELS, type ReservationState } from "@/lib/reservation-state";
 import type { ReservationView } from "@/lib/reservation-types";
 import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
+import { NodeLaunches } from "@/components/reservations/across-nodes";
+import { bookedPhrase } from "@/lib/multi-node";
 import { When } from "@/components/reservations/when";
 import { IdleStatus } from "@/components/idle-release/idle-status";
 import { FormAlert } from "@/components/forms/field";
@@ -35,6 +37,8 @@ interface ReservationCardProps {
   onChanged: () => void;
   /** Show the launch settings unfolded (the first active booking: what the person most likely came for). */
   expanded?: boolean;
+  /** A booking across nodes: every part's view in rank order (the card shows the booking once, with each node's lines). */
+  nodes?: ReservationView[];
 }
 
 /** The first other booking of these GPUs after this one ends: the limit of an extension. */
@@ -50,7 +54,7 @@ function nextBookingAfter(reservation: ReservationView, bookings: LiveBooking[])
   return next;
 }
 
-export function ReservationCard({ reservation, state, nowMs, bookings, onChanged, expanded = false }: ReservationCardProps) {
+export function ReservationCard({ reservation, state, nowMs, bookings, onChanged, expanded = false, nodes }: ReservationCardProps) {
   const id = useId();
   const [confirming, setConfirming] = useState(false);
   const [pending, setPending] = useState(false);
@@ -58,7 +62,8 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
   const [conflict, setConflict] = useState<ReturnType<typeof conflictOf>>(null);
   const [until, setUntil] = useState("");
   const current = state === "active" || state === "scheduled";
-  const title = `${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
+  // A booking across nodes is one card ("2 × 4 H100 on node-a and node-b"): its buttons act on every part.
+  const title = nodes && nodes.length > 1 ? bookedPhrase(reservation) : `${reservation.multiNode ? `${reservation.multiNode.partLabel}: ` : ""}${unitsPhrase(reservation.gpus)} on ${reservation.host.name}`;
   const next = current ? nextBookingAfter(reservation, bookings) : null;
   const endMs = Date.parse(reservation.endsAt);
   const roomMs = next ? Date.parse(next.startsAt) - endMs : Number.POSITIVE_INFINITY;
@@ -177,9 +182,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       {reservation.state !== "cancelled" && (
         <details open={expanded} className="group">
           <summary className="cursor-pointer text-sm font-medium text-sky-700 hover:underline dark:text-sky-400">Launch settings</summary>
-          <div className="mt-3">
-            <LaunchSettingsPanel launch={reservation.launch} />
-          </div>
+          <div className="mt-3">{nodes && nodes.length > 1 ? <NodeLaunches parts={nodes} /> : <LaunchSettingsPanel launch={reservation.launch} />}</div>
         </details>
       )}
 
@@ -196,6 +199,11 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
         }}
       >
         <p>{state === "active" ? "The GPUs become free for others at once. Stop your jobs on them first." : "The GPUs stay free for that time."}</p>
+        {reservation.multiNode && (
+          <p>
+            This ends the whole booking: all {reservation.multiNode.nodeCount} nodes ({reservation.multiNode.parts.map((part) => part.host.name).join(", ")}).
+          </p>
+        )}
       </ConfirmDialog>
     </article>
   );

@@ -6,7 +6,9 @@ import Link from "next/link";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { toLocalInput } from "@/lib/local-time";
-import type { BookableHost, PolicyView, ReservationView } from "@/lib/reservation-types";
+import type { BookableHost, MultiNodeBookingView, PolicyView, ReservationView } from "@/lib/reservation-types";
+import { shortModel } from "@/lib/multi-node";
+import { AcrossNodesFields, BookedAcross } from "@/components/reservations/across-nodes";
 import { unitName, unitRef, unitsPhrase } from "@/lib/gpu-availability";
 import type { WaitlistView } from "@/lib/waitlist-schema";
 import { PURPOSE_MAX } from "@/lib/reservation-schema";
@@ -21,7 +23,7 @@ import type { QuotaRefusal } from "@/lib/team-schema";
 import { GpuPicker } from "@/components/reservations/gpu-picker";
 import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
-import { serverFields, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
+import { serverFields, toMultiNodeRequest, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
 import { TimeFields } from "@/components/reservations/time-fields";
 import { NO_REPEAT, RepeatFields, SeriesResult, type Repeat } from "@/components/reservations/repeat-fields";
 import { When } from "@/components/reservations/when";
@@ -68,6 +70,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [pending, setPending] = useState(false);
   const [booked, setBooked] = useState<ReservationView | null>(null);
+  const [bookedAcross, setBookedAcross] = useState<MultiNodeBookingView | null>(null);
   const [queueMe, setQueueMe] = useState(false);
   const [queued, setQueued] = useState<WaitlistView | null>(null);
   const [repeat, setRepeat] = useState<Repeat>(NO_REPEAT);
@@ -91,6 +94,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   };
 
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
+  // The models "Across nodes" offers: each one the fleet has, named short ("H100").
+  const models = useMemo(() => [...new Set(hosts.flatMap((entry) => entry.gpus.filter((gpu) => !gpu.mig).map((gpu) => shortModel(gpu.name))))].sort(), [hosts]);
   const window = serverNow ? windowOf(values, serverNow) : null;
   // The series' days the policy would refuse, listed before submit (the rule each occurrence meets when booked).
   const seriesPreview =
@@ -134,6 +139,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
   async function submit(event?: FormEvent<HTMLFormElement>, anyway = allowBusy) {
     event?.preventDefault();
+    if (values.mode === "nodes") return submitAcross();
     const built = toRequest(values);
     if (!built.ok) {
       setErrors(built.fields);
@@ -188,6 +194,30 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
   }
 
+  /** "Across nodes": one booking of every node or none; a 409 says why not enough hosts fit. */
+  async function submitAcross() {
+    const built = toMultiNodeRequest(values);
+    if (!built.ok) {
+      setErrors(built.fields);
+      return;
+    }
+    setPending(true);
+    const result = await apiRequest<MultiNodeBookingView>("POST", "/api/v1/reservations", team ? { ...built.request, team } : built.request);
+    setPending(false);
+    if (result.ok) {
+      setBookedAcross(result.data);
+      return;
+    }
+    const over = quotaOf(result.error.code, result.error.body);
+    if (over) {
+      setQuota({ quota: over, message: result.error.message });
+      setRoomVersion((version) => version + 1);
+      return;
+    }
+    const fields = serverFields(result.error.fields);
+    setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
+  }
+
   /** "Any N GPUs now" that cannot be served: wait for them in the queue instead. */
   async function joinQueue() {
     const built = toRequest(values);
@@ -214,6 +244,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
   if (series) return <SeriesResult created={series.created} refused={series.refused} nowMs={serverNow} onAgain={() => setSeries(null)} />;
   if (booked) return <Booked reservation={booked} nowMs={serverNow} onAgain={() => setBooked(null)} />;
+  if (bookedAcross) return <BookedAcross booking={bookedAcross} nowMs={serverNow} onAgain={() => setBookedAcross(null)} />;
   if (queued) return <Queued entry={queued} nowMs={serverNow} />;
 
   return (
@@ -225,7 +256,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
           Which GPUs
         </h2>
         <div role="radiogroup" aria-label="How to choose GPUs" className="inline-flex rounded-lg border border-slate-300 p-0.5 dark:border-slate-700">
-          {(["gpus", "count"] as const).map((mode) => (
+          {(["gpus", "count", "nodes"] as const).map((mode) => (
             <button
               key={mode}
               type="button"
@@ -235,26 +266,30 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
               onClick={() => change({ mode, host: mode === "gpus" ? values.host || (hosts[0]?.name ?? "") : "" }, ["gpus", "count", "host"])}
               className={`rounded-md px-3 py-1.5 text-sm font-medium ${values.mode === mode ? "bg-sky-600 text-white dark:bg-sky-500 dark:text-slate-950" : "text-slate-700 dark:text-slate-300"}`}
             >
-              {mode === "gpus" ? "Pick GPUs" : "Any N GPUs"}
+              {mode === "gpus" ? "Pick GPUs" : mode === "count" ? "Any N GPUs" : "Across nodes"}
             </button>
           ))}
         </div>
 
-        <Field label="Host" error={errors.host}>
-          {(control) => (
-            <select {...control} name="host" value={values.host} onChange={(event) => change({ host: event.target.value, gpus: [] }, ["host", "gpus"])} className={`${inputClass} sm:max-w-md`}>
-              {values.mode === "count" && <option value="">Any host</option>}
-              {hosts.map((entry) => (
-                <option key={entry.id} value={entry.name}>
-                  {entry.name} — {hostAvailability(entry, live, window, serverNow)}
-                  {entry.simulated ? " (simulated)" : ""}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        {values.mode !== "nodes" && (
+          <Field label="Host" error={errors.host}>
+            {(control) => (
+              <select {...control} name="host" value={values.host} onChange={(event) => change({ host: event.target.value, gpus: [] }, ["host", "gpus"])} className={`${inputClass} sm:max-w-md`}>
+                {values.mode === "count" && <option value="">Any host</option>}
+                {hosts.map((entry) => (
+                  <option key={entry.id} value={entry.name}>
+                    {entry.name} — {hostAvailability(entry, live, window, serverNow)}
+                    {entry.simulated ? " (simulated)" : ""}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        )}
 
-        {values.mode === "gpus" ? (
+        {values.mode === "nodes" ? (
+          <AcrossNodesFields values={values} errors={errors} models={models} onChange={change} />
+        ) : values.mode === "gpus" ? (
           <div>
             <p id={`${id}-gpus-label`} className="mb-2 text-sm font-medium">
               GPUs {values.gpus.length + values.slices.length > 0 && <span className="font-normal text-slate-500 dark:text-slate-400">({values.gpus.length + values.slices.length} chosen)</span>}
@@ -299,9 +334,11 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
       <section className={card} aria-label="When">
         <TimeFields values={values} errors={errors} onChange={change} window={window} nowMs={serverNow} maxDurationMinutes={policy.maxDurationMinutes} />
-        <div className="mt-4 border-t border-slate-100 pt-4 dark:border-slate-800">
-          <RepeatFields repeat={repeat} onChange={setRepeat} preview={seriesPreview} nowMs={serverNow} maxAdvanceDays={policy.maxAdvanceDays} />
-        </div>
+        {values.mode !== "nodes" && (
+          <div className="mt-4 border-t border-slate-100 pt-4 dark:border-slate-800">
+            <RepeatFields repeat={repeat} onChange={setRepeat} preview={seriesPreview} nowMs={serverNow} maxAdvanceDays={policy.maxAdvanceDays} />
+          </div>
+        )}
       </section>
 
       <section className={card}>

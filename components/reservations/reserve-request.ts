@@ -1,6 +1,7 @@
 import { DURATION_PRESETS } from "@/lib/booking-window";
 import { fromLocalInput, toLocalInput } from "@/lib/local-time";
-import { issuesToFields, reservationRequestSchema, type ReservationRequest } from "@/lib/reservation-schema";
+import type * as z from "zod";
+import { issuesToFields, type MultiNodeRequest, multiNodeRequestSchema, reservationRequestSchema, type ReservationRequest } from "@/lib/reservation-schema";
 
 /**
  * The booking form's values and their way to a request: the form holds
@@ -12,7 +13,8 @@ import { issuesToFields, reservationRequestSchema, type ReservationRequest } fro
 export type LengthChoice = (typeof DURATION_PRESETS)[number]["id"] | "custom" | "until";
 
 export interface ReserveValues {
-  mode: "gpus" | "count";
+  /** Pick GPUs of a host, any N GPUs, or one booking across nodes. */
+  mode: "gpus" | "count" | "nodes";
   /** Host name; "" in count mode means any host. */
   host: string;
   gpus: number[];
@@ -20,6 +22,10 @@ export interface ReserveValues {
   slices: string[];
   count: string;
   minFreeGiB: string;
+  /** Across nodes: how many nodes, GPUs on each, and the model ("" any). */
+  nodes: string;
+  gpusPerNode: string;
+  model: string;
   startMode: "now" | "at";
   /** datetime-local value in the viewer's zone. */
   startAt: string;
@@ -29,9 +35,22 @@ export interface ReserveValues {
   purpose: string;
 }
 
-export type ReserveField = "host" | "gpus" | "count" | "minFreeMemoryMiB" | "startsAt" | "endsAt" | "durationMinutes" | "purpose" | "_";
+export type ReserveField =
+  | "host"
+  | "gpus"
+  | "count"
+  | "minFreeMemoryMiB"
+  | "nodes"
+  | "gpusPerNode"
+  | "model"
+  | "parts"
+  | "startsAt"
+  | "endsAt"
+  | "durationMinutes"
+  | "purpose"
+  | "_";
 
-export const FIELD_NAMES: ReserveField[] = ["host", "gpus", "count", "minFreeMemoryMiB", "startsAt", "endsAt", "durationMinutes", "purpose"];
+export const FIELD_NAMES: ReserveField[] = ["host", "gpus", "count", "minFreeMemoryMiB", "nodes", "gpusPerNode", "model", "parts", "startsAt", "endsAt", "durationMinutes", "purpose"];
 
 export function defaultValues(): ReserveValues {
   return {
@@ -41,6 +60,9 @@ export function defaultValues(): ReserveValues {
     slices: [],
     count: "1",
     minFreeGiB: "",
+    nodes: "2",
+    gpusPerNode: "8",
+    model: "",
     startMode: "now",
     startAt: "",
     length: "4h",
@@ -68,6 +90,12 @@ export function valuesFromQuery(query: Record<string, string | undefined>, base:
   if (query.count) {
     values.mode = "count";
     values.count = query.count;
+  }
+  if (query.nodes) {
+    values.mode = "nodes";
+    values.nodes = query.nodes;
+    if (query.gpusPerNode) values.gpusPerNode = query.gpusPerNode;
+    if (query.model) values.model = query.model.slice(0, 64);
   }
   const start = query.start ? Date.parse(query.start) : Number.NaN;
   if (Number.isFinite(start)) {
@@ -107,6 +135,13 @@ export function toRequest(values: ReserveValues): { ok: true; request: Reservati
     }
   }
 
+  addTimes(values, raw, fields);
+
+  return verdict(reservationRequestSchema.safeParse(raw), fields);
+}
+
+/** The start and the end or length the values give, into the request; what cannot be read, into `fields`. */
+function addTimes(values: ReserveValues, raw: Record<string, unknown>, fields: Partial<Record<ReserveField, string>>): void {
   if (values.startMode === "at") {
     const startsAt = fromLocalInput(values.startAt);
     if (startsAt) raw.startsAt = startsAt;
@@ -124,13 +159,25 @@ export function toRequest(values: ReserveValues): { ok: true; request: Reservati
     if (endsAt) raw.endsAt = endsAt;
     else fields.endsAt = "Choose an end date and time";
   }
+}
 
-  const parsed = reservationRequestSchema.safeParse(raw);
+/** The schema's verdict as the form shows it: the request, or a message per field (form-only ones win). */
+function verdict<T>(parsed: z.ZodSafeParseResult<T>, fields: Partial<Record<ReserveField, string>>): { ok: true; request: T } | { ok: false; fields: Partial<Record<ReserveField, string>> } {
   if (parsed.success && Object.keys(fields).length === 0) return { ok: true, request: parsed.data };
   const schemaFields = parsed.success ? {} : (issuesToFields(parsed.error) as Partial<Record<ReserveField, string>>);
   // An unreadable end or length was left out of the request; the schema's "choose how long" would only repeat that.
   if (fields.endsAt || fields.durationMinutes) delete schemaFields.durationMinutes;
   return { ok: false, fields: { ...schemaFields, ...fields } };
+}
+
+/** The booking across nodes the values stand for ("Across nodes"), checked by the same schema as the API. */
+export function toMultiNodeRequest(values: ReserveValues): { ok: true; request: MultiNodeRequest } | { ok: false; fields: Partial<Record<ReserveField, string>> } {
+  const fields: Partial<Record<ReserveField, string>> = {};
+  const number = (text: string) => (text.trim() === "" ? Number.NaN : Number(text));
+  const raw: Record<string, unknown> = { purpose: values.purpose, nodes: number(values.nodes), gpusPerNode: number(values.gpusPerNode) };
+  if (values.model.trim() !== "") raw.model = values.model.trim();
+  addTimes(values, raw, fields);
+  return verdict(multiNodeRequestSchema.safeParse(raw), fields);
 }
 
 /** The time range the values ask for, for showing which GPUs are free then; null while incomplete. */

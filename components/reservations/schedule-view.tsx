@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { gpuStateOnPage } from "@/lib/gpu-state-now";
+import { purposeWithPart } from "@/lib/multi-node";
 import { bookingTakesUnit, unitBookParams, unitRef, unitName, unitsPhrase } from "@/lib/gpu-availability";
 import type { LiveBooking } from "@/lib/live";
 import { personName, personWithUsername } from "@/lib/person-name";
@@ -204,7 +205,7 @@ interface BookingBarProps {
 function BookingBar({ booking, who, colour, busyRow, fromMs, toMs, nowMs, onSelect, selected }: BookingBarProps) {
   const left = percentAt(Date.parse(booking.startsAt), fromMs, toMs);
   const right = percentAt(Date.parse(booking.endsAt), fromMs, toMs);
-  const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}${booking.status === "booked" ? "" : ` (${booking.status})`}`;
+  const label = `${who}: ${purposeWithPart(booking.purpose, booking.multiNode)}, ${formatWhen(booking.startsAt, nowMs)} – ${formatWhen(booking.endsAt, nowMs)}${booking.status === "booked" ? "" : ` (${booking.status})`}`;
   return (
     <button
       type="button"
@@ -222,7 +223,7 @@ function BookingBar({ booking, who, colour, busyRow, fromMs, toMs, nowMs, onSele
       } ${booking.status === "booked" ? "" : "opacity-45 outline-1 -outline-offset-1 outline-dashed outline-slate-500"}`}
       style={{ left: `${left}%`, width: `${Math.max(right - left, 0.2)}%`, ...paletteStyle(colour) } as React.CSSProperties}
     >
-      {who} · {booking.purpose}
+      {who} · {purposeWithPart(booking.purpose, booking.multiNode)}
     </button>
   );
 }
@@ -241,7 +242,7 @@ function BookingDetails({ booking, host, nowMs, onClose }: { booking: ScheduleEn
         {gpus} · {formatWhen(booking.startsAt, nowMs)} – {formatWhen(booking.endsAt, nowMs)}
         {booking.status !== "booked" && ` · ${booking.status}`}
       </p>
-      <p className="min-w-0 basis-full text-slate-700 sm:basis-auto dark:text-slate-300">{booking.purpose}</p>
+      <p className="min-w-0 basis-full text-slate-700 sm:basis-auto dark:text-slate-300">{purposeWithPart(booking.purpose, booking.multiNode)}</p>
       <button type="button" onClick={onClose} className="ml-auto text-sky-700 hover:underline dark:text-sky-400">
         Close
       </button>

@@ -1,5 +1,6 @@
 "use client";
 
+import { purposeWithPart } from "@/lib/multi-node";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
@@ -166,7 +167,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                       const place = spanInDay({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }, start, end);
                       if (!place) return null;
                       const who = personName(booking.bookedBy, everyone);
-                      const label = `${who}: ${booking.purpose}, ${formatWhen(booking.startsAt, serverNow)} – ${formatWhen(booking.endsAt, serverNow)}`;
+                      const label = `${who}: ${purposeWithPart(booking.purpose, booking.multiNode)}, ${formatWhen(booking.startsAt, serverNow)} – ${formatWhen(booking.endsAt, serverNow)}`;
                       return (
                         <div
                           key={booking.reservationId}
@@ -180,7 +181,7 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                           {gpus.length <= 4 ? (
                             <>
                               {who}
-                              <span className="block truncate font-normal">{booking.purpose}</span>
+                              <span className="block truncate font-normal">{purposeWithPart(booking.purpose, booking.multiNode)}</span>
                             </>
                           ) : (
                             // Too narrow for a name: initials, the whole name in the title. Never a block without its person.

@@ -1,4 +1,5 @@
 import { terminateCommandSchema } from "@/lib/enforcement-protocol";
+import { readInfiniband } from "@/host/collector/fabric/read-infiniband";
 import { agentOptionsSchema, type AgentOptions } from "@/host/agent/agent-options";
 import { createAgentRunner } from "@/host/agent/agent-runner";
 import { createEnforcer } from "@/host/agent/enforcer";
@@ -56,6 +57,8 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
 
   // Read once: links between GPUs do not change while the host runs.
   const topology = await collector.readTopology();
+  // The fabric too: ports going up or down are seen again at the agent's next start (or reconnect's hello).
+  const fabric = await readInfiniband(options.sysfsInfiniband);
   const transport = createSocketTransport({
     serverUrl: options.server!,
     token: options.token!,
@@ -66,6 +69,7 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
       hostName: options.hostName,
       enforcement: options.allowEnforcement,
       topology,
+      fabric,
     },
     log: log.info,
   });

@@ -28,6 +28,7 @@ export const agentOptionsSchema = z
     nvidiaSmi: z.string().min(1).optional(),
     interval: durationMs.pipe(z.number().min(100, "must be at least 100ms").max(600_000, "must be at most 10m")).default(1000),
     procRoot: z.string().min(1).default("/proc"),
+    sysfsInfiniband: z.string().min(1).default("/sys/class/infiniband"),
     hostName: z.string().min(1).max(253).default(os.hostname()),
     seed: z.coerce.number().int().default(42),
     buffer: z.coerce.number().int().min(1).max(1_000_000).optional(),

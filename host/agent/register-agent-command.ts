@@ -11,6 +11,11 @@ export function registerAgentCommand(program: Command): void {
     .option("--nvidia-smi <path>", "the nvidia-smi executable to run")
     .option("--interval <duration>", "time between readings, e.g. 1s, 500ms", "1s")
     .option("--proc-root <dir>", "where to read process ownership", "/proc")
+    .addOption(
+      new Option("--sysfs-infiniband <dir>", "where to read the host's InfiniBand/RoCE devices (or GPUDESK_SYSFS_INFINIBAND)")
+        .env("GPUDESK_SYSFS_INFINIBAND")
+        .default("/sys/class/infiniband"),
+    )
     .option("--host-name <name>", "name of this host in logs and --once output")
     .option("--seed <n>", "seed of the simulated source", "42")
     .option("--buffer <n>", "readings kept while the server is unreachable (default: 2 hours)")

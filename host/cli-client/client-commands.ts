@@ -2,7 +2,7 @@ import os from "node:os";
 import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
 import { formatDurationMinutes } from "@/lib/booking-window";
-import type { PolicyView, ReservationView } from "@/lib/reservation-types";
+import type { MultiNodeBookingView, PolicyView, ReservationView } from "@/lib/reservation-types";
 import { callApi } from "@/host/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/host/cli-client/client-config";
 import { UsageError } from "@/host/cli-client/cli-errors";
@@ -13,6 +13,7 @@ import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/
 import { runLogin } from "@/host/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/host/cli-client/parse-args";
 import { runChild } from "@/host/cli-client/run-child";
+import { asksForNodes, formatMultiNodeBooking, type MultiNodeOptions, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";
 import { bookOrWait } from "@/host/cli-client/wait-for-grant";
 
 /**
@@ -47,36 +48,37 @@ function write(text: string): void {
   process.stdout.write(text);
 }
 
+/** When, how long, what for and for which team: the fields of every booking body, one host or across nodes. */
+function whenAndWhy(options: BookingOptions, defaultPurpose: string, now: Date) {
+  return { ...endFields(options, now), purpose: (options.purpose ?? defaultPurpose).slice(0, PURPOSE_MAX), ...(options.team !== undefined ? { team: options.team } : {}) };
+}
+
 /** The POST /api/v1/reservations body for the booking flags. */
 export function bookingRequest(options: BookingOptions, defaultPurpose: string, now: Date): Record<string, unknown> {
-  const purpose = (options.purpose ?? defaultPurpose).slice(0, PURPOSE_MAX);
-  const ends = endFields(options, now);
-  const team = options.team !== undefined ? { team: options.team } : {};
+  const common = whenAndWhy(options, defaultPurpose, now);
   if (options.slices !== undefined) {
     if (!options.host) throw new UsageError("--slices needs --host: the slices of which host?");
     if (options.gpus !== undefined || options.count !== undefined) throw new UsageError("Give --slices alone, without --gpus or -n");
-    return { host: options.host, slices: parseSliceList(options.slices), ...ends, purpose, ...team, ...(options.allowBusy ? { allowBusy: true } : {}) };
+    return { host: options.host, slices: parseSliceList(options.slices), ...common, ...(options.allowBusy ? { allowBusy: true } : {}) };
   }
   if (options.slice !== undefined || options.sliceMem !== undefined) {
     if (options.gpus !== undefined) throw new UsageError("--slice applies to -n, not to --gpus");
     const profile = options.slice === undefined || options.slice === "any" ? {} : { profile: options.slice };
     const memory = options.sliceMem !== undefined ? { minMemoryMiB: parseMemoryMiB(options.sliceMem) } : {};
-    return { count: parseCount(options.count ?? "1"), slice: { ...profile, ...memory }, ...(options.host ? { host: options.host } : {}), ...ends, purpose, ...team };
+    return { count: parseCount(options.count ?? "1"), slice: { ...profile, ...memory }, ...(options.host ? { host: options.host } : {}), ...common };
   }
   if (options.gpus !== undefined) {
     if (!options.host) throw new UsageError("--gpus needs --host: the GPUs of which host?");
     if (options.count !== undefined) throw new UsageError("Give -n or --gpus, not both");
     if (options.minFreeMem !== undefined) throw new UsageError("--min-free-mem applies to -n, not to --gpus");
-    return { host: options.host, gpus: parseGpuList(options.gpus), ...ends, purpose, ...team, ...(options.allowBusy ? { allowBusy: true } : {}) };
+    return { host: options.host, gpus: parseGpuList(options.gpus), ...common, ...(options.allowBusy ? { allowBusy: true } : {}) };
   }
   if (options.allowBusy) throw new UsageError("--allow-busy applies to --gpus: -n always picks free, idle GPUs");
   return {
     count: parseCount(options.count ?? "1"),
     ...(options.host ? { host: options.host } : {}),
     ...(options.minFreeMem !== undefined ? { minFreeMemoryMiB: parseMemoryMiB(options.minFreeMem) } : {}),
-    ...ends,
-    purpose,
-    ...team,
+    ...common,
   };
 }
 
@@ -241,9 +243,25 @@ export function registerClientCommands(program: Command): void {
     });
 
   bookingOptions(program.command("reserve").description("book GPUs and print the reservation and its launch settings"))
+    .option("--nodes <n>", "book across this many nodes, as one booking (with --gpus-per-node)")
+    .option("--gpus-per-node <n>", "with --nodes: GPUs on each node")
+    .option("--model <model>", "with --nodes: GPUs of this model, e.g. H100")
+    .option("--replace-part <id>", "move this node of a booking across nodes to --host, or to the spare gpudesk offers")
     .option("--json", "print the reservation as JSON")
-    .action(async (given: BookingOptions & { json?: boolean }) => {
+    .action(async (given: BookingOptions & MultiNodeOptions & { json?: boolean; replacePart?: string }) => {
       const config = await client();
+      if (given.replacePart !== undefined) {
+        const path = `/api/v1/reservations/${encodeURIComponent(given.replacePart)}/replace-part`;
+        const booking = await callApi<MultiNodeBookingView>(config, "POST", path, given.host !== undefined ? { host: given.host } : {});
+        write(given.json ? `${JSON.stringify(booking, null, 2)}\n` : formatMultiNodeBooking(booking));
+        return;
+      }
+      if (asksForNodes(given)) {
+        const body = multiNodeRequest(given, whenAndWhy(given, "booked with gpudesk reserve", new Date()));
+        const booking = await callApi<MultiNodeBookingView>(config, "POST", "/api/v1/reservations", body);
+        write(given.json ? `${JSON.stringify(booking, null, 2)}\n` : formatMultiNodeBooking(booking));
+        return;
+      }
       const options: BookingOptions & { json?: boolean } = given.host === undefined ? withLocalHost(given, (await hostsHere(config)).local) : given;
       if (given.host === undefined && options.host !== undefined) process.stderr.write(`gpudesk: booking on this machine, ${options.host} (--host books elsewhere)\n`);
       const reservation = await bookOrWait(config, bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
@@ -274,8 +292,13 @@ export function registerClientCommands(program: Command): void {
       .description("book GPUs, run a command on them and release them when it ends")
       .usage("[options] -- <command...>")
       .argument("<command...>", "the command and its arguments, after --")
-      .option("--per-slice", "on several MIG slices: start the command once per slice (CUDA shows a process one MIG device)"),
-  ).action(async (command: string[], given: BookingOptions) => {
+      .option("--per-slice", "on several MIG slices: start the command once per slice (CUDA shows a process one MIG device)")
+      .option("--booking <id>", "run on this machine's part of a booking (across nodes: this node's GPUs, rank and rendezvous); books nothing, releases nothing")
+      .option("--host-name <name>", "with --booking: this machine's name in gpudesk (default: its hostname)"),
+  ).action(async (command: string[], given: BookingOptions & { booking?: string; hostName?: string }) => {
+    if (given.booking !== undefined) {
+      process.exit(await runOnBookedNode(await client(), given.booking, given.hostName ?? os.hostname(), command));
+    }
     checkSliceRun(given);
     const config = await client();
     const hosts = await hostsHere(config);
@@ -380,6 +403,21 @@ export function runEnvironments(reservation: Pick<ReservationView, "launch">): R
   if (slices && slices.length > 0) return slices.map((slice) => ({ CUDA_VISIBLE_DEVICES: slice.uuid, ...claim }));
   // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
   return [{ CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder, CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices, ...claim }];
+}
+
+/**
+ * `gpudesk run --booking ID`: the command runs with this machine's part of
+ * the booking (found by the host name), as that node of the job. The
+ * booking outlives the command: the other nodes may still run.
+ */
+async function runOnBookedNode(config: ClientConfig, bookingId: string, hostname: string, command: string[]): Promise<number> {
+  const booking = await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(bookingId)}`);
+  const here = partOnThisHost(booking, hostname);
+  const part = here.id === booking.id ? booking : await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(here.id)}`);
+  const env = nodeEnvironment(part);
+  const node = part.launch.node;
+  process.stderr.write(`gpudesk: ${here.hostName} GPUs ${env.CUDA_VISIBLE_DEVICES}${node ? `, node rank ${node.nodeRank} of ${node.nodeCount}, rendezvous ${node.masterAddr}:${node.masterPort}` : ""} (${part.id})\n`);
+  return runChild(command, env);
 }
 
 /** Runs the command once per environment, together; the first non-zero exit code is the answer. */

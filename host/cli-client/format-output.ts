@@ -196,7 +196,8 @@ export function formatReservationList(reservations: ReservationView[]): string {
     reservation.id,
     reservation.state,
     reservation.host.name,
-    unitsPhrase(reservation.gpus),
+    // A part of a booking across nodes says which node of what, as every surface does.
+    reservation.multiNode ? `${unitsPhrase(reservation.gpus)} (${reservation.multiNode.partLabel})` : unitsPhrase(reservation.gpus),
     formatTime(reservation.startsAt),
     formatTime(reservation.endsAt),
     reservation.purpose,

@@ -63,8 +63,8 @@ export function parseSliceList(text: string): string[] {
 }
 
 /** A whole number of GPUs, at least 1. */
-export function parseCount(text: string): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`"${text}" is not a number of GPUs`);
+export function parseCount(text: string, what = "GPUs"): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`"${text}" is not a number of ${what}`);
   return Number(text);
 }
 

@@ -61,7 +61,7 @@ let fleet: FleetState;
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   const { createUser, updateUser } = await import("@/server/auth/users");

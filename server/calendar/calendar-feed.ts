@@ -1,5 +1,6 @@
 import type { Prisma } from "@prisma/client";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
+import { multiNodeLabel, partLabel, shapeOf } from "@/lib/multi-node";
 import { personWithUsername } from "@/lib/person-name";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
@@ -17,16 +18,45 @@ const select = {
   endsAt: true,
   purpose: true,
   status: true,
+  groupId: true,
+  nodeRank: true,
   host: { select: { name: true } },
   user: { select: { username: true, name: true } },
-  gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } },
+  gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, name: true } } } },
 } satisfies Prisma.ReservationSelect;
 
 type Row = Prisma.ReservationGetPayload<{ select: typeof select }>;
 
-function toEvent(row: Row, withBooker: boolean): CalendarEvent {
+/**
+ * What an event names: the host and its units; a part of a booking across
+ * nodes says which node of what ("node-a GPUs 0, 1 (2 × 2 H100, node 1 of
+ * 2)"), and the whole booking, where one event stands for it, every host.
+ */
+function whereOf(row: Row, parts: Row[] | null, whole: boolean): string {
   const units = row.gpus.map((entry) => storedUnit(entry.gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
-  const where = `${row.host.name} ${unitsPhrase(units)}`;
+  if (!parts) return `${row.host.name} ${unitsPhrase(units)}`;
+  const shape = shapeOf(parts.map((part) => ({ gpus: part.gpus.map((entry) => entry.gpu) })));
+  if (whole) return `${multiNodeLabel(shape)} on ${parts.map((part) => part.host.name).join(" and ")}`;
+  return `${row.host.name} ${unitsPhrase(units)} (${partLabel(shape, row.nodeRank ?? 0)})`;
+}
+
+/** The parts of each booking across nodes among the rows, in rank order. */
+function partsByGroup(rows: Row[]): Map<string, Row[]> {
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) if (row.groupId) groups.set(row.groupId, [...(groups.get(row.groupId) ?? []), row]);
+  for (const parts of groups.values()) parts.sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0));
+  return groups;
+}
+
+/** A person's feed has one event per booking (a booking across nodes once); a host's, one per booking of that host. */
+function toEvents(rows: Row[], withBooker: boolean): CalendarEvent[] {
+  const groups = partsByGroup(rows);
+  return rows
+    .filter((row) => row.endsAt > row.startsAt && (withBooker || !row.groupId || row.id === row.groupId))
+    .map((row) => toEvent(row, withBooker, whereOf(row, row.groupId ? (groups.get(row.groupId) ?? null) : null, !withBooker)));
+}
+
+function toEvent(row: Row, withBooker: boolean, where: string): CalendarEvent {
   const bookedBy = personWithUsername({ username: row.user.username ?? row.user.name, name: row.user.name });
   return {
     uid: `${row.id}@gpudesk`,
@@ -62,12 +92,12 @@ export async function renderCalendarFeed(secret: string, now = new Date()): Prom
       take: MAX_EVENTS,
       select,
     });
-    return formatCalendar(`gpudesk: ${person.name || person.username}'s GPU bookings`, rows.filter((row) => row.endsAt > row.startsAt).map((row) => toEvent(row, false)), now);
+    return formatCalendar(`gpudesk: ${person.name || person.username}'s GPU bookings`, toEvents(rows, false), now);
   }
   const [admin, host] = await Promise.all([active(subject.adminId), db().host.findUnique({ where: { id: subject.hostId }, select: { id: true, name: true } })]);
   if (!admin || admin.role !== "admin" || !host) throw gone;
   const rows = await db().reservation.findMany({ where: { hostId: host.id, endsAt: { gt: since } }, orderBy: { startsAt: "asc" }, take: MAX_EVENTS, select });
-  return formatCalendar(`gpudesk: bookings of ${host.name}`, rows.filter((row) => row.endsAt > row.startsAt).map((row) => toEvent(row, true)), now);
+  return formatCalendar(`gpudesk: bookings of ${host.name}`, toEvents(rows, true), now);
 }
 
 export interface CalendarFeedLinks {

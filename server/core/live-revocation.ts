@@ -29,7 +29,7 @@ export function principalRoomsOf(viewer: LiveViewer): string[] {
 
 // The custom server owns the namespace; API routes run in Next's bundles,
 // which load their own copies of modules: the one namespace is shared
-// through globalThis (as server/main/runtime.ts shares the fleet).
+// through globalThis (as server/runtime/runtime.ts shares the fleet).
 const shared = globalThis as unknown as { __gpudeskLiveNamespace?: Namespace };
 
 export function setLiveNamespace(namespace: Namespace | undefined): void {

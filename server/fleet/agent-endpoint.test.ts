@@ -69,6 +69,22 @@ describe("the /agent endpoint", () => {
     socket.close();
   });
 
+  it("keeps the fabric an agent reports in its hello after checking it; a fabric that is not one is dropped, the hello still counts", async () => {
+    const { host, socket } = await registeredAgent();
+    const hello = { agentVersion: "test", source: "nvidia-smi", intervalMs: 1000, hostName: host.name };
+    const fabric = { devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand", subnetPrefix: "fe80:0000:0000:00aa", netDevice: "ib0" }] }] };
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric })).toMatchObject({ ok: true });
+    const stored = async () => (await db().host.findUniqueOrThrow({ where: { id: host.id }, select: { fabric: true } })).fabric;
+    expect(JSON.parse((await stored()) ?? "null")).toEqual(fabric);
+    // A device name that would end up in a shell line, or a made-up field: nothing of it is kept.
+    const forged = { devices: [{ name: "mlx5_0; rm -rf /", ports: [] }] };
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric: forged })).toMatchObject({ ok: true });
+    expect(await stored()).toBeNull();
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric: { ...fabric, trusted: true } })).toMatchObject({ ok: true });
+    expect(await stored()).toBeNull();
+    socket.close();
+  });
+
   it("answers a malformed message with an error, counts it, and keeps the agent connected", async () => {
     const { socket } = await registeredAgent();
     const before = server.ingest.counters.rejectedMessages;

@@ -1,4 +1,5 @@
 import type { Namespace, Socket } from "socket.io";
+import { hostFabricSchema } from "@/lib/fabric";
 import {
   agentHelloSchema,
   agentSamplesSchema,
@@ -7,7 +8,7 @@ import {
 } from "@/lib/agent-protocol";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
-import { findHostByToken, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
+import { findHostByToken, saveHostFabric, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/core/log";
 
 interface AgentSocketData {
@@ -61,6 +62,11 @@ export function attachAgentEndpoint(
       if (parsed.data.topology !== undefined) {
         // Stored before the answer, so that a booking right after the agent's start already sees the layout.
         await saveHostTopology(host.id, parsed.data.topology).catch((error: unknown) => log.error(`could not store the topology of ${host.name}: ${String(error)}`));
+      }
+      if (parsed.data.fabric !== undefined) {
+        const fabric = parsed.data.fabric === null ? { success: true as const, data: null } : hostFabricSchema.safeParse(parsed.data.fabric);
+        if (!fabric.success) log.warn(`agent of ${host.name} reported a fabric that is not one (${fabric.error.issues[0]?.message}); kept none`);
+        await saveHostFabric(host.id, fabric.success ? fabric.data : null).catch((error: unknown) => log.error(`could not store the fabric of ${host.name}: ${String(error)}`));
       }
       reply({ ok: true, hostId: host.id, hostName: host.name });
     });

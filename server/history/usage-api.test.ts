@@ -14,7 +14,7 @@ let gpuUuid: string;
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken, createDisplay } = await import("@/server/auth/tokens");

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { chunks } from "@/lib/chunks";
 import type { GpuSample, HostInfo } from "@/lib/snapshot";
+import { type HostFabric, parseStoredFabric } from "@/lib/fabric";
 import { parseTopology } from "@/server/allocation/topology";
 import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";
@@ -81,6 +82,22 @@ export async function ensureLocalHost(name: string, simulated: boolean): Promise
 export async function saveHostTopology(hostId: string, text: string | null): Promise<void> {
   const topology = text !== null && parseTopology(text) !== null ? text : null;
   await db().host.update({ where: { id: hostId }, data: { topology } });
+}
+
+/** Keeps the RDMA devices the agent read (already checked against the protocol's schema); null clears them. */
+export async function saveHostFabric(hostId: string, fabric: HostFabric | null): Promise<void> {
+  await db().host.update({ where: { id: hostId }, data: { fabric: fabric ? JSON.stringify(fabric) : null } });
+}
+
+/** An admin names the host's fabric (a rack, switch or fabric name; null clears it); audited. */
+export async function setHostFabricLabel(actorId: string, hostId: string, label: string | null): Promise<{ id: string; name: string; fabricLabel: string | null }> {
+  return db().$transaction(async (tx) => {
+    const before = await tx.host.findUnique({ where: { id: hostId }, select: { name: true, fabricLabel: true } });
+    if (!before) throw new AppError("not_found", "No such host");
+    const after = await tx.host.update({ where: { id: hostId }, data: { fabricLabel: label }, select: { id: true, name: true, fabricLabel: true } });
+    await writeAudit(tx, { actorId, action: "host.fabric_label", entityType: "host", entityId: hostId, before: { fabricLabel: before.fabricLabel }, after: { host: before.name, fabricLabel: label } });
+    return after;
+  });
 }
 
 /**
@@ -221,12 +238,26 @@ export interface HostSummary extends RegisteredHost {
   cudaVersion: string | null;
   gpuCount: number;
   createdAt: Date;
+  /** The RDMA devices its agent last reported; null: none, or not reported. */
+  fabric: HostFabric | null;
+  /** The admin's name for its fabric. */
+  fabricLabel: string | null;
 }
 
 export async function listHostSummaries(): Promise<HostSummary[]> {
   const rows = await db().host.findMany({
-    select: { ...hostSelect, tokenPrefix: true, lastSeenAt: true, driverVersion: true, cudaVersion: true, createdAt: true, _count: { select: { gpus: true } } },
+    select: {
+      ...hostSelect,
+      tokenPrefix: true,
+      lastSeenAt: true,
+      driverVersion: true,
+      cudaVersion: true,
+      createdAt: true,
+      fabric: true,
+      fabricLabel: true,
+      _count: { select: { gpus: true } },
+    },
     orderBy: { name: "asc" },
   });
-  return rows.map(({ _count, ...row }) => ({ ...row, gpuCount: _count.gpus }));
+  return rows.map(({ _count, fabric, ...row }) => ({ ...row, fabric: parseStoredFabric(fabric), gpuCount: _count.gpus }));
 }

@@ -3,12 +3,15 @@ import { z } from "zod";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/alerts";
 import {
   auditQuerySchema,
+  multiNodeRequestSchema,
   policySchema,
   reservationCancelSchema,
   reservationChangeSchema,
+  replacePartSchema,
   reservationListQuerySchema,
   reservationRequestSchema,
 } from "@/lib/reservation-schema";
+import { fabricLabelSchema } from "@/lib/fabric";
 import { idleExemptionSchema } from "@/lib/idle-exemption-schema";
 import { changePasswordSchema } from "@/lib/password";
 import { notificationSettingsSchema } from "@/lib/person-notices";
@@ -71,7 +74,15 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
   { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
-  { method: "post", path: "/api/v1/reservations", summary: "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way", access: "user", body: reservationRequestSchema, success: 201 },
+  {
+    method: "post",
+    path: "/api/v1/reservations",
+    summary:
+      "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way. With nodes + gpusPerNode (+ model) or parts: one booking across nodes, all parts or none, each part with its node's launch settings",
+    access: "user",
+    body: z.union([reservationRequestSchema, multiNodeRequestSchema]),
+    success: 201,
+  },
   {
     method: "post",
     path: "/api/v1/reservations/recurring",
@@ -83,6 +94,13 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
   { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: reservationChangeSchema },
   { method: "post", path: "/api/v1/reservations/{id}/release", summary: "Give the GPUs back now", access: "user" },
+  {
+    method: "post",
+    path: "/api/v1/reservations/{id}/replace-part",
+    summary: "Move a node of a booking across nodes to another host (default: the spare offered) from now to the end; every node's new launch lines",
+    access: "user",
+    body: replacePartSchema,
+  },
   { method: "post", path: "/api/v1/reservations/{id}/keep", summary: "Keep an idle booking: its idle clock starts again (at most idleKeepsPerBooking times; audited)", access: "user" },
   { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
   { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },
@@ -123,6 +141,7 @@ const OPERATIONS: Operation[] = [
   { method: "patch", path: "/api/v1/users/{id}", summary: "Change a person's name, role, Unix login or access, or set a password: temporary (changed at their next sign-in) unless mustChangePassword is false; their sessions end. 409 demo_account: a demo person has the Unix login (send takeOverDemo: true after asking)", access: "admin", body: updateUserSchema },
   { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
   { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
+  { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one", access: "admin", body: fabricLabelSchema },
   { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/hosts/{id}/rotate", summary: "A new agent token; the old one stops working", access: "admin" },
   { method: "get", path: "/api/v1/host-settings", summary: "Every host's enforcement setting and whether its agent allows enforcement", access: "admin" },

@@ -6,9 +6,11 @@ import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding 
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { sliceMinuteBusy } from "@/server/reservations/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
-import { periodicJob } from "@/server/core/jobs";
+import { judgeWholeBookings } from "@/server/idle-release/whole-booking";
+import { multiNodeLabel, shapeOf } from "@/lib/multi-node";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
+import { periodicJob } from "@/server/core/jobs";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -52,25 +54,39 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
   const exemptions = await readIdleExemptions(db());
   const bookings = await db().reservation.findMany({
     where: { status: "booked", startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { ...idleBookingSelect, purpose: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, memoryTotalMiB: true } } } } },
+    select: {
+      ...idleBookingSelect,
+      purpose: true,
+      groupId: true,
+      nodeRank: true,
+      host: { select: { name: true } },
+      gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true, memoryTotalMiB: true } } } },
+    },
   });
   const gpus = options.liveGpus();
   const live = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
-  const standings = new Map<string, IdleStanding>();
+  const busyNowOf = (booking: (typeof bookings)[number]) => booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
+  const own = new Map<string, IdleStanding>();
+  for (const booking of bookings) own.set(booking.id, await idleStanding(db(), booking, policy, exemptions, nowMs, { busyNow: busyNowOf(booking), minimumMinutes: options.alertHoldMinutes }));
+  // A booking across nodes is judged whole: its parts share the standing of the least idle one.
+  const groupOf = new Map(bookings.filter((booking) => booking.groupId).map((booking) => [booking.id, booking.groupId as string]));
+  const standings = judgeWholeBookings(own, groupOf);
   for (const booking of bookings) {
-    const uuids = booking.gpus.map((entry) => entry.gpu.uuid);
-    const busyNow = booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
-    const standing = await idleStanding(db(), booking, policy, exemptions, nowMs, { busyNow, minimumMinutes: options.alertHoldMinutes });
-    standings.set(booking.id, standing);
+    const standing = standings.get(booking.id) as IdleStanding;
+    // The whole booking is warned and released once, through its first part.
+    if (booking.groupId && booking.groupId !== booking.id) continue;
+    const parts = booking.groupId ? bookings.filter((other) => other.groupId === booking.groupId).sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0)) : [booking];
+    const uuids = parts.flatMap((part) => part.gpus.map((entry) => entry.gpu.uuid));
+    const busyNow = parts.some(busyNowOf);
     if (standing.phase !== "warning" && standing.phase !== "due") continue;
     if (standing.idleSinceMs === null || standing.releaseAtMs === null) continue;
     const notice = (event: IdleNotice["event"], releaseAtMs: number): IdleNotice => ({
       event,
       reservationId: booking.id,
       userId: booking.userId,
-      hostName: booking.host.name,
+      hostName: parts.map((part) => part.host.name).join(" and "),
       gpuIndices: booking.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b),
-      units: unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu))),
+      units: booking.groupId ? multiNodeLabel(shapeOf(parts.map((part) => ({ gpus: part.gpus.map((entry) => entry.gpu) })))) : unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu))),
       purpose: booking.purpose,
       idleSince: new Date(standing.idleSinceMs!).toISOString(),
       releaseAt: new Date(releaseAtMs).toISOString(),
@@ -81,6 +97,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
     if (!booking.idleWarnedAt) {
       // The claim: one instance, one pass, one warning per window.
       const claimed = await db().reservation.updateMany({ where: { id: booking.id, idleWarnedAt: null, status: "booked" }, data: { idleWarnedAt: now } });
+      if (claimed.count === 1 && parts.length > 1) await db().reservation.updateMany({ where: { id: { in: parts.map((part) => part.id) } }, data: { idleWarnedAt: now } });
       if (claimed.count === 1) {
         await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });
         // The live bookings carry the warning (fleet cards): the feed reads them again.
@@ -91,7 +108,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
       const outcome = await releaseIdleBooking(booking.id, { now, busyNow });
       if (outcome.kind === "released") {
         log.info(`idle release: released ${booking.id} (${booking.host.name}, idle since ${new Date(standing.idleSinceMs).toISOString()})`);
-        standings.delete(booking.id);
+        for (const part of parts) standings.delete(part.id);
         await notifyIdle(notice("reservation.idle_released", nowMs), { publicUrl: options.publicUrl, now });
       } else if (outcome.kind === "reported") {
         log.info(`idle release (report only): would have released ${booking.id} (${booking.host.name})`);

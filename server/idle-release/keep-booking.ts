@@ -7,6 +7,7 @@ import { writeAudit } from "@/server/core/audit-log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
+import { partIdsOf } from "@/server/reservations/multi-node-view";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /**
@@ -21,9 +22,13 @@ export async function keepReservation(actor: Actor, id: string, options: Service
   const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
   if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
 
-  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
+  // A booking across nodes is kept whole: every part's idle clock starts again.
+  const ids = await partIdsOf(client, id);
+  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
+
+  await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx) => {
     const row = await tx.reservation.findUniqueOrThrow({
-      where: { id },
+      where: { id: ids[0] },
       select: { startsAt: true, endsAt: true, status: true, idleKeepsUsed: true, idleClockAt: true },
     });
     const state = reservationState(row, nowMs);
@@ -35,12 +40,12 @@ export async function keepReservation(actor: Actor, id: string, options: Service
       const allowed = policy.idleKeepsPerBooking;
       throw new AppError("conflict", `This booking has been kept ${allowed === 1 ? "once" : `${allowed} times`}, the most the policy allows; use its GPUs or extend it`);
     }
-    await tx.reservation.update({ where: { id }, data: { idleClockAt: now, idleWarnedAt: null, idleKeepsUsed: row.idleKeepsUsed + 1 } });
+    await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { idleClockAt: now, idleWarnedAt: null, idleKeepsUsed: row.idleKeepsUsed + 1 } });
     await writeAudit(tx, {
       actorId: actor.id,
       action: "reservation.keep",
       entityType: "reservation",
-      entityId: id,
+      entityId: ids[0],
       before: { idleKeepsUsed: row.idleKeepsUsed, idleClockAt: row.idleClockAt?.toISOString() ?? null },
       after: { idleKeepsUsed: row.idleKeepsUsed + 1, idleClockAt: now.toISOString() },
       at: now,

@@ -6,6 +6,8 @@ import { writeAudit } from "@/server/core/audit-log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { readIdlePolicy } from "@/server/reservations/policy";
+import { partIdsOf } from "@/server/reservations/multi-node-view";
+import { wholeBookingStanding } from "@/server/idle-release/whole-booking";
 import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
 
 export type IdleReleaseOutcome =
@@ -34,32 +36,42 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
   const nowMs = now.getTime();
   const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
   if (!found) return { kind: "skipped", why: "not active" };
+  // A booking across nodes is released whole, and only when every part is due.
+  const ids = await partIdsOf(client, id);
+  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
 
-  const outcome = await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx): Promise<IdleReleaseOutcome> => {
-    const row = await tx.reservation.findUniqueOrThrow({ where: { id }, select: { ...idleBookingSelect, status: true, purpose: true } });
-    if (reservationState(row, nowMs) !== "active") return { kind: "skipped", why: "not active" };
+  const outcome = await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx): Promise<IdleReleaseOutcome> => {
+    const rows = await tx.reservation.findMany({ where: { id: { in: ids } }, select: { ...idleBookingSelect, status: true, purpose: true } });
+    if (rows.length !== ids.length || rows.some((row) => reservationState(row, nowMs) !== "active")) return { kind: "skipped", why: "not active" };
     const policy = await readIdlePolicy(tx);
-    const standing = await idleStanding(tx, row, policy, await readIdleExemptions(tx), nowMs, { busyNow: options.busyNow });
+    const exemptions = await readIdleExemptions(tx);
+    const standings: IdleStanding[] = [];
+    for (const row of rows) standings.push(await idleStanding(tx, row, policy, exemptions, nowMs, { busyNow: options.busyNow }));
+    const standing = standings.length === 1 ? standings[0] : { ...wholeBookingStanding(standings), reservationId: ids[0] };
     if (standing.phase !== "due" || standing.idleSinceMs === null) return { kind: "skipped", why: "not due" };
     const idleSince = new Date(standing.idleSinceMs);
-    const record = { reservationId: id, userId: row.userId, hostId: row.hostId, gpuCount: row.gpus.length, idleSince, at: now, scheduledEndAt: row.endsAt };
+    const row = rows.find((entry) => entry.id === ids[0]) ?? rows[0];
+    const records = rows.map((part) => ({ reservationId: part.id, userId: part.userId, hostId: part.hostId, gpuCount: part.gpus.length, idleSince, at: now, scheduledEndAt: part.endsAt }));
     if (policy.idleReportOnly) {
-      const seen = await tx.idleRelease.findUnique({ where: { reservationId_idleSince: { reservationId: id, idleSince } }, select: { id: true } });
+      const seen = await tx.idleRelease.findUnique({ where: { reservationId_idleSince: { reservationId: ids[0], idleSince } }, select: { id: true } });
       if (seen) return { kind: "skipped", why: "already reported" };
-      await tx.idleRelease.create({ data: { ...record, reportOnly: true } });
+      await tx.idleRelease.createMany({ data: records.map((record) => ({ ...record, reportOnly: true })) });
       return { kind: "reported", standing, scheduledEndAt: row.endsAt };
     }
-    await tx.reservation.update({ where: { id }, data: { status: "released", endsAt: now, releasedBecause: "idle" } });
-    await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt: now } });
-    await tx.idleRelease.create({ data: record });
+    await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { status: "released", endsAt: now, releasedBecause: "idle" } });
+    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt: now } });
+    await tx.idleRelease.createMany({ data: records });
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: null,
       action: "reservation.idle_release",
       entityType: "reservation",
-      entityId: id,
-      before: auditSnapshot(row, { booking }),
-      after: auditSnapshot({ ...row, endsAt: now, status: "released" }, { booking, releasedBecause: "idle", idleSince: idleSince.toISOString(), idleMinutes: standing.idleMinutes }),
+      entityId: ids[0],
+      before: auditSnapshot(row, { booking, ...(ids.length > 1 ? { parts: ids } : {}) }),
+      after: auditSnapshot(
+        { ...row, endsAt: now, status: "released" },
+        { booking, releasedBecause: "idle", idleSince: idleSince.toISOString(), idleMinutes: standing.idleMinutes, ...(ids.length > 1 ? { parts: ids } : {}) },
+      ),
       at: now,
     });
     return { kind: "released", standing, scheduledEndAt: row.endsAt };

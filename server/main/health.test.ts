@@ -9,7 +9,7 @@ let adminToken: string;
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   setRuntime({
     fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }),
     ingest: { counters: { acceptedSnapshots: 0, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 } } as never,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Principal } from "@/server/core/principal";
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
-import type { Runtime } from "@/server/main/runtime";
+import type { Runtime } from "@/server/runtime/runtime";
 
 /**
  * What /api/health tells: liveness and the cluster role for anyone (load

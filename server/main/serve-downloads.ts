@@ -2,7 +2,7 @@ import { env } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 import { renderInstallScript, type HostDownloads } from "@/server/downloads/install-script";
 import { publicServerUrl } from "@/server/http/public-url";
-import { runtime } from "@/server/main/runtime";
+import { runtime } from "@/server/runtime/runtime";
 
 function downloads(): HostDownloads {
   const loaded = runtime().downloads;

@@ -83,7 +83,7 @@ export async function startTick(options: StartTickOptions) {
     get monitor() {
       return alerts.monitor;
     },
-    /** What the running server's routes ask (server/main/runtime.ts). */
+    /** What the running server's routes ask (server/runtime/runtime.ts). */
     state: {
       gpuStates: () => tick.gpuStates(),
       agentAllowsEnforcement: (hostId: string) => channel.capable(hostId),

@@ -3,7 +3,7 @@ import { db } from "@/server/core/db";
 import { currentHistory } from "@/server/history/history-service";
 import { renderMetrics } from "@/server/metrics/render-metrics";
 import { listActiveBookings } from "@/server/reservations/active-bookings";
-import { runtime } from "@/server/main/runtime";
+import { runtime } from "@/server/runtime/runtime";
 
 /**
  * Who may scrape: admins (session or `Authorization: Bearer` personal

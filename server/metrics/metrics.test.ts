@@ -46,7 +46,7 @@ const NOW = Date.now();
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");

@@ -8,7 +8,10 @@ import { onBookingChange } from "@/server/core/booking-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from "@/lib/gpu-availability";
+import { bookedPhrase } from "@/lib/multi-node";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
+import { tellOfFailedNode } from "@/server/notifications/node-failure";
+import type { LiveGpuSource } from "@/server/reservations/create-reservation";
 
 /**
  * Tells the booker that someone else (an admin) extended, shortened,
@@ -16,7 +19,7 @@ import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-p
  */
 export function tellBookerOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
   if (actor.id === booking.bookedBy.id) return;
-  const gpus = `${unitsPhrase(booking.gpus)} on ${booking.host.name}`;
+  const gpus = bookedPhrase(booking);
   const reason = booking.cancelReason ? ` Reason: ${booking.cancelReason}` : "";
   const until = what === "extended" || what === "shortened" ? `; it now ends at ${booking.endsAt}` : "";
   notifyPersonLater({
@@ -149,7 +152,7 @@ export function listenForBookingChanges(): () => void {
 }
 
 /** The leader's listeners: alerts open there, layout changes stored there, and a sweep of the stored layouts for those stored elsewhere. */
-export function startMisuseNotices(options: { publicUrl?: string; sweepEveryMs?: number } = {}): () => void {
+export function startMisuseNotices(options: { publicUrl?: string; sweepEveryMs?: number; liveFleet?: () => LiveGpuSource | undefined } = {}): () => void {
   const sweep = (hostIds?: string[]) =>
     void tellBookersOfGoneUnits(options.publicUrl, new Date(), hostIds).catch((error: unknown) =>
       log.error(`could not tell the bookers of bookings on gone units: ${error instanceof Error ? error.message : String(error)}`),
@@ -165,6 +168,9 @@ export function startMisuseNotices(options: { publicUrl?: string; sweepEveryMs?:
     );
     tellBookersOfLostUnit(change, options.publicUrl).catch((error: unknown) =>
       log.error(`could not tell the bookers of lost unit ${change.alert.gpu?.uuid}: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    tellOfFailedNode(change, options.publicUrl, new Date(), options.liveFleet?.()).catch((error: unknown) =>
+      log.error(`could not tell of the failed node of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
   return () => {

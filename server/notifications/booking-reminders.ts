@@ -3,6 +3,7 @@ import { periodicJob } from "@/server/core/jobs";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
 import { onBookingsChanged } from "@/server/core/booking-events";
 import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
+import { multiNodeLabel, shapeOf } from "@/lib/multi-node";
 
 /** "Starts in 15 minutes", "ends in 15 minutes". */
 export const REMINDER_LEAD_MS = 15 * 60_000;
@@ -80,18 +81,38 @@ export async function sendBookingReminders(now = new Date(), options: { publicUr
       OR: [{ startsAt: { gt: now, lte: horizon } }, { startsAt: { lte: now }, endsAt: { gt: now, lte: horizon } }],
       user: { simulated: false },
     },
-    select: { id: true, userId: true, purpose: true, startsAt: true, endsAt: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
+    select: {
+      id: true,
+      userId: true,
+      purpose: true,
+      startsAt: true,
+      endsAt: true,
+      groupId: true,
+      nodeRank: true,
+      host: { select: { name: true } },
+      gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, name: true } } } },
+    },
   });
-  const bookings = rows.map((row) => ({
-    id: row.id,
-    userId: row.userId,
-    purpose: row.purpose,
-    startsAt: row.startsAt,
-    endsAt: row.endsAt,
-    hostName: row.host.name,
-    gpuIndices: row.gpus.map((gpu) => gpu.gpu.index).sort((a, b) => a - b),
-    units: unitsPhrase(row.gpus.map((gpu) => storedUnit(gpu.gpu)).sort((a, b) => a.index - b.index)),
-  }));
+  // A booking across nodes is reminded of once, by its first part, naming every node ("2 × 4 H100 on node-a and node-b").
+  const parts = new Map<string, typeof rows>();
+  for (const row of rows) if (row.groupId) parts.set(row.groupId, [...(parts.get(row.groupId) ?? []), row].sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0)));
+  const bookings = rows
+    .filter((row) => !row.groupId || row.id === row.groupId)
+    .map((row) => {
+      const group = row.groupId ? parts.get(row.groupId) : undefined;
+      return {
+        id: row.id,
+        userId: row.userId,
+        purpose: row.purpose,
+        startsAt: row.startsAt,
+        endsAt: row.endsAt,
+        hostName: group ? group.map((part) => part.host.name).join(" and ") : row.host.name,
+        gpuIndices: row.gpus.map((gpu) => gpu.gpu.index).sort((a, b) => a - b),
+        units: group
+          ? multiNodeLabel(shapeOf(group.map((part) => ({ gpus: part.gpus.map((gpu) => gpu.gpu) }))))
+          : unitsPhrase(row.gpus.map((gpu) => storedUnit(gpu.gpu)).sort((a, b) => a.index - b.index)),
+      };
+    });
   let given = 0;
   for (const notice of dueReminders(now, bookings)) {
     if (!(await notifyPerson(notice, options)).repeated) given += 1;

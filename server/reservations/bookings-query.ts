@@ -7,6 +7,7 @@ import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-
 import { personSelect, toPerson } from "@/server/core/people";
 import { idleWarningsOf } from "@/server/reservations/idle-views";
 import { teamNames } from "@/server/core/booking-team";
+import { partLabel, shapeOf } from "@/lib/multi-node";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
@@ -21,14 +22,34 @@ const bookingSelect = {
   purpose: true,
   status: true,
   teamId: true,
+  groupId: true,
+  nodeRank: true,
   host: { select: { name: true } },
   user: { select: personSelect },
-  gpus: { select: { gpu: { select: { uuid: true, index: true, parentUuid: true, migDeviceIndex: true } } } },
+  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, parentUuid: true, migDeviceIndex: true } } } },
 } satisfies Prisma.ReservationSelect;
 
 type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
 
-function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking {
+/**
+ * Each part's "2 × 4 H100, node 1 of 2", by reservation id. The parts of a
+ * booking share their times, so every part is among the rows of any window
+ * that holds one of them.
+ */
+function partLabels(rows: BookingRow[]): Map<string, string> {
+  const groups = new Map<string, BookingRow[]>();
+  for (const row of rows) if (row.groupId) groups.set(row.groupId, [...(groups.get(row.groupId) ?? []), row]);
+  const labels = new Map<string, string>();
+  for (const parts of groups.values()) {
+    const ranked = [...parts].sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0));
+    const shape = shapeOf(ranked.map((part) => ({ gpus: part.gpus.map((entry) => entry.gpu) })));
+    for (const part of ranked) labels.set(part.id, partLabel(shape, part.nodeRank ?? 0));
+  }
+  return labels;
+}
+
+function toBooking(row: BookingRow, teams: Map<string, string>, labels: Map<string, string>): ScheduleBooking {
+  const label = labels.get(row.id);
   return {
     reservationId: row.id,
     hostId: row.hostId,
@@ -44,6 +65,7 @@ function toBooking(row: BookingRow, teams: Map<string, string>): ScheduleBooking
     purpose: row.purpose,
     // Only bookings made for a team carry one: the others' shape stays as it was.
     ...(row.teamId && teams.has(row.teamId) ? { team: teams.get(row.teamId) } : {}),
+    ...(row.groupId && label ? { multiNode: { id: row.groupId, partLabel: label } } : {}),
     status: row.status as ReservationStatus,
   };
 }
@@ -57,8 +79,9 @@ export async function listLiveBookings(now: Date, client: PrismaClient = db()): 
   });
   const teams = await teamNames(client, rows.map((row) => row.teamId));
   const warnings = await idleWarningsOf(client, rows.filter((row) => row.idleWarnedAt !== null).map((row) => row.id), now.getTime());
+  const labels = partLabels(rows);
   return rows.map(({ idleWarnedAt: _warned, ...row }) => {
-    const { status: _status, ...live } = toBooking(row, teams);
+    const { status: _status, ...live } = toBooking(row, teams, labels);
     const warning = warnings.get(row.id);
     return warning ? { ...live, idleWarning: warning } : live;
   });
@@ -72,7 +95,8 @@ export async function listSchedule(from: Date, to: Date): Promise<ScheduleBookin
     select: bookingSelect,
   });
   const teams = await teamNames(db(), rows.map((row) => row.teamId));
-  return rows.filter((row) => row.endsAt > row.startsAt).map((row) => toBooking(row, teams));
+  const labels = partLabels(rows);
+  return rows.filter((row) => row.endsAt > row.startsAt).map((row) => toBooking(row, teams, labels));
 }
 
 /** Hosts that have GPUs, with their GPUs in nvidia-smi order: what the form and the schedule offer. */

@@ -25,7 +25,7 @@ let routes: {
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   // What the server's tick answers: the reconciler's view of whose process is whose.
   const { reconcileFleet } = await import("@/server/attribution/reconcile-fleet");

@@ -12,8 +12,9 @@ import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
 import { findConflicts, peakGpusHeld } from "@/server/core/occupancy";
 import { readPolicy } from "@/server/reservations/policy";
+import { partIdsOf } from "@/server/reservations/multi-node-view";
 import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
-import { checkBookingLimits } from "@/server/limits/check-limits";
+import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
 
 /**
  * Moves the end of a scheduled or active booking. Extending checks the
@@ -37,12 +38,16 @@ export async function changeReservationEnd(
   if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
   const oldEndsAt = found.endsAt;
+  // A booking across nodes moves whole: every part's end, checked and written in one transaction.
+  const ids = await partIdsOf(client, id);
+  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
 
-  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId], teamIds: team ? [team.id] : [] }, async (tx) => {
+  await bookingTransaction(client, { userId: found.userId, hostIds, teamIds: team ? [team.id] : [] }, async (tx) => {
     const row = await tx.reservation.findUniqueOrThrow({
-      where: { id },
-      select: { startsAt: true, endsAt: true, status: true, purpose: true, userId: true, gpus: { select: { gpuId: true } } },
+      where: { id: ids[0] },
+      select: { startsAt: true, endsAt: true, status: true, purpose: true, userId: true },
     });
+    const partGpus = await tx.reservationGpu.findMany({ where: { reservationId: { in: ids } }, select: { gpuId: true } });
     const state = reservationState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}; make a new one`);
@@ -72,7 +77,7 @@ export async function changeReservationEnd(
         const message = `A booking lasts at most ${formatDurationMinutes(policy.maxDurationMinutes)} in all`;
         throw new AppError("bad_request", message, { [field]: message });
       }
-      const gpuIds = row.gpus.map((gpu) => gpu.gpuId);
+      const gpuIds = partGpus.map((gpu) => gpu.gpuId);
       const from = new Date(oldEndMs);
       const to = new Date(newEndMs);
       const conflicts = await findConflicts(tx, gpuIds, from, to, id);
@@ -97,22 +102,33 @@ export async function changeReservationEnd(
       }
       // The added time counts against the team's and the person's limits like a new booking of these GPUs.
       const scope = { userId: row.userId, username: found.user.username ?? found.user.name, team };
-      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, gpuIds, totalMinutes });
+      // The other parts end where this one does, so none of them overlaps the added time: excluding one id is enough above.
+      const limits = await effectiveLimits(tx, scope);
+      // Every part's host rule, for a booking across nodes (the quotas count all its GPUs once, below).
+      if (ids.length > 1) {
+        const hosts = await tx.host.findMany({ where: { id: { in: hostIds } }, select: { name: true } });
+        for (const host of hosts) {
+          const refusal = refuseHost(limits, host.name, oldEndMs, newEndMs);
+          if (refusal) throw refusal;
+        }
+      }
+      await checkBookingLimits(tx, scope, { hostName: found.host.name, startMs: oldEndMs, endMs: newEndMs, gpus: gpuIds.length, gpuIds, totalMinutes }, limits);
     }
 
     const newEnd = new Date(newEndMs);
     // An extension starts the idle clock again (server/idle-release/).
     const idleClock = extending && state === "active" ? { idleClockAt: now, idleWarnedAt: null } : {};
-    await tx.reservation.update({ where: { id }, data: { endsAt: newEnd, ...idleClock } });
-    await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt: newEnd } });
+    await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { endsAt: newEnd, ...idleClock } });
+    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt: newEnd } });
+    const parts = ids.length > 1 ? { parts: ids } : {};
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: extending ? "reservation.extend" : "reservation.shorten",
       entityType: "reservation",
-      entityId: id,
-      before: auditSnapshot(row, { booking }),
-      after: auditSnapshot({ ...row, endsAt: newEnd }, { booking, ...(reason ? { reason } : {}) }),
+      entityId: ids[0],
+      before: auditSnapshot(row, { booking, ...parts }),
+      after: auditSnapshot({ ...row, endsAt: newEnd }, { booking, ...(reason ? { reason } : {}), ...parts }),
       at: now,
     });
   });

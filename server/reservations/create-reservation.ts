@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
-import { policyTimeRefusal, requestedWindow } from "@/lib/booking-window";
+import { policyTimeRefusal, type RequestedTimes, requestedWindow } from "@/lib/booking-window";
 import type { GpuReconciliation } from "@/lib/attribution";
 import type { LiveGpu } from "@/lib/live";
 import type { ReservationRequest } from "@/lib/reservation-schema";
@@ -49,13 +49,8 @@ export interface CreateOptions extends ServiceOptions {
 export async function createReservation(actor: Actor, request: ReservationRequest, options: CreateOptions = {}): Promise<ReservationView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
-  const { startMs, endMs, startInPast } = requestedWindow(request, now.getTime());
-  const endField = request.endsAt !== undefined ? "endsAt" : "durationMinutes";
-  if (startInPast) {
-    throw new AppError("bad_request", "The start time has passed", { startsAt: "This time has passed: start now or later" });
-  }
-  if (endMs <= startMs) throw new AppError("bad_request", "The end must be after the start", { [endField]: "The end must be after the start" });
-  const window: Window = { startMs, endMs, nowMs: now.getTime() };
+  const { window, endField } = checkedWindow(request, now);
+  const { startMs, endMs } = window;
 
   const hosts = await candidateHosts(client, request.host);
   const team = await bookingTeam(client, actor.id, request.team);
@@ -157,7 +152,18 @@ export async function createReservation(actor: Actor, request: ReservationReques
   return explanation ? { ...view, explanation } : view;
 }
 
-function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
+/** The window asked for, refused when it starts in the past or ends before it starts; `endField` names the field that set the end. */
+export function checkedWindow(request: RequestedTimes, now: Date): { window: Window; endField: "endsAt" | "durationMinutes" } {
+  const { startMs, endMs, startInPast } = requestedWindow(request, now.getTime());
+  const endField = request.endsAt !== undefined ? "endsAt" : "durationMinutes";
+  if (startInPast) {
+    throw new AppError("bad_request", "The start time has passed", { startsAt: "This time has passed: start now or later" });
+  }
+  if (endMs <= startMs) throw new AppError("bad_request", "The end must be after the start", { [endField]: "The end must be after the start" });
+  return { window: { startMs, endMs, nowMs: now.getTime() }, endField };
+}
+
+export function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
   if (!fleet) return null;
   const snapshot = fleet.current();
   return {
@@ -167,7 +173,7 @@ function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
   };
 }
 
-async function candidateHosts(client: PrismaClient, name: string | undefined): Promise<HostRef[]> {
+export async function candidateHosts(client: PrismaClient, name: string | undefined): Promise<HostRef[]> {
   if (name !== undefined) {
     const host = await client.host.findUnique({ where: { name }, select: { id: true, name: true, topology: true } });
     if (!host) throw new AppError("bad_request", `There is no host named ${name}`, { host: `There is no host named ${name}` });
@@ -178,12 +184,12 @@ async function candidateHosts(client: PrismaClient, name: string | undefined): P
   return hosts;
 }
 
-function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string): void {
+export function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string): void {
   const refusal = policyTimeRefusal(policy, window.startMs, window.endMs, window.nowMs);
   if (refusal) throw new AppError("bad_request", refusal.message, { [refusal.field === "duration" ? endField : "startsAt"]: refusal.message });
 }
 
-async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {
+export async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {
   await refusePartitioned(tx, host, indices);
   const hostGpus = await gpusOfHost(tx, host.id);
   const byIndex = new Map(hostGpus.map((gpu) => [gpu.index, gpu]));

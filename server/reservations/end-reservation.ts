@@ -7,6 +7,7 @@ import { writeAudit } from "@/server/core/audit-log";
 import { announceBookingChange, announceBookingsChanged } from "@/server/core/booking-events";
 import { bookingTransaction } from "@/server/core/booking-transaction";
 import { getReservationView } from "@/server/reservations/list-reservations";
+import { partIdsOf } from "@/server/reservations/multi-node-view";
 import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
 
 type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
@@ -25,10 +26,13 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   if (ending.kind === "cancel" && !isAdminActor(actor)) {
     throw new AppError("forbidden", "Only an admin can cancel a booking; release your own instead");
   }
+  // A booking across nodes ends whole: every part, in one transaction.
+  const ids = await partIdsOf(client, id);
+  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
 
-  await bookingTransaction(client, { userId: found.userId, hostIds: [found.hostId] }, async (tx) => {
+  await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx) => {
     const row = await tx.reservation.findUniqueOrThrow({
-      where: { id },
+      where: { id: ids[0] },
       select: { startsAt: true, endsAt: true, status: true, purpose: true },
     });
     const state = reservationState(row, nowMs);
@@ -37,22 +41,23 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
     }
     const endsAt = state === "scheduled" ? row.startsAt : now;
     const status = ending.kind === "release" ? "released" : "cancelled";
-    await tx.reservation.update({
-      where: { id },
+    await tx.reservation.updateMany({
+      where: { id: { in: ids } },
       data:
         ending.kind === "release"
           ? { status, endsAt }
           : { status, endsAt, cancelReason: ending.reason, cancelledById: actor.id },
     });
-    await tx.reservationGpu.updateMany({ where: { reservationId: id }, data: { endsAt } });
+    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt } });
+    const parts = ids.length > 1 ? { parts: ids } : {};
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: ending.kind === "release" ? "reservation.release" : "reservation.cancel",
       entityType: "reservation",
-      entityId: id,
-      before: auditSnapshot(row, { booking }),
-      after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}) }),
+      entityId: ids[0],
+      before: auditSnapshot(row, { booking, ...parts }),
+      after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}), ...parts }),
       at: now,
     });
   });

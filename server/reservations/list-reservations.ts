@@ -5,6 +5,7 @@ import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor } from "@/server/core/actor";
 import { withIdleViews } from "@/server/reservations/idle-views";
 import { withGoneSlices } from "@/server/reservations/gone-slices";
+import { withMultiNode } from "@/server/reservations/multi-node-view";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/reservations/reservation-view";
 
 /** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
@@ -12,7 +13,7 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
   const row = await client.reservation.findUnique({ where: { id }, select: reservationSelect });
   if (!row) throw new AppError("not_found", "No such reservation");
   const changes = await loadChanges(client, [id]);
-  const [view] = await withIdleViews(client, await withGoneSlices(client, [toReservationView(row, nowMs, viewerId, changes.get(id))]), nowMs);
+  const [view] = await withIdleViews(client, await withGoneSlices(client, await withMultiNode(client, [toReservationView(row, nowMs, viewerId, changes.get(id))], viewerId)), nowMs);
   return view;
 }
 
@@ -79,6 +80,6 @@ export async function listReservations(actor: Actor, query: ListQuery, now = new
   ]);
   const rows = [...currentRows, ...pastRows];
   const changes = await loadChanges(db(), rows.map((row) => row.id));
-  const views = await withGoneSlices(db(), rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id))));
+  const views = await withGoneSlices(db(), await withMultiNode(db(), rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id))), actor.id));
   return withIdleViews(db(), views, now.getTime());
 }

@@ -16,6 +16,13 @@ const WEAR_PERIOD_MS = 14 * 24 * 3600_000;
 export interface AnyGpusRequest {
   count: number;
   minFreeMemoryMiB?: number;
+  /** Only GPUs whose name holds this, ignoring case ("H100" takes "NVIDIA H100 80GB HBM3"). */
+  model?: string;
+}
+
+/** Whether a GPU's name is of the model asked for; every GPU is when none was asked for. */
+export function isOfModel(gpuName: string, model: string | undefined): boolean {
+  return model === undefined || gpuName.toLowerCase().includes(model.toLowerCase());
 }
 
 export interface AnyGpusChoice {
@@ -85,7 +92,7 @@ export async function pickAnyGpus(
   window: Window,
   policy: PolicyValues,
 ): Promise<AnyGpusChoice> {
-  const { count, minFreeMemoryMiB } = request;
+  const { count, minFreeMemoryMiB, model } = request;
   const start = new Date(window.startMs);
   const end = new Date(window.endMs);
   const startsNow = window.startMs <= window.nowMs + STARTS_NOW_MS;
@@ -94,7 +101,10 @@ export async function pickAnyGpus(
 
   for (const host of hosts) {
     const all = await gpusOfHost(tx, host.id);
-    const eligible = all.filter((gpu) => minFreeMemoryMiB === undefined || (freeMemoryMiB(live?.gpus.get(gpu.uuid)) ?? -1) >= minFreeMemoryMiB);
+    const ofModel = model === undefined ? null : await gpuIdsOfModel(tx, host.id, model);
+    const eligible = all.filter(
+      (gpu) => (ofModel === null || ofModel.has(gpu.id)) && (minFreeMemoryMiB === undefined || (freeMemoryMiB(live?.gpus.get(gpu.uuid)) ?? -1) >= minFreeMemoryMiB),
+    );
     const entry: Tried = { host, all, eligible, freeByBookings: [], unusable: [] };
     tried.push(entry);
     if (eligible.length < count) continue;
@@ -127,6 +137,11 @@ export async function pickAnyGpus(
   return refuse(tx, hosts, request, tried, window, policy, live);
 }
 
+async function gpuIdsOfModel(tx: Tx, hostId: string, model: string): Promise<Set<string>> {
+  const rows = await tx.gpu.findMany({ where: { hostId }, select: { id: true, name: true } });
+  return new Set(rows.filter((row) => isOfModel(row.name, model)).map((row) => row.id));
+}
+
 async function refuse(
   tx: Tx,
   hosts: HostRef[],
@@ -136,9 +151,9 @@ async function refuse(
   policy: PolicyValues,
   live: LiveView | null,
 ): Promise<never> {
-  const { count, minFreeMemoryMiB } = request;
+  const { count, minFreeMemoryMiB, model } = request;
   const plural = count > 1;
-  const memoryNote = minFreeMemoryMiB !== undefined ? ` with at least ${minFreeMemoryMiB} MiB free now` : "";
+  const memoryNote = `${model !== undefined ? ` of model ${model}` : ""}${minFreeMemoryMiB !== undefined ? ` with at least ${minFreeMemoryMiB} MiB free now` : ""}`;
   const bigEnough = tried.filter((entry) => entry.eligible.length >= count);
   if (bigEnough.length === 0) {
     const where = hosts.length === 1 ? hosts[0].name : "any host";

@@ -34,7 +34,7 @@ let routes: {
 beforeAll(async () => {
   await useTestDatabase();
   const { createIngest } = await import("@/server/fleet/ingest");
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   setRuntime({ fleet, ingest: createIngest(fleet), disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");
   const { createPersonalToken } = await import("@/server/auth/tokens");

@@ -26,7 +26,7 @@ let routes: {
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   const { createUser } = await import("@/server/auth/users");

@@ -77,6 +77,32 @@ async function miasActiveBooking(world: MatrixWorld): Promise<string> {
   return booking.id;
 }
 
+/**
+ * Node 2 of a booking of Mia's (later today) across two fresh hosts, and a third fresh
+ * host with a free GPU of the same model to move it to (fresh per call).
+ */
+async function miasNodeToMove(world: MatrixWorld): Promise<{ params: { id: string }; body: { host: string } }> {
+  const n = next();
+  const hosts: { id: string; name: string; gpuId: string }[] = [];
+  for (const name of [`mx-a-${n}`, `mx-b-${n}`, `mx-spare-${n}`]) {
+    const host = await db().host.create({ data: { name }, select: { id: true, name: true } });
+    const gpu = await db().gpu.create({ data: { uuid: `GPU-matrix-${randomUUID()}`, hostId: host.id, index: 0, name: "matrix" }, select: { id: true } });
+    hosts.push({ ...host, gpuId: gpu.id });
+  }
+  // Later today: the spare hosts report nothing, and a move from now on would need them idle now.
+  const startsAt = new Date(Date.now() + 2 * 3600_000);
+  const endsAt = new Date(Date.now() + 3 * 3600_000);
+  const part = (rank: number, groupId: string | null) =>
+    db().reservation.create({
+      data: { userId: world.member.id, hostId: hosts[rank].id, startsAt, endsAt, purpose: "matrix", groupId, nodeRank: rank, nodeCount: 2, gpus: { create: [{ gpuId: hosts[rank].gpuId, startsAt, endsAt }] } },
+      select: { id: true },
+    });
+  const first = await part(0, null);
+  await db().reservation.update({ where: { id: first.id }, data: { groupId: first.id } });
+  const second = await part(1, first.id);
+  return { params: { id: second.id }, body: { host: hosts[2].name } };
+}
+
 /** An idle-release exemption of a booking of Mia's (deleting one changes it: fresh per call). */
 async function idleExemption(world: MatrixWorld): Promise<string> {
   const row = await db().idleExemption.create({ data: { kind: "booking", subjectId: await miasBooking(world) }, select: { id: true } });
@@ -168,6 +194,7 @@ export const ACTIONS: Action[] = [
   { route: "GET /api/v1/hosts", expect: adminOnly },
   { route: "POST /api/v1/hosts", prepare: async () => ({ body: { name: `n-${next()}` } }), expect: adminOnly },
   { route: "POST /api/v1/hosts/[id]/rotate", prepare: async (w) => ({ params: { id: w.spareHostId } }), expect: adminOnly },
+  { route: "PATCH /api/v1/hosts/[id]", prepare: async (w) => ({ params: { id: w.spareHostId }, body: { fabricLabel: "rack-1" } }), expect: adminOnly },
   {
     route: "DELETE /api/v1/hosts/[id]",
     prepare: async () => {
@@ -248,6 +275,7 @@ export const ACTIONS: Action[] = [
   },
   { route: "POST /api/v1/reservations/[id]/release", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
   { route: "POST /api/v1/reservations/[id]/keep", prepare: async (w) => ({ params: { id: await miasActiveBooking(w) } }), expect: owned },
+  { route: "POST /api/v1/reservations/[id]/replace-part", prepare: miasNodeToMove, expect: owned },
   { route: "GET /api/v1/idle-exemptions", expect: adminOnly },
   {
     route: "POST /api/v1/idle-exemptions",

@@ -46,7 +46,7 @@ export interface TickConsumer {
   stop?(): Promise<void> | void;
 }
 
-/** What the running server's routes and pages ask the tick (through server/main/runtime.ts). */
+/** What the running server's routes and pages ask the tick (through server/runtime/runtime.ts). */
 export interface TickState {
   /** The last reconciliation of every GPU: state, booking, who runs and by what evidence. */
   gpuStates(): Record<string, GpuReconciliation>;

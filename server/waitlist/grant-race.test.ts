@@ -21,7 +21,7 @@ let server: { url: string; close: () => Promise<void> };
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   setRuntime({ fleet: new FleetState({ offlineAfterMs: 5000, simulated: true }), ingest: {} as never, disconnectAgents: () => {} });
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));

@@ -10,7 +10,7 @@ import { waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/core/actor";
 import { busyRanges } from "@/server/core/occupancy";
 import { gpusOfHost } from "@/server/reservations/booking-candidates";
-import { liveGpuSource } from "@/server/main/live-source";
+import { liveGpuSource } from "@/server/runtime/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";

@@ -20,7 +20,7 @@ let createTestHost: Fixtures["createTestHost"];
 
 beforeAll(async () => {
   await useTestDatabase();
-  const { setRuntime } = await import("@/server/main/runtime");
+  const { setRuntime } = await import("@/server/runtime/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   ({ createReservation } = await import("@/server/reservations/create-reservation"));

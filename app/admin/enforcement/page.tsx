@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { HostEnforcementManager } from "@/components/alerts/host-enforcement-manager";
 import { PageShell } from "@/app/_components/page-shell";
 import { listHostEnforcement } from "@/server/enforcement/host-settings";
-import { runningServer } from "@/server/main/runtime";
+import { runningServer } from "@/server/runtime/runtime";
 
 export const metadata: Metadata = { title: "Enforcement" };
 export const dynamic = "force-dynamic";

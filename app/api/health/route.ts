@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { getPrincipal } from "@/server/auth/guard";
 import { healthReport } from "@/server/main/health";
-import { runtime } from "@/server/main/runtime";
+import { runtime } from "@/server/runtime/runtime";
 
 export const dynamic = "force-dynamic";
 

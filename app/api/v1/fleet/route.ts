@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { requireViewer } from "@/server/auth/guard";
 import { readDisplayFleetAnswer, readFleetAnswer } from "@/server/fleet/fleet-answer";
 import { apiHandler } from "@/server/http/api-handler";
-import { runtime } from "@/server/main/runtime";
+import { runtime } from "@/server/runtime/runtime";
 
 export const dynamic = "force-dynamic";
 

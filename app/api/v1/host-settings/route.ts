@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { requireAdmin } from "@/server/auth/guard";
 import { listHostEnforcement } from "@/server/enforcement/host-settings";
 import { apiHandler } from "@/server/http/api-handler";
-import { runningServer } from "@/server/main/runtime";
+import { runningServer } from "@/server/runtime/runtime";
 
 export const dynamic = "force-dynamic";
 

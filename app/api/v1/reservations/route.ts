@@ -1,10 +1,11 @@
 import { NextResponse } from "next/server";
-import { reservationListQuerySchema, reservationRequestSchema, searchParamsObject } from "@/lib/reservation-schema";
+import { isMultiNodeBody, multiNodeRequestSchema, reservationListQuerySchema, reservationRequestSchema, searchParamsObject } from "@/lib/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
+import { createMultiNodeBooking } from "@/server/reservations/create-multi-node";
 import { createReservation } from "@/server/reservations/create-reservation";
 import { listReservations } from "@/server/reservations/list-reservations";
-import { liveGpuSource } from "@/server/main/live-source";
+import { liveGpuSource } from "@/server/runtime/live-source";
 
 export const dynamic = "force-dynamic";
 
@@ -15,10 +16,19 @@ export const GET = apiHandler(async (request) => {
   return NextResponse.json({ reservations: await listReservations(user, query) });
 });
 
-/** Books GPUs: 201 with the reservation and its launch settings, 409 with the bookings in the way. */
+/**
+ * Books GPUs: 201 with the reservation and its launch settings, 409 with the
+ * bookings in the way. A body with `nodes` or `parts` books across nodes:
+ * 201 with the booking and each part's launch settings.
+ */
 export const POST = apiHandler(async (request) => {
   const { user } = await requireUser(request);
-  const input = reservationRequestSchema.parse(await readJson(request));
+  const body = await readJson(request);
+  if (isMultiNodeBody(body)) {
+    const booking = await createMultiNodeBooking(user, multiNodeRequestSchema.parse(body), { fleet: liveGpuSource() });
+    return NextResponse.json(booking, { status: 201, headers: { Location: `/api/v1/reservations/${booking.id}` } });
+  }
+  const input = reservationRequestSchema.parse(body);
   const reservation = await createReservation(user, input, { fleet: liveGpuSource() });
   return NextResponse.json(reservation, { status: 201, headers: { Location: `/api/v1/reservations/${reservation.id}` } });
 });

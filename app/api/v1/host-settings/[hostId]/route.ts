@@ -3,7 +3,7 @@ import { recordIdSchema } from "@/lib/alerts";
 import { requireAdmin } from "@/server/auth/guard";
 import { updateHostSetting } from "@/server/enforcement/host-settings";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { runningServer } from "@/server/main/runtime";
+import { runningServer } from "@/server/runtime/runtime";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,9 @@
 import { NextResponse } from "next/server";
 import { requireAdmin } from "@/server/auth/guard";
-import { apiHandler } from "@/server/http/api-handler";
-import { removeHost } from "@/server/hosts/host-registry";
-import { runtime } from "@/server/main/runtime";
+import { fabricLabelSchema } from "@/lib/fabric";
+import { apiHandler, readJson } from "@/server/http/api-handler";
+import { removeHost, setHostFabricLabel } from "@/server/hosts/host-registry";
+import { runtime } from "@/server/runtime/runtime";
 
 export const dynamic = "force-dynamic";
 
@@ -12,4 +13,11 @@ export const DELETE = apiHandler(async (request, { params }: { params: Promise<{
   runtime().disconnectAgents(host.id);
   runtime().fleet.removeHost(host.id);
   return new NextResponse(null, { status: 204 });
+});
+
+/** An admin names the host's fabric (rack, switch): booking across nodes keeps a job's nodes on one. */
+export const PATCH = apiHandler(async (request, { params }: { params: Promise<{ id: string }> }) => {
+  const { user } = await requireAdmin(request);
+  const input = fabricLabelSchema.parse(await readJson(request));
+  return NextResponse.json(await setHostFabricLabel(user.id, (await params).id, input.fabricLabel));
 });

@@ -3,7 +3,7 @@ import { recurringRequestSchema } from "@/lib/recurrence";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createRecurringReservations } from "@/server/reservations/create-recurring";
-import { liveGpuSource } from "@/server/main/live-source";
+import { liveGpuSource } from "@/server/runtime/live-source";
 
 export const dynamic = "force-dynamic";
 

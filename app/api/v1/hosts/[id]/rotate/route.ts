@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { rotateHostToken } from "@/server/hosts/host-registry";
-import { runtime } from "@/server/main/runtime";
+import { runtime } from "@/server/runtime/runtime";
 
 export const dynamic = "force-dynamic";
 

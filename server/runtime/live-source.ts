@@ -1,5 +1,5 @@
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
-import { runningServer } from "@/server/main/runtime";
+import { runningServer } from "@/server/runtime/runtime";
 
 /** The running server's live fleet and the tick's GPU states, for booking checks; none outside a server (scripts, tests). */
 export function liveGpuSource(): LiveGpuSource | undefined {

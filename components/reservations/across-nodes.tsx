@@ -1,0 +1,123 @@
+"use client";
+
+import Link from "next/link";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
+import { nodeOfLabel } from "@/lib/multi-node";
+import { unitsPhrase } from "@/lib/gpu-availability";
+import { Field, inputClass } from "@/components/forms/field";
+import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
+import type { ReserveField, ReserveValues } from "@/components/reservations/reserve-request";
+import { When } from "@/components/reservations/when";
+import { buttonClass } from "@/components/ui/button-styles";
+
+const card = "rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900";
+
+/** "Across nodes" in the booking form: how many nodes, GPUs on each, and of which model. */
+export function AcrossNodesFields({
+  values,
+  errors,
+  models,
+  onChange,
+}: {
+  values: ReserveValues;
+  errors: Partial<Record<ReserveField, string>>;
+  models: string[];
+  onChange: (patch: Partial<ReserveValues>, clears: ReserveField[]) => void;
+}) {
+  return (
+    <div className="space-y-3">
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Field label="Nodes" error={errors.nodes}>
+          {(control) => (
+            <input {...control} name="nodes" type="number" inputMode="numeric" min={2} value={values.nodes} onChange={(event) => onChange({ nodes: event.target.value }, ["nodes", "_"])} className={inputClass} />
+          )}
+        </Field>
+        <Field label="GPUs per node" error={errors.gpusPerNode}>
+          {(control) => (
+            <input
+              {...control}
+              name="gpusPerNode"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              value={values.gpusPerNode}
+              onChange={(event) => onChange({ gpusPerNode: event.target.value }, ["gpusPerNode", "_"])}
+              className={inputClass}
+            />
+          )}
+        </Field>
+        <Field label="Model" error={errors.model}>
+          {(control) => (
+            <select {...control} name="model" value={values.model} onChange={(event) => onChange({ model: event.target.value }, ["model", "_"])} className={inputClass}>
+              <option value="">Any model</option>
+              {models.map((model) => (
+                <option key={model} value={model}>
+                  {model}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        One booking: every node or none. gpudesk picks hosts on one fabric where it can, and gives each node its launch line (rank,
+        rendezvous on the first node, NCCL hints).
+      </p>
+    </div>
+  );
+}
+
+/** What the form shows once a booking across nodes is made: each node with its own launch lines. */
+export function BookedAcross({ booking, nowMs, onAgain }: { booking: MultiNodeBookingView; nowMs: number; onAgain: () => void }) {
+  return (
+    <section aria-labelledby="booked-title" className={`${card} space-y-4`}>
+      <div>
+        <h2 id="booked-title" className="text-lg font-semibold">
+          Booked: {booking.label} on {booking.parts.map((part) => part.host.name).join(" and ")}
+        </h2>
+        <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+          From <When iso={booking.startsAt} nowMs={nowMs} /> until <When iso={booking.endsAt} nowMs={nowMs} />. On each node run{" "}
+          <code className="font-mono text-xs">gpudesk run --booking {booking.id} -- python train.py</code>, or use that node&apos;s lines below.
+        </p>
+        {booking.explanation && (
+          <p className="mt-2 text-sm" data-testid="allocation-explanation">
+            <span className="font-medium">Why these:</span> {booking.explanation}
+          </p>
+        )}
+        {booking.warnings.map((warning) => (
+          <p key={warning} role="alert" className="mt-2 rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200">
+            {warning}
+          </p>
+        ))}
+      </div>
+      <NodeLaunches parts={booking.parts} />
+      <div className="flex flex-wrap gap-2">
+        <Link href="/reservations" className={buttonClass("primary")}>
+          My reservations
+        </Link>
+        <button type="button" onClick={onAgain} className={buttonClass("secondary")}>
+          Book more
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** Each node of a booking across nodes with its own launch lines, in rank order. */
+export function NodeLaunches({ parts }: { parts: ReservationView[] }) {
+  return (
+    <>
+      {parts.map((part) => {
+        const node = nodeOfLabel(part.multiNode?.nodeRank ?? 0, part.multiNode?.nodeCount ?? parts.length);
+        return (
+          <section key={part.id} aria-label={`${part.host.name}, ${node}`} className="space-y-2 border-t border-slate-100 pt-4 dark:border-slate-800">
+            <h4 className="text-sm font-semibold">
+              {node}: {part.host.name}, {unitsPhrase(part.gpus)}
+            </h4>
+            <LaunchSettingsPanel launch={part.launch} />
+          </section>
+        );
+      })}
+    </>
+  );
+}

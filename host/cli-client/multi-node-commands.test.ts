@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { launchSettings } from "@/lib/launch-settings";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
+import { UsageError } from "@/host/cli-client/cli-errors";
+import { formatReservationList } from "@/host/cli-client/format-output";
+import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";
+
+const nodes = [
+  { host: "dgx-a", gpus: 2 },
+  { host: "dgx-b", gpus: 2 },
+];
+
+/** Part `rank` of a 2 × 2 booking "bk1" on dgx-a and dgx-b, as the server answers it to the booker. */
+function part(rank: number, state: ReservationView["state"] = "active"): ReservationView {
+  const id = rank === 0 ? "bk1" : `bk1-part${rank}`;
+  const gpus = [
+    { uuid: `GPU-${rank}-4`, index: 4, name: "NVIDIA H100 80GB HBM3" },
+    { uuid: `GPU-${rank}-5`, index: 5, name: "NVIDIA H100 80GB HBM3" },
+  ];
+  const parts = nodes.map((node, nodeRank) => ({ id: nodeRank === 0 ? "bk1" : `bk1-part${nodeRank}`, nodeRank, host: { id: `h${nodeRank}`, name: node.host }, gpus }));
+  return {
+    id,
+    state,
+    status: "booked",
+    host: { id: `h${rank}`, name: nodes[rank].host },
+    gpus,
+    startsAt: "2026-12-01T10:00:00.000Z",
+    endsAt: "2026-12-04T10:00:00.000Z",
+    purpose: "pretrain",
+    bookedBy: { id: "u1", username: "ada", name: "Ada" },
+    createdAt: "2026-12-01T10:00:00.000Z",
+    cancelReason: null,
+    cancelledBy: null,
+    changes: [],
+    launch: launchSettings(gpus, `${id}.proof`, { bookingId: "bk1", nodeRank: rank, nodes }),
+    releasedBecause: null,
+    idle: null,
+    multiNode: { id: "bk1", nodeRank: rank, nodeCount: 2, label: "2 × 2 H100", partLabel: `2 × 2 H100, node ${rank + 1} of 2`, parts },
+  };
+}
+
+describe("gpudesk across nodes", () => {
+  it("reserve --nodes 2 --gpus-per-node 8 --model H100 asks for one booking across nodes, and refuses flags of one host", () => {
+    expect(multiNodeRequest({ nodes: "2", gpusPerNode: "8", model: "H100" }, { durationMinutes: 4320, purpose: "p" })).toEqual({
+      nodes: 2,
+      gpusPerNode: 8,
+      model: "H100",
+      durationMinutes: 4320,
+      purpose: "p",
+    });
+    expect(() => multiNodeRequest({ nodes: "2" }, {})).toThrow("Across nodes needs both --nodes and --gpus-per-node");
+    expect(() => multiNodeRequest({ nodes: "2", gpusPerNode: "8", host: "dgx-a" }, {})).toThrow("--host books one host");
+    expect(() => multiNodeRequest({ nodes: "two", gpusPerNode: "8" }, {})).toThrow('"two" is not a number of nodes');
+    expect(() => multiNodeRequest({ nodes: "2", gpusPerNode: "8", wait: true }, {})).toThrow(UsageError);
+  });
+
+  it("run --booking on a node finds its own part by the host name and gives it that node's rank and GPUs", () => {
+    const booking = part(0);
+    expect(partOnThisHost(booking, "dgx-b.lab.example")).toEqual({ id: "bk1-part1", hostName: "dgx-b" });
+    expect(partOnThisHost(booking, "DGX-A")).toEqual({ id: "bk1", hostName: "dgx-a" });
+    const env = nodeEnvironment(part(1));
+    expect(env).toMatchObject({ CUDA_VISIBLE_DEVICES: "4,5", NODE_RANK: "1", WORLD_SIZE: "4", MASTER_ADDR: "dgx-a", GPUDESK_RESERVATION: "bk1-part1.proof" });
+  });
+
+  it("run --booking refuses on a host that holds no part, and on a part that has not started", () => {
+    expect(() => partOnThisHost(part(0), "laptop")).toThrow("This machine, laptop, holds no part of booking bk1 (its hosts: dgx-a, dgx-b): run the command on one of them");
+    expect(() => nodeEnvironment(part(1, "scheduled"))).toThrow("Booking bk1-part1 is scheduled: it starts at");
+  });
+
+  it("list names each part as a node of the booking", () => {
+    expect(formatReservationList([part(0), part(1)])).toMatch(/dgx-b\s+GPUs 4, 5 \(2 × 2 H100, node 2 of 2\)/);
+  });
+
+  it("reserve prints each node's launch lines and the one mpirun line", () => {
+    const booking: MultiNodeBookingView = { id: "bk1", nodeCount: 2, label: "2 × 2 H100", startsAt: part(0).startsAt, endsAt: part(0).endsAt, purpose: "pretrain", parts: [part(0), part(1)], warnings: [] };
+    const text = formatMultiNodeBooking(booking);
+    expect(text).toContain("Booking bk1: 2 × 2 H100 on dgx-a, dgx-b");
+    expect(text).toContain("On each node: gpudesk run --booking bk1 -- python train.py");
+    expect(text).toContain("node 2 of 2: dgx-b GPUs 4,5 (part bk1-part1)");
+    expect(text).toMatch(/--nnodes=2 --nproc_per_node=2 --node_rank=1 --rdzv_backend=c10d --rdzv_endpoint=dgx-a:\d+ --rdzv_id=bk1/);
+    expect(text).toContain("mpirun -np 4 -H dgx-a:2,dgx-b:2 gpudesk run --booking bk1 -- python train.py");
+  });
+});

@@ -1,0 +1,86 @@
+import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
+import { nodeOfLabel } from "@/lib/multi-node";
+import { UsageError } from "@/host/cli-client/cli-errors";
+import { formatTime } from "@/host/cli-client/format-output";
+import { sameHost } from "@/host/cli-client/local-reservation";
+import { parseCount } from "@/host/cli-client/parse-args";
+
+/**
+ * The CLI's side of a booking across nodes: `gpudesk reserve --nodes N
+ * --gpus-per-node M` and `gpudesk run --booking ID -- cmd` on each node.
+ */
+
+export interface MultiNodeOptions {
+  nodes?: string;
+  gpusPerNode?: string;
+  model?: string;
+}
+
+/** Whether the flags ask for a booking across nodes. */
+export function asksForNodes(options: MultiNodeOptions): boolean {
+  return options.nodes !== undefined || options.gpusPerNode !== undefined;
+}
+
+/**
+ * The POST /api/v1/reservations body across nodes; the flags of a one-host
+ * booking that do not apply are refused rather than ignored.
+ */
+export function multiNodeRequest(
+  options: MultiNodeOptions & { host?: string; gpus?: string; count?: string; slices?: string; slice?: string; wait?: boolean },
+  common: Record<string, unknown>,
+): Record<string, unknown> {
+  if (options.nodes === undefined || options.gpusPerNode === undefined) throw new UsageError("Across nodes needs both --nodes and --gpus-per-node");
+  for (const [flag, given] of [["--host", options.host], ["--gpus", options.gpus], ["-n", options.count], ["--slices", options.slices], ["--slice", options.slice]] as const) {
+    if (given !== undefined) throw new UsageError(`${flag} books one host; across nodes give --nodes, --gpus-per-node and --model`);
+  }
+  if (options.wait) throw new UsageError("--wait is for one-host bookings; a booking across nodes is made now or refused whole");
+  return { nodes: parseCount(options.nodes, "nodes"), gpusPerNode: parseCount(options.gpusPerNode), ...(options.model !== undefined ? { model: options.model } : {}), ...common };
+}
+
+/** What `gpudesk reserve --nodes` prints: the booking, then each node's launch lines. */
+export function formatMultiNodeBooking(booking: MultiNodeBookingView): string {
+  const lines = [
+    `Booking ${booking.id}: ${booking.label} on ${booking.parts.map((part) => part.host.name).join(", ")}`,
+    `  ${formatTime(booking.startsAt)} to ${formatTime(booking.endsAt)}: ${booking.purpose}`,
+    ...(booking.explanation ? [`  Chosen: ${booking.explanation}`] : []),
+    ...booking.warnings.map((warning) => `  Warning: ${warning}`),
+    "",
+    `On each node: gpudesk run --booking ${booking.id} -- python train.py`,
+  ];
+  for (const part of booking.parts) {
+    const node = part.launch.node;
+    if (!node) continue;
+    lines.push("", `${nodeOfLabel(node.nodeRank, node.nodeCount)}: ${part.host.name} GPUs ${part.launch.cudaVisibleDevices} (part ${part.id})`, `  ${node.exportLine}`, `  ${node.torchrun}`);
+    if (node.nccl) lines.push(`  ${node.nccl}`);
+  }
+  const first = booking.parts[0]?.launch.node;
+  if (first) lines.push("", "With MPI, once from node 1:", `  ${first.mpirun}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The part of a booking that this machine holds. `gpudesk run --booking`
+ * runs the command with that node's GPUs and rank; on a machine that holds
+ * no part it refuses, naming the hosts that do.
+ */
+export function partOnThisHost(booking: ReservationView, hostname: string): { id: string; hostName: string } {
+  const parts = booking.multiNode?.parts ?? [{ id: booking.id, host: booking.host }];
+  const here = parts.find((part) => sameHost(part.host.name, hostname));
+  if (!here) {
+    const where = parts.map((part) => part.host.name).join(", ");
+    throw new UsageError(`This machine, ${hostname}, holds no part of booking ${booking.multiNode?.id ?? booking.id} (its hosts: ${where}): run the command on one of them`);
+  }
+  return { id: here.id, hostName: here.host.name };
+}
+
+/** The environment `gpudesk run --booking` gives the command: the node's launch settings, with its part's proof. */
+export function nodeEnvironment(part: ReservationView): Record<string, string> {
+  if (part.state !== "active") throw new UsageError(`Booking ${part.id} is ${part.state}${part.state === "scheduled" ? `: it starts at ${formatTime(part.startsAt)}` : ""}`);
+  if (part.launch.node) return part.launch.node.env;
+  // A booking of one host runs the same way, as its only node.
+  return {
+    CUDA_DEVICE_ORDER: part.launch.cudaDeviceOrder,
+    CUDA_VISIBLE_DEVICES: part.launch.cudaVisibleDevices,
+    ...(part.launch.reservationValue ? { GPUDESK_RESERVATION: part.launch.reservationValue } : {}),
+  };
+}

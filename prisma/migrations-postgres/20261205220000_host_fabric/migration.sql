@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "Host" ADD COLUMN     "fabric" TEXT,
+ADD COLUMN     "fabricLabel" TEXT;
+

@@ -1,0 +1,84 @@
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/server/testing/test-db";
+
+/**
+ * Idle release judges a booking across nodes as a whole, on SQLite and
+ * PostgreSQL: idle only when every unit of every part is, warned once,
+ * released whole.
+ */
+
+type Fixtures = typeof import("@/server/testing/booking-fixtures");
+let fx: Fixtures;
+let db: typeof import("@/server/core/db").db;
+let createMultiNodeBooking: typeof import("@/server/reservations/create-multi-node").createMultiNodeBooking;
+let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
+let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
+let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
+
+const NOW = new Date("2026-12-01T10:00:00Z");
+const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
+
+beforeAll(async () => {
+  await useTestDatabase();
+  fx = await import("@/server/testing/booking-fixtures");
+  ({ db } = await import("@/server/core/db"));
+  ({ createMultiNodeBooking } = await import("@/server/reservations/create-multi-node"));
+  ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
+  ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
+  ({ updatePolicy } = await import("@/server/reservations/policy"));
+}, 120_000);
+
+beforeEach(async () => {
+  const admin = await fx.createTestUser("admin", "idleadmin");
+  await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReleaseAfterMinutes: 120, idleWarningMinutes: 30, idleBelowPct: 5, idleKeepsPerBooking: 1, idleReportOnly: false });
+});
+
+/** Stored minute rollups of a host's GPUs for minutes [from, to) after NOW, at `util`. */
+async function storeMinutes(host: { id: string; gpus: { uuid: string }[] }, from: number, to: number, util: number): Promise<void> {
+  const data = [];
+  for (let minute = from; minute < to; minute += 1) {
+    for (const gpu of host.gpus) data.push({ gpuUuid: gpu.uuid, minute: at(minute), hostId: host.id, samples: 12, utilAvg: util, utilMax: util, memUsedAvg: 29_000, memUsedMax: 29_000 });
+  }
+  await db().gpuMinute.createMany({ data });
+}
+
+const pass = (minutes: number) => runIdlePass({ liveGpus: () => [], alertHoldMinutes: 30 }, at(minutes).getTime());
+
+describe("idle release of a booking across nodes", () => {
+  it("waits for the last busy part, warns once for the booking, then releases every part in one act", async () => {
+    const [a, b] = [await fx.createTestHost(2), await fx.createTestHost(2)];
+    const bookedBy = await fx.createTestUser();
+    const booking = await createMultiNodeBooking(bookedBy, { parts: [{ host: a.name, gpus: [0, 1] }, { host: b.name, gpus: [0, 1] }], durationMinutes: 8 * 60, purpose: "ddp" }, { now: NOW });
+    const ids = booking.parts.map((part) => part.id);
+    // Node a idles from the start; node b computes for its first hour.
+    await storeMinutes(a, 0, 200, 0);
+    await storeMinutes(b, 0, 60, 90);
+    await storeMinutes(b, 60, 200, 0);
+    const notices: { event: string; reservationId: string; units: string }[] = [];
+    const stop = onIdleNotice((notice) => ids.includes(notice.reservationId) && notices.push({ event: notice.event, reservationId: notice.reservationId, units: `${notice.units} on ${notice.hostName}` }));
+    try {
+      // Node a alone has been idle 130 minutes: past the release; the booking has been idle 70.
+      const early = await pass(130);
+      expect(early.get(ids[0])).toMatchObject({ phase: "idle", idleSinceMs: at(60).getTime() });
+      expect(early.get(ids[1])).toMatchObject({ phase: "idle", idleSinceMs: at(60).getTime() });
+      expect(notices).toEqual([]);
+      expect(await db().reservation.count({ where: { id: { in: ids }, status: "booked" } })).toBe(2);
+
+      await pass(150);
+      await pass(151);
+      expect(notices).toEqual([{ event: "reservation.idle_warning", reservationId: ids[0], units: `2 × 2 H100 on ${a.name} and ${b.name}` }]);
+
+      await pass(180);
+      expect(notices.map((notice) => notice.event)).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
+      const rows = await db().reservation.findMany({ where: { id: { in: ids } }, select: { status: true, releasedBecause: true, endsAt: true } });
+      expect(rows).toEqual([
+        { status: "released", releasedBecause: "idle", endsAt: at(180) },
+        { status: "released", releasedBecause: "idle", endsAt: at(180) },
+      ]);
+      const audit = await db().auditLog.findMany({ where: { action: "reservation.idle_release", entityId: { in: ids } } });
+      expect(audit).toHaveLength(1);
+    } finally {
+      stop();
+    }
+  });
+});
