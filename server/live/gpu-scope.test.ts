@@ -198,6 +198,21 @@ describe("the GPU scope", () => {
     expect(pageB.state().bookings).toEqual([]);
   });
 
+  it("lists on a GPU's page a booking of one of its former slices, as every surface holds the silicon it shares", async () => {
+    const { live, a, b, setBookings } = await setUp();
+    const onA = live.connect({ token: "gpd_pat_member", fleet: false });
+    const onB = live.connect({ token: "gpd_pat_member", fleet: false });
+    const pageA = watchGpu(onA.socket, a.uuid);
+    const pageB = watchGpu(onB.socket, b.uuid);
+    await until(() => pageA.state().hasSnapshot && pageB.state().hasSnapshot);
+    // Booked while GPU 0 was split; the GPU is whole again: the booking still holds its silicon.
+    const sliceBooking = { ...bookingOf("MIG-former-slice-of-a"), gpus: [{ uuid: "MIG-former-slice-of-a", index: 0, parentUuid: a.uuid }] };
+    setBookings([sliceBooking]);
+    await until(() => pageA.state().bookings.length === 1, 3000, "the slice's booking on its GPU's page");
+    expect(pageA.state().bookings[0]).toMatchObject({ reservationId: "res-1" });
+    expect(pageB.state().bookings).toEqual([]);
+  });
+
   it("refuses a wall display, and bounds how many GPUs one socket watches", async () => {
     const { live, a, ingest } = await setUp();
     const wall = live.connect({ token: "gpd_disp_good" });

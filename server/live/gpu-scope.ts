@@ -1,4 +1,5 @@
 import type { GpuReconciliation } from "@/lib/attribution";
+import { bookingTakesUnit, siliconOf, type SiliconUnit } from "@/lib/gpu-availability";
 import type { FleetDelta, GpuHistory, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
 import { LIVE_FORMAT_VERSION, pointColumns, type GpuDeltaWire, type GpuSnapshotWire } from "@/lib/live-wire";
 import { MemberEncoder, type SlotRegistry } from "@/server/live/member-encoder";
@@ -33,9 +34,13 @@ interface Room {
   hostId: string | null;
 }
 
-/** The active and upcoming bookings that include a GPU. */
-function bookingsOf(bookings: LiveBooking[], uuid: string): LiveBooking[] {
-  return bookings.filter((booking) => booking.gpus.some((gpu) => gpu.uuid === uuid));
+/**
+ * The active and upcoming bookings that hold a unit, by the one rule every
+ * surface uses: a slice's page lists a booking of its whole GPU too, and a
+ * whole GPU's page the bookings of its former slices.
+ */
+function bookingsOf(bookings: LiveBooking[], unit: SiliconUnit): LiveBooking[] {
+  return bookings.filter((booking) => bookingTakesUnit(booking, unit));
 }
 
 /**
@@ -187,9 +192,11 @@ export class GpuScope {
     for (const [uuid, room] of this.rooms) {
       const snapshotted = [...room.awaiting];
       room.awaiting.clear();
-      if (snapshotted.length > 0) emit.snapshot(snapshotted, this.snapshot(uuid, room, bookingsOf(bookings, uuid)));
+      const found = snapshotted.length > 0 || compareBookings ? this.source.gpu(uuid) : null;
+      const unit: SiliconUnit = found ? siliconOf(found.gpu) : { uuid };
+      if (snapshotted.length > 0) emit.snapshot(snapshotted, this.snapshot(uuid, room, bookingsOf(bookings, unit)));
       // Built even when every watcher just got its snapshot: the encoder must remember what it says.
-      const delta = this.delta(uuid, room, indexed, compareBookings ? bookingsOf(bookings, uuid) : null);
+      const delta = this.delta(uuid, room, indexed, compareBookings ? bookingsOf(bookings, unit) : null);
       if (delta && snapshotted.length < room.sockets.size) emit.delta(gpuRoom(uuid), delta, snapshotted);
     }
   }
