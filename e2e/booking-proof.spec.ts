@@ -36,7 +36,7 @@ function fakeGpu(uuid: string) {
     );
   list([]);
   // Idle until the test lists its processes: the recording's 3.5 GiB with no process listed is
-  // someone's job nvidia-smi cannot see, and such a GPU cannot be booked (lib/gpu-availability.ts).
+  // someone's job nvidia-smi cannot see, and such a GPU cannot be booked (lib/domain/gpu-availability.ts).
   setGpuReading(dir, { memoryUsedMiB: 0, utilizationPct: 0 });
   return { dir, list };
 }

@@ -51,7 +51,7 @@ function childEnv(stdout: string): { CUDA_VISIBLE_DEVICES: string; GPUDESK_RESER
 
 const PRINT_ENV = `console.log("ENV " + JSON.stringify({ CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES, GPUDESK_RESERVATION: process.env.GPUDESK_RESERVATION, CUDA_DEVICE_ORDER: process.env.CUDA_DEVICE_ORDER }));`;
 
-/** The booking a GPUDESK_RESERVATION value names: `<id>.<proof>` (lib/reservation-claim.ts). */
+/** The booking a GPUDESK_RESERVATION value names: `<id>.<proof>` (lib/domain/reservation-claim.ts). */
 function bookingId(value: string): string {
   expect(value).toMatch(/^[^.]+\.[A-Za-z0-9_-]{32}$/);
   return value.split(".")[0];

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import type { WaitlistView } from "@/lib/waitlist-schema";
+import type { WaitlistView } from "@/lib/domain/waitlist-schema";
 import { simulatedAgentHost } from "@/host/agent/simulated-agent-host";
 import { simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { addHost, admin, createUser, personForMoment, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { formatGpuHours } from "@/lib/usage-format";
-import type { UsageReport } from "@/lib/usage-types";
-import type { WaitlistView } from "@/lib/waitlist-schema";
+import { formatGpuHours } from "@/lib/format/usage-format";
+import type { UsageReport } from "@/lib/domain/usage-types";
+import type { WaitlistView } from "@/lib/domain/waitlist-schema";
 import { admin, backdateBooking, createUser, releaseEverything, signIn, tokenFor } from "./helpers";
 
 /**

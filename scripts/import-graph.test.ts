@@ -65,7 +65,7 @@ describe("folderCycles", () => {
 
 describe("hostImportingServer", () => {
   it("flags host code reaching server/, and lets its tests and lib/ pass", () => {
-    const flagged = hostImportingServer([edge("host/agent/a.ts", "server/core/db.ts"), edge("host/agent/a.test.ts", "server/testing/x.ts"), edge("host/agent/a.ts", "lib/snapshot.ts")]);
+    const flagged = hostImportingServer([edge("host/agent/a.ts", "server/core/db.ts"), edge("host/agent/a.test.ts", "server/testing/x.ts"), edge("host/agent/a.ts", "lib/domain/snapshot.ts")]);
     expect(flagged).toEqual([edge("host/agent/a.ts", "server/core/db.ts")]);
   });
 });
@@ -73,27 +73,27 @@ describe("hostImportingServer", () => {
 describe("importsOf", () => {
   it("tells type-only imports and re-exports from those that bring code", () => {
     const text = [
-      'import type { LiveGpu } from "@/lib/live";',
-      'import { type GpuState, type GpuReconciliation } from "@/lib/attribution";',
-      'import { formatBytes, type Units } from "@/lib/format";',
+      'import type { LiveGpu } from "@/lib/live/live";',
+      'import { type GpuState, type GpuReconciliation } from "@/lib/domain/attribution";',
+      'import { formatBytes, type Units } from "@/lib/format/format";',
       'import "@/lib/log";',
-      'export type { Snapshot } from "@/lib/snapshot";',
+      'export type { Snapshot } from "@/lib/domain/snapshot";',
       'export { chunks } from "@/lib/chunks";',
       'import { thing } from "not-a-file";',
-      'const later = () => import("@/lib/duration");',
+      'const later = () => import("@/lib/format/duration");',
       'const old = require("@/lib/chunks");',
-      'type Later = typeof import("@/lib/format");',
+      'type Later = typeof import("@/lib/format/format");',
     ].join("\n");
     expect(importsOf(root, "components/example.tsx", text)).toEqual([
-      edge("components/example.tsx", "lib/live.ts", true),
-      edge("components/example.tsx", "lib/attribution.ts", true),
-      edge("components/example.tsx", "lib/format.ts"),
+      edge("components/example.tsx", "lib/live/live.ts", true),
+      edge("components/example.tsx", "lib/domain/attribution.ts", true),
+      edge("components/example.tsx", "lib/format/format.ts"),
       edge("components/example.tsx", "lib/log.ts"),
-      edge("components/example.tsx", "lib/snapshot.ts", true),
+      edge("components/example.tsx", "lib/domain/snapshot.ts", true),
       edge("components/example.tsx", "lib/chunks.ts"),
-      edge("components/example.tsx", "lib/duration.ts"),
+      edge("components/example.tsx", "lib/format/duration.ts"),
       edge("components/example.tsx", "lib/chunks.ts"),
-      edge("components/example.tsx", "lib/format.ts", true),
+      edge("components/example.tsx", "lib/format/format.ts", true),
     ]);
   });
 

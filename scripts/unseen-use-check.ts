@@ -1,19 +1,19 @@
 /**
- * The unseen-use rule (lib/gpu-availability.ts, `detectUnseenUse`) on the
+ * The unseen-use rule (lib/domain/gpu-availability.ts, `detectUnseenUse`) on the
  * simulated fleet, and what it costs: how many simulated readings it calls
  * in use with no process visible (the demo must keep its free GPUs: it
  * should be none) and the CPU of one deriveGpuState call at 1,000 GPUs.
  *
  *   npx tsx scripts/unseen-use-check.ts [older-gpu-availability.ts]
  *
- * Given a copy of an older lib/gpu-availability.ts placed under lib/ (e.g.
- * `git show 9d2a011:lib/gpu-availability.ts > lib/gpu-availability-old.ts`),
+ * Given a copy of an older lib/domain/gpu-availability.ts placed under lib/ (e.g.
+ * `git show 9d2a011:lib/domain/gpu-availability.ts > lib/gpu-availability-old.ts`),
  * it measures that one too, on the same readings, and counts the GPUs each
  * calls free.
  */
 import path from "node:path";
-import { deriveGpuState, type GpuStateInput } from "@/lib/gpu-availability";
-import type { GpuReconciliation } from "@/lib/attribution";
+import { deriveGpuState, type GpuStateInput } from "@/lib/domain/gpu-availability";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 
 type Derive = (input: GpuStateInput) => GpuReconciliation;

@@ -98,7 +98,7 @@ export function registerAdminCommands(program: Command): void {
     .option("--person <username>", "only what this person did or had done to their account")
     .option("--json", "one JSON array (for export) instead of lines")
     .action(async (options: { since: string; kind?: string; person?: string; json?: boolean }) => {
-      const { parseSpan } = await import("@/lib/usage-range");
+      const { parseSpan } = await import("@/lib/domain/usage-range");
       const span = parseSpan(options.since);
       if (span === null) throw new AppError("bad_request", `--since must be a span such as 24h or 7d, not ${options.since}`);
       const entries = await withDatabase(async () => {

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { alertQueryOf, alertQuerySchema, parseAlertFilters } from "@/lib/alerts";
+import { alertQueryOf, alertQuerySchema, parseAlertFilters } from "@/lib/domain/alerts";
 import { AlertsView } from "@/components/alerts/alerts-view";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";

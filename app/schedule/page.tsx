@@ -5,7 +5,7 @@ import { WeekView } from "@/components/reservations/week-view";
 import { WeekPicker } from "@/components/reservations/week-picker";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
-import { unitRef } from "@/lib/gpu-availability";
+import { unitRef } from "@/lib/domain/gpu-availability";
 import { listBookableHosts, listSchedule } from "@/server/reservations/bookings-query";
 
 export const metadata: Metadata = { title: "Schedule" };

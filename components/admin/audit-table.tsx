@@ -1,9 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { formatWhen } from "@/lib/local-time";
-import { type AuditEntryView } from "@/lib/audit";
-import { auditActionLabel, auditSentence } from "@/lib/audit-sentence";
+import { formatWhen } from "@/lib/format/local-time";
+import { type AuditEntryView } from "@/lib/domain/audit";
+import { auditActionLabel, auditSentence } from "@/lib/domain/audit-sentence";
 import { useNow } from "@/components/live/use-now";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
 

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { activePorts, describePort, fabricKey, type HostFabric } from "@/lib/fabric";
+import { activePorts, describePort, fabricKey, type HostFabric } from "@/lib/domain/fabric";
 
 /**
  * A host's fabric on the hosts page: the RDMA ports its agent reported and

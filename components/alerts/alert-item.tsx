@@ -1,9 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { ALERT_KIND_LABELS, type AlertKind, type AlertView } from "@/lib/alerts";
-import { formatMemory } from "@/lib/format";
-import { personName } from "@/lib/person-name";
+import { ALERT_KIND_LABELS, type AlertKind, type AlertView } from "@/lib/domain/alerts";
+import { formatMemory } from "@/lib/format/format";
+import { personName } from "@/lib/format/person-name";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
 import { TimeAgo } from "@/components/ui/time-ago";
@@ -45,7 +45,7 @@ function facts(evidence: Record<string, unknown>): string[] {
 
 interface AlertItemProps {
   alert: AlertView;
-  /** The viewer may acknowledge it (canAcknowledgeAlert in lib/alerts.ts: misuse alerts only admins). */
+  /** The viewer may acknowledge it (canAcknowledgeAlert in lib/domain/alerts.ts: misuse alerts only admins). */
   canAcknowledge: boolean;
   highlighted: boolean;
   acknowledging: boolean;

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import type { AlertSummary } from "@/lib/alerts";
+import type { AlertSummary } from "@/lib/domain/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { getLiveSocket } from "@/components/live/live-socket";
 import { focusRing } from "@/components/nav/nav-styles";

@@ -11,7 +11,7 @@ import {
   type AlertKind,
   type AlertPage,
   type AlertView,
-} from "@/lib/alerts";
+} from "@/lib/domain/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { retainLiveFleet } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";

@@ -1,9 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { ALERT_KIND_LABELS, type DeliveryView } from "@/lib/alerts";
+import { ALERT_KIND_LABELS, type DeliveryView } from "@/lib/domain/alerts";
 import { apiRequest } from "@/lib/api-client";
-import { formatDuration } from "@/lib/duration";
+import { formatDuration } from "@/lib/format/duration";
 import { useNow } from "@/components/live/use-now";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";

@@ -1,6 +1,6 @@
 import { memo } from "react";
-import { processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
-import { personName } from "@/lib/person-name";
+import { processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/domain/attribution";
+import { personName } from "@/lib/format/person-name";
 
 export interface Runner {
   name: string;

@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { GPU_STATE_LABELS, type GpuState } from "@/lib/attribution";
+import { GPU_STATE_LABELS, type GpuState } from "@/lib/domain/attribution";
 import { Badge } from "@/components/ui/badge";
 
 const TONE = {
@@ -24,7 +24,7 @@ const HINT: Record<GpuState, string> = {
   partitioned: "Split into MIG slices: its slices are booked, each with a state of its own",
 };
 
-/** The hint of a GPU in use with no visible process (lib/gpu-availability.ts, `detectUnseenUse`). */
+/** The hint of a GPU in use with no visible process (lib/domain/gpu-availability.ts, `detectUnseenUse`). */
 const UNSEEN_HINT = "Memory is held or it is busy, but no process is visible: a job in another container or PID namespace, or a vGPU guest";
 
 /** A GPU's reconciled state, as a badge; `problem` adds the reason of an error, `unseen` says the use has no visible process. */

@@ -1,8 +1,8 @@
 import Link from "next/link";
-import { processEvidenceLabel, type GpuReconciliation } from "@/lib/attribution";
-import { DASH } from "@/lib/format";
-import { unseenUsePhrase } from "@/lib/gpu-availability";
-import { personName } from "@/lib/person-name";
+import { processEvidenceLabel, type GpuReconciliation } from "@/lib/domain/attribution";
+import { DASH } from "@/lib/format/format";
+import { unseenUsePhrase } from "@/lib/domain/gpu-availability";
+import { personName } from "@/lib/format/person-name";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import * as t from "@/components/ui/table-styles";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { HostEnforcementView, HostSettingInput } from "@/lib/alerts";
+import type { HostEnforcementView, HostSettingInput } from "@/lib/domain/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { FormAlert, inputClass } from "@/components/forms/field";
 import { Badge } from "@/components/ui/badge";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { DeliveryView, WebhookView } from "@/lib/alerts";
+import type { DeliveryView, WebhookView } from "@/lib/domain/alerts";
 import { DeliveryLog } from "@/components/alerts/delivery-log";
 import { WebhookManager } from "@/components/alerts/webhook-manager";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { ALERT_KINDS, ALERT_KIND_LABELS, type AlertKind, type WebhookFormat, type WebhookView } from "@/lib/alerts";
+import { ALERT_KINDS, ALERT_KIND_LABELS, type AlertKind, type WebhookFormat, type WebhookView } from "@/lib/domain/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { Badge } from "@/components/ui/badge";

@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, use } from "react";
-import { setViewerTimeZone } from "@/lib/local-time";
+import { setViewerTimeZone } from "@/lib/format/local-time";
 import type { UserPrincipal } from "@/server/core/principal";
 
 /** The signed-in person as client components see it. Never holds a secret. */
@@ -11,7 +11,7 @@ const CurrentUserContext = createContext<CurrentUser | null>(null);
 
 /** Filled by a server component (PageShell) with the person it has already checked. */
 export function CurrentUserProvider({ user, timeZone = null, children }: { user: CurrentUser; timeZone?: string | null; children: React.ReactNode }) {
-  // The person's zone (Settings → Account) for every time this page writes (lib/local-time.ts).
+  // The person's zone (Settings → Account) for every time this page writes (lib/format/local-time.ts).
   // Set while rendering, before any child formats a time; in the browser only: the server
   // renders no times (its zone is not the viewer's) and serves many people at once.
   if (typeof window !== "undefined") setViewerTimeZone(timeZone);

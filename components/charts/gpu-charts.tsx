@@ -1,9 +1,9 @@
 "use client";
 
 import { MetricChart } from "@/components/charts/metric-chart";
-import type { ChartScales, GpuChartRow, TimeAxis } from "@/lib/gpu-series";
-import { formatGiB, formatMemoryUsage, formatPercent, formatPower, formatTemperature, formatWatts } from "@/lib/format";
-import type { LiveGpu } from "@/lib/live";
+import type { ChartScales, GpuChartRow, TimeAxis } from "@/lib/live/gpu-series";
+import { formatGiB, formatMemoryUsage, formatPercent, formatPower, formatTemperature, formatWatts } from "@/lib/format/format";
+import type { LiveGpu } from "@/lib/live/live";
 
 interface GpuChartsProps {
   rows: GpuChartRow[];

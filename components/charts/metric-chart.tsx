@@ -1,8 +1,8 @@
 "use client";
 
 import { Area, AreaChart, CartesianGrid, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
-import type { GpuChartRow, TimeAxis, ValueAxis } from "@/lib/gpu-series";
-import { formatClockTime, formatClockTimeSeconds } from "@/lib/format";
+import type { GpuChartRow, TimeAxis, ValueAxis } from "@/lib/live/gpu-series";
+import { formatClockTime, formatClockTimeSeconds } from "@/lib/format/format";
 
 type MetricKey = "util" | "memGiB" | "powerW" | "tempC";
 
@@ -30,7 +30,7 @@ const AXIS_TICK = { fill: "var(--chart-axis)", fontSize: 12 };
 
 /**
  * One metric over the last 15 minutes. It only draws: the rows, the time
- * window and the value range come prepared from `lib/gpu-series.ts`.
+ * window and the value range come prepared from `lib/live/gpu-series.ts`.
  * Animation is off because a new point arrives every second.
  */
 export function MetricChart({ title, unit, dataKey, color, rows, axis, yAxis, reference, digits = 0, summary }: MetricChartProps) {

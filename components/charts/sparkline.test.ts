@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SPARKLINE_POINTS, type GpuPoint } from "@/lib/live";
+import { SPARKLINE_POINTS, type GpuPoint } from "@/lib/live/live";
 import { sparklinePaths } from "@/components/charts/sparkline";
 
 const point = (t: number, util: number | null): GpuPoint => ({ t, util, memUsedMiB: null, powerW: null, tempC: null });

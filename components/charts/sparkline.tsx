@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { SPARKLINE_POINTS, type GpuPoint } from "@/lib/live";
+import { SPARKLINE_POINTS, type GpuPoint } from "@/lib/live/live";
 
 interface SparklineProps {
   points: GpuPoint[];

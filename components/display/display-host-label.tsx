@@ -1,8 +1,8 @@
-import { countAvailability } from "@/lib/gpu-availability";
-import { hostInventoryText, type DisplayFeedHost, type DisplayTile } from "@/lib/display-state";
+import { countAvailability } from "@/lib/domain/gpu-availability";
+import { hostInventoryText, type DisplayFeedHost, type DisplayTile } from "@/lib/live/display-state";
 import { LABEL_MIN_PX, LABEL_NAME_PX } from "@/lib/display-layout";
-import { formatAge } from "@/lib/display-time";
-import { fitLine } from "@/lib/fit-text";
+import { formatAge } from "@/lib/format/display-time";
+import { fitLine } from "@/lib/format/fit-text";
 
 interface DisplayHostLabelProps {
   host: DisplayFeedHost;

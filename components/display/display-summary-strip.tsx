@@ -1,8 +1,8 @@
 "use client";
 
 import { useLayoutEffect, useRef, useState } from "react";
-import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
-import { hiddenModelsText, type DisplaySummary } from "@/lib/display-state";
+import { GPU_STATE_LABELS, type GpuState } from "@/lib/domain/gpu-availability";
+import { hiddenModelsText, type DisplaySummary } from "@/lib/live/display-state";
 import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
 
 

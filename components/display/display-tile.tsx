@@ -1,9 +1,9 @@
 import { memo, type CSSProperties } from "react";
-import { DASH, ratioPercent } from "@/lib/format";
-import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/display-state";
-import { formatDisplayTime } from "@/lib/display-time";
-import { fitTileText } from "@/lib/display-tile-text";
-import { measureText } from "@/lib/fit-text";
+import { DASH, ratioPercent } from "@/lib/format/format";
+import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/live/display-state";
+import { formatDisplayTime } from "@/lib/format/display-time";
+import { fitTileText } from "@/lib/format/display-tile-text";
+import { measureText } from "@/lib/format/fit-text";
 import { sameTileProps, type DisplayTileProps } from "@/components/display/tile-props";
 import { STATE_TILE_STYLES } from "@/components/ui/gpu-state-colours";
 

@@ -2,10 +2,10 @@
 
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react";
 import { getDisplayFeed, getServerDisplayFeed, reconnectDisplayFeed, retainDisplayFeed, subscribeDisplayFeed } from "@/components/live/display-feed-store";
-import type { DisplayFeedState } from "@/lib/display-feed";
+import type { DisplayFeedState } from "@/lib/live/display-feed";
 import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
-import { displayTiles, filterHosts, summarizeTiles } from "@/lib/display-state";
-import { formatAge, formatUpdateTime } from "@/lib/display-time";
+import { displayTiles, filterHosts, summarizeTiles } from "@/lib/live/display-state";
+import { formatAge, formatUpdateTime } from "@/lib/format/display-time";
 import { setLiveSocketDisplayScope, setLiveSocketToken } from "@/components/live/live-socket";
 import { useNow } from "@/components/live/use-now";
 import { useViewport } from "@/components/live/use-viewport";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DisplayTile } from "@/lib/display-state";
+import type { DisplayTile } from "@/lib/live/display-state";
 import { sameTileProps, type DisplayTileProps } from "@/components/display/tile-props";
 
 const tile = (overrides: Partial<DisplayTile> = {}): DisplayTile => ({

@@ -1,6 +1,6 @@
-import type { DisplayTile } from "@/lib/display-state";
+import type { DisplayTile } from "@/lib/live/display-state";
 import type { tileTypography } from "@/lib/display-layout";
-import { formatDisplayTime } from "@/lib/display-time";
+import { formatDisplayTime } from "@/lib/format/display-time";
 
 export interface DisplayTileProps {
   tile: DisplayTile;

@@ -1,5 +1,5 @@
-import type { ConnectionStatus } from "@/lib/live-fleet-state";
-import { formatRelativeTime } from "@/lib/format";
+import type { ConnectionStatus } from "@/lib/live/live-fleet-state";
+import { formatRelativeTime } from "@/lib/format/format";
 
 interface ConnectionBannerProps {
   status: ConnectionStatus;

@@ -1,7 +1,7 @@
 "use client";
 
 import { memo, startTransition, useEffect, useLayoutEffect, useRef, useState } from "react";
-import type { GpuPoint, LiveGpu } from "@/lib/live";
+import type { GpuPoint, LiveGpu } from "@/lib/live/live";
 import { getGpuReadings, subscribeGpu } from "@/components/live/live-fleet-store";
 import { useContentSkipped } from "@/components/live/use-content-skipped";
 import { offscreenRefreshDue, readingsOnlyChanged, sameCardContext, type CardContext } from "@/components/gpu/card-props";

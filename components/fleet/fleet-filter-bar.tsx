@@ -1,11 +1,11 @@
 "use client";
 
 import { useId } from "react";
-import { GPU_STATE_LABELS, GPU_STATES } from "@/lib/attribution";
-import type { AvailabilityCounts } from "@/lib/gpu-availability";
-import { EMPTY_FLEET_FILTER, isFilterActive, type FleetFilter } from "@/lib/fleet-filter";
-import type { NamedPerson } from "@/lib/person-name";
-import { personNames } from "@/lib/person-name";
+import { GPU_STATE_LABELS, GPU_STATES } from "@/lib/domain/attribution";
+import type { AvailabilityCounts } from "@/lib/domain/gpu-availability";
+import { EMPTY_FLEET_FILTER, isFilterActive, type FleetFilter } from "@/lib/live/fleet-filter";
+import type { NamedPerson } from "@/lib/format/person-name";
+import { personNames } from "@/lib/format/person-name";
 import { controlClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";

@@ -1,6 +1,6 @@
 import Link from "next/link";
-import { GPU_STATE_LABELS, isPartitioned, unitName, type GpuState } from "@/lib/gpu-availability";
-import type { LiveGpu, LiveHost } from "@/lib/live";
+import { GPU_STATE_LABELS, isPartitioned, unitName, type GpuState } from "@/lib/domain/gpu-availability";
+import type { LiveGpu, LiveHost } from "@/lib/live/live";
 import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
 
 interface FleetOverviewProps {

@@ -2,11 +2,11 @@
 
 import Link from "next/link";
 import { memo, useRef } from "react";
-import { isGpuFreeFor } from "@/lib/gpu-availability";
-import { gpuStateNow } from "@/lib/gpu-state-now";
-import { formatGiB } from "@/lib/format";
-import { formatWhen } from "@/lib/local-time";
-import { personName } from "@/lib/person-name";
+import { isGpuFreeFor } from "@/lib/domain/gpu-availability";
+import { gpuStateNow } from "@/lib/live/gpu-state-now";
+import { formatGiB } from "@/lib/format/format";
+import { formatWhen } from "@/lib/format/local-time";
+import { personName } from "@/lib/format/person-name";
 import { useGpuReconciliation } from "@/components/live/use-gpu-states";
 import { useContentSkipped } from "@/components/live/use-content-skipped";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";

@@ -1,5 +1,5 @@
-import type { LiveHost } from "@/lib/live";
-import type { AvailabilityCounts } from "@/lib/gpu-availability";
+import type { LiveHost } from "@/lib/live/live";
+import type { AvailabilityCounts } from "@/lib/domain/gpu-availability";
 
 /**
  * The one line read first: hosts online, and how many GPUs are free right

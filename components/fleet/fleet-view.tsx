@@ -2,10 +2,10 @@
 
 import { useCallback, useMemo, useSyncExternalStore } from "react";
 import { useSearchParams } from "next/navigation";
-import { countAvailability, isPartitioned, siliconOf, summarizeAvailability } from "@/lib/gpu-availability";
-import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/fleet-filter";
-import { gpuStateOnPage } from "@/lib/gpu-state-now";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
+import { countAvailability, isPartitioned, siliconOf, summarizeAvailability } from "@/lib/domain/gpu-availability";
+import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/live/fleet-filter";
+import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
+import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useGrowingLimit } from "@/components/live/use-growing-limit";
@@ -71,7 +71,7 @@ export function FleetView() {
   const [layout, setLayout] = useFleetLayout(viewer?.id ?? "anonymous");
   const [folded, toggleFold] = useFoldedHosts(viewer?.id ?? "anonymous");
 
-  // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/person-name.ts).
+  // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/format/person-name.ts).
   const people = useMemo(() => fleet.bookings.map((booking) => booking.bookedBy), [fleet.bookings]);
   // Hosts are mounted whole, in page order, as the limit reaches their first GPU.
   const mounted = useGrowingLimit(shownUuids.size, FIRST_CARDS, MOUNT_BUDGET_MS);

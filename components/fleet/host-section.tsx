@@ -1,8 +1,8 @@
-import { describeAvailability, type AvailabilityCounts, type SiliconUnit } from "@/lib/gpu-availability";
-import type { LiveBooking, LiveHost } from "@/lib/live";
-import type { PersonRef } from "@/lib/reservation-types";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
-import { DASH, formatRelativeTime } from "@/lib/format";
+import { describeAvailability, type AvailabilityCounts, type SiliconUnit } from "@/lib/domain/gpu-availability";
+import type { LiveBooking, LiveHost } from "@/lib/live/live";
+import type { PersonRef } from "@/lib/domain/reservation-types";
+import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
+import { DASH, formatRelativeTime } from "@/lib/format/format";
 import { FleetCard } from "@/components/fleet/fleet-card";
 import { FleetRow, FleetRowsHead } from "@/components/fleet/fleet-row";
 import type { FleetLayout } from "@/components/fleet/fleet-layout-choice";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
-import type { ProcessInfo } from "@/lib/snapshot";
+import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live/live";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
 import {
   bookLinkKind,
   cardNeedsClock,

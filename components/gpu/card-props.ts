@@ -1,7 +1,7 @@
-import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live";
-import type { GpuState } from "@/lib/gpu-availability";
-import type { PersonRef } from "@/lib/reservation-types";
-import type { ProcessInfo } from "@/lib/snapshot";
+import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live/live";
+import type { GpuState } from "@/lib/domain/gpu-availability";
+import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
 
 export interface GpuCardBooking {
   current: LiveBooking | null;
@@ -17,7 +17,7 @@ export interface GpuCardProps {
   nowMs: number;
   /** The booking that holds the GPU now and the next one; absent where bookings are not shown. */
   booking?: GpuCardBooking;
-  /** Everyone named on the page (lib/person-name.ts); it changes with the bookings, which the comparison already watches. */
+  /** Everyone named on the page (lib/format/person-name.ts); it changes with the bookings, which the comparison already watches. */
   people?: PersonRef[];
 }
 

@@ -1,19 +1,19 @@
-import { purposeWithPart } from "@/lib/multi-node";
+import { purposeWithPart } from "@/lib/domain/multi-node";
 import Link from "next/link";
 import { memo } from "react";
-import { GPU_STATE_LABELS, type GpuState } from "@/lib/gpu-availability";
-import type { LiveBooking } from "@/lib/live";
-import { idleSentence } from "@/lib/idle-release";
-import { formatClock, formatWhen } from "@/lib/local-time";
+import { GPU_STATE_LABELS, type GpuState } from "@/lib/domain/gpu-availability";
+import type { LiveBooking } from "@/lib/live/live";
+import { idleSentence } from "@/lib/domain/idle-release";
+import { formatClock, formatWhen } from "@/lib/format/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
-import { personName } from "@/lib/person-name";
-import type { PersonRef } from "@/lib/reservation-types";
+import { personName } from "@/lib/format/person-name";
+import type { PersonRef } from "@/lib/domain/reservation-types";
 import { bookLinkKind, type BookLinkKind as LinkKind } from "@/components/gpu/card-props";
 
 interface GpuBookingProps {
   hostName: string;
   index: number;
-  /** The GPU's state by the one rule (lib/gpu-availability.ts). */
+  /** The GPU's state by the one rule (lib/domain/gpu-availability.ts). */
   state: GpuState;
   /** What runs there unbooked is only the viewer's own work: booking it claims it. */
   mine: boolean;

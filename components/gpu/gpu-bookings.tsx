@@ -1,8 +1,8 @@
-import { purposeWithPart } from "@/lib/multi-node";
+import { purposeWithPart } from "@/lib/domain/multi-node";
 import Link from "next/link";
-import type { LiveBooking } from "@/lib/live";
-import { formatWhen } from "@/lib/local-time";
-import { personName } from "@/lib/person-name";
+import type { LiveBooking } from "@/lib/live/live";
+import { formatWhen } from "@/lib/format/local-time";
+import { personName } from "@/lib/format/person-name";
 
 /** A unit's running and coming bookings on its page: who, when, what for. */
 export function GpuBookings({ bookings, nowMs, bookHref }: { bookings: LiveBooking[]; nowMs: number; bookHref: string }) {

@@ -1,11 +1,11 @@
 import Link from "next/link";
 import { memo, useId } from "react";
-import type { LiveGpu } from "@/lib/live";
-import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format";
+import type { LiveGpu } from "@/lib/live/live";
+import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/components/live/use-gpu-states";
-import { isGpuFree, isGpuFreeFor, isPartitioned, unitName, unseenUsePhrase } from "@/lib/gpu-availability";
-import { gpuStateNow, unseenUseNow } from "@/lib/gpu-state-now";
+import { isGpuFree, isGpuFreeFor, isPartitioned, unitName, unseenUsePhrase } from "@/lib/domain/gpu-availability";
+import { gpuStateNow, unseenUseNow } from "@/lib/live/gpu-state-now";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { GpuAttribution } from "@/components/alerts/gpu-attribution";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";

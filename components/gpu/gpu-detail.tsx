@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useMemo, useSyncExternalStore } from "react";
-import { chartScales, timeAxis, toChartRows } from "@/lib/gpu-series";
-import { DASH, formatGiB, formatRelativeTime } from "@/lib/format";
-import { gpuStateOnPage, unseenUseNow } from "@/lib/gpu-state-now";
-import { isPartitioned, unitBookParams, unitName, unseenUsePhrase } from "@/lib/gpu-availability";
+import { chartScales, timeAxis, toChartRows } from "@/lib/live/gpu-series";
+import { DASH, formatGiB, formatRelativeTime } from "@/lib/format/format";
+import { gpuStateOnPage, unseenUseNow } from "@/lib/live/gpu-state-now";
+import { isPartitioned, unitBookParams, unitName, unseenUsePhrase } from "@/lib/domain/gpu-availability";
 import { useGpuScope } from "@/components/live/use-gpu-scope";
 import { useNow } from "@/components/live/use-now";
 import { GpuCharts } from "@/components/charts/gpu-charts";

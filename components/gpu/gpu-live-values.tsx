@@ -1,6 +1,6 @@
 import { useId } from "react";
-import type { LiveGpu } from "@/lib/live";
-import { DASH, formatGiB, formatPercent, formatPower, formatTemperature } from "@/lib/format";
+import type { LiveGpu } from "@/lib/live/live";
+import { DASH, formatGiB, formatPercent, formatPower, formatTemperature } from "@/lib/format/format";
 import { MemoryBar } from "@/components/gpu/memory-bar";
 import { temperatureTone } from "@/components/gpu/thresholds";
 import { UtilizationValue } from "@/components/gpu/utilization-value";

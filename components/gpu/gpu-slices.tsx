@@ -1,12 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { formatGiB } from "@/lib/format";
-import { siliconOf, unitBookParams, unitName } from "@/lib/gpu-availability";
-import { gpuStateOnPage } from "@/lib/gpu-state-now";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
-import { formatWhen } from "@/lib/local-time";
-import { personName } from "@/lib/person-name";
+import { formatGiB } from "@/lib/format/format";
+import { siliconOf, unitBookParams, unitName } from "@/lib/domain/gpu-availability";
+import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
+import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
+import { formatWhen } from "@/lib/format/local-time";
+import { personName } from "@/lib/format/person-name";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";

@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { formatMemoryUsage, ratioPercent } from "@/lib/format";
+import { formatMemoryUsage, ratioPercent } from "@/lib/format/format";
 
 interface MemoryBarProps {
   usedMiB: number | null;

@@ -1,6 +1,6 @@
 import { memo } from "react";
-import type { ProcessInfo } from "@/lib/snapshot";
-import { DASH, formatMemory } from "@/lib/format";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
+import { DASH, formatMemory } from "@/lib/format/format";
 import { sameProcessRows } from "@/components/gpu/card-props";
 
 /** Cards have room for a few; the detail page lists them all. */

@@ -1,5 +1,5 @@
-import type { ProcessInfo } from "@/lib/snapshot";
-import { DASH, formatDateTime, formatMemory } from "@/lib/format";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
+import { DASH, formatDateTime, formatMemory } from "@/lib/format/format";
 
 /**
  * Every process on the GPU. On a phone the table becomes one block per

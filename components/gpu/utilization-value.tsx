@@ -1,5 +1,5 @@
-import type { LiveGpu } from "@/lib/live";
-import { formatPercent } from "@/lib/format";
+import type { LiveGpu } from "@/lib/live/live";
+import { formatPercent } from "@/lib/format/format";
 
 /** nvidia-smi says "Enabled" when a GPU is split into MIG instances. */
 export function isMig(gpu: Pick<LiveGpu, "migMode">): boolean {

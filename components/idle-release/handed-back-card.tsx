@@ -1,5 +1,5 @@
-import { formatGpuHours } from "@/lib/usage-format";
-import type { PersonUsage, UsageTotals } from "@/lib/usage-types";
+import { formatGpuHours } from "@/lib/format/usage-format";
+import type { PersonUsage, UsageTotals } from "@/lib/domain/usage-types";
 
 /**
  * "Handed back by idle release": GPU-hours in total and per person, beside

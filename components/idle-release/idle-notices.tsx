@@ -3,14 +3,14 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { holdingSentence, idleSentence, keepsSentence, keptSentence, type IdleNotice } from "@/lib/idle-release";
-import { formatClock } from "@/lib/local-time";
+import { holdingSentence, idleSentence, keepsSentence, keptSentence, type IdleNotice } from "@/lib/domain/idle-release";
+import { formatClock } from "@/lib/format/local-time";
 import { getLiveSocket } from "@/components/live/live-socket";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { KeepButton } from "@/components/idle-release/idle-status";
 import { NoticeStack } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
-import { unitsPhrase } from "@/lib/gpu-availability";
+import { unitsPhrase } from "@/lib/domain/gpu-availability";
 
 /** The person's current bookings are read again this often, in case the socket missed the moment. */
 const POLL_MS = 30_000;

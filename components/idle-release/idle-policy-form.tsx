@@ -2,9 +2,9 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
-import type { IdleExemptionsAnswer, IdleExemptionView } from "@/lib/idle-exemption-schema";
-import { issuesToFields, policySchema } from "@/lib/reservation-schema";
-import type { PolicyView } from "@/lib/reservation-types";
+import type { IdleExemptionsAnswer, IdleExemptionView } from "@/lib/domain/idle-exemption-schema";
+import { issuesToFields, policySchema } from "@/lib/domain/reservation-schema";
+import type { PolicyView } from "@/lib/domain/reservation-types";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 

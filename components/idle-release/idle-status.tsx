@@ -2,9 +2,9 @@
 
 import { useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { idleSentence, keepsSentence, type ReservationIdleView } from "@/lib/idle-release";
-import { formatClock } from "@/lib/local-time";
-import type { ReservationView } from "@/lib/reservation-types";
+import { idleSentence, keepsSentence, type ReservationIdleView } from "@/lib/domain/idle-release";
+import { formatClock } from "@/lib/format/local-time";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { buttonClass } from "@/components/ui/button-styles";
 
 const clock = (iso: string) => formatClock(Date.parse(iso));

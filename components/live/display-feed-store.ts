@@ -1,7 +1,7 @@
-import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/display-feed";
-import type { ConnectionStatus } from "@/lib/live-fleet-state";
+import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState, type DisplayFeedState } from "@/lib/live/display-feed";
+import type { ConnectionStatus } from "@/lib/live/live-fleet-state";
 import { getLiveSocket, retainLiveSocket } from "@/components/live/live-socket";
-import type { DisplayDeltaWire, DisplaySnapshotWire } from "@/lib/live-wire";
+import type { DisplayDeltaWire, DisplaySnapshotWire } from "@/lib/live/live-wire";
 
 /**
  * The wall screen's display feed, fed by the tab's one socket in the

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { GpuScopeState } from "@/lib/gpu-scope-state";
+import type { GpuScopeState } from "@/lib/live/gpu-scope-state";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { gpuRoom } from "@/server/live/gpu-scope";
 import { makeGpu, makeSnapshot } from "@/server/testing/factories";

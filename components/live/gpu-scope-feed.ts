@@ -1,5 +1,5 @@
-import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, withGpuScopeStatus, type GpuScopeState } from "@/lib/gpu-scope-state";
-import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
+import { applyGpuDelta, applyGpuSnapshot, initialGpuScopeState, withGpuScopeStatus, type GpuScopeState } from "@/lib/live/gpu-scope-state";
+import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live/live-wire";
 import { getLiveSocket, retainLiveSocket } from "@/components/live/live-socket";
 
 const WATCH_TIMEOUT_MS = 10_000;

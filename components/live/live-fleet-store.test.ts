@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { FleetSnapshot } from "@/lib/live";
+import type { FleetSnapshot } from "@/lib/live/live";
 
 /** Just enough of a socket.io client socket: handlers by event, and the `active` flag. */
 class FakeSocket {

@@ -5,9 +5,9 @@ import {
   initialLiveFleetState,
   withStatus,
   type LiveFleetState,
-} from "@/lib/live-fleet-state";
-import type { BookingsUpdate, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu } from "@/lib/live";
-import type { FleetDeltaWire, FleetSnapshotWire } from "@/lib/live-wire";
+} from "@/lib/live/live-fleet-state";
+import type { BookingsUpdate, FleetDelta, FleetSnapshot, GpuPoint, LiveGpu } from "@/lib/live/live";
+import type { FleetDeltaWire, FleetSnapshotWire } from "@/lib/live/live-wire";
 import { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } from "@/components/live/live-socket";
 
 /**
@@ -64,7 +64,7 @@ function notify() {
 
 function setState(next: LiveFleetState, readingsOnly = false) {
   if (next === state) return;
-  // The records are shared by successive states (lib/live-fleet-state.ts): a new pair means GPUs may have come or gone.
+  // The records are shared by successive states (lib/live/live-fleet-state.ts): a new pair means GPUs may have come or gone.
   if (next.gpus !== state.gpus || next.sparklines !== state.sparklines) changedGpus = null;
   state = next;
   if (!readingsOnly) return notify();

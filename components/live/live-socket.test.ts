@@ -28,7 +28,7 @@ describe("live socket", () => {
 
   it("is one unconnected socket per tab that sends its format, and no token unless a display sets one", async () => {
     const { getLiveSocket, setLiveSocketDisplayScope, setLiveSocketToken } = await import("@/components/live/live-socket");
-    const { LIVE_FORMAT_VERSION: v } = await import("@/lib/live-wire");
+    const { LIVE_FORMAT_VERSION: v } = await import("@/lib/live/live-wire");
     expect(getLiveSocket()).toBe(getLiveSocket());
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ namespace: "/live", options: { autoConnect: false } });
@@ -48,7 +48,7 @@ describe("live socket", () => {
 
   it("asks for the whole fleet's feed only while the fleet store wants it, and stays connected while anyone holds it", async () => {
     const { getLiveSocket, retainLiveSocket, setLiveSocketFollowsFleet } = await import("@/components/live/live-socket");
-    const { LIVE_FORMAT_VERSION: v } = await import("@/lib/live-wire");
+    const { LIVE_FORMAT_VERSION: v } = await import("@/lib/live/live-wire");
     const socket = getLiveSocket() as unknown as { connected: boolean; connect: () => void; disconnect: () => void; emit: (event: string) => void };
     setLiveSocketFollowsFleet(true);
     expect(handshakeAuth()).toEqual({ v, fleet: true });

@@ -1,7 +1,7 @@
 import { io, type Socket } from "socket.io-client";
-import { LIVE_NAMESPACE } from "@/lib/live";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
-import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live-wire";
+import { LIVE_NAMESPACE } from "@/lib/live/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
+import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, type LiveHandshake } from "@/lib/live/live-wire";
 
 export type LiveSocket = Socket<LiveServerToClient, LiveClientToServer>;
 

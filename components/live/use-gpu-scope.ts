@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { followGpuScope } from "@/components/live/gpu-scope-feed";
-import { initialGpuScopeState, type GpuScopeState } from "@/lib/gpu-scope-state";
+import { initialGpuScopeState, type GpuScopeState } from "@/lib/live/gpu-scope-state";
 import { getLiveSocket } from "@/components/live/live-socket";
 
 export interface GpuScope extends GpuScopeState {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useSyncExternalStore } from "react";
-import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/attribution";
+import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/domain/attribution";
 import { subscribeFleetMessages } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useSyncExternalStore } from "react";
-import type { LiveFleetState } from "@/lib/live-fleet-state";
+import type { LiveFleetState } from "@/lib/live/live-fleet-state";
 import {
   getFleetState,
   getServerFleetState,

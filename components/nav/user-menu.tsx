@@ -7,7 +7,7 @@ import { Chevron, dropdownPanel, focusRing, menuItemClass } from "@/components/n
 import { useDisclosure } from "@/components/nav/use-disclosure";
 import { useSignOut } from "@/components/nav/use-sign-out";
 import { Badge } from "@/components/ui/badge";
-import { nameInitials } from "@/lib/person-name";
+import { nameInitials } from "@/lib/format/person-name";
 
 
 export function Avatar({ name }: { name: string }) {

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import type { NotificationSettingsView, PersonEvent } from "@/lib/person-notices";
+import type { NotificationSettingsView, PersonEvent } from "@/lib/domain/person-notices";
 
 /**
  * Whether the signed-in person wants this event on the page (Settings →

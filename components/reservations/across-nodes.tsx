@@ -1,9 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
-import { nodeOfLabel } from "@/lib/multi-node";
-import { unitsPhrase } from "@/lib/gpu-availability";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import { nodeOfLabel } from "@/lib/domain/multi-node";
+import { unitsPhrase } from "@/lib/domain/gpu-availability";
 import { Field, inputClass } from "@/components/forms/field";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import type { ReserveField, ReserveValues } from "@/components/reservations/reserve-request";

@@ -2,13 +2,13 @@
 
 import { useId, useState } from "react";
 import { useRouter } from "next/navigation";
-import { unitsPhrase } from "@/lib/gpu-availability";
+import { unitsPhrase } from "@/lib/domain/gpu-availability";
 import { apiRequest } from "@/lib/api-client";
-import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/local-time";
-import { personName, personWithUsername } from "@/lib/person-name";
-import { reservationState } from "@/lib/reservation-state";
-import { REASON_MAX } from "@/lib/reservation-schema";
-import type { ReservationView } from "@/lib/reservation-types";
+import { formatWhen, fromLocalInput, toLocalInput } from "@/lib/format/local-time";
+import { personName, personWithUsername } from "@/lib/format/person-name";
+import { reservationState } from "@/lib/domain/reservation-state";
+import { REASON_MAX } from "@/lib/domain/reservation-schema";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
 import { When } from "@/components/reservations/when";

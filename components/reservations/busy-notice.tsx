@@ -1,6 +1,6 @@
 "use client";
 
-import type { BusyGpu } from "@/lib/reservation-types";
+import type { BusyGpu } from "@/lib/domain/reservation-types";
 import { buttonClass } from "@/components/ui/button-styles";
 
 /** What someone else runs on GPUs the person picked: from the picker before submit, or from the server's 409 `gpu_in_use`. */

@@ -1,9 +1,9 @@
 "use client";
 
-import type { BookingConflict, ConflictSuggestion } from "@/lib/reservation-types";
-import { unitNameOfRef } from "@/lib/gpu-availability";
-import { formatWhen } from "@/lib/local-time";
-import { personName } from "@/lib/person-name";
+import type { BookingConflict, ConflictSuggestion } from "@/lib/domain/reservation-types";
+import { unitNameOfRef } from "@/lib/domain/gpu-availability";
+import { formatWhen } from "@/lib/format/local-time";
+import { personName } from "@/lib/format/person-name";
 import { buttonClass } from "@/components/ui/button-styles";
 
 interface ConflictNoticeProps {

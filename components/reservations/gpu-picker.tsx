@@ -1,11 +1,11 @@
 "use client";
 
-import type { BookableHost } from "@/lib/reservation-types";
-import { formatGiB } from "@/lib/format";
-import { unitRef } from "@/lib/gpu-availability";
-import { formatWhen } from "@/lib/local-time";
-import { personName } from "@/lib/person-name";
-import type { LiveBooking } from "@/lib/live";
+import type { BookableHost } from "@/lib/domain/reservation-types";
+import { formatGiB } from "@/lib/format/format";
+import { unitRef } from "@/lib/domain/gpu-availability";
+import { formatWhen } from "@/lib/format/local-time";
+import { personName } from "@/lib/format/person-name";
+import type { LiveBooking } from "@/lib/live/live";
 import { pickerGpu, type LiveView, type PickerGpu, type PickerKind, type Window } from "@/components/reservations/picker-state";
 
 interface GpuPickerProps {

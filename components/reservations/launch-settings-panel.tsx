@@ -1,6 +1,6 @@
 "use client";
 
-import type { LaunchSettings } from "@/lib/launch-settings";
+import type { LaunchSettings } from "@/lib/domain/launch-settings";
 import { CopyButton } from "@/components/ui/copy-button";
 
 interface Line {

@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { reservationState, type ReservationState } from "@/lib/reservation-state";
-import type { ReservationView } from "@/lib/reservation-types";
+import { reservationState, type ReservationState } from "@/lib/domain/reservation-state";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
 import { ReservationCard } from "@/components/reservations/reservation-card";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
+import type { GpuReconciliation, ProcessAttribution } from "@/lib/domain/attribution";
 import { liveBookingFixture, liveGpuFixture } from "@/lib/testing/live-fixtures";
-import type { BookableHost } from "@/lib/reservation-types";
+import type { BookableHost } from "@/lib/domain/reservation-types";
 import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");

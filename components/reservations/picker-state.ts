@@ -1,4 +1,4 @@
-import type { GpuReconciliation } from "@/lib/attribution";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
 import {
   bookingTakesUnit,
   countAvailability,
@@ -9,16 +9,16 @@ import {
   useFor,
   type GpuState,
   type SiliconUnit,
-} from "@/lib/gpu-availability";
-import { gpuStateOnPage } from "@/lib/gpu-state-now";
-import type { LiveBooking, LiveGpu } from "@/lib/live";
-import { personName } from "@/lib/person-name";
-import { rangesOverlap } from "@/lib/reservation-state";
-import type { BookableHost } from "@/lib/reservation-types";
+} from "@/lib/domain/gpu-availability";
+import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
+import type { LiveBooking, LiveGpu } from "@/lib/live/live";
+import { personName } from "@/lib/format/person-name";
+import { rangesOverlap } from "@/lib/domain/reservation-state";
+import type { BookableHost } from "@/lib/domain/reservation-types";
 
 /**
  * What the booking form says about each GPU and each host, from the one
- * availability rule (lib/gpu-availability.ts) and the live bookings: plain
+ * availability rule (lib/domain/gpu-availability.ts) and the live bookings: plain
  * functions, so that the form, its picker and their tests agree.
  */
 
@@ -82,7 +82,7 @@ export function pickerGpu(unit: SiliconUnit, hostId: string, live: LiveView, win
   const online = live.onlineHostIds.has(hostId);
   const reconciliation = live.states[uuid];
   const state: GpuState = reading ? gpuStateOnPage(reading, online, live.bookings, reconciliation, nowMs) : "offline";
-  // The server's word where it has one ("free for me": lib/gpu-availability.ts); until it arrives, every process counts as someone's.
+  // The server's word where it has one ("free for me": lib/domain/gpu-availability.ts); until it arrives, every process counts as someone's.
   const use = reconciliation ? useFor(reconciliation, viewerId) : null;
   const others = use
     ? use.others.map((process) => ({ pid: process.pid, name: process.runner ? personName(process.runner) : (process.login ?? "unknown") }))

@@ -2,9 +2,9 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { formatDurationMinutes } from "@/lib/booking-window";
-import { issuesToFields, policySchema } from "@/lib/reservation-schema";
-import type { PolicyView } from "@/lib/reservation-types";
+import { formatDurationMinutes } from "@/lib/domain/booking-window";
+import { issuesToFields, policySchema } from "@/lib/domain/reservation-schema";
+import type { PolicyView } from "@/lib/domain/reservation-types";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { buttonClass } from "@/components/ui/button-styles";

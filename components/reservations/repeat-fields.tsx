@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { useId } from "react";
-import { MAX_WEEKS, type SeriesDay, WEEKDAY_NAMES } from "@/lib/recurrence";
-import type { ReservationView } from "@/lib/reservation-types";
+import { MAX_WEEKS, type SeriesDay, WEEKDAY_NAMES } from "@/lib/domain/recurrence";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { controlClass } from "@/components/forms/field";
 import { When } from "@/components/reservations/when";
 import { buttonClass } from "@/components/ui/button-styles";

@@ -1,7 +1,7 @@
-import { DURATION_PRESETS } from "@/lib/booking-window";
-import { fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { DURATION_PRESETS } from "@/lib/domain/booking-window";
+import { fromLocalInput, toLocalInput } from "@/lib/format/local-time";
 import type * as z from "zod";
-import { issuesToFields, type MultiNodeRequest, multiNodeRequestSchema, reservationRequestSchema, type ReservationRequest } from "@/lib/reservation-schema";
+import { issuesToFields, type MultiNodeRequest, multiNodeRequestSchema, reservationRequestSchema, type ReservationRequest } from "@/lib/domain/reservation-schema";
 
 /**
  * The booking form's values and their way to a request: the form holds

@@ -1,4 +1,4 @@
-import { dayKey, floorToHour, formatDay } from "@/lib/local-time";
+import { dayKey, floorToHour, formatDay } from "@/lib/format/local-time";
 
 export interface Tick {
   ms: number;

@@ -1,8 +1,8 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import { GPU_STATE_LABELS, type GpuState, unseenUsePhrase } from "@/lib/gpu-availability";
-import { unseenUseNow } from "@/lib/gpu-state-now";
-import type { LiveGpu } from "@/lib/live";
-import { personName } from "@/lib/person-name";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import { GPU_STATE_LABELS, type GpuState, unseenUsePhrase } from "@/lib/domain/gpu-availability";
+import { unseenUseNow } from "@/lib/live/gpu-state-now";
+import type { LiveGpu } from "@/lib/live/live";
+import { personName } from "@/lib/format/person-name";
 import { percentAt } from "@/components/reservations/schedule-axis";
 
 /** How far back the band reaches when no process says when it started. */

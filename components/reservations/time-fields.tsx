@@ -1,8 +1,8 @@
 "use client";
 
 import { useId } from "react";
-import { DURATION_PRESETS, formatDurationMinutes } from "@/lib/booking-window";
-import { formatWhen } from "@/lib/local-time";
+import { DURATION_PRESETS, formatDurationMinutes } from "@/lib/domain/booking-window";
+import { formatWhen } from "@/lib/format/local-time";
 import type { ReserveField, ReserveValues } from "@/components/reservations/reserve-request";
 import { inputClass } from "@/components/forms/field";
 

@@ -2,8 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useId } from "react";
-import { unitRef, unitName } from "@/lib/gpu-availability";
-import type { BookableHost } from "@/lib/reservation-types";
+import { unitRef, unitName } from "@/lib/domain/gpu-availability";
+import type { BookableHost } from "@/lib/domain/reservation-types";
 import { controlClass } from "@/components/forms/field";
 
 /** Which host's week, and every GPU side by side or one GPU alone: both in the address, so a link shows the same week. */

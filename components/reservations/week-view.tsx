@@ -1,13 +1,13 @@
 "use client";
 
-import { purposeWithPart } from "@/lib/multi-node";
+import { purposeWithPart } from "@/lib/domain/multi-node";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { formatClock, formatDay, formatWhen } from "@/lib/local-time";
+import { formatClock, formatDay, formatWhen } from "@/lib/format/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
-import { personInitials, personName } from "@/lib/person-name";
-import { bookingTakesUnit, type SiliconUnit, unitBookParams, unitRef, unitName } from "@/lib/gpu-availability";
-import type { BookableHost } from "@/lib/reservation-types";
+import { personInitials, personName } from "@/lib/format/person-name";
+import { bookingTakesUnit, type SiliconUnit, unitBookParams, unitRef, unitName } from "@/lib/domain/gpu-availability";
+import type { BookableHost } from "@/lib/domain/reservation-types";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
 import type { ScheduleEntry } from "@/components/reservations/schedule-view";

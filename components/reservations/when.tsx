@@ -1,6 +1,6 @@
 "use client";
 
-import { formatFull, formatWhen } from "@/lib/local-time";
+import { formatFull, formatWhen } from "@/lib/format/local-time";
 
 /**
  * A booking time in the viewer's zone ("today 14:00"). Empty during server

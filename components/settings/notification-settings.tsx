@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
-import type { NotificationSettingsView } from "@/lib/person-notices";
+import type { NotificationSettingsView } from "@/lib/domain/person-notices";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 import * as t from "@/components/ui/table-styles";

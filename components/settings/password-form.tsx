@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { PASSWORD_MAX, PASSWORD_MIN, passwordSchema } from "@/lib/password";
+import { PASSWORD_MAX, PASSWORD_MIN, passwordSchema } from "@/lib/domain/password";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 

@@ -2,7 +2,7 @@
 
 import { useState, useSyncExternalStore, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { browserTimeZone } from "@/lib/local-time";
+import { browserTimeZone } from "@/lib/format/local-time";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 
@@ -16,7 +16,7 @@ function zones(): string[] {
 }
 
 /**
- * The person's time zone for every page (lib/local-time.ts): their
+ * The person's time zone for every page (lib/format/local-time.ts): their
  * browser's by default, or one they choose (a laptop set to the wrong
  * zone, or someone who plans in the lab's zone while away).
  */

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId } from "react";
-import { WEEKDAYS_SHORT, type HostRuleDraft, type HostRulesDraft, type WindowDraft } from "@/lib/host-rules-draft";
+import { WEEKDAYS_SHORT, type HostRuleDraft, type HostRulesDraft, type WindowDraft } from "@/lib/domain/host-rules-draft";
 import { Field, fieldErrorText, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 
@@ -10,7 +10,7 @@ interface HostRulesFieldsProps {
   onChange: (rules: HostRulesDraft) => void;
   /** The fleet's hosts, offered as the host field's choices (a pattern such as "vision-*" may be typed too). */
   hostNames: string[];
-  /** Field errors keyed "hosts.0.windows.1.to" (lib/host-rules-draft.ts), from the form's own check or the server's. */
+  /** Field errors keyed "hosts.0.windows.1.to" (lib/domain/host-rules-draft.ts), from the form's own check or the server's. */
   errors: Record<string, string>;
 }
 

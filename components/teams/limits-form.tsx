@@ -2,8 +2,8 @@
 
 import { type FormEvent, type ReactNode, useState } from "react";
 import type { ApiResult } from "@/lib/api-client";
-import type { Limits, LimitsInput } from "@/lib/team-schema";
-import { draftFromHostRules, hostRulesErrors, hostRulesFromDraft, type HostRulesDraft } from "@/lib/host-rules-draft";
+import type { Limits, LimitsInput } from "@/lib/domain/team-schema";
+import { draftFromHostRules, hostRulesErrors, hostRulesFromDraft, type HostRulesDraft } from "@/lib/domain/host-rules-draft";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 import { HostRulesFields } from "@/components/teams/host-rules-fields";

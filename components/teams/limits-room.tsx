@@ -2,10 +2,10 @@
 
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { describeLimits } from "@/lib/limits-format";
-import { ruleFor } from "@/lib/host-rule-match";
-import { formatWhen } from "@/lib/local-time";
-import type { QuotaRefusal, RoomView } from "@/lib/team-schema";
+import { describeLimits } from "@/lib/domain/limits-format";
+import { ruleFor } from "@/lib/domain/host-rule-match";
+import { formatWhen } from "@/lib/format/local-time";
+import type { QuotaRefusal, RoomView } from "@/lib/domain/team-schema";
 import { inputClass } from "@/components/forms/field";
 
 const LIMIT_NAMES: Record<QuotaRefusal["limit"], string> = {

@@ -2,8 +2,8 @@
 
 import { type FormEvent, Fragment, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { describeLimits } from "@/lib/limits-format";
-import type { Limits, LimitsInput, TeamView } from "@/lib/team-schema";
+import { describeLimits } from "@/lib/domain/limits-format";
+import type { Limits, LimitsInput, TeamView } from "@/lib/domain/team-schema";
 import { Field, inputClass } from "@/components/forms/field";
 import { LimitsForm } from "@/components/teams/limits-form";
 import { buttonClass } from "@/components/ui/button-styles";

@@ -1,5 +1,5 @@
-import type { TeamUsageReport } from "@/lib/team-usage";
-import { formatGpuHours } from "@/lib/usage-format";
+import type { TeamUsageReport } from "@/lib/domain/team-usage";
+import { formatGpuHours } from "@/lib/format/usage-format";
 import * as t from "@/components/ui/table-styles";
 
 /**

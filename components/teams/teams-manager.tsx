@@ -2,7 +2,7 @@
 
 import { type FormEvent, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import type { TeamView } from "@/lib/team-schema";
+import type { TeamView } from "@/lib/domain/team-schema";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { TeamCard } from "@/components/teams/team-card";
 import { buttonClass } from "@/components/ui/button-styles";

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import type { ConnectionStatus } from "@/lib/live-fleet-state";
+import type { ConnectionStatus } from "@/lib/live/live-fleet-state";
 import { AlertsBadge } from "@/components/alerts/alerts-badge";
 import { GrantToasts } from "@/components/waitlist/grant-toasts";
 import { IdleNotices } from "@/components/idle-release/idle-notices";

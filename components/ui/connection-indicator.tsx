@@ -1,4 +1,4 @@
-import type { ConnectionStatus } from "@/lib/live-fleet-state";
+import type { ConnectionStatus } from "@/lib/live/live-fleet-state";
 
 const LOOK: Record<ConnectionStatus, { label: string; dot: string }> = {
   connecting: { label: "Connecting…", dot: "bg-slate-400" },

@@ -1,4 +1,4 @@
-import type { GpuState } from "@/lib/gpu-availability";
+import type { GpuState } from "@/lib/domain/gpu-availability";
 
 /**
  * The one home of the state → colour rule, shared by the wall's tiles, its

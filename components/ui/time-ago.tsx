@@ -1,7 +1,7 @@
 "use client";
 
-import { formatRelativeTime } from "@/lib/format";
-import { formatFull } from "@/lib/local-time";
+import { formatRelativeTime } from "@/lib/format/format";
+import { formatFull } from "@/lib/format/local-time";
 import { useNow } from "@/components/live/use-now";
 
 /**

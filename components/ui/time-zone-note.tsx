@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useSyncExternalStore } from "react";
-import { viewerTimeZone, zoneOffsetMs } from "@/lib/local-time";
+import { viewerTimeZone, zoneOffsetMs } from "@/lib/format/local-time";
 
 const noSubscription = () => () => {};
 
@@ -16,7 +16,7 @@ export function zoneText(zone: string, nowMs: number): string {
 
 /**
  * Which zone the page's times are in: the person's own (Settings →
- * Account) or else the browser's, as lib/local-time.ts formats them.
+ * Account) or else the browser's, as lib/format/local-time.ts formats them.
  * Drawn in the browser only: the server does not know the viewer's zone.
  */
 export function TimeZoneNote() {

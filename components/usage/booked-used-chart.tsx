@@ -1,8 +1,8 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
-import { formatGpuHours, niceTicks } from "@/lib/usage-format";
-import type { PersonUsage } from "@/lib/usage-types";
+import { formatGpuHours, niceTicks } from "@/lib/format/usage-format";
+import type { PersonUsage } from "@/lib/domain/usage-types";
 import { AXIS_TICK, TOOLTIP_STYLE } from "@/components/usage/utilization-chart";
 
 const BAR_ORDER = ["booked", "used", "idle"];

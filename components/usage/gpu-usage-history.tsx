@@ -3,9 +3,9 @@
 import "./usage.css";
 import { useEffect, useMemo, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
-import { rangeSearch, type RangeChoice } from "@/lib/usage-range";
-import { formatAxisTime, formatBucket, formatBucketWidth, timeTicks } from "@/lib/usage-format";
-import type { GpuUsageHistory } from "@/lib/usage-types";
+import { rangeSearch, type RangeChoice } from "@/lib/domain/usage-range";
+import { formatAxisTime, formatBucket, formatBucketWidth, timeTicks } from "@/lib/format/usage-format";
+import type { GpuUsageHistory } from "@/lib/domain/usage-types";
 import { RangePicker, type RangeChange } from "@/components/usage/range-picker";
 import { AXIS_TICK, TOOLTIP_STYLE } from "@/components/usage/utilization-chart";
 

@@ -1,10 +1,10 @@
 "use client";
 
 import { useId, useState, useSyncExternalStore } from "react";
-import { PRESET_LABEL, RANGE_PRESETS, type RangeChoice } from "@/lib/usage-range";
-import { fromLocalInput, toLocalInput } from "@/lib/local-time";
+import { PRESET_LABEL, RANGE_PRESETS, type RangeChoice } from "@/lib/domain/usage-range";
+import { fromLocalInput, toLocalInput } from "@/lib/format/local-time";
 
-/** A datetime-local value as ms, or null (lib/local-time.ts answers ISO). */
+/** A datetime-local value as ms, or null (lib/format/local-time.ts answers ISO). */
 function inputMs(value: string): number | null {
   const iso = fromLocalInput(value);
   return iso ? Date.parse(iso) : null;

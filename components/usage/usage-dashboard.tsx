@@ -3,9 +3,9 @@
 import "./usage.css";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import { rangeSearch } from "@/lib/usage-range";
-import { formatBucketWidth, formatGpuHours, formatPct, formatRange } from "@/lib/usage-format";
-import { IDLE_UTIL_PCT, type UsageGroupBy, type UsageReport } from "@/lib/usage-types";
+import { rangeSearch } from "@/lib/domain/usage-range";
+import { formatBucketWidth, formatGpuHours, formatPct, formatRange } from "@/lib/format/usage-format";
+import { IDLE_UTIL_PCT, type UsageGroupBy, type UsageReport } from "@/lib/domain/usage-types";
 import { Badge } from "@/components/ui/badge";
 import { BookedUsedChart } from "@/components/usage/booked-used-chart";
 import { RangePicker, useMounted, type RangeChange } from "@/components/usage/range-picker";

@@ -1,8 +1,8 @@
 "use client";
 
 import { useMemo, useState } from "react";
-import { formatGpuHours, formatPct } from "@/lib/usage-format";
-import type { HostUsage, PersonUsage } from "@/lib/usage-types";
+import { formatGpuHours, formatPct } from "@/lib/format/usage-format";
+import type { HostUsage, PersonUsage } from "@/lib/domain/usage-types";
 
 interface Column<T> {
   key: string;

@@ -1,9 +1,9 @@
 "use client";
 
 import { Area, AreaChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
-import { formatAxisTime, formatBucket, formatPct, timeTicks } from "@/lib/usage-format";
+import { formatAxisTime, formatBucket, formatPct, timeTicks } from "@/lib/format/usage-format";
 import { paletteFor } from "@/lib/palette";
-import type { UsageRangeInfo, UtilizationSeries } from "@/lib/usage-types";
+import type { UsageRangeInfo, UtilizationSeries } from "@/lib/domain/usage-types";
 
 export const AXIS_TICK = { fill: "var(--chart-axis)", fontSize: 12 };
 export const TOOLTIP_STYLE = {

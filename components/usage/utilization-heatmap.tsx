@@ -1,7 +1,7 @@
 "use client";
 
-import { formatAxisTime, formatBucket, formatPct, timeTicks } from "@/lib/usage-format";
-import type { UsageRangeInfo, UtilizationHeatmap as HeatmapData } from "@/lib/usage-types";
+import { formatAxisTime, formatBucket, formatPct, timeTicks } from "@/lib/format/usage-format";
+import type { UsageRangeInfo, UtilizationHeatmap as HeatmapData } from "@/lib/domain/usage-types";
 import { useMounted } from "@/components/usage/range-picker";
 
 function heatClass(value: number): string {

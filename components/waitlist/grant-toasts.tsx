@@ -7,7 +7,7 @@ import { apiRequest } from "@/lib/api-client";
 import { grantsStillHeld } from "@/lib/grant-toasts";
 import { getFleetState, retainLiveFleet, subscribeFleet } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
-import type { GrantNotice, WaitlistView } from "@/lib/waitlist-schema";
+import type { GrantNotice, WaitlistView } from "@/lib/domain/waitlist-schema";
 import { NoticeStack, type StackedNotice } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
 

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { getLiveSocket } from "@/components/live/live-socket";
-import type { PersonNoticeView } from "@/lib/person-notices";
+import type { PersonNoticeView } from "@/lib/domain/person-notices";
 import { NoticeStack } from "@/components/notices/notice-stack";
 
 /**

@@ -1,4 +1,4 @@
-import type { WaitReason } from "@/lib/waitlist-schema";
+import type { WaitReason } from "@/lib/domain/waitlist-schema";
 
 /**
  * Why a request waits, in the sentence the API and the CLI give

@@ -1,4 +1,4 @@
-import { terminateCommandSchema } from "@/lib/enforcement-protocol";
+import { terminateCommandSchema } from "@/lib/domain/enforcement-protocol";
 import { readInfiniband } from "@/host/collector/fabric/read-infiniband";
 import { agentOptionsSchema, type AgentOptions } from "@/host/agent/agent-options";
 import { createAgentRunner } from "@/host/agent/agent-runner";
@@ -10,7 +10,7 @@ import { createNvidiaSmiSource, findNvidiaSmi } from "@/host/collector/nvidia-sm
 import { createProcReader } from "@/host/collector/proc/proc-reader";
 import { createSimulatedSourceFrom } from "@/host/collector/simulated/simulated-source";
 import type { GpuSource } from "@/host/collector/source";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { log } from "@/lib/log";
 import { GPUDESK_VERSION } from "@/lib/version";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_BUFFER_REACH_MS, type AgentSamples } from "@/lib/agent-protocol";
-import type { Snapshot } from "@/lib/snapshot";
+import { AGENT_BUFFER_REACH_MS, type AgentSamples } from "@/lib/domain/agent-protocol";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { createAgentRunner } from "@/host/agent/agent-runner";
 import { createSocketTransport } from "@/host/agent/socket-transport";
 import { FleetState } from "@/server/fleet/fleet-state";

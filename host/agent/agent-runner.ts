@@ -1,5 +1,5 @@
-import { AGENT_BATCH_SIZE, AGENT_BUFFER_REACH_MS, type AgentSamples, type AgentSamplesReply, type AgentErrorReply } from "@/lib/agent-protocol";
-import type { Snapshot } from "@/lib/snapshot";
+import { AGENT_BATCH_SIZE, AGENT_BUFFER_REACH_MS, type AgentSamples, type AgentSamplesReply, type AgentErrorReply } from "@/lib/domain/agent-protocol";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { SampleBuffer } from "@/host/agent/sample-buffer";
 
 /** How readings leave the agent: a socket to a remote server, or a call into the embedded one. */
@@ -70,7 +70,7 @@ export function createAgentRunner(options: AgentRunnerOptions) {
     sending = true;
     try {
       while (!stopped && options.transport.connected && buffer.size > 0) {
-        // The server refuses readings older than the buffer's reach (lib/agent-protocol.ts): they go as dropped, not as data.
+        // The server refuses readings older than the buffer's reach (lib/domain/agent-protocol.ts): they go as dropped, not as data.
         const oldest = Date.now() - AGENT_BUFFER_REACH_MS;
         buffer.dropStale((snapshot) => Date.parse(snapshot.sampledAt) < oldest);
         if (buffer.size === 0) break;

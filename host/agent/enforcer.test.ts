@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import type { EnforcementReport, TerminateCommand } from "@/lib/enforcement-protocol";
-import type { Snapshot } from "@/lib/snapshot";
+import type { EnforcementReport, TerminateCommand } from "@/lib/domain/enforcement-protocol";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { createEnforcer } from "@/host/agent/enforcer";
 import { createProcReader, type ProcReader } from "@/host/collector/proc/proc-reader";
 

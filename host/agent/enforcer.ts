@@ -1,5 +1,5 @@
-import type { EnforcementAction, EnforcementReport, TerminateCommand } from "@/lib/enforcement-protocol";
-import type { Snapshot } from "@/lib/snapshot";
+import type { EnforcementAction, EnforcementReport, TerminateCommand } from "@/lib/domain/enforcement-protocol";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import type { Ownership, ProcReader } from "@/host/collector/proc/proc-reader";
 
 export interface EnforcerOptions {

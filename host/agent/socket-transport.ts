@@ -3,9 +3,9 @@ import type {
   AgentClientToServer,
   AgentHello,
   AgentServerToClient,
-} from "@/lib/agent-protocol";
-import type { EnforcementReport } from "@/lib/enforcement-protocol";
-import { AGENT_NAMESPACE } from "@/lib/live";
+} from "@/lib/domain/agent-protocol";
+import type { EnforcementReport } from "@/lib/domain/enforcement-protocol";
+import { AGENT_NAMESPACE } from "@/lib/live/live";
 import type { AgentTransport } from "@/host/agent/agent-runner";
 
 const ACK_TIMEOUT_MS = 15_000;

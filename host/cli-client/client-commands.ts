@@ -1,14 +1,14 @@
 import os from "node:os";
 import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
-import { formatDurationMinutes } from "@/lib/booking-window";
-import type { MultiNodeBookingView, PolicyView, ReservationView } from "@/lib/reservation-types";
+import { formatDurationMinutes } from "@/lib/domain/booking-window";
+import type { MultiNodeBookingView, PolicyView, ReservationView } from "@/lib/domain/reservation-types";
 import { callApi } from "@/host/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/host/cli-client/client-config";
 import { UsageError } from "@/host/cli-client/cli-errors";
-import { unitsPhrase } from "@/lib/gpu-availability";
+import { unitsPhrase } from "@/lib/domain/gpu-availability";
 import { bookedLine, exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois } from "@/host/cli-client/format-output";
-import type { TeamUsageReport } from "@/lib/team-usage";
+import type { TeamUsageReport } from "@/lib/domain/team-usage";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";
 import { runLogin } from "@/host/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/host/cli-client/parse-args";
@@ -401,7 +401,7 @@ export function runEnvironments(reservation: Pick<ReservationView, "launch">): R
   const claim = { GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "" };
   const slices = reservation.launch.slices;
   if (slices && slices.length > 0) return slices.map((slice) => ({ CUDA_VISIBLE_DEVICES: slice.uuid, ...claim }));
-  // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/reservation-claim.ts).
+  // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/domain/reservation-claim.ts).
   return [{ CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder, CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices, ...claim }];
 }
 

@@ -1,9 +1,9 @@
 // The tables print local times: pinned to UTC here, other zones in format-time.test.ts.
 process.env.TZ = "UTC";
 import { describe, expect, it } from "vitest";
-import type { FleetSnapshot, LiveGpu } from "@/lib/live";
-import { launchSettings } from "@/lib/launch-settings";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { FleetSnapshot, LiveGpu } from "@/lib/live/live";
+import { launchSettings } from "@/lib/domain/launch-settings";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { bookedHostRunsHere, bookingRequest, checkRunHost, withLocalHost } from "@/host/cli-client/client-commands";
 import { bookedLine, exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois } from "@/host/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";

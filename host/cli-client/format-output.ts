@@ -1,11 +1,11 @@
-import type { TeamUsageReport } from "@/lib/team-usage";
-import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
-import type { FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { bookingTakesUnit, countAvailability, deriveGpuState, describeAvailability, isPartitioned, siliconOf, type SiliconUnit, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/gpu-availability";
-import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live";
-import { type NamedPerson, personName, personWithUsername } from "@/lib/person-name";
-import { idleSentence, keepsSentence } from "@/lib/idle-release";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { TeamUsageReport } from "@/lib/domain/team-usage";
+import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/domain/attribution";
+import type { FleetAnswer, GpuBookingNow } from "@/lib/live/fleet-api";
+import { bookingTakesUnit, countAvailability, deriveGpuState, describeAvailability, isPartitioned, siliconOf, type SiliconUnit, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/domain/gpu-availability";
+import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live/live";
+import { type NamedPerson, personName, personWithUsername } from "@/lib/format/person-name";
+import { idleSentence, keepsSentence } from "@/lib/domain/idle-release";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { sameHost } from "@/host/cli-client/local-reservation";
 
 /**

@@ -1,4 +1,4 @@
-import type { ReservationView } from "@/lib/reservation-types";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 
 /** Whether a host name in gpudesk names this machine: equal, or equal up to the domain ("node-a" vs "node-a.lab"). */
 export function sameHost(gpudeskName: string, hostname: string): boolean {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { launchSettings } from "@/lib/launch-settings";
-import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
+import { launchSettings } from "@/lib/domain/launch-settings";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatReservationList } from "@/host/cli-client/format-output";
 import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";

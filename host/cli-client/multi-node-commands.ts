@@ -1,5 +1,5 @@
-import type { MultiNodeBookingView, ReservationView } from "@/lib/reservation-types";
-import { nodeOfLabel } from "@/lib/multi-node";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import { nodeOfLabel } from "@/lib/domain/multi-node";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatTime } from "@/host/cli-client/format-output";
 import { sameHost } from "@/host/cli-client/local-reservation";

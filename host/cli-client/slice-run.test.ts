@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { launchSettings } from "@/lib/launch-settings";
+import { launchSettings } from "@/lib/domain/launch-settings";
 import { bookingRequest, checkSliceRun, runEnvironments } from "@/host/cli-client/client-commands";
 import { UsageError } from "@/host/cli-client/cli-errors";
 

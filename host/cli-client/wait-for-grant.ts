@@ -1,6 +1,6 @@
 import os from "node:os";
-import type { ReservationView } from "@/lib/reservation-types";
-import { describeUnbookedWork, type WaitlistView } from "@/lib/waitlist-schema";
+import type { ReservationView } from "@/lib/domain/reservation-types";
+import { describeUnbookedWork, type WaitlistView } from "@/lib/domain/waitlist-schema";
 import { callApi } from "@/host/cli-client/api-client";
 import type { ClientConfig } from "@/host/cli-client/client-config";
 import { APIError, UsageError } from "@/host/cli-client/cli-errors";

@@ -1,4 +1,4 @@
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import type { GpuSource } from "@/host/collector/source";
 import { createProcReader, enrichProcesses } from "@/host/collector/proc/proc-reader";
 

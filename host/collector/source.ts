@@ -1,4 +1,4 @@
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 
 /**
  * Where an agent's readings come from. A source reports GPUs and the

@@ -1,4 +1,4 @@
-import type { LiveBooking, LiveGpu } from "@/lib/live";
+import type { LiveBooking, LiveGpu } from "@/lib/live/live";
 
 /**
  * A live GPU reading for tests of the pages' rules: an idle H100 of host

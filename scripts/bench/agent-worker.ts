@@ -15,7 +15,7 @@ import { createAgentRunner, type AgentRunner } from "@/host/agent/agent-runner";
 import { createSocketTransport } from "@/host/agent/socket-transport";
 import { createCollector } from "@/host/collector/collector";
 import { createSimulatedSource, simulatedFleet } from "@/host/collector/simulated/simulated-source";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { LatencyHistogram } from "./stats";
 
 /** Where an agent's part of the latency goes, sparse histograms in ms (per batch sent in the window). */

@@ -1,4 +1,4 @@
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import type { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 
 /**

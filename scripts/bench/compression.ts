@@ -21,7 +21,7 @@ import { Encoder } from "socket.io-parser";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
-import { LIVE_NAMESPACE } from "@/lib/live";
+import { LIVE_NAMESPACE } from "@/lib/live/live";
 import { argsOrExit, flag } from "./args";
 
 interface Options {

@@ -2,16 +2,16 @@
  * The CPU a viewer spends on each member-scope delta, without sockets: a
  * simulated fleet's readings, one second apart, go through the server's
  * FleetState and MemberEncoder as in production; the JSON of each delta is
- * then decoded as a browser does (JSON.parse, then lib/live-fleet-state.ts
+ * then decoded as a browser does (JSON.parse, then lib/live/live-fleet-state.ts
  * `applyDeltaWire`) and as the bench's viewers do (`expandFleetDelta` only).
  * CPU time (process.cpuUsage), not wall time: the figure holds on a busy
  * machine, and it is the same work for every viewer of every instance.
  *
  *   npx tsx scripts/bench/decode-cost.ts --gpus 1000,4000 --seconds 30 --passes 5
  */
-import { initialLiveFleetState, applyDeltaWire, applySnapshotWire, type LiveFleetState } from "@/lib/live-fleet-state";
-import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
-import type { LiveGpu } from "@/lib/live";
+import { initialLiveFleetState, applyDeltaWire, applySnapshotWire, type LiveFleetState } from "@/lib/live/live-fleet-state";
+import { expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live/live-wire";
+import type { LiveGpu } from "@/lib/live/live";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";

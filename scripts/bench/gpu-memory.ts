@@ -11,7 +11,7 @@
  *   node --expose-gc --import tsx scripts/bench/gpu-memory.ts [--gpus 2000] [--seconds 900] [--json FILE]
  */
 import { writeFileSync } from "node:fs";
-import { memberSummaryOf } from "@/lib/live-wire";
+import { memberSummaryOf } from "@/lib/live/live-wire";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { memoryPersistence } from "@/server/alerts/testing";

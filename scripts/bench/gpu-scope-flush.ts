@@ -9,7 +9,7 @@
  *   npx tsx scripts/bench/gpu-scope-flush.ts [--gpus 1000] [--bookings 250] [--watchers 50] [--flushes 2000]
  */
 import os from "node:os";
-import type { FleetDelta, LiveBooking } from "@/lib/live";
+import type { FleetDelta, LiveBooking } from "@/lib/live/live";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { GpuScope } from "@/server/live/gpu-scope";
 import { SlotRegistry } from "@/server/live/member-encoder";

@@ -18,7 +18,7 @@ import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/
 import { FleetState } from "@/server/fleet/fleet-state";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { Tick } from "@/server/tick/tick";
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import { argsOrExit, flag } from "./args";
 import { benchBookings } from "./bench-bookings";
 

@@ -8,7 +8,7 @@
  *
  *   npx tsx scripts/bench/inventory-persist.ts [--gpus 1000] [--minutes 3]
  */
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { argsOrExit, flag } from "./args";
 import { useScratchDatabase } from "./scratch-database";
 import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";

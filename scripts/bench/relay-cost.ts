@@ -19,7 +19,7 @@
  * one before a change, checked out beside it) for a before → after.
  */
 import path from "node:path";
-import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import { snapshotSchema, type Snapshot } from "@/lib/domain/snapshot";
 import type { FleetRelay as FleetRelayClass, RelayTransport } from "@/server/cluster/fleet-relay";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
 import { FleetState } from "@/server/fleet/fleet-state";

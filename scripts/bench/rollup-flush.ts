@@ -12,7 +12,7 @@
  *   npx tsx scripts/bench/rollup-flush.ts [--gpus 1000] [--minutes 60]
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { argsOrExit, flag } from "./args";
 import { useScratchDatabase } from "./scratch-database";
 import { countSqlStatements, summarizeSqlCounts } from "./sql-counter.mjs";

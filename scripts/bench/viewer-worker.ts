@@ -2,7 +2,7 @@
  * One viewer process of the benchmark: many `/live` connections in the
  * member scope (a member's personal token: the fleet view's feed), each
  * expanding every delta as a browser does (socket.io-client, then
- * lib/live-wire.ts), timing each GPU sample from its `sampledAt` to the
+ * lib/live/live-wire.ts), timing each GPU sample from its `sampledAt` to the
  * delta that brought it, and noting which GPU-seconds it never got.
  *
  * Protocol with scripts/bench/run.ts over IPC:
@@ -11,10 +11,10 @@
  *   ← { type: "report" }                 → { type: "report", ... } (ViewerReport)
  */
 import { io, type Socket } from "socket.io-client";
-import { LIVE_NAMESPACE, type LiveGpu } from "@/lib/live";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
-import { deltaPointsOf } from "@/lib/live-points";
-import { LIVE_FORMAT_VERSION, expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live-wire";
+import { LIVE_NAMESPACE, type LiveGpu } from "@/lib/live/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
+import { deltaPointsOf } from "@/lib/live/live-points";
+import { LIVE_FORMAT_VERSION, expandFleetDelta, type FleetDeltaWire, type FleetSnapshotWire, type SlotTable } from "@/lib/live/live-wire";
 import { addTallies, LatencyHistogram, UpdateLedger, type UpdateTally } from "./stats";
 
 export interface ViewerWorkerConfig {

@@ -1,4 +1,4 @@
-import type { AlertKind } from "@/lib/alerts";
+import type { AlertKind } from "@/lib/domain/alerts";
 import type { RuleTiming } from "@/server/alerts/alert-engine";
 
 /** The alert rules' thresholds and hold times (GPUDESK_ALERT_* in server/core/env.ts). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AlertKind } from "@/lib/alerts";
+import type { AlertKind } from "@/lib/domain/alerts";
 import { AlertEngine, type Condition, type EngineStep } from "@/server/alerts/alert-engine";
 
 /**

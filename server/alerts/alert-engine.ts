@@ -1,4 +1,4 @@
-import type { AlertKind } from "@/lib/alerts";
+import type { AlertKind } from "@/lib/domain/alerts";
 
 /** How long a condition must hold before its alert opens, and stay cleared before it closes. */
 export interface RuleTiming {

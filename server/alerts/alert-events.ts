@@ -1,4 +1,4 @@
-import type { AlertUpdate } from "@/lib/alerts";
+import type { AlertUpdate } from "@/lib/domain/alerts";
 import { processEvent } from "@/server/core/process-events";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LiveBooking } from "@/lib/live";
-import type { GpuSample, Snapshot } from "@/lib/snapshot";
+import type { LiveBooking } from "@/lib/live/live";
+import type { GpuSample, Snapshot } from "@/lib/domain/snapshot";
 import { DEFAULT_ALERT_CONFIG, type AlertConfig } from "@/server/alerts/alert-config";
 import type { AlertMonitor } from "@/server/alerts/alert-monitor";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";

@@ -1,6 +1,6 @@
-import type { AlertKind, AlertUpdate } from "@/lib/alerts";
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveBooking } from "@/lib/live";
+import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveBooking } from "@/lib/live/live";
 import { ruleTiming, type AlertConfig } from "@/server/alerts/alert-config";
 import { AlertEngine, type ClosedAlert, type OpenedAlert } from "@/server/alerts/alert-engine";
 import { announceAlertChanged } from "@/server/alerts/alert-events";

@@ -1,5 +1,5 @@
 import type { Prisma } from "@prisma/client";
-import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/alerts";
+import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/domain/alerts";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { alertSelect, bookedByIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/core/principal";
@@ -14,7 +14,7 @@ export function canSeeAlert(actor: Actor, alert: { userIds: string }): boolean {
   return actor.role === "admin" || userIdsOf(alert).includes(actor.id);
 }
 
-/** See lib/alerts.ts: misuse alerts are acknowledged by admins only. */
+/** See lib/domain/alerts.ts: misuse alerts are acknowledged by admins only. */
 function mayAcknowledge(actor: Actor, alert: { kind: string; userIds: string; reservationId: string | null }): boolean {
   return canAcknowledgeAlert(actor, { kind: toKind(alert.kind), reservationId: alert.reservationId, bookedById: bookedByIdOf(alert), involvedIds: userIdsOf(alert) });
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveGpu, LiveHost } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveGpu, LiveHost } from "@/lib/live/live";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { evaluateRules } from "@/server/alerts/alert-rules";
-import { deriveGpuState } from "@/lib/gpu-availability";
+import { deriveGpuState } from "@/lib/domain/gpu-availability";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };

@@ -1,9 +1,9 @@
-import { runnerName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/attribution";
-import { unitName, unseenUsePhrase, type UnitName } from "@/lib/gpu-availability";
-import { formatMemory } from "@/lib/format";
-import { type NamedPerson, personName } from "@/lib/person-name";
-import { formatDuration } from "@/lib/duration";
-import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import { runnerName, processEvidenceLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/domain/attribution";
+import { unitName, unseenUsePhrase, type UnitName } from "@/lib/domain/gpu-availability";
+import { formatMemory } from "@/lib/format/format";
+import { type NamedPerson, personName } from "@/lib/format/person-name";
+import { formatDuration } from "@/lib/format/duration";
+import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import type { Condition } from "@/server/alerts/alert-engine";
 import type { FleetView } from "@/server/attribution/reconcile-fleet";

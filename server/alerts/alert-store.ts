@@ -1,11 +1,11 @@
 import type { Prisma } from "@prisma/client";
-import { ALERT_KINDS, type AlertKind, type AlertView } from "@/lib/alerts";
-import type { PersonRef } from "@/lib/reservation-types";
+import { ALERT_KINDS, type AlertKind, type AlertView } from "@/lib/domain/alerts";
+import type { PersonRef } from "@/lib/domain/reservation-types";
 import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/alert-engine";
 import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
 import { db } from "@/server/core/db";
 import { personSelect, toPerson } from "@/server/core/people";
-import { storedUnit, unitName } from "@/lib/gpu-availability";
+import { storedUnit, unitName } from "@/lib/domain/gpu-availability";
 
 export const alertSelect = {
   id: true,

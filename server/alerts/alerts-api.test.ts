@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AlertPage, AlertSummary, AlertUpdate, AlertView } from "@/lib/alerts";
+import type { AlertPage, AlertSummary, AlertUpdate, AlertView } from "@/lib/domain/alerts";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

@@ -1,7 +1,7 @@
 import type { Namespace } from "socket.io";
-import type { AlertView } from "@/lib/alerts";
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
+import type { AlertView } from "@/lib/domain/alerts";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import type { Role } from "@/server/core/principal";
 import { liveViewerOf } from "@/server/live/live-endpoint";

@@ -1,7 +1,7 @@
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
-import { storedUnit, unitName, type UnitName } from "@/lib/gpu-availability";
+import { storedUnit, unitName, type UnitName } from "@/lib/domain/gpu-availability";
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,4 @@
-import type { AlertUpdate } from "@/lib/alerts";
+import type { AlertUpdate } from "@/lib/domain/alerts";
 import type { AlertPersistence } from "@/server/alerts/alert-monitor";
 import type { AlertRow } from "@/server/alerts/alert-store";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { LiveBooking } from "@/lib/live";
-import type { ProcessInfo } from "@/lib/snapshot";
+import type { LiveBooking } from "@/lib/live/live";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
-import { deriveGpuState } from "@/lib/gpu-availability";
+import { deriveGpuState } from "@/lib/domain/gpu-availability";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
 import { makeGpu, makeProcess } from "@/server/testing/factories";

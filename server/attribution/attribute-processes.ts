@@ -1,8 +1,8 @@
-import type { AttributionEvidence } from "@/lib/attribution";
-import type { ProcessOwner } from "@/lib/gpu-availability";
-import type { LiveBooking } from "@/lib/live";
-import type { PersonRef } from "@/lib/reservation-types";
-import type { ProcessInfo } from "@/lib/snapshot";
+import type { AttributionEvidence } from "@/lib/domain/attribution";
+import type { ProcessOwner } from "@/lib/domain/gpu-availability";
+import type { LiveBooking } from "@/lib/live/live";
+import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 
 export interface AttributionContext {

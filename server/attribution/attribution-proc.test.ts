@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { createFakeProcTree, type FakeProcTree } from "@/host/collector/proc/fake-proc-tree";

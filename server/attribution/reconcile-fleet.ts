@@ -1,8 +1,8 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
-import { bookingTakesUnit, deriveGpuState, siliconOf } from "@/lib/gpu-availability";
-import { sameJson } from "@/lib/same-json";
+import { bookingTakesUnit, deriveGpuState, siliconOf } from "@/lib/domain/gpu-availability";
+import { sameJson } from "@/lib/live/same-json";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 
 /** What the reconciler reads of the live fleet: hosts and the latest reading of each GPU. */

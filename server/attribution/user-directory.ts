@@ -1,4 +1,4 @@
-import type { PersonRef } from "@/lib/reservation-types";
+import type { PersonRef } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
 

@@ -1,4 +1,4 @@
-import { auditQuerySchema, type AuditEntryView } from "@/lib/audit";
+import { auditQuerySchema, type AuditEntryView } from "@/lib/domain/audit";
 import { listAudit } from "@/server/core/audit-log";
 import type { Actor } from "@/server/core/actor";
 

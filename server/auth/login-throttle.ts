@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import { normalizeUsername } from "@/lib/username";
+import { normalizeUsername } from "@/lib/domain/username";
 import { db } from "@/server/core/db";
 
 /** Sign-in attempts allowed per username before each further attempt waits. */

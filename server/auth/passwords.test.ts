@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { passwordProblem, passwordSchema } from "@/lib/password";
+import { passwordProblem, passwordSchema } from "@/lib/domain/password";
 import { testDatabaseProvider, useTestDatabase } from "@/server/testing/test-db";
 
 /**

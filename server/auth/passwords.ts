@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { changePasswordSchema, resetPasswordSchema } from "@/lib/password";
+import { changePasswordSchema, resetPasswordSchema } from "@/lib/domain/password";
 import { recordAudit, writeAudit } from "@/server/core/audit-log";
 import { claimLogin, clearLoginCount } from "@/server/auth/login-throttle";
 import { auth } from "@/server/auth/better-auth";

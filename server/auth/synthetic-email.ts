@@ -7,7 +7,7 @@ import { AppError } from "@/server/core/errors";
  * better-auth needs an address per account; gpudesk makes one up until the
  * person gives theirs, in the reserved `.invalid` top-level domain (RFC 2606):
  * nobody can receive mail there, and nobody may choose such an address as
- * their own (`isReservedAddress` in lib/mail-address.ts), so a made-up address never lands in
+ * their own (`isReservedAddress` in lib/domain/mail-address.ts), so a made-up address never lands in
  * someone else's hands.
  */
 export const SYNTHETIC_DOMAINS = { users: "users.gpudesk.invalid", simulated: "simulated.gpudesk.invalid" } as const;

@@ -1,4 +1,4 @@
-import type { UpdateMe } from "@/lib/account-schema";
+import type { UpdateMe } from "@/lib/domain/account-schema";
 import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { passwordSchema } from "@/lib/password";
-import { normalizeUsername, usernameSchema } from "@/lib/username";
+import { passwordSchema } from "@/lib/domain/password";
+import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
 import { writeAudit } from "@/server/core/audit-log";
 import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";

@@ -1,7 +1,7 @@
 import type { Prisma } from "@prisma/client";
-import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
-import { multiNodeLabel, partLabel, shapeOf } from "@/lib/multi-node";
-import { personWithUsername } from "@/lib/person-name";
+import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
+import { multiNodeLabel, partLabel, shapeOf } from "@/lib/domain/multi-node";
+import { personWithUsername } from "@/lib/format/person-name";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";

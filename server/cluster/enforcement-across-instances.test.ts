@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { Server } from "socket.io";
 import { io as connectSocket, type Socket as ClientSocket } from "socket.io-client";
 import { afterAll, describe, expect, it } from "vitest";
-import type { TerminateCommand } from "@/lib/enforcement-protocol";
+import type { TerminateCommand } from "@/lib/domain/enforcement-protocol";
 import { attachEnforcementChannel } from "@/server/enforcement/enforcement-channel";
 import { redisForTests, TEST_REDIS_URL, uniqueRedisPrefix } from "@/server/testing/redis";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { FleetRelay, type RelayMessage, type RelayTransport } from "@/server/cluster/fleet-relay";
 import { KEYFRAME_EVERY_MS, RELAY_FORMAT_VERSION } from "@/server/cluster/relay-wire";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";

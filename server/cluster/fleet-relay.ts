@@ -1,6 +1,6 @@
-import { HISTORY_POINTS } from "@/lib/live";
-import type { RowValue } from "@/lib/live-rows";
-import type { Snapshot } from "@/lib/snapshot";
+import { HISTORY_POINTS } from "@/lib/live/live";
+import type { RowValue } from "@/lib/live/live-rows";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { RELAY_FORMAT_VERSION, RelayDecoder, RelayEncoder, type Decoded, type RelayEvent, type RelayMessage } from "@/server/cluster/relay-wire";
 import type { FleetState, LocalHostChange } from "@/server/fleet/fleet-state";
 import { log } from "@/server/core/log";

@@ -1,11 +1,11 @@
-import { pushChangedRow, readRow, type RowValue } from "@/lib/live-rows";
-import { READING_FIELDS, READING_ROW_LENGTH, type WireProcess } from "@/lib/live-wire";
-import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import { pushChangedRow, readRow, type RowValue } from "@/lib/live/live-rows";
+import { READING_FIELDS, READING_ROW_LENGTH, type WireProcess } from "@/lib/live/live-wire";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
 
 /*
  * What one instance tells the others over Redis (docs/live-protocol.md,
  * "The relay between instances"). A host's reading travels whole once, as a
- * keyframe, then as rows of what changed (lib/live-rows.ts, the same rows
+ * keyframe, then as rows of what changed (lib/live/live-rows.ts, the same rows
  * as the live wire's, but with the values as the agent read them, not
  * rounded: the other instances keep them as history and alert on them).
  * Each reading of a host carries the next number of the host's chain, so a

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { RedisOptions } from "ioredis";
 import type { Namespace, Server } from "socket.io";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { FleetRelay, type RelayMessage } from "@/server/cluster/fleet-relay";
 import { LeaderJobs } from "@/server/cluster/leader-jobs";
 import { LeaderLock } from "@/server/cluster/leader-lock";

@@ -1,5 +1,5 @@
 import type { Prisma } from "@prisma/client";
-import { type AuditAction, type AuditEntryView, type AuditPage, type AuditQuery } from "@/lib/audit";
+import { type AuditAction, type AuditEntryView, type AuditPage, type AuditQuery } from "@/lib/domain/audit";
 import { currentAuditOrigin } from "@/server/core/audit-context";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";

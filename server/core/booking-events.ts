@@ -1,4 +1,4 @@
-import type { ReservationView } from "@/lib/reservation-types";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import type { Actor } from "@/server/core/actor";
 import { processEvent } from "@/server/core/process-events";
 

@@ -1,8 +1,8 @@
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
-import { parseDurationText } from "@/lib/duration";
-import { MAX_RANGE_MS, parseSpan } from "@/lib/usage-range";
+import { parseDurationText } from "@/lib/format/duration";
+import { MAX_RANGE_MS, parseSpan } from "@/lib/domain/usage-range";
 
 /** A duration such as "30s", "5m", "2h" (a bare number is seconds) → milliseconds. */
 const duration = (fallback: string) =>

@@ -1,5 +1,5 @@
-import type { BookingConflict } from "@/lib/reservation-types";
-import { sharesSilicon } from "@/lib/gpu-availability";
+import type { BookingConflict } from "@/lib/domain/reservation-types";
+import { sharesSilicon } from "@/lib/domain/gpu-availability";
 import type { Tx } from "@/server/core/booking-transaction";
 import { personSelect, toPerson } from "@/server/core/people";
 
@@ -47,7 +47,7 @@ export async function sharedSilicon(tx: Tx, gpuIds: string[]): Promise<Map<strin
     where: { OR: [{ parentUuid: { in: wholes.map((gpu) => gpu.uuid) } }, { uuid: { in: slices.map((gpu) => gpu.parentUuid!) } }] },
     select: { id: true, uuid: true, parentUuid: true },
   });
-  // The rows are read by the relation; whether they block is the one rule every surface asks (lib/gpu-availability.ts).
+  // The rows are read by the relation; whether they block is the one rule every surface asks (lib/domain/gpu-availability.ts).
   for (const gpu of related) for (const unit of asked) if (sharesSilicon(gpu, unit)) add(gpu.id, unit.id);
   return blocks;
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { GpuState } from "@/lib/attribution";
-import { unitRef } from "@/lib/gpu-availability";
+import type { GpuState } from "@/lib/domain/attribution";
+import { unitRef } from "@/lib/domain/gpu-availability";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

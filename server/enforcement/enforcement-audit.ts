@@ -1,7 +1,7 @@
-import type { KnownAuditAction } from "@/lib/audit";
+import type { KnownAuditAction } from "@/lib/domain/audit";
 import { recordAudit } from "@/server/core/audit-log";
 
-/** Audit actions of enforcement (entity: the host); lib/audit.ts names them. */
+/** Audit actions of enforcement (entity: the host); lib/domain/audit.ts names them. */
 export type EnforcementAuditAction = Extract<KnownAuditAction, "host_setting.update" | `enforcement.${string}`>;
 
 /** One line in the audit log about a host: who (null: gpudesk itself), what, and the details. */

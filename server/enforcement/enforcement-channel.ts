@@ -1,6 +1,6 @@
 import type { Namespace, Socket } from "socket.io";
-import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
-import { enforcementReportSchema, type EnforcementReport, type TerminateCommand } from "@/lib/enforcement-protocol";
+import type { AgentClientToServer, AgentServerToClient } from "@/lib/domain/agent-protocol";
+import { enforcementReportSchema, type EnforcementReport, type TerminateCommand } from "@/lib/domain/enforcement-protocol";
 import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/core/log";

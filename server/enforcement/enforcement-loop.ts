@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { EnforcementReport } from "@/lib/enforcement-protocol";
-import type { LiveGpu } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { EnforcementReport } from "@/lib/domain/enforcement-protocol";
+import type { LiveGpu } from "@/lib/live/live";
 import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
 import { db } from "@/server/core/db";
 import { recordHostAudit } from "@/server/enforcement/enforcement-audit";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
+import type { GpuReconciliation, ProcessAttribution } from "@/lib/domain/attribution";
 import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
 import { planTerminations } from "@/server/enforcement/enforcement-plan";
 

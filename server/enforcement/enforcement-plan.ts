@@ -1,5 +1,5 @@
-import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
-import type { LiveGpu } from "@/lib/live";
+import type { GpuReconciliation, ProcessAttribution } from "@/lib/domain/attribution";
+import type { LiveGpu } from "@/lib/live/live";
 import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
 
 export interface HostEnforcement {

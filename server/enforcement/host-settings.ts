@@ -1,4 +1,4 @@
-import { hostSettingInputSchema, type HostEnforcementView, type HostSettingInput } from "@/lib/alerts";
+import { hostSettingInputSchema, type HostEnforcementView, type HostSettingInput } from "@/lib/domain/alerts";
 import type { UserPrincipal } from "@/server/core/principal";
 import { db } from "@/server/core/db";
 import type { HostEnforcement } from "@/server/enforcement/enforcement-plan";

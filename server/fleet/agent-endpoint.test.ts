@@ -1,6 +1,6 @@
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_NAMESPACE } from "@/lib/live";
+import { AGENT_NAMESPACE } from "@/lib/live/live";
 import { useTestDatabase } from "@/server/testing/test-db";
 import { makeGpu, makeSnapshot, uniqueName } from "@/server/testing/factories";
 import type { TestAgentServer } from "@/server/testing/agent-server";

@@ -1,11 +1,11 @@
 import type { Namespace, Socket } from "socket.io";
-import { hostFabricSchema } from "@/lib/fabric";
+import { hostFabricSchema } from "@/lib/domain/fabric";
 import {
   agentHelloSchema,
   agentSamplesSchema,
   type AgentClientToServer,
   type AgentServerToClient,
-} from "@/lib/agent-protocol";
+} from "@/lib/domain/agent-protocol";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 import { findHostByToken, saveHostFabric, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";

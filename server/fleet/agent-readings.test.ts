@@ -1,8 +1,8 @@
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_BUFFER_REACH_MS } from "@/lib/agent-protocol";
-import { AGENT_NAMESPACE } from "@/lib/live";
-import type { GpuSample, Snapshot } from "@/lib/snapshot";
+import { AGENT_BUFFER_REACH_MS } from "@/lib/domain/agent-protocol";
+import { AGENT_NAMESPACE } from "@/lib/live/live";
+import type { GpuSample, Snapshot } from "@/lib/domain/snapshot";
 import { makeGpu, makeSnapshot, uniqueName } from "@/server/testing/factories";
 import type { TestAgentServer } from "@/server/testing/agent-server";
 import { useTestDatabase } from "@/server/testing/test-db";

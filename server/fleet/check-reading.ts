@@ -1,16 +1,16 @@
-import { checkReadingTime } from "@/lib/agent-protocol";
-import { canonicalGpuUuid } from "@/lib/gpu-uuid";
-import { parseSnapshot, type Snapshot } from "@/lib/snapshot";
+import { checkReadingTime } from "@/lib/domain/agent-protocol";
+import { canonicalGpuUuid } from "@/lib/domain/gpu-uuid";
+import { parseSnapshot, type Snapshot } from "@/lib/domain/snapshot";
 import { checkProcessClaims } from "@/server/reservations/reservation-proof";
 
 export type CheckedReading = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
 
 /**
  * One agent reading as the server files it, or why it is refused: its
- * shape and ranges (lib/snapshot.ts), its clock against the server's
- * (lib/agent-protocol.ts; a reading slightly ahead is filed at its arrival),
+ * shape and ranges (lib/domain/snapshot.ts), its clock against the server's
+ * (lib/domain/agent-protocol.ts; a reading slightly ahead is filed at its arrival),
  * each GPUDESK_RESERVATION reduced to the booking id and whether its
- * proof held, and every GPU UUID in one spelling (lib/gpu-uuid.ts), so that
+ * proof held, and every GPU UUID in one spelling (lib/domain/gpu-uuid.ts), so that
  * another host's GPU in another letter case is still that host's GPU.
  */
 export function checkReading(raw: unknown, receivedAtMs: number, secret?: string): CheckedReading {

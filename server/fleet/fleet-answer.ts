@@ -1,7 +1,7 @@
-import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/display-from-fleet";
-import type { DisplayFleetAnswer, FleetAnswer, GpuBookingNow } from "@/lib/fleet-api";
-import { isPartitioned, summarizeAvailability } from "@/lib/gpu-availability";
-import { personName } from "@/lib/person-name";
+import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/live/display-from-fleet";
+import type { DisplayFleetAnswer, FleetAnswer, GpuBookingNow } from "@/lib/live/fleet-api";
+import { isPartitioned, summarizeAvailability } from "@/lib/domain/gpu-availability";
+import { personName } from "@/lib/format/person-name";
 import { activeBookingsByGpu, reconcileFleet } from "@/server/attribution/reconcile-fleet";
 import { UserDirectory } from "@/server/attribution/user-directory";
 import type { FleetState } from "@/server/fleet/fleet-state";

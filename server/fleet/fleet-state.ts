@@ -1,8 +1,8 @@
-import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost, SparklineColumns } from "@/lib/live";
-import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live";
-import type { GpuSample, Snapshot } from "@/lib/snapshot";
-import { liveGpuOf } from "@/lib/live-gpu";
-import { columnsOfPoints, pointOfSample } from "@/lib/live-points";
+import type { FleetDelta, FleetSnapshot, GpuHistory, GpuPoint, LiveGpu, LiveHost, SparklineColumns } from "@/lib/live/live";
+import { HISTORY_POINTS, SPARKLINE_POINTS } from "@/lib/live/live";
+import type { GpuSample, Snapshot } from "@/lib/domain/snapshot";
+import { liveGpuOf } from "@/lib/live/live-gpu";
+import { columnsOfPoints, pointOfSample } from "@/lib/live/live-points";
 import { PointRing } from "@/server/fleet/point-ring";
 
 interface HostEntry {
@@ -171,7 +171,7 @@ export class FleetState {
     const versionsChanged =
       host.driverVersion !== snapshot.host.driverVersion || host.cudaVersion !== snapshot.host.cudaVersion;
     // A new lastSeenAt alone does not make the host dirty: browsers advance
-    // it from the GPUs' sampledAt in each delta (lib/live-fleet-state.ts),
+    // it from the GPUs' sampledAt in each delta (lib/live/live-fleet-state.ts),
     // so a host goes out only when what they show changed. A host without
     // GPUs has nothing to advance it from, so its samples still go out.
     const firstSeen = host.lastSeenAt === null;
@@ -254,7 +254,7 @@ export class FleetState {
       if (fresh.length > 0) {
         entry.sentUpTo = fresh[fresh.length - 1].t;
         // The usual case, the entry's own reading and nothing else, goes
-        // without a point: browsers make it from the entry (lib/live-points.ts).
+        // without a point: browsers make it from the entry (lib/live/live-points.ts).
         const onlyTheEntry = fresh.length === 1 && fresh[0].t === entry.sampledAtMs;
         if (!onlyTheEntry) points[uuid] = fresh.slice(-SPARKLINE_POINTS);
       }

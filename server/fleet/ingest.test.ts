@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeSnapshot, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";

@@ -1,5 +1,5 @@
-import type { AgentSamplesReply } from "@/lib/agent-protocol";
-import type { Snapshot } from "@/lib/snapshot";
+import type { AgentSamplesReply } from "@/lib/domain/agent-protocol";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { checkReading } from "@/server/fleet/check-reading";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { createHostPersistence } from "@/server/hosts/host-persistence";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GpuPoint } from "@/lib/live";
+import type { GpuPoint } from "@/lib/live/live";
 import { PointRing } from "@/server/fleet/point-ring";
 
 const point = (t: number, util: number | null = t % 101): GpuPoint => ({ t, util, memUsedMiB: t * 2, powerW: null, tempC: 40 });

@@ -1,4 +1,4 @@
-import type { GpuPoint } from "@/lib/live";
+import type { GpuPoint } from "@/lib/live/live";
 
 /** The null of each quantized column: a value no reading takes. */
 const NO_UTIL = 0xff;

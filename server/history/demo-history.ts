@@ -1,5 +1,5 @@
-import type { Snapshot } from "@/lib/snapshot";
-import { SIMULATED_BOOKER_PREFIX } from "@/lib/usage-types";
+import type { Snapshot } from "@/lib/domain/snapshot";
+import { SIMULATED_BOOKER_PREFIX } from "@/lib/domain/usage-types";
 import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/simulated/simulated-source";
 import { db } from "@/server/core/db";
 import {

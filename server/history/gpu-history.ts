@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
-import type { TimeRange } from "@/lib/usage-range";
-import type { GpuHistoryPoint, GpuUsageHistory } from "@/lib/usage-types";
+import type { TimeRange } from "@/lib/domain/usage-range";
+import type { GpuHistoryPoint, GpuUsageHistory } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { bucketStarts, planResolution, tableSql } from "@/server/history/resolution";

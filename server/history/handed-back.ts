@@ -1,4 +1,4 @@
-import { gpuShareOf } from "@/lib/gpu-share";
+import { gpuShareOf } from "@/lib/domain/gpu-share";
 import { db } from "@/server/core/db";
 
 /** What idle release handed back of one person's bookings on one host, by releases in a range. */
@@ -14,7 +14,7 @@ export interface HandedBackTime {
  * The idle releases in [fromMs, toMs) (of one person with `userId`), per
  * person and host, for the usage cells (server/history/usage-cells.ts):
  * each release counts its host's units of the booking (a MIG slice weighs
- * its share of its GPU, lib/gpu-share.ts; a release whose units are no
+ * its share of its GPU, lib/domain/gpu-share.ts; a release whose units are no
  * longer stored counts its GPU count) times the time from the release to
  * the end the booking had. Report-only entries handed nothing back.
  */

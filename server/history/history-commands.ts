@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { parseSpan } from "@/lib/usage-range";
+import { parseSpan } from "@/lib/domain/usage-range";
 import { withDatabase } from "@/server/core/with-database";
 import { parseEnv } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";

@@ -1,4 +1,4 @@
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { log } from "@/server/core/log";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { recomputeHours } from "@/server/history/rollup-store";
@@ -10,7 +10,7 @@ import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import { makeGpu, makeProcess, makeSnapshot, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";

@@ -1,5 +1,5 @@
 import { chunks } from "@/lib/chunks";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { db } from "@/server/core/db";
 import { findBookedIntervals, bookedByOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-intervals";
 import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";

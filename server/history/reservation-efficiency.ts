@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { z } from "zod";
-import type { ReservationEfficiency } from "@/lib/usage-types";
+import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { num } from "@/server/history/sql-dialect";
 

@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import { IDLE_UTIL_PCT } from "@/lib/usage-types";
+import { IDLE_UTIL_PCT } from "@/lib/domain/usage-types";
 import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/history/rollup-math";
 import { bucketSeconds } from "@/server/history/sql-dialect";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { UsageReport } from "@/lib/usage-types";
+import type { UsageReport } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";

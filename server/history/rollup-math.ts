@@ -1,4 +1,4 @@
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 
 /**
  * The arithmetic of the usage rollups, free of any database: how samples

@@ -1,4 +1,4 @@
-import type { GpuReconciliation } from "@/lib/attribution";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { MinuteRollups } from "@/server/history/minute-rollups";
 import type { TickConsumer } from "@/server/tick/tick-view";
 

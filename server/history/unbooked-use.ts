@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import type { UnbookedPersonUsage } from "@/lib/team-usage";
+import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { db } from "@/server/core/db";
 import { planResolution, tableSql } from "@/server/history/resolution";
 import { num } from "@/server/history/sql-dialect";

@@ -1,11 +1,11 @@
 import { Prisma } from "@prisma/client";
-import { gpuShareOf } from "@/lib/gpu-share";
+import { gpuShareOf } from "@/lib/domain/gpu-share";
 import { db } from "@/server/core/db";
 import type { TableSql } from "@/server/history/resolution";
 
 /** How much of a GPU a unit's rollup rows stand for, and which GPU it is part of. */
 export interface UnitWeight {
-  /** 1 for a whole GPU, a MIG slice's share of its GPU (lib/gpu-share.ts). */
+  /** 1 for a whole GPU, a MIG slice's share of its GPU (lib/domain/gpu-share.ts). */
   share: number;
   /** The physical GPU: the slice's parent, else the unit itself. Counting these counts GPUs, not slices. */
   gpu: string;

@@ -1,4 +1,4 @@
-import type { HostUsage, PersonUsage } from "@/lib/usage-types";
+import type { HostUsage, PersonUsage } from "@/lib/domain/usage-types";
 
 export type UsageTable = "people" | "hosts";
 

@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
-import { isPartitioned, storedUnit, unitName } from "@/lib/gpu-availability";
-import type { TimeRange } from "@/lib/usage-range";
+import { isPartitioned, storedUnit, unitName } from "@/lib/domain/gpu-availability";
+import type { TimeRange } from "@/lib/domain/usage-range";
 import {
   SIMULATED_BOOKER_PREFIX,
   type HeatmapRow,
@@ -11,7 +11,7 @@ import {
   type UsageTotals,
   type UtilizationHeatmap,
   type UtilizationSeries,
-} from "@/lib/usage-types";
+} from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
 import { floorTo } from "@/server/history/rollup-math";
@@ -21,7 +21,7 @@ import { handedBackTimes } from "@/server/history/handed-back";
 import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
-import type { UnbookedPersonUsage } from "@/lib/team-usage";
+import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 
 export interface UsageQuery {

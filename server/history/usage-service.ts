@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/usage-range";
-import type { UsageGroupBy, UsageReport } from "@/lib/usage-types";
+import { queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/domain/usage-range";
+import type { UsageGroupBy, UsageReport } from "@/lib/domain/usage-types";
 import type { UserPrincipal } from "@/server/core/principal";
 import { env } from "@/server/core/env";
 import { getUsageReport, getUsageTables, type UsageQuery } from "@/server/history/usage-report";

@@ -1,4 +1,4 @@
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { inventorySignature, recordHostInventory, recordHostsSeen, type RegisteredHost } from "@/server/hosts/host-registry";
 import { announceInventoryChanged } from "@/server/hosts/inventory-events";
 import { log } from "@/server/core/log";

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { chunks } from "@/lib/chunks";
-import type { GpuSample, HostInfo } from "@/lib/snapshot";
-import { type HostFabric, parseStoredFabric } from "@/lib/fabric";
+import type { GpuSample, HostInfo } from "@/lib/domain/snapshot";
+import { type HostFabric, parseStoredFabric } from "@/lib/domain/fabric";
 import { parseTopology } from "@/server/allocation/topology";
 import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";

@@ -1,6 +1,6 @@
-import { recurringRequestSchema } from "@/lib/recurrence";
+import { recurringRequestSchema } from "@/lib/domain/recurrence";
 import { z } from "zod";
-import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/alerts";
+import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/domain/alerts";
 import {
   auditQuerySchema,
   multiNodeRequestSchema,
@@ -10,17 +10,17 @@ import {
   replacePartSchema,
   reservationListQuerySchema,
   reservationRequestSchema,
-} from "@/lib/reservation-schema";
-import { fabricLabelSchema } from "@/lib/fabric";
-import { idleExemptionSchema } from "@/lib/idle-exemption-schema";
-import { changePasswordSchema } from "@/lib/password";
-import { notificationSettingsSchema } from "@/lib/person-notices";
-import { rangeQuerySchema } from "@/lib/usage-range";
+} from "@/lib/domain/reservation-schema";
+import { fabricLabelSchema } from "@/lib/domain/fabric";
+import { idleExemptionSchema } from "@/lib/domain/idle-exemption-schema";
+import { changePasswordSchema } from "@/lib/domain/password";
+import { notificationSettingsSchema } from "@/lib/domain/person-notices";
+import { rangeQuerySchema } from "@/lib/domain/usage-range";
 import { GPUDESK_VERSION } from "@/lib/version";
-import { waitRequestSchema } from "@/lib/waitlist-schema";
-import { personLimitsSchema, teamCreateSchema, teamMemberSchema, teamUpdateSchema } from "@/lib/team-schema";
+import { waitRequestSchema } from "@/lib/domain/waitlist-schema";
+import { personLimitsSchema, teamCreateSchema, teamMemberSchema, teamUpdateSchema } from "@/lib/domain/team-schema";
 import { createDisplaySchema, createTokenSchema, updateDisplaySchema } from "@/server/auth/tokens";
-import { updateMeSchema } from "@/lib/account-schema";
+import { updateMeSchema } from "@/lib/domain/account-schema";
 import { createUserSchema, updateUserSchema } from "@/server/auth/users";
 import { efficiencyQuerySchema } from "@/server/history/reservation-efficiency";
 import { usageOptionsSchema } from "@/server/history/usage-service";

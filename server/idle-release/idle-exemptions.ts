@@ -1,4 +1,4 @@
-import type { IdleExemptionInput, IdleExemptionsAnswer, IdleExemptionView } from "@/lib/idle-exemption-schema";
+import type { IdleExemptionInput, IdleExemptionsAnswer, IdleExemptionView } from "@/lib/domain/idle-exemption-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, isAdminActor } from "@/server/core/actor";

@@ -1,4 +1,4 @@
-import type { LiveGpu } from "@/lib/live";
+import type { LiveGpu } from "@/lib/live/live";
 import type { IdleRun } from "@/server/alerts/alert-rules";
 import { startIdleRunner } from "@/server/idle-release/idle-runner";
 import type { TickConsumer } from "@/server/tick/tick-view";

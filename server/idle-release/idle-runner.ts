@@ -1,13 +1,13 @@
-import type { IdleHoldingProcess, IdleNotice } from "@/lib/idle-release";
-import type { LiveGpu } from "@/lib/live";
-import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
+import type { IdleHoldingProcess, IdleNotice } from "@/lib/domain/idle-release";
+import type { LiveGpu } from "@/lib/live/live";
+import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
 import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { sliceMinuteBusy } from "@/server/reservations/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
 import { judgeWholeBookings } from "@/server/idle-release/whole-booking";
-import { multiNodeLabel, shapeOf } from "@/lib/multi-node";
+import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { periodicJob } from "@/server/core/jobs";

@@ -1,5 +1,5 @@
-import type { IdleNotice } from "@/lib/idle-release";
-import { holdingSentence, idleSentence } from "@/lib/idle-release";
+import type { IdleNotice } from "@/lib/domain/idle-release";
+import { holdingSentence, idleSentence } from "@/lib/domain/idle-release";
 import { log } from "@/server/core/log";
 import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";

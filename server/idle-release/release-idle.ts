@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
-import { reservationState } from "@/lib/reservation-state";
+import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
 import { writeAudit } from "@/server/core/audit-log";

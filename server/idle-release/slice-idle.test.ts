@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { hasSharedFixtures, readSharedFixture } from "@/host/collector/nvidia-smi/test-fixtures";
 import { useTestDatabase } from "@/server/testing/test-db";
 

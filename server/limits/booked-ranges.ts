@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { gpuShareOf } from "@/lib/gpu-share";
+import { gpuShareOf } from "@/lib/domain/gpu-share";
 import type { GpuRange } from "@/server/limits/gpu-hours";
 import { accountingTeams } from "@/server/core/booking-team";
 
@@ -47,7 +47,7 @@ async function ownerWhere(client: Client, owner: BookingOwner): Promise<Prisma.R
  * The GPU ranges of an owner's bookings that share time with [fromMs, toMs),
  * one per booked unit (ReservationGpu rows carry the time; releasing moves
  * their end, so what was given back early does not count), each weighing
- * its unit's share of a GPU (lib/gpu-share.ts: a 1g.10gb slice of an H100
+ * its unit's share of a GPU (lib/domain/gpu-share.ts: a 1g.10gb slice of an H100
  * is 1/7). Counting units at once (the GPUs-at-once limit) counts ranges,
  * not their weight. A team's are the bookings made for it and those that
  * named no team of its accounting members, whenever they were made.

@@ -1,10 +1,10 @@
-import { formatDurationMinutes } from "@/lib/booking-window";
-import type { HostRule, LimitKind, Limits, QuotaExceededBody, QuotaRefusal } from "@/lib/team-schema";
+import { formatDurationMinutes } from "@/lib/domain/booking-window";
+import type { HostRule, LimitKind, Limits, QuotaExceededBody, QuotaRefusal } from "@/lib/domain/team-schema";
 import { AppError } from "@/server/core/errors";
 import { bookedRanges, gpuShareOfIds } from "@/server/limits/booked-ranges";
 import { countHeld, type GpuRange, gpuHoursOf, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
 import { describeWindows, firstInstantOutside, nextInstantInside } from "@/server/limits/host-rules";
-import { ruleFor } from "@/lib/host-rule-match";
+import { ruleFor } from "@/lib/domain/host-rule-match";
 import { personSubject, readLimits, teamSubject } from "@/server/limits/limits-store";
 import type { Tx } from "@/server/core/booking-transaction";
 import { peakConcurrent } from "@/server/core/occupancy";
@@ -69,7 +69,7 @@ export interface LimitedBooking {
   endMs: number;
   /** Units asked for (whole GPUs or MIG slices): what the GPUs-at-once limit counts. */
   gpus: number;
-  /** The units' ids: their shares of a GPU (lib/gpu-share.ts) are what the GPU-hours limit counts. */
+  /** The units' ids: their shares of a GPU (lib/domain/gpu-share.ts) are what the GPU-hours limit counts. */
   gpuIds: readonly string[];
   /** The whole booking's length, for the longest-booking limit (an extension's total). */
   totalMinutes: number;

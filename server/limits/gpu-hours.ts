@@ -11,7 +11,7 @@ import { peakConcurrent } from "@/server/core/occupancy";
 export interface GpuRange {
   startMs: number;
   endMs: number;
-  /** GPUs' worth held over the range: 1 for a booked whole GPU, a MIG slice's share of its GPU (lib/gpu-share.ts). */
+  /** GPUs' worth held over the range: 1 for a booked whole GPU, a MIG slice's share of its GPU (lib/domain/gpu-share.ts). */
   gpus: number;
 }
 

@@ -1,4 +1,4 @@
-import type { HostRule, WeeklyWindow } from "@/lib/team-schema";
+import type { HostRule, WeeklyWindow } from "@/lib/domain/team-schema";
 
 /**
  * Which hosts a team or person may book, and when. Rules are read in order

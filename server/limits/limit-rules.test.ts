@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { gpuHoursOf, HOUR_MS, peakWindowGpuHours, WEEK_MS } from "@/server/limits/gpu-hours";
 import { describeWindows, firstInstantOutside, nextInstantInside } from "@/server/limits/host-rules";
-import { ruleFor } from "@/lib/host-rule-match";
+import { ruleFor } from "@/lib/domain/host-rule-match";
 
 const T0 = Date.parse("2026-11-30T00:00:00Z"); // a Monday
 const h = (hours: number) => T0 + hours * HOUR_MS;

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { hostRuleSchema, type Limits, type LimitsInput, NO_LIMITS } from "@/lib/team-schema";
+import { hostRuleSchema, type Limits, type LimitsInput, NO_LIMITS } from "@/lib/domain/team-schema";
 import { z } from "zod";
 
 type Client = Prisma.TransactionClient | PrismaClient;

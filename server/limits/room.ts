@@ -1,4 +1,4 @@
-import type { Limits, RoomView } from "@/lib/team-schema";
+import type { Limits, RoomView } from "@/lib/domain/team-schema";
 import { db } from "@/server/core/db";
 import { bookedRanges } from "@/server/limits/booked-ranges";
 import { effectiveLimits } from "@/server/limits/check-limits";

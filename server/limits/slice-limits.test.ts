@@ -3,7 +3,7 @@ import type { QuotaExceededError } from "@/server/limits/check-limits";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
- * A MIG slice counts its share of a GPU in GPU-hours (lib/gpu-share.ts),
+ * A MIG slice counts its share of a GPU in GPU-hours (lib/domain/gpu-share.ts),
  * on SQLite and PostgreSQL: the quota, the booked ranges behind fair share
  * and the report, and the refusal's numbers.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { GpuReconciliation, ProcessAttribution } from "@/lib/attribution";
-import { unbookedRunnerName } from "@/lib/display-from-fleet";
+import type { GpuReconciliation, ProcessAttribution } from "@/lib/domain/attribution";
+import { unbookedRunnerName } from "@/lib/live/display-from-fleet";
 import { liveBookingFixture, liveGpuFixture } from "@/lib/testing/live-fixtures";
 import { DisplayScope, type DisplaySources } from "@/server/live/display-scope";
 import { SlotRegistry } from "@/server/live/member-encoder";

@@ -1,14 +1,14 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/display-from-fleet";
-import type { DisplayGpu, DisplayHost, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
-import { pushChangedRow, quantize, type RowValue } from "@/lib/live-rows";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import { displayGpusFromFleet, type DisplayViewOptions } from "@/lib/live/display-from-fleet";
+import type { DisplayGpu, DisplayHost, LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
+import { pushChangedRow, quantize, type RowValue } from "@/lib/live/live-rows";
 import {
   LIVE_FORMAT_VERSION,
   displayFixedKey,
   displayTuple,
   type DisplayDeltaWire,
   type DisplaySnapshotWire,
-} from "@/lib/live-wire";
+} from "@/lib/live/live-wire";
 import type { SlotRegistry } from "@/server/live/member-encoder";
 
 /** Where the display scope reads from; each is called once per step. */
@@ -92,7 +92,7 @@ export class DisplayScope {
     }
 
     const current = new Map<string, DisplayGpu>();
-    // The same fields a page derives from the member feed (lib/display-from-fleet.ts: the one
+    // The same fields a page derives from the member feed (lib/live/display-from-fleet.ts: the one
     // availability rule, one way to name the booker), rounded to what the screen shows.
     const derived = displayGpusFromFleet(Object.fromEntries(gpus.map((gpu) => [gpu.uuid, gpu])), onlineHosts, bookings, states, nowMs, this.view);
     for (const gpu of gpus) {

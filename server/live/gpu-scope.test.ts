@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveBooking } from "@/lib/live";
-import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live-wire";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveBooking } from "@/lib/live/live";
+import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MAX_WATCHED_GPUS } from "@/server/live/gpu-scope";
 import type { LiveViewer } from "@/server/core/live-revocation";

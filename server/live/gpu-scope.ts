@@ -1,7 +1,7 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import { bookingTakesUnit, siliconOf, type SiliconUnit } from "@/lib/gpu-availability";
-import type { FleetDelta, GpuHistory, LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
-import { LIVE_FORMAT_VERSION, pointColumns, type GpuDeltaWire, type GpuSnapshotWire } from "@/lib/live-wire";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import { bookingTakesUnit, siliconOf, type SiliconUnit } from "@/lib/domain/gpu-availability";
+import type { FleetDelta, GpuHistory, LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
+import { LIVE_FORMAT_VERSION, pointColumns, type GpuDeltaWire, type GpuSnapshotWire } from "@/lib/live/live-wire";
 import { MemberEncoder, type SlotRegistry } from "@/server/live/member-encoder";
 
 /** How many GPUs one socket may watch at once: a page shows one; a few tabs' worth is plenty, and each costs a room. */

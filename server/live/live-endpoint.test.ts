@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { GpuReconciliation } from "@/lib/attribution";
-import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from "@/lib/display-feed";
-import type { LiveBooking } from "@/lib/live";
-import { LIVE_FORMAT_ERROR, type DisplayDeltaWire, type DisplaySnapshotWire, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live-wire";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from "@/lib/live/display-feed";
+import type { LiveBooking } from "@/lib/live/live";
+import { LIVE_FORMAT_ERROR, type DisplayDeltaWire, type DisplaySnapshotWire, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
 import type { LiveViewer } from "@/server/core/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";

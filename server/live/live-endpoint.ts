@@ -1,9 +1,9 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { FleetDelta } from "@/lib/live";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
-import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live-wire";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { FleetDelta } from "@/lib/live/live";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
+import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/live/display-scope";
 import { GpuScope, gpuRoom } from "@/server/live/gpu-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
@@ -123,7 +123,7 @@ export function liveViewerOf(socket: Pick<LiveSocket, "data">): LiveViewer | nul
  * server/live/display-scope.ts, one room per `?hosts=` filter). Each
  * scope's snapshot and delta are built and encoded once per flush and sent
  * to the whole room. Snapshots go out at the next flush after a connection,
- * then the compact deltas (lib/live-wire.ts) of the flushes after it (that
+ * then the compact deltas (lib/live/live-wire.ts) of the flushes after it (that
  * flush's delta goes to the rest of the room: the snapshot holds what it
  * says): new readings within `flushMs` of their arrival, with the rules' results (GPU states) of
  * the ticks since the last one. Every socket

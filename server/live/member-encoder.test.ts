@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { DisplayGpu, FleetDelta, LiveGpu } from "@/lib/live";
-import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from "@/lib/display-feed";
-import { pushChangedRow, readRow } from "@/lib/live-rows";
-import { LIVE_FORMAT_VERSION, expandFleetDelta, type SlotTable } from "@/lib/live-wire";
+import type { DisplayGpu, FleetDelta, LiveGpu } from "@/lib/live/live";
+import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from "@/lib/live/display-feed";
+import { pushChangedRow, readRow } from "@/lib/live/live-rows";
+import { LIVE_FORMAT_VERSION, expandFleetDelta, type SlotTable } from "@/lib/live/live-wire";
 import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { makeGpu } from "@/server/testing/factories";
 

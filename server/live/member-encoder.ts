@@ -1,5 +1,5 @@
-import type { FleetDelta, FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live";
-import { pushChangedRow, type RowValue } from "@/lib/live-rows";
+import type { FleetDelta, FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live/live";
+import { pushChangedRow, type RowValue } from "@/lib/live/live-rows";
 import {
   LIVE_FORMAT_VERSION,
   gpuFixedKey,
@@ -8,7 +8,7 @@ import {
   type FleetDeltaWire,
   type FleetSnapshotWire,
   type PointColumns,
-} from "@/lib/live-wire";
+} from "@/lib/live/live-wire";
 
 /**
  * Slot numbers for GPUs, handed out once per server process and never
@@ -48,7 +48,7 @@ export class MemberEncoder {
 
   /**
    * `shape` is what of a GPU this scope carries: the member scope passes
-   * `memberSummaryOf` (lib/live-wire.ts), the GPU scope carries it whole.
+   * `memberSummaryOf` (lib/live/live-wire.ts), the GPU scope carries it whole.
    */
   constructor(
     private readonly slots: SlotRegistry,

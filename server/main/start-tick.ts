@@ -1,6 +1,6 @@
 import type { Namespace } from "socket.io";
-import type { AgentClientToServer, AgentServerToClient } from "@/lib/agent-protocol";
-import type { LiveBooking } from "@/lib/live";
+import type { AgentClientToServer, AgentServerToClient } from "@/lib/domain/agent-protocol";
+import type { LiveBooking } from "@/lib/live/live";
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import type { AlertPersistence } from "@/server/alerts/alert-monitor";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry } from "prom-client";
-import { ALERT_KINDS } from "@/lib/alerts";
-import { unitName } from "@/lib/gpu-availability";
-import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live";
+import { ALERT_KINDS } from "@/lib/domain/alerts";
+import { unitName } from "@/lib/domain/gpu-availability";
+import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live/live";
 import type { IngestCounters } from "@/server/fleet/ingest";
 import type { HistoryStats } from "@/server/history/history-service";
 import type { ActiveBooking } from "@/server/reservations/active-bookings";

@@ -1,5 +1,5 @@
-import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/alerts";
-import type { ReservationView } from "@/lib/reservation-types";
+import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/domain/alerts";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
@@ -7,8 +7,8 @@ import type { Actor } from "@/server/core/actor";
 import { onBookingChange } from "@/server/core/booking-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
-import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from "@/lib/gpu-availability";
-import { bookedPhrase } from "@/lib/multi-node";
+import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from "@/lib/domain/gpu-availability";
+import { bookedPhrase } from "@/lib/domain/multi-node";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 import { tellOfFailedNode } from "@/server/notifications/node-failure";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";

@@ -2,8 +2,8 @@ import { db } from "@/server/core/db";
 import { periodicJob } from "@/server/core/jobs";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
 import { onBookingsChanged } from "@/server/core/booking-events";
-import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
-import { multiNodeLabel, shapeOf } from "@/lib/multi-node";
+import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
+import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 
 /** "Starts in 15 minutes", "ends in 15 minutes". */
 export const REMINDER_LEAD_MS = 15 * 60_000;

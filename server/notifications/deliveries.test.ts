@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { AlertUpdate, AlertView } from "@/lib/alerts";
+import type { AlertUpdate, AlertView } from "@/lib/domain/alerts";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /** Webhooks: who gets which alert, the payloads, and retries with backoff against a real local receiver. */

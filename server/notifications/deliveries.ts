@@ -1,4 +1,4 @@
-import type { AlertUpdate, AlertView } from "@/lib/alerts";
+import type { AlertUpdate, AlertView } from "@/lib/domain/alerts";
 import { db } from "@/server/core/db";
 import { periodicJob, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";

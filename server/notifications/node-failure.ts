@@ -1,6 +1,6 @@
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
-import type { AlertKind, AlertUpdate } from "@/lib/alerts";
-import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/multi-node";
+import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
+import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
 import { findSpareNode } from "@/server/reservations/spare-node";

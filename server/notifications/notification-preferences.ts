@@ -1,4 +1,4 @@
-import { PERSON_EVENTS, PERSON_EVENT_NAMES, notificationSettingsSchema, type NotificationSettingsView, type PersonEvent } from "@/lib/person-notices";
+import { PERSON_EVENTS, PERSON_EVENT_NAMES, notificationSettingsSchema, type NotificationSettingsView, type PersonEvent } from "@/lib/domain/person-notices";
 import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";

@@ -1,9 +1,9 @@
 import { Prisma } from "@prisma/client";
 import type { Namespace } from "socket.io";
-import type { LiveClientToServer, LiveServerToClient } from "@/lib/live-events";
-import type { PersonEvent, PersonNoticeView } from "@/lib/person-notices";
-import type { IdleNotice } from "@/lib/idle-release";
-import type { GrantNotice } from "@/lib/waitlist-schema";
+import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
+import type { PersonEvent, PersonNoticeView } from "@/lib/domain/person-notices";
+import type { IdleNotice } from "@/lib/domain/idle-release";
+import type { GrantNotice } from "@/lib/domain/waitlist-schema";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";
 import { viewerRoom } from "@/server/live/viewer-rooms";

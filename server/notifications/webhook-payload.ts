@@ -1,4 +1,4 @@
-import { ALERT_KIND_LABELS, type AlertUpdate, type AlertView, type WebhookFormat } from "@/lib/alerts";
+import { ALERT_KIND_LABELS, type AlertUpdate, type AlertView, type WebhookFormat } from "@/lib/domain/alerts";
 
 export type DeliveryEvent = "alert.opened" | "alert.closed" | "webhook.test";
 

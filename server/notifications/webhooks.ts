@@ -8,7 +8,7 @@ import {
   type DeliveryView,
   type WebhookFormat,
   type WebhookView,
-} from "@/lib/alerts";
+} from "@/lib/domain/alerts";
 import { alertUnitName, toKind, unitNamesOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/core/principal";
 import { writeAudit } from "@/server/core/audit-log";

@@ -1,5 +1,5 @@
-import { isPartitioned } from "@/lib/gpu-availability";
-import type { ConflictSuggestion } from "@/lib/reservation-types";
+import { isPartitioned } from "@/lib/domain/gpu-availability";
+import type { ConflictSuggestion } from "@/lib/domain/reservation-types";
 import { currentUnits, type HostUnit, unitOrder, unitSelect } from "@/server/reservations/host-units";
 import type { Tx } from "@/server/core/booking-transaction";
 import { freeNow, type LiveView } from "@/server/reservations/gpu-in-use";

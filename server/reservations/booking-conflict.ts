@@ -1,7 +1,7 @@
-import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/reservation-types";
-import { type NamedPerson, personName } from "@/lib/person-name";
+import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/domain/reservation-types";
+import { type NamedPerson, personName } from "@/lib/format/person-name";
 import { AppError } from "@/server/core/errors";
-import { unitNameOfRef } from "@/lib/gpu-availability";
+import { unitNameOfRef } from "@/lib/domain/gpu-availability";
 
 /**
  * A 409 that says who holds what until when, carries the bookings in the

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { BookingFeed } from "@/server/reservations/booking-feed";
 

@@ -1,4 +1,4 @@
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import { log } from "@/server/core/log";
 import { onBookingsChanged } from "@/server/core/booking-events";
 import { listLiveBookings } from "@/server/reservations/bookings-query";

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ReservationView } from "@/lib/reservation-types";
-import { rangesOverlap } from "@/lib/reservation-state";
+import type { ReservationView } from "@/lib/domain/reservation-types";
+import { rangesOverlap } from "@/lib/domain/reservation-state";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

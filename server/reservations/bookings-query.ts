@@ -1,13 +1,13 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { LiveBooking } from "@/lib/live";
-import type { ReservationStatus } from "@/lib/reservation-state";
-import type { BookableHost } from "@/lib/reservation-types";
+import type { LiveBooking } from "@/lib/live/live";
+import type { ReservationStatus } from "@/lib/domain/reservation-state";
+import type { BookableHost } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
 import { personSelect, toPerson } from "@/server/core/people";
 import { idleWarningsOf } from "@/server/reservations/idle-views";
 import { teamNames } from "@/server/core/booking-team";
-import { partLabel, shapeOf } from "@/lib/multi-node";
+import { partLabel, shapeOf } from "@/lib/domain/multi-node";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {

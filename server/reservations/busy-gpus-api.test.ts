@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProcessInfo } from "@/lib/snapshot";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";

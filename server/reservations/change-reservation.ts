@@ -1,7 +1,7 @@
-import { formatDurationMinutes } from "@/lib/booking-window";
-import type { ReservationChange } from "@/lib/reservation-schema";
-import { reservationState } from "@/lib/reservation-state";
-import type { ReservationView } from "@/lib/reservation-types";
+import { formatDurationMinutes } from "@/lib/domain/booking-window";
+import type { ReservationChange } from "@/lib/domain/reservation-schema";
+import { reservationState } from "@/lib/domain/reservation-state";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";

@@ -4,8 +4,8 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ReservationRequest } from "@/lib/reservation-schema";
-import { rangesOverlap } from "@/lib/reservation-state";
+import type { ReservationRequest } from "@/lib/domain/reservation-schema";
+import { rangesOverlap } from "@/lib/domain/reservation-state";
 import { repoRoot } from "@/server/core/paths";
 import { useTestDatabase } from "@/server/testing/test-db";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { launchSettings } from "@/lib/launch-settings";
+import { launchSettings } from "@/lib/domain/launch-settings";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

@@ -1,7 +1,7 @@
-import type { MultiNodeRequest } from "@/lib/reservation-schema";
-import type { MultiNodeBookingView } from "@/lib/reservation-types";
-import { fabricKey, parseStoredFabric } from "@/lib/fabric";
-import { unitName, storedUnit } from "@/lib/gpu-availability";
+import type { MultiNodeRequest } from "@/lib/domain/reservation-schema";
+import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
+import { fabricKey, parseStoredFabric } from "@/lib/domain/fabric";
+import { unitName, storedUnit } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/core/actor";
@@ -235,7 +235,7 @@ async function pickAnyNodes(
   return { parts, explanation, warnings: fabricWarnings(parts, fabrics) };
 }
 
-/** Each host's fabric key (lib/fabric.ts), where known. */
+/** Each host's fabric key (lib/domain/fabric.ts), where known. */
 export async function fabricsOf(tx: Tx, hostIds: string[]): Promise<Map<string, { key: string; said: string }>> {
   const rows = await tx.host.findMany({ where: { id: { in: hostIds } }, select: { id: true, fabric: true, fabricLabel: true } });
   const keys = new Map<string, { key: string; said: string }>();

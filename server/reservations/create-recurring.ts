@@ -1,6 +1,6 @@
-import { requestedWindow } from "@/lib/booking-window";
-import { weeklyStarts, type RecurringRequest } from "@/lib/recurrence";
-import type { ReservationView } from "@/lib/reservation-types";
+import { requestedWindow } from "@/lib/domain/booking-window";
+import { weeklyStarts, type RecurringRequest } from "@/lib/domain/recurrence";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/core/actor";
 import { createReservation, type CreateOptions } from "@/server/reservations/create-reservation";

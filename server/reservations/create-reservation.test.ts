@@ -3,8 +3,8 @@
 process.env.TZ = "America/Los_Angeles";
 
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LiveGpu } from "@/lib/live";
-import type { ReservationRequest } from "@/lib/reservation-schema";
+import type { LiveGpu } from "@/lib/live/live";
+import type { ReservationRequest } from "@/lib/domain/reservation-schema";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");

@@ -1,5 +1,5 @@
-import { reservationState } from "@/lib/reservation-state";
-import type { ReservationView } from "@/lib/reservation-types";
+import { reservationState } from "@/lib/domain/reservation-state";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/core/actor";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AlertUpdate } from "@/lib/alerts";
-import type { GpuSample } from "@/lib/snapshot";
+import type { AlertUpdate } from "@/lib/domain/alerts";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { currentUnits, unitOrder, unitSelect } from "@/server/reservations/host-units";
 
 type Client = PrismaClient | Prisma.TransactionClient;

@@ -1,9 +1,9 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import { type GpuState, isGpuFree, unitName, unitRef, unseenUsePhrase, useFor } from "@/lib/gpu-availability";
-import type { LiveGpu } from "@/lib/live";
-import { personName } from "@/lib/person-name";
-import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/reservation-types";
-import { stateWithoutBooking } from "@/lib/state-without-booking";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import { type GpuState, isGpuFree, unitName, unitRef, unseenUsePhrase, useFor } from "@/lib/domain/gpu-availability";
+import type { LiveGpu } from "@/lib/live/live";
+import { personName } from "@/lib/format/person-name";
+import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/domain/reservation-types";
+import { stateWithoutBooking } from "@/lib/domain/state-without-booking";
 import { AppError } from "@/server/core/errors";
 
 /** A booking starting this soon is "now": what runs on the GPUs at this moment decides. */

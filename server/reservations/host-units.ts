@@ -1,4 +1,4 @@
-import { isPartitioned } from "@/lib/gpu-availability";
+import { isPartitioned } from "@/lib/domain/gpu-availability";
 
 /** The Gpu columns the unit rules read. */
 export const unitSelect = {

@@ -19,7 +19,7 @@
  * it busy by this rule (docs/using.md, "Idle release").
  */
 
-import { unseenMemoryThresholdMiB } from "@/lib/gpu-availability";
+import { unseenMemoryThresholdMiB } from "@/lib/domain/gpu-availability";
 
 export const MINUTE_MS = 60_000;
 
@@ -35,7 +35,7 @@ export interface MinuteReading {
   memTotal?: number | null;
 }
 
-/** The memory a MIG slice may hold and still be idle: what a unit holds with nothing of anyone's on it (lib/gpu-availability.ts). */
+/** The memory a MIG slice may hold and still be idle: what a unit holds with nothing of anyone's on it (lib/domain/gpu-availability.ts). */
 export function sliceMemoryIdleMiB(totalMiB: number | null | undefined): number {
   return unseenMemoryThresholdMiB(totalMiB ?? null);
 }

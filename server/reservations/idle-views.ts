@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { ReservationIdleView } from "@/lib/idle-release";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { ReservationIdleView } from "@/lib/domain/idle-release";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { idleBookingSelect, idleStanding, readIdleExemptions } from "@/server/reservations/idle-state";
 import { readIdlePolicy } from "@/server/reservations/policy";
 

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation, isAdminActor } from "@/server/core/actor";

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LiveGpu } from "@/lib/live";
-import type { GpuSample } from "@/lib/snapshot";
+import type { LiveGpu } from "@/lib/live/live";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { sharedFixturesForTests } from "@/server/testing/shared-fixtures";
 import { useTestDatabase } from "@/server/testing/test-db";
 

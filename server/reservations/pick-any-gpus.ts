@@ -1,5 +1,5 @@
-import { detectUnseenUse, isGpuFree } from "@/lib/gpu-availability";
-import type { LiveGpu } from "@/lib/live";
+import { detectUnseenUse, isGpuFree } from "@/lib/domain/gpu-availability";
+import type { LiveGpu } from "@/lib/live/live";
 import { betterChoice, type GpuCandidate, rankGpus, type RankedChoice } from "@/server/allocation/rank-gpus";
 import { parseTopology } from "@/server/allocation/topology";
 import { AppError } from "@/server/core/errors";

@@ -1,9 +1,9 @@
-import { isGpuFree, migProfileSize, sliceAtLeast, unitRef } from "@/lib/gpu-availability";
-import { formatMemory } from "@/lib/format";
+import { isGpuFree, migProfileSize, sliceAtLeast, unitRef } from "@/lib/domain/gpu-availability";
+import { formatMemory } from "@/lib/format/format";
 import { AppError } from "@/server/core/errors";
 import { type GpuRow, type HostRef, unitsOfHost, type Window } from "@/server/reservations/booking-candidates";
 import { BookingConflictError, describeConflict } from "@/server/reservations/booking-conflict";
-import type { BookingConflict } from "@/lib/reservation-types";
+import type { BookingConflict } from "@/lib/domain/reservation-types";
 import type { Tx } from "@/server/core/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/reservations/gpu-in-use";
 import { busyRanges, findConflicts, freeGpuIds } from "@/server/core/occupancy";

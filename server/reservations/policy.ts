@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { idleTimesConflict, type PolicyInput } from "@/lib/reservation-schema";
-import type { PolicyView } from "@/lib/reservation-types";
+import { idleTimesConflict, type PolicyInput } from "@/lib/domain/reservation-schema";
+import type { PolicyView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, isAdminActor } from "@/server/core/actor";

@@ -1,6 +1,6 @@
-import type { MultiNodeBookingView } from "@/lib/reservation-types";
-import { commonModel } from "@/lib/multi-node";
-import { reservationState } from "@/lib/reservation-state";
+import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
+import { commonModel } from "@/lib/domain/multi-node";
+import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { type Actor, canManageReservation } from "@/server/core/actor";

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
 import { io as connect } from "socket.io-client";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { FleetSnapshot } from "@/lib/live";
-import type { ReservationView } from "@/lib/reservation-types";
+import type { FleetSnapshot } from "@/lib/live/live";
+import type { ReservationView } from "@/lib/domain/reservation-types";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -144,7 +144,7 @@ describe("who sees a booking's proof", () => {
     const { attachLiveEndpoint } = await import("@/server/live/live-endpoint");
     const http = createServer();
     const io = new Server(http);
-    const { LIVE_FORMAT_VERSION } = await import("@/lib/live-wire");
+    const { LIVE_FORMAT_VERSION } = await import("@/lib/live/live-wire");
     const live = attachLiveEndpoint(io.of("/live") as never, fleet, {
       authenticate: async () => ({ kind: "user", userId: "a-member", role: "member", sessionId: null }),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatReservationClaim, parseReservationClaim } from "@/lib/reservation-claim";
+import { formatReservationClaim, parseReservationClaim } from "@/lib/domain/reservation-claim";
 import {
   checkProcessClaims,
   checkReservationClaim,

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { formatReservationClaim, parseReservationClaim } from "@/lib/reservation-claim";
-import type { ProcessInfo } from "@/lib/snapshot";
+import { formatReservationClaim, parseReservationClaim } from "@/lib/domain/reservation-claim";
+import type { ProcessInfo } from "@/lib/domain/snapshot";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { env } from "@/server/core/env";
 

@@ -1,8 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { launchSettings } from "@/lib/launch-settings";
-import { storedUnit, unitsPhrase } from "@/lib/gpu-availability";
-import { reservationState, type ReservationStatus } from "@/lib/reservation-state";
-import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/reservation-types";
+import { launchSettings } from "@/lib/domain/launch-settings";
+import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
+import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
+import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { personSelect, toPerson } from "@/server/core/people";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 

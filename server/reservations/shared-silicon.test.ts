@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { GpuSample } from "@/lib/snapshot";
-import type { LiveGpu, LiveHost } from "@/lib/live";
-import { rangesOverlap } from "@/lib/reservation-state";
-import { isGpuFree, siliconOf } from "@/lib/gpu-availability";
-import { gpuStateOnPage } from "@/lib/gpu-state-now";
-import { bookingsOfGpu } from "@/lib/live-fleet-state";
+import type { GpuSample } from "@/lib/domain/snapshot";
+import type { LiveGpu, LiveHost } from "@/lib/live/live";
+import { rangesOverlap } from "@/lib/domain/reservation-state";
+import { isGpuFree, siliconOf } from "@/lib/domain/gpu-availability";
+import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
+import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
 import { hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { activeBooking } from "@/host/cli-client/format-output";
 import { staticDirectory } from "@/server/attribution/user-directory";

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
-import { commonModel } from "@/lib/multi-node";
+import { commonModel } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { HostRef } from "@/server/reservations/booking-candidates";

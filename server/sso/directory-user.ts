@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@prisma/client";
-import { normalizeUsername, usernameSchema } from "@/lib/username";
+import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
 import type { Role } from "@/server/core/principal";
 import { toRole } from "@/server/auth/tokens";
 import { writeAudit } from "@/server/core/audit-log";

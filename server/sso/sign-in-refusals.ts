@@ -1,4 +1,4 @@
-import { normalizeUsername } from "@/lib/username";
+import { normalizeUsername } from "@/lib/domain/username";
 import { recordAudit } from "@/server/core/audit-log";
 import { log } from "@/server/core/log";
 

@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, TeamUpdate, TeamView } from "@/lib/team-schema";
+import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, TeamUpdate, TeamView } from "@/lib/domain/team-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/limits/limits-store";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { parseSpan, queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/usage-range";
-import type { TeamUsageReport } from "@/lib/team-usage";
+import { parseSpan, queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/domain/usage-range";
+import type { TeamUsageReport } from "@/lib/domain/team-usage";
 import { csvLines } from "@/server/history/usage-csv";
 
 /** `?team=vision&since=30d` (or the usage page's `range`/`from`/`to`), `format=csv` for the spreadsheet. */

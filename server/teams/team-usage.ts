@@ -1,4 +1,4 @@
-import type { PersonTeamUsage, TeamUsage, TeamUsageReport } from "@/lib/team-usage";
+import type { PersonTeamUsage, TeamUsage, TeamUsageReport } from "@/lib/domain/team-usage";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { bookedRanges } from "@/server/limits/booked-ranges";

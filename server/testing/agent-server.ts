@@ -1,10 +1,10 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
-import { AGENT_NAMESPACE } from "@/lib/live";
+import { AGENT_NAMESPACE } from "@/lib/live/live";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import { createIngest } from "@/server/fleet/ingest";
 
 export interface TestAgentServer {

@@ -1,4 +1,4 @@
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";

@@ -6,7 +6,7 @@
  *   DATABASE_URL=file:… tsx server/testing/booking-worker.ts '<json job>'
  */
 import { createInterface } from "node:readline";
-import type { ReservationRequest } from "@/lib/reservation-schema";
+import type { ReservationRequest } from "@/lib/domain/reservation-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/core/actor";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
 import type { MinuteRow } from "@/server/history/rollup-math";
 
 let counter = 0;
@@ -16,7 +16,7 @@ export function uniqueName(prefix: string): string {
 
 /**
  * A GPU that holds no memory, so that without a process it is free: memory
- * held with no process listed is use nobody can see (lib/gpu-availability.ts),
+ * held with no process listed is use nobody can see (lib/domain/gpu-availability.ts),
  * while its utilization alone does not count without a context's memory.
  */
 export function makeGpu(overrides: Partial<GpuSample> = {}): GpuSample {

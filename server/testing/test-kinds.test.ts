@@ -8,7 +8,7 @@ const text = (...parts: string[]) => parts.join("");
 
 describe("which tests are fast", () => {
   it("calls a test slow for a database, a server, a process or a real wait, and pure logic fast", () => {
-    expect(slowReason('import { formatBytes } from "@/lib/format";\nit("x", () => expect(formatBytes(1)).toBe("1 B"));')).toBeNull();
+    expect(slowReason('import { formatBytes } from "@/lib/format/format";\nit("x", () => expect(formatBytes(1)).toBe("1 B"));')).toBeNull();
     expect(slowReason(text("useTestDatabase", "();"))).toBe("a database");
     expect(slowReason(text('import { createServer } from "node:', 'http";'))).toBe("a server, socket or Redis");
     expect(slowReason(text("const live = await startLiveServer", "(fleet, {});"))).toBe("a server, socket or Redis");
@@ -23,7 +23,7 @@ describe("which tests are fast", () => {
     const files = readTestFiles(root, ["lib", "server"]);
     const kind = (file: string) => slowReason(files.find((entry) => entry.file === file)!.text);
     expect(kind("server/testing/test-kinds.test.ts")).toBeNull();
-    expect(kind("lib/format.test.ts")).toBeNull();
+    expect(kind("lib/format/format.test.ts")).toBeNull();
     expect(kind("server/reservations/concurrency.test.ts")).toBe("a database");
   });
 });

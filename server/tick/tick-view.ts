@@ -1,5 +1,5 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
 
 /**
  * One instant of the fleet as every consumer of the tick sees it, built

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LiveBooking } from "@/lib/live";
+import type { LiveBooking } from "@/lib/live/live";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";

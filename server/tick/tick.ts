@@ -1,5 +1,5 @@
-import type { GpuReconciliation } from "@/lib/attribution";
-import type { LiveBooking } from "@/lib/live";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveBooking } from "@/lib/live/live";
 import { activeBookingsByGpu, Reconciler, type FleetView } from "@/server/attribution/reconcile-fleet";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 import type { LeaderJob } from "@/server/cluster/leader-jobs";

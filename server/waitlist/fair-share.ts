@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { ordinal } from "@/lib/waitlist-schema";
+import { ordinal } from "@/lib/domain/waitlist-schema";
 import { bookedRangesBy } from "@/server/limits/booked-ranges";
 import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/limits/gpu-hours";
 import { accountingTeams } from "@/server/core/booking-team";

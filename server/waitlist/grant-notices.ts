@@ -1,4 +1,4 @@
-import type { GrantNotice } from "@/lib/waitlist-schema";
+import type { GrantNotice } from "@/lib/domain/waitlist-schema";
 import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
 import { log } from "@/server/core/log";

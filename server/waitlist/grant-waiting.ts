@@ -1,11 +1,11 @@
-import type { GrantNotice } from "@/lib/waitlist-schema";
+import type { GrantNotice } from "@/lib/domain/waitlist-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { ServiceOptions } from "@/server/core/actor";
 import type { Tx } from "@/server/core/booking-transaction";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
-import { unitsPhrase } from "@/lib/gpu-availability";
+import { unitsPhrase } from "@/lib/domain/gpu-availability";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;

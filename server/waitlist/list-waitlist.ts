@@ -1,6 +1,6 @@
-import { storedUnit, type UnitName } from "@/lib/gpu-availability";
-import type { QuotaRefusal } from "@/lib/team-schema";
-import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/waitlist-schema";
+import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
+import type { QuotaRefusal } from "@/lib/domain/team-schema";
+import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
 import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";

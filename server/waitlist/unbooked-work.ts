@@ -1,7 +1,7 @@
-import { type NamedPerson, personName } from "@/lib/person-name";
-import { stateWithoutBooking } from "@/lib/state-without-booking";
-import { storedUnit, type UnitName } from "@/lib/gpu-availability";
-import type { UnbookedWork } from "@/lib/waitlist-schema";
+import { type NamedPerson, personName } from "@/lib/format/person-name";
+import { stateWithoutBooking } from "@/lib/domain/state-without-booking";
+import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
+import type { UnbookedWork } from "@/lib/domain/waitlist-schema";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
 import type { BusyRange } from "@/server/core/occupancy";
 

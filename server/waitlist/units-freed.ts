@@ -1,4 +1,4 @@
-import { isGpuFree } from "@/lib/gpu-availability";
+import { isGpuFree } from "@/lib/domain/gpu-availability";
 import { processEvent } from "@/server/core/process-events";
 import type { TickConsumer } from "@/server/tick/tick-view";
 

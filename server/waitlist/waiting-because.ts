@@ -1,6 +1,6 @@
-import type { QuotaRefusal } from "@/lib/team-schema";
-import type { UnitName } from "@/lib/gpu-availability";
-import { describeWaitReason, type UnbookedWork, type WaitReason } from "@/lib/waitlist-schema";
+import type { QuotaRefusal } from "@/lib/domain/team-schema";
+import type { UnitName } from "@/lib/domain/gpu-availability";
+import { describeWaitReason, type UnbookedWork, type WaitReason } from "@/lib/domain/waitlist-schema";
 
 /** What is known of one waiting request now; list-waitlist.ts gathers it from the database, the limits and the live fleet. */
 export interface WaitFacts {

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { GpuReconciliation } from "@/lib/attribution";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { TickView } from "@/server/tick/tick-view";
 import { useTestDatabase } from "@/server/testing/test-db";
 

@@ -3,7 +3,7 @@ import { AuditTable } from "@/components/admin/audit-table";
 import { controlClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
-import { AUDIT_KINDS, auditQuerySchema } from "@/lib/audit";
+import { AUDIT_KINDS, auditQuerySchema } from "@/lib/domain/audit";
 import { getPageUser } from "@/server/auth/session";
 import { listAudit } from "@/server/core/audit-log";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fabricKey, ncclHints } from "@/lib/fabric";
+import { fabricKey, ncclHints } from "@/lib/domain/fabric";
 import { readInfiniband } from "@/host/collector/fabric/read-infiniband";
 import { writeFakeInfiniband } from "@/server/testing/fake-infiniband";
 

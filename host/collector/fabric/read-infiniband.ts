@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { type FabricPort, type HostFabric, hostFabricSchema } from "@/lib/fabric";
+import { type FabricPort, type HostFabric, hostFabricSchema } from "@/lib/domain/fabric";
 
 /** Where Linux lists RDMA devices (InfiniBand HCAs and RoCE NICs alike). */
 export const SYSFS_INFINIBAND = "/sys/class/infiniband";

@@ -1,4 +1,4 @@
-import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
 import type { ComputeAppRow } from "@/host/collector/nvidia-smi/parse-csv";
 import type { NvidiaSmiXmlLog } from "@/host/collector/nvidia-smi/parse-xml";
 
@@ -19,7 +19,7 @@ const clipOrNull = (text: string | null, max: number) => (text === null || text.
  * container …) are left null: only /proc can answer them, and the collector
  * fills them in afterwards. Text is clipped to the contract's bounds rather
  * than rejected, since one odd process name must not cost the whole reading.
- * The contract itself (lib/snapshot.ts) is checked where it matters, by the
+ * The contract itself (lib/domain/snapshot.ts) is checked where it matters, by the
  * server on every reading it receives; checking it here as well cost the
  * agent a tenth of its CPU (docs/benchmark.md, issue 28).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { snapshotSchema } from "@/lib/snapshot";
+import { snapshotSchema } from "@/lib/domain/snapshot";
 import { isHeaderLine, parseComputeAppsCsv, parseQueryGpuCsv } from "@/host/collector/nvidia-smi/parse-csv";
 import { parseNvidiaSmiXml } from "@/host/collector/nvidia-smi/parse-xml";
 import { APP_QUERY_FIELDS, GPU_QUERY_FIELDS } from "@/host/collector/nvidia-smi/query-fields";

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import { snapshotSchema, type Snapshot } from "@/lib/domain/snapshot";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { AlertMonitor } from "@/server/alerts/alert-monitor";
 import { memoryPersistence } from "@/server/alerts/testing";

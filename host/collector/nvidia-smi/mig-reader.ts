@@ -1,5 +1,5 @@
-import type { GpuSample } from "@/lib/snapshot";
-import { canonicalGpuUuid } from "@/lib/gpu-uuid";
+import type { GpuSample } from "@/lib/domain/snapshot";
+import { canonicalGpuUuid } from "@/lib/domain/gpu-uuid";
 import { isMigEnabled, type MigLayout } from "@/host/collector/nvidia-smi/mig-slices";
 import { parseNvidiaSmiList } from "@/host/collector/nvidia-smi/parse-list";
 import { parseQueryTextMig } from "@/host/collector/nvidia-smi/parse-query-text";

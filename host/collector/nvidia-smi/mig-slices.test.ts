@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { type MigLayout, placeProcesses, withSlices } from "@/host/collector/nvidia-smi/mig-slices";
 import { parseComputeAppsCsv, parseQueryGpuCsv } from "@/host/collector/nvidia-smi/parse-csv";
 import { parseNvidiaSmiList } from "@/host/collector/nvidia-smi/parse-list";

@@ -1,5 +1,5 @@
-import type { GpuSample } from "@/lib/snapshot";
-import { canonicalGpuUuid } from "@/lib/gpu-uuid";
+import type { GpuSample } from "@/lib/domain/snapshot";
+import { canonicalGpuUuid } from "@/lib/domain/gpu-uuid";
 import type { ListedGpu } from "@/host/collector/nvidia-smi/parse-list";
 import type { XmlMigDevice, XmlProcess } from "@/host/collector/nvidia-smi/parse-xml";
 

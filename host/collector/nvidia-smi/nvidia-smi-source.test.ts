@@ -2,7 +2,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rename
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import { snapshotSchema, type Snapshot } from "@/lib/domain/snapshot";
 import type { GpuSource } from "@/host/collector/source";
 import {
   createNvidiaSmiSource,

@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from "node:fs";
-import type { Snapshot } from "@/lib/snapshot";
+import type { Snapshot } from "@/lib/domain/snapshot";
 import type { GpuSource } from "@/host/collector/source";
 import { buildSnapshot, processesFromXml, type SnapshotParts } from "@/host/collector/nvidia-smi/build-snapshot";
 import { startLoopingQuery, type LoopingQuery } from "@/host/collector/nvidia-smi/looping-query";

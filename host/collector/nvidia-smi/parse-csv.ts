@@ -1,4 +1,4 @@
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 
 /**
  * Parsing of `nvidia-smi --query-gpu=…` and `--query-compute-apps=…` output

@@ -1,5 +1,5 @@
 import { XMLParser } from "fast-xml-parser";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 
 /**
  * Parsing of `nvidia-smi -q -x`. The source uses it once at start (the CUDA

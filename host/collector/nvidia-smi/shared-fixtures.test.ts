@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { GpuSample } from "@/lib/snapshot";
+import type { GpuSample } from "@/lib/domain/snapshot";
 import { parseComputeAppsCsv, parseCsvTable, parseQueryGpuCsv } from "@/host/collector/nvidia-smi/parse-csv";
 import { parseNvidiaSmiList } from "@/host/collector/nvidia-smi/parse-list";
 import { parseNvidiaSmiXml } from "@/host/collector/nvidia-smi/parse-xml";

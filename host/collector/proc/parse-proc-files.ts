@@ -5,7 +5,7 @@
  * (a truncated read, a non-Linux /proc) that should not stop the collector.
  */
 
-import { cleanReservationValue } from "@/lib/reservation-claim";
+import { cleanReservationValue } from "@/lib/domain/reservation-claim";
 
 export const MAX_COMMAND_LENGTH = 4096;
 

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { snapshotSchema, type ProcessInfo, type Snapshot } from "@/lib/snapshot";
+import { snapshotSchema, type ProcessInfo, type Snapshot } from "@/lib/domain/snapshot";
 import { createFakeProcTree, statText, type FakeProcTree, type FakeProcess } from "@/host/collector/proc/fake-proc-tree";
 import { createUserLookup } from "@/host/collector/proc/lookup-user";
 import { createProcReader, enrichProcesses, type Ownership, type ProcReader } from "@/host/collector/proc/proc-reader";

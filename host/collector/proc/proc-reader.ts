@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import { RESERVATION_VARIABLE } from "@/lib/reservation-claim";
-import type { ProcessInfo, Snapshot } from "@/lib/snapshot";
+import { RESERVATION_VARIABLE } from "@/lib/domain/reservation-claim";
+import type { ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
 import { createUserLookup, type LookupUser } from "@/host/collector/proc/lookup-user";
 import { parseCgroup } from "@/host/collector/proc/parse-cgroup";
 import {

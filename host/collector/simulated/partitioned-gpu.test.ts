@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSnapshot, snapshotSchema, type Snapshot } from "@/lib/snapshot";
+import { parseSnapshot, snapshotSchema, type Snapshot } from "@/lib/domain/snapshot";
 import { parseNvidiaSmiList } from "@/host/collector/nvidia-smi/parse-list";
 import { parseQueryTextMig } from "@/host/collector/nvidia-smi/parse-query-text";
 import { readOwnFixture } from "@/host/collector/nvidia-smi/test-fixtures";

@@ -1,4 +1,4 @@
-import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo } from "@/lib/domain/snapshot";
 import { placeProcesses, slicesOf, type MigLayout } from "@/host/collector/nvidia-smi/mig-slices";
 import { usedMemoryOf, type GpuActivity } from "./activity";
 import type { SimulatedGpuSpec, SimulatedHostSpec } from "./fleet";

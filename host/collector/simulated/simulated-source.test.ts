@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { snapshotSchema, type GpuSample, type ProcessInfo, type Snapshot } from "@/lib/snapshot";
+import { snapshotSchema, type GpuSample, type ProcessInfo, type Snapshot } from "@/lib/domain/snapshot";
 import { createSimulatedSource, simulatedFleet, simulatedSnapshotAt } from "./simulated-source";
 
 const SEED = 42;

@@ -1,4 +1,4 @@
-import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
 import type { GpuSource } from "@/host/collector/source";
 import type { SimulatedHostSpec } from "./fleet";
 import { hashOf } from "./hash";

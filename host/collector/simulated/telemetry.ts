@@ -1,4 +1,4 @@
-import type { GpuSample, ProcessInfo } from "@/lib/snapshot";
+import type { GpuSample, ProcessInfo } from "@/lib/domain/snapshot";
 import { usedMemoryOf, type GpuActivity, type SimulatedProcess } from "./activity";
 import type { SimulatedGpuSpec } from "./fleet";
 import { between, jitterOf, smoothNoise, type HashPart } from "./hash";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { idleExemptionSchema } from "@/lib/idle-exemption-schema";
+import { idleExemptionSchema } from "@/lib/domain/idle-exemption-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { addIdleExemption, listIdleExemptions } from "@/server/idle-release/idle-exemptions";

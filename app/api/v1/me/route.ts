@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { updateMeSchema } from "@/lib/account-schema";
+import { updateMeSchema } from "@/lib/domain/account-schema";
 import { requireUser } from "@/server/auth/guard";
 import { readTimeZone, updateTimeZone } from "@/server/auth/time-zone-setting";
 import { apiHandler, readJson } from "@/server/http/api-handler";

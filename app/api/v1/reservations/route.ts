@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { isMultiNodeBody, multiNodeRequestSchema, reservationListQuerySchema, reservationRequestSchema, searchParamsObject } from "@/lib/reservation-schema";
+import { isMultiNodeBody, multiNodeRequestSchema, reservationListQuerySchema, reservationRequestSchema, searchParamsObject } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createMultiNodeBooking } from "@/server/reservations/create-multi-node";

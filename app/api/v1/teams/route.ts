@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { teamCreateSchema } from "@/lib/team-schema";
+import { teamCreateSchema } from "@/lib/domain/team-schema";
 import { requireAdmin, requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createTeam, listTeams } from "@/server/teams/team-service";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { waitRequestSchema } from "@/lib/waitlist-schema";
+import { waitRequestSchema } from "@/lib/domain/waitlist-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { joinWaitlist } from "@/server/waitlist/join-waitlist";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
-import { webhookScopeSchema } from "@/lib/alerts";
-import { searchParamsObject } from "@/lib/reservation-schema";
+import { webhookScopeSchema } from "@/lib/domain/alerts";
+import { searchParamsObject } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createWebhook, listWebhooks } from "@/server/notifications/webhooks";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { recordIdSchema } from "@/lib/alerts";
+import { recordIdSchema } from "@/lib/domain/alerts";
 import { requireAdmin } from "@/server/auth/guard";
 import { updateHostSetting } from "@/server/enforcement/host-settings";
 import { apiHandler, readJson } from "@/server/http/api-handler";

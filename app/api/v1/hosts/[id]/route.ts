@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireAdmin } from "@/server/auth/guard";
-import { fabricLabelSchema } from "@/lib/fabric";
+import { fabricLabelSchema } from "@/lib/domain/fabric";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { removeHost, setHostFabricLabel } from "@/server/hosts/host-registry";
 import { runtime } from "@/server/runtime/runtime";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { idleExemptionIdSchema } from "@/lib/idle-exemption-schema";
+import { idleExemptionIdSchema } from "@/lib/domain/idle-exemption-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { removeIdleExemption } from "@/server/idle-release/idle-exemptions";

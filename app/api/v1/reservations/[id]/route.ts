@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { reservationChangeSchema, reservationIdSchema } from "@/lib/reservation-schema";
+import { reservationChangeSchema, reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { changeReservationEnd } from "@/server/reservations/change-reservation";

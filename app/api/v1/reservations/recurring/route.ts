@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { recurringRequestSchema } from "@/lib/recurrence";
+import { recurringRequestSchema } from "@/lib/domain/recurrence";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createRecurringReservations } from "@/server/reservations/create-recurring";

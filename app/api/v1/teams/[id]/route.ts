@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { teamUpdateSchema } from "@/lib/team-schema";
+import { teamUpdateSchema } from "@/lib/domain/team-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { deleteTeam, updateTeam } from "@/server/teams/team-service";

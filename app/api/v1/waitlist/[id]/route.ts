@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { waitlistIdSchema } from "@/lib/waitlist-schema";
+import { waitlistIdSchema } from "@/lib/domain/waitlist-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { getWaitlistEntry, leaveWaitlist } from "@/server/waitlist/list-waitlist";

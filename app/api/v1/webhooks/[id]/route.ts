@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { recordIdSchema } from "@/lib/alerts";
+import { recordIdSchema } from "@/lib/domain/alerts";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { deleteWebhook, updateWebhook } from "@/server/notifications/webhooks";

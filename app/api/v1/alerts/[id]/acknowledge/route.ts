@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { recordIdSchema } from "@/lib/alerts";
+import { recordIdSchema } from "@/lib/domain/alerts";
 import { acknowledgeAlert } from "@/server/alerts/alert-queries";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";

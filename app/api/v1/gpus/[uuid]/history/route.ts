@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { queryRecord, rangeQuerySchema, resolveRange } from "@/lib/usage-range";
+import { queryRecord, rangeQuerySchema, resolveRange } from "@/lib/domain/usage-range";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { env } from "@/server/core/env";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { reservationCancelSchema, reservationIdSchema } from "@/lib/reservation-schema";
+import { reservationCancelSchema, reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { cancelReservation } from "@/server/reservations/end-reservation";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { reservationIdSchema } from "@/lib/reservation-schema";
+import { reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { keepReservation } from "@/server/idle-release/keep-booking";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { replacePartSchema, reservationIdSchema } from "@/lib/reservation-schema";
+import { replacePartSchema, reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { liveGpuSource } from "@/server/runtime/live-source";

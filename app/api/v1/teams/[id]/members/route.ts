@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { teamMemberSchema } from "@/lib/team-schema";
+import { teamMemberSchema } from "@/lib/domain/team-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { addTeamMember } from "@/server/teams/team-service";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { personLimitsSchema } from "@/lib/team-schema";
+import { personLimitsSchema } from "@/lib/domain/team-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { setPersonLimits } from "@/server/teams/team-service";

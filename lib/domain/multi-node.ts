@@ -1,0 +1,75 @@
+import { type UnitName, unitsPhrase } from "@/lib/domain/gpu-availability";
+
+/**
+ * A booking across nodes, as every surface names it: one booking made of
+ * parts, each part an ordinary booking of one host. The words and the
+ * figures live here, once, so that the list, the schedule, the mail, the
+ * calendar and the CLI say the same thing.
+ */
+
+/** Words that name the maker or the product line, not the model. */
+const VENDOR_WORDS = new Set(["nvidia", "tesla", "geforce", "quadro"]);
+/** Words that only make sense with the word after them ("RTX 4090"). */
+const PREFIX_WORDS = new Set(["rtx", "gtx"]);
+
+/** "H100" for "NVIDIA H100 80GB HBM3", "A100" for "NVIDIA A100-SXM4-80GB", "RTX 4090" for "NVIDIA GeForce RTX 4090". */
+export function shortModel(gpuName: string): string {
+  const words = gpuName.trim().split(/\s+/).filter((word) => word && !VENDOR_WORDS.has(word.toLowerCase()));
+  if (words.length === 0) return gpuName.trim() || "GPU";
+  if (PREFIX_WORDS.has(words[0].toLowerCase()) && words.length > 1) return `${words[0]} ${words[1]}`;
+  return words[0].split("-")[0];
+}
+
+/** What a booking across nodes is: how many nodes, GPUs on each, of which model. */
+export interface MultiNodeShape {
+  nodeCount: number;
+  /** GPUs of each part, in node order (the same number on every node in the common case). */
+  gpusPerPart: number[];
+  /** The short model of the GPUs ("H100"), or null when the parts hold different models. */
+  model: string | null;
+}
+
+/** "2 × 4 H100"; "6 GPUs on 2 nodes" when the parts differ in size. */
+export function multiNodeLabel(shape: MultiNodeShape): string {
+  const model = shape.model ? ` ${shape.model}` : "";
+  const sizes = new Set(shape.gpusPerPart);
+  if (sizes.size === 1) return `${shape.nodeCount} × ${shape.gpusPerPart[0]}${model}`;
+  const total = shape.gpusPerPart.reduce((sum, gpus) => sum + gpus, 0);
+  return `${total}${model} GPUs on ${shape.nodeCount} nodes`;
+}
+
+/** "node 1 of 2": ranks count from 0 in the launch lines, people count from 1. */
+export function nodeOfLabel(nodeRank: number, nodeCount: number): string {
+  return `node ${nodeRank + 1} of ${nodeCount}`;
+}
+
+/** "2 × 4 H100, node 1 of 2": one part of the booking. */
+export function partLabel(shape: MultiNodeShape, nodeRank: number): string {
+  return `${multiNodeLabel(shape)}, ${nodeOfLabel(nodeRank, shape.nodeCount)}`;
+}
+
+/** The model the parts share, or null: the label says "H100" only when every GPU is one. */
+export function commonModel(gpuNames: readonly string[]): string | null {
+  const models = new Set(gpuNames.map(shortModel));
+  return models.size === 1 ? [...models][0] : null;
+}
+
+/** What a booking holds, in one phrase: "GPUs 0, 1 on node-a", or "2 × 4 H100 on node-a and node-b" for a booking across nodes. */
+export function bookedPhrase(view: { host: { name: string }; gpus: readonly UnitName[]; multiNode?: { label: string; parts: readonly { host: { name: string } }[] } }): string {
+  if (view.multiNode) return `${view.multiNode.label} on ${view.multiNode.parts.map((part) => part.host.name).join(" and ")}`;
+  return `${unitsPhrase(view.gpus)} on ${view.host.name}`;
+}
+
+/** The shape of a booking across nodes from its parts in rank order (each with its GPUs' names), for its label. */
+export function shapeOf(parts: readonly { gpus: readonly { name: string }[] }[]): MultiNodeShape {
+  return {
+    nodeCount: parts.length,
+    gpusPerPart: parts.map((part) => part.gpus.length),
+    model: commonModel(parts.flatMap((part) => part.gpus.map((gpu) => gpu.name))),
+  };
+}
+
+/** A booking's purpose as the schedule and week view show it: a part of a booking across nodes says which ("2 × 4 H100, node 1 of 2 · pretrain"). */
+export function purposeWithPart(purpose: string, multiNode: { partLabel: string } | undefined): string {
+  return multiNode ? `${multiNode.partLabel} · ${purpose}` : purpose;
+}

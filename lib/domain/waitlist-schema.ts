@@ -1,0 +1,151 @@
+import * as z from "zod";
+import { DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, PURPOSE_MAX } from "@/lib/domain/reservation-schema";
+import type { QuotaRefusal } from "@/lib/domain/team-schema";
+import { unitName, type UnitName } from "@/lib/domain/gpu-availability";
+
+/** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */
+export const waitRequestSchema = z.strictObject({
+  count: z.int("Enter a whole number of GPUs").min(1, "Ask for at least 1 GPU").max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`),
+  host: z.string().trim().min(1).max(HOST_NAME_MAX).optional(),
+  minFreeMemoryMiB: z.int("Enter whole MiB").min(0).max(16 * 1024 * 1024).optional(),
+  durationMinutes: z.int("Enter whole minutes").min(1, "A booking lasts at least 1 minute").max(DURATION_MAX_MINUTES, "A booking lasts at most a year"),
+  purpose: z.string("Say what the GPUs are for").trim().min(1, "Say what the GPUs are for").max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+  /** The team to book for (name or id); the person's accounting team when absent. */
+  team: z.string().trim().min(1).max(64).optional(),
+});
+
+export const waitlistIdSchema = z.string().min(1).max(64, "Not a waitlist id");
+
+export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
+
+/** Work without a booking on GPUs a waiting request could take: where, and who runs it. */
+export interface UnbookedWork {
+  /** A MIG slice carries its device and profile (`mig`), so that it is named as everywhere ("GPU 0:2 (1g.10gb)"). */
+  gpus: ({ hostName: string } & UnitName)[];
+  /** How the people running there are shown (lib/format/person-name.ts), else their logins. */
+  people: string[];
+}
+
+/** "waits for work without a booking to end (Bob Member on sim-h100-a GPU 4, 5)". */
+export function describeUnbookedWork(work: UnbookedWork): string {
+  const byHost = new Map<string, UnitName[]>();
+  for (const gpu of work.gpus) byHost.set(gpu.hostName, [...(byHost.get(gpu.hostName) ?? []), gpu]);
+  const where = [...byHost]
+    .map(([host, units]) => {
+      // "node-a GPU 1, 2", and a slice by its one name: "migbox GPU 0:2 (1g.10gb)".
+      const whole = units.filter((unit) => !unit.mig).map((unit) => unit.index);
+      return `${host} ${[...(whole.length > 0 ? [`GPU ${whole.join(", ")}`] : []), ...units.filter((unit) => unit.mig).map(unitName)].join(", ")}`;
+    })
+    .join("; ");
+  const who = work.people.length > 0 ? `${work.people.join(", ")} on ` : "";
+  return `waits for work without a booking to end (${who}${where})`;
+}
+
+/**
+ * Why a waiting request is not granted now, first cause first: no host can
+ * ever hold it, a limit (the team's or the person's own), GPUs in use
+ * without a booking, a request ahead in fair-share order, or bookings that
+ * hold the GPUs. `message` says it in one sentence (times in UTC), the same
+ * on the queue page, in the API and in `gpudesk reserve --wait`.
+ */
+export type WaitReason = { message: string } & (
+  | ({ kind: "limit" } & QuotaRefusal)
+  | { kind: "no_host"; hosts: { host: string; why: string }[] }
+  | { kind: "unbooked_use"; gpus: { hostName: string; index: number }[]; people: string[]; since: string | null }
+  | { kind: "queue"; ahead: { position: number; person: string; team: string | null } }
+  | { kind: "held"; bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; until: string }[] }
+) & {
+  /** Hosts it would take that a rule of its limits leaves out (a team's host rule), and why: said after the cause. */
+  heldOut?: { host: string; why: string }[];
+};
+
+/** "2026-11-30 10:45 UTC": one spelling for the reasons' times, whoever reads them. */
+export const utcMinute = (iso: string | number) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+const LIMIT_WORDS: Record<QuotaRefusal["limit"], (refusal: QuotaRefusal) => string> = {
+  maxGpus: (q) => `${q.used} of ${q.max} GPUs at once in use, this request asks for ${q.requested}`,
+  gpuHoursPer7Days: (q) => `${q.used} of ${q.max} GPU-hours in 7 days booked, this request adds ${q.requested}`,
+  maxBookingMinutes: (q) => `bookings last at most ${q.max} minutes`,
+  hosts: () => "the hosts it may book are not open now",
+};
+
+/** The sentence of a reason (without its message). */
+export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message">): string {
+  switch (reason.kind) {
+    case "limit": {
+      const whose = reason.scope === "team" ? `the team ${reason.subject}'s limit` : `${reason.subject}'s own limit`;
+      const when = reason.freesAt ? `; room from ${utcMinute(reason.freesAt)}` : "";
+      return `waits for ${whose}: ${LIMIT_WORDS[reason.limit](reason)}${when}`;
+    }
+    case "no_host":
+      return `no host can hold it: ${reason.hosts.map((host) => host.why).join("; ")}`;
+    case "unbooked_use": {
+      const since = reason.since ? ` since ${utcMinute(reason.since)}` : "";
+      return describeUnbookedWork(reason) + since;
+    }
+    case "queue":
+      return `waits behind ${reason.ahead.person}${reason.ahead.team ? ` (${reason.ahead.team})` : ""}, ${ordinal(reason.ahead.position)} in fair-share order`;
+    case "held":
+      return `GPUs held: ${reason.bookers.map((held) => `${held.person} holds ${held.hostName} ${unitName({ index: held.gpuIndex, mig: held.mig })} until ${utcMinute(held.until)}`).join("; ")}`;
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** "1st", "2nd", "11th": a place in the queue. */
+export function ordinal(n: number): string {
+  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
+  return `${n}${tail}`;
+}
+
+/** A waiting request as the API answers it. */
+export interface WaitlistView {
+  id: string;
+  status: WaitlistStatus;
+  /** The asker; `name` is their display name (lib/format/person-name.ts shows it). */
+  bookedBy: { id: string; username: string; name: string };
+  host: string | null;
+  count: number;
+  durationMinutes: number;
+  purpose: string;
+  createdAt: string;
+  /** 1 for the next to be served; null once it no longer waits. */
+  position: number | null;
+  /**
+   * When it can expect its GPUs, from the current bookings' end times and the
+   * requests ahead of it; null when it no longer waits or nothing fits within
+   * a week. Early releases make it sooner, new bookings later.
+   */
+  estimatedStartAt: string | null;
+  /**
+   * Set when GPUs it could have now are in use without a booking: nobody can
+   * say when such work ends, so the estimate leaves those GPUs out (it is
+   * then from bookings elsewhere, or null) and this says who runs there.
+   */
+  waitsForUnbookedWork: UnbookedWork | null;
+  /** Why it is not granted now (server/waitlist/waiting-because.ts); null when nothing holds it back (granted within a tick) or it no longer waits. */
+  waitingBecause: WaitReason | null;
+  reservationId: string | null;
+  grantedAt: string | null;
+  expiresAt: string | null;
+  /** The team it books for (named, or its person's accounting team); null: none. */
+  team: string | null;
+  /** Why it stands where it does: "2nd — vision used 130 % of its share this week"; null once it no longer waits. */
+  orderReason: string | null;
+}
+
+/** `waitlist:granted` on /live, to the person whose waiting request became a reservation. */
+export interface GrantNotice {
+  entryId: string;
+  userId: string;
+  reservationId: string;
+  hostName: string;
+  gpuIndices: number[];
+  /** The booking's units by their one name: "GPU 0:2 (1g.10gb)", "GPUs 2, 3". */
+  units: string;
+  startsAt: string;
+  endsAt: string;
+  purpose: string;
+  /** Why these GPUs, as the booking answer says it. */
+  explanation: string | null;
+}
