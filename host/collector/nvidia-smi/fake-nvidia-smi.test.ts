@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,6 +13,25 @@ function fake(args: string[], env: Record<string, string> = {}, timeoutMs?: numb
   const { FAKE_NVIDIA_SMI_DIR: _dir, FAKE_NVIDIA_SMI_VARY: _vary, ...inherited } = process.env;
   const result = spawnSync(fakeNvidiaSmiPath, args, { env: { ...inherited, ...env }, encoding: "utf8", timeout: timeoutMs });
   return { stdout: result.stdout, stderr: result.stderr, status: result.status };
+}
+/**
+ * Runs the fake in its loop (`-lms`) until it has printed `lines` lines, then
+ * stops it: waits on its output, not on the clock, so a slow start on a
+ * loaded machine changes nothing.
+ */
+function fakeLoop(args: string[], env: Record<string, string>, lines: number): Promise<string> {
+  const { FAKE_NVIDIA_SMI_DIR: _dir, FAKE_NVIDIA_SMI_VARY: _vary, ...inherited } = process.env;
+  const child = spawn(fakeNvidiaSmiPath, args, { env: { ...inherited, ...env } });
+  let stdout = "";
+  return new Promise((resolve, reject) => {
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      stdout += chunk;
+      if (stdout.split("\n").length - 1 >= lines) child.kill();
+    });
+    child.on("error", reject);
+    child.on("close", () => resolve(stdout.split("\n").slice(0, lines).join("\n")));
+  });
 }
 const hostDir = (folder: string) => ({ FAKE_NVIDIA_SMI_DIR: path.join(ownFixturesDir, folder) });
 
@@ -69,8 +88,9 @@ describe("scripts/fake-nvidia-smi.mjs", () => {
     expect(parseNvidiaSmiList(fake(["-L"], hostDir("mig-host")).stdout)[0].migDevices).toHaveLength(2);
   });
 
-  it("loops with -lms, printing the header once", () => {
-    const { stdout } = fake(["--query-gpu=index,uuid", "--format=csv", "-lms", "100"], hostDir("two-gpu-host"), 1000);
+  it("loops with -lms, printing the header once", async () => {
+    // The header and three ticks of two GPUs.
+    const stdout = await fakeLoop(["--query-gpu=index,uuid", "--format=csv", "-lms", "100"], hostDir("two-gpu-host"), 7);
     const lines = stdout.trim().split("\n");
     expect(lines[0]).toBe("index, uuid");
     expect(lines.filter((l) => l === "index, uuid")).toHaveLength(1);
@@ -78,13 +98,9 @@ describe("scripts/fake-nvidia-smi.mjs", () => {
     expect((lines.length - 1) % 2).toBe(0);
   });
 
-  it("varies utilization and memory over time with FAKE_NVIDIA_SMI_VARY=1, within bounds", () => {
+  it("varies utilization and memory over time with FAKE_NVIDIA_SMI_VARY=1, within bounds", async () => {
     const fields = ["uuid", "utilization.gpu", "utilization.memory", "memory.used", "memory.total"];
-    const { stdout } = fake(
-      [`--query-gpu=${fields.join(",")}`, "--format=csv,noheader,nounits", "-lms", "400"],
-      { ...hostDir("two-gpu-host"), FAKE_NVIDIA_SMI_VARY: "1" },
-      2500,
-    );
+    const stdout = await fakeLoop([`--query-gpu=${fields.join(",")}`, "--format=csv,noheader,nounits", "-lms", "400"], { ...hostDir("two-gpu-host"), FAKE_NVIDIA_SMI_VARY: "1" }, 8);
     const rows = parseQueryGpuCsv(stdout, fields).map((r) => r.gpu);
     expect(rows.length).toBeGreaterThanOrEqual(6);
     for (const gpu of rows) {
