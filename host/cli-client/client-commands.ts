@@ -218,7 +218,7 @@ export function registerClientCommands(program: Command): void {
 
   program
     .command("status")
-    .description("the fleet: host, GPU, model, utilization, memory, state, bookedBy, until")
+    .description("the fleet: host, GPU, model, utilization, memory, state, booked by, until")
     .option("--json", "print the server's snapshot as JSON")
     .action(async (options: { json?: boolean }) => {
       const config = await client();

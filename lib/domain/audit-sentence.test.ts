@@ -144,4 +144,18 @@ describe("every row of the audit log is a sentence", () => {
     });
     expect(auditSentence(made, time)).toBe("Booked: migbox GPU 0:0 (3g.40gb) from today 14:00 to today 16:00 for “over it”; booked over running work on GPU 0:0 (3g.40gb).");
   });
+
+  it("names a slice as the booking service writes it: its unit's name, no mig block", () => {
+    // server/reservations/create-reservation.ts stores { index, uuid, unit } for each unit.
+    const made = entry("reservation.create", {
+      before: null,
+      after: { host: "migbox", gpus: [{ index: 0, uuid: "MIG-a", unit: "GPU 0:0 (3g.40gb)" }, { index: 0, uuid: "MIG-b", unit: "GPU 0:2 (1g.10gb)" }], startsAt: "2026-12-05T14:00:00.000Z", endsAt: "2026-12-05T16:00:00.000Z", purpose: "two slices", status: "booked" },
+    });
+    expect(auditSentence(made, time)).toContain("Booked: migbox GPU 0:0 (3g.40gb), GPU 0:2 (1g.10gb) from");
+    const whole = entry("reservation.create", {
+      before: null,
+      after: { host: "node-a", gpus: [0, 1, 2].map((index) => ({ index, uuid: `GPU-${index}`, unit: `GPU ${index}` })), startsAt: "2026-12-05T14:00:00.000Z", endsAt: "2026-12-05T16:00:00.000Z", purpose: "three", status: "booked" },
+    });
+    expect(auditSentence(whole, time)).toContain("Booked: node-a GPUs 0, 1, 2 from");
+  });
 });

@@ -64,7 +64,11 @@ function gpuName(item: unknown): string | null {
 function unitNameOf(fields: Fields): UnitName | null {
   if (typeof fields.index !== "number") return null;
   const mig = fieldsOf(fields.mig);
-  if (!mig) return { index: fields.index };
+  if (!mig) {
+    // An entry that names its unit ("GPU 0:2 (1g.10gb)") and carries no mig block is a slice all the same.
+    const slice = typeof fields.unit === "string" ? /^GPU \d+:(\d+) \((.+)\)$/.exec(fields.unit) : null;
+    return slice ? { index: fields.index, mig: { deviceIndex: Number(slice[1]), profile: slice[2]! } } : { index: fields.index };
+  }
   return typeof mig.deviceIndex === "number" ? { index: fields.index, mig: { deviceIndex: mig.deviceIndex, profile: typeof mig.profile === "string" ? mig.profile : "" } } : null;
 }
 
