@@ -177,7 +177,7 @@ test("gpudesk reserve books on this host by default; whois and status show the b
     const whois = gpudeskWithToken(["whois", HERE.toUpperCase(), "0"]);
     expect(whois.status, whois.stderr).toBe(0);
     expect(whois.stdout).toContain("State: Booked, idle");
-    expect(whois.stdout).toContain(`Held by ${person.username} since`);
+    expect(whois.stdout).toContain(`Booked by ${person.username} since`);
     expect(whois.stdout).toContain(`until ${until}: cli whois e2e [${reservation.id}]`);
     expect(whois.stdout).toContain("Nothing runs there");
 

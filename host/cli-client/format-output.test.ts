@@ -144,7 +144,7 @@ describe("formatWhois", () => {
   it("tells the state, the booker with purpose and end, who runs there and since when", () => {
     const text = formatWhois(snapshot, "node-a", "0", NOW) ?? "";
     expect(text).toContain("State: Conflict");
-    expect(text).toContain("Held by Alice A (alice) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
+    expect(text).toContain("Booked by Alice A (alice) since 2026-11-30 09:00Z until 2026-11-30 12:00Z: llm eval [r1]");
     expect(text).toContain("pid 4711 python by alice since 2026-11-30 09:15Z, 2.0 GiB (not the booker)");
   });
 

@@ -129,7 +129,7 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
   const booking = bookingNow(view, gpu, nowMs);
   lines.push(
     booking
-      ? `Held by ${personWithUsername(booking.bookedBy)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`
+      ? `Booked by ${personWithUsername(booking.bookedBy)} since ${formatTime(booking.startsAt)} until ${formatTime(booking.until)}: ${booking.purpose} [${booking.reservationId}]`
       : "Not booked now",
   );
   const attributed = new Map(state.processes.map((process) => [process.pid, process]));
