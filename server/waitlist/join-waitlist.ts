@@ -7,6 +7,7 @@ import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { type MultiNodeShapeRequest, multiNodeGpuCount } from "@/lib/reservation-schema";
 import { isOfModel } from "@/server/reservations/pick-any-gpus";
 import type { Tx } from "@/server/core/booking-transaction";
+import { readPolicy } from "@/server/reservations/policy";
 
 /** Waiting requests one person may have at once, so that nobody can hold the queue. */
 export const WAITING_PER_PERSON = 2;
@@ -67,6 +68,12 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
   // Over a limit that no freed GPU can change (more GPUs than the person may hold at once, …): refused now, not when it expires.
   const scope = { userId: actor.id, username: actor.username, team: team ?? (await bookingTeam(client, actor.id, undefined)) };
   const limits = await client.$transaction((tx) => effectiveLimits(tx, scope));
+  // More GPUs than anyone may hold at once (the policy) would wait forever too.
+  const policy = await readPolicy(client);
+  if (request.count > policy.maxGpusPerUser) {
+    const message = `This request asks for ${request.count} GPUs; a person may hold at most ${policy.maxGpusPerUser} at once, so it would wait forever`;
+    throw new AppError("bad_request", message, { [request.multiNode ? (request.multiNode.parts ? "parts" : "gpusPerNode") : "count"]: message });
+  }
   const never = refuseNeverFitting(limits, { hostName: request.multiNode ? null : (request.host ?? null), gpus: request.count, minutes: request.durationMinutes });
   if (never) throw never;
   const entry = await client.waitlistEntry.create({
