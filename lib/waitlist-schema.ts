@@ -193,6 +193,12 @@ export interface WaitlistView {
   orderReason: string | null;
 }
 
+/** What a waiting request asks for in one phrase, on /queue and in the grant's toast: "2 GPUs on node-b", "2 GPUs on any host", "2 × 8 H100 across nodes". */
+export function waitedPhrase(entry: Pick<WaitlistView, "count" | "host" | "multiNode">, anyHost = "any host"): string {
+  if (entry.multiNode) return `${entry.multiNode.label} across nodes`;
+  return `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? anyHost}`;
+}
+
 /** `waitlist:granted` on /live, to the person whose waiting request became a reservation. */
 export interface GrantNotice {
   entryId: string;

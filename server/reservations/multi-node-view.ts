@@ -55,21 +55,6 @@ export async function withMultiNode(client: Client, views: ReservationView[], vi
   });
 }
 
-/** The answer to a booking across nodes, from its parts' views in rank order. */
-export function multiNodeSummary(parts: ReservationView[]): MultiNodeBookingView {
-  const first = parts[0];
-  return {
-    id: first.multiNode?.id ?? first.id,
-    nodeCount: parts.length,
-    label: first.multiNode?.label ?? multiNodeLabel(shapeOf(parts)),
-    startsAt: first.startsAt,
-    endsAt: first.endsAt,
-    purpose: first.purpose,
-    parts,
-    warnings: [],
-  };
-}
-
 /** Every part id of the booking that `id` is a part of (itself alone for a one-host booking), in rank order. */
 export async function partIdsOf(client: Client, id: string): Promise<string[]> {
   const row = await client.reservation.findUnique({ where: { id }, select: { groupId: true } });
