@@ -1,4 +1,4 @@
-import { recurringRequestSchema } from "@/lib/recurrence";
+import { recurringMultiNodeRequestSchema, recurringRequestSchema } from "@/lib/recurrence";
 import { z } from "zod";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/alerts";
 import {
@@ -88,7 +88,7 @@ const OPERATIONS: Operation[] = [
     path: "/api/v1/reservations/recurring",
     summary: "Book a weekly series (up to 12 weeks): each occurrence checked like a single booking; the refused ones listed with their reasons",
     access: "user",
-    body: recurringRequestSchema,
+    body: z.union([recurringRequestSchema, recurringMultiNodeRequestSchema]),
     success: 201,
   },
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
