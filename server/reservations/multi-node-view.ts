@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { ncclHints, parseStoredFabric } from "@/lib/fabric";
 import { launchSettings } from "@/lib/launch-settings";
 import { multiNodeLabel, partLabel, shapeOf } from "@/lib/multi-node";
-import type { MultiNodeBookingView, MultiNodePart, ReservationView, ReservedGpu } from "@/lib/reservation-types";
+import type { MultiNodePart, ReservationView, ReservedGpu } from "@/lib/reservation-types";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 type Client = PrismaClient | Prisma.TransactionClient;
