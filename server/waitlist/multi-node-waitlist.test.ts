@@ -146,4 +146,19 @@ describe("a request across nodes in the queue", () => {
     expect(overPolicy.message).toBe("This request asks for 16 GPUs; a person may hold at most 8 at once, so it would wait forever");
     expect(await db().waitlistEntry.count({ where: { userId: frank.id } })).toBe(0);
   });
+
+  it("passes over a stored request across nodes that no longer reads: the queue still lists it and later requests are served, nothing is booked for it", async () => {
+    const host = await fx.createTestHost(1);
+    const [gina, hal] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
+    const broken = await db().waitlistEntry.create({
+      data: { userId: gina.id, gpuCount: 2, multiNode: '{"nodes":"two"}', durationMinutes: 30, purpose: "broken", createdAt: NOW, expiresAt: later(24 * 60) },
+      select: { id: true },
+    });
+    const fine = await joinWaitlist(hal, { count: 1, host: host.name, durationMinutes: 30, purpose: "fine" }, { now: later(1) });
+    const queue = await listWaitlist(later(2));
+    expect(queue.find((entry) => entry.id === broken.id)?.multiNode?.label).toBe("This waiting request across nodes no longer reads; leave it and ask again");
+    const grants = await grantWaiting({ now: later(2) });
+    expect(grants.map((grant) => grant.entryId)).toEqual([fine.id]);
+    expect(await db().reservation.count({ where: { userId: gina.id } })).toBe(0);
+  });
 });
