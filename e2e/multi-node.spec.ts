@@ -114,7 +114,7 @@ test("a member books 2 nodes × 1 H200 across nodes, gets one fabric, and both r
   await page.goto("/reserve");
   await page.getByRole("radio", { name: "Across nodes" }).click();
   await expect(page.getByLabel("Host")).toHaveCount(0);
-  await page.getByLabel("Nodes").fill("2");
+  await page.getByLabel("Nodes", { exact: true }).fill("2");
   await page.getByLabel("GPUs per node").fill("1");
   await page.getByLabel("Model").selectOption("H200");
   await page.getByRole("textbox", { name: "Purpose" }).fill("llm pretrain across nodes");

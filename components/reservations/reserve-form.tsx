@@ -10,7 +10,7 @@ import type { BookableHost, MultiNodeBookingView, PolicyView, ReservationView } 
 import { shortModel } from "@/lib/domain/multi-node";
 import { AcrossNodesFields, BookedAcross } from "@/components/reservations/across-nodes";
 import { unitName, unitRef, unitsPhrase } from "@/lib/domain/gpu-availability";
-import type { WaitlistView } from "@/lib/domain/waitlist-schema";
+import { type WaitlistView, waitedPhrase } from "@/lib/domain/waitlist-schema";
 import { PURPOSE_MAX } from "@/lib/domain/reservation-schema";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
@@ -103,7 +103,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       ? previewSeries(window.startMs, window.endMs - window.startMs, repeat.weekdays, repeat.weeks, Intl.DateTimeFormat().resolvedOptions().timeZone, policy, serverNow)
       : null;
   // Only "any N GPUs, now" can wait: a time later on is booked or refused as it is.
-  const canQueue = values.mode === "count" && values.startMode === "now";
+  // Any N GPUs, or across nodes (the whole booking waits and is granted with every node at once), starting now.
+  const canQueue = (values.mode === "count" || values.mode === "nodes") && values.startMode === "now";
   // Picked GPUs on which someone else's work runs now: warned about before the person submits.
   const busyPicked: BusyWarning[] =
     values.mode === "gpus" && host
@@ -208,6 +209,11 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       setBookedAcross(result.data);
       return;
     }
+    if (result.error.code === "conflict" && queueMe && canQueue && window) {
+      const { nodes, gpusPerNode, model, purpose } = built.request;
+      await queueWith({ nodes, gpusPerNode, ...(model !== undefined ? { model } : {}), durationMinutes: Math.round((window.endMs - window.startMs) / 60_000), purpose });
+      return;
+    }
     const over = quotaOf(result.error.code, result.error.body);
     if (over) {
       setQuota({ quota: over, message: result.error.message });
@@ -223,15 +229,19 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     const built = toRequest(values);
     if (!built.ok || !window) return;
     const request = built.request;
-    setPending(true);
-    const result = await apiRequest<WaitlistView>("POST", "/api/v1/waitlist", {
+    await queueWith({
       count: request.count,
       ...(request.host ? { host: request.host } : {}),
       ...(request.minFreeMemoryMiB !== undefined ? { minFreeMemoryMiB: request.minFreeMemoryMiB } : {}),
       durationMinutes: Math.round((window.endMs - window.startMs) / 60_000),
       purpose: request.purpose,
-      ...(team ? { team } : {}),
     });
+  }
+
+  /** Joins the queue with this waitlist body (for the team chosen): the answer shows the place, or the form the refusal. */
+  async function queueWith(body: Record<string, unknown>) {
+    setPending(true);
+    const result = await apiRequest<WaitlistView>("POST", "/api/v1/waitlist", { ...body, ...(team ? { team } : {}) });
     setPending(false);
     if (result.ok) {
       setQueued(result.data);
@@ -377,7 +387,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         <label className="flex items-start gap-2 text-sm">
           <input type="checkbox" checked={queueMe} onChange={(event) => setQueueMe(event.target.checked)} className="mt-0.5 size-4 rounded border-slate-300" />
           <span>
-            <span className="font-medium">Queue me if none are free now</span>
+            <span className="font-medium">{values.mode === "nodes" ? "Queue me if the nodes are not free now" : "Queue me if none are free now"}</span>
             <span className="block text-slate-500 dark:text-slate-400">You wait in line and get the GPUs as soon as they free up; we tell you on this site and by your webhook.</span>
           </span>
         </label>
@@ -402,7 +412,7 @@ function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
         You are number {entry.position} in the queue
       </h2>
       <p className="text-sm text-slate-600 dark:text-slate-400">
-        {entry.count} GPU{entry.count > 1 ? "s" : ""} on {entry.host ?? "any host"}.{" "}
+        {waitedPhrase(entry)}.{" "}
         {entry.estimatedStartAt ? (
           <>
             Estimated start: <When iso={entry.estimatedStartAt} nowMs={nowMs} />, when current bookings end.

@@ -7,7 +7,7 @@ import { apiRequest } from "@/lib/api-client";
 import { grantsStillHeld } from "@/lib/grant-toasts";
 import { getFleetState, retainLiveFleet, subscribeFleet } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
-import type { GrantNotice, WaitlistView } from "@/lib/domain/waitlist-schema";
+import { type GrantNotice, type WaitlistView, waitedPhrase } from "@/lib/domain/waitlist-schema";
 import { NoticeStack, type StackedNotice } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
 
@@ -52,7 +52,7 @@ interface Toast {
 }
 
 function toastOf(entry: WaitlistView): Toast {
-  return { entryId: entry.id, reservationId: entry.reservationId, shownAt: Date.now(), purpose: entry.purpose, text: `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? "a host"}` };
+  return { entryId: entry.id, reservationId: entry.reservationId, shownAt: Date.now(), purpose: entry.purpose, text: waitedPhrase(entry, "a host") };
 }
 
 /**

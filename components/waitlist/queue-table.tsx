@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { apiRequest } from "@/lib/api-client";
 import { formatDurationMinutes } from "@/lib/domain/booking-window";
-import type { WaitlistView } from "@/lib/domain/waitlist-schema";
+import { type WaitlistView, waitedPhrase } from "@/lib/domain/waitlist-schema";
 import { WaitReasonText } from "@/components/waitlist/wait-reason";
 import { getLiveSocket } from "@/components/live/live-socket";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
@@ -105,7 +105,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                       {mine && <span className="ml-2 rounded bg-sky-600 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-sky-500 dark:text-slate-950">you</span>}
                     </p>
                     <p className="text-slate-600 dark:text-slate-400">
-                      {entry.count} GPU{entry.count > 1 ? "s" : ""} on {entry.host ?? "any host"} for {formatDurationMinutes(entry.durationMinutes)} · {entry.purpose}
+                      {waitedPhrase(entry)} for {formatDurationMinutes(entry.durationMinutes)} · {entry.purpose}
                     </p>
                     {entry.orderReason && (
                       <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="queue-order-reason">

@@ -14,7 +14,7 @@ import { runLogin } from "@/host/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/host/cli-client/parse-args";
 import { runChild } from "@/host/cli-client/run-child";
 import { asksForNodes, formatMultiNodeBooking, type MultiNodeOptions, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";
-import { bookOrWait } from "@/host/cli-client/wait-for-grant";
+import { bookNodesOrWait, bookOrWait } from "@/host/cli-client/wait-for-grant";
 
 /**
  * The people-facing commands of `gpudesk`: they talk to a gpudesk server
@@ -258,7 +258,7 @@ export function registerClientCommands(program: Command): void {
       }
       if (asksForNodes(given)) {
         const body = multiNodeRequest(given, whenAndWhy(given, "booked with gpudesk reserve", new Date()));
-        const booking = await callApi<MultiNodeBookingView>(config, "POST", "/api/v1/reservations", body);
+        const booking = await bookNodesOrWait(config, body, Boolean(given.wait));
         write(given.json ? `${JSON.stringify(booking, null, 2)}\n` : formatMultiNodeBooking(booking));
         return;
       }

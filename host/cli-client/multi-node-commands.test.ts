@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { launchSettings } from "@/lib/domain/launch-settings";
 import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import { waitRequestAcrossNodes } from "@/host/cli-client/wait-for-grant";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatReservationList } from "@/host/cli-client/format-output";
 import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";
@@ -51,7 +52,9 @@ describe("gpudesk across nodes", () => {
     expect(() => multiNodeRequest({ nodes: "2" }, {})).toThrow("Across nodes needs both --nodes and --gpus-per-node");
     expect(() => multiNodeRequest({ nodes: "2", gpusPerNode: "8", host: "dgx-a" }, {})).toThrow("--host books one host");
     expect(() => multiNodeRequest({ nodes: "two", gpusPerNode: "8" }, {})).toThrow('"two" is not a number of nodes');
-    expect(() => multiNodeRequest({ nodes: "2", gpusPerNode: "8", wait: true }, {})).toThrow(UsageError);
+    // --wait across nodes waits for the whole booking: the waitlist body keeps nodes, GPUs per node and model, and turns an end into a duration.
+    const body = multiNodeRequest({ nodes: "2", gpusPerNode: "8", model: "H100" }, { endsAt: "2026-12-01T13:00:00.000Z", purpose: "p" });
+    expect(waitRequestAcrossNodes(body, Date.parse("2026-12-01T10:00:00Z"))).toEqual({ nodes: 2, gpusPerNode: 8, model: "H100", durationMinutes: 180, purpose: "p" });
   });
 
   it("run --booking on a node finds its own part by the host name and gives it that node's rank and GPUs", () => {

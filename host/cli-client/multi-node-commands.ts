@@ -26,14 +26,13 @@ export function asksForNodes(options: MultiNodeOptions): boolean {
  * booking that do not apply are refused rather than ignored.
  */
 export function multiNodeRequest(
-  options: MultiNodeOptions & { host?: string; gpus?: string; count?: string; slices?: string; slice?: string; wait?: boolean },
+  options: MultiNodeOptions & { host?: string; gpus?: string; count?: string; slices?: string; slice?: string },
   common: Record<string, unknown>,
 ): Record<string, unknown> {
   if (options.nodes === undefined || options.gpusPerNode === undefined) throw new UsageError("Across nodes needs both --nodes and --gpus-per-node");
   for (const [flag, given] of [["--host", options.host], ["--gpus", options.gpus], ["-n", options.count], ["--slices", options.slices], ["--slice", options.slice]] as const) {
     if (given !== undefined) throw new UsageError(`${flag} books one host; across nodes give --nodes, --gpus-per-node and --model`);
   }
-  if (options.wait) throw new UsageError("--wait is for one-host bookings; a booking across nodes is made now or refused whole");
   return { nodes: parseCount(options.nodes, "nodes"), gpusPerNode: parseCount(options.gpusPerNode), ...(options.model !== undefined ? { model: options.model } : {}), ...common };
 }
 

@@ -1,5 +1,6 @@
 import os from "node:os";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { describeUnbookedWork, type WaitlistView } from "@/lib/domain/waitlist-schema";
 import { callApi } from "@/host/cli-client/api-client";
 import type { ClientConfig } from "@/host/cli-client/client-config";
@@ -12,15 +13,28 @@ const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 /** The waitlist body for a booking body: the waitlist takes a duration, counted from the grant. */
 export function waitRequest(body: Record<string, unknown>, nowMs: number): Record<string, unknown> {
   if (body.gpus !== undefined) throw new UsageError("--wait works with -n (any N GPUs), not with --gpus");
-  const durationMinutes = typeof body.endsAt === "string" ? Math.max(1, Math.round((Date.parse(body.endsAt) - nowMs) / 60_000)) : body.durationMinutes;
   return {
     count: body.count,
     ...(body.host !== undefined ? { host: body.host } : {}),
     ...(body.minFreeMemoryMiB !== undefined ? { minFreeMemoryMiB: body.minFreeMemoryMiB } : {}),
-    durationMinutes,
-    purpose: body.purpose,
-    ...(body.team !== undefined ? { team: body.team } : {}),
+    ...waitingTime(body, nowMs),
   };
+}
+
+/** The waitlist body across nodes (`gpudesk reserve --nodes N --gpus-per-node M --wait`): granted whole, every node at once. */
+export function waitRequestAcrossNodes(body: Record<string, unknown>, nowMs: number): Record<string, unknown> {
+  return {
+    nodes: body.nodes,
+    gpusPerNode: body.gpusPerNode,
+    ...(body.model !== undefined ? { model: body.model } : {}),
+    ...waitingTime(body, nowMs),
+  };
+}
+
+/** How long, what for and for which team: an end time becomes a duration from now (the waitlist counts from the grant). */
+function waitingTime(body: Record<string, unknown>, nowMs: number): Record<string, unknown> {
+  const durationMinutes = typeof body.endsAt === "string" ? Math.max(1, Math.round((Date.parse(body.endsAt) - nowMs) / 60_000)) : body.durationMinutes;
+  return { durationMinutes, purpose: body.purpose, ...(body.team !== undefined ? { team: body.team } : {}) };
 }
 
 /**
@@ -29,13 +43,37 @@ export function waitRequest(body: Record<string, unknown>, nowMs: number): Recor
  * the queue (and gives back a grant that raced the signal).
  */
 export async function bookOrWait(config: ClientConfig, body: Record<string, unknown>, wait: boolean): Promise<ReservationView> {
+  return bookOrWaitFor(config, body, wait ? waitRequest : null, (id) => callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`));
+}
+
+/**
+ * Books across nodes now, or with `wait` joins the waitlist for the whole
+ * booking (granted with every node at once) and answers the booking, each
+ * node with its launch lines, once granted.
+ */
+export async function bookNodesOrWait(config: ClientConfig, body: Record<string, unknown>, wait: boolean): Promise<MultiNodeBookingView> {
+  return bookOrWaitFor(config, body, wait ? waitRequestAcrossNodes : null, async (id) => {
+    const read = (partId: string) => callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(partId)}`);
+    const first = await read(id);
+    const parts = [first];
+    for (const part of first.multiNode?.parts.slice(1) ?? []) parts.push(await read(part.id));
+    return multiNodeSummary(parts);
+  });
+}
+
+async function bookOrWaitFor<Booking>(
+  config: ClientConfig,
+  body: Record<string, unknown>,
+  waitBody: ((body: Record<string, unknown>, nowMs: number) => Record<string, unknown>) | null,
+  granted: (reservationId: string) => Promise<Booking>,
+): Promise<Booking> {
   try {
-    return await callApi<ReservationView>(config, "POST", "/api/v1/reservations", body);
+    return await callApi<Booking>(config, "POST", "/api/v1/reservations", body);
   } catch (error) {
-    if (!wait || !(error instanceof APIError) || error.status !== 409) throw error;
+    if (!waitBody || !(error instanceof APIError) || error.status !== 409) throw error;
     process.stderr.write(`gpudesk: ${error.message}\n`);
   }
-  const entry = await callApi<WaitlistView>(config, "POST", "/api/v1/waitlist", waitRequest(body, Date.now()));
+  const entry = await callApi<WaitlistView>(config, "POST", "/api/v1/waitlist", waitBody(body, Date.now()));
   process.stderr.write(
     `gpudesk: waiting for GPUs (request ${entry.id}, position ${entry.position}${estimateNote(entry)}); Ctrl-C leaves the queue\n`,
   );
@@ -58,7 +96,7 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
       const now = await callApi<WaitlistView>(config, "GET", `/api/v1/waitlist/${encodeURIComponent(entry.id)}`);
       if (now.status === "granted" && now.reservationId) {
         process.stderr.write(`gpudesk: granted\n`);
-        return await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(now.reservationId)}`);
+        return await granted(now.reservationId);
       }
       if (now.status !== "waiting") throw new UsageError(`The waiting request ${entry.id} ${now.status === "expired" ? "expired" : "was withdrawn"}`);
       const note = estimateNote(now);

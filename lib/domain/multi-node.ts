@@ -1,4 +1,5 @@
 import { type UnitName, unitsPhrase } from "@/lib/domain/gpu-availability";
+import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
 
 /**
  * A booking across nodes, as every surface names it: one booking made of
@@ -72,4 +73,19 @@ export function shapeOf(parts: readonly { gpus: readonly { name: string }[] }[])
 /** A booking's purpose as the schedule and week view show it: a part of a booking across nodes says which ("2 × 4 H100, node 1 of 2 · pretrain"). */
 export function purposeWithPart(purpose: string, multiNode: { partLabel: string } | undefined): string {
   return multiNode ? `${multiNode.partLabel} · ${purpose}` : purpose;
+}
+
+/** The answer to a booking across nodes, from its parts' views in rank order. */
+export function multiNodeSummary(parts: ReservationView[]): MultiNodeBookingView {
+  const first = parts[0];
+  return {
+    id: first.multiNode?.id ?? first.id,
+    nodeCount: parts.length,
+    label: first.multiNode?.label ?? multiNodeLabel(shapeOf(parts)),
+    startsAt: first.startsAt,
+    endsAt: first.endsAt,
+    purpose: first.purpose,
+    parts,
+    warnings: [],
+  };
 }

@@ -1,6 +1,6 @@
 import { policyTimeRefusal, type TimeRules } from "@/lib/domain/booking-window";
 import * as z from "zod";
-import { reservationRequestSchema } from "@/lib/domain/reservation-schema";
+import { isMultiNodeBody, multiNodeRequestSchema, reservationRequestSchema } from "@/lib/domain/reservation-schema";
 
 /**
  * Weekly bookings ("every weekday 9–12 for a course"): the occurrences of a
@@ -33,7 +33,16 @@ export const recurringRequestSchema = z.strictObject({
   /** The zone whose wall clock the occurrences keep (the browser's). */
   timeZone: zoneName,
 });
-export type RecurringRequest = z.infer<typeof recurringRequestSchema>;
+/** A weekly series of a booking across nodes: the first occurrence as one booking across nodes; each occurrence is made whole or refused whole. */
+export const recurringMultiNodeRequestSchema = recurringRequestSchema.extend({ booking: multiNodeRequestSchema });
+
+/** The series schema for a body: across nodes when its first booking asks for nodes or parts. */
+export function recurringSchemaFor(body: unknown): typeof recurringRequestSchema | typeof recurringMultiNodeRequestSchema {
+  const booking = typeof body === "object" && body !== null ? (body as { booking?: unknown }).booking : undefined;
+  return isMultiNodeBody(booking) ? recurringMultiNodeRequestSchema : recurringRequestSchema;
+}
+
+export type RecurringRequest = z.infer<typeof recurringRequestSchema> | z.infer<typeof recurringMultiNodeRequestSchema>;
 
 interface WallClock {
   year: number;

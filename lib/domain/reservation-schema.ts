@@ -125,13 +125,12 @@ const gpusPerNode = z
   .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs per node`);
 
 /**
- * One booking across nodes: any `nodes` hosts with `gpusPerNode` free GPUs
- * each (of `model`, when given), or explicit `parts` (a host and its GPUs:
- * a number, or the indices). Every part is an ordinary booking of one host;
- * all are made together or none.
+ * What a request across nodes asks for, whether booked now or waiting
+ * (lib/domain/waitlist-schema.ts): any `nodes` hosts with `gpusPerNode` GPUs
+ * each, or the `parts`, of `model` when given.
  */
-export const multiNodeRequestSchema = z
-  .strictObject({
+export function multiNodeShapeFields() {
+  return {
     nodes: z.int("Enter a whole number of nodes").min(2, "Across nodes means 2 nodes or more").max(MAX_NODES, `At most ${MAX_NODES} nodes`).optional(),
     gpusPerNode: gpusPerNode.optional(),
     /** A GPU model every node's GPUs must match ("H100" matches "NVIDIA H100 80GB HBM3"). */
@@ -152,17 +151,45 @@ export const multiNodeRequestSchema = z
       .min(2, "Across nodes means 2 parts or more")
       .max(MAX_NODES, `At most ${MAX_NODES} nodes`)
       .optional(),
-    ...bookingTimeFields,
-  })
+  };
+}
+
+/** What nodes, GPUs per node and model, or parts, a request across nodes asks for. */
+export interface MultiNodeShapeRequest {
+  nodes?: number;
+  gpusPerNode?: number;
+  model?: string;
+  parts?: { host: string; gpus: number | number[] }[];
+}
+
+/** Nodes and GPUs per node, or the parts, never both; each host and GPU named once. */
+export function checkMultiNodeShape(value: MultiNodeShapeRequest, issue: (path: string, message: string) => void): void {
+  if (value.parts && (value.nodes !== undefined || value.gpusPerNode !== undefined)) issue("parts", "Give nodes and GPUs per node, or the parts, not both");
+  if (!value.parts && value.nodes === undefined) issue("nodes", "Say how many nodes you need");
+  if (!value.parts && value.gpusPerNode === undefined) issue("gpusPerNode", "Say how many GPUs you need on each node");
+  if (value.parts && new Set(value.parts.map((part) => part.host)).size !== value.parts.length) issue("parts", "Name each host once");
+  for (const part of value.parts ?? []) {
+    if (Array.isArray(part.gpus) && new Set(part.gpus).size !== part.gpus.length) issue("parts", `Choose each GPU of ${part.host} only once`);
+  }
+}
+
+/** The GPUs a request across nodes asks for, every part together. */
+export function multiNodeGpuCount(value: MultiNodeShapeRequest): number {
+  if (value.parts) return value.parts.reduce((sum, part) => sum + (typeof part.gpus === "number" ? part.gpus : part.gpus.length), 0);
+  return (value.nodes ?? 0) * (value.gpusPerNode ?? 0);
+}
+
+/**
+ * One booking across nodes: any `nodes` hosts with `gpusPerNode` free GPUs
+ * each (of `model`, when given), or explicit `parts` (a host and its GPUs:
+ * a number, or the indices). Every part is an ordinary booking of one host;
+ * all are made together or none.
+ */
+export const multiNodeRequestSchema = z
+  .strictObject({ ...multiNodeShapeFields(), ...bookingTimeFields })
   .superRefine((value, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-    if (value.parts && (value.nodes !== undefined || value.gpusPerNode !== undefined)) issue("parts", "Give nodes and GPUs per node, or the parts, not both");
-    if (!value.parts && value.nodes === undefined) issue("nodes", "Say how many nodes you need");
-    if (!value.parts && value.gpusPerNode === undefined) issue("gpusPerNode", "Say how many GPUs you need on each node");
-    if (value.parts && new Set(value.parts.map((part) => part.host)).size !== value.parts.length) issue("parts", "Name each host once");
-    for (const part of value.parts ?? []) {
-      if (Array.isArray(part.gpus) && new Set(part.gpus).size !== part.gpus.length) issue("parts", `Choose each GPU of ${part.host} only once`);
-    }
+    checkMultiNodeShape(value, issue);
     checkBookingTimes(value, issue);
   });
 

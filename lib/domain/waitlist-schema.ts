@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, PURPOSE_MAX } from "@/lib/domain/reservation-schema";
+import { checkMultiNodeShape, DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, multiNodeShapeFields, type MultiNodeShapeRequest, PURPOSE_MAX } from "@/lib/domain/reservation-schema";
+import { multiNodeLabel } from "@/lib/domain/multi-node";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import { unitName, type UnitName } from "@/lib/domain/gpu-availability";
 
@@ -14,6 +15,36 @@ export const waitRequestSchema = z.strictObject({
   team: z.string().trim().min(1).max(64).optional(),
 });
 
+/** `POST /api/v1/waitlist` across nodes: "2 nodes × 8 H100 (or these parts) for this long, when they free up"; granted whole. */
+export const multiNodeWaitRequestSchema = z
+  .strictObject({
+    ...multiNodeShapeFields(),
+    durationMinutes: waitRequestSchema.shape.durationMinutes,
+    purpose: waitRequestSchema.shape.purpose,
+    team: waitRequestSchema.shape.team,
+  })
+  .superRefine((value, ctx) => checkMultiNodeShape(value, (path, message) => ctx.addIssue({ code: "custom", path: [path], message })));
+
+export type MultiNodeWaitRequest = z.infer<typeof multiNodeWaitRequestSchema>;
+
+/** What a waiting request across nodes asks for, as stored in WaitlistEntry.multiNode (checked again when read). */
+export const storedMultiNodeSchema = z.object(multiNodeShapeFields());
+
+/** A waiting request across nodes as the queue shows it. */
+export interface WaitingMultiNode extends MultiNodeShapeRequest {
+  /** "2 × 8 H100", "3 GPUs on node-a and node-b": what it asks for in one phrase. */
+  label: string;
+}
+
+/** The queue's phrase for a request across nodes: the label of the booking it becomes ("2 × 8 H100"), or its parts by host. */
+export function waitingMultiNodeLabel(shape: MultiNodeShapeRequest): string {
+  if (shape.parts) {
+    const sizes = shape.parts.map((part) => (typeof part.gpus === "number" ? part.gpus : part.gpus.length));
+    return `${multiNodeLabel({ nodeCount: sizes.length, gpusPerPart: sizes, model: shape.model ?? null })} (${shape.parts.map((part) => part.host).join(", ")})`;
+  }
+  return multiNodeLabel({ nodeCount: shape.nodes ?? 0, gpusPerPart: Array.from({ length: shape.nodes ?? 0 }, () => shape.gpusPerNode ?? 0), model: shape.model ?? null });
+}
+
 export const waitlistIdSchema = z.string().min(1).max(64, "Not a waitlist id");
 
 export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
@@ -22,7 +53,7 @@ export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
 export interface UnbookedWork {
   /** A MIG slice carries its device and profile (`mig`), so that it is named as everywhere ("GPU 0:2 (1g.10gb)"). */
   gpus: ({ hostName: string } & UnitName)[];
-  /** How the people running there are shown (lib/format/person-name.ts), else their logins. */
+  /** How the people running there are shown (lib/format/format/person-name.ts), else their logins. */
   people: string[];
 }
 
@@ -57,7 +88,32 @@ export type WaitReason = { message: string } & (
 ) & {
   /** Hosts it would take that a rule of its limits leaves out (a team's host rule), and why: said after the cause. */
   heldOut?: { host: string; why: string }[];
+  /** Across nodes, with bookings holding GPUs: what it needs at once and which hosts could take a node now. */
+  nodes?: WaitingNodes;
 };
+
+/** What a request across nodes needs at once, and the hosts that could take one node now. */
+export interface WaitingNodes {
+  count: number;
+  /** GPUs on each node; null where named parts differ. */
+  perNode: number | null;
+  model: string | null;
+  /** The named parts' hosts; null: any hosts. */
+  hosts: string[] | null;
+  freeNow: string[];
+}
+
+/** "needs 2 hosts with 8 free H100 each: 1 has them now (node-a)"; named parts: "needs node-a and node-b at once: node-b is free now". */
+export function describeWaitingNodes(nodes: WaitingNodes): string {
+  const free = nodes.freeNow.length;
+  if (nodes.hosts) {
+    const now = free === 0 ? "none is free now" : `${nodes.freeNow.join(" and ")} ${free === 1 ? "is" : "are"} free now`;
+    return `needs ${nodes.hosts.join(" and ")} at once: ${now}`;
+  }
+  const kind = nodes.model ?? `GPU${nodes.perNode === 1 ? "" : "s"}`;
+  const has = free === 0 ? "none has them now" : `${free} ${free === 1 ? "has" : "have"} them now (${nodes.freeNow.join(", ")})`;
+  return `needs ${nodes.count} hosts with ${nodes.perNode ?? "the asked"} free ${kind} each: ${has}`;
+}
 
 /** "2026-11-30 10:45 UTC": one spelling for the reasons' times, whoever reads them. */
 export const utcMinute = (iso: string | number) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -102,10 +158,13 @@ export function ordinal(n: number): string {
 export interface WaitlistView {
   id: string;
   status: WaitlistStatus;
-  /** The asker; `name` is their display name (lib/format/person-name.ts shows it). */
+  /** The asker; `name` is their display name (lib/format/format/person-name.ts shows it). */
   bookedBy: { id: string; username: string; name: string };
   host: string | null;
+  /** GPUs asked for; across nodes, those of every part together. */
   count: number;
+  /** Set for a request across nodes (granted whole, every part at once); null: one host. */
+  multiNode: WaitingMultiNode | null;
   durationMinutes: number;
   purpose: string;
   createdAt: string;
@@ -132,6 +191,12 @@ export interface WaitlistView {
   team: string | null;
   /** Why it stands where it does: "2nd — vision used 130 % of its share this week"; null once it no longer waits. */
   orderReason: string | null;
+}
+
+/** What a waiting request asks for in one phrase, on /queue and in the grant's toast: "2 GPUs on node-b", "2 GPUs on any host", "2 × 8 H100 across nodes". */
+export function waitedPhrase(entry: Pick<WaitlistView, "count" | "host" | "multiNode">, anyHost = "any host"): string {
+  if (entry.multiNode) return `${entry.multiNode.label} across nodes`;
+  return `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? anyHost}`;
 }
 
 /** `waitlist:granted` on /live, to the person whose waiting request became a reservation. */

@@ -1,4 +1,4 @@
-import { recurringRequestSchema } from "@/lib/domain/recurrence";
+import { recurringMultiNodeRequestSchema, recurringRequestSchema } from "@/lib/domain/recurrence";
 import { z } from "zod";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/domain/alerts";
 import {
@@ -17,7 +17,7 @@ import { changePasswordSchema } from "@/lib/domain/password";
 import { notificationSettingsSchema } from "@/lib/domain/person-notices";
 import { rangeQuerySchema } from "@/lib/domain/usage-range";
 import { GPUDESK_VERSION } from "@/lib/version";
-import { waitRequestSchema } from "@/lib/domain/waitlist-schema";
+import { multiNodeWaitRequestSchema, waitRequestSchema } from "@/lib/domain/waitlist-schema";
 import { personLimitsSchema, teamCreateSchema, teamMemberSchema, teamUpdateSchema } from "@/lib/domain/team-schema";
 import { createDisplaySchema, createTokenSchema, updateDisplaySchema } from "@/server/auth/tokens";
 import { updateMeSchema } from "@/lib/domain/account-schema";
@@ -88,7 +88,7 @@ const OPERATIONS: Operation[] = [
     path: "/api/v1/reservations/recurring",
     summary: "Book a weekly series (up to 12 weeks): each occurrence checked like a single booking; the refused ones listed with their reasons",
     access: "user",
-    body: recurringRequestSchema,
+    body: z.union([recurringRequestSchema, recurringMultiNodeRequestSchema]),
     success: 201,
   },
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
@@ -107,7 +107,7 @@ const OPERATIONS: Operation[] = [
   { method: "delete", path: "/api/v1/idle-exemptions/{id}", summary: "Remove an idle release exemption (audited)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the booker sees", access: "admin", body: reservationCancelSchema },
   { method: "get", path: "/api/v1/waitlist", summary: "The queue in order of service, with estimated starts (?mine=1: mine)", access: "user" },
-  { method: "post", path: "/api/v1/waitlist", summary: "Wait for GPUs that are taken; granted as a reservation when they free up", access: "user", body: waitRequestSchema, success: 201 },
+  { method: "post", path: "/api/v1/waitlist", summary: "Wait for GPUs that are taken (or for nodes × GPUs per node across nodes, granted whole); granted as a reservation when they free up", access: "user", body: z.union([waitRequestSchema, multiNodeWaitRequestSchema]), success: 201 },
   { method: "get", path: "/api/v1/waitlist/{id}", summary: "One waiting request: its place, or its reservation once granted", access: "user" },
   { method: "delete", path: "/api/v1/waitlist/{id}", summary: "Stop waiting", access: "user", success: 204 },
   { method: "get", path: "/api/v1/policies", summary: "The booking rules", access: "user" },

@@ -15,7 +15,6 @@ let getReservation: typeof import("@/server/reservations/list-reservations").get
 let saveLimits: typeof import("@/server/limits/limits-store").saveLimits;
 let personSubject: typeof import("@/server/limits/limits-store").personSubject;
 let db: typeof import("@/server/core/db").db;
-let factories: typeof import("@/server/testing/factories");
 let hostRegistry: typeof import("@/server/hosts/host-registry");
 let fx: Fixtures;
 
@@ -28,29 +27,11 @@ beforeAll(async () => {
   ({ getReservation } = await import("@/server/reservations/list-reservations"));
   ({ saveLimits, personSubject } = await import("@/server/limits/limits-store"));
   ({ db } = await import("@/server/core/db"));
-  factories = await import("@/server/testing/factories");
   hostRegistry = await import("@/server/hosts/host-registry");
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);
 
-/**
- * `hosts` hosts of `gpus` GPUs each, of a model no other test uses (so that
- * "any N nodes of this model" sees only them), named in order.
- */
-async function createFleet(hosts: number, gpus: number): Promise<{ model: string; names: string[] }> {
-  const model = factories.uniqueName("X").replace(/[^A-Za-z0-9]/g, "");
-  const names: string[] = [];
-  for (let rank = 0; rank < hosts; rank += 1) {
-    const name = `${model.toLowerCase()}-node-${String.fromCharCode(97 + rank)}`;
-    const host = await hostRegistry.ensureLocalHost(name, true);
-    const samples = Array.from({ length: gpus }, (_, index) =>
-      factories.makeGpu({ index, name: `NVIDIA ${model} 80GB HBM3`, pciBusId: `00000000:${(0x17 + index).toString(16).padStart(2, "0")}:00.0` }),
-    );
-    await hostRegistry.recordHostInventory(host.id, { name, driverVersion: "580.159.04", cudaVersion: "13.0" }, samples, new Date());
-    names.push(name);
-  }
-  return { model, names };
-}
+const createFleet = (hosts: number, gpus: number) => fx.createModelFleet(hosts, gpus);
 
 type Outcome = { ok: true; id: string; hosts: string[] } | { ok: false; code: string; message: string };
 

@@ -16,7 +16,7 @@ import { peakGpusHeld } from "@/server/core/occupancy";
 import { pickAnyGpus } from "@/server/reservations/pick-any-gpus";
 import { type PolicyValues, readPolicy } from "@/server/reservations/policy";
 import { getReservationView } from "@/server/reservations/list-reservations";
-import { multiNodeSummary } from "@/server/reservations/multi-node-view";
+import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { checkBookingLimits, type EffectiveLimits, effectiveLimits, refuseHost } from "@/server/limits/check-limits";
 import { bookingTeam } from "@/server/core/booking-team";
 

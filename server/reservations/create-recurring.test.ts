@@ -6,6 +6,8 @@ let createReservation: typeof import("@/server/reservations/create-reservation")
 let createRecurringReservations: typeof import("@/server/reservations/create-recurring").createRecurringReservations;
 let createTestUser: Fixtures["createTestUser"];
 let createTestHost: Fixtures["createTestHost"];
+let createModelFleet: Fixtures["createModelFleet"];
+let db: typeof import("@/server/core/db").db;
 
 // Sunday 6 Dec 2026, 08:00 UTC; the series starts Monday 7 Dec at 09:00 UTC.
 const NOW = new Date("2026-12-06T08:00:00Z");
@@ -14,10 +16,35 @@ beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ createRecurringReservations } = await import("@/server/reservations/create-recurring"));
-  ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
+  ({ createTestUser, createTestHost, createModelFleet } = await import("@/server/testing/booking-fixtures"));
+  ({ db } = await import("@/server/core/db"));
 }, 120_000);
 
 describe("a weekly series of bookings", () => {
+  it("across nodes: makes each occurrence whole, and refuses whole (with the single-host reason) the one a node is taken on", async () => {
+    const { model, names } = await createModelFleet(2, 2);
+    const [team, other] = await Promise.all([createTestUser(), createTestUser()]);
+    // Tuesday of the first week, one GPU of node b: that day's occurrence cannot have both nodes.
+    await createReservation(other, { host: names[1], gpus: [1], startsAt: "2026-12-08T10:00:00Z", durationMinutes: 60, purpose: "in the way" }, { now: NOW });
+
+    const result = await createRecurringReservations(
+      team,
+      { booking: { nodes: 2, gpusPerNode: 2, model, startsAt: "2026-12-07T09:00:00Z", durationMinutes: 180, purpose: "nightly eval" }, weekdays: [1, 2, 3], weeks: 1, timeZone: "UTC" },
+      { now: NOW },
+    );
+    expect(result.created.map((booking) => booking.startsAt)).toEqual(["2026-12-07T09:00:00.000Z", "2026-12-09T09:00:00.000Z"]);
+    // Each occurrence is one booking across nodes: its node-0 part names both parts.
+    for (const booking of result.created) {
+      expect(booking.multiNode).toMatchObject({ label: `2 × 2 ${model}`, nodeCount: 2 });
+      expect(booking.multiNode?.parts.map((part) => part.host.name)).toEqual(names);
+    }
+    expect(result.refused).toEqual([{ startsAt: "2026-12-08T09:00:00.000Z", endsAt: "2026-12-08T12:00:00.000Z", code: "conflict", message: expect.stringContaining("nothing was booked") }]);
+    // Refused whole: on that Tuesday the team holds no part on either node.
+    const tuesday = await db().reservation.count({ where: { userId: team.id, startsAt: new Date("2026-12-08T09:00:00Z") } });
+    expect(tuesday).toBe(0);
+    expect(await db().reservation.count({ where: { userId: team.id } })).toBe(4);
+  });
+
   it("books every weekday 9-12 for two weeks, and lists the one occurrence another booking holds", async () => {
     const host = await createTestHost(1);
     const [teacher, other] = await Promise.all([createTestUser(), createTestUser()]);

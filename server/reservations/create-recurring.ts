@@ -4,6 +4,8 @@ import type { ReservationView } from "@/lib/domain/reservation-types";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/core/actor";
 import { createReservation, type CreateOptions } from "@/server/reservations/create-reservation";
+import { createMultiNodeBooking } from "@/server/reservations/create-multi-node";
+import type { MultiNodeRequest, ReservationRequest } from "@/lib/domain/reservation-schema";
 
 export interface RefusedOccurrence {
   startsAt: string;
@@ -13,6 +15,7 @@ export interface RefusedOccurrence {
 }
 
 export interface RecurringResult {
+  /** One view per occurrence made; across nodes, its node-0 part, whose `multiNode` names every part. */
   created: ReservationView[];
   refused: RefusedOccurrence[];
 }
@@ -56,6 +59,8 @@ const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve)
  * listed with its reason while the others are kept. Errors that are not a
  * refusal of that occurrence (a bug, the database gone) end the series. One
  * series at a time per server (seriesTurn), yielding after each occurrence.
+ * Across nodes, each occurrence is one booking across nodes: every part of
+ * it made, or the occurrence refused whole with its reason.
  */
 export async function createRecurringReservations(actor: Actor, request: RecurringRequest, options: CreateOptions = {}): Promise<RecurringResult> {
   const now = options.now ?? new Date();
@@ -65,7 +70,10 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
   const starts = weeklyStarts(startMs, request.weekdays, request.weeks, request.timeZone);
   if (starts.length === 0) throw new AppError("bad_request", "No day of the series falls on the chosen weekdays", { weekdays: "Choose the weekdays to book" });
 
-  const { endsAt: _endsAt, ...single } = request.booking;
+  const { endsAt: _endsAt, ...first } = request.booking;
+  const book = isAcrossNodes(first)
+    ? async (startsAt: string) => (await createMultiNodeBooking(actor, { ...first, startsAt, durationMinutes }, options)).parts[0]!
+    : (startsAt: string) => createReservation(actor, { ...first, startsAt, durationMinutes }, options);
   const created: ReservationView[] = [];
   const refused: RefusedOccurrence[] = [];
   const endTurn = await seriesTurn();
@@ -73,7 +81,7 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
     for (const start of starts) {
       const startsAt = new Date(start).toISOString();
       try {
-        created.push(await createReservation(actor, { ...single, startsAt, durationMinutes }, options));
+        created.push(await book(startsAt));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         refused.push({ startsAt, endsAt: new Date(start + durationMinutes * 60_000).toISOString(), code: error.code, message: error.message });
@@ -84,4 +92,8 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
     endTurn();
   }
   return { created, refused };
+}
+
+function isAcrossNodes(booking: Omit<ReservationRequest, "endsAt"> | Omit<MultiNodeRequest, "endsAt">): booking is Omit<MultiNodeRequest, "endsAt"> {
+  return "nodes" in booking || "parts" in booking;
 }

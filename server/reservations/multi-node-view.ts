@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { ncclHints, parseStoredFabric } from "@/lib/domain/fabric";
 import { launchSettings } from "@/lib/domain/launch-settings";
 import { multiNodeLabel, partLabel, shapeOf } from "@/lib/domain/multi-node";
-import type { MultiNodeBookingView, MultiNodePart, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
+import type { MultiNodePart, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { reservationClaimValue } from "@/server/reservations/reservation-proof";
 
 type Client = PrismaClient | Prisma.TransactionClient;
@@ -53,21 +53,6 @@ export async function withMultiNode(client: Client, views: ReservationView[], vi
       multiNode: { id: groupId, nodeRank, nodeCount: parts.length, label: multiNodeLabel(shape), partLabel: partLabel(shape, nodeRank), parts: partViews },
     };
   });
-}
-
-/** The answer to a booking across nodes, from its parts' views in rank order. */
-export function multiNodeSummary(parts: ReservationView[]): MultiNodeBookingView {
-  const first = parts[0];
-  return {
-    id: first.multiNode?.id ?? first.id,
-    nodeCount: parts.length,
-    label: first.multiNode?.label ?? multiNodeLabel(shapeOf(parts)),
-    startsAt: first.startsAt,
-    endsAt: first.endsAt,
-    purpose: first.purpose,
-    parts,
-    warnings: [],
-  };
 }
 
 /** Every part id of the booking that `id` is a part of (itself alone for a one-host booking), in rank order. */

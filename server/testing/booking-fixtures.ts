@@ -26,6 +26,26 @@ export async function createTestHost(count: number, prefix = "node"): Promise<{ 
   return { id: host.id, name, gpus };
 }
 
+/**
+ * `hosts` hosts of `gpus` GPUs each, of a model no other test uses (so that
+ * "any N nodes of this model" sees only them), named in order
+ * ("<model>-node-a", "-node-b", …): the fleet of a booking across nodes.
+ */
+export async function createModelFleet(hosts: number, gpus: number): Promise<{ model: string; names: string[] }> {
+  const model = uniqueName("X").replace(/[^A-Za-z0-9]/g, "");
+  const names: string[] = [];
+  for (let rank = 0; rank < hosts; rank += 1) {
+    const name = `${model.toLowerCase()}-node-${String.fromCharCode(97 + rank)}`;
+    const host = await ensureLocalHost(name, true);
+    const samples = Array.from({ length: gpus }, (_, index) =>
+      makeGpu({ index, name: `NVIDIA ${model} 80GB HBM3`, pciBusId: `00000000:${(0x17 + index).toString(16).padStart(2, "0")}:00.0` }),
+    );
+    await recordHostInventory(host.id, { name, driverVersion: "580.159.04", cudaVersion: "13.0" }, samples, new Date());
+    names.push(name);
+  }
+  return { model, names };
+}
+
 /** Memory of a MIG profile on an 80 GB H100 ("1g.10gb" → 9,984 MiB), as nvidia-smi reports it. */
 const PROFILE_MIB: Record<string, number> = { "1g.10gb": 9984, "2g.20gb": 20096, "3g.40gb": 40448, "4g.40gb": 40448, "7g.80gb": 80896 };
 

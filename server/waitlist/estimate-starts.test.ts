@@ -8,6 +8,29 @@ const nodeA = { name: "node-a", gpuIds: ["a0", "a1"] };
 const nodeB = { name: "node-b", gpuIds: ["b0", "b1", "b2", "b3"] };
 
 describe("estimated starts of waiting requests", () => {
+  it("starts a request across nodes when enough hosts are free at once, holds the GPUs of every node, and holds back who comes after", () => {
+    const nodeC = { name: "node-c", gpuIds: ["c0", "c1"] };
+    const busy = [
+      { gpuId: "a0", startMs: NOW, endMs: min(60) },
+      { gpuId: "c1", startMs: NOW, endMs: min(120) },
+    ];
+    const entries = [
+      // Two nodes of two GPUs: b is free now, a frees at 60, c at 120.
+      { id: "two-nodes", hostName: null, count: 4, durationMinutes: 60, nodes: [{ hostName: null, count: 2 }, { hostName: null, count: 2 }] },
+      // Named parts on a and c, behind it: not before 60, and from 60 to 120 all of a is the first request's.
+      { id: "a-and-c", hostName: null, count: 2, durationMinutes: 30, nodes: [{ hostName: "node-a", count: 1 }, { hostName: "node-c", count: 1 }] },
+      // One GPU on b: free now, but the request across nodes ahead may take any host, so not before its start.
+      { id: "one-on-b", hostName: "node-b", count: 1, durationMinutes: 30 },
+    ];
+    const estimates = estimateStarts(entries, [nodeA, nodeB, nodeC], busy, NOW, HORIZON);
+    expect(estimates.get("two-nodes")).toBe(min(60));
+    expect(estimates.get("a-and-c")).toBe(min(120));
+    // The first request holds two GPUs of b from 60 to 120: b0 and b1; b2 is free at 60.
+    expect(estimates.get("one-on-b")).toBe(min(60));
+    // Alone, the named parts start now (a1 and c0 are free): 120 is the doing of the request ahead, which takes all of a from 60.
+    expect(estimateStarts([entries[1]!], [nodeA, nodeB, nodeC], busy, NOW, HORIZON).get("a-and-c")).toBe(NOW);
+  });
+
   it("plays the queue forward on the current bookings' end times, in order", () => {
     const busy = [
       { gpuId: "a0", startMs: NOW, endMs: min(30) },

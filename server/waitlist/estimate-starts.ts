@@ -31,6 +31,46 @@ export interface EstimateEntry {
    * not leave room by itself (only an admin's change does).
    */
   limitFreesAtMs?: number | null;
+  /**
+   * A request across nodes: each node needs a host of its own at the same
+   * start, `count` GPUs on it (`hostName`: that host, null: any it accepts).
+   * `count` and `hostName` of the entry are then unused; it holds back every
+   * host it could take, as "any host" does.
+   */
+  nodes?: { hostName: string | null; count: number }[];
+  /** The GPUs it may take (of its model); absent: every GPU of a host. */
+  gpuIds?: ReadonlySet<string>;
+}
+
+/**
+ * The earliest start at or after `fromMs` where every node of a request
+ * across nodes has a host of its own with its GPUs free for the whole
+ * window, and those GPUs (node by node, named hosts first). Only `fromMs`
+ * and the ends of busy ranges can be that instant.
+ */
+function nearestNodesStart(
+  nodes: { hostName: string | null; count: number }[],
+  hosts: EstimateHost[],
+  busy: BusyRange[],
+  fromMs: number,
+  durationMs: number,
+  latestStartMs: number,
+): { startMs: number; gpuIds: string[] } | null {
+  const candidates = [fromMs, ...busy.map((range) => range.endMs).filter((end) => end > fromMs)].sort((a, b) => a - b);
+  const ordered = [...nodes].sort((a, b) => (a.hostName === null ? 1 : 0) - (b.hostName === null ? 1 : 0));
+  for (const startMs of candidates) {
+    if (startMs > latestStartMs) return null;
+    const used = new Set<string>();
+    const gpuIds: string[] = [];
+    for (const node of ordered) {
+      const host = hosts.find((candidate) => !used.has(candidate.name) && (node.hostName === null || candidate.name === node.hostName) && freeGpuIds(candidate.gpuIds, busy, startMs, startMs + durationMs).length >= node.count);
+      if (!host) break;
+      used.add(host.name);
+      gpuIds.push(...freeGpuIds(host.gpuIds, busy, startMs, startMs + durationMs).slice(0, node.count));
+    }
+    if (used.size === nodes.length) return { startMs, gpuIds };
+  }
+  return null;
 }
 
 /**
@@ -51,10 +91,19 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
   const limited: { entry: EstimateEntry; notBefore: number; blocked: boolean }[] = [];
 
   const plan = (entry: EstimateEntry, notBefore: number, blocked: boolean) => {
-    const accepted = hosts.filter(
-      (host) => (entry.hostName === null || host.name === entry.hostName) && (!entry.allowedHosts || entry.allowedHosts.includes(host.name)) && host.gpuIds.length >= entry.count,
-    );
+    const own = (host: EstimateHost) => (entry.gpuIds ? { name: host.name, gpuIds: host.gpuIds.filter((id) => entry.gpuIds!.has(id)) } : host);
+    const allowed = hosts.filter((host) => !entry.allowedHosts || entry.allowedHosts.includes(host.name)).map(own);
     const durationMs = entry.durationMinutes * 60_000;
+    if (entry.nodes) {
+      const nodes = entry.nodes;
+      const accepted = allowed.filter((host) => nodes.some((node) => (node.hostName === null || node.hostName === host.name) && host.gpuIds.length >= node.count));
+      const found = blocked || accepted.length < nodes.length ? null : nearestNodesStart(nodes, accepted, taken, notBefore, durationMs, nowMs + horizonMs);
+      estimates.set(entry.id, found?.startMs ?? null);
+      // Every part holds its GPUs from the one start: later requests plan around them all.
+      if (found) for (const gpuId of found.gpuIds) taken.push({ gpuId, startMs: found.startMs, endMs: found.startMs + durationMs });
+      return { accepted, best: found && { startMs: found.startMs } };
+    }
+    const accepted = allowed.filter((host) => (entry.hostName === null || host.name === entry.hostName) && host.gpuIds.length >= entry.count);
     let best: { host: EstimateHost; startMs: number } | null = null;
     if (!blocked) {
       for (const host of accepted) {
@@ -68,17 +117,15 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
       const free = freeGpuIds(best.host.gpuIds, taken, best.startMs, best.startMs + durationMs).slice(0, entry.count);
       for (const gpuId of free) taken.push({ gpuId, startMs: best.startMs, endMs: best.startMs + durationMs });
     }
-    return { accepted, best };
+    return { accepted, best: best && { startMs: best.startMs } };
   };
 
   for (const entry of entries) {
+    // The hosts it competes for: its one host, its named parts' hosts, or any (null).
+    const wanted = entry.nodes ? (entry.nodes.every((node) => node.hostName !== null) ? entry.nodes.map((node) => node.hostName as string) : null) : entry.hostName === null ? null : [entry.hostName];
     // An earlier request that competes and has no estimate holds this one back for as long: no estimate either.
-    const blocked = anyUnknown || (entry.hostName === null ? unknownHosts.size > 0 : unknownHosts.has(entry.hostName));
-    const notBefore = Math.max(
-      nowMs,
-      anyHostHeldBack,
-      ...(entry.hostName === null ? [...heldBack.values()] : [heldBack.get(entry.hostName) ?? nowMs]),
-    );
+    const blocked = anyUnknown || (wanted === null ? unknownHosts.size > 0 : wanted.some((host) => unknownHosts.has(host)));
+    const notBefore = Math.max(nowMs, anyHostHeldBack, ...(wanted === null ? [...heldBack.values()] : wanted.map((host) => heldBack.get(host) ?? nowMs)));
     if (entry.limitFreesAtMs !== undefined) {
       limited.push({ entry, notBefore, blocked });
       continue;
@@ -87,12 +134,12 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
     // A request no host can ever hold is refused when served (not a conflict): it holds nobody back.
     if (accepted.length === 0) continue;
     if (!best) {
-      if (entry.hostName === null) anyUnknown = true;
-      else unknownHosts.add(entry.hostName);
+      if (wanted === null) anyUnknown = true;
+      else for (const host of wanted) unknownHosts.add(host);
       continue;
     }
-    if (entry.hostName === null) anyHostHeldBack = Math.max(anyHostHeldBack, best.startMs);
-    else heldBack.set(entry.hostName, Math.max(heldBack.get(entry.hostName) ?? nowMs, best.startMs));
+    if (wanted === null) anyHostHeldBack = Math.max(anyHostHeldBack, best.startMs);
+    else for (const host of wanted) heldBack.set(host, Math.max(heldBack.get(host) ?? nowMs, best.startMs));
   }
   for (const { entry, notBefore, blocked } of limited) {
     if (entry.limitFreesAtMs === null || entry.limitFreesAtMs === undefined) estimates.set(entry.id, null);

@@ -6,6 +6,9 @@ import type { Tx } from "@/server/core/booking-transaction";
 import { createReservation, type LiveGpuSource } from "@/server/reservations/create-reservation";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
+import { type Actor } from "@/server/core/actor";
+import { createMultiNodeBooking } from "@/server/reservations/create-multi-node";
+import { readWaitingMultiNode } from "@/server/waitlist/waiting-multi-node";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;
@@ -27,7 +30,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
   const waiting = await client.waitlistEntry.findMany({
     where: { status: "waiting" },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: { id: true, userId: true, hostName: true, gpuCount: true, minFreeMemoryMiB: true, durationMinutes: true, purpose: true, teamId: true, createdAt: true },
+    select: { id: true, userId: true, hostName: true, multiNode: true, gpuCount: true, minFreeMemoryMiB: true, durationMinutes: true, purpose: true, teamId: true, createdAt: true },
   });
   const entries = (await orderByFairShare(client, waiting, now.getTime())).map((ranked) => ranked.row);
 
@@ -35,15 +38,47 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
   let blockedAnyHost = false;
   const grants: Grant[] = [];
   for (const entry of entries) {
-    if (blockedAnyHost || (entry.hostName === null ? blockedHosts.size > 0 : blockedHosts.has(entry.hostName))) continue;
+    let multiNode: ReturnType<typeof readWaitingMultiNode>;
+    try {
+      multiNode = readWaitingMultiNode(entry.multiNode);
+    } catch {
+      // Stored by an older or broken writer: passed over, it expires in its time; nothing is booked half.
+      continue;
+    }
+    // The hosts it competes for: its one host, the parts it names, or any (null).
+    const wanted = multiNode?.parts ? multiNode.parts.map((part) => part.host) : entry.hostName === null ? null : [entry.hostName];
+    if (blockedAnyHost || (wanted === null ? blockedHosts.size > 0 : wanted.some((host) => blockedHosts.has(host)))) continue;
     const user = await client.user.findUnique({ where: { id: entry.userId }, select: { id: true, username: true, name: true, role: true, unixLogin: true } });
     if (!user || !user.username) {
       await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "expired" } });
       continue;
     }
+    const actor: Actor = { id: user.id, username: user.username, name: user.name, role: user.role === "admin" ? "admin" : "member", unixLogin: user.unixLogin };
     try {
+      if (multiNode) {
+        // Granted whole: every part in one transaction, the entry claimed in it (create-multi-node.ts), or nothing.
+        const booking = await createMultiNodeBooking(
+          actor,
+          { ...multiNode, durationMinutes: entry.durationMinutes, purpose: entry.purpose, ...(entry.teamId ? { team: entry.teamId } : {}) },
+          { now, client, fleet: options.fleet, claim: claimEntry(entry.id, now) },
+        );
+        grants.push({
+          entryId: entry.id,
+          userId: user.id,
+          reservationId: booking.id,
+          hostName: booking.parts.map((part) => part.host.name).join(" and "),
+          // Node 1's GPUs; `units` names the whole booking ("2 × 8 H100") and each part carries its own.
+          gpuIndices: booking.parts[0]?.gpus.map((gpu) => gpu.index) ?? [],
+          units: booking.label,
+          startsAt: booking.startsAt,
+          endsAt: booking.endsAt,
+          purpose: booking.purpose,
+          explanation: booking.explanation ?? null,
+        });
+        continue;
+      }
       const reservation = await createReservation(
-        { id: user.id, username: user.username, name: user.name, role: user.role === "admin" ? "admin" : "member", unixLogin: user.unixLogin },
+        actor,
         {
           count: entry.gpuCount,
           ...(entry.hostName ? { host: entry.hostName } : {}),
@@ -71,8 +106,8 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
       // Not now: a conflict holds back who competes for the same GPUs; any
       // other refusal (e.g. the person's own GPU limit) only this request.
       if (error.code === "conflict") {
-        if (entry.hostName === null) blockedAnyHost = true;
-        else blockedHosts.add(entry.hostName);
+        if (wanted === null) blockedAnyHost = true;
+        else for (const host of wanted) blockedHosts.add(host);
       }
     }
   }

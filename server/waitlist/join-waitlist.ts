@@ -4,6 +4,10 @@ import { effectiveLimits, refuseNeverFitting } from "@/server/limits/check-limit
 import type { Actor, ServiceOptions } from "@/server/core/actor";
 import { bookingTeam } from "@/server/core/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
+import { type MultiNodeShapeRequest, multiNodeGpuCount } from "@/lib/domain/reservation-schema";
+import { isOfModel } from "@/server/reservations/pick-any-gpus";
+import type { Tx } from "@/server/core/booking-transaction";
+import { readPolicy } from "@/server/reservations/policy";
 
 /** Waiting requests one person may have at once, so that nobody can hold the queue. */
 export const WAITING_PER_PERSON = 2;
@@ -18,6 +22,15 @@ export interface WaitRequest {
   purpose: string;
   /** The team to book for (name or id). */
   team?: string;
+  /** Across nodes: the nodes and GPUs per node (or the parts) and model; `count` is then every part's GPUs together and `host` absent. */
+  multiNode?: MultiNodeShapeRequest;
+}
+
+/** A request across nodes in the form joinWaitlist takes: the shape, with the GPUs of every part as its count. */
+export function multiNodeWait(request: MultiNodeShapeRequest & { durationMinutes: number; purpose: string; team?: string }): WaitRequest {
+  const { nodes, gpusPerNode, model, parts, ...common } = request;
+  const multiNode = parts ? { parts, ...(model !== undefined ? { model } : {}) } : { nodes, gpusPerNode, ...(model !== undefined ? { model } : {}) };
+  return { ...common, count: multiNodeGpuCount(request), multiNode };
 }
 
 export interface WaitingEntry {
@@ -38,27 +51,37 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
   if (waiting >= WAITING_PER_PERSON) {
     throw new AppError("bad_request", `You already wait for ${waiting} requests; at most ${WAITING_PER_PERSON} per person`);
   }
-  if (request.host !== undefined && !(await client.host.findUnique({ where: { name: request.host }, select: { id: true } }))) {
-    throw new AppError("bad_request", `There is no host named ${request.host}`, { host: `There is no host named ${request.host}` });
-  }
-  // Waiting only helps when GPUs can free up: a request no host is big enough for would wait forever.
-  const hosts = await client.host.findMany({ where: request.host !== undefined ? { name: request.host } : {}, select: { _count: { select: { gpus: true } } } });
-  if (!hosts.some((host) => host._count.gpus >= request.count)) {
-    const message = `${request.host ?? "No host"}${request.host ? " does not have" : " has"} ${request.count} GPU${request.count > 1 ? "s" : ""}`;
-    throw new AppError("bad_request", message, { count: message });
+  if (request.multiNode) await refuseNodesNeverFitting(client, request.multiNode);
+  else {
+    if (request.host !== undefined && !(await client.host.findUnique({ where: { name: request.host }, select: { id: true } }))) {
+      throw new AppError("bad_request", `There is no host named ${request.host}`, { host: `There is no host named ${request.host}` });
+    }
+    // Waiting only helps when GPUs can free up: a request no host is big enough for would wait forever.
+    const hosts = await client.host.findMany({ where: request.host !== undefined ? { name: request.host } : {}, select: { _count: { select: { gpus: true } } } });
+    if (!hosts.some((host) => host._count.gpus >= request.count)) {
+      const message = `${request.host ?? "No host"}${request.host ? " does not have" : " has"} ${request.count} GPU${request.count > 1 ? "s" : ""}`;
+      throw new AppError("bad_request", message, { count: message });
+    }
   }
   // A named team is checked now (the person must be in it); none named: the accounting team at grant time.
   const team = request.team !== undefined ? await bookingTeam(client, actor.id, request.team) : null;
   // Over a limit that no freed GPU can change (more GPUs than the person may hold at once, …): refused now, not when it expires.
   const scope = { userId: actor.id, username: actor.username, team: team ?? (await bookingTeam(client, actor.id, undefined)) };
   const limits = await client.$transaction((tx) => effectiveLimits(tx, scope));
-  const never = refuseNeverFitting(limits, { hostName: request.host ?? null, gpus: request.count, minutes: request.durationMinutes });
+  // More GPUs than anyone may hold at once (the policy) would wait forever too.
+  const policy = await readPolicy(client);
+  if (request.count > policy.maxGpusPerUser) {
+    const message = `This request asks for ${request.count} GPUs; a person may hold at most ${policy.maxGpusPerUser} at once, so it would wait forever`;
+    throw new AppError("bad_request", message, { [request.multiNode ? (request.multiNode.parts ? "parts" : "gpusPerNode") : "count"]: message });
+  }
+  const never = refuseNeverFitting(limits, { hostName: request.multiNode ? null : (request.host ?? null), gpus: request.count, minutes: request.durationMinutes });
   if (never) throw never;
   const entry = await client.waitlistEntry.create({
     data: {
       userId: actor.id,
-      hostName: request.host ?? null,
+      hostName: request.multiNode ? null : (request.host ?? null),
       gpuCount: request.count,
+      multiNode: request.multiNode ? JSON.stringify(request.multiNode) : null,
       minFreeMemoryMiB: request.minFreeMemoryMiB ?? null,
       durationMinutes: request.durationMinutes,
       purpose: request.purpose,
@@ -72,4 +95,31 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
   const order = await orderByFairShare(client, queue, now.getTime());
   const position = order.findIndex((ranked) => ranked.row.id === entry.id) + 1;
   return { id: entry.id, position: position > 0 ? position : order.length, expiresAt: (entry.expiresAt ?? now).toISOString() };
+}
+
+/**
+ * A request across nodes waits only where enough hosts could ever hold it:
+ * `nodes` hosts with `gpusPerNode` GPUs of the model, or each named host
+ * with its part's GPUs. Otherwise it would wait forever: refused now.
+ */
+async function refuseNodesNeverFitting(client: Tx, shape: MultiNodeShapeRequest): Promise<void> {
+  const named = shape.parts?.map((part) => part.host);
+  const hosts = await client.host.findMany({ where: named ? { name: { in: named } } : {}, select: { name: true, gpus: { where: { migDeviceIndex: null }, select: { name: true } } } });
+  const gpusOf = (host: (typeof hosts)[number]) => host.gpus.filter((gpu) => isOfModel(gpu.name, shape.model)).length;
+  const what = (count: number) => `${count}${shape.model ? ` ${shape.model}` : ""} GPU${count === 1 ? "" : "s"}`;
+  if (shape.parts) {
+    for (const part of shape.parts) {
+      const host = hosts.find((candidate) => candidate.name === part.host);
+      if (!host) throw new AppError("bad_request", `There is no host named ${part.host}`, { parts: `There is no host named ${part.host}` });
+      const wanted = typeof part.gpus === "number" ? part.gpus : part.gpus.length;
+      if (gpusOf(host) < wanted) throw new AppError("bad_request", `${part.host} does not have ${what(wanted)}`, { parts: `${part.host} does not have ${what(wanted)}` });
+    }
+    return;
+  }
+  const nodes = shape.nodes ?? 0;
+  const big = hosts.filter((host) => gpusOf(host) >= (shape.gpusPerNode ?? 0)).length;
+  if (big < nodes) {
+    const message = `${big === 0 ? "No host has" : `Only ${big} host${big === 1 ? " has" : "s have"}`} ${what(shape.gpusPerNode ?? 0)}; ${nodes} nodes asked for, so it would wait forever`;
+    throw new AppError("bad_request", message, { nodes: message });
+  }
 }

@@ -6,19 +6,23 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
 import { bookingTeam, type TeamRef } from "@/server/core/booking-team";
-import { waitingBecause } from "@/server/waitlist/waiting-because";
+import { type WaitFacts, waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/core/actor";
-import { busyRanges } from "@/server/core/occupancy";
+import { busyRanges, freeGpuIds } from "@/server/core/occupancy";
 import { gpusOfHost } from "@/server/reservations/booking-candidates";
 import { liveGpuSource } from "@/server/runtime/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
+import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
+import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
+import { isOfModel } from "@/server/reservations/pick-any-gpus";
 
 const SELECT = {
   id: true,
   userId: true,
   hostName: true,
+  multiNode: true,
   gpuCount: true,
   durationMinutes: true,
   purpose: true,
@@ -30,7 +34,7 @@ const SELECT = {
   teamId: true,
 } as const;
 
-type Row = { id: string; userId: string; hostName: string | null; gpuCount: number; durationMinutes: number; purpose: string; status: string; reservationId: string | null; createdAt: Date; grantedAt: Date | null; expiresAt: Date | null; teamId: string | null };
+type Row = { id: string; userId: string; hostName: string | null; multiNode: string | null; gpuCount: number; durationMinutes: number; purpose: string; status: string; reservationId: string | null; createdAt: Date; grantedAt: Date | null; expiresAt: Date | null; teamId: string | null };
 
 /** Where a waiting request stands in the fair-share order, and for which team. */
 interface Standing {
@@ -54,6 +58,7 @@ function view(row: Row, bookedBy: Booker, position: number | null, estimate: Est
     bookedBy: { id: row.userId, username: bookedBy.username, name: bookedBy.name },
     host: row.hostName,
     count: row.gpuCount,
+    multiNode: waitingMultiNodeView(row.multiNode),
     durationMinutes: row.durationMinutes,
     purpose: row.purpose,
     createdAt: row.createdAt.toISOString(),
@@ -106,9 +111,22 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
   const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
   const [holding, people] = await Promise.all([bookersNow(nowMs), bookers(rows.map((row) => row.userId))]);
-  const acceptedBy = new Map(rows.map((row) => [row.id, hosts.filter((host) => row.hostName === null || host.name === row.hostName)]));
+  const shapes = new Map(rows.map((row) => [row.id, shapeOf(row)]));
+  const gpuNames = new Map((await db().gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, name: true } })).map((gpu) => [gpu.id, gpu.name]));
+  // A request across nodes takes only GPUs of its model, and a host only where one node's GPUs fit on it.
+  const ofModel = (shape: MultiNodeShapeRequest | null) => (shape?.model === undefined ? undefined : new Set(gpuIds.filter((id) => isOfModel(gpuNames.get(id) ?? "", shape.model))));
+  const modelIds = new Map(rows.map((row) => [row.id, ofModel(shapes.get(row.id) ?? null)]));
+  const nodesOf = new Map(rows.map((row) => [row.id, nodesWanted(shapes.get(row.id) ?? null)]));
+  const acceptedBy = new Map(
+    rows.map((row) => {
+      const nodes = nodesOf.get(row.id);
+      const usable = (host: (typeof hosts)[number]) => host.gpus.filter((gpu) => modelIds.get(row.id)?.has(gpu.id) ?? true).length;
+      if (!nodes) return [row.id, hosts.filter((host) => row.hostName === null || host.name === row.hostName)];
+      return [row.id, hosts.filter((host) => nodes.some((node) => node.hostName === null || node.hostName === host.name)).map((host) => ({ ...host, usable: usable(host) }))];
+    }),
+  );
   const limitsOf = new Map<string, Awaited<ReturnType<typeof limitsFor>>>();
-  for (const row of rows) limitsOf.set(row.id, await limitsFor(row, people.get(row.userId), acceptedBy.get(row.id)!, nowMs));
+  for (const row of rows) limitsOf.set(row.id, await limitsFor(row, people.get(row.userId), acceptedBy.get(row.id)!, nowMs, nodesOf.get(row.id)));
   // A request a limit holds is passed over by the grant: the plan gives it GPUs only from when the limit leaves room.
   // The hosts each request may take: those it names (or all), less those a rule of its limits leaves out for good.
   const allowedOf = (row: Row) => limitsOf.get(row.id)!.hosts.filter((host) => host.excludedBy === null).map((host) => host.name);
@@ -120,6 +138,8 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       allowedHosts: allowedOf(row),
       count: row.gpuCount,
       durationMinutes: row.durationMinutes,
+      ...(nodesOf.get(row.id) ? { nodes: nodesOf.get(row.id) } : {}),
+      ...(modelIds.get(row.id) ? { gpuIds: modelIds.get(row.id) } : {}),
       ...(refusal ? { limitFreesAtMs: refusal.freesAt === null ? null : Date.parse(refusal.freesAt) } : {}),
     };
   });
@@ -147,10 +167,50 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       ahead,
       bookers: holding.filter((bookedBy) => accepted.some((host) => host.name === bookedBy.hostName) && allowedOf(row).includes(bookedBy.hostName)),
       plannedStartMs,
+      nodes: nodesNow(shapes.get(row.id) ?? null, nodesOf.get(row.id), accepted, busy, modelIds.get(row.id), nowMs, row.durationMinutes),
     });
     estimates.set(row.id, { startMs: estimatedStartMs, waitsForUnbookedWork: work && { gpus: work.gpus, people: work.people }, because: reason });
   }
   return estimates;
+}
+
+/** What a waiting request across nodes asks for; null for one host, and for one whose stored shape no longer reads (the grant passes it over). */
+function shapeOf(row: Row): MultiNodeShapeRequest | null {
+  try {
+    return readWaitingMultiNode(row.multiNode);
+  } catch {
+    return null;
+  }
+}
+
+/** Each node of a request across nodes: its host (null: any) and its GPUs; undefined for a request of one host. */
+function nodesWanted(shape: MultiNodeShapeRequest | null): { hostName: string | null; count: number }[] | undefined {
+  if (!shape) return undefined;
+  if (shape.parts) return shape.parts.map((part) => ({ hostName: part.host, count: typeof part.gpus === "number" ? part.gpus : part.gpus.length }));
+  return Array.from({ length: shape.nodes ?? 0 }, () => ({ hostName: null, count: shape.gpusPerNode ?? 0 }));
+}
+
+/**
+ * What a request across nodes needs and how many hosts could take a node
+ * now (their GPUs of the model free for the whole window): the reason
+ * says "needs 2 hosts with 8 free H100 each: 1 has them now".
+ */
+function nodesNow(
+  shape: MultiNodeShapeRequest | null,
+  nodes: { hostName: string | null; count: number }[] | undefined,
+  accepted: { name: string; gpus: { id: string }[] }[],
+  busy: { gpuId: string; startMs: number; endMs: number }[],
+  modelIds: ReadonlySet<string> | undefined,
+  nowMs: number,
+  durationMinutes: number,
+): WaitFacts["nodes"] {
+  if (!shape || !nodes) return null;
+  const freeNow = accepted.filter((host) => {
+    const wanted = Math.min(...nodes.filter((node) => node.hostName === null || node.hostName === host.name).map((node) => node.count));
+    const ids = host.gpus.map((gpu) => gpu.id).filter((id) => modelIds?.has(id) ?? true);
+    return freeGpuIds(ids, busy, nowMs, nowMs + durationMinutes * 60_000).length >= wanted;
+  });
+  return { count: nodes.length, perNode: shape.parts ? null : (shape.gpusPerNode ?? null), model: shape.model ?? null, hosts: shape.parts?.map((part) => part.host) ?? null, freeNow: freeNow.map((host) => host.name) };
 }
 
 type RankedRow = { row: Row; reason: string; teamName: string | null };
@@ -192,7 +252,13 @@ async function bookersNow(nowMs: number): Promise<{ person: string; hostName: st
  * host rule for it). Hosts open only at other times make a "hosts" refusal
  * with the earliest opening.
  */
-async function limitsFor(row: Row, person: Booker | undefined, accepted: { name: string; gpus: { id: string }[] }[], nowMs: number): Promise<{ refusal: QuotaRefusal | null; hosts: { name: string; excludedBy: string | null }[] }> {
+async function limitsFor(
+  row: Row,
+  person: Booker | undefined,
+  accepted: { name: string; gpus: { id: string }[]; usable?: number }[],
+  nowMs: number,
+  nodes?: { hostName: string | null; count: number }[],
+): Promise<{ refusal: QuotaRefusal | null; hosts: { name: string; excludedBy: string | null }[] }> {
   const client = db();
   let team: TeamRef | null = null;
   try {
@@ -206,8 +272,11 @@ async function limitsFor(row: Row, person: Booker | undefined, accepted: { name:
   const limits = await effectiveLimits(client, scope);
   const endMs = nowMs + row.durationMinutes * 60_000;
   const hostRefusals = accepted.map((host) => refuseHost(limits, host.name, nowMs, endMs));
+  // What each host must hold: the whole request, or across nodes one node's GPUs (of the model).
+  const need = (host: { name: string }) => (nodes ? Math.min(...nodes.filter((node) => node.hostName === null || node.hostName === host.name).map((node) => node.count)) : row.gpuCount);
   const hosts = accepted.map((host, i) => {
-    if (host.gpus.length < row.gpuCount) return { name: host.name, excludedBy: `${host.name} has ${host.gpus.length} GPU${host.gpus.length === 1 ? "" : "s"}` };
+    const has = host.usable ?? host.gpus.length;
+    if (has < need(host)) return { name: host.name, excludedBy: `${host.name} has ${has} GPU${has === 1 ? "" : "s"}${nodes && host.usable !== undefined && host.usable !== host.gpus.length ? " of the model" : ""}` };
     const refusal = hostRefusals[i];
     return { name: host.name, excludedBy: refusal && refusal.quota.freesAt === null ? refusal.message : null };
   });
@@ -221,7 +290,7 @@ async function limitsFor(row: Row, person: Booker | undefined, accepted: { name:
     await checkBookingLimits(
       client,
       scope,
-      { hostName: first.name, startMs: nowMs, endMs, gpus: row.gpuCount, gpuIds: first.gpus.slice(0, row.gpuCount).map((gpu) => gpu.id), totalMinutes: row.durationMinutes },
+      { hostName: first.name, startMs: nowMs, endMs, gpus: row.gpuCount, gpuIds: (nodes ? open.flatMap((host) => host.gpus) : first.gpus).slice(0, row.gpuCount).map((gpu) => gpu.id), totalMinutes: row.durationMinutes },
       limits,
     );
     return { refusal: null, hosts };

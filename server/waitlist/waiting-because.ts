@@ -1,6 +1,6 @@
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnitName } from "@/lib/domain/gpu-availability";
-import { describeWaitReason, type UnbookedWork, type WaitReason } from "@/lib/domain/waitlist-schema";
+import { describeWaitingNodes, describeWaitReason, type UnbookedWork, type WaitingNodes, type WaitReason } from "@/lib/domain/waitlist-schema";
 
 /** What is known of one waiting request now; list-waitlist.ts gathers it from the database, the limits and the live fleet. */
 export interface WaitFacts {
@@ -17,6 +17,8 @@ export interface WaitFacts {
   bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; untilMs: number }[];
   /** The start the played-forward queue gives it (server/waitlist/estimate-starts.ts); null: not within the horizon. */
   plannedStartMs: number | null;
+  /** Across nodes: what it needs, and the hosts that could take a node now; null or absent for one host. */
+  nodes?: WaitingNodes | null;
 }
 
 /** Bookings named in a reason: the few that end first say enough. */
@@ -33,7 +35,7 @@ const BOOKERS_SHOWN = 4;
  * the request fits now and the next pass grants it.
  */
 export function waitingBecause(facts: WaitFacts): { reason: WaitReason | null; estimatedStartMs: number | null } {
-  const reason = withHeldOut(firstCause(facts), facts.hosts);
+  const reason = withHeldOut(withNodes(firstCause(facts), facts.nodes ?? null), facts.hosts);
   let estimate = facts.plannedStartMs;
   if (reason?.kind === "no_host") estimate = null;
   if (reason?.kind === "limit") {
@@ -54,6 +56,16 @@ function withHeldOut(reason: WaitReason | null, hosts: WaitFacts["hosts"]): Wait
   if (reason === null || reason.kind === "no_host" || heldOut.length === 0) return reason;
   // The first host's reason stands for the rest: a host rule's reads "… may not book X (hosts allowed: Y)" for each of them.
   return { ...reason, heldOut, message: `${reason.message}; held out: ${heldOut.map((host) => host.host).join(", ")} — ${heldOut[0]!.why}` };
+}
+
+/**
+ * Across nodes, bookings that hold GPUs are said with what the request
+ * needs at once: "needs 2 hosts with 8 free H100 each: 1 has them now
+ * (node-a); GPUs held: …", so that a free node does not look like a grant.
+ */
+function withNodes(reason: WaitReason | null, nodes: WaitingNodes | null): WaitReason | null {
+  if (reason === null || nodes === null || reason.kind !== "held") return reason;
+  return { ...reason, nodes, message: `${describeWaitingNodes(nodes)}; ${reason.message}` };
 }
 
 function withMessage(reason: Parameters<typeof describeWaitReason>[0]): WaitReason {

@@ -1,8 +1,9 @@
 import { NextResponse } from "next/server";
-import { waitRequestSchema } from "@/lib/domain/waitlist-schema";
+import { multiNodeWaitRequestSchema, waitRequestSchema } from "@/lib/domain/waitlist-schema";
+import { isMultiNodeBody } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { joinWaitlist } from "@/server/waitlist/join-waitlist";
+import { joinWaitlist, multiNodeWait } from "@/server/waitlist/join-waitlist";
 import { getWaitlistEntry, listMyWaitlist, listWaitlist } from "@/server/waitlist/list-waitlist";
 
 export const dynamic = "force-dynamic";
@@ -14,10 +15,11 @@ export const GET = apiHandler(async (request) => {
   return NextResponse.json({ waiting: await listWaitlist() });
 });
 
-/** Waits for "N GPUs": 201 with the request and its place in the queue. */
+/** Waits for "N GPUs", or across nodes for `nodes` × `gpusPerNode` (or `parts`), granted whole: 201 with the request and its place in the queue. */
 export const POST = apiHandler(async (request) => {
   const { user } = await requireUser(request);
-  const input = waitRequestSchema.parse(await readJson(request));
+  const body = await readJson(request);
+  const input = isMultiNodeBody(body) ? multiNodeWait(multiNodeWaitRequestSchema.parse(body)) : waitRequestSchema.parse(body);
   const entry = await joinWaitlist(user, input);
   return NextResponse.json(await getWaitlistEntry(user, entry.id), { status: 201, headers: { Location: `/api/v1/waitlist/${entry.id}` } });
 });

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { recurringRequestSchema } from "@/lib/domain/recurrence";
+import { recurringSchemaFor } from "@/lib/domain/recurrence";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createRecurringReservations } from "@/server/reservations/create-recurring";
@@ -7,10 +7,11 @@ import { liveGpuSource } from "@/server/runtime/live-source";
 
 export const dynamic = "force-dynamic";
 
-/** A weekly series: 201 with the bookings made and the occurrences refused (each with its reason). */
+/** A weekly series, of one host or across nodes: 201 with the bookings made and the occurrences refused (each with its reason). */
 export const POST = apiHandler(async (request) => {
   const { user } = await requireUser(request);
-  const input = recurringRequestSchema.parse(await readJson(request));
+  const body = await readJson(request);
+  const input = recurringSchemaFor(body).parse(body);
   const result = await createRecurringReservations(user, input, { fleet: liveGpuSource() });
   return NextResponse.json(result, { status: 201 });
 });
