@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ROTATE_SECONDS, parseDisplayQuery } from "@/lib/display-query";
+import { DEFAULT_ROTATE_SECONDS, displayAddress, parseDisplayQuery } from "@/lib/display-query";
 
 describe("parseDisplayQuery", () => {
   it("reads the token, the host list and the page time", () => {
@@ -26,5 +26,11 @@ describe("parseDisplayQuery", () => {
     expect(parseDisplayQuery({ layout: " Overview " }).layout).toBe("overview");
     expect(parseDisplayQuery({ layout: "mosaic" }).layout).toBe("tiles");
     expect(parseDisplayQuery({}).layout).toBe("tiles");
+  });
+
+  it("builds the address that it reads back", () => {
+    expect(displayAddress("https://desk.lab", "gpd_disp_x")).toBe("https://desk.lab/display?token=gpd_disp_x");
+    const address = new URL(displayAddress("https://desk.lab", "gpd_disp_x", "overview"));
+    expect(parseDisplayQuery(Object.fromEntries(address.searchParams))).toMatchObject({ token: "gpd_disp_x", layout: "overview" });
   });
 });

@@ -39,6 +39,13 @@ function field<T>(schema: z.ZodType<T>, value: string | string[] | undefined): T
   return result.success ? result.data : undefined;
 }
 
+/** The address a wall screen opens; the tiles layout, the default, is not spelled out. */
+export function displayAddress(origin: string, token: string, layout: DisplayLayout = "tiles"): string {
+  const query = new URLSearchParams({ token });
+  if (layout !== "tiles") query.set("layout", layout);
+  return `${origin}/display?${query}`;
+}
+
 export function parseDisplayQuery(params: Record<string, string | string[] | undefined>): DisplayQuery {
   const hosts = (field(hostsSchema, params.hosts) ?? "")
     .split(",")
