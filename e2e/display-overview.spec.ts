@@ -74,7 +74,11 @@ async function expectWholeFleet(page: Page, gpus: number, screen: { width: numbe
   // The legend names every state a cell can be in, and the free-now strip stays on top.
   for (const label of ["Free", "Booked, idle", "Booked, in use", "In use, not booked", "Conflict", "Error", "Offline"]) expect(report.legend, where).toContain(label);
   await expect(page.getByTestId("display-summary")).toBeVisible();
-  await expect(page.getByTestId("display-free-model").first()).toBeVisible();
+  // Every free model is named, or counted in "+N more models" where the strip has no room for it.
+  await expect(page.getByTestId("display-free-model").or(page.getByTestId("display-free-more")).first()).toBeVisible();
+  const legend = (await page.getByTestId("display-overview-legend").boundingBox())!;
+  const firstLabel = (await page.getByTestId("display-overview-label").first().boundingBox())!;
+  expect(firstLabel.y, where).toBeGreaterThanOrEqual(legend.y + legend.height);
   return report;
 }
 

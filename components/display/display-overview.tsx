@@ -1,3 +1,6 @@
+"use client";
+
+import { useLayoutEffect, useRef, useState } from "react";
 import { GPU_STATES, GPU_STATE_LABELS, unitNameOfRef, type GpuState } from "@/lib/gpu-availability";
 import type { DisplaySummary, DisplayTile, DisplayFeedHost } from "@/lib/display-state";
 import { overviewGroups, OVERVIEW_LABEL_LINE, planOverview } from "@/lib/fleet-overview";
@@ -13,8 +16,8 @@ interface DisplayOverviewProps {
   scale: number;
 }
 
-/** The legend's line at scale 1; the cells get the rest of the height. */
-export const OVERVIEW_LEGEND_PX = 22;
+/** The legend's type at scale 1; the cells get the height it leaves. */
+const LEGEND_PX = 22;
 const LEGEND_LINE = 1.6;
 const LEGEND_GAP = 12;
 
@@ -25,8 +28,14 @@ const LEGEND_GAP = 12;
  * The fleet page's overview shows the same units in the same colours.
  */
 export function DisplayOverview({ hosts, tilesByHost, summary, width, height, scale }: DisplayOverviewProps) {
-  const legendPx = OVERVIEW_LEGEND_PX * scale;
-  const legendHeight = Math.ceil(legendPx * LEGEND_LINE);
+  const legendPx = LEGEND_PX * scale;
+  // One line on a wall; on a narrow screen the legend wraps, and the cells get what its lines leave (measured).
+  const legend = useRef<HTMLUListElement>(null);
+  const [legendHeight, setLegendHeight] = useState(Math.ceil(legendPx * LEGEND_LINE));
+  useLayoutEffect(() => {
+    const measured = Math.ceil(legend.current?.getBoundingClientRect().height ?? 0);
+    if (measured > 0 && measured !== legendHeight) setLegendHeight(measured);
+  });
   const legendGap = LEGEND_GAP * scale;
   const groups = overviewGroups(hosts, (host) => (tilesByHost.get(host.id) ?? []).map((tile) => ({ unit: tile, state: tile.state, split: tile.state === "partitioned" })));
   const plan = planOverview(
@@ -39,7 +48,7 @@ export function DisplayOverview({ hosts, tilesByHost, summary, width, height, sc
 
   return (
     <div data-testid="display-overview" data-cell={plan.cell} data-fits={plan.fits} className="flex min-h-0 flex-1 flex-col" style={{ gap: legendGap }}>
-      <ul data-testid="display-overview-legend" aria-label="Colours by state" className="flex shrink-0 flex-wrap items-center gap-x-[1.4em]" style={{ fontSize: legendPx, height: legendHeight, lineHeight: LEGEND_LINE }}>
+      <ul ref={legend} data-testid="display-overview-legend" aria-label="Colours by state" className="flex shrink-0 flex-wrap items-center gap-x-[1.4em]" style={{ fontSize: legendPx, lineHeight: LEGEND_LINE }}>
         {legendStates.map((state) => (
           <li key={state} className="flex items-center gap-[0.4em] whitespace-nowrap">
             <span aria-hidden className={`inline-block size-[0.9em] rounded-sm ${STATE_SWATCHES[state]}`} />

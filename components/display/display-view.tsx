@@ -150,6 +150,7 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
             height={metrics.stripHeight}
             scale={metrics.scale}
             simulated={fleet.simulated}
+            stateCounts={!overview}
           />
           {stale && (
             <DisplayStaleBanner
