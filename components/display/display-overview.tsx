@@ -57,7 +57,7 @@ export function DisplayOverview({ hosts, tilesByHost, summary, width, height, sc
           </li>
         ))}
       </ul>
-      <div className="flex min-h-0 flex-1 flex-col overflow-hidden" style={{ gap: plan.groupGapY }}>
+      <div className="flex min-h-0 flex-1 flex-col self-center overflow-hidden" style={{ gap: plan.groupGapY }}>
         {plan.rows.map((row, rowIndex) => (
           <div key={rowIndex} className="flex items-start" style={{ gap: plan.groupGapX }}>
             {row.map((index) => {
