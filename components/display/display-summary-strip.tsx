@@ -56,7 +56,8 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       style={{ height, fontSize: base, lineHeight: 1.15 }}
     >
       {/* Chips that do not fit would wrap onto a second line, which the strip's height hides: the effect above shows fewer and says how many more. */}
-      <div ref={chips} className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden">
+      {/* The free-now models keep room for "FREE NOW" and a chip or two (min width) on a narrow screen, where the strip's other end gives way. */}
+      <div ref={chips} className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden" style={{ minWidth: "min(50%, 16em)" }}>
         <span className="flex h-full shrink-0 items-center font-bold tracking-wide text-emerald-300 uppercase">Free now</span>
         {models.slice(0, current).map(({ model, free, total }) => (
           <span key={model} data-testid="display-free-model" className="flex h-full shrink-0 items-center whitespace-nowrap">
@@ -91,7 +92,7 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
         </ul>
       )}
 
-      <div className="flex shrink-0 items-center gap-[1em] whitespace-nowrap">
+      <div className="flex min-w-0 items-center gap-[1em] overflow-hidden whitespace-nowrap">
         {simulated && (
           <span data-testid="display-simulated" className="rounded-sm border-2 border-amber-400 px-[0.4em] font-bold tracking-wide text-amber-300 uppercase">
             Simulated fleet
