@@ -150,6 +150,14 @@ test("an admin adds a wall display and gets its address once", async ({ page }) 
   const token = await page.getByLabel("Display token").inputValue();
   expect(token).toMatch(/^gpd_disp_/);
   await expect(page.getByText(`${E2E_ORIGIN}/display?token=${token}`)).toBeVisible();
+  // The overview layout is part of the address the admin copies.
+  await page.getByRole("radio", { name: /^Overview/ }).check();
+  await expect(page.getByText(`${E2E_ORIGIN}/display?token=${token}&layout=overview`)).toBeVisible();
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.screenshot({ path: "test-results/screens/admin-display-layout-1920x1080.png" });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByText(`${E2E_ORIGIN}/display?token=${token}&layout=overview`).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/screens/admin-display-layout-390x844.png" });
 
   await page.getByRole("button", { name: `Revoke ${name}` }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Revoke display" }).click();

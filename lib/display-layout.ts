@@ -113,7 +113,7 @@ export const LABEL_NAME_PX = 20;
 /** The label's other lines (status, models, free count). */
 const LABEL_TEXT_PX = 16;
 export const LABEL_MIN_PX = 14;
-const LABEL_CHAR_EM = 0.62;
+export const LABEL_CHAR_EM = 0.62;
 /** Padding (0.55 em each side at the label's text size) and the 2 px borders. */
 const LABEL_CHROME_PX = 2 * 0.55 * LABEL_TEXT_PX + 4;
 

@@ -46,7 +46,7 @@ export default async function DisplayPage({ searchParams }: DisplayPageProps) {
         </DisplayMessage>
       );
     }
-    return <DisplayView token={query.token} hostNames={query.hosts} rotateSeconds={query.rotateSeconds} />;
+    return <DisplayView token={query.token} hostNames={query.hosts} rotateSeconds={query.rotateSeconds} layout={query.layout} />;
   }
 
   if (!(await getPageUser())) {
@@ -59,5 +59,5 @@ export default async function DisplayPage({ searchParams }: DisplayPageProps) {
       </DisplayMessage>
     );
   }
-  return <DisplayView token={null} hostNames={query.hosts} rotateSeconds={query.rotateSeconds} />;
+  return <DisplayView token={null} hostNames={query.hosts} rotateSeconds={query.rotateSeconds} layout={query.layout} />;
 }

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { apiRequest, type Serialized } from "@/lib/api-client";
+import { DISPLAY_LAYOUTS, displayAddress, type DisplayLayout } from "@/lib/display-query";
 import type { DisplaySummary } from "@/server/auth/tokens";
 import { CopyBlock, SecretReveal } from "@/components/forms/secret-reveal";
 import { markRevoked, RevocableTokens, tokenColumns } from "@/components/tokens/revocable-tokens";
@@ -48,6 +49,32 @@ function NamesRunnerToggle({ row, onChange }: { row: DisplayRow; onChange: (row:
   );
 }
 
+const LAYOUT_CHOICES: Record<DisplayLayout, { label: string; hint: string }> = {
+  tiles: { label: "Tiles", hint: "each GPU with its load and booker; pages turn when the fleet needs more than one screen" },
+  overview: { label: "Overview", hint: "every GPU as one cell coloured by state, grouped by host, on one screen at any fleet size" },
+};
+
+/** The new display's address, in the layout the admin picks for that screen (the layout is part of the address). */
+function DisplayAddress({ origin, token }: { origin: string; token: string }) {
+  const [layout, setLayout] = useState<DisplayLayout>("tiles");
+  return (
+    <div className="flex flex-col gap-2">
+      <fieldset className="flex flex-col gap-1">
+        <legend className="mb-1 text-sm font-medium text-emerald-950 dark:text-emerald-100">Layout</legend>
+        {DISPLAY_LAYOUTS.map((choice) => (
+          <label key={choice} className="flex items-start gap-2 text-sm text-emerald-950 dark:text-emerald-100">
+            <input type="radio" name="display-layout" value={choice} checked={layout === choice} onChange={() => setLayout(choice)} className="mt-0.5 size-4" />
+            <span>
+              <span className="font-medium">{LAYOUT_CHOICES[choice].label}</span>: {LAYOUT_CHOICES[choice].hint}
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <CopyBlock label="Open on the wall screen" copyName="Copy address" text={displayAddress(origin, token, layout)} />
+    </div>
+  );
+}
+
 function byName(a: DisplayRow, b: DisplayRow): number {
   return a.name.localeCompare(b.name);
 }
@@ -70,7 +97,7 @@ export function DisplaysManager({ initialDisplays }: { initialDisplays: DisplayR
       reveal={
         created && (
           <SecretReveal title={`Display “${created.name}” added`} label="Display token" secret={created.token} onDismiss={() => setCreated(null)}>
-            <CopyBlock label="Open on the wall screen" copyName="Copy address" text={`${created.origin}/display?token=${created.token}`} />
+            <DisplayAddress origin={created.origin} token={created.token} />
             <p className="text-sm text-emerald-950 dark:text-emerald-100">
               Bookmark this address on the screen&apos;s browser. It shows the live fleet without anyone signing in, and allows nothing else.
             </p>

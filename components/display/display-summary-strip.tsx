@@ -24,10 +24,12 @@ interface DisplaySummaryStripProps {
   scale: number;
   /** The fleet is generated (no nvidia-smi on the server): said on the strip, so nobody at the wall takes it for the lab's. */
   simulated?: boolean;
+  /** Off where the screen has a legend with the counts of every state (the overview layout): the room goes to the free-now models. */
+  stateCounts?: boolean;
 }
 
 /** The line read first from the door: how many GPUs are free now, of which model, and how fresh that is. */
-export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, openAlerts, height, scale, simulated = false }: DisplaySummaryStripProps) {
+export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount, unknownHosts, openAlerts, height, scale, simulated = false, stateCounts = true }: DisplaySummaryStripProps) {
   const base = 18 * scale;
   const big = 30 * scale;
   const models = summary.freeByModel;
@@ -54,7 +56,8 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
       style={{ height, fontSize: base, lineHeight: 1.15 }}
     >
       {/* Chips that do not fit would wrap onto a second line, which the strip's height hides: the effect above shows fewer and says how many more. */}
-      <div ref={chips} className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden">
+      {/* The free-now models keep room for "FREE NOW" and a chip or two (min width) on a narrow screen, where the strip's other end gives way. */}
+      <div ref={chips} className="flex h-full min-w-0 flex-1 flex-wrap items-center gap-x-[1em] overflow-hidden" style={{ minWidth: "min(50%, 16em)" }}>
         <span className="flex h-full shrink-0 items-center font-bold tracking-wide text-emerald-300 uppercase">Free now</span>
         {models.slice(0, current).map(({ model, free, total }) => (
           <span key={model} data-testid="display-free-model" className="flex h-full shrink-0 items-center whitespace-nowrap">
@@ -77,17 +80,19 @@ export function DisplaySummaryStrip({ summary, lastUpdateLabel, page, pageCount,
         )}
       </div>
 
-      <ul className="flex shrink-0 items-center gap-[0.9em]" aria-label="GPUs by state">
-        {[...ALWAYS, ...WHEN_ANY.filter((state) => summary.counts.byState[state] > 0)].map((state) => (
-          <li key={state} data-testid={`display-count-${state}`} className="flex items-center gap-[0.35em] whitespace-nowrap">
-            <span aria-hidden className={`inline-block size-[0.8em] rounded-sm ${STATE_SWATCHES[state]}`} />
-            <span className="text-zinc-200">{GPU_STATE_LABELS[state]}</span>
-            <span className="font-bold tabular-nums">{summary.counts.byState[state]}</span>
-          </li>
-        ))}
-      </ul>
+      {stateCounts && (
+        <ul className="flex shrink-0 items-center gap-[0.9em]" aria-label="GPUs by state">
+          {[...ALWAYS, ...WHEN_ANY.filter((state) => summary.counts.byState[state] > 0)].map((state) => (
+            <li key={state} data-testid={`display-count-${state}`} className="flex items-center gap-[0.35em] whitespace-nowrap">
+              <span aria-hidden className={`inline-block size-[0.8em] rounded-sm ${STATE_SWATCHES[state]}`} />
+              <span className="text-zinc-200">{GPU_STATE_LABELS[state]}</span>
+              <span className="font-bold tabular-nums">{summary.counts.byState[state]}</span>
+            </li>
+          ))}
+        </ul>
+      )}
 
-      <div className="flex shrink-0 items-center gap-[1em] whitespace-nowrap">
+      <div className="flex min-w-0 items-center gap-[1em] overflow-hidden whitespace-nowrap">
         {simulated && (
           <span data-testid="display-simulated" className="rounded-sm border-2 border-amber-400 px-[0.4em] font-bold tracking-wide text-amber-300 uppercase">
             Simulated fleet

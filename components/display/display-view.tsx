@@ -3,7 +3,8 @@
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react";
 import { getDisplayFeed, getServerDisplayFeed, reconnectDisplayFeed, retainDisplayFeed, subscribeDisplayFeed } from "@/components/live/display-feed-store";
 import type { DisplayFeedState } from "@/lib/live/display-feed";
-import { burnInOffset, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
+import { burnInOffset, displayMetrics, pageAt, planDisplay, tileTypography } from "@/lib/display-layout";
+import type { DisplayLayout } from "@/lib/display-query";
 import { displayTiles, filterHosts, summarizeTiles } from "@/lib/live/display-state";
 import { formatAge, formatUpdateTime } from "@/lib/format/display-time";
 import { setLiveSocketDisplayScope, setLiveSocketToken } from "@/components/live/live-socket";
@@ -11,6 +12,7 @@ import { useNow } from "@/components/live/use-now";
 import { useViewport } from "@/components/live/use-viewport";
 import { DisplayHostLabel, hostStatusText } from "@/components/display/display-host-label";
 import { DisplayMessage } from "@/components/display/display-message";
+import { DisplayOverview } from "@/components/display/display-overview";
 import { DisplayStaleBanner } from "@/components/display/display-stale-banner";
 import { DisplaySummaryStrip } from "@/components/display/display-summary-strip";
 import { DisplayTile } from "@/components/display/display-tile";
@@ -27,10 +29,11 @@ interface DisplayViewProps {
   token: string | null;
   hostNames: string[] | null;
   rotateSeconds: number;
+  layout: DisplayLayout;
 }
 
 /** The wall display: the whole fleet (or some hosts) on one screen, or pages of it, live, untouched all day. */
-export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProps) {
+export function DisplayView({ token, hostNames, rotateSeconds, layout }: DisplayViewProps) {
   // Layout effects run before every passive effect of the commit, so the token and the
   // display scope (only these hosts) are in place before the store opens the socket.
   const hostsKey = hostNames?.join(",") ?? "";
@@ -57,17 +60,18 @@ export function DisplayView({ token, hostNames, rotateSeconds }: DisplayViewProp
   // 256-GPU fleet in one task of 25 ms of CPU here (75 on a machine three times slower).
   // Deferred, React renders the screen in slices of a few milliseconds and commits it whole.
   const fleet = useDeferredValue(live);
-  return <DisplayScreen fleet={fleet} hostNames={hostNames} rotateSeconds={rotateSeconds} />;
+  return <DisplayScreen fleet={fleet} hostNames={hostNames} rotateSeconds={rotateSeconds} layout={layout} />;
 }
 
 interface DisplayScreenProps {
   fleet: DisplayFeedState;
   hostNames: string[] | null;
   rotateSeconds: number;
+  layout: DisplayLayout;
 }
 
 /** What the wall shows of the feed: memoized, so that the store's urgent render (with the deferred feed unchanged) draws nothing. */
-const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeconds }: DisplayScreenProps) {
+const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeconds, layout }: DisplayScreenProps) {
   const openAlerts = fleet.openAlerts;
   const now = useNow(1000);
   const viewport = useViewport();
@@ -110,8 +114,10 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
     );
   }
 
-  const { metrics } = plan;
-  const pageIndex = pageAt(now, plan.pages.length, rotateSeconds * 1000);
+  const overview = layout === "overview";
+  // The overview never pages: it takes the screen's own scale and shrinks its cells instead.
+  const metrics = overview ? displayMetrics(viewport) : plan.metrics;
+  const pageIndex = overview ? 0 : pageAt(now, plan.pages.length, rotateSeconds * 1000);
   const page = plan.pages[pageIndex];
   const typography = tileTypography(page.tileWidth, page.tileHeight, metrics.scale);
   const summary = summarizeTiles([...tilesByHost.values()].flat());
@@ -138,12 +144,13 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
             summary={summary}
             lastUpdateLabel={updated}
             page={pageIndex}
-            pageCount={plan.pages.length}
+            pageCount={overview ? 1 : plan.pages.length}
             unknownHosts={unknown}
             openAlerts={openAlerts}
             height={metrics.stripHeight}
             scale={metrics.scale}
             simulated={fleet.simulated}
+            stateCounts={!overview}
           />
           {stale && (
             <DisplayStaleBanner
@@ -156,61 +163,74 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
           )}
         </div>
 
-        <div className={`flex min-h-0 flex-1 items-center justify-center ${stale ? "opacity-45 grayscale" : ""}`}>
-          <div className="flex items-start" style={{ gap: metrics.columnGap }}>
-            {page.blockColumns.map((column, columnIndex) => (
-              <div key={columnIndex} className="flex flex-col" style={{ gap: metrics.blockGap }}>
-                {column.map((block) => {
-                  const host = hostsById.get(block.hostId);
-                  const tiles = tilesByHost.get(block.hostId) ?? [];
-                  if (!host) return null;
-                  const sliced = block.count < tiles.length;
-                  const shown = tiles.slice(block.start, block.start + block.count);
-                  return (
-                    <section
-                      key={`${block.hostId}:${block.start}`}
-                      aria-label={`Host ${host.name}`}
-                      data-testid="display-host"
-                      className="flex"
-                      style={{ gap: metrics.labelGap }}
-                    >
-                      <DisplayHostLabel
-                        host={host}
-                        tiles={tiles}
-                        slice={sliced && shown.length > 0 ? { first: shown[0].index, last: shown[shown.length - 1].index } : null}
-                        width={page.labelWidth}
-                        scale={metrics.scale}
-                        tileText={typography.text}
-                        nowMs={serverNow}
-                      />
-                      <ul
-                        role="list"
-                        className="grid"
-                        style={{
-                          gridTemplateColumns: `repeat(${page.columns}, ${page.tileWidth}px)`,
-                          gridAutoRows: `${page.tileHeight}px`,
-                          gap: metrics.tileGap,
-                        }}
-                      >
-                        {shown.map((tile) => (
-                          <DisplayTile
-                            key={tile.uuid}
-                            tile={tile}
-                            hostName={host.name}
-                            width={page.tileWidth}
-                            height={page.tileHeight}
-                            typography={typography}
-                            nowMs={serverNow}
-                          />
-                        ))}
-                      </ul>
-                    </section>
-                  );
-                })}
-              </div>
-            ))}
+        {overview ? (
+          <div className={`flex min-h-0 flex-1 ${stale ? "opacity-45 grayscale" : ""}`}>
+            <DisplayOverview
+              hosts={hosts}
+              tilesByHost={tilesByHost}
+              summary={summary}
+              width={metrics.areaWidth}
+              height={metrics.areaHeight}
+              scale={metrics.scale}
+            />
           </div>
-        </div>
+        ) : (
+          <div className={`flex min-h-0 flex-1 items-center justify-center ${stale ? "opacity-45 grayscale" : ""}`}>
+            <div className="flex items-start" style={{ gap: metrics.columnGap }}>
+              {page.blockColumns.map((column, columnIndex) => (
+                <div key={columnIndex} className="flex flex-col" style={{ gap: metrics.blockGap }}>
+                  {column.map((block) => {
+                    const host = hostsById.get(block.hostId);
+                    const tiles = tilesByHost.get(block.hostId) ?? [];
+                    if (!host) return null;
+                    const sliced = block.count < tiles.length;
+                    const shown = tiles.slice(block.start, block.start + block.count);
+                    return (
+                      <section
+                        key={`${block.hostId}:${block.start}`}
+                        aria-label={`Host ${host.name}`}
+                        data-testid="display-host"
+                        className="flex"
+                        style={{ gap: metrics.labelGap }}
+                      >
+                        <DisplayHostLabel
+                          host={host}
+                          tiles={tiles}
+                          slice={sliced && shown.length > 0 ? { first: shown[0].index, last: shown[shown.length - 1].index } : null}
+                          width={page.labelWidth}
+                          scale={metrics.scale}
+                          tileText={typography.text}
+                          nowMs={serverNow}
+                        />
+                        <ul
+                          role="list"
+                          className="grid"
+                          style={{
+                            gridTemplateColumns: `repeat(${page.columns}, ${page.tileWidth}px)`,
+                            gridAutoRows: `${page.tileHeight}px`,
+                            gap: metrics.tileGap,
+                          }}
+                        >
+                          {shown.map((tile) => (
+                            <DisplayTile
+                              key={tile.uuid}
+                              tile={tile}
+                              hostName={host.name}
+                              width={page.tileWidth}
+                              height={page.tileHeight}
+                              typography={typography}
+                              nowMs={serverNow}
+                            />
+                          ))}
+                        </ul>
+                      </section>
+                    );
+                  })}
+                </div>
+              ))}
+            </div>
+          </div>
+        )}
       </div>
     </main>
   );

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { GPU_STATE_LABELS, isPartitioned, unitName, type GpuState } from "@/lib/domain/gpu-availability";
+import { overviewGroups } from "@/lib/live/fleet-overview";
 import type { LiveGpu, LiveHost } from "@/lib/live/live";
 import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
 
@@ -26,11 +27,14 @@ export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewP
       <h2 id="fleet-overview-heading" className="sr-only">
         Overview of every GPU
       </h2>
-      <ul className="flex flex-wrap gap-x-4 gap-y-2">
-        {hosts.map((host) => {
-          // A split GPU is shown by its slices, as on the wall.
-          const units = host.gpuUuids.map((uuid) => gpus[uuid]).filter((gpu): gpu is LiveGpu => gpu !== undefined && !isPartitioned(gpu));
-          if (units.length === 0) return null;
+      {/* A fleet of hundreds of hosts scrolls inside this box, so that the cards stay a scroll away. */}
+      <ul data-testid="fleet-overview-hosts" className="flex max-h-[60vh] flex-wrap gap-x-4 gap-y-2 overflow-y-auto overscroll-contain">
+        {overviewGroups(hosts, (host) =>
+          host.gpuUuids
+            .map((uuid) => gpus[uuid])
+            .filter((gpu): gpu is LiveGpu => gpu !== undefined)
+            .map((gpu) => ({ unit: gpu, state: stateOf.get(gpu.uuid) ?? "offline", split: isPartitioned(gpu) })),
+        ).map(({ host, units }) => {
           return (
             <li key={host.id} data-testid="overview-host" data-host={host.name} className="min-w-0">
               <p className={`max-w-40 truncate text-xs font-medium ${host.online ? "text-slate-700 dark:text-slate-200" : "text-slate-400 line-through dark:text-slate-500"}`} title={host.name}>
@@ -38,8 +42,7 @@ export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewP
                 {!host.online && <span className="sr-only"> (offline)</span>}
               </p>
               <ul className="mt-1 flex max-w-[10.5rem] flex-wrap gap-1 xl:max-w-[12rem]">
-                {units.map((gpu) => {
-                  const state = stateOf.get(gpu.uuid) ?? "offline";
+                {units.map(({ unit: gpu, state }) => {
                   const label = `${host.name} ${unitName(gpu)}: ${GPU_STATE_LABELS[state]}`;
                   const kept = matching === null || matching.has(gpu.uuid);
                   return (

@@ -49,7 +49,8 @@ export const FleetRow = memo(
 
     return (
       <tr ref={ref} aria-label={label} data-testid="fleet-row" data-uuid={uuid} data-state={state} className="border-b border-slate-100 last:border-0 [contain-intrinsic-size:auto_2.25rem] [content-visibility:auto] dark:border-slate-800">
-        <th scope="row" className={`${cell} text-left font-medium whitespace-nowrap`}>
+        {/* Where the table scrolls sideways (a narrow screen), the GPU's name stays in view beside its other columns. */}
+        <th scope="row" data-testid="row-unit" className={`${cell} sticky left-0 z-[1] bg-white text-left font-medium whitespace-nowrap dark:bg-slate-900`}>
           <Link href={`/gpus/${encodeURIComponent(uuid)}`} aria-label={`${label}, details`} className="hover:underline">
             GPU {gpu.index}
           </Link>
@@ -112,7 +113,7 @@ export function FleetRowsHead() {
   return (
     <thead className="border-b border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-950/40">
       <tr>
-        <th scope="col" className={`${head} text-left`}>
+        <th scope="col" className={`${head} sticky left-0 z-[1] bg-slate-50 text-left dark:bg-slate-950`}>
           GPU
         </th>
         <th scope="col" className={`${head} text-left`}>

@@ -53,7 +53,7 @@ export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
 export interface UnbookedWork {
   /** A MIG slice carries its device and profile (`mig`), so that it is named as everywhere ("GPU 0:2 (1g.10gb)"). */
   gpus: ({ hostName: string } & UnitName)[];
-  /** How the people running there are shown (lib/format/format/person-name.ts), else their logins. */
+  /** How the people running there are shown (lib/format/person-name.ts), else their logins. */
   people: string[];
 }
 
@@ -158,7 +158,7 @@ export function ordinal(n: number): string {
 export interface WaitlistView {
   id: string;
   status: WaitlistStatus;
-  /** The asker; `name` is their display name (lib/format/format/person-name.ts shows it). */
+  /** The asker; `name` is their display name (lib/format/person-name.ts shows it). */
   bookedBy: { id: string; username: string; name: string };
   host: string | null;
   /** GPUs asked for; across nodes, those of every part together. */
