@@ -185,7 +185,12 @@ describe("agent buffering and replay", () => {
     // Every tick is read at once (not 130 ms later on the clock's next whole interval), and the clock adds no read in between.
     const ticksRead = tickAt.filter((at) => readAt.some((read) => read >= at && read - at < 40));
     expect(ticksRead).toHaveLength(tickAt.length);
-    expect(readAt.filter((read) => read > tickAt[0]! && read < tickAt.at(-1)!).length).toBe(tickAt.length - 2);
+    // Between two ticks that came on time the clock reads nothing; only a gap longer than one and a half
+    // intervals (this test's own timer late on a loaded machine) lets the clock's backstop read once.
+    for (let i = 1; i < tickAt.length; i += 1) {
+      const between = readAt.filter((read) => read > tickAt[i - 1]! + 40 && read < tickAt[i]!).length;
+      expect(between).toBeLessThanOrEqual(tickAt[i]! - tickAt[i - 1]! > 1.5 * intervalMs ? 1 : 0);
+    }
     // Quiet source: the clock reads again within one and a half intervals and a beat.
     const quietFrom = Date.now();
     await waitFor(() => readAt.some((read) => read > quietFrom), 3 * intervalMs);
