@@ -206,8 +206,14 @@ test("the overview shows every one of the 160 GPUs on one 1080p screen, in the w
 
   // The page's filter fades what it leaves out; the cells it keeps are the GPUs it shows.
   await page.getByTestId("state-count").and(page.locator(`[data-state='${state}']`)).click();
-  const shown = Number(await page.getByTestId("filter-shown").getAttribute("data-shown"));
-  await expect(page.locator("[data-testid='overview-cell'][data-kept='true']")).toHaveCount(shown);
+  // Read together, after the filter applied (the count read at the click could still be the whole fleet's).
+  const kept = page.locator("[data-testid='overview-cell'][data-kept='true']");
+  await expect
+    .poll(async () => {
+      const shown = Number(await page.getByTestId("filter-shown").getAttribute("data-shown"));
+      return shown < GPUS && (await kept.count()) === shown;
+    })
+    .toBe(true);
   await expect(cells).toHaveCount(GPUS);
   await page.screenshot({ path: `${screens}/fleet-overview-filtered-1920x1080.png` });
 
