@@ -22,7 +22,7 @@ const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? E2E_PORT + 144);
 export const E2E_MAIL_DIR = path.join(os.tmpdir(), `gpudesk-e2e-mail-${E2E_PORT}`);
 /** Playwright's JSON report of the run: scripts/test-suite.ts prints the slowest specs from it. */
-export const E2E_REPORT_FILE = path.join(".test-reports", "e2e.json");
+export const E2E_REPORT_FILE = process.env.E2E_REPORT_FILE ?? path.join(".test-reports", "e2e.json");
 
 /**
  * Two lanes run side by side (two workers on two cores: the specs mostly
@@ -34,6 +34,9 @@ export const E2E_REPORT_FILE = path.join(".test-reports", "e2e.json");
  *   nothing of the shared fleet.
  * - "serial", after both: specs that change what every spec lives under
  *   (the idle-release policy, exemptions of every host).
+ * `npm test` (scripts/test-suite.ts) runs the serial lane as a run of its
+ * own, beside the unit tests, once the other two are done: its spec waits on
+ * the idle rule's passes more than it computes.
  */
 const OWN_LANE = [
   "accounts-mail.spec.ts",
@@ -61,7 +64,8 @@ export default defineConfig({
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   reporter: [["list"], ["json", { outputFile: E2E_REPORT_FILE }]],
-  outputDir: "test-results",
+  // A run of one lane beside another (scripts/test-suite.ts) keeps its own folder: each run empties its outputDir first.
+  outputDir: process.env.E2E_OUTPUT_DIR ?? "test-results",
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,
     trace: "retain-on-failure",

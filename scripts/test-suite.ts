@@ -1,17 +1,23 @@
-// `npm test`: the type check, the production build (once, when the sources changed), the unit and
-// integration tests (Vitest) and the end-to-end tests (Playwright), in that order, then a printout of
+// `npm test`: the type check beside the production build (once, when the sources changed), the
+// end-to-end tests (Playwright) of the fleet and own lanes, then the unit and integration tests
+// (Vitest) beside the e2e serial lane, then a printout of
 // each phase's wall time, each Vitest project's, and the ten slowest test files and specs, so that a
 // regression shows the day it lands. A printout, not a timer: a loaded machine never fails the run.
 // Every phase runs even when an earlier test phase failed (one CI run tells everything that is
 // broken); a failed type check or build stops the run, since the tests would test something else.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { productionBuildProblem } from "@/server/core/build";
 import { VITEST_TIMINGS_FILE, type FileTiming } from "@/server/testing/timing-reporter";
 import { E2E_REPORT_FILE } from "../playwright.config";
 
+/** The serial lane's own run (beside the unit tests): its report and its output folder. */
+const E2E_SERIAL_REPORT_FILE = path.join(".test-reports", "e2e-serial.json");
+const E2E_SERIAL_OUTPUT_DIR = path.join("test-results", "serial-lane");
+
+const suiteStarted = Date.now();
 const root = fileURLToPath(new URL("..", import.meta.url));
 const REPORT_DIR = path.join(root, ".test-reports");
 const SUMMARY_FILE = path.join(REPORT_DIR, "summary.json");
@@ -23,11 +29,24 @@ interface Phase {
   note?: string;
 }
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+/**
+ * Runs a command to its end. With `logFile`, its output goes there and is
+ * printed whole when it ends, so that two commands running at once do not
+ * interleave their lines.
+ */
+function run(command: string, args: string[], env: Record<string, string> = {}, logFile?: string): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
-    child.on("error", () => resolve(127));
-    child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    const log = logFile ? openSync(logFile, "w") : undefined;
+    const child = spawn(command, args, { cwd: root, stdio: log === undefined ? "inherit" : ["ignore", log, log], env: { ...process.env, ...env } });
+    const done = (exit: number) => {
+      if (log !== undefined) {
+        closeSync(log);
+        process.stdout.write(readFileSync(logFile!, "utf8"));
+      }
+      resolve(exit);
+    };
+    child.on("error", () => done(127));
+    child.on("close", (code, signal) => done(code ?? (signal ? 128 : 1)));
   });
 }
 
@@ -48,11 +67,15 @@ interface SpecTiming {
   status: string;
 }
 
-/** Every test of Playwright's JSON report, with its duration (retries added). */
+/** Every test of Playwright's JSON reports (the lanes' run and the serial lane's), with its duration (retries added). */
 function readSpecTimings(): SpecTiming[] {
-  if (!existsSync(E2E_REPORT_FILE)) return [];
+  return [E2E_REPORT_FILE, E2E_SERIAL_REPORT_FILE].flatMap(readReport);
+}
+
+function readReport(file: string): SpecTiming[] {
+  if (!existsSync(file)) return [];
   interface Suite { title: string; file?: string; specs?: { title: string; file: string; tests: { status: string; results: { duration: number }[] }[] }[]; suites?: Suite[] }
-  const report = JSON.parse(readFileSync(E2E_REPORT_FILE, "utf8")) as { suites: Suite[] };
+  const report = JSON.parse(readFileSync(file, "utf8")) as { suites: Suite[] };
   const found: SpecTiming[] = [];
   const visit = (suite: Suite) => {
     for (const spec of suite.specs ?? []) {
@@ -70,10 +93,10 @@ const pad = (text: string, width: number) => text.padEnd(width);
 const secs = (seconds: number) => `${seconds.toFixed(1)} s`.padStart(9);
 
 function printSummary(phases: Phase[]): void {
-  const lines: string[] = ["", "── test suite timings ──", "phase                      wall      exit"];
-  for (const entry of phases) lines.push(`${pad(entry.name, 22)}${secs(entry.seconds)}   ${String(entry.exit).padStart(4)}${entry.note ? `   ${entry.note}` : ""}`);
-  const total = phases.reduce((sum, entry) => sum + entry.seconds, 0);
-  lines.push(`${pad("total", 22)}${secs(total)}`);
+  const lines: string[] = ["", "── test suite timings ──", "phase                          wall      exit"];
+  for (const entry of phases) lines.push(`${pad(entry.name, 26)}${secs(entry.seconds)}   ${String(entry.exit).padStart(4)}${entry.note ? `   ${entry.note}` : ""}`);
+  // Wall time, not the phases summed: some run side by side.
+  lines.push(`${pad("total", 26)}${secs((Date.now() - suiteStarted) / 1000)}`);
 
   const files: FileTiming[] = existsSync(VITEST_TIMINGS_FILE) ? (JSON.parse(readFileSync(VITEST_TIMINGS_FILE, "utf8")) as FileTiming[]) : [];
   const projects = new Map<string, FileTiming[]>();
@@ -105,7 +128,7 @@ function printSummary(phases: Phase[]): void {
 }
 
 mkdirSync(REPORT_DIR, { recursive: true });
-for (const file of [VITEST_TIMINGS_FILE, E2E_REPORT_FILE]) rmSync(file, { force: true });
+for (const file of [VITEST_TIMINGS_FILE, E2E_REPORT_FILE, E2E_SERIAL_REPORT_FILE]) rmSync(file, { force: true });
 const phases: Phase[] = [];
 let failed = false;
 const stop = () => {
@@ -113,15 +136,36 @@ const stop = () => {
   process.exit(1);
 };
 
-if ((await phase(phases, "typecheck", async () => ({ exit: await run(bin("tsc"), ["--noEmit"]) }))) !== 0) stop();
-// Once, before the tests: the e2e server and the few unit tests that start the real server use it.
-const buildExit = await phase(phases, "build", async () => {
-  const problem = productionBuildProblem(root);
-  if (!problem) return { exit: 0, note: "up to date" };
-  return { exit: await run("npm", ["run", "build"]) };
-});
-if (buildExit !== 0) stop();
-if ((await phase(phases, "unit (vitest)", async () => ({ exit: await run(bin("vitest"), ["run"]) }))) !== 0) failed = true;
-if ((await phase(phases, "e2e (playwright)", async () => ({ exit: await run(bin("playwright"), ["test"]) }))) !== 0) failed = true;
+// The type check and the production build side by side: each leaves a core
+// idle most of its time (tsc is one thread; next build waits on its workers),
+// and neither reads what the other writes. The build is done once, before the
+// tests: the e2e server and the few unit tests that start the real server use it.
+const [typecheckExit, buildExit] = await Promise.all([
+  phase(phases, "typecheck", async () => ({ exit: await run(bin("tsc"), ["--noEmit", "-p", "tsconfig.typecheck.json"]) })),
+  phase(phases, "build", async () => {
+    const problem = productionBuildProblem(root);
+    if (!problem) return { exit: 0, note: "up to date" };
+    return { exit: await run("npm", ["run", "build"]) };
+  }),
+]);
+if (typecheckExit !== 0 || buildExit !== 0) stop();
+// The e2e lanes that share the fleet ("fleet" and "own", side by side), then
+// the unit tests beside the serial lane: the serial lane changes what every
+// spec lives under, so it runs once the others are done, and it waits on the
+// idle rule's passes more than it computes, so it costs the unit tests little.
+if ((await phase(phases, "e2e (fleet, own lanes)", async () => ({ exit: await run(bin("playwright"), ["test", "--project", "fleet", "--project", "own"]) }))) !== 0) failed = true;
+const [unitExit, serialExit] = await Promise.all([
+  phase(phases, "unit (vitest)", async () => ({ exit: await run(bin("vitest"), ["run"]) })),
+  phase(phases, "e2e (serial lane)", async () => ({
+    exit: await run(
+      bin("playwright"),
+      ["test", "--project", "serial", "--no-deps"],
+      { E2E_REPORT_FILE: E2E_SERIAL_REPORT_FILE, E2E_OUTPUT_DIR: E2E_SERIAL_OUTPUT_DIR },
+      path.join(REPORT_DIR, "e2e-serial.log"),
+    ),
+    note: "beside the unit tests; its output is printed when it ends",
+  })),
+]);
+if (unitExit !== 0 || serialExit !== 0) failed = true;
 printSummary(phases);
 process.exit(failed ? 1 : 0);
