@@ -11,8 +11,21 @@ import type Database from "better-sqlite3";
  */
 const SYNC_BUSY_TIMEOUT_MS = 20;
 
-/** How long a statement (or a transaction's start) keeps trying for the write lock before the caller gets "database busy". */
+/** How long a statement keeps trying for the write lock before the caller gets "database busy". */
 export const BUSY_DEADLINE_MS = 5_000;
+
+/**
+ * How long a transaction's `BEGIN IMMEDIATE` keeps trying: a little less
+ * than the booking transaction lets a transaction wait to start (its
+ * `maxWait` of 15 s, server/core/booking-transaction.ts), so that its caller
+ * still gets "database busy" rather than Prisma's own time-out. (A
+ * transaction with Prisma's default `maxWait`, 2 s, ends its wait sooner
+ * whatever this says.) A burst of bookings from several
+ * processes queues at this point, and on a loaded machine the last of 24
+ * racers across 4 processes waited past 5 s and was answered "database
+ * busy" instead of seeing the winner's booking.
+ */
+export const TRANSACTION_START_DEADLINE_MS = 12_000;
 
 const RETRY_PAUSE_MS = [10, 25, 50, 100, 200] as const;
 
@@ -51,11 +64,11 @@ class ConnectionLock {
 /**
  * Runs `attempt` under the lock, again and again while SQLite answers BUSY
  * (another process holds the write lock), releasing the lock and the event
- * loop between attempts; after `BUSY_DEADLINE_MS` the last BUSY error goes
+ * loop between attempts; after `deadlineMs` the last BUSY error goes
  * to the caller (Prisma's P1008, answered 503 `database_busy`).
  */
-async function withBusyRetry<T>(lock: ConnectionLock, attempt: (release: () => void) => Promise<T>, keepLock = false): Promise<T> {
-  const deadline = Date.now() + BUSY_DEADLINE_MS;
+async function withBusyRetry<T>(lock: ConnectionLock, attempt: (release: () => void) => Promise<T>, keepLock = false, deadlineMs = BUSY_DEADLINE_MS): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
   for (let round = 0; ; round += 1) {
     const release = await lock.acquire();
     try {
@@ -180,6 +193,7 @@ export class SqliteAdapterFactory implements SqlDriverAdapterFactory {
             return new SqliteTransaction(inner, client, release);
           },
           true,
+          TRANSACTION_START_DEADLINE_MS,
         );
       },
       getConnectionInfo: inner.getConnectionInfo?.bind(inner),

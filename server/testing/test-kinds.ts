@@ -13,7 +13,7 @@ export const SLOW_SIGNS: readonly { reason: string; pattern: RegExp }[] = [
   { reason: "a database", pattern: /useTestDatabase\(|migrateDatabase\(/ },
   {
     reason: "a server, socket or Redis",
-    pattern: /from "node:(http|https|net)"|from "socket\.io"|@\/server\/testing\/(live-clients|agent-server|redis|slapd|oidc-provider)"|startLiveServer\(/,
+    pattern: /from "node:(http|https|net)"|from "socket\.io"|@\/server\/testing\/(live-clients|agent-server|redis|slapd|oidc-provider|real-server)"|startLiveServer\(/,
   },
   { reason: "a child process", pattern: /from "node:child_process"|fakeNvidiaSmiPath|createNvidiaSmiSource\(/ },
   { reason: "a real-time wait", pattern: /setTimeout\(\s*resolve|vi\.waitFor\(|\buntil\(/ },
