@@ -1,8 +1,6 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createDisplayToken, startDisplayServer, type DisplayServer } from "./display-server";
+import { addPerson, createDisplayToken, startDisplayServer, type DisplayServer } from "./display-server";
+import { signedInPageOn } from "./helpers";
 
 /**
  * The fleet overview at scale: the wall's `?layout=overview` holds every
@@ -12,7 +10,6 @@ import { createDisplayToken, startDisplayServer, type DisplayServer } from "./di
  * keeps its GPU column in view when it scrolls sideways.
  */
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const screens = "test-results/screens";
 const SCREENS = [
   { width: 1920, height: 1080 },
@@ -141,27 +138,14 @@ test.describe("1,000 GPUs", () => {
     test.setTimeout(480_000);
     server = await startDisplayServer({ gpus: 1000 });
     token = createDisplayToken(server.dataDir, "wall-overview-1000");
-    const env: NodeJS.ProcessEnv = { ...process.env, GPUDESK_DATA_DIR: server.dataDir };
-    delete env.DATABASE_URL;
-    const added = spawnSync(process.execPath, [path.join(root, "bin", "gpudesk.js"), "user", "add", person.username, "--password-stdin"], {
-      cwd: root,
-      env,
-      input: person.password,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    if (added.status !== 0) throw new Error(`gpudesk user add failed: ${added.stderr}`);
+    addPerson(server.dataDir, person);
   });
   test.afterAll(async () => {
     await server?.dispose();
   });
 
-  async function signedInPage(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
-    const context = await browser.newContext({ viewport, baseURL: server.url });
-    const page = await context.newPage();
-    const response = await page.request.post("/api/auth/sign-in/username", { data: person, headers: { origin: server.url } });
-    expect(response.ok(), await response.text()).toBe(true);
-    return page;
+  function signedInPage(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
+    return signedInPageOn(browser, server.url, person, viewport);
   }
 
   for (const screen of SCREENS.slice(0, 2)) {

@@ -155,3 +155,17 @@ export function createDisplayToken(dataDir: string, name = `wall-${Date.now().to
   }
   return token;
 }
+
+/** Adds a member to that server's database with the CLI (`gpudesk user add`), for a spec that signs in there. */
+export function addPerson(dataDir: string, person: { username: string; password: string }): void {
+  const env: NodeJS.ProcessEnv = { ...process.env, GPUDESK_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  const added = spawnSync(process.execPath, [cli, "user", "add", person.username, "--password-stdin"], {
+    cwd: root,
+    env,
+    input: person.password,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (added.status !== 0) throw new Error(`gpudesk user add failed: ${added.stderr}`);
+}

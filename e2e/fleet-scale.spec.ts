@@ -1,8 +1,6 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createDisplayToken, startDisplayServer, type DisplayServer } from "./display-server";
+import { addPerson, createDisplayToken, startDisplayServer, type DisplayServer } from "./display-server";
+import { signedInPageOn } from "./helpers";
 
 /**
  * Finding and comparing GPUs in a fleet of 160 (GPUDESK_SIM_GPUS=160, a
@@ -13,7 +11,6 @@ import { createDisplayToken, startDisplayServer, type DisplayServer } from "./di
  */
 
 const GPUS = 160;
-const root = fileURLToPath(new URL("..", import.meta.url));
 const screens = "test-results/screens";
 
 test.describe.configure({ mode: "serial" });
@@ -23,28 +20,15 @@ const person = { username: `scale${Date.now().toString(36)}`, password: "pw-scal
 test.beforeAll(async () => {
   test.setTimeout(360_000);
   server = await startDisplayServer({ gpus: GPUS });
-  const env: NodeJS.ProcessEnv = { ...process.env, GPUDESK_DATA_DIR: server.dataDir };
-  delete env.DATABASE_URL;
-  const added = spawnSync(process.execPath, [path.join(root, "bin", "gpudesk.js"), "user", "add", person.username, "--password-stdin"], {
-    cwd: root,
-    env,
-    input: person.password,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (added.status !== 0) throw new Error(`gpudesk user add failed: ${added.stderr}`);
+  addPerson(server.dataDir, person);
 });
 
 test.afterAll(async () => {
   await server?.dispose();
 });
 
-async function signedInPage(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
-  const context = await browser.newContext({ viewport, baseURL: server.url });
-  const page = await context.newPage();
-  const response = await page.request.post("/api/auth/sign-in/username", { data: person, headers: { origin: server.url } });
-  expect(response.ok(), await response.text()).toBe(true);
-  return page;
+function signedInPage(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
+  return signedInPageOn(browser, server.url, person, viewport);
 }
 
 /** The host names whose sections the page shows. */

@@ -100,6 +100,23 @@ let counter = 0;
 /** Two workers run specs side by side: names carry the worker's index, so that the same millisecond never makes the same name twice. */
 const WORKER = process.env.TEST_PARALLEL_INDEX ?? "0";
 
+/**
+ * A host of the spec's own: registered, with an agent that replays one idle
+ * H200 every 500 ms. The agent goes into `children`, which the spec kills
+ * when it ends.
+ */
+export async function idleH200Host(prefix: string, children: ChildProcess[]): Promise<string> {
+  const hostName = uniqueHostName(prefix);
+  const hostToken = await addHost(hostName);
+  children.push(
+    startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName, "--interval", "500ms"], {
+      GPUDESK_AGENT_TOKEN: hostToken,
+      FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
+    }),
+  );
+  return hostName;
+}
+
 export function uniqueHostName(prefix: string): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${WORKER}-${counter}`;
@@ -280,4 +297,18 @@ export async function backdateBooking(reservationId: string, minutes: number, op
   process.env.GPUDESK_DATA_DIR = E2E_DATA_DIR;
   const stored = await import("@/server/idle-release/backdate-idle");
   return stored.backdateBooking(reservationId, minutes, new Date(), options);
+}
+
+/** A new browser context on a server of the spec's own (e2e/display-server.ts), signed in there as `person`. */
+export async function signedInPageOn(
+  browser: import("@playwright/test").Browser,
+  serverUrl: string,
+  person: { username: string; password: string },
+  viewport: { width: number; height: number },
+): Promise<import("@playwright/test").Page> {
+  const context = await browser.newContext({ viewport, baseURL: serverUrl });
+  const page = await context.newPage();
+  const response = await page.request.post("/api/auth/sign-in/username", { data: person, headers: { origin: serverUrl } });
+  if (!response.ok()) throw new Error(`signing in as ${person.username} on ${serverUrl} failed: ${response.status()} ${await response.text()}`);
+  return page;
 }

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import type { WaitlistView } from "@/lib/domain/waitlist-schema";
-import { addHost, createUser, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
+import { createUser, idleH200Host, releaseEverything, signIn, tokenFor } from "./helpers";
 import type { ChildProcess } from "node:child_process";
 
 /**
@@ -22,18 +22,7 @@ test.afterEach(async ({ request }) => {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** A host with an agent that replays one idle H200. */
-async function ownHost(prefix: string): Promise<string> {
-  const hostName = uniqueHostName(prefix);
-  const hostToken = await addHost(hostName);
-  children.push(
-    startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName, "--interval", "500ms"], {
-      GPUDESK_AGENT_TOKEN: hostToken,
-      FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
-    }),
-  );
-  return hostName;
-}
+const ownHost = (prefix: string) => idleH200Host(prefix, children);
 
 test("a request across nodes waits on /queue as one request, names the node that holds it, and is granted whole after a release", async ({ browser, request }) => {
   const [bookedBy, waiter] = [await createUser("mnqbooker"), await createUser("mnqwaiter")];

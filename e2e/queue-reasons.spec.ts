@@ -5,7 +5,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import type { WaitlistView } from "@/lib/domain/waitlist-schema";
 import { simulatedAgentHost } from "@/host/agent/simulated-agent-host";
 import { simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
-import { addHost, admin, createUser, personForMoment, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";
+import { addHost, admin, createUser, personForMoment, E2E_ORIGIN, idleH200Host, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName, type TestUser } from "./helpers";
 
 /**
  * Why a request waits, told the same way on /queue, in the API and by
@@ -39,18 +39,7 @@ async function tokenOf(user: TestUser): Promise<string> {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** A host of this spec's own: registered, with an agent that replays one idle H200. */
-async function ownHost(prefix: string): Promise<string> {
-  const hostName = uniqueHostName(prefix);
-  const hostToken = await addHost(hostName);
-  children.push(
-    startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", hostName, "--interval", "500ms"], {
-      GPUDESK_AGENT_TOKEN: hostToken,
-      FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
-    }),
-  );
-  return hostName;
-}
+const ownHost = (prefix: string) => idleH200Host(prefix, children);
 
 /** `gpudesk reserve … --wait` as a member runs it; its output as it comes and its exit. */
 function reserveAndWait(token: string, args: string[]) {
