@@ -1,6 +1,5 @@
 "use client";
 
-import Link from "next/link";
 import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
 import { nodeOfLabel } from "@/lib/domain/multi-node";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
@@ -8,7 +7,7 @@ import { Field, inputClass } from "@/components/forms/field";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import type { ReserveField, ReserveValues } from "@/components/reservations/reserve-request";
 import { When } from "@/components/reservations/when";
-import { buttonClass } from "@/components/ui/button-styles";
+import { BookedActions } from "@/components/reservations/booked-actions";
 
 const card = "rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900";
 
@@ -91,14 +90,7 @@ export function BookedAcross({ booking, nowMs, onAgain }: { booking: MultiNodeBo
         ))}
       </div>
       <NodeLaunches parts={booking.parts} />
-      <div className="flex flex-wrap gap-2">
-        <Link href="/reservations" className={buttonClass("primary")}>
-          My reservations
-        </Link>
-        <button type="button" onClick={onAgain} className={buttonClass("secondary")}>
-          Book more
-        </button>
-      </div>
+      <BookedActions onAgain={onAgain} />
     </section>
   );
 }

@@ -1,12 +1,11 @@
 "use client";
 
-import Link from "next/link";
 import { useId } from "react";
 import { MAX_WEEKS, type SeriesDay, WEEKDAY_NAMES } from "@/lib/domain/recurrence";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { controlClass } from "@/components/forms/field";
 import { When } from "@/components/reservations/when";
-import { buttonClass } from "@/components/ui/button-styles";
+import { BookedActions } from "@/components/reservations/booked-actions";
 
 export interface Repeat {
   on: boolean;
@@ -112,14 +111,7 @@ export function SeriesResult({ created, refused, nowMs, onAgain }: SeriesResultP
           </li>
         ))}
       </ul>
-      <div className="flex flex-wrap gap-2">
-        <Link href="/reservations" className={buttonClass("primary")}>
-          My reservations
-        </Link>
-        <button type="button" onClick={onAgain} className={buttonClass("secondary")}>
-          Book more
-        </button>
-      </div>
+      <BookedActions onAgain={onAgain} />
     </section>
   );
 }

@@ -29,6 +29,7 @@ import { NO_REPEAT, RepeatFields, SeriesResult, type Repeat } from "@/components
 import { When } from "@/components/reservations/when";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
+import { BookedActions } from "@/components/reservations/booked-actions";
 
 type Errors = Partial<Record<ReserveField, string>>;
 type Conflict = NonNullable<ReturnType<typeof conflictOf>> & { requestedStartMs: number };
@@ -452,14 +453,7 @@ function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView;
         )}
       </div>
       <LaunchSettingsPanel launch={reservation.launch} />
-      <div className="flex flex-wrap gap-2">
-        <Link href="/reservations" className={buttonClass("primary")}>
-          My reservations
-        </Link>
-        <button type="button" onClick={onAgain} className={buttonClass("secondary")}>
-          Book more
-        </button>
-      </div>
+      <BookedActions onAgain={onAgain} />
     </section>
   );
 }
