@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { HydrationMark } from "@/components/hydration-mark";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -22,6 +23,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
       </head>
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
         {children}
+        <HydrationMark />
       </body>
     </html>
   );

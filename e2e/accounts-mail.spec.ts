@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { E2E_MAIL_DIR } from "../playwright.config";
-import { addHost, E2E_ORIGIN, admin, createUser, fakeNvidiaSmi, gpudesk, ownH200Fixture, releaseEverything, signIn, startAgent, uniqueHostName } from "./helpers";
+import { addHost, E2E_ORIGIN, admin, createUser, fakeNvidiaSmi, gpudesk, hydrated, ownH200Fixture, releaseEverything, signIn, startAgent, uniqueHostName } from "./helpers";
 
 /**
  * Accounts a lab can run: a person changes their password, an admin resets
@@ -39,6 +39,7 @@ test("a person changes their password: the new one signs in, their other session
 
   await signIn(page, person);
   await page.goto("/settings/account");
+  await hydrated(page);
   const form = page.getByRole("form", { name: "Change my password" });
   await form.getByLabel("Current password").fill("not-my-password");
   await form.getByLabel("New password", { exact: true }).fill("a-better-password-1");
@@ -79,6 +80,7 @@ test("an admin resets a password: the person signs in with it and must choose th
   await theirPage.goto("/reserve");
   await expect(theirPage).toHaveURL(/\/settings\/account\?required=1$/);
   await expect(theirPage.getByText("An admin set a temporary password for you.")).toBeVisible();
+  await hydrated(theirPage);
   const form = theirPage.getByRole("form", { name: "Change my password" });
   await form.getByLabel("Current password").fill(temporary);
   await form.getByLabel("New password", { exact: true }).fill("my-own-password-22");
@@ -103,6 +105,7 @@ test("'your booking ends soon' arrives by mail at the SMTP server", async ({ pag
   const address = `${person.username}@lab.e2e.test`;
   await signIn(page, person);
   await page.goto("/settings/notifications");
+  await hydrated(page);
   await page.getByLabel("Mail address").fill(address);
   await expect(page.getByLabel("My booking ends in 15 minutes: by mail")).toBeChecked();
   await page.getByLabel("My booking starts in 15 minutes: by mail").check();

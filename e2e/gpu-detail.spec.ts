@@ -6,6 +6,8 @@ test.beforeEach(async ({ page }) => {
 });
 
 test("the GPU detail page draws its charts and lists the processes", async ({ page }) => {
+  // Eight charts and a full-page screenshot: over a minute on a machine at load 20 (the deadline bounds a hung test only).
+  test.setTimeout(120_000);
   await page.goto("/");
   const card = page.getByRole("article", { name: "GPU 0 on sim-h100-a" });
   await card.getByRole("link").first().click();

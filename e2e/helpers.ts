@@ -312,3 +312,8 @@ export async function signedInPageOn(
   if (!response.ok()) throw new Error(`signing in as ${person.username} on ${serverUrl} failed: ${response.status()} ${await response.text()}`);
   return page;
 }
+
+/** Waits until the page's scripts run (components/hydration-mark.tsx): what is typed or clicked before that is lost. */
+export async function hydrated(page: import("@playwright/test").Page): Promise<void> {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
