@@ -68,7 +68,7 @@ test("a member books a 1g.10gb slice of a partitioned H100 in the form; fleet an
 });
 
 test("a partitioned H100's slices on the schedule and the GPU pages; a slice the layout drops flags its booker's booking for tomorrow", async ({ page, baseURL }) => {
-  test.setTimeout(420_000);
+  test.setTimeout(240_000);
   const hostName = uniqueHostName("e2e-h100-gone");
   const hostToken = await addHost(hostName);
   const fixture = ownH100MigFixture();
@@ -132,7 +132,8 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
           const views = ((await response.json()) as { reservations?: { id: string; sliceGone?: boolean }[] }).reservations ?? [];
           return views.find((view) => view.id === reservationId)?.sliceGone ?? false;
         },
-        { timeout: 300_000, intervals: [5_000] },
+        // Seconds: the agent reads the layout every 5 s and the changed inventory is stored at once.
+        { timeout: 60_000, intervals: [1_000] },
       )
       .toBe(true);
     await page.goto("/reservations");

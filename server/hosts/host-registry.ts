@@ -179,12 +179,20 @@ const IDS_PER_STATEMENT = 500;
  * statements a minute, a fifth of the server's CPU). For reports whose
  * inventory is already stored; GPUs are named, so a GPU the host no longer
  * reports keeps its last-seen time (the alerts' expected inventory ages it out).
+ *
+ * A time only moves forward: a batch of an older reading that lands after a
+ * newer inventory write leaves that write's times. Every unit a reading names
+ * gets the one time in one transaction, so a MIG slice still in its GPU's
+ * layout is never older than its GPU, and one the layout dropped is older
+ * from the first write without it (`currentUnits`, server/reservations/host-units.ts).
  */
 export async function recordHostsSeen(hostIds: string[], gpuUuids: string[], seenAt: Date): Promise<void> {
   if (hostIds.length === 0) return;
   await db().$transaction([
-    ...chunks(hostIds, IDS_PER_STATEMENT).map((ids) => db().host.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: seenAt } })),
-    ...chunks(gpuUuids, IDS_PER_STATEMENT).map((uuids) => db().gpu.updateMany({ where: { uuid: { in: uuids } }, data: { lastSeenAt: seenAt } })),
+    ...chunks(hostIds, IDS_PER_STATEMENT).map((ids) =>
+      db().host.updateMany({ where: { id: { in: ids }, OR: [{ lastSeenAt: null }, { lastSeenAt: { lt: seenAt } }] }, data: { lastSeenAt: seenAt } }),
+    ),
+    ...chunks(gpuUuids, IDS_PER_STATEMENT).map((uuids) => db().gpu.updateMany({ where: { uuid: { in: uuids }, lastSeenAt: { lt: seenAt } }, data: { lastSeenAt: seenAt } })),
   ]);
 }
 

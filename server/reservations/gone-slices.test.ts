@@ -6,6 +6,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
 let listReservations: typeof import("@/server/reservations/list-reservations").listReservations;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
+let recordHostsSeen: typeof import("@/server/hosts/host-registry").recordHostsSeen;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let tellBookersOfLostUnit: typeof import("@/server/notifications/booking-notices").tellBookersOfLostUnit;
 let tellBookersOfGoneUnits: typeof import("@/server/notifications/booking-notices").tellBookersOfGoneUnits;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   await useTestDatabase();
   ({ createReservation } = await import("@/server/reservations/create-reservation"));
   ({ listReservations } = await import("@/server/reservations/list-reservations"));
-  ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
+  ({ recordHostInventory, recordHostsSeen, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ tellBookersOfLostUnit, tellBookersOfGoneUnits } = await import("@/server/notifications/booking-notices"));
   ({ onPersonNotice } = await import("@/server/notifications/notify-person"));
   ({ db } = await import("@/server/core/db"));
@@ -99,5 +100,34 @@ describe("a booking of a slice that disappeared", () => {
     await host.report([0, 1, 2, 3], at(10));
     const back = await listReservations(bob, { all: false, state: "current", limit: 10 }, at(11));
     expect(back.find((view) => view.id === later.id)?.sliceGone).toBeUndefined();
+  });
+
+  it("is flagged seconds after the layout changed, and a late write of an older reading's times does not hide it", async () => {
+    const host = await migHost();
+    const bob = await fx.createTestUser();
+    const later = await createReservation(bob, { host: host.name, slices: ["0:2"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "tomorrow" }, { now: NOW });
+    const seconds = (n: number) => new Date(NOW.getTime() + n * 1000);
+    const everyUnit = [host.parent, ...host.slices].map((gpu) => gpu.uuid);
+    // The last-seen batch of a reading with every slice, then the reading without 0:2, five seconds on.
+    await recordHostsSeen([host.id], everyUnit, seconds(30));
+    await host.report([0, 1, 3], seconds(35));
+    const flagged = async () => (await listReservations(bob, { all: false, state: "current", limit: 10 }, seconds(36))).find((view) => view.id === later.id)?.sliceGone;
+    expect(await flagged()).toBe(true);
+    // A batch of the older reading (it still named 0:2) lands after the new inventory: the times stay the new ones.
+    await recordHostsSeen([host.id], everyUnit, seconds(32));
+    expect(await flagged()).toBe(true);
+    const rows = await db().gpu.findMany({ where: { uuid: { in: everyUnit } }, select: { uuid: true, lastSeenAt: true } });
+    expect(Object.fromEntries(rows.map((row) => [row.uuid, row.lastSeenAt.toISOString()]))).toEqual({
+      [host.parent.uuid]: seconds(35).toISOString(),
+      [host.slices[0]!.uuid]: seconds(35).toISOString(),
+      [host.slices[1]!.uuid]: seconds(35).toISOString(),
+      [host.slices[2]!.uuid]: seconds(32).toISOString(),
+      [host.slices[3]!.uuid]: seconds(35).toISOString(),
+    });
+    // The other slices are units still, and the next batches move them with their GPU.
+    await recordHostsSeen([host.id], [host.parent.uuid, host.slices[0]!.uuid, host.slices[1]!.uuid, host.slices[3]!.uuid], seconds(95));
+    expect(await flagged()).toBe(true);
+    const other = await createReservation(bob, { host: host.name, slices: ["0:3"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "a slice still there" }, { now: seconds(96) });
+    expect(other.gpus).toMatchObject([{ mig: { deviceIndex: 3 } }]);
   });
 });

@@ -40,15 +40,16 @@ export interface HostUnit {
   partitioned: boolean;
 }
 
-/** Last-seen times move once a minute in one statement per host: a slice last seen over two minutes before its GPU was destroyed. */
-const SLICE_SEEN_SLACK_MS = 120_000;
 
 /**
  * The units a host has now, from its Gpu rows, in index then MIG device
  * order: a GPU replaced in a host leaves its old row behind under the same
  * index (the one seen last is the GPU), and a MIG layout that changed
  * leaves its destroyed slices behind (a slice is a unit while its GPU is
- * partitioned and it was seen with it). Rows must come ordered by index,
+ * partitioned and it was seen with it: its last-seen time is its GPU's,
+ * since every write of last-seen times gives a reading's units one time,
+ * and a slice the layout dropped is older from the first write without it,
+ * seconds after the change). Rows must come ordered by index,
  * MIG device index and last sighting, newest first.
  */
 export function currentUnits(rows: UnitRow[]): HostUnit[] {
@@ -59,7 +60,7 @@ export function currentUnits(rows: UnitRow[]): HostUnit[] {
     const partitioned = isPartitioned({ index: gpu.index, migMode: gpu.migMode });
     units.push({ id: gpu.id, uuid: gpu.uuid, index: gpu.index, name: gpu.name, memoryTotalMiB: gpu.memoryTotalMiB, mig: null, parentUuid: null, partitioned });
     if (!partitioned) continue;
-    const slices = rows.filter((row) => row.parentUuid === gpu.uuid && row.lastSeenAt.getTime() >= gpu.lastSeenAt.getTime() - SLICE_SEEN_SLACK_MS);
+    const slices = rows.filter((row) => row.parentUuid === gpu.uuid && row.lastSeenAt.getTime() >= gpu.lastSeenAt.getTime());
     for (const [position, slice] of slices.entries()) {
       if (position > 0 && slices[position - 1]!.migDeviceIndex === slice.migDeviceIndex) continue;
       units.push({
