@@ -46,6 +46,7 @@ const OWN_LANE = [
   "booking-proof.spec.ts",
   "display-fleet.spec.ts",
   "display-free-now.spec.ts",
+  "display-overview.spec.ts",
   "display-stale.spec.ts",
   "fleet-scale.spec.ts",
   "mig-slices.spec.ts",
