@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
+import { expect, test } from "./fleet-160";
 import { addPerson, createDisplayToken, startDisplayServer, type DisplayServer } from "./display-server";
 import { signedInPageOn } from "./helpers";
 
@@ -93,13 +94,9 @@ test.describe("the wall's overview layout with 160 GPUs", () => {
   let server: DisplayServer;
   let token: string;
 
-  test.beforeAll(async () => {
-    test.setTimeout(360_000);
-    server = await startDisplayServer({ gpus: 160 });
-    token = createDisplayToken(server.dataDir, "wall-overview-160");
-  });
-  test.afterAll(async () => {
-    await server?.dispose();
+  test.beforeAll(async ({ fleet160 }) => {
+    server = fleet160;
+    token = createDisplayToken(server.dataDir, `wall-overview-160-${Date.now().toString(36)}`);
   });
 
   for (const screen of SCREENS) {

@@ -1,10 +1,11 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { addPerson, createDisplayToken, startDisplayServer, type DisplayServer } from "./display-server";
+import type { Browser, Page } from "@playwright/test";
+import { addPerson, createDisplayToken, type DisplayServer } from "./display-server";
+import { expect, test } from "./fleet-160";
 import { signedInPageOn } from "./helpers";
 
 /**
  * Finding and comparing GPUs in a fleet of 160 (GPUDESK_SIM_GPUS=160, a
- * server of this spec's own): the filter bar narrows the fleet and the URL
+ * server of its own that the overview spec reads too, e2e/fleet-160.ts): the filter bar narrows the fleet and the URL
  * keeps it across a reload, the dense view is chosen and remembered, a
  * phone gets the dense view within its screen, and a 4K wall shows all 160
  * on one page.
@@ -17,14 +18,9 @@ test.describe.configure({ mode: "serial" });
 let server: DisplayServer;
 const person = { username: `scale${Date.now().toString(36)}`, password: "pw-scale-long-enough" };
 
-test.beforeAll(async () => {
-  test.setTimeout(360_000);
-  server = await startDisplayServer({ gpus: GPUS });
+test.beforeAll(async ({ fleet160 }) => {
+  server = fleet160;
   addPerson(server.dataDir, person);
-});
-
-test.afterAll(async () => {
-  await server?.dispose();
 });
 
 function signedInPage(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
