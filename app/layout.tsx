@@ -1,5 +1,5 @@
 import type { Metadata, Viewport } from "next";
-import { HydrationMark } from "@/components/hydration-mark";
+import { HydrationGate } from "@/components/hydration-gate";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -22,8 +22,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
         <script dangerouslySetInnerHTML={{ __html: themeScript }} />
       </head>
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
-        {children}
-        <HydrationMark />
+        <HydrationGate>{children}</HydrationGate>
       </body>
     </html>
   );

@@ -313,7 +313,7 @@ export async function signedInPageOn(
   return page;
 }
 
-/** Waits until the page's scripts run (components/hydration-mark.tsx): what is typed or clicked before that is lost. */
+/** Waits until the page's scripts run (components/hydration-gate.tsx): what is typed or clicked before that is lost. */
 export async function hydrated(page: import("@playwright/test").Page): Promise<void> {
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }
