@@ -29,8 +29,11 @@ export { NvidiaSmiError } from "@/host/collector/nvidia-smi/run-nvidia-smi";
 export type NvidiaSmiMode = "long-lived" | "spawn";
 
 /**
- * How long after the first line of a tick the source says "new reading":
- * nvidia-smi prints a tick's GPU lines together, within a few milliseconds.
+ * How long after the first line of a tick the source says "new reading"
+ * at the latest: nvidia-smi prints a tick's GPU lines together, within a
+ * few milliseconds. Once as many lines as the last tick had have come it
+ * says so at once; the wait is for the first tick and a host whose GPU
+ * count just changed.
  */
 export const TICK_SETTLE_MS = 15;
 
