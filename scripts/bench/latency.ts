@@ -43,6 +43,8 @@ export interface LatencySettingResult {
   seenOnWire: number;
   painted: number | null;
   stages: StageSummary[];
+  /** Each change's stamps, relative to its change (ms): where one stage's tail comes from. */
+  traces: Record<string, number | null>[];
   loadAverage: { before: number[]; after: number[] };
 }
 
@@ -268,6 +270,9 @@ async function runSetting(gpus: number, options: LatencyOptions, browser: Browse
       seenOnWire: traces.filter((trace) => trace.decodedAt !== null).length,
       painted: page ? traces.filter((trace) => trace.paintedAt !== null).length : null,
       stages: summarizeStages(traces),
+      traces: traces.map(({ changeAt, ...stamps }) =>
+        Object.fromEntries(Object.entries(stamps).map(([name, at]) => [name.replace(/At$/, ""), at === null ? null : at - changeAt])),
+      ),
       loadAverage: { before: loadBefore, after: loadAfter },
     };
   } finally {
