@@ -37,10 +37,19 @@
 //                         (deterministic from the time), so a live view moves;
 //                         a GPU recorded idle (memory.used 0 MiB) stays idle,
 //                         as memory held with no process is someone's job
+//   FAKE_NVIDIA_SMI_SET   a file of FIELD=VALUE lines (e.g. `utilization.gpu=57 %`),
+//                         read on every tick of --query-gpu: each value replaces
+//                         the recorded (and varied) one on every GPU's row, so a
+//                         benchmark changes a value at a moment of its choosing
+//                         (write it elsewhere and rename it over, so that a tick
+//                         never reads half a file); absent: nothing replaced
+//   FAKE_NVIDIA_SMI_TICK_LOG  a file to which each --query-gpu tick appends
+//                         "<epoch ms> <the replaced values as JSON>" just before
+//                         it prints: when a changed value first left the fake
 //
 // Plain JavaScript without dependencies: it must start fast and run anywhere
 // node does.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -49,6 +58,25 @@ const dir = process.env.FAKE_NVIDIA_SMI_DIR
   ? resolve(process.env.FAKE_NVIDIA_SMI_DIR)
   : join(here, "..", "host", "collector", "fixtures", "h200-driver-580");
 const vary = process.env.FAKE_NVIDIA_SMI_VARY === "1";
+const setFile = process.env.FAKE_NVIDIA_SMI_SET;
+const tickLog = process.env.FAKE_NVIDIA_SMI_TICK_LOG;
+
+/** The values FAKE_NVIDIA_SMI_SET replaces now, by canonical field name. */
+function replacedValues() {
+  const values = new Map();
+  if (!setFile) return values;
+  let text = "";
+  try {
+    text = readFileSync(setFile, "utf8");
+  } catch {
+    return values;
+  }
+  for (const line of text.split("\n")) {
+    const at = line.indexOf("=");
+    if (at > 0) values.set(canonical(GPU_ALIASES, line.slice(0, at)), line.slice(at + 1).trim());
+  }
+  return values;
+}
 
 const GPU_ALIASES = {
   gpu_name: "name",
@@ -117,8 +145,8 @@ function varied(field, value, row, index, seconds) {
   return value;
 }
 
-/** One answer to a query: the requested columns of every recorded row. */
-function render(kind, requested, { header, units }) {
+/** One answer to a query: the requested columns of every recorded row, with `replaced` values in place of theirs. */
+function render(kind, requested, { header, units }, replaced = new Map()) {
   const aliases = kind === "gpu" ? GPU_ALIASES : APP_ALIASES;
   const lines = readRecorded(kind === "gpu" ? "query-gpu__load.csv" : "query-compute-apps__load.csv").filter(
     (line) => line.trim() !== "",
@@ -158,7 +186,7 @@ function render(kind, requested, { header, units }) {
       // one tick share it and the next tick has a new one, as with nvidia-smi.
       let value = name === "timestamp" ? nowStamp(date) : row.get(name);
       if (value === undefined) value = name === "count" ? String(rows.length) : "[N/A]";
-      value = varied(name, value, row, index, seconds);
+      value = replaced.get(name) ?? varied(name, value, row, index, seconds);
       if (!units) value = value.replace(UNIT_VALUE, "$1");
       return value;
     });
@@ -200,8 +228,11 @@ process.stdout.on("error", () => process.exit(0));
 if (opts.query) {
   const kind = opts.query;
   const tick = () => {
+    const replaced = kind === "gpu" ? replacedValues() : new Map();
+    const text = render(kind, opts.fields, { header: opts.header, units: opts.units }, replaced);
+    if (tickLog && kind === "gpu") appendFileSync(tickLog, `${Date.now()} ${JSON.stringify(Object.fromEntries(replaced))}\n`);
     // With a loop the header is printed once, as nvidia-smi does.
-    process.stdout.write(render(kind, opts.fields, { header: opts.header, units: opts.units }));
+    process.stdout.write(text);
     opts.header = false;
     if (opts.loopMs !== null) setTimeout(tick, opts.loopMs);
     else process.exitCode = recordedExit;

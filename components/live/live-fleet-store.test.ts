@@ -156,4 +156,33 @@ describe("live fleet store", () => {
     expect(heardB).toHaveBeenCalledTimes(1);
     expect(store.getGpuReadings("GPU-b").gpu?.utilizationGpuPct).toBe(2);
   });
+
+  it("tells a card of its GPU's new reading at the next frame, while the page's redraw waits its turn", async () => {
+    const store = await import("@/components/live/live-fleet-store");
+    store.retainLiveFleet();
+    const t0 = Date.parse("2026-03-03T12:00:00Z");
+    const host = { id: "h1", name: "node-1", simulated: true, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: ["GPU-a"] };
+    const gpu = (util: number, seconds: number) => ({
+      index: 0, uuid: "GPU-a", name: "NVIDIA H200", pciBusId: "0000:00:00.0", memoryTotalMiB: 143771, memoryUsedMiB: 1024,
+      utilizationGpuPct: util, utilizationMemoryPct: 5, temperatureC: 40, powerDrawW: 120, powerLimitW: 700, fanSpeedPct: null,
+      smClockMHz: 1980, pstate: "P0", migMode: "Disabled", eccErrorsUncorrected: 0, hostId: "h1", hostName: "node-1",
+      sampledAt: new Date(t0 + seconds * 1000).toISOString(), processes: [],
+    });
+    socket.emitFromServer("fleet:snapshot", { ...snapshot(), v: 3, hosts: [host], gpus: [gpu(1, 0)], slots: [0] });
+    const page = vi.fn();
+    const card = vi.fn();
+    store.subscribeFleet(page);
+    store.subscribeGpu("GPU-a", card);
+    // The page has just redrawn (the snapshot): the next readings' page redraw waits, the card's does not.
+    socket.emitFromServer("fleet:delta", { v: 3, t: t0 + 1000, n: [[0, gpu(40, 1)]] });
+    vi.advanceTimersByTime(20);
+    expect(card).toHaveBeenCalledTimes(1);
+    expect(page).not.toHaveBeenCalled();
+    expect(store.getGpuReadings("GPU-a").gpu?.utilizationGpuPct).toBe(40);
+    vi.advanceTimersByTime(store.READINGS_REDRAW_MS);
+    expect(page).toHaveBeenCalledTimes(1);
+    // The page's redraw tells the card nothing new: it already drew this reading.
+    expect(card).toHaveBeenCalledTimes(1);
+  });
 });
+

@@ -30,10 +30,13 @@ let detach: (() => void) | null = null;
 const STOP_GRACE_MS = 5_000;
 
 /**
- * Pages redraw for new readings at most this often. Deltas may come several
- * times a second (readings of one second arrive spread out); the state takes
- * each at once, but a redraw of every card and chart per delta would keep
- * the main thread busy. Anything else (a snapshot, the connection) redraws at once.
+ * The fleet's listeners (the page: its counts, filters and lists) redraw
+ * for new readings at most this often. Deltas may come several times a
+ * second (hosts sample on phases of their own, the tick's states come
+ * between); a redraw of the whole page per delta would keep the main thread
+ * busy. The cards whose GPU changed are not held by it: they draw at the
+ * next frame (`gpuListeners`). Anything else (a snapshot, the connection)
+ * redraws at once.
  */
 export const READINGS_REDRAW_MS = 1000;
 let lastNotifyAt = 0;
@@ -41,25 +44,46 @@ let notifyTimer: ReturnType<typeof setTimeout> | null = null;
 
 /**
  * Listeners of one GPU each (a card of the fleet view): told only when their
- * GPU's entry or sparkline changed, in the same task as the fleet's
- * listeners, so that React draws the cards a redraw changed and no others.
+ * GPU's entry or sparkline changed, at the next animation frame after the
+ * delta (deltas of one frame together), so that React draws the cards a
+ * delta changed and no others, each GPU about once a second whatever the
+ * number of deltas. Holding them for the page's redraw made a new value
+ * wait up to a second more whenever a delta of another phase had just
+ * redrawn the page (docs/benchmark.md, "Issue 42: change → viewer").
  */
 const gpuListeners = new Map<string, Set<() => void>>();
-/** GPUs whose readings changed since the last redraw; null: every GPU (a snapshot, a host change). */
+/** GPUs whose readings changed since their cards were last told; null: every GPU (a snapshot, a host change). */
 let changedGpus: Set<string> | null = new Set();
+let cardsFrame: (() => void) | null = null;
 
-function notify() {
-  if (notifyTimer) clearTimeout(notifyTimer);
-  notifyTimer = null;
-  lastNotifyAt = Date.now();
+/** `draw` at the next animation frame (a tab in the background draws when it is shown); answers how to cancel. */
+function nextFrame(draw: () => void): () => void {
+  if (typeof requestAnimationFrame === "function") {
+    const frame = requestAnimationFrame(draw);
+    return () => cancelAnimationFrame(frame);
+  }
+  const timer = setTimeout(draw, 0);
+  return () => clearTimeout(timer);
+}
+
+function notifyCards() {
+  cardsFrame?.();
+  cardsFrame = null;
   const changed = changedGpus;
   changedGpus = new Set();
-  for (const listener of listeners) listener();
   if (changed === null) {
     for (const held of gpuListeners.values()) for (const listener of held) listener();
     return;
   }
   for (const uuid of changed) for (const listener of gpuListeners.get(uuid) ?? []) listener();
+}
+
+function notify() {
+  if (notifyTimer) clearTimeout(notifyTimer);
+  notifyTimer = null;
+  lastNotifyAt = Date.now();
+  for (const listener of listeners) listener();
+  notifyCards();
 }
 
 function setState(next: LiveFleetState, readingsOnly = false) {
@@ -68,6 +92,7 @@ function setState(next: LiveFleetState, readingsOnly = false) {
   if (next.gpus !== state.gpus || next.sparklines !== state.sparklines) changedGpus = null;
   state = next;
   if (!readingsOnly) return notify();
+  cardsFrame ??= nextFrame(notifyCards);
   if (notifyTimer) return;
   const wait = READINGS_REDRAW_MS - (Date.now() - lastNotifyAt);
   if (wait <= 0) notify();

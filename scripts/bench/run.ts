@@ -10,6 +10,8 @@
  *   npm run bench -- --gpus 250,1000 --viewers 50 --duration 30 --instances 1 --no-browser
  *   npm run bench -- --browser-only
  *   npm run bench -- --browser-only --cpu-prof DIR  # and a V8 CPU profile of each page (loading, then steady)
+ *   npm run bench -- --latency [--gpus 8,256] [--agent-interval-ms 500] [--changes 30] [--no-browser]
+ *                                                   # change → viewer, stage by stage, through the real agent (issue 42)
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { argsOrExit, flag } from "./args";
 import { runBrowserBench } from "./browser";
+import { runLatencyBench } from "./latency";
 import { formatTables, type BenchResults } from "./report";
 import { killServers, redisSupported, repoRoot, runScenario, type ScenarioOptions } from "./scenario";
 
@@ -35,7 +38,12 @@ const USAGE = `usage: npm run bench -- [--gpus 250,1000,4000] [--instances 1[,2]
   [--redis-url redis://127.0.0.1:6379] [--no-browser | --browser-only] [--browser-gpus 256] [--browser-seconds 20] [--browser-cpu-throttle 3]
   [--out bench-results/<date>.json] [--cpu-prof DIR] [--quiet-load 3] [--alerts] [--socket-deflate] [--nice -5] [--taskset]
   [--agent-interval-ms 1000] [--decode-once] [--postgres] [--server-node-args "--max-semi-space-size=32"]
-Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).`;
+Without --gpus and --instances: 250, 1000 and 4000 GPUs on one instance, and 4000 on two (Redis).
+
+Change → viewer (issue 42): npm run bench -- --latency [--gpus 8,256] [--agent-interval-ms 1000] [--changes 30] [--no-browser] [--port 3400]
+  A value changes in a fake nvidia-smi at a random moment, --changes times per fleet size; 8 GPUs go through
+  the real host agent, simulated agents carry the rest of --gpus (default 8,256). Prints p50/p90 per stage,
+  from the change to the member's /live delta and (without --no-browser) to the fleet view's painted card.`;
 
 const FLAGS = {
   gpus: flag.wholes(null),
@@ -64,6 +72,8 @@ const FLAGS = {
   postgres: flag.boolean(),
   serverNodeArgs: flag.text(""),
   agentIntervalMs: flag.whole(1000, { min: 100, max: 60_000 }),
+  latency: flag.boolean(),
+  changes: flag.whole(30),
 };
 
 function parseOptions(argv: string[]): Options {
@@ -130,7 +140,28 @@ function machine() {
   };
 }
 
+/** `--latency`: change → viewer at each fleet size, then its own small result file. */
+async function latencyMain(argv: string[]): Promise<void> {
+  const { flags } = argsOrExit(argv, FLAGS, USAGE);
+  const stamp = new Date().toISOString().replace(/:\d\d\.\d+Z$/, "").replace(":", "-");
+  const out = flags.out ?? path.join("bench-results", `latency-${flags.agentIntervalMs}ms-${stamp}.json`);
+  const started = { startedAt: new Date().toISOString(), machine: machine() };
+  console.log(`gpudesk change → viewer on ${started.machine.cpuModel}, ${started.machine.cores} cores, load ${started.machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
+  const settings = await runLatencyBench({
+    gpus: flags.gpus ?? [8, 256],
+    intervalMs: flags.agentIntervalMs,
+    changes: flags.changes,
+    browser: !flags.noBrowser,
+    port: flags.port,
+    log: (line) => console.log(line),
+  });
+  mkdirSync(path.dirname(path.resolve(repoRoot, out)), { recursive: true });
+  writeFileSync(path.resolve(repoRoot, out), `${JSON.stringify({ ...started, settings }, null, 2)}\n`);
+  console.log(`\nresults: ${out}`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes("--latency")) return latencyMain(process.argv.slice(2));
   const options = parseOptions(process.argv.slice(2));
   const log = (line: string) => console.log(line);
   const results: BenchResults & { machine: ReturnType<typeof machine>; options: Options } = {

@@ -169,7 +169,7 @@ async function watchRedis(redisUrl: string, prefix: string): Promise<{ start: ()
 }
 
 /** A TypeScript worker with an IPC channel, run through tsx like the gpudesk CLI. */
-function startWorker<Message>(file: string, config: unknown, nice: number, log: (line: string) => void, cores: number[] | null): Worker<Message> {
+export function startWorker<Message>(file: string, config: unknown, nice: number, log: (line: string) => void, cores: number[] | null): Worker<Message> {
   const child = spawn(...pinned(cores, niced(nice, process.execPath, ["--import", "tsx", path.join(here, file)])), {
     cwd: repoRoot,
     stdio: ["ignore", "inherit", "pipe", "ipc"],
@@ -223,7 +223,7 @@ export function killServers(): void {
   for (const child of liveServers) child.kill("SIGTERM");
 }
 
-async function stopProcess(child: ChildProcess, message?: object): Promise<void> {
+export async function stopProcess(child: ChildProcess, message?: object): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   if (message && child.connected) child.send(message);
@@ -233,7 +233,7 @@ async function stopProcess(child: ChildProcess, message?: object): Promise<void>
   clearTimeout(timer);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Environment for gpudesk commands against the scenario's database (SQLite in its data directory). */
 function scenarioEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -244,10 +244,10 @@ function scenarioEnv(dataDir: string, extra: Record<string, string> = {}): NodeJ
   return env;
 }
 
-function prepareDatabase(dataDir: string, gpus: number, seed: number, extraEnv: Record<string, string>): BenchDatabase {
+export function prepareDatabase(dataDir: string, gpus: number, seed: number, extraEnv: Record<string, string>, extraHost?: string): BenchDatabase {
   const result = spawnSync(
     process.execPath,
-    ["--import", "tsx", path.join(here, "setup-database.ts"), "--gpus", String(gpus), "--seed", String(seed)],
+    ["--import", "tsx", path.join(here, "setup-database.ts"), "--gpus", String(gpus), "--seed", String(seed), ...(extraHost ? ["--extra-host", extraHost] : [])],
     { cwd: repoRoot, env: scenarioEnv(dataDir, extraEnv), encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 2 ** 20 },
   );
   if (result.status !== 0) throw new Error(`preparing the database failed:\n${result.stderr}`);
@@ -256,7 +256,7 @@ function prepareDatabase(dataDir: string, gpus: number, seed: number, extraEnv: 
   return JSON.parse(result.stdout) as BenchDatabase;
 }
 
-interface RunningServer {
+export interface RunningServer {
   child: ChildProcess;
   url: string;
   probeFile: string;
@@ -272,7 +272,7 @@ const ALERT_HOLD_VARIABLES = [
   "GPUDESK_ALERT_HOST_OFFLINE_AFTER",
 ];
 
-async function startServer(
+export async function startServer(
   dataDir: string,
   port: number,
   instance: number,

@@ -165,4 +165,25 @@ describe("FleetState", () => {
     expect(columns.t).toEqual([start + 10_000, ...Array<number>(59).fill(1000)]);
     expect(columns.util).toEqual(Array.from({ length: 60 }, (_, i) => i + 10));
   });
+
+  it("tells of each host change other than a reading, once, so that the live feed need not wait for the tick", () => {
+    const { fleet, at, advance } = setup();
+    let told = 0;
+    const stop = fleet.onHostChange(() => (told += 1));
+    fleet.connectHost("h1", "node-a", false);
+    expect(told).toBe(1);
+    fleet.ingest("h1", makeSnapshot([makeGpu()], at()));
+    expect(told).toBe(2);
+    advance(1000);
+    fleet.ingest("h1", makeSnapshot([makeGpu()], at()));
+    expect(told).toBe(2);
+    fleet.disconnectHost("h1");
+    expect(told).toBe(3);
+    fleet.removeHost("h1");
+    expect(told).toBe(4);
+    stop();
+    fleet.connectHost("h2", "node-b", false);
+    expect(told).toBe(4);
+  });
 });
+

@@ -60,6 +60,7 @@ export class FleetState {
   private readonly now: () => number;
   private readonly localListeners = new Set<(change: LocalHostChange) => void>();
   private readonly readingListeners = new Set<(hostId: string, sampledAtMs: number) => void>();
+  private readonly hostChangeListeners = new Set<() => void>();
 
   constructor(private readonly options: FleetStateOptions) {
     this.now = options.now ?? Date.now;
@@ -82,6 +83,18 @@ export class FleetState {
     this.readingListeners.add(listener);
     return () => {
       this.readingListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Hears of every change to the hosts other than a reading (one became
+   * known, went online or offline, was removed), on this instance or
+   * relayed: the live feed sends it without waiting for the tick.
+   */
+  onHostChange(listener: () => void): () => void {
+    this.hostChangeListeners.add(listener);
+    return () => {
+      this.hostChangeListeners.delete(listener);
     };
   }
 
@@ -113,6 +126,7 @@ export class FleetState {
       connectedVia: new Set([via]),
     });
     this.dirtyHosts.add(id);
+    this.hostChanged();
   }
 
   /** The agent's connection closed: the host is offline now, not after the timeout. */
@@ -203,6 +217,7 @@ export class FleetState {
     this.hosts.delete(id);
     this.dirtyHosts.delete(id);
     this.removedHosts.add(id);
+    this.hostChanged();
   }
 
   /** Hosts and GPUs as they are now, without history: what per-tick rules and booking checks read. */
@@ -301,6 +316,11 @@ export class FleetState {
     if (entry.host.online === online) return;
     entry.host.online = online;
     this.dirtyHosts.add(entry.host.id);
+    this.hostChanged();
+  }
+
+  private hostChanged(): void {
+    for (const listener of this.hostChangeListeners) listener();
   }
 }
 

@@ -131,4 +131,33 @@ describe("the live feed's delta pacing", () => {
     pacer.sent();
     expect(pacer.due(0, 10_600)).toBe(false);
   });
+
+  it("names when a waiting round falls due by the clock, so that the endpoint sets a timer instead of polling", () => {
+    const pacer = new DeltaPacer({ maxHoldMs: 100 });
+    expect(pacer.wakeAt()).toBeNull();
+    // Two hosts learnt over two seconds, each second's pair sent when the second one comes.
+    for (const second of [10_000, 11_000]) {
+      pacer.arrived("h0", second, second + 5);
+      pacer.due(1, second + 5);
+      pacer.arrived("h1", second, second + 10);
+      expect(pacer.due(2, second + 10)).toBe(true);
+      pacer.sent();
+    }
+    // Second 12: h0 comes, h1 is awaited; the round falls due at the end of the bounded wait.
+    expect(pacer.arrived("h0", 12_000, 12_005)).toBe(true);
+    expect(pacer.due(1, 12_005)).toBe(false);
+    expect(pacer.wakeAt()).toBe(12_105);
+    expect(pacer.due(1, 12_104)).toBe(false);
+    expect(pacer.due(1, 12_105)).toBe(true);
+    pacer.sent();
+    expect(pacer.wakeAt()).toBeNull();
+  });
+
+  it("wakes at the minimum hold when no host is awaited", () => {
+    const pacer = new DeltaPacer({ maxHoldMs: 100, minHoldMs: 50 });
+    pacer.arrived("h0", 10_000, 10_002);
+    expect(pacer.due(1, 10_002)).toBe(false);
+    expect(pacer.wakeAt()).toBe(10_052);
+    expect(pacer.due(1, 10_052)).toBe(true);
+  });
 });

@@ -36,8 +36,9 @@ const FORGET_AFTER_MS = 60_000;
  * (which held every reading 20–45 ms; docs/live-protocol.md).
  *
  * The caller feeds it every live reading (`arrived`) and asks on each flush
- * (`due`); `arrived` says when a flush should run now rather than at the
- * next poll. It reads no clock of its own: every call is given `now`.
+ * (`due`); `arrived` says when a flush should run now, and `wakeAt` when
+ * the bounded wait of a round still waiting runs out. It reads no clock of
+ * its own: every call is given `now`.
  */
 export class DeltaPacer {
   private readonly hosts = new Map<string, HostCadence>();
@@ -79,6 +80,18 @@ export class DeltaPacer {
     const waited = now - this.round.firstSeenAt;
     if (waited < (this.options.minHoldMs ?? 0)) return false;
     return this.round.awaited.size === 0 || waited >= this.options.maxHoldMs;
+  }
+
+  /**
+   * When the round in progress falls due by the clock alone (its bounded
+   * wait, or the minimum hold, runs out), on the clock `due` was given;
+   * null without a round. The caller sets its one timer by it: nothing here
+   * polls.
+   */
+  wakeAt(): number | null {
+    if (this.round === null) return null;
+    const minHoldMs = this.options.minHoldMs ?? 0;
+    return this.round.firstSeenAt + (this.round.awaited.size === 0 ? minHoldMs : Math.max(minHoldMs, this.options.maxHoldMs));
   }
 
   /** A delta went out (also one sent at once, after a snapshot). */

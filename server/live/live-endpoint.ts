@@ -25,9 +25,10 @@ export interface LiveEndpointOptions {
    */
   authenticate?: (request: { headers: Headers; token: string | null }) => Promise<LiveViewer | null>;
   /**
-   * How often the feed looks for what waits (snapshots, the bounded wait);
-   * default 25 ms. Readings do not wait for it: the last reading a round
-   * waits for flushes at once (server/live/delta-pacer.ts).
+   * How long a connection waits for its snapshot, so that connections that
+   * come together share one build; default 25 ms. Nothing here polls:
+   * readings flush when their round is in (server/live/delta-pacer.ts) or
+   * its bounded wait runs out, the rules' results with the tick.
    */
   flushMs?: number;
   /**
@@ -125,9 +126,11 @@ export function liveViewerOf(socket: Pick<LiveSocket, "data">): LiveViewer | nul
  * to the whole room. Snapshots go out at the next flush after a connection,
  * then the compact deltas (lib/live/live-wire.ts) of the flushes after it (that
  * flush's delta goes to the rest of the room: the snapshot holds what it
- * says): new readings within `flushMs` of their arrival, with the rules' results (GPU states) of
- * the ticks since the last one. Every socket
- * also joins its principal's rooms (live-revocation.ts). Returns a stop function.
+ * says): new readings as soon as their round is in (the pacer), with the rules' results (GPU
+ * states) of the ticks since the last one. The feed has no clock of its own: it sends on the
+ * tick, on readings and on connections, and sets one timer only for a deadline (a round's
+ * bounded wait, the snapshots' pace). Every socket also joins its principal's rooms
+ * (live-revocation.ts). Returns a stop function.
  */
 export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, options: LiveEndpointOptions = {}): LiveEndpoint {
   const { authenticate, flushMs = 25, maxHoldMs = 100, minHoldMs = 0, snapshotMs = 100, bookings } = options;
@@ -158,6 +161,36 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     },
     slots,
   );
+
+  // The feed's one timer, for the next deadline only (see `send`); readings and the tick flush without it.
+  let wakeTimer: ReturnType<typeof setTimeout> | null = null;
+  let wakeAtMs = Number.POSITIVE_INFINITY;
+  const wakeAt = (atMs: number) => {
+    if (stopped) return;
+    if (wakeTimer !== null && wakeAtMs <= atMs) return;
+    if (wakeTimer !== null) clearTimeout(wakeTimer);
+    wakeAtMs = atMs;
+    wakeTimer = setTimeout(() => {
+      wakeTimer = null;
+      wakeAtMs = Number.POSITIVE_INFINITY;
+      if (!stopped) send();
+    }, Math.max(0, atMs - Date.now()));
+    wakeTimer.unref();
+  };
+  // A round's first reading and the last one it waits for flush now, not at a poll: after the
+  // I/O of this turn of the event loop, so that readings that came together go together.
+  let flushQueued = false;
+  let stopped = false;
+  const queueFlush = () => {
+    if (flushQueued || stopped) return;
+    flushQueued = true;
+    setImmediate(() => {
+      flushQueued = false;
+      if (!stopped) send();
+    });
+  };
+  /** A connection waits a little for others, to share their snapshot's build. */
+  const snapshotSoon = () => wakeAt(Date.now() + flushMs);
 
   namespace.use((socket, next) => {
     const parsed = handshakeSchema.safeParse(socket.handshake.auth ?? {});
@@ -196,7 +229,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     const rooms = viewer ? principalRoomsOf(viewer) : [];
     if (display === null) {
       void socket.join(followsFleet ? [MEMBER_ROOM, ...rooms] : rooms);
-      if (followsFleet) awaitingMember.add(socket.id);
+      if (followsFleet) {
+        awaitingMember.add(socket.id);
+        snapshotSoon();
+      }
     } else {
       void socket.join([displayRoom(display), ...rooms]);
       const filter = displayFilters.get(display) ?? { sockets: new Set<string>(), hostIds: "" };
@@ -205,6 +241,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       const waiting = awaitingDisplay.get(display) ?? new Set<string>();
       waiting.add(socket.id);
       awaitingDisplay.set(display, waiting);
+      snapshotSoon();
     }
     socket.on("disconnect", () => {
       awaitingMember.delete(socket.id);
@@ -219,7 +256,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     socket.on("gpu:watch", (uuid, reply) => {
       const parsed = watchedUuid.safeParse(uuid);
       const ok = display === null && parsed.success && gpus.watch(socket.id, parsed.data);
-      if (ok && parsed.success) void socket.join(gpuRoom(parsed.data));
+      if (ok && parsed.success) {
+        void socket.join(gpuRoom(parsed.data));
+        snapshotSoon();
+      }
       if (typeof reply === "function") reply({ ok });
     });
     if (display !== null) return;
@@ -228,6 +268,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       if (socket.rooms.has(MEMBER_ROOM)) return;
       void socket.join(MEMBER_ROOM);
       awaitingMember.add(socket.id);
+      snapshotSoon();
     });
     socket.on("fleet:unfollow", () => {
       awaitingMember.delete(socket.id);
@@ -249,6 +290,7 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     namespace.local.to(MEMBER_ROOM).emit("fleet:bookings", { serverTime: new Date().toISOString(), bookings: list });
     gpus.bookingsChanged();
     displaysDirty = true;
+    queueFlush();
   });
 
   /** Sends the waiting member sockets their snapshot; returns their ids. */
@@ -294,6 +336,13 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   let pendingExtra: Partial<FleetDelta> | null = null;
   let lastSnapshotsAt = Number.NEGATIVE_INFINITY;
   const send = () => {
+    sendNow();
+    // What still waits, for the one timer: snapshots kept back by their pace, a round's bounded wait.
+    if (awaitingMember.size > 0) wakeAt(lastSnapshotsAt + snapshotMs);
+    const roundDue = pacer.wakeAt();
+    if (roundDue !== null) wakeAt(roundDue);
+  };
+  const sendNow = () => {
     const snapshotted = Date.now() - lastSnapshotsAt >= snapshotMs ? sendMemberSnapshots() : [];
     if (snapshotted.length > 0) lastSnapshotsAt = Date.now();
     // A GPU page waiting for its snapshot counts too: its room's encoder is primed by it.
@@ -345,26 +394,19 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       send();
     },
   };
-  const flusher = setInterval(send, flushMs);
-  flusher.unref();
-  // A round's first reading and the last one it waits for flush now, not at the next poll: after the
-  // I/O of this turn of the event loop, so that readings that came together go together.
-  let flushQueued = false;
-  const flushNow = () => {
-    flushQueued = false;
-    send();
-  };
   const stopReadings = fleet.onReading((hostId, sampledAt) => {
-    if (pacer.arrived(hostId, sampledAt, Date.now()) && !flushQueued) {
-      flushQueued = true;
-      setImmediate(flushNow);
-    }
+    if (pacer.arrived(hostId, sampledAt, Date.now())) queueFlush();
   });
+  // A host that connected, went offline or away changes no reading: it goes out now, not at the next tick.
+  const stopHostChanges = fleet.onHostChange(queueFlush);
   return {
     consumer,
     stop() {
-      clearInterval(flusher);
+      if (wakeTimer !== null) clearTimeout(wakeTimer);
+      wakeTimer = null;
+      stopped = true;
       stopReadings();
+      stopHostChanges();
       stopBookings?.();
     },
   };

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -139,4 +139,28 @@ describe("scripts/fake-nvidia-smi.mjs", () => {
     expect(missing.status).toBe(9);
     expect(missing.stderr).toContain("cannot read /nonexistent/recording/list-L.txt");
   });
+
+  it("replaces a value on every GPU's row from FAKE_NVIDIA_SMI_SET, and logs each tick with what it replaced", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fake-set-"));
+    try {
+      const setFile = path.join(dir, "set.txt");
+      const tickLog = path.join(dir, "ticks.log");
+      writeFileSync(setFile, "utilization.gpu=57 %\nclocks.sm=1234 MHz\n");
+      const before = Date.now();
+      const { stdout } = fake(["--query-gpu=index,utilization.gpu,clocks.sm,memory.used", "--format=csv,noheader,nounits"], {
+        FAKE_NVIDIA_SMI_SET: setFile,
+        FAKE_NVIDIA_SMI_TICK_LOG: tickLog,
+      });
+      expect(stdout).toBe("0, 57, 1234, 3599\n");
+      const [at, replaced] = readFileSync(tickLog, "utf8").trim().split(/ (.*)/);
+      expect(Number(at)).toBeGreaterThanOrEqual(before);
+      expect(JSON.parse(replaced!)).toEqual({ "utilization.gpu": "57 %", "clocks.current.sm": "1234 MHz" });
+      // No file (yet): the recording as it is.
+      rmSync(setFile);
+      expect(fake(["--query-gpu=utilization.gpu", "--format=csv,noheader"], { FAKE_NVIDIA_SMI_SET: setFile }).stdout).toBe("1 %\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+

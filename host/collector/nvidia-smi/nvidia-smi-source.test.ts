@@ -236,6 +236,37 @@ describe("long-lived mode", () => {
     expect(spawned.source.onTick).toBeUndefined();
   });
 
+  it("says so only once a tick is whole: a read then has every GPU's line of that tick, none from the tick before", async () => {
+    const host = fakeHost("two-gpu-host");
+    const setFile = path.join(host.dir, "set.txt");
+    const setValue = (value: number) => {
+      writeFileSync(`${setFile}.new`, `utilization.gpu=${value} %\n`);
+      renameSync(`${setFile}.new`, setFile);
+    };
+    setValue(1);
+    writeFileSync(host.command, readFileSync(host.command, "utf8").replace("#!/bin/sh\n", `#!/bin/sh\nexport FAKE_NVIDIA_SMI_SET='${setFile}'\n`));
+    const { source } = await openSource(host.command, "long-lived");
+    const seen: (number | null)[][] = [];
+    await new Promise<void>((resolve) => {
+      let value = 1;
+      const stop = source.onTick!(() => {
+        void source.read().then((snapshot) => {
+          seen.push(snapshot.gpus.map((gpu) => gpu.utilizationGpuPct));
+          // The next tick prints a new value on both GPUs: a read of half a tick would show two.
+          setValue((value += 1));
+          if (seen.length === 5) {
+            stop();
+            resolve();
+          }
+        });
+      });
+    });
+    for (const values of seen) {
+      expect(values).toHaveLength(2);
+      expect(values[0]).toBe(values[1]);
+    }
+  });
+
   it("restarts children that exit, logging per state change rather than per attempt", async () => {
     // Loop children live for 0.5 s and then die; one-shot calls work.
     const dying = `case "$*" in *-lms*) FAKE_NVIDIA_SMI_DIR="$(dirname "$0")" timeout 0.5 '${process.execPath}' '${fakeNvidiaSmiPath}' "$@"; exit 3;; esac`;

@@ -29,8 +29,11 @@ export { NvidiaSmiError } from "@/host/collector/nvidia-smi/run-nvidia-smi";
 export type NvidiaSmiMode = "long-lived" | "spawn";
 
 /**
- * How long after the first line of a tick the source says "new reading":
- * nvidia-smi prints a tick's GPU lines together, within a few milliseconds.
+ * How long after the first line of a tick the source says "new reading"
+ * at the latest: nvidia-smi prints a tick's GPU lines together, within a
+ * few milliseconds. Once as many lines as the last tick had have come it
+ * says so at once; the wait is for the first tick and a host whose GPU
+ * count just changed.
  */
 export const TICK_SETTLE_MS = 15;
 
@@ -236,14 +239,25 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
   const tickListeners = new Set<() => void>();
   let tickAt = 0;
   let tickSettle: ReturnType<typeof setTimeout> | null = null;
-  const noteTick = (at: number) => {
+  // GPU lines of the tick under way, and of the one before: when as many have come, the tick is whole.
+  let tickLines = 0;
+  let lastTickLines = 0;
+  const tellTick = () => {
+    if (tickSettle) clearTimeout(tickSettle);
+    tickSettle = null;
+    for (const listener of tickListeners) listener();
+  };
+  const noteTick = (at: number, lines: number) => {
     // The lines of one tick (one per GPU) come together; a new tick starts after half an interval of quiet.
-    if (at - tickAt < intervalMs / 2) return;
-    tickAt = at;
-    tickSettle ??= setTimeout(() => {
-      tickSettle = null;
-      for (const listener of tickListeners) listener();
-    }, TICK_SETTLE_MS);
+    if (at - tickAt >= intervalMs / 2) {
+      tickAt = at;
+      lastTickLines = tickLines;
+      tickLines = 0;
+      tickSettle ??= setTimeout(tellTick, TICK_SETTLE_MS);
+    }
+    tickLines += lines;
+    // Every GPU of the last tick has printed: the reading is whole now, and waiting out the settle time would only delay it.
+    if (tickSettle && lastTickLines > 0 && tickLines >= lastTickLines) tellTick();
   };
   let appsGroup: { timestamp: string | null; rows: ComputeAppRow[]; at: number } | null = null;
   let gpuChildFields = gpuFields;
@@ -270,7 +284,7 @@ export async function createNvidiaSmiSource(options: NvidiaSmiSourceOptions): Pr
       const rows = parseQueryGpuCsv(line, gpuChildFields);
       for (const row of rows) latestGpu.set(row.gpu.uuid, { row, at });
       noteAnswering(rows.map((row) => row.gpu.pciBusId));
-      if (rows.length > 0) noteTick(at);
+      if (rows.length > 0) noteTick(at, rows.length);
       return rows.length > 0;
     },
     onInvalidField: dropOptionalFields,
