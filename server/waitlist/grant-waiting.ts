@@ -9,6 +9,10 @@ import { unitsPhrase } from "@/lib/domain/gpu-availability";
 import { type Actor } from "@/server/core/actor";
 import { createMultiNodeBooking } from "@/server/reservations/create-multi-node";
 import { readWaitingMultiNode } from "@/server/waitlist/waiting-multi-node";
+import { effectiveLimits } from "@/server/limits/check-limits";
+import { entryTeam } from "@/server/waitlist/entry-team";
+import { ruleFor } from "@/lib/domain/host-rule-match";
+import type { HostRule } from "@/lib/domain/team-schema";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;
@@ -35,6 +39,9 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
   const entries = (await orderByFairShare(client, waiting, now.getTime())).map((ranked) => ranked.row);
 
   const blockedHosts = new Set<string>();
+  // Host rules of "any host" requests that did not fit: they hold back the hosts their rules allow, not every host.
+  const blockedRules: (readonly HostRule[])[] = [];
+  const isBlocked = (host: string) => blockedHosts.has(host) || blockedRules.some((rules) => ruleFor(rules, host) !== null);
   let blockedAnyHost = false;
   const grants: Grant[] = [];
   for (const entry of entries) {
@@ -47,7 +54,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
     }
     // The hosts it competes for: its one host, the parts it names, or any (null).
     const wanted = multiNode?.parts ? multiNode.parts.map((part) => part.host) : entry.hostName === null ? null : [entry.hostName];
-    if (blockedAnyHost || (wanted === null ? blockedHosts.size > 0 : wanted.some((host) => blockedHosts.has(host)))) continue;
+    if (blockedAnyHost || (wanted === null ? blockedHosts.size > 0 || blockedRules.length > 0 : wanted.some(isBlocked))) continue;
     const user = await client.user.findUnique({ where: { id: entry.userId }, select: { id: true, username: true, name: true, role: true, unixLogin: true } });
     if (!user || !user.username) {
       await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "expired" } });
@@ -106,8 +113,13 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
       // Not now: a conflict holds back who competes for the same GPUs; any
       // other refusal (e.g. the person's own GPU limit) only this request.
       if (error.code === "conflict") {
-        if (wanted === null) blockedAnyHost = true;
-        else for (const host of wanted) blockedHosts.add(host);
+        if (wanted !== null) for (const host of wanted) blockedHosts.add(host);
+        else {
+          // A request for any host that a host rule keeps to some hosts (a team that may book one host) competes for those only.
+          const rules = (await effectiveLimits(client, { userId: user.id, username: user.username, team: await entryTeam(client, entry.userId, entry.teamId) })).hosts?.value;
+          if (rules) blockedRules.push(rules);
+          else blockedAnyHost = true;
+        }
       }
     }
   }

@@ -5,7 +5,7 @@ import { writeAudit } from "@/server/core/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
-import { bookingTeam, type TeamRef } from "@/server/core/booking-team";
+import { entryTeam } from "@/server/waitlist/entry-team";
 import { type WaitFacts, waitingBecause } from "@/server/waitlist/waiting-because";
 import { type Actor, canManageReservation } from "@/server/core/actor";
 import { busyRanges, freeGpuIds } from "@/server/core/occupancy";
@@ -260,14 +260,7 @@ async function limitsFor(
   nodes?: { hostName: string | null; count: number }[],
 ): Promise<{ refusal: QuotaRefusal | null; hosts: { name: string; excludedBy: string | null }[] }> {
   const client = db();
-  let team: TeamRef | null = null;
-  try {
-    team = await bookingTeam(client, row.userId, row.teamId ?? undefined);
-  } catch (error) {
-    // The team it named no longer has them: the grant books for their accounting team.
-    if (!(error instanceof AppError)) throw error;
-    team = await bookingTeam(client, row.userId, undefined);
-  }
+  const team = await entryTeam(client, row.userId, row.teamId ?? null);
   const scope = { userId: row.userId, username: person?.username ?? row.userId, team };
   const limits = await effectiveLimits(client, scope);
   const endMs = nowMs + row.durationMinutes * 60_000;

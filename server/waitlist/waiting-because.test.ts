@@ -99,6 +99,13 @@ describe("why a request waits", () => {
     // The hosts of the file's other tests are held out too: the rule allows one host.
     expect(view.waitingBecause?.heldOut).toContainEqual({ host: other.name, why: `${team.name} may not book ${other.name} (hosts allowed: ${allowed.name})` });
     expect(view.waitingBecause?.message).toMatch(new RegExp(`; held out: .*${other.name}.* — ${team.name} may not book `));
+
+    // A later request for the host her rule holds out is served: she does not compete for it (her request held the whole queue back).
+    const ivo = await fx.createTestUser();
+    const later = await joinWaitlist(ivo, { count: 1, host: other.name, durationMinutes: 30, purpose: "after her" }, { now: new Date(NOW.getTime() + 1000) });
+    const granted = await grantWaiting({ now: new Date(NOW.getTime() + 2000) });
+    expect(granted.map((grant) => [grant.entryId, grant.hostName])).toEqual([[later.id, other.name]]);
+    expect((await viewOf(entry.id)).status).toBe("waiting");
   });
 
   it("counts only GPUs a grant can take: a GPU split into slices is no room for a request of whole GPUs", async () => {
