@@ -12,6 +12,7 @@ import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { Tick } from "@/server/tick/tick";
+import type { TickConsumer } from "@/server/tick/tick-view";
 
 /**
  * The rules and the engine over recorded sequences of readings, with a
@@ -47,8 +48,10 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
         return [entry.reservationId, { idleMinutes: assessment.idleMinutes, belowPct: IDLE_BELOW_PCT }];
       }),
     );
-  const alerts = alertRulesConsumer({ config, persistence, readInventory: false, idleStandings });
-  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory, consumers: [alerts], now: () => clock });
+  const alerts = alertRulesConsumer({ config, persistence, readInventory: false });
+  // Listed before the rules, as idle release is: it finds the standings, the rules read them.
+  const standings: TickConsumer = { name: "idle standings", runs: "leader", consume: (view) => void (view.findings.idleStandings = idleStandings()) };
+  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory, consumers: [standings, alerts], now: () => clock });
   fleet.connectHost("h1", "node-a", true);
   // Leads from the start, as a single server does: the rules' term begins from what is stored.
   await tick.leaderJob.start();

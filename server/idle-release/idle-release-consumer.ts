@@ -1,7 +1,6 @@
 import type { LiveGpu } from "@/lib/live/live";
-import type { IdleRun } from "@/server/alerts/alert-rules";
 import { startIdleRunner } from "@/server/idle-release/idle-runner";
-import type { TickConsumer } from "@/server/tick/tick-view";
+import type { IdleRun, TickConsumer } from "@/server/tick/tick-view";
 
 export interface IdleReleaseConsumer extends TickConsumer {
   /** A pass soon: new minute rollups were stored (server/history/). */
@@ -15,6 +14,8 @@ export interface IdleReleaseConsumer extends TickConsumer {
  * light: a tick only hands over its GPUs (live readings not stored yet, and
  * the processes a release leaves running); the decisions run from stored
  * minutes every 30 s and after each rollup flush (server/idle-release/idle-runner.ts).
+ * It runs first and leaves its last pass's standings in the view's findings,
+ * where the alert rules read the idle-booking alert's clock.
  */
 export function idleReleaseConsumer(options: { alertHoldMinutes: number; publicUrl?: string; everyMs?: number }): IdleReleaseConsumer {
   let gpus: readonly LiveGpu[] = [];
@@ -28,6 +29,7 @@ export function idleReleaseConsumer(options: { alertHoldMinutes: number; publicU
     },
     consume(view) {
       gpus = view.gpus;
+      view.findings.idleStandings = runner.standings();
     },
     stop() {
       stopTerm?.();
