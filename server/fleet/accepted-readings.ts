@@ -16,8 +16,22 @@ export interface AcceptedReading {
  */
 export class AcceptedReadings {
   private list: AcceptedReading[] = [];
+  /** Readings given up because no tick took them (see `add`). */
+  dropped = 0;
+
+  /**
+   * A tick that cannot build its view leaves the readings for the next
+   * one; should none take them for long (a reconciliation failing every
+   * second, logged there), the oldest half goes rather than memory without end.
+   */
+  constructor(private readonly maxKept = 100_000) {}
 
   add(host: AcceptedReading["host"], snapshot: Snapshot): void {
+    if (this.list.length >= this.maxKept) {
+      const half = Math.ceil(this.maxKept / 2);
+      this.list.splice(0, half);
+      this.dropped += half;
+    }
     this.list.push({ host, snapshot });
   }
 
