@@ -151,8 +151,6 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     waitForLeadership: true,
   });
   tickState = tick.state;
-  // Idle release (a leader consumer of the tick) looks again whenever new minutes are stored.
-  history.onFlushed(tick.idleRelease.poke);
   // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/core/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });

@@ -2,6 +2,7 @@ import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
+import { announceMinutesStored } from "@/server/history/minutes-stored";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -25,8 +26,6 @@ export interface HistoryService {
   tickConsumer: TickConsumer;
   /** Writes what is pending now. */
   flush: () => Promise<void>;
-  /** Calls `listener` after each flush that wrote minutes (idle release looks again then). */
-  onFlushed: (listener: () => void) => void;
   /**
    * Starts pruning old rollups in the background, hourly, in small batches
    * (server/history/retention.ts); returns the function that stops it and
@@ -62,12 +61,11 @@ export function startHistory(config: HistoryConfig): HistoryService {
   const rollups = new MinuteRollups(now);
   let lastPruneAt: number | null = null;
   let closed = false;
-  const flushed = new Set<() => void>();
 
   const flush = async () => {
     try {
       const result = await rollups.flush();
-      if (result.minutes > 0) for (const listener of flushed) listener();
+      if (result.minutes > 0) announceMinutesStored();
     } catch (error) {
       log.error(`could not write usage rollups (kept for the next try): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -99,7 +97,6 @@ export function startHistory(config: HistoryConfig): HistoryService {
       witness: (uuid, bookedBy, runner, nowMs) => rollups.witness(uuid, bookedBy, runner, nowMs),
     }),
     flush,
-    onFlushed: (listener) => void flushed.add(listener),
     startPruning: () => pruning.start(),
     async close(lastReadings = []) {
       for (const reading of lastReadings) rollups.record(reading.host, reading.snapshot);

@@ -15,6 +15,10 @@ import { staticDirectory } from "@/server/attribution/user-directory";
 import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
+import { startHistory } from "@/server/history/history-service";
+import { onMinutesStored } from "@/server/history/minutes-stored";
+import { manualTimers } from "@/server/testing/manual-timers";
+import type { TickView } from "@/server/tick/tick-view";
 import { Tick } from "@/server/tick/tick";
 
 beforeAll(async () => {
@@ -320,5 +324,29 @@ describe("minute rollups written in batches", () => {
     expect(hour10!.bookedByUserId).toBe(user.id);
     expect(hour10!.samples).toBe(5);
     expect(hour11!.samples).toBe(3);
+  });
+});
+
+describe("the history service", () => {
+  it("records the readings the tick's view brings, announces stored minutes after a flush that wrote some, and records the readings after the last tick at close", async () => {
+    const { host, gpu } = await setupGpu();
+    const history = startHistory({ flushEveryMs: 60_000, minuteDays: 30, hourDays: 365, now: () => T0 + 5 * MINUTE_MS, timers: manualTimers() });
+    const heard = vi.fn();
+    const stopHearing = onMinutesStored(heard);
+    const view = (readings: TickView["readings"]) => ({ nowMs: T0 + 5 * MINUTE_MS, readings, gpuStates: {} }) as unknown as TickView;
+    try {
+      await history.flush();
+      expect(heard).not.toHaveBeenCalled();
+      history.tickConsumer.consume!(view([{ host, snapshot: makeSnapshot([gpu], T0 + 1000) }]));
+      await history.flush();
+      expect(heard).toHaveBeenCalledTimes(1);
+    } finally {
+      stopHearing();
+      await history.close([{ host, snapshot: makeSnapshot([gpu], T0 + MINUTE_MS + 1000) }]);
+    }
+    expect((await storedMinutes(gpu.uuid)).map((m) => [m.minute.getTime() - T0, m.samples])).toEqual([
+      [0, 1],
+      [MINUTE_MS, 1],
+    ]);
   });
 });

@@ -119,8 +119,8 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
 }
 
 /**
- * The leader's idle release: a pass every `everyMs` and on `poke()` (a
- * rollup flush), one at a time (server/core/jobs.ts). The standings of the
+ * The leader's idle release: a pass every `everyMs` and on `poke()` (usage
+ * minutes stored), one at a time (server/core/jobs.ts). The standings of the
  * last pass are kept for the idle-booking alert; they are derived again from
  * the database at every pass, so nothing is lost with the process.
  */
@@ -140,8 +140,8 @@ export function startIdleRunner(options: IdleRunnerOptions) {
       name: "idle release",
       start: () => {
         const stop = job.start();
-        return () => {
-          void stop();
+        return async () => {
+          await stop();
           standings = new Map();
         };
       },

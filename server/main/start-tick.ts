@@ -81,8 +81,6 @@ export async function startTick(options: StartTickOptions) {
     tick,
     /** Every leader-only consumer as one job, for the cluster's leader (server/cluster/leader-jobs.ts). */
     leaderJob: tick.leaderJob,
-    /** Idle release: `poke()` after new minutes are stored. */
-    idleRelease,
     /** The alert rules' monitor of this term of leadership; null while another instance leads. */
     get monitor() {
       return alerts.monitor;
