@@ -136,7 +136,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     openAlerts: openAlerts.current,
   });
   // The once-a-second pipeline: offline check, reconciliation, then its consumers in order
-  // (idle release, alert rules, enforcement, webhook deliveries, the waitlist's wake on the leader; the
+  // (alert rules, enforcement, webhook deliveries, idle release, the waitlist's wake on the leader; the
   // minute rollups and the live deltas everywhere).
   const tick = await startTick({
     fleet,

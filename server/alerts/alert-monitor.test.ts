@@ -12,7 +12,7 @@ import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { Tick } from "@/server/tick/tick";
-import type { TickConsumer } from "@/server/tick/tick-view";
+import { announceIdleStandings } from "@/server/tick/idle-standings";
 
 /**
  * The rules and the engine over recorded sequences of readings, with a
@@ -49,9 +49,7 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
       }),
     );
   const alerts = alertRulesConsumer({ config, persistence, readInventory: false });
-  // Listed before the rules, as idle release is: it finds the standings, the rules read them.
-  const standings: TickConsumer = { name: "idle standings", runs: "leader", consume: (view) => void (view.findings.idleStandings = idleStandings()) };
-  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory, consumers: [standings, alerts], now: () => clock });
+  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory, consumers: [alerts], now: () => clock });
   fleet.connectHost("h1", "node-a", true);
   // Leads from the start, as a single server does: the rules' term begins from what is stored.
   await tick.leaderJob.start();
@@ -71,6 +69,8 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
           minutes.set(key, { gpuUuid: gpu.uuid, minuteMs, utilMax });
         }
       }
+      // What idle release announces after a pass, here before every tick.
+      announceIdleStandings(idleStandings());
       tick.runTick(at);
     },
   };

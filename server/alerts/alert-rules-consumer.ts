@@ -1,6 +1,7 @@
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import { AlertMonitor, type AlertPersistence } from "@/server/alerts/alert-monitor";
 import { periodicJob, type JobTimers } from "@/server/core/jobs";
+import { onIdleStandings } from "@/server/tick/idle-standings";
 import type { IdleRun, TickConsumer } from "@/server/tick/tick-view";
 
 export interface AlertRulesOptions {
@@ -25,13 +26,15 @@ const NO_STANDINGS: ReadonlyMap<string, IdleRun> = new Map();
  * The alert rules as a consumer of the tick (leader only): each term
  * carries on the alerts the previous leader stored, then judges every
  * tick's view and keeps the Alert table in step (server/alerts/alert-monitor.ts).
- * It reads the idle standings idle release found this tick (the idle-booking
- * alert's clock) and leaves the alerts it holds open for enforcement, both
- * in the view's findings (server/tick/tick-view.ts).
+ * It keeps the idle standings idle release announces after each pass (the
+ * idle-booking alert's clock, server/tick/idle-standings.ts) and leaves the
+ * alerts it holds open for enforcement in the view's findings
+ * (server/tick/tick-view.ts).
  */
 export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsumer {
   let monitor: AlertMonitor | null = null;
   let stopInventory: (() => Promise<void>) | null = null;
+  let stopHearing: (() => void) | null = null;
   let standings = NO_STANDINGS;
   const readInventory = options.readInventory ?? true;
   return {
@@ -41,6 +44,8 @@ export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsum
       return monitor;
     },
     async start(nowMs) {
+      standings = NO_STANDINGS;
+      stopHearing = onIdleStandings((latest) => void (standings = latest));
       const term = new AlertMonitor({ config: options.config, persistence: options.persistence, idleStandings: () => standings });
       if (readInventory) {
         await term.inventory.load(nowMs);
@@ -57,13 +62,14 @@ export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsum
     },
     consume(view) {
       if (!monitor) return;
-      standings = view.findings.idleStandings ?? NO_STANDINGS;
       monitor.observe(view, view.gpuStates, view.activeBookings, view.nowMs, view.bookings);
       view.findings.openAlerts = monitor.openAlerts();
     },
     async stop() {
       const term = monitor;
       monitor = null;
+      stopHearing?.();
+      stopHearing = null;
       const inventory = stopInventory;
       stopInventory = null;
       await inventory?.();

@@ -14,8 +14,8 @@ export interface IdleReleaseConsumer extends TickConsumer {
  * the processes a release leaves running); the decisions run from stored
  * minutes every 30 s and whenever the history announces stored minutes
  * (server/history/minutes-stored.ts; server/idle-release/idle-runner.ts).
- * It runs first and leaves its last pass's standings in the view's findings,
- * where the alert rules read the idle-booking alert's clock.
+ * Each pass's standings are announced (server/tick/idle-standings.ts): the
+ * alert rules keep them as the idle-booking alert's clock.
  */
 export function idleReleaseConsumer(options: { alertHoldMinutes: number; publicUrl?: string; everyMs?: number }): IdleReleaseConsumer {
   let gpus: readonly LiveGpu[] = [];
@@ -34,7 +34,6 @@ export function idleReleaseConsumer(options: { alertHoldMinutes: number; publicU
     },
     consume(view) {
       gpus = view.gpus;
-      view.findings.idleStandings = runner.standings();
     },
     async stop() {
       const stop = stopTerm;

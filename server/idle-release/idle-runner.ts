@@ -11,6 +11,7 @@ import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { periodicJob } from "@/server/core/jobs";
+import { announceIdleStandings } from "@/server/tick/idle-standings";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -132,6 +133,7 @@ export function startIdleRunner(options: IdleRunnerOptions) {
     everyMs: options.everyMs ?? IDLE_CHECK_EVERY_MS,
     run: async () => {
       standings = await runIdlePass(options, now());
+      announceIdleStandings(standings);
     },
   });
   return {

@@ -65,10 +65,10 @@ export async function startTick(options: StartTickOptions) {
   const alerts = alertRulesConsumer(options.alerts);
   const enforcement = enforcementConsumer({ channel, loginOf: (id) => directory.loginOf(id) });
   const consumers: TickConsumer[] = [
-    idleRelease, // leader: warns and releases idle bookings, from stored minutes; finds the idle standings (the idle-booking alert's clock)
     alerts, // leader: judges the rules, keeps the Alert table in step; finds the open alerts
     enforcement, // leader: acts on the conflicts the rules hold open
     notificationsConsumer({ publicUrl: options.publicUrl }), // leader: webhook deliveries of alert changes
+    idleRelease, // leader: warns and releases idle bookings, from stored minutes; announces its standings (the idle-booking alert's clock)
     unitsFreedConsumer(), // leader: a unit that became free wakes the waitlist
     ...(options.rollups ? [options.rollups] : []), // everywhere: the second's readings, who booked and who ran, per GPU-minute
     ...(options.live ? [options.live] : []), // everywhere: what changed, to this instance's viewers

@@ -36,7 +36,7 @@ export interface TickView {
   findings: TickFindings;
 }
 
-/** What the idle-booking alert needs of a booking's idle standing (server/reservations/idle-state.ts). */
+/** What the idle-booking alert needs of a booking's idle standing (server/reservations/idle-state.ts), announced by idle release (server/tick/idle-standings.ts). */
 export interface IdleRun {
   idleMinutes: number;
   belowPct: number;
@@ -60,8 +60,6 @@ export interface OpenAlertRef {
  * run this tick (another instance leads, a test leaves it out).
  */
 export interface TickFindings {
-  /** Written by idle release (server/idle-release/): each active booking's idle run, by booking id, from its last pass over stored minutes. Read by the alert rules (the idle-booking alert's clock). */
-  idleStandings?: ReadonlyMap<string, IdleRun>;
   /** Written by the alert rules (server/alerts/): the alerts open after this tick's judgement, by subject key. Read by enforcement. */
   openAlerts?: ReadonlyMap<string, OpenAlertRef>;
 }
