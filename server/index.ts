@@ -22,6 +22,7 @@ import { describeDatabase, type Env } from "@/server/core/env";
 import { attachAgentEndpoint } from "@/server/fleet/agent-endpoint";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { createIngest } from "@/server/fleet/ingest";
+import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { startDemoStory } from "@/server/demo/demo-story";
 import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
@@ -67,7 +68,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     offlineAfterMs: Math.max(env.GPUDESK_OFFLINE_AFTER_MS, 3 * env.GPUDESK_SAMPLE_INTERVAL_MS),
     simulated: localMode === "simulated",
   });
-  // Usage history: minute rollups of every accepted snapshot, written in batches.
+  // Usage history: minute rollups of every accepted snapshot, written in batches; the tick brings them each second's readings.
   const history = startHistory({
     flushEveryMs: env.GPUDESK_ROLLUP_FLUSH_SECONDS * 1000,
     minuteDays: env.GPUDESK_HISTORY_MINUTE_DAYS,
@@ -75,8 +76,10 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   });
   // Set once the cluster is up (below, before any agent can connect).
   let forwardSnapshot: ((host: RegisteredHost, snapshot: Snapshot) => void) | undefined;
+  // This instance's agents' readings, for the tick's view (relayed ones feed the fleet only).
+  const readings = new AcceptedReadings();
   const ingest = createIngest(fleet, Date.now, (host, snapshot) => {
-    history.record(host, snapshot);
+    readings.add(host, snapshot);
     forwardSnapshot?.(host, snapshot);
   });
 
@@ -133,9 +136,11 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     openAlerts: openAlerts.current,
   });
   // The once-a-second pipeline: offline check, reconciliation, then its consumers in order
-  // (alert rules, enforcement, webhook deliveries on the leader; the live deltas everywhere).
+  // (alert rules, enforcement, webhook deliveries, idle release, the waitlist's wake on the leader; the
+  // minute rollups and the live deltas everywhere).
   const tick = await startTick({
     fleet,
+    readings,
     bookings: bookingFeed,
     alerts: { config: alertConfigFromEnv(env) },
     agentNamespace: io.of(AGENT_NAMESPACE) as never,
@@ -146,8 +151,6 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     waitForLeadership: true,
   });
   tickState = tick.state;
-  // Idle release (a leader consumer of the tick) looks again whenever new minutes are stored.
-  history.onFlushed(tick.idleRelease.poke);
   // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/core/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
@@ -155,7 +158,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const stopPersonNotices = attachPersonNotices(liveNamespace);
   // A booking changed by someone else is told to its person from the instance that changed it.
   const stopChangeNotices = listenForBookingChanges();
-  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state });
+  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state, history });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's leader with it.
   cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL, bookings: bookingFeed }).stop });
@@ -215,7 +218,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       await ingest.flush();
       stopDemoHistory.abort();
       await demoHistory;
-      await history.close();
+      await history.close(readings.take());
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await cluster.disconnect();
       await app.close();

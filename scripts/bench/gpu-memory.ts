@@ -17,6 +17,7 @@ import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
+import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { MinuteRollups } from "@/server/history/minute-rollups";
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
   const fleet = new FleetState({ offlineAfterMs: 30_000, simulated: true, now: () => now });
   const rollups = new MinuteRollups(() => now);
   const alerts = alertRulesConsumer({ config: { ...DEFAULT_ALERT_CONFIG }, persistence: memoryPersistence(), readInventory: false });
-  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory: staticDirectory([]), consumers: [alerts, rollupsConsumer(rollups)], now: () => now });
+  const accepted = new AcceptedReadings();
+  const tick = new Tick({ fleet, readings: accepted, bookings: { current: () => bookings }, directory: staticDirectory([]), consumers: [alerts, rollupsConsumer(rollups)], now: () => now });
   await tick.leaderJob.start();
   const slots = new SlotRegistry();
   const members = new MemberEncoder(slots, memberSummaryOf);
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
     readings.forEach((raw, host) => {
       const reading = { ...raw, sampledAt: new Date(startMs + second * 1000).toISOString() };
       fleet.ingest(`host-${host}`, reading);
-      if (withTick) rollups.record({ id: `host-${host}`, simulated: true }, reading);
+      if (withTick) accepted.add({ id: `host-${host}`, simulated: true }, reading);
     });
     const delta = fleet.drainDelta();
     if (delta) members.encode(delta);

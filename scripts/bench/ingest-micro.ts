@@ -3,7 +3,8 @@
  * the simulated fleet's readings (as JSON arrives from an agent) through
  * the reading check (server/fleet/check-reading.ts), `FleetState.ingest`,
  * the live delta, and once a second the server's tick (server/tick/: the
- * offline check, the reconciliation, the alert rules as its consumer), as
+ * offline check, the reconciliation, the alert rules and the minute rollups
+ * as its consumers, the rollups recording the second's readings), as
  * the server runs them. Prints CPU microseconds per GPU reading for each stage: CPU time
  * (process.cpuUsage) rather than wall-clock, so that a shared machine moves
  * the figures less.
@@ -15,7 +16,10 @@ import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";
+import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { FleetState } from "@/server/fleet/fleet-state";
+import { MinuteRollups } from "@/server/history/minute-rollups";
+import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { Tick } from "@/server/tick/tick";
 import type { LiveBooking } from "@/lib/live/live";
@@ -28,7 +32,7 @@ interface Stages {
   check: number;
   ingest: number;
   drain: number;
-  /** The tick: offline check, reconciliation, alert rules. */
+  /** The tick: offline check, reconciliation, alert rules, minute rollups (no flush). */
   tick: number;
 }
 
@@ -47,7 +51,9 @@ async function run(raw: string[][], startMs: number, bookings: LiveBooking[]): P
   let now = startMs;
   const fleet = new FleetState({ offlineAfterMs: 30_000, simulated: true, now: () => now });
   const alerts = alertRulesConsumer({ config: { ...DEFAULT_ALERT_CONFIG }, persistence: memoryPersistence(), readInventory: false });
-  const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory: staticDirectory([]), consumers: [alerts], now: () => now });
+  const readings = new AcceptedReadings();
+  const rollups = rollupsConsumer(new MinuteRollups(() => now));
+  const tick = new Tick({ fleet, readings, bookings: { current: () => bookings }, directory: staticDirectory([]), consumers: [alerts, rollups], now: () => now });
   await tick.leaderJob.start();
   const stages: Stages = { check: 0, ingest: 0, drain: 0, tick: 0 };
   raw[0]!.forEach((_, host) => fleet.connectHost(`host-${host}`, `host-${host}`, true));
@@ -63,6 +69,7 @@ async function run(raw: string[][], startMs: number, bookings: LiveBooking[]): P
     checked.forEach((reading, host) => {
       if (!reading.ok) throw new Error(reading.error);
       fleet.ingest(`host-${host}`, reading.snapshot);
+      readings.add({ id: `host-${host}`, simulated: true }, reading.snapshot);
     });
     stages.ingest += cpuUs() - at;
     at = cpuUs();
@@ -86,7 +93,7 @@ async function main(): Promise<void> {
   const gpuReadings = specs.reduce((sum, spec) => sum + spec.gpus.length, 0) * options.seconds;
   const bookings = benchBookings(specs, startMs, options.seconds);
   console.log(`${options.gpus} GPUs (${specs.length} hosts), ${options.seconds} s of readings, ${gpuReadings} GPU readings per round`);
-  console.log("| round | check | ingest | drain | tick (reconcile + rules) | total (µs CPU per GPU reading) |");
+  console.log("| round | check | ingest | drain | tick (reconcile + rules + rollups) | total (µs CPU per GPU reading) |");
   console.log("|---:|---:|---:|---:|---:|---:|");
   for (let round = 1; round <= options.rounds; round++) {
     const stages = await run(raw, startMs, bookings);

@@ -4,7 +4,7 @@ import type { LiveBooking } from "@/lib/live/live";
 import { ruleTiming, type AlertConfig } from "@/server/alerts/alert-config";
 import { AlertEngine, type ClosedAlert, type OpenedAlert } from "@/server/alerts/alert-engine";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
-import { evaluateRules, type IdleRun } from "@/server/alerts/alert-rules";
+import { evaluateRules } from "@/server/alerts/alert-rules";
 import {
   closeOpenAlert,
   insertOpenedAlert,
@@ -17,6 +17,7 @@ import {
 import { ExpectedInventory } from "@/server/alerts/expected-inventory";
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
 import { log } from "@/server/core/log";
+import type { IdleRun, OpenAlertRef } from "@/server/tick/tick-view";
 
 /** Where alerts are kept; the database by default, a fake in tests. */
 export interface AlertPersistence {
@@ -37,15 +38,6 @@ export const databasePersistence: AlertPersistence = {
 };
 
 /** An open alert as the monitor knows it (enforcement waits on `openedAt`). */
-export interface OpenAlertRef {
-  id: string;
-  kind: AlertKind;
-  hostId: string | null;
-  gpuUuid: string | null;
-  reservationId: string | null;
-  openedAt: number;
-}
-
 export interface AlertMonitorOptions {
   config: AlertConfig;
   inventory?: ExpectedInventory;

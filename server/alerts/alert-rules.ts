@@ -7,6 +7,7 @@ import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import type { Condition } from "@/server/alerts/alert-engine";
 import type { FleetView } from "@/server/attribution/reconcile-fleet";
+import type { IdleRun } from "@/server/tick/tick-view";
 
 export interface RuleInput {
   nowMs: number;
@@ -36,11 +37,6 @@ export interface RuleInput {
   isActive: (key: string) => boolean;
 }
 
-/** What the idle-booking alert needs of a booking's idle standing (server/reservations/idle-state.ts). */
-export interface IdleRun {
-  idleMinutes: number;
-  belowPct: number;
-}
 
 export interface RuleOutput {
   conditions: Condition[];

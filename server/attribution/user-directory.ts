@@ -1,5 +1,6 @@
 import type { PersonRef } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
+import { periodicJob, type JobTimers, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 
 export interface DirectoryEntry extends PersonRef {
@@ -32,20 +33,21 @@ export function staticDirectory(entries: DirectoryEntry[]): PersonDirectory {
  */
 export class UserDirectory implements PersonDirectory {
   private current: PersonDirectory = staticDirectory([]);
-  private timer: ReturnType<typeof setInterval> | null = null;
   private reading: Promise<void> | null = null;
+  private readonly job: PeriodicJob;
 
-  constructor(private readonly refreshMs = 30_000) {}
-
-  async start(): Promise<void> {
-    await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.refreshMs);
-    this.timer.unref?.();
+  constructor(refreshMs = 30_000, timers?: JobTimers) {
+    this.job = periodicJob({ name: "user directory", everyMs: refreshMs, timers, run: () => this.refresh() });
   }
 
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+  /** The first read done, then one every `refreshMs` (server/core/jobs.ts). */
+  async start(): Promise<void> {
+    this.job.start();
+    await this.job.settled();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   refresh(): Promise<void> {

@@ -1,18 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { periodicJob, type JobTimers } from "@/server/core/jobs";
+import { periodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
-
-/** Timers the test fires by hand. */
-function manualTimers(): JobTimers & { fire(): void } {
-  const callbacks = new Set<() => void>();
-  return {
-    every(callback) {
-      callbacks.add(callback);
-      return { cancel: () => callbacks.delete(callback) };
-    },
-    fire: () => callbacks.forEach((callback) => callback()),
-  };
-}
+import { manualTimers } from "@/server/testing/manual-timers";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -70,5 +59,31 @@ describe("periodicJob", () => {
     await job.settled();
     await stop();
     expect([passes, logged]).toEqual([3, 1]);
+  });
+
+  it("waits `firstAfterMs` for its first pass, and aborts the pass under way when stopped", async () => {
+    const timers = manualTimers();
+    const signals: AbortSignal[] = [];
+    let entered: () => void = () => {};
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const job = periodicJob({
+      name: "long",
+      everyMs: 1000,
+      firstAfterMs: 500,
+      timers,
+      run: async (signal) => {
+        signals.push(signal);
+        entered();
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      },
+    });
+    const stop = job.start();
+    await job.settled();
+    expect(signals).toHaveLength(0);
+    timers.fire();
+    await inside;
+    expect(signals[0]!.aborted).toBe(false);
+    await stop();
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
   });
 });

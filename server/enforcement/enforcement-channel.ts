@@ -3,6 +3,7 @@ import type { AgentClientToServer, AgentServerToClient } from "@/lib/domain/agen
 import { enforcementReportSchema, type EnforcementReport, type TerminateCommand } from "@/lib/domain/enforcement-protocol";
 import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
+import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 
 interface ChannelSocketData {
@@ -35,6 +36,7 @@ export interface EnforcementChannelOptions {
   clusterWide?: boolean;
   /** How often to ask the other instances (default 5 s). */
   refreshMs?: number;
+  timers?: JobTimers;
 }
 
 /**
@@ -46,7 +48,7 @@ export function attachEnforcementChannel(
   namespace: AgentNamespace,
   onReport: (host: RegisteredHost, report: EnforcementReport) => Promise<void>,
   options: EnforcementChannelOptions = {},
-): EnforcementChannel & { stop: () => void } {
+): EnforcementChannel & { stop: () => Promise<void> } {
   namespace.on("connection", (socket: AgentSocket) => {
     socket.on("agent:hello", (hello) => {
       // The samples endpoint validates and answers the hello; only the flag matters here.
@@ -80,21 +82,17 @@ export function attachEnforcementChannel(
 
   // The hosts whose agents on other instances allow enforcement, as last asked (the rule loop is synchronous).
   let elsewhere = new Set<string>();
-  let timer: ReturnType<typeof setInterval> | null = null;
-  if (options.clusterWide) {
-    const refresh = () => {
-      namespace
-        .in(ENFORCING_ROOM)
-        .fetchSockets()
-        .then((sockets) => {
+  const stopAsking = options.clusterWide
+    ? periodicJob({
+        name: "enforcing agents of the other instances",
+        everyMs: options.refreshMs ?? CLUSTER_REFRESH_MS,
+        timers: options.timers,
+        run: async () => {
+          const sockets = await namespace.in(ENFORCING_ROOM).fetchSockets();
           elsewhere = new Set(sockets.flatMap((socket) => (socket.data.host?.id ? [socket.data.host.id] : [])));
-        })
-        .catch((error: unknown) => log.warn(`could not ask the other instances about their agents: ${error instanceof Error ? error.message : String(error)}`));
-    };
-    refresh();
-    timer = setInterval(refresh, options.refreshMs ?? CLUSTER_REFRESH_MS);
-    timer.unref();
-  }
+        },
+      }).start()
+    : null;
 
   return {
     capable: (hostId) => agentsOf(hostId).length > 0 || elsewhere.has(hostId),
@@ -109,9 +107,8 @@ export function attachEnforcementChannel(
       namespace.to(enforcingHostRoom(hostId)).emit("agent:terminate", command);
       return true;
     },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+    stop: async () => {
+      await stopAsking?.();
     },
   };
 }

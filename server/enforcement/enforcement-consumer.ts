@@ -1,4 +1,3 @@
-import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
 import type { EnforcementChannel } from "@/server/enforcement/enforcement-channel";
 import { EnforcementLoop } from "@/server/enforcement/enforcement-loop";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -6,8 +5,6 @@ import type { TickConsumer } from "@/server/tick/tick-view";
 export interface EnforcementOptions {
   /** To the agents and back (every instance has one: reports arrive where the agent is connected). */
   channel: EnforcementChannel;
-  /** The conflicts the alert rules hold open now: the consumer before this one in the tick. */
-  openAlerts: () => Iterable<OpenAlertRef>;
   loginOf: (personId: string) => string | null;
 }
 
@@ -20,7 +17,8 @@ export interface EnforcementConsumer extends TickConsumer {
  * "Terminate intruders after a grace period" as a consumer of the tick
  * (leader only): after the alert rules, it asks the agents of enforced
  * hosts to end the processes of conflicts that outlasted their grace
- * (server/enforcement/enforcement-loop.ts).
+ * (server/enforcement/enforcement-loop.ts); the conflicts the rules hold
+ * open come in the view's findings, written by the rules this tick.
  */
 export function enforcementConsumer(options: EnforcementOptions): EnforcementConsumer {
   let loop: EnforcementLoop | null = null;
@@ -34,11 +32,12 @@ export function enforcementConsumer(options: EnforcementOptions): EnforcementCon
       loop = term;
     },
     consume(view) {
-      loop?.tick(view.nowMs, options.openAlerts(), view.gpuStates, view.gpus);
+      loop?.tick(view.nowMs, view.findings.openAlerts?.values() ?? [], view.gpuStates, view.gpus);
     },
-    stop() {
-      loop?.stop();
+    async stop() {
+      const term = loop;
       loop = null;
+      await term?.stop();
     },
   };
 }

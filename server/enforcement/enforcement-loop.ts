@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { EnforcementReport } from "@/lib/domain/enforcement-protocol";
 import type { LiveGpu } from "@/lib/live/live";
-import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
+import type { OpenAlertRef } from "@/server/tick/tick-view";
 import { db } from "@/server/core/db";
+import { periodicJob, type JobTimers, type PeriodicJob } from "@/server/core/jobs";
 import { recordHostAudit } from "@/server/enforcement/enforcement-audit";
 import type { EnforcementChannel } from "@/server/enforcement/enforcement-channel";
 import { UnrequestedReportError } from "@/server/enforcement/unrequested-report";
@@ -24,6 +25,7 @@ export interface EnforcementLoopOptions {
   loadSettings?: () => Promise<Map<string, HostEnforcement>>;
   /** When a booking was made (default: its row's createdAt); null when unknown. */
   bookedAt?: (reservationId: string) => Promise<Date | null>;
+  timers?: JobTimers;
 }
 
 async function reservationCreatedAt(reservationId: string): Promise<Date | null> {
@@ -40,19 +42,20 @@ async function reservationCreatedAt(reservationId: string): Promise<Date | null>
 export class EnforcementLoop {
   private enforced = new Map<string, HostEnforcement>();
   private readonly sent = new Map<string, number>();
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly settings: PeriodicJob;
 
-  constructor(private readonly options: EnforcementLoopOptions) {}
-
-  async start(): Promise<void> {
-    await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.options.refreshMs ?? 5000);
-    this.timer.unref?.();
+  constructor(private readonly options: EnforcementLoopOptions) {
+    this.settings = periodicJob({ name: "enforcement settings", everyMs: options.refreshMs ?? 5000, timers: options.timers, run: () => this.refresh() });
   }
 
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+  /** The settings read, then read again every `refreshMs` (server/core/jobs.ts). */
+  async start(): Promise<void> {
+    this.settings.start();
+    await this.settings.settled();
+  }
+
+  stop(): Promise<void> {
+    return this.settings.stop();
   }
 
   async refresh(): Promise<void> {

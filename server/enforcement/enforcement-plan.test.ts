@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GpuReconciliation, ProcessAttribution } from "@/lib/domain/attribution";
-import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
+import type { OpenAlertRef } from "@/server/tick/tick-view";
 import { planTerminations } from "@/server/enforcement/enforcement-plan";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };

@@ -1,6 +1,6 @@
 import type { GpuReconciliation, ProcessAttribution } from "@/lib/domain/attribution";
 import type { LiveGpu } from "@/lib/live/live";
-import type { OpenAlertRef } from "@/server/alerts/alert-monitor";
+import type { OpenAlertRef } from "@/server/tick/tick-view";
 
 export interface HostEnforcement {
   graceSeconds: number;

@@ -24,7 +24,7 @@ export interface IngestCounters {
 export function createIngest(
   fleet: FleetState,
   now: () => number = Date.now,
-  /** Called with every accepted snapshot, live or replayed, in order (the usage history's rollups). */
+  /** Called with every accepted snapshot, live or replayed, in order (the tick's readings of the second, for the usage history; the cluster's relay). */
   onAccepted?: (host: RegisteredHost, snapshot: Snapshot) => void,
 ) {
   const counters: IngestCounters = { acceptedSnapshots: 0, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 };

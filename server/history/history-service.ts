@@ -1,6 +1,8 @@
-import type { Snapshot } from "@/lib/domain/snapshot";
+import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
+import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
+import { announceMinutesStored } from "@/server/history/minutes-stored";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -11,6 +13,8 @@ export interface HistoryConfig extends RetentionPolicy {
   /** How often old rollups are pruned. */
   pruneEveryMs?: number;
   now?: () => number;
+  /** The flush and prune jobs' clock (tests). */
+  timers?: JobTimers;
 }
 
 export interface HistoryStats extends RollupStats {
@@ -18,14 +22,10 @@ export interface HistoryStats extends RollupStats {
 }
 
 export interface HistoryService {
-  /** The ingest hook: every accepted snapshot, live or replayed. */
-  record: (host: { id: string; simulated: boolean }, snapshot: Snapshot) => void;
-  /** The tick's consumer: who booked each GPU and who ran there, for the minutes recorded here. */
+  /** The tick's consumer, the rollups' one way in: each second's readings, who booked each GPU and who ran there. */
   tickConsumer: TickConsumer;
   /** Writes what is pending now. */
   flush: () => Promise<void>;
-  /** Calls `listener` after each flush that wrote minutes (idle release looks again then). */
-  onFlushed: (listener: () => void) => void;
   /**
    * Starts pruning old rollups in the background, hourly, in small batches
    * (server/history/retention.ts); returns the function that stops it and
@@ -34,16 +34,13 @@ export interface HistoryService {
    * while every instance writes the minutes of its own agents.
    */
   startPruning: () => () => Promise<void>;
-  /** Stops the timers and writes what is pending: a clean shutdown loses nothing. */
-  close: () => Promise<void>;
+  /**
+   * Stops the timers and writes what is pending: a clean shutdown loses
+   * nothing. `lastReadings`: those accepted after the tick stopped (the
+   * embedded agents' last ones), recorded without a tick's word on who ran.
+   */
+  close: (lastReadings?: readonly AcceptedReading[]) => Promise<void>;
   stats: () => HistoryStats;
-}
-
-const shared = globalThis as unknown as { __gpudeskHistory?: HistoryService };
-
-/** The running server's history service, if any (the /metrics route reads its counters). */
-export function currentHistory(): HistoryService | undefined {
-  return shared.__gpudeskHistory;
 }
 
 /**
@@ -64,73 +61,51 @@ export function startHistory(config: HistoryConfig): HistoryService {
   const rollups = new MinuteRollups(now);
   let lastPruneAt: number | null = null;
   let closed = false;
-  const flushed = new Set<() => void>();
 
   const flush = async () => {
     try {
       const result = await rollups.flush();
-      if (result.minutes > 0) for (const listener of flushed) listener();
+      if (result.minutes > 0) announceMinutesStored();
     } catch (error) {
       log.error(`could not write usage rollups (kept for the next try): ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  // One pass at a time; stopping aborts it between two batches and waits for the batch in flight.
-  let pass: Promise<void> | null = null;
-  const prune = (signal: AbortSignal) => {
-    pass ??= (async () => {
-      try {
-        const result = await pruneHistory(new Date(now()), config, { signal });
-        lastPruneAt = now();
-        if (result.minutes + result.hours > 0) {
-          log.info(`pruned usage history: ${result.minutes} minute rows (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
-        }
-      } catch (error) {
-        log.error(`could not prune usage history: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        pass = null;
-      }
-    })();
-    return pass;
-  };
-  const flushTimer = setInterval(() => void flush(), config.flushEveryMs);
-  flushTimer.unref();
-  const stopPruning = new Set<() => Promise<void>>();
-  const startPruning = () => {
-    const pruneEveryMs = config.pruneEveryMs ?? 60 * 60_000;
-    const aborter = new AbortController();
+  const flushing = periodicJob({ name: "usage rollups", everyMs: config.flushEveryMs, firstAfterMs: config.flushEveryMs, timers: config.timers, run: flush });
+  flushing.start();
+  const pruneEveryMs = config.pruneEveryMs ?? 60 * 60_000;
+  const pruning = periodicJob({
+    name: "usage history retention",
+    everyMs: pruneEveryMs,
     // The first prune waits a minute so that it does not compete with start-up work.
-    const firstPrune = setTimeout(() => void prune(aborter.signal), Math.min(60_000, pruneEveryMs));
-    firstPrune.unref();
-    const pruneTimer = setInterval(() => void prune(aborter.signal), pruneEveryMs);
-    pruneTimer.unref();
-    const stop = async () => {
-      clearTimeout(firstPrune);
-      clearInterval(pruneTimer);
-      aborter.abort();
-      stopPruning.delete(stop);
-      await pass;
-    };
-    stopPruning.add(stop);
-    return stop;
-  };
+    firstAfterMs: Math.min(60_000, pruneEveryMs),
+    timers: config.timers,
+    // Stopping aborts the pass between two batches and waits for the batch in flight.
+    run: async (signal) => {
+      const result = await pruneHistory(new Date(now()), config, { signal });
+      lastPruneAt = now();
+      if (result.minutes + result.hours > 0) {
+        log.info(`pruned usage history: ${result.minutes} minute rows (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
+      }
+    },
+  });
 
   const service: HistoryService = {
-    record: (host, snapshot) => {
-      if (!closed) rollups.record(host, snapshot);
-    },
-    tickConsumer: rollupsConsumer(rollups),
+    tickConsumer: rollupsConsumer({
+      record: (host, snapshot) => {
+        if (!closed) rollups.record(host, snapshot);
+      },
+      witness: (uuid, bookedBy, runner, nowMs) => rollups.witness(uuid, bookedBy, runner, nowMs),
+    }),
     flush,
-    onFlushed: (listener) => void flushed.add(listener),
-    startPruning,
-    async close() {
+    startPruning: () => pruning.start(),
+    async close(lastReadings = []) {
+      for (const reading of lastReadings) rollups.record(reading.host, reading.snapshot);
       closed = true;
-      clearInterval(flushTimer);
-      for (const stop of [...stopPruning]) await stop();
+      await flushing.stop();
+      await pruning.stop();
       await flush();
-      if (shared.__gpudeskHistory === service) shared.__gpudeskHistory = undefined;
     },
     stats: () => ({ ...rollups.snapshotStats(), lastPruneAt }),
   };
-  shared.__gpudeskHistory = service;
   return service;
 }

@@ -12,8 +12,13 @@ import { makeGpu, makeProcess, makeSnapshot, uniqueName } from "@/server/testing
 import { useTestDatabase } from "@/server/testing/test-db";
 import type { LiveBooking } from "@/lib/live/live";
 import { staticDirectory } from "@/server/attribution/user-directory";
+import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
+import { startHistory } from "@/server/history/history-service";
+import { onMinutesStored } from "@/server/history/minutes-stored";
+import { manualTimers } from "@/server/testing/manual-timers";
+import type { TickView } from "@/server/tick/tick-view";
 import { Tick } from "@/server/tick/tick";
 
 beforeAll(async () => {
@@ -153,7 +158,7 @@ describe("minute rollups written in batches", () => {
     ]);
   });
 
-  it("takes who booked and who ran from the tick: a squatter's minutes name the squatter, unbooked use the person running it", async () => {
+  it("takes the readings, who booked and who ran from the tick's view: a squatter's minutes name the squatter, unbooked use the person running it", async () => {
     const { host, gpu } = await setupGpu();
     const [bob, alice, carol] = ["bob", "alice", "carol"].map((login) => ({ id: randomUUID(), username: uniqueName(login), name: login, unixLogin: login }));
     const rollups = new MinuteRollups();
@@ -173,15 +178,16 @@ describe("minute rollups written in batches", () => {
         purpose: "test",
       },
     ];
-    const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory: staticDirectory([bob, alice, carol]), consumers: [rollupsConsumer(rollups)], now: () => clock });
+    const readings = new AcceptedReadings();
+    const tick = new Tick({ fleet, readings, bookings: { current: () => bookings }, directory: staticDirectory([bob, alice, carol]), consumers: [rollupsConsumer(rollups)], now: () => clock });
     const runs = (minute: number) => (minute === 0 ? [makeProcess(gpu, { user: "alice" })] : minute === 1 ? [makeProcess(gpu, { user: "carol" })] : []);
     for (let minute = 0; minute < 3; minute++) {
       for (let second = 10; second < 50; second += 10) {
         clock = T0 + minute * MINUTE_MS + second * 1000;
         const snapshot = makeSnapshot([gpu], clock, { processes: runs(minute) });
-        // What ingest does with an accepted reading, then the tick that follows it.
+        // What ingest does with an accepted reading, then the tick that follows it and brings it to the rollups.
         fleet.ingest(host.id, snapshot);
-        rollups.record(host, snapshot);
+        readings.add(host, snapshot);
         tick.runTick(clock + 500);
       }
     }
@@ -192,6 +198,8 @@ describe("minute rollups written in batches", () => {
       [null, carol.id],
       [null, null],
     ]);
+    // Each reading counted once: four a minute.
+    expect(minutes.map((m) => m.samples)).toEqual([4, 4, 4]);
     const hour = await db().gpuHour.findUnique({ where: { gpuUuid_hour: { gpuUuid: gpu.uuid, hour: new Date(T0) } } });
     // Of three minutes: nobody booked two, and each person ran one (a tie goes to a person, the first).
     expect([hour?.bookedByUserId, hour?.runnerUserId]).toEqual([null, alice.id]);
@@ -316,5 +324,29 @@ describe("minute rollups written in batches", () => {
     expect(hour10!.bookedByUserId).toBe(user.id);
     expect(hour10!.samples).toBe(5);
     expect(hour11!.samples).toBe(3);
+  });
+});
+
+describe("the history service", () => {
+  it("records the readings the tick's view brings, announces stored minutes after a flush that wrote some, and records the readings after the last tick at close", async () => {
+    const { host, gpu } = await setupGpu();
+    const history = startHistory({ flushEveryMs: 60_000, minuteDays: 30, hourDays: 365, now: () => T0 + 5 * MINUTE_MS, timers: manualTimers() });
+    const heard = vi.fn();
+    const stopHearing = onMinutesStored(heard);
+    const view = (readings: TickView["readings"]) => ({ nowMs: T0 + 5 * MINUTE_MS, readings, gpuStates: {} }) as unknown as TickView;
+    try {
+      await history.flush();
+      expect(heard).not.toHaveBeenCalled();
+      history.tickConsumer.consume!(view([{ host, snapshot: makeSnapshot([gpu], T0 + 1000) }]));
+      await history.flush();
+      expect(heard).toHaveBeenCalledTimes(1);
+    } finally {
+      stopHearing();
+      await history.close([{ host, snapshot: makeSnapshot([gpu], T0 + MINUTE_MS + 1000) }]);
+    }
+    expect((await storedMinutes(gpu.uuid)).map((m) => [m.minute.getTime() - T0, m.samples])).toEqual([
+      [0, 1],
+      [MINUTE_MS, 1],
+    ]);
   });
 });

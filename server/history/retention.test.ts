@@ -6,6 +6,7 @@ import { HOUR_MS, MINUTE_MS, type HourRow } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";
 import { recomputeHours, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
 import { gpuUuid, makeReadMinute } from "@/server/testing/factories";
+import { manualTimers } from "@/server/testing/manual-timers";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 beforeAll(async () => {
@@ -122,11 +123,14 @@ describe("retention", () => {
     const hourMs = NOW - 60 * DAY_MS;
     const uuid = gpuUuid();
     await upsertMinuteRows(db(), hourOfMinutes(uuid, hourMs));
-    const history = startHistory({ flushEveryMs: 60_000, pruneEveryMs: 20, ...POLICY, now: () => NOW });
+    const timers = manualTimers();
+    const history = startHistory({ flushEveryMs: 60_000, ...POLICY, now: () => NOW, timers });
     const jobs = new LeaderJobs();
     jobs.add({ name: "history retention", start: () => history.startPruning() });
     try {
       await jobs.setLeader(true);
+      // The first prune's minute is up.
+      timers.fire();
       // A pass has ended: it deleted the old hour of minutes and left their hour.
       await vi.waitFor(() => expect(history.stats().lastPruneAt).toBe(NOW), { timeout: 20_000 });
       expect(await minutesOf(uuid)).toBe(0);

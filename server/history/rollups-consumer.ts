@@ -21,15 +21,18 @@ export function runnerOf(state: GpuReconciliation): string | null {
 
 /**
  * The minute rollups as a consumer of the tick (every instance: each
- * records its own agents' minutes): each tick tells the minute of each
- * GPU's latest reading who booked it (the booking's person, `bookedBy` of the
- * reconciliation) and who ran there (`runnerOf`).
+ * records its own agents' minutes), their one way in: each tick's view
+ * brings the readings of the second (the numbers, recorded first) and the
+ * attribution, which tells the minute of each GPU's latest reading who
+ * booked it (the booking's person, `bookedBy` of the reconciliation) and
+ * who ran there (`runnerOf`).
  */
-export function rollupsConsumer(rollups: Pick<MinuteRollups, "witness">): TickConsumer {
+export function rollupsConsumer(rollups: Pick<MinuteRollups, "record" | "witness">): TickConsumer {
   return {
     name: "minute rollups",
     runs: "everywhere",
     consume(view) {
+      for (const reading of view.readings) rollups.record(reading.host, reading.snapshot);
       for (const uuid in view.gpuStates) {
         const state = view.gpuStates[uuid]!;
         rollups.witness(uuid, state.bookedBy?.id ?? null, runnerOf(state), view.nowMs);

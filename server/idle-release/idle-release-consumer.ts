@@ -1,11 +1,9 @@
 import type { LiveGpu } from "@/lib/live/live";
-import type { IdleRun } from "@/server/alerts/alert-rules";
+import { onMinutesStored } from "@/server/history/minutes-stored";
 import { startIdleRunner } from "@/server/idle-release/idle-runner";
-import type { TickConsumer } from "@/server/tick/tick-view";
+import type { IdleRun, TickConsumer } from "@/server/tick/tick-view";
 
 export interface IdleReleaseConsumer extends TickConsumer {
-  /** A pass soon: new minute rollups were stored (server/history/). */
-  poke(): void;
   /** Each active booking's idle run from the last pass: the idle-booking alert's clock. */
   standings(): ReadonlyMap<string, IdleRun>;
 }
@@ -14,26 +12,34 @@ export interface IdleReleaseConsumer extends TickConsumer {
  * Idle release as a consumer of the tick (leader only). The 1 Hz path stays
  * light: a tick only hands over its GPUs (live readings not stored yet, and
  * the processes a release leaves running); the decisions run from stored
- * minutes every 30 s and after each rollup flush (server/idle-release/idle-runner.ts).
+ * minutes every 30 s and whenever the history announces stored minutes
+ * (server/history/minutes-stored.ts; server/idle-release/idle-runner.ts).
+ * Each pass's standings are announced (server/tick/idle-standings.ts): the
+ * alert rules keep them as the idle-booking alert's clock.
  */
 export function idleReleaseConsumer(options: { alertHoldMinutes: number; publicUrl?: string; everyMs?: number }): IdleReleaseConsumer {
   let gpus: readonly LiveGpu[] = [];
   const runner = startIdleRunner({ liveGpus: () => gpus, alertHoldMinutes: options.alertHoldMinutes, publicUrl: options.publicUrl, everyMs: options.everyMs });
-  let stopTerm: (() => void) | null = null;
+  let stopTerm: (() => Promise<void>) | null = null;
   return {
     name: "idle release",
     runs: "leader",
     start() {
-      stopTerm = runner.leaderJob.start();
+      const stopRunner = runner.leaderJob.start();
+      const stopHearing = onMinutesStored(runner.poke);
+      stopTerm = async () => {
+        stopHearing();
+        await stopRunner();
+      };
     },
     consume(view) {
       gpus = view.gpus;
     },
-    stop() {
-      stopTerm?.();
+    async stop() {
+      const stop = stopTerm;
       stopTerm = null;
+      await stop?.();
     },
-    poke: runner.poke,
     standings: runner.standings,
   };
 }

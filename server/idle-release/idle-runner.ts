@@ -11,6 +11,7 @@ import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/core/booking-events";
 import { periodicJob } from "@/server/core/jobs";
+import { announceIdleStandings } from "@/server/tick/idle-standings";
 import { readIdlePolicy } from "@/server/reservations/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -119,8 +120,8 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
 }
 
 /**
- * The leader's idle release: a pass every `everyMs` and on `poke()` (a
- * rollup flush), one at a time (server/core/jobs.ts). The standings of the
+ * The leader's idle release: a pass every `everyMs` and on `poke()` (usage
+ * minutes stored), one at a time (server/core/jobs.ts). The standings of the
  * last pass are kept for the idle-booking alert; they are derived again from
  * the database at every pass, so nothing is lost with the process.
  */
@@ -132,6 +133,7 @@ export function startIdleRunner(options: IdleRunnerOptions) {
     everyMs: options.everyMs ?? IDLE_CHECK_EVERY_MS,
     run: async () => {
       standings = await runIdlePass(options, now());
+      announceIdleStandings(standings);
     },
   });
   return {
@@ -140,8 +142,8 @@ export function startIdleRunner(options: IdleRunnerOptions) {
       name: "idle release",
       start: () => {
         const stop = job.start();
-        return () => {
-          void stop();
+        return async () => {
+          await stop();
           standings = new Map();
         };
       },

@@ -10,6 +10,7 @@ import { attachEnforcementChannel } from "@/server/enforcement/enforcement-chann
 import { enforcementConsumer } from "@/server/enforcement/enforcement-consumer";
 import { recordEnforcementReport } from "@/server/enforcement/enforcement-loop";
 import { notificationsConsumer } from "@/server/notifications/notifications-consumer";
+import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { Tick, type TickFleet } from "@/server/tick/tick";
 import { unitsFreedConsumer } from "@/server/waitlist/units-freed";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -18,6 +19,8 @@ type AgentNamespace = Namespace<AgentClientToServer, AgentServerToClient>;
 
 export interface StartTickOptions {
   fleet: TickFleet;
+  /** This instance's agents' readings since the last tick (server/fleet/accepted-readings.ts), for the view. */
+  readings?: { take(): readonly AcceptedReading[] };
   /** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
   bookings: { current(): readonly LiveBooking[]; subscribe(listener: (bookings: LiveBooking[]) => void): () => void };
   alerts: { config: AlertConfig; persistence?: AlertPersistence; readInventory?: boolean };
@@ -27,12 +30,12 @@ export interface StartTickOptions {
   clusterWide?: boolean;
   /** Links in webhook messages. */
   publicUrl?: string;
-  /** The minute rollups of this instance's agents (server/history/), fed who booked and who ran. */
+  /** The minute rollups of this instance's agents (server/history/): the readings of the second, who booked and who ran. */
   rollups?: TickConsumer;
   /** The live deltas to this instance's viewers (server/live/live-endpoint.ts): last, with what the others changed. */
   live?: TickConsumer;
   /** Default: the people with a Unix login, from the database. */
-  directory?: PersonDirectory & { start?(): Promise<void>; stop?(): void; refresh?(): Promise<void> };
+  directory?: PersonDirectory & { start?(): Promise<void>; stop?(): Promise<void> | void; refresh?(): Promise<void> };
   tickMs?: number;
   now?: () => number;
   /**
@@ -45,9 +48,12 @@ export interface StartTickOptions {
 /**
  * The server's once-a-second pipeline, assembled: the tick (offline check,
  * reconciliation with the user directory) and its consumers, in the order
- * each tick reaches them. To add a consumer (idle release, quota counting,
- * MIG slices): write it in its own `server/<capability>/` folder as a
- * `TickConsumer` (server/tick/tick-view.ts) and add one line to the list below.
+ * each tick reaches them. To add a consumer: write it in its own
+ * `server/<capability>/` folder as a `TickConsumer` (server/tick/tick-view.ts)
+ * and add one line to the list below. What one consumer needs of an earlier
+ * one travels in the view's `findings`, never by reaching into it here.
+ * Limits are not a consumer: they are counted from stored bookings inside
+ * the booking transaction (server/limits/, docs/development.md).
  */
 export async function startTick(options: StartTickOptions) {
   const directory = options.directory ?? new UserDirectory();
@@ -56,20 +62,18 @@ export async function startTick(options: StartTickOptions) {
   const channel = attachEnforcementChannel(options.agentNamespace as never, recordEnforcementReport, { clusterWide: options.clusterWide });
 
   const idleRelease = idleReleaseConsumer({ alertHoldMinutes: Math.ceil(options.alerts.config.holdMs.idle_booking / 60_000), publicUrl: options.publicUrl });
-  const alerts = alertRulesConsumer({ ...options.alerts, idleStandings: idleRelease.standings });
-  const enforcement = enforcementConsumer({ channel, openAlerts: () => alerts.openAlerts(), loginOf: (id) => directory.loginOf(id) });
+  const alerts = alertRulesConsumer(options.alerts);
+  const enforcement = enforcementConsumer({ channel, loginOf: (id) => directory.loginOf(id) });
   const consumers: TickConsumer[] = [
-    alerts, // leader: judges the rules, keeps the Alert table in step
+    alerts, // leader: judges the rules, keeps the Alert table in step; finds the open alerts
     enforcement, // leader: acts on the conflicts the rules hold open
     notificationsConsumer({ publicUrl: options.publicUrl }), // leader: webhook deliveries of alert changes
-    idleRelease, // leader: warns and releases idle bookings, from stored minutes (its clock is the idle-booking alert's)
+    idleRelease, // leader: warns and releases idle bookings, from stored minutes; announces its standings (the idle-booking alert's clock)
     unitsFreedConsumer(), // leader: a unit that became free wakes the waitlist
-
-    // quota counting, MIG slices: here, one line each
-    ...(options.rollups ? [options.rollups] : []), // everywhere: who booked and who ran, per GPU-minute
+    ...(options.rollups ? [options.rollups] : []), // everywhere: the second's readings, who booked and who ran, per GPU-minute
     ...(options.live ? [options.live] : []), // everywhere: what changed, to this instance's viewers
   ];
-  const tick = new Tick({ fleet: options.fleet, bookings: options.bookings, directory, consumers, now: options.now });
+  const tick = new Tick({ fleet: options.fleet, readings: options.readings, bookings: options.bookings, directory, consumers, now: options.now });
   await tick.start(options.tickMs);
   let stopLeaderJob: (() => Promise<void> | void) | null = options.waitForLeadership ? null : await tick.leaderJob.start();
 
@@ -77,8 +81,6 @@ export async function startTick(options: StartTickOptions) {
     tick,
     /** Every leader-only consumer as one job, for the cluster's leader (server/cluster/leader-jobs.ts). */
     leaderJob: tick.leaderJob,
-    /** Idle release: `poke()` after new minutes are stored. */
-    idleRelease,
     /** The alert rules' monitor of this term of leadership; null while another instance leads. */
     get monitor() {
       return alerts.monitor;
@@ -92,8 +94,8 @@ export async function startTick(options: StartTickOptions) {
     async stop(): Promise<void> {
       await tick.stop();
       stopBookings();
-      directory.stop?.();
-      channel.stop();
+      await directory.stop?.();
+      await channel.stop();
       await stopLeaderJob?.();
       stopLeaderJob = null;
     },

@@ -1,6 +1,5 @@
 import { requireAdmin } from "@/server/auth/guard";
 import { db } from "@/server/core/db";
-import { currentHistory } from "@/server/history/history-service";
 import { renderMetrics } from "@/server/metrics/render-metrics";
 import { listActiveBookings } from "@/server/reservations/active-bookings";
 import { runtime } from "@/server/runtime/runtime";
@@ -21,7 +20,7 @@ async function countOpenAlerts(): Promise<Record<string, number>> {
 
 /** One scrape: the live fleet from memory, the bookings from the database. */
 export async function collectMetrics(now = new Date()): Promise<{ contentType: string; body: string }> {
-  const { fleet, ingest } = runtime();
+  const { fleet, ingest, history } = runtime();
   const bookings = await listActiveBookings(now);
   return renderMetrics({
     fleet: fleet.current(),
@@ -29,7 +28,7 @@ export async function collectMetrics(now = new Date()): Promise<{ contentType: s
     activeReservations: new Set([...bookings.values()].map((booking) => booking.reservationId)).size,
     openAlerts: await countOpenAlerts(),
     ingest: ingest.counters,
-    history: currentHistory()?.stats(),
+    history: history?.stats(),
     nowMs: now.getTime(),
   });
 }

@@ -2,6 +2,7 @@ import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/domain/alerts";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
+import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import type { Actor } from "@/server/core/actor";
 import { onBookingChange } from "@/server/core/booking-events";
@@ -152,16 +153,21 @@ export function listenForBookingChanges(): () => void {
 }
 
 /** The leader's listeners: alerts open there, layout changes stored there, and a sweep of the stored layouts for those stored elsewhere. */
-export function startMisuseNotices(options: { publicUrl?: string; sweepEveryMs?: number; liveFleet?: () => LiveGpuSource | undefined } = {}): () => void {
-  const sweep = (hostIds?: string[]) =>
-    void tellBookersOfGoneUnits(options.publicUrl, new Date(), hostIds).catch((error: unknown) =>
-      log.error(`could not tell the bookers of bookings on gone units: ${error instanceof Error ? error.message : String(error)}`),
-    );
+export function startMisuseNotices(
+  options: { publicUrl?: string; sweepEveryMs?: number; liveFleet?: () => LiveGpuSource | undefined; timers?: JobTimers } = {},
+): () => Promise<void> {
   // A layout stored here is told at once; one stored by another instance (or before this one led) by the sweep.
-  const stopLayout = onInventoryChanged(({ hostId }) => sweep([hostId]));
-  sweep();
-  const timer = setInterval(() => sweep(), options.sweepEveryMs ?? GONE_UNITS_SWEEP_MS);
-  timer.unref?.();
+  const stopLayout = onInventoryChanged(({ hostId }) =>
+    void tellBookersOfGoneUnits(options.publicUrl, new Date(), [hostId]).catch((error: unknown) =>
+      log.error(`could not tell the bookers of bookings on host ${hostId}'s gone units: ${error instanceof Error ? error.message : String(error)}`),
+    ),
+  );
+  const stopSweep = periodicJob({
+    name: "sweep for bookings on gone units",
+    everyMs: options.sweepEveryMs ?? GONE_UNITS_SWEEP_MS,
+    timers: options.timers,
+    run: () => tellBookersOfGoneUnits(options.publicUrl, new Date()).then(() => undefined),
+  }).start();
   const stopAlerts = onAlertChanged((change) => {
     tellBookerOfMisuse(change, options.publicUrl).catch((error: unknown) =>
       log.error(`could not tell the booker of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
@@ -173,9 +179,9 @@ export function startMisuseNotices(options: { publicUrl?: string; sweepEveryMs?:
       log.error(`could not tell of the failed node of alert ${change.alert.id}: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
-  return () => {
-    clearInterval(timer);
+  return async () => {
     stopLayout();
     stopAlerts();
+    await stopSweep();
   };
 }

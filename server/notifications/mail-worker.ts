@@ -1,5 +1,6 @@
 import { db } from "@/server/core/db";
 import { periodicJob, type PeriodicJob } from "@/server/core/jobs";
+import { offerWaker, wakeWorker } from "@/server/runtime/runtime";
 import { log } from "@/server/core/log";
 import { DELIVERY_POLL_MS, RETRY_BACKOFF_MS } from "@/server/notifications/deliveries";
 import type { SendMail } from "@/server/notifications/mailer";
@@ -84,16 +85,14 @@ export class MailWorker {
   }
 }
 
-const shared = globalThis as unknown as { __gpudeskMailWorker?: MailWorker };
-
 /** The server's mail worker (leader only, like the webhook deliveries'); none when GPUDESK_SMTP_URL is unset. */
 export function startMailWorker(options: MailWorkerOptions): { stop: () => Promise<void> } {
   const worker = new MailWorker(options);
-  shared.__gpudeskMailWorker = worker;
+  const withdraw = offerWaker("mail", () => worker.wake());
   worker.start();
   return {
     async stop() {
-      if (shared.__gpudeskMailWorker === worker) shared.__gpudeskMailWorker = undefined;
+      withdraw();
       await worker.stop();
     },
   };
@@ -101,5 +100,5 @@ export function startMailWorker(options: MailWorkerOptions): { stop: () => Promi
 
 /** Asks the running mail worker to send what was just queued (nothing when mail is off or this is not the leader). */
 export function wakeMail(): void {
-  shared.__gpudeskMailWorker?.wake();
+  wakeWorker("mail");
 }

@@ -1,8 +1,7 @@
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import { log } from "@/server/core/log";
 import { DeliveryWorker, enqueueAlertDeliveries, type DeliveryWorkerOptions } from "@/server/notifications/deliveries";
-
-const shared = globalThis as unknown as { __gpudeskDeliveryWorker?: DeliveryWorker };
+import { offerWaker, wakeWorker } from "@/server/runtime/runtime";
 
 /**
  * Webhooks for alerts: every alert opened or closed queues its deliveries,
@@ -10,7 +9,7 @@ const shared = globalThis as unknown as { __gpudeskDeliveryWorker?: DeliveryWork
  */
 export function startNotifications(options: DeliveryWorkerOptions & { publicUrl?: string } = {}): { stop: () => Promise<void> } {
   const worker = new DeliveryWorker(options);
-  shared.__gpudeskDeliveryWorker = worker;
+  const withdraw = offerWaker("webhook deliveries", () => worker.wake());
   const unsubscribe = onAlertChanged((change) => {
     enqueueAlertDeliveries(change, { publicUrl: options.publicUrl })
       .then((queued) => {
@@ -22,6 +21,7 @@ export function startNotifications(options: DeliveryWorkerOptions & { publicUrl?
   return {
     async stop() {
       unsubscribe();
+      withdraw();
       await worker.stop();
     },
   };
@@ -29,5 +29,5 @@ export function startNotifications(options: DeliveryWorkerOptions & { publicUrl?
 
 /** Asks the running server's worker to look for due deliveries now (a test message was queued from a route). */
 export function wakeDeliveries(): void {
-  shared.__gpudeskDeliveryWorker?.wake();
+  wakeWorker("webhook deliveries");
 }

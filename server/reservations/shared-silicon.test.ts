@@ -8,6 +8,7 @@ import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
 import { hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { activeBooking } from "@/host/cli-client/format-output";
 import { staticDirectory } from "@/server/attribution/user-directory";
+import { manualTimers } from "@/server/testing/manual-timers";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -156,7 +157,7 @@ describe("silicon is booked once across MIG layouts", () => {
       });
     } finally {
       stopHearing();
-      stopNotices();
+      await stopNotices();
     }
   });
 
@@ -179,13 +180,13 @@ describe("silicon is booked once across MIG layouts", () => {
     const told: { userId: string; title: string; text: string }[] = [];
     const stopListening = onPersonNotice((notice) => told.push({ userId: notice.userId, title: notice.title, text: notice.text }));
     try {
-      const firstTerm = startMisuseNotices({ sweepEveryMs: 50 });
+      const firstTerm = startMisuseNotices({ timers: manualTimers() });
       await vi.waitFor(() => expect(told.filter((notice) => [alice.id, bob.id].includes(notice.userId))).toHaveLength(2));
-      firstTerm();
+      await firstTerm();
       // A second term of leadership (or a second instance's) sweeps the same stored state: nothing is told again.
-      const secondTerm = startMisuseNotices({ sweepEveryMs: 50 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      secondTerm();
+      // Its sweep starts with the term, and stopping waits for it.
+      const secondTerm = startMisuseNotices({ timers: manualTimers() });
+      await secondTerm();
     } finally {
       stopListening();
     }

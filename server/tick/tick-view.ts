@@ -1,19 +1,29 @@
+import type { AlertKind } from "@/lib/domain/alerts";
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { LiveBooking, LiveGpu, LiveHost } from "@/lib/live/live";
+import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 
 /**
  * One instant of the fleet as every consumer of the tick sees it, built
- * once per tick by `runTick` (server/tick/tick.ts). Read-only: a consumer
- * that changed it would change it for the consumers after it.
+ * once per tick by `runTick` (server/tick/tick.ts). Read-only but for
+ * `findings`: a consumer that changed the rest would change it for the
+ * consumers after it.
  */
 export interface TickView {
   nowMs: number;
+  /**
+   * Every reading this instance's agents sent since the last tick, live or
+   * replayed (an agent's buffer after an outage), oldest first per host:
+   * the numbers the minute rollups record, beside the attribution below.
+   */
+  readings: readonly AcceptedReading[];
   /** Hosts and the latest reading of each GPU, after the tick's offline check. */
   hosts: readonly LiveHost[];
   gpus: readonly LiveGpu[];
   /**
-   * Every GPU's state and who runs on it (its attributions: `processes`,
-   * each with its person and evidence), as reconciled this tick.
+   * Every GPU's state and its attribution, as reconciled this tick: who
+   * booked it (`bookedBy`) and who runs there (`processes`, each with its
+   * `runner` and evidence).
    */
   gpuStates: Readonly<Record<string, GpuReconciliation>>;
   /** The GPUs whose reconciliation changed since the last tick (all of them on the first). */
@@ -22,6 +32,36 @@ export interface TickView {
   bookings: readonly LiveBooking[];
   /** The booking holding each GPU now, by GPU UUID; its `bookedBy` on the wire is the booking's person (bookedBy). */
   activeBookings: ReadonlyMap<string, LiveBooking>;
+  /** What the consumers found this tick for those after them (empty at the start of each tick). */
+  findings: TickFindings;
+}
+
+/** What the idle-booking alert needs of a booking's idle standing (server/reservations/idle-state.ts), announced by idle release (server/tick/idle-standings.ts). */
+export interface IdleRun {
+  idleMinutes: number;
+  belowPct: number;
+}
+
+/** An alert the rules hold open (server/alerts/alert-monitor.ts). */
+export interface OpenAlertRef {
+  id: string;
+  kind: AlertKind;
+  hostId: string | null;
+  gpuUuid: string | null;
+  reservationId: string | null;
+  openedAt: number;
+}
+
+/**
+ * What one consumer hands to those after it in the same tick, instead of
+ * their reaching into it: each slot has one writer, which sets it in its
+ * `consume`, and is read only by consumers later in the list
+ * (server/main/start-tick.ts). A slot is unset where its writer does not
+ * run this tick (another instance leads, a test leaves it out).
+ */
+export interface TickFindings {
+  /** Written by the alert rules (server/alerts/): the alerts open after this tick's judgement, by subject key. Read by enforcement. */
+  openAlerts?: ReadonlyMap<string, OpenAlertRef>;
 }
 
 /**

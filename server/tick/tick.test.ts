@@ -1,8 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LiveBooking } from "@/lib/live/live";
 import { staticDirectory } from "@/server/attribution/user-directory";
+import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
+import { log } from "@/server/core/log";
 import { delayToPhase, Tick } from "@/server/tick/tick";
 import type { TickConsumer, TickView } from "@/server/tick/tick-view";
 
@@ -10,7 +12,9 @@ import type { TickConsumer, TickView } from "@/server/tick/tick-view";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice", unixLogin: "alice" };
 
-function setUp(consumers: TickConsumer[]) {
+afterEach(() => vi.restoreAllMocks());
+
+function setUp(consumers: TickConsumer[], readings?: AcceptedReadings) {
   let clock = Date.parse("2026-12-01T10:00:00Z");
   const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true, now: () => clock });
   const gpu = makeGpu({ index: 0 });
@@ -24,7 +28,7 @@ function setUp(consumers: TickConsumer[]) {
     endsAt: new Date(clock + 3_600_000).toISOString(),
     purpose: "test",
   };
-  const tick = new Tick({ fleet, bookings: { current: () => [booking] }, directory: staticDirectory([alice]), consumers, now: () => clock });
+  const tick = new Tick({ fleet, readings, bookings: { current: () => [booking] }, directory: staticDirectory([alice]), consumers, now: () => clock });
   fleet.connectHost("h1", "node-a", true);
   const read = () => fleet.ingest("h1", makeSnapshot([gpu], clock, { processes: [makeProcess(gpu, { pid: 7, user: "alice" })] }));
   return { tick, gpu, read, advance: (ms: number) => (clock += ms), now: () => clock };
@@ -88,6 +92,50 @@ describe("the tick", () => {
     tick.runTick(now());
     tick.runTick(now());
     expect(seen.map((entry) => entry.name)).toEqual(["live", "live"]);
+  });
+
+  it("brings the readings accepted since the last tick, each once; a tick that could not be built leaves them to the next", () => {
+    const seen: { name: string; view: TickView }[] = [];
+    const readings = new AcceptedReadings();
+    const { tick, gpu, advance, now } = setUp([recorder("rollups", "everywhere", seen)], readings);
+    const host = { id: "h1", simulated: true };
+    readings.add(host, makeSnapshot([gpu], now()));
+    readings.add(host, makeSnapshot([gpu], now() + 1000));
+    tick.runTick(now());
+    advance(1000);
+    tick.runTick(now());
+    expect(seen.map((entry) => entry.view.readings.length)).toEqual([2, 0]);
+
+    // A reconciliation that fails builds no view: the reading waits for the next tick that does.
+    const failing = new Tick({
+      fleet: new FleetState({ offlineAfterMs: 5000, simulated: true, now }),
+      readings,
+      bookings: { current: () => [] },
+      directory: staticDirectory([]),
+      consumers: [recorder("rollups", "everywhere", seen)],
+      reconciler: {
+        run: () => {
+          throw new Error("reconciliation failed");
+        },
+        current: () => ({}),
+      },
+    });
+    seen.length = 0;
+    readings.add(host, makeSnapshot([gpu], now()));
+    vi.spyOn(log, "error").mockImplementation(() => {});
+    expect(failing.runTick(now())).toBeNull();
+    tick.runTick(now());
+    expect(seen.map((entry) => entry.view.readings.map((reading) => reading.snapshot.sampledAt))).toEqual([[new Date(now()).toISOString()]]);
+  });
+
+  it("gives up the oldest half of the readings no tick took, and counts them", () => {
+    const readings = new AcceptedReadings(4);
+    const host = { id: "h1", simulated: true };
+    const gpu = makeGpu();
+    for (let second = 0; second < 5; second++) readings.add(host, makeSnapshot([gpu], second * 1000));
+    expect(readings.take().map((reading) => Date.parse(reading.snapshot.sampledAt))).toEqual([2000, 3000, 4000]);
+    expect(readings.dropped).toBe(2);
+    expect(readings.take()).toEqual([]);
   });
 });
 

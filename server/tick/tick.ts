@@ -3,6 +3,7 @@ import type { LiveBooking } from "@/lib/live/live";
 import { activeBookingsByGpu, Reconciler, type FleetView } from "@/server/attribution/reconcile-fleet";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 import type { LeaderJob } from "@/server/cluster/leader-jobs";
+import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { log } from "@/server/core/log";
 import type { TickConsumer, TickView } from "@/server/tick/tick-view";
 
@@ -22,6 +23,8 @@ export interface TickOptions {
   fleet: TickFleet;
   /** Active and upcoming bookings (server/reservations/booking-feed.ts). */
   bookings: { current(): readonly LiveBooking[] };
+  /** This instance's agents' readings since the last tick (server/fleet/accepted-readings.ts); none by default. */
+  readings?: { take(): readonly AcceptedReading[] };
   /** Login ↔ person for attribution (server/attribution/user-directory.ts). */
   directory: PersonDirectory;
   /** In the order they see each tick. */
@@ -34,7 +37,8 @@ export interface TickOptions {
 /**
  * The once-a-second loop: `runTick(now)` checks which hosts went silent,
  * reconciles every GPU (state, attributions) against the bookings, builds
- * the tick's view once and hands it to each consumer in order. The
+ * the tick's view once (with the readings of the second) and hands it to
+ * each consumer in order. The
  * consumers that write or act (`runs: "leader"`) take part only while
  * `leaderJob` runs (on one instance of a cluster); the others always.
  */
@@ -56,15 +60,17 @@ export class Tick {
 
   /** One tick at `nowMs`; returns its view, or null when it could not be built (reported once, the consumers wait for the next). */
   runTick(nowMs: number): TickView | null {
-    const view = this.guard("reconciliation", () => {
+    const reconciled = this.guard("reconciliation", () => {
       this.options.fleet.checkOffline();
       const { hosts, gpus } = this.options.fleet.current();
       const bookings = this.options.bookings.current();
       const activeBookings = activeBookingsByGpu(bookings, nowMs, gpus);
       const changed = this.reconciler.run({ hosts, gpus }, nowMs, activeBookings);
-      return { nowMs, hosts, gpus, gpuStates: this.reconciler.current(), changed, bookings, activeBookings } satisfies TickView;
+      return { nowMs, hosts, gpus, gpuStates: this.reconciler.current(), changed, bookings, activeBookings };
     });
-    if (!view) return null;
+    if (!reconciled) return null;
+    // Taken once the view stands: a tick that could not be built leaves them to the next.
+    const view: TickView = { ...reconciled, readings: this.options.readings?.take() ?? [], findings: {} };
     for (const consumer of this.consumers) {
       if (!consumer.consume || (consumer.runs === "leader" && !this.leading)) continue;
       this.guard(consumer.name, () => consumer.consume!(view));

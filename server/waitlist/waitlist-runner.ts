@@ -1,3 +1,4 @@
+import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { onBookingsChanged } from "@/server/core/booking-events";
 import type { LiveGpuSource } from "@/server/reservations/create-reservation";
@@ -13,45 +14,33 @@ const INTERVAL_MS = 10_000;
  * (made, released, limits or policy saved: announced after each commit),
  * when one ends by itself (`bookings`: the booking feed wakes at each end),
  * when a unit becomes free in the tick (work without a booking ended), and
- * every few seconds for what other instances changed. Runs one pass at a
- * time; a change during a pass asks for one more.
+ * every few seconds for what other instances changed: a job of
+ * server/core/jobs.ts (one pass at a time; a change during a pass asks for
+ * one more).
  */
-export function startWaitlistRunner(options: { fleet?: LiveGpuSource; publicUrl?: string; bookings?: { subscribe(listener: () => void): () => void } } = {}): { stop: () => void } {
-  let running = false;
-  let again = false;
-  let stopped = false;
-  const pass = async () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        const grants = await grantWaiting({ fleet: options.fleet });
-        for (const grant of grants) log.info(`waitlist: granted ${grant.entryId} as reservation ${grant.reservationId}`);
-        await announceGrants(grants, { publicUrl: options.publicUrl });
-      } while (again && !stopped);
-    } catch (error) {
-      log.error(`waitlist: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      running = false;
-    }
-  };
-  const unsubscribe = onBookingsChanged(() => void pass());
-  const unsubscribeEnds = options.bookings?.subscribe(() => void pass());
-  const unsubscribeFreed = onUnitsFreed(() => void pass());
-  const timer = setInterval(() => void pass(), INTERVAL_MS);
-  timer.unref();
+export function startWaitlistRunner(
+  options: { fleet?: LiveGpuSource; publicUrl?: string; bookings?: { subscribe(listener: () => void): () => void }; timers?: JobTimers } = {},
+): { stop: () => Promise<void> } {
+  const job = periodicJob({
+    name: "waitlist",
+    everyMs: INTERVAL_MS,
+    timers: options.timers,
+    run: async () => {
+      const grants = await grantWaiting({ fleet: options.fleet });
+      for (const grant of grants) log.info(`waitlist: granted ${grant.entryId} as reservation ${grant.reservationId}`);
+      await announceGrants(grants, { publicUrl: options.publicUrl });
+    },
+  });
+  const unsubscribe = onBookingsChanged(job.poke);
+  const unsubscribeEnds = options.bookings?.subscribe(job.poke);
+  const unsubscribeFreed = onUnitsFreed(job.poke);
+  const stopJob = job.start();
   return {
-    stop() {
-      stopped = true;
-      clearInterval(timer);
+    async stop() {
       unsubscribe();
       unsubscribeEnds?.();
       unsubscribeFreed();
+      await stopJob();
     },
   };
 }
