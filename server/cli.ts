@@ -6,6 +6,7 @@ import { registerAdminCommands } from "@/server/cli-admin";
 import { withDatabase } from "@/server/core/with-database";
 import { registerClientCommands } from "@/host/cli-client/client-commands";
 import { ConfigError, parseEnv } from "@/server/core/env";
+import { boundHeapGrowth } from "@/server/core/heap-growth";
 import { AppError } from "@/server/core/errors";
 import { registerHistoryCommands } from "@/server/history/history-commands";
 import { describeCliError, PROGRAM_DESCRIPTION } from "@/host/cli/host-program";
@@ -24,6 +25,7 @@ program
   .option("--demo-history <span>", "with the simulated fleet: fill this much synthetic usage history first, e.g. 7d (or GPUDESK_DEMO_HISTORY)")
   .action(async (options: { dev?: boolean; demoHistory?: string }) => {
     const env = parseEnv(options.demoHistory ? { ...process.env, GPUDESK_DEMO_HISTORY: options.demoHistory } : process.env);
+    boundHeapGrowth();
     const { startServer } = await import("@/server/index");
     const server = await startServer({ env, dev: Boolean(options.dev) });
     let closing = false;

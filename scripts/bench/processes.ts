@@ -2,7 +2,7 @@
  * What the benchmark reads about its processes from /proc (Linux): CPU time
  * (utime + stime, children excluded) and resident memory.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK)
 
@@ -53,4 +53,27 @@ export class CpuMeter {
     const seconds = (performance.now() - this.startedAt) / 1000;
     return new Map(this.pids.map((pid) => [pid, (cpuSeconds(pid) - this.start.get(pid)!) / seconds]));
   }
+}
+
+/** The process and its descendants, from each process's parent in /proc/PID/stat. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
+/** Resident set size of a process and all its descendants, in MiB (NaN when the process is gone). */
+export function treeRssMiB(pid: number): number {
+  return processTree(pid).reduce((sum, member) => sum + rssMiB(member), 0);
 }

@@ -5,16 +5,23 @@
  * asks the memory probe inside (scripts/bench/memory-probe.mjs) for the V8 heap, external
  * memory, code and the files loaded by package. Runs several times and prints the median.
  * `--next-alone` does the same for Next.js alone serving this app's build (the baseline).
+ * With `--gpus 200,2000` it runs a simulated fleet of each size (issue 42's memory per GPU):
+ * RSS of the server's process tree every `--every` seconds while it settles, what V8 holds
+ * before and after a full collection, and each figure's slope per GPU between the sizes.
  *
  *   tsx scripts/bench/server-memory.ts [--runs 3] [--settle 30] [--port 3516] [--page /login]
- *     [--next-alone] [--modules] [--heap FILE] [--gpus N] [--json FILE]
+ *     [--next-alone] [--modules] [--heap FILE] [--sampling FILE] [--gpus N[,N…]] [--every 30] [--node-args "…"] [--json FILE]
+ *
+ * `--sampling FILE` (one fleet size) samples what the server allocates that outlives the
+ * young generation, from start to the reading, and prints where it was allocated: what
+ * fills the old space between two full collections.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { argsOrExit, flag } from "./args";
-import { rssMiB, rssPartsMiB } from "./processes";
+import { cpuSeconds, rssPartsMiB, treeRssMiB } from "./processes";
 import { repoRoot } from "./scenario";
 
 interface Options {
@@ -25,25 +32,37 @@ interface Options {
   nextAlone: boolean;
   modules: boolean;
   heapFile: string | null;
-  gpus: number | null;
+  samplingFile: string | null;
+  gpus: (number | null)[];
+  everyS: number;
+  nodeArgs: string[];
   json: string | null;
 }
 
 interface ProbeReport {
   memoryUsage: NodeJS.MemoryUsage;
+  heapStatistics: { malloced_memory: number; total_heap_size: number };
   heapSpaces: Record<string, number>;
+  /** Each space's committed size (what it holds of RSS), beside heapSpaces' used size. */
+  heapSpaceSizes: Record<string, number>;
+  afterGc: { memoryUsage: NodeJS.MemoryUsage } | null;
   heapCode: { code_and_metadata_size: number; bytecode_and_metadata_size: number; external_script_source_size: number };
   modules: { files: number; esmCounted: boolean; byPackage: Record<string, { files: number; bytes: number }> };
 }
 
 interface RunResult {
+  gpus: number | null;
   rssMiB: number;
+  /** Seconds after ready and the process tree's RSS then, while it settles. */
+  rssSeries: [number, number][];
+  /** The server's CPU over the last half of the settle, in cores (its embedded agents' included). */
+  cpuCores: number;
   rss: { anon: number; file: number; shmem: number };
   probe: ProbeReport;
 }
 
 const USAGE = `usage: tsx scripts/bench/server-memory.ts [--runs 3] [--settle 30] [--port 3516] [--page /login]
-  [--next-alone] [--modules] [--heap FILE] [--gpus N] [--json FILE]`;
+  [--next-alone] [--modules] [--heap FILE] [--sampling FILE] [--gpus N[,N…]] [--every 30] [--node-args "…"] [--json FILE]`;
 
 function parseOptions(argv: string[]): Options {
   const { flags } = argsOrExit(
@@ -56,13 +75,31 @@ function parseOptions(argv: string[]): Options {
       nextAlone: flag.boolean(),
       modules: flag.boolean(),
       heap: flag.text(null),
-      gpus: flag.whole(null),
+      sampling: flag.text(null),
+      gpus: flag.wholes(null),
+      every: flag.number(30, { min: 1 }),
+      nodeArgs: flag.text(""),
       json: flag.text(null),
     },
     USAGE,
   );
-  const { settle: settleS, heap, ...rest } = flags;
-  return { ...rest, settleS, heapFile: heap === null ? null : path.resolve(heap) };
+  const { settle: settleS, heap, sampling, gpus, every: everyS, nodeArgs, ...rest } = flags;
+  return {
+    ...rest,
+    settleS,
+    everyS,
+    gpus: gpus ?? [null],
+    nodeArgs: nodeArgs.split(/\s+/).filter(Boolean),
+    heapFile: heap === null ? null : path.resolve(heap),
+    samplingFile: sampling === null ? null : path.resolve(sampling),
+  };
+}
+
+/** The heap snapshot's file for one fleet size: `--heap FILE` itself, or with the size before its extension when there are several. */
+function heapFileFor(options: Options, gpus: number | null): string {
+  if (!options.heapFile || options.gpus.length === 1) return options.heapFile ?? "";
+  const { dir, name, ext } = path.parse(options.heapFile);
+  return path.join(dir, `${name}-${gpus ?? "default"}${ext}`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -82,7 +119,7 @@ async function waitFor(url: string, child: { exitCode: number | null }, logFile:
   throw new Error(`${url} did not answer within 5 minutes; see ${logFile}`);
 }
 
-async function measureOnce(options: Options, run: number): Promise<RunResult> {
+async function measureOnce(options: Options, run: number, gpus: number | null): Promise<RunResult> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-memory-"));
   const probeFile = path.join(dataDir, "probe.json");
   const logFile = path.join(dataDir, "server.log");
@@ -93,15 +130,17 @@ async function measureOnce(options: Options, run: number): Promise<RunResult> {
     HOST: "127.0.0.1",
     GPUDESK_LOCAL_AGENT: "simulated",
     GPUDESK_MEMORY_PROBE_FILE: probeFile,
+    GPUDESK_MEMORY_PROBE_GC: "1",
     ...(options.modules ? { GPUDESK_MEMORY_PROBE_MODULES: "1" } : {}),
-    ...(options.heapFile && run === 0 ? { GPUDESK_MEMORY_PROBE_HEAP: options.heapFile } : {}),
-    ...(options.gpus ? { GPUDESK_SIM_GPUS: String(options.gpus) } : {}),
+    ...(options.heapFile && run === 0 ? { GPUDESK_MEMORY_PROBE_HEAP: heapFileFor(options, gpus) } : {}),
+    ...(options.samplingFile && run === 0 ? { GPUDESK_MEMORY_PROBE_SAMPLING: options.samplingFile } : {}),
+    ...(gpus ? { GPUDESK_SIM_GPUS: String(gpus) } : {}),
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   const entry = options.nextAlone ? path.join(repoRoot, "scripts", "bench", "next-alone.mjs") : path.join(repoRoot, "bin", "gpudesk.js");
   const probe = path.join(repoRoot, "scripts", "bench", "memory-probe.mjs");
-  const child = spawn(process.execPath, ["--import", probe, entry, ...(options.nextAlone ? [] : ["serve"])], {
+  const child = spawn(process.execPath, [...options.nodeArgs, "--import", probe, entry, ...(options.nextAlone ? [] : ["serve"])], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", openSync(logFile, "a"), openSync(logFile, "a")],
@@ -116,12 +155,25 @@ async function measureOnce(options: Options, run: number): Promise<RunResult> {
     const page = options.page ?? (options.nextAlone ? "/no-such-page" : "/login");
     const response = await fetch(`${base}${page}`);
     await response.text();
+    const rssSeries: [number, number][] = [];
+    let cpuFrom: { seconds: number; at: number } | null = null;
+    for (let at = options.everyS; at < options.settleS; at += options.everyS) {
+      await sleep(Math.max(0, readyAt + at * 1000 - Date.now()));
+      rssSeries.push([at, treeRssMiB(child.pid!)]);
+      if (cpuFrom === null && at >= options.settleS / 2) cpuFrom = { seconds: cpuSeconds(child.pid!), at: Date.now() };
+    }
     await sleep(Math.max(0, readyAt + options.settleS * 1000 - Date.now()));
+    const cpuCores = cpuFrom ? (cpuSeconds(child.pid!) - cpuFrom.seconds) / ((Date.now() - cpuFrom.at) / 1000) : Number.NaN;
+    // RSS before the probe's full collection, which may hand pages back.
+    const rssNow = treeRssMiB(child.pid!);
+    const rss = rssPartsMiB(child.pid!);
+    rssSeries.push([options.settleS, rssNow]);
     rmSync(probeFile, { force: true });
     child.kill("SIGUSR2");
     for (let i = 0; i < 600 && !existsSync(probeFile); i++) await sleep(100);
-    const result = { rssMiB: rssMiB(child.pid!), rss: rssPartsMiB(child.pid!), probe: JSON.parse(readFileSync(probeFile, "utf8")) as ProbeReport };
-    process.stderr.write(`run ${run + 1}: ${page} answered ${response.status}; RSS ${result.rssMiB.toFixed(0)} MiB\n`);
+    const result = { gpus, rssMiB: rssNow, rssSeries, cpuCores, rss, probe: JSON.parse(readFileSync(probeFile, "utf8")) as ProbeReport };
+    const series = rssSeries.map(([at, mib]) => `${at} s ${mib.toFixed(0)}`).join(", ");
+    process.stderr.write(`run ${run + 1}${gpus ? `, ${gpus} GPUs` : ""}: ${page} answered ${response.status}; RSS ${result.rssMiB.toFixed(0)} MiB (${series}); CPU ${cpuCores.toFixed(3)} cores over the last half; load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}\n`);
     return result;
   } finally {
     child.kill("SIGTERM");
@@ -162,6 +214,36 @@ function summarizeHeapSnapshot(file: string): string {
   return lines.join("\n");
 }
 
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+/** A sampling heap profile's bytes by where they were allocated: the function, its file and line, and two callers. */
+function summarizeSampling(file: string): string {
+  const head = (JSON.parse(readFileSync(file, "utf8")) as { head: SamplingNode }).head;
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const frame = (node: SamplingNode) =>
+    `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.replace(/^.*\/(node_modules|dist|\.next)\//, "$1/")}:${node.callFrame.lineNumber + 1}`;
+  const walk = (node: SamplingNode, callers: string[]) => {
+    const here = frame(node);
+    if (node.selfSize > 0) {
+      const key = [here, ...callers.slice(-2).reverse()].join(" ← ");
+      bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    for (const child of node.children) walk(child, [...callers, here]);
+  };
+  walk(head, []);
+  const lines = [`${(total / MiB).toFixed(1)} MiB sampled`, "", "| allocated at ← caller ← its caller | MiB | share |", "|---|---:|---:|"];
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+    lines.push(`| ${site.replaceAll("|", "\\|")} | ${(bytes / MiB).toFixed(1)} | ${((100 * bytes) / total).toFixed(0)} % |`);
+  }
+  return lines.join("\n");
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function report(results: RunResult[]): string {
@@ -185,12 +267,64 @@ function report(results: RunResult[]): string {
   return lines.join("\n");
 }
 
+/** Each size's medians side by side, and their slope per GPU between the smallest and the largest fleet. */
+function perGpuReport(bySize: RunResult[][], options: Options): string {
+  // RSS rises and falls by a hundred MiB between full collections: the last half of the settle's readings, not one instant.
+  const lateHalf = (r: RunResult) => r.rssSeries.filter(([at]) => at >= options.settleS / 2).map(([, mib]) => mib);
+  const figures: [string, (result: RunResult) => number][] = [
+    ["RSS, process tree, mean of the last half", (r) => lateHalf(r).reduce((a, b) => a + b, 0) / lateHalf(r).length],
+    ["RSS, process tree, max of the last half", (r) => Math.max(...lateHalf(r))],
+    ["RSS, process tree, at the end", (r) => r.rssMiB],
+    ["server CPU over the last half, millicores", (r) => r.cpuCores * 1000],
+    ["RSS anonymous", (r) => r.rss.anon],
+    ["V8 heap committed (total)", (r) => r.probe.memoryUsage.heapTotal / MiB],
+    ["V8 heap used", (r) => r.probe.memoryUsage.heapUsed / MiB],
+    ["of it new space committed", (r) => (r.probe.heapSpaceSizes.new_space ?? 0) / MiB],
+    ["of it old space committed", (r) => (r.probe.heapSpaceSizes.old_space ?? 0) / MiB],
+    ["old space used", (r) => (r.probe.heapSpaces.old_space ?? 0) / MiB],
+    ["external (array buffers)", (r) => r.probe.memoryUsage.external / MiB],
+    ["array buffers", (r) => r.probe.memoryUsage.arrayBuffers / MiB],
+    ["V8 malloced (outside the heap)", (r) => r.probe.heapStatistics.malloced_memory / MiB],
+    ["heap used after a full GC (kept)", (r) => (r.probe.afterGc?.memoryUsage.heapUsed ?? Number.NaN) / MiB],
+    ["array buffers after a full GC", (r) => (r.probe.afterGc?.memoryUsage.arrayBuffers ?? Number.NaN) / MiB],
+  ];
+  const sizes = bySize.map((results) => results[0]!.gpus ?? 8);
+  const medians = figures.map(([, pick]) => bySize.map((results) => median(results.map(pick))));
+  const first = sizes[0]!;
+  const last = sizes[sizes.length - 1]!;
+  const lines = [
+    `| MiB (median of ${bySize[0]!.length}) | ${sizes.map((gpus) => `${gpus} GPUs`).join(" | ")} | KiB per GPU, ${first} → ${last} |`,
+    `|---|${sizes.map(() => "---:").join("|")}|---:|`,
+  ];
+  figures.forEach(([name], i) => {
+    const row = medians[i]!;
+    const slope = ((row[row.length - 1]! - row[0]!) * 1024) / (last - first);
+    const perGpu = sizes.length > 1 && !name.includes("CPU");
+    lines.push(`| ${name} | ${row.map((value) => value.toFixed(1)).join(" | ")} | ${perGpu ? slope.toFixed(1) : "–"} |`);
+  });
+  return lines.join("\n");
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const results: RunResult[] = [];
-  for (let run = 0; run < options.runs; run++) results.push(await measureOnce(options, run));
-  process.stdout.write(`${options.nextAlone ? "Next.js alone" : "gpudesk serve"}, ${options.settleS} s after ready, load ${os.loadavg()[0]!.toFixed(1)}\n\n${report(results)}\n`);
-  if (options.heapFile) process.stdout.write(`\nHeap snapshot ${options.heapFile} (first run):\n\n${summarizeHeapSnapshot(options.heapFile)}\n`);
+  const bySize: RunResult[][] = [];
+  for (const gpus of options.gpus) {
+    const results: RunResult[] = [];
+    for (let run = 0; run < options.runs; run++) results.push(await measureOnce(options, run, gpus));
+    bySize.push(results);
+  }
+  const results = bySize.flat();
+  process.stdout.write(`${options.nextAlone ? "Next.js alone" : "gpudesk serve"}, ${options.settleS} s after ready, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}\n\n`);
+  if (bySize.length > 1) process.stdout.write(`${perGpuReport(bySize, options)}\n\n`);
+  process.stdout.write(`${report(bySize[bySize.length - 1]!)}\n`);
+  if (options.samplingFile) {
+    for (let i = 0; i < 50 && !existsSync(options.samplingFile); i++) await sleep(100);
+    process.stdout.write(`\nAllocations that outlived the young generation (first run):\n\n${summarizeSampling(options.samplingFile)}\n`);
+  }
+  for (const gpus of options.heapFile ? options.gpus : []) {
+    const file = heapFileFor(options, gpus);
+    process.stdout.write(`\nHeap snapshot ${file} (first run):\n\n${summarizeHeapSnapshot(file)}\n`);
+  }
   if (options.json) writeFileSync(options.json, JSON.stringify(results, null, 2));
 }
 

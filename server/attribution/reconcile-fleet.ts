@@ -96,7 +96,11 @@ export class Reconciler {
     const next = reconcileFleet(view, this.bookings(), this.directory, nowMs, active);
     const changed: Record<string, GpuReconciliation> = {};
     for (const uuid in next) {
-      if (!sameJson(this.states[uuid], next[uuid])) changed[uuid] = next[uuid]!;
+      const previous = this.states[uuid];
+      if (!sameJson(previous, next[uuid])) changed[uuid] = next[uuid]!;
+      // The one held since the GPU's state last changed: a state kept for a second lands in
+      // the old generation, and one built anew every tick was the most of its garbage (issue 42).
+      else next[uuid] = previous!;
     }
     this.states = next;
     return changed;

@@ -83,8 +83,8 @@ export class MemberEncoder {
       const fixed = gpuFixedKey(gpu);
       const tuple = readingTuple(gpu);
       const held = this.held.get(gpu.uuid);
-      this.held.set(gpu.uuid, { fixed, tuple });
       if (!held || held.fixed !== fixed) {
+        this.held.set(gpu.uuid, { fixed, tuple });
         whole.push([slot, gpu]);
         continue;
       }
@@ -96,7 +96,12 @@ export class MemberEncoder {
       }
       group.push(slot);
       // Always a row, if only its mask 0: the reading's time is news (a new chart point, "last seen").
+      const maskAt = group.length;
       pushChangedRow(group, held.tuple, tuple, true);
+      // Only what changed replaces what is held: an entry made anew every second lived just
+      // long enough to reach the old generation, and was a sixth of what filled it (issue 42).
+      const mask = group[maskAt] as number;
+      for (let i = 0; i < tuple.length; i += 1) if (mask & (1 << i)) held.tuple[i] = tuple[i]!;
     }
 
     if (delta.hosts.length > 0) wire.h = delta.hosts;
