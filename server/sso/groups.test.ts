@@ -1,3 +1,5 @@
+// Single sign-on plugged into sign-in, as the server does at start (server/main/sign-in.ts).
+import "@/server/testing/plug-sign-in";
 import { describe, expect, it } from "vitest";
 import { groupNames, mapGroups } from "@/server/sso/groups";
 

@@ -1,3 +1,5 @@
+// Single sign-on plugged into sign-in, as the server does at start (server/main/sign-in.ts).
+import "@/server/testing/plug-sign-in";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { AUTH_TEST_ORIGIN, authRouteCall, cookiesOf, oidcSignInThroughRoute, sessionUserOf } from "@/server/testing/auth-route";
 import { type OidcPerson, startOidcProvider, type TestOidcProvider } from "@/server/testing/oidc-provider";

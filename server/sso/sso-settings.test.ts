@@ -1,3 +1,5 @@
+// Single sign-on plugged into sign-in, as the server does at start (server/main/sign-in.ts).
+import "@/server/testing/plug-sign-in";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authRouteCall } from "@/server/testing/auth-route";
 import { useTestDatabase } from "@/server/testing/test-db";
