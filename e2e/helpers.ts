@@ -114,7 +114,15 @@ export async function idleH200Host(prefix: string, children: ChildProcess[]): Pr
       FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
     }),
   );
-  return hostName;
+  // Returned once its GPU is stored (the agent's first report): a booking naming the host before that is refused.
+  const { token } = await bootstrapAdmin();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { hosts } = await apiCall<{ hosts: { name: string; gpuCount: number }[] }>("GET", "/api/v1/hosts", { token });
+    if ((hosts.find((host) => host.name === hostName)?.gpuCount ?? 0) > 0) return hostName;
+    if (Date.now() > deadline) throw new Error(`${hostName}'s agent did not report its GPU within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 export function uniqueHostName(prefix: string): string {
