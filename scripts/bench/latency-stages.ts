@@ -29,7 +29,7 @@ export interface ChangeTrace {
   paintedAt: number | null;
 }
 
-type Stamp = Exclude<keyof ChangeTrace, never>;
+type Stamp = keyof ChangeTrace;
 
 /** The stages reported, each from one stamp to a later one; the totals last. */
 export const STAGES: readonly { name: string; from: Stamp; to: Stamp }[] = [
