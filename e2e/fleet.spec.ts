@@ -27,6 +27,17 @@ test("the fleet view shows the simulated fleet, live", async ({ page }) => {
   const first = await readAll();
   await expect.poll(async () => (await readAll()).join("|"), { timeout: 15_000 }).not.toBe(first.join("|"));
 
+  // Once live, nothing on the page animates without end: an endless animation (the live dot's ring was
+  // one) keeps the page drawing every frame for as long as it is open, a third of a core here.
+  const endless = () =>
+    page.evaluate(() =>
+      document.getAnimations().flatMap((animation) => {
+        const target = animation.effect instanceof KeyframeEffect ? animation.effect.target : null;
+        return animation.playState === "running" && animation.effect?.getTiming().iterations === Infinity ? [target?.outerHTML.slice(0, 120) ?? "?"] : [];
+      }),
+    );
+  await expect.poll(endless, { timeout: 10_000 }).toEqual([]);
+
   await page.screenshot({ path: "test-results/screens/fleet-view.png", fullPage: true });
 });
 

@@ -18,7 +18,7 @@ export function ConnectionIndicator({ status }: { status: ConnectionStatus }) {
       className="inline-flex items-center gap-2 text-sm text-slate-600 dark:text-slate-300"
     >
       <span className="relative flex size-2.5" aria-hidden>
-        {status === "live" && <span className="absolute inline-flex size-full animate-ping rounded-full bg-free opacity-60 motion-reduce:hidden" />}
+        {status === "live" && <span className="absolute inline-flex size-full animate-live-ping rounded-full bg-free opacity-60 motion-reduce:hidden" />}
         <span className={`relative inline-flex size-2.5 rounded-full ${look.dot}`} />
       </span>
       {look.label}
