@@ -219,13 +219,43 @@ async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput
   return byGpu;
 }
 
-/** The stored minutes in [fromMs, toMs), of the given GPUs or all: the blocks of the hours that overlap it, decoded. */
+/** Hours of blocks read at once by `readMinutePages`: 160 GPUs' six hours are under 1,000 blocks. */
+const HOURS_PER_PAGE = 6;
+
+/**
+ * The stored minutes in [fromMs, toMs), of the given GPUs or all, a few
+ * whole hours at a time (all of an hour's GPUs in one page), so that a
+ * reader of a long range never holds it all in memory.
+ */
+export async function* readMinutePages(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): AsyncGenerator<MinuteRow[]> {
+  const gpus = gpuUuids ? { gpuUuid: { in: gpuUuids } } : {};
+  let hourMs = floorTo(fromMs, HOUR_MS);
+  while (hourMs < toMs) {
+    // From the next stored hour: a long range with little kept (a booking of months) costs a query a page, not one per empty hour.
+    const next = await client.gpuMinuteBlock.findFirst({ where: { hour: { gte: new Date(hourMs), lt: new Date(toMs) }, ...gpus }, orderBy: { hour: "asc" }, select: { hour: true } });
+    if (!next) return;
+    hourMs = next.hour.getTime();
+    const untilMs = Math.min(toMs, hourMs + HOURS_PER_PAGE * HOUR_MS);
+    const blocks = await readBlocks(client, { hour: { gte: new Date(hourMs), lt: new Date(untilMs) }, ...gpus });
+    hourMs = untilMs;
+    const rows = [...blocks.values()].flat().filter((row) => row.minute.getTime() >= fromMs && row.minute.getTime() < toMs);
+    if (rows.length > 0) yield rows;
+  }
+}
+
+/** The stored minutes in [fromMs, toMs), of the given GPUs or all. */
 export async function readMinutes(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): Promise<MinuteRow[]> {
-  const blocks = await readBlocks(client, {
-    hour: { gte: new Date(floorTo(fromMs, HOUR_MS)), lt: new Date(toMs) },
-    ...(gpuUuids ? { gpuUuid: { in: gpuUuids } } : {}),
-  });
-  return [...blocks.values()].flat().filter((row) => row.minute.getTime() >= fromMs && row.minute.getTime() < toMs);
+  const rows: MinuteRow[] = [];
+  for await (const page of readMinutePages(client, fromMs, toMs, gpuUuids)) rows.push(...page);
+  return rows;
+}
+
+/** The first stored minute (ms), of any GPU; null when none is. */
+export async function firstStoredMinute(client: Client): Promise<number | null> {
+  const first = await client.gpuMinuteBlock.findFirst({ orderBy: { hour: "asc" }, select: { hour: true } });
+  if (!first) return null;
+  const hourMs = first.hour.getTime();
+  return Math.min(...(await readMinutes(client, hourMs, hourMs + HOUR_MS)).map((row) => row.minute.getTime()));
 }
 
 /**
