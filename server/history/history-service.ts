@@ -3,6 +3,7 @@ import { log } from "@/server/core/log";
 import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { announceMinutesStored } from "@/server/history/minutes-stored";
+import { convertLegacyMinutes } from "@/server/history/convert-minutes";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -81,10 +82,13 @@ export function startHistory(config: HistoryConfig): HistoryService {
     timers: config.timers,
     // Stopping aborts the pass between two batches and waits for the batch in flight.
     run: async (signal) => {
+      // Minutes an older version kept one row each go into blocks first (once; then a single query).
+      const converted = await convertLegacyMinutes({ signal });
+      if (converted > 0) log.info(`moved ${converted} minute rows of an older version into minute blocks`);
       const result = await pruneHistory(new Date(now()), config, { signal });
       lastPruneAt = now();
       if (result.minutes + result.hours > 0) {
-        log.info(`pruned usage history: ${result.minutes} minute rows (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
+        log.info(`pruned usage history: ${result.minutes} GPU-hours of minutes (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
       }
     },
   });
