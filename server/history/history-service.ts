@@ -87,8 +87,8 @@ export function startHistory(config: HistoryConfig): HistoryService {
       if (converted > 0) log.info(`moved ${converted} minute rows of an older version into minute blocks`);
       const result = await pruneHistory(new Date(now()), config, { signal });
       lastPruneAt = now();
-      if (result.minutes + result.hours > 0) {
-        log.info(`pruned usage history: ${result.minutes} GPU-hours of minutes (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
+      if (result.minuteBlocks + result.hours > 0) {
+        log.info(`pruned usage history: ${result.minuteBlocks} GPU-hours of minutes (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
       }
     },
   });

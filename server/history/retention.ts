@@ -31,8 +31,8 @@ export interface PruneOptions {
 }
 
 export interface PruneResult {
-  /** Minute blocks (GPU-hours of minutes) deleted. */
-  minutes: number;
+  /** Minute blocks deleted: GPU-hours of minutes. */
+  minuteBlocks: number;
   /** Hour rows deleted. */
   hours: number;
   /** Hour rows written from their minutes before these were deleted (missing or stale ones). */
@@ -63,7 +63,7 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
   const pause = options.pause ?? nextTurn;
   const minuteCutoffMs = floorTo(now.getTime() - policy.minuteDays * DAY_MS, HOUR_MS);
   const hourCutoffMs = floorTo(now.getTime() - policy.hourDays * DAY_MS, HOUR_MS);
-  const result: PruneResult = { minutes: 0, hours: 0, hoursRolledUp: 0 };
+  const result: PruneResult = { minuteBlocks: 0, hours: 0, hoursRolledUp: 0 };
 
   while (!options.signal?.aborted) {
     const oldest = await db().gpuMinuteBlock.findFirst({ where: { hour: { lt: new Date(minuteCutoffMs) } }, orderBy: { hour: "asc" }, select: { hour: true } });
@@ -81,7 +81,7 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
         return { rolledUp, deleted };
       }, { timeout: 60_000 });
       result.hoursRolledUp += batch.rolledUp;
-      result.minutes += batch.deleted;
+      result.minuteBlocks += batch.deleted;
       await pause();
     }
   }

@@ -46,7 +46,7 @@ function minuteRow(uuid: string, at: number, i: number): MinuteRow {
 }
 
 describe("rollup rows as stored", () => {
-  it("reads back every minute and hour as written, doubles to the last bit, nulls and booleans as they were", async () => {
+  it("reads back every minute and hour as written, an hour's doubles to the last bit and a minute's to Float32's, nulls and booleans as they were", async () => {
     const uuid = gpuUuid();
     const minutes = AWKWARD.map((_, i) => minuteRow(uuid, AT + i * MINUTE_MS, i));
     const written = await upsertMinuteRows(db(), minutes);
