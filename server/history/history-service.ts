@@ -53,8 +53,9 @@ export interface HistoryService {
  * agents connected to it, and only those (readings relayed from other
  * instances feed the live state, never the history), so every reading is
  * counted once. A minute written in parts (an agent that moved to another
- * instance within the minute, or two flushes) is merged by the database:
- * the upsert adds the sample counts and weighs the averages (rollup-store.ts).
+ * instance within the minute, or two flushes) is merged into its stored
+ * block under the write lock: the sample counts added and the averages
+ * weighed (rollup-store.ts, `mergeMinuteRows`).
  * Leader-only rollups would lose the minutes of the other instances' agents.
  */
 export function startHistory(config: HistoryConfig): HistoryService {

@@ -46,7 +46,7 @@ export interface RollupStats {
  * Per-GPU minute rollups, accumulated in memory from every accepted
  * snapshot (live or replayed) and written in batches: a few transactions
  * per flush (one per part of the GPUs), never a write per sample. A minute that spans two flushes is
- * merged in the database (see `upsertMinuteRows`); the hours touched by a
+ * merged with its stored part (see `upsertMinuteRows`); the hours touched by a
  * flush are brought up to date in the same transaction, so the hourly table
  * is never behind the minutes by more than one flush: from the minutes just
  * written and a tally of the hour kept in memory (hour-tally.ts), or, where

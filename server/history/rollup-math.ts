@@ -3,15 +3,14 @@ import type { GpuSample } from "@/lib/domain/snapshot";
 /**
  * The arithmetic of the usage rollups, free of any database: how samples
  * become a minute, how two halves of one minute become one, and how minutes
- * become an hour. The SQL upsert in rollup-store.ts does what
- * `mergeMinuteRows` does; the tests hold both to the same numbers. Minutes
- * become an hour in hour-tally.ts (`rollupHour`).
+ * become an hour. rollup-store.ts merges a stored minute with
+ * `mergeMinuteRows`. Minutes become an hour in hour-tally.ts (`rollupHour`).
  */
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 
-/** One GPU for one minute, as stored in GpuMinute. */
+/** One GPU for one minute, as stored in its GPU-hour's GpuMinuteBlock (minute-block.ts). */
 export interface MinuteRow {
   gpuUuid: string;
   /** Start of the minute (UTC). */
@@ -224,7 +223,7 @@ function larger(a: number | null, b: number | null): number | null {
 
 /**
  * A minute written twice (the first write held only part of it): the row
- * that results. Mirrors the ON CONFLICT clause of `upsertMinuteRows`.
+ * that results, as `upsertMinuteRows` stores it.
  */
 export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteRow {
   const a = stored.samples;
