@@ -33,20 +33,28 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
   for (const id of ids) result.set(id, { reservationId: id, meanUtilPct: null, coveredGpuMinutes: 0 });
   if (ids.length === 0) return result;
 
-  // Minutes are packed by GPU-hour (minute-block.ts): each booked GPU's kept minutes over its booking, decoded.
+  // Minutes are packed by GPU-hour (minute-block.ts): the kept minutes of each booking's GPUs over its time, decoded,
+  // one read for the GPUs that share a time (a booking's, unless a part was replaced).
   const booked = await db().reservationGpu.findMany({
     where: { reservationId: { in: ids } },
     select: { reservationId: true, startsAt: true, endsAt: true, gpu: { select: { uuid: true } } },
   });
-  const fromMinutes = new Map<string, { u: number; n: number }>();
+  const spans = new Map<string, { id: string; fromMs: number; toMs: number; uuids: string[] }>();
   for (const rg of booked) {
-    const sums = fromMinutes.get(rg.reservationId) ?? { u: 0, n: 0 };
-    for (const row of await readMinutes(db(), rg.startsAt.getTime(), rg.endsAt.getTime(), [rg.gpu.uuid])) {
+    const key = `${rg.reservationId}\u0000${rg.startsAt.getTime()}\u0000${rg.endsAt.getTime()}`;
+    const span = spans.get(key) ?? { id: rg.reservationId, fromMs: rg.startsAt.getTime(), toMs: rg.endsAt.getTime(), uuids: [] };
+    span.uuids.push(rg.gpu.uuid);
+    spans.set(key, span);
+  }
+  const fromMinutes = new Map<string, { u: number; n: number }>();
+  for (const span of spans.values()) {
+    const sums = fromMinutes.get(span.id) ?? { u: 0, n: 0 };
+    for (const row of await readMinutes(db(), span.fromMs, span.toMs, span.uuids)) {
       if (row.utilAvg === null) continue;
       sums.u += row.utilAvg;
       sums.n += 1;
     }
-    fromMinutes.set(rg.reservationId, sums);
+    fromMinutes.set(span.id, sums);
   }
   for (const [id, { u, n }] of fromMinutes) {
     if (n > 0) result.set(id, { reservationId: id, meanUtilPct: u / n, coveredGpuMinutes: n });

@@ -91,6 +91,14 @@ function rowsSelect<T extends object>(rows: T[], columns: Columns): Prisma.Sql {
 /** Blocks per statement: a block is a few hundred bytes to 2 KB, so a statement carries some hundreds of KB. */
 const BLOCKS_PER_STATEMENT = 200;
 
+/**
+ * Blocks decoded (or merged and encoded) between two turns of the event
+ * loop: a block takes a few hundred µs, so a page of them would hold the
+ * loop for a request's worth; 50 are some 10–30 ms on a loaded machine.
+ */
+const DECODES_PER_TURN = 50;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 interface Block {
   gpuUuid: string;
   hour: Date;
@@ -138,19 +146,20 @@ async function foldIntoBlocks(client: Client, rows: MinuteRow[], combine: (store
   for (const [hourMs, gpus] of byHourAndGpu(rows)) {
     for (const part of chunks([...gpus.keys()], BLOCKS_PER_STATEMENT)) {
       const stored = await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: part } });
-      const blocks = part.map((uuid): Block => {
+      const blocks: Block[] = [];
+      for (const [i, uuid] of part.entries()) {
+        if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
         const minutes = new Map(stored.get(uuid)?.map((row) => [row.minute.getTime(), row]));
         for (const row of gpus.get(uuid)!) {
           const old = minutes.get(row.minute.getTime());
           minutes.set(row.minute.getTime(), old ? combine(old, row) : row);
         }
-        return { gpuUuid: uuid, hour: new Date(hourMs), data: encodeMinuteBlock(hourMs, [...minutes.values()]) };
-      });
-      await writeBlocks(client, blocks);
-      for (const block of blocks) {
-        const touched = new Set(gpus.get(block.gpuUuid)!.map((row) => row.minute.getTime()));
-        written.push(...decodeMinuteBlock(block.gpuUuid, hourMs, block.data).filter((row) => touched.has(row.minute.getTime())));
+        const block = { gpuUuid: uuid, hour: new Date(hourMs), data: encodeMinuteBlock(hourMs, [...minutes.values()]) };
+        blocks.push(block);
+        const touched = new Set(gpus.get(uuid)!.map((row) => row.minute.getTime()));
+        written.push(...decodeMinuteBlock(uuid, hourMs, block.data).filter((row) => touched.has(row.minute.getTime())));
       }
+      await writeBlocks(client, blocks);
     }
   }
   return written;
@@ -206,11 +215,13 @@ export async function claimWriteLock(client: Client): Promise<void> {
   else await client.$executeRaw`DELETE FROM "GpuHour" WHERE 1 = 0`;
 }
 
+
 /** The stored blocks that `where` selects, decoded, by GPU. */
 async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput): Promise<Map<string, MinuteRow[]>> {
   const blocks = await client.gpuMinuteBlock.findMany({ where, select: { gpuUuid: true, hour: true, data: true } });
   const byGpu = new Map<string, MinuteRow[]>();
-  for (const block of blocks) {
+  for (const [i, block] of blocks.entries()) {
+    if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
     const rows = decodeMinuteBlock(block.gpuUuid, block.hour.getTime(), block.data);
     const list = byGpu.get(block.gpuUuid);
     if (list) list.push(...rows);
@@ -219,7 +230,9 @@ async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput
   return byGpu;
 }
 
-/** Hours of blocks read at once by `readMinutePages`: 160 GPUs' six hours are under 1,000 blocks. */
+/** Blocks `readMinutePages` reads at once, about: six hours of 160 GPUs, a few hundred KB to decode. */
+const BLOCKS_PER_PAGE = 960;
+/** Hours a page spans when every GPU is read, whatever their number. */
 const HOURS_PER_PAGE = 6;
 
 /**
@@ -229,13 +242,15 @@ const HOURS_PER_PAGE = 6;
  */
 export async function* readMinutePages(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): AsyncGenerator<MinuteRow[]> {
   const gpus = gpuUuids ? { gpuUuid: { in: gpuUuids } } : {};
+  // A few GPUs' long range (a booking of a week) in a page or two rather than one per six hours.
+  const pageMs = (gpuUuids ? Math.max(HOURS_PER_PAGE, Math.floor(BLOCKS_PER_PAGE / Math.max(1, gpuUuids.length))) : HOURS_PER_PAGE) * HOUR_MS;
   let hourMs = floorTo(fromMs, HOUR_MS);
   while (hourMs < toMs) {
     // From the next stored hour: a long range with little kept (a booking of months) costs a query a page, not one per empty hour.
     const next = await client.gpuMinuteBlock.findFirst({ where: { hour: { gte: new Date(hourMs), lt: new Date(toMs) }, ...gpus }, orderBy: { hour: "asc" }, select: { hour: true } });
     if (!next) return;
     hourMs = next.hour.getTime();
-    const untilMs = Math.min(toMs, hourMs + HOURS_PER_PAGE * HOUR_MS);
+    const untilMs = Math.min(toMs, hourMs + pageMs);
     const blocks = await readBlocks(client, { hour: { gte: new Date(hourMs), lt: new Date(untilMs) }, ...gpus });
     hourMs = untilMs;
     const rows = [...blocks.values()].flat().filter((row) => row.minute.getTime() >= fromMs && row.minute.getTime() < toMs);
