@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { z } from "zod";
-import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/history/minute-block";
+import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/minutes/minute-block";
 import type { HourRow, MinuteRow } from "@/server/history/rollup-math";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,7 +1,7 @@
 /**
  * How much room the usage history takes, and what its pruning costs the
  * event loop: a fresh database gets a week of minute rollups (packed by
- * GPU-hour, server/history/minute-block.ts) of a simulated fleet (the `--demo-history` fill, through Prisma), is measured, then is
+ * GPU-hour, server/minutes/minute-block.ts) of a simulated fleet (the `--demo-history` fill, through Prisma), is measured, then is
  * grown to what a year of running with the default retention leaves (30
  * days of minutes plus one more day due for pruning, a year of hours: the
  * week's rows repeated at whole weeks back), pruned by the real

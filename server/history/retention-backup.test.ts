@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/server/core/db";
 import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
-import { decodeMinuteBlock } from "@/server/history/minute-block";
+import { decodeMinuteBlock } from "@/server/minutes/minute-block";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";

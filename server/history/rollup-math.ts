@@ -7,31 +7,10 @@ import type { GpuSample } from "@/lib/domain/snapshot";
  * `mergeMinuteRows`. Minutes become an hour in hour-tally.ts (`rollupHour`).
  */
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
+import type { MinuteRow } from "@/server/minutes/minute-row";
 
-/** One GPU for one minute, as stored in its GPU-hour's GpuMinuteBlock (minute-block.ts). */
-export interface MinuteRow {
-  gpuUuid: string;
-  /** Start of the minute (UTC). */
-  minute: Date;
-  hostId: string;
-  samples: number;
-  utilAvg: number | null;
-  utilMax: number | null;
-  memUsedAvg: number | null;
-  memUsedMax: number | null;
-  memTotal: number | null;
-  powerAvg: number | null;
-  tempAvg: number | null;
-  tempMax: number | null;
-  /** The booking's person (bookedBy); the column keeps its first name. */
-  bookedByUserId: string | null;
-  /** Who ran there, as the tick attributed the GPU's work; null: nobody known (absent in rows made before it was kept). */
-  runnerUserId?: string | null;
-  busy: boolean;
-  simulated: boolean;
-}
+/** Re-exported: the history's code takes its minutes and clock arithmetic from here. */
+export { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * One GPU for one hour, as stored in GpuHour. Here `samples` counts the
@@ -92,10 +71,6 @@ export interface MinuteEntry {
 export interface MinuteWitness {
   bookedBy: Map<string, number>;
   runners: Map<string, number>;
-}
-
-export function floorTo(ms: number, step: number): number {
-  return Math.floor(ms / step) * step;
 }
 
 function emptyStat(): Stat {

@@ -1,8 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/reservations/idle-rule";
 import type { IdlePolicyValues } from "@/server/reservations/policy";
-import { HOUR_MS, floorTo, type MinuteRow } from "@/server/history/rollup-math";
-import { readMinutes } from "@/server/history/rollup-store";
+import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { readMinutes } from "@/server/minutes/read-minutes";
 
 type Client = PrismaClient | Prisma.TransactionClient;
 

@@ -1,4 +1,4 @@
--- Minute detail packed per GPU-hour (server/history/minute-block.ts). The old GpuMinute table stays
+-- Minute detail packed per GPU-hour (server/minutes/minute-block.ts). The old GpuMinute table stays
 -- until the leader's one-time conversion (server/history/convert-minutes.ts) has emptied it; a later
 -- migration drops it.
 -- CreateTable

@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * One GPU-hour of minute rollups packed into the bytes of a GpuMinuteBlock

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeMinuteBlock, encodeMinuteBlock, indexStrings, MinuteBlockError } from "@/server/history/minute-block";
-import { MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { decodeMinuteBlock, encodeMinuteBlock, indexStrings, MinuteBlockError } from "@/server/minutes/minute-block";
+import { MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 
 const HOUR = Date.UTC(2026, 10, 30, 10, 0, 0);
 const GPU = "GPU-00000000-0000-0000-0000-000000000001";
