@@ -1,4 +1,5 @@
 import type { GpuSample } from "@/lib/domain/snapshot";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * The arithmetic of the usage rollups, free of any database: how samples
@@ -6,8 +7,6 @@ import type { GpuSample } from "@/lib/domain/snapshot";
  * become an hour. rollup-store.ts merges a stored minute with
  * `mergeMinuteRows`. Minutes become an hour in hour-tally.ts (`rollupHour`).
  */
-
-import type { MinuteRow } from "@/server/minutes/minute-row";
 
 /** Re-exported: the history's code takes its minutes and clock arithmetic from here. */
 export { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
