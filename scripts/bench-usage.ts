@@ -19,6 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { z } from "zod";
+import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/minutes/minute-block";
 import type { HourRow, MinuteRow } from "@/server/history/rollup-math";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -87,6 +88,7 @@ async function fill(): Promise<void> {
   const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
   const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");
+  const { byHourAndGpu } = await import("@/server/history/rollup-store");
   const { db } = await import("@/server/core/db");
 
   await migrateDatabase(process.env.DATABASE_URL!, repoRoot);
@@ -102,15 +104,19 @@ async function fill(): Promise<void> {
 
   const sqlite = new Database(dbFile, { timeout: 15_000 });
   sqlite.pragma("synchronous = OFF");
-  const minuteColumns = ["gpuUuid", "minute", "hostId", "samples", "utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", "powerAvg", "tempAvg", "tempMax", "bookedByUserId", "busy", "simulated"];
-  const hourColumns = [...minuteColumns.filter((c) => c !== "minute" && c !== "busy"), "hour", "busyMinutes"];
-  const insertMinute = sqlite.prepare(
-    `INSERT OR IGNORE INTO "GpuMinute" (${minuteColumns.map((c) => `"${c}"`).join(",")}) VALUES (${minuteColumns.map(() => "?").join(",")})`,
-  );
+  const hourColumns = ["gpuUuid", "hostId", "samples", "utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", "powerAvg", "tempAvg", "tempMax", "bookedByUserId", "simulated", "hour", "busyMinutes"];
+  const readBlock = sqlite.prepare(`SELECT "data" FROM "GpuMinuteBlock" WHERE "gpuUuid" = ? AND "hour" = ?`).pluck();
+  const writeBlock = sqlite.prepare(`INSERT OR REPLACE INTO "GpuMinuteBlock" ("gpuUuid", "hour", "data") VALUES (?, ?, ?)`);
   const insertHour = sqlite.prepare(`INSERT OR REPLACE INTO "GpuHour" (${hourColumns.map((c) => `"${c}"`).join(",")}) VALUES (${hourColumns.map(() => "?").join(",")})`);
+  // Minutes go into their GPU-hour's block, as insertMissingMinuteRows writes them: a minute already stored stays.
   const writeMinutes = sqlite.transaction((rows: MinuteRow[]) => {
-    for (const r of rows) {
-      insertMinute.run(r.gpuUuid, iso(r.minute), r.hostId, r.samples, r.utilAvg, r.utilMax, r.memUsedAvg, r.memUsedMax, r.memTotal, r.powerAvg, r.tempAvg, r.tempMax, r.bookedByUserId, r.busy ? 1 : 0, r.simulated ? 1 : 0);
+    for (const [hourMs, gpus] of byHourAndGpu(rows)) {
+      for (const [uuid, minutes] of gpus) {
+        const stored = readBlock.get(uuid, iso(new Date(hourMs))) as Buffer | undefined;
+        const kept = new Map((stored ? decodeMinuteBlock(uuid, hourMs, stored) : []).map((row) => [row.minute.getTime(), row]));
+        for (const row of minutes) if (!kept.has(row.minute.getTime())) kept.set(row.minute.getTime(), row);
+        writeBlock.run(uuid, iso(new Date(hourMs)), encodeMinuteBlock(hourMs, [...kept.values()]));
+      }
     }
   });
   const writeHours = sqlite.transaction((rows: HourRow[]) => {
@@ -144,10 +150,10 @@ async function fill(): Promise<void> {
     },
   });
   sqlite.close();
-  const minutes = await db().gpuMinute.count();
+  const minutes = await db().gpuMinuteBlock.count();
   const hours = await db().gpuHour.count();
-  results.fill = { minuteRows: minutes, hourRows: hours, made, seconds: Math.round((performance.now() - start) / 100) / 10 };
-  process.stdout.write(`filled ${minutes.toLocaleString("en-US")} minute rows and ${hours.toLocaleString("en-US")} hour rows in ${(results.fill as { seconds: number }).seconds} s\n`);
+  results.fill = { minuteBlocks: minutes, hourRows: hours, made, seconds: Math.round((performance.now() - start) / 100) / 10 };
+  process.stdout.write(`filled ${minutes.toLocaleString("en-US")} minute blocks (GPU-hours) and ${hours.toLocaleString("en-US")} hour rows in ${(results.fill as { seconds: number }).seconds} s\n`);
 
   // Bookings, so that reservation efficiency has something to measure: 200 of them over the month.
   const user = await db().user.create({ data: { id: "bench-user", name: "Bench", email: "bench@example.test", username: "benchuser" } });

@@ -1,7 +1,7 @@
 /**
  * How much room the usage history takes, and what its pruning costs the
- * event loop: a fresh database gets a week of minute rollups of a simulated
- * fleet (the `--demo-history` fill, through Prisma), is measured, then is
+ * event loop: a fresh database gets a week of minute rollups (packed by
+ * GPU-hour, server/minutes/minute-block.ts) of a simulated fleet (the `--demo-history` fill, through Prisma), is measured, then is
  * grown to what a year of running with the default retention leaves (30
  * days of minutes plus one more day due for pruning, a year of hours: the
  * week's rows repeated at whole weeks back), pruned by the real
@@ -73,8 +73,11 @@ const line = (label: string, value: string) => console.log(`  ${label.padEnd(44)
 /** Bytes on disk, in all and per table and index. SQLite: after a checkpoint, so the WAL is in the file. */
 async function measure(title: string): Promise<number> {
   const { db } = await import("@/server/core/db");
-  const counts = { minutes: await db().gpuMinute.count(), hours: await db().gpuHour.count() };
-  console.log(`\n${title}: ${counts.minutes.toLocaleString("en")} minute rows, ${counts.hours.toLocaleString("en")} hour rows`);
+  const { readMinutePages } = await import("@/server/history/rollup-store");
+  let minutes = 0;
+  for await (const page of readMinutePages(db(), 0, Date.UTC(2100, 0, 1))) minutes += page.length;
+  const counts = { minutes, blocks: await db().gpuMinuteBlock.count(), hours: await db().gpuHour.count() };
+  console.log(`\n${title}: ${counts.minutes.toLocaleString("en")} GPU-minutes in ${counts.blocks.toLocaleString("en")} minute blocks, ${counts.hours.toLocaleString("en")} hour rows`);
   if (args.database === "sqlite") {
     await db().$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
     const sqlite = new Database(dbFile, { readonly: true });
@@ -101,9 +104,10 @@ async function measure(title: string): Promise<number> {
   }, url);
 }
 
-function perRow(name: string, bytes: number, counts: { minutes: number; hours: number }): string {
-  const rows = name.includes("GpuMinute") ? counts.minutes : counts.hours;
-  return rows > 0 ? `, ${(bytes / rows).toFixed(0)} B a row` : "";
+function perRow(name: string, bytes: number, counts: { minutes: number; blocks: number; hours: number }): string {
+  if (name.includes("GpuMinuteBlock")) return counts.blocks > 0 ? `, ${(bytes / counts.blocks).toFixed(0)} B a block, ${(bytes / counts.minutes).toFixed(1)} B a GPU-minute` : "";
+  if (name.includes("GpuMinute")) return "";
+  return counts.hours > 0 ? `, ${(bytes / counts.hours).toFixed(0)} B a row` : "";
 }
 
 /** A time as a literal of the database's DateTime column (SQLite: the ISO text Prisma's adapter writes). */
@@ -114,9 +118,9 @@ const timeLiteral = (ms: number) =>
  * Copies the stored week of rows (the fill's) to whole weeks back, down to
  * `sinceMs`: as many rows as a fleet that ran that long, with the week's values.
  */
-async function repeatWeeks(table: "GpuMinute" | "GpuHour", nowMs: number, sinceMs: number): Promise<void> {
+async function repeatWeeks(table: "GpuMinuteBlock" | "GpuHour", nowMs: number, sinceMs: number): Promise<void> {
   const { db } = await import("@/server/core/db");
-  const time = table === "GpuMinute" ? `"minute"` : `"hour"`;
+  const time = `"hour"`;
   const columns = (
     await db().$queryRawUnsafe<{ name: string }[]>(
       args.database === "sqlite"
@@ -201,7 +205,7 @@ async function main(): Promise<void> {
     const week = await measure("a week of minute detail");
 
     // A year of running: 31 days of minutes (the last one due for pruning) and 365 days of hours.
-    await repeatWeeks("GpuMinute", nowMs, nowMs - 31 * DAY_MS);
+    await repeatWeeks("GpuMinuteBlock", nowMs, nowMs - 31 * DAY_MS);
     await repeatWeeks("GpuHour", nowMs, nowMs - 365 * DAY_MS);
     await measure("before pruning: 31 days of minutes, 365 days of hours");
     // The same probes while nothing runs: what the machine and the process alone cost the loop.
@@ -216,7 +220,7 @@ async function main(): Promise<void> {
       return { ...result, seconds: (performance.now() - start) / 1000 };
     });
     console.log(
-      `\npruned ${pruned.result.minutes.toLocaleString("en")} minute rows (${pruned.result.hoursRolledUp} hours rolled up) and ${pruned.result.hours} hour rows in ${pruned.result.seconds.toFixed(1)} s;` +
+      `\npruned ${pruned.result.minuteBlocks.toLocaleString("en")} minute blocks (GPU-hours) (${pruned.result.hoursRolledUp} hours rolled up) and ${pruned.result.hours} hour rows in ${pruned.result.seconds.toFixed(1)} s;` +
         ` event loop delay max ${pruned.loopMaxMs.toFixed(0)} ms, p99 ${pruned.loopP99Ms.toFixed(0)} ms;` +
         ` health probe (${pruned.probes} requests) max ${pruned.probeMaxMs.toFixed(0)} ms, p99 ${pruned.probeP99Ms.toFixed(0)} ms`,
     );

@@ -97,7 +97,7 @@ describe("PostgreSQL migrations", () => {
     ]);
     // The models' tables are there.
     const tables = await query<{ table_name: string }>(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["Host", "Gpu", "user", "Reservation", "ReservationGpu", "GpuMinute"]));
+    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["Host", "Gpu", "user", "Reservation", "ReservationGpu", "GpuMinute", "GpuMinuteBlock"]));
   });
 
   it("says in one line, without the password, when it cannot reach the database", async () => {

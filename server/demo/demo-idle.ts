@@ -1,7 +1,8 @@
 import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS } from "@/server/history/rollup-math";
-import { claimWriteLock, recomputeHours } from "@/server/history/rollup-store";
+import { insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { MINUTE_MS } from "@/server/reservations/idle-rule";
 import { writeAudit } from "@/server/core/audit-log";
 import { readIdlePolicy } from "@/server/reservations/policy";
@@ -39,20 +40,21 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
     await db().$transaction(async (tx) => {
       await tx.reservation.update({ where: { id: held.id }, data: { startsAt } });
       await tx.reservationGpu.updateMany({ where: { reservationId: held.id }, data: { startsAt } });
+      const rows: MinuteRow[] = [];
       for (const { gpu } of held.gpus) {
         for (let minute = startsAt.getTime(); minute < nowMinute; minute += MINUTE_MS) {
           // Booked minutes: the booking's person held them. On the GPU their idle job (memory held, 0 %) ran there;
           // a slice reads no utilization, no process and the few MiB an empty MIG device reports.
           // Without the booker they read as use without a booking by nobody named on the usage page.
           const reading = gpu.migDeviceIndex === null
-            ? { utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, busy: true, runnerUserId: held.userId }
+            ? { utilAvg: 0, utilMax: 0, memUsedAvg: 29_696, memUsedMax: 29_696, memTotal: null, busy: true, runnerUserId: held.userId }
             : { utilAvg: null, utilMax: null, memUsedAvg: 17, memUsedMax: 17, memTotal: gpu.memoryTotalMiB, busy: false, runnerUserId: null };
-          const row = { gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, simulated: true, bookedByUserId: held.userId, ...reading };
-          await tx.gpuMinute.upsert({ where: { gpuUuid_minute: { gpuUuid: gpu.uuid, minute: row.minute } }, create: row, update: {} });
+          rows.push({ gpuUuid: gpu.uuid, minute: new Date(minute), hostId: held.hostId, samples: 12, simulated: true, bookedByUserId: held.userId, powerAvg: null, tempAvg: null, tempMax: null, ...reading });
         }
       }
+      // Minutes already stored stay as they are; the write lock is taken there.
+      await insertMissingMinuteRows(tx, rows);
       // The hourly rollups (long ranges of the usage page) count the staged minutes too.
-      await claimWriteLock(tx);
       await recomputeHours(tx, bucketStarts(startsAt.getTime(), nowMinute, HOUR_MS), held.gpus.map(({ gpu }) => gpu.uuid));
     });
   }

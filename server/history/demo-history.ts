@@ -14,7 +14,7 @@ import {
   type MinuteRow,
 } from "@/server/history/rollup-math";
 import { rollupHours } from "@/server/history/hour-tally";
-import { claimWriteLock, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
+import { claimWriteLock, firstStoredMinute, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
 
 /**
  * A turn for whatever else waits on the event loop (requests, the tick, the
@@ -156,8 +156,8 @@ export async function fillDemoHistory(options: DemoHistoryOptions): Promise<numb
  * real readings) and not past `nowMs`. Null when there is no room.
  */
 export async function demoHistoryWindow(spanMs: number, nowMs: number): Promise<{ fromMs: number; toMs: number } | null> {
-  const first = await db().gpuMinute.findFirst({ orderBy: { minute: "asc" }, select: { minute: true } });
-  const toMs = Math.min(floorTo(nowMs, MINUTE_MS), first ? first.minute.getTime() : Infinity);
+  const first = await firstStoredMinute(db());
+  const toMs = Math.min(floorTo(nowMs, MINUTE_MS), first ?? Infinity);
   const fromMs = floorTo(nowMs - spanMs, MINUTE_MS);
   return toMs > fromMs ? { fromMs, toMs } : null;
 }

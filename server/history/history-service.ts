@@ -3,6 +3,7 @@ import { log } from "@/server/core/log";
 import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { announceMinutesStored } from "@/server/history/minutes-stored";
+import { convertLegacyMinutes } from "@/server/history/convert-minutes";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -52,8 +53,9 @@ export interface HistoryService {
  * agents connected to it, and only those (readings relayed from other
  * instances feed the live state, never the history), so every reading is
  * counted once. A minute written in parts (an agent that moved to another
- * instance within the minute, or two flushes) is merged by the database:
- * the upsert adds the sample counts and weighs the averages (rollup-store.ts).
+ * instance within the minute, or two flushes) is merged into its stored
+ * block under the write lock: the sample counts added and the averages
+ * weighed (rollup-store.ts, `mergeMinuteRows`).
  * Leader-only rollups would lose the minutes of the other instances' agents.
  */
 export function startHistory(config: HistoryConfig): HistoryService {
@@ -81,10 +83,13 @@ export function startHistory(config: HistoryConfig): HistoryService {
     timers: config.timers,
     // Stopping aborts the pass between two batches and waits for the batch in flight.
     run: async (signal) => {
+      // Minutes an older version kept one row each go into blocks first (once; then a single query).
+      const converted = await convertLegacyMinutes({ signal });
+      if (converted > 0) log.info(`moved ${converted} minute rows of an older version into minute blocks`);
       const result = await pruneHistory(new Date(now()), config, { signal });
       lastPruneAt = now();
-      if (result.minutes + result.hours > 0) {
-        log.info(`pruned usage history: ${result.minutes} minute rows (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
+      if (result.minuteBlocks + result.hours > 0) {
+        log.info(`pruned usage history: ${result.minuteBlocks} GPU-hours of minutes (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
       }
     },
   });

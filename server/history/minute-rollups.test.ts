@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/domain/snapshot";
 import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
-import { recomputeHours } from "@/server/history/rollup-store";
+import { readMinutes, recomputeHours } from "@/server/history/rollup-store";
 import { MinuteRollups } from "@/server/history/minute-rollups";
 import { getGpuHistory } from "@/server/history/gpu-history";
 import { getUsageReport } from "@/server/history/usage-report";
@@ -34,7 +34,7 @@ async function setupGpu(): Promise<{ host: { id: string; simulated: boolean }; g
 }
 
 async function storedMinutes(uuid: string) {
-  return db().gpuMinute.findMany({ where: { gpuUuid: uuid }, orderBy: { minute: "asc" } });
+  return readMinutes(db(), 0, Date.UTC(2100, 0, 1), [uuid]);
 }
 
 // A fixed hour in the past, away from any time-zone or DST question: times are UTC throughout.
@@ -108,7 +108,7 @@ describe("minute rollups written in batches", () => {
     } finally {
       spy.mockRestore();
     }
-    const rows = await db().gpuMinute.findMany({ where: { gpuUuid: { in: gpus.map((gpu) => gpu.uuid) } }, select: { samples: true } });
+    const rows = await readMinutes(db(), 0, Date.UTC(2100, 0, 1), gpus.map((gpu) => gpu.uuid));
     expect(rows).toHaveLength(250);
     expect(rows.every((row) => row.samples === 1)).toBe(true);
   });

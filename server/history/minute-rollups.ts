@@ -14,7 +14,7 @@ import {
   type MinuteEntry,
   type MinuteRow,
 } from "@/server/history/rollup-math";
-import { claimWriteLock, countHourMinutes, readMinutes, upsertHourRows, upsertMinuteRows, type Client } from "@/server/history/rollup-store";
+import { byHourAndGpu, claimWriteLock, countHourMinutes, readMinutes, upsertHourRows, upsertMinuteRows, type Client } from "@/server/history/rollup-store";
 
 /** Minutes kept in memory while the database refuses writes; beyond this the oldest are dropped (and counted). */
 const MAX_PENDING = 200_000;
@@ -46,7 +46,7 @@ export interface RollupStats {
  * Per-GPU minute rollups, accumulated in memory from every accepted
  * snapshot (live or replayed) and written in batches: a few transactions
  * per flush (one per part of the GPUs), never a write per sample. A minute that spans two flushes is
- * merged in the database (see `upsertMinuteRows`); the hours touched by a
+ * merged with its stored part (see `upsertMinuteRows`); the hours touched by a
  * flush are brought up to date in the same transaction, so the hourly table
  * is never behind the minutes by more than one flush: from the minutes just
  * written and a tally of the hour kept in memory (hour-tally.ts), or, where
@@ -214,21 +214,6 @@ function partsByGpu(batch: Map<string, MinuteEntry>): Map<string, MinuteEntry>[]
 
 const tallyKey = (gpuUuid: string, hourMs: number) => `${gpuUuid}\u0000${hourMs}`;
 
-/** Minute rows by hour, then by GPU, each GPU's in minute order. */
-function byHourAndGpu(rows: MinuteRow[]): Map<number, Map<string, MinuteRow[]>> {
-  const hours = new Map<number, Map<string, MinuteRow[]>>();
-  for (const row of rows) {
-    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
-    let gpus = hours.get(hourMs);
-    if (!gpus) hours.set(hourMs, (gpus = new Map()));
-    const list = gpus.get(row.gpuUuid);
-    if (list) list.push(row);
-    else gpus.set(row.gpuUuid, [row]);
-  }
-  for (const gpus of hours.values()) for (const list of gpus.values()) list.sort((a, b) => a.minute.getTime() - b.minute.getTime());
-  return hours;
-}
-
 /**
  * The tallies of these GPU-hours that still match the database: no minute of
  * the hour was written by anyone else since this process last wrote one.
@@ -249,37 +234,6 @@ async function stillCurrent(tx: Client, hours: Map<number, Map<string, MinuteRow
     }
   }
   return current;
-}
-
-/**
- * The minutes this write merged into a stored one (the latest minute of a
- * current tally, whose first part an earlier flush wrote), as the database
- * now holds them, by GPU and minute: read back rather than merged here, so
- * that the hour is made of exactly the stored numbers. Usually one minute
- * for all the part's GPUs, so one small query.
- */
-async function readMergedMinutes(
-  tx: Client,
-  hours: Map<number, Map<string, MinuteRow[]>>,
-  current: ReadonlyMap<string, HourTally>,
-): Promise<Map<string, MinuteRow>> {
-  const gpusByMinute = new Map<number, string[]>();
-  for (const [hourMs, gpus] of hours) {
-    for (const [uuid, minutes] of gpus) {
-      const lastMs = current.get(tallyKey(uuid, hourMs))?.last.minute.getTime();
-      if (lastMs === undefined || !minutes.some((row) => row.minute.getTime() === lastMs)) continue;
-      const list = gpusByMinute.get(lastMs);
-      if (list) list.push(uuid);
-      else gpusByMinute.set(lastMs, [uuid]);
-    }
-  }
-  const merged = new Map<string, MinuteRow>();
-  for (const [minuteMs, uuids] of gpusByMinute) {
-    for (const part of chunks(uuids, GPUS_PER_QUERY)) {
-      for (const row of await readMinutes(tx, minuteMs, minuteMs + MINUTE_MS, part)) merged.set(tallyKey(row.gpuUuid, minuteMs), row);
-    }
-  }
-  return merged;
 }
 
 /**
@@ -317,22 +271,22 @@ async function writeBatch(entries: MinuteEntry[], intervals: ReadonlyMap<string,
       const rows = entries.map((entry) => toMinuteRow(entry, bookedByOfMinute(intervals.get(entry.gpuUuid) ?? [], entry.minuteMs)));
       const hours = byHourAndGpu(rows);
       const current = await stillCurrent(tx, hours, tallies);
-      await upsertMinuteRows(tx, rows);
-      const merged = await readMergedMinutes(tx, hours, current);
+      // The minutes as stored (merged with a first part an earlier flush wrote, measures as Float32): an hour is made of the stored numbers.
+      const stored = new Map((await upsertMinuteRows(tx, rows)).map((row) => [tallyKey(row.gpuUuid, row.minute.getTime()), row]));
       const updated: HourTally[] = [];
       let recounted = 0;
       for (const [hourMs, gpus] of hours) {
         const recount: string[] = [];
         for (const [uuid, minutes] of gpus) {
           const tally = current.get(tallyKey(uuid, hourMs));
-          const next = tally ? extendTally(tally, minutes.map((row) => merged.get(tallyKey(uuid, row.minute.getTime())) ?? row)) : null;
+          const next = tally ? extendTally(tally, minutes.map((row) => stored.get(tallyKey(uuid, row.minute.getTime())) ?? row)) : null;
           if (next) updated.push(next);
           else recount.push(uuid);
         }
         for (const part of chunks(recount, GPUS_PER_QUERY)) {
-          const stored = byHourAndGpu(await readMinutes(tx, hourMs, hourMs + HOUR_MS, part)).get(hourMs);
-          for (const minutes of stored?.values() ?? []) updated.push(tallyMinutes(minutes, hourMs));
-          recounted += stored?.size ?? 0;
+          const hour = byHourAndGpu(await readMinutes(tx, hourMs, hourMs + HOUR_MS, part)).get(hourMs);
+          for (const minutes of hour?.values() ?? []) updated.push(tallyMinutes(minutes, hourMs));
+          recounted += hour?.size ?? 0;
         }
       }
       await upsertHourRows(tx, updated.map(hourRowOf));

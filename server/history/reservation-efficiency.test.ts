@@ -70,7 +70,7 @@ describe("reservation efficiency", () => {
 
   it("falls back to the hourly rollups once the minutes are pruned", async () => {
     const id = await book(ownerId, [0, 1], T0, T0 + 2 * HOUR_MS);
-    await db().gpuMinute.deleteMany({ where: { gpuUuid: { in: uuids } } });
+    await db().gpuMinuteBlock.deleteMany({ where: { gpuUuid: { in: uuids } } });
     const result = await reservationEfficiency([id]);
     expect(result.get(id)?.meanUtilPct).toBeCloseTo(60, 8);
     expect(result.get(id)?.coveredGpuMinutes).toBe(180);

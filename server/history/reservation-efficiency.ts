@@ -2,6 +2,7 @@ import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
+import { readMinutes } from "@/server/history/rollup-store";
 import { num } from "@/server/history/sql-dialect";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
@@ -21,7 +22,7 @@ const MAX_IDS = 500;
  * minutes of [startsAt, endsAt) that have readings (a booking not started
  * yet, or whose GPUs never reported, gets null). Minutes are used while they
  * are kept; for a booking whose minutes are gone, the hourly rollups that
- * start within it. One aggregate query per table for the whole list.
+ * start within it. One aggregate query over the hours for the whole list; the minutes read per booked GPU.
  *
  * For the reservations pages: `reservationEfficiency(ids)` and show
  * `meanUtilPct` next to each booking (e.g. "mean use 34 %").
@@ -32,16 +33,31 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
   for (const id of ids) result.set(id, { reservationId: id, meanUtilPct: null, coveredGpuMinutes: 0 });
   if (ids.length === 0) return result;
 
-  const fromMinutes = await db().$queryRaw<{ id: string; u: unknown; n: unknown }[]>`
-    SELECT rg."reservationId" AS id, SUM(m."utilAvg") AS u, COUNT(m."utilAvg") AS n
-    FROM "ReservationGpu" rg
-    JOIN "Gpu" g ON g."id" = rg."gpuId"
-    JOIN "GpuMinute" m ON m."gpuUuid" = g."uuid" AND m."minute" >= rg."startsAt" AND m."minute" < rg."endsAt"
-    WHERE rg."reservationId" IN (${Prisma.join(ids)})
-    GROUP BY rg."reservationId"`;
-  for (const row of fromMinutes) {
-    const n = num(row.n);
-    if (n > 0) result.set(row.id, { reservationId: row.id, meanUtilPct: num(row.u) / n, coveredGpuMinutes: n });
+  // Minutes are packed by GPU-hour (minute-block.ts): the kept minutes of each booking's GPUs over its time, decoded,
+  // one read for the GPUs that share a time (a booking's, unless a part was replaced).
+  const booked = await db().reservationGpu.findMany({
+    where: { reservationId: { in: ids } },
+    select: { reservationId: true, startsAt: true, endsAt: true, gpu: { select: { uuid: true } } },
+  });
+  const spans = new Map<string, { id: string; fromMs: number; toMs: number; uuids: string[] }>();
+  for (const rg of booked) {
+    const key = `${rg.reservationId}\u0000${rg.startsAt.getTime()}\u0000${rg.endsAt.getTime()}`;
+    const span = spans.get(key) ?? { id: rg.reservationId, fromMs: rg.startsAt.getTime(), toMs: rg.endsAt.getTime(), uuids: [] };
+    span.uuids.push(rg.gpu.uuid);
+    spans.set(key, span);
+  }
+  const fromMinutes = new Map<string, { u: number; n: number }>();
+  for (const span of spans.values()) {
+    const sums = fromMinutes.get(span.id) ?? { u: 0, n: 0 };
+    for (const row of await readMinutes(db(), span.fromMs, span.toMs, span.uuids)) {
+      if (row.utilAvg === null) continue;
+      sums.u += row.utilAvg;
+      sums.n += 1;
+    }
+    fromMinutes.set(span.id, sums);
+  }
+  for (const [id, { u, n }] of fromMinutes) {
+    if (n > 0) result.set(id, { reservationId: id, meanUtilPct: u / n, coveredGpuMinutes: n });
   }
 
   const missing = ids.filter((id) => result.get(id)!.coveredGpuMinutes === 0);

@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { IDLE_UTIL_PCT } from "@/lib/domain/usage-types";
-import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/history/rollup-math";
 import { bucketSeconds } from "@/server/history/sql-dialect";
 
 /**
@@ -53,56 +53,58 @@ export function bucketStarts(fromMs: number, toMs: number, bucketMs: number): nu
 }
 
 /**
- * SQL fragments over one rollup table (alias `r`), so that every query
- * reads minutes and hours alike. A minute row stands for one minute; an
- * hour row for `samples` minutes (the minutes it had readings in).
+ * The rules that turn stored rollups into GPU time, once per kind of row:
+ * `MINUTE_RULES` for a minute (in JS: minutes are packed by GPU-hour,
+ * minute-block.ts, which SQL cannot read) and `HOUR_SQL` for an hour row (in
+ * SQL, aggregated in the database). A minute stands for one minute; an hour
+ * row for `samples` minutes (the minutes it had readings in), so that a sum
+ * over hours equals the same sum over their minutes (usage-agree.test.ts
+ * holds the two to it).
  */
-export interface TableSql {
+export interface RowRules<Value, Bucket> {
+  /** Minutes the row stands for. */
+  minutes: Value;
+  /** Utilization × minutes (percent-minutes), null-safe. */
+  utilMinutes: Value;
+  /** Minutes that have a utilization value. */
+  utilCounted: Value;
+  /** Minutes with at least one process. */
+  busyMinutes: Value;
+  /** Minutes below the idle threshold. */
+  idleMinutes: Value;
+  bucket: Bucket;
+}
+
+export const MINUTE_RULES: RowRules<(row: MinuteRow) => number, (row: MinuteRow, bucketMs: number) => number> = {
+  minutes: () => 1,
+  utilMinutes: (row) => row.utilAvg ?? 0,
+  utilCounted: (row) => (row.utilAvg === null ? 0 : 1),
+  busyMinutes: (row) => (row.busy ? 1 : 0),
+  idleMinutes: (row) => (row.utilAvg !== null && row.utilAvg < IDLE_UTIL_PCT ? 1 : 0),
+  bucket: (row, bucketMs) => floorTo(row.minute.getTime(), bucketMs),
+};
+
+/** SQL fragments over GpuHour (alias `r`). */
+export interface TableSql extends RowRules<Prisma.Sql, (bucketMs: number) => Prisma.Sql> {
   from: Prisma.Sql;
   /** The table's quoted name, for a subquery over the same rollups. */
   table: string;
   /** The time column's quoted name, without the alias. */
   timeColumn: string;
   time: string;
-  /** Minutes the row stands for. */
-  minutes: Prisma.Sql;
-  /** Utilization × minutes (percent-minutes), null-safe. */
-  utilMinutes: Prisma.Sql;
-  /** Minutes that have a utilization value. */
-  utilCounted: Prisma.Sql;
-  /** Minutes with at least one process. */
-  busyMinutes: Prisma.Sql;
-  /** Minutes below the idle threshold. */
-  idleMinutes: Prisma.Sql;
-  bucket: (bucketMs: number) => Prisma.Sql;
 }
 
-export function tableSql(table: RollupTable): TableSql {
-  const idle = Prisma.raw(String(IDLE_UTIL_PCT));
-  if (table === "minute") {
-    return {
-      from: Prisma.raw(`"GpuMinute" r`),
-      table: `"GpuMinute"`,
-      timeColumn: `"minute"`,
-      time: `r."minute"`,
-      minutes: Prisma.raw("1"),
-      utilMinutes: Prisma.raw(`COALESCE(r."utilAvg", 0)`),
-      utilCounted: Prisma.raw(`CASE WHEN r."utilAvg" IS NULL THEN 0 ELSE 1 END`),
-      busyMinutes: Prisma.raw(`CASE WHEN r."busy" THEN 1 ELSE 0 END`),
-      idleMinutes: Prisma.sql`CASE WHEN r."utilAvg" < ${idle} THEN 1 ELSE 0 END`,
-      bucket: (bucketMs) => bucketSeconds(`r."minute"`, bucketMs / 1000),
-    };
-  }
-  return {
-    from: Prisma.raw(`"GpuHour" r`),
-    table: `"GpuHour"`,
-    timeColumn: `"hour"`,
-    time: `r."hour"`,
-    minutes: Prisma.raw(`r."samples"`),
-    utilMinutes: Prisma.raw(`COALESCE(r."utilAvg" * r."samples", 0)`),
-    utilCounted: Prisma.raw(`CASE WHEN r."utilAvg" IS NULL THEN 0 ELSE r."samples" END`),
-    busyMinutes: Prisma.raw(`r."busyMinutes"`),
-    idleMinutes: Prisma.sql`CASE WHEN r."utilAvg" < ${idle} THEN r."samples" ELSE 0 END`,
-    bucket: (bucketMs) => bucketSeconds(`r."hour"`, bucketMs / 1000),
-  };
-}
+const idle = Prisma.raw(String(IDLE_UTIL_PCT));
+
+export const HOUR_SQL: TableSql = {
+  from: Prisma.raw(`"GpuHour" r`),
+  table: `"GpuHour"`,
+  timeColumn: `"hour"`,
+  time: `r."hour"`,
+  minutes: Prisma.raw(`r."samples"`),
+  utilMinutes: Prisma.raw(`COALESCE(r."utilAvg" * r."samples", 0)`),
+  utilCounted: Prisma.raw(`CASE WHEN r."utilAvg" IS NULL THEN 0 ELSE r."samples" END`),
+  busyMinutes: Prisma.raw(`r."busyMinutes"`),
+  idleMinutes: Prisma.sql`CASE WHEN r."utilAvg" < ${idle} THEN r."samples" ELSE 0 END`,
+  bucket: (bucketMs) => bucketSeconds(`r."hour"`, bucketMs / 1000),
+};

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/server/core/db";
 import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
+import { decodeMinuteBlock } from "@/server/minutes/minute-block";
 import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
@@ -30,10 +31,16 @@ let uuid: string;
 
 const minuteAt = (at: number, i: number) => makeReadMinute(uuid, at, { utilAvg: i % 100, utilMax: 100, busy: true });
 
-/** Rollups of the GPU, as counts and the sums a report adds up. */
-const tally = (rows: { kind: string; n: unknown; samples: unknown }[]) => Object.fromEntries(rows.map((row) => [row.kind, { n: Number(row.n), samples: Number(row.samples) }]));
-const TALLY_SQL = `SELECT 'minute' AS kind, COUNT(*) AS n, SUM("samples") AS samples FROM "GpuMinute" WHERE "gpuUuid" = $1
-  UNION ALL SELECT 'hour' AS kind, COUNT(*) AS n, SUM("samples") AS samples FROM "GpuHour" WHERE "gpuUuid" = $1`;
+/** Rollups of the GPU, as counts and the sums a report adds up: the minutes decoded from their blocks. */
+function tally(hours: { n: unknown; samples: unknown }[], blocks: { data: Uint8Array }[]) {
+  const minutes = blocks.flatMap((block) => decodeMinuteBlock(uuid, 0, block.data));
+  return {
+    minute: { n: minutes.length, samples: minutes.reduce((sum, row) => sum + row.samples, 0) },
+    hour: { n: Number(hours[0]!.n), samples: Number(hours[0]!.samples) },
+  };
+}
+const HOURS_SQL = `SELECT COUNT(*) AS n, SUM("samples") AS samples FROM "GpuHour" WHERE "gpuUuid" = $1`;
+const BLOCKS_SQL = `SELECT "data" FROM "GpuMinuteBlock" WHERE "gpuUuid" = $1`;
 
 beforeAll(async () => {
   url = await useTestDatabase();
@@ -43,7 +50,7 @@ beforeAll(async () => {
   const recent = Array.from({ length: 60 }, (_, i) => minuteAt(NOW - HOUR_MS + i * MINUTE_MS, i));
   await upsertMinuteRows(db(), [...old, ...recent]);
   await recomputeHours(db(), [NOW - HOUR_MS]);
-  expect(await pruneHistory(new Date(NOW), { minuteDays: 30, hourDays: 365 })).toMatchObject({ minutes: 2 * 24 * 60, hoursRolledUp: 48 });
+  expect(await pruneHistory(new Date(NOW), { minuteDays: 30, hourDays: 365 })).toMatchObject({ minuteBlocks: 48, hoursRolledUp: 48 });
 }, 120_000);
 
 describe("backup and restore of a pruned database", () => {
@@ -57,14 +64,14 @@ describe("backup and restore of a pruned database", () => {
     mkdirSync(restoredDir);
     copyFileSync(backupFile, path.join(restoredDir, "gpudesk.db"));
     await migrateDatabase(`file:${path.join(restoredDir, "gpudesk.db")}`, repoRoot);
-    const sql = TALLY_SQL.replaceAll("$1", "?");
     const live = new Database(url.slice("file:".length), { readonly: true });
     const restored = new Database(path.join(restoredDir, "gpudesk.db"), { readonly: true });
     try {
       expect(restored.pragma("integrity_check", { simple: true })).toBe("ok");
-      const copy = tally(restored.prepare(sql).all(uuid, uuid) as never);
+      const of = (file: Database.Database) => tally(file.prepare(HOURS_SQL.replace("$1", "?")).all(uuid) as never, file.prepare(BLOCKS_SQL.replace("$1", "?")).all(uuid) as never);
+      const copy = of(restored);
       expect(copy).toEqual({ minute: { n: 60, samples: 720 }, hour: { n: 49, samples: 49 * 60 } });
-      expect(copy).toEqual(tally(live.prepare(sql).all(uuid, uuid) as never));
+      expect(copy).toEqual(of(live));
     } finally {
       restored.close();
       live.close();
@@ -82,7 +89,7 @@ describe("backup and restore of a pruned database", () => {
       const client = new pg.Client({ connectionString: at });
       await client.connect();
       try {
-        return tally((await client.query(TALLY_SQL, [uuid])).rows);
+        return tally((await client.query(HOURS_SQL, [uuid])).rows, (await client.query(BLOCKS_SQL, [uuid])).rows);
       } finally {
         await client.end();
       }

@@ -4,7 +4,7 @@ import type { UsageReport } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";
-import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
+import { readMinutes, recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import { makeGpu, makeReadMinute, uniqueName } from "@/server/testing/factories";
@@ -72,7 +72,7 @@ describe("retention and the usage report", () => {
     // Before: minutes still kept for that range (a retention of 60 days), so the report reads them.
     const before = await getUsageReport({ range: RANGE, groupBy: "host", nowMs: NOW, minuteRetentionMs: 60 * DAY_MS });
     expect(before.range.source).toBe("minute");
-    expect(await db().gpuMinute.count({ where: { minute: { gte: new Date(RANGE.fromMs), lt: new Date(RANGE.toMs) } } })).toBe(530);
+    expect(await readMinutes(db(), RANGE.fromMs, RANGE.toMs)).toHaveLength(530);
     const person = before.people.find((p) => p.userId === userId)!;
     expect(person.bookedGpuHours).toBeCloseTo(3, 8);
 
@@ -81,8 +81,9 @@ describe("retention and the usage report", () => {
     expect(figures(servedBefore)).not.toEqual(figures(before));
 
     const pruned = await pruneHistory(new Date(NOW), { minuteDays: 30, hourDays: 365 });
-    expect(pruned).toMatchObject({ minutes: 530, hoursRolledUp: 1 });
-    expect(await db().gpuMinute.count({ where: { minute: { gte: new Date(RANGE.fromMs), lt: new Date(RANGE.toMs) } } })).toBe(0);
+    // Nine GPU-hours of minutes (three GPUs, three hours).
+    expect(pruned).toMatchObject({ minuteBlocks: 9, hoursRolledUp: 1 });
+    expect(await readMinutes(db(), RANGE.fromMs, RANGE.toMs)).toHaveLength(0);
 
     // After: the range is past the 30 days of minutes, read from the hours alone.
     const after = await getUsageReport({ range: RANGE, groupBy: "host", nowMs: NOW, minuteRetentionMs: 30 * DAY_MS });

@@ -4,7 +4,7 @@ import { db } from "@/server/core/db";
 import { startHistory } from "@/server/history/history-service";
 import { HOUR_MS, MINUTE_MS, type HourRow } from "@/server/history/rollup-math";
 import { pruneHistory } from "@/server/history/retention";
-import { recomputeHours, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
+import { readMinutes, recomputeHours, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
 import { gpuUuid, makeReadMinute } from "@/server/testing/factories";
 import { manualTimers } from "@/server/testing/manual-timers";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -29,10 +29,18 @@ const hourOfMinutes = (uuid: string, hourMs: number, count = 60) =>
   Array.from({ length: count }, (_, i) => minuteRow(uuid, hourMs + i * MINUTE_MS, { utilAvg: i, busy: i % 2 === 0 }));
 
 const hourOf = (uuid: string, hourMs: number) => db().gpuHour.findUnique({ where: { gpuUuid_hour: { gpuUuid: uuid, hour: new Date(hourMs) } } });
-const minutesOf = (uuid: string) => db().gpuMinute.count({ where: { gpuUuid: uuid } });
+const EVER = Date.UTC(2100, 0, 1);
+const minutesOf = async (uuid: string) => (await readMinutes(db(), 0, EVER, [uuid])).length;
+
+/** Leaves only some of a GPU-hour's stored minutes, as if the others had never been written or had been deleted one by one. */
+async function keepMinutes(uuid: string, hourMs: number, keep: (minuteMs: number) => boolean): Promise<void> {
+  const kept = (await readMinutes(db(), hourMs, hourMs + HOUR_MS, [uuid])).filter((row) => keep(row.minute.getTime()));
+  await db().gpuMinuteBlock.delete({ where: { gpuUuid_hour: { gpuUuid: uuid, hour: new Date(hourMs) } } });
+  await upsertMinuteRows(db(), kept);
+}
 
 describe("retention", () => {
-  it("prunes minutes by whole hours past their days and hours past theirs, and keeps the rest", async () => {
+  it("prunes minutes by whole blocks (GPU-hours) past their days and hours past theirs, and keeps the rest", async () => {
     const uuid = gpuUuid();
     await upsertMinuteRows(db(), [
       minuteRow(uuid, NOW - 31 * DAY_MS),
@@ -44,14 +52,14 @@ describe("retention", () => {
 
     const pruned = await pruneHistory(new Date(NOW), POLICY);
     // The two old minutes had no hour row: each got one before it went.
-    expect(pruned).toEqual({ minutes: 2, hours: 2, hoursRolledUp: 2 });
-    const minutes = await db().gpuMinute.findMany({ where: { gpuUuid: uuid }, select: { minute: true }, orderBy: { minute: "asc" } });
+    expect(pruned).toEqual({ minuteBlocks: 2, hours: 2, hoursRolledUp: 2 });
+    const minutes = await readMinutes(db(), 0, EVER, [uuid]);
     expect(minutes.map((m) => (NOW - m.minute.getTime()) / MINUTE_MS)).toEqual([30 * 24 * 60 - 1, 1]);
     const hours = await db().gpuHour.findMany({ where: { gpuUuid: uuid }, select: { hour: true }, orderBy: { hour: "asc" } });
     expect(hours.map((h) => (NOW - h.hour.getTime()) / HOUR_MS)).toEqual([364 * 24, 40 * 24, 31 * 24, 30 * 24 + 1]);
 
     // Running it again removes nothing more.
-    expect(await pruneHistory(new Date(NOW), POLICY)).toEqual({ minutes: 0, hours: 0, hoursRolledUp: 0 });
+    expect(await pruneHistory(new Date(NOW), POLICY)).toEqual({ minuteBlocks: 0, hours: 0, hoursRolledUp: 0 });
   });
 
   it("follows a shorter policy", async () => {
@@ -69,11 +77,11 @@ describe("retention", () => {
     await upsertMinuteRows(db(), [...hourOfMinutes(missing, hourMs), ...hourOfMinutes(stale, hourMs), ...hourOfMinutes(fresh, hourMs), ...hourOfMinutes(fuller, hourMs)]);
     await recomputeHours(db(), [hourMs], [stale, fresh, fuller]);
     // The stale GPU's hour was computed from its first half; the other half came later without it (a version that wrote minutes alone).
-    await db().gpuMinute.deleteMany({ where: { gpuUuid: stale, minute: { gte: new Date(hourMs + 30 * MINUTE_MS) } } });
+    await keepMinutes(stale, hourMs, (minuteMs) => minuteMs < hourMs + 30 * MINUTE_MS);
     await recomputeHours(db(), [hourMs], [stale]);
     await upsertMinuteRows(db(), hourOfMinutes(stale, hourMs).slice(30));
     // The fuller GPU's minutes were cut at the minute by an older pruning: its hour row counted all 60.
-    await db().gpuMinute.deleteMany({ where: { gpuUuid: fuller, minute: { lt: new Date(hourMs + 20 * MINUTE_MS) } } });
+    await keepMinutes(fuller, hourMs, (minuteMs) => minuteMs >= hourMs + 20 * MINUTE_MS);
     expect((await hourOf(stale, hourMs))?.samples).toBe(30);
 
     const pruned = await pruneHistory(new Date(NOW), POLICY);
@@ -96,13 +104,13 @@ describe("retention", () => {
     const stop = new AbortController();
     let pauses = 0;
     const first = await pruneHistory(new Date(NOW), POLICY, { rowsPerStatement: 120, signal: stop.signal, pause: async () => void (pauses += 1, stop.abort()) });
-    expect(first).toEqual({ minutes: 120, hours: 0, hoursRolledUp: 0 });
+    expect(first).toEqual({ minuteBlocks: 2, hours: 0, hoursRolledUp: 0 });
     expect(pauses).toBe(1);
     expect(await before()).toEqual([0, 0, 60, 60, 60]);
 
     pauses = 0;
     const second = await pruneHistory(new Date(NOW), POLICY, { rowsPerStatement: 120, pause: async () => void (pauses += 1) });
-    expect(second.minutes).toBe(180);
+    expect(second.minuteBlocks).toBe(3);
     // Two more batches of minutes (two GPUs, then one); the hours take one statement, fewer than 120 rows, and no pause.
     expect(pauses).toBe(2);
     expect(await before()).toEqual([0, 0, 0, 0, 0]);

@@ -1,18 +1,16 @@
 import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { db } from "@/server/core/db";
-import { HOUR_MS, floorTo } from "@/server/history/rollup-math";
-import { claimWriteLock, recomputeHours, type Client } from "@/server/history/rollup-store";
-import { num, numOrNull } from "@/server/history/sql-dialect";
+import { HOUR_MS, floorTo, type MinuteRow } from "@/server/history/rollup-math";
+import { byHourAndGpu, claimWriteLock, readMinutes, recomputeHours, type Client } from "@/server/history/rollup-store";
 
 const DAY_MS = 24 * HOUR_MS;
 const MINUTES_PER_HOUR = 60;
 
 /**
- * Most rows one statement of the pruning reads or writes: eight GPU-hours
- * of minutes. With SQLite a statement holds the event loop while it runs;
- * a batch of 500 rows held it 28 ms at the median on a machine at load 18
- * on 2 cores, one of 1,000 rows 47–60 ms (docs/benchmark.md).
+ * Most rows one statement of the pruning reads or writes, in minutes (a
+ * GPU-hour's block counts its 60) or hour rows: eight GPU-hours a batch.
+ * With SQLite a statement holds the event loop while it runs (docs/benchmark.md).
  */
 const ROWS_PER_STATEMENT = 500;
 
@@ -33,8 +31,8 @@ export interface PruneOptions {
 }
 
 export interface PruneResult {
-  /** Minute rows deleted. */
-  minutes: number;
+  /** Minute blocks deleted: GPU-hours of minutes. */
+  minuteBlocks: number;
   /** Hour rows deleted. */
   hours: number;
   /** Hour rows written from their minutes before these were deleted (missing or stale ones). */
@@ -46,8 +44,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * Deletes rollups older than the policy allows, in small batches.
  *
- * Minutes go by whole hours, and only once their hour is complete in
- * GpuHour: an hour row that is missing, or that counts fewer minutes than
+ * Minutes go by whole blocks (a GPU-hour each), and only once their hour
+ * is complete in GpuHour: an hour row that is missing, or that counts fewer minutes than
  * are stored (minutes written without their hour: an older version, a
  * backfill) or other busy minutes or another mean utilization, is first
  * computed again from its minutes, in the transaction that deletes them.
@@ -57,7 +55,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * minute), and it is the fuller record.
  *
  * Nothing is kept between runs: each one starts from the oldest stored
- * minute, so a run stopped halfway (a restart, a new leader) is finished
+ * block, so a run stopped halfway (a restart, a new leader) is finished
  * by the next. Hours go once their start is older than the cutoff.
  */
 export async function pruneHistory(now: Date, policy: RetentionPolicy, options: PruneOptions = {}): Promise<PruneResult> {
@@ -65,12 +63,12 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
   const pause = options.pause ?? nextTurn;
   const minuteCutoffMs = floorTo(now.getTime() - policy.minuteDays * DAY_MS, HOUR_MS);
   const hourCutoffMs = floorTo(now.getTime() - policy.hourDays * DAY_MS, HOUR_MS);
-  const result: PruneResult = { minutes: 0, hours: 0, hoursRolledUp: 0 };
+  const result: PruneResult = { minuteBlocks: 0, hours: 0, hoursRolledUp: 0 };
 
   while (!options.signal?.aborted) {
-    const oldest = await db().gpuMinute.findFirst({ where: { minute: { lt: new Date(minuteCutoffMs) } }, orderBy: { minute: "asc" }, select: { minute: true } });
+    const oldest = await db().gpuMinuteBlock.findFirst({ where: { hour: { lt: new Date(minuteCutoffMs) } }, orderBy: { hour: "asc" }, select: { hour: true } });
     if (!oldest) break;
-    const hourMs = floorTo(oldest.minute.getTime(), HOUR_MS);
+    const hourMs = oldest.hour.getTime();
     // GPUs per batch: an hour of each is at most 60 minutes.
     for (const gpus of chunks(await gpusWithMinutes(hourMs), Math.max(1, Math.floor(rows / MINUTES_PER_HOUR)))) {
       if (options.signal?.aborted) break;
@@ -79,12 +77,11 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
         // Before the first read: a flush writing the same hours waits (rollup-store.ts).
         await claimWriteLock(tx);
         const rolledUp = await rollUpStaleHours(tx, hourMs, gpus);
-        const deleted = await tx.$executeRaw`DELETE FROM "GpuMinute"
-          WHERE "minute" >= ${new Date(hourMs)} AND "minute" < ${new Date(hourMs + HOUR_MS)} AND "gpuUuid" IN (${Prisma.join(gpus)})`;
+        const { count: deleted } = await tx.gpuMinuteBlock.deleteMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpus } } });
         return { rolledUp, deleted };
       }, { timeout: 60_000 });
       result.hoursRolledUp += batch.rolledUp;
-      result.minutes += batch.deleted;
+      result.minuteBlocks += batch.deleted;
       await pause();
     }
   }
@@ -101,35 +98,33 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
 
 /** The GPUs that have minutes stored in this hour. */
 async function gpusWithMinutes(hourMs: number): Promise<string[]> {
-  const found = await db().$queryRaw<{ gpu: string }[]>`
-    SELECT DISTINCT "gpuUuid" AS gpu FROM "GpuMinute" WHERE "minute" >= ${new Date(hourMs)} AND "minute" < ${new Date(hourMs + HOUR_MS)}`;
-  return found.map((row) => row.gpu).sort();
+  const found = await db().gpuMinuteBlock.findMany({ where: { hour: new Date(hourMs) }, select: { gpuUuid: true }, orderBy: { gpuUuid: "asc" } });
+  return found.map((row) => row.gpuUuid);
 }
 
-/** Relative difference beyond rounding: SQL's AVG and the tally's mean add in other orders. */
-const differs = (a: number | null, b: number | null) => (a === null || b === null ? a !== b : Math.abs(a - b) > 1e-9 * Math.max(1, Math.abs(a), Math.abs(b)));
+/**
+ * Relative difference beyond rounding: to Float32's precision, as minutes
+ * keep their measures (minute-block.ts) while an hour made before they did
+ * was made of doubles.
+ */
+const differs = (a: number | null, b: number | null) => (a === null || b === null ? a !== b : Math.abs(a - b) > 1e-6 * Math.max(1, Math.abs(a), Math.abs(b)));
 
 /**
  * Computes again, from its minutes, each hour row of these GPUs that does
  * not say what its stored minutes say (see `pruneHistory`); returns how many.
  */
 async function rollUpStaleHours(tx: Client, hourMs: number, gpus: string[]): Promise<number> {
-  const from = new Date(hourMs);
-  const to = new Date(hourMs + HOUR_MS);
-  const standings = await tx.$queryRaw<{ gpu: string; minutes: unknown; busy: unknown; util: unknown; hourMinutes: unknown; hourBusy: unknown; hourUtil: unknown }[]>`
-    SELECT m."gpuUuid" AS gpu, COUNT(*) AS minutes, SUM(CASE WHEN m."busy" THEN 1 ELSE 0 END) AS busy, AVG(m."utilAvg") AS util,
-      MAX(h."samples") AS "hourMinutes", MAX(h."busyMinutes") AS "hourBusy", MAX(h."utilAvg") AS "hourUtil"
-    FROM "GpuMinute" m
-    LEFT JOIN "GpuHour" h ON h."gpuUuid" = m."gpuUuid" AND h."hour" >= ${from} AND h."hour" < ${to}
-    WHERE m."minute" >= ${from} AND m."minute" < ${to} AND m."gpuUuid" IN (${Prisma.join(gpus)})
-    GROUP BY m."gpuUuid"`;
-  const stale = standings
-    .filter((row) => {
-      const hourMinutes = numOrNull(row.hourMinutes);
-      if (hourMinutes === null || num(row.minutes) > hourMinutes) return true;
-      if (num(row.minutes) < hourMinutes) return false;
-      return num(row.busy) !== num(row.hourBusy) || differs(numOrNull(row.util), numOrNull(row.hourUtil));
+  const minutes = byHourAndGpu(await readMinutes(tx, hourMs, hourMs + HOUR_MS, gpus)).get(hourMs) ?? new Map<string, MinuteRow[]>();
+  const hours = new Map((await tx.gpuHour.findMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpus } }, select: { gpuUuid: true, samples: true, busyMinutes: true, utilAvg: true } })).map((row) => [row.gpuUuid, row]));
+  const stale = [...minutes]
+    .filter(([uuid, rows]) => {
+      const hour = hours.get(uuid);
+      if (!hour || rows.length > hour.samples) return true;
+      if (rows.length < hour.samples) return false;
+      const utils = rows.flatMap((row) => (row.utilAvg === null ? [] : [row.utilAvg]));
+      const util = utils.length === 0 ? null : utils.reduce((sum, value) => sum + value, 0) / utils.length;
+      return rows.filter((row) => row.busy).length !== hour.busyMinutes || differs(util, hour.utilAvg);
     })
-    .map((row) => row.gpu);
+    .map(([uuid]) => uuid);
   return stale.length === 0 ? 0 : recomputeHours(tx, [hourMs], stale);
 }

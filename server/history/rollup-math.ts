@@ -1,38 +1,15 @@
 import type { GpuSample } from "@/lib/domain/snapshot";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * The arithmetic of the usage rollups, free of any database: how samples
  * become a minute, how two halves of one minute become one, and how minutes
- * become an hour. The SQL upsert in rollup-store.ts does what
- * `mergeMinuteRows` does; the tests hold both to the same numbers. Minutes
- * become an hour in hour-tally.ts (`rollupHour`).
+ * become an hour. rollup-store.ts merges a stored minute with
+ * `mergeMinuteRows`. Minutes become an hour in hour-tally.ts (`rollupHour`).
  */
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
-
-/** One GPU for one minute, as stored in GpuMinute. */
-export interface MinuteRow {
-  gpuUuid: string;
-  /** Start of the minute (UTC). */
-  minute: Date;
-  hostId: string;
-  samples: number;
-  utilAvg: number | null;
-  utilMax: number | null;
-  memUsedAvg: number | null;
-  memUsedMax: number | null;
-  memTotal: number | null;
-  powerAvg: number | null;
-  tempAvg: number | null;
-  tempMax: number | null;
-  /** The booking's person (bookedBy); the column keeps its first name. */
-  bookedByUserId: string | null;
-  /** Who ran there, as the tick attributed the GPU's work; null: nobody known (absent in rows made before it was kept). */
-  runnerUserId?: string | null;
-  busy: boolean;
-  simulated: boolean;
-}
+/** Re-exported: the history's code takes its minutes and clock arithmetic from here. */
+export { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * One GPU for one hour, as stored in GpuHour. Here `samples` counts the
@@ -93,10 +70,6 @@ export interface MinuteEntry {
 export interface MinuteWitness {
   bookedBy: Map<string, number>;
   runners: Map<string, number>;
-}
-
-export function floorTo(ms: number, step: number): number {
-  return Math.floor(ms / step) * step;
 }
 
 function emptyStat(): Stat {
@@ -224,7 +197,7 @@ function larger(a: number | null, b: number | null): number | null {
 
 /**
  * A minute written twice (the first write held only part of it): the row
- * that results. Mirrors the ON CONFLICT clause of `upsertMinuteRows`.
+ * that results, as `upsertMinuteRows` stores it.
  */
 export function mergeMinuteRows(stored: MinuteRow, incoming: MinuteRow): MinuteRow {
   const a = stored.samples;

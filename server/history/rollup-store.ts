@@ -1,17 +1,22 @@
-import { Prisma, type PrismaClient } from "@prisma/client";
+import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
-import { num, sqlDialect } from "@/server/history/sql-dialect";
+import { sqlDialect } from "@/server/history/sql-dialect";
+import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/minutes/minute-block";
+import { DECODES_PER_TURN, nextTurn, readBlocks, readMinutes, type Client } from "@/server/minutes/read-minutes";
 import { rollupHours } from "@/server/history/hour-tally";
-import { HOUR_MS, floorTo, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, floorTo, mergeMinuteRows, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
- * Writes of GpuMinute and GpuHour: INSERT … SELECT … ON CONFLICT from rows
- * sent as one JSON parameter (see `rowsSelect`), which SQLite and PostgreSQL
- * both run, so that a batch is one statement per thousand rows rather than
- * one per row, and one parameter rather than fifteen a row.
+ * Reads and writes of the minutes (GpuMinuteBlock: a GPU-hour of minutes a
+ * row, packed by minute-block.ts) and of GpuHour: INSERT … SELECT … ON
+ * CONFLICT from rows sent as one JSON parameter (see `rowsSelect`), which
+ * SQLite and PostgreSQL both run, so that a batch is one statement per
+ * thousand rows rather than one per row, and one parameter rather than
+ * fifteen a row.
  */
 
-export type Client = PrismaClient | Prisma.TransactionClient;
+/** Reads of minutes are server/minutes/read-minutes.ts's; history code reads them through here. */
+export { readMinutePages, readMinutes, type Client } from "@/server/minutes/read-minutes";
 
 /**
  * The columns written, with their PostgreSQL types (what `json_to_recordset`
@@ -32,13 +37,11 @@ const MEASURE_COLUMNS = {
   runnerUserId: "text",
 } as const;
 
-const MINUTE_COLUMNS = {
+const BLOCK_COLUMNS = {
   gpuUuid: "text",
-  minute: "timestamp(3)",
-  ...MEASURE_COLUMNS,
-  busy: "boolean",
-  simulated: "boolean",
-} as const satisfies Record<keyof MinuteRow, string>;
+  hour: "timestamp(3)",
+  data: "bytea",
+} as const;
 
 const HOUR_COLUMNS = {
   gpuUuid: "text",
@@ -71,73 +74,104 @@ const quoted = (columns: Columns) => Prisma.raw(Object.keys(columns).map((name) 
  */
 function rowsSelect<T extends object>(rows: T[], columns: Columns): Prisma.Sql {
   const names = Object.keys(columns);
+  // Bytes travel as hex: unhex() on SQLite (3.41+; better-sqlite3 12 bundles 3.5x), decode() on PostgreSQL.
   const json = JSON.stringify(
     rows.map((row) => names.map((name) => {
       const value = (row as Record<string, unknown>)[name];
+      if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
       return value instanceof Date ? value.toISOString().replace("Z", "+00:00") : value;
     })),
   );
   if (sqlDialect() === "postgresql") {
-    const picks = names.map((name, i) => `(r.value->>${i})::${columns[name]}`).join(", ");
+    const picks = names.map((name, i) => (columns[name] === "bytea" ? `decode(r.value->>${i}, 'hex')` : `(r.value->>${i})::${columns[name]}`)).join(", ");
     return Prisma.sql`SELECT ${Prisma.raw(picks)} FROM json_array_elements(${json}::json) AS r WHERE true`;
   }
-  const picks = names.map((_, i) => `json_extract(r.value, '$[${i}]')`).join(", ");
+  const picks = names.map((name, i) => (columns[name] === "bytea" ? `unhex(json_extract(r.value, '$[${i}]'))` : `json_extract(r.value, '$[${i}]')`)).join(", ");
   return Prisma.sql`SELECT ${Prisma.raw(picks)} FROM json_each(${json}) AS r WHERE true`;
 }
 
-const OLD = `"GpuMinute"`;
+/** Blocks per statement: a block is a few hundred bytes to 2 KB, so a statement carries some hundreds of KB. */
+const BLOCKS_PER_STATEMENT = 200;
 
-/** Sample-weighted mean of the stored and the incoming value; see `mergeMinuteRows`. */
-function weightedSql(column: string): string {
-  const a = `${OLD}."${column}"`;
-  const b = `excluded."${column}"`;
-  return `CASE WHEN ${a} IS NULL THEN ${b} WHEN ${b} IS NULL THEN ${a} ELSE (${a} * ${OLD}."samples" + ${b} * excluded."samples") / (${OLD}."samples" + excluded."samples") END`;
+
+interface Block {
+  gpuUuid: string;
+  hour: Date;
+  data: Uint8Array;
 }
 
-function largerSql(column: string): string {
-  const a = `${OLD}."${column}"`;
-  const b = `excluded."${column}"`;
-  return `CASE WHEN ${a} IS NULL THEN ${b} WHEN ${b} IS NULL THEN ${a} WHEN ${a} > ${b} THEN ${a} ELSE ${b} END`;
+/** Minute rows by hour, then by GPU, each GPU's in minute order. */
+export function byHourAndGpu(rows: readonly MinuteRow[]): Map<number, Map<string, MinuteRow[]>> {
+  const hours = new Map<number, Map<string, MinuteRow[]>>();
+  for (const row of rows) {
+    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
+    let gpus = hours.get(hourMs);
+    if (!gpus) hours.set(hourMs, (gpus = new Map()));
+    const list = gpus.get(row.gpuUuid);
+    if (list) list.push(row);
+    else gpus.set(row.gpuUuid, [row]);
+  }
+  for (const gpus of hours.values()) for (const list of gpus.values()) list.sort((a, b) => a.minute.getTime() - b.minute.getTime());
+  return hours;
 }
 
-// Every right-hand side reads the row as it was before this statement, in both databases.
-const MERGE_MINUTE = Prisma.raw(
-  [
-    `"hostId" = excluded."hostId"`,
-    `"samples" = ${OLD}."samples" + excluded."samples"`,
-    `"utilAvg" = ${weightedSql("utilAvg")}`,
-    `"utilMax" = ${largerSql("utilMax")}`,
-    `"memUsedAvg" = ${weightedSql("memUsedAvg")}`,
-    `"memUsedMax" = ${largerSql("memUsedMax")}`,
-    `"memTotal" = COALESCE(excluded."memTotal", ${OLD}."memTotal")`,
-    `"powerAvg" = ${weightedSql("powerAvg")}`,
-    `"tempAvg" = ${weightedSql("tempAvg")}`,
-    `"tempMax" = ${largerSql("tempMax")}`,
-    `"bookedByUserId" = COALESCE(excluded."bookedByUserId", ${OLD}."bookedByUserId")`,
-    `"runnerUserId" = COALESCE(excluded."runnerUserId", ${OLD}."runnerUserId")`,
-    `"busy" = (${OLD}."busy" OR excluded."busy")`,
-    `"simulated" = (${OLD}."simulated" AND excluded."simulated")`,
-  ].join(",\n  "),
-);
+/** Writes whole blocks, replacing what was stored for their GPU-hours. */
+async function writeBlocks(client: Client, blocks: Block[]): Promise<void> {
+  for (const part of chunks(blocks, BLOCKS_PER_STATEMENT)) {
+    await client.$executeRaw`INSERT INTO "GpuMinuteBlock" (${quoted(BLOCK_COLUMNS)}) ${rowsSelect(part, BLOCK_COLUMNS)}
+ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET "data" = excluded."data"`;
+  }
+}
+
+/**
+ * Folds minutes into their stored blocks: reads the blocks they touch,
+ * `combine`s each minute already stored with the new one, writes the blocks
+ * back in one statement per batch, and answers the written minutes as
+ * stored (Float32 measures), so that an hour made of them is made of exactly
+ * the stored numbers. A read before a write: it takes the write lock
+ * (`claimWriteLock`) in the caller's transaction, or in one of its own when
+ * given the client itself, so that two writers of one block never both read
+ * it before either writes.
+ */
+async function foldIntoBlocks(client: Client, rows: MinuteRow[], combine: (stored: MinuteRow, incoming: MinuteRow) => MinuteRow): Promise<MinuteRow[]> {
+  if (rows.length === 0) return [];
+  if ("$transaction" in client) return client.$transaction((tx) => foldIntoBlocks(tx, rows, combine), { maxWait: 30_000, timeout: 120_000 });
+  await claimWriteLock(client);
+  const written: MinuteRow[] = [];
+  for (const [hourMs, gpus] of byHourAndGpu(rows)) {
+    for (const part of chunks([...gpus.keys()], BLOCKS_PER_STATEMENT)) {
+      const stored = await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: part } });
+      const blocks: Block[] = [];
+      for (const [i, uuid] of part.entries()) {
+        if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
+        const minutes = new Map(stored.get(uuid)?.map((row) => [row.minute.getTime(), row]));
+        for (const row of gpus.get(uuid)!) {
+          const old = minutes.get(row.minute.getTime());
+          minutes.set(row.minute.getTime(), old ? combine(old, row) : row);
+        }
+        const block = { gpuUuid: uuid, hour: new Date(hourMs), data: encodeMinuteBlock(hourMs, [...minutes.values()]) };
+        blocks.push(block);
+        const touched = new Set(gpus.get(uuid)!.map((row) => row.minute.getTime()));
+        written.push(...decodeMinuteBlock(uuid, hourMs, block.data).filter((row) => touched.has(row.minute.getTime())));
+      }
+      await writeBlocks(client, blocks);
+    }
+  }
+  return written;
+}
 
 /**
  * Writes minute rows; a minute already stored (its first part was written
- * by an earlier flush) is merged with the new part, sample counts added.
+ * by an earlier flush) is merged with the new part, sample counts added
+ * (`mergeMinuteRows`). Answers the written minutes as now stored.
  */
-export async function upsertMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
-  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
-    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) ${rowsSelect(part, MINUTE_COLUMNS)}
-ON CONFLICT ("gpuUuid", "minute") DO UPDATE SET
-  ${MERGE_MINUTE}`;
-  }
+export async function upsertMinuteRows(client: Client, rows: MinuteRow[]): Promise<MinuteRow[]> {
+  return foldIntoBlocks(client, rows, mergeMinuteRows);
 }
 
 /** Writes minute rows that are not there yet and leaves existing ones alone (synthetic history never overwrites readings). */
 export async function insertMissingMinuteRows(client: Client, rows: MinuteRow[]): Promise<void> {
-  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
-    await client.$executeRaw`INSERT INTO "GpuMinute" (${quoted(MINUTE_COLUMNS)}) ${rowsSelect(part, MINUTE_COLUMNS)}
-ON CONFLICT ("gpuUuid", "minute") DO NOTHING`;
-  }
+  await foldIntoBlocks(client, rows, (stored) => stored);
 }
 
 const REPLACE_HOUR = Prisma.raw(
@@ -176,51 +210,27 @@ export async function claimWriteLock(client: Client): Promise<void> {
   else await client.$executeRaw`DELETE FROM "GpuHour" WHERE 1 = 0`;
 }
 
-const minuteSelect = {
-  gpuUuid: true,
-  minute: true,
-  hostId: true,
-  samples: true,
-  utilAvg: true,
-  utilMax: true,
-  memUsedAvg: true,
-  memUsedMax: true,
-  memTotal: true,
-  powerAvg: true,
-  tempAvg: true,
-  tempMax: true,
-  bookedByUserId: true,
-  runnerUserId: true,
-  busy: true,
-  simulated: true,
-} satisfies Prisma.GpuMinuteSelect;
 
-/** The stored minutes in [fromMs, toMs), of the given GPUs or all. */
-export async function readMinutes(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): Promise<MinuteRow[]> {
-  return client.gpuMinute.findMany({
-    where: {
-      minute: { gte: new Date(fromMs), lt: new Date(toMs) },
-      ...(gpuUuids ? { gpuUuid: { in: gpuUuids } } : {}),
-    },
-    select: minuteSelect,
-  });
+/** The first stored minute (ms), of any GPU; null when none is. */
+export async function firstStoredMinute(client: Client): Promise<number | null> {
+  const first = await client.gpuMinuteBlock.findFirst({ orderBy: { hour: "asc" }, select: { hour: true } });
+  if (!first) return null;
+  const hourMs = first.hour.getTime();
+  return Math.min(...(await readMinutes(client, hourMs, hourMs + HOUR_MS)).map((row) => row.minute.getTime()));
 }
 
 /**
  * How many minutes of one hour each of these GPUs has stored, and their
- * samples added up: aggregated in the database, one row per GPU. Every
- * write of a minute adds samples, so these two numbers tell whether anyone
- * (another instance, a backfill) wrote minutes of the hour since we last
- * counted them.
+ * samples added up. Every write of a minute adds samples, so these two
+ * numbers tell whether anyone (another instance, a backfill) wrote minutes
+ * of the hour since we last counted them.
  */
 export async function countHourMinutes(client: Client, hourMs: number, gpuUuids: string[]): Promise<Map<string, { minutes: number; samples: number }>> {
   const totals = new Map<string, { minutes: number; samples: number }>();
   if (gpuUuids.length === 0) return totals;
-  const rows = await client.$queryRaw<{ gpu: string; minutes: unknown; samples: unknown }[]>`
-    SELECT "gpuUuid" AS gpu, COUNT(*) AS minutes, SUM("samples") AS samples FROM "GpuMinute"
-    WHERE "minute" >= ${new Date(hourMs)} AND "minute" < ${new Date(hourMs + HOUR_MS)} AND "gpuUuid" IN (${Prisma.join(gpuUuids)})
-    GROUP BY "gpuUuid"`;
-  for (const row of rows) totals.set(row.gpu, { minutes: num(row.minutes), samples: num(row.samples) });
+  for (const [uuid, rows] of await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: gpuUuids } })) {
+    totals.set(uuid, { minutes: rows.length, samples: rows.reduce((sum, row) => sum + row.samples, 0) });
+  }
   return totals;
 }
 

@@ -1,7 +1,8 @@
 import { Prisma } from "@prisma/client";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { db } from "@/server/core/db";
-import { planResolution, tableSql } from "@/server/history/resolution";
+import { sumMinutes } from "@/server/history/minute-sums";
+import { HOUR_SQL, planResolution } from "@/server/history/resolution";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 
@@ -13,9 +14,14 @@ import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
  */
 export async function unbookedUseByPerson(query: { fromMs: number; toMs: number; nowMs: number; minuteRetentionMs: number }): Promise<UnbookedPersonUsage[]> {
   const plan = planResolution(query.fromMs, query.toMs, query.nowMs, query.minuteRetentionMs);
-  const t = tableSql(plan.table);
+  const t = HOUR_SQL;
   const time = Prisma.raw(t.time);
-  const perUnit = await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
+  const perUnit =
+    plan.table === "minute"
+      ? [...(await sumMinutes(query.fromMs, query.toMs, (row) => (row.bookedByUserId === null ? `${row.runnerUserId ?? ""}\u0000${row.gpuUuid}` : null), { notWhileSliced: true })).values()].map(
+          ({ row, busyMinutes }) => ({ who: row.runnerUserId ?? null, gpu: row.gpuUuid, busy: busyMinutes }),
+        )
+      : await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
     SELECT r."runnerUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
     FROM ${t.from}
     WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."bookedByUserId" IS NULL AND ${notWhileSliced(t)}

@@ -2,6 +2,7 @@ import { Prisma } from "@prisma/client";
 import { gpuShareOf } from "@/lib/domain/gpu-share";
 import { db } from "@/server/core/db";
 import type { TableSql } from "@/server/history/resolution";
+import type { MinuteRow } from "@/server/history/rollup-math";
 
 /** How much of a GPU a unit's rollup rows stand for, and which GPU it is part of. */
 export interface UnitWeight {
@@ -33,4 +34,20 @@ export async function unitWeights(uuids: readonly string[]): Promise<(uuid: stri
   const gpus = uuids.length === 0 ? [] : await db().gpu.findMany({ where: { uuid: { in: [...uuids] } }, select: { uuid: true, name: true, migProfile: true, parentUuid: true } });
   const byUuid = new Map(gpus.map((gpu) => [gpu.uuid, { share: gpuShareOf(gpu), gpu: gpu.parentUuid ?? gpu.uuid }]));
   return (uuid) => byUuid.get(uuid) ?? { share: 1, gpu: uuid };
+}
+
+/**
+ * `notWhileSliced` for decoded minutes: given every stored minute of some
+ * whole hours (a page of `readMinutePages` over all GPUs), leaves out a
+ * split GPU's own minutes at the minutes one of its slices reported.
+ */
+export async function notWhileSlicedMinutes(): Promise<(rows: MinuteRow[]) => MinuteRow[]> {
+  const slices = await db().gpu.findMany({ where: { parentUuid: { not: null } }, select: { uuid: true, parentUuid: true } });
+  const parentOf = new Map(slices.map((slice) => [slice.uuid, slice.parentUuid!]));
+  if (parentOf.size === 0) return (rows) => rows;
+  const parents = new Set(parentOf.values());
+  return (rows) => {
+    const sliced = new Set(rows.flatMap((row) => (parentOf.has(row.gpuUuid) ? [`${parentOf.get(row.gpuUuid)}\u0000${row.minute.getTime()}`] : [])));
+    return rows.filter((row) => !parents.has(row.gpuUuid) || !sliced.has(`${row.gpuUuid}\u0000${row.minute.getTime()}`));
+  };
 }

@@ -13,7 +13,9 @@ import {
   type UtilizationSeries,
 } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
-import { bucketStarts, planResolution, tableSql, type TableSql } from "@/server/history/resolution";
+import { bucketStarts, HOUR_SQL, MINUTE_RULES, planResolution, type RollupTable } from "@/server/history/resolution";
+import { sumMinutes } from "@/server/history/minute-sums";
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy, personHostKey } from "@/server/limits/booked-ranges";
 import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
@@ -38,25 +40,31 @@ const hours = (minutes: number) => minutes / MINUTES_PER_HOUR;
 /** Percentages travel with two decimals: the page carries thousands of them. */
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-function whereRange(t: TableSql, fromMs: number, toMs: number, userId: string | undefined): Prisma.Sql {
-  const time = Prisma.raw(t.time);
+/** The hour rows of a range (alias `r`), only those a person booked when `userId` is given. */
+function whereRange(fromMs: number, toMs: number, userId: string | undefined): Prisma.Sql {
+  const time = Prisma.raw(HOUR_SQL.time);
   const scope = userId === undefined ? Prisma.empty : Prisma.sql` AND r."bookedByUserId" = ${userId}`;
   return Prisma.sql`${time} >= ${new Date(fromMs)} AND ${time} < ${new Date(toMs)}${scope}`;
 }
 
+/** `whereRange`'s scope for a minute. */
+const inScope = (row: MinuteRow, userId: string | undefined) => userId === undefined || row.bookedByUserId === userId;
+const key = (...parts: (string | number | null)[]) => parts.join("\u0000");
+
 /**
- * Everything the usage page draws for one range, aggregated in the
- * database: three GROUP BY queries over one rollup table each (the stacked
- * utilization series, the GPU × time heatmap, and per bookedBy × GPU sums
- * that the people and host tables fold). Host names and GPU labels come
- * from small lookups afterwards rather than joins on every row.
+ * Everything the usage page draws for one range: three sums over one
+ * rollup table each (the stacked utilization series, the GPU × time
+ * heatmap, and per bookedBy × GPU sums that the people and host tables
+ * fold), GROUP BY queries over hours, the same sums in JS over decoded
+ * minutes (`sumMinutes`). Host names and GPU labels come from small lookups
+ * afterwards rather than joins on every row.
  */
 export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
   const { range, groupBy, userId, nowMs, minuteRetentionMs } = query;
   const plan = planResolution(range.fromMs, range.toMs, nowMs, minuteRetentionMs);
   const [utilization, heatmap, tables] = await Promise.all([
-    utilizationSeries(tableSql(plan.table), range, plan.bucketMs, groupBy, userId),
-    utilizationHeatmap(tableSql(plan.heatmapTable), range, plan.heatmapBucketMs, userId),
+    utilizationSeries(plan.table, range, plan.bucketMs, groupBy, userId),
+    utilizationHeatmap(plan.heatmapTable, range, plan.heatmapBucketMs, userId),
     getUsageTables(query),
   ]);
   return {
@@ -77,27 +85,45 @@ async function hostNames(ids: string[]): Promise<Map<string, string>> {
   return new Map(hosts.map((host) => [host.id, host.name]));
 }
 
+type SeriesRow = { b: unknown; k: string; u: unknown; n: unknown };
+
+/** The series' sums from minutes: per bucket (in seconds, as SQL answers) and host, or GPU named by its model. */
+async function seriesFromMinutes(fromMs: number, toMs: number, bucketMs: number, groupBy: UsageGroupBy, userId: string | undefined): Promise<SeriesRow[]> {
+  const sums = await sumMinutes(fromMs, toMs, (row) => (inScope(row, userId) ? key(MINUTE_RULES.bucket(row, bucketMs), groupBy === "host" ? row.hostId : row.gpuUuid) : null));
+  const models =
+    groupBy === "host" ? null : new Map((await db().gpu.findMany({ where: { uuid: { in: [...new Set([...sums.values()].map((sum) => sum.row.gpuUuid))] } }, select: { uuid: true, name: true } })).map((gpu) => [gpu.uuid, gpu.name]));
+  return [...sums.values()].map(({ row, utilMinutes, utilCounted }) => ({
+    b: MINUTE_RULES.bucket(row, bucketMs) / 1000,
+    k: models ? (models.get(row.gpuUuid) ?? "unknown model") : row.hostId,
+    u: utilMinutes,
+    n: utilCounted,
+  }));
+}
+
 async function utilizationSeries(
-  t: TableSql,
+  table: RollupTable,
   range: TimeRange,
   bucketMs: number,
   groupBy: UsageGroupBy,
   userId: string | undefined,
 ): Promise<UtilizationSeries> {
   const fromMs = floorTo(range.fromMs, bucketMs);
+  const t = HOUR_SQL;
   // By host: group on the id and name it afterwards. By model: the model lives on the Gpu row.
   const rows =
-    groupBy === "host"
-      ? await db().$queryRaw<{ b: unknown; k: string; u: unknown; n: unknown }[]>`
+    table === "minute"
+      ? await seriesFromMinutes(fromMs, range.toMs, bucketMs, groupBy, userId)
+      : groupBy === "host"
+        ? await db().$queryRaw<SeriesRow[]>`
           SELECT ${t.bucket(bucketMs)} AS b, r."hostId" AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
           FROM ${t.from}
-          WHERE ${whereRange(t, fromMs, range.toMs, userId)}
+          WHERE ${whereRange(fromMs, range.toMs, userId)}
           GROUP BY 1, 2`
-      : await db().$queryRaw<{ b: unknown; k: string; u: unknown; n: unknown }[]>`
+        : await db().$queryRaw<SeriesRow[]>`
           SELECT ${t.bucket(bucketMs)} AS b, COALESCE(g."name", 'unknown model') AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
           FROM ${t.from}
           LEFT JOIN "Gpu" g ON g."uuid" = r."gpuUuid"
-          WHERE ${whereRange(t, fromMs, range.toMs, userId)}
+          WHERE ${whereRange(fromMs, range.toMs, userId)}
           GROUP BY 1, 2`;
   const names = groupBy === "host" ? await hostNames([...new Set(rows.map((row) => row.k))]) : null;
   const labelOf = (k: string) => (names ? (names.get(k) ?? "removed host") : k);
@@ -126,12 +152,18 @@ async function utilizationSeries(
   return { groups: labels.map((label) => ({ key: keyOf.get(label)!, label, id: idOf.get(label)! })), points };
 }
 
-async function utilizationHeatmap(t: TableSql, range: TimeRange, bucketMs: number, userId: string | undefined): Promise<UtilizationHeatmap> {
+async function utilizationHeatmap(table: RollupTable, range: TimeRange, bucketMs: number, userId: string | undefined): Promise<UtilizationHeatmap> {
   const fromMs = floorTo(range.fromMs, bucketMs);
-  const rows = await db().$queryRaw<{ gpu: string; b: unknown; u: unknown; n: unknown }[]>`
+  const t = HOUR_SQL;
+  const rows =
+    table === "minute"
+      ? [...(await sumMinutes(fromMs, range.toMs, (row) => (inScope(row, userId) ? key(row.gpuUuid, MINUTE_RULES.bucket(row, bucketMs)) : null))).values()].map(
+          ({ row, utilMinutes, utilCounted }) => ({ gpu: row.gpuUuid, b: MINUTE_RULES.bucket(row, bucketMs) / 1000, u: utilMinutes, n: utilCounted }),
+        )
+      : await db().$queryRaw<{ gpu: string; b: unknown; u: unknown; n: unknown }[]>`
     SELECT r."gpuUuid" AS gpu, ${t.bucket(bucketMs)} AS b, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
     FROM ${t.from}
-    WHERE ${whereRange(t, fromMs, range.toMs, userId)}
+    WHERE ${whereRange(fromMs, range.toMs, userId)}
     GROUP BY 1, 2`;
   const columns = bucketStarts(fromMs, range.toMs, bucketMs);
   const column = new Map(columns.map((start, i) => [start, i]));
@@ -216,24 +248,47 @@ async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   });
 }
 
+/** GPU time per bookedBy, host and GPU, over hours in SQL or minutes in JS. */
+async function gpuTime(table: RollupTable, fromMs: number, toMs: number, userId: string | undefined): Promise<GpuTimeRow[]> {
+  if (table === "minute") {
+    const sums = await sumMinutes(fromMs, toMs, (row) => (inScope(row, userId) ? key(row.bookedByUserId, row.hostId, row.gpuUuid) : null), { notWhileSliced: true });
+    return [...sums.values()].map(({ row, minutes, utilMinutes, utilCounted, idleMinutes, busyMinutes, simulated }) => ({
+      bookedBy: row.bookedByUserId,
+      host: row.hostId,
+      gpu: row.gpuUuid,
+      minutes,
+      used: utilMinutes,
+      counted: utilCounted,
+      idle: idleMinutes,
+      busy: busyMinutes,
+      sim: simulated,
+    }));
+  }
+  const t = HOUR_SQL;
+  return db().$queryRaw<GpuTimeRow[]>`
+    SELECT r."bookedByUserId" AS "bookedBy", r."hostId" AS host, r."gpuUuid" AS gpu,
+           SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
+           SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
+    FROM ${t.from}
+    WHERE ${whereRange(fromMs, toMs, userId)} AND ${notWhileSliced(t)}
+    GROUP BY 1, 2, 3`;
+}
+
 /**
- * The people and host tables (also the CSV export): one query summing GPU
- * time per bookedBy and GPU, turned into one cell per person and host
+ * The people and host tables (also the CSV export): one sum of GPU
+ * time per bookedBy and GPU (`gpuTime`), turned into one cell per person and host
  * (server/history/usage-cells.ts) that both tables and the totals fold.
  * Slices are weighed by their share of a GPU (`weighted`).
  */
 export async function getUsageTables(query: UsageQuery): Promise<{ people: PersonUsage[]; hosts: HostUsage[]; totals: UsageTotals; simulated: boolean }> {
   const plan = planResolution(query.range.fromMs, query.range.toMs, query.nowMs, query.minuteRetentionMs);
-  const t = tableSql(plan.table);
-  const raw = await db().$queryRaw<GpuTimeRow[]>`
-    SELECT r."bookedByUserId" AS "bookedBy", r."hostId" AS host, r."gpuUuid" AS gpu,
-           SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
-           SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
-    FROM ${t.from}
-    WHERE ${whereRange(t, query.range.fromMs, query.range.toMs, query.userId)} AND ${notWhileSliced(t)}
-    GROUP BY 1, 2, 3`;
+  // Asked for together, so that over minutes both sums share one read of the blocks (minute-sums.ts).
+  const [raw, unbooked] = await Promise.all([
+    gpuTime(plan.table, query.range.fromMs, query.range.toMs, query.userId),
+    unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs }),
+  ]);
   const rows = await weighted(raw);
-  const [cells, unbooked] = await Promise.all([cellsOf(rows, query), unbookedUseByPerson({ ...query.range, nowMs: query.nowMs, minuteRetentionMs: query.minuteRetentionMs })]);
+  const cells = await cellsOf(rows, query);
   const [people, hosts] = await Promise.all([peopleOf(cells.cells, cells.simulated), hostsOf(rows, cells.cells)]);
   const unbookedGpuHours = unbookedUseInScope(unbooked, query.userId);
   const withUnbooked = withUnbookedUse(people, unbooked, unbookedGpuHours, query.userId);

@@ -1,4 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { makeMinuteRow, NO_READINGS } from "@/server/testing/factories";
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -50,11 +52,12 @@ beforeEach(async () => {
 
 /** Stored minute rollups of `uuids` for minutes [from, to) after NOW, at `util`. */
 async function storeMinutes(hostId: string, uuids: string[], from: number, to: number, util: number): Promise<void> {
-  const data = [];
+  const data: MinuteRow[] = [];
   for (let minute = from; minute < to; minute += 1) {
-    for (const uuid of uuids) data.push({ gpuUuid: uuid, minute: at(minute), hostId, samples: 12, utilAvg: util, utilMax: util, memUsedAvg: 29_000, memUsedMax: 29_000 });
+    for (const uuid of uuids) data.push(makeMinuteRow(uuid, hostId, at(minute).getTime(), { ...NO_READINGS, samples: 12, utilAvg: util, utilMax: util, memUsedAvg: 29_000, memUsedMax: 29_000 }));
   }
-  await db().gpuMinute.createMany({ data });
+  const { upsertMinuteRows } = await import("@/server/history/rollup-store");
+  await upsertMinuteRows(db(), data);
 }
 
 /** A booking from NOW for 8 hours on `count` GPUs, idle for its first `idleMinutes` minutes. */

@@ -1,4 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { makeMinuteRow, NO_READINGS } from "@/server/testing/factories";
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -35,11 +37,12 @@ beforeEach(async () => {
 
 /** Stored minute rollups of a host's GPUs for minutes [from, to) after NOW, at `util`. */
 async function storeMinutes(host: { id: string; gpus: { uuid: string }[] }, from: number, to: number, util: number): Promise<void> {
-  const data = [];
+  const data: MinuteRow[] = [];
   for (let minute = from; minute < to; minute += 1) {
-    for (const gpu of host.gpus) data.push({ gpuUuid: gpu.uuid, minute: at(minute), hostId: host.id, samples: 12, utilAvg: util, utilMax: util, memUsedAvg: 29_000, memUsedMax: 29_000 });
+    for (const gpu of host.gpus) data.push(makeMinuteRow(gpu.uuid, host.id, at(minute).getTime(), { ...NO_READINGS, samples: 12, utilAvg: util, utilMax: util, memUsedAvg: 29_000, memUsedMax: 29_000 }));
   }
-  await db().gpuMinute.createMany({ data });
+  const { upsertMinuteRows } = await import("@/server/history/rollup-store");
+  await upsertMinuteRows(db(), data);
 }
 
 const pass = (minutes: number) => runIdlePass({ liveGpus: () => [], alertHoldMinutes: 30 }, at(minutes).getTime());

@@ -1,6 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GpuSample } from "@/lib/domain/snapshot";
 import { hasSharedFixtures, readSharedFixture } from "@/host/collector/nvidia-smi/test-fixtures";
+import { NO_READINGS } from "@/server/testing/factories";
+import type { MinuteRow } from "@/server/history/rollup-math";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -66,11 +68,12 @@ async function sevenSliceHost(gpuIndex: number) {
 
 /** Stored minutes of a slice for [from, to) after NOW: no utilization (none per MIG device), its memory, and whether a process ran. */
 async function storeSliceMinutes(hostId: string, uuid: string, from: number, to: number, reading: { memUsedMax: number; busy: boolean }): Promise<void> {
-  const data = [];
+  const data: MinuteRow[] = [];
   for (let minute = from; minute < to; minute += 1) {
-    data.push({ gpuUuid: uuid, minute: at(minute), hostId, samples: 12, utilAvg: null, utilMax: null, memUsedAvg: reading.memUsedMax, memUsedMax: reading.memUsedMax, memTotal: 9984, busy: reading.busy });
+    data.push(factories.makeMinuteRow(uuid, hostId, at(minute).getTime(), { ...NO_READINGS, samples: 12, memUsedAvg: reading.memUsedMax, memUsedMax: reading.memUsedMax, memTotal: 9984, busy: reading.busy }));
   }
-  await db().gpuMinute.createMany({ data });
+  const { upsertMinuteRows } = await import("@/server/history/rollup-store");
+  await upsertMinuteRows(db(), data);
 }
 
 const pass = (minutes: number) => runIdlePass({ liveGpus: () => [], alertHoldMinutes: 30 }, at(minutes).getTime());

@@ -1,6 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/reservations/idle-rule";
 import type { IdlePolicyValues } from "@/server/reservations/policy";
+import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { readMinutes } from "@/server/minutes/read-minutes";
 
 type Client = PrismaClient | Prisma.TransactionClient;
 
@@ -48,31 +50,40 @@ export function clockFrom(booking: Pick<IdleBookingRow, "startsAt" | "idleClockA
 
 /**
  * The stored minutes the rule needs for one booking: those after its last
- * busy minute (found with one indexed aggregate), at most what a release
- * needs and some more; a run longer than that is idle long enough anyway.
+ * busy minute, at most what a release needs and some more; a run longer
+ * than that is idle long enough anyway. The last busy minute is found by
+ * reading the booked GPUs' minute blocks from the newest hour backwards,
+ * an hour and then twice as many each time, up to the first busy one: a
+ * booking in use reads an hour or two, not every block since it began.
  */
 export async function readIdleMinutes(client: Client, booking: IdleBookingRow, belowPct: number, neededMinutes: number, nowMs: number): Promise<MinuteReading[]> {
   const uuids = booking.gpus.map((entry) => entry.gpu.uuid);
   if (uuids.length === 0) return [];
-  const from = new Date(firstWholeMinute(clockFrom(booking)));
+  const fromMs = firstWholeMinute(clockFrom(booking));
   // A busy minute: utilization at the threshold on a GPU; a process, or memory above the idle threshold, on a slice.
-  const wholes = booking.gpus.filter((entry) => entry.gpu.migDeviceIndex === null).map((entry) => entry.gpu.uuid);
-  const slices = booking.gpus.filter((entry) => entry.gpu.migDeviceIndex !== null).map(({ gpu }) => ({
-    gpuUuid: gpu.uuid,
-    OR: [{ busy: true }, { memUsedMax: { gt: sliceMemoryIdleMiB(gpu.memoryTotalMiB) } }],
-  }));
-  const busy = await client.gpuMinute.aggregate({
-    where: { minute: { gte: from, lte: new Date(nowMs) }, OR: [{ gpuUuid: { in: wholes }, utilMax: { gte: belowPct } }, ...slices] },
-    _max: { minute: true },
-  });
-  const lastBusy = busy._max.minute;
-  const rows = await client.gpuMinute.findMany({
-    where: { gpuUuid: { in: uuids }, minute: lastBusy ? { gte: lastBusy, lte: new Date(nowMs) } : { gte: from, lte: new Date(nowMs) } },
-    orderBy: { minute: "asc" },
-    take: uuids.length * (neededMinutes * 2 + 60),
-    select: { gpuUuid: true, minute: true, utilMax: true, busy: true, memUsedMax: true, memTotal: true },
-  });
-  return rows.map((row) => ({ gpuUuid: row.gpuUuid, minuteMs: row.minute.getTime(), utilMax: row.utilMax, process: row.busy, memUsedMax: row.memUsedMax, memTotal: row.memTotal }));
+  const sliceIdleMiB = new Map(booking.gpus.filter((entry) => entry.gpu.migDeviceIndex !== null).map(({ gpu }) => [gpu.uuid, sliceMemoryIdleMiB(gpu.memoryTotalMiB)]));
+  const busy = (row: MinuteRow) => {
+    const idleMiB = sliceIdleMiB.get(row.gpuUuid);
+    if (idleMiB === undefined) return row.utilMax !== null && row.utilMax >= belowPct;
+    return row.busy || (row.memUsedMax !== null && row.memUsedMax > idleMiB);
+  };
+  const read: MinuteRow[] = [];
+  let lastBusyMs: number | null = null;
+  let untilMs = nowMs + 1;
+  for (let hours = 1; untilMs > fromMs && lastBusyMs === null; hours *= 2) {
+    const pageFromMs = Math.max(fromMs, floorTo(untilMs - 1, HOUR_MS) - (hours - 1) * HOUR_MS);
+    for (const row of await readMinutes(client, pageFromMs, untilMs, uuids)) {
+      read.push(row);
+      if (busy(row)) lastBusyMs = Math.max(lastBusyMs ?? 0, row.minute.getTime());
+    }
+    untilMs = pageFromMs;
+  }
+  const startMs = lastBusyMs ?? fromMs;
+  return read
+    .filter((row) => row.minute.getTime() >= startMs)
+    .sort((a, b) => a.minute.getTime() - b.minute.getTime())
+    .slice(0, uuids.length * (neededMinutes * 2 + 60))
+    .map((row) => ({ gpuUuid: row.gpuUuid, minuteMs: row.minute.getTime(), utilMax: row.utilMax, process: row.busy, memUsedMax: row.memUsedMax, memTotal: row.memTotal }));
 }
 
 export interface IdleExemptions {

@@ -67,6 +67,9 @@ export function makeSnapshot(gpus: GpuSample[], at: number, overrides: Partial<S
   };
 }
 
+/** The measures a minute has when nothing read them: what a row written with only its keys and samples holds. */
+export const NO_READINGS = { utilAvg: null, utilMax: null, memUsedAvg: null, memUsedMax: null, memTotal: null, powerAvg: null, tempAvg: null, tempMax: null } satisfies Partial<MinuteRow>;
+
 /** One stored GPU-minute with plausible readings; `overrides` sets what a test is about. */
 export function makeMinuteRow(gpuUuid: string, hostId: string, minuteMs: number, overrides: Partial<MinuteRow> = {}): MinuteRow {
   return {

@@ -1,0 +1,69 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import { decodeMinuteBlock } from "@/server/minutes/minute-block";
+import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+
+/**
+ * Reads of the stored minutes: GpuMinuteBlock rows (a GPU-hour of minutes
+ * each) decoded. Writes are server/history/rollup-store.ts's, under its
+ * write lock.
+ */
+
+export type Client = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * Blocks decoded (or merged and encoded) between two turns of the event
+ * loop: a block takes a few hundred µs, so a page of them would hold the
+ * loop for a request's worth; 50 are some 10–30 ms on a loaded machine.
+ */
+export const DECODES_PER_TURN = 50;
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The stored blocks that `where` selects, decoded, by GPU. */
+export async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput): Promise<Map<string, MinuteRow[]>> {
+  const blocks = await client.gpuMinuteBlock.findMany({ where, select: { gpuUuid: true, hour: true, data: true } });
+  const byGpu = new Map<string, MinuteRow[]>();
+  for (const [i, block] of blocks.entries()) {
+    if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
+    const rows = decodeMinuteBlock(block.gpuUuid, block.hour.getTime(), block.data);
+    const list = byGpu.get(block.gpuUuid);
+    if (list) list.push(...rows);
+    else byGpu.set(block.gpuUuid, rows);
+  }
+  return byGpu;
+}
+
+/** Blocks `readMinutePages` reads at once, about: six hours of 160 GPUs, a few hundred KB to decode. */
+const BLOCKS_PER_PAGE = 960;
+/** Hours a page spans when every GPU is read, whatever their number. */
+const HOURS_PER_PAGE = 6;
+
+/**
+ * The stored minutes in [fromMs, toMs), of the given GPUs or all, a few
+ * whole hours at a time (all of an hour's GPUs in one page), so that a
+ * reader of a long range never holds it all in memory.
+ */
+export async function* readMinutePages(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): AsyncGenerator<MinuteRow[]> {
+  const gpus = gpuUuids ? { gpuUuid: { in: gpuUuids } } : {};
+  // A few GPUs' long range (a booking of a week) in a page or two rather than one per six hours.
+  const pageMs = (gpuUuids ? Math.max(HOURS_PER_PAGE, Math.floor(BLOCKS_PER_PAGE / Math.max(1, gpuUuids.length))) : HOURS_PER_PAGE) * HOUR_MS;
+  let hourMs = floorTo(fromMs, HOUR_MS);
+  while (hourMs < toMs) {
+    // From the next stored hour: a long range with little kept (a booking of months) costs a query a page, not one per empty hour.
+    const next = await client.gpuMinuteBlock.findFirst({ where: { hour: { gte: new Date(hourMs), lt: new Date(toMs) }, ...gpus }, orderBy: { hour: "asc" }, select: { hour: true } });
+    if (!next) return;
+    hourMs = next.hour.getTime();
+    const untilMs = Math.min(toMs, hourMs + pageMs);
+    const blocks = await readBlocks(client, { hour: { gte: new Date(hourMs), lt: new Date(untilMs) }, ...gpus });
+    hourMs = untilMs;
+    const rows = [...blocks.values()].flat().filter((row) => row.minute.getTime() >= fromMs && row.minute.getTime() < toMs);
+    if (rows.length > 0) yield rows;
+  }
+}
+
+/** The stored minutes in [fromMs, toMs), of the given GPUs or all. */
+export async function readMinutes(client: Client, fromMs: number, toMs: number, gpuUuids?: string[]): Promise<MinuteRow[]> {
+  const rows: MinuteRow[] = [];
+  for await (const page of readMinutePages(client, fromMs, toMs, gpuUuids)) rows.push(...page);
+  return rows;
+}
+
