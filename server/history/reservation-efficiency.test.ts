@@ -68,6 +68,15 @@ describe("reservation efficiency", () => {
     expect((await reservationEfficiency([second])).get(second)).toEqual({ reservationId: second, meanUtilPct: 80, coveredGpuMinutes: 30 });
   });
 
+  it("counts each booking only its own minutes where bookings share a GPU-hour, in one page of bookings and across pages", async () => {
+    // 30 back-to-back bookings of 2 minutes on GPU 0 (more than one read's worth), then one of GPU 1's last half hour.
+    const slots = await Promise.all(Array.from({ length: 30 }, (_, i) => book(ownerId, [0], T0 + i * 2 * MINUTE_MS, T0 + (i + 1) * 2 * MINUTE_MS)));
+    const late = await book(ownerId, [1], T0 + 30 * MINUTE_MS, T0 + HOUR_MS);
+    const result = await reservationEfficiency([...slots, late]);
+    for (const id of slots) expect(result.get(id)).toEqual({ reservationId: id, meanUtilPct: 80, coveredGpuMinutes: 2 });
+    expect(result.get(late)).toEqual({ reservationId: late, meanUtilPct: 20, coveredGpuMinutes: 30 });
+  });
+
   it("falls back to the hourly rollups once the minutes are pruned", async () => {
     const id = await book(ownerId, [0, 1], T0, T0 + 2 * HOUR_MS);
     await db().gpuMinuteBlock.deleteMany({ where: { gpuUuid: { in: uuids } } });

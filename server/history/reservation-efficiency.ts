@@ -2,7 +2,9 @@ import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
-import { readMinutes } from "@/server/history/rollup-store";
+import { chunks } from "@/lib/chunks";
+import { readBlocks } from "@/server/minutes/read-minutes";
+import { HOUR_MS, floorTo } from "@/server/minutes/minute-row";
 import { num } from "@/server/history/sql-dialect";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
@@ -16,13 +18,19 @@ export const efficiencyQuerySchema = z.object({
 
 /** Ids per query: the IN list stays far below parameter limits. */
 const MAX_IDS = 500;
+/**
+ * Bookings whose minutes one query reads: one query for a page of them
+ * rather than two per booking (947 ms for 200 at load 9, 6 December), and
+ * at most a few dozen bookings' minutes decoded at once.
+ */
+const SPANS_PER_READ = 25;
 
 /**
  * Mean utilization of the booked GPUs during each booking, over the
  * minutes of [startsAt, endsAt) that have readings (a booking not started
  * yet, or whose GPUs never reported, gets null). Minutes are used while they
  * are kept; for a booking whose minutes are gone, the hourly rollups that
- * start within it. One aggregate query over the hours for the whole list; the minutes read per booked GPU.
+ * start within it. One aggregate query over the hours for the whole list; the minutes a few dozen bookings at a read.
  *
  * For the reservations pages: `reservationEfficiency(ids)` and show
  * `meanUtilPct` next to each booking (e.g. "mean use 34 %").
@@ -34,7 +42,7 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
   if (ids.length === 0) return result;
 
   // Minutes are packed by GPU-hour (minute-block.ts): the kept minutes of each booking's GPUs over its time, decoded,
-  // one read for the GPUs that share a time (a booking's, unless a part was replaced).
+  // the blocks of a few dozen bookings read in one query (a block two of them share is read and decoded once).
   const booked = await db().reservationGpu.findMany({
     where: { reservationId: { in: ids } },
     select: { reservationId: true, startsAt: true, endsAt: true, gpu: { select: { uuid: true } } },
@@ -47,14 +55,22 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
     spans.set(key, span);
   }
   const fromMinutes = new Map<string, { u: number; n: number }>();
-  for (const span of spans.values()) {
-    const sums = fromMinutes.get(span.id) ?? { u: 0, n: 0 };
-    for (const row of await readMinutes(db(), span.fromMs, span.toMs, span.uuids)) {
-      if (row.utilAvg === null) continue;
-      sums.u += row.utilAvg;
-      sums.n += 1;
+  for (const part of chunks([...spans.values()], SPANS_PER_READ)) {
+    const minutes = await readBlocks(db(), {
+      OR: part.map((span) => ({ gpuUuid: { in: span.uuids }, hour: { gte: new Date(floorTo(span.fromMs, HOUR_MS)), lt: new Date(span.toMs) } })),
+    });
+    for (const span of part) {
+      const sums = fromMinutes.get(span.id) ?? { u: 0, n: 0 };
+      for (const uuid of span.uuids) {
+        for (const row of minutes.get(uuid) ?? []) {
+          const at = row.minute.getTime();
+          if (at < span.fromMs || at >= span.toMs || row.utilAvg === null) continue;
+          sums.u += row.utilAvg;
+          sums.n += 1;
+        }
+      }
+      fromMinutes.set(span.id, sums);
     }
-    fromMinutes.set(span.id, sums);
   }
   for (const [id, { u, n }] of fromMinutes) {
     if (n > 0) result.set(id, { reservationId: id, meanUtilPct: u / n, coveredGpuMinutes: n });
