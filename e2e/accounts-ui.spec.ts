@@ -171,6 +171,7 @@ test("on a phone the navigation folds into a menu", async ({ page }) => {
   await signIn(page, (await admin()));
   await page.goto("/settings/tokens");
   await expect(page.getByRole("link", { name: "Reserve" })).toBeHidden();
+  await expect(page.getByRole("status").filter({ hasText: "Live" })).toBeVisible();
   await page.getByRole("button", { name: "Menu" }).click();
   await page.getByRole("link", { name: "Hosts" }).click();
   await expect(page).toHaveURL(/\/admin\/hosts$/);
