@@ -1,22 +1,22 @@
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
+import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/bookings/rules/check-limits";
 import { entryTeam } from "@/server/waitlist/entry-team";
 import { type WaitFacts, waitingBecause } from "@/server/waitlist/waiting-because";
-import { type Actor, canManageReservation } from "@/server/core/actor";
-import { busyRanges, freeGpuIds } from "@/server/core/occupancy";
-import { gpusOfHost } from "@/server/reservations/booking-candidates";
+import { type Actor, canManageReservation } from "@/server/access/actor";
+import { busyRanges, freeGpuIds } from "@/server/bookings/store/occupancy";
+import { gpusOfHost } from "@/server/bookings/placement/booking-candidates";
 import { liveGpuSource } from "@/server/runtime/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
 import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
-import { isOfModel } from "@/server/reservations/pick-any-gpus";
+import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
 
 const SELECT = {
   id: true,
