@@ -131,7 +131,7 @@ describe("a request across nodes in the queue", () => {
     ]);
   });
 
-  it("refuses at once a request across nodes no fleet could ever hold, and a part on a host that does not exist", async () => {
+  it("refuses at once a request across nodes no fleet could ever hold, a part on a host that does not exist, and GPUs a host does not have", async () => {
     const { model, names } = await fx.createModelFleet(2, 4);
     const frank = await fx.createTestUser();
     const tooMany = await fx.refusal(joinWaitlist(frank, multiNodeWait({ nodes: 3, gpusPerNode: 4, model, durationMinutes: 60, purpose: "three" }), { now: NOW }));
@@ -140,6 +140,15 @@ describe("a request across nodes in the queue", () => {
     expect(tooBig.message).toBe(`${names[0]} does not have 8 GPUs`);
     const missing = await fx.refusal(joinWaitlist(frank, multiNodeWait({ parts: [{ host: names[0], gpus: 1 }, { host: "no-such-node", gpus: 1 }], durationMinutes: 60, purpose: "ghost" }), { now: NOW }));
     expect(missing.message).toBe("There is no host named no-such-node");
+    // GPUs named by index that the host does not have would wait until the request expires (issue 48, item 9).
+    const noGpu = await fx.refusal(joinWaitlist(frank, multiNodeWait({ parts: [{ host: names[0], gpus: [99] }, { host: names[1], gpus: [0, 4] }], durationMinutes: 60, purpose: "ghost GPUs" }), { now: NOW }));
+    expect({ code: noGpu.code, message: noGpu.message, fields: noGpu.fields }).toEqual({
+      code: "bad_request",
+      message: `${names[0]} has no GPU 99 (its GPUs: 0, 1, 2, 3)`,
+      fields: { parts: `${names[0]} has no GPU 99 (its GPUs: 0, 1, 2, 3)` },
+    });
+    const secondPart = await fx.refusal(joinWaitlist(frank, multiNodeWait({ parts: [{ host: names[0], gpus: [3] }, { host: names[1], gpus: [0, 4] }], durationMinutes: 60, purpose: "ghost GPU" }), { now: NOW }));
+    expect(secondPart.message).toBe(`${names[1]} has no GPU 4 (its GPUs: 0, 1, 2, 3)`);
     // 2 × 8 is more than anyone may hold at once (the policy's 8): it could never be granted.
     const { model: big } = await fx.createModelFleet(2, 8);
     const overPolicy = await fx.refusal(joinWaitlist(frank, multiNodeWait({ nodes: 2, gpusPerNode: 8, model: big, durationMinutes: 60, purpose: "sixteen" }), { now: NOW }));
