@@ -25,6 +25,7 @@ import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";
+import { leftOutBlocks } from "@/server/minutes/unreadable-blocks";
 
 export interface UsageQuery {
   range: TimeRange;
@@ -67,6 +68,8 @@ export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
     utilizationHeatmap(plan.heatmapTable, range, plan.heatmapBucketMs, userId),
     getUsageTables(query),
   ]);
+  // After the sums: the blocks they could not read are noted by then.
+  const minutesLeftOut = await leftOutBlocks(db(), range.fromMs, range.toMs);
   return {
     range: { ...range, bucketMs: plan.bucketMs, heatmapBucketMs: plan.heatmapBucketMs, source: plan.table },
     scope: userId === undefined ? "all" : "self",
@@ -77,6 +80,7 @@ export async function getUsageReport(query: UsageQuery): Promise<UsageReport> {
     people: tables.people,
     hosts: tables.hosts,
     totals: tables.totals,
+    minutesLeftOut,
   };
 }
 
