@@ -13,6 +13,13 @@ import { HostsTable, PeopleTable } from "@/components/usage/usage-tables";
 import { UtilizationChart } from "@/components/usage/utilization-chart";
 import { UtilizationHeatmap } from "@/components/usage/utilization-heatmap";
 
+/** What the figures leave out: GPU-hours whose minute detail could not be read (server/minutes/unreadable-blocks.ts). */
+function leftOutLine(leftOut: UsageReport["minutesLeftOut"]): string {
+  const gpus = new Set(leftOut.map((block) => block.gpuUuid)).size;
+  const hours = leftOut.length === 1 ? "1 GPU-hour" : `${leftOut.length.toLocaleString("en-US")} GPU-hours`;
+  return `Left out: ${hours} of minute detail on ${gpus === 1 ? "1 GPU" : `${gpus} GPUs`} could not be read (${leftOut[0]!.gpuUuid} at ${new Date(leftOut[0]!.hourMs).toISOString().slice(0, 16).replace("T", " ")} UTC${leftOut.length > 1 ? ", …" : ""}); the figures are the rest. An admin finds the blocks in GpuMinuteBlockSetAside and the log.`;
+}
+
 interface UsageDashboardProps {
   report: UsageReport;
   /** The page's own path: "/admin/usage" or "/usage". */
@@ -101,6 +108,12 @@ export function UsageDashboard({ report, basePath, notice }: UsageDashboardProps
           </span>
         </p>
       </div>
+
+      {report.minutesLeftOut.length > 0 && (
+        <p role="status" data-testid="usage-left-out" className="rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+          {leftOutLine(report.minutesLeftOut)}
+        </p>
+      )}
 
       <dl className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-5">
         <Stat

@@ -138,6 +138,20 @@ export interface UsageReport {
   people: PersonUsage[];
   hosts: HostUsage[];
   totals: UsageTotals;
+  /**
+   * GPU-hours in range whose minutes could not be read (a corrupt block, a
+   * newer gpudesk's after a downgrade) and are left out of every figure
+   * above; empty when nothing is. At most 1,000 listed.
+   */
+  minutesLeftOut: MinutesLeftOut[];
+}
+
+/** A GPU-hour of minute detail a report left out, and why. */
+export interface MinutesLeftOut {
+  gpuUuid: string;
+  /** Start of the hour, ms since the epoch (UTC). */
+  hourMs: number;
+  reason: string;
 }
 
 export interface GpuHistoryPoint {

@@ -1,8 +1,10 @@
 import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { db } from "@/server/core/db";
-import { HOUR_MS, floorTo, type MinuteRow } from "@/server/history/rollup-math";
-import { byHourAndGpu, claimWriteLock, readMinutes, recomputeHours, type Client } from "@/server/history/rollup-store";
+import { HOUR_MS, floorTo } from "@/server/history/rollup-math";
+import { claimWriteLock, recomputeHours, type Client } from "@/server/history/rollup-store";
+import { readBlocks } from "@/server/minutes/read-minutes";
+import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 
 const DAY_MS = 24 * HOUR_MS;
 const MINUTES_PER_HOUR = 60;
@@ -112,9 +114,14 @@ const differs = (a: number | null, b: number | null) => (a === null || b === nul
 /**
  * Computes again, from its minutes, each hour row of these GPUs that does
  * not say what its stored minutes say (see `pruneHistory`); returns how many.
+ * A block that cannot be read is set aside (unreadable-blocks.ts) instead of
+ * stopping the pass: its hour row stays as it was written.
  */
 async function rollUpStaleHours(tx: Client, hourMs: number, gpus: string[]): Promise<number> {
-  const minutes = byHourAndGpu(await readMinutes(tx, hourMs, hourMs + HOUR_MS, gpus)).get(hourMs) ?? new Map<string, MinuteRow[]>();
+  const unreadable: UnreadableBlock[] = [];
+  const minutes = await readBlocks(tx, { hour: new Date(hourMs), gpuUuid: { in: gpus } }, unreadable);
+  // A block that cannot be read leaves its hour row as it is and is kept for an admin; the others go on.
+  await setAsideBlocks(tx, unreadable);
   const hours = new Map((await tx.gpuHour.findMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpus } }, select: { gpuUuid: true, samples: true, busyMinutes: true, utilAvg: true } })).map((row) => [row.gpuUuid, row]));
   const stale = [...minutes]
     .filter(([uuid, rows]) => {

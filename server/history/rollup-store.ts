@@ -3,6 +3,7 @@ import { chunks } from "@/lib/chunks";
 import { sqlDialect } from "@/server/history/sql-dialect";
 import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/minutes/minute-block";
 import { DECODES_PER_TURN, nextTurn, readBlocks, readMinutes, type Client } from "@/server/minutes/read-minutes";
+import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { rollupHours } from "@/server/history/hour-tally";
 import { HOUR_MS, floorTo, mergeMinuteRows, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
@@ -131,7 +132,8 @@ ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET "data" = excluded."data"`;
  * the stored numbers. A read before a write: it takes the write lock
  * (`claimWriteLock`) in the caller's transaction, or in one of its own when
  * given the client itself, so that two writers of one block never both read
- * it before either writes.
+ * it before either writes. A stored block that cannot be read is set aside
+ * (unreadable-blocks.ts) and its GPU-hour written anew from these minutes.
  */
 async function foldIntoBlocks(client: Client, rows: MinuteRow[], combine: (stored: MinuteRow, incoming: MinuteRow) => MinuteRow): Promise<MinuteRow[]> {
   if (rows.length === 0) return [];
@@ -140,7 +142,10 @@ async function foldIntoBlocks(client: Client, rows: MinuteRow[], combine: (store
   const written: MinuteRow[] = [];
   for (const [hourMs, gpus] of byHourAndGpu(rows)) {
     for (const part of chunks([...gpus.keys()], BLOCKS_PER_STATEMENT)) {
-      const stored = await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: part } });
+      const unreadable: UnreadableBlock[] = [];
+      const stored = await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: part } }, unreadable);
+      // A block that cannot be read is kept aside and its GPU-hour starts again from these minutes: the other GPUs' blocks are written.
+      await setAsideBlocks(client, unreadable);
       const blocks: Block[] = [];
       for (const [i, uuid] of part.entries()) {
         if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
@@ -216,7 +221,9 @@ export async function firstStoredMinute(client: Client): Promise<number | null> 
   const first = await client.gpuMinuteBlock.findFirst({ orderBy: { hour: "asc" }, select: { hour: true } });
   if (!first) return null;
   const hourMs = first.hour.getTime();
-  return Math.min(...(await readMinutes(client, hourMs, hourMs + HOUR_MS)).map((row) => row.minute.getTime()));
+  const minutes = (await readMinutes(client, hourMs, hourMs + HOUR_MS)).map((row) => row.minute.getTime());
+  // The hour's blocks all unreadable: its start stands for them.
+  return minutes.length > 0 ? Math.min(...minutes) : hourMs;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Principal } from "@/server/core/principal";
+import type { Principal } from "@/server/access/principal";
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
 import type { Runtime } from "@/server/runtime/runtime";
+import { unreadableBlockCounts } from "@/server/minutes/unreadable-blocks";
 
 /**
  * What /api/health tells: liveness and the cluster role for anyone (load
@@ -16,6 +17,8 @@ export function healthReport(runtime: Runtime, principal: Principal | null) {
     ok: true,
     gpus: runtime.fleet.gpuCount,
     ingest: runtime.ingest.counters,
+    /** Minute blocks that could not be read: met by a read and not yet set aside, and set aside by this process (server/minutes/unreadable-blocks.ts). */
+    minuteBlocks: unreadableBlockCounts(),
     cluster: cluster && (isAdmin ? cluster : redact(cluster)),
   };
 }

@@ -4,7 +4,7 @@ import { unitName } from "@/lib/domain/gpu-availability";
 import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live/live";
 import type { IngestCounters } from "@/server/fleet/ingest";
 import type { HistoryStats } from "@/server/history/history-service";
-import type { ActiveBooking } from "@/server/reservations/active-bookings";
+import type { ActiveBooking } from "@/server/bookings/store/active-bookings";
 
 
 export interface MetricsInput {
@@ -102,6 +102,13 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
     labelNames: [...identity, "booked_by", "reservation_id"],
     registers: [registry],
   });
+  // The name before 0.4, answered beside the new one for a deprecation period (docs/operations.md: deprecated metric names).
+  const holderInfo = new Gauge({
+    name: "gpudesk_gpu_holder_info",
+    help: "Deprecated name of gpudesk_gpu_booking_info (label holder for booked_by), answered for one more version.",
+    labelNames: [...identity, "holder", "reservation_id"],
+    registers: [registry],
+  });
   const processUser = new Gauge({
     name: "gpudesk_gpu_process_user_info",
     help: "A Unix user with a process on the GPU now (value: that user's processes).",
@@ -113,7 +120,10 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
     processes.set(labels, gpu.processes.length);
     const booking = input.bookings.get(gpu.uuid);
     booked.set(labels, booking ? 1 : 0);
-    if (booking) bookedBy.set({ ...labels, booked_by: booking.bookedByUsername, reservation_id: booking.reservationId }, 1);
+    if (booking) {
+      bookedBy.set({ ...labels, booked_by: booking.bookedByUsername, reservation_id: booking.reservationId }, 1);
+      holderInfo.set({ ...labels, holder: booking.bookedByUsername, reservation_id: booking.reservationId }, 1);
+    }
     const users = new Map<string, number>();
     for (const process of gpu.processes) {
       const user = process.user ?? "unknown";

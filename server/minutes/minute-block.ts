@@ -33,6 +33,16 @@ const MEASURES = ["utilAvg", "utilMax", "memUsedAvg", "memUsedMax", "memTotal", 
 const BUSY = 1;
 const SIMULATED = 2;
 
+/**
+ * The most bytes a block of this version holds once inflated: every id at
+ * its longest, all 60 minutes. Inflating stops there, so a block crafted to
+ * inflate to gigabytes (a deflate bomb) costs at most this much memory and
+ * the time to inflate it, a fraction of a millisecond.
+ */
+const MAX_INFLATED_BYTES = 1 + MAX_STRINGS * (1 + MAX_STRING_BYTES) + 8 + MINUTES * (2 + 4 * MEASURES.length + 4);
+/** Deflate never grows its input by more than a few bytes per 16 KiB: a stored block longer than this is not one this code wrote. */
+const MAX_STORED_BYTES = 1 + MAX_INFLATED_BYTES + 1024;
+
 /** A block that cannot be read: corrupt bytes or a version this code does not know. */
 export class MinuteBlockError extends Error {
   constructor(message: string) {
@@ -101,9 +111,10 @@ export function decodeMinuteBlock(gpuUuid: string, hourMs: number, data: Uint8Ar
   const where = `minute block of ${gpuUuid} at ${new Date(hourMs).toISOString()}`;
   if (data.length === 0) throw new MinuteBlockError(`empty ${where}`);
   if (data[0] !== VERSION) throw new MinuteBlockError(`${where} has version ${data[0]}, this gpudesk reads version ${VERSION}`);
+  if (data.length > MAX_STORED_BYTES) throw new MinuteBlockError(`${where} is ${data.length} bytes, more than any hour of minutes (${MAX_STORED_BYTES})`);
   let bytes: Buffer;
   try {
-    bytes = inflateRawSync(data.subarray(1));
+    bytes = inflateRawSync(data.subarray(1), { maxOutputLength: MAX_INFLATED_BYTES });
   } catch (error) {
     throw new MinuteBlockError(`corrupt ${where}: ${(error as Error).message}`);
   }

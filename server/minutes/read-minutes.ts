@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { decodeMinuteBlock } from "@/server/minutes/minute-block";
+import { decodeMinuteBlock, MinuteBlockError } from "@/server/minutes/minute-block";
+import { noteUnreadable, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
@@ -18,13 +19,27 @@ export type Client = PrismaClient | Prisma.TransactionClient;
 export const DECODES_PER_TURN = 50;
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The stored blocks that `where` selects, decoded, by GPU. */
-export async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput): Promise<Map<string, MinuteRow[]>> {
+/**
+ * The stored blocks that `where` selects, decoded, by GPU. A block that
+ * cannot be read is left out (noted and logged, unreadable-blocks.ts) and,
+ * when `unreadable` is given, added to it, for a writer to set aside: one
+ * bad GPU-hour never stops the others.
+ */
+export async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput, unreadable?: UnreadableBlock[]): Promise<Map<string, MinuteRow[]>> {
   const blocks = await client.gpuMinuteBlock.findMany({ where, select: { gpuUuid: true, hour: true, data: true } });
   const byGpu = new Map<string, MinuteRow[]>();
   for (const [i, block] of blocks.entries()) {
     if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
-    const rows = decodeMinuteBlock(block.gpuUuid, block.hour.getTime(), block.data);
+    let rows: MinuteRow[];
+    try {
+      rows = decodeMinuteBlock(block.gpuUuid, block.hour.getTime(), block.data);
+    } catch (error) {
+      if (!(error instanceof MinuteBlockError)) throw error;
+      const bad = { gpuUuid: block.gpuUuid, hourMs: block.hour.getTime(), data: block.data, reason: error.message };
+      noteUnreadable(bad);
+      unreadable?.push(bad);
+      continue;
+    }
     const list = byGpu.get(block.gpuUuid);
     if (list) list.push(...rows);
     else byGpu.set(block.gpuUuid, rows);

@@ -1,13 +1,13 @@
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { effectiveLimits, refuseNeverFitting } from "@/server/limits/check-limits";
-import type { Actor, ServiceOptions } from "@/server/core/actor";
-import { bookingTeam } from "@/server/core/booking-team";
+import { effectiveLimits, refuseNeverFitting } from "@/server/bookings/rules/check-limits";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
+import { bookingTeam } from "@/server/bookings/rules/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { type MultiNodeShapeRequest, multiNodeGpuCount } from "@/lib/domain/reservation-schema";
-import { isOfModel } from "@/server/reservations/pick-any-gpus";
-import type { Tx } from "@/server/core/booking-transaction";
-import { readPolicy } from "@/server/reservations/policy";
+import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
+import type { Tx } from "@/server/bookings/store/booking-transaction";
+import { readPolicy } from "@/server/bookings/rules/policy";
 
 /** Waiting requests one person may have at once, so that nobody can hold the queue. */
 export const WAITING_PER_PERSON = 2;
@@ -100,17 +100,24 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
 /**
  * A request across nodes waits only where enough hosts could ever hold it:
  * `nodes` hosts with `gpusPerNode` GPUs of the model, or each named host
- * with its part's GPUs. Otherwise it would wait forever: refused now.
+ * with its part's GPUs (those it names by index among them). Otherwise it
+ * would wait forever: refused now.
  */
 async function refuseNodesNeverFitting(client: Tx, shape: MultiNodeShapeRequest): Promise<void> {
   const named = shape.parts?.map((part) => part.host);
-  const hosts = await client.host.findMany({ where: named ? { name: { in: named } } : {}, select: { name: true, gpus: { where: { migDeviceIndex: null }, select: { name: true } } } });
+  const hosts = await client.host.findMany({ where: named ? { name: { in: named } } : {}, select: { name: true, gpus: { where: { migDeviceIndex: null }, select: { name: true, index: true } } } });
   const gpusOf = (host: (typeof hosts)[number]) => host.gpus.filter((gpu) => isOfModel(gpu.name, shape.model)).length;
   const what = (count: number) => `${count}${shape.model ? ` ${shape.model}` : ""} GPU${count === 1 ? "" : "s"}`;
   if (shape.parts) {
     for (const part of shape.parts) {
       const host = hosts.find((candidate) => candidate.name === part.host);
       if (!host) throw new AppError("bad_request", `There is no host named ${part.host}`, { parts: `There is no host named ${part.host}` });
+      // GPUs named by index must be the host's, or the request would wait for GPUs that never free up.
+      const missing = Array.isArray(part.gpus) ? part.gpus.filter((index) => !host.gpus.some((gpu) => gpu.index === index)) : [];
+      if (missing.length > 0) {
+        const message = `${part.host} has no GPU ${missing.join(", ")} (its GPUs: ${host.gpus.map((gpu) => gpu.index).sort((a, b) => a - b).join(", ") || "none"})`;
+        throw new AppError("bad_request", message, { parts: message });
+      }
       const wanted = typeof part.gpus === "number" ? part.gpus : part.gpus.length;
       if (gpusOf(host) < wanted) throw new AppError("bad_request", `${part.host} does not have ${what(wanted)}`, { parts: `${part.host} does not have ${what(wanted)}` });
     }

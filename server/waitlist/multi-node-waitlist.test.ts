@@ -9,14 +9,14 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let multiNodeWait: typeof import("@/server/waitlist/join-waitlist").multiNodeWait;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
-let releaseReservation: typeof import("@/server/reservations/end-reservation").releaseReservation;
-let saveLimits: typeof import("@/server/limits/limits-store").saveLimits;
-let personSubject: typeof import("@/server/limits/limits-store").personSubject;
+let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
+let saveLimits: typeof import("@/server/bookings/rules/limits-store").saveLimits;
+let personSubject: typeof import("@/server/bookings/rules/limits-store").personSubject;
 let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 
@@ -25,12 +25,12 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist, multiNodeWait } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ releaseReservation } = await import("@/server/reservations/end-reservation"));
-  ({ saveLimits, personSubject } = await import("@/server/limits/limits-store"));
+  ({ releaseReservation } = await import("@/server/bookings/commands/end-booking"));
+  ({ saveLimits, personSubject } = await import("@/server/bookings/rules/limits-store"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);
@@ -131,7 +131,7 @@ describe("a request across nodes in the queue", () => {
     ]);
   });
 
-  it("refuses at once a request across nodes no fleet could ever hold, and a part on a host that does not exist", async () => {
+  it("refuses at once a request across nodes no fleet could ever hold, a part on a host that does not exist, and GPUs a host does not have", async () => {
     const { model, names } = await fx.createModelFleet(2, 4);
     const frank = await fx.createTestUser();
     const tooMany = await fx.refusal(joinWaitlist(frank, multiNodeWait({ nodes: 3, gpusPerNode: 4, model, durationMinutes: 60, purpose: "three" }), { now: NOW }));
@@ -140,6 +140,15 @@ describe("a request across nodes in the queue", () => {
     expect(tooBig.message).toBe(`${names[0]} does not have 8 GPUs`);
     const missing = await fx.refusal(joinWaitlist(frank, multiNodeWait({ parts: [{ host: names[0], gpus: 1 }, { host: "no-such-node", gpus: 1 }], durationMinutes: 60, purpose: "ghost" }), { now: NOW }));
     expect(missing.message).toBe("There is no host named no-such-node");
+    // GPUs named by index that the host does not have would wait until the request expires (issue 48, item 9).
+    const noGpu = await fx.refusal(joinWaitlist(frank, multiNodeWait({ parts: [{ host: names[0], gpus: [99] }, { host: names[1], gpus: [0, 4] }], durationMinutes: 60, purpose: "ghost GPUs" }), { now: NOW }));
+    expect({ code: noGpu.code, message: noGpu.message, fields: noGpu.fields }).toEqual({
+      code: "bad_request",
+      message: `${names[0]} has no GPU 99 (its GPUs: 0, 1, 2, 3)`,
+      fields: { parts: `${names[0]} has no GPU 99 (its GPUs: 0, 1, 2, 3)` },
+    });
+    const secondPart = await fx.refusal(joinWaitlist(frank, multiNodeWait({ parts: [{ host: names[0], gpus: [3] }, { host: names[1], gpus: [0, 4] }], durationMinutes: 60, purpose: "ghost GPU" }), { now: NOW }));
+    expect(secondPart.message).toBe(`${names[1]} has no GPU 4 (its GPUs: 0, 1, 2, 3)`);
     // 2 × 8 is more than anyone may hold at once (the policy's 8): it could never be granted.
     const { model: big } = await fx.createModelFleet(2, 8);
     const overPolicy = await fx.refusal(joinWaitlist(frank, multiNodeWait({ nodes: 2, gpusPerNode: 8, model: big, durationMinutes: 60, purpose: "sixteen" }), { now: NOW }));
