@@ -17,6 +17,7 @@ import { env } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 import { privateTargetAllowList, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
 import { personSelect, toPerson } from "@/server/core/people";
+import { can } from "@/server/access/permissions";
 
 type Actor = UserPrincipal["user"];
 
@@ -90,14 +91,9 @@ async function toViews(rows: WebhookRow[]): Promise<WebhookView[]> {
   }));
 }
 
-/** Admins manage the fleet-wide webhooks; everyone manages their own personal ones. */
-export function canManageWebhook(actor: Actor, webhook: { userId: string | null }): boolean {
-  return webhook.userId === null ? actor.role === "admin" : webhook.userId === actor.id;
-}
-
 /** `scope` "admin": the fleet-wide webhooks (admins only); "personal": the actor's own. */
 export async function listWebhooks(actor: Actor, scope: "admin" | "personal"): Promise<WebhookView[]> {
-  if (scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can see the fleet-wide webhooks");
+  if (scope === "admin" && !can.manageFleetWebhooks(actor)) throw new AppError("forbidden", "Only an admin can see the fleet-wide webhooks");
   const rows = await db().webhook.findMany({
     where: { userId: scope === "admin" ? null : actor.id },
     orderBy: { createdAt: "asc" },
@@ -119,7 +115,7 @@ function auditedWebhook(row: WebhookRow): Record<string, unknown> {
 
 export async function createWebhook(actor: Actor, input: unknown, rules: WebhookRules = {}): Promise<WebhookView> {
   const data = webhookInputSchema.parse(input);
-  if (data.scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
+  if (data.scope === "admin" && !can.manageFleetWebhooks(actor)) throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
   if (data.scope === "personal") {
     const count = await db().webhook.count({ where: { userId: actor.id } });
     if (count >= MAX_PERSONAL_WEBHOOKS) throw new AppError("conflict", `You have ${MAX_PERSONAL_WEBHOOKS} webhooks, the most one person may have: remove one first`);
@@ -140,7 +136,7 @@ export async function createWebhook(actor: Actor, input: unknown, rules: Webhook
 async function findManageable(actor: Actor, id: string): Promise<WebhookRow> {
   const row = await db().webhook.findUnique({ where: { id }, select: webhookSelect });
   // Someone else's webhook answers like a missing one: its existence is not theirs to learn.
-  if (!row || !canManageWebhook(actor, row)) throw new AppError("not_found", "No such webhook");
+  if (!row || !can.manageWebhook(actor, row)) throw new AppError("not_found", "No such webhook");
   return row;
 }
 
@@ -188,7 +184,7 @@ export async function webhookForTest(actor: Actor, id: string, now = new Date())
 
 /** The delivery log, newest first: every webhook for admins (unless `mine`), a person's own webhooks otherwise. */
 export async function listDeliveries(actor: Actor, query: { status?: DeliveryStatus; limit: number; mine?: boolean }): Promise<DeliveryView[]> {
-  const everyone = actor.role === "admin" && !query.mine;
+  const everyone = can.seeAllDeliveries(actor) && !query.mine;
   const rows = await db().webhookDelivery.findMany({
     where: { status: query.status, ...(everyone ? {} : { webhook: { userId: actor.id } }) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -237,7 +233,7 @@ export async function listDeliveries(actor: Actor, query: { status?: DeliverySta
  * delivery log must not become a way to probe what the server can reach.
  */
 function deliveryOutcome(actor: Actor, row: { lastError: string | null; lastStatusCode: number | null }): { lastError: string | null; lastStatusCode: number | null } {
-  if (actor.role === "admin") return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
+  if (can.seeDeliveryErrors(actor)) return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
   if (row.lastError === null) return { lastError: null, lastStatusCode: null };
   return { lastError: row.lastError.startsWith(REFUSED_PREFIX) ? row.lastError : "not delivered", lastStatusCode: null };
 }
