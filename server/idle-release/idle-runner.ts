@@ -95,9 +95,10 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
       reportOnly: policy.idleReportOnly,
       holding: holdingProcesses(gpus, uuids),
     });
-    if (!booking.idleWarnedAt) {
-      // The claim: one instance, one pass, one warning per window.
-      const claimed = await db().reservation.updateMany({ where: { id: booking.id, idleWarnedAt: null, status: "booked" }, data: { idleWarnedAt: now } });
+    if (standing.warnedAtMs === null) {
+      // The claim: one instance, one pass, one warning per window (a warning of an earlier idle run is replaced).
+      const unwarned = [{ idleWarnedAt: null }, { idleWarnedAt: { lt: new Date(standing.idleSinceMs) } }];
+      const claimed = await db().reservation.updateMany({ where: { id: booking.id, status: "booked", OR: unwarned }, data: { idleWarnedAt: now } });
       if (claimed.count === 1 && parts.length > 1) await db().reservation.updateMany({ where: { id: { in: parts.map((part) => part.id) } }, data: { idleWarnedAt: now } });
       if (claimed.count === 1) {
         await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });

@@ -60,6 +60,8 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
     }
     await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { status: "released", endsAt: now, releasedBecause: "idle" } });
     await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt: now } });
+    // Reported in report-only mode before release was switched on: the release replaces that record (one per idle run).
+    await tx.idleRelease.deleteMany({ where: { reservationId: { in: ids }, idleSince, reportOnly: true } });
     await tx.idleRelease.createMany({ data: records });
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {

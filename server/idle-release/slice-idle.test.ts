@@ -119,6 +119,8 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     await addIdleExemption(admin, { kind: "booking", subject: exempt.id, reason: "interactive notebook" });
     await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReportOnly: true });
 
+    // Warned first (the pass at 120), reported once the full warning time has passed.
+    await pass(120);
     await pass(150);
     const states = await Promise.all([getReservation(a, unseen.id, at(150)), getReservation(b, exempt.id, at(150)), getReservation(c, reported.id, at(150))]);
     expect(states.map((view) => view.state)).toEqual(["active", "active", "active"]);

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/bookings/rules/idle-rule";
+import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, MINUTE_MS, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/bookings/rules/idle-rule";
 import type { IdlePolicyValues } from "@/server/bookings/rules/policy";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 import { readMinutes } from "@/server/minutes/read-minutes";
@@ -41,6 +41,28 @@ export interface IdleStanding extends IdleAssessment {
   keepsLeft: number;
   /** The threshold the standing was judged with (the policy's). */
   belowPct: number;
+  /** When its booker was warned of this idle run (null: not yet; a warning of an earlier run does not count). */
+  warnedAtMs: number | null;
+}
+
+/**
+ * The warning every booker is promised: nothing is released before its
+ * warning was given and the full warning time has passed since. A policy
+ * made stricter (a shorter "release after") finds bookings already past the
+ * new threshold: they are warned now and released `warningMinutes` later,
+ * not at once. A warning given before this idle run began (the booking was
+ * used in between) does not count.
+ */
+export function withFullWarning(
+  judged: { phase: IdlePhase; releaseAtMs: number | null },
+  warnedAtMs: number | null,
+  warningMinutes: number,
+  nowMs: number,
+): { phase: IdlePhase; releaseAtMs: number | null } {
+  if ((judged.phase !== "warning" && judged.phase !== "due") || judged.releaseAtMs === null) return judged;
+  const earliestMs = (warnedAtMs ?? nowMs) + warningMinutes * MINUTE_MS;
+  if (judged.releaseAtMs >= earliestMs) return judged;
+  return { phase: earliestMs > nowMs ? "warning" : "due", releaseAtMs: earliestMs };
 }
 
 /** When the clock started: the booking's start, or its last keep or extension. */
@@ -128,10 +150,18 @@ export async function idleStanding(
     busyNow: options.busyNow,
   });
   const exempt = isExempt(booking, exemptions);
+  const warnedAtMs =
+    booking.idleWarnedAt && assessment.idleSinceMs !== null && booking.idleWarnedAt.getTime() >= assessment.idleSinceMs ? booking.idleWarnedAt.getTime() : null;
   const { phase, releaseAtMs } = exempt
     ? { phase: assessment.idleSinceMs === null ? ("none" as const) : ("idle" as const), releaseAtMs: null }
-    : idlePhase(assessment, { releaseAfterMinutes: policy.idleReleaseAfterMinutes, warningMinutes: policy.idleWarningMinutes }, nowMs);
+    : withFullWarning(
+        idlePhase(assessment, { releaseAfterMinutes: policy.idleReleaseAfterMinutes, warningMinutes: policy.idleWarningMinutes }, nowMs),
+        warnedAtMs,
+        policy.idleWarningMinutes,
+        nowMs,
+      );
   return {
+    warnedAtMs,
     ...assessment,
     reservationId: booking.id,
     phase,
