@@ -5,9 +5,9 @@ import { MyReservations } from "@/components/reservations/my-reservations";
 import { PastPager } from "@/components/reservations/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
-import { isAdmin } from "@/server/core/principal";
+import { isAdmin } from "@/server/access/principal";
 import { getPageUser } from "@/server/auth/session";
-import { countPastReservations, listReservations } from "@/server/reservations/list-reservations";
+import { countPastReservations, listReservations } from "@/server/bookings/views/list-bookings";
 
 export const metadata: Metadata = { title: "My reservations" };
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@
 
 import { createContext, use } from "react";
 import { setViewerTimeZone } from "@/lib/format/local-time";
-import type { UserPrincipal } from "@/server/core/principal";
+import type { UserPrincipal } from "@/server/access/principal";
 
 /** The signed-in person as client components see it. Never holds a secret. */
 export type CurrentUser = UserPrincipal["user"];

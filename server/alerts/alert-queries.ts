@@ -2,8 +2,8 @@ import type { Prisma } from "@prisma/client";
 import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/domain/alerts";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { alertSelect, bookedByIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
-import type { UserPrincipal } from "@/server/core/principal";
-import { writeAudit } from "@/server/core/audit-log";
+import type { UserPrincipal } from "@/server/access/principal";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 

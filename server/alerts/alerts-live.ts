@@ -3,7 +3,7 @@ import type { AlertView } from "@/lib/domain/alerts";
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
 import { onAlertChanged } from "@/server/alerts/alert-events";
-import type { Role } from "@/server/core/principal";
+import type { Role } from "@/server/access/principal";
 import { liveViewerOf } from "@/server/live/live-endpoint";
 import { viewerRoom } from "@/server/live/viewer-rooms";
 import { log } from "@/server/core/log";

@@ -1,6 +1,6 @@
 import { noteAuditActor } from "@/server/core/audit-context";
 import { AppError } from "@/server/core/errors";
-import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/core/principal";
+import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/access/principal";
 import { authenticateRequest } from "@/server/auth/authenticate";
 
 /**

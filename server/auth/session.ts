@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { cache } from "react";
 import { redirect } from "next/navigation";
 import { sessionPrincipal } from "@/server/auth/authenticate";
-import type { UserPrincipal } from "@/server/core/principal";
+import type { UserPrincipal } from "@/server/access/principal";
 
 /** The signed-in person for a server component, or null; read once per request however many components ask. */
 export const getPageUser = cache(async (): Promise<UserPrincipal | null> => {

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/core/principal";
-import { writeAudit } from "@/server/core/audit-log";
+import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/access/principal";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
 
 export const PERSONAL_TOKEN_PREFIX = "gpd_pat_";
@@ -147,7 +147,7 @@ export async function updateDisplay(id: string, change: z.infer<typeof updateDis
   return updated;
 }
 
-/** Revokes at once: the display's open live sockets close too (server/core/live-revocation.ts). */
+/** Revokes at once: the display's open live sockets close too (server/access/live-revocation.ts). */
 export async function revokeDisplay(id: string): Promise<void> {
   const result = await db().$transaction(async (tx) => {
     const changed = await tx.display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { passwordSchema } from "@/lib/domain/password";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";
-import type { Role, UserPrincipal } from "@/server/core/principal";
+import type { Role, UserPrincipal } from "@/server/access/principal";
 import { toRole } from "@/server/auth/tokens";
 import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 
 export const unixLoginSchema = z
   .string()

@@ -6,7 +6,7 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
 import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@/server/calendar/feed-secret";
-import type { Actor } from "@/server/core/actor";
+import type { Actor } from "@/server/access/actor";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
 const PAST_DAYS = 31;

@@ -1,5 +1,5 @@
 import { hostSettingInputSchema, type HostEnforcementView, type HostSettingInput } from "@/lib/domain/alerts";
-import type { UserPrincipal } from "@/server/core/principal";
+import type { UserPrincipal } from "@/server/access/principal";
 import { db } from "@/server/core/db";
 import type { HostEnforcement } from "@/server/enforcement/enforcement-plan";
 import { AppError } from "@/server/core/errors";

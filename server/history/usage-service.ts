@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/domain/usage-range";
 import type { UsageGroupBy, UsageReport } from "@/lib/domain/usage-types";
-import type { UserPrincipal } from "@/server/core/principal";
+import type { UserPrincipal } from "@/server/access/principal";
 import { env } from "@/server/core/env";
 import { getUsageReport, getUsageTables, type UsageQuery } from "@/server/history/usage-report";
 import { toCsv, type UsageTable } from "@/server/history/usage-csv";

@@ -1,8 +1,8 @@
 import type { IdleExemptionInput, IdleExemptionsAnswer, IdleExemptionView } from "@/lib/domain/idle-exemption-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, isAdminActor } from "@/server/core/actor";
-import { writeAudit } from "@/server/core/audit-log";
+import { type Actor, isAdminActor } from "@/server/access/actor";
+import { writeAudit } from "@/server/access/audit-log";
 
 function requireAdminActor(actor: Actor): void {
   if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change idle release's exemptions");

@@ -2,13 +2,13 @@ import type { ReservationView } from "@/lib/domain/reservation-types";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation, type ServiceOptions } from "@/server/core/actor";
-import { writeAudit } from "@/server/core/audit-log";
-import { announceBookingsChanged } from "@/server/core/booking-events";
-import { bookingTransaction } from "@/server/core/booking-transaction";
-import { getReservationView } from "@/server/reservations/list-reservations";
-import { partIdsOf } from "@/server/reservations/multi-node-view";
-import { readIdlePolicy } from "@/server/reservations/policy";
+import { type Actor, canManageReservation, type ServiceOptions } from "@/server/access/actor";
+import { writeAudit } from "@/server/access/audit-log";
+import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
+import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
 /**
  * "Keep": the booker (or an admin) starts the idle clock again, at most

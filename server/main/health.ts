@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Principal } from "@/server/core/principal";
+import type { Principal } from "@/server/access/principal";
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
 import type { Runtime } from "@/server/runtime/runtime";
 import { unreadableBlockCounts } from "@/server/minutes/unreadable-blocks";

@@ -1,5 +1,5 @@
 import { db } from "@/server/core/db";
-import type { Actor } from "@/server/core/actor";
+import type { Actor } from "@/server/access/actor";
 
 export interface MailDeliveryView {
   id: string;

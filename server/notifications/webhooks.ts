@@ -10,8 +10,8 @@ import {
   type WebhookView,
 } from "@/lib/domain/alerts";
 import { alertUnitName, toKind, unitNamesOf } from "@/server/alerts/alert-store";
-import type { UserPrincipal } from "@/server/core/principal";
-import { writeAudit } from "@/server/core/audit-log";
+import type { UserPrincipal } from "@/server/access/principal";
+import { writeAudit } from "@/server/access/audit-log";
 import { countedWrite } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";

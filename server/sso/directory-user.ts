@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@prisma/client";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
-import type { Role } from "@/server/core/principal";
+import type { Role } from "@/server/access/principal";
 import { toRole } from "@/server/auth/tokens";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { releaseFromDemoAccounts, unixLoginSchema } from "@/server/auth/users";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { log } from "@/server/core/log";
 import { mapGroups } from "@/server/sso/groups";
 import { applyDirectoryTeams } from "@/server/sso/teams";

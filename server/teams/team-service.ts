@@ -3,10 +3,10 @@ import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, 
 import { lockPerson } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/limits/limits-store";
-import { type Actor, isAdminActor } from "@/server/core/actor";
-import { writeAudit } from "@/server/core/audit-log";
-import { announceBookingsChanged } from "@/server/core/booking-events";
+import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/bookings/rules/limits-store";
+import { type Actor, isAdminActor } from "@/server/access/actor";
+import { writeAudit } from "@/server/access/audit-log";
+import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 
 /**
  * Teams, memberships and limits (admins change them; everyone may read

@@ -1,10 +1,10 @@
 import type { PersonTeamUsage, TeamUsage, TeamUsageReport } from "@/lib/domain/team-usage";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { bookedRanges } from "@/server/limits/booked-ranges";
-import { gpuHoursOf } from "@/server/limits/gpu-hours";
-import type { Actor } from "@/server/core/actor";
-import { isAdminActor } from "@/server/core/actor";
+import { bookedRanges } from "@/server/bookings/rules/booked-ranges";
+import { gpuHoursOf } from "@/server/bookings/rules/gpu-hours";
+import type { Actor } from "@/server/access/actor";
+import { isAdminActor } from "@/server/access/actor";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 
 export interface TeamUsageQuery {

@@ -1,14 +1,14 @@
 import { countedWrite } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { effectiveLimits, refuseNeverFitting } from "@/server/limits/check-limits";
-import type { Actor, ServiceOptions } from "@/server/core/actor";
-import { bookingTeam } from "@/server/core/booking-team";
+import { effectiveLimits, refuseNeverFitting } from "@/server/bookings/rules/check-limits";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
+import { bookingTeam } from "@/server/bookings/rules/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { type MultiNodeShapeRequest, multiNodeGpuCount } from "@/lib/domain/reservation-schema";
-import { isOfModel } from "@/server/reservations/pick-any-gpus";
-import type { Tx } from "@/server/core/booking-transaction";
-import { readPolicy } from "@/server/reservations/policy";
+import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
+import type { Tx } from "@/server/bookings/store/booking-transaction";
+import { readPolicy } from "@/server/bookings/rules/policy";
 
 /** Waiting requests one person may have at once, so that nobody can hold the queue. */
 export const WAITING_PER_PERSON = 2;
