@@ -75,8 +75,9 @@ export function describeUnbookedWork(work: UnbookedWork): string {
 /**
  * Why a waiting request is not granted now, first cause first: no host can
  * ever hold it, a limit (the team's or the person's own), GPUs in use
- * without a booking, a request ahead in fair-share order, or bookings that
- * hold the GPUs. `message` says it in one sentence (times in UTC), the same
+ * without a booking, a host it needs that is offline (its agent silent: the
+ * fleet's own offline rule), a request ahead in fair-share order, or
+ * bookings that hold the GPUs. `message` says it in one sentence (times in UTC), the same
  * on the queue page, in the API and in `gpudesk reserve --wait`.
  */
 export type WaitReason = { message: string } & (
@@ -85,10 +86,11 @@ export type WaitReason = { message: string } & (
   | { kind: "unbooked_use"; gpus: { hostName: string; index: number }[]; people: string[]; since: string | null }
   | { kind: "queue"; ahead: { position: number; person: string; team: string | null } }
   | { kind: "held"; bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; until: string }[] }
+  | { kind: "host_offline"; hosts: string[] }
 ) & {
   /** Hosts it would take that a rule of its limits leaves out (a team's host rule), and why: said after the cause. */
   heldOut?: { host: string; why: string }[];
-  /** Across nodes, with bookings holding GPUs: what it needs at once and which hosts could take a node now. */
+  /** Across nodes, with bookings holding GPUs or a host offline: what it needs at once and which hosts could take a node now. */
   nodes?: WaitingNodes;
 };
 
@@ -141,6 +143,8 @@ export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message
     }
     case "queue":
       return `waits behind ${reason.ahead.person}${reason.ahead.team ? ` (${reason.ahead.team})` : ""}, ${ordinal(reason.ahead.position)} in fair-share order`;
+    case "host_offline":
+      return `${reason.hosts.join(" and ")} ${reason.hosts.length === 1 ? "is" : "are"} offline (not reporting)`;
     case "held":
       return `GPUs held: ${reason.bookers.map((held) => `${held.person} holds ${held.hostName} ${unitName({ index: held.gpuIndex, mig: held.mig })} until ${utcMinute(held.until)}`).join("; ")}`;
   }

@@ -1,5 +1,6 @@
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, type createAuthMiddleware } from "better-auth/api";
+import { USERNAME_ERROR_CODES } from "better-auth/plugins/username";
 import type { LoginClaim } from "@/server/auth/login-throttle";
 import type { Env } from "@/server/core/env";
 
@@ -43,8 +44,11 @@ export function signInPlug(config: Env): SignInPlug | null {
 /**
  * The one answer to every refused sign-in on the password form (a wrong
  * password, an unknown or invalid name, an account the directory may not
- * take), as better-auth's own sign-in words it: the audit log holds why.
+ * take): better-auth's own refusal of a local password, built the same way
+ * so that its body is the same byte for byte (its keys in its order), and
+ * nobody can tell a local-only account from a name no one has. The audit
+ * log holds why.
  */
 export function invalidCredentials(): APIError {
-  return new APIError("UNAUTHORIZED", { code: "INVALID_USERNAME_OR_PASSWORD", message: "Invalid username or password" });
+  return APIError.from("UNAUTHORIZED", USERNAME_ERROR_CODES.INVALID_USERNAME_OR_PASSWORD);
 }

@@ -94,20 +94,27 @@ describe("LDAP sign-in through the password form", () => {
     }
   });
 
-  it("one answer for every refusal: a wrong password, an unknown or invalid name, a right password the account may not take", async () => {
+  it("one answer for every refusal, byte for byte: a wrong password (directory or local-only account), an unknown or invalid name, a right password the account may not take", async () => {
     const { createUser } = await import("@/server/auth/users");
     await createUser({ username: "lena", password: "lena-local-password" });
+    // A local-only account (a break-glass admin) must not be told apart from a name no one has (issue 48, item 8).
+    await createUser({ username: "breakglass", password: "breakglass-local-pw", role: "admin" });
     const answers = await Promise.all([
       signIn("lena", "not-lenas-password"),
       signIn("nobody-here", "whatever-password"),
+      signIn("breakglass", "not-the-breakglass-pw"),
+      signIn("ada", "not-adas-password"),
       signIn("lena\u200b", "lena-directory-pw"),
       signIn("le na", "lena-directory-pw"),
       // The directory's password is right, but no admin linked the local account of that name.
       signIn("ｌｅｎａ", "lena-directory-pw"),
     ]);
-    const seen = await Promise.all(answers.map(async (response) => ({ status: response.status, body: await response.text() })));
-    expect(seen[0].status).toBe(401);
+    // Status, headers (but the date) and the raw body: JSON's key order too.
+    const seen = await Promise.all(
+      answers.map(async (response) => ({ status: response.status, headers: [...response.headers].filter(([name]) => name !== "date"), body: await response.text() })),
+    );
     for (const answer of seen) expect(answer).toEqual(seen[0]);
+    expect(seen[0]).toMatchObject({ status: 401, body: '{"message":"Invalid username or password","code":"INVALID_USERNAME_OR_PASSWORD"}' });
   });
 
   it("groups put the person in their mapped teams, and out of a mapped team they left; a refused password is audited", async () => {

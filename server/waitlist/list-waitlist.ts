@@ -1,22 +1,23 @@
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
+import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/bookings/rules/check-limits";
 import { entryTeam } from "@/server/waitlist/entry-team";
 import { type WaitFacts, waitingBecause } from "@/server/waitlist/waiting-because";
-import { type Actor, canManageReservation } from "@/server/core/actor";
-import { busyRanges, freeGpuIds } from "@/server/core/occupancy";
-import { gpusOfHost } from "@/server/reservations/booking-candidates";
+import type { Actor } from "@/server/access/actor";
+import { busyRanges, freeGpuIds } from "@/server/bookings/store/occupancy";
+import { gpusOfHost } from "@/server/bookings/placement/booking-candidates";
 import { liveGpuSource } from "@/server/runtime/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
 import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
-import { isOfModel } from "@/server/reservations/pick-any-gpus";
+import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
+import { can } from "@/server/access/permissions";
 
 const SELECT = {
   id: true,
@@ -108,8 +109,14 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const hostRows = await db().host.findMany({ select: { id: true, name: true } });
   const hosts = await Promise.all(hostRows.map(async (host) => ({ name: host.name, gpus: await gpusOfHost(db(), host.id) })));
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
-  const busy = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
-  const unbooked = findUnbookedWork(hosts, busy, liveGpuSource(), nowMs);
+  const live = liveGpuSource();
+  const booked = await busyRanges(db(), gpuIds, new Date(nowMs), new Date(nowMs + 2 * ESTIMATE_HORIZON_MS));
+  // A host that is offline (the fleet's rule: its agent silent, or never heard) is free for nobody: its GPUs count as
+  // taken until it reports again, which no one can date, so a request that needs it gets no start from it.
+  const offline = offlineHosts(hostRows, live);
+  const blocked = (names: readonly string[]) => hosts.filter((host) => names.includes(host.name)).flatMap((host) => host.gpus.map((gpu) => ({ gpuId: gpu.id, startMs: nowMs, endMs: Number.MAX_SAFE_INTEGER })));
+  const busy = booked.concat(blocked(offline));
+  const unbooked = findUnbookedWork(hosts, busy, live, nowMs);
   const [holding, people] = await Promise.all([bookersNow(nowMs), bookers(rows.map((row) => row.userId))]);
   const shapes = new Map(rows.map((row) => [row.id, shapeOf(row)]));
   const gpuNames = new Map((await db().gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, name: true } })).map((gpu) => [gpu.id, gpu.name]));
@@ -159,11 +166,16 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
     const ahead = plain !== null && alone !== null && plain > alone ? requestAhead(ranked, at, people, (other) => limitsOf.get(other.id)!.refusal === null) : null;
     const accepted = acceptedBy.get(row.id)!;
     const limits = limitsOf.get(row.id)!;
+    const down = offline.filter((name) => allowedOf(row).includes(name) && accepted.some((host) => host.name === name));
+    // The offline hosts are the cause where, reporting, they would let it start earlier (or at all).
+    const online = down.length > 0 ? (estimateStarts([entry], estimateHosts, booked, nowMs, ESTIMATE_HORIZON_MS).get(row.id) ?? null) : null;
+    const offlineHolds = online !== null && (alone === null || alone > online);
     const { reason, estimatedStartMs } = waitingBecause({
       nowMs,
       limit: limits.refusal,
       hosts: limits.hosts,
       unbooked: work,
+      offline: offlineHolds ? down : [],
       ahead,
       bookers: holding.filter((bookedBy) => accepted.some((host) => host.name === bookedBy.hostName) && allowedOf(row).includes(bookedBy.hostName)),
       plannedStartMs,
@@ -172,6 +184,13 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
     estimates.set(row.id, { startMs: estimatedStartMs, waitsForUnbookedWork: work && { gpus: work.gpus, people: work.people }, because: reason });
   }
   return estimates;
+}
+
+/** The hosts that are offline by the live fleet's rule (known and silent, or never connected); none outside a running server. */
+function offlineHosts(hosts: { id: string; name: string }[], live: ReturnType<typeof liveGpuSource>): string[] {
+  if (!live) return [];
+  const online = new Set(live.current().hosts.flatMap((host) => (host.online ? [host.id] : [])));
+  return hosts.flatMap((host) => (online.has(host.id) ? [] : [host.name]));
 }
 
 /** What a waiting request across nodes asks for; null for one host, and for one whose stored shape no longer reads (the grant passes it over). */
@@ -318,7 +337,7 @@ export async function listMyWaitlist(actor: Actor, now = new Date()): Promise<Wa
 /** One request of the asker's (any, for an admin), with its place in the queue while it waits. */
 export async function getWaitlistEntry(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: SELECT });
-  if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
+  if (!row || !can.manageWaitlistEntry(actor, row)) throw new AppError("not_found", "No such waiting request");
   if (row.status === "waiting") {
     const queued = (await listWaitlist()).find((entry) => entry.id === id);
     if (queued) return queued;
@@ -334,7 +353,7 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
  */
 export async function leaveWaitlist(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: { userId: true } });
-  if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
+  if (!row || !can.manageWaitlistEntry(actor, row)) throw new AppError("not_found", "No such waiting request");
   await db().$transaction(async (tx) => {
     const left = await tx.waitlistEntry.updateMany({ where: { id, status: "waiting" }, data: { status: "left" } });
     if (left.count === 0) return;

@@ -11,6 +11,8 @@ export interface WaitFacts {
   hosts: { name: string; excludedBy: string | null }[];
   /** Work without a booking on the GPUs it could have now, when that work is what holds it back. */
   unbooked: (UnbookedWork & { sinceMs: number | null }) | null;
+  /** Hosts it needs that are offline now (the fleet's offline rule), where they are what keeps it from an earlier start; empty: none. */
+  offline?: string[];
   /** The request ahead whose plan pushes this one later (fair-share order); null: none does. */
   ahead: { position: number; person: string; team: string | null } | null;
   /** Bookings holding GPUs of the accepted hosts now, soonest end first. */
@@ -30,7 +32,8 @@ const BOOKERS_SHOWN = 4;
  * `gpudesk reserve --wait` and the person's notice. Causes in order: no
  * host can ever hold it; a limit (the estimate is no earlier than when the
  * limit leaves room, none when it never does by itself); unbooked work
- * (nobody knows when it ends); a request ahead; bookings holding the
+ * (nobody knows when it ends); a host offline (nor when it comes back: the
+ * estimate counts only the hosts that report); a request ahead; bookings holding the
  * GPUs. The estimate is never "now" while a cause stands; with no cause
  * the request fits now and the next pass grants it.
  */
@@ -64,7 +67,7 @@ function withHeldOut(reason: WaitReason | null, hosts: WaitFacts["hosts"]): Wait
  * (node-a); GPUs held: …", so that a free node does not look like a grant.
  */
 function withNodes(reason: WaitReason | null, nodes: WaitingNodes | null): WaitReason | null {
-  if (reason === null || nodes === null || reason.kind !== "held") return reason;
+  if (reason === null || nodes === null || (reason.kind !== "held" && reason.kind !== "host_offline")) return reason;
   return { ...reason, nodes, message: `${describeWaitingNodes(nodes)}; ${reason.message}` };
 }
 
@@ -81,6 +84,7 @@ function firstCause(facts: WaitFacts): WaitReason | null {
     const { sinceMs, ...work } = facts.unbooked;
     return withMessage({ kind: "unbooked_use", ...work, since: sinceMs === null ? null : new Date(sinceMs).toISOString() });
   }
+  if (facts.offline && facts.offline.length > 0) return withMessage({ kind: "host_offline", hosts: facts.offline });
   if (facts.ahead) return withMessage({ kind: "queue", ahead: facts.ahead });
   const bookers = facts.bookers.filter((held) => held.untilMs > facts.nowMs);
   if (bookers.length > 0 && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
