@@ -12,6 +12,7 @@ import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
+import { isAdminRole } from "@/lib/domain/roles";
 
 export const unixLoginSchema = text()
   .trim()
@@ -220,7 +221,7 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
   const patch = updateUserSchema.parse(input);
   const current = await db().user.findUnique({ where: { id }, select: userSelect });
   if (!current) throw new AppError("not_found", "No such user");
-  const losesAdmin = current.role === "admin" && (patch.role === "member" || patch.disabled === true);
+  const losesAdmin = isAdminRole(current.role) && ((patch.role !== undefined && !isAdminRole(patch.role)) || patch.disabled === true);
   if (patch.unixLogin) {
     await confirmDemoTakeOver({ unixLogin: patch.unixLogin }, patch.takeOverDemo === true);
     await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });

@@ -18,6 +18,7 @@ import { env } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 import { privateTargetAllowList, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
 import { personSelect, toPerson } from "@/server/core/people";
+import { can } from "@/server/access/permissions";
 
 type Actor = UserPrincipal["user"];
 type Tx = Prisma.TransactionClient;
@@ -92,14 +93,9 @@ async function toViews(rows: WebhookRow[]): Promise<WebhookView[]> {
   }));
 }
 
-/** Admins manage the fleet-wide webhooks; everyone manages their own personal ones. */
-export function canManageWebhook(actor: Actor, webhook: { userId: string | null }): boolean {
-  return webhook.userId === null ? actor.role === "admin" : webhook.userId === actor.id;
-}
-
 /** `scope` "admin": the fleet-wide webhooks (admins only); "personal": the actor's own. */
 export async function listWebhooks(actor: Actor, scope: "admin" | "personal"): Promise<WebhookView[]> {
-  if (scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can see the fleet-wide webhooks");
+  if (scope === "admin" && !can.manageFleetWebhooks(actor)) throw new AppError("forbidden", "Only an admin can see the fleet-wide webhooks");
   const rows = await db().webhook.findMany({
     where: { userId: scope === "admin" ? null : actor.id },
     orderBy: { createdAt: "asc" },
@@ -127,7 +123,7 @@ async function refuseOverWebhookLimit(client: Tx, ownerId: string): Promise<void
 
 export async function createWebhook(actor: Actor, input: unknown, rules: WebhookRules = {}): Promise<WebhookView> {
   const data = webhookInputSchema.parse(input);
-  if (data.scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
+  if (data.scope === "admin" && !can.manageFleetWebhooks(actor)) throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
   const personal = data.scope === "personal";
   if (personal) {
     // Early, so that a person at the limit is told so before their target is resolved; counted again where it holds, below.
@@ -151,7 +147,7 @@ export async function createWebhook(actor: Actor, input: unknown, rules: Webhook
 async function findManageable(actor: Actor, id: string): Promise<WebhookRow> {
   const row = await db().webhook.findUnique({ where: { id }, select: webhookSelect });
   // Someone else's webhook answers like a missing one: its existence is not theirs to learn.
-  if (!row || !canManageWebhook(actor, row)) throw new AppError("not_found", "No such webhook");
+  if (!row || !can.manageWebhook(actor, row)) throw new AppError("not_found", "No such webhook");
   return row;
 }
 
@@ -208,7 +204,7 @@ export async function refuseOverTestLimit(tx: Tx, ownerId: string, now: Date): P
 
 /** The delivery log, newest first: every webhook for admins (unless `mine`), a person's own webhooks otherwise. */
 export async function listDeliveries(actor: Actor, query: { status?: DeliveryStatus; limit: number; mine?: boolean }): Promise<DeliveryView[]> {
-  const everyone = actor.role === "admin" && !query.mine;
+  const everyone = can.seeAllDeliveries(actor) && !query.mine;
   const rows = await db().webhookDelivery.findMany({
     where: { status: query.status, ...(everyone ? {} : { webhook: { userId: actor.id } }) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -257,7 +253,7 @@ export async function listDeliveries(actor: Actor, query: { status?: DeliverySta
  * delivery log must not become a way to probe what the server can reach.
  */
 function deliveryOutcome(actor: Actor, row: { lastError: string | null; lastStatusCode: number | null }): { lastError: string | null; lastStatusCode: number | null } {
-  if (actor.role === "admin") return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
+  if (can.seeDeliveryErrors(actor)) return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
   if (row.lastError === null) return { lastError: null, lastStatusCode: null };
   return { lastError: row.lastError.startsWith(REFUSED_PREFIX) ? row.lastError : "not delivered", lastStatusCode: null };
 }

@@ -4,9 +4,10 @@ import { lockPerson } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/bookings/rules/limits-store";
-import { type Actor, isAdminActor } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { can } from "@/server/access/permissions";
 
 /**
  * Teams, memberships and limits (admins change them; everyone may read
@@ -14,7 +15,7 @@ import { announceBookingsChanged } from "@/server/bookings/store/booking-events"
  */
 
 function requireAdmin(actor: Actor): void {
-  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change teams and limits");
+  if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change teams and limits");
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -13,6 +13,7 @@ import { effectiveLimits } from "@/server/bookings/rules/check-limits";
 import { entryTeam } from "@/server/waitlist/entry-team";
 import { ruleFor } from "@/lib/domain/host-rule-match";
 import type { HostRule } from "@/lib/domain/team-schema";
+import { isAdminRole } from "@/lib/domain/roles";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;
@@ -60,7 +61,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
       await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "expired" } });
       continue;
     }
-    const actor: Actor = { id: user.id, username: user.username, name: user.name, role: user.role === "admin" ? "admin" : "member", unixLogin: user.unixLogin };
+    const actor: Actor = { id: user.id, username: user.username, name: user.name, role: isAdminRole(user.role) ? "admin" : "member", unixLogin: user.unixLogin };
     try {
       if (multiNode) {
         // Granted whole: every part in one transaction, the entry claimed in it (create-multi-node.ts), or nothing.

@@ -4,7 +4,7 @@ import { PURPOSE_MAX } from "@/lib/domain/reservation-schema";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
@@ -17,6 +17,7 @@ import { readPolicy } from "@/server/bookings/rules/policy";
 import { findSpareNode } from "@/server/bookings/commands/spare-node";
 import { effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
+import { can } from "@/server/access/permissions";
 
 /**
  * Moves one node of a booking across nodes to another host (the spare
@@ -32,7 +33,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const part = await client.reservation.findUnique({ where: { id: partId }, select: { userId: true, hostId: true, groupId: true, teamId: true } });
-  if (!part || !canManageReservation(actor, part)) throw new AppError("not_found", "No such reservation");
+  if (!part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
   if (!part.groupId) throw new AppError("bad_request", "Only a node of a booking across nodes can be moved to a spare; book another GPU instead");
   const target = hostName ?? (await findSpareNode(partId, now, { client, fleet: options.fleet }))?.hostName;
   if (!target) throw new AppError("conflict", "No spare node of the same model is free for the rest of the booking");
