@@ -3,8 +3,8 @@ import { commonModel } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { HostRef } from "@/server/bookings/placement/booking-candidates";
-import { fabricsOf } from "@/server/bookings/commands/create-multi-node";
-import { type LiveGpuSource, liveView } from "@/server/bookings/commands/create-booking";
+import { fabricsOf } from "@/server/bookings/placement/place-nodes";
+import { type LiveGpuSource, liveView } from "@/server/bookings/placement/gpu-in-use";
 import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
 import { readPolicy } from "@/server/bookings/rules/policy";
 
