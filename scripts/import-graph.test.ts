@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { componentsImportingServerCode, findCycles, folderCycles, hostImportingServer, importGraph, importsOf, type ImportEdge } from "@/scripts/import-graph";
+import { componentsImportingServerCode, findCycles, folderCycles, hostImportingServer, importGraph, importsOf, layerBreaches, SERVER_LAYERS, type ImportEdge } from "@/scripts/import-graph";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
@@ -15,6 +15,12 @@ describe("the project's imports", () => {
 
   it("form no cycle between folders of server/, host/ or lib/", () => {
     for (const top of ["server/", "host/", "lib/"]) expect(folderCycles(edges, top).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  it("run down server/'s declared layers only, every folder declared", () => {
+    expect(layerBreaches(edges).map((breach) => `${breach.from} -> ${breach.to}: ${breach.why}`)).toEqual([]);
+    const declared = SERVER_LAYERS.flatMap((layer) => layer.folders);
+    expect(new Set(declared).size).toBe(declared.length);
   });
 
   it("keep host/ (bundled alone for GPU hosts) off the server's code", () => {
@@ -60,6 +66,29 @@ describe("folderCycles", () => {
       "server/",
     );
     expect(cycles).toEqual([["server/a", "server/b"], ["server/c", "server/c/d"]]);
+  });
+});
+
+describe("layerBreaches", () => {
+  const layers = [{ folders: ["server/core"] }, { folders: ["server/access", "server/hosts"] }, { folders: ["server/bookings/store"] }];
+
+  it("names the file pair of an import that runs up or across the layers, and a folder no layer names", () => {
+    const breaches = layerBreaches(
+      [
+        edge("server/bookings/store/occupancy.ts", "server/core/db.ts"),
+        edge("server/core/db.ts", "server/access/actor.ts", true),
+        edge("server/access/actor.ts", "server/hosts/topology.ts"),
+        edge("server/access/actor.ts", "server/access/principal.ts"),
+        edge("server/core/env.test.ts", "server/bookings/store/occupancy.ts"),
+        edge("server/slurm/client.ts", "server/core/db.ts"),
+      ],
+      layers,
+    );
+    expect(breaches).toEqual([
+      { from: "server/core/db.ts", to: "server/access/actor.ts", why: "server/core/ imports server/access/, 1 layer above it" },
+      { from: "server/access/actor.ts", to: "server/hosts/topology.ts", why: "server/access/ imports server/hosts/, beside it in one layer" },
+      { from: "server/slurm/client.ts", to: "server/core/db.ts", why: "server/slurm/ is in no layer: declare it in SERVER_LAYERS (scripts/import-graph.ts)" },
+    ]);
   });
 });
 

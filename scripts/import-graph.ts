@@ -7,7 +7,8 @@ import ts from "typescript";
  * which file imports which, and whether an import brings only types (erased
  * at build time) or code. scripts/import-graph.test.ts holds the rules it
  * checks: no import cycle (type imports count: a cycle of types is still two
- * files that cannot be understood apart), and components/ reaches server/
+ * files that cannot be understood apart), the server's folders import only
+ * down their declared order (SERVER_LAYERS), and components/ reaches server/
  * only for types.
  */
 
@@ -228,4 +229,66 @@ export function folderCycles(edges: ImportEdge[], top: string): string[][] {
 /** Host-side code (the agent and the member CLI, bundled alone for GPU hosts) importing the server's: tests aside. */
 export function hostImportingServer(edges: ImportEdge[]): ImportEdge[] {
   return edges.filter((edge) => edge.from.startsWith("host/") && !isTestFile(edge.from) && /^(server|app|components)\//.test(edge.to));
+}
+
+/**
+ * The layers of server/, lowest first: a folder's files (tests aside) may
+ * import its own folder and the folders of lower rows, never a folder of its
+ * own row or a higher one. A new folder is declared here before it holds code
+ * (docs/development.md draws the same order). "server" is the folder itself:
+ * the two entries, index.ts and cli.ts.
+ */
+export const SERVER_LAYERS: { folders: string[]; holds: string }[] = [
+  { folders: ["server/core"], holds: "the platform: db, migrations, env, log, errors, jobs, the event bus" },
+  { folders: ["server/access", "server/attribution", "server/downloads", "server/minutes", "server/slurm"], holds: "who acts and what they may (principal, actor, permissions, audit); who runs a process; host bundles; the minute blocks; slurmrestd's client" },
+  { folders: ["server/bookings/backends", "server/hosts"], holds: "the booking backends' interface and registry; hosts, their inventory and topology" },
+  { folders: ["server/bookings/store"], holds: "the only code that queries Reservation: the transaction, occupancy, conflicts, booking events" },
+  { folders: ["server/auth"], holds: "sessions, tokens, passwords, the sign-in throttle (sso/ is plugged in, never imported)" },
+  { folders: ["server/bookings/rules", "server/calendar"], holds: "policy, limits (the per-person cap among them), host rules, teams of bookings, the idle rule, the proof; iCal" },
+  { folders: ["server/bookings/placement"], holds: "which units a request gets: GPUs, slices, nodes on one fabric" },
+  { folders: ["server/bookings/views"], holds: "bookings as people see them: list, view, across nodes, feed" },
+  { folders: ["server/bookings/commands", "server/fleet"], holds: "create, change, end, replace a part; agents' readings in, fleet state" },
+  { folders: ["server/cluster"], holds: "several instances: leader lock, shared jobs" },
+  { folders: ["server/tick"], holds: "the once-a-second pipeline, its view and findings" },
+  { folders: ["server/enforcement", "server/history", "server/live"], holds: "tick consumers: enforcement, the minute rollups and usage; the /live endpoint" },
+  { folders: ["server/alerts", "server/demo", "server/runtime", "server/teams"], holds: "alert rules; the demo's story; the running server's handle; teams and their usage" },
+  { folders: ["server/http", "server/metrics", "server/notifications", "server/sso"], holds: "the API wrapper; /metrics; mail, webhooks and notices; single sign-on" },
+  { folders: ["server/idle-release", "server/waitlist"], holds: "idle release (a tick consumer); the queue and its grants" },
+  { folders: ["server/main"], holds: "the composition of the running server" },
+  { folders: ["server", "server/testing"], holds: "the entries (index.ts, cli.ts); the tests' helpers" },
+];
+
+/** An import between two folders of server/ against their declared order, or from or to a folder not declared. */
+export interface LayerBreach {
+  from: string;
+  to: string;
+  why: string;
+}
+
+/**
+ * The imports of server/ (tests aside) that run up or across SERVER_LAYERS,
+ * each naming the file pair, and the folders of server/ the order does not
+ * name (their files listed once, through their first import).
+ */
+export function layerBreaches(edges: ImportEdge[], layers: { folders: string[] }[] = SERVER_LAYERS): LayerBreach[] {
+  const rank = new Map<string, number>();
+  layers.forEach((layer, at) => layer.folders.forEach((folder) => rank.set(folder, at)));
+  const breaches: LayerBreach[] = [];
+  const undeclared = new Set<string>();
+  for (const edge of edges) {
+    if (isTestFile(edge.from) || !edge.from.startsWith("server/") || !edge.to.startsWith("server/")) continue;
+    const from = path.posix.dirname(edge.from);
+    const to = path.posix.dirname(edge.to);
+    if (from === to) continue;
+    for (const folder of [from, to]) {
+      if (rank.has(folder) || undeclared.has(folder)) continue;
+      undeclared.add(folder);
+      breaches.push({ from: edge.from, to: edge.to, why: `${folder}/ is in no layer: declare it in SERVER_LAYERS (scripts/import-graph.ts)` });
+    }
+    if (!rank.has(from) || !rank.has(to)) continue;
+    const up = rank.get(to)! - rank.get(from)!;
+    if (up > 0) breaches.push({ from: edge.from, to: edge.to, why: `${from}/ imports ${to}/, ${up} layer${up === 1 ? "" : "s"} above it` });
+    else if (up === 0) breaches.push({ from: edge.from, to: edge.to, why: `${from}/ imports ${to}/, beside it in one layer` });
+  }
+  return breaches;
 }

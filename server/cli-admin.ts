@@ -102,7 +102,7 @@ export function registerAdminCommands(program: Command): void {
       const span = parseSpan(options.since);
       if (span === null) throw new AppError("bad_request", `--since must be a span such as 24h or 7d, not ${options.since}`);
       const entries = await withDatabase(async () => {
-        const { exportAudit } = await import("@/server/audit/export-audit");
+        const { exportAudit } = await import("@/server/access/export-audit");
         return exportAudit({ since: new Date(Date.now() - span).toISOString(), kind: options.kind, person: options.person });
       });
       if (options.json) {

@@ -30,10 +30,10 @@ import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { guardRequest } from "@/server/http/request-guard";
 import { attachLiveEndpoint } from "@/server/live/live-endpoint";
-import { setLiveNamespace } from "@/server/core/live-revocation";
+import { setLiveNamespace } from "@/server/access/live-revocation";
 import { authenticateLiveViewer } from "@/server/live/live-viewer";
 import { startOpenAlertCount } from "@/server/alerts/open-alert-count";
-import { startBookingFeed } from "@/server/reservations/booking-feed";
+import { startBookingFeed } from "@/server/bookings/views/booking-feed";
 import { startWaitlistRunner } from "@/server/waitlist/waitlist-runner";
 import { listenForBookingChanges, startMisuseNotices } from "@/server/notifications/booking-notices";
 import { startBookingReminders } from "@/server/notifications/booking-reminders";
@@ -151,7 +151,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     waitForLeadership: true,
   });
   tickState = tick.state;
-  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/core/live-revocation.ts).
+  // Revoking a display, disabling a person, a role change or signing out closes their sockets (server/access/live-revocation.ts).
   setLiveNamespace(liveNamespace as never);
   const stopAlertsLive = attachAlertsLive(liveNamespace, { listOpen: (viewer) => listOpenAlertsFor(viewer), gpuStates: () => tick.state.gpuStates() });
   // Notices to a person (waitlist grants, idle release, bookings ending soon, …) are given on the leader; the adapter carries them to the person's pages elsewhere.

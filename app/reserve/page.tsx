@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { ReserveForm } from "@/components/reservations/reserve-form";
 import { PageShell } from "@/app/_components/page-shell";
-import { listBookableHosts } from "@/server/reservations/bookings-query";
-import { getPolicy } from "@/server/reservations/policy";
+import { listBookableHosts } from "@/server/bookings/views/bookings-query";
+import { getPolicy } from "@/server/bookings/rules/policy";
 
 export const metadata: Metadata = { title: "Reserve GPUs" };
 export const dynamic = "force-dynamic";

@@ -6,7 +6,7 @@ import { WeekPicker } from "@/components/reservations/week-picker";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { unitRef } from "@/lib/domain/gpu-availability";
-import { listBookableHosts, listSchedule } from "@/server/reservations/bookings-query";
+import { listBookableHosts, listSchedule } from "@/server/bookings/views/bookings-query";
 
 export const metadata: Metadata = { title: "Schedule" };
 export const dynamic = "force-dynamic";

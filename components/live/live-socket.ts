@@ -55,7 +55,7 @@ export function getLiveSocket(): LiveSocket {
     if (error.message === LIVE_FORMAT_ERROR) reloadForNewFormat();
   });
   // The server closes a principal's sockets when its rights change (a role,
-  // a revoked token, a signed-out session; server/core/live-revocation.ts).
+  // a revoked token, a signed-out session; server/access/live-revocation.ts).
   // socket.io does not retry after that by itself: try once, so that a
   // person whose role changed gets the scope they have now; the refused stay refused.
   created.on("disconnect", (reason) => {

@@ -1,3 +1,4 @@
+import { isAdminRole } from "@/lib/domain/roles";
 import * as z from "zod";
 import type { PersonRef } from "@/lib/domain/reservation-types";
 
@@ -31,7 +32,7 @@ export function canAcknowledgeAlert(
   viewer: { id: string; role: string },
   alert: { kind: AlertKind; reservationId: string | null; bookedById: string | null; involvedIds: readonly string[] },
 ): boolean {
-  if (viewer.role === "admin") return true;
+  if (isAdminRole(viewer.role)) return true;
   if (MISUSE_ALERT_KINDS.includes(alert.kind)) return false;
   return alert.reservationId ? alert.bookedById === viewer.id : alert.involvedIds.includes(viewer.id);
 }

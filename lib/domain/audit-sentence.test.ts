@@ -146,7 +146,7 @@ describe("every row of the audit log is a sentence", () => {
   });
 
   it("names a slice as the booking service writes it: its unit's name, no mig block", () => {
-    // server/reservations/create-reservation.ts stores { index, uuid, unit } for each unit.
+    // server/bookings/commands/create-booking.ts stores { index, uuid, unit } for each unit.
     const made = entry("reservation.create", {
       before: null,
       after: { host: "migbox", gpus: [{ index: 0, uuid: "MIG-a", unit: "GPU 0:0 (3g.40gb)" }, { index: 0, uuid: "MIG-b", unit: "GPU 0:2 (1g.10gb)" }], startsAt: "2026-12-05T14:00:00.000Z", endsAt: "2026-12-05T16:00:00.000Z", purpose: "two slices", status: "booked" },

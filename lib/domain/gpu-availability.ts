@@ -91,7 +91,7 @@ export function siliconOf(gpu: { uuid: string; index: number; migMode?: string |
  * unit, or one is a GPU and the other a slice of it, whatever the MIG layout
  * was when each was booked. Slices of one GPU do not: a layout gives each its
  * own, and a slice of a former layout is flagged as gone rather than kept in
- * the way. The booking transaction (server/core/occupancy.ts), the
+ * the way. The booking transaction (server/bookings/store/occupancy.ts), the
  * fleet page, the form's picker, the API's states and the CLI all ask this.
  */
 export function sharesSilicon(a: SiliconUnit, b: SiliconUnit): boolean {

@@ -1,6 +1,6 @@
 /**
  * Idle release as the pages, the CLI and the webhooks put it into words
- * (the rule itself is server/reservations/idle-rule.ts).
+ * (the rule itself is server/bookings/rules/idle-rule.ts).
  */
 
 /** A booking's idle standing in the reservations API (`idle` of a ReservationView). */

@@ -6,7 +6,7 @@ import { isMultiNodeBody, multiNodeRequestSchema, reservationRequestSchema } fro
  * Weekly bookings ("every weekday 9–12 for a course"): the occurrences of a
  * first booking on chosen weekdays, at the same wall-clock time in the
  * person's zone, for up to MAX_WEEKS weeks. Each occurrence is then booked
- * and checked like a single booking (server/reservations/create-recurring.ts).
+ * and checked like a single booking (server/bookings/commands/create-recurring.ts).
  */
 
 export const MAX_WEEKS = 12;

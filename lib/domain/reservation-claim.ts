@@ -3,7 +3,7 @@
  * Reservation ids are public inside the team (schedule, fleet, /metrics); the
  * proof is a per-booking secret shown only to the booker, so a process that
  * names a booking also proves that its booker handed it the value. The proof
- * is made and checked on the server (server/reservations/reservation-proof.ts);
+ * is made and checked on the server (server/bookings/rules/booking-proof.ts);
  * this file only writes and reads the text, for the agent, the CLI and the
  * pages alike.
  */

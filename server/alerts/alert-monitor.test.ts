@@ -4,7 +4,7 @@ import type { GpuSample, Snapshot } from "@/lib/domain/snapshot";
 import { DEFAULT_ALERT_CONFIG, type AlertConfig } from "@/server/alerts/alert-config";
 import type { AlertMonitor } from "@/server/alerts/alert-monitor";
 import { alertRulesConsumer } from "@/server/alerts/alert-rules-consumer";
-import { assessIdle, type MinuteReading } from "@/server/reservations/idle-rule";
+import { assessIdle, type MinuteReading } from "@/server/bookings/rules/idle-rule";
 import { memoryPersistence } from "@/server/alerts/testing";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { simulatedFleet, simulatedSnapshotAt } from "@/host/collector/simulated/simulated-source";

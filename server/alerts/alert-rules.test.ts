@@ -90,7 +90,7 @@ describe("use with no visible process", () => {
 
   it("is the booker's busy booking when booked: no conflict, no idle booking", () => {
     expect(evaluate({}, true).map((condition) => condition.kind)).toEqual([]);
-    // An idle booking is one the stored minutes found idle for the hold time (server/reservations/idle-rule.ts).
+    // An idle booking is one the stored minutes found idle for the hold time (server/bookings/rules/idle-rule.ts).
     expect(evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true, 29).map((condition) => condition.kind)).toEqual([]);
     const [idle] = evaluate({ memoryUsedMiB: 0, utilizationGpuPct: 0 }, true, 30);
     expect(idle?.kind).toBe("idle_booking");

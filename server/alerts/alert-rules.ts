@@ -200,7 +200,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         const { where, processes, bookedByName } = words();
         return {
           userIds: [bookedBy.id],
-          // A slice has no utilization: idle release judges it by process and memory (server/reservations/idle-rule.ts).
+          // A slice has no utilization: idle release judges it by process and memory (server/bookings/rules/idle-rule.ts).
           message: `${where}, booked by ${bookedByName}, ${gpu.mig ? "with no process and no memory held" : `below ${idleRun.belowPct} % utilization`} for ${formatDuration(idleRun.idleMinutes * 60_000)}`,
           evidence: { bookedBy, reservationId: state.reservationId, utilizationPct: util, belowPct: idleRun.belowPct, idleMinutes: idleRun.idleMinutes, processes },
         };

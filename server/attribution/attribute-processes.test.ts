@@ -4,7 +4,7 @@ import type { ProcessInfo } from "@/lib/domain/snapshot";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { deriveGpuState } from "@/lib/domain/gpu-availability";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
+import { checkProcessClaims, reservationClaimValue } from "@/server/bookings/rules/booking-proof";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };

@@ -46,7 +46,7 @@ function jobKey(evidence: AttributionEvidence): string {
  */
 export function attributeProcesses(processes: readonly ProcessInfo[], context: AttributionContext): Map<number, ProcessOwner> {
   const known = (reservationId: string | null) => (reservationId ? context.bookings.get(reservationId) ?? null : null);
-  // Only a value that carried the booking's proof vouches (server/reservations/reservation-proof.ts).
+  // Only a value that carried the booking's proof vouches (server/bookings/rules/booking-proof.ts).
   const proven = (process: ProcessInfo) => (process.reservationProven === true ? known(process.reservationId) : null);
   // A known booking named without its proof: someone hides on it (or runs an old launch line).
   const falselyClaimed = (process: ProcessInfo) => (process.reservationProven !== true ? known(process.reservationId)?.reservationId : undefined);

@@ -5,7 +5,7 @@ import { staticDirectory } from "@/server/attribution/user-directory";
 import { createFakeProcTree, type FakeProcTree } from "@/host/collector/proc/fake-proc-tree";
 import { createUserLookup } from "@/host/collector/proc/lookup-user";
 import { createProcReader, enrichProcesses } from "@/host/collector/proc/proc-reader";
-import { checkProcessClaims, reservationClaimValue } from "@/server/reservations/reservation-proof";
+import { checkProcessClaims, reservationClaimValue } from "@/server/bookings/rules/booking-proof";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 
 /**

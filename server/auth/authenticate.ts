@@ -1,5 +1,5 @@
 import { auth } from "@/server/auth/better-auth";
-import type { Principal, UserPrincipal } from "@/server/core/principal";
+import type { Principal, UserPrincipal } from "@/server/access/principal";
 import { authenticateToken, toRole } from "@/server/auth/tokens";
 import { AppError } from "@/server/core/errors";
 

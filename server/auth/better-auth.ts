@@ -5,12 +5,12 @@ import { admin, username } from "better-auth/plugins";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/domain/password";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
-import { recordAudit } from "@/server/core/audit-log";
+import { recordAudit } from "@/server/access/audit-log";
 import { claimLogin, clearLoginCount, type LoginClaim } from "@/server/auth/login-throttle";
 import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { db } from "@/server/core/db";
 import { databaseProvider, env } from "@/server/core/env";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { log } from "@/server/core/log";
 import { invalidCredentials, signInPlug } from "@/server/auth/sign-in-plug";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { UserPrincipal } from "@/server/core/principal";
+import type { UserPrincipal } from "@/server/access/principal";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

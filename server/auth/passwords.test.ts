@@ -49,7 +49,7 @@ describe("the password policy", () => {
 describe("an admin's reset", () => {
   it("sets a temporary password, ends the person's sessions, and asks for their own at the next sign-in", async () => {
     const { createUser, updateUser } = await import("@/server/auth/users");
-    const { listAudit } = await import("@/server/core/audit-log");
+    const { listAudit } = await import("@/server/access/audit-log");
     const { db } = await import("@/server/core/db");
     const boss = await adminPrincipal();
     const person = await createUser({ username: name("reset"), password: "first-password-1" });
@@ -141,7 +141,7 @@ describe("changing one's own password", () => {
 describe("the audit log", () => {
   it("records role and Unix login changes with before and after, and filters by kind and time", async () => {
     const { createUser, updateUser } = await import("@/server/auth/users");
-    const { listAudit } = await import("@/server/core/audit-log");
+    const { listAudit } = await import("@/server/access/audit-log");
     const { withAuditOrigin } = await import("@/server/core/audit-context");
     const boss = await adminPrincipal();
     const person = await createUser({ username: name("audited"), password: "first-password-1" });
@@ -158,7 +158,7 @@ describe("the audit log", () => {
 
   it("is append-only: the database refuses to change or remove an entry", async () => {
     const { db } = await import("@/server/core/db");
-    const { recordAudit } = await import("@/server/core/audit-log");
+    const { recordAudit } = await import("@/server/access/audit-log");
     await recordAudit({ actorId: null, action: "host.register", entityType: "host", entityId: name("host"), after: { name: "x" } });
     const entry = await db().auditLog.findFirstOrThrow({ where: { action: "host.register" }, orderBy: { at: "desc" }, select: { id: true } });
     // The trigger's message reaches PostgreSQL's callers; SQLite's driver names it a constraint violation.

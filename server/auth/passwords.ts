@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { changePasswordSchema, resetPasswordSchema } from "@/lib/domain/password";
-import { recordAudit, writeAudit } from "@/server/core/audit-log";
+import { recordAudit, writeAudit } from "@/server/access/audit-log";
 import { claimLogin, clearLoginCount } from "@/server/auth/login-throttle";
 import { auth } from "@/server/auth/better-auth";
-import type { UserPrincipal } from "@/server/core/principal";
+import type { UserPrincipal } from "@/server/access/principal";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 
 function newFeedKey(): string {
   return randomBytes(16).toString("base64url");

@@ -96,7 +96,7 @@ beforeAll(async () => {
   };
   const actor = (user: typeof member) => ({ id: user.id, username: user.username, name: user.name, role: user.role, unixLogin: user.unixLogin });
   // The fleet the routes read: a GPU of the bookable host, booked by Mia now and running her job.
-  const { createReservation } = await import("@/server/reservations/create-reservation");
+  const { createReservation } = await import("@/server/bookings/commands/create-booking");
   const booked = await createReservation(actor(member), { host: bookable.name, gpus: [0], durationMinutes: 60, purpose: "matrix-secret-purpose" });
   MEMBER_ONLY.push(booked.id);
   fleet.connectHost(bookable.id, bookable.name, false);

@@ -1,5 +1,5 @@
 import type { UpdateMe } from "@/lib/domain/account-schema";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 
 /** The zone a person chose for their pages; null: the browser's. */

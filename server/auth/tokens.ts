@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/core/principal";
-import { writeAudit } from "@/server/core/audit-log";
+import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/access/principal";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
+import { can } from "@/server/access/permissions";
+import { isAdminRole } from "@/lib/domain/roles";
 
 export const PERSONAL_TOKEN_PREFIX = "gpd_pat_";
 export const DISPLAY_TOKEN_PREFIX = "gpd_disp_";
@@ -68,7 +70,7 @@ export async function listPersonalTokens(userId: string): Promise<TokenSummary[]
 /** Revokes at once: the next request with it is refused. Only its owner or an admin may. */
 export async function revokePersonalToken(tokenId: string, actor: UserPrincipal): Promise<void> {
   const row = await db().apiToken.findUnique({ where: { id: tokenId }, select: { userId: true, revokedAt: true } });
-  if (!row || (row.userId !== actor.user.id && actor.user.role !== "admin")) {
+  if (!row || !can.revokeToken(actor.user, row)) {
     throw new AppError("not_found", "No such token");
   }
   if (!row.revokedAt) {
@@ -147,7 +149,7 @@ export async function updateDisplay(id: string, change: z.infer<typeof updateDis
   return updated;
 }
 
-/** Revokes at once: the display's open live sockets close too (server/core/live-revocation.ts). */
+/** Revokes at once: the display's open live sockets close too (server/access/live-revocation.ts). */
 export async function revokeDisplay(id: string): Promise<void> {
   const result = await db().$transaction(async (tx) => {
     const changed = await tx.display.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
@@ -212,5 +214,5 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
 }
 
 export function toRole(role: string | null | undefined): Role {
-  return role === "admin" ? "admin" : "member";
+  return isAdminRole(role) ? "admin" : "member";
 }

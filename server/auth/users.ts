@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { passwordSchema } from "@/lib/domain/password";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { resetPassword } from "@/server/auth/passwords";
 import { auth } from "@/server/auth/better-auth";
-import type { Role, UserPrincipal } from "@/server/core/principal";
+import type { Role, UserPrincipal } from "@/server/access/principal";
 import { toRole } from "@/server/auth/tokens";
 import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
+import { isAdminRole } from "@/lib/domain/roles";
 
 export const unixLoginSchema = z
   .string()
@@ -220,7 +221,7 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
   const patch = updateUserSchema.parse(input);
   const current = await db().user.findUnique({ where: { id }, select: userSelect });
   if (!current) throw new AppError("not_found", "No such user");
-  const losesAdmin = current.role === "admin" && (patch.role === "member" || patch.disabled === true);
+  const losesAdmin = isAdminRole(current.role) && ((patch.role !== undefined && !isAdminRole(patch.role)) || patch.disabled === true);
   if (patch.unixLogin) {
     await confirmDemoTakeOver({ unixLogin: patch.unixLogin }, patch.takeOverDemo === true);
     await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });

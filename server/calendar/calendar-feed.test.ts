@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let renderCalendarFeed: typeof import("@/server/calendar/calendar-feed").renderCalendarFeed;
 let listCalendarFeeds: typeof import("@/server/calendar/calendar-feed").listCalendarFeeds;
 let db: typeof import("@/server/core/db").db;
@@ -15,7 +15,7 @@ const later = (hours: number) => new Date(NOW.getTime() + hours * 3600_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ renderCalendarFeed, listCalendarFeeds } = await import("@/server/calendar/calendar-feed"));
   ({ db } = await import("@/server/core/db"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));

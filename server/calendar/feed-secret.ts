@@ -5,7 +5,7 @@ import { env } from "@/server/core/env";
 /**
  * The secret in a calendar feed's address, `/api/v1/calendar/<secret>.ics`:
  * a calendar app fetches it without signing in, so the address is the key.
- * Derived, not stored, as a booking's proof is (server/reservations/
+ * Derived, not stored, as a booking's proof is (server/bookings/
  * reservation-proof.ts): HMAC-SHA256 of what the feed shows under the
  * server's auth secret. A person's feed: `p-<userId>.<mac>`. A host's feed
  * names the admin it was given to, `h-<hostId>~<adminId>.<mac>`, and

@@ -8,7 +8,7 @@ import { LeaderJobs } from "@/server/cluster/leader-jobs";
 import { LeaderLock } from "@/server/cluster/leader-lock";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { log } from "@/server/core/log";
-import { announceBookingsChanged, onBookingsChanged } from "@/server/core/booking-events";
+import { announceBookingsChanged, onBookingsChanged } from "@/server/bookings/store/booking-events";
 
 const FLEET_EVENT = "gpudesk:fleet";
 const BOOKINGS_EVENT = "gpudesk:bookings";

@@ -16,7 +16,9 @@ export type AppErrorCode =
   /** A demo person of the simulated fleet has the username or Unix login: ask, then send `takeOverDemo: true`. */
   | "demo_account"
   /** Signed in with a temporary password: only changing it is allowed. */
-  | "password_change_required";
+  | "password_change_required"
+  /** A booking backend (server/bookings/backends/) refused the change: nothing of it was stored. */
+  | "booking_refused";
 
 const STATUS: Record<AppErrorCode, number> = {
   bad_request: 400,
@@ -31,6 +33,7 @@ const STATUS: Record<AppErrorCode, number> = {
   database_busy: 503,
   demo_account: 409,
   password_change_required: 403,
+  booking_refused: 409,
 };
 
 export class AppError extends Error {

@@ -17,7 +17,7 @@ export const BUSY_DEADLINE_MS = 5_000;
 /**
  * How long a transaction's `BEGIN IMMEDIATE` keeps trying: a little less
  * than the booking transaction lets a transaction wait to start (its
- * `maxWait` of 15 s, server/core/booking-transaction.ts), so that its caller
+ * `maxWait` of 15 s, server/bookings/store/booking-transaction.ts), so that its caller
  * still gets "database busy" rather than Prisma's own time-out. (A
  * transaction with Prisma's default `maxWait`, 2 s, ends its wait sooner
  * whatever this says.) A burst of bookings from several

@@ -3,9 +3,9 @@ import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS } from "@/server/history/rollup-math";
 import { insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
 import type { MinuteRow } from "@/server/history/rollup-math";
-import { MINUTE_MS } from "@/server/reservations/idle-rule";
-import { writeAudit } from "@/server/core/audit-log";
-import { readIdlePolicy } from "@/server/reservations/policy";
+import { MINUTE_MS } from "@/server/bookings/rules/idle-rule";
+import { writeAudit } from "@/server/access/audit-log";
+import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
 /** The demo's booking that sits idle (server/demo/demo-story.ts books it). */
 export const DEMO_IDLE_PURPOSE = "demo: kept for debugging";

@@ -23,7 +23,7 @@ async function demoStates(simTime: string, now: Date) {
   const { FleetState } = await import("@/server/fleet/fleet-state");
   const { reconcileFleet } = await import("@/server/attribution/reconcile-fleet");
   const { UserDirectory } = await import("@/server/attribution/user-directory");
-  const { listLiveBookings } = await import("@/server/reservations/bookings-query");
+  const { listLiveBookings } = await import("@/server/bookings/views/bookings-query");
 
   const specs = simulatedFleet({ seed: SEED });
   const fleet = new FleetState({ offlineAfterMs: 60_000, simulated: true, now: () => now.getTime() });
@@ -99,7 +99,7 @@ describe("the demo story", () => {
     await demoStates("2026-11-30T00:00:00Z", now);
     const { db } = await import("@/server/core/db");
     const { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE } = await import("@/server/demo/demo-idle");
-    const { idleWarningsOf } = await import("@/server/reservations/idle-views");
+    const { idleWarningsOf } = await import("@/server/bookings/views/idle-views");
     const rows = await db().reservation.findMany({ where: { purpose: { in: [DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE] }, status: "booked" }, select: { id: true, purpose: true } });
     expect(rows.map((row) => row.purpose).sort()).toEqual([DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE].sort());
     // What the fleet cards show: the warning and the coming release, for both.

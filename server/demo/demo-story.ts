@@ -4,9 +4,9 @@ import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/simulated/simulated-source";
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
-import type { Actor } from "@/server/core/actor";
-import { createReservation } from "@/server/reservations/create-reservation";
-import { readPolicy } from "@/server/reservations/policy";
+import type { Actor } from "@/server/access/actor";
+import { createReservation } from "@/server/bookings/commands/create-booking";
+import { readPolicy } from "@/server/bookings/rules/policy";
 import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/demo/demo-idle";
 
 /**

@@ -1,5 +1,5 @@
 import type { KnownAuditAction } from "@/lib/domain/audit";
-import { recordAudit } from "@/server/core/audit-log";
+import { recordAudit } from "@/server/access/audit-log";
 
 /** Audit actions of enforcement (entity: the host); lib/domain/audit.ts names them. */
 export type EnforcementAuditAction = Extract<KnownAuditAction, "host_setting.update" | `enforcement.${string}`>;

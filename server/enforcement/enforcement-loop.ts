@@ -12,7 +12,7 @@ import { planTerminations, startedBeforeBooking, type HostEnforcement } from "@/
 import { loadEnforcedHosts } from "@/server/enforcement/host-settings";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/core/log";
-import { reservationClaimValue } from "@/server/reservations/reservation-proof";
+import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
 
 /** A request is not repeated for the same process within this long (the agent may have refused it). */
 const RESEND_AFTER_MS = 60 * 60_000;

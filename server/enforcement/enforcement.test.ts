@@ -32,7 +32,7 @@ type Modules = {
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
-  reservationClaimValue: typeof import("@/server/reservations/reservation-proof").reservationClaimValue;
+  reservationClaimValue: typeof import("@/server/bookings/rules/booking-proof").reservationClaimValue;
 };
 let m: Modules;
 let http: HttpServer;
@@ -64,7 +64,7 @@ beforeAll(async () => {
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
-    reservationClaimValue: (await import("@/server/reservations/reservation-proof")).reservationClaimValue,
+    reservationClaimValue: (await import("@/server/bookings/rules/booking-proof")).reservationClaimValue,
   };
   intruderPerson = await m.fixtures.createTestUser("member", "intruder");
   await m.db.db().user.update({ where: { id: intruderPerson.id }, data: { unixLogin: login } });

@@ -1,7 +1,7 @@
 import { checkReadingTime } from "@/lib/domain/agent-protocol";
 import { canonicalGpuUuid } from "@/lib/domain/gpu-uuid";
 import { parseSnapshot, type Snapshot } from "@/lib/domain/snapshot";
-import { checkProcessClaims } from "@/server/reservations/reservation-proof";
+import { checkProcessClaims } from "@/server/bookings/rules/booking-proof";
 
 export type CheckedReading = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
 

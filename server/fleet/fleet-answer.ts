@@ -5,7 +5,7 @@ import { personName } from "@/lib/format/person-name";
 import { activeBookingsByGpu, reconcileFleet } from "@/server/attribution/reconcile-fleet";
 import { UserDirectory } from "@/server/attribution/user-directory";
 import type { FleetState } from "@/server/fleet/fleet-state";
-import { listLiveBookings } from "@/server/reservations/bookings-query";
+import { listLiveBookings } from "@/server/bookings/views/bookings-query";
 
 /**
  * The fleet as `GET /api/v1/fleet` answers it. The states are reconciled

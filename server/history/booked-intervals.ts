@@ -6,7 +6,7 @@ import type { Client } from "@/server/history/rollup-store";
  * tables: a GPU is held over [startsAt, endsAt) of each ReservationGpu row;
  * releasing or cancelling moves endsAt, so a withdrawn booking is an empty
  * range and holds nothing. Read-only: the booking rules live in
- * server/reservations/.
+ * server/bookings/.
  */
 
 export interface BookedInterval {

@@ -6,6 +6,7 @@ import { chunks } from "@/lib/chunks";
 import { readBlocks } from "@/server/minutes/read-minutes";
 import { HOUR_MS, floorTo } from "@/server/minutes/minute-row";
 import { num } from "@/server/history/sql-dialect";
+import { can } from "@/server/access/permissions";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
 export const efficiencyQuerySchema = z.object({
@@ -98,7 +99,7 @@ export async function reservationEfficiencyFor(
   reservationIds: string[],
 ): Promise<ReservationEfficiency[]> {
   const visible = await db().reservation.findMany({
-    where: { id: { in: reservationIds.slice(0, MAX_IDS) }, ...(viewer.role === "admin" ? {} : { userId: viewer.id }) },
+    where: { id: { in: reservationIds.slice(0, MAX_IDS) }, ...(can.seeAllUsage(viewer) ? {} : { userId: viewer.id }) },
     select: { id: true },
   });
   const efficiency = await reservationEfficiency(visible.map((row) => row.id));

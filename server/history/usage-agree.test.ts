@@ -8,9 +8,9 @@ import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store"
 import { toCsv } from "@/server/history/usage-csv";
 import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
-import { bookedRanges } from "@/server/limits/booked-ranges";
-import { gpuHoursOf } from "@/server/limits/gpu-hours";
-import type { Actor } from "@/server/core/actor";
+import { bookedRanges } from "@/server/bookings/rules/booked-ranges";
+import { gpuHoursOf } from "@/server/bookings/rules/gpu-hours";
+import type { Actor } from "@/server/access/actor";
 import { makeGpu, makeMinuteRow, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 

@@ -7,8 +7,8 @@ import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store"
 import { toCsv } from "@/server/history/usage-csv";
 import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
-import { bookedRanges } from "@/server/limits/booked-ranges";
-import { gpuHoursOf } from "@/server/limits/gpu-hours";
+import { bookedRanges } from "@/server/bookings/rules/booked-ranges";
+import { gpuHoursOf } from "@/server/bookings/rules/gpu-hours";
 import { makeGpu, uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 

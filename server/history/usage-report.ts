@@ -17,10 +17,10 @@ import { bucketStarts, HOUR_SQL, MINUTE_RULES, planResolution, type RollupTable 
 import { sumMinutes } from "@/server/history/minute-sums";
 import type { MinuteRow } from "@/server/history/rollup-math";
 import { floorTo } from "@/server/history/rollup-math";
-import { bookedRangesBy, personHostKey } from "@/server/limits/booked-ranges";
+import { bookedRangesBy, personHostKey } from "@/server/bookings/rules/booked-ranges";
 import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
 import { handedBackTimes } from "@/server/history/handed-back";
-import { gpuHoursOf, type GpuRange } from "@/server/limits/gpu-hours";
+import { gpuHoursOf, type GpuRange } from "@/server/bookings/rules/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
 import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
@@ -228,7 +228,7 @@ interface GpuTimeRow {
  *
  * A slice's minutes without utilization (nvidia-smi reports none per MIG
  * device) count as used while a process ran on it and idle otherwise, the
- * rule idle release judges slices by (server/reservations/idle-rule.ts).
+ * rule idle release judges slices by (server/bookings/rules/idle-rule.ts).
  */
 async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   const weightOf = await unitWeights([...new Set(rows.map((row) => row.gpu))]);

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { chunks } from "@/lib/chunks";
 import type { GpuSample, HostInfo } from "@/lib/domain/snapshot";
 import { type HostFabric, parseStoredFabric } from "@/lib/domain/fabric";
-import { parseTopology } from "@/server/allocation/topology";
-import { writeAudit } from "@/server/core/audit-log";
+import { parseTopology } from "@/server/hosts/topology";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 
@@ -184,7 +184,7 @@ const IDS_PER_STATEMENT = 500;
  * newer inventory write leaves that write's times. Every unit a reading names
  * gets the one time in one transaction, so a MIG slice still in its GPU's
  * layout is never older than its GPU, and one the layout dropped is older
- * from the first write without it (`currentUnits`, server/reservations/host-units.ts).
+ * from the first write without it (`currentUnits`, server/bookings/placement/host-units.ts).
  */
 export async function recordHostsSeen(hostIds: string[], gpuUuids: string[], seenAt: Date): Promise<void> {
   if (hostIds.length === 0) return;

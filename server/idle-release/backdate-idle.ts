@@ -2,7 +2,7 @@ import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
 import { HOUR_MS, type MinuteRow } from "@/server/history/rollup-math";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
-import { MINUTE_MS } from "@/server/reservations/idle-rule";
+import { MINUTE_MS } from "@/server/bookings/rules/idle-rule";
 
 /** What the backdated minutes read: an idle job (memory held at 0 %) by default. */
 export interface StoredReading {

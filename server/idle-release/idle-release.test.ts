@@ -14,16 +14,16 @@ import { useTestDatabase } from "@/server/testing/test-db";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let db: typeof import("@/server/core/db").db;
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
-let changeReservationEnd: typeof import("@/server/reservations/change-reservation").changeReservationEnd;
-let releaseReservation: typeof import("@/server/reservations/end-reservation").releaseReservation;
-let getReservation: typeof import("@/server/reservations/list-reservations").getReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let changeReservationEnd: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
+let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
+let getReservation: typeof import("@/server/bookings/views/list-bookings").getReservation;
 let releaseIdleBooking: typeof import("@/server/idle-release/release-idle").releaseIdleBooking;
 let keepReservation: typeof import("@/server/idle-release/keep-booking").keepReservation;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
 let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
 let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
-let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
+let updatePolicy: typeof import("@/server/bookings/rules/policy").updatePolicy;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
@@ -32,16 +32,16 @@ beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
   ({ db } = await import("@/server/core/db"));
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
-  ({ changeReservationEnd } = await import("@/server/reservations/change-reservation"));
-  ({ releaseReservation } = await import("@/server/reservations/end-reservation"));
-  ({ getReservation } = await import("@/server/reservations/list-reservations"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ changeReservationEnd } = await import("@/server/bookings/commands/change-booking"));
+  ({ releaseReservation } = await import("@/server/bookings/commands/end-booking"));
+  ({ getReservation } = await import("@/server/bookings/views/list-bookings"));
   ({ releaseIdleBooking } = await import("@/server/idle-release/release-idle"));
   ({ keepReservation } = await import("@/server/idle-release/keep-booking"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
   ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
   ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
-  ({ updatePolicy } = await import("@/server/reservations/policy"));
+  ({ updatePolicy } = await import("@/server/bookings/rules/policy"));
 }, 120_000);
 
 let admin: Awaited<ReturnType<Fixtures["createTestUser"]>>;
@@ -116,7 +116,10 @@ describe("idle release", () => {
       // "The server restarts": runIdlePass keeps nothing between calls; the warning's claim is in the row.
       await pass(100);
       expect(notices).toEqual(["reservation.idle_warning"]);
+      // Warned at 95 (late): the full 30 minutes of warning run to 125, past the 120 idle minutes.
       await pass(120);
+      expect(notices).toEqual(["reservation.idle_warning"]);
+      await pass(125);
       expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
     } finally {
       stop();
@@ -137,7 +140,9 @@ describe("idle release", () => {
     expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
     expect((await fx.refusal(keepReservation(bookedBy, booking.id, { now: at(200) }))).code).toBe("conflict");
     expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.keep" } })).toBe(1);
-    // Two hours idle after the keep: released.
+    // Two hours idle after the keep, warned 30 minutes before: released.
+    expect(await releaseIdleBooking(booking.id, { now: at(220) })).toEqual({ kind: "skipped", why: "not due" });
+    await pass(190);
     expect((await releaseIdleBooking(booking.id, { now: at(220) })).kind).toBe("released");
   });
 
@@ -183,10 +188,57 @@ describe("idle release", () => {
   it("report-only: records what would have been released, once, and releases nothing", async () => {
     await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReportOnly: true });
     const { booking } = await idleBooking();
+    await pass(100);
     expect((await releaseIdleBooking(booking.id, { now: at(150) })).kind).toBe("reported");
     expect(await releaseIdleBooking(booking.id, { now: at(151) })).toEqual({ kind: "skipped", why: "already reported" });
     expect(await db().reservation.findUniqueOrThrow({ where: { id: booking.id }, select: { status: true } })).toEqual({ status: "booked" });
     expect(await db().idleRelease.count({ where: { reservationId: booking.id, reportOnly: true } })).toBe(1);
+  });
+
+  it("a policy made stricter warns the bookings already past its new threshold and gives them the full warning time", async () => {
+    const { bookedBy, booking } = await idleBooking();
+    const notices: { event: string; releaseAt: string }[] = [];
+    const stop = onIdleNotice((notice) => notice.reservationId === booking.id && notices.push({ event: notice.event, releaseAt: notice.releaseAt }));
+    try {
+      // Idle for an hour under "release after 120 minutes": counting, nothing said yet.
+      await pass(60);
+      expect(notices).toEqual([]);
+      // The admin shortens it to 4 minutes (1 minute of warning): the booking is 56 minutes past it.
+      await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReleaseAfterMinutes: 4, idleWarningMinutes: 1 });
+      await pass(60.5);
+      expect(notices).toEqual([{ event: "reservation.idle_warning", releaseAt: at(61.5).toISOString() }]);
+      expect((await getReservation(bookedBy, booking.id, at(61))).idle).toMatchObject({ phase: "warning", releaseAt: at(61.5).toISOString() });
+      expect(await releaseIdleBooking(booking.id, { now: at(61) })).toEqual({ kind: "skipped", why: "not due" });
+      await pass(61);
+      expect(notices.map((notice) => notice.event)).toEqual(["reservation.idle_warning"]);
+      await pass(61.5);
+      expect(notices.map((notice) => notice.event)).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
+    } finally {
+      stop();
+    }
+    expect(await getReservation(bookedBy, booking.id, at(62))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(61.5).toISOString() });
+  });
+
+  it("a warning of an earlier idle run does not count: the booking used in between is warned again before its release", async () => {
+    const { host, booking } = await idleBooking(1, 100);
+    const notices: string[] = [];
+    const stop = onIdleNotice((notice) => notice.reservationId === booking.id && notices.push(notice.event));
+    try {
+      await pass(95);
+      expect(notices).toEqual(["reservation.idle_warning"]);
+      // Used from 100 to 110, then idle again for two hours.
+      await storeMinutes(host.id, [host.gpus[0]!.uuid], 100, 110, 80);
+      await storeMinutes(host.id, [host.gpus[0]!.uuid], 110, 260, 0);
+      // 120 minutes idle again at 230: warned now, released 30 minutes later (the old warning released it at once).
+      await pass(230);
+      expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_warning"]);
+      await pass(259);
+      expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_warning"]);
+      await pass(260);
+      expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_warning", "reservation.idle_released"]);
+    } finally {
+      stop();
+    }
   });
 
   it("release off (0) releases nothing", async () => {

@@ -2,17 +2,17 @@ import type { IdleHoldingProcess, IdleNotice } from "@/lib/domain/idle-release";
 import type { LiveGpu } from "@/lib/live/live";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
-import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
+import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
-import { sliceMinuteBusy } from "@/server/reservations/idle-rule";
+import { sliceMinuteBusy } from "@/server/bookings/rules/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
 import { judgeWholeBookings } from "@/server/idle-release/whole-booking";
 import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
-import { announceBookingsChanged } from "@/server/core/booking-events";
+import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { periodicJob } from "@/server/core/jobs";
 import { announceIdleStandings } from "@/server/tick/idle-standings";
-import { readIdlePolicy } from "@/server/reservations/policy";
+import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
 export const IDLE_CHECK_EVERY_MS = 30_000;
@@ -95,9 +95,10 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
       reportOnly: policy.idleReportOnly,
       holding: holdingProcesses(gpus, uuids),
     });
-    if (!booking.idleWarnedAt) {
-      // The claim: one instance, one pass, one warning per window.
-      const claimed = await db().reservation.updateMany({ where: { id: booking.id, idleWarnedAt: null, status: "booked" }, data: { idleWarnedAt: now } });
+    if (standing.warnedAtMs === null) {
+      // The claim: one instance, one pass, one warning per window (a warning of an earlier idle run is replaced).
+      const unwarned = [{ idleWarnedAt: null }, { idleWarnedAt: { lt: new Date(standing.idleSinceMs) } }];
+      const claimed = await db().reservation.updateMany({ where: { id: booking.id, status: "booked", OR: unwarned }, data: { idleWarnedAt: now } });
       if (claimed.count === 1 && parts.length > 1) await db().reservation.updateMany({ where: { id: { in: parts.map((part) => part.id) } }, data: { idleWarnedAt: now } });
       if (claimed.count === 1) {
         await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });

@@ -12,10 +12,10 @@ import { useTestDatabase } from "@/server/testing/test-db";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let db: typeof import("@/server/core/db").db;
-let createMultiNodeBooking: typeof import("@/server/reservations/create-multi-node").createMultiNodeBooking;
+let createMultiNodeBooking: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
 let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
-let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
+let updatePolicy: typeof import("@/server/bookings/rules/policy").updatePolicy;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
@@ -24,10 +24,10 @@ beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
   ({ db } = await import("@/server/core/db"));
-  ({ createMultiNodeBooking } = await import("@/server/reservations/create-multi-node"));
+  ({ createMultiNodeBooking } = await import("@/server/bookings/commands/create-multi-node"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
   ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
-  ({ updatePolicy } = await import("@/server/reservations/policy"));
+  ({ updatePolicy } = await import("@/server/bookings/rules/policy"));
 }, 120_000);
 
 beforeEach(async () => {

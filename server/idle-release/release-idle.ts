@@ -1,14 +1,14 @@
 import type { PrismaClient } from "@prisma/client";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
-import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/reservations/idle-state";
-import { writeAudit } from "@/server/core/audit-log";
-import { announceBookingsChanged } from "@/server/core/booking-events";
-import { bookingTransaction } from "@/server/core/booking-transaction";
-import { readIdlePolicy } from "@/server/reservations/policy";
-import { partIdsOf } from "@/server/reservations/multi-node-view";
+import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { writeAudit } from "@/server/access/audit-log";
+import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
+import { readIdlePolicy } from "@/server/bookings/rules/policy";
+import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { wholeBookingStanding } from "@/server/idle-release/whole-booking";
-import { auditBookingName, auditSnapshot } from "@/server/reservations/reservation-view";
+import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 
 export type IdleReleaseOutcome =
   | { kind: "released"; standing: IdleStanding; scheduledEndAt: Date }
@@ -40,7 +40,7 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
   const ids = await partIdsOf(client, id);
   const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
 
-  const outcome = await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx): Promise<IdleReleaseOutcome> => {
+  const outcome = await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx, changes): Promise<IdleReleaseOutcome> => {
     const rows = await tx.reservation.findMany({ where: { id: { in: ids } }, select: { ...idleBookingSelect, status: true, purpose: true } });
     if (rows.length !== ids.length || rows.some((row) => reservationState(row, nowMs) !== "active")) return { kind: "skipped", why: "not active" };
     const policy = await readIdlePolicy(tx);
@@ -60,6 +60,8 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
     }
     await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { status: "released", endsAt: now, releasedBecause: "idle" } });
     await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt: now } });
+    // Reported in report-only mode before release was switched on: the release replaces that record (one per idle run).
+    await tx.idleRelease.deleteMany({ where: { reservationId: { in: ids }, idleSince, reportOnly: true } });
     await tx.idleRelease.createMany({ data: records });
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
@@ -74,6 +76,7 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
       ),
       at: now,
     });
+    changes.record({ kind: "ended", how: "idle-released", bookingId: ids[0] });
     return { kind: "released", standing, scheduledEndAt: row.endsAt };
   });
 

@@ -10,17 +10,17 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * seven 1g.10gb slices (`nvidia-smi -L`, 8×H100), with the memory the real
  * H200 MIG capture reads per MIG device: 17 MiB on an idle slice, 16,925 MiB
  * under a job. nvidia-smi reports no utilization per MIG device, so a slice
- * is idle by process presence and memory (server/reservations/idle-rule.ts).
+ * is idle by process presence and memory (server/bookings/rules/idle-rule.ts).
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let db: typeof import("@/server/core/db").db;
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
-let getReservation: typeof import("@/server/reservations/list-reservations").getReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let getReservation: typeof import("@/server/bookings/views/list-bookings").getReservation;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
 let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
-let updatePolicy: typeof import("@/server/reservations/policy").updatePolicy;
+let updatePolicy: typeof import("@/server/bookings/rules/policy").updatePolicy;
 let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
@@ -38,11 +38,11 @@ beforeAll(async () => {
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
   ({ db } = await import("@/server/core/db"));
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
-  ({ getReservation } = await import("@/server/reservations/list-reservations"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ getReservation } = await import("@/server/bookings/views/list-bookings"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
   ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
-  ({ updatePolicy } = await import("@/server/reservations/policy"));
+  ({ updatePolicy } = await import("@/server/bookings/rules/policy"));
   ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ parseNvidiaSmiList } = await import("@/host/collector/nvidia-smi/parse-list"));
@@ -119,6 +119,8 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     await addIdleExemption(admin, { kind: "booking", subject: exempt.id, reason: "interactive notebook" });
     await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReportOnly: true });
 
+    // Warned first (the pass at 120), reported once the full warning time has passed.
+    await pass(120);
     await pass(150);
     const states = await Promise.all([getReservation(a, unseen.id, at(150)), getReservation(b, exempt.id, at(150)), getReservation(c, reported.id, at(150))]);
     expect(states.map((view) => view.state)).toEqual(["active", "active", "active"]);

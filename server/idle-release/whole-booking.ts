@@ -1,4 +1,4 @@
-import type { IdleStanding } from "@/server/reservations/idle-state";
+import type { IdleStanding } from "@/server/bookings/rules/idle-state";
 
 const PHASE_ORDER = { none: 0, idle: 1, warning: 2, due: 3 } as const;
 

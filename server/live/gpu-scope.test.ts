@@ -4,7 +4,7 @@ import type { LiveBooking } from "@/lib/live/live";
 import type { GpuDeltaWire, GpuSnapshotWire } from "@/lib/live/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { MAX_WATCHED_GPUS } from "@/server/live/gpu-scope";
-import type { LiveViewer } from "@/server/core/live-revocation";
+import type { LiveViewer } from "@/server/access/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { messagesIn, readingTimes, startLiveServer, until, watchGpu, watchMember, type LiveServerOptions } from "@/server/testing/live-clients";
 

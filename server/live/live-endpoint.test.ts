@@ -4,7 +4,7 @@ import { applyDisplayDelta, applyDisplaySnapshot, initialDisplayFeedState } from
 import type { LiveBooking } from "@/lib/live/live";
 import { LIVE_FORMAT_ERROR, type DisplayDeltaWire, type DisplaySnapshotWire, type FleetDeltaWire, type FleetSnapshotWire } from "@/lib/live/live-wire";
 import { FleetState } from "@/server/fleet/fleet-state";
-import type { LiveViewer } from "@/server/core/live-revocation";
+import type { LiveViewer } from "@/server/access/live-revocation";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { messagesIn, readingTimes, startLiveServer, until, watchDisplay, watchMember } from "@/server/testing/live-clients";
 

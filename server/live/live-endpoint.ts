@@ -8,10 +8,10 @@ import { DisplayScope, displayFilterKey } from "@/server/live/display-scope";
 import { GpuScope, gpuRoom } from "@/server/live/gpu-scope";
 import type { FleetState } from "@/server/fleet/fleet-state";
 import { DeltaPacer } from "@/server/live/delta-pacer";
-import { principalRoomsOf, type LiveViewer } from "@/server/core/live-revocation";
+import { principalRoomsOf, type LiveViewer } from "@/server/access/live-revocation";
 import { MemberEncoder, SlotRegistry } from "@/server/live/member-encoder";
 import { log } from "@/server/core/log";
-import type { BookingsSource } from "@/server/reservations/booking-feed";
+import type { BookingsSource } from "@/server/bookings/views/booking-feed";
 import type { TickConsumer } from "@/server/tick/tick-view";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;

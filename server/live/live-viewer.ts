@@ -1,6 +1,6 @@
 import { handshakeFromSameOrigin, sessionOf } from "@/server/auth/authenticate";
 import { authenticateToken } from "@/server/auth/tokens";
-import type { LiveViewer } from "@/server/core/live-revocation";
+import type { LiveViewer } from "@/server/access/live-revocation";
 
 /**
  * Who a `/live` handshake stands for: a display token, a personal token,

@@ -21,7 +21,7 @@ export interface StartTickOptions {
   fleet: TickFleet;
   /** This instance's agents' readings since the last tick (server/fleet/accepted-readings.ts), for the view. */
   readings?: { take(): readonly AcceptedReading[] };
-  /** Active and upcoming bookings, and word when they change (server/reservations/booking-feed.ts). */
+  /** Active and upcoming bookings, and word when they change (server/bookings/views/booking-feed.ts). */
   bookings: { current(): readonly LiveBooking[]; subscribe(listener: (bookings: LiveBooking[]) => void): () => void };
   alerts: { config: AlertConfig; persistence?: AlertPersistence; readInventory?: boolean };
   /** The `/agent` namespace: enforcement requests go out and reports come back there. */
@@ -53,7 +53,7 @@ export interface StartTickOptions {
  * and add one line to the list below. What one consumer needs of an earlier
  * one travels in the view's `findings`, never by reaching into it here.
  * Limits are not a consumer: they are counted from stored bookings inside
- * the booking transaction (server/limits/, docs/development.md).
+ * the booking transaction (server/bookings/rules/, docs/development.md).
  */
 export async function startTick(options: StartTickOptions) {
   const directory = options.directory ?? new UserDirectory();

@@ -1,7 +1,7 @@
 import { requireAdmin } from "@/server/auth/guard";
 import { db } from "@/server/core/db";
 import { renderMetrics } from "@/server/metrics/render-metrics";
-import { listActiveBookings } from "@/server/reservations/active-bookings";
+import { listActiveBookings } from "@/server/bookings/store/active-bookings";
 import { runtime } from "@/server/runtime/runtime";
 
 /**

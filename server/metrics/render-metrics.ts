@@ -4,7 +4,7 @@ import { unitName } from "@/lib/domain/gpu-availability";
 import type { FleetSnapshot, LiveGpu, LiveHost } from "@/lib/live/live";
 import type { IngestCounters } from "@/server/fleet/ingest";
 import type { HistoryStats } from "@/server/history/history-service";
-import type { ActiveBooking } from "@/server/reservations/active-bookings";
+import type { ActiveBooking } from "@/server/bookings/store/active-bookings";
 
 
 export interface MetricsInput {

@@ -1,7 +1,7 @@
 /**
  * A GPU-minute as the usage history stores it, and the clock arithmetic of
  * minutes and hours: below server/history (which re-exports them from
- * rollup-math.ts) so that the idle rule (server/reservations) reads stored
+ * rollup-math.ts) so that the idle rule (server/bookings/) reads stored
  * minutes without importing the history's tick consumers.
  */
 

@@ -4,15 +4,15 @@ import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
 import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
-import type { Actor } from "@/server/core/actor";
-import { onBookingChange } from "@/server/core/booking-events";
-import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/reservations/gone-slices";
+import type { Actor } from "@/server/access/actor";
+import { onBookingChange } from "@/server/bookings/store/booking-events";
+import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/bookings/views/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from "@/lib/domain/gpu-availability";
 import { bookedPhrase } from "@/lib/domain/multi-node";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 import { tellOfFailedNode } from "@/server/notifications/node-failure";
-import type { LiveGpuSource } from "@/server/reservations/create-reservation";
+import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
 
 /**
  * Tells the booker that someone else (an admin) extended, shortened,

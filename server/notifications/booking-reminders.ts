@@ -1,7 +1,7 @@
 import { db } from "@/server/core/db";
 import { periodicJob } from "@/server/core/jobs";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
-import { onBookingsChanged } from "@/server/core/booking-events";
+import { onBookingsChanged } from "@/server/bookings/store/booking-events";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 

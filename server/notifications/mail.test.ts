@@ -24,7 +24,7 @@ afterAll(async () => {
 
 async function personWithBooking(options: { email: string; endsInMinutes: number }) {
   const { createTestHost, createTestUser } = await import("@/server/testing/booking-fixtures");
-  const { createReservation } = await import("@/server/reservations/create-reservation");
+  const { createReservation } = await import("@/server/bookings/commands/create-booking");
   const { updateNotificationSettings } = await import("@/server/notifications/notification-preferences");
   const host = await createTestHost(1);
   const person = await createTestUser();

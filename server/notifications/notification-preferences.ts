@@ -1,5 +1,5 @@
 import { PERSON_EVENTS, PERSON_EVENT_NAMES, notificationSettingsSchema, type NotificationSettingsView, type PersonEvent } from "@/lib/domain/person-notices";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";

@@ -1,4 +1,4 @@
-import type { LiveGpuSource } from "@/server/reservations/create-reservation";
+import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
 import { runningServer } from "@/server/runtime/runtime";
 
 /** The running server's live fleet and the tick's GPU states, for booking checks; none outside a server (scripts, tests). */

@@ -1,18 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@prisma/client";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
-import type { Role } from "@/server/core/principal";
+import type { Role } from "@/server/access/principal";
 import { toRole } from "@/server/auth/tokens";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { releaseFromDemoAccounts, unixLoginSchema } from "@/server/auth/users";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";
-import { disconnectLivePrincipal } from "@/server/core/live-revocation";
+import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { log } from "@/server/core/log";
 import { mapGroups } from "@/server/sso/groups";
 import { applyDirectoryTeams } from "@/server/sso/teams";
+import { isAdminRole } from "@/lib/domain/roles";
 
 /** A person as the lab's directory (an OIDC provider or LDAP) describes them, not yet checked. */
 export interface DirectoryPerson {
@@ -187,7 +188,7 @@ async function updateFromDirectory(
   wanted: { name?: string; role?: Role; unixLogin?: string },
 ): Promise<{ name?: string; role?: Role; unixLogin?: string }> {
   const patch = { ...wanted };
-  if (patch.role === "member" && toRole(existing.role) === "admin") {
+  if (patch.role !== undefined && !isAdminRole(patch.role) && isAdminRole(toRole(existing.role))) {
     await lockAdminChanges(tx);
     if ((await otherActiveAdmins(tx, existing.id)) === 0) {
       log.warn(`sso: ${existing.id} is the last admin and not in an admin group; kept admin`);

@@ -1,4 +1,4 @@
-import type { Role } from "@/server/core/principal";
+import type { Role } from "@/server/access/principal";
 
 export interface GroupRules {
   /** Members of any of these are admins, the others members; empty: the directory does not decide roles. */

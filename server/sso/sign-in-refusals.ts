@@ -1,5 +1,5 @@
 import { normalizeUsername } from "@/lib/domain/username";
-import { recordAudit } from "@/server/core/audit-log";
+import { recordAudit } from "@/server/access/audit-log";
 import { log } from "@/server/core/log";
 
 export type SignInRefusalReason =

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/core/actor";
+import type { Actor } from "@/server/access/actor";
 import type { MinuteRow } from "@/server/history/rollup-math";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -17,7 +17,7 @@ let getTeamUsage: typeof import("@/server/teams/team-usage").getTeamUsage;
 let upsertMinuteRows: typeof import("@/server/history/rollup-store").upsertMinuteRows;
 let getUsageTables: typeof import("@/server/history/usage-report").getUsageTables;
 let db: typeof import("@/server/core/db").db;
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let admin: Actor;
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ upsertMinuteRows } = await import("@/server/history/rollup-store"));
   ({ getUsageTables } = await import("@/server/history/usage-report"));
   ({ db } = await import("@/server/core/db"));
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   admin = await fx.createTestUser("admin");
 }, 120_000);
 

@@ -2,7 +2,7 @@ import type { GpuSample } from "@/lib/domain/snapshot";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
-import type { Actor } from "@/server/core/actor";
+import type { Actor } from "@/server/access/actor";
 import { gpuUuid, makeGpu, uniqueName } from "@/server/testing/factories";
 
 /** A person who can book, with a unique username; call after useTestDatabase(). */

@@ -9,8 +9,8 @@ import { createInterface } from "node:readline";
 import type { ReservationRequest } from "@/lib/domain/reservation-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import type { Actor } from "@/server/core/actor";
-import { createReservation } from "@/server/reservations/create-reservation";
+import type { Actor } from "@/server/access/actor";
+import { createReservation } from "@/server/bookings/commands/create-booking";
 
 interface Job {
   now: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { db } from "@/server/core/db";
-import type { Actor } from "@/server/core/actor";
+import type { Actor } from "@/server/access/actor";
 
 /**
  * The permission matrix's table (server/auth/permission-matrix.test.ts):
@@ -58,7 +58,7 @@ const next = () => (unique += 1);
 
 /** A booking of Mia's, each in an hour of its own (so that many never hit her "GPUs at once" limit). */
 async function miasBooking(world: MatrixWorld): Promise<string> {
-  const { createReservation } = await import("@/server/reservations/create-reservation");
+  const { createReservation } = await import("@/server/bookings/commands/create-booking");
   const startsAt = new Date(Date.now() + (next() + 1) * 3600_000).toISOString();
   const booking = await createReservation(world.member, { host: world.hostName, gpus: [0], startsAt, durationMinutes: 30, purpose: "matrix" });
   return booking.id;

@@ -24,6 +24,6 @@ describe("which tests are fast", () => {
     const kind = (file: string) => slowReason(files.find((entry) => entry.file === file)!.text);
     expect(kind("server/testing/test-kinds.test.ts")).toBeNull();
     expect(kind("lib/format/format.test.ts")).toBeNull();
-    expect(kind("server/reservations/concurrency.test.ts")).toBe("a database");
+    expect(kind("server/bookings/commands/concurrency.test.ts")).toBe("a database");
   });
 });

@@ -21,7 +21,7 @@ export interface TickReconciler {
 
 export interface TickOptions {
   fleet: TickFleet;
-  /** Active and upcoming bookings (server/reservations/booking-feed.ts). */
+  /** Active and upcoming bookings (server/bookings/views/booking-feed.ts). */
   bookings: { current(): readonly LiveBooking[] };
   /** This instance's agents' readings since the last tick (server/fleet/accepted-readings.ts); none by default. */
   readings?: { take(): readonly AcceptedReading[] };

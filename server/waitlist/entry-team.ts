@@ -1,5 +1,5 @@
-import type { Tx } from "@/server/core/booking-transaction";
-import { bookingTeam, type TeamRef } from "@/server/core/booking-team";
+import type { Tx } from "@/server/bookings/store/booking-transaction";
+import { bookingTeam, type TeamRef } from "@/server/bookings/rules/booking-team";
 import { AppError } from "@/server/core/errors";
 
 /**

@@ -1,4 +1,4 @@
-import { type BusyRange, freeGpuIds, nearestFreeStart } from "@/server/core/occupancy";
+import { type BusyRange, freeGpuIds, nearestFreeStart } from "@/server/bookings/store/occupancy";
 
 /**
  * When each waiting request can expect its GPUs, from the current bookings'

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/core/actor";
-import { gpuHoursOf, HOUR_MS } from "@/server/limits/gpu-hours";
+import type { Actor } from "@/server/access/actor";
+import { gpuHoursOf, HOUR_MS } from "@/server/bookings/rules/gpu-hours";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 import { describeRank, rankByFairShare, type TeamStanding, WAIT_WORTH_MS } from "@/server/waitlist/fair-share";
@@ -119,7 +119,7 @@ describe("fair share from the database (decay, grants)", () => {
 
     // The GPU is busy until NOW + 1 h; vision queues first, nlp second.
     const bookedBy = await fx.createTestUser();
-    const { createReservation } = await import("@/server/reservations/create-reservation");
+    const { createReservation } = await import("@/server/bookings/commands/create-booking");
     await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: new Date(NOW) });
     const first = await joinWaitlist(viv, { count: 1, host: host.name, durationMinutes: 30, purpose: "vision job" }, { now: new Date(NOW + 60_000) });
     const second = await joinWaitlist(nat, { count: 1, host: host.name, durationMinutes: 30, purpose: "nlp job" }, { now: new Date(NOW + 120_000) });
@@ -178,7 +178,7 @@ describe("fair share from the database (decay, grants)", () => {
     expect(linHours).toBeCloseTo(7.87, 2);
     expect(standing.get(first.id)?.usedGpuHours).toBe(0);
     // The limits count the same booking for the same team.
-    const { bookedRanges } = await import("@/server/limits/booked-ranges");
+    const { bookedRanges } = await import("@/server/bookings/rules/booked-ranges");
     expect(gpuHoursOf(await bookedRanges(db(), { teamId: accounting.id }, NOW - 24 * HOUR_MS, NOW), NOW - 24 * HOUR_MS, NOW)).toBeCloseTo(8, 6);
     // And the group of people without a team no longer counts it.
     expect(withoutTeam - (standing.get(null)?.usedGpuHours ?? 0)).toBeCloseTo(linHours, 6);

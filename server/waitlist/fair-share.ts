@@ -1,8 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { ordinal } from "@/lib/domain/waitlist-schema";
-import { bookedRangesBy } from "@/server/limits/booked-ranges";
-import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/limits/gpu-hours";
-import { accountingTeams } from "@/server/core/booking-team";
+import { bookedRangesBy } from "@/server/bookings/rules/booked-ranges";
+import { gpuHoursOf, HOUR_MS, WEEK_MS } from "@/server/bookings/rules/gpu-hours";
+import { accountingTeams } from "@/server/bookings/rules/booking-team";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 

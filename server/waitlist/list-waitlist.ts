@@ -1,22 +1,23 @@
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
-import { writeAudit } from "@/server/core/audit-log";
+import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/limits/check-limits";
+import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/bookings/rules/check-limits";
 import { entryTeam } from "@/server/waitlist/entry-team";
 import { type WaitFacts, waitingBecause } from "@/server/waitlist/waiting-because";
-import { type Actor, canManageReservation } from "@/server/core/actor";
-import { busyRanges, freeGpuIds } from "@/server/core/occupancy";
-import { gpusOfHost } from "@/server/reservations/booking-candidates";
+import type { Actor } from "@/server/access/actor";
+import { busyRanges, freeGpuIds } from "@/server/bookings/store/occupancy";
+import { gpusOfHost } from "@/server/bookings/placement/booking-candidates";
 import { liveGpuSource } from "@/server/runtime/live-source";
 import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-starts";
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
 import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
-import { isOfModel } from "@/server/reservations/pick-any-gpus";
+import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
+import { can } from "@/server/access/permissions";
 
 const SELECT = {
   id: true,
@@ -336,7 +337,7 @@ export async function listMyWaitlist(actor: Actor, now = new Date()): Promise<Wa
 /** One request of the asker's (any, for an admin), with its place in the queue while it waits. */
 export async function getWaitlistEntry(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: SELECT });
-  if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
+  if (!row || !can.manageWaitlistEntry(actor, row)) throw new AppError("not_found", "No such waiting request");
   if (row.status === "waiting") {
     const queued = (await listWaitlist()).find((entry) => entry.id === id);
     if (queued) return queued;
@@ -352,7 +353,7 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
  */
 export async function leaveWaitlist(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: { userId: true } });
-  if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
+  if (!row || !can.manageWaitlistEntry(actor, row)) throw new AppError("not_found", "No such waiting request");
   await db().$transaction(async (tx) => {
     const left = await tx.waitlistEntry.updateMany({ where: { id, status: "waiting" }, data: { status: "left" } });
     if (left.count === 0) return;

@@ -9,14 +9,14 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let multiNodeWait: typeof import("@/server/waitlist/join-waitlist").multiNodeWait;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
-let releaseReservation: typeof import("@/server/reservations/end-reservation").releaseReservation;
-let saveLimits: typeof import("@/server/limits/limits-store").saveLimits;
-let personSubject: typeof import("@/server/limits/limits-store").personSubject;
+let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
+let saveLimits: typeof import("@/server/bookings/rules/limits-store").saveLimits;
+let personSubject: typeof import("@/server/bookings/rules/limits-store").personSubject;
 let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 
@@ -25,12 +25,12 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist, multiNodeWait } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ releaseReservation } = await import("@/server/reservations/end-reservation"));
-  ({ saveLimits, personSubject } = await import("@/server/limits/limits-store"));
+  ({ releaseReservation } = await import("@/server/bookings/commands/end-booking"));
+  ({ saveLimits, personSubject } = await import("@/server/bookings/rules/limits-store"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);

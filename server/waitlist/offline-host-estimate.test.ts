@@ -17,7 +17,7 @@ let fleet: FleetState;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let multiNodeWait: typeof import("@/server/waitlist/join-waitlist").multiNodeWait;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   ({ joinWaitlist, multiNodeWait } = await import("@/server/waitlist/join-waitlist"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);

@@ -12,7 +12,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fleet: FleetState;
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let createTestUser: Fixtures["createTestUser"];
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const { setRuntime } = await import("@/server/runtime/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));

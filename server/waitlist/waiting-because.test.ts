@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/server/core/actor";
+import type { Actor } from "@/server/access/actor";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
@@ -12,7 +12,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
@@ -26,7 +26,7 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISO
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));

@@ -11,10 +11,10 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let startWaitlistRunner: typeof import("@/server/waitlist/waitlist-runner").startWaitlistRunner;
-let startBookingFeed: typeof import("@/server/reservations/booking-feed").startBookingFeed;
+let startBookingFeed: typeof import("@/server/bookings/views/booking-feed").startBookingFeed;
 let setPersonLimits: typeof import("@/server/teams/team-service").setPersonLimits;
 let unitsFreed: typeof import("@/server/waitlist/units-freed");
 let db: typeof import("@/server/core/db").db;
@@ -27,10 +27,10 @@ const stops: (() => void)[] = [];
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ startWaitlistRunner } = await import("@/server/waitlist/waitlist-runner"));
-  ({ startBookingFeed } = await import("@/server/reservations/booking-feed"));
+  ({ startBookingFeed } = await import("@/server/bookings/views/booking-feed"));
   ({ setPersonLimits } = await import("@/server/teams/team-service"));
   unitsFreed = await import("@/server/waitlist/units-freed");
   ({ db } = await import("@/server/core/db"));

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/reservations/create-reservation").createReservation;
+let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let announceGrants: typeof import("@/server/waitlist/grant-notices").announceGrants;
@@ -20,7 +20,7 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/reservations/create-reservation"));
+  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ announceGrants, onWaitlistGranted } = await import("@/server/waitlist/grant-notices"));

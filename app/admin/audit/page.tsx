@@ -5,7 +5,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { AUDIT_KINDS, auditQuerySchema } from "@/lib/domain/audit";
 import { getPageUser } from "@/server/auth/session";
-import { listAudit } from "@/server/core/audit-log";
+import { listAudit } from "@/server/access/audit-log";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { PolicyForm } from "@/components/reservations/policy-form";
 import { PageShell } from "@/app/_components/page-shell";
-import { getPolicy } from "@/server/reservations/policy";
+import { getPolicy } from "@/server/bookings/rules/policy";
 import { IdleExemptions, IdlePolicyForm } from "@/components/idle-release/idle-policy-form";
 import { listIdleExemptions } from "@/server/idle-release/idle-exemptions";
 import { requirePageAdmin } from "@/server/auth/session";

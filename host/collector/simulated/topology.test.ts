@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linkBetween, parseTopology } from "@/server/allocation/topology";
+import { linkBetween, parseTopology } from "@/server/hosts/topology";
 import { simulatedFleet } from "./fleet";
 import { simulatedTopologyText } from "./topology";
 

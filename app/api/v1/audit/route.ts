@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { auditQuerySchema, searchParamsObject } from "@/lib/domain/reservation-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { listAudit } from "@/server/core/audit-log";
+import { listAudit } from "@/server/access/audit-log";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { policySchema } from "@/lib/domain/reservation-schema";
 import { requireAdmin, requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { getPolicy, updatePolicy } from "@/server/reservations/policy";
+import { getPolicy, updatePolicy } from "@/server/bookings/rules/policy";
 
 export const dynamic = "force-dynamic";
 

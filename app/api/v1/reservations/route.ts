@@ -2,9 +2,9 @@ import { NextResponse } from "next/server";
 import { isMultiNodeBody, multiNodeRequestSchema, reservationListQuerySchema, reservationRequestSchema, searchParamsObject } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { createMultiNodeBooking } from "@/server/reservations/create-multi-node";
-import { createReservation } from "@/server/reservations/create-reservation";
-import { listReservations } from "@/server/reservations/list-reservations";
+import { createMultiNodeBooking } from "@/server/bookings/commands/create-multi-node";
+import { createReservation } from "@/server/bookings/commands/create-booking";
+import { listReservations } from "@/server/bookings/views/list-bookings";
 import { liveGpuSource } from "@/server/runtime/live-source";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { z } from "zod";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { getRoom } from "@/server/limits/room";
+import { getRoom } from "@/server/bookings/rules/room";
 
 export const dynamic = "force-dynamic";
 

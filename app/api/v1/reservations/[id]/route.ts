@@ -2,8 +2,8 @@ import { NextResponse } from "next/server";
 import { reservationChangeSchema, reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { changeReservationEnd } from "@/server/reservations/change-reservation";
-import { getReservation } from "@/server/reservations/list-reservations";
+import { changeReservationEnd } from "@/server/bookings/commands/change-booking";
+import { getReservation } from "@/server/bookings/views/list-bookings";
 
 export const dynamic = "force-dynamic";
 

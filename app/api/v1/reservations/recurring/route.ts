@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { recurringSchemaFor } from "@/lib/domain/recurrence";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { createRecurringReservations } from "@/server/reservations/create-recurring";
+import { createRecurringReservations } from "@/server/bookings/commands/create-recurring";
 import { liveGpuSource } from "@/server/runtime/live-source";
 
 export const dynamic = "force-dynamic";

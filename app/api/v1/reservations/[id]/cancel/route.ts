@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { reservationCancelSchema, reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { cancelReservation } from "@/server/reservations/end-reservation";
+import { cancelReservation } from "@/server/bookings/commands/end-booking";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { releaseReservation } from "@/server/reservations/end-reservation";
+import { releaseReservation } from "@/server/bookings/commands/end-booking";
 
 export const dynamic = "force-dynamic";
 

@@ -3,7 +3,7 @@ import { replacePartSchema, reservationIdSchema } from "@/lib/domain/reservation
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { liveGpuSource } from "@/server/runtime/live-source";
-import { replacePart } from "@/server/reservations/replace-part";
+import { replacePart } from "@/server/bookings/commands/replace-part";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,221 @@
+import type { PrismaClient } from "@prisma/client";
+import { policyTimeRefusal, type RequestedTimes, requestedWindow } from "@/lib/domain/booking-window";
+import type { GpuReconciliation } from "@/lib/domain/attribution";
+import type { LiveGpu } from "@/lib/live/live";
+import type { ReservationRequest } from "@/lib/domain/reservation-schema";
+import type { ReservationView } from "@/lib/domain/reservation-types";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
+import { writeAudit } from "@/server/access/audit-log";
+import { BookingConflictError, conflictMessage } from "@/server/bookings/store/booking-conflict";
+import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
+import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/bookings/placement/booking-candidates";
+import { findConflicts, peakGpusHeld } from "@/server/bookings/store/occupancy";
+import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
+import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
+import { pickAnySlices, pickNamedSlices } from "@/server/bookings/placement/pick-slices";
+import { storedUnit, unitName, unitRef } from "@/lib/domain/gpu-availability";
+import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
+import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
+import { bookingTeam } from "@/server/bookings/rules/booking-team";
+
+/** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
+export interface LiveGpuSource {
+  current(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
+  /** The reconciler's last word per GPU; absent where the server does not reconcile (then nobody's process is known as theirs). */
+  gpuStates?(): Record<string, GpuReconciliation>;
+}
+
+export interface CreateOptions extends ServiceOptions {
+  fleet?: LiveGpuSource;
+  /**
+   * Something the booking must take first, in the same transaction (the
+   * waitlist's entry): `before` runs once every check passed, just before the
+   * insert, and refuses with an AppError when the thing is gone (nothing is
+   * written then); `after` links it to the new reservation.
+   */
+  claim?: { before(tx: Tx): Promise<void>; after(tx: Tx, reservationId: string): Promise<void> };
+}
+
+/**
+ * Books GPUs for a person: the GPUs they named on a host, or any N GPUs on
+ * one host (optionally with at least some free memory right now). The
+ * overlap check and the insert run in one write transaction, so two
+ * requests for the same GPU and time can never both succeed.
+ */
+export async function createReservation(actor: Actor, request: ReservationRequest, options: CreateOptions = {}): Promise<ReservationView> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  const { window, endField } = checkedWindow(request, now);
+  const { startMs, endMs } = window;
+
+  const hosts = await candidateHosts(client, request.host);
+  const team = await bookingTeam(client, actor.id, request.team);
+  const scope = { userId: actor.id, username: actor.username, team };
+  const live = liveView(options.fleet);
+  let explanation: string | undefined;
+  let overRunningWork: ReturnType<typeof findBusyGpus> = [];
+
+  const lock = { userId: actor.id, hostIds: hosts.map((host) => host.id), teamIds: team ? [team.id] : [] };
+  const id = await bookingTransaction(client, lock, async (tx, changes) => {
+    const policy = await readPolicy(tx);
+    checkPolicyTimes(policy, window, endField);
+    // The team's and the person's limits (server/bookings/rules/), in the same transaction as the overlap check.
+    const limits = await effectiveLimits(tx, scope);
+    const refusals = hosts.map((host) => refuseHost(limits, host.name, startMs, endMs));
+    const allowedHosts = hosts.filter((_, i) => refusals[i] === null);
+    if (allowedHosts.length === 0) throw refusals[0];
+    let chosen: { host: HostRef; gpus: GpuRow[] };
+    if (request.slices) {
+      chosen = await pickNamedSlices(tx, hosts[0], request.slices, window);
+      if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+        const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+        if (busy.length > 0) refuseOfflineHost(live, chosen.host);
+        if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
+        overRunningWork = busy;
+      }
+    } else if (request.slice) {
+      const picked = await pickAnySlices(tx, allowedHosts, request.count ?? 1, request.slice, live, window);
+      chosen = picked;
+      explanation = picked.explanation;
+    } else if (request.gpus) {
+      chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
+      // Someone else's job on a GPU booked from now on would turn into an "intruder": refuse unless asked to book anyway.
+      if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+        const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+        if (busy.length > 0) refuseOfflineHost(live, chosen.host);
+        if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
+        overRunningWork = busy;
+      }
+    } else {
+      const picked = await pickAnyGpus(tx, allowedHosts, { count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB }, live, window, policy);
+      chosen = picked;
+      explanation = picked.explanation;
+    }
+
+    const start = new Date(startMs);
+    const end = new Date(endMs);
+    const held = await peakGpusHeld(tx, actor.id, start, end);
+    if (held + chosen.gpus.length > policy.maxGpusPerUser) {
+      const message = `You would hold ${held + chosen.gpus.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
+      throw new AppError("bad_request", message, { [request.slices ? "slices" : request.gpus ? "gpus" : "count"]: message });
+    }
+    const gpuCount = chosen.gpus.length;
+    await checkBookingLimits(tx, scope, { hostName: chosen.host.name, startMs, endMs, gpus: gpuCount, gpuIds: chosen.gpus.map((gpu) => gpu.id), totalMinutes: (endMs - startMs) / 60_000 }, limits);
+
+    // All checks passed: only now write (see bookingTransaction). A claim
+    // that fails here still comes before any write.
+    await options.claim?.before(tx);
+    const created = await tx.reservation.create({
+      data: {
+        userId: actor.id,
+        hostId: chosen.host.id,
+        startsAt: start,
+        endsAt: end,
+        purpose: request.purpose,
+        status: "booked",
+        teamId: team?.id ?? null,
+        createdAt: now,
+        gpus: { create: chosen.gpus.map((gpu) => ({ gpuId: gpu.id, startsAt: start, endsAt: end })) },
+      },
+      select: { id: true },
+    });
+    const named = await tx.gpu.findMany({ where: { id: { in: chosen.gpus.map((gpu) => gpu.id) } }, select: { id: true, index: true, migDeviceIndex: true, migProfile: true } });
+    const unitOf = new Map(named.map((row) => [row.id, storedUnit(row)]));
+    await writeAudit(tx, {
+      actorId: actor.id,
+      action: "reservation.create",
+      entityType: "reservation",
+      entityId: created.id,
+      after: {
+        host: chosen.host.name,
+        // Each unit by its one name ("GPU 0:2 (1g.10gb)"), as the audit page shows it.
+        gpus: chosen.gpus.map((gpu) => ({ index: gpu.index, uuid: gpu.uuid, unit: unitName(unitOf.get(gpu.id) ?? { index: gpu.index }) })),
+        startsAt: start.toISOString(),
+        endsAt: end.toISOString(),
+        purpose: request.purpose,
+        status: "booked",
+        ...(team ? { team: team.name } : {}),
+        ...(overRunningWork.length > 0 ? { bookedOverRunningWork: busyGpusForAudit(overRunningWork) } : {}),
+      },
+      at: now,
+    });
+    await options.claim?.after(tx, created.id);
+    changes.record({ kind: "created", bookingId: created.id });
+    return created.id;
+  });
+
+  announceBookingsChanged();
+  const view = await getReservationView(client, id, now.getTime(), actor.id);
+  return explanation ? { ...view, explanation } : view;
+}
+
+/** The window asked for, refused when it starts in the past or ends before it starts; `endField` names the field that set the end. */
+export function checkedWindow(request: RequestedTimes, now: Date): { window: Window; endField: "endsAt" | "durationMinutes" } {
+  const { startMs, endMs, startInPast } = requestedWindow(request, now.getTime());
+  const endField = request.endsAt !== undefined ? "endsAt" : "durationMinutes";
+  if (startInPast) {
+    throw new AppError("bad_request", "The start time has passed", { startsAt: "This time has passed: start now or later" });
+  }
+  if (endMs <= startMs) throw new AppError("bad_request", "The end must be after the start", { [endField]: "The end must be after the start" });
+  return { window: { startMs, endMs, nowMs: now.getTime() }, endField };
+}
+
+export function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
+  if (!fleet) return null;
+  const snapshot = fleet.current();
+  return {
+    gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
+    onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),
+    states: fleet.gpuStates?.() ?? {},
+  };
+}
+
+export async function candidateHosts(client: PrismaClient, name: string | undefined): Promise<HostRef[]> {
+  if (name !== undefined) {
+    const host = await client.host.findUnique({ where: { name }, select: { id: true, name: true, topology: true } });
+    if (!host) throw new AppError("bad_request", `There is no host named ${name}`, { host: `There is no host named ${name}` });
+    return [host];
+  }
+  const hosts = await client.host.findMany({ where: { gpus: { some: {} } }, select: { id: true, name: true, topology: true }, orderBy: { name: "asc" } });
+  if (hosts.length === 0) throw new AppError("bad_request", "No host with GPUs is known yet", { count: "No host with GPUs is known yet" });
+  return hosts;
+}
+
+export function checkPolicyTimes(policy: PolicyValues, window: Window, endField: string): void {
+  const refusal = policyTimeRefusal(policy, window.startMs, window.endMs, window.nowMs);
+  if (refusal) throw new AppError("bad_request", refusal.message, { [refusal.field === "duration" ? endField : "startsAt"]: refusal.message });
+}
+
+export async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {
+  await refusePartitioned(tx, host, indices);
+  const hostGpus = await gpusOfHost(tx, host.id);
+  const byIndex = new Map(hostGpus.map((gpu) => [gpu.index, gpu]));
+  const missing = indices.filter((index) => !byIndex.has(index));
+  if (missing.length > 0) {
+    const known = [...byIndex.keys()].join(", ") || "none";
+    const message = `${host.name} has no GPU ${missing.join(", ")} (its GPUs: ${known})`;
+    throw new AppError("bad_request", message, { gpus: message });
+  }
+  const gpus = [...indices].sort((a, b) => a - b).map((index) => byIndex.get(index) as GpuRow);
+  const conflicts = await findConflicts(tx, gpus.map((gpu) => gpu.id), new Date(window.startMs), new Date(window.endMs));
+  if (conflicts.length > 0) {
+    const suggestion = await suggestAlternative(tx, host, [...byIndex.values()], gpus, gpus.length, window, policy, live);
+    throw new BookingConflictError(conflictMessage(conflicts, window.startMs, suggestion, gpus.length > 1), conflicts, suggestion);
+  }
+  return { host, gpus };
+}
+
+/** A GPU split into MIG slices is booked by its slices: naming it refuses, with the slices to book instead. */
+async function refusePartitioned(tx: Tx, host: HostRef, indices: number[]): Promise<void> {
+  const units = await unitsOfHost(tx, host.id);
+  const split = units.filter((unit) => unit.partitioned && indices.includes(unit.index));
+  if (split.length === 0) return;
+  const slices = units.filter((unit) => unit.mig && split.some((gpu) => gpu.index === unit.index));
+  const list = slices.map((unit) => `${unitRef(unit)} (${unit.mig!.profile})`).join(", ") || "none yet";
+  const message = `GPU ${split.map((gpu) => gpu.index).join(", ")} on ${host.name} ${split.length > 1 ? "are" : "is"} split into MIG slices: book a slice instead (${list})`;
+  throw new AppError("bad_request", message, { gpus: message });
+}

@@ -1,0 +1,83 @@
+import { reservationState } from "@/lib/domain/reservation-state";
+import type { ReservationView } from "@/lib/domain/reservation-types";
+import { db } from "@/server/core/db";
+import { AppError } from "@/server/core/errors";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
+import { writeAudit } from "@/server/access/audit-log";
+import { announceBookingChange, announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
+import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
+import { can } from "@/server/access/permissions";
+
+type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
+
+/**
+ * Ends a booking early. An active booking ends now; a scheduled one ends
+ * where it starts (it never held anything). The GPUs' ranges move with it,
+ * so the time frees up for others at once.
+ */
+async function endReservation(actor: Actor, id: string, ending: Ending, options: ServiceOptions): Promise<ReservationView> {
+  const client = options.client ?? db();
+  const now = options.now ?? new Date();
+  const nowMs = now.getTime();
+  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
+  if (ending.kind === "cancel" && !can.cancelBooking(actor)) {
+    throw new AppError("forbidden", "Only an admin can cancel a booking; release your own instead");
+  }
+  // A booking across nodes ends whole: every part, in one transaction.
+  const ids = await partIdsOf(client, id);
+  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
+
+  await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx, changes) => {
+    const row = await tx.reservation.findUniqueOrThrow({
+      where: { id: ids[0] },
+      select: { startsAt: true, endsAt: true, status: true, purpose: true },
+    });
+    const state = reservationState(row, nowMs);
+    if (state !== "scheduled" && state !== "active") {
+      throw new AppError("conflict", `This booking has already ${state === "expired" ? "ended" : `been ${state}`}`);
+    }
+    const endsAt = state === "scheduled" ? row.startsAt : now;
+    const status = ending.kind === "release" ? "released" : "cancelled";
+    await tx.reservation.updateMany({
+      where: { id: { in: ids } },
+      data:
+        ending.kind === "release"
+          ? { status, endsAt }
+          : { status, endsAt, cancelReason: ending.reason, cancelledById: actor.id },
+    });
+    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt } });
+    const parts = ids.length > 1 ? { parts: ids } : {};
+    const booking = await auditBookingName(tx, id);
+    await writeAudit(tx, {
+      actorId: actor.id,
+      action: ending.kind === "release" ? "reservation.release" : "reservation.cancel",
+      entityType: "reservation",
+      entityId: ids[0],
+      before: auditSnapshot(row, { booking, ...parts }),
+      after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}), ...parts }),
+      at: now,
+    });
+    changes.record({ kind: "ended", how: status, bookingId: ids[0] });
+  });
+
+  announceBookingsChanged();
+  const view = await getReservationView(client, id, nowMs, actor.id);
+  announceBookingChange({ actor, booking: view, what: ending.kind === "release" ? "released" : "cancelled" });
+  return view;
+}
+
+/** The booker (or an admin) gives the GPUs back before the end. */
+export async function releaseReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
+  return endReservation(actor, id, { kind: "release" }, options);
+}
+
+/** An admin ends someone's booking, with a reason the booker sees. */
+export async function cancelReservation(actor: Actor, id: string, reason: string, options: ServiceOptions = {}): Promise<ReservationView> {
+  const trimmed = reason.trim();
+  if (!trimmed) throw new AppError("bad_request", "Tell the booker why", { reason: "Tell the booker why" });
+  return endReservation(actor, id, { kind: "cancel", reason: trimmed }, options);
+}

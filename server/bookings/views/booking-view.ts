@@ -1,0 +1,115 @@
+import type { Prisma, PrismaClient } from "@prisma/client";
+import { launchSettings } from "@/lib/domain/launch-settings";
+import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
+import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
+import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
+import { personSelect, toPerson } from "@/server/core/people";
+import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+
+export const reservationSelect = {
+  id: true,
+  userId: true,
+  startsAt: true,
+  endsAt: true,
+  purpose: true,
+  status: true,
+  cancelReason: true,
+  releasedBecause: true,
+  createdAt: true,
+  user: { select: personSelect },
+  cancelledBy: { select: personSelect },
+  host: { select: { id: true, name: true } },
+  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true } } } },
+} satisfies Prisma.ReservationSelect;
+
+export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reservationSelect }>;
+
+const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
+
+/** Changes after creation, per reservation id, oldest first: where the booker reads an admin's reason. */
+export async function loadChanges(client: PrismaClient | Prisma.TransactionClient, ids: string[]): Promise<Map<string, ReservationChangeView[]>> {
+  const byId = new Map<string, ReservationChangeView[]>();
+  if (ids.length === 0) return byId;
+  const rows = await client.auditLog.findMany({
+    where: { entityType: "reservation", entityId: { in: ids }, action: { in: CHANGE_ACTIONS } },
+    orderBy: [{ at: "asc" }],
+    select: { at: true, action: true, entityId: true, before: true, after: true, actor: { select: personSelect } },
+  });
+  for (const row of rows) {
+    const before = safeObject(row.before);
+    const after = safeObject(row.after);
+    const list = byId.get(row.entityId) ?? [];
+    list.push({
+      at: row.at.toISOString(),
+      action: row.action as AuditAction,
+      actor: row.actor ? toPerson(row.actor) : null,
+      reason: typeof after.reason === "string" ? after.reason : null,
+      endsAtBefore: typeof before.endsAt === "string" ? before.endsAt : null,
+      endsAtAfter: typeof after.endsAt === "string" ? after.endsAt : null,
+    });
+    byId.set(row.entityId, list);
+  }
+  return byId;
+}
+
+function safeObject(text: string | null): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The API's view of a booking, for `viewerId`. Launch settings use each
+ * GPU's index as last reported: if a reboot renumbered the GPUs, the
+ * settings follow the UUIDs that were booked. Only the booker's view carries
+ * the booking's proof (the `GPUDESK_RESERVATION` lines); an admin looking at
+ * someone else's booking gets the rest.
+ */
+export function toReservationView(row: ReservationRow, nowMs: number, viewerId: string | null, changes: ReservationChangeView[] = []): ReservationView {
+  const gpus: ReservedGpu[] = row.gpus
+    .map(({ gpu: { migDeviceIndex, migProfile, ...gpu } }): ReservedGpu =>
+      migDeviceIndex === null ? gpu : { ...gpu, mig: { deviceIndex: migDeviceIndex, profile: migProfile ?? "" } },
+    )
+    .sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
+  return {
+    id: row.id,
+    state: reservationState(row, nowMs),
+    status: row.status as ReservationStatus,
+    host: row.host,
+    gpus,
+    startsAt: row.startsAt.toISOString(),
+    endsAt: row.endsAt.toISOString(),
+    purpose: row.purpose,
+    bookedBy: toPerson(row.user),
+    createdAt: row.createdAt.toISOString(),
+    cancelReason: row.cancelReason,
+    cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,
+    changes,
+    launch: launchSettings(gpus, viewerId === row.userId ? reservationClaimValue(row.id) : null),
+    releasedBecause: row.releasedBecause === "idle" ? "idle" : null,
+    idle: null,
+  };
+}
+
+/**
+ * "node-a GPU 0:2 (1g.10gb)": the booking's host and units as every surface
+ * names them, kept in each audit entry of a change, so that "Released" says
+ * what was released.
+ */
+export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
+  const row = await client.reservation.findUniqueOrThrow({
+    where: { id: reservationId },
+    select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
+  });
+  const units = row.gpus.map(({ gpu }) => storedUnit(gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
+  return `${row.host.name} ${unitsPhrase(units)}`;
+}
+
+/** What the audit log keeps of a booking, before and after a change (`booking`: `auditBookingName`). */
+export function auditSnapshot(row: { startsAt: Date; endsAt: Date; status: string; purpose: string }, extra: Record<string, unknown> = {}) {
+  return { startsAt: row.startsAt.toISOString(), endsAt: row.endsAt.toISOString(), status: row.status, purpose: row.purpose, ...extra };
+}
