@@ -1,3 +1,4 @@
+import { fabricKey, parseStoredFabric } from "@/lib/domain/fabric";
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
@@ -106,7 +107,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const rows = ranked.map((entry) => entry.row);
   // The GPUs a waiting request can be granted (whole, not split into slices), as the grant picks them: a split GPU
   // or a slice of a former layout counted as room made the estimate "now" for GPUs no grant could take.
-  const hostRows = await db().host.findMany({ select: { id: true, name: true } });
+  const hostRows = await db().host.findMany({ select: { id: true, name: true, fabric: true, fabricLabel: true } });
   const hosts = await Promise.all(hostRows.map(async (host) => ({ name: host.name, gpus: await gpusOfHost(db(), host.id) })));
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const live = liveGpuSource();
@@ -150,7 +151,9 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       ...(refusal ? { limitFreesAtMs: refusal.freesAt === null ? null : Date.parse(refusal.freesAt) } : {}),
     };
   });
-  const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) }));
+  // Each host's fabric, as the grant reads it: "any N nodes" is planned on one, by the grant's own rule (chooseNodes).
+  const fabricOf = new Map(hostRows.map((host) => [host.name, fabricKey(parseStoredFabric(host.fabric), host.fabricLabel)]));
+  const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id), fabric: fabricOf.get(host.name) ?? null }));
   const byBookings = estimateStarts(entries, estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS);
   const untilUnbookedEnds = busy.concat(unbooked.map((gpu) => ({ gpuId: gpu.gpuId, startMs: nowMs, endMs: Number.MAX_SAFE_INTEGER })));
   const held = unbooked.length > 0 ? estimateStarts(entries, estimateHosts, untilUnbookedEnds, nowMs, ESTIMATE_HORIZON_MS) : byBookings;

@@ -1,7 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
 import { policyTimeRefusal, type RequestedTimes, requestedWindow } from "@/lib/domain/booking-window";
-import type { GpuReconciliation } from "@/lib/domain/attribution";
-import type { LiveGpu } from "@/lib/live/live";
 import type { ReservationRequest } from "@/lib/domain/reservation-schema";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
@@ -13,7 +11,7 @@ import { announceBookingsChanged } from "@/server/bookings/store/booking-events"
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/bookings/placement/booking-candidates";
 import { findConflicts, peakGpusHeld } from "@/server/bookings/store/occupancy";
-import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
+import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveGpuSource, type LiveView, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
 import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
 import { pickAnySlices, pickNamedSlices } from "@/server/bookings/placement/pick-slices";
 import { storedUnit, unitName, unitRef } from "@/lib/domain/gpu-availability";
@@ -21,13 +19,6 @@ import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
-
-/** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
-export interface LiveGpuSource {
-  current(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
-  /** The reconciler's last word per GPU; absent where the server does not reconcile (then nobody's process is known as theirs). */
-  gpuStates?(): Record<string, GpuReconciliation>;
-}
 
 export interface CreateOptions extends ServiceOptions {
   fleet?: LiveGpuSource;
@@ -164,15 +155,6 @@ export function checkedWindow(request: RequestedTimes, now: Date): { window: Win
   return { window: { startMs, endMs, nowMs: now.getTime() }, endField };
 }
 
-export function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
-  if (!fleet) return null;
-  const snapshot = fleet.current();
-  return {
-    gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
-    onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),
-    states: fleet.gpuStates?.() ?? {},
-  };
-}
 
 export async function candidateHosts(client: PrismaClient, name: string | undefined): Promise<HostRef[]> {
   if (name !== undefined) {

@@ -5,8 +5,8 @@ import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { can } from "@/server/access/permissions";
 import type { HostRef } from "@/server/bookings/placement/booking-candidates";
-import { fabricsOf } from "@/server/bookings/commands/create-multi-node";
-import { type LiveGpuSource, liveView } from "@/server/bookings/commands/create-booking";
+import { fabricsOf } from "@/server/bookings/placement/place-nodes";
+import { type LiveGpuSource, liveView } from "@/server/bookings/placement/gpu-in-use";
 import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
 import { readPolicy } from "@/server/bookings/rules/policy";
 
