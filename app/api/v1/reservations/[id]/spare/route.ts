@@ -3,7 +3,7 @@ import { reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { liveGpuSource } from "@/server/runtime/live-source";
-import { offerSpare } from "@/server/bookings/commands/spare-node";
+import { offerSpare } from "@/server/bookings/placement/spare-node";
 
 export const dynamic = "force-dynamic";
 
