@@ -8,11 +8,11 @@ import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import type { HostRef, Window } from "@/server/bookings/placement/booking-candidates";
-import { type ChosenPart, fabricsOf, fabricWarnings, pickAnyNodes } from "@/server/bookings/placement/place-nodes";
-import { candidateHosts, checkedWindow, checkPolicyTimes, type CreateOptions, pickNamedGpus } from "@/server/bookings/commands/create-booking";
+import { type ChosenPart, fabricsOf, fabricWarnings } from "@/server/bookings/placement/place-nodes";
+import { candidateHosts, checkedWindow, checkPolicyTimes, type CreateOptions } from "@/server/bookings/commands/create-booking";
+import { placeUnits } from "@/server/bookings/placement/place-units";
 import { findBusyGpus, GpuInUseError, type LiveView, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
 import { peakGpusHeld } from "@/server/bookings/store/occupancy";
-import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
 import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
@@ -51,7 +51,7 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
       // Named across fabrics is allowed: the booker may know better, and hears what it costs.
       warnings = fabricWarnings(parts, await fabricsOf(tx, parts.map((part) => part.host.id)));
     } else {
-      const picked = await pickAnyNodes(tx, hosts, request.nodes as number, request.gpusPerNode as number, request.model, limits, live, window, policy);
+      const picked = await placeUnits(tx, { kind: "any-nodes", nodes: request.nodes as number, gpusPerNode: request.gpusPerNode as number, model: request.model, limits }, hosts, live, window, policy);
       parts = picked.parts;
       explanation = picked.explanation;
       warnings = picked.warnings;
@@ -146,10 +146,10 @@ async function pickNamedPart(
   const refusal = refuseHost(limits, part.host.name, window.startMs, window.endMs);
   if (refusal) throw refusal;
   if (typeof part.gpus === "number") {
-    const picked = await pickAnyGpus(tx, [part.host], { count: part.gpus, model }, live, window, policy);
-    return { host: picked.host, gpus: picked.gpus, explanation: picked.explanation };
+    const picked = await placeUnits(tx, { kind: "any-gpus", count: part.gpus, model }, [part.host], live, window, policy);
+    return picked.parts[0];
   }
-  const chosen = await pickNamedGpus(tx, part.host, part.gpus, window, policy, live);
+  const chosen = (await placeUnits(tx, { kind: "named-gpus", gpus: part.gpus }, [part.host], live, window, policy)).parts[0];
   // Someone else's job on a named GPU from now on would become an intruder: a part is never booked over running work.
   if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
     const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);

@@ -13,7 +13,7 @@ import { liveView } from "@/server/bookings/placement/gpu-in-use";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
-import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
+import { placeUnits } from "@/server/bookings/placement/place-units";
 import { readPolicy } from "@/server/bookings/rules/policy";
 import { findSpareNode } from "@/server/bookings/placement/spare-node";
 import { effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
@@ -70,7 +70,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     const refusal = refuseHost(limits, host.name, window.startMs, window.endMs);
     if (refusal) throw refusal;
     const model = commonModel(row.gpus.map(({ gpu }) => gpu.name)) ?? undefined;
-    const picked = await pickAnyGpus(tx, [host], { count: row.gpus.length, model }, live, window, await readPolicy(tx));
+    const [picked] = (await placeUnits(tx, { kind: "any-gpus", count: row.gpus.length, model }, [host], live, window, await readPolicy(tx))).parts;
     const kept = await keepHeldTime(tx, { partId, userId: part.userId, teamId: part.teamId, hostId: row.hostId, row, movedToHost: host.name }, window.startMs);
     await tx.reservation.update({ where: { id: partId }, data: { hostId: host.id, idleClockAt: now, idleWarnedAt: null } });
     await tx.reservationGpu.createMany({ data: picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })) });
