@@ -240,7 +240,7 @@ export function hostImportingServer(edges: ImportEdge[]): ImportEdge[] {
  */
 export const SERVER_LAYERS: { folders: string[]; holds: string }[] = [
   { folders: ["server/core"], holds: "the platform: db, migrations, env, log, errors, jobs, the event bus" },
-  { folders: ["server/access", "server/attribution", "server/downloads", "server/minutes"], holds: "who acts and what they may (principal, actor, permissions, audit); who runs a process; host bundles; the minute blocks" },
+  { folders: ["server/access", "server/attribution", "server/downloads", "server/minutes", "server/slurm"], holds: "who acts and what they may (principal, actor, permissions, audit); who runs a process; host bundles; the minute blocks; slurmrestd's client" },
   { folders: ["server/bookings/backends", "server/hosts"], holds: "the booking backends' interface and registry; hosts, their inventory and topology" },
   { folders: ["server/bookings/store"], holds: "the only code that queries Reservation: the transaction, occupancy, conflicts, booking events" },
   { folders: ["server/auth"], holds: "sessions, tokens, passwords, the sign-in throttle (sso/ is plugged in, never imported)" },

@@ -27,6 +27,7 @@
 import { TimeZoneNote } from "@/components/ui/time-zone-note";
 import { CurrentUserProvider, type CurrentUser } from "@/components/auth/current-user";
 import { AppHeader } from "@/components/ui/app-header";
+import { answersFor } from "@/server/access/permissions";
 import { requirePageAdmin, requirePageUser } from "@/server/auth/session";
 import { readTimeZone } from "@/server/auth/time-zone-setting";
 
@@ -51,7 +52,7 @@ export async function PageShell({ returnTo, admin = false, title, description, a
   const principal = admin ? await requirePageAdmin(returnTo) : await requirePageUser(returnTo);
   // Field by field, so that nothing the server adds to a principal later reaches the browser unasked.
   const { id, username, name, role, unixLogin } = principal.user;
-  const user: CurrentUser = { id, username, name, role, unixLogin };
+  const user: CurrentUser = { id, username, name, role, unixLogin, can: answersFor(principal.user) };
   const timeZone = await readTimeZone(id);
 
   if (bare) {

@@ -6,6 +6,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { listAlerts, listHostNames } from "@/server/alerts/alert-queries";
 import { getPageUser } from "@/server/auth/session";
+import { can } from "@/server/access/permissions";
 
 export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";
@@ -34,7 +35,7 @@ async function AlertActions() {
       <Link href="/alerts/notifications" className={buttonClass("secondary")}>
         Notify me
       </Link>
-      {principal?.user.role === "admin" && (
+      {can.administerAs(principal) && (
         <>
           <Link href="/admin/notifications" className={buttonClass("secondary")}>
             Webhooks and log

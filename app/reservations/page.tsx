@@ -5,9 +5,9 @@ import { MyReservations } from "@/components/reservations/my-reservations";
 import { PastPager } from "@/components/reservations/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
-import { isAdmin } from "@/server/access/principal";
 import { getPageUser } from "@/server/auth/session";
 import { countPastReservations, listReservations } from "@/server/bookings/views/list-bookings";
+import { can } from "@/server/access/permissions";
 
 export const metadata: Metadata = { title: "My reservations" };
 export const dynamic = "force-dynamic";
@@ -24,7 +24,8 @@ export default async function ReservationsPage({ searchParams }: ReservationsPag
   const page = Math.min(10_000, Math.max(1, Math.floor(Number(params.past)) || 1));
   const search = typeof params.q === "string" ? params.q.trim().slice(0, 100) : "";
   // Admins also get everyone's bookings as a table, which needs the wider page.
-  const wide = isAdmin(await getPageUser());
+  const viewer = await getPageUser();
+  const wide = viewer !== null && can.seeAllBookings(viewer.user);
   const query = new URLSearchParams({ ...(page > 1 ? { past: String(page) } : {}), ...(search ? { q: search } : {}) }).toString();
   return (
     <PageShell
@@ -50,7 +51,7 @@ async function Reservations({ page, search }: { page: number; search: string }) 
   const [reservations, pastCount, everyone] = await Promise.all([
     listReservations(principal.user, { all: false, state: "all", limit: PAST_PER_PAGE, skip: (page - 1) * PAST_PER_PAGE, search }),
     countPastReservations(principal.user, { all: false, search }),
-    isAdmin(principal) ? listReservations(principal.user, { all: true, state: "current", limit: 0 }) : null,
+    can.seeAllBookings(principal.user) ? listReservations(principal.user, { all: true, state: "current", limit: 0 }) : null,
   ]);
   return (
     <div className="space-y-10">

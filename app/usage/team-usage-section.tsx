@@ -5,6 +5,7 @@ import { parseUsageParams } from "@/server/history/usage-service";
 import { getTeamUsage } from "@/server/teams/team-usage";
 import { teamsLedBy } from "@/server/teams/team-service";
 import { TeamUsageTables } from "@/components/teams/team-usage-tables";
+import { can } from "@/server/access/permissions";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -15,7 +16,7 @@ type SearchParams = Record<string, string | string[] | undefined>;
  */
 export async function TeamUsageSection({ searchParams, basePath }: { searchParams: SearchParams; basePath: string }) {
   const viewer = await requirePageUser(basePath);
-  if (viewer.user.role !== "admin" && (await teamsLedBy(viewer.user.id)).length === 0) return null;
+  if (!can.seeEveryTeamsUsage(viewer.user) && (await teamsLedBy(viewer.user.id)).length === 0) return null;
   const now = Date.now();
   let range;
   try {
@@ -31,5 +32,5 @@ export async function TeamUsageSection({ searchParams, basePath }: { searchParam
     minuteRetentionMs: env().GPUDESK_HISTORY_MINUTE_DAYS * 24 * 3600_000,
   });
   const csv = `/api/v1/usage/teams?format=csv&from=${new Date(range.fromMs).toISOString()}&to=${new Date(range.toMs).toISOString()}`;
-  return <TeamUsageTables report={report} csvHref={csv} lead={viewer.user.role !== "admin"} />;
+  return <TeamUsageTables report={report} csvHref={csv} lead={!can.seeEveryTeamsUsage(viewer.user)} />;
 }

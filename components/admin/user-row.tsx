@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button-styles";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import * as t from "@/components/ui/table-styles";
+import { isAdminRole } from "@/lib/domain/roles";
 
 interface UserRowProps {
   user: User;
@@ -102,7 +103,7 @@ export function UserRow({ user, isSelf, directory, onUpdated }: UserRowProps) {
             disabled={pending !== null}
             onChange={(event) => {
               const role = event.target.value as "member" | "admin";
-              if (isSelf && role === "member") setConfirm("demote-self");
+              if (isSelf && !isAdminRole(role)) setConfirm("demote-self");
               else void patch({ role }, "role");
             }}
             className={`${controlClass} py-1`}

@@ -5,6 +5,7 @@ import { useCurrentUser } from "@/components/auth/current-user";
 import { UserCreateForm, type UserRow as User } from "@/components/admin/user-create-form";
 import { UserRow } from "@/components/admin/user-row";
 import * as t from "@/components/ui/table-styles";
+import { isAdminRole } from "@/lib/domain/roles";
 
 function byUsername(a: User, b: User): number {
   return a.username.localeCompare(b.username);
@@ -15,7 +16,7 @@ function byUsername(a: User, b: User): number {
 export function UsersManager({ initialUsers, directory }: { initialUsers: User[]; directory: boolean }) {
   const me = useCurrentUser();
   const [users, setUsers] = useState(initialUsers);
-  const admins = users.filter((user) => user.role === "admin" && !user.disabled).length;
+  const admins = users.filter((user) => isAdminRole(user.role) && !user.disabled).length;
 
   return (
     <div className="space-y-6">

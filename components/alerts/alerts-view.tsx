@@ -144,7 +144,7 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
             ))}
           </select>
         </label>
-        {user.role === "admin" && (
+        {user.can.seeAllAlerts && (
           <label className="flex items-center gap-2 pb-2 text-sm">
             <input type="checkbox" checked={filters.mine} onChange={(event) => change({ mine: event.target.checked })} className="size-4" />
             Only alerts about me
@@ -160,7 +160,7 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
         </h2>
         {open.length === 0 ? (
           <p className="rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
-            {user.role === "admin" ? "Nothing needs attention right now." : "Nothing about your GPUs needs attention right now."}
+            {user.can.seeAllAlerts ? "Nothing needs attention right now." : "Nothing about your GPUs needs attention right now."}
           </p>
         ) : (
           <ul role="list" className="space-y-3">

@@ -2,10 +2,16 @@
 
 import { createContext, use } from "react";
 import { setViewerTimeZone } from "@/lib/format/local-time";
+import type { PageAnswers } from "@/server/access/permissions";
 import type { UserPrincipal } from "@/server/access/principal";
 
-/** The signed-in person as client components see it. Never holds a secret. */
-export type CurrentUser = UserPrincipal["user"];
+/**
+ * The signed-in person as client components see it. Never holds a secret.
+ * `can`: what the pages may offer them, the same answers as `GET
+ * /api/v1/me`'s `can` (server/access/permissions.ts); a component asks it,
+ * never the role.
+ */
+export type CurrentUser = UserPrincipal["user"] & { can: PageAnswers };
 
 const CurrentUserContext = createContext<CurrentUser | null>(null);
 

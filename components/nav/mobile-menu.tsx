@@ -30,7 +30,7 @@ export function MobileMenu({ user, pathname }: { user: CurrentUser; pathname: st
       >
         <nav aria-label="Main">
           <LinkList links={MAIN_LINKS} pathname={pathname} onNavigate={close} />
-          {user.role === "admin" && (
+          {user.can.administer && (
             <>
               <SectionTitle>Admin</SectionTitle>
               <LinkList links={ADMIN_LINKS} pathname={pathname} onNavigate={close} />
@@ -44,7 +44,7 @@ export function MobileMenu({ user, pathname }: { user: CurrentUser; pathname: st
               <p className="truncate text-sm font-medium">{user.name}</p>
               <p className="truncate text-xs text-slate-500 dark:text-slate-400">
                 @{user.username}
-                {user.role === "admin" ? " · admin" : ""}
+                {user.can.administer ? " · admin" : ""}
               </p>
             </div>
           </div>

@@ -39,7 +39,7 @@ export function UserMenu({ user, pathname }: { user: CurrentUser; pathname: stri
           <p className="truncate text-sm font-medium">{user.name}</p>
           <p className="flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
             {user.name !== user.username && <span className="truncate">@{user.username}</span>}
-            {user.role === "admin" && <Badge tone="busy">admin</Badge>}
+            {user.can.administer && <Badge tone="busy">admin</Badge>}
           </p>
         </div>
         <ul className="pt-1.5">

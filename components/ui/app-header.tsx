@@ -59,7 +59,7 @@ export function AppHeader({ status, simulated = false }: AppHeaderProps) {
                 </Link>
               );
             })}
-            {user.role === "admin" && <AdminMenu pathname={pathname} />}
+            {user.can.administer && <AdminMenu pathname={pathname} />}
           </nav>
         )}
         <div className="ml-auto flex items-center gap-2 sm:gap-3">

@@ -137,7 +137,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                     )}
                   </td>
                   <td className={`${td} text-right`}>
-                    {(mine || me.role === "admin") && (
+                    {(mine || me.can.removeOthersWaitlistEntries) && (
                       <button type="button" onClick={() => void leave(entry.id)} disabled={leaving === entry.id} className={buttonClass("secondary", "sm")}>
                         {mine ? "Leave the queue" : "Remove"}
                       </button>

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { PersonRef, ReservationAuditAction } from "@/lib/domain/reservation-types";
 
 /**
@@ -162,14 +163,14 @@ const kindSchema = z.enum(Object.keys(AUDIT_KINDS) as [AuditKind, ...AuditKind[]
 /** The filters of /admin/audit, `GET /api/v1/audit` and `gpudesk audit`. */
 export const auditQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(64).optional(),
+  cursor: text().max(64).optional(),
   kind: kindSchema.optional(),
   /** Username: what they did, and what was done to their account. */
-  person: z.string().trim().toLowerCase().max(64).optional(),
+  person: text().trim().toLowerCase().max(64).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
-  entityType: z.string().max(32).optional(),
-  entityId: z.string().max(64).optional(),
+  entityType: text().max(32).optional(),
+  entityId: text().max(64).optional(),
 });
 
 export type AuditQuery = z.infer<typeof auditQuerySchema>;

@@ -16,15 +16,15 @@
  * end unless --keep. The probe listens on PROBE_PORT (default 4990).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { argsOrExit, flag } from "./args";
+import { benchDatabase, type BenchDatabase, copyRowsBack, registerSimulatedFleet, withPostgres } from "./history-db";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const HOUR_MS = 60 * 60_000;
@@ -49,23 +49,10 @@ if (args.database === "both") {
   process.exit(0);
 }
 
-const POSTGRES_ADMIN = process.env.GPUDESK_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "gpudesk-history-size-"));
-const dbFile = path.join(dataDir, "gpudesk.db");
-const pgName = `gpudesk_size_${Date.now()}`;
-const url = args.database === "sqlite" ? `file:${dbFile}` : Object.assign(new URL(POSTGRES_ADMIN), { pathname: `/${pgName}` }).toString();
-process.env.GPUDESK_DATA_DIR = dataDir;
-process.env.DATABASE_URL = url;
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>, at = POSTGRES_ADMIN): Promise<T> {
-  const client = new pg.Client({ connectionString: at });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+/** The one database of this process (a run of both spawned one process each, above). */
+const database = args.database as BenchDatabase;
+const bench = benchDatabase(database, "history-size");
+const { url } = bench;
 
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
 const line = (label: string, value: string) => console.log(`  ${label.padEnd(44)} ${value}`);
@@ -80,11 +67,11 @@ async function measure(title: string): Promise<number> {
   console.log(`\n${title}: ${counts.minutes.toLocaleString("en")} GPU-minutes in ${counts.blocks.toLocaleString("en")} minute blocks, ${counts.hours.toLocaleString("en")} hour rows`);
   if (args.database === "sqlite") {
     await db().$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
-    const sqlite = new Database(dbFile, { readonly: true });
+    const sqlite = new Database(bench.sqliteFile, { readonly: true });
     try {
       const pageSize = sqlite.pragma("page_size", { simple: true }) as number;
       const free = (sqlite.pragma("freelist_count", { simple: true }) as number) * pageSize;
-      const file = statSync(dbFile).size;
+      const file = statSync(bench.sqliteFile).size;
       line("file", `${mb(file)} (${mb(file - free)} in use, ${mb(free)} free pages kept for reuse)`);
       const parts = sqlite.prepare(`SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE '%GpuMinute%' OR name LIKE '%GpuHour%' GROUP BY name ORDER BY bytes DESC`).all() as { name: string; bytes: number }[];
       for (const part of parts) line(part.name, `${mb(part.bytes)}${perRow(part.name, part.bytes, counts)}`);
@@ -93,7 +80,7 @@ async function measure(title: string): Promise<number> {
       sqlite.close();
     }
   }
-  return admin(async (client) => {
+  return withPostgres(async (client) => {
     const size = Number((await client.query("SELECT pg_database_size(current_database()) AS b")).rows[0].b);
     line("pg_database_size", mb(size));
     const parts = await client.query<{ name: string; bytes: string }>(`
@@ -111,33 +98,6 @@ function perRow(name: string, bytes: number, counts: { minutes: number; blocks: 
 }
 
 /** A time as a literal of the database's DateTime column (SQLite: the ISO text Prisma's adapter writes). */
-const timeLiteral = (ms: number) =>
-  args.database === "sqlite" ? `'${new Date(ms).toISOString().replace("Z", "+00:00")}'` : `timestamp '${new Date(ms).toISOString().replace("T", " ").replace("Z", "")}'`;
-
-/**
- * Copies the stored week of rows (the fill's) to whole weeks back, down to
- * `sinceMs`: as many rows as a fleet that ran that long, with the week's values.
- */
-async function repeatWeeks(table: "GpuMinuteBlock" | "GpuHour", nowMs: number, sinceMs: number): Promise<void> {
-  const { db } = await import("@/server/core/db");
-  const time = `"hour"`;
-  const columns = (
-    await db().$queryRawUnsafe<{ name: string }[]>(
-      args.database === "sqlite"
-        ? `SELECT name FROM pragma_table_info('${table}')`
-        : `SELECT column_name::text AS name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`,
-    )
-  ).map((column) => `"${column.name}"`);
-  for (let weeks = 1; nowMs - weeks * WEEK_MS > sinceMs; weeks++) {
-    const shifted = args.database === "sqlite" ? `strftime('%Y-%m-%dT%H:%M:%S.000+00:00', ${time}, '-${weeks * 7} days')` : `${time} - interval '${weeks * 7} days'`;
-    const select = columns.map((column) => (column === time ? shifted : column)).join(", ");
-    await db().$executeRawUnsafe(
-      `INSERT INTO "${table}" (${columns.join(", ")}) SELECT ${select} FROM "${table}"
-       WHERE ${time} >= ${timeLiteral(nowMs - WEEK_MS)} AND ${shifted} >= ${timeLiteral(sinceMs)} ON CONFLICT DO NOTHING`,
-    );
-  }
-}
-
 /** A stand-in for /api/health (which reads no database for an anonymous caller): how long the event loop keeps it waiting. */
 async function probeWhile<T>(work: () => Promise<T>): Promise<{ result: T; loopMaxMs: number; loopP99Ms: number; probes: number; probeMaxMs: number; probeP99Ms: number }> {
   const port = Number(process.env.PROBE_PORT ?? 4990);
@@ -179,10 +139,8 @@ async function probeWhile<T>(work: () => Promise<T>): Promise<{ result: T; loopM
 }
 
 async function main(): Promise<void> {
-  if (args.database === "postgresql") await admin((client) => client.query(`CREATE DATABASE "${pgName}"`));
+  await bench.create();
   const { migrateDatabase } = await import("@/server/core/migrate");
-  const { simulatedFleet, simulatedSnapshotAt } = await import("@/host/collector/simulated/simulated-source");
-  const { ensureLocalHost, recordHostInventory } = await import("@/server/hosts/host-registry");
   const { fillDemoHistory } = await import("@/server/history/demo-history");
   const { pruneHistory } = await import("@/server/history/retention");
   const { disconnectDb } = await import("@/server/core/db");
@@ -191,22 +149,15 @@ async function main(): Promise<void> {
   try {
     await migrateDatabase(url, repoRoot);
     const nowMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
-    const specs = simulatedFleet({ seed: 42, gpuCount: args.gpus });
-    const hostIds = new Map<string, string>();
-    for (const spec of specs) {
-      const host = await ensureLocalHost(spec.hostName, true);
-      hostIds.set(spec.hostName, host.id);
-      const reading = simulatedSnapshotAt(spec, 42, nowMs);
-      await recordHostInventory(host.id, reading.host, reading.gpus, new Date(nowMs));
-    }
+    const { specs, hostIds } = await registerSimulatedFleet(args.gpus, nowMs);
     const started = performance.now();
     await fillDemoHistory({ specs, seed: 42, hostIds, fromMs: nowMs - WEEK_MS, toMs: nowMs, samplesPerMinute: 1 });
     console.log(`filled a week of minutes and hours in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     const week = await measure("a week of minute detail");
 
     // A year of running: 31 days of minutes (the last one due for pruning) and 365 days of hours.
-    await repeatWeeks("GpuMinuteBlock", nowMs, nowMs - 31 * DAY_MS);
-    await repeatWeeks("GpuHour", nowMs, nowMs - 365 * DAY_MS);
+    await copyRowsBack(database, "GpuMinuteBlock", nowMs, WEEK_MS, nowMs - 31 * DAY_MS);
+    await copyRowsBack(database, "GpuHour", nowMs, WEEK_MS, nowMs - 365 * DAY_MS);
     await measure("before pruning: 31 days of minutes, 365 days of hours");
     // The same probes while nothing runs: what the machine and the process alone cost the loop.
     const idle = await probeWhile(() => new Promise((resolve) => setTimeout(resolve, 8_000)));
@@ -228,10 +179,7 @@ async function main(): Promise<void> {
     console.log(`\nRESULT ${args.database} gpus=${args.gpus} week=${mb(week)} year=${mb(year)}`);
   } finally {
     await disconnectDb();
-    if (!args.keep) {
-      rmSync(dataDir, { recursive: true, force: true });
-      if (args.database === "postgresql") await admin((client) => client.query(`DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`));
-    } else console.log(`kept: ${url}`);
+    await bench.remove(args.keep);
   }
 }
 

@@ -4,7 +4,8 @@ import { currentAuditOrigin } from "@/server/core/audit-context";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { personSelect, toPerson } from "@/server/core/people";
-import { type Actor, isAdminActor } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
+import { can } from "@/server/access/permissions";
 
 export interface AuditRecord {
   /**
@@ -89,7 +90,7 @@ async function whereOf(query: Omit<AuditQuery, "limit" | "cursor">): Promise<Pri
 
 /** The audit log, newest first, a page at a time, filtered by kind, person and time (admins only). */
 export async function listAudit(actor: Actor, query: Partial<AuditQuery> & { limit: number }): Promise<AuditPage> {
-  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can read the audit log");
+  if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can read the audit log");
   const where = await whereOf(query);
   const rows = await db().auditLog.findMany({
     where: where ?? {},

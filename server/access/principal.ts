@@ -28,7 +28,3 @@ export interface DisplayPrincipal {
 }
 
 export type Principal = UserPrincipal | DisplayPrincipal;
-
-export function isAdmin(principal: Principal | null): boolean {
-  return principal?.kind === "user" && principal.user.role === "admin";
-}

@@ -1,22 +1,23 @@
 import type { Prisma } from "@prisma/client";
-import { canAcknowledgeAlert, MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/domain/alerts";
+import { MISUSE_ALERT_KINDS, type AlertPage, type AlertQuery, type AlertSummary, type AlertView } from "@/lib/domain/alerts";
 import { announceAlertChanged } from "@/server/alerts/alert-events";
 import { alertSelect, bookedByIdOf, toAlertView, toAlertViews, toKind, userIdsOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/access/principal";
 import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
+import { can } from "@/server/access/permissions";
 
 type Actor = UserPrincipal["user"];
 
 /** Admins see every alert; anyone else the alerts that involve them (their bookings, their processes). */
-export function canSeeAlert(actor: Actor, alert: { userIds: string }): boolean {
-  return actor.role === "admin" || userIdsOf(alert).includes(actor.id);
+function canSeeAlert(actor: Actor, alert: { userIds: string }): boolean {
+  return can.seeAlert(actor, userIdsOf(alert));
 }
 
 /** See lib/domain/alerts.ts: misuse alerts are acknowledged by admins only. */
 function mayAcknowledge(actor: Actor, alert: { kind: string; userIds: string; reservationId: string | null }): boolean {
-  return canAcknowledgeAlert(actor, { kind: toKind(alert.kind), reservationId: alert.reservationId, bookedById: bookedByIdOf(alert), involvedIds: userIdsOf(alert) });
+  return can.acknowledgeAlert(actor, { kind: toKind(alert.kind), reservationId: alert.reservationId, bookedById: bookedByIdOf(alert), involvedIds: userIdsOf(alert) });
 }
 
 /** The people involved are a JSON array of ids; an id is found by its quoted form. */
@@ -25,7 +26,7 @@ function involving(userId: string): Prisma.AlertWhereInput {
 }
 
 function visibleTo(actor: Pick<Actor, "id" | "role">, mine: boolean): Prisma.AlertWhereInput {
-  return actor.role === "admin" && !mine ? {} : involving(actor.id);
+  return can.seeAllAlerts(actor) && !mine ? {} : involving(actor.id);
 }
 
 /** Open alerts (or all, newest first) that the actor may see, a page at a time. */

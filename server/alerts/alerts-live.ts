@@ -7,6 +7,7 @@ import type { Role } from "@/server/access/principal";
 import { liveViewerOf } from "@/server/live/live-endpoint";
 import { viewerRoom } from "@/server/live/viewer-rooms";
 import { log } from "@/server/core/log";
+import { can } from "@/server/access/permissions";
 
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient>;
 
@@ -42,7 +43,7 @@ export function attachAlertsLive(namespace: LiveNamespace, options: AlertsLiveOp
     });
     if (!viewer) return;
     // Everyone joins their own room (other notices address it too); admins also the room for all alerts.
-    void socket.join(viewer.role === "admin" ? [ADMINS_ROOM, viewerRoom(viewer.id)] : viewerRoom(viewer.id));
+    void socket.join(can.joinAdminsRoom(viewer) ? [ADMINS_ROOM, viewerRoom(viewer.id)] : viewerRoom(viewer.id));
     options
       .listOpen(viewer)
       .then((alerts) => socket.emit("alerts:snapshot", { serverTime: new Date().toISOString(), alerts }))

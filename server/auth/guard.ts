@@ -2,6 +2,7 @@ import { noteAuditActor } from "@/server/core/audit-context";
 import { AppError } from "@/server/core/errors";
 import type { DisplayPrincipal, Principal, UserPrincipal } from "@/server/access/principal";
 import { authenticateRequest } from "@/server/auth/authenticate";
+import { can } from "@/server/access/permissions";
 
 /**
  * Who is asking, from a session cookie or an `Authorization: Bearer` token
@@ -33,7 +34,7 @@ function assertPasswordChosen(principal: UserPrincipal, request: Request): void 
 
 export async function requireAdmin(request: Request): Promise<UserPrincipal> {
   const principal = await requireUser(request);
-  if (principal.user.role !== "admin") throw new AppError("forbidden", "Only an admin can do this");
+  if (!can.administer(principal.user)) throw new AppError("forbidden", "Only an admin can do this");
   return principal;
 }
 

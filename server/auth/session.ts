@@ -3,6 +3,7 @@ import { cache } from "react";
 import { redirect } from "next/navigation";
 import { sessionPrincipal } from "@/server/auth/authenticate";
 import type { UserPrincipal } from "@/server/access/principal";
+import { can } from "@/server/access/permissions";
 
 /** The signed-in person for a server component, or null; read once per request however many components ask. */
 export const getPageUser = cache(async (): Promise<UserPrincipal | null> => {
@@ -24,6 +25,6 @@ export async function requirePageUser(returnTo = "/"): Promise<UserPrincipal> {
 /** An admin; a member gets the not-found page rather than a hint that the page exists. */
 export async function requirePageAdmin(returnTo = "/"): Promise<UserPrincipal> {
   const principal = await requirePageUser(returnTo);
-  if (principal.user.role !== "admin") redirect("/?forbidden=1");
+  if (!can.administer(principal.user)) redirect("/?forbidden=1");
   return principal;
 }

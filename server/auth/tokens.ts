@@ -1,20 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/access/principal";
 import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
+import { can } from "@/server/access/permissions";
+import { isAdminRole } from "@/lib/domain/roles";
 
 export const PERSONAL_TOKEN_PREFIX = "gpd_pat_";
 export const DISPLAY_TOKEN_PREFIX = "gpd_disp_";
 /** last-used times are written at most this often per token, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export const tokenLabelSchema = z.string().trim().min(1, "is required").max(100, "is at most 100 characters");
-export const displayNameSchema = z
-  .string()
+export const tokenLabelSchema = text().trim().min(1, "is required").max(100, "is at most 100 characters");
+export const displayNameSchema = text()
   .trim()
   .min(1, "is required")
   .max(64, "is at most 64 characters")
@@ -68,7 +70,7 @@ export async function listPersonalTokens(userId: string): Promise<TokenSummary[]
 /** Revokes at once: the next request with it is refused. Only its owner or an admin may. */
 export async function revokePersonalToken(tokenId: string, actor: UserPrincipal): Promise<void> {
   const row = await db().apiToken.findUnique({ where: { id: tokenId }, select: { userId: true, revokedAt: true } });
-  if (!row || (row.userId !== actor.user.id && actor.user.role !== "admin")) {
+  if (!row || !can.revokeToken(actor.user, row)) {
     throw new AppError("not_found", "No such token");
   }
   if (!row.revokedAt) {
@@ -212,5 +214,5 @@ export async function authenticateToken(token: string): Promise<UserPrincipal | 
 }
 
 export function toRole(role: string | null | undefined): Role {
-  return role === "admin" ? "admin" : "member";
+  return isAdminRole(role) ? "admin" : "member";
 }

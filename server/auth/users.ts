@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import { passwordSchema } from "@/lib/domain/password";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
 import { writeAudit } from "@/server/access/audit-log";
@@ -11,9 +12,9 @@ import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
+import { isAdminRole } from "@/lib/domain/roles";
 
-export const unixLoginSchema = z
-  .string()
+export const unixLoginSchema = text()
   .trim()
   .min(1, "is required")
   .max(32, "is at most 32 characters")
@@ -21,7 +22,7 @@ export const unixLoginSchema = z
 
 export const createUserSchema = z.object({
   username: usernameSchema,
-  name: z.string().trim().max(100, "is at most 100 characters").optional(),
+  name: text().trim().max(100, "is at most 100 characters").optional(),
   password: passwordSchema,
   role: z.enum(["member", "admin"]).default("member"),
   unixLogin: unixLoginSchema.optional(),
@@ -39,7 +40,7 @@ export const updateUserSchema = z
     role: z.enum(["member", "admin"]).optional(),
     disabled: z.boolean().optional(),
     unixLogin: unixLoginSchema.nullable().optional(),
-    name: z.string().trim().min(1).max(100).optional(),
+    name: text().trim().min(1).max(100).optional(),
     /** A new password, set by an admin: temporary (changed at the next sign-in) unless `mustChangePassword` is false. */
     password: passwordSchema.optional(),
     mustChangePassword: z.boolean().optional(),
@@ -220,7 +221,7 @@ export async function updateUser(id: string, input: unknown, actor: UserPrincipa
   const patch = updateUserSchema.parse(input);
   const current = await db().user.findUnique({ where: { id }, select: userSelect });
   if (!current) throw new AppError("not_found", "No such user");
-  const losesAdmin = current.role === "admin" && (patch.role === "member" || patch.disabled === true);
+  const losesAdmin = isAdminRole(current.role) && ((patch.role !== undefined && !isAdminRole(patch.role)) || patch.disabled === true);
   if (patch.unixLogin) {
     await confirmDemoTakeOver({ unixLogin: patch.unixLogin }, patch.takeOverDemo === true);
     await releaseFromDemoAccounts({ unixLogin: patch.unixLogin });

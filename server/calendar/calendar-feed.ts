@@ -7,6 +7,7 @@ import { AppError } from "@/server/core/errors";
 import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
 import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@/server/calendar/feed-secret";
 import type { Actor } from "@/server/access/actor";
+import { can } from "@/server/access/permissions";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
 const PAST_DAYS = 31;
@@ -95,7 +96,7 @@ export async function renderCalendarFeed(secret: string, now = new Date()): Prom
     return formatCalendar(`gpudesk: ${person.name || person.username}'s GPU bookings`, toEvents(rows, false), now);
   }
   const [admin, host] = await Promise.all([active(subject.adminId), db().host.findUnique({ where: { id: subject.hostId }, select: { id: true, name: true } })]);
-  if (!admin || admin.role !== "admin" || !host) throw gone;
+  if (!admin || !can.subscribeToHostCalendars(admin) || !host) throw gone;
   const rows = await db().reservation.findMany({ where: { hostId: host.id, endsAt: { gt: since } }, orderBy: { startsAt: "asc" }, take: MAX_EVENTS, select });
   return formatCalendar(`gpudesk: bookings of ${host.name}`, toEvents(rows, true), now);
 }
@@ -111,7 +112,7 @@ export async function listCalendarFeeds(actor: Actor): Promise<CalendarFeedLinks
   const path = (secret: string) => `/api/v1/calendar/${secret}.ics`;
   const { calendarFeedKey: key } = await db().user.findUniqueOrThrow({ where: { id: actor.id }, select: { calendarFeedKey: true } });
   const mine = path(calendarFeedSecret({ kind: "person", userId: actor.id }, key));
-  if (actor.role !== "admin") return { mine, hosts: [] };
+  if (!can.subscribeToHostCalendars(actor)) return { mine, hosts: [] };
   const hosts = await db().host.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true } });
   return { mine, hosts: hosts.map((host) => ({ name: host.name, path: path(calendarFeedSecret({ kind: "host", hostId: host.id, adminId: actor.id }, key)) })) };
 }

@@ -77,3 +77,18 @@ describe("usage history retention", () => {
     );
   });
 });
+
+describe("Slurm underneath", () => {
+  it("is off without GPUDESK_SLURM_URL, and acts as gpudesk by default", () => {
+    const env = parseEnv(environment());
+    expect(env.GPUDESK_SLURM_URL).toBeUndefined();
+    expect(parseEnv(environment({ GPUDESK_SLURM_URL: "http://slurm-ctl:6820", GPUDESK_SLURM_JWT_KEY: "/etc/slurm/jwt_hs256.key" })).GPUDESK_SLURM_USER).toBe("gpudesk");
+  });
+
+  it("names what is missing or too much: the address, one way to sign in, not both", () => {
+    expect(() => parseEnv(environment({ GPUDESK_SLURM_URL: "http://slurm-ctl:6820" }))).toThrow(/GPUDESK_SLURM_JWT_KEY: is required with GPUDESK_SLURM_URL/);
+    expect(() => parseEnv(environment({ GPUDESK_SLURM_TOKEN: "t" }))).toThrow(/GPUDESK_SLURM_URL: is required/);
+    expect(() => parseEnv(environment({ GPUDESK_SLURM_URL: "http://s:6820", GPUDESK_SLURM_TOKEN: "t", GPUDESK_SLURM_JWT_KEY: "/k" }))).toThrow(/either it or GPUDESK_SLURM_JWT_KEY/);
+    expect(() => parseEnv(environment({ GPUDESK_SLURM_URL: "slurm-ctl:6820", GPUDESK_SLURM_TOKEN: "t" }))).toThrow(/GPUDESK_SLURM_URL/);
+  });
+});

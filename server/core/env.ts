@@ -291,6 +291,17 @@ const envSchema = z.object({
   GPUDESK_SSO_CREATE_USERS: flag("1"),
   /** 0: gpudesk's own passwords are refused (the password form is gone unless LDAP is set). */
   GPUDESK_LOCAL_PASSWORDS: flag("1"),
+  /**
+   * Slurm underneath (docs/operations.md "Slurm"): slurmrestd's URL. With it, a booking on a
+   * Slurm node is a Slurm reservation and Slurm's jobs are on the calendar.
+   */
+  GPUDESK_SLURM_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The cluster's jwt_hs256.key (a file): gpudesk signs short-lived tokens for GPUDESK_SLURM_USER with it. */
+  GPUDESK_SLURM_JWT_KEY: z.string().min(1).max(1000).optional(),
+  /** Or a token from `scontrol token` (it expires; the key does not). */
+  GPUDESK_SLURM_TOKEN: z.string().min(1).max(10_000).optional(),
+  /** The Slurm user gpudesk acts as: an Operator (`sacctmgr modify user gpudesk set AdminLevel=Operator`). */
+  GPUDESK_SLURM_USER: z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, "must be a Unix user name").default("gpudesk"),
 });
 
 export type DatabaseProvider = "sqlite" | "postgresql";
@@ -324,7 +335,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const missing = [...ssoMissing(result.data), ...retentionMistakes(result.data)];
+  const missing = [...ssoMissing(result.data), ...retentionMistakes(result.data), ...slurmMissing(result.data)];
   if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.map((line) => `  ${line}`).join("\n")}`);
   const dataDir = path.resolve(result.data.GPUDESK_DATA_DIR);
   return {
@@ -350,6 +361,15 @@ function ssoMissing(data: z.infer<typeof envSchema>): string[] {
     lines.push("GPUDESK_LDAP_BIND_PASSWORD: is required with GPUDESK_LDAP_BIND_DN");
   }
   return lines;
+}
+
+/** Slurm needs its address and one way to sign in, and nothing of it without the address. */
+function slurmMissing(data: z.infer<typeof envSchema>): string[] {
+  const credentials = data.GPUDESK_SLURM_JWT_KEY !== undefined || data.GPUDESK_SLURM_TOKEN !== undefined;
+  if (data.GPUDESK_SLURM_URL && !credentials) return ["GPUDESK_SLURM_JWT_KEY: is required with GPUDESK_SLURM_URL (or GPUDESK_SLURM_TOKEN)"];
+  if (!data.GPUDESK_SLURM_URL && credentials) return ["GPUDESK_SLURM_URL: is required with GPUDESK_SLURM_JWT_KEY or GPUDESK_SLURM_TOKEN"];
+  if (data.GPUDESK_SLURM_JWT_KEY && data.GPUDESK_SLURM_TOKEN) return ["GPUDESK_SLURM_TOKEN: set either it or GPUDESK_SLURM_JWT_KEY, not both"];
+  return [];
 }
 
 /** Google's issuer: any Google account signs in there; the Workspace domain is in the `hd` claim. */

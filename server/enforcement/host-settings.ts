@@ -3,6 +3,7 @@ import type { UserPrincipal } from "@/server/access/principal";
 import { db } from "@/server/core/db";
 import type { HostEnforcement } from "@/server/enforcement/enforcement-plan";
 import { AppError } from "@/server/core/errors";
+import { can } from "@/server/access/permissions";
 
 type Actor = UserPrincipal["user"];
 
@@ -32,7 +33,7 @@ export async function listHostEnforcement(allows: (hostId: string) => boolean): 
 
 /** An admin changes a host's enforcement; the change is in the audit log with before and after. */
 export async function updateHostSetting(actor: Actor, hostId: string, input: unknown): Promise<HostSettingInput> {
-  if (actor.role !== "admin") throw new AppError("forbidden", "Only an admin can change enforcement");
+  if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change enforcement");
   const data = hostSettingInputSchema.parse(input);
   const host = await db().host.findUnique({ where: { id: hostId }, select: { id: true } });
   if (!host) throw new AppError("not_found", "No such host");

@@ -73,7 +73,7 @@ async function bucketsOfHours(uuid: string, fromMs: number, toMs: number, bucket
 function bucketsOfMinutes(minutes: MinuteRow[], bucketMs: number): Record<string, unknown>[] {
   const buckets = new Map<number, MinuteRow[]>();
   for (const row of minutes) {
-    const start = MINUTE_RULES.bucket(row, bucketMs);
+    const start = MINUTE_RULES.bucket(row.minute.getTime(), bucketMs);
     const list = buckets.get(start);
     if (list) list.push(row);
     else buckets.set(start, [row]);

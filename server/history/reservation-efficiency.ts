@@ -1,19 +1,20 @@
 import { Prisma } from "@prisma/client";
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { chunks } from "@/lib/chunks";
-import { readBlocks } from "@/server/minutes/read-minutes";
-import { HOUR_MS, floorTo } from "@/server/minutes/minute-row";
+import { readColumnBlocks } from "@/server/minutes/read-minutes";
+import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/minutes/minute-row";
 import { num } from "@/server/history/sql-dialect";
+import { can } from "@/server/access/permissions";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
 export const efficiencyQuerySchema = z.object({
-  ids: z
-    .string()
+  ids: text()
     .max(20_000)
     .transform((text) => text.split(",").map((id) => id.trim()).filter(Boolean))
-    .pipe(z.array(z.string().max(64)).min(1).max(500)),
+    .pipe(z.array(text().max(64)).min(1).max(500)),
 });
 
 /** Ids per query: the IN list stays far below parameter limits. */
@@ -41,8 +42,8 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
   for (const id of ids) result.set(id, { reservationId: id, meanUtilPct: null, coveredGpuMinutes: 0 });
   if (ids.length === 0) return result;
 
-  // Minutes are packed by GPU-hour (minute-block.ts): the kept minutes of each booking's GPUs over its time, decoded,
-  // the blocks of a few dozen bookings read in one query (a block two of them share is read and decoded once).
+  // Minutes are packed by GPU-hour (minute-block.ts): the kept minutes of each booking's GPUs over its time, read as
+  // columns, the blocks of a few dozen bookings in one query (a block two of them share is read and decoded once).
   const booked = await db().reservationGpu.findMany({
     where: { reservationId: { in: ids } },
     select: { reservationId: true, startsAt: true, endsAt: true, gpu: { select: { uuid: true } } },
@@ -56,17 +57,21 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
   }
   const fromMinutes = new Map<string, { u: number; n: number }>();
   for (const part of chunks([...spans.values()], SPANS_PER_READ)) {
-    const minutes = await readBlocks(db(), {
+    const blocks = await readColumnBlocks(db(), {
       OR: part.map((span) => ({ gpuUuid: { in: span.uuids }, hour: { gte: new Date(floorTo(span.fromMs, HOUR_MS)), lt: new Date(span.toMs) } })),
     });
     for (const span of part) {
       const sums = fromMinutes.get(span.id) ?? { u: 0, n: 0 };
       for (const uuid of span.uuids) {
-        for (const row of minutes.get(uuid) ?? []) {
-          const at = row.minute.getTime();
-          if (at < span.fromMs || at >= span.toMs || row.utilAvg === null) continue;
-          sums.u += row.utilAvg;
-          sums.n += 1;
+        for (const block of blocks.get(uuid) ?? []) {
+          const { offsets, utilAvg, hourMs } = block;
+          for (let i = 0; i < offsets.length; i++) {
+            const at = hourMs + offsets[i]! * MINUTE_MS;
+            const util = utilAvg[i]!;
+            if (at < span.fromMs || at >= span.toMs || Number.isNaN(util)) continue;
+            sums.u += util;
+            sums.n += 1;
+          }
         }
       }
       fromMinutes.set(span.id, sums);
@@ -98,7 +103,7 @@ export async function reservationEfficiencyFor(
   reservationIds: string[],
 ): Promise<ReservationEfficiency[]> {
   const visible = await db().reservation.findMany({
-    where: { id: { in: reservationIds.slice(0, MAX_IDS) }, ...(viewer.role === "admin" ? {} : { userId: viewer.id }) },
+    where: { id: { in: reservationIds.slice(0, MAX_IDS) }, ...(can.seeAllUsage(viewer) ? {} : { userId: viewer.id }) },
     select: { id: true },
   });
   const efficiency = await reservationEfficiency(visible.map((row) => row.id));

@@ -75,13 +75,16 @@ export interface RowRules<Value, Bucket> {
   bucket: Bucket;
 }
 
-export const MINUTE_RULES: RowRules<(row: MinuteRow) => number, (row: MinuteRow, bucketMs: number) => number> = {
+/** What the minute rules read of a minute: a decoded row, or a block's columns read in place (minute-sums.ts). */
+export type MinuteFacts = Pick<MinuteRow, "utilAvg" | "busy">;
+
+export const MINUTE_RULES: RowRules<(row: MinuteFacts) => number, (minuteMs: number, bucketMs: number) => number> = {
   minutes: () => 1,
   utilMinutes: (row) => row.utilAvg ?? 0,
   utilCounted: (row) => (row.utilAvg === null ? 0 : 1),
   busyMinutes: (row) => (row.busy ? 1 : 0),
   idleMinutes: (row) => (row.utilAvg !== null && row.utilAvg < IDLE_UTIL_PCT ? 1 : 0),
-  bucket: (row, bucketMs) => floorTo(row.minute.getTime(), bucketMs),
+  bucket: (minuteMs, bucketMs) => floorTo(minuteMs, bucketMs),
 };
 
 /** SQL fragments over GpuHour (alias `r`). */

@@ -4,7 +4,7 @@ import { db } from "@/server/core/db";
 import { sumMinutes } from "@/server/history/minute-sums";
 import { HOUR_SQL, planResolution } from "@/server/history/resolution";
 import { num } from "@/server/history/sql-dialect";
-import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
+import { notWhileSlicedWhere, unitWeights } from "@/server/history/unit-weights";
 
 /**
  * GPU-hours of work on GPUs nobody had booked, by the person the tick
@@ -18,13 +18,15 @@ export async function unbookedUseByPerson(query: { fromMs: number; toMs: number;
   const time = Prisma.raw(t.time);
   const perUnit =
     plan.table === "minute"
-      ? [...(await sumMinutes(query.fromMs, query.toMs, (row) => (row.bookedByUserId === null ? `${row.runnerUserId ?? ""}\u0000${row.gpuUuid}` : null), { notWhileSliced: true })).values()].map(
-          ({ row, busyMinutes }) => ({ who: row.runnerUserId ?? null, gpu: row.gpuUuid, busy: busyMinutes }),
-        )
+      ? [...(await sumMinutes(query.fromMs, query.toMs, { by: ["runner", "gpu"], unbooked: true, notWhileSliced: true })).values()].map(({ group, busyMinutes }) => ({
+          who: group.runnerUserId,
+          gpu: group.gpuUuid,
+          busy: busyMinutes,
+        }))
       : await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
     SELECT r."runnerUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
     FROM ${t.from}
-    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."bookedByUserId" IS NULL AND ${notWhileSliced(t)}
+    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."bookedByUserId" IS NULL AND ${await notWhileSlicedWhere(t)}
     GROUP BY 1, 2`;
   // A MIG slice's busy minutes weigh its share of its GPU, as in the usage report.
   const weightOf = await unitWeights([...new Set(perUnit.map((row) => row.gpu))]);

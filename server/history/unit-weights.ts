@@ -2,7 +2,6 @@ import { Prisma } from "@prisma/client";
 import { gpuShareOf } from "@/lib/domain/gpu-share";
 import { db } from "@/server/core/db";
 import type { TableSql } from "@/server/history/resolution";
-import type { MinuteRow } from "@/server/history/rollup-math";
 
 /** How much of a GPU a unit's rollup rows stand for, and which GPU it is part of. */
 export interface UnitWeight {
@@ -29,25 +28,19 @@ export function notWhileSliced(t: TableSql): Prisma.Sql {
       WHERE sg."parentUuid" = r."gpuUuid"))`;
 }
 
+/**
+ * `notWhileSliced`, or nothing to leave out when no GPU is split (most
+ * fleets): the clause costs a lookup per row, a third of a year's GPU-time
+ * sum on SQLite (docs/benchmark.md).
+ */
+export async function notWhileSlicedWhere(t: TableSql): Promise<Prisma.Sql> {
+  const split = await db().gpu.findFirst({ where: { parentUuid: { not: null } }, select: { uuid: true } });
+  return split ? notWhileSliced(t) : Prisma.sql`1 = 1`;
+}
+
 /** Each unit's weight in GPU-hours; a unit no longer in the inventory counts as a whole GPU of its own. */
 export async function unitWeights(uuids: readonly string[]): Promise<(uuid: string) => UnitWeight> {
   const gpus = uuids.length === 0 ? [] : await db().gpu.findMany({ where: { uuid: { in: [...uuids] } }, select: { uuid: true, name: true, migProfile: true, parentUuid: true } });
   const byUuid = new Map(gpus.map((gpu) => [gpu.uuid, { share: gpuShareOf(gpu), gpu: gpu.parentUuid ?? gpu.uuid }]));
   return (uuid) => byUuid.get(uuid) ?? { share: 1, gpu: uuid };
-}
-
-/**
- * `notWhileSliced` for decoded minutes: given every stored minute of some
- * whole hours (a page of `readMinutePages` over all GPUs), leaves out a
- * split GPU's own minutes at the minutes one of its slices reported.
- */
-export async function notWhileSlicedMinutes(): Promise<(rows: MinuteRow[]) => MinuteRow[]> {
-  const slices = await db().gpu.findMany({ where: { parentUuid: { not: null } }, select: { uuid: true, parentUuid: true } });
-  const parentOf = new Map(slices.map((slice) => [slice.uuid, slice.parentUuid!]));
-  if (parentOf.size === 0) return (rows) => rows;
-  const parents = new Set(parentOf.values());
-  return (rows) => {
-    const sliced = new Set(rows.flatMap((row) => (parentOf.has(row.gpuUuid) ? [`${parentOf.get(row.gpuUuid)}\u0000${row.minute.getTime()}`] : [])));
-    return rows.filter((row) => !parents.has(row.gpuUuid) || !sliced.has(`${row.gpuUuid}\u0000${row.minute.getTime()}`));
-  };
 }

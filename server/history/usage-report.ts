@@ -13,16 +13,15 @@ import {
   type UtilizationSeries,
 } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
-import { bucketStarts, HOUR_SQL, MINUTE_RULES, planResolution, type RollupTable } from "@/server/history/resolution";
+import { bucketStarts, HOUR_SQL, planResolution, type RollupTable } from "@/server/history/resolution";
 import { sumMinutes } from "@/server/history/minute-sums";
-import type { MinuteRow } from "@/server/history/rollup-math";
 import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy, personHostKey } from "@/server/bookings/rules/booked-ranges";
 import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
 import { handedBackTimes } from "@/server/history/handed-back";
 import { gpuHoursOf, type GpuRange } from "@/server/bookings/rules/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
-import { notWhileSliced, unitWeights } from "@/server/history/unit-weights";
+import { notWhileSlicedWhere, unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 import { leftOutBlocks } from "@/server/minutes/unreadable-blocks";
@@ -47,10 +46,6 @@ function whereRange(fromMs: number, toMs: number, userId: string | undefined): P
   const scope = userId === undefined ? Prisma.empty : Prisma.sql` AND r."bookedByUserId" = ${userId}`;
   return Prisma.sql`${time} >= ${new Date(fromMs)} AND ${time} < ${new Date(toMs)}${scope}`;
 }
-
-/** `whereRange`'s scope for a minute. */
-const inScope = (row: MinuteRow, userId: string | undefined) => userId === undefined || row.bookedByUserId === userId;
-const key = (...parts: (string | number | null)[]) => parts.join("\u0000");
 
 /**
  * Everything the usage page draws for one range: three sums over one
@@ -93,12 +88,12 @@ type SeriesRow = { b: unknown; k: string; u: unknown; n: unknown };
 
 /** The series' sums from minutes: per bucket (in seconds, as SQL answers) and host, or GPU named by its model. */
 async function seriesFromMinutes(fromMs: number, toMs: number, bucketMs: number, groupBy: UsageGroupBy, userId: string | undefined): Promise<SeriesRow[]> {
-  const sums = await sumMinutes(fromMs, toMs, (row) => (inScope(row, userId) ? key(MINUTE_RULES.bucket(row, bucketMs), groupBy === "host" ? row.hostId : row.gpuUuid) : null));
+  const sums = await sumMinutes(fromMs, toMs, { by: ["bucket", groupBy === "host" ? "host" : "gpu"], bucketMs, booker: userId });
   const models =
-    groupBy === "host" ? null : new Map((await db().gpu.findMany({ where: { uuid: { in: [...new Set([...sums.values()].map((sum) => sum.row.gpuUuid))] } }, select: { uuid: true, name: true } })).map((gpu) => [gpu.uuid, gpu.name]));
-  return [...sums.values()].map(({ row, utilMinutes, utilCounted }) => ({
-    b: MINUTE_RULES.bucket(row, bucketMs) / 1000,
-    k: models ? (models.get(row.gpuUuid) ?? "unknown model") : row.hostId,
+    groupBy === "host" ? null : new Map((await db().gpu.findMany({ where: { uuid: { in: [...new Set([...sums.values()].map((sum) => sum.group.gpuUuid))] } }, select: { uuid: true, name: true } })).map((gpu) => [gpu.uuid, gpu.name]));
+  return [...sums.values()].map(({ group, utilMinutes, utilCounted }) => ({
+    b: group.bucketStartMs / 1000,
+    k: models ? (models.get(group.gpuUuid) ?? "unknown model") : group.hostId,
     u: utilMinutes,
     n: utilCounted,
   }));
@@ -161,9 +156,12 @@ async function utilizationHeatmap(table: RollupTable, range: TimeRange, bucketMs
   const t = HOUR_SQL;
   const rows =
     table === "minute"
-      ? [...(await sumMinutes(fromMs, range.toMs, (row) => (inScope(row, userId) ? key(row.gpuUuid, MINUTE_RULES.bucket(row, bucketMs)) : null))).values()].map(
-          ({ row, utilMinutes, utilCounted }) => ({ gpu: row.gpuUuid, b: MINUTE_RULES.bucket(row, bucketMs) / 1000, u: utilMinutes, n: utilCounted }),
-        )
+      ? [...(await sumMinutes(fromMs, range.toMs, { by: ["gpu", "bucket"], bucketMs, booker: userId })).values()].map(({ group, utilMinutes, utilCounted }) => ({
+          gpu: group.gpuUuid,
+          b: group.bucketStartMs / 1000,
+          u: utilMinutes,
+          n: utilCounted,
+        }))
       : await db().$queryRaw<{ gpu: string; b: unknown; u: unknown; n: unknown }[]>`
     SELECT r."gpuUuid" AS gpu, ${t.bucket(bucketMs)} AS b, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
     FROM ${t.from}
@@ -255,11 +253,11 @@ async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
 /** GPU time per bookedBy, host and GPU, over hours in SQL or minutes in JS. */
 async function gpuTime(table: RollupTable, fromMs: number, toMs: number, userId: string | undefined): Promise<GpuTimeRow[]> {
   if (table === "minute") {
-    const sums = await sumMinutes(fromMs, toMs, (row) => (inScope(row, userId) ? key(row.bookedByUserId, row.hostId, row.gpuUuid) : null), { notWhileSliced: true });
-    return [...sums.values()].map(({ row, minutes, utilMinutes, utilCounted, idleMinutes, busyMinutes, simulated }) => ({
-      bookedBy: row.bookedByUserId,
-      host: row.hostId,
-      gpu: row.gpuUuid,
+    const sums = await sumMinutes(fromMs, toMs, { by: ["booker", "host", "gpu"], booker: userId, notWhileSliced: true });
+    return [...sums.values()].map(({ group, minutes, utilMinutes, utilCounted, idleMinutes, busyMinutes, simulated }) => ({
+      bookedBy: group.bookedByUserId,
+      host: group.hostId,
+      gpu: group.gpuUuid,
       minutes,
       used: utilMinutes,
       counted: utilCounted,
@@ -274,7 +272,7 @@ async function gpuTime(table: RollupTable, fromMs: number, toMs: number, userId:
            SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
            SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
     FROM ${t.from}
-    WHERE ${whereRange(fromMs, toMs, userId)} AND ${notWhileSliced(t)}
+    WHERE ${whereRange(fromMs, toMs, userId)} AND ${await notWhileSlicedWhere(t)}
     GROUP BY 1, 2, 3`;
 }
 

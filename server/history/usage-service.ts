@@ -5,6 +5,7 @@ import type { UserPrincipal } from "@/server/access/principal";
 import { env } from "@/server/core/env";
 import { getUsageReport, getUsageTables, type UsageQuery } from "@/server/history/usage-report";
 import { toCsv, type UsageTable } from "@/server/history/usage-csv";
+import { can } from "@/server/access/permissions";
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -33,7 +34,7 @@ export function parseUsageParams(source: URLSearchParams | Record<string, string
 
 /** Admins see the whole fleet; members only the GPU time they booked. */
 function queryFor(viewer: UserPrincipal, params: UsageParams, nowMs: number): UsageQuery {
-  const all = viewer.user.role === "admin" && params.scope !== "self";
+  const all = can.seeAllUsage(viewer.user) && params.scope !== "self";
   return {
     range: params.range,
     groupBy: params.by,

@@ -1,11 +1,12 @@
 import type { IdleExemptionInput, IdleExemptionsAnswer, IdleExemptionView } from "@/lib/domain/idle-exemption-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, isAdminActor } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
+import { can } from "@/server/access/permissions";
 
 function requireAdminActor(actor: Actor): void {
-  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change idle release's exemptions");
+  if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change idle release's exemptions");
 }
 
 /** The subject's id from what an admin types: a host's name, a person's username, a booking's id. */

@@ -2,13 +2,14 @@ import type { ReservationView } from "@/lib/domain/reservation-types";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation, type ServiceOptions } from "@/server/access/actor";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
+import { can } from "@/server/access/permissions";
 
 /**
  * "Keep": the booker (or an admin) starts the idle clock again, at most
@@ -20,7 +21,7 @@ export async function keepReservation(actor: Actor, id: string, options: Service
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
   const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
-  if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+  if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
 
   // A booking across nodes is kept whole: every part's idle clock starts again.
   const ids = await partIdsOf(client, id);

@@ -3,6 +3,7 @@ import type { Principal } from "@/server/access/principal";
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
 import type { Runtime } from "@/server/runtime/runtime";
 import { unreadableBlockCounts } from "@/server/minutes/unreadable-blocks";
+import { can } from "@/server/access/permissions";
 
 /**
  * What /api/health tells: liveness and the cluster role for anyone (load
@@ -11,7 +12,7 @@ import { unreadableBlockCounts } from "@/server/minutes/unreadable-blocks";
  * opaque tag that still tells instances apart.
  */
 export function healthReport(runtime: Runtime, principal: Principal | null) {
-  const isAdmin = principal?.kind === "user" && principal.user.role === "admin";
+  const seesName = can.seeInstanceName(principal);
   const cluster = runtime.cluster?.();
   return {
     ok: true,
@@ -19,7 +20,7 @@ export function healthReport(runtime: Runtime, principal: Principal | null) {
     ingest: runtime.ingest.counters,
     /** Minute blocks that could not be read: met by a read and not yet set aside, and set aside by this process (server/minutes/unreadable-blocks.ts). */
     minuteBlocks: unreadableBlockCounts(),
-    cluster: cluster && (isAdmin ? cluster : redact(cluster)),
+    cluster: cluster && (seesName ? cluster : redact(cluster)),
   };
 }
 

@@ -106,27 +106,78 @@ export function encodeMinuteBlock(hourMs: number, rows: readonly MinuteRow[]): U
   return Buffer.concat([Buffer.of(VERSION), deflateRawSync(out)]);
 }
 
-/** The minutes of one GPU-hour, in minute order, as `encodeMinuteBlock` was given them (measures to Float32). */
-export function decodeMinuteBlock(gpuUuid: string, hourMs: number, data: Uint8Array): MinuteRow[] {
-  const where = `minute block of ${gpuUuid} at ${new Date(hourMs).toISOString()}`;
+/** A block's bytes inflated, its version and size checked; throws MinuteBlockError. */
+function inflateBlock(where: string, data: Uint8Array): Buffer {
   if (data.length === 0) throw new MinuteBlockError(`empty ${where}`);
   if (data[0] !== VERSION) throw new MinuteBlockError(`${where} has version ${data[0]}, this gpudesk reads version ${VERSION}`);
   if (data.length > MAX_STORED_BYTES) throw new MinuteBlockError(`${where} is ${data.length} bytes, more than any hour of minutes (${MAX_STORED_BYTES})`);
-  let bytes: Buffer;
   try {
-    bytes = inflateRawSync(data.subarray(1), { maxOutputLength: MAX_INFLATED_BYTES });
+    return inflateRawSync(data.subarray(1), { maxOutputLength: MAX_INFLATED_BYTES });
   } catch (error) {
     throw new MinuteBlockError(`corrupt ${where}: ${(error as Error).message}`);
   }
+}
+
+const whereOf = (gpuUuid: string, hourMs: number) => `minute block of ${gpuUuid} at ${new Date(hourMs).toISOString()}`;
+
+/** Runs a reader of the inflated bytes, a read past the end or a bad reference being a corrupt block. */
+function readInflated<T>(gpuUuid: string, hourMs: number, data: Uint8Array, read: (bytes: Buffer) => T): T {
+  const where = whereOf(gpuUuid, hourMs);
+  const bytes = inflateBlock(where, data);
   try {
-    return readColumns(gpuUuid, hourMs, bytes);
+    return read(bytes);
   } catch (error) {
     if (error instanceof RangeError) throw new MinuteBlockError(`corrupt ${where}: ${error.message}`);
     throw error;
   }
 }
 
-function readColumns(gpuUuid: string, hourMs: number, bytes: Buffer): MinuteRow[] {
+/** The minutes of one GPU-hour, in minute order, as `encodeMinuteBlock` was given them (measures to Float32). */
+export function decodeMinuteBlock(gpuUuid: string, hourMs: number, data: Uint8Array): MinuteRow[] {
+  return readInflated(gpuUuid, hourMs, data, (bytes) => readColumns(gpuUuid, hourMs, bytes));
+}
+
+/**
+ * What the usage sums read of a block, column by column, without a row
+ * object (nor a Date) per minute: which minutes are there, their mean
+ * utilization (NaN for none), and per minute the host, booker and runner
+ * (positions in `strings`, 0 for null) and flags (`isBusy`, `isSimulated`).
+ */
+export interface MinuteColumns {
+  gpuUuid: string;
+  hourMs: number;
+  /** Minute of the hour (0–59) of each present minute, ascending. */
+  offsets: Uint8Array;
+  utilAvg: Float32Array;
+  host: Uint8Array;
+  booker: Uint8Array;
+  runner: Uint8Array;
+  flags: Uint8Array;
+  /** The ids the block names; position 0 is null. */
+  strings: (string | null)[];
+}
+
+export const isBusy = (flags: number) => (flags & BUSY) !== 0;
+export const isSimulated = (flags: number) => (flags & SIMULATED) !== 0;
+
+/** A block's columns for the usage sums (`MinuteColumns`); throws MinuteBlockError as `decodeMinuteBlock` does. */
+export function decodeMinuteColumns(gpuUuid: string, hourMs: number, data: Uint8Array): MinuteColumns {
+  return readInflated(gpuUuid, hourMs, data, (bytes) => {
+    const { strings, offsets, at } = readHead(bytes);
+    const n = offsets.length;
+    const utilAt = at + 2 * n;
+    const refsAt = utilAt + 4 * MEASURES.length * n;
+    const utilAvg = new Float32Array(n);
+    for (let i = 0; i < n; i++) utilAvg[i] = bytes.readFloatLE(utilAt + 4 * i);
+    const column = (k: number) => new Uint8Array(bytes.buffer, bytes.byteOffset + refsAt + k * n, n);
+    const columns = { gpuUuid, hourMs, offsets, utilAvg, host: column(0), booker: column(1), runner: column(2), flags: column(3), strings };
+    for (const refs of [columns.host, columns.booker, columns.runner]) for (const ref of refs) if (ref >= strings.length) throw new RangeError(`no string ${ref}`);
+    return columns;
+  });
+}
+
+/** The head of an inflated block: its ids, which minutes are there, and where the columns start; checks the length. */
+function readHead(bytes: Buffer): { strings: (string | null)[]; offsets: Uint8Array; at: number } {
   let at = 0;
   const strings: (string | null)[] = [null];
   const count = bytes.readUInt8(at++);
@@ -139,10 +190,19 @@ function readColumns(gpuUuid: string, hourMs: number, bytes: Buffer): MinuteRow[
   const low = bytes.readUInt32LE(at);
   const high = bytes.readUInt32LE(at + 4);
   at += 8;
-  const offsets: number[] = [];
-  for (let m = 0; m < MINUTES; m++) if ((m < 32 ? low >>> m : high >>> (m - 32)) & 1) offsets.push(m);
-  const n = offsets.length;
+  const present: number[] = [];
+  for (let m = 0; m < MINUTES; m++) if ((m < 32 ? low >>> m : high >>> (m - 32)) & 1) present.push(m);
+  const n = present.length;
   if (bytes.length !== at + n * (2 + 4 * MEASURES.length + 4)) throw new RangeError(`${bytes.length} bytes for ${n} minutes`);
+  return { strings, offsets: Uint8Array.from(present), at };
+}
+
+function readColumns(gpuUuid: string, hourMs: number, bytes: Buffer): MinuteRow[] {
+  const head = readHead(bytes);
+  const { strings } = head;
+  const offsets = [...head.offsets];
+  const n = offsets.length;
+  let at = head.at;
   const rows = offsets.map((offset, i): MinuteRow => ({
     gpuUuid,
     minute: new Date(hourMs + offset * MINUTE_MS),

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { decodeMinuteBlock, MinuteBlockError } from "@/server/minutes/minute-block";
+import { chunks } from "@/lib/chunks";
+import { decodeMinuteBlock, decodeMinuteColumns, MinuteBlockError, type MinuteColumns } from "@/server/minutes/minute-block";
 import { noteUnreadable, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 
@@ -82,3 +83,58 @@ export async function readMinutes(client: Client, fromMs: number, toMs: number, 
   return rows;
 }
 
+
+/**
+ * Every GPU's stored blocks over [fromMs, toMs), a few whole hours a page,
+ * as columns (`decodeMinuteColumns`): what the usage sums read, with no row
+ * object per minute. A block that cannot be read is left out and noted.
+ */
+export async function* readColumnPages(client: Client, fromMs: number, toMs: number): AsyncGenerator<MinuteColumns[]> {
+  let hourMs = floorTo(fromMs, HOUR_MS);
+  while (hourMs < toMs) {
+    const next = await client.gpuMinuteBlock.findFirst({ where: { hour: { gte: new Date(hourMs), lt: new Date(toMs) } }, orderBy: { hour: "asc" }, select: { hour: true } });
+    if (!next) return;
+    hourMs = next.hour.getTime();
+    const untilMs = Math.min(toMs, hourMs + HOURS_PER_PAGE * HOUR_MS);
+    const blocks = await client.gpuMinuteBlock.findMany({ where: { hour: { gte: new Date(hourMs), lt: new Date(untilMs) } }, select: { gpuUuid: true, hour: true, data: true } });
+    hourMs = untilMs;
+    const page: MinuteColumns[] = [];
+    // Columns decode in tens of µs, rows in hundreds: more of them between two turns.
+    for (const part of chunks(blocks, 4 * DECODES_PER_TURN)) {
+      if (page.length > 0) await nextTurn();
+      page.push(...decodeColumns(part));
+    }
+    if (page.length > 0) yield page;
+  }
+}
+
+/** The stored blocks that `where` selects, as columns (`decodeMinuteColumns`), by GPU; a block that cannot be read is left out and noted. */
+export async function readColumnBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput): Promise<Map<string, MinuteColumns[]>> {
+  const blocks = await client.gpuMinuteBlock.findMany({ where, select: { gpuUuid: true, hour: true, data: true } });
+  const byGpu = new Map<string, MinuteColumns[]>();
+  const decoded: MinuteColumns[] = [];
+  for (const part of chunks(blocks, 4 * DECODES_PER_TURN)) {
+    if (decoded.length > 0) await nextTurn();
+    decoded.push(...decodeColumns(part));
+  }
+  for (const block of decoded) {
+    const list = byGpu.get(block.gpuUuid);
+    if (list) list.push(block);
+    else byGpu.set(block.gpuUuid, [block]);
+  }
+  return byGpu;
+}
+
+/** Blocks as columns, those that cannot be read left out and noted. */
+function decodeColumns(blocks: { gpuUuid: string; hour: Date; data: Uint8Array }[]): MinuteColumns[] {
+  const decoded: MinuteColumns[] = [];
+  for (const block of blocks) {
+    try {
+      decoded.push(decodeMinuteColumns(block.gpuUuid, block.hour.getTime(), block.data));
+    } catch (error) {
+      if (!(error instanceof MinuteBlockError)) throw error;
+      noteUnreadable({ gpuUuid: block.gpuUuid, hourMs: block.hour.getTime(), data: block.data, reason: error.message });
+    }
+  }
+  return decoded;
+}

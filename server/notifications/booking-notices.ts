@@ -12,7 +12,7 @@ import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from 
 import { bookedPhrase } from "@/lib/domain/multi-node";
 import { notifyPerson, notifyPersonLater } from "@/server/notifications/notify-person";
 import { tellOfFailedNode } from "@/server/notifications/node-failure";
-import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
+import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 
 /**
  * Tells the booker that someone else (an admin) extended, shortened,

@@ -1,9 +1,11 @@
 import type { AlertUpdate, AlertView } from "@/lib/domain/alerts";
+import type { Prisma } from "@prisma/client";
+import { countedWrite } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { periodicJob, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
-import { REFUSED_PREFIX, kindsOf, personalWebhookAllowList, toFormat } from "@/server/notifications/webhooks";
+import { REFUSED_PREFIX, kindsOf, personalWebhookAllowList, refuseOverTestLimit, toFormat, type TestTarget } from "@/server/notifications/webhooks";
 import { postToTarget, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
 
 /** Waits before the 2nd, 3rd, … attempt; after the last one the delivery is given up. */
@@ -67,13 +69,22 @@ export async function enqueueAlertDeliveries(change: AlertUpdate, options: { pub
   return wanted.length;
 }
 
-/** Queues a test message to one webhook. */
-export async function enqueueTestDelivery(webhook: { id: string; format: "slack" | "json" }, now = new Date()): Promise<string> {
+/**
+ * Queues a test message to one webhook (from webhookForTest). A personal
+ * webhook's test counts against its owner's MAX_TESTS_PER_MINUTE, counted
+ * and written in one transaction (countedWrite), so parallel tests cannot
+ * pass the limit together.
+ */
+export async function enqueueTestDelivery(webhook: TestTarget, now = new Date()): Promise<string> {
   const event: DeliveryEvent = "webhook.test";
-  const row = await db().webhookDelivery.create({
-    data: { webhookId: webhook.id, alertId: "test", event, payload: buildPayload(webhook.format, event, testAlert(now.toISOString())), nextAttemptAt: now, createdAt: now },
-    select: { id: true },
-  });
+  const write = async (tx: Prisma.TransactionClient) => {
+    if (webhook.ownerId !== null) await refuseOverTestLimit(tx, webhook.ownerId, now);
+    return tx.webhookDelivery.create({
+      data: { webhookId: webhook.id, alertId: "test", event, payload: buildPayload(webhook.format, event, testAlert(now.toISOString())), nextAttemptAt: now, createdAt: now },
+      select: { id: true },
+    });
+  };
+  const row = webhook.ownerId !== null ? await countedWrite(webhook.ownerId, write) : await write(db());
   return row.id;
 }
 

@@ -1,5 +1,6 @@
 import { db } from "@/server/core/db";
 import type { Actor } from "@/server/access/actor";
+import { can } from "@/server/access/permissions";
 
 export interface MailDeliveryView {
   id: string;
@@ -16,7 +17,7 @@ export interface MailDeliveryView {
 
 /** The mail part of the delivery log, newest first: everyone's for an admin (unless `mine`), one's own otherwise. */
 export async function listMailDeliveries(actor: Actor, query: { limit: number; mine?: boolean }): Promise<MailDeliveryView[]> {
-  const everyone = actor.role === "admin" && !query.mine;
+  const everyone = can.seeAllDeliveries(actor) && !query.mine;
   const rows = await db().mailDelivery.findMany({
     where: everyone ? {} : { userId: actor.id },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -1,9 +1,9 @@
-import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
+import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
 import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
-import { findSpareNode } from "@/server/bookings/commands/spare-node";
+import { findSpareNode } from "@/server/bookings/placement/spare-node";
 
 /** The alerts that mean a node of a job across nodes cannot go on as it is. */
 const NODE_FAILURES: readonly AlertKind[] = ["host_offline", "gpu_lost", "gpu_health"];

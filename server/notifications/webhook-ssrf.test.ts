@@ -106,7 +106,7 @@ describe("delivering to a personal webhook", () => {
     // As a webhook set before these rules, or whose name now resolves elsewhere.
     const owner = await member();
     const row = await modules.db.db().webhook.create({ data: { url, format: "json", kinds: "[]", userId: owner.id }, select: { id: true } });
-    await modules.deliveries.enqueueTestDelivery({ id: row.id, format: "json" });
+    await modules.deliveries.enqueueTestDelivery({ id: row.id, format: "json", ownerId: owner.id });
     return { owner, id: row.id };
   }
 
@@ -149,7 +149,7 @@ describe("delivering to a personal webhook", () => {
     for (let i = 0; i < modules.webhooks.MAX_TESTS_PER_MINUTE; i += 1) {
       await modules.deliveries.enqueueTestDelivery(await modules.webhooks.webhookForTest(owner, hook.id));
     }
-    await expect(modules.webhooks.webhookForTest(owner, hook.id)).rejects.toMatchObject({ code: "rate_limited", status: 429 });
+    await expect(modules.deliveries.enqueueTestDelivery(await modules.webhooks.webhookForTest(owner, hook.id))).rejects.toMatchObject({ code: "rate_limited", status: 429 });
   });
 });
 

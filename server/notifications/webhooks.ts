@@ -12,13 +12,16 @@ import {
 import { alertUnitName, toKind, unitNamesOf } from "@/server/alerts/alert-store";
 import type { UserPrincipal } from "@/server/access/principal";
 import { writeAudit } from "@/server/access/audit-log";
+import { countedWrite } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { env } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 import { privateTargetAllowList, resolveTarget, WebhookTargetRefused, type Resolver } from "@/server/notifications/webhook-target";
 import { personSelect, toPerson } from "@/server/core/people";
+import { can } from "@/server/access/permissions";
 
 type Actor = UserPrincipal["user"];
+type Tx = Prisma.TransactionClient;
 
 /** Personal webhooks one person may have. */
 export const MAX_PERSONAL_WEBHOOKS = 10;
@@ -90,14 +93,9 @@ async function toViews(rows: WebhookRow[]): Promise<WebhookView[]> {
   }));
 }
 
-/** Admins manage the fleet-wide webhooks; everyone manages their own personal ones. */
-export function canManageWebhook(actor: Actor, webhook: { userId: string | null }): boolean {
-  return webhook.userId === null ? actor.role === "admin" : webhook.userId === actor.id;
-}
-
 /** `scope` "admin": the fleet-wide webhooks (admins only); "personal": the actor's own. */
 export async function listWebhooks(actor: Actor, scope: "admin" | "personal"): Promise<WebhookView[]> {
-  if (scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can see the fleet-wide webhooks");
+  if (scope === "admin" && !can.manageFleetWebhooks(actor)) throw new AppError("forbidden", "Only an admin can see the fleet-wide webhooks");
   const rows = await db().webhook.findMany({
     where: { userId: scope === "admin" ? null : actor.id },
     orderBy: { createdAt: "asc" },
@@ -117,22 +115,31 @@ function auditedWebhook(row: WebhookRow): Record<string, unknown> {
   return { scope: row.userId === null ? "admin" : "personal", target, format: row.format, kinds: kindsOf(row.kinds), enabled: row.enabled };
 }
 
+/** Refuses a personal webhook past MAX_PERSONAL_WEBHOOKS; inside countedWrite, where the count holds. */
+async function refuseOverWebhookLimit(client: Tx, ownerId: string): Promise<void> {
+  const count = await client.webhook.count({ where: { userId: ownerId } });
+  if (count >= MAX_PERSONAL_WEBHOOKS) throw new AppError("conflict", `You have ${MAX_PERSONAL_WEBHOOKS} webhooks, the most one person may have: remove one first`);
+}
+
 export async function createWebhook(actor: Actor, input: unknown, rules: WebhookRules = {}): Promise<WebhookView> {
   const data = webhookInputSchema.parse(input);
-  if (data.scope === "admin" && actor.role !== "admin") throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
-  if (data.scope === "personal") {
-    const count = await db().webhook.count({ where: { userId: actor.id } });
-    if (count >= MAX_PERSONAL_WEBHOOKS) throw new AppError("conflict", `You have ${MAX_PERSONAL_WEBHOOKS} webhooks, the most one person may have: remove one first`);
+  if (data.scope === "admin" && !can.manageFleetWebhooks(actor)) throw new AppError("forbidden", "Only an admin can add a fleet-wide webhook");
+  const personal = data.scope === "personal";
+  if (personal) {
+    // Early, so that a person at the limit is told so before their target is resolved; counted again where it holds, below.
+    await refuseOverWebhookLimit(db(), actor.id);
     await checkPersonalTarget(data.url, rules);
   }
-  const row = await db().$transaction(async (tx) => {
+  const write = async (tx: Tx) => {
+    if (personal) await refuseOverWebhookLimit(tx, actor.id);
     const created = await tx.webhook.create({
-      data: { url: data.url, format: data.format, kinds: JSON.stringify(data.kinds), userId: data.scope === "admin" ? null : actor.id },
+      data: { url: data.url, format: data.format, kinds: JSON.stringify(data.kinds), userId: personal ? actor.id : null },
       select: webhookSelect,
     });
     await writeAudit(tx, { actorId: actor.id, action: "webhook.create", entityType: "webhook", entityId: created.id, after: auditedWebhook(created) });
     return created;
-  });
+  };
+  const row = personal ? await countedWrite(actor.id, write) : await db().$transaction(write);
   const [view] = await toViews([row]);
   return view;
 }
@@ -140,7 +147,7 @@ export async function createWebhook(actor: Actor, input: unknown, rules: Webhook
 async function findManageable(actor: Actor, id: string): Promise<WebhookRow> {
   const row = await db().webhook.findUnique({ where: { id }, select: webhookSelect });
   // Someone else's webhook answers like a missing one: its existence is not theirs to learn.
-  if (!row || !canManageWebhook(actor, row)) throw new AppError("not_found", "No such webhook");
+  if (!row || !can.manageWebhook(actor, row)) throw new AppError("not_found", "No such webhook");
   return row;
 }
 
@@ -174,21 +181,30 @@ export async function deleteWebhook(actor: Actor, id: string): Promise<void> {
   });
 }
 
-/** Checks that the actor may send a test through this webhook; returns it. */
-export async function webhookForTest(actor: Actor, id: string, now = new Date()): Promise<{ id: string; format: WebhookFormat }> {
+/** A webhook the actor may send a test through, and whose test messages count (its owner's; null for a fleet-wide one). */
+export interface TestTarget {
+  id: string;
+  format: WebhookFormat;
+  ownerId: string | null;
+}
+
+/** Checks that the actor may send a test through this webhook; returns it (enqueueTestDelivery counts and queues). */
+export async function webhookForTest(actor: Actor, id: string): Promise<TestTarget> {
   const row = await findManageable(actor, id);
-  if (row.userId !== null) {
-    const recent = await db().webhookDelivery.count({
-      where: { event: "webhook.test", createdAt: { gt: new Date(now.getTime() - 60_000) }, webhook: { userId: row.userId } },
-    });
-    if (recent >= MAX_TESTS_PER_MINUTE) throw new AppError("rate_limited", `At most ${MAX_TESTS_PER_MINUTE} test messages a minute: try again shortly`);
-  }
-  return { id: row.id, format: toFormat(row.format) };
+  return { id: row.id, format: toFormat(row.format), ownerId: row.userId };
+}
+
+/** Refuses a test message past MAX_TESTS_PER_MINUTE of the owner's personal webhooks; inside countedWrite, where the count holds. */
+export async function refuseOverTestLimit(tx: Tx, ownerId: string, now: Date): Promise<void> {
+  const recent = await tx.webhookDelivery.count({
+    where: { event: "webhook.test", createdAt: { gt: new Date(now.getTime() - 60_000) }, webhook: { userId: ownerId } },
+  });
+  if (recent >= MAX_TESTS_PER_MINUTE) throw new AppError("rate_limited", `At most ${MAX_TESTS_PER_MINUTE} test messages a minute: try again shortly`);
 }
 
 /** The delivery log, newest first: every webhook for admins (unless `mine`), a person's own webhooks otherwise. */
 export async function listDeliveries(actor: Actor, query: { status?: DeliveryStatus; limit: number; mine?: boolean }): Promise<DeliveryView[]> {
-  const everyone = actor.role === "admin" && !query.mine;
+  const everyone = can.seeAllDeliveries(actor) && !query.mine;
   const rows = await db().webhookDelivery.findMany({
     where: { status: query.status, ...(everyone ? {} : { webhook: { userId: actor.id } }) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -237,7 +253,7 @@ export async function listDeliveries(actor: Actor, query: { status?: DeliverySta
  * delivery log must not become a way to probe what the server can reach.
  */
 function deliveryOutcome(actor: Actor, row: { lastError: string | null; lastStatusCode: number | null }): { lastError: string | null; lastStatusCode: number | null } {
-  if (actor.role === "admin") return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
+  if (can.seeDeliveryErrors(actor)) return { lastError: row.lastError, lastStatusCode: row.lastStatusCode };
   if (row.lastError === null) return { lastError: null, lastStatusCode: null };
   return { lastError: row.lastError.startsWith(REFUSED_PREFIX) ? row.lastError : "not delivered", lastStatusCode: null };
 }

@@ -1,4 +1,4 @@
-import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
+import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import { runningServer } from "@/server/runtime/runtime";
 
 /** The running server's live fleet and the tick's GPU states, for booking checks; none outside a server (scripts, tests). */

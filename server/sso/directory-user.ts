@@ -13,6 +13,7 @@ import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { log } from "@/server/core/log";
 import { mapGroups } from "@/server/sso/groups";
 import { applyDirectoryTeams } from "@/server/sso/teams";
+import { isAdminRole } from "@/lib/domain/roles";
 
 /** A person as the lab's directory (an OIDC provider or LDAP) describes them, not yet checked. */
 export interface DirectoryPerson {
@@ -187,7 +188,7 @@ async function updateFromDirectory(
   wanted: { name?: string; role?: Role; unixLogin?: string },
 ): Promise<{ name?: string; role?: Role; unixLogin?: string }> {
   const patch = { ...wanted };
-  if (patch.role === "member" && toRole(existing.role) === "admin") {
+  if (patch.role !== undefined && !isAdminRole(patch.role) && isAdminRole(toRole(existing.role))) {
     await lockAdminChanges(tx);
     if ((await otherActiveAdmins(tx, existing.id)) === 0) {
       log.warn(`sso: ${existing.id} is the last admin and not in an admin group; kept admin`);

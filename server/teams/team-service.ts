@@ -1,11 +1,13 @@
 import { Prisma } from "@prisma/client";
 import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, TeamUpdate, TeamView } from "@/lib/domain/team-schema";
+import { lockPerson } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/bookings/rules/limits-store";
-import { type Actor, isAdminActor } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { can } from "@/server/access/permissions";
 
 /**
  * Teams, memberships and limits (admins change them; everyone may read
@@ -13,7 +15,7 @@ import { announceBookingsChanged } from "@/server/bookings/store/booking-events"
  */
 
 function requireAdmin(actor: Actor): void {
-  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change teams and limits");
+  if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change teams and limits");
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -135,6 +137,8 @@ type Tx = Prisma.TransactionClient;
 
 /** Makes or changes one membership; a person's first team becomes their accounting team. */
 async function putMembership(tx: Tx, teamId: string, userId: string, input: Pick<TeamMemberInput, "lead" | "accounting">, actorId: string | null, now: Date): Promise<void> {
+  // One accounting team per person: changes of one person's memberships take turns, so two first teams at once make one accounting team.
+  await lockPerson(tx, userId);
   const accountingElsewhere = await tx.teamMember.count({ where: { userId, accounting: true, teamId: { not: teamId } } });
   const accounting = input.accounting ?? accountingElsewhere === 0;
   if (accounting) await tx.teamMember.updateMany({ where: { userId, teamId: { not: teamId } }, data: { accounting: false } });
@@ -146,6 +150,7 @@ async function putMembership(tx: Tx, teamId: string, userId: string, input: Pick
 
 /** Ends one membership; when it was the accounting team, the person's next team (the oldest membership) takes that role. */
 async function dropMembership(tx: Tx, teamId: string, userId: string, actorId: string | null, now: Date): Promise<void> {
+  await lockPerson(tx, userId);
   const member = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { lead: true, accounting: true } });
   if (!member) throw new AppError("not_found", "No such member of this team");
   await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });

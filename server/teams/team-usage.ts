@@ -4,8 +4,8 @@ import { AppError } from "@/server/core/errors";
 import { bookedRanges } from "@/server/bookings/rules/booked-ranges";
 import { gpuHoursOf } from "@/server/bookings/rules/gpu-hours";
 import type { Actor } from "@/server/access/actor";
-import { isAdminActor } from "@/server/access/actor";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";
+import { can } from "@/server/access/permissions";
 
 export interface TeamUsageQuery {
   fromMs: number;
@@ -24,7 +24,7 @@ export interface TeamUsageQuery {
  */
 export async function getTeamUsage(viewer: Actor, query: TeamUsageQuery): Promise<TeamUsageReport> {
   const client = db();
-  const led = isAdminActor(viewer)
+  const led = can.seeEveryTeamsUsage(viewer)
     ? null
     : new Set((await client.teamMember.findMany({ where: { userId: viewer.id, lead: true }, select: { teamId: true } })).map((row) => row.teamId));
   if (led && led.size === 0) throw new AppError("forbidden", "Only an admin or a team lead can see a team's usage");

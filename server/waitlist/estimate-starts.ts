@@ -1,3 +1,4 @@
+import { chooseNodes, type Fabric } from "@/server/bookings/placement/place-nodes";
 import { type BusyRange, freeGpuIds, nearestFreeStart } from "@/server/bookings/store/occupancy";
 
 /**
@@ -15,6 +16,8 @@ import { type BusyRange, freeGpuIds, nearestFreeStart } from "@/server/bookings/
 export interface EstimateHost {
   name: string;
   gpuIds: string[];
+  /** Its fabric, where known: "any N nodes" is placed on one, as the grant places it. */
+  fabric?: Fabric | null;
 }
 
 export interface EstimateEntry {
@@ -55,11 +58,22 @@ function nearestNodesStart(
   fromMs: number,
   durationMs: number,
   latestStartMs: number,
-): { startMs: number; gpuIds: string[] } | null {
+): { startMs: number; gpuIds: string[]; hostNames: string[] } | null {
   const candidates = [fromMs, ...busy.map((range) => range.endMs).filter((end) => end > fromMs)].sort((a, b) => a - b);
   const ordered = [...nodes].sort((a, b) => (a.hostName === null ? 1 : 0) - (b.hostName === null ? 1 : 0));
+  // "Any N nodes" of one size: the grant's own choice (chooseNodes), in what-if mode on the planned occupancy.
+  const anyNodes = nodes.every((node) => node.hostName === null && node.count === nodes[0].count) ? nodes[0].count : null;
   for (const startMs of candidates) {
     if (startMs > latestStartMs) return null;
+    if (anyNodes !== null) {
+      const fitting = hosts
+        .map((host) => ({ name: host.name, fabric: host.fabric ?? null, free: freeGpuIds(host.gpuIds, busy, startMs, startMs + durationMs) }))
+        .filter((host) => host.free.length >= anyNodes)
+        .map((host) => ({ ...host, freeUnits: host.free.length }));
+      const choice = chooseNodes(fitting, nodes.length, anyNodes);
+      if (choice) return { startMs, gpuIds: choice.parts.flatMap((host) => host.free.slice(0, anyNodes)), hostNames: choice.parts.map((host) => host.name) };
+      continue;
+    }
     const used = new Set<string>();
     const gpuIds: string[] = [];
     for (const node of ordered) {
@@ -68,7 +82,7 @@ function nearestNodesStart(
       used.add(host.name);
       gpuIds.push(...freeGpuIds(host.gpuIds, busy, startMs, startMs + durationMs).slice(0, node.count));
     }
-    if (used.size === nodes.length) return { startMs, gpuIds };
+    if (used.size === nodes.length) return { startMs, gpuIds, hostNames: [...used] };
   }
   return null;
 }
@@ -91,7 +105,7 @@ export function estimateStarts(entries: EstimateEntry[], hosts: EstimateHost[], 
   const limited: { entry: EstimateEntry; notBefore: number; blocked: boolean }[] = [];
 
   const plan = (entry: EstimateEntry, notBefore: number, blocked: boolean) => {
-    const own = (host: EstimateHost) => (entry.gpuIds ? { name: host.name, gpuIds: host.gpuIds.filter((id) => entry.gpuIds!.has(id)) } : host);
+    const own = (host: EstimateHost) => (entry.gpuIds ? { ...host, gpuIds: host.gpuIds.filter((id) => entry.gpuIds!.has(id)) } : host);
     const allowed = hosts.filter((host) => !entry.allowedHosts || entry.allowedHosts.includes(host.name)).map(own);
     const durationMs = entry.durationMinutes * 60_000;
     if (entry.nodes) {

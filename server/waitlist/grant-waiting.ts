@@ -3,7 +3,8 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { ServiceOptions } from "@/server/access/actor";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
-import { createReservation, type LiveGpuSource } from "@/server/bookings/commands/create-booking";
+import { createReservation } from "@/server/bookings/commands/create-booking";
+import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
 import { type Actor } from "@/server/access/actor";
@@ -13,6 +14,7 @@ import { effectiveLimits } from "@/server/bookings/rules/check-limits";
 import { entryTeam } from "@/server/waitlist/entry-team";
 import { ruleFor } from "@/lib/domain/host-rule-match";
 import type { HostRule } from "@/lib/domain/team-schema";
+import { isAdminRole } from "@/lib/domain/roles";
 
 /** A waiting request that became a reservation: what its person is told. */
 export type Grant = GrantNotice;
@@ -60,7 +62,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
       await client.waitlistEntry.update({ where: { id: entry.id }, data: { status: "expired" } });
       continue;
     }
-    const actor: Actor = { id: user.id, username: user.username, name: user.name, role: user.role === "admin" ? "admin" : "member", unixLogin: user.unixLogin };
+    const actor: Actor = { id: user.id, username: user.username, name: user.name, role: isAdminRole(user.role) ? "admin" : "member", unixLogin: user.unixLogin };
     try {
       if (multiNode) {
         // Granted whole: every part in one transaction, the entry claimed in it (create-multi-node.ts), or nothing.

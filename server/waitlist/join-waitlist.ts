@@ -1,3 +1,4 @@
+import { countedWrite } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { effectiveLimits, refuseNeverFitting } from "@/server/bookings/rules/check-limits";
@@ -47,10 +48,8 @@ export interface WaitingEntry {
 export async function joinWaitlist(actor: Actor, request: WaitRequest, options: ServiceOptions = {}): Promise<WaitingEntry> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
-  const waiting = await client.waitlistEntry.count({ where: { userId: actor.id, status: "waiting" } });
-  if (waiting >= WAITING_PER_PERSON) {
-    throw new AppError("bad_request", `You already wait for ${waiting} requests; at most ${WAITING_PER_PERSON} per person`);
-  }
+  // Early, so that a person at the limit is told so before the checks below; counted again where it holds, at the write.
+  await refuseOverWaitingLimit(client, actor.id);
   if (request.multiNode) await refuseNodesNeverFitting(client, request.multiNode);
   else {
     if (request.host !== undefined && !(await client.host.findUnique({ where: { name: request.host }, select: { id: true } }))) {
@@ -76,25 +75,36 @@ export async function joinWaitlist(actor: Actor, request: WaitRequest, options: 
   }
   const never = refuseNeverFitting(limits, { hostName: request.multiNode ? null : (request.host ?? null), gpus: request.count, minutes: request.durationMinutes });
   if (never) throw never;
-  const entry = await client.waitlistEntry.create({
-    data: {
-      userId: actor.id,
-      hostName: request.multiNode ? null : (request.host ?? null),
-      gpuCount: request.count,
-      multiNode: request.multiNode ? JSON.stringify(request.multiNode) : null,
-      minFreeMemoryMiB: request.minFreeMemoryMiB ?? null,
-      durationMinutes: request.durationMinutes,
-      purpose: request.purpose,
-      teamId: team?.id ?? null,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + WAIT_MAX_MS),
-    },
-    select: { id: true, createdAt: true, expiresAt: true },
-  });
+  const entry = await countedWrite(actor.id, async (tx) => {
+    await refuseOverWaitingLimit(tx, actor.id);
+    return tx.waitlistEntry.create({
+      data: {
+        userId: actor.id,
+        hostName: request.multiNode ? null : (request.host ?? null),
+        gpuCount: request.count,
+        multiNode: request.multiNode ? JSON.stringify(request.multiNode) : null,
+        minFreeMemoryMiB: request.minFreeMemoryMiB ?? null,
+        durationMinutes: request.durationMinutes,
+        purpose: request.purpose,
+        teamId: team?.id ?? null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + WAIT_MAX_MS),
+      },
+      select: { id: true, createdAt: true, expiresAt: true },
+    });
+  }, client);
   const queue = await client.waitlistEntry.findMany({ where: { status: "waiting" }, select: { id: true, userId: true, teamId: true, createdAt: true } });
   const order = await orderByFairShare(client, queue, now.getTime());
   const position = order.findIndex((ranked) => ranked.row.id === entry.id) + 1;
   return { id: entry.id, position: position > 0 ? position : order.length, expiresAt: (entry.expiresAt ?? now).toISOString() };
+}
+
+/** Refuses a waiting request past WAITING_PER_PERSON; inside countedWrite, where the count holds. */
+async function refuseOverWaitingLimit(client: Tx, userId: string): Promise<void> {
+  const waiting = await client.waitlistEntry.count({ where: { userId, status: "waiting" } });
+  if (waiting >= WAITING_PER_PERSON) {
+    throw new AppError("bad_request", `You already wait for ${waiting} requests; at most ${WAITING_PER_PERSON} per person`);
+  }
 }
 
 /**

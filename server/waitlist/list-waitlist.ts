@@ -1,3 +1,4 @@
+import { fabricKey, parseStoredFabric } from "@/lib/domain/fabric";
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
@@ -7,7 +8,7 @@ import { AppError } from "@/server/core/errors";
 import { checkBookingLimits, effectiveLimits, QuotaExceededError, refuseHost } from "@/server/bookings/rules/check-limits";
 import { entryTeam } from "@/server/waitlist/entry-team";
 import { type WaitFacts, waitingBecause } from "@/server/waitlist/waiting-because";
-import { type Actor, canManageReservation } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { busyRanges, freeGpuIds } from "@/server/bookings/store/occupancy";
 import { gpusOfHost } from "@/server/bookings/placement/booking-candidates";
 import { liveGpuSource } from "@/server/runtime/live-source";
@@ -17,6 +18,7 @@ import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
 import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
 import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
+import { can } from "@/server/access/permissions";
 
 const SELECT = {
   id: true,
@@ -105,7 +107,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const rows = ranked.map((entry) => entry.row);
   // The GPUs a waiting request can be granted (whole, not split into slices), as the grant picks them: a split GPU
   // or a slice of a former layout counted as room made the estimate "now" for GPUs no grant could take.
-  const hostRows = await db().host.findMany({ select: { id: true, name: true } });
+  const hostRows = await db().host.findMany({ select: { id: true, name: true, fabric: true, fabricLabel: true } });
   const hosts = await Promise.all(hostRows.map(async (host) => ({ name: host.name, gpus: await gpusOfHost(db(), host.id) })));
   const gpuIds = hosts.flatMap((host) => host.gpus.map((gpu) => gpu.id));
   const live = liveGpuSource();
@@ -149,7 +151,9 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       ...(refusal ? { limitFreesAtMs: refusal.freesAt === null ? null : Date.parse(refusal.freesAt) } : {}),
     };
   });
-  const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id) }));
+  // Each host's fabric, as the grant reads it: "any N nodes" is planned on one, by the grant's own rule (chooseNodes).
+  const fabricOf = new Map(hostRows.map((host) => [host.name, fabricKey(parseStoredFabric(host.fabric), host.fabricLabel)]));
+  const estimateHosts = hosts.map((host) => ({ name: host.name, gpuIds: host.gpus.map((gpu) => gpu.id), fabric: fabricOf.get(host.name) ?? null }));
   const byBookings = estimateStarts(entries, estimateHosts, busy, nowMs, ESTIMATE_HORIZON_MS);
   const untilUnbookedEnds = busy.concat(unbooked.map((gpu) => ({ gpuId: gpu.gpuId, startMs: nowMs, endMs: Number.MAX_SAFE_INTEGER })));
   const held = unbooked.length > 0 ? estimateStarts(entries, estimateHosts, untilUnbookedEnds, nowMs, ESTIMATE_HORIZON_MS) : byBookings;
@@ -336,7 +340,7 @@ export async function listMyWaitlist(actor: Actor, now = new Date()): Promise<Wa
 /** One request of the asker's (any, for an admin), with its place in the queue while it waits. */
 export async function getWaitlistEntry(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: SELECT });
-  if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
+  if (!row || !can.manageWaitlistEntry(actor, row)) throw new AppError("not_found", "No such waiting request");
   if (row.status === "waiting") {
     const queued = (await listWaitlist()).find((entry) => entry.id === id);
     if (queued) return queued;
@@ -352,7 +356,7 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
  */
 export async function leaveWaitlist(actor: Actor, id: string): Promise<WaitlistView> {
   const row = await db().waitlistEntry.findUnique({ where: { id }, select: { userId: true } });
-  if (!row || !canManageReservation(actor, row)) throw new AppError("not_found", "No such waiting request");
+  if (!row || !can.manageWaitlistEntry(actor, row)) throw new AppError("not_found", "No such waiting request");
   await db().$transaction(async (tx) => {
     const left = await tx.waitlistEntry.updateMany({ where: { id, status: "waiting" }, data: { status: "left" } });
     if (left.count === 0) return;

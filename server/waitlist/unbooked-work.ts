@@ -2,7 +2,7 @@ import { type NamedPerson, personName } from "@/lib/format/person-name";
 import { stateWithoutBooking } from "@/lib/domain/state-without-booking";
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { UnbookedWork } from "@/lib/domain/waitlist-schema";
-import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
+import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import type { BusyRange } from "@/server/bookings/store/occupancy";
 
 export interface EstimateHostGpus {

@@ -1,7 +1,7 @@
 import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { onBookingsChanged } from "@/server/bookings/store/booking-events";
-import type { LiveGpuSource } from "@/server/bookings/commands/create-booking";
+import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import { announceGrants } from "@/server/waitlist/grant-notices";
 import { grantWaiting } from "@/server/waitlist/grant-waiting";
 import { onUnitsFreed } from "@/server/waitlist/units-freed";

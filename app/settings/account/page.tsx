@@ -4,6 +4,7 @@ import { TimeZoneForm } from "@/components/settings/time-zone-form";
 import { PageShell } from "@/app/_components/page-shell";
 import { ACCOUNT_PATH, requirePageUser } from "@/server/auth/session";
 import { readTimeZone } from "@/server/auth/time-zone-setting";
+import { isAdminRole } from "@/lib/domain/roles";
 
 export const metadata: Metadata = { title: "Account" };
 export const dynamic = "force-dynamic";
@@ -24,7 +25,7 @@ async function Account() {
         <dt className="text-slate-500 dark:text-slate-400">Username</dt>
         <dd className="font-mono">{user.username}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Role</dt>
-        <dd>{user.role === "admin" ? "Admin" : "Member"}</dd>
+        <dd>{isAdminRole(user.role) ? "Admin" : "Member"}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Unix login</dt>
         <dd className="font-mono">{user.unixLogin ?? "none"}</dd>
       </dl>

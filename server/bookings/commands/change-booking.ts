@@ -4,7 +4,7 @@ import { reservationState } from "@/lib/domain/reservation-state";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/access/actor";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { BookingConflictError, describeConflict } from "@/server/bookings/store/booking-conflict";
 import { announceBookingChange, announceBookingsChanged } from "@/server/bookings/store/booking-events";
@@ -15,6 +15,7 @@ import { readPolicy } from "@/server/bookings/rules/policy";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
+import { can } from "@/server/access/permissions";
 
 /**
  * Moves the end of a scheduled or active booking. Extending checks the
@@ -35,7 +36,7 @@ export async function changeReservationEnd(
     where: { id },
     select: { userId: true, hostId: true, endsAt: true, teamId: true, host: { select: { name: true } }, user: { select: { username: true, name: true } } },
   });
-  if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
+  if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
   const oldEndsAt = found.endsAt;
   // A booking across nodes moves whole: every part's end, checked and written in one transaction.
@@ -66,7 +67,7 @@ export async function changeReservationEnd(
     const extending = newEndMs > oldEndMs;
     if (!isBooker) {
       if (extending) throw new AppError("forbidden", "Only the booker can extend a booking; an admin can shorten or cancel it");
-      if (!isAdminActor(actor)) throw new AppError("not_found", "No such reservation");
+      if (!can.shortenOthersBooking(actor)) throw new AppError("not_found", "No such reservation");
       if (!reason) throw new AppError("bad_request", "Tell the booker why", { reason: "Tell the booker why you shorten their booking" });
     }
 

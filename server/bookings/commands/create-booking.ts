@@ -1,7 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
 import { policyTimeRefusal, type RequestedTimes, requestedWindow } from "@/lib/domain/booking-window";
-import type { GpuReconciliation } from "@/lib/domain/attribution";
-import type { LiveGpu } from "@/lib/live/live";
 import type { ReservationRequest } from "@/lib/domain/reservation-schema";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
@@ -13,21 +11,13 @@ import { announceBookingsChanged } from "@/server/bookings/store/booking-events"
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/bookings/placement/booking-candidates";
 import { findConflicts, peakGpusHeld } from "@/server/bookings/store/occupancy";
-import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
-import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
-import { pickAnySlices, pickNamedSlices } from "@/server/bookings/placement/pick-slices";
+import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveGpuSource, type LiveView, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
+import { placeUnits, type UnitsRequest } from "@/server/bookings/placement/place-units";
 import { storedUnit, unitName, unitRef } from "@/lib/domain/gpu-availability";
 import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
-
-/** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
-export interface LiveGpuSource {
-  current(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
-  /** The reconciler's last word per GPU; absent where the server does not reconcile (then nobody's process is known as theirs). */
-  gpuStates?(): Record<string, GpuReconciliation>;
-}
 
 export interface CreateOptions extends ServiceOptions {
   fleet?: LiveGpuSource;
@@ -68,32 +58,24 @@ export async function createReservation(actor: Actor, request: ReservationReques
     const refusals = hosts.map((host) => refuseHost(limits, host.name, startMs, endMs));
     const allowedHosts = hosts.filter((_, i) => refusals[i] === null);
     if (allowedHosts.length === 0) throw refusals[0];
-    let chosen: { host: HostRef; gpus: GpuRow[] };
-    if (request.slices) {
-      chosen = await pickNamedSlices(tx, hosts[0], request.slices, window);
-      if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
-        const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
-        if (busy.length > 0) refuseOfflineHost(live, chosen.host);
-        if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
-        overRunningWork = busy;
-      }
-    } else if (request.slice) {
-      const picked = await pickAnySlices(tx, allowedHosts, request.count ?? 1, request.slice, live, window);
-      chosen = picked;
-      explanation = picked.explanation;
-    } else if (request.gpus) {
-      chosen = await pickNamedGpus(tx, hosts[0], request.gpus, window, policy, live);
-      // Someone else's job on a GPU booked from now on would turn into an "intruder": refuse unless asked to book anyway.
-      if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
-        const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
-        if (busy.length > 0) refuseOfflineHost(live, chosen.host);
-        if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
-        overRunningWork = busy;
-      }
-    } else {
-      const picked = await pickAnyGpus(tx, allowedHosts, { count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB }, live, window, policy);
-      chosen = picked;
-      explanation = picked.explanation;
+    // Named units on the named host; "any" units on any host the limits allow (placeUnits).
+    const wanted: UnitsRequest = request.slices
+      ? { kind: "named-slices", slices: request.slices }
+      : request.slice
+        ? { kind: "any-slices", count: request.count ?? 1, slice: request.slice }
+        : request.gpus
+          ? { kind: "named-gpus", gpus: request.gpus }
+          : { kind: "any-gpus", count: request.count ?? 1, minFreeMemoryMiB: request.minFreeMemoryMiB };
+    const namedUnits = wanted.kind === "named-slices" || wanted.kind === "named-gpus";
+    const plan = await placeUnits(tx, wanted, namedUnits ? hosts : allowedHosts, live, window, policy);
+    const chosen = plan.parts[0];
+    explanation = plan.explanation;
+    // Someone else's job on a unit named and booked from now on would turn into an "intruder": refuse unless asked to book anyway.
+    if (namedUnits && live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
+      const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
+      if (busy.length > 0) refuseOfflineHost(live, chosen.host);
+      if (busy.length > 0 && request.allowBusy !== true) throw new GpuInUseError(busy);
+      overRunningWork = busy;
     }
 
     const start = new Date(startMs);
@@ -164,15 +146,6 @@ export function checkedWindow(request: RequestedTimes, now: Date): { window: Win
   return { window: { startMs, endMs, nowMs: now.getTime() }, endField };
 }
 
-export function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
-  if (!fleet) return null;
-  const snapshot = fleet.current();
-  return {
-    gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
-    onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),
-    states: fleet.gpuStates?.() ?? {},
-  };
-}
 
 export async function candidateHosts(client: PrismaClient, name: string | undefined): Promise<HostRef[]> {
   if (name !== undefined) {
@@ -190,32 +163,3 @@ export function checkPolicyTimes(policy: PolicyValues, window: Window, endField:
   if (refusal) throw new AppError("bad_request", refusal.message, { [refusal.field === "duration" ? endField : "startsAt"]: refusal.message });
 }
 
-export async function pickNamedGpus(tx: Tx, host: HostRef, indices: number[], window: Window, policy: PolicyValues, live: LiveView | null) {
-  await refusePartitioned(tx, host, indices);
-  const hostGpus = await gpusOfHost(tx, host.id);
-  const byIndex = new Map(hostGpus.map((gpu) => [gpu.index, gpu]));
-  const missing = indices.filter((index) => !byIndex.has(index));
-  if (missing.length > 0) {
-    const known = [...byIndex.keys()].join(", ") || "none";
-    const message = `${host.name} has no GPU ${missing.join(", ")} (its GPUs: ${known})`;
-    throw new AppError("bad_request", message, { gpus: message });
-  }
-  const gpus = [...indices].sort((a, b) => a - b).map((index) => byIndex.get(index) as GpuRow);
-  const conflicts = await findConflicts(tx, gpus.map((gpu) => gpu.id), new Date(window.startMs), new Date(window.endMs));
-  if (conflicts.length > 0) {
-    const suggestion = await suggestAlternative(tx, host, [...byIndex.values()], gpus, gpus.length, window, policy, live);
-    throw new BookingConflictError(conflictMessage(conflicts, window.startMs, suggestion, gpus.length > 1), conflicts, suggestion);
-  }
-  return { host, gpus };
-}
-
-/** A GPU split into MIG slices is booked by its slices: naming it refuses, with the slices to book instead. */
-async function refusePartitioned(tx: Tx, host: HostRef, indices: number[]): Promise<void> {
-  const units = await unitsOfHost(tx, host.id);
-  const split = units.filter((unit) => unit.partitioned && indices.includes(unit.index));
-  if (split.length === 0) return;
-  const slices = units.filter((unit) => unit.mig && split.some((gpu) => gpu.index === unit.index));
-  const list = slices.map((unit) => `${unitRef(unit)} (${unit.mig!.profile})`).join(", ") || "none yet";
-  const message = `GPU ${split.map((gpu) => gpu.index).join(", ")} on ${host.name} ${split.length > 1 ? "are" : "is"} split into MIG slices: book a slice instead (${list})`;
-  throw new AppError("bad_request", message, { gpus: message });
-}

@@ -1,32 +1,23 @@
 import type { MultiNodeRequest } from "@/lib/domain/reservation-schema";
 import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
-import { fabricKey, parseStoredFabric } from "@/lib/domain/fabric";
 import { unitName, storedUnit } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { BookingConflictError } from "@/server/bookings/store/booking-conflict";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
-import type { GpuRow, HostRef, Window } from "@/server/bookings/placement/booking-candidates";
-import { candidateHosts, checkedWindow, checkPolicyTimes, type CreateOptions, liveView, pickNamedGpus } from "@/server/bookings/commands/create-booking";
-import { findBusyGpus, GpuInUseError, type LiveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
+import type { HostRef, Window } from "@/server/bookings/placement/booking-candidates";
+import { type ChosenPart, fabricsOf, fabricWarnings } from "@/server/bookings/placement/place-nodes";
+import { candidateHosts, checkedWindow, checkPolicyTimes, type CreateOptions } from "@/server/bookings/commands/create-booking";
+import { placeUnits } from "@/server/bookings/placement/place-units";
+import { findBusyGpus, GpuInUseError, type LiveView, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
 import { peakGpusHeld } from "@/server/bookings/store/occupancy";
-import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
 import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { checkBookingLimits, type EffectiveLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
-
-/** One node's share, chosen inside the transaction. */
-interface ChosenPart {
-  host: HostRef;
-  gpus: GpuRow[];
-  /** Why these GPUs, where gpudesk picked them. */
-  explanation?: string;
-}
 
 /**
  * Books GPUs on several hosts as one booking: any `nodes` hosts with
@@ -60,7 +51,7 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
       // Named across fabrics is allowed: the booker may know better, and hears what it costs.
       warnings = fabricWarnings(parts, await fabricsOf(tx, parts.map((part) => part.host.id)));
     } else {
-      const picked = await pickAnyNodes(tx, hosts, request.nodes as number, request.gpusPerNode as number, request.model, limits, live, window, policy);
+      const picked = await placeUnits(tx, { kind: "any-nodes", nodes: request.nodes as number, gpusPerNode: request.gpusPerNode as number, model: request.model, limits }, hosts, live, window, policy);
       parts = picked.parts;
       explanation = picked.explanation;
       warnings = picked.warnings;
@@ -155,10 +146,10 @@ async function pickNamedPart(
   const refusal = refuseHost(limits, part.host.name, window.startMs, window.endMs);
   if (refusal) throw refusal;
   if (typeof part.gpus === "number") {
-    const picked = await pickAnyGpus(tx, [part.host], { count: part.gpus, model }, live, window, policy);
-    return { host: picked.host, gpus: picked.gpus, explanation: picked.explanation };
+    const picked = await placeUnits(tx, { kind: "any-gpus", count: part.gpus, model }, [part.host], live, window, policy);
+    return picked.parts[0];
   }
-  const chosen = await pickNamedGpus(tx, part.host, part.gpus, window, policy, live);
+  const chosen = (await placeUnits(tx, { kind: "named-gpus", gpus: part.gpus }, [part.host], live, window, policy)).parts[0];
   // Someone else's job on a named GPU from now on would become an intruder: a part is never booked over running work.
   if (live && window.startMs <= window.nowMs + STARTS_NOW_MS) {
     const busy = findBusyGpus(chosen.gpus, chosen.host.name, live, actor.id);
@@ -166,94 +157,4 @@ async function pickNamedPart(
     if (busy.length > 0) throw new GpuInUseError(busy);
   }
   return chosen;
-}
-
-/**
- * "Any N nodes": the hosts with `gpusPerNode` GPUs free for the window (of
- * the model, by the same rule as "any N GPUs" on one host), all on one
- * fabric where any fabric has N of them: the smallest such fabric, so that
- * larger ones stay whole for larger jobs; by name inside it. Where no
- * fabric has enough, the first N by name, with a warning. Refuses whole,
- * naming why hosts could not take a part.
- */
-async function pickAnyNodes(
-  tx: Tx,
-  hosts: HostRef[],
-  nodes: number,
-  gpusPerNode: number,
-  model: string | undefined,
-  limits: EffectiveLimits,
-  live: LiveView | null,
-  window: Window,
-  policy: PolicyValues,
-): Promise<{ parts: ChosenPart[]; explanation: string; warnings: string[] }> {
-  const fitting: ChosenPart[] = [];
-  const why: string[] = [];
-  for (const host of hosts) {
-    const refusal = refuseHost(limits, host.name, window.startMs, window.endMs);
-    if (refusal) {
-      why.push(refusal.message);
-      continue;
-    }
-    try {
-      const picked = await pickAnyGpus(tx, [host], { count: gpusPerNode, model }, live, window, policy);
-      fitting.push({ host: picked.host, gpus: picked.gpus, explanation: picked.explanation });
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      why.push(error.message);
-    }
-  }
-  const what = `${gpusPerNode} free${model ? ` ${model}` : ""} GPU${gpusPerNode > 1 ? "s" : ""}`;
-  const when = `from ${new Date(window.startMs).toISOString()} until ${new Date(window.endMs).toISOString()}`;
-  if (fitting.length < nodes) {
-    const found = fitting.length === 0 ? "No host has" : `Only ${fitting.length} host${fitting.length > 1 ? "s have" : " has"}`;
-    const message = `${found} ${what} ${when}; ${nodes} nodes asked for, nothing was booked` + (why.length > 0 ? `. ${why.slice(0, 4).join(" ")}` : "");
-    throw new BookingConflictError(message, [], { hostName: null, nextFreeAt: null, freeGpuIndices: [] });
-  }
-
-  const fabrics = await fabricsOf(tx, fitting.map((part) => part.host.id));
-  const groups = new Map<string, { said: string; parts: ChosenPart[] }>();
-  for (const part of fitting) {
-    const fabric = fabrics.get(part.host.id);
-    if (!fabric) continue;
-    const group = groups.get(fabric.key) ?? { said: fabric.said, parts: [] };
-    group.parts.push(part);
-    groups.set(fabric.key, group);
-  }
-  const enough = [...groups.values()].filter((group) => group.parts.length >= nodes).sort((a, b) => a.parts.length - b.parts.length);
-  const details = (parts: ChosenPart[]) => parts.map((part) => part.explanation).join("; ");
-  if (enough.length > 0) {
-    const parts = enough[0].parts.slice(0, nodes);
-    const smallest = enough.length > 1 ? `, the smallest fabric with ${nodes} such nodes (larger ones stay whole for larger jobs)` : "";
-    const explanation = `${parts.map((part) => part.host.name).join(" and ")}: ${what} each, all on ${enough[0].said}${smallest}. ${details(parts)}`;
-    return { parts, explanation, warnings: [] };
-  }
-  const parts = fitting.slice(0, nodes);
-  const known = groups.size > 0;
-  const explanation =
-    `${parts.map((part) => part.host.name).join(" and ")}: the first ${nodes} hosts by name with ${what} each` +
-    `${known ? `; no one fabric has ${nodes} of them` : "; their fabric is not known"}. ${details(parts)}`;
-  return { parts, explanation, warnings: fabricWarnings(parts, fabrics) };
-}
-
-/** Each host's fabric key (lib/domain/fabric.ts), where known. */
-export async function fabricsOf(tx: Tx, hostIds: string[]): Promise<Map<string, { key: string; said: string }>> {
-  const rows = await tx.host.findMany({ where: { id: { in: hostIds } }, select: { id: true, fabric: true, fabricLabel: true } });
-  const keys = new Map<string, { key: string; said: string }>();
-  for (const row of rows) {
-    const key = fabricKey(parseStoredFabric(row.fabric), row.fabricLabel);
-    if (key) keys.set(row.id, key);
-  }
-  return keys;
-}
-
-/**
- * What to tell the booker when the parts are not on one known fabric: NCCL
- * between fabrics goes over whatever joins them, often plain Ethernet.
- */
-function fabricWarnings(parts: ChosenPart[], fabrics: Map<string, { key: string; said: string }>): string[] {
-  const keys = new Set(parts.map((part) => fabrics.get(part.host.id)?.key ?? null));
-  if (keys.size <= 1) return [];
-  const where = parts.map((part) => `${part.host.name} on ${fabrics.get(part.host.id)?.said ?? "an unknown fabric"}`).join(", ");
-  return [`The nodes are not on one fabric (${where}): NCCL between them goes over whatever joins the fabrics, often far slower than within one`];
 }

@@ -2,13 +2,14 @@ import { reservationState } from "@/lib/domain/reservation-state";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation, isAdminActor, type ServiceOptions } from "@/server/access/actor";
+import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingChange, announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
+import { can } from "@/server/access/permissions";
 
 type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
 
@@ -22,8 +23,8 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
   const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
-  if (!found || !canManageReservation(actor, found)) throw new AppError("not_found", "No such reservation");
-  if (ending.kind === "cancel" && !isAdminActor(actor)) {
+  if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
+  if (ending.kind === "cancel" && !can.cancelBooking(actor)) {
     throw new AppError("forbidden", "Only an admin can cancel a booking; release your own instead");
   }
   // A booking across nodes ends whole: every part, in one transaction.

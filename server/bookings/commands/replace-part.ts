@@ -4,19 +4,21 @@ import { PURPOSE_MAX } from "@/lib/domain/reservation-schema";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
-import { candidateHosts, type CreateOptions, liveView } from "@/server/bookings/commands/create-booking";
+import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/create-booking";
+import { liveView } from "@/server/bookings/placement/gpu-in-use";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
-import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
+import { placeUnits } from "@/server/bookings/placement/place-units";
 import { readPolicy } from "@/server/bookings/rules/policy";
-import { findSpareNode } from "@/server/bookings/commands/spare-node";
+import { findSpareNode } from "@/server/bookings/placement/spare-node";
 import { effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
+import { can } from "@/server/access/permissions";
 
 /**
  * Moves one node of a booking across nodes to another host (the spare
@@ -32,7 +34,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const part = await client.reservation.findUnique({ where: { id: partId }, select: { userId: true, hostId: true, groupId: true, teamId: true } });
-  if (!part || !canManageReservation(actor, part)) throw new AppError("not_found", "No such reservation");
+  if (!part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
   if (!part.groupId) throw new AppError("bad_request", "Only a node of a booking across nodes can be moved to a spare; book another GPU instead");
   const target = hostName ?? (await findSpareNode(partId, now, { client, fleet: options.fleet }))?.hostName;
   if (!target) throw new AppError("conflict", "No spare node of the same model is free for the rest of the booking");
@@ -68,7 +70,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     const refusal = refuseHost(limits, host.name, window.startMs, window.endMs);
     if (refusal) throw refusal;
     const model = commonModel(row.gpus.map(({ gpu }) => gpu.name)) ?? undefined;
-    const picked = await pickAnyGpus(tx, [host], { count: row.gpus.length, model }, live, window, await readPolicy(tx));
+    const [picked] = (await placeUnits(tx, { kind: "any-gpus", count: row.gpus.length, model }, [host], live, window, await readPolicy(tx))).parts;
     const kept = await keepHeldTime(tx, { partId, userId: part.userId, teamId: part.teamId, hostId: row.hostId, row, movedToHost: host.name }, window.startMs);
     await tx.reservation.update({ where: { id: partId }, data: { hostId: host.id, idleClockAt: now, idleWarnedAt: null } });
     await tx.reservationGpu.createMany({ data: picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })) });

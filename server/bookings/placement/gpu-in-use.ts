@@ -138,3 +138,21 @@ export function busyGpusForAudit(busy: readonly BusyGpu[]) {
     processes: gpu.processes.map((process) => ({ pid: process.pid, owner: process.owner?.username ?? null, login: process.login, command: process.command })),
   }));
 }
+
+/** Live readings that booking uses: free memory, running processes, hosts reporting (no history), and whose processes they are. */
+export interface LiveGpuSource {
+  current(): { gpus: LiveGpu[]; hosts: { id: string; online: boolean }[] };
+  /** The reconciler's last word per GPU; absent where the server does not reconcile (then nobody's process is known as theirs). */
+  gpuStates?(): Record<string, GpuReconciliation>;
+}
+
+/** The live readings as the booking checks read them; null where the caller has no fleet (tests, the CLI). */
+export function liveView(fleet: LiveGpuSource | undefined): LiveView | null {
+  if (!fleet) return null;
+  const snapshot = fleet.current();
+  return {
+    gpus: new Map(snapshot.gpus.map((gpu) => [gpu.uuid, gpu])),
+    onlineHostIds: new Set(snapshot.hosts.filter((host) => host.online).map((host) => host.id)),
+    states: fleet.gpuStates?.() ?? {},
+  };
+}

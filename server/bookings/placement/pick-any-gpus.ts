@@ -30,6 +30,8 @@ export interface AnyGpusChoice {
   gpus: GpuRow[];
   /** "2 and 3 on node-b: idle, NVLink-connected (NV4), 79 GiB free or more". */
   explanation: string;
+  /** How many GPUs of the request's kind the chosen host had free for the window (the chosen ones included): placement across nodes packs by it. */
+  freeUnits: number;
 }
 
 /** Free memory now, or null without a reading. */
@@ -97,7 +99,7 @@ export async function pickAnyGpus(
   const end = new Date(window.endMs);
   const startsNow = window.startMs <= window.nowMs + STARTS_NOW_MS;
   const tried: Tried[] = [];
-  let best: { host: HostRef; gpus: GpuRow[]; choice: RankedChoice } | null = null;
+  let best: { host: HostRef; gpus: GpuRow[]; choice: RankedChoice; freeUnits: number } | null = null;
 
   for (const host of hosts) {
     const all = await gpusOfHost(tx, host.id);
@@ -130,10 +132,10 @@ export async function pickAnyGpus(
     const choice = rankGpus({ hostName: host.name, count, candidates, topology: host.topology ? parseTopology(host.topology) : null });
     if (choice && (!best || betterChoice(choice, best.choice))) {
       const byIndex = new Map(usable.map((gpu) => [gpu.index, gpu]));
-      best = { host, gpus: choice.gpus.map((index) => byIndex.get(index) as GpuRow), choice };
+      best = { host, gpus: choice.gpus.map((index) => byIndex.get(index) as GpuRow), choice, freeUnits: usable.length };
     }
   }
-  if (best) return { host: best.host, gpus: best.gpus, explanation: best.choice.explanation };
+  if (best) return { host: best.host, gpus: best.gpus, explanation: best.choice.explanation, freeUnits: best.freeUnits };
   return refuse(tx, hosts, request, tried, window, policy, live);
 }
 

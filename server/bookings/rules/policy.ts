@@ -3,10 +3,11 @@ import { idleTimesConflict, type PolicyInput } from "@/lib/domain/reservation-sc
 import type { PolicyView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, isAdminActor } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { personSelect, toPerson } from "@/server/core/people";
+import { can } from "@/server/access/permissions";
 
 const POLICY_ID = "default";
 
@@ -80,7 +81,7 @@ export async function getPolicy(): Promise<PolicyView> {
  * extensions; bookings already made stand.
  */
 export async function updatePolicy(actor: Actor, input: PolicyInput, now = new Date()): Promise<PolicyView> {
-  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can change the booking rules");
+  if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change the booking rules");
   await db().$transaction(async (tx) => {
     const before = { ...(await readPolicy(tx)), ...(await readIdlePolicy(tx)) };
     // One of the two idle times changed alone can contradict the other as stored.

@@ -2,11 +2,12 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
-import { type Actor, canManageReservation, isAdminActor } from "@/server/access/actor";
+import type { Actor } from "@/server/access/actor";
 import { withIdleViews } from "@/server/bookings/views/idle-views";
 import { withGoneSlices } from "@/server/bookings/views/gone-slices";
 import { withMultiNode } from "@/server/bookings/views/multi-node-view";
 import { loadChanges, reservationSelect, toReservationView } from "@/server/bookings/views/booking-view";
+import { can } from "@/server/access/permissions";
 
 /** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
 export async function getReservationView(client: PrismaClient, id: string, nowMs: number, viewerId: string | null): Promise<ReservationView> {
@@ -20,7 +21,7 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
 /** A booking for its booker or an admin; anyone else learns nothing, not even that it exists. */
 export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
   const owner = await db().reservation.findUnique({ where: { id }, select: { userId: true } });
-  if (!owner || !canManageReservation(actor, owner)) throw new AppError("not_found", "No such reservation");
+  if (!owner || !can.manageBooking(actor, owner)) throw new AppError("not_found", "No such reservation");
   return getReservationView(db(), id, now.getTime(), actor.id);
 }
 
@@ -48,7 +49,7 @@ function pastWhere(owner: Prisma.ReservationWhereInput, now: Date, search: strin
 
 /** How many past bookings the person (or everyone, for an admin) has, with the same filter as the list. */
 export async function countPastReservations(actor: Actor, query: Pick<ListQuery, "all" | "search">, now = new Date()): Promise<number> {
-  if (query.all && !isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
+  if (query.all && !can.seeAllBookings(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
   return db().reservation.count({ where: pastWhere(query.all ? {} : { userId: actor.id }, now, query.search) });
 }
 
@@ -57,7 +58,7 @@ export async function countPastReservations(actor: Actor, query: Pick<ListQuery,
  * start, then past ones, most recent first.
  */
 export async function listReservations(actor: Actor, query: ListQuery, now = new Date()): Promise<ReservationView[]> {
-  if (query.all && !isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
+  if (query.all && !can.seeAllBookings(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
   const owner: Prisma.ReservationWhereInput = query.all ? {} : { userId: actor.id };
   const current: Prisma.ReservationWhereInput = {
     ...owner,

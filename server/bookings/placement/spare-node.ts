@@ -3,9 +3,9 @@ import { commonModel } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { HostRef } from "@/server/bookings/placement/booking-candidates";
-import { fabricsOf } from "@/server/bookings/commands/create-multi-node";
-import { type LiveGpuSource, liveView } from "@/server/bookings/commands/create-booking";
-import { pickAnyGpus } from "@/server/bookings/placement/pick-any-gpus";
+import { fabricsOf } from "@/server/bookings/placement/place-nodes";
+import { type LiveGpuSource, liveView } from "@/server/bookings/placement/gpu-in-use";
+import { placeUnits } from "@/server/bookings/placement/place-units";
 import { readPolicy } from "@/server/bookings/rules/policy";
 
 export interface SpareNode {
@@ -42,7 +42,7 @@ export async function findSpareNode(partId: string, now: Date, options: { client
     const fitting: { host: HostRef; gpuIndices: number[] }[] = [];
     for (const host of hosts) {
       try {
-        const picked = await pickAnyGpus(tx, [host], { count: part.gpus.length, model }, live, window, policy);
+        const [picked] = (await placeUnits(tx, { kind: "any-gpus", count: part.gpus.length, model }, [host], live, window, policy)).parts;
         fitting.push({ host, gpuIndices: picked.gpus.map((gpu) => gpu.index) });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
