@@ -102,6 +102,12 @@ const OPERATIONS: Operation[] = [
     access: "user",
     body: replacePartSchema,
   },
+  {
+    method: "get",
+    path: "/api/v1/reservations/{id}/spare",
+    summary: "The spare node offered for a node of a booking across nodes: { spare: { hostName, gpuIndices, sameFabric } | null }",
+    access: "user",
+  },
   { method: "post", path: "/api/v1/reservations/{id}/keep", summary: "Keep an idle booking: its idle clock starts again (at most idleKeepsPerBooking times; audited)", access: "user" },
   { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
   { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },
