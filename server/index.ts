@@ -25,6 +25,8 @@ import { createIngest } from "@/server/fleet/ingest";
 import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { startDemoStory } from "@/server/demo/demo-story";
+import { demoEnded } from "@/server/demo/demo-choice";
+import { watchDemoChoice } from "@/server/demo/watch-demo-choice";
 import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
@@ -43,6 +45,7 @@ import { attachPersonNotices } from "@/server/notifications/notify-person";
 import { setRuntime } from "@/server/runtime/runtime";
 import { liveGpuSource } from "@/server/runtime/live-source";
 import { plugSingleSignOn } from "@/server/main/sign-in";
+import { startSlurm } from "@/server/main/start-slurm";
 import { startTick } from "@/server/main/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
 import { log } from "@/server/core/log";
@@ -60,10 +63,16 @@ export interface StartOptions {
 export async function startServer({ env, dev = false }: StartOptions): Promise<{ url: string; close: () => Promise<void> }> {
   plugSingleSignOn();
   await migrateDatabase(env.DATABASE_URL, repoRoot);
+  // With GPUDESK_SLURM_URL: a Slurm older than 25.05 stops the start here, with one line saying why.
+  const slurm = await startSlurm(env);
   if (!dev) await ensureProductionBuild(repoRoot);
   const downloads = await loadHostDownloads(repoRoot);
 
-  const localMode = resolveLocalAgentMode(env.GPUDESK_LOCAL_AGENT, env.GPUDESK_NVIDIA_SMI);
+  // The lab was chosen over the demo (server/demo/demo-choice.ts): the simulated fleet never starts again here.
+  const demoOver = await demoEnded();
+  const wantedMode = resolveLocalAgentMode(env.GPUDESK_LOCAL_AGENT, env.GPUDESK_NVIDIA_SMI);
+  const localMode = demoOver && wantedMode === "simulated" ? "off" : wantedMode;
+  if (localMode !== wantedMode) log.info("this server is the lab (the demo ended): the simulated fleet stays off");
   const fleet = new FleetState({
     offlineAfterMs: Math.max(env.GPUDESK_OFFLINE_AFTER_MS, 3 * env.GPUDESK_SAMPLE_INTERVAL_MS),
     simulated: localMode === "simulated",
@@ -167,6 +176,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   const sendMail = smtpMailer();
   if (sendMail) cluster.jobs.add({ name: "mail", start: () => startMailWorker({ send: sendMail }).stop });
+  if (slurm) cluster.jobs.add(slurm.leaderJob);
   await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
@@ -190,6 +200,17 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   if (localMode === "simulated" && env.GPUDESK_SIM_GPUS === undefined) {
     await startDemoStory(simulatedFleet({ seed: env.GPUDESK_SIM_SEED }), env.GPUDESK_SIM_SEED, env.GPUDESK_SIM_TIME);
   }
+  // Stopped once: by choosing the lab, or at shutdown.
+  let agentsStopped: Promise<void> | null = null;
+  const stopLocalAgents = () => (agentsStopped ??= localAgents.stop());
+  // Choosing the lab (the page, or `gpudesk demo off` from a shell) stops the simulated fleet while the server runs.
+  const stopWatchingDemo =
+    localMode === "simulated"
+      ? watchDemoChoice(async () => {
+          await stopLocalAgents();
+          for (const host of fleet.current().hosts) if (host.simulated) fleet.removeHost(host.id);
+        })
+      : async () => {};
   // "Ready" once a request gets its answer, not when the port is open (the demo history below starts after it).
   if (await untilAnswering(env.PORT, env.HOST)) {
     log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
@@ -205,6 +226,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     async close() {
       // No tick after this: its consumers stop below, the leader's with the cluster's jobs.
       await tick.tick.stop();
+      await stopWatchingDemo();
       live.stop();
       setLiveNamespace(undefined);
       openAlerts.stop();
@@ -212,9 +234,10 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       stopPersonNotices();
       stopChangeNotices();
       await cluster.close();
+      slurm?.stop();
       await tick.stop();
       bookingFeed.stop();
-      await localAgents.stop();
+      await stopLocalAgents();
       await ingest.flush();
       stopDemoHistory.abort();
       await demoHistory;

@@ -44,10 +44,13 @@ export type KnownAuditAction =
   | "host.rotate"
   | "host.remove"
   | "host.fabric_label"
+  | "host.slurm_node"
+  | "reservation.slurm_repair"
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
   | "display.update"
+  | "policy.demo_choice"
   | "webhook.create"
   | "webhook.update"
   | "webhook.delete"
@@ -83,6 +86,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "reservation.replace_part": "Moved a node to a spare host",
   "reservation.idle_release": "Released for idleness",
   "policy.update": "Changed the rules",
+  "policy.demo_choice": "Chose between the demo and the lab",
   "policy.idle_exemption_add": "Exempted from idle release",
   "policy.idle_exemption_remove": "Removed an idle exemption",
   "user.create": "Added a person",
@@ -104,6 +108,8 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host.rotate": "Rotated a host token",
   "host.remove": "Removed a host",
   "host.fabric_label": "Named a host's fabric",
+  "host.slurm_node": "Mapped a host to a Slurm node",
+  "reservation.slurm_repair": "Repaired a booking's Slurm reservation",
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",

@@ -1,3 +1,4 @@
+import { countUnits, type UnitCount } from "@/lib/domain/unit-count";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { chunks } from "@/lib/chunks";
@@ -96,6 +97,17 @@ export async function setHostFabricLabel(actorId: string, hostId: string, label:
     if (!before) throw new AppError("not_found", "No such host");
     const after = await tx.host.update({ where: { id: hostId }, data: { fabricLabel: label }, select: { id: true, name: true, fabricLabel: true } });
     await writeAudit(tx, { actorId, action: "host.fabric_label", entityType: "host", entityId: hostId, before: { fabricLabel: before.fabricLabel }, after: { host: before.name, fabricLabel: label } });
+    return after;
+  });
+}
+
+/** An admin maps the host to a Slurm NodeName other than its own name (null: its name). */
+export async function setHostSlurmNode(actorId: string, hostId: string, slurmNode: string | null): Promise<{ id: string; name: string; slurmNode: string | null }> {
+  return db().$transaction(async (tx) => {
+    const before = await tx.host.findUnique({ where: { id: hostId }, select: { name: true, slurmNode: true } });
+    if (!before) throw new AppError("not_found", "No such host");
+    const after = await tx.host.update({ where: { id: hostId }, data: { slurmNode }, select: { id: true, name: true, slurmNode: true } });
+    await writeAudit(tx, { actorId, action: "host.slurm_node", entityType: "host", entityId: hostId, before: { slurmNode: before.slurmNode }, after: { host: before.name, slurmNode } });
     return after;
   });
 }
@@ -244,7 +256,10 @@ export interface HostSummary extends RegisteredHost {
   lastSeenAt: Date | null;
   driverVersion: string | null;
   cudaVersion: string | null;
+  /** Physical GPUs: a GPU split into MIG slices counts once (lib/domain/unit-count.ts). */
   gpuCount: number;
+  /** The one count: GPUs, bookable units (whole GPUs and slices), split GPUs and their slices. */
+  units: UnitCount;
   createdAt: Date;
   /** The RDMA devices its agent last reported; null: none, or not reported. */
   fabric: HostFabric | null;
@@ -263,9 +278,12 @@ export async function listHostSummaries(): Promise<HostSummary[]> {
       createdAt: true,
       fabric: true,
       fabricLabel: true,
-      _count: { select: { gpus: true } },
+      gpus: { select: { index: true, migMode: true, migDeviceIndex: true, migProfile: true } },
     },
     orderBy: { name: "asc" },
   });
-  return rows.map(({ _count, fabric, ...row }) => ({ ...row, fabric: parseStoredFabric(fabric), gpuCount: _count.gpus }));
+  return rows.map(({ gpus, fabric, ...row }) => {
+    const units = countUnits(gpus.map((gpu) => ({ index: gpu.index, migMode: gpu.migMode, mig: gpu.migDeviceIndex === null ? null : { deviceIndex: gpu.migDeviceIndex, profile: gpu.migProfile ?? "" } })));
+    return { ...row, fabric: parseStoredFabric(fabric), gpuCount: units.gpus, units };
+  });
 }

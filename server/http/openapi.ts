@@ -1,5 +1,6 @@
 import { recurringMultiNodeRequestSchema, recurringRequestSchema } from "@/lib/domain/recurrence";
 import { z } from "zod";
+import { demoChoiceSchema } from "@/lib/domain/demo-choice";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/domain/alerts";
 import {
   auditQuerySchema,
@@ -11,7 +12,7 @@ import {
   reservationListQuerySchema,
   reservationRequestSchema,
 } from "@/lib/domain/reservation-schema";
-import { fabricLabelSchema } from "@/lib/domain/fabric";
+import { hostPatchSchema } from "@/lib/domain/slurm";
 import { idleExemptionSchema } from "@/lib/domain/idle-exemption-schema";
 import { changePasswordSchema } from "@/lib/domain/password";
 import { notificationSettingsSchema } from "@/lib/domain/person-notices";
@@ -126,6 +127,8 @@ const OPERATIONS: Operation[] = [
   { method: "put", path: "/api/v1/users/{id}/limits", summary: "A person's own limits, which override their team's for them", access: "admin", body: personLimitsSchema },
   { method: "get", path: "/api/v1/me/limits", summary: "The limits that apply to me (?team=) and the room left now", access: "user", query: z.object({ team: z.string().max(64).optional() }) },
   { method: "put", path: "/api/v1/policies", summary: "Change the booking rules", access: "admin", body: policySchema },
+  { method: "get", path: "/api/v1/demo", summary: "Demo or lab: the stored choice, and whether the page asks this viewer", access: "user" },
+  { method: "post", path: "/api/v1/demo", summary: "Choose: \"lab\" ends the demo for good (gpudesk demo off)", access: "admin", body: demoChoiceSchema },
   { method: "get", path: "/api/v1/alerts", summary: "Alerts (conflicts, idle bookings, OOM risk, lost GPUs, silent hosts)", access: "user", query: alertQuerySchema },
   { method: "get", path: "/api/v1/alerts/summary", summary: "Open alerts that concern me, and how many nobody acknowledged", access: "user" },
   { method: "post", path: "/api/v1/alerts/{id}/acknowledge", summary: "Acknowledge an alert: it stays open but leaves the badge", access: "user" },
@@ -147,7 +150,7 @@ const OPERATIONS: Operation[] = [
   { method: "patch", path: "/api/v1/users/{id}", summary: "Change a person's name, role, Unix login or access, or set a password: temporary (changed at their next sign-in) unless mustChangePassword is false; their sessions end. 409 demo_account: a demo person has the Unix login (send takeOverDemo: true after asking)", access: "admin", body: updateUserSchema },
   { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
   { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
-  { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one", access: "admin", body: fabricLabelSchema },
+  { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one; map it to a Slurm NodeName (slurmNode; null: its own name)", access: "admin", body: hostPatchSchema },
   { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/hosts/{id}/rotate", summary: "A new agent token; the old one stops working", access: "admin" },
   { method: "get", path: "/api/v1/host-settings", summary: "Every host's enforcement setting and whether its agent allows enforcement", access: "admin" },
