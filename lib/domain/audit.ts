@@ -44,6 +44,8 @@ export type KnownAuditAction =
   | "host.rotate"
   | "host.remove"
   | "host.fabric_label"
+  | "host.slurm_node"
+  | "reservation.slurm_repair"
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
@@ -104,6 +106,8 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host.rotate": "Rotated a host token",
   "host.remove": "Removed a host",
   "host.fabric_label": "Named a host's fabric",
+  "host.slurm_node": "Mapped a host to a Slurm node",
+  "reservation.slurm_repair": "Repaired a booking's Slurm reservation",
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",

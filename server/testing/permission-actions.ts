@@ -284,6 +284,7 @@ export const ACTIONS: Action[] = [
   { route: "POST /api/v1/reservations/[id]/release", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
   { route: "POST /api/v1/reservations/[id]/keep", prepare: async (w) => ({ params: { id: await miasActiveBooking(w) } }), expect: owned },
   { route: "POST /api/v1/reservations/[id]/replace-part", prepare: miasNodeToMove, expect: owned },
+  { route: "GET /api/v1/reservations/[id]/spare", prepare: async (w) => ({ params: (await miasNodeToMove(w)).params }), expect: owned },
   { route: "GET /api/v1/idle-exemptions", expect: adminOnly },
   {
     route: "POST /api/v1/idle-exemptions",
