@@ -4,6 +4,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "@playwright/test";
+import { writeFakeInfiniband } from "@/server/testing/fake-infiniband";
 import { E2E_DATA_DIR, E2E_PORT } from "../playwright.config";
 
 export const E2E_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
@@ -324,4 +326,38 @@ export async function signedInPageOn(
 /** Waits until the page's scripts run (components/hydration-gate.tsx): what is typed or clicked before that is lost. */
 export async function hydrated(page: import("@playwright/test").Page): Promise<void> {
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
+
+/** A page of its own (a new context) at this viewport, signed in as `who`; a phone's width gets touch and a mobile agent. */
+export async function signedInAt(browser: import("@playwright/test").Browser, viewport: { width: number; height: number }, who: TestUser): Promise<import("@playwright/test").Page> {
+  const context = await browser.newContext({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
+  const page = await context.newPage();
+  await signIn(page, who);
+  return page;
+}
+
+/**
+ * GPU hosts of a spec's own, each with a real agent on a fake nvidia-smi
+ * (one H200) and a fake /sys/class/infiniband whose port 1 is on the
+ * InfiniBand subnet given for it; resolves once all report.
+ */
+export async function startIbHosts(request: import("@playwright/test").APIRequestContext, token: string, hosts: { name: string; subnet: string }[]): Promise<ChildProcess[]> {
+  const agents: ChildProcess[] = [];
+  for (const { name, subnet } of hosts) {
+    const fabric = writeFakeInfiniband(mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-ib-")), {
+      mlx5_0: { netDevice: "ib0", ports: { 1: { gid: `fe80:0000:0000:${subnet}:0c42:a103:0065:8f3a` } } },
+    });
+    const hostToken = await addHost(name);
+    agents.push(startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", name], { GPUDESK_AGENT_TOKEN: hostToken, FAKE_NVIDIA_SMI_DIR: ownH200Fixture(), GPUDESK_SYSFS_INFINIBAND: fabric }));
+  }
+  await expect
+    .poll(
+      async () => {
+        const fleet = (await (await request.get("/api/v1/fleet", { headers: { authorization: `Bearer ${token}` } })).json()) as { hosts: { name: string; online: boolean }[] };
+        return hosts.every(({ name }) => fleet.hosts.some((host) => host.name === name && host.online));
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(true);
+  return agents;
 }

@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { writeFakeInfiniband } from "@/server/testing/fake-infiniband";
-import { addHost, admin, createUser, E2E_ORIGIN, fakeNvidiaSmi, ownH200Fixture, releaseEverything, signIn, startAgent, tokenFor, uniqueHostName } from "./helpers";
+import { admin, createUser, E2E_ORIGIN, releaseEverything, signedInAt, startIbHosts, tokenFor, uniqueHostName } from "./helpers";
 
 /**
  * One booking across nodes, end to end: three GPU hosts with real agents (a
@@ -32,12 +30,6 @@ const agents: ChildProcess[] = [];
 let token = "";
 let person = { username: "", password: "" };
 
-function fakeFabric(prefix: string): string {
-  return writeFakeInfiniband(mkdtempSync(path.join(os.tmpdir(), "gpudesk-e2e-ib-")), {
-    mlx5_0: { netDevice: "ib0", ports: { 1: { gid: `fe80:0000:0000:${prefix}:0c42:a103:0065:8f3a` } } },
-  });
-}
-
 /** `gpudesk run --booking` as a person runs it on a node (`--host-name`: this machine plays that node). */
 function runOnNode(booking: string, hostName: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -59,37 +51,13 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}/multi-node-${name}.png`, fullPage: true });
 }
 
-async function signedIn(browser: Browser, viewport: { width: number; height: number }, who = person): Promise<Page> {
-  const context = await browser.newContext({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
-  const page = await context.newPage();
-  await signIn(page, who);
-  return page;
-}
+const signedIn = (browser: Browser, viewport: { width: number; height: number }, who = person): Promise<Page> => signedInAt(browser, viewport, who);
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(120_000);
   person = await createUser("multinode");
   token = await tokenFor(person);
-  const fabrics = [fakeFabric(subnet), fakeFabric(subnet), fakeFabric(otherSubnet)];
-  for (const [at, name] of names.entries()) {
-    const hostToken = await addHost(name);
-    agents.push(
-      startAgent(["--server", E2E_ORIGIN, "--nvidia-smi", fakeNvidiaSmi, "--host-name", name], {
-        GPUDESK_AGENT_TOKEN: hostToken,
-        FAKE_NVIDIA_SMI_DIR: ownH200Fixture(),
-        GPUDESK_SYSFS_INFINIBAND: fabrics[at],
-      }),
-    );
-  }
-  await expect
-    .poll(
-      async () => {
-        const fleet = (await (await request.get("/api/v1/fleet", { headers: { authorization: `Bearer ${token}` } })).json()) as { hosts: { name: string; online: boolean }[] };
-        return names.every((name) => fleet.hosts.some((host) => host.name === name && host.online));
-      },
-      { timeout: 60_000 },
-    )
-    .toBe(true);
+  agents.push(...(await startIbHosts(request, token, [subnet, subnet, otherSubnet].map((prefix, at) => ({ name: names[at], subnet: prefix })))));
 });
 
 test.afterAll(async ({ request }) => {

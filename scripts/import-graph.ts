@@ -243,6 +243,7 @@ export const SERVER_LAYERS: { folders: string[]; holds: string }[] = [
   { folders: ["server/access", "server/attribution", "server/downloads", "server/minutes", "server/slurm"], holds: "who acts and what they may (principal, actor, permissions, audit); who runs a process; host bundles; the minute blocks; slurmrestd's client" },
   { folders: ["server/bookings/backends", "server/hosts"], holds: "the booking backends' interface and registry; hosts, their inventory and topology" },
   { folders: ["server/bookings/store"], holds: "the only code that queries Reservation: the transaction, occupancy, conflicts, booking events" },
+  { folders: ["server/bookings/slurm"], holds: "the Slurm booking backend: a booking on Slurm nodes is a Slurm reservation" },
   { folders: ["server/auth"], holds: "sessions, tokens, passwords, the sign-in throttle (sso/ is plugged in, never imported)" },
   { folders: ["server/bookings/rules", "server/calendar"], holds: "policy, limits (the per-person cap among them), host rules, teams of bookings, the idle rule, the proof; iCal" },
   { folders: ["server/bookings/placement"], holds: "which units a request gets: GPUs, slices, nodes on one fabric" },

@@ -43,6 +43,7 @@ import { attachPersonNotices } from "@/server/notifications/notify-person";
 import { setRuntime } from "@/server/runtime/runtime";
 import { liveGpuSource } from "@/server/runtime/live-source";
 import { plugSingleSignOn } from "@/server/main/sign-in";
+import { startSlurm } from "@/server/main/start-slurm";
 import { startTick } from "@/server/main/start-tick";
 import type { TickState } from "@/server/tick/tick-view";
 import { log } from "@/server/core/log";
@@ -60,6 +61,8 @@ export interface StartOptions {
 export async function startServer({ env, dev = false }: StartOptions): Promise<{ url: string; close: () => Promise<void> }> {
   plugSingleSignOn();
   await migrateDatabase(env.DATABASE_URL, repoRoot);
+  // With GPUDESK_SLURM_URL: a Slurm older than 25.05 stops the start here, with one line saying why.
+  const slurm = await startSlurm(env);
   if (!dev) await ensureProductionBuild(repoRoot);
   const downloads = await loadHostDownloads(repoRoot);
 
@@ -167,6 +170,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   cluster.jobs.add({ name: "booking reminders", start: () => startBookingReminders({ publicUrl: env.GPUDESK_PUBLIC_URL }).stop });
   const sendMail = smtpMailer();
   if (sendMail) cluster.jobs.add({ name: "mail", start: () => startMailWorker({ send: sendMail }).stop });
+  if (slurm) cluster.jobs.add(slurm.leaderJob);
   await cluster.start();
 
   await new Promise<void>((resolve, reject) => {
@@ -212,6 +216,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       stopPersonNotices();
       stopChangeNotices();
       await cluster.close();
+      slurm?.stop();
       await tick.stop();
       bookingFeed.stop();
       await localAgents.stop();

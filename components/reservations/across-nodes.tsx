@@ -17,12 +17,16 @@ export function AcrossNodesFields({
   errors,
   models,
   onChange,
+  maxGpusAtOnce,
 }: {
   values: ReserveValues;
   errors: Partial<Record<ReserveField, string>>;
   models: string[];
   onChange: (patch: Partial<ReserveValues>, clears: ReserveField[]) => void;
+  /** The booking policy's GPUs per person at once: the shapes offered stay within it. */
+  maxGpusAtOnce: number;
 }) {
+  const nodes = Math.max(2, Number(values.nodes) || 2);
   return (
     <div className="space-y-3">
       <div className="grid gap-4 sm:grid-cols-3">
@@ -39,6 +43,7 @@ export function AcrossNodesFields({
               type="number"
               inputMode="numeric"
               min={1}
+              max={Math.max(1, Math.floor(maxGpusAtOnce / nodes))}
               value={values.gpusPerNode}
               onChange={(event) => onChange({ gpusPerNode: event.target.value }, ["gpusPerNode", "_"])}
               className={inputClass}
@@ -58,6 +63,10 @@ export function AcrossNodesFields({
           )}
         </Field>
       </div>
+      <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="nodes-limit">
+        Up to {maxGpusAtOnce} GPUs in all ({nodes} nodes × {Math.max(1, Math.floor(maxGpusAtOnce / nodes))} at most): the booking policy&apos;s limit per person at once.
+        An admin changes it in Admin → Policies.
+      </p>
       <p className="text-sm text-slate-600 dark:text-slate-400">
         One booking: every node or none. gpudesk picks hosts on one fabric where it can, and gives each node its launch line (rank,
         rendezvous on the first node, NCCL hints).

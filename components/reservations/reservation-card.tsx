@@ -12,6 +12,7 @@ import type { ReservationView } from "@/lib/domain/reservation-types";
 import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-notice";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import { NodeLaunches } from "@/components/reservations/across-nodes";
+import { FailedNodes } from "@/components/reservations/failed-nodes";
 import { bookedPhrase } from "@/lib/domain/multi-node";
 import { When } from "@/components/reservations/when";
 import { IdleStatus } from "@/components/idle-release/idle-status";
@@ -113,6 +114,8 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       </header>
 
       <IdleStatus reservationId={reservation.id} idle={reservation.idle} onKept={onChanged} />
+
+      {current && nodes && nodes.length > 1 && <FailedNodes nodes={nodes} onMoved={onChanged} />}
 
       {current && reservation.sliceGone && (
         <div role="alert" data-testid="slice-gone" className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100">

@@ -23,7 +23,7 @@ import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import { GpuPicker } from "@/components/reservations/gpu-picker";
 import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
-import { serverFields, toMultiNodeRequest, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
+import { defaultValues, serverFields, toMultiNodeRequest, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
 import { TimeFields } from "@/components/reservations/time-fields";
 import { NO_REPEAT, RepeatFields, SeriesResult, type Repeat } from "@/components/reservations/repeat-fields";
 import { When } from "@/components/reservations/when";
@@ -64,7 +64,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
   const now = useNow();
   const serverNow = now ? now + fleet.clockOffsetMs : 0;
   const [values, setValues] = useState<ReserveValues>(() => {
-    const initial = valuesFromQuery(query);
+    const initial = valuesFromQuery(query, defaultValues(policy.maxGpusPerUser));
     return { ...initial, host: initial.host || (initial.mode === "gpus" ? (hosts[0]?.name ?? "") : "") };
   });
   const [errors, setErrors] = useState<Errors>({});
@@ -198,7 +198,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
   /** "Across nodes": one booking of every node or none; a 409 says why not enough hosts fit. */
   async function submitAcross() {
-    const built = toMultiNodeRequest(values);
+    const built = toMultiNodeRequest(values, policy.maxGpusPerUser);
     if (!built.ok) {
       setErrors(built.fields);
       return;
@@ -299,7 +299,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         )}
 
         {values.mode === "nodes" ? (
-          <AcrossNodesFields values={values} errors={errors} models={models} onChange={change} />
+          <AcrossNodesFields values={values} errors={errors} models={models} onChange={change} maxGpusAtOnce={policy.maxGpusPerUser} />
         ) : values.mode === "gpus" ? (
           <div>
             <p id={`${id}-gpus-label`} className="mb-2 text-sm font-medium">

@@ -1,4 +1,5 @@
 import { DURATION_PRESETS } from "@/lib/domain/booking-window";
+import { firstNodeShape, shapeOverLimit } from "@/lib/domain/multi-node";
 import { fromLocalInput, toLocalInput } from "@/lib/format/local-time";
 import type * as z from "zod";
 import { issuesToFields, type MultiNodeRequest, multiNodeRequestSchema, reservationRequestSchema, type ReservationRequest } from "@/lib/domain/reservation-schema";
@@ -52,7 +53,7 @@ export type ReserveField =
 
 export const FIELD_NAMES: ReserveField[] = ["host", "gpus", "count", "minFreeMemoryMiB", "nodes", "gpusPerNode", "model", "parts", "startsAt", "endsAt", "durationMinutes", "purpose"];
 
-export function defaultValues(): ReserveValues {
+export function defaultValues(maxGpusAtOnce = 16): ReserveValues {
   return {
     mode: "gpus",
     host: "",
@@ -60,8 +61,7 @@ export function defaultValues(): ReserveValues {
     slices: [],
     count: "1",
     minFreeGiB: "",
-    nodes: "2",
-    gpusPerNode: "8",
+    ...firstNodeShape(maxGpusAtOnce),
     model: "",
     startMode: "now",
     startAt: "",
@@ -171,9 +171,11 @@ function verdict<T>(parsed: z.ZodSafeParseResult<T>, fields: Partial<Record<Rese
 }
 
 /** The booking across nodes the values stand for ("Across nodes"), checked by the same schema as the API. */
-export function toMultiNodeRequest(values: ReserveValues): { ok: true; request: MultiNodeRequest } | { ok: false; fields: Partial<Record<ReserveField, string>> } {
+export function toMultiNodeRequest(values: ReserveValues, maxGpusAtOnce = Number.POSITIVE_INFINITY): { ok: true; request: MultiNodeRequest } | { ok: false; fields: Partial<Record<ReserveField, string>> } {
   const fields: Partial<Record<ReserveField, string>> = {};
   const number = (text: string) => (text.trim() === "" ? Number.NaN : Number(text));
+  const over = shapeOverLimit(number(values.nodes), number(values.gpusPerNode), maxGpusAtOnce);
+  if (over) fields.gpusPerNode = over;
   const raw: Record<string, unknown> = { purpose: values.purpose, nodes: number(values.nodes), gpusPerNode: number(values.gpusPerNode) };
   if (values.model.trim() !== "") raw.model = values.model.trim();
   addTimes(values, raw, fields);

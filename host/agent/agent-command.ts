@@ -1,5 +1,6 @@
 import { terminateCommandSchema } from "@/lib/domain/enforcement-protocol";
 import { readInfiniband } from "@/host/collector/fabric/read-infiniband";
+import { readInterfaces } from "@/host/collector/fabric/read-interfaces";
 import { agentOptionsSchema, type AgentOptions } from "@/host/agent/agent-options";
 import { createAgentRunner } from "@/host/agent/agent-runner";
 import { createEnforcer } from "@/host/agent/enforcer";
@@ -70,6 +71,7 @@ export async function runAgentCommand(raw: Record<string, unknown>): Promise<voi
       enforcement: options.allowEnforcement,
       topology,
       fabric,
+      interfaces: readInterfaces(),
     },
     log: log.info,
   });

@@ -13,7 +13,7 @@ import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/
 import { runLogin } from "@/host/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/host/cli-client/parse-args";
 import { runChild } from "@/host/cli-client/run-child";
-import { asksForNodes, formatMultiNodeBooking, type MultiNodeOptions, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";
+import { asksForNodes, formatMultiNodeBooking, type MultiNodeOptions, multiNodeRequest, partOnThisHost, rankEnvironments } from "@/host/cli-client/multi-node-commands";
 import { bookNodesOrWait, bookOrWait } from "@/host/cli-client/wait-for-grant";
 
 /**
@@ -294,11 +294,13 @@ export function registerClientCommands(program: Command): void {
       .argument("<command...>", "the command and its arguments, after --")
       .option("--per-slice", "on several MIG slices: start the command once per slice (CUDA shows a process one MIG device)")
       .option("--booking <id>", "run on this machine's part of a booking (across nodes: this node's GPUs, rank and rendezvous); books nothing, releases nothing")
-      .option("--host-name <name>", "with --booking: this machine's name in gpudesk (default: its hostname)"),
-  ).action(async (command: string[], given: BookingOptions & { booking?: string; hostName?: string }) => {
+      .option("--host-name <name>", "with --booking: this machine's name in gpudesk (default: its hostname)")
+      .option("--per-gpu", "with --booking: start the command once per GPU of this node, each with RANK, LOCAL_RANK and LOCAL_WORLD_SIZE (default: once, for torchrun)"),
+  ).action(async (command: string[], given: BookingOptions & { booking?: string; hostName?: string; perGpu?: boolean }) => {
     if (given.booking !== undefined) {
-      process.exit(await runOnBookedNode(await client(), given.booking, given.hostName ?? os.hostname(), command));
+      process.exit(await runOnBookedNode(await client(), given.booking, given.hostName ?? os.hostname(), command, Boolean(given.perGpu)));
     }
+    if (given.perGpu) throw new UsageError("--per-gpu goes with --booking ID (a node of a booking across nodes)");
     checkSliceRun(given);
     const config = await client();
     const hosts = await hostsHere(config);
@@ -410,14 +412,17 @@ export function runEnvironments(reservation: Pick<ReservationView, "launch">): R
  * the booking (found by the host name), as that node of the job. The
  * booking outlives the command: the other nodes may still run.
  */
-async function runOnBookedNode(config: ClientConfig, bookingId: string, hostname: string, command: string[]): Promise<number> {
+async function runOnBookedNode(config: ClientConfig, bookingId: string, hostname: string, command: string[], perGpu: boolean): Promise<number> {
   const booking = await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(bookingId)}`);
   const here = partOnThisHost(booking, hostname);
   const part = here.id === booking.id ? booking : await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(here.id)}`);
-  const env = nodeEnvironment(part);
+  const envs = rankEnvironments(part, perGpu);
+  const env = envs[0];
   const node = part.launch.node;
-  process.stderr.write(`gpudesk: ${here.hostName} GPUs ${env.CUDA_VISIBLE_DEVICES}${node ? `, node rank ${node.nodeRank} of ${node.nodeCount}, rendezvous ${node.masterAddr}:${node.masterPort}` : ""} (${part.id})\n`);
-  return runChild(command, env);
+  const ranks = env.RANK === undefined ? "" : `, rank${envs.length === 1 ? ` ${env.RANK}` : `s ${envs[0].RANK}–${envs[envs.length - 1].RANK}`} of ${env.WORLD_SIZE}`;
+  process.stderr.write(`gpudesk: ${here.hostName} GPUs ${env.CUDA_VISIBLE_DEVICES}${node ? `, node rank ${node.nodeRank} of ${node.nodeCount}${ranks}, rendezvous ${node.masterAddr}:${node.masterPort}` : ""} (${part.id})\n`);
+  const codes = await Promise.all(envs.map((rankEnv) => runChild(command, rankEnv)));
+  return codes.find((code) => code !== 0) ?? 0;
 }
 
 /** Runs the command once per environment, together; the first non-zero exit code is the answer. */

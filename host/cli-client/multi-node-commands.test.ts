@@ -4,7 +4,7 @@ import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reserva
 import { waitRequestAcrossNodes } from "@/host/cli-client/wait-for-grant";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatReservationList } from "@/host/cli-client/format-output";
-import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost } from "@/host/cli-client/multi-node-commands";
+import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost, rankEnvironments } from "@/host/cli-client/multi-node-commands";
 
 const nodes = [
   { host: "dgx-a", gpus: 2 },
@@ -81,6 +81,30 @@ describe("gpudesk across nodes", () => {
     expect(text).toContain("On each node: gpudesk run --booking bk1 -- python train.py");
     expect(text).toContain("node 2 of 2: dgx-b GPUs 4,5 (part bk1-part1)");
     expect(text).toMatch(/--nnodes=2 --nproc_per_node=2 --node_rank=1 --rdzv_backend=c10d --rdzv_endpoint=dgx-a:\d+ --rdzv_id=bk1/);
-    expect(text).toContain("mpirun -np 4 -H dgx-a:2,dgx-b:2 gpudesk run --booking bk1 -- python train.py");
+    expect(text).toContain("mpirun -np 4 -H dgx-a:2,dgx-b:2 --map-by ppr:2:node gpudesk run --booking bk1 -- python train.py");
+  });
+
+  it("run --booking --per-gpu starts one process per GPU with RANK, LOCAL_RANK, LOCAL_WORLD_SIZE; under mpirun the rank MPI named; plain run --booking one process", () => {
+    const ranks = rankEnvironments(part(1), true, {});
+    expect(ranks.map((env) => [env.RANK, env.LOCAL_RANK, env.LOCAL_WORLD_SIZE, env.WORLD_SIZE, env.CUDA_VISIBLE_DEVICES, env.NODE_RANK])).toEqual([
+      ["2", "0", "2", "4", "4,5", "1"],
+      ["3", "1", "2", "4", "4,5", "1"],
+    ]);
+    expect(rankEnvironments(part(1), false, {})).toEqual([nodeEnvironment(part(1))]);
+    expect(rankEnvironments(part(1), false, {})[0].RANK).toBeUndefined();
+    // mpirun -np 4 --map-by ppr:2:node: Open MPI's rank 3 is the second rank on dgx-b.
+    expect(rankEnvironments(part(1), false, { OMPI_COMM_WORLD_RANK: "3", OMPI_COMM_WORLD_LOCAL_RANK: "1" })).toEqual([{ ...nodeEnvironment(part(1)), RANK: "3", LOCAL_RANK: "1", LOCAL_WORLD_SIZE: "2" }]);
+    expect(rankEnvironments(part(0), false, { PMI_RANK: "1", MPI_LOCALRANKID: "1" })[0]).toMatchObject({ RANK: "1", LOCAL_RANK: "1" });
+    expect(() => rankEnvironments(part(0), false, { OMPI_COMM_WORLD_RANK: "2", OMPI_COMM_WORLD_LOCAL_RANK: "2" })).toThrow("mpirun started local rank 2 on dgx-a, which holds 2 GPUs of this booking: start 2 ranks a node (--map-by ppr:2:node)");
+  });
+
+  it("the docker line of a node with an HCA carries what RDMA needs in a container; without one it does not", () => {
+    const gpus = part(0).gpus;
+    const withHca = launchSettings(gpus, null, { bookingId: "bk1", nodeRank: 0, nodes, fabric: { ibDevices: ["mlx5_0"], socketInterface: "ib0" } }).node!;
+    expect(withHca.docker).toContain("--network host --ipc host --device=/dev/infiniband --cap-add=IPC_LOCK --ulimit memlock=-1 ");
+    const plain = launchSettings(gpus, null, { bookingId: "bk1", nodeRank: 0, nodes }).node!;
+    expect(plain.docker).not.toContain("/dev/infiniband");
+    expect(plain.firstRank).toBe(0);
+    expect(launchSettings(gpus, null, { bookingId: "bk1", nodeRank: 1, nodes: [{ host: "a", gpus: 3 }, { host: "b", gpus: 2 }] }).node!.firstRank).toBe(3);
   });
 });

@@ -1,5 +1,6 @@
 import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
 import { nodeOfLabel } from "@/lib/domain/multi-node";
+import { perGpuEnvironment } from "@/lib/domain/launch-settings";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatTime } from "@/host/cli-client/format-output";
 import { sameHost } from "@/host/cli-client/local-reservation";
@@ -82,4 +83,33 @@ export function nodeEnvironment(part: ReservationView): Record<string, string> {
     CUDA_VISIBLE_DEVICES: part.launch.cudaVisibleDevices,
     ...(part.launch.reservationValue ? { GPUDESK_RESERVATION: part.launch.reservationValue } : {}),
   };
+}
+
+/** The rank MPI gave this process (Open MPI's OMPI_COMM_WORLD_*, MPICH's PMI_RANK and MPI_LOCALRANKID); null outside mpirun. */
+export function mpiRank(env: Readonly<Record<string, string | undefined>>): { rank: number; localRank: number } | null {
+  const read = (name: string) => (env[name] !== undefined && /^\d{1,6}$/.test(env[name] as string) ? Number(env[name]) : null);
+  const rank = read("OMPI_COMM_WORLD_RANK") ?? read("PMI_RANK");
+  const localRank = read("OMPI_COMM_WORLD_LOCAL_RANK") ?? read("MPI_LOCALRANKID");
+  return rank === null || localRank === null ? null : { rank, localRank };
+}
+
+/**
+ * The processes `gpudesk run --booking` starts on this node, each with its
+ * environment: one (the node's lines; the command is torchrun or does its
+ * own spawning) by default; with `perGpu`, one per GPU of the node, each
+ * with RANK, LOCAL_RANK and LOCAL_WORLD_SIZE (perGpuEnvironment); under
+ * mpirun, which started one rank per GPU, the one rank MPI named.
+ */
+export function rankEnvironments(part: ReservationView, perGpu: boolean, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string>[] {
+  const nodeEnv = nodeEnvironment(part);
+  const node = part.launch.node;
+  if (!node) return [nodeEnv];
+  const mpi = mpiRank(env);
+  const perNode = Number(node.env.NPROC_PER_NODE);
+  if (mpi) {
+    if (mpi.localRank >= perNode) throw new UsageError(`mpirun started local rank ${mpi.localRank} on ${part.host.name}, which holds ${perNode} GPU${perNode === 1 ? "" : "s"} of this booking: start ${perNode} rank${perNode === 1 ? "" : "s"} a node (--map-by ppr:${perNode}:node)`);
+    return [perGpuEnvironment({ ...node, env: nodeEnv }, mpi.localRank, mpi.rank)];
+  }
+  if (!perGpu) return [nodeEnv];
+  return Array.from({ length: perNode }, (_, localRank) => perGpuEnvironment({ ...node, env: nodeEnv }, localRank));
 }

@@ -19,6 +19,11 @@ export const agentHelloSchema = z.object({
    * bad fabric is dropped, the hello still counts.
    */
   fabric: z.unknown().optional(),
+  /**
+   * The host's network interfaces that have an address (lib/domain/fabric.ts, netInterfaceSchema),
+   * for NCCL_SOCKET_IFNAME. Older agents omit it, and older servers drop it (this object is not strict).
+   */
+  interfaces: z.unknown().optional(),
 });
 
 /** A batch of snapshots; each is validated on its own so one bad reading does not sink the rest. */

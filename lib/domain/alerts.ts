@@ -1,5 +1,6 @@
 import { isAdminRole } from "@/lib/domain/roles";
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { PersonRef } from "@/lib/domain/reservation-types";
 
 /**
@@ -77,8 +78,8 @@ const MAX_LIMIT = 200;
 export const alertQuerySchema = z.object({
   state: z.enum(["open", "all"]).default("open"),
   kind: alertKindSchema.optional(),
-  hostId: z.string().max(64).optional(),
-  gpuUuid: z.string().max(128).optional(),
+  hostId: text().max(64).optional(),
+  gpuUuid: text().max(128).optional(),
   /** Admins: only alerts that involve them. Members always get only theirs. */
   mine: z
     .enum(["0", "1", "true", "false"])
@@ -87,7 +88,7 @@ export const alertQuerySchema = z.object({
   /** Only alerts opened after this time (ISO). */
   since: z.iso.datetime().optional(),
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(100),
-  cursor: z.string().max(64).optional(),
+  cursor: text().max(64).optional(),
 });
 export type AlertQuery = z.output<typeof alertQuerySchema>;
 
@@ -122,8 +123,7 @@ export interface AlertUpdate {
 export const WEBHOOK_FORMATS = ["slack", "json"] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
-const webhookUrlSchema = z
-  .string()
+const webhookUrlSchema = text()
   .trim()
   .max(2000, "is at most 2000 characters")
   .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
@@ -208,7 +208,7 @@ export interface HostEnforcementView extends HostSettingInput {
 }
 
 /** An id in a path (`/api/v1/alerts/:id/…`): bounded before it reaches a query. */
-export const recordIdSchema = z.string().trim().min(1).max(64);
+export const recordIdSchema = text().trim().min(1).max(64);
 
 export const webhookScopeSchema = z.object({ scope: z.enum(["admin", "personal"]).default("personal") });
 

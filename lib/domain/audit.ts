@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { PersonRef, ReservationAuditAction } from "@/lib/domain/reservation-types";
 
 /**
@@ -43,6 +44,8 @@ export type KnownAuditAction =
   | "host.rotate"
   | "host.remove"
   | "host.fabric_label"
+  | "host.slurm_node"
+  | "reservation.slurm_repair"
   | "host_setting.update"
   | "display.create"
   | "display.revoke"
@@ -103,6 +106,8 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "host.rotate": "Rotated a host token",
   "host.remove": "Removed a host",
   "host.fabric_label": "Named a host's fabric",
+  "host.slurm_node": "Mapped a host to a Slurm node",
+  "reservation.slurm_repair": "Repaired a booking's Slurm reservation",
   "host_setting.update": "Changed enforcement",
   "display.create": "Added a display",
   "display.revoke": "Revoked a display",
@@ -160,14 +165,14 @@ const kindSchema = z.enum(Object.keys(AUDIT_KINDS) as [AuditKind, ...AuditKind[]
 /** The filters of /admin/audit, `GET /api/v1/audit` and `gpudesk audit`. */
 export const auditQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(64).optional(),
+  cursor: text().max(64).optional(),
   kind: kindSchema.optional(),
   /** Username: what they did, and what was done to their account. */
-  person: z.string().trim().toLowerCase().max(64).optional(),
+  person: text().trim().toLowerCase().max(64).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
-  entityType: z.string().max(32).optional(),
-  entityId: z.string().max(64).optional(),
+  entityType: text().max(32).optional(),
+  entityId: text().max(64).optional(),
 });
 
 export type AuditQuery = z.infer<typeof auditQuerySchema>;

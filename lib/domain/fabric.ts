@@ -25,11 +25,24 @@ export const fabricPortSchema = z.strictObject({
   netDevice: deviceName.nullable(),
 });
 
+/** A network interface of the host and its addresses (IPv4 or IPv6, without the prefix length): what NCCL_SOCKET_IFNAME may name. */
+export const netInterfaceSchema = z.strictObject({
+  name: deviceName,
+  addresses: z.array(z.string().regex(/^[0-9A-Fa-f:.%a-z]{2,64}$/, "an IP address")).max(16),
+});
+
 export const hostFabricSchema = z.strictObject({
   devices: z
     .array(z.strictObject({ name: deviceName, ports: z.array(fabricPortSchema).max(16) }))
     .max(64),
+  /**
+   * The host's interfaces that have an address (the agent's hello sends them beside the fabric, as
+   * `interfaces`; stored here). Absent: the agent did not say (older than the field), so nothing is known.
+   */
+  interfaces: z.array(netInterfaceSchema).max(64).optional(),
 });
+
+export type NetInterface = z.infer<typeof netInterfaceSchema>;
 
 export type FabricPort = z.infer<typeof fabricPortSchema>;
 export type HostFabric = z.infer<typeof hostFabricSchema>;
@@ -63,11 +76,27 @@ export function fabricKey(fabric: HostFabric | null, label: string | null): { ke
   return { key: `ib:${prefixes.join(",")}`, said: `InfiniBand subnet ${prefixes.join(", ")}` };
 }
 
-/** NCCL's hints for a host: its active RDMA devices (NCCL_IB_HCA) and the interface of the first (NCCL_SOCKET_IFNAME). */
-export function ncclHints(fabric: HostFabric | null): { ibDevices: string[]; socketInterface: string | null } | null {
+/** Interfaces NCCL should not bootstrap over: loopback, and the virtual ones containers and VMs add. */
+const VIRTUAL_INTERFACE = /^(lo|docker\d*|veth.*|br-.*|virbr.*|cni.*|flannel.*|cali.*|tun.*|tap.*)$/;
+
+/**
+ * NCCL's hints for a host: its active RDMA devices (NCCL_IB_HCA) and an
+ * interface that has an address for NCCL_SOCKET_IFNAME (the bootstrap
+ * and the TCP fallback need one): an HCA's own network device where it
+ * has an address (IPoIB), else the host's first other interface with one.
+ * Where the agent reported no interfaces, or none has an address, there is
+ * no guess: `socketInterface` is null and `socketNote` says why.
+ */
+export function ncclHints(fabric: HostFabric | null): { ibDevices: string[]; socketInterface: string | null; socketNote: string | null } | null {
   const ports = activePorts(fabric);
   if (ports.length === 0) return null;
-  return { ibDevices: [...new Set(ports.map((port) => port.device))], socketInterface: ports.find((port) => port.netDevice)?.netDevice ?? null };
+  const ibDevices = [...new Set(ports.map((port) => port.device))];
+  const known = fabric?.interfaces;
+  if (!known) return { ibDevices, socketInterface: null, socketNote: "this host's agent reports no network interfaces (an older agent): set it to the interface that reaches MASTER_ADDR" };
+  const addressed = known.filter((entry) => entry.addresses.length > 0 && !VIRTUAL_INTERFACE.test(entry.name)).map((entry) => entry.name);
+  const own = ports.map((port) => port.netDevice).find((device) => device !== null && addressed.includes(device));
+  const socketInterface = own ?? addressed[0] ?? null;
+  return { ibDevices, socketInterface, socketNote: socketInterface ? null : "no interface of this host has an address: set it to the interface that reaches MASTER_ADDR" };
 }
 
 /** "mlx5_0 port 1: ACTIVE, 200 Gb/s InfiniBand (ib0)": one line per port, as the host page lists them. */

@@ -1,15 +1,16 @@
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 
 /** `POST /api/v1/idle-exemptions`: a host (by name), a person (by username) or one booking (by id). */
 export const idleExemptionSchema = z.strictObject({
   kind: z.enum(["host", "person", "booking"]),
-  subject: z.string().trim().min(1, "Name the host, person or booking").max(253, "At most 253 characters"),
-  reason: z.string().trim().max(500, "At most 500 characters").optional(),
+  subject: text().trim().min(1, "Name the host, person or booking").max(253, "At most 253 characters"),
+  reason: text().trim().max(500, "At most 500 characters").optional(),
 });
 
 export type IdleExemptionInput = z.infer<typeof idleExemptionSchema>;
 
-export const idleExemptionIdSchema = z.string().min(1).max(64, "Not an exemption id");
+export const idleExemptionIdSchema = text().min(1).max(64, "Not an exemption id");
 
 export interface IdleExemptionView {
   id: string;

@@ -70,7 +70,7 @@ export interface NodeContext {
   /** Every node in rank order: its host name and how many GPUs it holds. */
   nodes: { host: string; gpus: number }[];
   /** The network interface and InfiniBand devices NCCL should use, where the fabric is known. */
-  fabric?: { socketInterface?: string | null; ibDevices?: string[] } | null;
+  fabric?: { socketInterface?: string | null; ibDevices?: string[]; socketNote?: string | null } | null;
 }
 
 export interface NodeLaunch {
@@ -78,6 +78,8 @@ export interface NodeLaunch {
   nodeCount: number;
   /** Processes over all nodes (one per GPU): torch's WORLD_SIZE. */
   worldSize: number;
+  /** The global rank of this node's first process (the GPUs of the nodes before it): RANK = firstRank + LOCAL_RANK. Older servers omit it. */
+  firstRank?: number;
   /** The node-0 host: the rendezvous and MASTER_ADDR. */
   masterAddr: string;
   masterPort: number;
@@ -87,9 +89,9 @@ export interface NodeLaunch {
   exportLine: string;
   /** `torchrun --nnodes=N --nproc_per_node=M --node_rank=i --rdzv_backend=c10d …` */
   torchrun: string;
-  /** `mpirun -np W -H host1:M,host2:M gpudesk run --booking ID -- …`, started on node 0 once. */
+  /** `mpirun -np W -H host1:M,host2:M --map-by ppr:M:node gpudesk run --booking ID -- …`, started on node 0 once: one rank per GPU, each told its own (perGpuEnvironment). */
   mpirun: string;
-  /** This node's container, on the host's network (NCCL talks node to node). */
+  /** This node's container, on the host's network (NCCL talks node to node), with the RDMA devices, IPC_LOCK and unlimited locked memory where the host has an HCA. */
   docker: string;
   /** NCCL_IB_HCA / NCCL_SOCKET_IFNAME from the host's fabric; null where the fabric is not known. */
   nccl: string | null;
@@ -135,26 +137,52 @@ export function nodeLaunch(gpus: LaunchGpu[], context: NodeContext, reservationV
     `${assignments.join(" ")} torchrun --nnodes=${nodeCount} --nproc_per_node=${perNode} --node_rank=${context.nodeRank}` +
     ` --rdzv_backend=c10d --rdzv_endpoint=${masterAddr}:${masterPort} --rdzv_id=${context.bookingId} train.py`;
   const hostList = context.nodes.map((node) => `${node.host}:${node.gpus}`).join(",");
+  const firstRank = context.nodes.slice(0, context.nodeRank).reduce((sum, node) => sum + node.gpus, 0);
+  // NCCL over InfiniBand inside a container needs the verbs devices, to pin memory (IPC_LOCK) and no cap on locked memory;
+  // without them it falls back to TCP sockets without a word.
+  const rdma = context.fabric?.ibDevices && context.fabric.ibDevices.length > 0 ? " --device=/dev/infiniband --cap-add=IPC_LOCK --ulimit memlock=-1" : "";
   return {
     nodeRank: context.nodeRank,
     nodeCount,
     worldSize,
+    firstRank,
     masterAddr,
     masterPort,
     env,
     exportLine: `export ${assignments.join(" ")}`,
     torchrun: sameSizes ? torchrun : `${torchrun}  # the nodes hold different numbers of GPUs: torchrun needs the same --nproc_per_node on every node`,
-    // Each rank starts through gpudesk run, which sets its own node's GPUs and rank: one mpirun line serves every node.
-    mpirun: `mpirun -np ${worldSize} -H ${hostList} gpudesk run --booking ${context.bookingId} -- python train.py`,
+    // Each rank starts through gpudesk run, which sets its own node's GPUs and, from MPI's rank variables, its RANK and
+    // LOCAL_RANK: one mpirun line serves every node, M ranks on each (ppr), in the nodes' rank order.
+    mpirun: sameSizes
+      ? `mpirun -np ${worldSize} -H ${hostList} --map-by ppr:${perNode}:node gpudesk run --booking ${context.bookingId} -- python train.py`
+      : `mpirun -np ${worldSize} -H ${hostList} gpudesk run --booking ${context.bookingId} -- python train.py`,
     docker:
-      `docker run --gpus '"device=${indices}"' --network host --ipc host` +
+      `docker run --gpus '"device=${indices}"' --network host --ipc host${rdma}` +
       Object.entries(env)
         .filter(([key]) => key !== "CUDA_VISIBLE_DEVICES" && key !== "CUDA_DEVICE_ORDER")
         .map(([key, value]) => ` -e ${key}=${value}`)
         .join("") +
       ` IMAGE torchrun --nnodes=${nodeCount} --nproc_per_node=${perNode} --node_rank=${context.nodeRank} --rdzv_backend=c10d --rdzv_endpoint=${masterAddr}:${masterPort} --rdzv_id=${context.bookingId} train.py`,
-    nccl: Object.keys(ncclEnv).length > 0 ? `export ${Object.entries(ncclEnv).map(([key, value]) => `${key}=${value}`).join(" ")}` : null,
+    nccl:
+      Object.keys(ncclEnv).length > 0
+        ? `export ${Object.entries(ncclEnv).map(([key, value]) => `${key}=${value}`).join(" ")}${!ncclEnv.NCCL_SOCKET_IFNAME && context.fabric?.socketNote ? `  # NCCL_SOCKET_IFNAME not set: ${context.fabric.socketNote}` : ""}`
+        : null,
   };
+}
+
+/**
+ * One process of a node's GPUs (`gpudesk run --booking ID --per-gpu`, or a
+ * rank mpirun started): the node's environment with torch's per-process
+ * variables, as torchrun sets them: RANK (global), LOCAL_RANK (which of the
+ * node's GPUs, counted in CUDA_VISIBLE_DEVICES' order: `cuda:LOCAL_RANK`),
+ * LOCAL_WORLD_SIZE. CUDA_VISIBLE_DEVICES stays the node's GPUs, as under
+ * torchrun, so that `torch.cuda.set_device(LOCAL_RANK)` takes the process's
+ * own GPU and NCCL sees its neighbours for peer-to-peer.
+ */
+export function perGpuEnvironment(node: Pick<NodeLaunch, "env" | "nodeRank" | "firstRank">, localRank: number, rank?: number): Record<string, string> {
+  const perNode = Number(node.env.NPROC_PER_NODE);
+  const firstRank = node.firstRank ?? node.nodeRank * perNode;
+  return { ...node.env, RANK: String(rank ?? firstRank + localRank), LOCAL_RANK: String(localRank), LOCAL_WORLD_SIZE: String(perNode) };
 }
 
 /**

@@ -89,3 +89,18 @@ export function multiNodeSummary(parts: ReservationView[]): MultiNodeBookingView
     warnings: [],
   };
 }
+
+/**
+ * The first shape "Across nodes" offers: 2 nodes of as many GPUs (8 at most)
+ * as a person's GPUs-at-once limit lets both hold, so that a fresh install
+ * (8 GPUs per person) offers 2 × 4, a shape its own policy books.
+ */
+export function firstNodeShape(maxGpusAtOnce: number): { nodes: string; gpusPerNode: string } {
+  return { nodes: "2", gpusPerNode: String(Math.max(1, Math.min(8, Math.floor(maxGpusAtOnce / 2)))) };
+}
+
+/** Why a shape is over the person's GPUs-at-once limit, naming the limit and who changes it; null when it fits. */
+export function shapeOverLimit(nodes: number, gpusPerNode: number, maxGpusAtOnce: number): string | null {
+  if (!Number.isInteger(nodes) || !Number.isInteger(gpusPerNode) || nodes * gpusPerNode <= maxGpusAtOnce) return null;
+  return `${nodes} × ${gpusPerNode} is ${nodes * gpusPerNode} GPUs; the booking policy lets a person hold ${maxGpusAtOnce} at once (an admin changes it in Admin → Policies)`;
+}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 
 /**
  * The booking contracts, shared by the forms in the browser and the REST API
@@ -25,7 +26,7 @@ export const SLICE_REF = /^\d{1,4}:\d{1,4}$/;
 /** "3g.40gb", "1g.10gb+me", "1c.3g.71gb". */
 export const SLICE_PROFILE = /^(?:\d+c\.)?\d+g\.\d+gb(?:\+me)?$/i;
 
-const hostName = z.string().trim().min(1, "Choose a host").max(HOST_NAME_MAX, `A host name has at most ${HOST_NAME_MAX} characters`);
+const hostName = text().trim().min(1, "Choose a host").max(HOST_NAME_MAX, `A host name has at most ${HOST_NAME_MAX} characters`);
 
 /** When, how long, what for and for which team: the same for a booking of one host and one across nodes. */
 const bookingTimeFields = {
@@ -36,13 +37,12 @@ const bookingTimeFields = {
     .min(1, "A booking lasts at least 1 minute")
     .max(DURATION_MAX_MINUTES, "A booking lasts at most a year")
     .optional(),
-  purpose: z
-    .string("Say what the GPUs are for")
+  purpose: text("Say what the GPUs are for")
     .trim()
     .min(1, "Say what the GPUs are for")
     .max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
   /** The team the booking is for (name or id); the person's accounting team when absent. */
-  team: z.string().trim().min(1).max(64, "At most 64 characters").optional(),
+  team: text().trim().min(1).max(64, "At most 64 characters").optional(),
 };
 
 function checkBookingTimes(
@@ -71,7 +71,7 @@ export const reservationRequestSchema = z
      * names them: the unit of booking on a GPU in MIG mode.
      */
     slices: z
-      .array(z.string().regex(SLICE_REF, 'A slice is named GPU:MIG device, e.g. "0:1"'))
+      .array(text().regex(SLICE_REF, 'A slice is named GPU:MIG device, e.g. "0:1"'))
       .min(1, "Choose at least one slice")
       .max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} slices in one booking`)
       .optional(),
@@ -82,7 +82,7 @@ export const reservationRequestSchema = z
      */
     slice: z
       .strictObject({
-        profile: z.string().trim().regex(SLICE_PROFILE, 'A MIG profile, e.g. "3g.40gb"').max(32).optional(),
+        profile: text().trim().regex(SLICE_PROFILE, 'A MIG profile, e.g. "3g.40gb"').max(32).optional(),
         minMemoryMiB: z.int("Enter whole MiB").min(0, "Memory cannot be negative").max(16 * 1024 * 1024, "That is more memory than any GPU has").optional(),
       })
       .optional(),
@@ -134,7 +134,7 @@ export function multiNodeShapeFields() {
     nodes: z.int("Enter a whole number of nodes").min(2, "Across nodes means 2 nodes or more").max(MAX_NODES, `At most ${MAX_NODES} nodes`).optional(),
     gpusPerNode: gpusPerNode.optional(),
     /** A GPU model every node's GPUs must match ("H100" matches "NVIDIA H100 80GB HBM3"). */
-    model: z.string().trim().min(1, "Name a GPU model, e.g. H100").max(64, "At most 64 characters").optional(),
+    model: text().trim().min(1, "Name a GPU model, e.g. H100").max(64, "At most 64 characters").optional(),
     parts: z
       .array(
         z.strictObject({
@@ -213,7 +213,7 @@ export const reservationChangeSchema = z
       .max(DURATION_MAX_MINUTES, "That is more than a year")
       .refine((minutes) => minutes !== 0, "Add or remove at least 1 minute")
       .optional(),
-    reason: z.string().trim().max(REASON_MAX, `At most ${REASON_MAX} characters`).optional(),
+    reason: text().trim().max(REASON_MAX, `At most ${REASON_MAX} characters`).optional(),
   })
   .superRefine((value, ctx) => {
     if ((value.endsAt === undefined) === (value.addMinutes === undefined)) {
@@ -224,8 +224,7 @@ export const reservationChangeSchema = z
 export type ReservationChange = z.infer<typeof reservationChangeSchema>;
 
 export const reservationCancelSchema = z.strictObject({
-  reason: z
-    .string("Tell the booker why")
+  reason: text("Tell the booker why")
     .trim()
     .min(1, "Tell the booker why")
     .max(REASON_MAX, `At most ${REASON_MAX} characters`),
@@ -263,7 +262,7 @@ export function idleTimesConflict(releaseAfterMinutes: number | undefined, warni
 }
 
 /** A reservation id in a URL; anything else is not one of ours. */
-export const reservationIdSchema = z.string().min(1).max(64, "Not a reservation id");
+export const reservationIdSchema = text().min(1).max(64, "Not a reservation id");
 
 const flag = z
   .enum(["1", "0", "true", "false"])

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 import { DURATION_MAX_MINUTES, HOST_NAME_MAX } from "@/lib/domain/reservation-schema";
 
 /**
@@ -10,7 +11,7 @@ export const TEAM_NAME_MAX = 40;
 export const MAX_HOST_RULES = 64;
 export const MAX_WINDOWS = 14;
 
-const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, "A time of day as HH:MM, e.g. 08:00");
+const hhmm = text().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, "A time of day as HH:MM, e.g. 08:00");
 
 /** A weekly window: on these days (0 Sunday … 6 Saturday), from one time of day to another (the end not included). */
 export const weeklyWindowSchema = z
@@ -25,10 +26,9 @@ export type WeeklyWindow = z.infer<typeof weeklyWindowSchema>;
 
 /** A host the subject may book; with windows, only within them (in the rule's time zone, UTC by default). */
 export const hostRuleSchema = z.strictObject({
-  host: z.string().trim().min(1, "Name a host").max(HOST_NAME_MAX),
+  host: text().trim().min(1, "Name a host").max(HOST_NAME_MAX),
   windows: z.array(weeklyWindowSchema).max(MAX_WINDOWS).optional(),
-  timeZone: z
-    .string()
+  timeZone: text()
     .max(64)
     .refine((zone) => {
       try {
@@ -63,8 +63,7 @@ export interface Limits {
 
 export const NO_LIMITS: Limits = { maxGpus: null, gpuHoursPer7Days: null, maxBookingMinutes: null, hosts: null };
 
-const teamName = z
-  .string("Name the team")
+const teamName = text("Name the team")
   .trim()
   .min(1, "Name the team")
   .max(TEAM_NAME_MAX, `At most ${TEAM_NAME_MAX} characters`)
@@ -83,7 +82,7 @@ export const teamUpdateSchema = z.strictObject({
 });
 
 export const teamMemberSchema = z.strictObject({
-  username: z.string().trim().min(1, "Name a person").max(64),
+  username: text().trim().min(1, "Name a person").max(64),
   lead: z.boolean().optional(),
   /** Make this the person's accounting team; their first team is, by default. */
   accounting: z.boolean().optional(),

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { text } from "@/lib/domain/plain-text";
 import { checkMultiNodeShape, DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, multiNodeShapeFields, type MultiNodeShapeRequest, PURPOSE_MAX } from "@/lib/domain/reservation-schema";
 import { multiNodeLabel } from "@/lib/domain/multi-node";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
@@ -7,12 +8,12 @@ import { unitName, type UnitName } from "@/lib/domain/gpu-availability";
 /** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */
 export const waitRequestSchema = z.strictObject({
   count: z.int("Enter a whole number of GPUs").min(1, "Ask for at least 1 GPU").max(MAX_GPUS_PER_REQUEST, `At most ${MAX_GPUS_PER_REQUEST} GPUs in one booking`),
-  host: z.string().trim().min(1).max(HOST_NAME_MAX).optional(),
+  host: text().trim().min(1).max(HOST_NAME_MAX).optional(),
   minFreeMemoryMiB: z.int("Enter whole MiB").min(0).max(16 * 1024 * 1024).optional(),
   durationMinutes: z.int("Enter whole minutes").min(1, "A booking lasts at least 1 minute").max(DURATION_MAX_MINUTES, "A booking lasts at most a year"),
-  purpose: z.string("Say what the GPUs are for").trim().min(1, "Say what the GPUs are for").max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
+  purpose: text("Say what the GPUs are for").trim().min(1, "Say what the GPUs are for").max(PURPOSE_MAX, `At most ${PURPOSE_MAX} characters`),
   /** The team to book for (name or id); the person's accounting team when absent. */
-  team: z.string().trim().min(1).max(64).optional(),
+  team: text().trim().min(1).max(64).optional(),
 });
 
 /** `POST /api/v1/waitlist` across nodes: "2 nodes × 8 H100 (or these parts) for this long, when they free up"; granted whole. */
@@ -45,7 +46,7 @@ export function waitingMultiNodeLabel(shape: MultiNodeShapeRequest): string {
   return multiNodeLabel({ nodeCount: shape.nodes ?? 0, gpusPerPart: Array.from({ length: shape.nodes ?? 0 }, () => shape.gpusPerNode ?? 0), model: shape.model ?? null });
 }
 
-export const waitlistIdSchema = z.string().min(1).max(64, "Not a waitlist id");
+export const waitlistIdSchema = text().min(1).max(64, "Not a waitlist id");
 
 export type WaitlistStatus = "waiting" | "granted" | "expired" | "left";
 

@@ -1,6 +1,7 @@
 import { CLIENT_PROTO_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import { env } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
+import { refuseUntypeable, refuseUntypeableQuery } from "@/server/core/refuse-untypeable";
 import { signInPlug } from "@/server/auth/sign-in-plug";
 
 /**
@@ -38,6 +39,9 @@ export async function authRequest(request: Request): Promise<{ forwarded: Reques
   const origin = requestOrigin(request.headers);
   if (!origin) throw new AppError("bad_request", "The Host header is missing or malformed");
   const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+  // The sign-in's username (before any throttle counts it), a provider's callback parameters: never NUL into the database.
+  refuseUntypeableQuery(url.searchParams);
+  if (body) refuseUntypeableBody(request.headers.get("content-type") ?? "", new TextDecoder().decode(body));
   const forwarded = new Request(`${origin}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
   return { forwarded, secure: request.headers.get(CLIENT_PROTO_HEADER) === "https" };
 }
@@ -55,4 +59,17 @@ export async function withoutSessionToken(request: Request, response: Response):
   const headers = new Headers(response.headers);
   headers.delete("content-length");
   return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+}
+
+/** A JSON or form body's fields; anything else is better-auth's to refuse. */
+function refuseUntypeableBody(contentType: string, text: string): void {
+  if (contentType.includes("application/x-www-form-urlencoded")) return refuseUntypeableQuery(new URLSearchParams(text));
+  if (!contentType.includes("json")) return;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return;
+  }
+  refuseUntypeable(json);
 }

@@ -5,6 +5,8 @@ import { FleetState } from "@/server/fleet/fleet-state";
 import { repoRoot } from "@/server/core/paths";
 import { ACTIONS, type MatrixWorld, WHO, type Who } from "@/server/testing/permission-actions";
 import { useTestDatabase } from "@/server/testing/test-db";
+import { authRouteCall } from "@/server/testing/auth-route";
+import { UNTYPEABLE_MESSAGE } from "@/lib/domain/plain-text";
 
 /**
  * Every kind of caller against every method of every /api/v1 route (the
@@ -196,5 +198,104 @@ describe("permission matrix", () => {
       { params: Promise.resolve({}) },
     );
     expect(await tokens.text()).not.toMatch(/tokenHash|gpd_pat_[A-Za-z0-9_-]{20}/);
+  });
+});
+
+/**
+ * The query parameters each GET route reads (its schema's names), so that
+ * the walk below sends a control character in every one of them too.
+ */
+const QUERY_INPUTS: Record<string, string[]> = {
+  "GET /api/v1/reservations": ["all", "state", "limit"],
+  "GET /api/v1/audit": ["limit", "cursor", "kind", "person", "since", "until", "entityType", "entityId"],
+  "GET /api/v1/alerts": ["state", "kind", "hostId", "gpuUuid", "mine", "since", "limit", "cursor"],
+  "GET /api/v1/webhook-deliveries": ["status", "mine", "limit"],
+  "GET /api/v1/webhooks": ["scope"],
+  "GET /api/v1/me/limits": ["team"],
+  "GET /api/v1/usage": ["range", "from", "to", "by", "scope", "table"],
+  "GET /api/v1/usage/export": ["range", "from", "to", "by", "scope", "table"],
+  "GET /api/v1/usage/teams": ["range", "from", "to", "team", "since", "format"],
+  "GET /api/v1/usage/reservations": ["ids"],
+  "GET /api/v1/gpus/[uuid]/history": ["range", "from", "to"],
+  "GET /api/v1/waitlist": ["mine"],
+};
+
+/** Every text leaf of a JSON value, by its field path ("booking.purpose", "parts.0.host"), with a setter for a copy. */
+function textLeaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === "string") return [path];
+  if (Array.isArray(value)) return value.flatMap((item, index) => textLeaves(item, [...path, index]));
+  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => textLeaves(item, [...path, key]));
+  return [];
+}
+
+function poisoned<T>(value: T, path: (string | number)[]): T {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1];
+  at[last] = `${String(at[last])}\u0000x`;
+  return copy as T;
+}
+
+/** One call's inputs, before it is sent. */
+type CallInput = { params: Record<string, string | string[]>; body: unknown; query: string };
+
+describe("a control character in any text input of any route (issue 48, item 6)", () => {
+  it("every GET route that reads a query string is in QUERY_INPUTS", () => {
+    const reading = routeMethods().filter((route) => {
+      const [method, routePath] = route.split(" ");
+      return method === "GET" && readFileSync(path.join(repoRoot, "app", routePath, "route.ts"), "utf8").includes("searchParams");
+    });
+    expect(reading.filter((route) => !(route in QUERY_INPUTS))).toEqual([]);
+  });
+
+  for (const action of ACTIONS) {
+    const name = action.variant ? `${action.route} (${action.variant})` : action.route;
+    it(`${name}: 400 naming the field, never 500`, async () => {
+      const handler = await handlerOf(action.route);
+      const method = action.route.split(" ")[0];
+      // As someone the route answers (an admin where it may), so that the input reaches what reads it.
+      const who = (["admin", "member", "anonymous", "display"] as const).find((caller) => action.expect[caller] === "ok") ?? "admin";
+      const prepared = async () => (await action.prepare?.(world)) ?? {};
+      const { params: shapeParams = {}, body: shapeBody } = await prepared();
+      const inputs: { field: string; make: (input: CallInput) => CallInput }[] = [
+        ...textLeaves(shapeBody).map((leaf) => ({ field: leaf.join("."), make: (input: CallInput) => ({ ...input, body: poisoned(input.body, leaf) }) })),
+        ...textLeaves(shapeParams).map((leaf) => ({ field: leaf.join("."), make: (input: CallInput) => ({ ...input, params: poisoned(input.params, leaf) }) })),
+        ...(QUERY_INPUTS[action.route] ?? []).map((parameter) => ({
+          field: parameter,
+          make: (input: CallInput) => ({ ...input, query: `${input.query}${input.query.includes("?") ? "&" : "?"}${parameter}=1%00x` }),
+        })),
+      ];
+      for (const input of inputs) {
+        const fresh = await prepared();
+        const { params, body, query } = input.make({ params: fresh.params ?? {}, body: fresh.body, query: fresh.query ?? action.query ?? "" });
+        const request = new Request(`${ORIGIN}/api${query}`, {
+          method,
+          headers: { ...credentials[who], origin: ORIGIN, host: "gpudesk.test", ...(body ? { "content-type": "application/json" } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        const response = await handler(request, { params: Promise.resolve(params) });
+        const answer = (await response.json()) as { error?: { code: string; fields?: Record<string, string> } };
+        expect({ field: input.field, status: response.status, code: answer.error?.code, named: answer.error?.fields?.[input.field] }).toEqual({
+          field: input.field,
+          status: 400,
+          code: "bad_request",
+          named: UNTYPEABLE_MESSAGE,
+        });
+      }
+    });
+  }
+
+  it("the sign-in form's username and password, before anything counts or looks them up", async () => {
+    const route = await import("@/app/api/auth/[...all]/route");
+    for (const [field, body] of [
+      ["username", { username: "ada\u0000", password: "ada-password" }],
+      ["username", { username: "\u0000", password: "whatever-password" }],
+      ["password", { username: "ada", password: "ada-pass\u0000word" }],
+    ] as const) {
+      const response = await authRouteCall(route, "/sign-in/username", { body });
+      const answer = (await response.json()) as { error?: { code: string; fields?: Record<string, string> } };
+      expect({ status: response.status, code: answer.error?.code, named: answer.error?.fields?.[field] }).toEqual({ status: 400, code: "bad_request", named: UNTYPEABLE_MESSAGE });
+    }
   });
 });

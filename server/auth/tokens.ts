@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/access/principal";
 import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
@@ -14,9 +15,8 @@ export const DISPLAY_TOKEN_PREFIX = "gpd_disp_";
 /** last-used times are written at most this often per token, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export const tokenLabelSchema = z.string().trim().min(1, "is required").max(100, "is at most 100 characters");
-export const displayNameSchema = z
-  .string()
+export const tokenLabelSchema = text().trim().min(1, "is required").max(100, "is at most 100 characters");
+export const displayNameSchema = text()
   .trim()
   .min(1, "is required")
   .max(64, "is at most 64 characters")

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import { passwordSchema } from "@/lib/domain/password";
 import { normalizeUsername, usernameSchema } from "@/lib/domain/username";
 import { writeAudit } from "@/server/access/audit-log";
@@ -13,8 +14,7 @@ import { AppError } from "@/server/core/errors";
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { isAdminRole } from "@/lib/domain/roles";
 
-export const unixLoginSchema = z
-  .string()
+export const unixLoginSchema = text()
   .trim()
   .min(1, "is required")
   .max(32, "is at most 32 characters")
@@ -22,7 +22,7 @@ export const unixLoginSchema = z
 
 export const createUserSchema = z.object({
   username: usernameSchema,
-  name: z.string().trim().max(100, "is at most 100 characters").optional(),
+  name: text().trim().max(100, "is at most 100 characters").optional(),
   password: passwordSchema,
   role: z.enum(["member", "admin"]).default("member"),
   unixLogin: unixLoginSchema.optional(),
@@ -40,7 +40,7 @@ export const updateUserSchema = z
     role: z.enum(["member", "admin"]).optional(),
     disabled: z.boolean().optional(),
     unixLogin: unixLoginSchema.nullable().optional(),
-    name: z.string().trim().min(1).max(100).optional(),
+    name: text().trim().min(1).max(100).optional(),
     /** A new password, set by an admin: temporary (changed at the next sign-in) unless `mustChangePassword` is false. */
     password: passwordSchema.optional(),
     mustChangePassword: z.boolean().optional(),

@@ -18,7 +18,15 @@ export type AppErrorCode =
   /** Signed in with a temporary password: only changing it is allowed. */
   | "password_change_required"
   /** A booking backend (server/bookings/backends/) refused the change: nothing of it was stored. */
-  | "booking_refused";
+  | "booking_refused"
+  /** Slurm's jobs hold the GPUs a booking on Slurm nodes asks for (the message names them). */
+  | "slurm_busy"
+  /** Slurm refused a booking's reservation for another reason, or the booking cannot be one. */
+  | "slurm_refused"
+  /** The booker has no Unix login: a Slurm reservation is made for a Unix user. */
+  | "slurm_no_login"
+  /** slurmrestd does not answer: bookings on Slurm nodes are refused meanwhile. */
+  | "slurm_unavailable";
 
 const STATUS: Record<AppErrorCode, number> = {
   bad_request: 400,
@@ -34,6 +42,10 @@ const STATUS: Record<AppErrorCode, number> = {
   demo_account: 409,
   password_change_required: 403,
   booking_refused: 409,
+  slurm_busy: 409,
+  slurm_refused: 409,
+  slurm_no_login: 409,
+  slurm_unavailable: 503,
 };
 
 export class AppError extends Error {

@@ -85,6 +85,28 @@ describe("the /agent endpoint", () => {
     socket.close();
   });
 
+  it("keeps the interfaces with an address a newer agent reports beside its fabric; an agent that reports none leaves them unknown", async () => {
+    const { host, socket } = await registeredAgent();
+    const hello = { agentVersion: "test", source: "nvidia-smi", intervalMs: 1000, hostName: host.name };
+    const fabric = { devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand", subnetPrefix: "fe80:0000:0000:00aa", netDevice: "ib0" }] }] };
+    const interfaces = [{ name: "eth0", addresses: ["10.1.2.3", "fe80::1"] }];
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric, interfaces })).toMatchObject({ ok: true });
+    const stored = async () => JSON.parse((await db().host.findUniqueOrThrow({ where: { id: host.id }, select: { fabric: true } })).fabric ?? "null");
+    expect(await stored()).toEqual({ ...fabric, interfaces });
+    const { ncclHints } = await import("@/lib/domain/fabric");
+    // ib0 has no address here: NCCL_SOCKET_IFNAME names eth0, which has one.
+    expect(ncclHints(await stored())).toEqual({ ibDevices: ["mlx5_0"], socketInterface: "eth0", socketNote: null });
+    // A host without RDMA still has its interfaces kept; a list that is not one is dropped alone.
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric: null, interfaces })).toMatchObject({ ok: true });
+    expect(await stored()).toEqual({ devices: [], interfaces });
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric, interfaces: [{ name: "eth0; reboot", addresses: [] }] })).toMatchObject({ ok: true });
+    expect(await stored()).toEqual(fabric);
+    // An older agent: the fabric alone, and no guess at the interface.
+    expect(await socket.emitWithAck("agent:hello", { ...hello, fabric })).toMatchObject({ ok: true });
+    expect(ncclHints(await stored())).toMatchObject({ socketInterface: null, socketNote: expect.stringContaining("reports no network interfaces") });
+    socket.close();
+  });
+
   it("answers a malformed message with an error, counts it, and keeps the agent connected", async () => {
     const { socket } = await registeredAgent();
     const before = server.ingest.counters.rejectedMessages;

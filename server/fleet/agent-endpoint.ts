@@ -1,5 +1,6 @@
+import * as z from "zod";
 import type { Namespace, Socket } from "socket.io";
-import { hostFabricSchema } from "@/lib/domain/fabric";
+import { hostFabricSchema, netInterfaceSchema } from "@/lib/domain/fabric";
 import {
   agentHelloSchema,
   agentSamplesSchema,
@@ -10,6 +11,8 @@ import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 import { findHostByToken, saveHostFabric, saveHostTopology, type RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/core/log";
+
+const interfacesSchema = z.array(netInterfaceSchema).max(64);
 
 interface AgentSocketData {
   host: RegisteredHost;
@@ -63,10 +66,15 @@ export function attachAgentEndpoint(
         // Stored before the answer, so that a booking right after the agent's start already sees the layout.
         await saveHostTopology(host.id, parsed.data.topology).catch((error: unknown) => log.error(`could not store the topology of ${host.name}: ${String(error)}`));
       }
-      if (parsed.data.fabric !== undefined) {
-        const fabric = parsed.data.fabric === null ? { success: true as const, data: null } : hostFabricSchema.safeParse(parsed.data.fabric);
+      if (parsed.data.fabric !== undefined || parsed.data.interfaces !== undefined) {
+        const fabric = parsed.data.fabric == null ? { success: true as const, data: null } : hostFabricSchema.safeParse(parsed.data.fabric);
         if (!fabric.success) log.warn(`agent of ${host.name} reported a fabric that is not one (${fabric.error.issues[0]?.message}); kept none`);
-        await saveHostFabric(host.id, fabric.success ? fabric.data : null).catch((error: unknown) => log.error(`could not store the fabric of ${host.name}: ${String(error)}`));
+        // The interfaces with an address are kept with the fabric (NCCL_SOCKET_IFNAME names one); a bad list is dropped alone.
+        const interfaces = parsed.data.interfaces === undefined ? null : interfacesSchema.safeParse(parsed.data.interfaces);
+        if (interfaces && !interfaces.success) log.warn(`agent of ${host.name} reported network interfaces that are not a list of them (${interfaces.error.issues[0]?.message}); kept none`);
+        const devices = fabric.success ? fabric.data : null;
+        const stored = interfaces?.success ? { devices: devices?.devices ?? [], interfaces: interfaces.data } : devices && { devices: devices.devices };
+        await saveHostFabric(host.id, stored).catch((error: unknown) => log.error(`could not store the fabric of ${host.name}: ${String(error)}`));
       }
       reply({ ok: true, hostId: host.id, hostName: host.name });
     });

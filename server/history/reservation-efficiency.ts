@@ -1,5 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { chunks } from "@/lib/chunks";
@@ -10,11 +11,10 @@ import { can } from "@/server/access/permissions";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
 export const efficiencyQuerySchema = z.object({
-  ids: z
-    .string()
+  ids: text()
     .max(20_000)
     .transform((text) => text.split(",").map((id) => id.trim()).filter(Boolean))
-    .pipe(z.array(z.string().max(64)).min(1).max(500)),
+    .pipe(z.array(text().max(64)).min(1).max(500)),
 });
 
 /** Ids per query: the IN list stays far below parameter limits. */

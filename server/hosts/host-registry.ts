@@ -100,6 +100,17 @@ export async function setHostFabricLabel(actorId: string, hostId: string, label:
   });
 }
 
+/** An admin maps the host to a Slurm NodeName other than its own name (null: its name). */
+export async function setHostSlurmNode(actorId: string, hostId: string, slurmNode: string | null): Promise<{ id: string; name: string; slurmNode: string | null }> {
+  return db().$transaction(async (tx) => {
+    const before = await tx.host.findUnique({ where: { id: hostId }, select: { name: true, slurmNode: true } });
+    if (!before) throw new AppError("not_found", "No such host");
+    const after = await tx.host.update({ where: { id: hostId }, data: { slurmNode }, select: { id: true, name: true, slurmNode: true } });
+    await writeAudit(tx, { actorId, action: "host.slurm_node", entityType: "host", entityId: hostId, before: { slurmNode: before.slurmNode }, after: { host: before.name, slurmNode } });
+    return after;
+  });
+}
+
 /**
  * Records what a host reported: versions, last-seen time and its GPU
  * inventory. Called when the inventory or versions change and otherwise at

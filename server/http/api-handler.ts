@@ -4,6 +4,7 @@ import { withAuditOrigin } from "@/server/core/audit-context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
 import { DATABASE_BUSY_RETRY_SECONDS, databaseBusyError, isDatabaseTimeout } from "@/server/core/database-busy";
 import { AppError } from "@/server/core/errors";
+import { refuseUntypeable, refuseUntypeableQuery } from "@/server/core/refuse-untypeable";
 import { log } from "@/server/core/log";
 import { answerWithDeprecatedNames } from "@/server/http/deprecated-names";
 
@@ -45,6 +46,7 @@ export function apiHandler<C>(handler: Handler<C>): Handler<C> {
   return async (request, context) =>
     withAuditOrigin({ ip: request.headers.get(CLIENT_IP_HEADER), via: "web" }, async () => {
       try {
+        await refuseUntypeableAddress(request, context);
         return await answerWithDeprecatedNames(await handler(request, context));
       } catch (error) {
         return answerWithDeprecatedNames(errorResponse(error));
@@ -52,11 +54,21 @@ export function apiHandler<C>(handler: Handler<C>): Handler<C> {
     });
 }
 
-/** Reads a JSON body, answering 400 (not 500) for a body that is not JSON. */
+/** Reads a JSON body, answering 400 (not 500) for a body that is not JSON or whose text holds a control character. */
 export async function readJson(request: Request): Promise<unknown> {
+  let body: unknown;
   try {
-    return await request.json();
+    body = await request.json();
   } catch {
     throw new AppError("bad_request", "The request body must be JSON");
   }
+  refuseUntypeable(body);
+  return body;
+}
+
+/** The query string's and the path's parameters (`/gpus/%00/history`), by name. */
+async function refuseUntypeableAddress(request: Request, context: unknown): Promise<void> {
+  refuseUntypeableQuery(new URL(request.url).searchParams);
+  const params = (context as { params?: Promise<unknown> } | undefined)?.params;
+  if (params) refuseUntypeable(await params);
 }

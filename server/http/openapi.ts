@@ -11,7 +11,7 @@ import {
   reservationListQuerySchema,
   reservationRequestSchema,
 } from "@/lib/domain/reservation-schema";
-import { fabricLabelSchema } from "@/lib/domain/fabric";
+import { hostPatchSchema } from "@/lib/domain/slurm";
 import { idleExemptionSchema } from "@/lib/domain/idle-exemption-schema";
 import { changePasswordSchema } from "@/lib/domain/password";
 import { notificationSettingsSchema } from "@/lib/domain/person-notices";
@@ -101,6 +101,12 @@ const OPERATIONS: Operation[] = [
     access: "user",
     body: replacePartSchema,
   },
+  {
+    method: "get",
+    path: "/api/v1/reservations/{id}/spare",
+    summary: "The spare node offered for a node of a booking across nodes: { spare: { hostName, gpuIndices, sameFabric } | null }",
+    access: "user",
+  },
   { method: "post", path: "/api/v1/reservations/{id}/keep", summary: "Keep an idle booking: its idle clock starts again (at most idleKeepsPerBooking times; audited)", access: "user" },
   { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
   { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },
@@ -141,7 +147,7 @@ const OPERATIONS: Operation[] = [
   { method: "patch", path: "/api/v1/users/{id}", summary: "Change a person's name, role, Unix login or access, or set a password: temporary (changed at their next sign-in) unless mustChangePassword is false; their sessions end. 409 demo_account: a demo person has the Unix login (send takeOverDemo: true after asking)", access: "admin", body: updateUserSchema },
   { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
   { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
-  { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one", access: "admin", body: fabricLabelSchema },
+  { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one; map it to a Slurm NodeName (slurmNode; null: its own name)", access: "admin", body: hostPatchSchema },
   { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/hosts/{id}/rotate", summary: "A new agent token; the old one stops working", access: "admin" },
   { method: "get", path: "/api/v1/host-settings", summary: "Every host's enforcement setting and whether its agent allows enforcement", access: "admin" },

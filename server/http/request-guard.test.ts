@@ -42,6 +42,20 @@ describe("guardRequest in front of a handler", () => {
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  it("answers a page address holding a control character with 400 before any page reads it; the API's routes name the field themselves", async () => {
+    for (const address of ["/reservations?q=%00", "/reservations?q=a%01b", "/gpus/GPU-%00/x", "/admin/audit?person=x&person=%7F"]) {
+      const response = await fetch(`${base}${address}`);
+      expect({ address, status: response.status }).toEqual({ address, status: 400 });
+      expect(await response.text()).toContain("control character");
+    }
+    expect(reached.filter((url) => url.includes("%0") || url.includes("%7F"))).toEqual([]);
+    // Tab, line feed and text of any script go on; the API's routes answer with the field named (api-handler.ts).
+    for (const address of ["/reservations?q=a%09b%0Ac", "/reservations?q=%C3%A9t%C3%A9", "/api/v1/audit?person=%00"]) {
+      await fetch(`${base}${address}`);
+      expect(reached.at(-1)).toBe(address);
+    }
+  });
+
   it("sends a malformed page path on to the not-found page", async () => {
     const response = await fetch(`${base}/gpus/%ff?x=1`);
     expect(response.headers.get("x-frame-options")).toBe("DENY");

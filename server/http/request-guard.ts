@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { hasUntypeable } from "@/lib/domain/plain-text";
 
 /** Headers on every answer. Pages may not be framed (clickjacking), except the wall display, which labs embed in their own dashboards. */
 export function securityHeaders(pathname: string): Record<string, string> {
@@ -102,7 +103,7 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean
   const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
   for (const [name, value] of Object.entries(securityHeaders(pathname))) res.setHeader(name, value);
   if (limitBody(req, res, pathname)) return true;
-  if (!hasBadPercentEncoding(pathname)) return false;
+  if (!hasBadPercentEncoding(pathname)) return refusePageWithUntypeable(res, pathname, queryAt === -1 ? "" : url.slice(queryAt + 1));
   if (pathname.startsWith("/api/")) {
     res.statusCode = 400;
     res.setHeader("Content-Type", "application/json; charset=utf-8");
@@ -111,4 +112,21 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean
   }
   req.url = NOT_FOUND_PATH;
   return false;
+}
+
+/**
+ * A page's address (`/reservations?q=%00`) holding a character no one types
+ * (lib/domain/plain-text.ts) is answered 400 before any page reads it: a
+ * page passes its query to the database as the API would (PostgreSQL cannot
+ * hold NUL). The API's routes answer the same with the field named
+ * (server/http/api-handler.ts), so they go on.
+ */
+function refusePageWithUntypeable(res: ServerResponse, pathname: string, query: string): boolean {
+  if (pathname === "/api" || pathname.startsWith("/api/")) return false;
+  const texts = [decodeURIComponent(pathname), ...[...new URLSearchParams(query)].flat()];
+  if (!texts.some(hasUntypeable)) return false;
+  res.statusCode = 400;
+  res.setHeader("Content-Type", "text/plain; charset=utf-8");
+  res.end(`This address holds a control character (such as %00) that no page reads.\n`);
+  return true;
 }

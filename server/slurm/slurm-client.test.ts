@@ -129,8 +129,8 @@ describe("SlurmClient against recorded answers of Slurm 26.05", () => {
     expect(error).toBeInstanceOf(SlurmError);
     expect((error as SlurmError).number).toBe(NODES_BUSY);
     expect((error as SlurmError).message).toBe("Requested nodes are busy (2016)");
-    await expect(slurm.deleteReservation("gone")).resolves.toBeUndefined();
-    await expect(slurm.deleteReservation("gpudesk-b1")).resolves.toBeUndefined();
+    await expect(slurm.deleteReservation("gone")).resolves.toBe("deleted");
+    await expect(slurm.deleteReservation("gpudesk-b1")).resolves.toBe("deleted");
   });
 
   it("says so when slurmrestd cannot be reached", async () => {

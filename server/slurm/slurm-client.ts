@@ -3,6 +3,7 @@ import { signSlurmToken } from "@/server/slurm/slurm-token";
 import {
   errorsAnswer,
   jobsAnswer,
+  nodesAnswer,
   openapiAnswer,
   reservationsAnswer,
   toSlurmJob,
@@ -118,6 +119,11 @@ export class SlurmClient {
     await this.slurm("GET", "ping");
   }
 
+  /** Slurm's NodeNames. */
+  async listNodes(): Promise<string[]> {
+    return nodesAnswer.parse(await this.slurm("GET", "nodes")).nodes.map((node) => node.name);
+  }
+
   async listJobs(): Promise<SlurmJob[]> {
     return jobsAnswer.parse(await this.slurm("GET", "jobs")).jobs.map(toSlurmJob);
   }
@@ -150,17 +156,28 @@ export class SlurmClient {
     });
   }
 
-  /** Deletes it; one that is not there (any more) is fine. */
-  async deleteReservation(name: string): Promise<void> {
+  /**
+   * Deletes it; one that is not there (any more) is fine. One that a job runs
+   * under (2055, "in use") cannot be deleted: it is ended now instead, and Slurm
+   * drops it when its last job ends (the job keeps the GPUs it runs on).
+   */
+  async deleteReservation(name: string): Promise<"deleted" | "ended"> {
     try {
       await this.slurm("DELETE", `reservation/${encodeURIComponent(name)}`);
+      return "deleted";
     } catch (error) {
-      if (error instanceof SlurmError && error.number === RESERVATION_INVALID) return;
+      if (error instanceof SlurmError && error.number === RESERVATION_INVALID) return "deleted";
+      if (error instanceof SlurmError && error.number === RESERVATION_IN_USE) {
+        await this.updateReservation(name, { endsAt: new Date(this.now() + 1000) });
+        return "ended";
+      }
       throw error;
     }
   }
 
   private async slurm(method: string, path: string, body?: unknown): Promise<unknown> {
+    // Slurm away at start: the version is asked on the first call once it answers.
+    if (!this.version) await this.connect();
     const answer = await this.call(method, `/slurm/${this.api}/${path}`, body);
     const parsed = errorsAnswer.safeParse(answer);
     const errors = parsed.success ? parsed.data.errors.filter((entry) => (entry.error_number ?? 1) !== 0) : [];
@@ -210,6 +227,8 @@ export class SlurmVersionError extends Error {}
 
 /** Slurm's error 2053: "Requested reservation is invalid" (e.g. deleting one that is gone). */
 const RESERVATION_INVALID = 2053;
+/** Slurm's error 2055: "Requested reservation is in use" (a job runs under it). */
+const RESERVATION_IN_USE = 2055;
 /** Slurm's error 2016: "Requested nodes are busy" (jobs hold what a reservation asks for). */
 export const NODES_BUSY = 2016;
 

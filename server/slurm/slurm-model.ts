@@ -48,6 +48,7 @@ const reservationSchema = z
 const errorSchema = z.object({ error_number: z.number().optional(), error: z.string().optional(), description: z.string().optional() }).passthrough();
 
 export const jobsAnswer = z.object({ jobs: z.array(jobSchema).max(1_000_000), errors: z.array(errorSchema).default([]) }).passthrough();
+export const nodesAnswer = z.object({ nodes: z.array(z.object({ name: z.string().max(200) }).passthrough()).max(100_000) }).passthrough();
 export const reservationsAnswer = z.object({ reservations: z.array(reservationSchema).max(1_000_000), errors: z.array(errorSchema).default([]) }).passthrough();
 export const errorsAnswer = z.object({ errors: z.array(errorSchema).default([]), warnings: z.array(z.unknown()).default([]) }).passthrough();
 export const openapiAnswer = z

@@ -1,13 +1,13 @@
 import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import { parseSpan, queryRecord, rangeQuerySchema, resolveRange, type TimeRange } from "@/lib/domain/usage-range";
 import type { TeamUsageReport } from "@/lib/domain/team-usage";
 import { csvLines } from "@/server/history/usage-csv";
 
 /** `?team=vision&since=30d` (or the usage page's `range`/`from`/`to`), `format=csv` for the spreadsheet. */
 export const teamUsageOptionsSchema = z.object({
-  team: z.string().trim().min(1).max(64).optional(),
-  since: z
-    .string()
+  team: text().trim().min(1).max(64).optional(),
+  since: text()
     .max(8)
     .refine((text) => parseSpan(text) !== null, "A span such as 90m, 24h, 30d or 2w")
     .optional(),

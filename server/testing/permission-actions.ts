@@ -56,10 +56,17 @@ const nobody = { anonymous: 404, member: 404, otherMember: 404, admin: 404, disp
 let unique = 0;
 const next = () => (unique += 1);
 
-/** A booking of Mia's, each in an hour of its own (so that many never hit her "GPUs at once" limit). */
+/**
+ * A start of its own for each booking the table makes: 40 minutes apart from
+ * an hour from now (a 30-minute booking extended by 5 still ends before the
+ * next), so that hundreds of calls stay inside the policy's 14 days ahead.
+ */
+const slotStart = () => new Date(Date.now() + 3600_000 + next() * 40 * 60_000).toISOString();
+
+/** A booking of Mia's on GPU 0, each in a slot of its own (so that many never hit her "GPUs at once" limit). */
 async function miasBooking(world: MatrixWorld): Promise<string> {
   const { createReservation } = await import("@/server/bookings/commands/create-booking");
-  const startsAt = new Date(Date.now() + (next() + 1) * 3600_000).toISOString();
+  const startsAt = slotStart();
   const booking = await createReservation(world.member, { host: world.hostName, gpus: [0], startsAt, durationMinutes: 30, purpose: "matrix" });
   return booking.id;
 }
@@ -158,7 +165,8 @@ export const ACTIONS: Action[] = [
     route: "POST /api/v1/reservations/recurring",
     // A series of one, in an hour of its own, on the matrix host.
     prepare: async (world) => ({
-      body: { booking: { host: world.hostName, gpus: [0], startsAt: new Date(Date.now() + (next() + 200) * 3600_000).toISOString(), durationMinutes: 30, purpose: "matrix series" }, weekdays: [0, 1, 2, 3, 4, 5, 6], weeks: 1, timeZone: "UTC" },
+      // On GPU 1: a daily series on GPU 0 would meet the slots of Mia's bookings.
+      body: { booking: { host: world.hostName, gpus: [1], startsAt: new Date(Date.now() + (next() + 200) * 3600_000).toISOString(), durationMinutes: 30, purpose: "matrix series" }, weekdays: [0, 1, 2, 3, 4, 5, 6], weeks: 1, timeZone: "UTC" },
     }),
     expect: anyUser,
   },
@@ -255,7 +263,7 @@ export const ACTIONS: Action[] = [
   { route: "GET /api/v1/reservations", variant: "everyone's (all=1)", query: "?all=1", expect: adminOnly },
   {
     route: "POST /api/v1/reservations",
-    prepare: async (w) => ({ body: { host: w.hostName, count: 1, startsAt: new Date(Date.now() + (next() + 1) * 3600_000).toISOString(), durationMinutes: 30, purpose: "matrix" } }),
+    prepare: async (w) => ({ body: { host: w.hostName, count: 1, startsAt: slotStart(), durationMinutes: 30, purpose: "matrix" } }),
     expect: anyUser,
   },
   { route: "GET /api/v1/reservations/[id]", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
@@ -276,6 +284,7 @@ export const ACTIONS: Action[] = [
   { route: "POST /api/v1/reservations/[id]/release", prepare: async (w) => ({ params: { id: await miasBooking(w) } }), expect: owned },
   { route: "POST /api/v1/reservations/[id]/keep", prepare: async (w) => ({ params: { id: await miasActiveBooking(w) } }), expect: owned },
   { route: "POST /api/v1/reservations/[id]/replace-part", prepare: miasNodeToMove, expect: owned },
+  { route: "GET /api/v1/reservations/[id]/spare", prepare: async (w) => ({ params: (await miasNodeToMove(w)).params }), expect: owned },
   { route: "GET /api/v1/idle-exemptions", expect: adminOnly },
   {
     route: "POST /api/v1/idle-exemptions",

@@ -62,7 +62,7 @@ describe("a booking across nodes", () => {
     expect(second.launch.node).toMatchObject({ nodeRank: 1, nodeCount: 2, worldSize: 8, masterAddr: names[0] });
     expect(second.launch.node?.env).toMatchObject({ CUDA_VISIBLE_DEVICES: "0,1,2,3", NODE_RANK: "1", WORLD_SIZE: "8", MASTER_ADDR: names[0] });
     expect(second.launch.torchrun).toContain(`--nnodes=2 --nproc_per_node=4 --node_rank=1 --rdzv_backend=c10d --rdzv_endpoint=${names[0]}:${first.launch.node?.masterPort} --rdzv_id=${booking.id}`);
-    expect(first.launch.node?.mpirun).toBe(`mpirun -np 8 -H ${names[0]}:4,${names[1]}:4 gpudesk run --booking ${booking.id} -- python train.py`);
+    expect(first.launch.node?.mpirun).toBe(`mpirun -np 8 -H ${names[0]}:4,${names[1]}:4 --map-by ppr:4:node gpudesk run --booking ${booking.id} -- python train.py`);
     // Each part proves itself: its own GPUDESK_RESERVATION, not the other node's.
     expect(first.launch.reservationValue?.startsWith(`${first.id}.`)).toBe(true);
     expect(second.launch.reservationValue?.startsWith(`${second.id}.`)).toBe(true);
@@ -145,7 +145,10 @@ describe("a booking across nodes", () => {
 
   it("any 2 nodes are taken from one fabric even when others come first by name; named parts across fabrics warn", async () => {
     const { model, names } = await createFleet(3, 2);
-    const ib = (subnet: string) => ({ devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand" as const, subnetPrefix: `fe80:0000:0000:${subnet}`, netDevice: "ib0" }] }] });
+    const ib = (subnet: string) => ({
+      devices: [{ name: "mlx5_0", ports: [{ port: 1, state: "ACTIVE", rateGbps: 400, linkLayer: "InfiniBand" as const, subnetPrefix: `fe80:0000:0000:${subnet}`, netDevice: "ib0" }] }],
+      interfaces: [{ name: "ib0", addresses: ["192.168.100.7"] }, { name: "eth0", addresses: ["10.0.0.7"] }],
+    });
     const hosts = await db().host.findMany({ where: { name: { in: names } }, orderBy: { name: "asc" }, select: { id: true } });
     await hostRegistry.saveHostFabric(hosts[0].id, ib("00aa"));
     await hostRegistry.saveHostFabric(hosts[1].id, ib("00bb"));

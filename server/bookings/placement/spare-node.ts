@@ -2,6 +2,8 @@ import type { PrismaClient } from "@prisma/client";
 import { commonModel } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
+import type { Actor } from "@/server/access/actor";
+import { can } from "@/server/access/permissions";
 import type { HostRef } from "@/server/bookings/placement/booking-candidates";
 import { fabricsOf } from "@/server/bookings/placement/place-nodes";
 import { type LiveGpuSource, liveView } from "@/server/bookings/placement/gpu-in-use";
@@ -55,4 +57,17 @@ export async function findSpareNode(partId: string, now: Date, options: { client
     const chosen = same ?? fitting[0];
     return { hostName: chosen.host.name, gpuIndices: chosen.gpuIndices, sameFabric: same !== undefined };
   });
+}
+
+/**
+ * The spare offered to whoever may move the node (its booker, an admin):
+ * what the booking card shows beside a failed node, with the button that
+ * moves it there (replacePart). 404 for anyone else, as for the booking.
+ */
+export async function offerSpare(actor: Actor, partId: string, now: Date, options: { client?: PrismaClient; fleet?: LiveGpuSource } = {}): Promise<{ spare: SpareNode | null }> {
+  const client = options.client ?? db();
+  const part = await client.reservation.findUnique({ where: { id: partId }, select: { userId: true, groupId: true } });
+  if (!part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
+  if (!part.groupId) throw new AppError("bad_request", "Only a node of a booking across nodes has a spare");
+  return { spare: await findSpareNode(partId, now, options) };
 }

@@ -10,20 +10,52 @@ export async function readBookedBooking(tx: Prisma.TransactionClient, bookingId:
   const rows = await tx.reservation.findMany({
     where: { OR: [{ id: bookingId }, { groupId: bookingId }] },
     orderBy: [{ nodeRank: "asc" }, { id: "asc" }],
-    select: {
-      id: true,
-      userId: true,
-      teamId: true,
-      purpose: true,
-      startsAt: true,
-      endsAt: true,
-      status: true,
-      nodeRank: true,
-      host: { select: { id: true, name: true } },
-      user: { select: { username: true, unixLogin: true } },
-      gpus: { select: { gpu: { select: { id: true, uuid: true, index: true, migDeviceIndex: true, migProfile: true } } } },
-    },
+    select: BOOKED_ROW,
   });
+  return toBookedBooking(bookingId, rows);
+}
+
+/**
+ * The bookings that hold any of these hosts now or later (stored "booked",
+ * not yet ended), whole, with whether Slurm holds them: the Slurm
+ * reconciler's one read per pass.
+ */
+export async function readCurrentBookings(
+  client: Prisma.TransactionClient,
+  hostIds: string[],
+  now: Date,
+): Promise<(BookedBooking & { slurmState: string | null; slurmMessage: string | null })[]> {
+  const rows = await client.reservation.findMany({
+    where: { hostId: { in: hostIds }, status: "booked", endsAt: { gt: now } },
+    orderBy: [{ nodeRank: "asc" }, { id: "asc" }],
+    select: { ...BOOKED_ROW, groupId: true, slurmState: true, slurmMessage: true },
+  });
+  const groups = new Map<string, typeof rows>();
+  for (const row of rows) {
+    const id = row.groupId ?? row.id;
+    groups.set(id, [...(groups.get(id) ?? []), row]);
+  }
+  return [...groups].map(([id, parts]) => {
+    const first = parts.find((row) => row.id === id) ?? parts[0];
+    return { ...toBookedBooking(id, parts), slurmState: first.slurmState, slurmMessage: first.slurmMessage };
+  });
+}
+
+const BOOKED_ROW = {
+  id: true,
+  userId: true,
+  teamId: true,
+  purpose: true,
+  startsAt: true,
+  endsAt: true,
+  status: true,
+  nodeRank: true,
+  host: { select: { id: true, name: true } },
+  user: { select: { username: true, unixLogin: true } },
+  gpus: { select: { gpu: { select: { id: true, uuid: true, index: true, migDeviceIndex: true, migProfile: true } } } },
+} satisfies Prisma.ReservationSelect;
+
+function toBookedBooking(bookingId: string, rows: Prisma.ReservationGetPayload<{ select: typeof BOOKED_ROW }>[]): BookedBooking {
   const first = rows.find((row) => row.id === bookingId) ?? rows[0];
   if (!first) throw new Error(`booking ${bookingId} is not there to hand to the booking backends`);
   return {

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
+import { text } from "@/lib/domain/plain-text";
 import { queryRecord, rangeQuerySchema, resolveRange } from "@/lib/domain/usage-range";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
@@ -8,7 +8,7 @@ import { getGpuHistory } from "@/server/history/gpu-history";
 
 export const dynamic = "force-dynamic";
 
-const uuidSchema = z.string().min(1).max(128);
+const uuidSchema = text().min(1).max(128);
 
 /** One GPU's history beyond the live 15 minutes: `?range=1h|24h|7d|30d` or `?range=custom&from=…&to=…`. */
 export const GET = apiHandler(async (request, context: { params: Promise<{ uuid: string }> }) => {
