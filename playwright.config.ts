@@ -42,6 +42,7 @@ const OWN_LANE = [
   "accounts-mail.spec.ts",
   "accounts-ui.spec.ts",
   "agent.spec.ts",
+  "demo-to-lab.spec.ts",
   "alerts.spec.ts",
   "booking-proof.spec.ts",
   "display-fleet.spec.ts",
@@ -102,6 +103,8 @@ export default defineConfig({
       HOST: "127.0.0.1",
       GPUDESK_DATA_DIR: E2E_DATA_DIR,
       GPUDESK_LOCAL_AGENT: "simulated",
+      // A demo server: the first-admin question "demo or lab?" is e2e/demo-to-lab.spec.ts's, on a server of its own.
+      GPUDESK_DEMO: "keep",
       // The simulated jobs come and go over the day; from this instant the training job on
       // sim-h100-a GPUs 0-3 (with another user's process on GPU 2) runs for over an hour.
       GPUDESK_SIM_TIME: "2026-11-30T00:00:00Z",

@@ -60,10 +60,11 @@ test("a GPU someone else uses without a booking is in use everywhere, and bookin
     await expect(action).toHaveText("Book anyway");
     await expect(action).toHaveAttribute("data-kind", "busy");
 
-    // The header's "N of M GPUs free" is the number of GPUs shown free (counted on the page, not a constant).
+    // The header's "N of M units free" is the number of units shown free (counted on the page, not a constant);
+    // the demo fleet has a split H100, so its header counts units (a GPU or a MIG slice) and says how many GPUs are split.
     await expect.poll(async () => {
       const counts = await freeCounts(page);
-      return counts.badges === counts.header && counts.text.includes(`${counts.header} of ${counts.total} GPUs free`);
+      return counts.badges === counts.header && counts.text.includes(`${counts.header} of ${counts.total} units free`) && /split into \d+ MIG slices/.test(counts.text);
     }).toBe(true);
     const counts = await freeCounts(page);
     expect(counts.total).toBeGreaterThan(counts.header);

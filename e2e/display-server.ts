@@ -97,6 +97,8 @@ export async function startDisplayServer(options: DisplayServerOptions = {}): Pr
       GPUDESK_DATA_DIR: dataDir,
       GPUDESK_LOCAL_AGENT: "simulated",
       GPUDESK_OFFLINE_AFTER_MS: "3000",
+      // A demo server, never asked "demo or lab?" (e2e/demo-to-lab.spec.ts asks with GPUDESK_DEMO=ask).
+      GPUDESK_DEMO: "keep",
       ...options.env,
     };
     delete env.DATABASE_URL;

@@ -68,6 +68,14 @@ export function registerAdminCommands(program: Command): void {
         }
       });
       process.stderr.write(`Created ${created.role} ${created.username} (Unix login ${created.unixLogin}).\n`);
+      // The first admin is asked: demo or lab (the fleet page asks too).
+      const demo = created.role === "admin" ? await withDatabase(async () => (await import("@/server/demo/demo-choice")).getDemoStatus(created)) : null;
+      if (demo?.ask) {
+        process.stderr.write(
+          `This server runs the demo: ${demo.simulatedHosts} simulated hosts and their demo people. Is it your lab? ` +
+            "Then run `gpudesk demo off` (or answer on the fleet page): the demo stops for good; real hosts are not touched.\n",
+        );
+      }
     });
 
   user
@@ -143,6 +151,27 @@ export function registerAdminCommands(program: Command): void {
       const { backupDatabase } = await import("@/server/core/db-backup");
       const result = await backupDatabase(env.DATABASE_URL, file);
       process.stderr.write(`Backed up ${describeDatabase(env.DATABASE_URL)} to ${result.file} (${result.pages} pages, ${result.ms} ms).\n`);
+    });
+
+  const demo = program.command("demo").description("the demo (simulated fleet and demo people) or the lab");
+  demo
+    .command("off")
+    .description("this server is the lab: stop the simulated fleet for good, retire the demo people, end the demo's bookings and alerts")
+    .action(async () => {
+      const said = await withDatabase(async () => {
+        const { chooseDemoOrLab } = await import("@/server/demo/demo-choice");
+        const { describeDemoEnded } = await import("@/lib/domain/demo-choice");
+        const { ended } = await chooseDemoOrLab(null, "lab");
+        return describeDemoEnded(ended!);
+      });
+      process.stderr.write(`${said}\n`);
+    });
+  demo
+    .command("keep")
+    .description("this server is a demo: keep the simulated fleet and stop asking")
+    .action(async () => {
+      await withDatabase(async () => (await import("@/server/demo/demo-choice")).chooseDemoOrLab(null, "demo"));
+      process.stderr.write("Kept: this server stays a demo. `gpudesk demo off` ends it when it becomes your lab.\n");
     });
 
   const display = program.command("display").description("manage wall displays");

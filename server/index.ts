@@ -25,6 +25,8 @@ import { createIngest } from "@/server/fleet/ingest";
 import { AcceptedReadings } from "@/server/fleet/accepted-readings";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
 import { startDemoStory } from "@/server/demo/demo-story";
+import { demoEnded } from "@/server/demo/demo-choice";
+import { watchDemoChoice } from "@/server/demo/watch-demo-choice";
 import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { startHistory } from "@/server/history/history-service";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
@@ -66,7 +68,11 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   if (!dev) await ensureProductionBuild(repoRoot);
   const downloads = await loadHostDownloads(repoRoot);
 
-  const localMode = resolveLocalAgentMode(env.GPUDESK_LOCAL_AGENT, env.GPUDESK_NVIDIA_SMI);
+  // The lab was chosen over the demo (server/demo/demo-choice.ts): the simulated fleet never starts again here.
+  const demoOver = await demoEnded();
+  const wantedMode = resolveLocalAgentMode(env.GPUDESK_LOCAL_AGENT, env.GPUDESK_NVIDIA_SMI);
+  const localMode = demoOver && wantedMode === "simulated" ? "off" : wantedMode;
+  if (localMode !== wantedMode) log.info("this server is the lab (the demo ended): the simulated fleet stays off");
   const fleet = new FleetState({
     offlineAfterMs: Math.max(env.GPUDESK_OFFLINE_AFTER_MS, 3 * env.GPUDESK_SAMPLE_INTERVAL_MS),
     simulated: localMode === "simulated",
@@ -194,6 +200,17 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   if (localMode === "simulated" && env.GPUDESK_SIM_GPUS === undefined) {
     await startDemoStory(simulatedFleet({ seed: env.GPUDESK_SIM_SEED }), env.GPUDESK_SIM_SEED, env.GPUDESK_SIM_TIME);
   }
+  // Stopped once: by choosing the lab, or at shutdown.
+  let agentsStopped: Promise<void> | null = null;
+  const stopLocalAgents = () => (agentsStopped ??= localAgents.stop());
+  // Choosing the lab (the page, or `gpudesk demo off` from a shell) stops the simulated fleet while the server runs.
+  const stopWatchingDemo =
+    localMode === "simulated"
+      ? watchDemoChoice(async () => {
+          await stopLocalAgents();
+          for (const host of fleet.current().hosts) if (host.simulated) fleet.removeHost(host.id);
+        })
+      : async () => {};
   // "Ready" once a request gets its answer, not when the port is open (the demo history below starts after it).
   if (await untilAnswering(env.PORT, env.HOST)) {
     log.info(`gpudesk ready on ${url} (${dev ? "development" : "production"}, database ${describeDatabase(env.DATABASE_URL)})`);
@@ -209,6 +226,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
     async close() {
       // No tick after this: its consumers stop below, the leader's with the cluster's jobs.
       await tick.tick.stop();
+      await stopWatchingDemo();
       live.stop();
       setLiveNamespace(undefined);
       openAlerts.stop();
@@ -219,7 +237,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       slurm?.stop();
       await tick.stop();
       bookingFeed.stop();
-      await localAgents.stop();
+      await stopLocalAgents();
       await ingest.flush();
       stopDemoHistory.abort();
       await demoHistory;

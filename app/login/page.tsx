@@ -31,7 +31,8 @@ export default async function LoginPage({ searchParams }: LoginPageProps) {
         <section aria-labelledby="first-admin" className="rounded-lg border border-amber-300 bg-amber-50 p-5 text-sm dark:border-amber-700 dark:bg-amber-950">
           <h2 id="first-admin" className="mb-2 text-base font-semibold">No accounts yet</h2>
           <p className="mb-3">Create the first admin on the server, in the gpudesk folder:</p>
-          <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-slate-100">
+          {/* Wrapped, never scrolled: the whole command shows on a phone and in the narrow card. */}
+          <pre className="rounded bg-slate-900 p-3 break-words whitespace-pre-wrap text-slate-100">
             <code>npx gpudesk user add YOUR-NAME --admin</code>
           </pre>
           <p className="mt-3">It asks for a password. Then reload this page and sign in.</p>

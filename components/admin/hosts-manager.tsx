@@ -1,5 +1,6 @@
 "use client";
 
+import { gpusPhrase } from "@/lib/domain/unit-count";
 import { useState } from "react";
 import { apiRequest, type Serialized } from "@/lib/api-client";
 import { installLine, installLineWithTokenFile, isLoopbackUrl } from "@/lib/install-line";
@@ -30,7 +31,7 @@ const COLUMNS: TokenColumn<HostRow>[] = [
       </>
     ),
   },
-  { header: "GPUs", headerClassName: "text-right", cellClassName: "text-right tabular-nums", cell: (host) => host.gpuCount },
+  { header: "GPUs", headerClassName: "text-right", cellClassName: "text-right tabular-nums", cell: (host) => gpusPhrase(host.units) },
   { header: "Last seen", cellClassName: "whitespace-nowrap", cell: (host) => <LastSeen hostId={host.id} stored={host.lastSeenAt} /> },
   {
     header: "Driver / CUDA",

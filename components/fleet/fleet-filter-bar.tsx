@@ -3,6 +3,7 @@
 import { useId } from "react";
 import { GPU_STATE_LABELS, GPU_STATES } from "@/lib/domain/attribution";
 import type { AvailabilityCounts } from "@/lib/domain/gpu-availability";
+import { unitNoun, type UnitCount } from "@/lib/domain/unit-count";
 import { EMPTY_FLEET_FILTER, isFilterActive, type FleetFilter } from "@/lib/live/fleet-filter";
 import type { NamedPerson } from "@/lib/format/person-name";
 import { personNames } from "@/lib/format/person-name";
@@ -18,7 +19,8 @@ interface FleetFilterBarProps {
   /** GPUs by state among those the other criteria keep: each state's button says what it would show. */
   counts: AvailabilityCounts;
   shown: number;
-  total: number;
+  /** The fleet's one count (lib/domain/unit-count.ts): the total is its units. */
+  units: UnitCount;
   layout: FleetLayout;
   onLayout: (layout: FleetLayout) => void;
 }
@@ -26,7 +28,8 @@ interface FleetFilterBarProps {
 const selectClass = `${controlClass} h-9 max-w-full min-w-0 py-1`;
 
 /** Find and narrow the fleet: every criterion lives in the URL (the page writes it), so a link shows the same view. */
-export function FleetFilterBar({ filter, onChange, choices, counts, shown, total, layout, onLayout }: FleetFilterBarProps) {
+export function FleetFilterBar({ filter, onChange, choices, counts, shown, units, layout, onLayout }: FleetFilterBarProps) {
+  const total = units.units;
   const set = (part: Partial<FleetFilter>) => onChange({ ...filter, ...part });
   const names = personNames(choices.people);
   const active = isFilterActive(filter);
@@ -114,7 +117,7 @@ export function FleetFilterBar({ filter, onChange, choices, counts, shown, total
           })}
         </ul>
         <p data-testid="filter-shown" data-shown={shown} className="ml-auto text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
-          {active ? `${shown} of ${total} GPUs shown` : `${total} GPUs`}
+          {active ? `${shown} of ${total} ${unitNoun(units, total)} shown` : `${total} ${unitNoun(units, total)}`}
         </p>
         {active && (
           <button type="button" onClick={() => onChange(EMPTY_FLEET_FILTER)} className={buttonClass("ghost", "sm")}>

@@ -21,6 +21,8 @@ import { useFleetLayout, useFoldedHosts } from "@/components/fleet/fleet-layout-
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
 import { HostSection } from "@/components/fleet/host-section";
 import { FleetOverview } from "@/components/fleet/fleet-overview";
+import { countUnits } from "@/lib/domain/unit-count";
+import { DemoChoiceCard } from "@/components/fleet/demo-choice-card";
 
 const noSubscription = () => () => {};
 
@@ -49,8 +51,9 @@ export function FleetView() {
     const current = bookingsOfGpu(fleet.bookings, silicon[gpu.uuid]!, serverNow).current;
     return gpuFacts(gpu, gpuStateOnPage(gpu, online.has(gpu.hostId), fleet.bookings, states[gpu.uuid], serverNow), current, states[gpu.uuid]);
   });
-  // Units are counted: a GPU split into MIG slices counts as its slices.
+  // Units are counted: a GPU split into MIG slices counts as its slices (lib/domain/unit-count.ts, as every surface).
   const units = facts.filter((_, i) => !isPartitioned(gpus[i]));
+  const unitCount = countUnits(gpus);
   const availability = summarizeAvailability(facts.flatMap((gpu, i) => (isPartitioned(gpus[i]) ? [] : [{ host: gpus[i].hostId, state: gpu.state }])));
 
   // The filter lives in the URL: a link or a reload shows the same GPUs.
@@ -62,6 +65,8 @@ export function FleetView() {
   }, []);
   const filtering = isFilterActive(filter);
   const shownUuids = new Set(facts.filter((gpu) => matchesFleetFilter(gpu, filter)).map((gpu) => gpu.uuid));
+  // The filter bar counts units too: a split GPU shown for its slices is not one more.
+  const shownUnits = units.filter((gpu) => shownUuids.has(gpu.uuid)).length;
   // Each state's button counts what it would show with the other criteria kept.
   const stateCounts = countAvailability(units.filter((gpu) => matchesFleetFilter(gpu, filter, true)).map((gpu) => gpu.state));
   const choices = filterChoices(facts);
@@ -83,8 +88,10 @@ export function FleetView() {
       <main className="mx-auto max-w-screen-2xl space-y-6 px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
           <h1 className="text-2xl font-semibold tracking-tight">Fleet</h1>
-          {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetSummary hosts={fleet.hosts} counts={availability.fleet} />}
+          {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetSummary hosts={fleet.hosts} counts={availability.fleet} units={unitCount} />}
         </div>
+
+        <DemoChoiceCard />
 
         {fleet.hasSnapshot && fleet.hosts.length > 0 && layout && (
           <FleetFilterBar
@@ -92,8 +99,8 @@ export function FleetView() {
             onChange={setFilter}
             choices={choices}
             counts={stateCounts}
-            shown={shownUuids.size}
-            total={gpus.length}
+            shown={shownUnits}
+            units={unitCount}
             layout={layout}
             onLayout={setLayout}
           />

@@ -50,6 +50,7 @@ export type KnownAuditAction =
   | "display.create"
   | "display.revoke"
   | "display.update"
+  | "policy.demo_choice"
   | "webhook.create"
   | "webhook.update"
   | "webhook.delete"
@@ -85,6 +86,7 @@ export const AUDIT_ACTION_LABELS: Record<KnownAuditAction, string> = {
   "reservation.replace_part": "Moved a node to a spare host",
   "reservation.idle_release": "Released for idleness",
   "policy.update": "Changed the rules",
+  "policy.demo_choice": "Chose between the demo and the lab",
   "policy.idle_exemption_add": "Exempted from idle release",
   "policy.idle_exemption_remove": "Removed an idle exemption",
   "user.create": "Added a person",

@@ -28,8 +28,10 @@ export class ExpectedInventory {
   /** Reads the hosts and their recent GPUs from the database; hosts removed there are forgotten. */
   async load(nowMs: number): Promise<void> {
     try {
+      // Once the lab was chosen the simulated hosts are gone for good (server/demo/demo-choice.ts): never offline, never expected.
+      const demoOver = (await db().policy.findUnique({ where: { id: "default" }, select: { demoChoice: true } }))?.demoChoice === "lab";
       const hosts = await db().host.findMany({
-        where: { lastSeenAt: { not: null } },
+        where: { lastSeenAt: { not: null }, ...(demoOver ? { simulated: false } : {}) },
         select: {
           id: true,
           name: true,

@@ -70,7 +70,7 @@ export async function ensureProductionBuild(root: string): Promise<void> {
   if (productionBuildProblem(root) === null) return;
   // The sources as they are when the build starts: an edit during the build makes the next start build again.
   const wanted = hashInputs(root);
-  log.info("building the web app (first start or changed sources; about a minute)…");
+  log.info("building the web app (first start or changed sources; about two minutes on two cores)…");
   const started = Date.now();
   const nextCli = require.resolve("next/dist/bin/next");
   const code = await new Promise<number | null>((resolve, reject) => {

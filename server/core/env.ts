@@ -93,6 +93,8 @@ const envSchema = z.object({
   GPUDESK_LEADER_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** The agent inside the server: auto (nvidia-smi if found, else simulated), nvidia-smi, simulated or off. */
   GPUDESK_LOCAL_AGENT: z.enum(["auto", "nvidia-smi", "simulated", "off"]).default("auto"),
+  /** ask: the first admin is asked whether this server is a demo or the lab; keep: a demo server, never asked (server/demo/demo-choice.ts). */
+  GPUDESK_DEMO: z.enum(["ask", "keep"]).default("ask"),
   GPUDESK_NVIDIA_SMI: z.string().min(1).optional(),
   GPUDESK_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   /** Seed of the simulated fleet: the same seed gives the same fleet. */

@@ -1,3 +1,4 @@
+import { countUnits, type UnitCount } from "@/lib/domain/unit-count";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { chunks } from "@/lib/chunks";
@@ -255,7 +256,10 @@ export interface HostSummary extends RegisteredHost {
   lastSeenAt: Date | null;
   driverVersion: string | null;
   cudaVersion: string | null;
+  /** Physical GPUs: a GPU split into MIG slices counts once (lib/domain/unit-count.ts). */
   gpuCount: number;
+  /** The one count: GPUs, bookable units (whole GPUs and slices), split GPUs and their slices. */
+  units: UnitCount;
   createdAt: Date;
   /** The RDMA devices its agent last reported; null: none, or not reported. */
   fabric: HostFabric | null;
@@ -274,9 +278,12 @@ export async function listHostSummaries(): Promise<HostSummary[]> {
       createdAt: true,
       fabric: true,
       fabricLabel: true,
-      _count: { select: { gpus: true } },
+      gpus: { select: { index: true, migMode: true, migDeviceIndex: true, migProfile: true } },
     },
     orderBy: { name: "asc" },
   });
-  return rows.map(({ _count, fabric, ...row }) => ({ ...row, fabric: parseStoredFabric(fabric), gpuCount: _count.gpus }));
+  return rows.map(({ gpus, fabric, ...row }) => {
+    const units = countUnits(gpus.map((gpu) => ({ index: gpu.index, migMode: gpu.migMode, mig: gpu.migDeviceIndex === null ? null : { deviceIndex: gpu.migDeviceIndex, profile: gpu.migProfile ?? "" } })));
+    return { ...row, fabric: parseStoredFabric(fabric), gpuCount: units.gpus, units };
+  });
 }

@@ -1,5 +1,6 @@
 import { recurringMultiNodeRequestSchema, recurringRequestSchema } from "@/lib/domain/recurrence";
 import { z } from "zod";
+import { demoChoiceSchema } from "@/lib/domain/demo-choice";
 import { alertQuerySchema, deliveryQuerySchema, hostSettingInputSchema, webhookInputSchema, webhookPatchSchema, webhookScopeSchema } from "@/lib/domain/alerts";
 import {
   auditQuerySchema,
@@ -126,6 +127,8 @@ const OPERATIONS: Operation[] = [
   { method: "put", path: "/api/v1/users/{id}/limits", summary: "A person's own limits, which override their team's for them", access: "admin", body: personLimitsSchema },
   { method: "get", path: "/api/v1/me/limits", summary: "The limits that apply to me (?team=) and the room left now", access: "user", query: z.object({ team: z.string().max(64).optional() }) },
   { method: "put", path: "/api/v1/policies", summary: "Change the booking rules", access: "admin", body: policySchema },
+  { method: "get", path: "/api/v1/demo", summary: "Demo or lab: the stored choice, and whether the page asks this viewer", access: "user" },
+  { method: "post", path: "/api/v1/demo", summary: "Choose: \"lab\" ends the demo for good (gpudesk demo off)", access: "admin", body: demoChoiceSchema },
   { method: "get", path: "/api/v1/alerts", summary: "Alerts (conflicts, idle bookings, OOM risk, lost GPUs, silent hosts)", access: "user", query: alertQuerySchema },
   { method: "get", path: "/api/v1/alerts/summary", summary: "Open alerts that concern me, and how many nobody acknowledged", access: "user" },
   { method: "post", path: "/api/v1/alerts/{id}/acknowledge", summary: "Acknowledge an alert: it stays open but leaves the badge", access: "user" },

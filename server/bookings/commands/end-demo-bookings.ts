@@ -1,0 +1,48 @@
+import type { Prisma } from "@prisma/client";
+import { reservationState } from "@/lib/domain/reservation-state";
+import { writeAudit } from "@/server/access/audit-log";
+import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
+
+/**
+ * Ends, inside the caller's transaction, every booking that is the demo's:
+ * booked for a demo person or on a simulated host, and not over yet. A
+ * running one ends now, a scheduled one where it starts (as an admin's
+ * cancel does, server/bookings/commands/end-booking.ts), each audited with
+ * the reason; a booking of a real person on a real host is never among
+ * them. Returns how many ended and how many were cancelled before they began.
+ */
+export async function endDemoBookings(
+  tx: Prisma.TransactionClient,
+  demo: { peopleIds: readonly string[]; hostIds: readonly string[] },
+  options: { actorId: string | null; reason: string; now: Date },
+): Promise<{ ended: number; cancelled: number }> {
+  const nowMs = options.now.getTime();
+  const rows = await tx.reservation.findMany({
+    where: { status: "booked", endsAt: { gt: options.now }, OR: [{ userId: { in: [...demo.peopleIds] } }, { hostId: { in: [...demo.hostIds] } }] },
+    select: { id: true, startsAt: true, endsAt: true, status: true, purpose: true },
+  });
+  let ended = 0;
+  let cancelled = 0;
+  for (const row of rows) {
+    const scheduled = reservationState(row, nowMs) === "scheduled";
+    const endsAt = scheduled ? row.startsAt : options.now;
+    await tx.reservation.update({
+      where: { id: row.id },
+      data: { status: "cancelled", endsAt, cancelReason: options.reason, cancelledById: options.actorId },
+    });
+    await tx.reservationGpu.updateMany({ where: { reservationId: row.id }, data: { endsAt } });
+    const booking = await auditBookingName(tx, row.id);
+    await writeAudit(tx, {
+      actorId: options.actorId,
+      action: "reservation.cancel",
+      entityType: "reservation",
+      entityId: row.id,
+      before: auditSnapshot(row, { booking }),
+      after: auditSnapshot({ ...row, endsAt, status: "cancelled" }, { booking, reason: options.reason }),
+      at: options.now,
+    });
+    if (scheduled) cancelled += 1;
+    else ended += 1;
+  }
+  return { ended, cancelled };
+}
