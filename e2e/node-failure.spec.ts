@@ -57,6 +57,28 @@ test("the form offers across nodes only what the policy lets a member hold, and 
   }
 });
 
+test("a booking across nodes repeats weekly from the form", async ({ browser }) => {
+  const page = await signedIn(browser, { width: 1280, height: 800 });
+  // Ten days ahead at a whole hour, for an hour: no other test of this spec books then.
+  const first = Math.floor((Date.now() + 10 * 86_400_000) / 3600_000) * 3600_000;
+  const params = new URLSearchParams({ start: new Date(first).toISOString(), end: new Date(first + 3600_000).toISOString(), purpose: "weekly sync across nodes" });
+  await page.goto(`/reserve?${params}`);
+  await page.getByRole("radio", { name: "Across nodes" }).click();
+  await page.getByLabel("GPUs per node").fill("1");
+  await page.getByLabel("Model").selectOption("H200");
+  await page.getByLabel("Repeat weekly").check();
+  await page.getByLabel("For", { exact: true }).fill("2");
+  await page.getByRole("button", { name: "Book", exact: true }).click();
+  // The weekdays offered first (Mon–Fri) for two weeks: every day booked, each a booking across nodes.
+  await expect(page.getByRole("heading", { name: /^Booked (\d+) of \1$/ })).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("series-refused")).toHaveCount(0);
+  const booked = page.getByTestId("series-booked");
+  expect(await booked.count()).toBeGreaterThanOrEqual(2);
+  for (const row of await booked.all()) await expect(row).toContainText("2 × 1 H200 on");
+  await page.screenshot({ path: `${SHOTS}/node-failure-weekly-series-1280x800.png`, fullPage: true });
+  await page.context().close();
+});
+
 test("a node's agent stops: the card shows the failed node and the spare within 15 s, Move works; the queue names the offline host", async ({ browser, request }) => {
   test.setTimeout(180_000);
   mkdirSync(SHOTS, { recursive: true });

@@ -51,6 +51,11 @@ export interface DisplayPageLayout {
 
 export interface DisplayMetrics {
   scale: number;
+  /**
+   * The FREE NOW strip's scale: always the screen's own (a 4K wall reads it from the door), even where
+   * the tiles step down to fit more GPUs on a page; the tiles get what is left below it.
+   */
+  stripScale: number;
   /** Space kept free around everything; larger than the burn-in shift, so a shifted page still fits. */
   margin: number;
   stripHeight: number;
@@ -136,10 +141,12 @@ export function labelWidthFor(chars: number, scale: number): number {
 
 export function displayMetrics(viewport: Viewport, labelChars = 0, scale = displayScale(viewport)): DisplayMetrics {
   const margin = (BASE.margin + BURN_IN_MAX_SHIFT) * scale;
-  const stripHeight = BASE.stripHeight * scale;
-  const stripGap = BASE.stripGap * scale;
+  const stripScale = Math.max(scale, displayScale(viewport));
+  const stripHeight = BASE.stripHeight * stripScale;
+  const stripGap = BASE.stripGap * stripScale;
   return {
     scale,
+    stripScale,
     margin,
     stripHeight,
     stripGap,

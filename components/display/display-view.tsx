@@ -148,7 +148,7 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
             unknownHosts={unknown}
             openAlerts={openAlerts}
             height={metrics.stripHeight}
-            scale={metrics.scale}
+            scale={metrics.stripScale}
             simulated={fleet.simulated}
             stateCounts={!overview}
           />
@@ -158,7 +158,7 @@ const DisplayScreen = memo(function DisplayScreen({ fleet, hostNames, rotateSeco
               age={ageMs === null ? null : formatAge(ageMs)}
               refused={refused}
               height={metrics.stripHeight}
-              scale={metrics.scale}
+              scale={metrics.stripScale}
             />
           )}
         </div>

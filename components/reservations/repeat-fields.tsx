@@ -107,7 +107,9 @@ export function SeriesResult({ created, refused, nowMs, onAgain }: SeriesResultP
       <ul aria-label="Booked" className="space-y-0.5 text-sm">
         {created.map((booking) => (
           <li key={booking.id} data-testid="series-booked">
-            <When iso={booking.startsAt} nowMs={nowMs} /> – <When iso={booking.endsAt} nowMs={nowMs} /> · {booking.host.name} GPU {booking.gpus.map((gpu) => gpu.index).join(", ")}
+            <When iso={booking.startsAt} nowMs={nowMs} /> – <When iso={booking.endsAt} nowMs={nowMs} /> · {booking.multiNode
+              ? `${booking.multiNode.label} on ${booking.multiNode.parts.map((part) => part.host.name).join(" and ")}`
+              : `${booking.host.name} GPU ${booking.gpus.map((gpu) => gpu.index).join(", ")}`}
           </li>
         ))}
       </ul>

@@ -152,17 +152,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     const withTeam = team ? { ...built.request, team } : built.request;
     const request = anyway && values.mode === "gpus" ? { ...withTeam, allowBusy: true } : withTeam;
     if (repeat.on) {
-      // The series keeps the first day's wall-clock time in the viewer's zone.
-      const first = { ...request, startsAt: request.startsAt ?? new Date(serverNow).toISOString() };
-      const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-      const made = await apiRequest<NonNullable<typeof series>>("POST", "/api/v1/reservations/recurring", { booking: first, weekdays: repeat.weekdays, weeks: repeat.weeks, timeZone });
-      setPending(false);
-      if (made.ok) {
-        setSeries(made.data);
-        return;
-      }
-      const fields = serverFields(made.error.fields);
-      setErrors(Object.keys(fields).length > 0 ? fields : { _: made.error.message });
+      await bookSeries({ ...request, startsAt: request.startsAt ?? new Date(serverNow).toISOString() });
       return;
     }
     const result = await apiRequest<ReservationView>("POST", "/api/v1/reservations", request);
@@ -196,6 +186,19 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     setErrors(Object.keys(fields).length > 0 ? fields : { _: result.error.message });
   }
 
+  /** A weekly series whose first booking is `first` (one host or across nodes); it keeps the first day's wall-clock time in the viewer's zone. */
+  async function bookSeries(first: Record<string, unknown>) {
+    const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const made = await apiRequest<NonNullable<typeof series>>("POST", "/api/v1/reservations/recurring", { booking: first, weekdays: repeat.weekdays, weeks: repeat.weeks, timeZone });
+    setPending(false);
+    if (made.ok) {
+      setSeries(made.data);
+      return;
+    }
+    const fields = serverFields(made.error.fields);
+    setErrors(Object.keys(fields).length > 0 ? fields : { _: made.error.message });
+  }
+
   /** "Across nodes": one booking of every node or none; a 409 says why not enough hosts fit. */
   async function submitAcross() {
     const built = toMultiNodeRequest(values, policy.maxGpusPerUser);
@@ -204,7 +207,13 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       return;
     }
     setPending(true);
-    const result = await apiRequest<MultiNodeBookingView>("POST", "/api/v1/reservations", team ? { ...built.request, team } : built.request);
+    const request = team ? { ...built.request, team } : built.request;
+    if (repeat.on) {
+      // The same series as one host's: each week's occurrence is one booking across nodes, every node or none.
+      await bookSeries({ ...request, startsAt: request.startsAt ?? new Date(serverNow).toISOString() });
+      return;
+    }
+    const result = await apiRequest<MultiNodeBookingView>("POST", "/api/v1/reservations", request);
     setPending(false);
     if (result.ok) {
       setBookedAcross(result.data);
@@ -345,11 +354,9 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
 
       <section className={card} aria-label="When">
         <TimeFields values={values} errors={errors} onChange={change} window={window} nowMs={serverNow} maxDurationMinutes={policy.maxDurationMinutes} />
-        {values.mode !== "nodes" && (
-          <div className="mt-4 border-t border-slate-100 pt-4 dark:border-slate-800">
-            <RepeatFields repeat={repeat} onChange={setRepeat} preview={seriesPreview} nowMs={serverNow} maxAdvanceDays={policy.maxAdvanceDays} />
-          </div>
-        )}
+        <div className="mt-4 border-t border-slate-100 pt-4 dark:border-slate-800">
+          <RepeatFields repeat={repeat} onChange={setRepeat} preview={seriesPreview} nowMs={serverNow} maxAdvanceDays={policy.maxAdvanceDays} />
+        </div>
       </section>
 
       <section className={card}>

@@ -246,6 +246,7 @@ export function registerClientCommands(program: Command): void {
     .option("--nodes <n>", "book across this many nodes, as one booking (with --gpus-per-node)")
     .option("--gpus-per-node <n>", "with --nodes: GPUs on each node")
     .option("--model <model>", "with --nodes: GPUs of this model, e.g. H100")
+    .option("--part <host:gpus>", "across nodes on hosts you name, once per node (node 0 first): HOST:N for N GPUs there, HOST:0,1 for those GPUs", (value: string, previous: string[] = []) => [...previous, value])
     .option("--replace-part <id>", "move this node of a booking across nodes to --host, or to the spare gpudesk offers")
     .option("--json", "print the reservation as JSON")
     .action(async (given: BookingOptions & MultiNodeOptions & { json?: boolean; replacePart?: string }) => {

@@ -4,7 +4,7 @@ import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reserva
 import { waitRequestAcrossNodes } from "@/host/cli-client/wait-for-grant";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatReservationList } from "@/host/cli-client/format-output";
-import { formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost, rankEnvironments } from "@/host/cli-client/multi-node-commands";
+import { asksForNodes, formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost, rankEnvironments } from "@/host/cli-client/multi-node-commands";
 
 const nodes = [
   { host: "dgx-a", gpus: 2 },
@@ -55,6 +55,22 @@ describe("gpudesk across nodes", () => {
     // --wait across nodes waits for the whole booking: the waitlist body keeps nodes, GPUs per node and model, and turns an end into a duration.
     const body = multiNodeRequest({ nodes: "2", gpusPerNode: "8", model: "H100" }, { endsAt: "2026-12-01T13:00:00.000Z", purpose: "p" });
     expect(waitRequestAcrossNodes(body, Date.parse("2026-12-01T10:00:00Z"))).toEqual({ nodes: 2, gpusPerNode: 8, model: "H100", durationMinutes: 180, purpose: "p" });
+  });
+
+  it("reserve --part HOST:N --part HOST:0,1 names each node's host (node 0 first), and refuses what does not fit the shape", () => {
+    expect(asksForNodes({ part: ["dgx-a:8", "dgx-b:0,1"] })).toBe(true);
+    expect(multiNodeRequest({ part: ["dgx-a:8", "dgx-b:0,1"] }, { durationMinutes: 60, purpose: "p" })).toEqual({
+      parts: [
+        { host: "dgx-a", gpus: 8 },
+        { host: "dgx-b", gpus: [0, 1] },
+      ],
+      durationMinutes: 60,
+      purpose: "p",
+    });
+    expect(() => multiNodeRequest({ part: ["dgx-a:8"] }, {})).toThrow("Across nodes needs two --part or more");
+    expect(() => multiNodeRequest({ part: ["dgx-a:8", "dgx-b:8"], nodes: "2" }, {})).toThrow("--part names each node itself");
+    expect(() => multiNodeRequest({ part: ["dgx-a", "dgx-b:8"] }, {})).toThrow('--part "dgx-a" is not HOST:N');
+    expect(() => multiNodeRequest({ part: ["dgx-a:0", "dgx-b:8"] }, {})).toThrow('"0" is not a number of GPUs');
   });
 
   it("run --booking on a node finds its own part by the host name and gives it that node's rank and GPUs", () => {

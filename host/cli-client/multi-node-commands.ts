@@ -15,11 +15,22 @@ export interface MultiNodeOptions {
   nodes?: string;
   gpusPerNode?: string;
   model?: string;
+  /** `--part HOST:N` (N GPUs there) or `--part HOST:0,1,2` (those GPUs), once per node, node 0 first. */
+  part?: string[];
 }
 
 /** Whether the flags ask for a booking across nodes. */
 export function asksForNodes(options: MultiNodeOptions): boolean {
-  return options.nodes !== undefined || options.gpusPerNode !== undefined;
+  return options.nodes !== undefined || options.gpusPerNode !== undefined || (options.part?.length ?? 0) > 0;
+}
+
+/** One `--part`: "dgx-a:8" (8 GPUs of dgx-a) or "dgx-a:0,1,4" (those GPUs). */
+export function parsePart(text: string): { host: string; gpus: number | number[] } {
+  const match = /^([^:\s]{1,253}):(\d{1,4}(?:,\d{1,4})*)$/.exec(text.trim());
+  if (!match) throw new UsageError(`--part "${text}" is not HOST:N (N GPUs of HOST) or HOST:0,1,… (those GPUs)`);
+  const numbers = match[2].split(",").map(Number);
+  if (numbers.length === 1) return { host: match[1], gpus: parseCount(match[2]) };
+  return { host: match[1], gpus: numbers };
 }
 
 /**
@@ -30,6 +41,15 @@ export function multiNodeRequest(
   options: MultiNodeOptions & { host?: string; gpus?: string; count?: string; slices?: string; slice?: string },
   common: Record<string, unknown>,
 ): Record<string, unknown> {
+  const parts = options.part ?? [];
+  if (parts.length > 0) {
+    if (options.nodes !== undefined || options.gpusPerNode !== undefined || options.model !== undefined) throw new UsageError("--part names each node itself: give it without --nodes, --gpus-per-node and --model");
+    if (parts.length < 2) throw new UsageError("Across nodes needs two --part or more (one per node, node 0 first); one host is gpudesk reserve --host");
+    for (const [flag, given] of [["--host", options.host], ["--gpus", options.gpus], ["-n", options.count], ["--slices", options.slices], ["--slice", options.slice]] as const) {
+      if (given !== undefined) throw new UsageError(`${flag} books one host; across nodes give each node as --part HOST:N`);
+    }
+    return { parts: parts.map(parsePart), ...common };
+  }
   if (options.nodes === undefined || options.gpusPerNode === undefined) throw new UsageError("Across nodes needs both --nodes and --gpus-per-node");
   for (const [flag, given] of [["--host", options.host], ["--gpus", options.gpus], ["-n", options.count], ["--slices", options.slices], ["--slice", options.slice]] as const) {
     if (given !== undefined) throw new UsageError(`${flag} books one host; across nodes give --nodes, --gpus-per-node and --model`);

@@ -25,6 +25,13 @@ describe("fitTileText", () => {
     expect(fitTileText({ ...base, innerWidth: 150 }, widths).unit).toBe("0:1");
   });
 
+  it("names a free slice's profile on its empty second line when the first has no room for it ('0:2' alone said nothing)", () => {
+    const free = { ...base, unit: "0:2 1g.10gb", unitShort: "0:2", state: "FREE", who: "\u00a0", when: null, innerWidth: 130 };
+    expect(fitTileText(free, widths)).toEqual({ unit: "0:2", who: "1g.10gb" });
+    // Where the first line holds it, it stays there and the second line stays empty.
+    expect(fitTileText({ ...free, innerWidth: 400 }, widths).unit).toBe("0:2 1g.10gb");
+  });
+
   it("drops a booker's later names before cutting one ('Lin …'), then falls back to initials", () => {
     // "until 14:00" with its separator is 140 px.
     expect(fitTileText({ ...base, innerWidth: 140 + 60 }, widths).who).toBe("Lin");

@@ -28,13 +28,17 @@ export interface TileTextWidths {
  * The words a tile has room for, never cut inside a word: the slice's profile
  * gives way before its state, a booker's later names before the first
  * ("Lin Wei" → "Lin"), and initials before a cut name. The state and the
- * time ("until 14:00") are always whole.
+ * time ("until 14:00") are always whole. A slice with nobody on it (a free
+ * one, the tile read for "which size is free") writes its profile on the
+ * empty second line rather than drop it.
  */
 export function fitTileText(input: TileTextInput, width: TileTextWidths): { unit: string; who: string } {
   const stateWidth = width.state(input.state) + input.gapPx;
   const unit = width.bold(input.unit) + stateWidth <= input.innerWidth ? input.unit : input.unitShort;
   const room = input.innerWidth - (input.when ? width.semibold(`\u00a0· ${input.when}`) : 0);
   const fits = (candidate: string) => width.semibold(candidate) <= room;
+  const profile = input.unit.slice(input.unitShort.length).trim();
+  if (unit === input.unitShort && profile && !input.who.trim() && fits(profile)) return { unit, who: profile };
   const who = keepWholeWords(input.who, fits) ?? nameInitials(input.who);
   return { unit, who };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { LiveGpu, LiveHost } from "@/lib/live/live";
 import { DEFAULT_ALERT_CONFIG } from "@/server/alerts/alert-config";
-import { evaluateRules } from "@/server/alerts/alert-rules";
+import { evaluateRules, silentFor } from "@/server/alerts/alert-rules";
 import { deriveGpuState } from "@/lib/domain/gpu-availability";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 
@@ -201,3 +201,13 @@ describe("an idle booking of a MIG slice", () => {
 function deviceState(gpu: LiveGpu) {
   return deriveGpuState({ gpu, online: true, booking: null, attributions: new Map() });
 }
+
+describe("the host-offline sentence matches its setting", () => {
+  it("says 'more than 1 min' for a 60 s setting only once a minute of silence was seen", () => {
+    const seen = "2026-12-07T15:00:00.000Z";
+    const at = (seconds: number) => Date.parse(seen) + seconds * 1000;
+    expect(silentFor("node-a", seen, at(41), 60_000)).toBe("The agent of node-a has been silent for 41 s");
+    expect(silentFor("node-a", seen, at(60), 60_000)).toBe("The agent of node-a has been silent for more than 1 min");
+    expect(silentFor("node-a", null, at(5), 60_000)).toBe("The agent of node-a has not reported since this server started");
+  });
+});

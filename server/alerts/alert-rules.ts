@@ -65,6 +65,14 @@ function processEvidence(gpu: LiveGpu, attribution: ProcessAttribution) {
   };
 }
 
+/** "The agent of node-a has been silent for more than 1 min" only once it has been; else the minutes seen. */
+export function silentFor(hostName: string, lastSeenAt: string | null, nowMs: number, holdMs: number): string {
+  if (lastSeenAt === null) return `The agent of ${hostName} has not reported since this server started`;
+  const silentMs = Math.max(0, nowMs - Date.parse(lastSeenAt));
+  if (silentMs >= holdMs) return `The agent of ${hostName} has been silent for more than ${formatDuration(holdMs)}`;
+  return `The agent of ${hostName} has been silent for ${formatDuration(silentMs)}`;
+}
+
 function unique(ids: (string | null | undefined)[]): string[] {
   return [...new Set(ids.filter((id): id is string => typeof id === "string"))];
 }
@@ -253,7 +261,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         gpuIndex: null,
         reservationId: null,
         userIds: bookers(uuids),
-        message: `The agent of ${hostName} has been silent for more than ${formatDuration(config.holdMs.host_offline)}`,
+        // The silence measured, never the setting: an alert restored or opened early must not claim more than was seen.
+        message: silentFor(hostName, host?.lastSeenAt ?? null, input.nowMs, config.holdMs.host_offline),
         evidence: { lastSeenAt: host?.lastSeenAt ?? null },
       });
       continue;

@@ -5,6 +5,7 @@ import type { DisplayPrincipal, Role, UserPrincipal } from "@/server/access/prin
 import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
+import { createUnlessTaken } from "@/server/core/unique-violation";
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { hashToken } from "@/server/hosts/host-registry";
 import { can } from "@/server/access/permissions";
@@ -105,18 +106,21 @@ const displaySelect = { id: true, name: true, tokenPrefix: true, createdAt: true
 
 export async function createDisplay(rawName: string): Promise<{ token: string; display: DisplaySummary }> {
   const name = displayNameSchema.parse(rawName);
-  if (await db().display.findUnique({ where: { name }, select: { id: true } })) {
-    throw new AppError("conflict", `A display named ${name} already exists`, { name: "is taken" });
-  }
+  const taken = () => new AppError("conflict", `A display named ${name} already exists`, { name: "is taken" });
+  if (await db().display.findUnique({ where: { name }, select: { id: true } })) throw taken();
   const token = newToken(DISPLAY_TOKEN_PREFIX);
-  const display = await db().$transaction(async (tx) => {
-    const created = await tx.display.create({
-      data: { name, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, DISPLAY_TOKEN_PREFIX) },
-      select: displaySelect,
-    });
-    await writeAudit(tx, { action: "display.create", entityType: "display", entityId: created.id, after: { name, prefix: created.tokenPrefix } });
-    return created;
-  });
+  const display = await createUnlessTaken(
+    () =>
+      db().$transaction(async (tx) => {
+        const created = await tx.display.create({
+          data: { name, tokenHash: hashToken(token), tokenPrefix: shownPrefix(token, DISPLAY_TOKEN_PREFIX) },
+          select: displaySelect,
+        });
+        await writeAudit(tx, { action: "display.create", entityType: "display", entityId: created.id, after: { name, prefix: created.tokenPrefix } });
+        return created;
+      }),
+    taken,
+  );
   return { token, display };
 }
 

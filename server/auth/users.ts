@@ -1,3 +1,4 @@
+import { APIError } from "better-auth/api";
 import { z } from "zod";
 import { text } from "@/lib/domain/plain-text";
 import { passwordSchema } from "@/lib/domain/password";
@@ -11,6 +12,7 @@ import { lockAdminChanges, otherActiveAdmins } from "@/server/auth/last-admin";
 import { freeSyntheticEmail } from "@/server/auth/synthetic-email";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
+import { isUniqueViolation } from "@/server/core/unique-violation";
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { isAdminRole } from "@/lib/domain/roles";
 
@@ -101,22 +103,25 @@ export async function createUser(input: unknown): Promise<UserSummary> {
   const unixLogin = data.unixLogin ?? data.username;
   await confirmDemoTakeOver({ username: data.username, unixLogin }, data.takeOverDemo);
   await releaseFromDemoAccounts({ username: data.username, unixLogin });
-  const [nameTaken, loginTaken] = await Promise.all([
-    db().user.findUnique({ where: { username: data.username }, select: { id: true } }),
-    db().user.findUnique({ where: { unixLogin }, select: { id: true } }),
-  ]);
-  if (nameTaken) throw new AppError("conflict", `The username ${data.username} is taken`, { username: "is taken" });
-  if (loginTaken) throw new AppError("conflict", `The Unix login ${unixLogin} belongs to someone else`, { unixLogin: "belongs to someone else" });
-  const created = await auth().api.createUser({
-    body: {
-      // better-auth needs an email; gpudesk accounts are username-only.
-      email: await freeSyntheticEmail(data.username),
-      password: data.password,
-      name: data.name || data.username,
-      role: data.role as "admin",
-      data: { username: data.username, displayUsername: data.username, unixLogin },
-    },
-  });
+  await refuseTakenNames(data.username, unixLogin);
+  const created = await auth()
+    .api.createUser({
+      body: {
+        // better-auth needs an email; gpudesk accounts are username-only.
+        email: await freeSyntheticEmail(data.username),
+        password: data.password,
+        name: data.name || data.username,
+        role: data.role as "admin",
+        data: { username: data.username, displayUsername: data.username, unixLogin },
+      },
+    })
+    .catch(async (error: unknown) => {
+      // A parallel request took the name or the login between the check and this write: answered as the check answers, not 500.
+      if (isUniqueViolation(error) || (error instanceof APIError && (error.body as { code?: string } | undefined)?.code === "USERNAME_IS_ALREADY_TAKEN")) {
+        await refuseTakenNames(data.username, unixLogin);
+      }
+      throw error;
+    });
   const row = data.directoryLink
     ? await db().user.update({ where: { id: created.user.id }, data: { directoryLink: true }, select: userSelect })
     : await db().user.findUniqueOrThrow({ where: { id: created.user.id }, select: userSelect });
@@ -127,6 +132,16 @@ export async function createUser(input: unknown): Promise<UserSummary> {
     after: { username: data.username, role: data.role, unixLogin, ...(data.takeOverDemo ? { tookOverDemo: true } : {}), ...(data.directoryLink ? { directoryLink: true } : {}) },
   });
   return summarize(row);
+}
+
+/** 409 when someone has the username or the Unix login already. */
+async function refuseTakenNames(username: string, unixLogin: string): Promise<void> {
+  const [nameTaken, loginTaken] = await Promise.all([
+    db().user.findUnique({ where: { username }, select: { id: true } }),
+    db().user.findUnique({ where: { unixLogin }, select: { id: true } }),
+  ]);
+  if (nameTaken) throw new AppError("conflict", `The username ${username} is taken`, { username: "is taken" });
+  if (loginTaken) throw new AppError("conflict", `The Unix login ${unixLogin} belongs to someone else`, { unixLogin: "belongs to someone else" });
 }
 
 /**

@@ -88,3 +88,23 @@ describe("a count-limited write under a burst of parallel requests", () => {
     expect(await db().teamMember.count({ where: { userId: person.id, accounting: true } })).toBe(1);
   });
 });
+
+describe("a name that must be unused, asked for by parallel requests", () => {
+  it("6 displays, 6 hosts and 6 accounts of one name at once: one of each is made, the others refused with 409 as the check refuses, never a 500", async () => {
+    const { createDisplay } = await import("@/server/auth/tokens");
+    const { createHost } = await import("@/server/hosts/host-registry");
+    const { createUser } = await import("@/server/auth/users");
+    const wall = uniqueName("wall");
+    const displays = await burst(6, () => createDisplay(wall));
+    const host = uniqueName("host");
+    const hosts = await burst(6, () => createHost(host));
+    const name = uniqueName("same").replaceAll("-", "_").slice(0, 32);
+    const accounts = await burst(6, () => createUser({ username: name, password: "a-long-password" }));
+    expect({ displays, hosts, accounts }).toEqual({
+      displays: { made: 1, refused: Array(5).fill("conflict") },
+      hosts: { made: 1, refused: Array(5).fill("conflict") },
+      accounts: { made: 1, refused: Array(5).fill("conflict") },
+    });
+  });
+});
+

@@ -1,10 +1,9 @@
-import { Prisma } from "@prisma/client";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { db } from "@/server/core/db";
-import { sumMinutes } from "@/server/history/minute-sums";
-import { HOUR_SQL, planResolution } from "@/server/history/resolution";
+import { sumGpuTime } from "@/server/history/gpu-time";
+import { planResolution } from "@/server/history/resolution";
 import { num } from "@/server/history/sql-dialect";
-import { notWhileSlicedWhere, unitWeights } from "@/server/history/unit-weights";
+import { unitWeights } from "@/server/history/unit-weights";
 
 /**
  * GPU-hours of work on GPUs nobody had booked, by the person the tick
@@ -14,20 +13,11 @@ import { notWhileSlicedWhere, unitWeights } from "@/server/history/unit-weights"
  */
 export async function unbookedUseByPerson(query: { fromMs: number; toMs: number; nowMs: number; minuteRetentionMs: number }): Promise<UnbookedPersonUsage[]> {
   const plan = planResolution(query.fromMs, query.toMs, query.nowMs, query.minuteRetentionMs);
-  const t = HOUR_SQL;
-  const time = Prisma.raw(t.time);
-  const perUnit =
-    plan.table === "minute"
-      ? [...(await sumMinutes(query.fromMs, query.toMs, { by: ["runner", "gpu"], unbooked: true, notWhileSliced: true })).values()].map(({ group, busyMinutes }) => ({
-          who: group.runnerUserId,
-          gpu: group.gpuUuid,
-          busy: busyMinutes,
-        }))
-      : await db().$queryRaw<{ who: string | null; gpu: string; busy: unknown }[]>`
-    SELECT r."runnerUserId" AS who, r."gpuUuid" AS gpu, SUM(${t.busyMinutes}) AS busy
-    FROM ${t.from}
-    WHERE ${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)} AND r."bookedByUserId" IS NULL AND ${await notWhileSlicedWhere(t)}
-    GROUP BY 1, 2`;
+  const perUnit = (await sumGpuTime({ table: plan.table, fromMs: query.fromMs, toMs: query.toMs, by: ["runner", "gpu"], unbooked: true, notWhileSliced: true })).map((sum) => ({
+    who: sum.runnerUserId,
+    gpu: sum.gpuUuid,
+    busy: sum.busyMinutes,
+  }));
   // A MIG slice's busy minutes weigh its share of its GPU, as in the usage report.
   const weightOf = await unitWeights([...new Set(perUnit.map((row) => row.gpu))]);
   const byWho = new Map<string | null, number>();

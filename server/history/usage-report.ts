@@ -1,4 +1,3 @@
-import { Prisma } from "@prisma/client";
 import { isPartitioned, storedUnit, unitName } from "@/lib/domain/gpu-availability";
 import type { TimeRange } from "@/lib/domain/usage-range";
 import {
@@ -13,15 +12,15 @@ import {
   type UtilizationSeries,
 } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
-import { bucketStarts, HOUR_SQL, planResolution, type RollupTable } from "@/server/history/resolution";
-import { sumMinutes } from "@/server/history/minute-sums";
+import { bucketStarts, planResolution, type RollupTable } from "@/server/history/resolution";
+import { sumGpuTime } from "@/server/history/gpu-time";
 import { floorTo } from "@/server/history/rollup-math";
 import { bookedRangesBy, personHostKey } from "@/server/bookings/rules/booked-ranges";
 import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
 import { handedBackTimes } from "@/server/history/handed-back";
 import { gpuHoursOf, type GpuRange } from "@/server/bookings/rules/gpu-hours";
 import { num } from "@/server/history/sql-dialect";
-import { notWhileSlicedWhere, unitWeights } from "@/server/history/unit-weights";
+import { unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";
 import { leftOutBlocks } from "@/server/minutes/unreadable-blocks";
@@ -39,13 +38,6 @@ const MINUTES_PER_HOUR = 60;
 const hours = (minutes: number) => minutes / MINUTES_PER_HOUR;
 /** Percentages travel with two decimals: the page carries thousands of them. */
 const round2 = (value: number) => Math.round(value * 100) / 100;
-
-/** The hour rows of a range (alias `r`), only those a person booked when `userId` is given. */
-function whereRange(fromMs: number, toMs: number, userId: string | undefined): Prisma.Sql {
-  const time = Prisma.raw(HOUR_SQL.time);
-  const scope = userId === undefined ? Prisma.empty : Prisma.sql` AND r."bookedByUserId" = ${userId}`;
-  return Prisma.sql`${time} >= ${new Date(fromMs)} AND ${time} < ${new Date(toMs)}${scope}`;
-}
 
 /**
  * Everything the usage page draws for one range: three sums over one
@@ -84,21 +76,6 @@ async function hostNames(ids: string[]): Promise<Map<string, string>> {
   return new Map(hosts.map((host) => [host.id, host.name]));
 }
 
-type SeriesRow = { b: unknown; k: string; u: unknown; n: unknown };
-
-/** The series' sums from minutes: per bucket (in seconds, as SQL answers) and host, or GPU named by its model. */
-async function seriesFromMinutes(fromMs: number, toMs: number, bucketMs: number, groupBy: UsageGroupBy, userId: string | undefined): Promise<SeriesRow[]> {
-  const sums = await sumMinutes(fromMs, toMs, { by: ["bucket", groupBy === "host" ? "host" : "gpu"], bucketMs, booker: userId });
-  const models =
-    groupBy === "host" ? null : new Map((await db().gpu.findMany({ where: { uuid: { in: [...new Set([...sums.values()].map((sum) => sum.group.gpuUuid))] } }, select: { uuid: true, name: true } })).map((gpu) => [gpu.uuid, gpu.name]));
-  return [...sums.values()].map(({ group, utilMinutes, utilCounted }) => ({
-    b: group.bucketStartMs / 1000,
-    k: models ? (models.get(group.gpuUuid) ?? "unknown model") : group.hostId,
-    u: utilMinutes,
-    n: utilCounted,
-  }));
-}
-
 async function utilizationSeries(
   table: RollupTable,
   range: TimeRange,
@@ -107,23 +84,9 @@ async function utilizationSeries(
   userId: string | undefined,
 ): Promise<UtilizationSeries> {
   const fromMs = floorTo(range.fromMs, bucketMs);
-  const t = HOUR_SQL;
   // By host: group on the id and name it afterwards. By model: the model lives on the Gpu row.
-  const rows =
-    table === "minute"
-      ? await seriesFromMinutes(fromMs, range.toMs, bucketMs, groupBy, userId)
-      : groupBy === "host"
-        ? await db().$queryRaw<SeriesRow[]>`
-          SELECT ${t.bucket(bucketMs)} AS b, r."hostId" AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
-          FROM ${t.from}
-          WHERE ${whereRange(fromMs, range.toMs, userId)}
-          GROUP BY 1, 2`
-        : await db().$queryRaw<SeriesRow[]>`
-          SELECT ${t.bucket(bucketMs)} AS b, COALESCE(g."name", 'unknown model') AS k, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
-          FROM ${t.from}
-          LEFT JOIN "Gpu" g ON g."uuid" = r."gpuUuid"
-          WHERE ${whereRange(fromMs, range.toMs, userId)}
-          GROUP BY 1, 2`;
+  const sums = await sumGpuTime({ table, fromMs, toMs: range.toMs, by: ["bucket", groupBy === "host" ? "host" : "model"], bucketMs, booker: userId });
+  const rows = sums.map((sum) => ({ b: sum.bucketStartMs / 1000, k: groupBy === "host" ? sum.hostId : sum.model, u: sum.utilMinutes, n: sum.utilCounted }));
   const names = groupBy === "host" ? await hostNames([...new Set(rows.map((row) => row.k))]) : null;
   const labelOf = (k: string) => (names ? (names.get(k) ?? "removed host") : k);
 
@@ -153,20 +116,12 @@ async function utilizationSeries(
 
 async function utilizationHeatmap(table: RollupTable, range: TimeRange, bucketMs: number, userId: string | undefined): Promise<UtilizationHeatmap> {
   const fromMs = floorTo(range.fromMs, bucketMs);
-  const t = HOUR_SQL;
-  const rows =
-    table === "minute"
-      ? [...(await sumMinutes(fromMs, range.toMs, { by: ["gpu", "bucket"], bucketMs, booker: userId })).values()].map(({ group, utilMinutes, utilCounted }) => ({
-          gpu: group.gpuUuid,
-          b: group.bucketStartMs / 1000,
-          u: utilMinutes,
-          n: utilCounted,
-        }))
-      : await db().$queryRaw<{ gpu: string; b: unknown; u: unknown; n: unknown }[]>`
-    SELECT r."gpuUuid" AS gpu, ${t.bucket(bucketMs)} AS b, SUM(${t.utilMinutes}) AS u, SUM(${t.utilCounted}) AS n
-    FROM ${t.from}
-    WHERE ${whereRange(fromMs, range.toMs, userId)}
-    GROUP BY 1, 2`;
+  const rows = (await sumGpuTime({ table, fromMs, toMs: range.toMs, by: ["gpu", "bucket"], bucketMs, booker: userId })).map((sum) => ({
+    gpu: sum.gpuUuid,
+    b: sum.bucketStartMs / 1000,
+    u: sum.utilMinutes,
+    n: sum.utilCounted,
+  }));
   const columns = bucketStarts(fromMs, range.toMs, bucketMs);
   const column = new Map(columns.map((start, i) => [start, i]));
   const uuids = [...new Set(rows.map((row) => row.gpu))];
@@ -250,30 +205,20 @@ async function weighted(rows: GpuTimeRow[]): Promise<GpuTimeRow[]> {
   });
 }
 
-/** GPU time per bookedBy, host and GPU, over hours in SQL or minutes in JS. */
+/** GPU time per bookedBy, host and GPU (`sumGpuTime`), a split GPU's own time left out while its slices report. */
 async function gpuTime(table: RollupTable, fromMs: number, toMs: number, userId: string | undefined): Promise<GpuTimeRow[]> {
-  if (table === "minute") {
-    const sums = await sumMinutes(fromMs, toMs, { by: ["booker", "host", "gpu"], booker: userId, notWhileSliced: true });
-    return [...sums.values()].map(({ group, minutes, utilMinutes, utilCounted, idleMinutes, busyMinutes, simulated }) => ({
-      bookedBy: group.bookedByUserId,
-      host: group.hostId,
-      gpu: group.gpuUuid,
-      minutes,
-      used: utilMinutes,
-      counted: utilCounted,
-      idle: idleMinutes,
-      busy: busyMinutes,
-      sim: simulated,
-    }));
-  }
-  const t = HOUR_SQL;
-  return db().$queryRaw<GpuTimeRow[]>`
-    SELECT r."bookedByUserId" AS "bookedBy", r."hostId" AS host, r."gpuUuid" AS gpu,
-           SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
-           SUM(${t.idleMinutes}) AS idle, SUM(${t.busyMinutes}) AS busy, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
-    FROM ${t.from}
-    WHERE ${whereRange(fromMs, toMs, userId)} AND ${await notWhileSlicedWhere(t)}
-    GROUP BY 1, 2, 3`;
+  const sums = await sumGpuTime({ table, fromMs, toMs, by: ["booker", "host", "gpu"], booker: userId, notWhileSliced: true });
+  return sums.map((sum) => ({
+    bookedBy: sum.bookedByUserId,
+    host: sum.hostId,
+    gpu: sum.gpuUuid,
+    minutes: sum.minutes,
+    used: sum.utilMinutes,
+    counted: sum.utilCounted,
+    idle: sum.idleMinutes,
+    busy: sum.busyMinutes,
+    sim: sum.simulated,
+  }));
 }
 
 /**

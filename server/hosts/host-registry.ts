@@ -8,6 +8,7 @@ import { parseTopology } from "@/server/hosts/topology";
 import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
+import { createUnlessTaken } from "@/server/core/unique-violation";
 
 export const hostNameSchema = z
   .string()
@@ -45,17 +46,21 @@ export async function createHost(rawName: string): Promise<{ host: RegisteredHos
     });
   }
   const name = parsed.data;
-  const existing = await db().host.findUnique({ where: { name }, select: { id: true } });
-  if (existing) throw new AppError("conflict", `A host named ${name} already exists`);
+  const taken = () => new AppError("conflict", `A host named ${name} already exists`);
+  if (await db().host.findUnique({ where: { name }, select: { id: true } })) throw taken();
   const token = newHostToken();
-  const host = await db().$transaction(async (tx) => {
-    const created = await tx.host.create({
-      data: { name, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
-      select: hostSelect,
-    });
-    await writeAudit(tx, { action: "host.register", entityType: "host", entityId: created.id, after: { name } });
-    return created;
-  });
+  const host = await createUnlessTaken(
+    () =>
+      db().$transaction(async (tx) => {
+        const created = await tx.host.create({
+          data: { name, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+          select: hostSelect,
+        });
+        await writeAudit(tx, { action: "host.register", entityType: "host", entityId: created.id, after: { name } });
+        return created;
+      }),
+    taken,
+  );
   return { host, token };
 }
 

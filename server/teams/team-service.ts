@@ -1,6 +1,7 @@
 import { Prisma } from "@prisma/client";
 import type { Limits, LimitsInput, TeamCreate, TeamMemberInput, TeamMemberView, TeamUpdate, TeamView } from "@/lib/domain/team-schema";
 import { lockPerson } from "@/server/core/counted-write";
+import { isUniqueViolation } from "@/server/core/unique-violation";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { personSubject, readLimits, saveLimits, teamSubject } from "@/server/bookings/rules/limits-store";
@@ -16,10 +17,6 @@ import { can } from "@/server/access/permissions";
 
 function requireAdmin(actor: Actor): void {
   if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change teams and limits");
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }
 
 async function viewsOf(teamIds?: string[]): Promise<TeamView[]> {
