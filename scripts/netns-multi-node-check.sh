@@ -60,11 +60,11 @@ MT=$(node bin/gpudesk.js token create --user lin | grep -o 'gpd_[A-Za-z0-9_-]*' 
 for i in 0 1 2; do
   name=${NODES[$i]}; fake=$W/fake-$name
   HT=$(node bin/gpudesk.js host add $name | grep -o 'gpd_host_[A-Za-z0-9_-]*' | head -1)
-  # Two idle A100 with UUIDs of their own (the recording's, renamed), no process.
+  # Two idle A100 with UUIDs of their own (the recording's, renamed), no process, no ECC error (the recording's GPU 1 has two).
   cp -r host/collector/fixtures/two-gpu-host $fake
   sed -i -e "s/GPU-fcd5b05f-245b-4ec1-a944-0a8d5f183dd5/GPU-$(cat /proc/sys/kernel/random/uuid)/g" -e "s/GPU-9fafbc76-becd-4e43-b463-1ed7b4abd434/GPU-$(cat /proc/sys/kernel/random/uuid)/g" $fake/*
   cp $fake/query-compute-apps__idle.csv $fake/query-compute-apps__load.csv
-  awk -F', ' -v OFS=', ' '$1 ~ /^[0-9]+$/ { $7 = "0 MiB"; $8 = "0 %" } { print }' $fake/query-gpu__load.csv > $fake/q && mv $fake/q $fake/query-gpu__load.csv
+  awk -F', ' -v OFS=', ' '$1 ~ /^[0-9]+$/ { $7 = "0 MiB"; $8 = "0 %"; $NF = "0" } { print }' $fake/query-gpu__load.csv > $fake/q && mv $fake/q $fake/query-gpu__load.csv
   # Its InfiniBand port, as the kernel lays it out.
   ib=$W/ib-$name/mlx5_0
   mkdir -p $ib/ports/1/gids $ib/device/net/ib0
@@ -75,7 +75,8 @@ for i in 0 1 2; do
 done
 
 online() { curl -fs -H "authorization: Bearer $MT" http://127.0.0.1:$PORT/api/v1/fleet | node -e 'let t="";process.stdin.on("data",c=>t+=c).on("end",()=>{const f=JSON.parse(t);console.log(f.hosts.filter(h=>h.online).length)})'; }
-for i in $(seq 60); do [ "$(online)" = 3 ] && break; sleep 1; done
+# Agents start node (and read nvidia-smi) on a busy machine: give them three minutes.
+for i in $(seq 180); do [ "$(online)" = 3 ] && break; sleep 1; done
 [ "$(online)" = 3 ] || fail "the three agents did not all report (see $W/agent-*.log)"
 echo "--- three hosts online"
 

@@ -11,6 +11,7 @@ import { Badge } from "@/components/ui/badge";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { HostFabricCell } from "@/components/admin/host-fabric-cell";
+import { HostSlurmCell, type SlurmNodes } from "@/components/admin/host-slurm-cell";
 
 export type HostRow = Serialized<HostSummary>;
 
@@ -58,7 +59,24 @@ const COLUMNS: TokenColumn<HostRow>[] = [
  * installs the agent on it), rotate a token, remove a host. `serverUrl` is the
  * address GPU hosts reach this server at.
  */
-export function HostsManager({ initialHosts, serverUrl, bundleSha256 }: { initialHosts: HostRow[]; serverUrl: string; bundleSha256: string | null }) {
+/** The Slurm column, with Slurm underneath: the node each host is, and its mapping. */
+function slurmColumn(nodes: SlurmNodes): TokenColumn<HostRow> {
+  return { header: "Slurm node", cell: (host) => <HostSlurmCell hostId={host.id} hostName={host.name} mapped={host.slurmNode} nodes={nodes} /> };
+}
+
+export function HostsManager({
+  initialHosts,
+  serverUrl,
+  bundleSha256,
+  slurmNodes = null,
+}: {
+  initialHosts: HostRow[];
+  serverUrl: string;
+  bundleSha256: string | null;
+  /** Slurm's NodeNames, with GPUDESK_SLURM_URL; null without Slurm. */
+  slurmNodes?: SlurmNodes | null;
+}) {
+  const columns = slurmNodes ? [...COLUMNS.slice(0, 5), slurmColumn(slurmNodes), ...COLUMNS.slice(5)] : COLUMNS;
   const [hosts, setHosts] = useState(initialHosts);
   const [revealed, setRevealed] = useState<Revealed | null>(null);
 
@@ -109,7 +127,7 @@ export function HostsManager({ initialHosts, serverUrl, bundleSha256 }: { initia
           return { ok: true };
         },
       }}
-      table={{ id: "hosts-heading", heading: "Hosts", empty: "No hosts yet. Register one above, then start its agent.", className: "min-w-[60rem]", columns: COLUMNS }}
+      table={{ id: "hosts-heading", heading: "Hosts", empty: "No hosts yet. Register one above, then start its agent.", className: "min-w-[60rem]", columns }}
       rows={hosts}
       actions={[
         {

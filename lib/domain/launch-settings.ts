@@ -60,6 +60,10 @@ export interface LaunchSettings {
   slices?: SliceLaunch[];
   /** On a part of a booking across nodes: this node's rank, rendezvous and lines. */
   node?: NodeLaunch;
+  /** On Slurm nodes: `sbatch --reservation=…` (Slurm picks the GPUs and sets CUDA_VISIBLE_DEVICES). */
+  sbatch?: string;
+  /** On Slurm nodes: `srun --reservation=… --pty bash` for an interactive shell. */
+  srun?: string;
 }
 
 /** Where a part sits in its booking across nodes: what its node's launch lines follow from. */

@@ -1,5 +1,6 @@
 import type { ReservationIdleView } from "@/lib/domain/idle-release";
 import type { LaunchSettings } from "@/lib/domain/launch-settings";
+import type { SlurmBookingView } from "@/lib/domain/slurm";
 import type { ReservationState, ReservationStatus } from "@/lib/domain/reservation-state";
 
 /**
@@ -76,6 +77,8 @@ export interface ReservationView {
    * is seen again. Absent otherwise.
    */
   sliceGone?: true;
+  /** On Slurm nodes: its Slurm reservation, whether Slurm holds it, and why not; null elsewhere. */
+  slurm?: SlurmBookingView | null;
   /** Why these GPUs, on the answer that booked "any N GPUs": "2 and 3 on node-b: idle, NVLink-connected (NV4)". */
   explanation?: string;
   /** This booking is one part (one node) of a booking across nodes; absent on a booking of one host. */

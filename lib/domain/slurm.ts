@@ -32,3 +32,26 @@ export interface SlurmBookingView {
   state: SlurmBookingState;
   message: string | null;
 }
+
+/**
+ * A booking's Slurm lines: on Slurm nodes Slurm picks the GPUs and sets
+ * CUDA_VISIBLE_DEVICES itself, so the lines name the reservation and the
+ * count only. Across nodes: one batch job over them, `srun torchrun` with
+ * the rendezvous on the first node from Slurm's own variables.
+ */
+export function slurmLaunch(reservation: string, gpusPerNode: number, nodeCount: number): { sbatch: string; srun: string } {
+  const gres = `--gres=gpu:${gpusPerNode}`;
+  if (nodeCount <= 1) {
+    return {
+      sbatch: `sbatch --reservation=${reservation} ${gres} job.sh`,
+      srun: `srun --reservation=${reservation} ${gres} --pty bash`,
+    };
+  }
+  const torchrun =
+    `srun torchrun --nnodes=$SLURM_NNODES --nproc_per_node=${gpusPerNode} --rdzv_id=$SLURM_JOB_ID --rdzv_backend=c10d ` +
+    `--rdzv_endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 train.py`;
+  return {
+    sbatch: `sbatch -N ${nodeCount} --ntasks-per-node=1 --reservation=${reservation} ${gres} --wrap '${torchrun}'`,
+    srun: `srun -N ${nodeCount} --reservation=${reservation} ${gres} --pty bash`,
+  };
+}

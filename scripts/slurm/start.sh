@@ -11,6 +11,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 
 "$here/build-rootfs.sh"
 "$here/stop.sh" --quiet || true
+# The settings file says "up": it goes until everything is up again.
+rm -f "$SLURM_STATE_DIR/env"
 started=$(date +%s)
 etc="$SLURM_ROOT/etc/slurm"
 mkdir -p "$etc" "$SLURM_ROOT/var/log/slurm" "$SLURM_ROOT/var/spool/slurmctld" "$SLURM_ROOT/run" "$SLURM_STATE_DIR"

@@ -105,6 +105,7 @@ describe("a name that must be unused, asked for by parallel requests", () => {
       hosts: { made: 1, refused: Array(5).fill("conflict") },
       accounts: { made: 1, refused: Array(5).fill("conflict") },
     });
-  });
+    // Six password hashes (scrypt) and eighteen transactions: room for a loaded machine.
+  }, 90_000);
 });
 

@@ -270,6 +270,8 @@ export interface HostSummary extends RegisteredHost {
   fabric: HostFabric | null;
   /** The admin's name for its fabric. */
   fabricLabel: string | null;
+  /** The Slurm NodeName an admin mapped it to; null: its own name. */
+  slurmNode: string | null;
 }
 
 export async function listHostSummaries(): Promise<HostSummary[]> {
@@ -283,6 +285,7 @@ export async function listHostSummaries(): Promise<HostSummary[]> {
       createdAt: true,
       fabric: true,
       fabricLabel: true,
+      slurmNode: true,
       gpus: { select: { index: true, migMode: true, migDeviceIndex: true, migProfile: true } },
     },
     orderBy: { name: "asc" },

@@ -3,6 +3,7 @@ import type { Principal } from "@/server/access/principal";
 import type { ClusterStatus } from "@/server/cluster/start-cluster";
 import type { Runtime } from "@/server/runtime/runtime";
 import { unreadableBlockCounts } from "@/server/minutes/unreadable-blocks";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
 import { can } from "@/server/access/permissions";
 
 /**

@@ -7,6 +7,8 @@ import { env } from "@/server/core/env";
 import { hostBundleChecksum } from "@/server/main/serve-downloads";
 import { listHostSummaries } from "@/server/hosts/host-registry";
 import { publicServerUrl } from "@/server/http/public-url";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
+import { SlurmClusterState } from "@/components/admin/slurm-cluster-state";
 
 export const metadata: Metadata = { title: "Hosts" };
 
@@ -23,5 +25,11 @@ async function Hosts() {
   const hosts = await listHostSummaries();
   // The address in the install line is the one GPU hosts will use: GPUDESK_PUBLIC_URL, else the one this page was asked on.
   const serverUrl = publicServerUrl(await headers(), env());
-  return <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} bundleSha256={hostBundleChecksum()} />;
+  const slurm = slurmConnection()?.status ?? null;
+  return (
+    <>
+      {slurm && <SlurmClusterState status={slurm} />}
+      <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} bundleSha256={hostBundleChecksum()} slurmNodes={slurm?.nodes ?? null} />
+    </>
+  );
 }

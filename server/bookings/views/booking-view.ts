@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/domain/launch-settings";
+import { slurmLaunch, slurmReservationName, type SlurmBookingView } from "@/lib/domain/slurm";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
@@ -16,6 +17,10 @@ export const reservationSelect = {
   cancelReason: true,
   releasedBecause: true,
   createdAt: true,
+  groupId: true,
+  nodeCount: true,
+  slurmState: true,
+  slurmMessage: true,
   user: { select: personSelect },
   cancelledBy: { select: personSelect },
   host: { select: { id: true, name: true } },
@@ -89,10 +94,22 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
     cancelReason: row.cancelReason,
     cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,
     changes,
-    launch: launchSettings(gpus, viewerId === row.userId ? reservationClaimValue(row.id) : null),
+    launch: { ...launchSettings(gpus, viewerId === row.userId ? reservationClaimValue(row.id) : null), ...slurmLines(row) },
     releasedBecause: row.releasedBecause === "idle" ? "idle" : null,
     idle: null,
+    ...(row.slurmState ? { slurm: slurmView(row) } : {}),
   };
+}
+
+/** The booking's Slurm side; its reservation is named after the booking (across nodes: after its group). */
+function slurmView(row: ReservationRow): SlurmBookingView | null {
+  if (row.slurmState !== "held" && row.slurmState !== "missing") return null;
+  return { reservation: slurmReservationName(row.groupId ?? row.id), state: row.slurmState, message: row.slurmMessage };
+}
+
+function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
+  const view = slurmView(row);
+  return view ? slurmLaunch(view.reservation, row.gpus.length, row.nodeCount ?? 1) : {};
 }
 
 /**

@@ -49,7 +49,8 @@ export async function withMultiNode(client: Client, views: ReservationView[], vi
     const node = { bookingId: groupId, nodeRank, nodes: partViews.map((part) => ({ host: part.host.name, gpus: part.gpus.length })), fabric };
     return {
       ...view,
-      launch: launchSettings(view.gpus, viewerId === mine.userId ? reservationClaimValue(view.id) : null, node),
+      // On Slurm nodes the view's sbatch/srun lines stay: Slurm runs the job over every node.
+      launch: { ...launchSettings(view.gpus, viewerId === mine.userId ? reservationClaimValue(view.id) : null, node), sbatch: view.launch.sbatch, srun: view.launch.srun },
       multiNode: { id: groupId, nodeRank, nodeCount: parts.length, label: multiNodeLabel(shape), partLabel: partLabel(shape, nodeRank), parts: partViews },
     };
   });
