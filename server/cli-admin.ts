@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { describeDatabase, parseEnv } from "@/server/core/env";
 import { withDatabase } from "@/server/core/with-database";
 import { AppError } from "@/server/core/errors";
+import { can } from "@/server/access/permissions";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -69,7 +70,7 @@ export function registerAdminCommands(program: Command): void {
       });
       process.stderr.write(`Created ${created.role} ${created.username} (Unix login ${created.unixLogin}).\n`);
       // The first admin is asked: demo or lab (the fleet page asks too).
-      const demo = created.role === "admin" ? await withDatabase(async () => (await import("@/server/demo/demo-choice")).getDemoStatus(created)) : null;
+      const demo = can.administer(created) ? await withDatabase(async () => (await import("@/server/demo/demo-choice")).getDemoStatus(created)) : null;
       if (demo?.ask) {
         process.stderr.write(
           `This server runs the demo: ${demo.simulatedHosts} simulated hosts and their demo people. Is it your lab? ` +

@@ -14,7 +14,7 @@ type Stage = { kind: "hidden" } | { kind: "asking"; status: DemoStatus; pending:
 export function DemoChoiceCard() {
   const user = useOptionalCurrentUser();
   const [stage, setStage] = useState<Stage>({ kind: "hidden" });
-  const isAdmin = user?.role === "admin";
+  const isAdmin = user?.can.administer === true;
 
   useEffect(() => {
     if (!isAdmin) return;

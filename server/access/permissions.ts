@@ -18,7 +18,7 @@ export interface Asker {
   role: Role | string;
 }
 
-const admin = (who: Asker | null | undefined): boolean => isAdminRole(who?.role);
+const admin = (who: Pick<Asker, "role"> | null | undefined): boolean => isAdminRole(who?.role);
 
 /** The person of a principal, or null for a display or nobody. */
 function personOf(principal: Principal | null | undefined): Asker | null {
@@ -27,7 +27,7 @@ function personOf(principal: Principal | null | undefined): Asker | null {
 
 export const can = {
   /** The admin pages and the fleet's settings: hosts, displays, people, teams and limits, booking rules, idle exemptions, enforcement, the audit log. */
-  administer: (who: Asker | null | undefined): boolean => admin(who),
+  administer: (who: Pick<Asker, "role"> | null | undefined): boolean => admin(who),
   /** The same, asked of a principal (a display token or nobody may not). */
   administerAs: (principal: Principal | null | undefined): boolean => admin(personOf(principal)),
 

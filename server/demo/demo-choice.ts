@@ -6,6 +6,7 @@ import { announceBookingsChanged } from "@/server/bookings/store/booking-events"
 import { disconnectLivePrincipal } from "@/server/access/live-revocation";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
+import { can } from "@/server/access/permissions";
 
 const POLICY_ID = "default";
 const DEMO_ENDED_REASON = "The demo ended: this server runs as the lab now";
@@ -37,7 +38,7 @@ export async function getDemoStatus(viewer: { role: string }, askUnlessKept = tr
     chosenAt: chosenAt?.toISOString() ?? null,
     simulatedHosts: simulatedNow,
     realHosts,
-    ask: askUnlessKept && viewer.role === "admin" && choice === null && simulatedNow > 0,
+    ask: askUnlessKept && can.administer(viewer) && choice === null && simulatedNow > 0,
   };
 }
 
@@ -52,7 +53,7 @@ export async function getDemoStatus(viewer: { role: string }, askUnlessKept = tr
  * `actor` null: the command line (`gpudesk demo off`).
  */
 export async function chooseDemoOrLab(actor: Actor | null, choice: DemoChoice, now = new Date()): Promise<{ choice: DemoChoice; ended: DemoEnded | null }> {
-  if (actor && actor.role !== "admin") throw new AppError("forbidden", "Only an admin chooses between the demo and the lab");
+  if (actor && !can.administer(actor)) throw new AppError("forbidden", "Only an admin chooses between the demo and the lab");
   const result = await db().$transaction(async (tx) => {
     const stored = await tx.policy.findUnique({ where: { id: POLICY_ID }, select: { demoChoice: true } });
     if (stored?.demoChoice === "lab") {

@@ -3,7 +3,6 @@ import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
 import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
@@ -80,7 +79,6 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
     return { kind: "released", standing, scheduledEndAt: row.endsAt };
   });
 
-  // The waitlist runner listens: a request waiting for these GPUs is served at once.
-  if (outcome.kind === "released") announceBookingsChanged();
+  // Announced by the transaction (a recorded end): the waitlist runner listens, and a request waiting for these GPUs is served at once.
   return outcome;
 }

@@ -128,6 +128,27 @@ describe("booking backends", () => {
     expect(seen.after[2]).toMatchObject({ kind: "ended", how: "released", booking: { status: "released", parts: [{}, {}] } });
   });
 
+  it("each change announces \"bookings changed\" once, after its commit; a refused one not at all", async () => {
+    const { onBookingsChanged } = await import("@/server/bookings/store/booking-events");
+    const host = await fx.createTestHost(2);
+    const person = await fx.createTestUser();
+    let heard = 0;
+    const stop = onBookingsChanged(() => {
+      heard += 1;
+    });
+    try {
+      const booking = await create(person, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "heard" }, { now: NOW });
+      expect(heard).toBe(1);
+      await change(person, booking.id, { addMinutes: 30 }, { now: NOW });
+      expect(heard).toBe(2);
+      recorder((change) => change.kind === "ended");
+      await fx.refusal(release(person, booking.id, { now: later(5) }));
+      expect(heard).toBe(2);
+    } finally {
+      stop();
+    }
+  });
+
   it("cost nothing when none is registered: a booking reads nothing for them", async () => {
     expect(backends.bookingBackendsListening()).toBe(false);
     const host = await fx.createTestHost(1);

@@ -7,15 +7,16 @@ import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { BookingConflictError, describeConflict } from "@/server/bookings/store/booking-conflict";
-import { announceBookingChange, announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { findConflicts, peakGpusHeld } from "@/server/bookings/store/occupancy";
+import { findConflicts } from "@/server/bookings/store/occupancy";
 import { readPolicy } from "@/server/bookings/rules/policy";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { can } from "@/server/access/permissions";
+import { refuseOverPersonCap } from "@/server/bookings/rules/person-cap";
 
 /**
  * Moves the end of a scheduled or active booking. Extending checks the
@@ -96,11 +97,7 @@ export async function changeReservationEnd(
           latestEndAt: canExtend ? new Date(latestEndMs).toISOString() : null,
         });
       }
-      const held = await peakGpusHeld(tx, row.userId, from, to, id);
-      if (held + gpuIds.length > policy.maxGpusPerUser) {
-        const message = `You would hold ${held + gpuIds.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
-        throw new AppError("bad_request", message, { [field]: message });
-      }
+      await refuseOverPersonCap(tx, policy, { userId: row.userId, start: from, end: to, gpus: gpuIds.length, field, excludeId: id });
       // The added time counts against the team's and the person's limits like a new booking of these GPUs.
       const scope = { userId: row.userId, username: found.user.username ?? found.user.name, team };
       // The other parts end where this one does, so none of them overlaps the added time: excluding one id is enough above.
@@ -135,7 +132,6 @@ export async function changeReservationEnd(
     changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: ids[0], before: { startsAt: row.startsAt, endsAt: row.endsAt } });
   });
 
-  announceBookingsChanged();
   const view = await getReservationView(client, id, nowMs, actor.id);
   announceBookingChange({ actor, booking: view, what: Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened" });
   return view;

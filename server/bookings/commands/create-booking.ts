@@ -6,18 +6,16 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { BookingConflictError, conflictMessage } from "@/server/bookings/store/booking-conflict";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
-import { DAY_MS, type GpuRow, gpusOfHost, type HostRef, suggestAlternative, unitsOfHost, type Window } from "@/server/bookings/placement/booking-candidates";
-import { findConflicts, peakGpusHeld } from "@/server/bookings/store/occupancy";
-import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveGpuSource, type LiveView, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
+import { type HostRef, type Window } from "@/server/bookings/placement/booking-candidates";
+import { busyGpusForAudit, findBusyGpus, GpuInUseError, type LiveGpuSource, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
 import { placeUnits, type UnitsRequest } from "@/server/bookings/placement/place-units";
-import { storedUnit, unitName, unitRef } from "@/lib/domain/gpu-availability";
+import { storedUnit, unitName } from "@/lib/domain/gpu-availability";
 import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
+import { refuseOverPersonCap } from "@/server/bookings/rules/person-cap";
 
 export interface CreateOptions extends ServiceOptions {
   fleet?: LiveGpuSource;
@@ -80,11 +78,7 @@ export async function createReservation(actor: Actor, request: ReservationReques
 
     const start = new Date(startMs);
     const end = new Date(endMs);
-    const held = await peakGpusHeld(tx, actor.id, start, end);
-    if (held + chosen.gpus.length > policy.maxGpusPerUser) {
-      const message = `You would hold ${held + chosen.gpus.length} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
-      throw new AppError("bad_request", message, { [request.slices ? "slices" : request.gpus ? "gpus" : "count"]: message });
-    }
+    await refuseOverPersonCap(tx, policy, { userId: actor.id, start, end, gpus: chosen.gpus.length, field: request.slices ? "slices" : request.gpus ? "gpus" : "count" });
     const gpuCount = chosen.gpus.length;
     await checkBookingLimits(tx, scope, { hostName: chosen.host.name, startMs, endMs, gpus: gpuCount, gpuIds: chosen.gpus.map((gpu) => gpu.id), totalMinutes: (endMs - startMs) / 60_000 }, limits);
 
@@ -130,7 +124,6 @@ export async function createReservation(actor: Actor, request: ReservationReques
     return created.id;
   });
 
-  announceBookingsChanged();
   const view = await getReservationView(client, id, now.getTime(), actor.id);
   return explanation ? { ...view, explanation } : view;
 }

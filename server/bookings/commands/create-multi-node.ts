@@ -2,22 +2,20 @@ import type { MultiNodeRequest } from "@/lib/domain/reservation-schema";
 import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
 import { unitName, storedUnit } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
-import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import type { HostRef, Window } from "@/server/bookings/placement/booking-candidates";
 import { type ChosenPart, fabricsOf, fabricWarnings } from "@/server/bookings/placement/place-nodes";
 import { candidateHosts, checkedWindow, checkPolicyTimes, type CreateOptions } from "@/server/bookings/commands/create-booking";
 import { placeUnits } from "@/server/bookings/placement/place-units";
 import { findBusyGpus, GpuInUseError, type LiveView, liveView, refuseOfflineHost, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
-import { peakGpusHeld } from "@/server/bookings/store/occupancy";
 import { type PolicyValues, readPolicy } from "@/server/bookings/rules/policy";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { checkBookingLimits, type EffectiveLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
+import { refuseOverPersonCap } from "@/server/bookings/rules/person-cap";
 
 /**
  * Books GPUs on several hosts as one booking: any `nodes` hosts with
@@ -60,11 +58,7 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
     const total = parts.reduce((sum, part) => sum + part.gpus.length, 0);
     const start = new Date(window.startMs);
     const end = new Date(window.endMs);
-    const held = await peakGpusHeld(tx, actor.id, start, end);
-    if (held + total > policy.maxGpusPerUser) {
-      const message = `You would hold ${held + total} GPUs at once; the limit is ${policy.maxGpusPerUser} per person`;
-      throw new AppError("bad_request", message, { [named ? "parts" : "gpusPerNode"]: message });
-    }
+    await refuseOverPersonCap(tx, policy, { userId: actor.id, start, end, gpus: total, field: named ? "parts" : "gpusPerNode" });
     // Every GPU of every part counts against the limits, as one booking (the host rule was checked per part above).
     const allIds = parts.flatMap((part) => part.gpus.map((gpu) => gpu.id));
     const minutes = (window.endMs - window.startMs) / 60_000;
@@ -107,7 +101,6 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
     return ids[0];
   });
 
-  announceBookingsChanged();
   const partIds = await client.reservation.findMany({ where: { groupId }, orderBy: { nodeRank: "asc" }, select: { id: true } });
   const views = [];
   for (const part of partIds) views.push(await getReservationView(client, part.id, now.getTime(), actor.id));

@@ -4,7 +4,7 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingChange, announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
@@ -64,7 +64,6 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
     changes.record({ kind: "ended", how: status, bookingId: ids[0] });
   });
 
-  announceBookingsChanged();
   const view = await getReservationView(client, id, nowMs, actor.id);
   announceBookingChange({ actor, booking: view, what: ending.kind === "release" ? "released" : "cancelled" });
   return view;

@@ -6,7 +6,6 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/create-booking";
 import { liveView } from "@/server/bookings/placement/gpu-in-use";
@@ -86,7 +85,6 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     changes.record({ kind: "part-replaced", bookingId: ids[0], partId, fromHostId: row.hostId, toHostId: host.id });
   });
 
-  announceBookingsChanged();
   const views = [];
   for (const id of ids) views.push(await getReservationView(client, id, now.getTime(), actor.id));
   return multiNodeSummary(views);
