@@ -44,7 +44,7 @@ describe("estimateNote", () => {
       message: "waits for the team vision's limit: 2 of 3 GPUs at once in use, this request asks for 2; room from 2026-11-30 12:00 UTC",
     };
     expect(estimateNote({ estimatedStartAt: "2026-11-30T12:00:00.000Z", waitsForUnbookedWork: null, waitingBecause })).toBe(
-      ", waits for the team vision's limit: 2 of 3 GPUs at once in use, this request asks for 2; room from 2026-11-30 12:00 UTC, estimated start 2026-11-30 12:00Z",
+      ", waits for the team vision's limit: 2 of 3 GPUs at once in use, this request asks for 2; room from 2026-11-30 12:00Z, estimated start 2026-11-30 12:00Z",
     );
   });
 });

@@ -1,7 +1,7 @@
 import os from "node:os";
 import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
-import { describeUnbookedWork, type WaitlistView } from "@/lib/domain/waitlist-schema";
+import { describeUnbookedWork, type WaitlistView, waitReasonSentence } from "@/lib/domain/waitlist-schema";
 import { callApi } from "@/host/cli-client/api-client";
 import type { ClientConfig } from "@/host/cli-client/client-config";
 import { APIError, UsageError } from "@/host/cli-client/cli-errors";
@@ -126,12 +126,12 @@ export async function leaveQueue(config: ClientConfig, entryId: string): Promise
 /**
  * ", waits for the team vision's limit: 2 of 3 GPUs at once in use, …;
  * estimated start 2026-12-01 14:05Z": why the request waits (the server's
- * one sentence for it, as /queue shows it) and the queue's estimate;
+ * one sentence for it, as /queue shows it, in this machine's local time) and the queue's estimate;
  * a server older than the reason gives the unbooked work alone; "" with
  * neither.
  */
 export function estimateNote(entry: Pick<WaitlistView, "estimatedStartAt" | "waitsForUnbookedWork"> & Partial<Pick<WaitlistView, "waitingBecause">>): string {
-  const why = entry.waitingBecause ? `, ${entry.waitingBecause.message}` : entry.waitsForUnbookedWork ? `, ${describeUnbookedWork(entry.waitsForUnbookedWork)}` : "";
+  const why = entry.waitingBecause ? `, ${waitReasonSentence(entry.waitingBecause, formatTime)}` : entry.waitsForUnbookedWork ? `, ${describeUnbookedWork(entry.waitsForUnbookedWork)}` : "";
   // Unbooked work counts as never ending: a time beside it is an upper bound.
   const unbooked = entry.waitingBecause ? entry.waitingBecause.kind === "unbooked_use" : entry.waitsForUnbookedWork !== null;
   const start = entry.estimatedStartAt ? `, estimated start ${formatTime(entry.estimatedStartAt)}${unbooked ? " at the latest" : ""}` : "";

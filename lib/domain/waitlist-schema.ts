@@ -128,18 +128,21 @@ const LIMIT_WORDS: Record<QuotaRefusal["limit"], (refusal: QuotaRefusal) => stri
   hosts: () => "the hosts it may book are not open now",
 };
 
-/** The sentence of a reason (without its message). */
-export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message">): string {
+/** How a reason writes a time: utcMinute in the API's message, the viewer's "today 15:04" on a page and in the CLI. */
+export type WhenWords = (iso: string) => string;
+
+/** The sentence of a reason (without its message), every time in one format. */
+export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message">, when: WhenWords = utcMinute): string {
   switch (reason.kind) {
     case "limit": {
       const whose = reason.scope === "team" ? `the team ${reason.subject}'s limit` : `${reason.subject}'s own limit`;
-      const when = reason.freesAt ? `; room from ${utcMinute(reason.freesAt)}` : "";
-      return `waits for ${whose}: ${LIMIT_WORDS[reason.limit](reason)}${when}`;
+      const room = reason.freesAt ? `; room from ${when(reason.freesAt)}` : "";
+      return `waits for ${whose}: ${LIMIT_WORDS[reason.limit](reason)}${room}`;
     }
     case "no_host":
       return `no host can hold it: ${reason.hosts.map((host) => host.why).join("; ")}`;
     case "unbooked_use": {
-      const since = reason.since ? ` since ${utcMinute(reason.since)}` : "";
+      const since = reason.since ? ` since ${when(reason.since)}` : "";
       return describeUnbookedWork(reason) + since;
     }
     case "queue":
@@ -147,8 +150,54 @@ export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message
     case "host_offline":
       return `${reason.hosts.join(" and ")} ${reason.hosts.length === 1 ? "is" : "are"} offline (not reporting)`;
     case "held":
-      return `GPUs held: ${reason.bookers.map((held) => `${held.person} holds ${held.hostName} ${unitName({ index: held.gpuIndex, mig: held.mig })} until ${utcMinute(held.until)}`).join("; ")}`;
+      return `GPUs held: ${heldBookings(reason.bookers)
+        .map((booking) => `${booking.person} holds ${booking.hostName} ${unitList(booking.units)} until ${when(booking.until)}`)
+        .join("; ")}`;
   }
+}
+
+/**
+ * The whole sentence of a reason: its cause, then (across nodes) what it
+ * needs at once, then the hosts a rule holds out. The server writes the
+ * API's `message` with it in UTC; /queue and `gpudesk reserve --wait`
+ * write it again with the reader's own times.
+ */
+export function waitReasonSentence(reason: DistributiveOmit<WaitReason, "message">, when: WhenWords = utcMinute): string {
+  let sentence = describeWaitReason(reason, when);
+  if (reason.nodes && (reason.kind === "held" || reason.kind === "host_offline")) sentence = `${describeWaitingNodes(reason.nodes)}; ${sentence}`;
+  const heldOut = reason.kind === "no_host" ? [] : (reason.heldOut ?? []);
+  // The first host's reason stands for the rest: a host rule's reads "… may not book X (hosts allowed: Y)" for each of them.
+  if (heldOut.length > 0) sentence += `; held out: ${heldOut.map((host) => host.host).join(", ")} — ${heldOut[0]!.why}`;
+  return sentence;
+}
+
+type HeldBooker = Extract<WaitReason, { kind: "held" }>["bookers"][number];
+
+/** Bookers' GPUs as the bookings they are: one per person, host and end, soonest end first. */
+function heldBookings(bookers: readonly HeldBooker[]): { person: string; hostName: string; until: string; units: UnitName[] }[] {
+  const bookings = new Map<string, { person: string; hostName: string; until: string; units: UnitName[] }>();
+  for (const held of bookers) {
+    const key = `${held.person}\u0000${held.hostName}\u0000${Date.parse(held.until)}`;
+    const booking = bookings.get(key) ?? { person: held.person, hostName: held.hostName, until: held.until, units: [] };
+    booking.units.push({ index: held.gpuIndex, mig: held.mig });
+    bookings.set(key, booking);
+  }
+  return [...bookings.values()].sort((a, b) => Date.parse(a.until) - Date.parse(b.until));
+}
+
+/** A host's GPUs in one phrase, runs joined: "GPU 4–6", "GPUs 0, 2, 4–6"; a slice by its one name: "GPU 0:2 (1g.10gb)". */
+export function unitList(units: readonly UnitName[]): string {
+  const whole = [...new Set(units.filter((unit) => !unit.mig).map((unit) => unit.index))].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < whole.length; ) {
+    let j = i;
+    while (j + 1 < whole.length && whole[j + 1] === whole[j]! + 1) j++;
+    runs.push(j - i >= 2 ? `${whole[i]}–${whole[j]}` : whole.slice(i, j + 1).join(", "));
+    i = j + 1;
+  }
+  const list = runs.join(", ");
+  const gpus = whole.length === 0 ? [] : [`GPU${list.includes(",") ? "s" : ""} ${list}`];
+  return [...gpus, ...units.filter((unit) => unit.mig).map(unitName)].join(", ");
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -161,6 +161,9 @@ export const ACTIONS: Action[] = [
   { route: "GET /api/v1/me/notifications", expect: anyUser },
   { route: "PATCH /api/v1/me/notifications", prepare: async () => ({ body: { preferences: [{ event: "booking.ends_soon", onPage: true, byMail: false }] } }), expect: anyUser },
   { route: "GET /api/v1/openapi.json", expect: anyone },
+  { route: "GET /api/v1/demo", expect: anyUser },
+  // "demo" again changes nothing for an admin (the table never ends the demo: "lab" is once per server).
+  { route: "POST /api/v1/demo", prepare: async () => ({ body: { choice: "demo" } }), expect: adminOnly },
   {
     route: "POST /api/v1/reservations/recurring",
     // A series of one, in an hour of its own, on the matrix host.

@@ -67,6 +67,17 @@ describe("fair-share order", () => {
     expect(ranked.map((entry) => entry.request.id)).toEqual(["first", "second"]);
     expect(describeRank(1, ranked[0])).toBe("1st — in order of arrival (no team used GPUs lately)");
   });
+
+  it("says a person in no team's figure without team words (issue 51: not \"no team used 152 % of its share\")", () => {
+    const use = new Map<string | null, TeamStanding>([
+      [null, { name: "no team", usedGpuHours: 30, share: 1 }],
+      ["vision", { name: "vision", usedGpuHours: 10, share: 1 }],
+    ]);
+    const ranked = rankByFairShare([{ id: "loner", createdAtMs: NOW - 10, teamKey: null }], use, NOW);
+    const words = describeRank(2, ranked[0]);
+    expect(words).toBe("2nd — GPU use this week 150 % of a fair share");
+    expect(words).not.toMatch(/team/);
+  });
 });
 
 describe("fair share from the database (decay, grants)", () => {

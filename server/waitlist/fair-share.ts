@@ -81,7 +81,9 @@ export function rankByFairShare<T extends QueuedRequest>(requests: readonly T[],
 export function describeRank(position: number, ranked: Ranked<QueuedRequest>): string {
   const parts = [ordinal(position)];
   if (ranked.usedPctOfShare === null) return `${parts[0]} — in order of arrival (no team used GPUs lately)`;
-  let why = `${ranked.teamName} used ${Math.round(ranked.usedPctOfShare)} % of its share this week`;
+  // A person in no team is not a team's member: the figure is theirs, said without team words.
+  const pct = Math.round(ranked.usedPctOfShare);
+  let why = ranked.request.teamKey === null ? `GPU use this week ${pct} % of a fair share` : `${ranked.teamName} used ${pct} % of its share this week`;
   const hours = ranked.waitedMs / HOUR_MS;
   if (hours >= 1) why += `; waiting ${Math.floor(hours)} h raised it`;
   return `${parts[0]} — ${why}`;

@@ -75,7 +75,7 @@ describe("a request across nodes in the queue", () => {
     expect(alices).toMatchObject({ count: 8, host: null, multiNode: { nodes: 2, gpusPerNode: 4, model, label: `2 × 4 ${model}` } });
     expect(alices.waitingBecause?.kind).toBe("held");
     expect(alices.waitingBecause?.message).toMatch(new RegExp(`^needs 2 hosts with 4 free ${model} each: 1 has them now \\(${names[2]}\\); GPUs held: `));
-    expect(alices.waitingBecause?.message).toContain(`holds ${names[0]} GPU 0 until 2026-12-01 11:00 UTC`);
+    expect(alices.waitingBecause?.message).toContain(`holds ${names[0]} GPU 0–3 until 2026-12-01 11:00 UTC`);
     // Node a frees at 11:00: Alice's estimate; Bob needs two more nodes after hers, Carol's host is Alice's or Bob's.
     expect(alices.estimatedStartAt).toBe(later(60).toISOString());
     expect(Date.parse(queue[1]!.estimatedStartAt ?? "")).toBeGreaterThan(later(60).getTime());

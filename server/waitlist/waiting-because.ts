@@ -1,6 +1,6 @@
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnitName } from "@/lib/domain/gpu-availability";
-import { describeWaitingNodes, describeWaitReason, type UnbookedWork, type WaitingNodes, type WaitReason } from "@/lib/domain/waitlist-schema";
+import { describeWaitReason, type UnbookedWork, type WaitingNodes, type WaitReason, waitReasonSentence } from "@/lib/domain/waitlist-schema";
 
 /** What is known of one waiting request now; list-waitlist.ts gathers it from the database, the limits and the live fleet. */
 export interface WaitFacts {
@@ -23,8 +23,8 @@ export interface WaitFacts {
   nodes?: WaitingNodes | null;
 }
 
-/** Bookings named in a reason: the few that end first say enough. */
-const BOOKERS_SHOWN = 4;
+/** Bookings named in a reason (each with all its GPUs): the few that end first say enough. */
+const BOOKINGS_SHOWN = 3;
 
 /**
  * Why a waiting request is not granted now, and the start to expect
@@ -57,8 +57,8 @@ export function waitingBecause(facts: WaitFacts): { reason: WaitReason | null; e
 function withHeldOut(reason: WaitReason | null, hosts: WaitFacts["hosts"]): WaitReason | null {
   const heldOut = hosts.flatMap((host) => (host.excludedBy === null ? [] : [{ host: host.name, why: host.excludedBy }]));
   if (reason === null || reason.kind === "no_host" || heldOut.length === 0) return reason;
-  // The first host's reason stands for the rest: a host rule's reads "… may not book X (hosts allowed: Y)" for each of them.
-  return { ...reason, heldOut, message: `${reason.message}; held out: ${heldOut.map((host) => host.host).join(", ")} — ${heldOut[0]!.why}` };
+  const withRule = { ...reason, heldOut };
+  return { ...withRule, message: waitReasonSentence(withRule) };
 }
 
 /**
@@ -68,7 +68,8 @@ function withHeldOut(reason: WaitReason | null, hosts: WaitFacts["hosts"]): Wait
  */
 function withNodes(reason: WaitReason | null, nodes: WaitingNodes | null): WaitReason | null {
   if (reason === null || nodes === null || (reason.kind !== "held" && reason.kind !== "host_offline")) return reason;
-  return { ...reason, nodes, message: `${describeWaitingNodes(nodes)}; ${reason.message}` };
+  const withNeed = { ...reason, nodes };
+  return { ...withNeed, message: waitReasonSentence(withNeed) };
 }
 
 function withMessage(reason: Parameters<typeof describeWaitReason>[0]): WaitReason {
@@ -88,7 +89,10 @@ function firstCause(facts: WaitFacts): WaitReason | null {
   if (facts.ahead) return withMessage({ kind: "queue", ahead: facts.ahead });
   const bookers = facts.bookers.filter((held) => held.untilMs > facts.nowMs);
   if (bookers.length > 0 && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
-    const soonest = [...bookers].sort((a, b) => a.untilMs - b.untilMs).slice(0, BOOKERS_SHOWN);
+    // Whole bookings, soonest end first: a booking of 4 GPUs is one named "GPUs 0–3", never cut after its first few.
+    const bookingOf = (held: (typeof bookers)[number]) => `${held.person}\u0000${held.hostName}\u0000${held.untilMs}`;
+    const shown = new Set([...new Set([...bookers].sort((a, b) => a.untilMs - b.untilMs).map(bookingOf))].slice(0, BOOKINGS_SHOWN));
+    const soonest = bookers.filter((held) => shown.has(bookingOf(held))).sort((a, b) => a.untilMs - b.untilMs || a.gpuIndex - b.gpuIndex);
     return withMessage({ kind: "held", bookers: soonest.map(({ untilMs, ...held }) => ({ ...held, until: new Date(untilMs).toISOString() })) });
   }
   return null;
