@@ -45,5 +45,10 @@ describe("one count per thing", () => {
     const answer = await readFleetAnswer(fleet, new Date());
     expect(answer.availability.fleet.total).toBe(live.units);
     expect(Object.values(answer.availability.hosts).map((counts) => counts.total)).toEqual([live.units]);
+
+    // `gpudesk status` reads the same count and says it as the header does: units, and the GPUs they are.
+    const { formatStatus } = await import("@/host/cli-client/format-output");
+    const status = formatStatus(answer, Date.now()).split("\n")[0];
+    expect(status).toMatch(new RegExp(`^Units: \\d+ of ${live.units} free.* \\(2 GPUs, one split into 4 MIG slices\\)$`));
   });
 });
