@@ -78,9 +78,18 @@ export function FleetView() {
 
   // Everyone holding or awaiting a GPU: a name is told apart from the others shown (lib/format/person-name.ts).
   const people = useMemo(() => fleet.bookings.map((booking) => booking.bookedBy), [fleet.bookings]);
-  // Hosts are mounted whole, in page order, as the limit reaches their first GPU.
-  const mounted = useGrowingLimit(shownUuids.size, FIRST_CARDS, MOUNT_BUDGET_MS);
+  // Hosts in page order with the GPUs shown of each and the position of the first; a host the filter leaves nothing of is left out whole.
+  const sections: { host: (typeof fleet.hosts)[number]; present: string[]; kept: string[]; first: number }[] = [];
   let position = 0;
+  for (const host of fleet.hosts) {
+    const present = host.gpuUuids.filter((uuid) => fleet.gpus[uuid] !== undefined);
+    const kept = filtering ? present.filter((uuid) => shownUuids.has(uuid)) : present;
+    if (filtering && kept.length === 0) continue;
+    sections.push({ host, present, kept, first: position });
+    position += kept.length;
+  }
+  // Hosts are mounted whole, in page order, as the limit reaches their first GPU; the limit grows a host at a time at least.
+  const mounted = useGrowingLimit(shownUuids.size, FIRST_CARDS, MOUNT_BUDGET_MS, sections.map((section) => section.first + section.kept.length));
 
   return (
     <>
@@ -116,13 +125,7 @@ export function FleetView() {
           <EmptyFleet serverUrl={origin} />
         ) : (
           <div className={layout === "dense" ? "space-y-6" : "space-y-10"}>
-            {fleet.hosts.map((host) => {
-              const present = host.gpuUuids.filter((uuid) => fleet.gpus[uuid] !== undefined);
-              const kept = filtering ? present.filter((uuid) => shownUuids.has(uuid)) : present;
-              // A host the filter leaves nothing of is left out whole.
-              if (filtering && kept.length === 0) return null;
-              const first = position;
-              position += kept.length;
+            {sections.map(({ host, present, kept, first }) => {
               if (mounted < shownUuids.size && first >= mounted) return null;
               return (
                 <HostSection

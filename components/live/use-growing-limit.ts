@@ -16,6 +16,19 @@ export function nextStep(lastStep: number, lastMs: number, budgetMs: number): nu
 }
 
 /**
+ * The limit after the next task: `step` more, carried on to the end of the
+ * group it lands in (`groupEnds`, ascending: where each group, such as a
+ * host's GPUs, ends), since a group is mounted whole as soon as the limit
+ * enters it. Without that, a slow machine that measured a step of one went
+ * through a host of eight in eight tasks, seven of which mounted nothing and
+ * still drew the page again.
+ */
+export function nextLimit(limit: number, step: number, total: number, groupEnds: readonly number[] = []): number {
+  const wanted = Math.min(total, limit + step);
+  return Math.min(total, groupEnds.find((end) => end >= wanted) ?? wanted);
+}
+
+/**
  * A limit that starts at `first` and grows once per task until it reaches
  * `total`, each task mounting as many more as fit in about `budgetMs`: a
  * page that mounts hundreds of cards at once (the fleet's first snapshot)
@@ -25,16 +38,20 @@ export function nextStep(lastStep: number, lastMs: number, budgetMs: number): nu
  * that its time is measured and the next step sized by it; the browser
  * paints and answers input between steps. What is above the fold comes first.
  */
-export function useGrowingLimit(total: number, first: number, budgetMs: number): number {
+export function useGrowingLimit(total: number, first: number, budgetMs: number, groupEnds: readonly number[] = []): number {
   const [limit, setLimit] = useState(first);
   const step = useRef(first);
+  const ends = useRef(groupEnds);
+  useEffect(() => {
+    ends.current = groupEnds;
+  });
   useEffect(() => {
     if (limit >= total) return;
     const timer = setTimeout(() => {
-      const size = step.current;
+      const next = nextLimit(limit, step.current, total, ends.current);
       const start = performance.now();
-      flushSync(() => setLimit((held) => held + size));
-      step.current = nextStep(size, performance.now() - start, budgetMs);
+      flushSync(() => setLimit(next));
+      step.current = nextStep(next - limit, performance.now() - start, budgetMs);
     }, 0);
     return () => clearTimeout(timer);
   }, [limit, total, budgetMs]);
