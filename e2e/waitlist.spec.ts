@@ -114,7 +114,7 @@ test("a request that waits for work without a booking says who runs it, not a ti
     await signIn(page, waiter);
     await page.goto("/queue");
     const mine = page.locator('[data-testid="queue-row"][data-mine="true"]');
-    await expect(mine.getByTestId("waits-for-unbooked")).toContainText(/^Waits for work without a booking to end \(.+ on sim-a100-a GPU 0, 1/);
+    await expect(mine.getByTestId("waits-for-unbooked")).toContainText(/^Waits for work without a booking to end \(.+ on sim-a100-a GPUs? 0(, 1|–\d)/);
     await expect(mine).not.toContainText("any moment");
     await page.screenshot({ path: "test-results/screens/queue-unbooked-work.png", fullPage: true });
   } finally {

@@ -1,3 +1,4 @@
+import { formatTime } from "@/host/cli-client/format-output";
 import * as z from "zod";
 import type { ClientConfig } from "@/host/cli-client/client-config";
 import { APIError } from "@/host/cli-client/cli-errors";
@@ -33,9 +34,7 @@ export async function callApi<T>(config: ClientConfig, method: "GET" | "POST" | 
     const parsed = errorBodySchema.safeParse(json);
     if (!parsed.success) throw new APIError(response.status, "http", `${method} ${apiPath}: HTTP ${response.status}`);
     const { code, message, fields } = parsed.data.error;
-    const details = fields ? Object.entries(fields).filter(([, fieldMessage]) => fieldMessage !== message) : [];
-    const suffix = details.length > 0 ? ` (${details.map(([field, fieldMessage]) => `${field}: ${fieldMessage}`).join("; ")})` : "";
-    throw new APIError(response.status, code, `${message}${suffix}`);
+    throw new APIError(response.status, code, refusalText(message, fields));
   }
   return json as T;
 }
@@ -46,4 +45,24 @@ function safeJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/** An ISO time as the API writes it, seconds and milliseconds optional. */
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g;
+
+/** Field messages said after a refusal: more would be a wall of text (the rest: "and 3 more"). */
+const DETAILS_SHOWN = 2;
+
+/**
+ * A refusal as a person reads it in a terminal: the server's sentence and at
+ * most two of its field messages, on one or two lines, times in this
+ * machine's zone ("2026-12-07 15:04 +01:00", not "2026-12-07T14:04:00.000Z").
+ */
+export function refusalText(message: string, fields?: Record<string, string>): string {
+  const local = (text: string) => text.replace(ISO_TIME, (iso) => formatTime(iso));
+  const details = fields ? Object.entries(fields).filter(([, fieldMessage]) => fieldMessage !== message) : [];
+  const shown = details.slice(0, DETAILS_SHOWN).map(([field, fieldMessage]) => `${field}: ${local(fieldMessage)}`);
+  if (details.length > DETAILS_SHOWN) shown.push(`and ${details.length - DETAILS_SHOWN} more`);
+  const first = local(message).replace(/\s*\n\s*/g, " ");
+  return shown.length > 0 ? `${first}\n  ${shown.join("; ").replace(/\s*\n\s*/g, " ")}` : first;
 }

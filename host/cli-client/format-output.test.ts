@@ -209,7 +209,7 @@ describe("MIG slices on every CLI surface", () => {
 
   it("status: one row per unit under its name, the split GPU as such, columns aligned, utilization 'n/r' on slices", () => {
     const lines = formatStatus(view, NOW).trimEnd().split("\n");
-    expect(lines[0]).toBe("GPUs: 1 of 3 free, 1 in use without a booking, 1 booked and idle");
+    expect(lines[0]).toBe("Units: 1 of 3 free, 1 in use without a booking, 1 booked and idle (2 GPUs, one split into 2 MIG slices)");
     const table = lines.slice(1, 6);
     expect(table.map((line) => line.slice(table[0]!.indexOf("UNIT")).split(/\s{2,}/)[0])).toEqual(["UNIT", "GPU 0", "GPU 0:0 (4g.40gb)", "GPU 0:1 (3g.40gb)", "GPU 1"]);
     // Every column starts where its header does.

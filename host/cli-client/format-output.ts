@@ -1,3 +1,4 @@
+import { countUnits, gpusPhrase, unitNoun } from "@/lib/domain/unit-count";
 import type { TeamUsageReport } from "@/lib/domain/team-usage";
 import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/domain/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/live/fleet-api";
@@ -107,7 +108,11 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       runners.join(", ") || "-",
     ];
   });
-  const summary = `GPUs: ${describeAvailability(countAvailability(states.filter((_, i) => !isPartitioned(gpus[i]!)).map((state) => state.state)))}\n`;
+  // The one unit count (lib/domain/unit-count.ts), as the fleet header says it: "Units: 3 of 5 free … (2 GPUs, one split into 4 MIG slices)".
+  const units = countUnits(gpus);
+  const noun = unitNoun(units, 2);
+  const split = units.split > 0 ? ` (${gpusPhrase(units)})` : "";
+  const summary = `${noun.charAt(0).toUpperCase()}${noun.slice(1)}: ${describeAvailability(countAvailability(states.filter((_, i) => !isPartitioned(gpus[i]!)).map((state) => state.state)))}${split}\n`;
   const footnote = gpus.some((gpu) => gpu.mig) ? "UTIL n/r: not reported; nvidia-smi reports no utilization per MIG slice.\n" : "";
   return summary + formatTable(["HOST", "UNIT", "MODEL", "UTIL", "MEMORY", "STATE", "BOOKER", "UNTIL", "RUNNING"], rows) + footnote;
 }

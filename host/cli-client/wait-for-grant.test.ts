@@ -18,9 +18,9 @@ describe("estimateNote", () => {
   const work = { gpus: [{ hostName: "node-a", index: 1 }, { hostName: "node-a", index: 2 }], people: ["Bob Member"] };
 
   it("says the request waits for work without a booking, and who runs it, instead of a sliding time", () => {
-    expect(estimateNote({ estimatedStartAt: null, waitsForUnbookedWork: work })).toBe(", waits for work without a booking to end (Bob Member on node-a GPU 1, 2)");
+    expect(estimateNote({ estimatedStartAt: null, waitsForUnbookedWork: work })).toBe(", waits for work without a booking to end (Bob Member on node-a GPUs 1, 2)");
     expect(estimateNote({ estimatedStartAt: "2026-11-30T12:00:00.000Z", waitsForUnbookedWork: work })).toBe(
-      ", waits for work without a booking to end (Bob Member on node-a GPU 1, 2), estimated start 2026-11-30 12:00Z at the latest",
+      ", waits for work without a booking to end (Bob Member on node-a GPUs 1, 2), estimated start 2026-11-30 12:00Z at the latest",
     );
     expect(estimateNote({ estimatedStartAt: "2026-11-30T12:00:00.000Z", waitsForUnbookedWork: null })).toBe(", estimated start 2026-11-30 12:00Z");
     expect(estimateNote({ estimatedStartAt: null, waitsForUnbookedWork: null })).toBe("");

@@ -4,7 +4,9 @@ import { isPartitioned, type UnitFacts } from "@/lib/domain/gpu-availability";
  * One count per thing. A GPU split into MIG slices is one GPU of its host
  * holding N slices; the *units* (what is booked, what is free) are its
  * slices, and a whole GPU is one unit. Every surface that counts GPUs or
- * units reads this: the fleet header, the filter bar, Admin → Hosts.
+ * units reads this: the fleet header, the filter bar, Admin → Hosts and
+ * `gpudesk status`; the wall counts one tile per unit (server/hosts/unit-count.test.ts
+ * compares them all).
  */
 export interface UnitCount {
   /** Physical GPUs: a split GPU counts once, its slices not at all. */

@@ -58,15 +58,14 @@ export interface UnbookedWork {
   people: string[];
 }
 
-/** "waits for work without a booking to end (Bob Member on sim-h100-a GPU 4, 5)". */
+/** "waits for work without a booking to end (Bob Member on sim-h100-a GPUs 4, 5)". */
 export function describeUnbookedWork(work: UnbookedWork): string {
   const byHost = new Map<string, UnitName[]>();
   for (const gpu of work.gpus) byHost.set(gpu.hostName, [...(byHost.get(gpu.hostName) ?? []), gpu]);
   const where = [...byHost]
     .map(([host, units]) => {
-      // "node-a GPU 1, 2", and a slice by its one name: "migbox GPU 0:2 (1g.10gb)".
-      const whole = units.filter((unit) => !unit.mig).map((unit) => unit.index);
-      return `${host} ${[...(whole.length > 0 ? [`GPU ${whole.join(", ")}`] : []), ...units.filter((unit) => unit.mig).map(unitName)].join(", ")}`;
+      // "node-a GPUs 1, 2", runs joined ("GPU 0–7"), and a slice by its one name: "migbox GPU 0:2 (1g.10gb)".
+      return `${host} ${unitList(units)}`;
     })
     .join("; ");
   const who = work.people.length > 0 ? `${work.people.join(", ")} on ` : "";

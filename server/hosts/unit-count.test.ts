@@ -45,5 +45,17 @@ describe("one count per thing", () => {
     const answer = await readFleetAnswer(fleet, new Date());
     expect(answer.availability.fleet.total).toBe(live.units);
     expect(Object.values(answer.availability.hosts).map((counts) => counts.total)).toEqual([live.units]);
+
+    // The wall: one tile per unit (the split GPU is shown by its slices), and its "free / total" counts them.
+    const { displayGpusFromFleet } = await import("@/lib/live/display-from-fleet");
+    const { displayTiles, summarizeTiles } = await import("@/lib/live/display-state");
+    const wall = displayGpusFromFleet(Object.fromEntries(answer.gpus.map((gpu) => [gpu.uuid, gpu])), new Set(answer.hosts.map((row) => row.id)), answer.bookings, answer.gpuStates, Date.now());
+    const tiles = displayTiles([{ id: host.id, name: host.name, online: true, lastSeenAt: null, gpuUuids: answer.gpus.map((gpu) => gpu.uuid) }], wall);
+    expect(summarizeTiles(tiles.get(host.id) ?? []).counts.total).toBe(live.units);
+
+    // `gpudesk status` reads the same count and says it as the header does: units, and the GPUs they are.
+    const { formatStatus } = await import("@/host/cli-client/format-output");
+    const status = formatStatus(answer, Date.now()).split("\n")[0];
+    expect(status).toMatch(new RegExp(`^Units: \\d+ of ${live.units} free.* \\(2 GPUs, one split into 4 MIG slices\\)$`));
   });
 });
