@@ -27,8 +27,11 @@ describe("the agent's reading of /sys/class/infiniband", () => {
       { name: "mlx5_1", ports: [{ port: 1, state: "DOWN", rateGbps: 10, linkLayer: "InfiniBand", subnetPrefix: "fe80:0000:0000:0000", netDevice: "ib1" }] },
       { name: "mlx5_2", ports: [{ port: 1, state: "ACTIVE", rateGbps: 100, linkLayer: "Ethernet", subnetPrefix: "fe80:0000:0000:0000", netDevice: "ens1f0np0" }] },
     ]);
-    // NCCL gets the devices that are up, and the first one's interface.
-    expect(ncclHints(fabric)).toEqual({ ibDevices: ["mlx5_0", "mlx5_2"], socketInterface: "ib0" });
+    // NCCL gets the devices that are up; the socket interface only once the agent's interfaces with addresses are known
+    // (read beside the devices), the HCA's own first: never a guess.
+    expect(ncclHints(fabric)).toMatchObject({ ibDevices: ["mlx5_0", "mlx5_2"], socketInterface: null });
+    const interfaces = [{ name: "eth0", addresses: ["192.0.2.7"] }, { name: "ib0", addresses: ["10.0.0.7"] }];
+    expect(ncclHints({ ...fabric!, interfaces })).toEqual({ ibDevices: ["mlx5_0", "mlx5_2"], socketInterface: "ib0", socketNote: null });
     expect(fabricKey(fabric, null)).toEqual({ key: "ib:fe80:0000:0000:00aa", said: "InfiniBand subnet fe80:0000:0000:00aa" });
     expect(fabricKey(fabric, "rack-3")).toEqual({ key: "label:rack-3", said: 'fabric "rack-3"' });
   });
