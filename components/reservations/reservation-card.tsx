@@ -185,7 +185,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       {reservation.state !== "cancelled" && (
         <details open={expanded} className="group">
           <summary className="cursor-pointer text-sm font-medium text-sky-700 hover:underline dark:text-sky-400">Launch settings</summary>
-          <div className="mt-3">{nodes && nodes.length > 1 ? <NodeLaunches parts={nodes} /> : <LaunchSettingsPanel launch={reservation.launch} />}</div>
+          <div className="mt-3">{nodes && nodes.length > 1 ? <NodeLaunches parts={nodes} /> : <LaunchSettingsPanel launch={reservation.launch} slurm={reservation.slurm} />}</div>
         </details>
       )}
 

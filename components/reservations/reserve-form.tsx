@@ -21,6 +21,7 @@ import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-n
 import { LimitsRoom, QuotaNotice, quotaOf } from "@/components/teams/limits-room";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import { GpuPicker } from "@/components/reservations/gpu-picker";
+import type { SlurmBlock } from "@/lib/domain/slurm";
 import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import { defaultValues, serverFields, toMultiNodeRequest, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
@@ -48,6 +49,8 @@ interface ReserveFormProps {
   policy: PolicyView;
   /** The address's query: a GPU card's "Book" or a free slot on the schedule prefills the form. */
   query: Record<string, string | undefined>;
+  /** Slurm's jobs and the reservations gpudesk did not make, as the page loaded them: the picker shows their units taken. */
+  slurm?: SlurmBlock[];
 }
 
 export function ReserveForm(props: ReserveFormProps) {
@@ -57,7 +60,7 @@ export function ReserveForm(props: ReserveFormProps) {
   return <ReserveFormBody {...props} />;
 }
 
-function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
+function ReserveFormBody({ hosts, policy, query, slurm }: ReserveFormProps) {
   const fleet = useLiveFleet();
   const viewer = useCurrentUser();
   const states = useGpuStates();
@@ -92,6 +95,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     onlineHostIds: new Set(fleet.hosts.filter((entry) => entry.online).map((entry) => entry.id)),
     bookings: fleet.bookings,
     states,
+    slurm,
   };
 
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
@@ -459,7 +463,7 @@ function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView;
           </p>
         )}
       </div>
-      <LaunchSettingsPanel launch={reservation.launch} />
+      <LaunchSettingsPanel launch={reservation.launch} slurm={reservation.slurm} />
       <BookedActions onAgain={onAgain} />
     </section>
   );

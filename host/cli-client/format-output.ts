@@ -8,6 +8,7 @@ import { type NamedPerson, personName, personWithUsername } from "@/lib/format/p
 import { idleSentence, keepsSentence } from "@/lib/domain/idle-release";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { sameHost } from "@/host/cli-client/local-reservation";
+import { slurmHoldName } from "@/lib/domain/slurm";
 
 /**
  * What the CLI client prints. Pure functions of the API's answers and "now",
@@ -95,6 +96,9 @@ export function formatStatus(view: FleetView, nowMs: number): string {
     const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
     // Use with no process listed: the MEMORY column already says how much is held.
     if (states[position].unseenUse) runners.push("unseen (no process visible)");
+    // Slurm holds it: its own job or a reservation gpudesk did not make (until its end), or the booker's job under the booking.
+    const slurm = states[position].slurm;
+    if (slurm) runners.push(slurm.kind === "booked-job" ? `Slurm job ${slurm.id}` : slurmHoldName(slurm));
     return [
       gpu.hostName,
       unitName(gpu),
@@ -104,7 +108,7 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
       GPU_STATE_LABELS[states[position].state],
       booking ? personName(booking.bookedBy, people) : "-",
-      booking ? formatTime(booking.until) : "-",
+      booking ? formatTime(booking.until) : slurm?.until ? formatTime(slurm.until) : "-",
       runners.join(", ") || "-",
     ];
   });

@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/domain/launch-settings";
 import { slurmLaunch, slurmReservationName, type SlurmBookingView } from "@/lib/domain/slurm";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
@@ -104,7 +105,12 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
 /** The booking's Slurm side; its reservation is named after the booking (across nodes: after its group). */
 function slurmView(row: ReservationRow): SlurmBookingView | null {
   if (row.slurmState !== "held" && row.slurmState !== "missing") return null;
-  return { reservation: slurmReservationName(row.groupId ?? row.id), state: row.slurmState, message: row.slurmMessage };
+  const bookingId = row.groupId ?? row.id;
+  // The indices Slurm gave the booker's jobs (gres_detail), once one runs: Slurm, not gpudesk, picks them on its nodes.
+  const jobs = (slurmConnection()?.calendar.runs ?? [])
+    .filter((run) => run.bookingId === bookingId)
+    .map((run) => ({ id: run.jobId, user: run.user, host: run.hostName, gpuIndices: run.gpuIndices }));
+  return { reservation: slurmReservationName(bookingId), state: row.slurmState, message: row.slurmMessage, ...(jobs.length > 0 ? { jobs } : {}) };
 }
 
 function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
