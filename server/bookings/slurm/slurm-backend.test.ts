@@ -28,6 +28,7 @@ let nobody: Actor;
 const hosts: Record<string, string> = {};
 let unregister: () => void;
 let stopNotices: () => void;
+let refreshSlurmCalendar: typeof import("@/server/hosts/slurm-calendar-hosts").refreshSlurmCalendar;
 
 async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
   const until = Date.now() + ms;
@@ -59,7 +60,10 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     const { slurmBookingBackend } = await import("@/server/bookings/slurm/slurm-backend");
     const { registerBookingBackend } = await import("@/server/bookings/backends/booking-backend");
     const { setHostSlurmNode } = await import("@/server/hosts/host-registry");
+    ({ refreshSlurmCalendar } = await import("@/server/hosts/slurm-calendar-hosts"));
     connection = new SlurmConnection({ url: slurm.url, user: slurm.user, jwtKeyFile: slurm.jwtKeyFile });
+    // The server's connection: the occupancy, the views and the tick read its calendar.
+    (await import("@/server/slurm/slurm-connection")).setSlurmConnection(connection);
     await connection.refresh();
     // A clean cluster: no job, no reservation of gpudesk's left by an earlier run.
     await slurm.as("root", "scancel --user=ann --user=bob 2>/dev/null; scancel -u ann; scancel -u bob; true");
@@ -86,6 +90,7 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
   afterAll(async () => {
     unregister?.();
     stopNotices?.();
+    (await import("@/server/slurm/slurm-connection")).setSlurmConnection(null);
     await slurm?.as("root", "scancel -u ann; scancel -u bob; true").catch(() => "");
     for (const reservation of connection ? await reservations().catch(() => []) : []) await connection.client.deleteReservation(reservation.name);
     slurm?.release();
@@ -127,6 +132,31 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     expect(await reservations()).toEqual([]);
     await slurm.as("root", "scancel -u bob; true");
     await waitFor("bob's job ends", () => connection.client.listJobs(), (jobs) => jobs.every((entry) => entry.state === "other"));
+  });
+
+  it("shows the indices Slurm gave the booker's job (the booker's run, not a block) and draws another's job as a block", async () => {
+    const booking = await create(ann, { host: hosts["slurm-b"], count: 2, durationMinutes: 30, purpose: "indices" });
+    const annJob = await sbatch("ann", `--reservation=gpudesk-${booking.id} --gres=gpu:2 -t 10`);
+    const bobJob = await sbatch("bob", "-w slurm-b --gres=gpu:6 -t 10");
+    const running = await waitFor("ann's job runs", () => job(annJob), (entry) => entry?.state === "running");
+    await waitFor("bob's job runs", () => job(bobJob), (entry) => entry?.state === "running");
+    await connection.refresh();
+    await refreshSlurmCalendar(connection);
+    const { getReservation } = await import("@/server/bookings/views/list-bookings");
+    const view = await getReservation(ann, booking.id);
+    expect(running!.gpuIndices["slurm-b"]).toHaveLength(2);
+    expect(view.slurm?.jobs).toEqual([{ id: annJob, user: "ann", host: hosts["slurm-b"], gpuIndices: running!.gpuIndices["slurm-b"] }]);
+    expect(connection.calendar.runs).toEqual([expect.objectContaining({ bookingId: booking.id, jobId: annJob, hostName: hosts["slurm-b"] })]);
+    // bob's job holds its 6 GPUs until its time limit; ann's is no second block.
+    const [block] = connection.calendar.blocks;
+    expect(connection.calendar.blocks).toHaveLength(1);
+    expect(block).toMatchObject({ kind: "job", id: String(bobJob), user: "bob", state: "running", hostName: hosts["slurm-b"] });
+    expect(block.gpus.map((gpu) => gpu.index).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7].filter((index) => !running!.gpuIndices["slurm-b"].includes(index)));
+    await slurm.as("root", `scancel ${annJob} ${bobJob}`);
+    await release(ann, booking.id);
+    await waitFor("jobs end", () => connection.client.listJobs(), (jobs) => jobs.every((entry) => entry.state === "other"));
+    await connection.refresh();
+    await refreshSlurmCalendar(connection);
   });
 
   it("refuses a person without a Unix login, and says why", async () => {
