@@ -131,6 +131,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             state={state}
             mine={mine}
             unseen={unseen}
+            slurmUntil={reconciliation?.slurm && reconciliation.slurm.kind !== "booked-job" ? reconciliation.slurm.until : null}
             current={booking.current}
             next={booking.next}
             people={people}

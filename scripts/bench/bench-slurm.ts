@@ -48,6 +48,7 @@ async function main(): Promise<void> {
 async function bookingsOnSlurm(): Promise<void> {
   const { slurmForTests, useTestSlurm } = await import("@/server/testing/slurm-cluster");
   const cluster = slurmForTests();
+  if (flags.bookings === 0) return;
   if (!cluster.available) {
     console.log(`bookings on a Slurm node: skipped (${cluster.reason})`);
     return;
@@ -142,6 +143,8 @@ async function reconcilerPass(): Promise<void> {
     response.writeHead(body ? 200 : 404, { "Content-Type": "application/json" });
     response.end(JSON.stringify(body ?? { errors: [{ error: "not in the benchmark", error_number: 9001 }] }));
   });
+  // Longer than the client keeps an idle socket: a socket the server closed under a reused request reads ECONNRESET.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
     const connection = new SlurmConnection({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, user: "gpudesk", token: "bench" });

@@ -49,18 +49,25 @@ async function main(): Promise<void> {
   try {
     await slurm.as("root", "scancel -u ann; scancel -u bob; scontrol delete reservation=maint 2>/dev/null; true");
     const adminPassword = "pw-slurm-admin-long-enough";
-    const added = spawnSync(process.execPath, [path.join(root, "bin", "gpudesk.js"), "user", "add", "slurmadmin", "--password-stdin", "--admin"], { cwd: root, env: { ...process.env, GPUDESK_DATA_DIR: server.dataDir, DATABASE_URL: "" }, input: adminPassword, encoding: "utf8" });
+    const cliEnv: NodeJS.ProcessEnv = { ...process.env, GPUDESK_DATA_DIR: server.dataDir };
+    delete cliEnv.DATABASE_URL;
+    const added = spawnSync(process.execPath, [path.join(root, "bin", "gpudesk.js"), "user", "add", "slurmadmin", "--password-stdin", "--admin"], { cwd: root, env: cliEnv, input: adminPassword, encoding: "utf8" });
     if (added.status !== 0) throw new Error(`gpudesk user add: ${added.stderr}`);
     const adminCookie = await signIn("slurmadmin", adminPassword);
     const annPassword = "pw-ann-long-enough-1";
     const created = await api("POST", "/api/v1/users", { cookie: adminCookie }, { username: "ann", password: annPassword, name: "Ann Lee", role: "member", unixLogin: "ann", takeOverDemo: false });
     if (created.status >= 300) throw new Error(`ann: ${JSON.stringify(created.json)}`);
-    const hosts = (await api<{ hosts: { id: string; name: string; gpuCount?: number }[] }>("GET", "/api/v1/hosts", { cookie: adminCookie })).json.hosts;
-    const [hostA, hostB] = hosts.filter((host) => host.name.startsWith("sim-")).sort((a, b) => a.name.localeCompare(b.name));
+    // The two simulated hosts with the most free GPUs (the demo's work runs on the others) become Slurm's nodes.
+    const fleet = (await api<{ gpus: { uuid: string; hostId: string; hostName: string; index: number; mig?: unknown }[]; gpuStates: Record<string, { state: string }> }>("GET", "/api/v1/fleet", { cookie: adminCookie })).json;
+    const freeOn = (hostId: string) => fleet.gpus.filter((gpu) => gpu.hostId === hostId && !gpu.mig && fleet.gpuStates[gpu.uuid]?.state === "free").map((gpu) => gpu.index);
+    const byHost = [...new Map(fleet.gpus.map((gpu) => [gpu.hostId, { id: gpu.hostId, name: gpu.hostName }])).values()].sort((a, b) => freeOn(b.id).length - freeOn(a.id).length);
+    const [hostB, hostA] = byHost;
     for (const [host, node] of [[hostA!, "slurm-a"], [hostB!, "slurm-b"]] as const) {
       const mapped = await api("PATCH", `/api/v1/hosts/${host.id}`, { cookie: adminCookie }, { slurmNode: node });
       if (mapped.status >= 300) throw new Error(`map ${host.name}: ${JSON.stringify(mapped.json)}`);
     }
+      const freeB = freeOn(hostB!.id);
+    console.log(`free now on ${hostB!.name}: ${freeB.join(",")}`);
     console.log(`hosts: ${hostA!.name} = slurm-a, ${hostB!.name} = slurm-b`);
 
     // Slurm's own work.
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
     await slurm.as("root", "scontrol create reservation ReservationName=maint Nodes=slurm-b StartTime=now+3hours Duration=120 Users=root Flags=MAINT,IGNORE_JOBS");
 
     const annCookie = await signIn("ann", annPassword);
-    const booked = await api<{ id: string }>("POST", "/api/v1/reservations", { cookie: annCookie }, { host: hostB!.name, count: 2, durationMinutes: 120, purpose: "fine-tune under Slurm" });
+    const booked = await api<{ id: string }>("POST", "/api/v1/reservations", { cookie: annCookie }, { host: hostB!.name, gpus: freeB.slice(0, 2), durationMinutes: 120, purpose: "fine-tune under Slurm" });
     if (booked.status !== 201) throw new Error(`ann's booking: ${booked.status} ${JSON.stringify(booked.json)}`);
     await slurm.as("ann", `sbatch --reservation=gpudesk-${booked.json.id} --gres=gpu:2 -t 60 -J finetune --wrap 'sleep 3600'`);
     // The calendar is laid once per pass (30 s): wait for the next one to see the jobs above.
@@ -90,11 +97,22 @@ async function main(): Promise<void> {
     await shot("week.png", `/schedule?view=week&host=${encodeURIComponent(hostA!.name)}`, () => page.getByTestId("slurm-block").first().waitFor({ timeout: 60_000 }));
 
     // A refused booking: GPUs of slurm-a that bob's jobs hold or wait for.
-    await page.goto(`${origin}/reserve?host=${encodeURIComponent(hostA!.name)}&gpus=6,7&minutes=60&purpose=${encodeURIComponent("eval on slurm-a")}`);
+    // GPU 7, which bob's running job does not hold: free of Slurm on the calendar until his waiting job's start, but Slurm has no room.
+    await page.goto(`${origin}/reserve?host=${encodeURIComponent(hostA!.name)}&gpus=7&minutes=60&purpose=${encodeURIComponent("eval on slurm-a")}`);
     await page.getByRole("button", { name: "Book", exact: true }).waitFor();
     await page.waitForTimeout(1500);
+    // The demo's own work runs there: the person agrees with its owner first.
+    const anyway = page.getByLabel("Book anyway: I have agreed it with them");
+    if (await anyway.isVisible()) await anyway.check();
     await page.getByRole("button", { name: "Book", exact: true }).click();
-    await page.getByText(/Slurm's jobs hold these GPUs|Slurm refused|Slurm has no room/).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByText(/Slurm's jobs hold these GPUs|Slurm refused|Slurm has no room/)
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        await page.screenshot({ path: path.join(out, "refused-not-seen.png"), fullPage: true });
+        throw error;
+      });
     await page.screenshot({ path: path.join(out, "refused.png"), fullPage: true });
     console.log(`saved ${path.join(out, "refused.png")}`);
 
