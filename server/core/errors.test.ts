@@ -23,6 +23,6 @@ describe("AppError across copies of its module", () => {
     expect(new AppError("conflict", "x") instanceof Other).toBe(false);
     expect(new Other("conflict", "x") instanceof Other).toBe(true);
     expect(new Error("x") instanceof AppError).toBe(false);
-    expect(null instanceof AppError).toBe(false);
+    expect((null as unknown as object) instanceof AppError).toBe(false);
   });
 });

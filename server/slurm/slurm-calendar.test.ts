@@ -61,7 +61,7 @@ describe("the one availability rule with Slurm", () => {
   const reading = { eccErrorsUncorrected: 0, processes: [], memoryUsedMiB: 0, memoryTotalMiB: 81920, utilizationGpuPct: 0 };
   const ann = { id: "u-ann", username: "ann", name: "Ann" };
   const b7: LiveBooking = { reservationId: "b7", hostId: "h-a", hostName: "dgx-a", gpus: [{ uuid: "GPU-a-0", index: 0 }, { uuid: "GPU-a-1", index: 1 }], bookedBy: ann, startsAt: at(1796668000), endsAt: at(1796671710), purpose: "train" };
-  const live = (index: number): LiveGpu => ({ uuid: `GPU-a-${index}`, hostId: "h-a", hostName: "dgx-a", index, name: "NVIDIA H100", processes: [], ...reading }) as unknown as LiveGpu;
+  const live = (index: number): LiveGpu => ({ uuid: `GPU-a-${index}`, hostId: "h-a", hostName: "dgx-a", index, name: "NVIDIA H100", ...reading }) as unknown as LiveGpu;
   const gpus = Array.from({ length: 8 }, (_, index) => live(index));
   const active = new Map([["GPU-a-0", b7], ["GPU-a-1", b7]]);
   const holds = slurmHoldsByGpu(calendar, NOW, active, gpus);
