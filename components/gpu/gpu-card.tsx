@@ -4,7 +4,7 @@ import type { LiveGpu } from "@/lib/live/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/components/live/use-gpu-states";
-import { slurmHoldName } from "@/lib/domain/slurm";
+import { slurmHoldSentence } from "@/lib/domain/slurm";
 import { formatWhen } from "@/lib/format/local-time";
 import { isGpuFree, isGpuFreeFor, isPartitioned, unitName, unseenUsePhrase } from "@/lib/domain/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/live/gpu-state-now";
@@ -142,9 +142,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
 
       {!stale && reconciliation?.slurm && (
         <p data-testid="gpu-slurm" className="text-xs text-slate-700 dark:text-slate-300">
-          {reconciliation.slurm.kind === "booked-job"
-            ? `Slurm job ${reconciliation.slurm.id} runs under this booking`
-            : `Held by ${slurmHoldName(reconciliation.slurm)}${reconciliation.slurm.until ? ` until ${formatWhen(reconciliation.slurm.until, nowMs)}` : ""}`}
+          {slurmHoldSentence(reconciliation.slurm, (iso) => formatWhen(iso, nowMs))}
         </p>
       )}
 

@@ -113,6 +113,12 @@ export function slurmHoldName(hold: Pick<SlurmHoldNow, "kind" | "id" | "user">):
   return `Slurm job ${hold.id}${hold.user ? ` of ${hold.user}` : ""}`;
 }
 
+/** "Held by Slurm job 42 of bob until 16:00", "Slurm job 44 runs under this booking": a unit's Slurm hold in a sentence (the GPU card, the GPU page). */
+export function slurmHoldSentence(hold: SlurmHoldNow, when: (iso: string) => string): string {
+  if (hold.kind === "booked-job") return `Slurm job ${hold.id} runs under this booking`;
+  return `Held by ${slurmHoldName(hold)}${hold.until ? ` until ${when(hold.until)}` : ""}`;
+}
+
 /** The block as the availability rule takes it for one instant. */
 export function slurmHoldOf(block: SlurmBlock): SlurmHoldNow {
   return { kind: block.kind, id: block.id, user: block.user, until: block.endsAt };
