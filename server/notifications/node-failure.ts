@@ -1,6 +1,7 @@
 import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
-import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
+import { acrossNodesPhrase, nodeOfLabel } from "@/lib/domain/multi-node";
+import { bookingPath } from "@/lib/domain/booking-link";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
 import { findSpareNode } from "@/server/bookings/placement/spare-node";
@@ -35,9 +36,9 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
     const siblings = await db().reservation.findMany({
       where: { groupId: part.groupId },
       orderBy: { nodeRank: "asc" },
-      select: { gpus: { select: { gpu: { select: { name: true } } } } },
+      select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { name: true } } } } },
     });
-    const label = multiNodeLabel(shapeOf(siblings.map((sibling) => ({ gpus: sibling.gpus.map(({ gpu }) => gpu) }))));
+    const label = acrossNodesPhrase(siblings.map((sibling) => ({ host: sibling.host, gpus: sibling.gpus.map(({ gpu }) => gpu) })));
     const node = nodeOfLabel(part.nodeRank ?? 0, siblings.length);
     const spare = await findSpareNode(part.id, now, { fleet });
     const offer = spare
@@ -50,7 +51,7 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
         subjectId: part.id,
         title: `${node[0].toUpperCase()}${node.slice(1)} (${part.host.name}) of your booking ${label} failed`,
         text: `${alert.message}. This is ${node} of your booking "${part.purpose}" (${label}, booking ${part.groupId}).${offer}`,
-        path: "/reservations",
+        path: bookingPath(part.groupId as string),
         onceKey: `booking.node_failed:${alert.id}:${part.id}`,
         now,
       },
