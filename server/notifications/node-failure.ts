@@ -1,6 +1,6 @@
 import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
-import { acrossNodesPhrase, nodeOfLabel } from "@/lib/domain/multi-node";
+import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { bookingPath } from "@/lib/domain/booking-link";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
@@ -36,9 +36,9 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
     const siblings = await db().reservation.findMany({
       where: { groupId: part.groupId },
       orderBy: { nodeRank: "asc" },
-      select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { name: true } } } } },
+      select: { gpus: { select: { gpu: { select: { name: true } } } } },
     });
-    const label = acrossNodesPhrase(siblings.map((sibling) => ({ host: sibling.host, gpus: sibling.gpus.map(({ gpu }) => gpu) })));
+    const label = multiNodeLabel(shapeOf(siblings.map((sibling) => ({ gpus: sibling.gpus.map(({ gpu }) => gpu) }))));
     const node = nodeOfLabel(part.nodeRank ?? 0, siblings.length);
     const spare = await findSpareNode(part.id, now, { fleet });
     const offer = spare

@@ -58,3 +58,10 @@ export async function namedBookings(client: Client, query: { ids?: readonly stri
   }
   return [...named.values()];
 }
+
+/** The booking each reservation is (itself, or a part's booking across nodes), by reservation id; unknown ids are left out. */
+export async function bookingIdsOf(client: Client, reservationIds: readonly string[]): Promise<Map<string, string>> {
+  if (reservationIds.length === 0) return new Map();
+  const rows = await client.reservation.findMany({ where: { id: { in: [...reservationIds] } }, select: { id: true, groupId: true } });
+  return new Map(rows.map((row) => [row.id, row.groupId ?? row.id]));
+}
