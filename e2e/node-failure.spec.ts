@@ -94,7 +94,7 @@ test("the form names the host of each node, and the booking is made there, in th
     // A host already chosen for a node is not offered for another.
     await expect(page.getByLabel("Node 2", { exact: true }).locator(`option[value="${names[2]}"]`)).toBeDisabled();
     await page.getByRole("textbox", { name: "Purpose" }).fill("named nodes");
-    await page.getByTestId("node-hosts").scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: `${SHOTS}/named-parts-form-${viewport.width}x${viewport.height}.png`, fullPage: true });
     if (viewport.width < 500) {
       await page.context().close();
@@ -115,7 +115,8 @@ test("an idle booking across nodes: one notice naming both nodes, one Keep keeps
   test.setTimeout(180_000);
   const booked = await request.post("/api/v1/reservations", {
     headers: bearer(token),
-    data: { parts: [{ host: names[0], gpus: 1 }, { host: names[1], gpus: 1 }], durationMinutes: 180, purpose: "idle across nodes" },
+    // c and a, in that order: the next test's cards are "a and b", then "a and c", and this one is past by then.
+    data: { parts: [{ host: names[2], gpus: 1 }, { host: names[0], gpus: 1 }], durationMinutes: 180, purpose: "idle across nodes" },
   });
   expect(booked.status(), await booked.text()).toBe(201);
   const booking = (await booked.json()) as { id: string; parts: { id: string }[] };
@@ -125,21 +126,22 @@ test("an idle booking across nodes: one notice naming both nodes, one Keep keeps
   const page = await signedIn(browser, { width: 1440, height: 900 });
   await page.goto("/");
   const notice = page.getByTestId("idle-notice");
-  await expect(notice).toContainText(`2 × 1 H200 on ${names[0]} and ${names[1]}`, { timeout: 90_000 });
+  await expect(notice).toContainText(`2 × 1 H200 on ${names[2]} and ${names[0]}`, { timeout: 90_000 });
   await expect(notice).toHaveCount(1);
   await expect(notice.getByRole("button", { name: "Keep" })).toHaveCount(1);
   await page.screenshot({ path: `${SHOTS}/idle-across-nodes-notice-1440x900.png` });
 
   await notice.getByRole("button", { name: "Keep" }).click();
   await expect(notice).toHaveCount(0);
-  await expect(page.getByTestId("idle-kept")).toContainText(`2 × 1 H200 on ${names[0]} and ${names[1]}`);
+  await expect(page.getByTestId("idle-kept")).toContainText(`2 × 1 H200 on ${names[2]} and ${names[0]}`);
   for (const part of booking.parts) {
     const view = (await (await request.get(`/api/v1/reservations/${part.id}`, { headers: bearer(token) })).json()) as { state: string; idle: unknown };
     expect(view).toMatchObject({ state: "active", idle: null });
   }
   await page.goto("/reservations");
-  await expect(page.getByRole("heading", { name: `2 × 1 H200 on ${names[0]} and ${names[1]}`, exact: true })).toBeVisible();
-  await expect(page.getByTestId("idle-status")).toHaveCount(0);
+  const active = page.getByRole("region", { name: "Active" });
+  await expect(active.getByRole("heading", { name: `2 × 1 H200 on ${names[2]} and ${names[0]}`, exact: true })).toBeVisible();
+  await expect(active.getByTestId("idle-status")).toHaveCount(0);
   await page.context().close();
   await releaseEverything(request, token);
 });
@@ -157,7 +159,8 @@ test("a node's agent stops: the card shows the failed node and the spare within 
   const phone = await signedIn(browser, { width: 390, height: 844 });
   await page.goto("/reservations");
   await phone.goto("/reservations");
-  await expect(page.getByRole("heading", { name: `2 × 1 H200 on ${names[0]} and ${names[1]}`, exact: true })).toBeVisible();
+  // In the Active section: the weekly series and the tests before this one left past bookings of these hosts.
+  await expect(page.getByRole("region", { name: "Active" }).getByRole("heading", { name: `2 × 1 H200 on ${names[0]} and ${names[1]}`, exact: true })).toBeVisible();
   await expect(page.getByTestId("failed-node")).toHaveCount(0);
 
   // Node 2's agent dies.
@@ -181,7 +184,7 @@ test("a node's agent stops: the card shows the failed node and the spare within 
   // Move.
   await notice.getByRole("button", { name: `Move node 2 to ${names[2]}` }).click();
   await expect(page.getByTestId("failed-node")).toHaveCount(0, { timeout: 15_000 });
-  await expect(page.getByRole("heading", { name: `2 × 1 H200 on ${names[0]} and ${names[2]}`, exact: true })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Active" }).getByRole("heading", { name: `2 × 1 H200 on ${names[0]} and ${names[2]}`, exact: true })).toBeVisible();
   const details = page.locator("details").filter({ hasText: "Launch settings" }).first();
   if (!(await details.evaluate((element) => (element as HTMLDetailsElement).open))) await details.locator("summary").click();
   await expect(page.getByRole("region", { name: `${names[2]}, node 2 of 2` })).toContainText("NODE_RANK=1");

@@ -11,6 +11,7 @@ import { KeepButton } from "@/components/idle-release/idle-status";
 import { NoticeStack } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
 import { bookedPhrase } from "@/lib/domain/multi-node";
+import { bookingPath } from "@/lib/domain/booking-link";
 
 /** The person's current bookings are read again this often, in case the socket missed the moment. */
 const POLL_MS = 30_000;
@@ -137,7 +138,7 @@ export function IdleNotices({ userId }: { userId: string }) {
           <div className="space-y-2">
             <p>
               <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}{" "}
-              <Link href="/reservations" className="font-medium underline">
+              <Link href={bookingPath(entry.reservationId)} className="font-medium underline">
                 Reservations
               </Link>
             </p>

@@ -56,6 +56,13 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
     router.refresh();
   }
 
+  const leaveButton = (entry: (typeof entries)[number], mine: boolean) =>
+    (mine || me.can.removeOthersWaitlistEntries) && (
+      <button type="button" onClick={() => void leave(entry.id)} disabled={leaving === entry.id} className={buttonClass("secondary", "sm")}>
+        {mine ? "Leave the queue" : "Remove"}
+      </button>
+    );
+
   if (entries.length === 0) {
     return (
       <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
@@ -87,7 +94,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
               <th scope="col" className={th}>
                 Estimated start
               </th>
-              <th scope="col" className={th}>
+              <th scope="col" className={`${th} ${wideOnly}`}>
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -112,11 +119,13 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                         {entry.orderReason}
                       </p>
                     )}
+                    {/* On a phone the button sits here: a column of its own left the reason a word wide, the button off screen. */}
+                    <div className="mt-2 sm:hidden">{leaveButton(entry, mine)}</div>
                   </td>
                   <td className={`${td} ${wideOnly}`}>
                     <When iso={entry.createdAt} nowMs={serverNow} />
                   </td>
-                  <td className={td}>
+                  <td className={`${td} min-w-40`}>
                     {entry.waitingBecause && (
                       <div data-testid={entry.waitingBecause.kind === "unbooked_use" ? "waits-for-unbooked" : undefined}>
                         <WaitReasonText reason={entry.waitingBecause} />
@@ -136,13 +145,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                       </span>
                     )}
                   </td>
-                  <td className={`${td} text-right`}>
-                    {(mine || me.can.removeOthersWaitlistEntries) && (
-                      <button type="button" onClick={() => void leave(entry.id)} disabled={leaving === entry.id} className={buttonClass("secondary", "sm")}>
-                        {mine ? "Leave the queue" : "Remove"}
-                      </button>
-                    )}
-                  </td>
+                  <td className={`${td} ${wideOnly} text-right`}>{leaveButton(entry, mine)}</td>
                 </tr>
               );
             })}
