@@ -88,7 +88,7 @@ test("the form names the host of each node, and the booking is made there, in th
     await page.goto("/reserve");
     await page.getByRole("radio", { name: "Across nodes" }).click();
     await page.getByLabel("GPUs per node").fill("1");
-    await page.getByLabel("Choose the host of each node").check();
+    await page.getByLabel("Pick the nodes myself").check();
     await page.getByLabel("Node 1 (rendezvous)").selectOption(names[2]);
     await page.getByLabel("Node 2", { exact: true }).selectOption(names[0]);
     // A host already chosen for a node is not offered for another.

@@ -78,7 +78,7 @@ export function AcrossNodesFields({
         </Field>
       </div>
       <fieldset className="space-y-2">
-        <legend className="sr-only">Hosts</legend>
+        <legend className="sr-only">Where the nodes go</legend>
         <label className="flex items-center gap-2 text-sm font-medium">
           <input
             type="checkbox"
@@ -87,7 +87,7 @@ export function AcrossNodesFields({
             onChange={(event) => onChange({ partHosts: event.target.checked ? Array.from({ length: nodes }, () => "") : null }, ["parts", "_"])}
             className="h-4 w-4 rounded border-slate-300 dark:border-slate-700"
           />
-          Choose the host of each node
+          Pick the nodes myself
         </label>
         {named && (
           <div className="grid gap-3 sm:grid-cols-2" data-testid="node-hosts">
