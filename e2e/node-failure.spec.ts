@@ -11,8 +11,13 @@ import { backdateBooking, createUser, releaseEverything, signedInAt, startIbHost
  * killed. Within 15 s the booking card says node 2 failed, offers c as the
  * spare and a "Move node 2 to c" button; the move gives new launch lines on
  * c and the notice goes. Another request that needs b waits on /queue with
- * the reason naming b as offline and no estimate of "now". Screens on a
- * laptop (1280×800) and a phone (390×844) go to test-results/screens/node-failure-*.png.
+ * the reason naming b as offline and no estimate of "now". Before that: the
+ * form names each node's host and books them there, in that order; an idle
+ * booking across nodes gets one notice naming both nodes with one Keep that
+ * keeps both (no node shows an idle line after), and its idle alerts link to
+ * it. Screens on a laptop (1440×900) and a phone (390×844) go to
+ * test-results/screens/ (node-failure-*, named-parts-*, idle-across-nodes-*,
+ * alert-booking-link-*).
  */
 
 const SHOTS = "test-results/screens";
@@ -130,6 +135,21 @@ test("an idle booking across nodes: one notice naming both nodes, one Keep keeps
   await expect(notice).toHaveCount(1);
   await expect(notice.getByRole("button", { name: "Keep" })).toHaveCount(1);
   await page.screenshot({ path: `${SHOTS}/idle-across-nodes-notice-1440x900.png` });
+
+  // The idle-booking alert of node 1's GPU links to the booking (once, with both nodes), on a laptop and a phone.
+  for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+    const alerts = await signedIn(browser, viewport);
+    const link = alerts.getByRole("article", { name: `Idle booking on ${names[2]} · GPU 0` }).getByRole("link", { name: `Booking: 2 × 1 H200 on ${names[2]} and ${names[0]}` });
+    await expect(async () => {
+      await alerts.goto("/alerts");
+      await expect(link).toHaveAttribute("href", `/reservations#booking-${booking.id}`, { timeout: 2_000 });
+    }).toPass({ timeout: 60_000 });
+    await alerts.screenshot({ path: `${SHOTS}/alert-booking-link-${viewport.width}x${viewport.height}.png`, fullPage: true });
+    await link.click();
+    await expect(alerts.locator(`#booking-${booking.id}`)).toBeInViewport();
+    await alerts.screenshot({ path: `${SHOTS}/alert-booking-link-target-${viewport.width}x${viewport.height}.png` });
+    await alerts.context().close();
+  }
 
   await notice.getByRole("button", { name: "Keep" }).click();
   await expect(notice).toHaveCount(0);
