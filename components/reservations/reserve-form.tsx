@@ -101,6 +101,15 @@ function ReserveFormBody({ hosts, policy, query, slurm }: ReserveFormProps) {
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
   // The models "Across nodes" offers: each one the fleet has, named short ("H100").
   const models = useMemo(() => [...new Set(hosts.flatMap((entry) => entry.gpus.filter((gpu) => !gpu.mig).map((gpu) => shortModel(gpu.name))))].sort(), [hosts]);
+  // The hosts a node of "Across nodes" may be named on: their whole GPUs.
+  const nodeHosts = useMemo(
+    () =>
+      hosts.map((entry) => {
+        const whole = entry.gpus.filter((gpu) => !gpu.mig && !gpu.partitioned);
+        return { name: entry.name, models: [...new Set(whole.map((gpu) => shortModel(gpu.name)))], gpus: whole.length };
+      }),
+    [hosts],
+  );
   const window = serverNow ? windowOf(values, serverNow) : null;
   // The series' days the policy would refuse, listed before submit (the rule each occurrence meets when booked).
   const seriesPreview =
@@ -224,8 +233,8 @@ function ReserveFormBody({ hosts, policy, query, slurm }: ReserveFormProps) {
       return;
     }
     if (result.error.code === "conflict" && queueMe && canQueue && window) {
-      const { nodes, gpusPerNode, model, purpose } = built.request;
-      await queueWith({ nodes, gpusPerNode, ...(model !== undefined ? { model } : {}), durationMinutes: Math.round((window.endMs - window.startMs) / 60_000), purpose });
+      const { nodes, gpusPerNode, parts, model, purpose } = built.request;
+      await queueWith({ ...(parts ? { parts } : { nodes, gpusPerNode }), ...(model !== undefined ? { model } : {}), durationMinutes: Math.round((window.endMs - window.startMs) / 60_000), purpose });
       return;
     }
     const over = quotaOf(result.error.code, result.error.body);
@@ -312,7 +321,7 @@ function ReserveFormBody({ hosts, policy, query, slurm }: ReserveFormProps) {
         )}
 
         {values.mode === "nodes" ? (
-          <AcrossNodesFields values={values} errors={errors} models={models} onChange={change} maxGpusAtOnce={policy.maxGpusPerUser} />
+          <AcrossNodesFields values={values} errors={errors} models={models} hosts={nodeHosts} onChange={change} maxGpusAtOnce={policy.maxGpusPerUser} />
         ) : values.mode === "gpus" ? (
           <div>
             <p id={`${id}-gpus-label`} className="mb-2 text-sm font-medium">

@@ -6,7 +6,7 @@ import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
-import { wholeBookingStanding } from "@/server/idle-release/whole-booking";
+import { wholeBookingStanding } from "@/server/bookings/rules/whole-booking";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 
 export type IdleReleaseOutcome =

@@ -1,6 +1,7 @@
 import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
 import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
+import { bookingPath } from "@/lib/domain/booking-link";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
 import { findSpareNode } from "@/server/bookings/placement/spare-node";
@@ -50,7 +51,7 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
         subjectId: part.id,
         title: `${node[0].toUpperCase()}${node.slice(1)} (${part.host.name}) of your booking ${label} failed`,
         text: `${alert.message}. This is ${node} of your booking "${part.purpose}" (${label}, booking ${part.groupId}).${offer}`,
-        path: "/reservations",
+        path: bookingPath(part.groupId as string),
         onceKey: `booking.node_failed:${alert.id}:${part.id}`,
         now,
       },

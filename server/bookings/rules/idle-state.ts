@@ -28,6 +28,8 @@ export const idleBookingSelect = {
   idleClockAt: true,
   idleKeepsUsed: true,
   idleWarnedAt: true,
+  // The booking across nodes a part belongs to: its parts are judged together (whole-booking.ts).
+  groupId: true,
   gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } },
 } as const satisfies Prisma.ReservationSelect;
 

@@ -3,6 +3,7 @@ import { launchSettings } from "@/lib/domain/launch-settings";
 import { slurmLaunch, slurmReservationName, type SlurmBookingView } from "@/lib/domain/slurm";
 import { slurmConnection } from "@/server/slurm/slurm-connection";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
+import { acrossNodesPhrase } from "@/lib/domain/multi-node";
 import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { personSelect, toPerson } from "@/server/core/people";
@@ -121,13 +122,22 @@ function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
 /**
  * "node-a GPU 0:2 (1g.10gb)": the booking's host and units as every surface
  * names them, kept in each audit entry of a change, so that "Released" says
- * what was released.
+ * what was released; a booking across nodes once, with every node ("2 × 8
+ * H100 on h100-03 and h100-04"), whichever part the change went through.
  */
 export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
   const row = await client.reservation.findUniqueOrThrow({
     where: { id: reservationId },
-    select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
+    select: { groupId: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
   });
+  if (row.groupId) {
+    const parts = await client.reservation.findMany({
+      where: { groupId: row.groupId },
+      orderBy: { nodeRank: "asc" },
+      select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { name: true } } } } },
+    });
+    return acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map(({ gpu }) => gpu) })));
+  }
   const units = row.gpus.map(({ gpu }) => storedUnit(gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   return `${row.host.name} ${unitsPhrase(units)}`;
 }
