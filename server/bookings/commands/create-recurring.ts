@@ -1,10 +1,12 @@
 import { requestedWindow } from "@/lib/domain/booking-window";
 import { weeklyStarts, type RecurringRequest } from "@/lib/domain/recurrence";
 import type { ReservationView } from "@/lib/domain/reservation-types";
+import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
-import { createReservation, type CreateOptions } from "@/server/bookings/commands/create-booking";
-import { createMultiNodeBooking } from "@/server/bookings/commands/create-multi-node";
+import { book } from "@/server/bookings/commands/book";
+import { acrossNodesOrder, type CreateOptions, oneHostOrder } from "@/server/bookings/commands/booking-order";
+import { bookedView } from "@/server/bookings/commands/create-booking";
 import type { MultiNodeRequest, ReservationRequest } from "@/lib/domain/reservation-schema";
 
 export interface RefusedOccurrence {
@@ -53,8 +55,8 @@ async function seriesTurn(): Promise<() => void> {
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * A weekly series: each occurrence is booked on its own, through the one
- * booking transaction with every check a single booking has (overlap,
+ * A weekly series: N occurrences, each booked on its own through the one
+ * pipeline (book.ts) with every check a single booking has (overlap,
  * policy, limits), so an occurrence that collides is refused alone and
  * listed with its reason while the others are kept. Errors that are not a
  * refusal of that occurrence (a bug, the database gone) end the series. One
@@ -63,6 +65,7 @@ const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve)
  * it made, or the occurrence refused whole with its reason.
  */
 export async function createRecurringReservations(actor: Actor, request: RecurringRequest, options: CreateOptions = {}): Promise<RecurringResult> {
+  const client = options.client ?? db();
   const now = options.now ?? new Date();
   const { startMs, endMs } = requestedWindow(request.booking, now.getTime());
   const durationMinutes = Math.round((endMs - startMs) / 60_000);
@@ -71,9 +74,10 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
   if (starts.length === 0) throw new AppError("bad_request", "No day of the series falls on the chosen weekdays", { weekdays: "Choose the weekdays to book" });
 
   const { endsAt: _endsAt, ...first } = request.booking;
-  const book = isAcrossNodes(first)
-    ? async (startsAt: string) => (await createMultiNodeBooking(actor, { ...first, startsAt, durationMinutes }, options)).parts[0]!
-    : (startsAt: string) => createReservation(actor, { ...first, startsAt, durationMinutes }, options);
+  const orderOf = (startsAt: string) =>
+    isAcrossNodes(first) ? acrossNodesOrder(client, { ...first, startsAt, durationMinutes }, now) : oneHostOrder(client, { ...first, startsAt, durationMinutes }, now);
+  // Each occurrence as its booking shows it: one across nodes by its node-0 part (whose `multiNode` names every part).
+  const bookOccurrence = async (startsAt: string) => bookedView(client, await book(actor, await orderOf(startsAt), options), now, actor.id);
   const created: ReservationView[] = [];
   const refused: RefusedOccurrence[] = [];
   const endTurn = await seriesTurn();
@@ -81,7 +85,7 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
     for (const start of starts) {
       const startsAt = new Date(start).toISOString();
       try {
-        created.push(await book(startsAt));
+        created.push(await bookOccurrence(startsAt));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         refused.push({ startsAt, endsAt: new Date(start + durationMinutes * 60_000).toISOString(), code: error.code, message: error.message });

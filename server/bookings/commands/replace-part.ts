@@ -7,7 +7,7 @@ import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
-import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/create-booking";
+import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/booking-order";
 import { liveView } from "@/server/bookings/placement/gpu-in-use";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { partIdsOf } from "@/server/bookings/views/multi-node-view";
