@@ -19,18 +19,6 @@ export interface IdleBookingRow {
   gpus: { gpu: { uuid: string; migDeviceIndex: number | null; memoryTotalMiB: number | null } }[];
 }
 
-export const idleBookingSelect = {
-  id: true,
-  userId: true,
-  hostId: true,
-  startsAt: true,
-  endsAt: true,
-  idleClockAt: true,
-  idleKeepsUsed: true,
-  idleWarnedAt: true,
-  gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } },
-} as const satisfies Prisma.ReservationSelect;
-
 /** A booking's idle standing at one instant: the rule's answer and the policy's phase. */
 export interface IdleStanding extends IdleAssessment {
   reservationId: string;

@@ -6,28 +6,7 @@ import { reservationState, type ReservationStatus } from "@/lib/domain/reservati
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { personSelect, toPerson } from "@/server/core/people";
 import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
-
-export const reservationSelect = {
-  id: true,
-  userId: true,
-  startsAt: true,
-  endsAt: true,
-  purpose: true,
-  status: true,
-  cancelReason: true,
-  releasedBecause: true,
-  createdAt: true,
-  groupId: true,
-  nodeCount: true,
-  slurmState: true,
-  slurmMessage: true,
-  user: { select: personSelect },
-  cancelledBy: { select: personSelect },
-  host: { select: { id: true, name: true } },
-  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true } } } },
-} satisfies Prisma.ReservationSelect;
-
-export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reservationSelect }>;
+import { readBookingUnits, type ReservationRow } from "@/server/bookings/store/booking-rows";
 
 const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
 
@@ -118,10 +97,7 @@ function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
  * what was released.
  */
 export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
-  const row = await client.reservation.findUniqueOrThrow({
-    where: { id: reservationId },
-    select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
-  });
+  const row = await readBookingUnits(client, reservationId);
   const units = row.gpus.map(({ gpu }) => storedUnit(gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   return `${row.host.name} ${unitsPhrase(units)}`;
 }

@@ -1,7 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationIdleView } from "@/lib/domain/idle-release";
 import type { ReservationView } from "@/lib/domain/reservation-types";
-import { idleBookingSelect, idleStanding, readIdleExemptions } from "@/server/bookings/rules/idle-state";
+import { idleStanding, readIdleExemptions } from "@/server/bookings/rules/idle-state";
+import { readIdleRows } from "@/server/bookings/store/idle-columns";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
 type Client = PrismaClient | Prisma.TransactionClient;
@@ -20,7 +21,7 @@ export async function withIdleViews(client: Client, views: ReservationView[], no
 
   if (active.length > 0) {
     const exemptions = await readIdleExemptions(client);
-    const rows = await client.reservation.findMany({ where: { id: { in: active.map((view) => view.id) } }, select: idleBookingSelect });
+    const rows = await readIdleRows(client, active.map((view) => view.id));
     for (const row of rows) {
       const standing = await idleStanding(client, row, policy, exemptions, nowMs);
       if (standing.idleSinceMs === null || standing.phase === "none") continue;
@@ -61,7 +62,7 @@ export async function idleWarningsOf(client: Client, ids: string[], nowMs: numbe
   if (ids.length === 0) return found;
   const policy = await readIdlePolicy(client);
   const exemptions = await readIdleExemptions(client);
-  const rows = await client.reservation.findMany({ where: { id: { in: ids } }, select: idleBookingSelect });
+  const rows = await readIdleRows(client, ids);
   for (const row of rows) {
     const standing = await idleStanding(client, row, policy, exemptions, nowMs);
     if ((standing.phase === "warning" || standing.phase === "due") && standing.idleSinceMs !== null && standing.releaseAtMs !== null) {
