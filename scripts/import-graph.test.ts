@@ -1,6 +1,19 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { componentsImportingServerCode, findCycles, folderCycles, hostImportingServer, importGraph, importsOf, layerBreaches, SERVER_LAYERS, type ImportEdge } from "@/scripts/import-graph";
+import {
+  componentsImportingServerCode,
+  findCycles,
+  folderCycles,
+  hostImportingServer,
+  importGraph,
+  importsOf,
+  layerBreaches,
+  mayQueryReservations,
+  reservationQueriesOutsideStore,
+  reservationQueryLines,
+  SERVER_LAYERS,
+  type ImportEdge,
+} from "@/scripts/import-graph";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
@@ -26,6 +39,10 @@ describe("the project's imports", () => {
   it("keep host/ (bundled alone for GPU hosts) off the server's code", () => {
     expect(edges.some((e) => e.from.startsWith("host/") && e.to.startsWith("lib/"))).toBe(true);
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+
+  it("query the Reservation table only in server/bookings/store/ (and the create commands)", () => {
+    expect(reservationQueriesOutsideStore(root)).toEqual([]);
   });
 
   it("reach server/ from components/ for types only", () => {
@@ -134,5 +151,26 @@ describe("importsOf", () => {
       edge("app/page.tsx", "server/core/db.ts"),
     ]);
     expect(flagged).toEqual([edge("components/a.tsx", "server/core/db.ts")]);
+  });
+});
+
+describe("reservationQueryLines and mayQueryReservations", () => {
+  it("find a query of the Reservation table, across lines and in raw SQL, and nothing else", () => {
+    const text = [
+      'const a = await db().reservation.findMany({ where: {} });',
+      "const b = await tx",
+      "  .reservation",
+      "  .updateMany({ data: {} });",
+      'await tx.$executeRaw`UPDATE "Reservation" SET "status" = ${status}`;',
+      'const c = await db().reservationGpu.findMany({});',
+      'const d = row.reservation.userId;',
+      'const e = { action: "reservation.create" };',
+    ].join("\n");
+    expect(reservationQueryLines(text)).toEqual([1, 3, 5]);
+  });
+
+  it("let the store, the create commands, tests and tooling query it, and nothing else", () => {
+    expect(["server/bookings/store/booking-parts.ts", "server/bookings/commands/create-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"].every(mayQueryReservations)).toBe(true);
+    expect(["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"].some(mayQueryReservations)).toBe(false);
   });
 });

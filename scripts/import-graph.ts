@@ -293,3 +293,35 @@ export function layerBreaches(edges: ImportEdge[], layers: { folders: string[] }
   }
   return breaches;
 }
+
+/**
+ * Where the Reservation table may be queried (issue 47): its store,
+ * server/bookings/store/, alone; besides it the create commands
+ * (server/bookings/commands/create-*.ts, to become one book() pipeline), and
+ * what only tests and tooling run: tests, their helpers, scripts, the seed.
+ */
+export function mayQueryReservations(file: string): boolean {
+  return (
+    file.startsWith("server/bookings/store/") ||
+    /^server\/bookings\/commands\/create-[^/]+\.ts$/.test(file) ||
+    isTestFile(file) ||
+    file.startsWith("server/testing/") ||
+    file.startsWith("scripts/") ||
+    file.startsWith("prisma/")
+  );
+}
+
+/** A Prisma call on the Reservation model (`tx.reservation.findMany(`, across lines too), or raw SQL that names its table. */
+const RESERVATION_QUERY = /\.\s*reservation\s*\.\s*(?:find\w*|count|update\w*|create\w*|delete\w*|upsert|aggregate|groupBy)\s*\(|\b(?:FROM|JOIN|UPDATE|INTO)\s+"Reservation"/g;
+
+/** Each line of `text` that queries the Reservation table, 1-based. */
+export function reservationQueryLines(text: string): number[] {
+  const lines = new Set<number>();
+  for (const match of text.matchAll(RESERVATION_QUERY)) lines.add(text.slice(0, match.index).split("\n").length);
+  return [...lines].sort((a, b) => a - b);
+}
+
+/** Every query of the Reservation table in a file that may not make one, as "file:line". */
+export function reservationQueriesOutsideStore(root: string, files: string[] = sourceFiles(root, ["app", "components", "lib", "server"])): string[] {
+  return files.filter((file) => !mayQueryReservations(file)).flatMap((file) => reservationQueryLines(readFileSync(path.join(root, file), "utf8")).map((line) => `${file}:${line}`));
+}
