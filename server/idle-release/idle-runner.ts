@@ -12,7 +12,6 @@ import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { claimIdleWarning, readRunningBookingsToJudge } from "@/server/bookings/store/idle-columns";
 import { periodicJob } from "@/server/core/jobs";
-import { announceIdleStandings } from "@/server/tick/idle-standings";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -122,7 +121,6 @@ export function startIdleRunner(options: IdleRunnerOptions) {
     everyMs: options.everyMs ?? IDLE_CHECK_EVERY_MS,
     run: async () => {
       standings = await runIdlePass(options, now());
-      announceIdleStandings(standings);
     },
   });
   return {
