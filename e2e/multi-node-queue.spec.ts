@@ -51,7 +51,7 @@ test("a request across nodes waits on /queue as one request, names the node that
   expect(joined.status(), await joined.text()).toBe(201);
   const entry = (await joined.json()) as WaitlistView;
   expect(entry).toMatchObject({ count: 2, host: null, multiNode: { label: `2 × 1 (${free}, ${held})` } });
-  expect(entry.waitingBecause?.message).toMatch(new RegExp(`^needs ${free} and ${held} at once: ${free} is free now; GPUs held: .* holds ${held} GPU 0 until `));
+  expect(entry.waitingBecause?.message).toMatch(new RegExp(`^GPUs held: .* holds ${held} GPU 0 until .*; needs ${free} and ${held} at once: ${free} is free now`));
 
   const context = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
   const page = await context.newPage();

@@ -156,14 +156,16 @@ export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message
 }
 
 /**
- * The whole sentence of a reason: its cause, then (across nodes) what it
- * needs at once, then the hosts a rule holds out. The server writes the
+ * The whole sentence of a reason: its cause (the bookings in the way first),
+ * then (across nodes) what it needs at once, then the hosts a rule holds out. The server writes the
  * API's `message` with it in UTC; /queue and `gpudesk reserve --wait`
  * write it again with the reader's own times.
  */
 export function waitReasonSentence(reason: DistributiveOmit<WaitReason, "message">, when: WhenWords = utcMinute): string {
   let sentence = describeWaitReason(reason, when);
-  if (reason.nodes && (reason.kind === "held" || reason.kind === "host_offline")) sentence = `${describeWaitingNodes(reason.nodes)}; ${sentence}`;
+  // The bookings in the way first, then what the request needs at once; an offline host reads after the need ("needs 2 hosts …: 1 has them now; h100-02 is offline").
+  if (reason.nodes && reason.kind === "held") sentence = `${sentence}; ${describeWaitingNodes(reason.nodes)}`;
+  if (reason.nodes && reason.kind === "host_offline") sentence = `${describeWaitingNodes(reason.nodes)}; ${sentence}`;
   const heldOut = reason.kind === "no_host" ? [] : (reason.heldOut ?? []);
   // The first host's reason stands for the rest: a host rule's reads "… may not book X (hosts allowed: Y)" for each of them.
   if (heldOut.length > 0) sentence += `; held out: ${heldOut.map((host) => host.host).join(", ")} — ${heldOut[0]!.why}`;
