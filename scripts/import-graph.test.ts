@@ -8,9 +8,10 @@ import {
   importGraph,
   importsOf,
   layerBreaches,
-  mayQueryReservations,
-  reservationQueriesOutsideStore,
-  reservationQueryLines,
+  mayQuery,
+  OWNED_TABLES,
+  queriesOutsideOwners,
+  tableQueryLines,
   SERVER_LAYERS,
   type ImportEdge,
 } from "@/scripts/import-graph";
@@ -41,8 +42,8 @@ describe("the project's imports", () => {
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it("query the Reservation table only in server/bookings/store/ (and the create commands)", () => {
-    expect(reservationQueriesOutsideStore(root)).toEqual([]);
+  it("query the Reservation table only in server/bookings/store/ (and the create commands), the stored minutes only in server/minutes/minute-store.ts", () => {
+    expect(queriesOutsideOwners(root)).toEqual([]);
   });
 
   it("reach server/ from components/ for types only", () => {
@@ -154,8 +155,10 @@ describe("importsOf", () => {
   });
 });
 
-describe("reservationQueryLines and mayQueryReservations", () => {
-  it("find a query of the Reservation table, across lines and in raw SQL, and nothing else", () => {
+describe("tableQueryLines and mayQuery", () => {
+  const [reservations, minutes] = OWNED_TABLES;
+
+  it("find a query of the table, across lines and in raw SQL, and nothing else", () => {
     const text = [
       'const a = await db().reservation.findMany({ where: {} });',
       "const b = await tx",
@@ -165,12 +168,17 @@ describe("reservationQueryLines and mayQueryReservations", () => {
       'const c = await db().reservationGpu.findMany({});',
       'const d = row.reservation.userId;',
       'const e = { action: "reservation.create" };',
+      'await client.$executeRaw`INSERT INTO "GpuMinuteBlock" (a) SELECT 1`;',
+      'const f = await tx.gpuMinuteBlock.deleteMany({ where: {} });',
     ].join("\n");
-    expect(reservationQueryLines(text)).toEqual([1, 3, 5]);
+    expect(tableQueryLines(text, reservations)).toEqual([1, 3, 5]);
+    expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
   });
 
-  it("let the store, the create commands, tests and tooling query it, and nothing else", () => {
-    expect(["server/bookings/store/booking-parts.ts", "server/bookings/commands/create-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"].every(mayQueryReservations)).toBe(true);
-    expect(["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"].some(mayQueryReservations)).toBe(false);
+  it("let the owners, tests and tooling query a table, and nothing else", () => {
+    const may = (owned: (typeof OWNED_TABLES)[number], files: string[]) => files.map((file) => mayQuery(owned, file));
+    expect(may(reservations, ["server/bookings/store/booking-parts.ts", "server/bookings/commands/create-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"])).toEqual([true, true, true, true, true]);
+    expect(may(reservations, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
+    expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
   });
 });

@@ -1,8 +1,8 @@
 import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
-import { HOUR_MS } from "@/server/history/rollup-math";
+import { HOUR_MS } from "@/server/minutes/minute-row";
 import { insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
-import type { MinuteRow } from "@/server/history/rollup-math";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 import { MINUTE_MS } from "@/server/bookings/rules/idle-rule";
 import { writeAudit } from "@/server/access/audit-log";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";

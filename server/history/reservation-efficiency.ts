@@ -4,9 +4,9 @@ import { text } from "@/lib/domain/plain-text";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { chunks } from "@/lib/chunks";
-import { readColumnBlocks } from "@/server/minutes/read-minutes";
+import { readColumnBlocks } from "@/server/minutes/minute-store";
 import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/minutes/minute-row";
-import { num } from "@/server/history/sql-dialect";
+import { num } from "@/server/core/sql-dialect";
 import { can } from "@/server/access/permissions";
 import { readVisibleBookingIds } from "@/server/bookings/store/booking-rows";
 

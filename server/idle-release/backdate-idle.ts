@@ -1,6 +1,6 @@
 import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
-import { HOUR_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
 import { MINUTE_MS } from "@/server/bookings/rules/idle-rule";
 import { moveStartOfBooking } from "@/server/bookings/store/booking-writes";

@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, MINUTE_MS, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/bookings/rules/idle-rule";
 import type { IdlePolicyValues } from "@/server/bookings/rules/policy";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
-import { readMinutes } from "@/server/minutes/read-minutes";
+import { readMinutes } from "@/server/minutes/minute-store";
 
 type Client = PrismaClient | Prisma.TransactionClient;
 
