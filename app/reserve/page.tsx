@@ -3,6 +3,7 @@ import { ReserveForm } from "@/components/reservations/reserve-form";
 import { PageShell } from "@/app/_components/page-shell";
 import { listBookableHosts } from "@/server/bookings/views/bookings-query";
 import { getPolicy } from "@/server/bookings/rules/policy";
+import { listSlurmBlocks } from "@/server/bookings/views/slurm-blocks";
 
 export const metadata: Metadata = { title: "Reserve GPUs" };
 export const dynamic = "force-dynamic";
@@ -31,5 +32,8 @@ export default async function ReservePage({ searchParams }: ReservePageProps) {
 /** Loaded only once PageShell has let the person in. */
 async function ReserveData({ query }: { query: Record<string, string | undefined> }) {
   const [hosts, policy] = await Promise.all([listBookableHosts(), getPolicy()]);
-  return <ReserveForm hosts={hosts} policy={policy} query={query} />;
+  const now = Date.now();
+  // A week of Slurm's blocks: what a booking from the form can reach.
+  const slurm = listSlurmBlocks(new Date(now), new Date(now + 8 * 24 * 3600_000));
+  return <ReserveForm hosts={hosts} policy={policy} query={query} slurm={slurm} />;
 }

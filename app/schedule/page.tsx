@@ -7,6 +7,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { unitRef } from "@/lib/domain/gpu-availability";
 import { listBookableHosts, listSchedule } from "@/server/bookings/views/bookings-query";
+import { listSlurmBlocks } from "@/server/bookings/views/slurm-blocks";
 
 export const metadata: Metadata = { title: "Schedule" };
 export const dynamic = "force-dynamic";
@@ -62,7 +63,7 @@ async function Schedule({ days }: { days: number }) {
   const toMs = fromMs + days * DAY_MS;
   const [hosts, bookings] = await Promise.all([listBookableHosts(), listSchedule(new Date(fromMs), new Date(toMs))]);
   if (hosts.length === 0) return <p className="text-slate-600 dark:text-slate-400">No host has reported any GPU yet.</p>;
-  return <ScheduleView hosts={hosts} bookings={bookings} fromMs={fromMs} toMs={toMs} days={days} />;
+  return <ScheduleView hosts={hosts} bookings={bookings} slurm={listSlurmBlocks(new Date(fromMs), new Date(toMs))} fromMs={fromMs} toMs={toMs} days={days} />;
 }
 
 async function Week({ hostName, gpu }: { hostName: string | undefined; gpu: string | null }) {
@@ -76,7 +77,7 @@ async function Week({ hostName, gpu }: { hostName: string | undefined; gpu: stri
   return (
     <div className="space-y-4">
       <WeekPicker hosts={hosts} host={host.name} gpu={shown} />
-      <WeekView host={host} unitRef={shown} bookings={bookings} />
+      <WeekView host={host} unitRef={shown} bookings={bookings} slurm={listSlurmBlocks(new Date(now - 2 * DAY_MS), new Date(now + 9 * DAY_MS)).filter((block) => block.hostId === host.id)} />
     </div>
   );
 }

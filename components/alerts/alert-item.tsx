@@ -95,6 +95,18 @@ export function AlertItem({ alert, canAcknowledge, highlighted, acknowledging, o
 
       <p className="mt-2 text-sm">{alert.message}</p>
 
+      {alert.bookings && alert.bookings.length > 0 && (
+        <ul aria-label="Bookings" className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+          {alert.bookings.map((booking) => (
+            <li key={booking.id} className="min-w-0">
+              <Link href={booking.path} className="font-medium text-sky-700 underline hover:no-underline dark:text-sky-300">
+                Booking: {booking.name}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+
       {processes.length > 0 && (
         <ul aria-label="Processes" className="mt-3 space-y-1 text-xs">
           {processes.slice(0, 6).map((process) => (

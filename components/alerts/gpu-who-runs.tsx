@@ -3,6 +3,8 @@ import { processEvidenceLabel, type GpuReconciliation } from "@/lib/domain/attri
 import { DASH } from "@/lib/format/format";
 import { unseenUsePhrase } from "@/lib/domain/gpu-availability";
 import { personName } from "@/lib/format/person-name";
+import { slurmHoldSentence } from "@/lib/domain/slurm";
+import { formatWhen } from "@/lib/format/local-time";
 import { GpuStateBadge } from "@/components/alerts/gpu-state-badge";
 import * as t from "@/components/ui/table-styles";
 
@@ -11,7 +13,7 @@ import * as t from "@/components/ui/table-styles";
  * booking's booker, and each process with the person it was attributed to
  * and the evidence (reservation, job, container, login).
  */
-export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliation }) {
+export function GpuWhoRuns({ reconciliation, nowMs }: { reconciliation: GpuReconciliation; nowMs: number }) {
   const { bookedBy, processes } = reconciliation;
   return (
     <div className="space-y-3" data-testid="gpu-who-runs">
@@ -25,6 +27,7 @@ export function GpuWhoRuns({ reconciliation }: { reconciliation: GpuReconciliati
           <span className="text-slate-500 dark:text-slate-400">Not booked now</span>
         )}
         {reconciliation.problem && <span className="text-red-700 dark:text-red-300">{reconciliation.problem}</span>}
+        {reconciliation.slurm && <span data-testid="gpu-slurm">{slurmHoldSentence(reconciliation.slurm, (iso) => formatWhen(iso, nowMs))}</span>}
         {reconciliation.unseenUse && (
           <span className="text-amber-800 dark:text-amber-300">In use — {unseenUsePhrase(reconciliation.unseenUse.memoryMiB)}: nobody can be named</span>
         )}

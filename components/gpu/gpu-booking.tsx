@@ -23,6 +23,8 @@ interface GpuBookingProps {
   next: LiveBooking | null;
   /** Everyone named on the page, to tell two people of one display name apart. */
   people: PersonRef[];
+  /** Slurm's own job or a reservation gpudesk did not make holds it until then (the GPU's state names it). */
+  slurmUntil?: string | null;
   /** Server-clock now. */
   nowMs: number;
 }
@@ -35,7 +37,7 @@ interface GpuBookingProps {
  * viewer's own offers "Claim". The link sits above the card's stretched
  * link, so both can be used.
  */
-export function GpuBooking({ hostName, index, state, mine, unseen = null, current, next, people, nowMs }: GpuBookingProps) {
+export function GpuBooking({ hostName, index, state, mine, unseen = null, slurmUntil = null, current, next, people, nowMs }: GpuBookingProps) {
   return (
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
@@ -70,7 +72,8 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, curren
           </p>
         )}
       </div>
-      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? null} kind={bookLinkKind(state, current !== null, mine)} />
+      {/* Slurm's job or reservation holds it until its end: booking it before then is Slurm's to refuse, so the link books after. */}
+      <BookLink hostName={hostName} index={index} after={current?.endsAt ?? slurmUntil ?? null} kind={!current && slurmUntil ? "after" : bookLinkKind(state, current !== null, mine)} />
     </div>
   );
 }

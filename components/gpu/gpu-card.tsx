@@ -4,6 +4,8 @@ import type { LiveGpu } from "@/lib/live/live";
 import { formatGiB, formatPower, formatRelativeTime, formatTemperature } from "@/lib/format/format";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useGpuReconciliation } from "@/components/live/use-gpu-states";
+import { slurmHoldSentence } from "@/lib/domain/slurm";
+import { formatWhen } from "@/lib/format/local-time";
 import { isGpuFree, isGpuFreeFor, isPartitioned, unitName, unseenUsePhrase } from "@/lib/domain/gpu-availability";
 import { gpuStateNow, unseenUseNow } from "@/lib/live/gpu-state-now";
 import { useOptionalCurrentUser } from "@/components/auth/current-user";
@@ -129,12 +131,19 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             state={state}
             mine={mine}
             unseen={unseen}
+            slurmUntil={reconciliation?.slurm && reconciliation.slurm.kind !== "booked-job" ? reconciliation.slurm.until : null}
             current={booking.current}
             next={booking.next}
             people={people}
             nowMs={nowMs}
           />
         </div>
+      )}
+
+      {!stale && reconciliation?.slurm && (
+        <p data-testid="gpu-slurm" className="text-xs text-slate-700 dark:text-slate-300">
+          {slurmHoldSentence(reconciliation.slurm, (iso) => formatWhen(iso, nowMs))}
+        </p>
       )}
 
       <div className="mt-auto space-y-2 border-t border-slate-100 pt-3 dark:border-slate-800">

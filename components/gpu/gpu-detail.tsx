@@ -219,7 +219,7 @@ export function GpuDetail({ uuid }: { uuid: string }) {
             <h2 id="who-runs-title" className="text-lg font-semibold">
               Who runs here
             </h2>
-            <GpuWhoRuns reconciliation={reconciliation} />
+            <GpuWhoRuns reconciliation={reconciliation} nowMs={serverNow} />
           </section>
         )}
       </main>

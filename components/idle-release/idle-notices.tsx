@@ -10,7 +10,8 @@ import type { ReservationView } from "@/lib/domain/reservation-types";
 import { KeepButton } from "@/components/idle-release/idle-status";
 import { NoticeStack } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
-import { unitsPhrase } from "@/lib/domain/gpu-availability";
+import { bookedPhrase } from "@/lib/domain/multi-node";
+import { bookingPath } from "@/lib/domain/booking-link";
 
 /** The person's current bookings are read again this often, in case the socket missed the moment. */
 const POLL_MS = 30_000;
@@ -27,16 +28,20 @@ interface Shown {
   keepsLeft: number | null;
 }
 
-function title(units: string, hostName: string, purpose: string): string {
-  return `${units} on ${hostName} (“${purpose}”)`;
+function title(booked: string, purpose: string): string {
+  return `${booked} (“${purpose}”)`;
 }
 
-function warningOf(reservation: ReservationView): Shown | null {
+/** The warning of a booking, once: a booking across nodes is listed as its parts, and the first of them speaks for it. */
+function warningOf(reservation: ReservationView, index: number, listed: ReservationView[]): Shown | null {
   const idle = reservation.idle;
   if (!idle || (idle.phase !== "warning" && idle.phase !== "due") || idle.exempt) return null;
+  const booking = reservation.multiNode?.id;
+  if (booking && listed.findIndex((other) => other.multiNode?.id === booking) !== index) return null;
   return {
-    reservationId: reservation.id,
-    title: title(unitsPhrase(reservation.gpus), reservation.host.name, reservation.purpose),
+    // Keep on any part keeps the whole booking; the booking's id is the one the other surfaces name.
+    reservationId: booking ?? reservation.id,
+    title: title(bookedPhrase(reservation), reservation.purpose),
     text: `${idleSentence(idle, clock)}. ${idle.reportOnly ? "(Trial: nothing is released yet.)" : keepsSentence(idle.keepsLeft)}`,
     keepsLeft: idle.reportOnly ? null : idle.keepsLeft,
   };
@@ -46,7 +51,7 @@ function releasedOf(notice: IdleNotice): Shown {
   const holding = holdingSentence(notice.holding);
   return {
     reservationId: notice.reservationId,
-    title: title(notice.units, notice.hostName, notice.purpose),
+    title: title(notice.booked, notice.purpose),
     text: `${idleSentence({ phase: "released", idleSince: notice.idleSince, releaseAt: notice.releaseAt, idleMinutes: 0, keepsLeft: 0, exempt: false, reportOnly: false }, clock)}.${holding ? ` Note: ${holding}.` : ""}`,
     keepsLeft: null,
   };
@@ -133,7 +138,7 @@ export function IdleNotices({ userId }: { userId: string }) {
           <div className="space-y-2">
             <p>
               <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}{" "}
-              <Link href="/reservations" className="font-medium underline">
+              <Link href={bookingPath(entry.reservationId)} className="font-medium underline">
                 Reservations
               </Link>
             </p>

@@ -1,32 +1,46 @@
 "use client";
 
 import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
-import { nodeOfLabel } from "@/lib/domain/multi-node";
+import { bookedPhrase, nodeOfLabel } from "@/lib/domain/multi-node";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
 import { Field, inputClass } from "@/components/forms/field";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
-import type { ReserveField, ReserveValues } from "@/components/reservations/reserve-request";
+import { namedPartHosts, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
 import { When } from "@/components/reservations/when";
 import { BookedActions } from "@/components/reservations/booked-actions";
 
 const card = "rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900";
 
-/** "Across nodes" in the booking form: how many nodes, GPUs on each, and of which model. */
+/** A host "Across nodes" can name for a node: its whole GPUs' short models ("H100") and how many it has. */
+export interface NodeHostChoice {
+  name: string;
+  models: string[];
+  gpus: number;
+}
+
+/** "Across nodes" in the booking form: how many nodes, GPUs on each, of which model, and the hosts when the person names them. */
 export function AcrossNodesFields({
   values,
   errors,
   models,
+  hosts,
   onChange,
   maxGpusAtOnce,
 }: {
   values: ReserveValues;
   errors: Partial<Record<ReserveField, string>>;
   models: string[];
+  /** The hosts a node may be named on. */
+  hosts: NodeHostChoice[];
   onChange: (patch: Partial<ReserveValues>, clears: ReserveField[]) => void;
   /** The booking policy's GPUs per person at once: the shapes offered stay within it. */
   maxGpusAtOnce: number;
 }) {
   const nodes = Math.max(2, Number(values.nodes) || 2);
+  const named = namedPartHosts(values);
+  const perNode = Number(values.gpusPerNode) || 1;
+  // A node's host holds the GPUs asked for each node, of the model when one is chosen.
+  const fits = (host: NodeHostChoice) => host.gpus >= perNode && (!values.model || host.models.includes(values.model));
   return (
     <div className="space-y-3">
       <div className="grid gap-4 sm:grid-cols-3">
@@ -63,12 +77,56 @@ export function AcrossNodesFields({
           )}
         </Field>
       </div>
+      <fieldset className="space-y-2">
+        <legend className="sr-only">Where the nodes go</legend>
+        <label className="flex items-center gap-2 text-sm font-medium">
+          <input
+            type="checkbox"
+            name="nameHosts"
+            checked={named !== null}
+            onChange={(event) => onChange({ partHosts: event.target.checked ? Array.from({ length: nodes }, () => "") : null }, ["parts", "_"])}
+            className="h-4 w-4 rounded border-slate-300 dark:border-slate-700"
+          />
+          Pick the nodes myself
+        </label>
+        {named && (
+          <div className="grid gap-3 sm:grid-cols-2" data-testid="node-hosts">
+            {named.map((chosen, rank) => (
+              <Field key={rank} label={`Node ${rank + 1}${rank === 0 ? " (rendezvous)" : ""}`}>
+                {(control) => (
+                  <select
+                    {...control}
+                    aria-invalid={Boolean(errors.parts) && (chosen === "" || named.indexOf(chosen) !== rank)}
+                    name={`partHost${rank}`}
+                    value={chosen}
+                    onChange={(event) => onChange({ partHosts: named.map((host, index) => (index === rank ? event.target.value : host)) }, ["parts", "_"])}
+                    className={inputClass}
+                  >
+                    <option value="">Choose a host</option>
+                    {hosts.map((host) => (
+                      <option key={host.name} value={host.name} disabled={!fits(host) || (host.name !== chosen && named.includes(host.name))}>
+                        {host.name} — {host.gpus} × {host.models.join(", ") || "GPU"}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            ))}
+          </div>
+        )}
+        {errors.parts && (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+            {errors.parts}
+          </p>
+        )}
+        {named && <p className="text-sm text-slate-600 dark:text-slate-400">Each node gets {perNode} GPU{perNode === 1 ? "" : "s"} of its host, whichever are free; node 1 is where the ranks meet.</p>}
+      </fieldset>
       <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="nodes-limit">
         Up to {maxGpusAtOnce} GPUs in all ({nodes} nodes × {Math.max(1, Math.floor(maxGpusAtOnce / nodes))} at most): the booking policy&apos;s limit per person at once.
         An admin changes it in Admin → Policies.
       </p>
       <p className="text-sm text-slate-600 dark:text-slate-400">
-        One booking: every node or none. gpudesk picks hosts on one fabric where it can, and gives each node its launch line (rank,
+        One booking: every node or none. {named ? "Your hosts, in this order" : "gpudesk picks hosts on one fabric where it can"}, and each node gets its launch line (rank,
         rendezvous on the first node, NCCL hints).
       </p>
     </div>
@@ -81,7 +139,7 @@ export function BookedAcross({ booking, nowMs, onAgain }: { booking: MultiNodeBo
     <section aria-labelledby="booked-title" className={`${card} space-y-4`}>
       <div>
         <h2 id="booked-title" className="text-lg font-semibold">
-          Booked: {booking.label} on {booking.parts.map((part) => part.host.name).join(" and ")}
+          Booked: {bookedPhrase(booking.parts[0])}
         </h2>
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
           From <When iso={booking.startsAt} nowMs={nowMs} /> until <When iso={booking.endsAt} nowMs={nowMs} />. On each node run{" "}

@@ -1,5 +1,6 @@
 "use client";
 
+import { slurmHoldName } from "@/lib/domain/slurm";
 import type { BookableHost } from "@/lib/domain/reservation-types";
 import { formatGiB } from "@/lib/format/format";
 import { unitRef } from "@/lib/domain/gpu-availability";
@@ -133,7 +134,9 @@ export function GpuPicker({ host, selected, onToggle, selectedSlices = [], onTog
 function tileNote(view: PickerGpu, freeMemory: number | null, nowMs: number, people: LiveBooking["bookedBy"][]): string {
   switch (view.kind) {
     case "taken":
-      return view.taken ? `booked by ${personName(view.taken.bookedBy, people)} until ${nowMs ? formatWhen(view.taken.endsAt, nowMs) : ""}` : "booked";
+      if (view.taken) return `booked by ${personName(view.taken.bookedBy, people)} until ${nowMs ? formatWhen(view.taken.endsAt, nowMs) : ""}`;
+      if (view.slurm) return `held by ${slurmHoldName(view.slurm)} until ${nowMs ? formatWhen(view.slurm.endsAt, nowMs) : ""}`;
+      return "booked";
     case "busy":
       return `in use without a booking: ${view.unseen ?? runnersText(view)}`;
     case "mine":

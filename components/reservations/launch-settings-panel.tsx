@@ -2,6 +2,7 @@
 
 import type { LaunchSettings } from "@/lib/domain/launch-settings";
 import { CopyButton } from "@/components/ui/copy-button";
+import type { SlurmBookingView } from "@/lib/domain/slurm";
 
 interface Line {
   label: string;
@@ -12,10 +13,11 @@ interface Line {
 }
 
 /** The exact lines to start a job on the booked GPUs, each with its copy button. */
-export function LaunchSettingsPanel({ launch }: { launch: LaunchSettings }) {
-  const lines: Line[] = launch.node ? nodeLines(launch.node) : oneHostLines(launch);
+export function LaunchSettingsPanel({ launch, slurm }: { launch: LaunchSettings; slurm?: SlurmBookingView | null }) {
+  const lines: Line[] = [...slurmLines(launch), ...(launch.node ? nodeLines(launch.node) : oneHostLines(launch))];
   return (
     <div className="space-y-3" data-testid="launch-settings">
+      {slurm && <SlurmState slurm={slurm} />}
       {lines.map((line) => (
         <div key={line.label} className="min-w-0">
           <div className="mb-1 flex items-center justify-between gap-2">
@@ -71,4 +73,30 @@ function oneHostLines(launch: LaunchSettings): Line[] {
     { label: "docker run", what: "docker run line", text: launch.docker },
     { label: "docker compose", what: "compose block", text: launch.compose, multiline: true },
   ];
+}
+
+/** On Slurm nodes: the batch and interactive lines first, naming the reservation; Slurm picks the GPUs and sets CUDA_VISIBLE_DEVICES. */
+function slurmLines(launch: LaunchSettings): Line[] {
+  if (!launch.sbatch) return [];
+  return [
+    { label: "Slurm batch job (Slurm picks the GPUs and sets CUDA_VISIBLE_DEVICES)", what: "sbatch line", text: launch.sbatch },
+    ...(launch.srun ? [{ label: "Slurm interactive shell", what: "srun line", text: launch.srun }] : []),
+  ];
+}
+
+/** The booking's Slurm reservation: held or missing (with the reason), and the GPUs Slurm gave each job of the booker running under it. */
+function SlurmState({ slurm }: { slurm: SlurmBookingView }) {
+  return (
+    <div data-testid="slurm-state" className={`rounded-md px-3 py-2 text-xs ${slurm.state === "held" ? "bg-sky-50 text-sky-900 dark:bg-sky-950 dark:text-sky-100" : "bg-amber-50 text-amber-900 dark:bg-amber-950 dark:text-amber-100"}`}>
+      <p>
+        Slurm reservation <code>{slurm.reservation}</code>: {slurm.state === "held" ? "held by Slurm" : "missing"}
+        {slurm.message ? ` — ${slurm.message}` : ""}
+      </p>
+      {slurm.jobs?.map((job) => (
+        <p key={`${job.id}-${job.host}`} data-testid="slurm-job">
+          Job {job.id} of {job.user} runs on {job.host}, {job.gpuIndices.length === 1 ? "GPU" : "GPUs"} {job.gpuIndices.join(", ") || "(not reported)"} as Slurm gave them
+        </p>
+      ))}
+    </div>
+  );
 }

@@ -15,6 +15,7 @@ import type { LiveBooking, LiveGpu } from "@/lib/live/live";
 import { personName } from "@/lib/format/person-name";
 import { rangesOverlap } from "@/lib/domain/reservation-state";
 import type { BookableHost } from "@/lib/domain/reservation-types";
+import { slurmBlockInWindow, type SlurmBlock } from "@/lib/domain/slurm";
 
 /**
  * What the booking form says about each GPU and each host, from the one
@@ -37,6 +38,8 @@ export interface LiveView {
   onlineHostIds: ReadonlySet<string>;
   bookings: LiveBooking[];
   states: Record<string, GpuReconciliation>;
+  /** Slurm's jobs and the reservations gpudesk did not make (the page's, read-only): they take units like bookings. */
+  slurm?: readonly SlurmBlock[];
 }
 
 /** The booking that takes a unit's silicon at some instant of [startMs, endMs), if any: one of the unit, its GPU or its slices (`bookingTakesUnit`). */
@@ -66,6 +69,8 @@ export interface PickerGpu {
   kind: PickerKind;
   state: GpuState;
   taken: LiveBooking | null;
+  /** Slurm's job or foreign reservation that holds it during the window (`kind` "taken"); null otherwise. */
+  slurm: SlurmBlock | null;
   /** Who runs there besides the viewer, as people are shown ("Bob Member", else the login). */
   runners: string[];
   /** Their commands, for the warning (the first few). */
@@ -79,6 +84,8 @@ export function pickerGpu(unit: SiliconUnit, hostId: string, live: LiveView, win
   const { uuid } = unit;
   const reading = live.gpus[uuid];
   const taken = window ? bookingInWindow(live.bookings, unit, window.startMs, window.endMs) : null;
+  // Slurm's hold in the window; with no window yet, the one now.
+  const slurm = slurmBlockInWindow(live.slurm ?? [], uuid, window?.startMs ?? nowMs, window?.endMs ?? nowMs + 1);
   const online = live.onlineHostIds.has(hostId);
   const reconciliation = live.states[uuid];
   const state: GpuState = reading ? gpuStateOnPage(reading, online, live.bookings, reconciliation, nowMs) : "offline";
@@ -95,8 +102,8 @@ export function pickerGpu(unit: SiliconUnit, hostId: string, live: LiveView, win
   // The server's word where it has one; the same rule on the reading until it arrives.
   const unseenUse = reconciliation ? reconciliation.unseenUse : reading ? detectUnseenUse(reading) : null;
   const unseen = unseenUse ? unseenUsePhrase(reading?.memoryUsedMiB ?? unseenUse.memoryMiB) : null;
-  const base = { state, taken, runners, commands, unseen };
-  if (taken) return { ...base, kind: "taken" };
+  const base = { state, taken, slurm, runners, commands, unseen };
+  if (taken || slurm) return { ...base, kind: "taken" };
   if (!live.ready) return { ...base, kind: "unknown" };
   // A later window: what runs now says nothing about then; the bookings decide.
   if (!startsNow(window, nowMs)) return { ...base, kind: "free" };
@@ -115,7 +122,7 @@ export function pickerGpu(unit: SiliconUnit, hostId: string, live: LiveView, win
 export function hostAvailability(host: BookableHost, live: LiveView, window: Window | null, nowMs: number): string {
   if (!live.ready) return `${host.gpus.length} GPU${host.gpus.length === 1 ? "" : "s"}`;
   if (!startsNow(window, nowMs) && window) {
-    const free = host.gpus.filter((gpu) => !bookingInWindow(live.bookings, gpu, window.startMs, window.endMs)).length;
+    const free = host.gpus.filter((gpu) => !bookingInWindow(live.bookings, gpu, window.startMs, window.endMs) && !slurmBlockInWindow(live.slurm ?? [], gpu.uuid, window.startMs, window.endMs)).length;
     return `${free} of ${host.gpus.length} free then`;
   }
   const online = live.onlineHostIds.has(host.id);

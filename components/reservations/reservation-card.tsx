@@ -14,6 +14,7 @@ import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-p
 import { NodeLaunches } from "@/components/reservations/across-nodes";
 import { FailedNodes } from "@/components/reservations/failed-nodes";
 import { bookedPhrase } from "@/lib/domain/multi-node";
+import { bookingAnchor } from "@/lib/domain/booking-link";
 import { When } from "@/components/reservations/when";
 import { IdleStatus } from "@/components/idle-release/idle-status";
 import { FormAlert } from "@/components/forms/field";
@@ -93,7 +94,11 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
   };
 
   return (
-    <article aria-labelledby={`${id}-title`} className="space-y-3 rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900">
+    <article
+      id={bookingAnchor(reservation.multiNode?.id ?? reservation.id)}
+      aria-labelledby={`${id}-title`}
+      className="scroll-mt-24 space-y-3 rounded-xl border border-slate-200 bg-white p-4 target:border-sky-500 target:ring-2 target:ring-sky-500/40 sm:p-5 dark:border-slate-800 dark:bg-slate-900"
+    >
       <header className="flex flex-wrap items-start gap-x-3 gap-y-2">
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-2">
@@ -185,7 +190,7 @@ export function ReservationCard({ reservation, state, nowMs, bookings, onChanged
       {reservation.state !== "cancelled" && (
         <details open={expanded} className="group">
           <summary className="cursor-pointer text-sm font-medium text-sky-700 hover:underline dark:text-sky-400">Launch settings</summary>
-          <div className="mt-3">{nodes && nodes.length > 1 ? <NodeLaunches parts={nodes} /> : <LaunchSettingsPanel launch={reservation.launch} />}</div>
+          <div className="mt-3">{nodes && nodes.length > 1 ? <NodeLaunches parts={nodes} /> : <LaunchSettingsPanel launch={reservation.launch} slurm={reservation.slurm} />}</div>
         </details>
       )}
 

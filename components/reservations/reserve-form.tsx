@@ -21,6 +21,7 @@ import { ConflictNotice, conflictOf } from "@/components/reservations/conflict-n
 import { LimitsRoom, QuotaNotice, quotaOf } from "@/components/teams/limits-room";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import { GpuPicker } from "@/components/reservations/gpu-picker";
+import type { SlurmBlock } from "@/lib/domain/slurm";
 import { freeSuggestions, hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
 import { LaunchSettingsPanel } from "@/components/reservations/launch-settings-panel";
 import { defaultValues, serverFields, toMultiNodeRequest, toRequest, valuesFromQuery, windowOf, type ReserveField, type ReserveValues } from "@/components/reservations/reserve-request";
@@ -48,6 +49,8 @@ interface ReserveFormProps {
   policy: PolicyView;
   /** The address's query: a GPU card's "Book" or a free slot on the schedule prefills the form. */
   query: Record<string, string | undefined>;
+  /** Slurm's jobs and the reservations gpudesk did not make, as the page loaded them: the picker shows their units taken. */
+  slurm?: SlurmBlock[];
 }
 
 export function ReserveForm(props: ReserveFormProps) {
@@ -57,7 +60,7 @@ export function ReserveForm(props: ReserveFormProps) {
   return <ReserveFormBody {...props} />;
 }
 
-function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
+function ReserveFormBody({ hosts, policy, query, slurm }: ReserveFormProps) {
   const fleet = useLiveFleet();
   const viewer = useCurrentUser();
   const states = useGpuStates();
@@ -92,11 +95,21 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
     onlineHostIds: new Set(fleet.hosts.filter((entry) => entry.online).map((entry) => entry.id)),
     bookings: fleet.bookings,
     states,
+    slurm,
   };
 
   const host = hosts.find((entry) => entry.name === values.host) ?? null;
   // The models "Across nodes" offers: each one the fleet has, named short ("H100").
   const models = useMemo(() => [...new Set(hosts.flatMap((entry) => entry.gpus.filter((gpu) => !gpu.mig).map((gpu) => shortModel(gpu.name))))].sort(), [hosts]);
+  // The hosts a node of "Across nodes" may be named on: their whole GPUs.
+  const nodeHosts = useMemo(
+    () =>
+      hosts.map((entry) => {
+        const whole = entry.gpus.filter((gpu) => !gpu.mig && !gpu.partitioned);
+        return { name: entry.name, models: [...new Set(whole.map((gpu) => shortModel(gpu.name)))], gpus: whole.length };
+      }),
+    [hosts],
+  );
   const window = serverNow ? windowOf(values, serverNow) : null;
   // The series' days the policy would refuse, listed before submit (the rule each occurrence meets when booked).
   const seriesPreview =
@@ -220,8 +233,8 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
       return;
     }
     if (result.error.code === "conflict" && queueMe && canQueue && window) {
-      const { nodes, gpusPerNode, model, purpose } = built.request;
-      await queueWith({ nodes, gpusPerNode, ...(model !== undefined ? { model } : {}), durationMinutes: Math.round((window.endMs - window.startMs) / 60_000), purpose });
+      const { nodes, gpusPerNode, parts, model, purpose } = built.request;
+      await queueWith({ ...(parts ? { parts } : { nodes, gpusPerNode }), ...(model !== undefined ? { model } : {}), durationMinutes: Math.round((window.endMs - window.startMs) / 60_000), purpose });
       return;
     }
     const over = quotaOf(result.error.code, result.error.body);
@@ -308,7 +321,7 @@ function ReserveFormBody({ hosts, policy, query }: ReserveFormProps) {
         )}
 
         {values.mode === "nodes" ? (
-          <AcrossNodesFields values={values} errors={errors} models={models} onChange={change} maxGpusAtOnce={policy.maxGpusPerUser} />
+          <AcrossNodesFields values={values} errors={errors} models={models} hosts={nodeHosts} onChange={change} maxGpusAtOnce={policy.maxGpusPerUser} />
         ) : values.mode === "gpus" ? (
           <div>
             <p id={`${id}-gpus-label`} className="mb-2 text-sm font-medium">
@@ -459,7 +472,7 @@ function Booked({ reservation, nowMs, onAgain }: { reservation: ReservationView;
           </p>
         )}
       </div>
-      <LaunchSettingsPanel launch={reservation.launch} />
+      <LaunchSettingsPanel launch={reservation.launch} slurm={reservation.slurm} />
       <BookedActions onAgain={onAgain} />
     </section>
   );

@@ -1,7 +1,7 @@
 process.env.TZ = "America/Los_Angeles";
 
 import { describe, expect, it } from "vitest";
-import { defaultValues, serverFields, toRequest, valuesFromQuery, windowOf } from "@/components/reservations/reserve-request";
+import { defaultValues, serverFields, toMultiNodeRequest, toRequest, valuesFromQuery, windowOf } from "@/components/reservations/reserve-request";
 
 describe("the booking form's request", () => {
   it("turns local times into UTC and presets into minutes", () => {
@@ -49,5 +49,29 @@ describe("the booking form's request", () => {
       startsAt: "This time has passed",
       _: "?",
     });
+  });
+});
+
+describe("across nodes with the host of each node named in the form", () => {
+  const across = { ...defaultValues(16), mode: "nodes" as const, nodes: "2", gpusPerNode: "8", purpose: "pretrain" };
+
+  it("asks for the named hosts as parts, node 1 first, each with the GPUs per node", () => {
+    const built = toMultiNodeRequest({ ...across, partHosts: ["h100-04", "h100-03"] }, 16);
+    expect(built).toEqual({ ok: true, request: expect.objectContaining({ parts: [{ host: "h100-04", gpus: 8 }, { host: "h100-03", gpus: 8 }], purpose: "pretrain" }) });
+    expect(built.ok && "nodes" in built.request ? built.request.nodes : undefined).toBeUndefined();
+    // Without named hosts, gpudesk picks them.
+    expect(toMultiNodeRequest({ ...across, partHosts: null }, 16)).toMatchObject({ ok: true, request: { nodes: 2, gpusPerNode: 8 } });
+  });
+
+  it("says which node has no host, or a host twice, and follows the number of nodes", () => {
+    expect(toMultiNodeRequest({ ...across, partHosts: ["h100-04", ""] }, 16)).toEqual({ ok: false, fields: { parts: "Choose a host for each node" } });
+    expect(toMultiNodeRequest({ ...across, partHosts: ["h100-04", "h100-04"] }, 16)).toMatchObject({ ok: false, fields: { parts: "Choose a different host for each node" } });
+    expect(toMultiNodeRequest({ ...across, nodes: "3", partHosts: ["a", "b"] }, 24)).toMatchObject({ ok: false, fields: { parts: "Choose a host for each node" } });
+    expect(toMultiNodeRequest({ ...across, nodes: "2", partHosts: ["a", "b", "c"] }, 24)).toMatchObject({ ok: true, request: { parts: [{ host: "a" }, { host: "b" }] } });
+  });
+
+  it("is prefilled from the address: /reserve?parts=a,b&gpusPerNode=4", () => {
+    expect(valuesFromQuery({ parts: "a,b", gpusPerNode: "4" })).toMatchObject({ mode: "nodes", nodes: "2", gpusPerNode: "4", partHosts: ["a", "b"] });
+    expect(valuesFromQuery({ parts: "a" }).partHosts).toBeNull();
   });
 });

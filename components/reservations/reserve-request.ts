@@ -2,7 +2,7 @@ import { DURATION_PRESETS } from "@/lib/domain/booking-window";
 import { firstNodeShape, shapeOverLimit } from "@/lib/domain/multi-node";
 import { fromLocalInput, toLocalInput } from "@/lib/format/local-time";
 import type * as z from "zod";
-import { issuesToFields, type MultiNodeRequest, multiNodeRequestSchema, reservationRequestSchema, type ReservationRequest } from "@/lib/domain/reservation-schema";
+import { issuesToFields, MAX_NODES, type MultiNodeRequest, multiNodeRequestSchema, reservationRequestSchema, type ReservationRequest } from "@/lib/domain/reservation-schema";
 
 /**
  * The booking form's values and their way to a request: the form holds
@@ -27,6 +27,8 @@ export interface ReserveValues {
   nodes: string;
   gpusPerNode: string;
   model: string;
+  /** Across nodes with named hosts: the host of each node in rank order ("" not chosen yet); null while gpudesk picks them. */
+  partHosts: string[] | null;
   startMode: "now" | "at";
   /** datetime-local value in the viewer's zone. */
   startAt: string;
@@ -63,6 +65,7 @@ export function defaultValues(maxGpusAtOnce = 16): ReserveValues {
     minFreeGiB: "",
     ...firstNodeShape(maxGpusAtOnce),
     model: "",
+    partHosts: null,
     startMode: "now",
     startAt: "",
     length: "4h",
@@ -96,6 +99,16 @@ export function valuesFromQuery(query: Record<string, string | undefined>, base:
     values.nodes = query.nodes;
     if (query.gpusPerNode) values.gpusPerNode = query.gpusPerNode;
     if (query.model) values.model = query.model.slice(0, 64);
+  }
+  if (query.parts) {
+    // "/reserve?parts=node-a,node-b&gpusPerNode=8": across nodes on these hosts.
+    const hosts = query.parts.split(",").map((name) => name.trim()).filter(Boolean).slice(0, MAX_NODES);
+    if (hosts.length >= 2) {
+      values.mode = "nodes";
+      values.partHosts = hosts;
+      values.nodes = String(hosts.length);
+      if (query.gpusPerNode) values.gpusPerNode = query.gpusPerNode;
+    }
   }
   const start = query.start ? Date.parse(query.start) : Number.NaN;
   if (Number.isFinite(start)) {
@@ -176,10 +189,28 @@ export function toMultiNodeRequest(values: ReserveValues, maxGpusAtOnce = Number
   const number = (text: string) => (text.trim() === "" ? Number.NaN : Number(text));
   const over = shapeOverLimit(number(values.nodes), number(values.gpusPerNode), maxGpusAtOnce);
   if (over) fields.gpusPerNode = over;
-  const raw: Record<string, unknown> = { purpose: values.purpose, nodes: number(values.nodes), gpusPerNode: number(values.gpusPerNode) };
+  const raw: Record<string, unknown> = { purpose: values.purpose };
+  const hosts = namedPartHosts(values);
+  if (hosts) {
+    // Named hosts: the API's parts, each node with the same number of GPUs (gpudesk picks which on each host).
+    if (hosts.some((host) => host === "")) fields.parts = "Choose a host for each node";
+    else if (new Set(hosts).size !== hosts.length) fields.parts = "Choose a different host for each node";
+    raw.parts = hosts.map((host) => ({ host, gpus: number(values.gpusPerNode) }));
+    if (!Number.isInteger(number(values.gpusPerNode))) fields.gpusPerNode = "Enter a whole number of GPUs per node";
+  } else {
+    raw.nodes = number(values.nodes);
+    raw.gpusPerNode = number(values.gpusPerNode);
+  }
   if (values.model.trim() !== "") raw.model = values.model.trim();
   addTimes(values, raw, fields);
   return verdict(multiNodeRequestSchema.safeParse(raw), fields);
+}
+
+/** The host of each node when the person names them (one per node, in rank order; "" where none is chosen yet), else null. */
+export function namedPartHosts(values: Pick<ReserveValues, "partHosts" | "nodes">): string[] | null {
+  if (!values.partHosts) return null;
+  const nodes = Math.min(MAX_NODES, Math.max(2, Math.floor(Number(values.nodes)) || 2));
+  return Array.from({ length: nodes }, (_, rank) => values.partHosts?.[rank] ?? "");
 }
 
 /** The time range the values ask for, for showing which GPUs are free then; null while incomplete. */

@@ -18,6 +18,8 @@ import { useNow } from "@/components/live/use-now";
 import { hourTicks, percentAt, slotAt } from "@/components/reservations/schedule-axis";
 import { BusyBand, runnerNames } from "@/components/reservations/schedule-busy";
 import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+import { SlurmBlockBox, slurmBlocksOf } from "@/components/reservations/slurm-block";
+import type { SlurmBlock } from "@/lib/domain/slurm";
 
 export interface ScheduleEntry extends LiveBooking {
   status: ReservationStatus;
@@ -26,6 +28,8 @@ export interface ScheduleEntry extends LiveBooking {
 interface ScheduleViewProps {
   hosts: BookableHost[];
   bookings: ScheduleEntry[];
+  /** Slurm's jobs and the reservations gpudesk did not make: read-only blocks (none off Slurm). */
+  slurm?: SlurmBlock[];
   fromMs: number;
   toMs: number;
   days: number;
@@ -42,7 +46,7 @@ const SLICE_LABEL_WIDTH = "12rem";
  * runs now without a booking (or against one) shows as a hatched band up
  * to the now line: the GPU is busy even though no bar says so.
  */
-export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleViewProps) {
+export function ScheduleView({ hosts, bookings, slurm = [], fromMs, toMs, days }: ScheduleViewProps) {
   const fleet = useLiveFleet();
   const states = useGpuStates();
   const now = useNow(30_000);
@@ -116,7 +120,9 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                 const rowBookings = bookings.filter((booking) => bookingTakesUnit(booking, gpu));
                 const reading = fleet.gpus[gpu.uuid];
                 const state = reading ? gpuStateOnPage(reading, online.has(host.id), fleet.bookings, states[gpu.uuid], serverNow) : null;
-                const busyNow = state === "unbooked_use" || state === "conflict";
+                const slurmBlocks = slurmBlocksOf(slurm, gpu.uuid);
+                // Held by Slurm now: its block says whose and until when, not a band.
+                const busyNow = (state === "unbooked_use" && !states[gpu.uuid]?.slurm) || state === "conflict";
                 return (
                   <div key={gpu.uuid} className="contents">
                     <div className="sticky left-0 z-10 flex items-center justify-between gap-1 border-b border-slate-100 bg-white px-3 text-sm dark:border-slate-800 dark:bg-slate-900">
@@ -160,6 +166,11 @@ export function ScheduleView({ hosts, bookings, fromMs, toMs, days }: ScheduleVi
                       {busyNow && state && (
                         <BusyBand state={state} reading={reading} names={runnerNames(reading, states[gpu.uuid])} fromMs={fromMs} toMs={toMs} nowMs={serverNow} />
                       )}
+                      {slurmBlocks.map((block) => {
+                        const left = percentAt(Date.parse(block.startsAt), fromMs, toMs);
+                        const right = percentAt(Date.parse(block.endsAt), fromMs, toMs);
+                        return <SlurmBlockBox key={`${block.kind}-${block.id}`} block={block} nowMs={serverNow} style={{ left: `${left}%`, width: `${Math.max(right - left, 0.2)}%`, top: "0.375rem", bottom: "0.375rem", lineHeight: "2rem" }} />;
+                      })}
                       {rowBookings.map((booking) => (
                         <BookingBar
                           key={booking.reservationId}

@@ -13,12 +13,16 @@ import { useNow } from "@/components/live/use-now";
 import type { ScheduleEntry } from "@/components/reservations/schedule-view";
 import { dayStarts, dragWindow, slotInDay, spanInDay, WEEK_DAYS, type Span } from "@/components/reservations/week-grid";
 import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+import { SlurmBlockBox, slurmBlocksOf } from "@/components/reservations/slurm-block";
+import type { SlurmBlock } from "@/lib/domain/slurm";
 
 interface WeekViewProps {
   host: BookableHost;
   /** One unit's column per day ("2", or a MIG slice "0:1"); null: every unit of the host side by side. */
   unitRef: string | null;
   bookings: ScheduleEntry[];
+  /** Slurm's jobs and the reservations gpudesk did not make: read-only blocks that a drag stops at. */
+  slurm?: SlurmBlock[];
 }
 
 const HOUR_PX = 26;
@@ -36,7 +40,7 @@ interface Drag {
  * and a line at now in today's column. Dragging over free time of a GPU
  * opens the booking form with that window filled in.
  */
-export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
+export function WeekView({ host, unitRef: shownRef, bookings, slurm = [] }: WeekViewProps) {
   const fleet = useLiveFleet();
   const now = useNow(30_000);
   const router = useRouter();
@@ -70,7 +74,9 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
   const busyOf = (unit: SiliconUnit): Span[] =>
     bookings
       .filter((booking) => booking.status === "booked")
-      .filter((booking) => bookingTakesUnit(booking, unit)).map((booking) => ({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }));
+      .filter((booking) => bookingTakesUnit(booking, unit))
+      .map((booking) => ({ startMs: Date.parse(booking.startsAt), endMs: Date.parse(booking.endsAt) }))
+      .concat(slurmBlocksOf(slurm, unit.uuid).map((block) => ({ startMs: Date.parse(block.startsAt), endMs: Date.parse(block.endsAt) })));
   const height = 24 * HOUR_PX;
 
   function slotAtPointer(event: React.PointerEvent<HTMLElement>, day: number): number {
@@ -192,6 +198,19 @@ export function WeekView({ host, unitRef: shownRef, bookings }: WeekViewProps) {
                         </div>
                       );
                     })}
+                  {slurmBlocksOf(slurm, gpu.uuid).map((block) => {
+                    const place = spanInDay({ startMs: Date.parse(block.startsAt), endMs: Date.parse(block.endsAt) }, start, end);
+                    if (!place) return null;
+                    return (
+                      <SlurmBlockBox
+                        key={`${block.kind}-${block.id}`}
+                        block={block}
+                        nowMs={serverNow}
+                        compact
+                        style={{ left: 1, right: 1, top: `${place.top * 100}%`, height: `${place.height * 100}%`, fontSize: "11px", lineHeight: 1.25, borderRadius: 2 }}
+                      />
+                    );
+                  })}
                   {drag && selection && drag.day === day && drag.gpu === column && (
                     <SelectionBlock selection={selection} start={start} end={end} />
                   )}

@@ -56,6 +56,37 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
     router.refresh();
   }
 
+  /** When the request may start, and why not now (`tested`: the one copy tests find by its test id). */
+  const estimate = (entry: (typeof entries)[number], tested: boolean) => (
+    <>
+      {entry.waitingBecause && (
+        <div data-testid={tested && entry.waitingBecause.kind === "unbooked_use" ? "waits-for-unbooked" : undefined}>
+          <WaitReasonText reason={entry.waitingBecause} tested={tested} />
+        </div>
+      )}
+      {entry.estimatedStartAt ? (
+        Date.parse(entry.estimatedStartAt) <= serverNow && !entry.waitingBecause ? (
+          <span className="font-medium text-emerald-700 dark:text-emerald-300">any moment</span>
+        ) : (
+          <span>
+            ~<When iso={entry.estimatedStartAt} nowMs={serverNow} />
+          </span>
+        )
+      ) : entry.waitingBecause ? null : (
+        <span className="text-slate-500 dark:text-slate-400" title="Nothing the current bookings free up fits within a week">
+          not within a week
+        </span>
+      )}
+    </>
+  );
+
+  const leaveButton = (entry: (typeof entries)[number], mine: boolean) =>
+    (mine || me.can.removeOthersWaitlistEntries) && (
+      <button type="button" onClick={() => void leave(entry.id)} disabled={leaving === entry.id} className={buttonClass("secondary", "sm")}>
+        {mine ? "Leave the queue" : "Remove"}
+      </button>
+    );
+
   if (entries.length === 0) {
     return (
       <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
@@ -84,10 +115,10 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
               <th scope="col" className={`${th} ${wideOnly}`}>
                 Waiting since
               </th>
-              <th scope="col" className={th}>
+              <th scope="col" className={`${th} ${wideOnly}`}>
                 Estimated start
               </th>
-              <th scope="col" className={th}>
+              <th scope="col" className={`${th} ${wideOnly}`}>
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -112,37 +143,17 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
                         {entry.orderReason}
                       </p>
                     )}
+                    {/* On a phone the estimate and the button sit here: columns of their own left the reason a word wide, the button off screen. */}
+                    <div className="mt-2 space-y-2 sm:hidden">
+                      <div className="text-sm">{estimate(entry, false)}</div>
+                      {leaveButton(entry, mine)}
+                    </div>
                   </td>
                   <td className={`${td} ${wideOnly}`}>
                     <When iso={entry.createdAt} nowMs={serverNow} />
                   </td>
-                  <td className={td}>
-                    {entry.waitingBecause && (
-                      <div data-testid={entry.waitingBecause.kind === "unbooked_use" ? "waits-for-unbooked" : undefined}>
-                        <WaitReasonText reason={entry.waitingBecause} />
-                      </div>
-                    )}
-                    {entry.estimatedStartAt ? (
-                      Date.parse(entry.estimatedStartAt) <= serverNow && !entry.waitingBecause ? (
-                        <span className="font-medium text-emerald-700 dark:text-emerald-300">any moment</span>
-                      ) : (
-                        <span>
-                          ~<When iso={entry.estimatedStartAt} nowMs={serverNow} />
-                        </span>
-                      )
-                    ) : entry.waitingBecause ? null : (
-                      <span className="text-slate-500 dark:text-slate-400" title="Nothing the current bookings free up fits within a week">
-                        not within a week
-                      </span>
-                    )}
-                  </td>
-                  <td className={`${td} text-right`}>
-                    {(mine || me.can.removeOthersWaitlistEntries) && (
-                      <button type="button" onClick={() => void leave(entry.id)} disabled={leaving === entry.id} className={buttonClass("secondary", "sm")}>
-                        {mine ? "Leave the queue" : "Remove"}
-                      </button>
-                    )}
-                  </td>
+                  <td className={`${td} ${wideOnly}`}>{estimate(entry, true)}</td>
+                  <td className={`${td} ${wideOnly} text-right`}>{leaveButton(entry, mine)}</td>
                 </tr>
               );
             })}

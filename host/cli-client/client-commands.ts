@@ -7,7 +7,7 @@ import { callApi } from "@/host/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/host/cli-client/client-config";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
-import { bookedLine, exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois } from "@/host/cli-client/format-output";
+import { bookedLine, exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois, releasedLine } from "@/host/cli-client/format-output";
 import type { TeamUsageReport } from "@/lib/domain/team-usage";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";
 import { runLogin } from "@/host/cli-client/login-command";
@@ -360,7 +360,7 @@ export function registerClientCommands(program: Command): void {
       const config = await client();
       const id = given ?? (await pickReleaseTarget(config));
       const reservation = await release(config, id);
-      write(`Released ${reservation.id} (${reservation.host.name} ${unitsPhrase(reservation.gpus)})\n`);
+      write(releasedLine(reservation));
     });
 
   program

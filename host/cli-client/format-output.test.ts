@@ -5,7 +5,7 @@ import type { FleetSnapshot, LiveGpu } from "@/lib/live/live";
 import { launchSettings } from "@/lib/domain/launch-settings";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { bookedHostRunsHere, bookingRequest, checkRunHost, withLocalHost } from "@/host/cli-client/client-commands";
-import { bookedLine, exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois } from "@/host/cli-client/format-output";
+import { bookedLine, exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois, releasedLine } from "@/host/cli-client/format-output";
 import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";
 import { exitCodeOf } from "@/host/cli-client/run-child";
 
@@ -338,5 +338,26 @@ describe("idle release in gpudesk list and status", () => {
     const released = reservation({ state: "released", releasedBecause: "idle", idle: { ...warned.idle!, phase: "released" } });
     expect(formatIdleLines([released])).toBe("\nres_1: Released after 2 h idle at 14:05Z\n");
     expect(formatIdleLines([reservation()])).toBe("");
+  });
+});
+
+describe("a booking across nodes in gpudesk list and release: told once, with every node", () => {
+  const parts = [
+    { id: "res_1", nodeRank: 0, host: { id: "h3", name: "h100-03" }, gpus: [] },
+    { id: "res_2", nodeRank: 1, host: { id: "h4", name: "h100-04" }, gpus: [] },
+  ];
+  const part = (id: string, nodeRank: number, overrides: Partial<ReservationView> = {}) =>
+    reservation({ id, host: parts[nodeRank].host, multiNode: { id: "res_1", nodeRank, nodeCount: 2, label: "2 × 8 H100", partLabel: `2 × 8 H100, node ${nodeRank + 1} of 2`, parts }, ...overrides });
+
+  it("gives one idle line for the booking, by its id, naming every node (it gave one per node)", () => {
+    const idle = { phase: "warning" as const, idleSince: "2026-11-30T12:05:00.000Z", releaseAt: "2026-11-30T14:05:00.000Z", idleMinutes: 95, keepsLeft: 1, exempt: false, reportOnly: false };
+    expect(formatIdleLines([part("res_1", 0, { idle }), part("res_2", 1, { idle })])).toBe(
+      "\nres_1 (2 × 8 H100 on h100-03 and h100-04): Idle since 12:05Z — released at 14:05Z unless used. You can keep it once more. gpudesk keep res_1\n",
+    );
+  });
+
+  it("says a release ended the booking on every node, whichever part was named (it named one node)", () => {
+    expect(releasedLine(part("res_2", 1))).toBe("Released res_1 (2 × 8 H100 on h100-03 and h100-04)\n");
+    expect(releasedLine(reservation())).toBe("Released res_1 (node-a GPUs 2, 3)\n");
   });
 });

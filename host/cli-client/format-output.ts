@@ -7,7 +7,9 @@ import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/format/person-name";
 import { idleSentence, keepsSentence } from "@/lib/domain/idle-release";
 import type { ReservationView } from "@/lib/domain/reservation-types";
+import { bookedPhrase } from "@/lib/domain/multi-node";
 import { sameHost } from "@/host/cli-client/local-reservation";
+import { slurmHoldName } from "@/lib/domain/slurm";
 
 /**
  * What the CLI client prints. Pure functions of the API's answers and "now",
@@ -95,6 +97,9 @@ export function formatStatus(view: FleetView, nowMs: number): string {
     const runners = [...new Set(states[position].processes.map((process) => runnerName(process, people)))];
     // Use with no process listed: the MEMORY column already says how much is held.
     if (states[position].unseenUse) runners.push("unseen (no process visible)");
+    // Slurm holds it: its own job or a reservation gpudesk did not make (until its end), or the booker's job under the booking.
+    const slurm = states[position].slurm;
+    if (slurm) runners.push(slurm.kind === "booked-job" ? `Slurm job ${slurm.id}` : slurmHoldName(slurm));
     return [
       gpu.hostName,
       unitName(gpu),
@@ -104,7 +109,7 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
       GPU_STATE_LABELS[states[position].state],
       booking ? personName(booking.bookedBy, people) : "-",
-      booking ? formatTime(booking.until) : "-",
+      booking ? formatTime(booking.until) : slurm?.until ? formatTime(slurm.until) : "-",
       runners.join(", ") || "-",
     ];
   });
@@ -210,6 +215,16 @@ export function formatReservationList(reservations: ReservationView[]): string {
   return formatTable(["ID", "STATE", "HOST", "UNITS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(reservations);
 }
 
+/**
+ * What `gpudesk release` says: the booking released, once, by its id and
+ * with every node for a booking across nodes ("Released res_1 (2 × 8 H100
+ * on h100-03 and h100-04)"); it named the part asked for and its host only.
+ */
+export function releasedLine(reservation: ReservationView): string {
+  if (reservation.multiNode) return `Released ${reservation.multiNode.id} (${bookedPhrase(reservation)})\n`;
+  return `Released ${reservation.id} (${reservation.host.name} ${unitsPhrase(reservation.gpus)})\n`;
+}
+
 const utcClock = (iso: string) => formatTime(iso).slice(11);
 
 /**
@@ -217,13 +232,18 @@ const utcClock = (iso: string) => formatTime(iso).slice(11);
  * released at 14:05Z unless used. You can keep it once more: gpudesk keep res_1".
  */
 export function formatIdleLines(reservations: ReservationView[]): string {
-  const lines = reservations.flatMap((reservation) => {
+  // A booking across nodes is idle, warned and kept whole: one line for it, by its id, not one per node.
+  const lines = reservations.flatMap((reservation, index) => {
     const idle = reservation.idle;
     if (!idle || (idle.phase === "idle" && !idle.releaseAt)) return [];
+    const booking = reservation.multiNode?.id;
+    if (booking && reservations.findIndex((other) => other.multiNode?.id === booking) !== index) return [];
+    const id = booking ?? reservation.id;
     const sentence = idleSentence(idle, utcClock);
-    if (idle.phase !== "warning" && idle.phase !== "due") return [`${reservation.id}: ${sentence}`];
-    const keep = idle.reportOnly ? "(trial: nothing is released yet)" : idle.keepsLeft > 0 ? `${keepsSentence(idle.keepsLeft)} gpudesk keep ${reservation.id}` : keepsSentence(0);
-    return [`${reservation.id}: ${sentence}. ${keep}`];
+    const named = booking ? `${id} (${bookedPhrase(reservation)})` : id;
+    if (idle.phase !== "warning" && idle.phase !== "due") return [`${named}: ${sentence}`];
+    const keep = idle.reportOnly ? "(trial: nothing is released yet)" : idle.keepsLeft > 0 ? `${keepsSentence(idle.keepsLeft)} gpudesk keep ${id}` : keepsSentence(0);
+    return [`${named}: ${sentence}. ${keep}`];
   });
   return lines.length > 0 ? `\n${lines.join("\n")}\n` : "";
 }

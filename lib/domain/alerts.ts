@@ -71,6 +71,23 @@ export interface AlertView {
   closedAt: string | null;
   acknowledgedAt: string | null;
   acknowledgedBy: PersonRef | null;
+  /**
+   * The bookings it is about, each once (a booking across nodes by its
+   * booking id, with every node): the booking of `reservationId`, or for a
+   * silent host those that held a unit of it while the alert was open. The
+   * page and the webhooks link each to its card (lib/domain/booking-link.ts).
+   */
+  bookings?: AlertBookingLink[];
+}
+
+/** A booking an alert links to. */
+export interface AlertBookingLink {
+  id: string;
+  /** "2 × 8 H100 on h100-03 and h100-04" (lib/domain/multi-node.ts). */
+  name: string;
+  bookedById: string;
+  /** Where its card is: "/reservations#booking-<id>". */
+  path: string;
 }
 
 const MAX_LIMIT = 200;

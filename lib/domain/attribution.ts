@@ -1,4 +1,5 @@
 import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { SlurmHoldNow } from "@/lib/domain/slurm";
 
 /**
  * Who really runs on a GPU, and how that compares with its booking: the
@@ -75,6 +76,13 @@ export interface GpuReconciliation {
    * Absent from a server older than this field.
    */
   unseenUse?: UnseenUse | null;
+  /**
+   * Slurm holds the unit now: a job of its own or a reservation gpudesk did
+   * not make (the unit is "unbooked_use", never free), or the booker's job
+   * under the booking's reservation ("booked_in_use", its job id shown).
+   * Absent where Slurm holds nothing, and off Slurm nodes.
+   */
+  slurm?: SlurmHoldNow;
 }
 
 /**

@@ -2,6 +2,7 @@ import { GPU_STATE_LABELS, GPU_STATES, type GpuReconciliation, type GpuState, ty
 import { formatGiB, formatMemory } from "@/lib/format/format";
 import type { PersonRef } from "@/lib/domain/reservation-types";
 import type { MigDevice } from "@/lib/domain/snapshot";
+import type { SlurmHoldNow } from "@/lib/domain/slurm";
 
 /**
  * The one rule for whether a GPU is available, and the words every surface
@@ -50,6 +51,13 @@ export interface GpuStateInput {
    * silent show on it.
    */
   partitioned?: boolean;
+  /**
+   * What Slurm holds on the unit now (server/slurm/slurm-calendar.ts): its own
+   * job or a reservation gpudesk did not make holds it like use without a
+   * booking; the booker's job under the booking's reservation is the
+   * booker's use. Null or absent off Slurm.
+   */
+  slurm?: SlurmHoldNow | null;
 }
 
 /** What a unit's name needs: its GPU's index and, on a slice, its MIG device. */
@@ -231,8 +239,13 @@ export function unseenUsePhrase(memoryUsedMiB: number | null): string {
  * process (`detectUnseenUse`) counts as use: "unbooked_use" when nobody
  * booked the GPU, "booked_in_use" when someone did (nothing shows whose it
  * is, and nothing shows it is not the booker's).
+  * Slurm counts as use (`slurm`): its own running or pending job, or a
+ * reservation gpudesk did not make, holds an unbooked unit ("unbooked_use")
+ * until its end; the booker's job under the booking's reservation makes a
+ * booked unit "booked_in_use" though no process shows (Slurm sets the job's
+ * GPUs itself).
  */
-export function deriveGpuState({ gpu, online, booking, attributions, partitioned = false }: GpuStateInput): GpuReconciliation {
+export function deriveGpuState({ gpu, online, booking, attributions, partitioned = false, slurm = null }: GpuStateInput): GpuReconciliation {
   const seen = new Set<number>();
   const processes: ProcessAttribution[] = [];
   for (const process of gpu.processes) {
@@ -251,7 +264,10 @@ export function deriveGpuState({ gpu, online, booking, attributions, partitioned
 
   const whole = partitioned || (gpu.migMode !== undefined && isPartitioned({ index: 0, migMode: gpu.migMode ?? null, mig: gpu.mig }));
   const unseenUse = whole ? null : detectUnseenUse(gpu);
-  const inUse = processes.length > 0 || unseenUse !== null;
+  // Slurm's own job or a foreign reservation holds an unbooked unit until its end; the booker's job under the booking uses a booked one.
+  // A foreign hold drawn on a booked unit is left aside: Slurm keeps its jobs off the booking's reservation, and picks the GPUs itself.
+  const slurmHold = slurm && (booking === null ? slurm.kind !== "booked-job" : slurm.kind === "booked-job") ? slurm : null;
+  const inUse = processes.length > 0 || unseenUse !== null || slurmHold !== null;
   const ecc = gpu.eccErrorsUncorrected;
   const problem = ecc !== null && ecc > 0 ? `${ecc} uncorrected ECC error${ecc === 1 ? "" : "s"}` : null;
   const state: GpuState = !online
@@ -278,6 +294,7 @@ export function deriveGpuState({ gpu, online, booking, attributions, partitioned
     problem,
     // Absent rather than null: every GPU's state is in each snapshot, and only a few are in unseen use.
     ...(unseenUse ? { unseenUse } : {}),
+    ...(slurmHold && !whole ? { slurm: slurmHold } : {}),
   };
 }
 
@@ -308,15 +325,17 @@ export interface UseFor {
  * blocks too, with no process to name. Bookings are the caller's to weigh:
  * this is about what runs.
  */
-export function useFor(reconciliation: Pick<GpuReconciliation, "processes" | "unseenUse">, personId: string): UseFor {
+export function useFor(reconciliation: Pick<GpuReconciliation, "processes" | "unseenUse" | "slurm">, personId: string): UseFor {
   if (reconciliation.unseenUse) return { kind: "busy", others: [], unseen: true };
+  // Slurm's job or reservation holds it until its end, whoever's it is: Slurm would refuse the booking's reservation.
+  if (reconciliation.slurm && reconciliation.slurm.kind !== "booked-job") return { kind: "busy", others: [], unseen: false };
   const others = othersProcesses(reconciliation, personId);
   if (others.length > 0) return { kind: "busy", others, unseen: false };
   return { kind: reconciliation.processes.length > 0 ? "mine" : "free", others, unseen: false };
 }
 
 /** The GPU can be booked now by this person without taking it from anyone: free, or running only their own unbooked work. */
-export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "processes" | "unseenUse">, personId: string): boolean {
+export function isGpuFreeFor(reconciliation: Pick<GpuReconciliation, "state" | "processes" | "unseenUse" | "slurm">, personId: string): boolean {
   if (isGpuFree(reconciliation.state)) return true;
   return reconciliation.state === "unbooked_use" && useFor(reconciliation, personId).kind !== "busy";
 }

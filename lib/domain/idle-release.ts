@@ -34,8 +34,10 @@ export interface IdleNotice {
   userId: string;
   hostName: string;
   gpuIndices: number[];
-  /** The booking's units by their one name: "GPU 0:2 (1g.10gb)", "GPUs 2, 3". */
+  /** The booking's units by their one name: "GPU 0:2 (1g.10gb)", "GPUs 2, 3"; across nodes its shape, "2 × 4 H100". */
   units: string;
+  /** The booking named once, as every surface names it: "GPUs 2, 3 on node-a", "2 × 4 H100 on node-a and node-b" (lib/domain/multi-node.ts). */
+  booked: string;
   purpose: string;
   idleSince: string;
   /** The coming release (warning) or the moment it came (released). */

@@ -30,13 +30,36 @@ export interface MultiNodeShape {
   model: string | null;
 }
 
-/** "2 × 4 H100"; "6 GPUs on 2 nodes" when the parts differ in size. */
+/**
+ * "2 × 4 H100"; "8 + 4 H100" when the parts differ in size (node by node,
+ * so that "… on node-a and node-b" after it reads right; it said "12 H100
+ * GPUs on 2 nodes", and "… on 2 nodes on node-a and node-b" in a sentence).
+ */
 export function multiNodeLabel(shape: MultiNodeShape): string {
   const model = shape.model ? ` ${shape.model}` : "";
   const sizes = new Set(shape.gpusPerPart);
   if (sizes.size === 1) return `${shape.nodeCount} × ${shape.gpusPerPart[0]}${model}`;
-  const total = shape.gpusPerPart.reduce((sum, gpus) => sum + gpus, 0);
-  return `${total}${model} GPUs on ${shape.nodeCount} nodes`;
+  return `${shape.gpusPerPart.join(" + ")}${shape.model ? model : " GPUs"}`;
+}
+
+/** "node-a and node-b", "node-a, node-b and node-c": hosts in a sentence. */
+export function hostList(names: readonly string[]): string {
+  return names.length <= 2 ? names.join(" and ") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/** "2 × 4 H100 on node-a and node-b": a booking across nodes (`label`, multiNodeLabel) and its hosts in rank order. */
+function labelOnHosts(label: string, hostNames: readonly string[]): string {
+  return `${label} on ${hostList(hostNames)}`;
+}
+
+/**
+ * A booking across nodes named once, with every node, as every surface says
+ * it (the card, the idle notice and its mail, iCal, the audit log, the CLI's
+ * release, the node-failure notice): "2 × 8 H100 on h100-03 and h100-04".
+ * `parts` in rank order, each with its host and its GPUs' names.
+ */
+export function acrossNodesPhrase(parts: readonly { host: { name: string }; gpus: readonly { name: string }[] }[]): string {
+  return labelOnHosts(multiNodeLabel(shapeOf(parts)), parts.map((part) => part.host.name));
 }
 
 /** "node 1 of 2": ranks count from 0 in the launch lines, people count from 1. */
@@ -57,7 +80,7 @@ export function commonModel(gpuNames: readonly string[]): string | null {
 
 /** What a booking holds, in one phrase: "GPUs 0, 1 on node-a", or "2 × 4 H100 on node-a and node-b" for a booking across nodes. */
 export function bookedPhrase(view: { host: { name: string }; gpus: readonly UnitName[]; multiNode?: { label: string; parts: readonly { host: { name: string } }[] } }): string {
-  if (view.multiNode) return `${view.multiNode.label} on ${view.multiNode.parts.map((part) => part.host.name).join(" and ")}`;
+  if (view.multiNode) return labelOnHosts(view.multiNode.label, view.multiNode.parts.map((part) => part.host.name));
   return `${unitsPhrase(view.gpus)} on ${view.host.name}`;
 }
 

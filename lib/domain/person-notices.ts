@@ -15,6 +15,7 @@ export const PERSON_EVENTS = {
   "booking.changed_by_admin": { label: "My booking was changed by an admin", onPage: true, byMail: true },
   "booking.unit_gone": { label: "A GPU or MIG slice I booked is gone from its host", onPage: true, byMail: true },
   "booking.node_failed": { label: "A node of my booking across nodes failed", onPage: true, byMail: true },
+  "booking.slurm_missing": { label: "Slurm no longer holds my booking's reservation", onPage: true, byMail: true },
 } as const;
 
 export type PersonEvent = keyof typeof PERSON_EVENTS;

@@ -31,6 +31,8 @@ export interface SlurmBookingView {
   reservation: string;
   state: SlurmBookingState;
   message: string | null;
+  /** The booker's jobs running under it now, with the GPU indices Slurm gave each on its host (`gres_detail`); absent before one runs. */
+  jobs?: { id: number; user: string; host: string; gpuIndices: number[] }[];
 }
 
 /**
@@ -54,4 +56,75 @@ export function slurmLaunch(reservation: string, gpusPerNode: number, nodeCount:
     sbatch: `sbatch -N ${nodeCount} --ntasks-per-node=1 --reservation=${reservation} ${gres} --wrap '${torchrun}'`,
     srun: `srun -N ${nodeCount} --reservation=${reservation} ${gres} --pty bash`,
   };
+}
+
+/**
+ * What Slurm holds on gpudesk's calendar that is no gpudesk booking: a job of
+ * its own (running: on the GPUs its `gres_detail` names; pending: a count,
+ * drawn on the highest GPUs of its node not otherwise held), or a
+ * reservation gpudesk did not make (maintenance). Read-only: gpudesk neither
+ * moves nor ends them. One block per host; its units are not free from
+ * `startsAt` until `endsAt` (a job's time limit).
+ */
+export interface SlurmBlock {
+  kind: "job" | "reservation";
+  /** The job's id ("4711"), or the reservation's name. */
+  id: string;
+  /** The job's Unix user, or the reservation's users joined by ", "; null when Slurm names none. */
+  user: string | null;
+  state: "running" | "pending" | "reserved";
+  hostId: string;
+  hostName: string;
+  /** The GPU rows it holds (`id` is the Gpu row's, for the server's occupancy). */
+  gpus: { id: string; uuid: string; index: number }[];
+  startsAt: string;
+  endsAt: string;
+}
+
+/** A Slurm job running under a booking's reservation: the booker's run, with the GPU indices Slurm gave it on that host. */
+export interface SlurmRun {
+  /** The booking (its group's id across nodes) whose reservation the job runs under. */
+  bookingId: string;
+  jobId: number;
+  user: string;
+  hostId: string;
+  hostName: string;
+  gpuIndices: number[];
+  until: string | null;
+}
+
+/** What Slurm holds now and later, as the calendar and the availability rule read it (refreshed once per pass). */
+export interface SlurmCalendar {
+  blocks: SlurmBlock[];
+  runs: SlurmRun[];
+}
+
+/** Slurm's hold of a unit now, as the availability rule and its surfaces name it: its own job, a reservation gpudesk did not make, or the booker's job under the booking's reservation. */
+export interface SlurmHoldNow {
+  kind: SlurmBlock["kind"] | "booked-job";
+  id: string;
+  user: string | null;
+  until: string | null;
+}
+
+/** "Slurm job 4711 of bob", "Slurm reservation maint (read-only)": a block's name on the schedule, the picker and the CLI. */
+export function slurmHoldName(hold: Pick<SlurmHoldNow, "kind" | "id" | "user">): string {
+  if (hold.kind === "reservation") return `Slurm reservation ${hold.id}${hold.user ? ` for ${hold.user}` : ""} (read-only)`;
+  return `Slurm job ${hold.id}${hold.user ? ` of ${hold.user}` : ""}`;
+}
+
+/** "Held by Slurm job 42 of bob until 16:00", "Slurm job 44 runs under this booking": a unit's Slurm hold in a sentence (the GPU card, the GPU page). */
+export function slurmHoldSentence(hold: SlurmHoldNow, when: (iso: string) => string): string {
+  if (hold.kind === "booked-job") return `Slurm job ${hold.id} runs under this booking`;
+  return `Held by ${slurmHoldName(hold)}${hold.until ? ` until ${when(hold.until)}` : ""}`;
+}
+
+/** The block as the availability rule takes it for one instant. */
+export function slurmHoldOf(block: SlurmBlock): SlurmHoldNow {
+  return { kind: block.kind, id: block.id, user: block.user, until: block.endsAt };
+}
+
+/** The Slurm block holding a unit at some instant of [startMs, endMs), if any. */
+export function slurmBlockInWindow(blocks: readonly SlurmBlock[], uuid: string, startMs: number, endMs: number): SlurmBlock | null {
+  return blocks.find((block) => block.gpus.some((gpu) => gpu.uuid === uuid) && Date.parse(block.startsAt) < endMs && startMs < Date.parse(block.endsAt)) ?? null;
 }

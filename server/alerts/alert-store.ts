@@ -1,5 +1,7 @@
 import type { Prisma } from "@prisma/client";
-import { ALERT_KINDS, type AlertKind, type AlertView } from "@/lib/domain/alerts";
+import { ALERT_KINDS, type AlertBookingLink, type AlertKind, type AlertView } from "@/lib/domain/alerts";
+import { bookingPath } from "@/lib/domain/booking-link";
+import { namedBookings, type NamedBooking } from "@/server/bookings/store/named-bookings";
 import type { PersonRef } from "@/lib/domain/reservation-types";
 import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/alert-engine";
 import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
@@ -133,6 +135,7 @@ export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
   ]);
   const personById = new Map<string, PersonRef>(users.map((user) => [user.id, toPerson(user)]));
   const hostById = new Map(hosts.map((host) => [host.id, host]));
+  const bookings = await alertBookings(rows);
 
   return rows.map((row) => ({
     id: row.id,
@@ -152,7 +155,37 @@ export async function toAlertViews(rows: AlertRow[]): Promise<AlertView[]> {
     closedAt: row.closedAt?.toISOString() ?? null,
     acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
     acknowledgedBy: row.acknowledgedById ? (personById.get(row.acknowledgedById) ?? null) : null,
+    bookings: bookings.get(row.id) ?? [],
   }));
+}
+
+/** How many bookings a silent host's alert links to at most. */
+const HOST_ALERT_BOOKINGS = 5;
+
+/**
+ * The bookings each alert links to: the one it is about (`reservationId`;
+ * a part of a booking across nodes stands for its booking), or, for a host
+ * that went silent, those holding a unit of the host while the alert was
+ * open (a failed node's booking, before and after it was moved).
+ */
+async function alertBookings(rows: readonly AlertRow[]): Promise<Map<string, AlertBookingLink[]>> {
+  const links = new Map<string, AlertBookingLink[]>();
+  const toLink = (booking: NamedBooking): AlertBookingLink => ({ id: booking.id, name: booking.name, bookedById: booking.bookedById, path: bookingPath(booking.id) });
+  const ids = [...new Set(rows.flatMap((row) => (row.reservationId ? [row.reservationId] : [])))];
+  const named = await namedBookings(db(), { ids, limit: ids.length });
+  for (const row of rows) {
+    if (row.reservationId) {
+      const booking = named.find((entry) => entry.partIds.includes(row.reservationId as string));
+      if (booking) links.set(row.id, [toLink(booking)]);
+    } else if (row.kind === "host_offline" && row.hostId) {
+      // From when the host fell silent (the alert opens after its hold): a node moved within the hold is linked too.
+      const since = Date.parse(String(parseJson<Record<string, unknown>>(row.evidence, {}).since ?? ""));
+      const from = Number.isFinite(since) ? new Date(Math.min(since, row.openedAt.getTime())) : row.openedAt;
+      const held = await namedBookings(db(), { hostIds: [row.hostId], from, to: row.closedAt ?? new Date(), limit: HOST_ALERT_BOOKINGS });
+      links.set(row.id, held.map(toLink));
+    }
+  }
+  return links;
 }
 
 export async function toAlertView(row: AlertRow): Promise<AlertView> {

@@ -4,6 +4,32 @@ import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { bookingTakesUnit, deriveGpuState, siliconOf } from "@/lib/domain/gpu-availability";
 import { sameJson } from "@/lib/live/same-json";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
+import { slurmHoldOf, type SlurmCalendar, type SlurmHoldNow } from "@/lib/domain/slurm";
+
+const NO_SLURM: SlurmCalendar = { blocks: [], runs: [] };
+
+/**
+ * What Slurm holds on each unit at `nowMs`, by GPU UUID: a block of its own
+ * (a job outside gpudesk's reservations, a reservation gpudesk did not make),
+ * else the booker's job under the booking that holds the unit now (every unit
+ * of that booking's part on the job's host: Slurm, not gpudesk, picked which
+ * GPUs the job got).
+ */
+export function slurmHoldsByGpu(calendar: SlurmCalendar, nowMs: number, active: ReadonlyMap<string, LiveBooking>, gpus: readonly LiveGpu[]): Map<string, SlurmHoldNow> {
+  const holds = new Map<string, SlurmHoldNow>();
+  if (calendar.blocks.length === 0 && calendar.runs.length === 0) return holds;
+  for (const block of calendar.blocks) {
+    if (Date.parse(block.startsAt) > nowMs || Date.parse(block.endsAt) <= nowMs) continue;
+    for (const gpu of block.gpus) if (!holds.has(gpu.uuid)) holds.set(gpu.uuid, slurmHoldOf(block));
+  }
+  for (const gpu of gpus) {
+    const booking = active.get(gpu.uuid);
+    if (!booking) continue;
+    const run = calendar.runs.find((entry) => entry.bookingId === (booking.multiNode?.id ?? booking.reservationId) && entry.hostId === gpu.hostId);
+    if (run) holds.set(gpu.uuid, { kind: "booked-job", id: String(run.jobId), user: run.user, until: run.until });
+  }
+  return holds;
+}
 
 /** What the reconciler reads of the live fleet: hosts and the latest reading of each GPU. */
 export interface FleetView {
@@ -50,7 +76,10 @@ export function reconcileFleet(
   nowMs: number,
   /** `activeBookingsByGpu(bookings, nowMs)`, when the caller has it already (the tick). */
   active: ReadonlyMap<string, LiveBooking> = activeBookingsByGpu(bookings, nowMs, view.gpus),
+  /** Slurm's jobs and reservations on the calendar (none without Slurm). */
+  slurm: SlurmCalendar = NO_SLURM,
 ): Record<string, GpuReconciliation> {
+  const slurmHolds = slurmHoldsByGpu(slurm, nowMs, active, view.gpus);
   const bookingsById = new Map(bookings.map((booking) => [booking.reservationId, booking]));
   const online = new Map(view.hosts.map((host) => [host.id, host.online]));
   const gpusByHost = new Map<string, LiveGpu[]>();
@@ -72,6 +101,7 @@ export function reconcileFleet(
         online: online.get(hostId) ?? false,
         booking: active.get(gpu.uuid) ?? null,
         attributions,
+        slurm: slurmHolds.get(gpu.uuid) ?? null,
       });
     }
   }
@@ -89,11 +119,12 @@ export class Reconciler {
   constructor(
     private readonly bookings: () => readonly LiveBooking[],
     private readonly directory: PersonDirectory,
+    private readonly slurm: () => SlurmCalendar = () => NO_SLURM,
   ) {}
 
   /** Reconciles `view` at `nowMs`; returns the GPUs whose reconciliation changed (all of them on the first run). */
   run(view: FleetView, nowMs: number, active?: ReadonlyMap<string, LiveBooking>): Record<string, GpuReconciliation> {
-    const next = reconcileFleet(view, this.bookings(), this.directory, nowMs, active);
+    const next = reconcileFleet(view, this.bookings(), this.directory, nowMs, active, this.slurm());
     const changed: Record<string, GpuReconciliation> = {};
     for (const uuid in next) {
       const previous = this.states[uuid];

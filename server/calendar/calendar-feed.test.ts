@@ -35,6 +35,15 @@ function secretOf(path: string): string {
 }
 
 describe("the calendar feeds", () => {
+  it("names a booking across nodes once, with every node, however its parts differ in size (it said '3 H100 GPUs on 2 nodes on a and b')", async () => {
+    const [a, b] = [await createTestHost(2), await createTestHost(2)];
+    const person = await createTestUser();
+    const { createMultiNodeBooking } = await import("@/server/bookings/commands/create-multi-node");
+    const booking = await createMultiNodeBooking(person, { parts: [{ host: a.name, gpus: [0, 1] }, { host: b.name, gpus: [1] }], startsAt: later(2).toISOString(), durationMinutes: 60, purpose: "uneven" }, { now: NOW });
+    const events = parse(await renderCalendarFeed(secretOf((await listCalendarFeeds(person)).mine), NOW));
+    expect(events.map((event) => [event.uid, event.summary])).toEqual([[`${booking.id}@gpudesk`, `GPU booking: 2 + 1 H100 on ${a.name} and ${b.name}`]]);
+  });
+
   it("lists a person's own bookings, and only theirs, as a parser reads them", async () => {
     const host = await createTestHost(2);
     const [lin, other] = await Promise.all([createTestUser(), createTestUser()]);

@@ -1,5 +1,5 @@
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
-import { multiNodeLabel, partLabel, shapeOf } from "@/lib/domain/multi-node";
+import { acrossNodesPhrase, partLabel, shapeOf } from "@/lib/domain/multi-node";
 import { personWithUsername } from "@/lib/format/person-name";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
@@ -23,8 +23,8 @@ type Row = CalendarRow;
 function whereOf(row: Row, parts: Row[] | null, whole: boolean): string {
   const units = row.gpus.map((entry) => storedUnit(entry.gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   if (!parts) return `${row.host.name} ${unitsPhrase(units)}`;
+  if (whole) return acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map((entry) => entry.gpu) })));
   const shape = shapeOf(parts.map((part) => ({ gpus: part.gpus.map((entry) => entry.gpu) })));
-  if (whole) return `${multiNodeLabel(shape)} on ${parts.map((part) => part.host.name).join(" and ")}`;
   return `${row.host.name} ${unitsPhrase(units)} (${partLabel(shape, row.nodeRank ?? 0)})`;
 }
 

@@ -48,8 +48,25 @@ const STATUS: Record<AppErrorCode, number> = {
   slurm_unavailable: 503,
 };
 
+/** Marks every AppError, whichever copy of this module made it (see `AppError[Symbol.hasInstance]`). */
+const APP_ERROR = Symbol.for("gpudesk.app-error");
+
 export class AppError extends Error {
   readonly status: number;
+  readonly [APP_ERROR] = true;
+
+  /**
+   * `error instanceof AppError` holds for an AppError made by another copy of
+   * this module too: the custom server (dist/server) and Next's route bundles
+   * each load their own, and a booking backend registered by the server (the
+   * Slurm one) throws its refusals into a route's transaction. Without this a
+   * 409 slurm_busy or 503 slurm_unavailable went out as a 500. Subclasses keep
+   * the ordinary check.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== AppError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as { [APP_ERROR]?: boolean })[APP_ERROR] === true;
+  }
 
   constructor(
     readonly code: AppErrorCode,

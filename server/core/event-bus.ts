@@ -20,6 +20,7 @@ export const EVENT_CHANNELS = {
   minutesStored: "usage minutes stored",
   unitsFreed: "units freed",
   personNotice: "person notices",
+  slurmReservationMissing: "a missing Slurm reservation",
 } as const;
 
 export type EventChannelName = keyof typeof EVENT_CHANNELS;

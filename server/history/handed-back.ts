@@ -1,5 +1,6 @@
 import { gpuShareOf } from "@/lib/domain/gpu-share";
 import { db } from "@/server/core/db";
+import { bookingIdsOf } from "@/server/bookings/store/named-bookings";
 
 /** What idle release handed back of one person's bookings on one host, by releases in a range. */
 export interface HandedBackTime {
@@ -16,7 +17,8 @@ export interface HandedBackTime {
  * each release counts its host's units of the booking (a MIG slice weighs
  * its share of its GPU, lib/domain/gpu-share.ts; a release whose units are no
  * longer stored counts its GPU count) times the time from the release to
- * the end the booking had. Report-only entries handed nothing back.
+ * the end the booking had. Report-only entries handed nothing back. A
+ * booking across nodes counts one release (it was released once, whole).
  */
 export async function handedBackTimes(fromMs: number, toMs: number, userId?: string): Promise<HandedBackTime[]> {
   const rows = await db().idleRelease.findMany({
@@ -34,13 +36,15 @@ export async function handedBackTimes(fromMs: number, toMs: number, userId?: str
     const key = `${unit.reservationId}\u0000${unit.gpu.hostId}`;
     weightOf.set(key, (weightOf.get(key) ?? 0) + gpuShareOf(unit.gpu));
   }
+  // A booking across nodes is released once, whole: each part's host has its hours, the release counts once (on node 0's host).
+  const bookingOf = await bookingIdsOf(db(), [...new Set(rows.map((row) => row.reservationId))]);
   const cells = new Map<string, HandedBackTime>();
   for (const row of rows) {
     const gpus = weightOf.get(`${row.reservationId}\u0000${row.hostId}`) ?? row.gpuCount;
     const key = `${row.userId}\u0000${row.hostId}`;
     const cell = cells.get(key) ?? { bookedBy: row.userId, host: row.hostId, gpuHours: 0, releases: 0 };
     cell.gpuHours += (gpus * Math.max(0, row.scheduledEndAt.getTime() - row.at.getTime())) / 3_600_000;
-    cell.releases += 1;
+    if ((bookingOf.get(row.reservationId) ?? row.reservationId) === row.reservationId) cell.releases += 1;
     cells.set(key, cell);
   }
   return [...cells.values()];

@@ -2,12 +2,12 @@ import type { IdleHoldingProcess, IdleNotice } from "@/lib/domain/idle-release";
 import type { LiveGpu } from "@/lib/live/live";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
-import { idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { sliceMinuteBusy } from "@/server/bookings/rules/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
-import { judgeWholeBookings } from "@/server/idle-release/whole-booking";
-import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
+import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
+import { acrossNodesPhrase, hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { claimIdleWarning, readRunningBookingsToJudge } from "@/server/bookings/store/idle-columns";
@@ -56,12 +56,9 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
   const bookings = await readRunningBookingsToJudge(now);
   const gpus = options.liveGpus();
   const live = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
-  const busyNowOf = (booking: (typeof bookings)[number]) => booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
-  const own = new Map<string, IdleStanding>();
-  for (const booking of bookings) own.set(booking.id, await idleStanding(db(), booking, policy, exemptions, nowMs, { busyNow: busyNowOf(booking), minimumMinutes: options.alertHoldMinutes }));
+  const busyNowOf = (booking: Pick<(typeof bookings)[number], "gpus">) => booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
   // A booking across nodes is judged whole: its parts share the standing of the least idle one.
-  const groupOf = new Map(bookings.filter((booking) => booking.groupId).map((booking) => [booking.id, booking.groupId as string]));
-  const standings = judgeWholeBookings(own, groupOf);
+  const standings = await bookingIdleStandings(db(), bookings, policy, exemptions, nowMs, { busyNow: busyNowOf, minimumMinutes: options.alertHoldMinutes });
   for (const booking of bookings) {
     const standing = standings.get(booking.id) as IdleStanding;
     // The whole booking is warned and released once, through its first part.
@@ -71,13 +68,17 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
     const busyNow = parts.some(busyNowOf);
     if (standing.phase !== "warning" && standing.phase !== "due") continue;
     if (standing.idleSinceMs === null || standing.releaseAtMs === null) continue;
+    const units = unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu)));
+    // A booking across nodes is told once, named with every node ("2 × 8 H100 on h100-03 and h100-04").
+    const across = booking.groupId ? acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map((entry) => entry.gpu) }))) : null;
     const notice = (event: IdleNotice["event"], releaseAtMs: number): IdleNotice => ({
       event,
       reservationId: booking.id,
       userId: booking.userId,
-      hostName: parts.map((part) => part.host.name).join(" and "),
+      hostName: hostList(parts.map((part) => part.host.name)),
       gpuIndices: booking.gpus.map((entry) => entry.gpu.index).sort((a, b) => a - b),
-      units: booking.groupId ? multiNodeLabel(shapeOf(parts.map((part) => ({ gpus: part.gpus.map((entry) => entry.gpu) })))) : unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu))),
+      units: across ? multiNodeLabel(shapeOf(parts.map((part) => ({ gpus: part.gpus.map((entry) => entry.gpu) })))) : units,
+      booked: across ?? `${units} on ${booking.host.name}`,
       purpose: booking.purpose,
       idleSince: new Date(standing.idleSinceMs!).toISOString(),
       releaseAt: new Date(releaseAtMs).toISOString(),

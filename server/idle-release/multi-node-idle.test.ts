@@ -80,8 +80,55 @@ describe("idle release of a booking across nodes", () => {
       ]);
       const audit = await db().auditLog.findMany({ where: { action: "reservation.idle_release", entityId: { in: ids } } });
       expect(audit).toHaveLength(1);
+      // The audit names the booking once with every node (it named node 1's host and units).
+      expect(JSON.parse(audit[0].after ?? "{}")).toMatchObject({ booking: `2 × 2 H100 on ${a.name} and ${b.name}`, parts: ids });
+      // Handed back: each node's hours on its host, one release for the booking (it counted one per node).
+      const { handedBackTimes } = await import("@/server/history/handed-back");
+      const handed = (await handedBackTimes(at(0).getTime(), at(300).getTime(), bookedBy.id)).sort((x, y) => (x.host === a.id ? -1 : y.host === a.id ? 1 : 0));
+      expect(handed.map((cell) => [cell.host, cell.releases, Math.round(cell.gpuHours * 10) / 10])).toEqual([
+        [a.id, 1, 10],
+        [b.id, 0, 10],
+      ]);
     } finally {
       stop();
     }
+  });
+
+  it("one standing per booking on every surface: a kept booking shows no node idle while another node works, and one Keep keeps every part", async () => {
+    const [a, b] = [await fx.createTestHost(2), await fx.createTestHost(2)];
+    const bookedBy = await fx.createTestUser();
+    const booking = await createMultiNodeBooking(bookedBy, { parts: [{ host: a.name, gpus: [0, 1] }, { host: b.name, gpus: [0, 1] }], durationMinutes: 10 * 60, purpose: "kept" }, { now: NOW });
+    const ids = booking.parts.map((part) => part.id);
+    const { getReservationView } = await import("@/server/bookings/views/list-bookings");
+    const { idleWarningsOf } = await import("@/server/bookings/views/idle-views");
+    const { keepReservation } = await import("@/server/idle-release/keep-booking");
+    const views = async (minutes: number) => Promise.all(ids.map((id) => getReservationView(db(), id, at(minutes).getTime(), bookedBy.id)));
+
+    // Both nodes idle: warned once, and every part's view says the same warning.
+    await storeMinutes(a, 0, 600, 0);
+    await storeMinutes(b, 0, 100, 0);
+    await pass(100);
+    const warned = await views(100);
+    expect(warned.map((view) => view.idle?.phase)).toEqual(["warning", "warning"]);
+    expect(new Set(warned.map((view) => view.idle?.releaseAt)).size).toBe(1);
+
+    // One Keep, through node 2's id, keeps the whole booking: no part is idle now.
+    await keepReservation(bookedBy, ids[1], { now: at(100) });
+    expect((await views(101)).map((view) => view.idle)).toEqual([null, null]);
+    const rows = await db().reservation.findMany({ where: { id: { in: ids } }, select: { idleKeepsUsed: true, idleWarnedAt: true, idleClockAt: true } });
+    expect(rows).toEqual([
+      { idleKeepsUsed: 1, idleWarnedAt: null, idleClockAt: at(100) },
+      { idleKeepsUsed: 1, idleWarnedAt: null, idleClockAt: at(100) },
+    ]);
+
+    // Node 2 works from the keep on; node 1 stays idle, past the release on its own. The booking is not idle,
+    // so no node says "released at … unless used" (node 1 did, re-dated every minute).
+    await storeMinutes(b, 100, 600, 80);
+    for (const minutes of [250, 251]) {
+      expect((await views(minutes)).map((view) => view.idle)).toEqual([null, null]);
+      expect((await idleWarningsOf(db(), ids, at(minutes).getTime())).size).toBe(0);
+      expect([...(await pass(minutes)).values()].filter((standing) => ids.includes(standing.reservationId)).map((standing) => standing.phase)).toEqual(["none", "none"]);
+    }
+    expect(await db().reservation.count({ where: { id: { in: ids }, status: "booked" } })).toBe(2);
   });
 });

@@ -1,5 +1,6 @@
 import type { IdleNotice } from "@/lib/domain/idle-release";
 import { holdingSentence, idleSentence } from "@/lib/domain/idle-release";
+import { bookingPath } from "@/lib/domain/booking-link";
 import { log } from "@/server/core/log";
 import { notifyPerson, onPersonNotice } from "@/server/notifications/notify-person";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
@@ -21,7 +22,7 @@ const utc = (iso: string) => `${iso.slice(11, 16)} UTC`;
 
 /** The sentence a Slack message and a mail say. */
 export function idleNoticeSentence(notice: IdleNotice): string {
-  const gpus = `${notice.units} on ${notice.hostName}`;
+  const gpus = notice.booked;
   const holding = holdingSentence(notice.holding);
   if (notice.event === "reservation.idle_released") {
     const what = idleSentence({ phase: "released", idleSince: notice.idleSince, releaseAt: notice.releaseAt, idleMinutes: 0, keepsLeft: 0, exempt: false, reportOnly: false }, utc);
@@ -33,10 +34,10 @@ export function idleNoticeSentence(notice: IdleNotice): string {
 }
 
 export function idlePayload(format: "slack" | "json", notice: IdleNotice, publicUrl?: string): string {
-  const link = publicUrl ? `${publicUrl.replace(/\/$/, "")}/reservations` : null;
+  const link = publicUrl ? `${publicUrl.replace(/\/$/, "")}${bookingPath(notice.reservationId)}` : null;
   if (format === "json") return JSON.stringify({ event: notice.event, reservation: notice, ...(link ? { link } : {}) });
   const icon = notice.event === "reservation.idle_released" ? ":hourglass:" : ":warning:";
-  return JSON.stringify({ text: `${icon} ${escapeSlackText(idleNoticeSentence(notice))}${link ? ` <${link}|your reservations>` : ""}` });
+  return JSON.stringify({ text: `${icon} ${escapeSlackText(idleNoticeSentence(notice))}${link ? ` <${link}|the booking>` : ""}` });
 }
 
 /**
@@ -53,7 +54,7 @@ export async function notifyIdle(notice: IdleNotice, options: { publicUrl?: stri
         subjectId: notice.reservationId,
         title: released ? `Your booking "${notice.purpose}" was released for idleness` : `Your booking "${notice.purpose}" is idle and will be released`,
         text: idleNoticeSentence(notice),
-        path: "/reservations",
+        path: bookingPath(notice.reservationId),
         onceKey: `${notice.event}:${notice.reservationId}:${notice.idleSince}`,
         data: notice,
         webhookBody: (format) => idlePayload(format, notice, options.publicUrl),

@@ -8,7 +8,7 @@ import { readIdlePolicy } from "@/server/bookings/rules/policy";
 import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
 import { endParts } from "@/server/bookings/store/booking-writes";
 import { readPartsToRelease } from "@/server/bookings/store/idle-columns";
-import { wholeBookingStanding } from "@/server/idle-release/whole-booking";
+import { wholeBookingStanding } from "@/server/bookings/rules/whole-booking";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 
 export type IdleReleaseOutcome =

@@ -7,6 +7,11 @@ import { periodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { SlurmVersionError } from "@/server/slurm/slurm-client";
 import { SlurmConnection, setSlurmConnection } from "@/server/slurm/slurm-connection";
+import { refreshSlurmCalendar } from "@/server/hosts/slurm-calendar-hosts";
+import { listenForMissingSlurmReservations } from "@/server/notifications/booking-notices";
+
+/** The reconciler's pace, and the calendar's on an instance that does not lead. */
+const PASS_MS = 30_000;
 
 /**
  * Slurm underneath, with GPUDESK_SLURM_URL: asks slurmrestd for its version
@@ -20,6 +25,7 @@ export async function startSlurm(env: Env): Promise<{ leaderJob: LeaderJob; stop
   const connection = new SlurmConnection({ url: env.GPUDESK_SLURM_URL, user: env.GPUDESK_SLURM_USER, jwtKeyFile: env.GPUDESK_SLURM_JWT_KEY, token: env.GPUDESK_SLURM_TOKEN });
   try {
     await connection.refresh();
+    await refreshSlurmCalendar(connection);
     const version = connection.status.version!;
     log.info(`Slurm ${version.release} at ${env.GPUDESK_SLURM_URL} (API ${version.api}): ${connection.status.nodes.length} nodes`);
   } catch (error) {
@@ -28,12 +34,27 @@ export async function startSlurm(env: Env): Promise<{ leaderJob: LeaderJob; stop
   }
   setSlurmConnection(connection);
   const unregister = registerBookingBackend(slurmBookingBackend(connection));
+  // Every instance draws Slurm on its calendar; the leader's reconciler reads the lists on its passes, and the others
+  // (or the leader between passes, should one fail) read them here once they are a pass old.
+  const stopCalendar = periodicJob({
+    name: "slurm calendar",
+    everyMs: PASS_MS,
+    run: async () => {
+      if (Date.now() - connection.refreshedAt < PASS_MS * 1.5) return;
+      await connection.refresh();
+      await refreshSlurmCalendar(connection);
+    },
+  }).start();
+  // The leader's reconciler announces a reservation gone missing; its booker is told here.
+  const stopNotices = listenForMissingSlurmReservations(env.GPUDESK_PUBLIC_URL);
   return {
     leaderJob: {
       name: "slurm reconciler",
-      start: () => periodicJob({ name: "slurm reconciler", everyMs: 30_000, run: () => reconcileSlurm(connection).then(() => undefined) }).start(),
+      start: () => periodicJob({ name: "slurm reconciler", everyMs: PASS_MS, run: () => reconcileSlurm(connection).then(() => undefined) }).start(),
     },
     stop: () => {
+      void stopCalendar();
+      stopNotices();
       unregister();
       setSlurmConnection(null);
     },

@@ -14,6 +14,8 @@ import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { Tick, type TickFleet } from "@/server/tick/tick";
 import { unitsFreedConsumer } from "@/server/waitlist/units-freed";
 import type { TickConsumer } from "@/server/tick/tick-view";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
+import { EMPTY_SLURM_CALENDAR } from "@/server/slurm/slurm-calendar";
 
 type AgentNamespace = Namespace<AgentClientToServer, AgentServerToClient>;
 
@@ -74,7 +76,9 @@ export async function startTick(options: StartTickOptions) {
     ...(options.rollups ? [options.rollups] : []), // everywhere: the second's readings, who booked and who ran, per GPU-minute
     ...(options.live ? [options.live] : []), // everywhere: what changed, to this instance's viewers
   ];
-  const tick = new Tick({ fleet: options.fleet, readings: options.readings, bookings: options.bookings, directory, consumers, now: options.now });
+  // Slurm's jobs and foreign reservations hold units in the availability rule (the connection's calendar, refreshed per pass).
+  const slurm = { current: () => slurmConnection()?.calendar ?? EMPTY_SLURM_CALENDAR };
+  const tick = new Tick({ fleet: options.fleet, readings: options.readings, bookings: options.bookings, directory, consumers, now: options.now, slurm });
   await tick.start(options.tickMs);
   let stopLeaderJob: (() => Promise<void> | void) | null = options.waitForLeadership ? null : await tick.leaderJob.start();
 

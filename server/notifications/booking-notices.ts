@@ -8,6 +8,7 @@ import type { Actor } from "@/server/access/actor";
 import { onBookingChange } from "@/server/bookings/store/booking-events";
 import { readBookingOwner } from "@/server/bookings/store/booking-parts";
 import { readHostsWithOpenBookings, readOpenBookingsOnUnits } from "@/server/bookings/store/notice-reads";
+import { onSlurmReservationMissing, type SlurmReservationMissing } from "@/server/bookings/slurm/slurm-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/bookings/views/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
 import { isPartitioned, storedUnit, unitName, unitsPhrase, type UnitName } from "@/lib/domain/gpu-availability";
@@ -134,6 +135,37 @@ export async function tellBookersOfGoneUnits(publicUrl?: string, now = new Date(
 
 /** How often the leader looks for bookings on gone units: a layout stored by another instance is told within this. */
 const GONE_UNITS_SWEEP_MS = 30_000;
+
+/**
+ * Slurm no longer holds a booking's reservation and would not take it back
+ * (a job took the GPUs meanwhile): the booker hears of it once, when the
+ * reconciler marks the booking "missing" (not on each pass while it stays so).
+ */
+export async function tellBookerOfMissingSlurmReservation(event: SlurmReservationMissing, publicUrl?: string): Promise<void> {
+  const hosts = [...new Set(event.hostNames)].join(", ");
+  await notifyPerson(
+    {
+      userId: event.userId,
+      event: "booking.slurm_missing",
+      subjectId: event.bookingId,
+      title: `Slurm no longer holds your booking on ${hosts}`,
+      text: `Your booking "${event.purpose}" on ${hosts} has lost its Slurm reservation ${event.reservation}, and Slurm would not make it again: ${event.reason}. Jobs with --reservation=${event.reservation} will not start; gpudesk tries again every 30 seconds.`,
+      path: "/reservations",
+      onceKey: `booking.slurm_missing:${event.bookingId}:${event.at.getTime()}`,
+      now: event.at,
+    },
+    { publicUrl },
+  );
+}
+
+/** The leader's reconciler announces a reservation gone missing; its booker is told (server/bookings/slurm/slurm-events.ts). */
+export function listenForMissingSlurmReservations(publicUrl?: string): () => void {
+  return onSlurmReservationMissing((event) =>
+    void tellBookerOfMissingSlurmReservation(event, publicUrl).catch((error: unknown) =>
+      log.error(`could not tell the booker of booking ${event.bookingId} that its Slurm reservation is missing: ${error instanceof Error ? error.message : String(error)}`),
+    ),
+  );
+}
 
 /** Tells a booking's person of a change someone else made (every instance: the change is announced where it was made). */
 export function listenForBookingChanges(): () => void {

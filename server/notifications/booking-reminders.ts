@@ -3,7 +3,7 @@ import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-p
 import { onBookingsChanged } from "@/server/bookings/store/booking-events";
 import { readBookingsToRemind } from "@/server/bookings/store/notice-reads";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
-import { multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
+import { hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 
 /** "Starts in 15 minutes", "ends in 15 minutes". */
 export const REMINDER_LEAD_MS = 15 * 60_000;
@@ -89,7 +89,7 @@ export async function sendBookingReminders(now = new Date(), options: { publicUr
         purpose: row.purpose,
         startsAt: row.startsAt,
         endsAt: row.endsAt,
-        hostName: group ? group.map((part) => part.host.name).join(" and ") : row.host.name,
+        hostName: group ? hostList(group.map((part) => part.host.name)) : row.host.name,
         gpuIndices: row.gpus.map((gpu) => gpu.gpu.index).sort((a, b) => a - b),
         units: group
           ? multiNodeLabel(shapeOf(group.map((part) => ({ gpus: part.gpus.map((gpu) => gpu.gpu) }))))

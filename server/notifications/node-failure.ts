@@ -1,10 +1,11 @@
 import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import type { AlertKind, AlertUpdate } from "@/lib/domain/alerts";
 import { nodeOfLabel, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
+import { bookingPath } from "@/lib/domain/booking-link";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
 import { findSpareNode } from "@/server/bookings/placement/spare-node";
-import { readGroupUnitNames } from "@/server/bookings/store/booking-parts";
+import { readGroupNodes } from "@/server/bookings/store/booking-parts";
 import { readOpenPartsOn } from "@/server/bookings/store/notice-reads";
 
 /** The alerts that mean a node of a job across nodes cannot go on as it is. */
@@ -31,7 +32,7 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
   const parts = await readOpenPartsOn(on, now);
   let told = 0;
   for (const part of parts) {
-    const siblings = await readGroupUnitNames(db(), part.groupId as string);
+    const siblings = await readGroupNodes(db(), part.groupId as string);
     const label = multiNodeLabel(shapeOf(siblings.map((sibling) => ({ gpus: sibling.gpus.map(({ gpu }) => gpu) }))));
     const node = nodeOfLabel(part.nodeRank ?? 0, siblings.length);
     const spare = await findSpareNode(part.id, now, { fleet });
@@ -45,7 +46,7 @@ export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, 
         subjectId: part.id,
         title: `${node[0].toUpperCase()}${node.slice(1)} (${part.host.name}) of your booking ${label} failed`,
         text: `${alert.message}. This is ${node} of your booking "${part.purpose}" (${label}, booking ${part.groupId}).${offer}`,
-        path: "/reservations",
+        path: bookingPath(part.groupId as string),
         onceKey: `booking.node_failed:${alert.id}:${part.id}`,
         now,
       },

@@ -53,6 +53,7 @@ describe("Slack messages", () => {
       hostName: "migbox",
       gpuIndices: [0],
       units: "GPU 0:2 (1g.10gb)",
+      booked: "GPU 0:2 (1g.10gb) on migbox",
       purpose: "notebook",
       idleSince: "2026-11-30T12:00:00.000Z",
       releaseAt: "2026-11-30T14:00:00.000Z",

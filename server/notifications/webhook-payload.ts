@@ -23,8 +23,13 @@ function where(alert: AlertView): string {
   return alert.host?.name ?? "gpudesk";
 }
 
+/** A page of gpudesk's at the server's public address. */
+function addressOf(publicUrl: string, path: string): string {
+  return `${publicUrl.replace(/\/$/, "")}${path}`;
+}
+
 function linkOf(alert: AlertView, publicUrl: string | undefined): string | null {
-  return publicUrl ? `${publicUrl.replace(/\/$/, "")}/alerts?alert=${encodeURIComponent(alert.id)}` : null;
+  return publicUrl ? addressOf(publicUrl, `/alerts?alert=${encodeURIComponent(alert.id)}`) : null;
 }
 
 /**
@@ -34,13 +39,18 @@ function linkOf(alert: AlertView, publicUrl: string | undefined): string | null 
  */
 export function buildPayload(format: WebhookFormat, event: DeliveryEvent, alert: AlertView, publicUrl?: string): string {
   const link = linkOf(alert, publicUrl);
-  if (format === "json") return JSON.stringify({ event, alert, ...(link ? { link } : {}) });
+  if (format === "json") {
+    const bookingLinks = publicUrl ? (alert.bookings ?? []).map((booking) => addressOf(publicUrl, booking.path)) : [];
+    return JSON.stringify({ event, alert, ...(link ? { link } : {}), ...(bookingLinks.length > 0 ? { bookingLinks } : {}) });
+  }
 
   const label = ALERT_KIND_LABELS[alert.kind];
   const verb = event === "alert.closed" ? "cleared" : event === "webhook.test" ? "test" : "opened";
   const icon = event === "alert.closed" ? ":white_check_mark:" : event === "webhook.test" ? ":information_source:" : ":rotating_light:";
   // Host names come from agents and messages name people, processes and purposes: escaped.
-  const text = `${icon} *${label} ${verb}* on ${escapeSlackText(where(alert))}: ${escapeSlackText(alert.message)}${link ? ` <${link}|details>` : ""}`;
+  // Each booking it is about, linked to its card ("2 × 8 H100 on h100-03 and h100-04").
+  const bookings = (alert.bookings ?? []).map((booking) => (publicUrl ? ` <${addressOf(publicUrl, booking.path)}|booking ${escapeSlackText(booking.name)}>` : ` (booking ${escapeSlackText(booking.name)})`)).join("");
+  const text = `${icon} *${label} ${verb}* on ${escapeSlackText(where(alert))}: ${escapeSlackText(alert.message)}${link ? ` <${link}|details>` : ""}${bookings}`;
   return JSON.stringify({ text });
 }
 

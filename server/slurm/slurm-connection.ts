@@ -1,6 +1,8 @@
 import { log } from "@/server/core/log";
 import { SlurmClient, SlurmUnreachable, type SlurmSettings, type SlurmVersion } from "@/server/slurm/slurm-client";
 import type { SlurmJob, SlurmReservation } from "@/server/slurm/slurm-model";
+import { EMPTY_SLURM_CALENDAR } from "@/server/slurm/slurm-calendar";
+import type { SlurmCalendar } from "@/lib/domain/slurm";
 
 /** The cluster as gpudesk last saw it: /api/health, Admin → Hosts and the booking checks read this. */
 export interface SlurmClusterState {
@@ -25,6 +27,10 @@ export class SlurmConnection {
   private current: SlurmClusterState;
   jobs: SlurmJob[] = [];
   reservations: SlurmReservation[] = [];
+  /** Slurm's jobs and foreign reservations on gpudesk's units, built from the last lists (server/hosts/slurm-calendar-hosts.ts). */
+  calendar: SlurmCalendar = EMPTY_SLURM_CALENDAR;
+  /** When the lists were last read (ms; 0: never). */
+  refreshedAt = 0;
 
   constructor(settings: SlurmSettings, now: () => number = Date.now) {
     this.client = new SlurmClient(settings, now);
@@ -42,6 +48,7 @@ export class SlurmConnection {
       const [nodes, jobs, reservations] = await Promise.all([this.client.listNodes(), this.client.listJobs(), this.client.listReservations()]);
       this.jobs = jobs;
       this.reservations = reservations;
+      this.refreshedAt = Date.now();
       const wasDown = this.current.state === "down" && this.current.checkedAt !== null;
       this.current = { ...this.current, state: "up", message: null, version, nodes, checkedAt: new Date().toISOString() };
       if (wasDown) log.info(`Slurm at ${this.current.url} answers again`);

@@ -19,6 +19,10 @@ export interface TestSlurm {
   root: string;
   /** Runs a Slurm command as a Unix user of the cluster (ann, bob, gpudesk, root). */
   as(user: string, command: string): Promise<string>;
+  /** Stops slurmrestd for real (SIGTERM to the pid start.sh wrote), and waits until its port refuses. */
+  stopRestd(): Promise<void>;
+  /** Starts slurmrestd again as scripts/slurm/start.sh does, and waits until it answers. */
+  startRestd(): Promise<void>;
   release(): void;
 }
 
@@ -47,7 +51,39 @@ export async function useTestSlurm(): Promise<TestSlurm> {
     );
     return stdout;
   };
-  return { url: settings.GPUDESK_SLURM_URL, jwtKeyFile: settings.GPUDESK_SLURM_JWT_KEY, user: settings.GPUDESK_SLURM_USER, root, as, release: () => rmSync(LOCK, { recursive: true, force: true }) };
+  const url = settings.GPUDESK_SLURM_URL;
+  const pidFile = path.join(root, "run", "slurmrestd.pid");
+  const answers = async () => {
+    try {
+      await fetch(`${url}/openapi/v3`, { signal: AbortSignal.timeout(2000) });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const waitUntil = async (what: string, done: () => Promise<boolean>) => {
+    for (let attempt = 0; attempt < 150; attempt++) {
+      if (await done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`slurmrestd at ${url}: ${what} did not happen`);
+  };
+  const stopRestd = async () => {
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // gone already
+    }
+    await waitUntil("stopping", async () => !(await answers()));
+  };
+  const startRestd = async () => {
+    const address = new URL(url).host;
+    // As start.sh starts it: its own user, each caller's token passed on (SLURM_JWT=daemon), outliving this shell.
+    await as("root", `SLURM_JWT=daemon setsid /usr/sbin/slurmrestd -u slurmrest -g slurmrest -a rest_auth/jwt ${address} </dev/null >>/var/log/slurm/slurmrestd.log 2>&1 & echo $! >/run/slurmrestd.pid`);
+    await waitUntil("starting", answers);
+  };
+  return { url, jwtKeyFile: settings.GPUDESK_SLURM_JWT_KEY, user: settings.GPUDESK_SLURM_USER, root, as, stopRestd, startRestd, release: () => rmSync(LOCK, { recursive: true, force: true }) };
 }
 
 /** One test file at a time on the cluster; a lock older than 10 minutes was left by a crash. */

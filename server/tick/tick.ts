@@ -6,6 +6,7 @@ import type { LeaderJob } from "@/server/cluster/leader-jobs";
 import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { log } from "@/server/core/log";
 import type { TickConsumer, TickView } from "@/server/tick/tick-view";
+import type { SlurmCalendar } from "@/lib/domain/slurm";
 
 /** What the tick reads of the live fleet (server/fleet/fleet-state.ts). */
 export interface TickFleet {
@@ -27,6 +28,8 @@ export interface TickOptions {
   readings?: { take(): readonly AcceptedReading[] };
   /** Login ↔ person for attribution (server/attribution/user-directory.ts). */
   directory: PersonDirectory;
+  /** Slurm's jobs and foreign reservations on the calendar, held by the availability rule (none without Slurm). */
+  slurm?: { current(): SlurmCalendar };
   /** In the order they see each tick. */
   consumers: readonly TickConsumer[];
   now?: () => number;
@@ -55,7 +58,7 @@ export class Tick {
     this.consumers = options.consumers;
     this.leaderJob.name = listed(this.consumers.filter((consumer) => consumer.runs === "leader").map((consumer) => consumer.name));
     this.now = options.now ?? Date.now;
-    this.reconciler = options.reconciler ?? new Reconciler(() => options.bookings.current(), options.directory);
+    this.reconciler = options.reconciler ?? new Reconciler(() => options.bookings.current(), options.directory, options.slurm && (() => options.slurm!.current()));
   }
 
   /** One tick at `nowMs`; returns its view, or null when it could not be built (reported once, the consumers wait for the next). */

@@ -27,6 +27,8 @@ let bob: Actor;
 let nobody: Actor;
 const hosts: Record<string, string> = {};
 let unregister: () => void;
+let stopNotices: () => void;
+let refreshSlurmCalendar: typeof import("@/server/hosts/slurm-calendar-hosts").refreshSlurmCalendar;
 
 async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
   const until = Date.now() + ms;
@@ -58,12 +60,18 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     const { slurmBookingBackend } = await import("@/server/bookings/slurm/slurm-backend");
     const { registerBookingBackend } = await import("@/server/bookings/backends/booking-backend");
     const { setHostSlurmNode } = await import("@/server/hosts/host-registry");
+    ({ refreshSlurmCalendar } = await import("@/server/hosts/slurm-calendar-hosts"));
     connection = new SlurmConnection({ url: slurm.url, user: slurm.user, jwtKeyFile: slurm.jwtKeyFile });
+    // The server's connection: the occupancy, the views and the tick read its calendar.
+    (await import("@/server/slurm/slurm-connection")).setSlurmConnection(connection);
     await connection.refresh();
     // A clean cluster: no job, no reservation of gpudesk's left by an earlier run.
     await slurm.as("root", "scancel --user=ann --user=bob 2>/dev/null; scancel -u ann; scancel -u bob; true");
     for (const reservation of await connection.client.listReservations()) if (reservation.name.startsWith("gpudesk-")) await connection.client.deleteReservation(reservation.name);
     unregister = registerBookingBackend(slurmBookingBackend(connection));
+    // The booker is told of a reservation gone missing, as the server wires it (server/main/start-slurm.ts).
+    const { listenForMissingSlurmReservations } = await import("@/server/notifications/booking-notices");
+    stopNotices = listenForMissingSlurmReservations();
     const admin = await fx.createTestUser("admin");
     [ann, bob, nobody] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
     await db().user.update({ where: { id: ann.id }, data: { unixLogin: "ann" } });
@@ -81,6 +89,8 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
 
   afterAll(async () => {
     unregister?.();
+    stopNotices?.();
+    (await import("@/server/slurm/slurm-connection")).setSlurmConnection(null);
     await slurm?.as("root", "scancel -u ann; scancel -u bob; true").catch(() => "");
     for (const reservation of connection ? await reservations().catch(() => []) : []) await connection.client.deleteReservation(reservation.name);
     slurm?.release();
@@ -124,6 +134,31 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     await waitFor("bob's job ends", () => connection.client.listJobs(), (jobs) => jobs.every((entry) => entry.state === "other"));
   });
 
+  it("shows the indices Slurm gave the booker's job (the booker's run, not a block) and draws another's job as a block", async () => {
+    const booking = await create(ann, { host: hosts["slurm-b"], count: 2, durationMinutes: 30, purpose: "indices" });
+    const annJob = await sbatch("ann", `--reservation=gpudesk-${booking.id} --gres=gpu:2 -t 10`);
+    const bobJob = await sbatch("bob", "-w slurm-b --gres=gpu:6 -t 10");
+    const running = await waitFor("ann's job runs", () => job(annJob), (entry) => entry?.state === "running");
+    await waitFor("bob's job runs", () => job(bobJob), (entry) => entry?.state === "running");
+    await connection.refresh();
+    await refreshSlurmCalendar(connection);
+    const { getReservation } = await import("@/server/bookings/views/list-bookings");
+    const view = await getReservation(ann, booking.id);
+    expect(running!.gpuIndices["slurm-b"]).toHaveLength(2);
+    expect(view.slurm?.jobs).toEqual([{ id: annJob, user: "ann", host: hosts["slurm-b"], gpuIndices: running!.gpuIndices["slurm-b"] }]);
+    expect(connection.calendar.runs).toEqual([expect.objectContaining({ bookingId: booking.id, jobId: annJob, hostName: hosts["slurm-b"] })]);
+    // bob's job holds its 6 GPUs until its time limit; ann's is no second block.
+    const [block] = connection.calendar.blocks;
+    expect(connection.calendar.blocks).toHaveLength(1);
+    expect(block).toMatchObject({ kind: "job", id: String(bobJob), user: "bob", state: "running", hostName: hosts["slurm-b"] });
+    expect(block.gpus.map((gpu) => gpu.index).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7].filter((index) => !running!.gpuIndices["slurm-b"].includes(index)));
+    await slurm.as("root", `scancel ${annJob} ${bobJob}`);
+    await release(ann, booking.id);
+    await waitFor("jobs end", () => connection.client.listJobs(), (jobs) => jobs.every((entry) => entry.state === "other"));
+    await connection.refresh();
+    await refreshSlurmCalendar(connection);
+  });
+
   it("refuses a person without a Unix login, and says why", async () => {
     const error = await fx.refusal(create(nobody, { host: hosts["slurm-b"], gpus: [0], durationMinutes: 30, purpose: "no login" }));
     expect({ status: error.status, code: error.code }).toEqual({ status: 409, code: "slurm_no_login" });
@@ -161,6 +196,12 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     expect(row.slurmState).toBe("missing");
     expect(row.slurmMessage).toContain(`job ${bobJob} of bob`);
     expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.slurm_repair" } })).toBe(2);
+    // The booker is told once; the next pass, still missing for the same reason, records, audits and tells nothing new.
+    const notices = () => db().personNotice.findMany({ where: { userId: ann.id, event: "booking.slurm_missing" }, select: { key: true } });
+    await waitFor("ann told", notices, (list) => list.length === 1);
+    expect((await reconcile(connection)).missing).toEqual([]);
+    expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.slurm_repair" } })).toBe(2);
+    expect(await notices()).toHaveLength(1);
     await slurm.as("root", `scancel ${bobJob}`);
     await release(ann, booking.id);
 
@@ -169,27 +210,35 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     expect(await reservations()).toEqual([]);
   });
 
-  it("refuses bookings on Slurm nodes while slurmrestd does not answer, and keeps nothing", async () => {
-    const { SlurmConnection } = await import("@/server/slurm/slurm-connection");
-    const { slurmBookingBackend } = await import("@/server/bookings/slurm/slurm-backend");
-    const { registerBookingBackend } = await import("@/server/bookings/backends/booking-backend");
-    const away = new SlurmConnection({ url: "http://127.0.0.1:9", user: "gpudesk", jwtKeyFile: slurm.jwtKeyFile });
-    // It knew the nodes before Slurm went away.
-    Object.assign(away, { current: { ...connection.status } });
-    unregister();
-    const back = registerBookingBackend(slurmBookingBackend(away));
+  it("Slurm stopped mid-way (slurmrestd really stopped): refuses bookings on its nodes with 503, books nothing, the rest works; once back the reconciler repairs", async () => {
+    // Held before Slurm goes away.
+    const before = await create(ann, { host: hosts["slurm-a"], gpus: [0], durationMinutes: 30, purpose: "before the outage" });
+    expect(await reservations()).toEqual([expect.objectContaining({ name: `gpudesk-${before.id}` })]);
+    await slurm.stopRestd();
     try {
-      const error = await fx.refusal(create(ann, { host: hosts["slurm-a"], gpus: [0], durationMinutes: 30, purpose: "while away" }));
+      const error = await fx.refusal(create(ann, { host: hosts["slurm-a"], gpus: [1], durationMinutes: 30, purpose: "while away" }));
       expect({ status: error.status, code: error.code }).toEqual({ status: 503, code: "slurm_unavailable" });
       expect(error.message).toMatch(/cannot be reached.*Bookings on its nodes \(slurm-a\) are refused until it answers; nothing was booked$/);
-      expect(away.status.state).toBe("down");
-      expect(await db().reservation.count({ where: { userId: ann.id, status: "booked" } })).toBe(0);
+      expect(connection.status.state).toBe("down");
+      expect(await db().reservation.count({ where: { userId: ann.id, status: "booked", purpose: "while away" } })).toBe(0);
+      // An end goes through while Slurm is away (its reservation stays there until Slurm answers).
+      await release(ann, before.id);
       // Hosts outside Slurm book as ever.
       const plain = await fx.createTestHost(1);
       await expect(create(ann, { host: plain.name, gpus: [0], durationMinutes: 30, purpose: "elsewhere" })).resolves.toMatchObject({ status: "booked" });
+      // The reconciler's pass fails and says so; nothing of gpudesk's is touched.
+      await expect(reconcile(connection)).rejects.toThrow(/cannot be reached/);
+      expect(connection.status.state).toBe("down");
     } finally {
-      back();
-      unregister = registerBookingBackend(slurmBookingBackend(connection));
+      await slurm.startRestd();
     }
+    // Back: the first pass deletes the reservation of the booking released meanwhile, and the fleet says Slurm is up.
+    const pass = await reconcile(connection);
+    expect(pass.orphansDeleted).toEqual([`gpudesk-${before.id}`]);
+    expect(connection.status.state).toBe("up");
+    expect(await reservations()).toEqual([]);
+    const after = await create(ann, { host: hosts["slurm-a"], gpus: [1], durationMinutes: 30, purpose: "after the outage" });
+    expect(after).toMatchObject({ status: "booked" });
+    await release(ann, after.id);
   });
 });

@@ -8,6 +8,8 @@ import { log } from "@/server/core/log";
 import { SlurmError } from "@/server/slurm/slurm-client";
 import type { SlurmConnection } from "@/server/slurm/slurm-connection";
 import { reservationSpec, slurmRefusal } from "@/server/bookings/slurm/slurm-backend";
+import { announceSlurmReservationMissing } from "@/server/bookings/slurm/slurm-events";
+import { refreshSlurmCalendar } from "@/server/hosts/slurm-calendar-hosts";
 
 /** What one pass did, for tests and the benchmark. */
 export interface ReconcileResult {
@@ -25,10 +27,14 @@ const PREFIX = "gpudesk-";
  * booking on Slurm nodes compared with them. A booking whose reservation is
  * gone gets it again; where Slurm refuses (a job took the GPUs meanwhile) the
  * booking says so (`missing`, the reason beside it). A reservation of
- * gpudesk's with no current booking is deleted. Every repair is audited.
+ * gpudesk's with no current booking is deleted. Every repair is audited; a
+ * booking that turns "missing" is announced once (its booker is told), not
+ * again on each pass while it stays so. The same lists lay Slurm's jobs and
+ * foreign reservations on the calendar (`refreshSlurmCalendar`).
  */
 export async function reconcileSlurm(connection: SlurmConnection, now: () => number = Date.now): Promise<ReconcileResult> {
   await connection.refresh();
+  await refreshSlurmCalendar(connection, now());
   const hosts = await db().host.findMany({ select: { id: true, name: true, slurmNode: true } });
   const nodeOfHost = new Map(hosts.map((host) => [host.id, connection.nodeOf(host)]));
   const slurmHostIds = hosts.filter((host) => nodeOfHost.get(host.id) !== null).map((host) => host.id);
@@ -77,10 +83,12 @@ async function remake(connection: SlurmConnection, booking: BookedBooking & { sl
     else throw error;
   }
   const state = message === null ? "held" : "missing";
-  if (state === "missing" && booking.slurmState === "missing" && booking.slurmMessage === message) return;
+  const told = message === null ? null : `Slurm does not hold this booking's reservation any more: ${message}`;
+  // Still missing for the same reason: nothing new to record, audit or tell.
+  if (state === "missing" && booking.slurmState === "missing" && booking.slurmMessage === told) return;
   (state === "held" ? result.remade : result.missing).push(name);
   await db().$transaction(async (tx) => {
-    await recordSlurmState(tx, booking.id, state, message === null ? null : `Slurm does not hold this booking's reservation any more: ${message}`);
+    await recordSlurmState(tx, booking.id, state, told);
     await writeAudit(tx, {
       actorId: null,
       action: "reservation.slurm_repair",
@@ -89,4 +97,15 @@ async function remake(connection: SlurmConnection, booking: BookedBooking & { sl
       after: { slurm: state === "held" ? "reservation made again" : "reservation missing", reservation: name, ...(message ? { reason: message } : {}) },
     });
   });
+  if (state === "missing" && booking.slurmState !== "missing") {
+    announceSlurmReservationMissing({
+      bookingId: booking.id,
+      userId: booking.bookedById,
+      purpose: booking.purpose,
+      hostNames: booking.parts.map((part) => part.hostName),
+      reservation: name,
+      reason: message ?? "",
+      at: new Date(nowMs),
+    });
+  }
 }

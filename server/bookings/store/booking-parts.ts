@@ -37,9 +37,9 @@ export async function readPartForSpare(client: Client, partId: string) {
   });
 }
 
-/** The unit models of each node of a booking across nodes, in rank order: its label ("2 × 4 H100"). */
-export async function readGroupUnitNames(client: Client, groupId: string): Promise<{ gpus: { gpu: { name: string } }[] }[]> {
-  return client.reservation.findMany({ where: { groupId }, orderBy: { nodeRank: "asc" }, select: { gpus: { select: { gpu: { select: { name: true } } } } } });
+/** Each node of a booking across nodes, in rank order: its host and unit models (its label, "2 × 4 H100 on node-a and node-b"). */
+export async function readGroupNodes(client: Client, groupId: string): Promise<{ host: { name: string }; gpus: { gpu: { name: string } }[] }[]> {
+  return client.reservation.findMany({ where: { groupId }, orderBy: { nodeRank: "asc" }, select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { name: true } } } } } });
 }
 
 const multiNodePartSelect = {

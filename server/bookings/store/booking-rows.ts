@@ -70,11 +70,11 @@ export async function readPastBookingRows(userId: Owner, now: Date, page: { sear
   });
 }
 
-/** A booking's host and units, as the audit entry of a change names them. */
+/** A booking's host and units, and the booking across nodes it is a part of: what the audit entry of a change names. */
 export async function readBookingUnits(client: Client, id: string) {
   return client.reservation.findUniqueOrThrow({
     where: { id },
-    select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
+    select: { groupId: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
   });
 }
 

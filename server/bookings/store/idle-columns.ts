@@ -14,12 +14,19 @@ export const idleBookingSelect = {
   idleClockAt: true,
   idleKeepsUsed: true,
   idleWarnedAt: true,
+  // The booking across nodes a part belongs to: its parts are judged together (server/idle-release/whole-booking.ts).
+  groupId: true,
   gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } },
 } as const satisfies Prisma.ReservationSelect;
 
 /** These bookings as the idle rule reads them. */
 export async function readIdleRows(client: Client, ids: string[]) {
   return client.reservation.findMany({ where: { id: { in: ids } }, select: idleBookingSelect });
+}
+
+/** The other parts (not among `exceptIds`) of these bookings across nodes, as the idle rule reads them: a part is judged with its whole booking. */
+export async function readOtherPartsIdleRows(client: Client, groupIds: string[], exceptIds: string[]) {
+  return client.reservation.findMany({ where: { groupId: { in: groupIds }, id: { notIn: exceptIds } }, select: idleBookingSelect });
 }
 
 /** These parts as idle release reads them inside its transaction: the idle rule's columns, their state and purpose (the audit). */

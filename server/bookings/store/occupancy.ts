@@ -2,6 +2,7 @@ import type { BookingConflict } from "@/lib/domain/reservation-types";
 import { sharesSilicon } from "@/lib/domain/gpu-availability";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
 import { personSelect, toPerson } from "@/server/core/people";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
 
 /**
  * Who holds which GPU when. A GPU is taken over [startsAt, endsAt) of each
@@ -137,7 +138,26 @@ export async function busyRanges(tx: Tx, gpuIds: string[], start: Date, end: Dat
     where: { gpuId: { in: [...silicon.keys()] }, ...overlapping(tx, start, end) },
     select: { gpuId: true, startsAt: true, endsAt: true },
   });
-  return rows.flatMap((row) => (silicon.get(row.gpuId) ?? []).map((gpuId) => ({ gpuId, startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime() })));
+  const booked = rows.flatMap((row) => (silicon.get(row.gpuId) ?? []).map((gpuId) => ({ gpuId, startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime() })));
+  return booked.concat(slurmBusyRanges(silicon, start, end));
+}
+
+/**
+ * Slurm's own jobs and the reservations gpudesk did not make hold units as
+ * bookings do (the connection's calendar, refreshed per pass): "any N GPUs",
+ * slices and the queue's estimate place around them. Named GPUs are Slurm's
+ * to refuse, inside the booking's commit (server/bookings/slurm/).
+ */
+function slurmBusyRanges(silicon: Map<string, string[]>, start: Date, end: Date): BusyRange[] {
+  const blocks = slurmConnection()?.calendar.blocks ?? [];
+  const ranges: BusyRange[] = [];
+  for (const block of blocks) {
+    const startMs = Date.parse(block.startsAt);
+    const endMs = Date.parse(block.endsAt);
+    if (startMs >= end.getTime() || endMs <= start.getTime()) continue;
+    for (const gpu of block.gpus) for (const gpuId of silicon.get(gpu.id) ?? []) ranges.push({ gpuId, startMs, endMs });
+  }
+  return ranges;
 }
 
 /** The most GPUs this person holds at any one instant of [start, end), other than in one booking. */

@@ -1,12 +1,15 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { launchSettings } from "@/lib/domain/launch-settings";
 import { slurmLaunch, slurmReservationName, type SlurmBookingView } from "@/lib/domain/slurm";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
+import { acrossNodesPhrase } from "@/lib/domain/multi-node";
 import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { personSelect, toPerson } from "@/server/core/people";
 import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
 import { readBookingUnits, type ReservationRow } from "@/server/bookings/store/booking-rows";
+import { readGroupNodes } from "@/server/bookings/store/booking-parts";
 
 const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
 
@@ -83,7 +86,12 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
 /** The booking's Slurm side; its reservation is named after the booking (across nodes: after its group). */
 function slurmView(row: ReservationRow): SlurmBookingView | null {
   if (row.slurmState !== "held" && row.slurmState !== "missing") return null;
-  return { reservation: slurmReservationName(row.groupId ?? row.id), state: row.slurmState, message: row.slurmMessage };
+  const bookingId = row.groupId ?? row.id;
+  // The indices Slurm gave the booker's jobs (gres_detail), once one runs: Slurm, not gpudesk, picks them on its nodes.
+  const jobs = (slurmConnection()?.calendar.runs ?? [])
+    .filter((run) => run.bookingId === bookingId)
+    .map((run) => ({ id: run.jobId, user: run.user, host: run.hostName, gpuIndices: run.gpuIndices }));
+  return { reservation: slurmReservationName(bookingId), state: row.slurmState, message: row.slurmMessage, ...(jobs.length > 0 ? { jobs } : {}) };
 }
 
 function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
@@ -94,10 +102,15 @@ function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
 /**
  * "node-a GPU 0:2 (1g.10gb)": the booking's host and units as every surface
  * names them, kept in each audit entry of a change, so that "Released" says
- * what was released.
+ * what was released; a booking across nodes once, with every node ("2 × 8
+ * H100 on h100-03 and h100-04"), whichever part the change went through.
  */
 export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
   const row = await readBookingUnits(client, reservationId);
+  if (row.groupId) {
+    const parts = await readGroupNodes(client, row.groupId);
+    return acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map(({ gpu }) => gpu) })));
+  }
   const units = row.gpus.map(({ gpu }) => storedUnit(gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   return `${row.host.name} ${unitsPhrase(units)}`;
 }

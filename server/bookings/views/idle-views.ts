@@ -1,11 +1,26 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationIdleView } from "@/lib/domain/idle-release";
 import type { ReservationView } from "@/lib/domain/reservation-types";
-import { idleStanding, readIdleExemptions } from "@/server/bookings/rules/idle-state";
-import { readIdleRows } from "@/server/bookings/store/idle-columns";
-import { readIdlePolicy } from "@/server/bookings/rules/policy";
+import { readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { readIdleRows, readOtherPartsIdleRows } from "@/server/bookings/store/idle-columns";
+import { readIdlePolicy, type IdlePolicyValues } from "@/server/bookings/rules/policy";
+import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
 
 type Client = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * The standings of these bookings as idle release judges them: a part of a
+ * booking across nodes with every other part of its booking (read too when
+ * not asked for), so that each node shows its booking's standing, not its own.
+ */
+async function judgedStandings(client: Client, ids: readonly string[], policy: IdlePolicyValues, nowMs: number): Promise<IdleStanding[]> {
+  const exemptions = await readIdleExemptions(client);
+  const rows = await readIdleRows(client, [...ids]);
+  const groups = [...new Set(rows.flatMap((row) => (row.groupId ? [row.groupId] : [])))];
+  const siblings = groups.length === 0 ? [] : await readOtherPartsIdleRows(client, groups, [...ids]);
+  const standings = await bookingIdleStandings(client, [...rows, ...siblings], policy, exemptions, nowMs);
+  return rows.map((row) => standings.get(row.id) as IdleStanding);
+}
 
 /**
  * Adds idle release's view to bookings of the reservations API: for an
@@ -20,12 +35,9 @@ export async function withIdleViews(client: Client, views: ReservationView[], no
   const policy = await readIdlePolicy(client);
 
   if (active.length > 0) {
-    const exemptions = await readIdleExemptions(client);
-    const rows = await readIdleRows(client, active.map((view) => view.id));
-    for (const row of rows) {
-      const standing = await idleStanding(client, row, policy, exemptions, nowMs);
+    for (const standing of await judgedStandings(client, active.map((view) => view.id), policy, nowMs)) {
       if (standing.idleSinceMs === null || standing.phase === "none") continue;
-      idle.set(row.id, {
+      idle.set(standing.reservationId, {
         phase: standing.phase,
         idleSince: new Date(standing.idleSinceMs).toISOString(),
         releaseAt: standing.releaseAtMs === null ? null : new Date(standing.releaseAtMs).toISOString(),
@@ -61,12 +73,9 @@ export async function idleWarningsOf(client: Client, ids: string[], nowMs: numbe
   const found = new Map<string, { idleSince: string; releaseAt: string }>();
   if (ids.length === 0) return found;
   const policy = await readIdlePolicy(client);
-  const exemptions = await readIdleExemptions(client);
-  const rows = await readIdleRows(client, ids);
-  for (const row of rows) {
-    const standing = await idleStanding(client, row, policy, exemptions, nowMs);
+  for (const standing of await judgedStandings(client, ids, policy, nowMs)) {
     if ((standing.phase === "warning" || standing.phase === "due") && standing.idleSinceMs !== null && standing.releaseAtMs !== null) {
-      found.set(row.id, { idleSince: new Date(standing.idleSinceMs).toISOString(), releaseAt: new Date(standing.releaseAtMs).toISOString() });
+      found.set(standing.reservationId, { idleSince: new Date(standing.idleSinceMs).toISOString(), releaseAt: new Date(standing.releaseAtMs).toISOString() });
     }
   }
   return found;

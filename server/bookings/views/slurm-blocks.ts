@@ -1,0 +1,7 @@
+import type { SlurmBlock } from "@/lib/domain/slurm";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
+
+/** Slurm's jobs and the reservations gpudesk did not make that hold units at some instant of [from, to): the schedule's and the form's read-only blocks. */
+export function listSlurmBlocks(from: Date, to: Date): SlurmBlock[] {
+  return (slurmConnection()?.calendar.blocks ?? []).filter((block) => Date.parse(block.startsAt) < to.getTime() && Date.parse(block.endsAt) > from.getTime());
+}
