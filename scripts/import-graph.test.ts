@@ -42,7 +42,7 @@ describe("the project's imports", () => {
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it("query the Reservation table only in server/bookings/store/ (and the create commands), the stored minutes only in server/minutes/minute-store.ts", () => {
+  it("query the Reservation table only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts", () => {
     expect(queriesOutsideOwners(root)).toEqual([]);
   });
 

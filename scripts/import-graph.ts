@@ -311,12 +311,11 @@ export interface OwnedTable {
 
 /**
  * The tables with one owner (issue 47): the Reservation table is queried
- * only in its store, server/bookings/store/ (besides the create commands,
- * server/bookings/commands/create-*.ts, to become one book() pipeline); the
- * stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
+ * only in its store, server/bookings/store/ (a new booking's rows too:
+ * store/insert-booking.ts, written by the one book() pipeline); the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
  */
 export const OWNED_TABLES: OwnedTable[] = [
-  { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") || /^server\/bookings\/commands\/create-[^/]+\.ts$/.test(file) },
+  { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") },
   { table: "GpuMinuteBlock", model: "gpuMinuteBlock", owners: (file) => file === "server/minutes/minute-store.ts" },
 ];
 

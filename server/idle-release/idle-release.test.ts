@@ -18,8 +18,8 @@ let createReservation: typeof import("@/server/bookings/commands/create-booking"
 let changeReservationEnd: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
 let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
 let getReservation: typeof import("@/server/bookings/views/list-bookings").getReservation;
-let releaseIdleBooking: typeof import("@/server/idle-release/release-idle").releaseIdleBooking;
-let keepReservation: typeof import("@/server/idle-release/keep-booking").keepReservation;
+let releaseIdleBooking: typeof import("@/server/bookings/commands/release-idle-booking").releaseIdleBooking;
+let keepReservation: typeof import("@/server/bookings/commands/keep-booking").keepReservation;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
 let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
 let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
@@ -36,8 +36,8 @@ beforeAll(async () => {
   ({ changeReservationEnd } = await import("@/server/bookings/commands/change-booking"));
   ({ releaseReservation } = await import("@/server/bookings/commands/end-booking"));
   ({ getReservation } = await import("@/server/bookings/views/list-bookings"));
-  ({ releaseIdleBooking } = await import("@/server/idle-release/release-idle"));
-  ({ keepReservation } = await import("@/server/idle-release/keep-booking"));
+  ({ releaseIdleBooking } = await import("@/server/bookings/commands/release-idle-booking"));
+  ({ keepReservation } = await import("@/server/bookings/commands/keep-booking"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
   ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
   ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));

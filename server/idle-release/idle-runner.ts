@@ -5,7 +5,7 @@ import { db } from "@/server/core/db";
 import { readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { sliceMinuteBusy } from "@/server/bookings/rules/idle-rule";
-import { releaseIdleBooking } from "@/server/idle-release/release-idle";
+import { releaseIdleBooking } from "@/server/bookings/commands/release-idle-booking";
 import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
 import { acrossNodesPhrase, hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";

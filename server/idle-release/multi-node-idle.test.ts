@@ -101,7 +101,7 @@ describe("idle release of a booking across nodes", () => {
     const ids = booking.parts.map((part) => part.id);
     const { getReservationView } = await import("@/server/bookings/views/list-bookings");
     const { idleWarningsOf } = await import("@/server/bookings/views/idle-views");
-    const { keepReservation } = await import("@/server/idle-release/keep-booking");
+    const { keepReservation } = await import("@/server/bookings/commands/keep-booking");
     const views = async (minutes: number) => Promise.all(ids.map((id) => getReservationView(db(), id, at(minutes).getTime(), bookedBy.id)));
 
     // Both nodes idle: warned once, and every part's view says the same warning.

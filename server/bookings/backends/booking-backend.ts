@@ -13,6 +13,8 @@ import { log } from "@/server/core/log";
  *                  time comes ("expired") is written by nobody and passes through no hook: every
  *                  backend was told the end time when the booking was created or changed
  * - part-replaced  one node of a booking across nodes moved to another host
+ * - kept           its idle clock started again ("keep"): nothing a backend holds changes, but the
+ *                  change is the booking's like any other (announced once, after the commit)
  *
  * When each hook is called, and what a backend may do there:
  *
@@ -89,14 +91,16 @@ export type BookingChange =
   | { kind: "created"; booking: BookedBooking }
   | { kind: "changed"; how: "extended" | "shortened"; booking: BookedBooking; before: { startsAt: Date; endsAt: Date } }
   | { kind: "ended"; how: "released" | "cancelled" | "idle-released"; booking: BookedBooking }
-  | { kind: "part-replaced"; booking: BookedBooking; partId: string; fromHostId: string; toHostId: string };
+  | { kind: "part-replaced"; booking: BookedBooking; partId: string; fromHostId: string; toHostId: string }
+  | { kind: "kept"; booking: BookedBooking };
 
 /** What a command records inside its transaction; the store reads the booking once every write is done. */
 export type BookingChangeRecord =
   | { kind: "created"; bookingId: string }
   | { kind: "changed"; how: "extended" | "shortened"; bookingId: string; before: { startsAt: Date; endsAt: Date } }
   | { kind: "ended"; how: "released" | "cancelled" | "idle-released"; bookingId: string }
-  | { kind: "part-replaced"; bookingId: string; partId: string; fromHostId: string; toHostId: string };
+  | { kind: "part-replaced"; bookingId: string; partId: string; fromHostId: string; toHostId: string }
+  | { kind: "kept"; bookingId: string };
 
 /** A backend's "no": rolls the booking's transaction back and answers as an AppError (409 unless `code` says otherwise). */
 export class BookingBackendRefusal extends AppError {

@@ -12,7 +12,7 @@ import { bookingTransaction } from "@/server/bookings/store/booking-transaction"
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { findConflicts } from "@/server/bookings/store/occupancy";
 import { readPolicy } from "@/server/bookings/rules/policy";
-import { partIdsOf, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
 import { moveEndOfParts, readBookingToChange, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
@@ -39,11 +39,12 @@ export async function changeReservationEnd(
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
   const oldEndsAt = found.endsAt;
   // A booking across nodes moves whole: every part's end, checked and written in one transaction.
-  const ids = await partIdsOf(client, id);
-  const hostIds = await readPartHostIds(client, ids);
+  const whole = await findWholeBooking(client, id);
+  if (!whole) throw new AppError("not_found", "No such reservation");
+  const { partIds: ids, hostIds } = whole;
 
-  await bookingTransaction(client, { userId: found.userId, hostIds, teamIds: team ? [team.id] : [] }, async (tx, changes) => {
-    const row = await readPartInTransaction(tx, ids[0]);
+  await bookingTransaction(client, wholeBookingLock(whole, team ? [team.id] : []), async (tx, changes) => {
+    const row = await readPartInTransaction(tx, whole.id);
     const partGpus = await tx.reservationGpu.findMany({ where: { reservationId: { in: ids } }, select: { gpuId: true } });
     const state = reservationState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
@@ -111,18 +112,18 @@ export async function changeReservationEnd(
     const newEnd = new Date(newEndMs);
     // An extension starts the idle clock again (server/idle-release/).
     await moveEndOfParts(tx, ids, newEnd, extending && state === "active" ? now : null);
-    const parts = ids.length > 1 ? { parts: ids } : {};
+    const parts = auditParts(whole);
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: extending ? "reservation.extend" : "reservation.shorten",
       entityType: "reservation",
-      entityId: ids[0],
+      entityId: whole.id,
       before: auditSnapshot(row, { booking, ...parts }),
       after: auditSnapshot({ ...row, endsAt: newEnd }, { booking, ...(reason ? { reason } : {}), ...parts }),
       at: now,
     });
-    changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: ids[0], before: { startsAt: row.startsAt, endsAt: row.endsAt } });
+    changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: whole.id, before: { startsAt: row.startsAt, endsAt: row.endsAt } });
   });
 
   const view = await getReservationView(client, id, nowMs, actor.id);

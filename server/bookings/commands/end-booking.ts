@@ -7,7 +7,7 @@ import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
 import { endParts, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { can } from "@/server/access/permissions";
@@ -23,36 +23,34 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await readBookingOwner(client, id);
-  if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
+  // A booking across nodes ends whole: every part, in one transaction.
+  const whole = await findWholeBooking(client, id);
+  if (!whole || !can.manageBooking(actor, whole.owner)) throw new AppError("not_found", "No such reservation");
   if (ending.kind === "cancel" && !can.cancelBooking(actor)) {
     throw new AppError("forbidden", "Only an admin can cancel a booking; release your own instead");
   }
-  // A booking across nodes ends whole: every part, in one transaction.
-  const ids = await partIdsOf(client, id);
-  const hostIds = await readPartHostIds(client, ids);
 
-  await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx, changes) => {
-    const row = await readPartInTransaction(tx, ids[0]);
+  await bookingTransaction(client, wholeBookingLock(whole), async (tx, changes) => {
+    const row = await readPartInTransaction(tx, whole.id);
     const state = reservationState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has already ${state === "expired" ? "ended" : `been ${state}`}`);
     }
     const endsAt = state === "scheduled" ? row.startsAt : now;
     const status = ending.kind === "release" ? "released" : "cancelled";
-    await endParts(tx, ids, endsAt, ending.kind === "release" ? { status: "released" } : { status: "cancelled", cancelReason: ending.reason, cancelledById: actor.id });
-    const parts = ids.length > 1 ? { parts: ids } : {};
+    await endParts(tx, whole.partIds, endsAt, ending.kind === "release" ? { status: "released" } : { status: "cancelled", cancelReason: ending.reason, cancelledById: actor.id });
+    const parts = auditParts(whole);
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {
       actorId: actor.id,
       action: ending.kind === "release" ? "reservation.release" : "reservation.cancel",
       entityType: "reservation",
-      entityId: ids[0],
+      entityId: whole.id,
       before: auditSnapshot(row, { booking, ...parts }),
       after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}), ...parts }),
       at: now,
     });
-    changes.record({ kind: "ended", how: status, bookingId: ids[0] });
+    changes.record({ kind: "ended", how: status, bookingId: whole.id });
   });
 
   const view = await getReservationView(client, id, nowMs, actor.id);

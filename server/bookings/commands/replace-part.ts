@@ -10,7 +10,8 @@ import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-tra
 import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/booking-order";
 import { liveView } from "@/server/bookings/placement/gpu-in-use";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { partIdsOf, readBookingOwner, readGroupHostIds } from "@/server/bookings/store/booking-parts";
+import { readGroupHostIds } from "@/server/bookings/store/booking-parts";
+import { findWholeBooking } from "@/server/bookings/commands/whole-booking";
 import { createKeptBooking, movePartToHost, readPartToMove } from "@/server/bookings/store/booking-writes";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { placeUnits } from "@/server/bookings/placement/place-units";
@@ -33,13 +34,13 @@ import { can } from "@/server/access/permissions";
 export async function replacePart(actor: Actor, partId: string, hostName: string | undefined, options: CreateOptions = {}): Promise<MultiNodeBookingView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
-  const part = await readBookingOwner(client, partId);
-  if (!part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
+  const whole = await findWholeBooking(client, partId);
+  const part = whole?.owner;
+  if (!whole || !part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
   if (!part.groupId) throw new AppError("bad_request", "Only a node of a booking across nodes can be moved to a spare; book another GPU instead");
   const target = hostName ?? (await findSpareNode(partId, now, { client, fleet: options.fleet }))?.hostName;
   if (!target) throw new AppError("conflict", "No spare node of the same model is free for the rest of the booking");
   const [host] = await candidateHosts(client, target);
-  const ids = await partIdsOf(client, partId);
   const team = part.teamId ? await bookingTeam(client, part.userId, part.teamId) : null;
   const live = liveView(options.fleet);
 
@@ -65,16 +66,16 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
       actorId: actor.id,
       action: "reservation.replace_part",
       entityType: "reservation",
-      entityId: ids[0],
+      entityId: whole.id,
       before: { part: partId, host: row.host.name, gpus: row.gpus.map(({ gpu }) => gpu.index) },
       after: { part: partId, host: host.name, gpus: picked.gpus.map((gpu) => gpu.index), from: new Date(window.startMs).toISOString(), ...(kept ? { heldBefore: kept } : {}) },
       at: now,
     });
-    changes.record({ kind: "part-replaced", bookingId: ids[0], partId, fromHostId: row.hostId, toHostId: host.id });
+    changes.record({ kind: "part-replaced", bookingId: whole.id, partId, fromHostId: row.hostId, toHostId: host.id });
   });
 
   const views = [];
-  for (const id of ids) views.push(await getReservationView(client, id, now.getTime(), actor.id));
+  for (const id of whole.partIds) views.push(await getReservationView(client, id, now.getTime(), actor.id));
   return multiNodeSummary(views);
 }
 

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { reservationIdSchema } from "@/lib/domain/reservation-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { keepReservation } from "@/server/idle-release/keep-booking";
+import { keepReservation } from "@/server/bookings/commands/keep-booking";
 
 export const dynamic = "force-dynamic";
 

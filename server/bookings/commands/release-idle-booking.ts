@@ -5,7 +5,7 @@ import { idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bo
 import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
-import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
 import { endParts } from "@/server/bookings/store/booking-writes";
 import { readPartsToRelease } from "@/server/bookings/store/idle-columns";
 import { wholeBookingStanding } from "@/server/bookings/rules/whole-booking";
@@ -35,26 +35,25 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await readBookingOwner(client, id);
-  if (!found) return { kind: "skipped", why: "not active" };
   // A booking across nodes is released whole, and only when every part is due.
-  const ids = await partIdsOf(client, id);
-  const hostIds = await readPartHostIds(client, ids);
+  const whole = await findWholeBooking(client, id);
+  if (!whole) return { kind: "skipped", why: "not active" };
+  const ids = whole.partIds;
 
-  const outcome = await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx, changes): Promise<IdleReleaseOutcome> => {
+  const outcome = await bookingTransaction(client, wholeBookingLock(whole), async (tx, changes): Promise<IdleReleaseOutcome> => {
     const rows = await readPartsToRelease(tx, ids);
     if (rows.length !== ids.length || rows.some((row) => reservationState(row, nowMs) !== "active")) return { kind: "skipped", why: "not active" };
     const policy = await readIdlePolicy(tx);
     const exemptions = await readIdleExemptions(tx);
     const standings: IdleStanding[] = [];
     for (const row of rows) standings.push(await idleStanding(tx, row, policy, exemptions, nowMs, { busyNow: options.busyNow }));
-    const standing = standings.length === 1 ? standings[0] : { ...wholeBookingStanding(standings), reservationId: ids[0] };
+    const standing = standings.length === 1 ? standings[0] : { ...wholeBookingStanding(standings), reservationId: whole.id };
     if (standing.phase !== "due" || standing.idleSinceMs === null) return { kind: "skipped", why: "not due" };
     const idleSince = new Date(standing.idleSinceMs);
-    const row = rows.find((entry) => entry.id === ids[0]) ?? rows[0];
+    const row = rows.find((entry) => entry.id === whole.id) ?? rows[0];
     const records = rows.map((part) => ({ reservationId: part.id, userId: part.userId, hostId: part.hostId, gpuCount: part.gpus.length, idleSince, at: now, scheduledEndAt: part.endsAt }));
     if (policy.idleReportOnly) {
-      const seen = await tx.idleRelease.findUnique({ where: { reservationId_idleSince: { reservationId: ids[0], idleSince } }, select: { id: true } });
+      const seen = await tx.idleRelease.findUnique({ where: { reservationId_idleSince: { reservationId: whole.id, idleSince } }, select: { id: true } });
       if (seen) return { kind: "skipped", why: "already reported" };
       await tx.idleRelease.createMany({ data: records.map((record) => ({ ...record, reportOnly: true })) });
       return { kind: "reported", standing, scheduledEndAt: row.endsAt };
@@ -68,15 +67,15 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
       actorId: null,
       action: "reservation.idle_release",
       entityType: "reservation",
-      entityId: ids[0],
-      before: auditSnapshot(row, { booking, ...(ids.length > 1 ? { parts: ids } : {}) }),
+      entityId: whole.id,
+      before: auditSnapshot(row, { booking, ...auditParts(whole) }),
       after: auditSnapshot(
         { ...row, endsAt: now, status: "released" },
-        { booking, releasedBecause: "idle", idleSince: idleSince.toISOString(), idleMinutes: standing.idleMinutes, ...(ids.length > 1 ? { parts: ids } : {}) },
+        { booking, releasedBecause: "idle", idleSince: idleSince.toISOString(), idleMinutes: standing.idleMinutes, ...auditParts(whole) },
       ),
       at: now,
     });
-    changes.record({ kind: "ended", how: "idle-released", bookingId: ids[0] });
+    changes.record({ kind: "ended", how: "idle-released", bookingId: whole.id });
     return { kind: "released", standing, scheduledEndAt: row.endsAt };
   });
 

@@ -4,10 +4,9 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
 import { readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { restartIdleClock } from "@/server/bookings/store/idle-columns";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
@@ -22,15 +21,12 @@ export async function keepReservation(actor: Actor, id: string, options: Service
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await readBookingOwner(client, id);
-  if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
-
   // A booking across nodes is kept whole: every part's idle clock starts again.
-  const ids = await partIdsOf(client, id);
-  const hostIds = await readPartHostIds(client, ids);
+  const whole = await findWholeBooking(client, id);
+  if (!whole || !can.manageBooking(actor, whole.owner)) throw new AppError("not_found", "No such reservation");
 
-  await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx) => {
-    const row = await readPartInTransaction(tx, ids[0]);
+  await bookingTransaction(client, wholeBookingLock(whole), async (tx, changes) => {
+    const row = await readPartInTransaction(tx, whole.id);
     const state = reservationState(row, nowMs);
     if (state !== "active") {
       throw new AppError("conflict", state === "scheduled" ? "This booking has not started; nothing to keep yet" : `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
@@ -40,18 +36,19 @@ export async function keepReservation(actor: Actor, id: string, options: Service
       const allowed = policy.idleKeepsPerBooking;
       throw new AppError("conflict", `This booking has been kept ${allowed === 1 ? "once" : `${allowed} times`}, the most the policy allows; use its GPUs or extend it`);
     }
-    await restartIdleClock(tx, ids, now, row.idleKeepsUsed + 1);
+    await restartIdleClock(tx, whole.partIds, now, row.idleKeepsUsed + 1);
     await writeAudit(tx, {
       actorId: actor.id,
       action: "reservation.keep",
       entityType: "reservation",
-      entityId: ids[0],
+      entityId: whole.id,
       before: { idleKeepsUsed: row.idleKeepsUsed, idleClockAt: row.idleClockAt?.toISOString() ?? null },
       after: { idleKeepsUsed: row.idleKeepsUsed + 1, idleClockAt: now.toISOString() },
       at: now,
     });
+    // Announced by the transaction, once: the live feed shows the idle clock again.
+    changes.record({ kind: "kept", bookingId: whole.id });
   });
 
-  announceBookingsChanged();
   return getReservationView(client, id, nowMs, actor.id);
 }
