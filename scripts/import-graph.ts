@@ -248,7 +248,7 @@ export const SERVER_LAYERS: { folders: string[]; holds: string }[] = [
   { folders: ["server/bookings/rules", "server/calendar"], holds: "policy, limits (the per-person cap among them), host rules, teams of bookings, the idle rule, the proof; iCal" },
   { folders: ["server/bookings/placement"], holds: "which units a request gets: GPUs, slices, nodes on one fabric" },
   { folders: ["server/bookings/views"], holds: "bookings as people see them: list, view, across nodes, feed" },
-  { folders: ["server/bookings/commands", "server/fleet"], holds: "create, change, end, replace a part; agents' readings in, fleet state" },
+  { folders: ["server/bookings/commands", "server/fleet"], holds: "one book() pipeline (a booking of one part or many, a series), change, end, keep, idle release, replace a part; agents' readings in, fleet state" },
   { folders: ["server/cluster"], holds: "several instances: leader lock, shared jobs" },
   { folders: ["server/tick"], holds: "the once-a-second pipeline, its view and findings" },
   { folders: ["server/enforcement", "server/history", "server/live"], holds: "tick consumers: enforcement, the minute rollups and usage; the /live endpoint" },

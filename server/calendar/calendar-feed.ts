@@ -8,6 +8,7 @@ import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@
 import type { Actor } from "@/server/access/actor";
 import { can } from "@/server/access/permissions";
 import { readCalendarRows, type CalendarRow } from "@/server/bookings/store/schedule-rows";
+import { wholeBookingsOf } from "@/server/bookings/store/whole-bookings";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
 const PAST_DAYS = 31;
@@ -28,20 +29,12 @@ function whereOf(row: Row, parts: Row[] | null, whole: boolean): string {
   return `${row.host.name} ${unitsPhrase(units)} (${partLabel(shape, row.nodeRank ?? 0)})`;
 }
 
-/** The parts of each booking across nodes among the rows, in rank order. */
-function partsByGroup(rows: Row[]): Map<string, Row[]> {
-  const groups = new Map<string, Row[]>();
-  for (const row of rows) if (row.groupId) groups.set(row.groupId, [...(groups.get(row.groupId) ?? []), row]);
-  for (const parts of groups.values()) parts.sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0));
-  return groups;
-}
-
 /** A person's feed has one event per booking (a booking across nodes once); a host's, one per booking of that host. */
 function toEvents(rows: Row[], withBooker: boolean): CalendarEvent[] {
-  const groups = partsByGroup(rows);
+  const whole = wholeBookingsOf(rows);
   return rows
-    .filter((row) => row.endsAt > row.startsAt && (withBooker || !row.groupId || row.id === row.groupId))
-    .map((row) => toEvent(row, withBooker, whereOf(row, row.groupId ? (groups.get(row.groupId) ?? null) : null, !withBooker)));
+    .filter((row) => row.endsAt > row.startsAt && (withBooker || whole.standsForBooking(row)))
+    .map((row) => toEvent(row, withBooker, whereOf(row, whole.partsOf(row), !withBooker)));
 }
 
 function toEvent(row: Row, withBooker: boolean, where: string): CalendarEvent {

@@ -9,6 +9,7 @@ import { releaseIdleBooking } from "@/server/bookings/commands/release-idle-book
 import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
 import { acrossNodesPhrase, hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
+import { wholeBookingsOf } from "@/server/bookings/store/whole-bookings";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { claimIdleWarning, readRunningBookingsToJudge } from "@/server/bookings/store/idle-columns";
 import { periodicJob } from "@/server/core/jobs";
@@ -59,18 +60,19 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
   const busyNowOf = (booking: Pick<(typeof bookings)[number], "gpus">) => booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
   // A booking across nodes is judged whole: its parts share the standing of the least idle one.
   const standings = await bookingIdleStandings(db(), bookings, policy, exemptions, nowMs, { busyNow: busyNowOf, minimumMinutes: options.alertHoldMinutes });
+  const whole = wholeBookingsOf(bookings);
   for (const booking of bookings) {
     const standing = standings.get(booking.id) as IdleStanding;
     // The whole booking is warned and released once, through its first part.
-    if (booking.groupId && booking.groupId !== booking.id) continue;
-    const parts = booking.groupId ? bookings.filter((other) => other.groupId === booking.groupId).sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0)) : [booking];
+    if (!whole.standsForBooking(booking)) continue;
+    const parts = whole.partsOf(booking) ?? [booking];
     const uuids = parts.flatMap((part) => part.gpus.map((entry) => entry.gpu.uuid));
     const busyNow = parts.some(busyNowOf);
     if (standing.phase !== "warning" && standing.phase !== "due") continue;
     if (standing.idleSinceMs === null || standing.releaseAtMs === null) continue;
     const units = unitsPhrase(booking.gpus.map((entry) => storedUnit(entry.gpu)));
     // A booking across nodes is told once, named with every node ("2 × 8 H100 on h100-03 and h100-04").
-    const across = booking.groupId ? acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map((entry) => entry.gpu) }))) : null;
+    const across = parts.length > 1 ? acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map((entry) => entry.gpu) }))) : null;
     const notice = (event: IdleNotice["event"], releaseAtMs: number): IdleNotice => ({
       event,
       reservationId: booking.id,

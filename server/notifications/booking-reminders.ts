@@ -4,6 +4,7 @@ import { onBookingsChanged } from "@/server/bookings/store/booking-events";
 import { readBookingsToRemind } from "@/server/bookings/store/notice-reads";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
+import { wholeBookingsOf } from "@/server/bookings/store/whole-bookings";
 
 /** "Starts in 15 minutes", "ends in 15 minutes". */
 export const REMINDER_LEAD_MS = 15 * 60_000;
@@ -77,12 +78,11 @@ export async function sendBookingReminders(now = new Date(), options: { publicUr
   const horizon = new Date(now.getTime() + REMINDER_LEAD_MS);
   const rows = await readBookingsToRemind(now, horizon);
   // A booking across nodes is reminded of once, by its first part, naming every node ("2 × 4 H100 on node-a and node-b").
-  const parts = new Map<string, typeof rows>();
-  for (const row of rows) if (row.groupId) parts.set(row.groupId, [...(parts.get(row.groupId) ?? []), row].sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0)));
+  const whole = wholeBookingsOf(rows);
   const bookings = rows
-    .filter((row) => !row.groupId || row.id === row.groupId)
+    .filter((row) => whole.standsForBooking(row))
     .map((row) => {
-      const group = row.groupId ? parts.get(row.groupId) : undefined;
+      const group = whole.partsOf(row);
       return {
         id: row.id,
         userId: row.userId,
