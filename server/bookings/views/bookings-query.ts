@@ -4,7 +4,7 @@ import type { ReservationStatus } from "@/lib/domain/reservation-state";
 import type { BookableHost } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/bookings/placement/host-units";
-import { personSelect, toPerson } from "@/server/core/people";
+import { toPerson } from "@/server/core/people";
 import { idleWarningsOf } from "@/server/bookings/views/idle-views";
 import { teamNames } from "@/server/bookings/rules/booking-team";
 import { partLabel, shapeOf } from "@/lib/domain/multi-node";
