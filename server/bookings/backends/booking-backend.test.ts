@@ -128,6 +128,27 @@ describe("booking backends", () => {
     expect(seen.after[2]).toMatchObject({ kind: "ended", how: "released", booking: { status: "released", parts: [{}, {}] } });
   });
 
+  it("see a keep as one change of the whole booking, announced once", async () => {
+    const { onBookingsChanged } = await import("@/server/bookings/store/booking-events");
+    const { keepReservation } = await import("@/server/bookings/commands/keep-booking");
+    const { names } = await fx.createModelFleet(2, 2);
+    const person = await fx.createTestUser();
+    const seen = recorder();
+    const booking = await createAcross(person, { parts: [{ host: names[0], gpus: 2 }, { host: names[1], gpus: 2 }], durationMinutes: 120, purpose: "kept whole" }, { now: NOW });
+    let heard = 0;
+    const stop = onBookingsChanged(() => {
+      heard += 1;
+    });
+    try {
+      await keepReservation(person, booking.parts[1].id, { now: later(5) });
+    } finally {
+      stop();
+    }
+    expect(heard).toBe(1);
+    expect(seen.inside.map((entry) => entry.kind)).toEqual(["created", "kept"]);
+    expect(seen.after[1]).toMatchObject({ kind: "kept", booking: { id: booking.id, parts: [{ hostName: names[0] }, { hostName: names[1] }] } });
+  });
+
   it("each change announces \"bookings changed\" once, after its commit; a refused one not at all", async () => {
     const { onBookingsChanged } = await import("@/server/bookings/store/booking-events");
     const host = await fx.createTestHost(2);
