@@ -72,7 +72,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             MIG
           </Badge>
         ) : (
-          <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} />
+          <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} slurm={reconciliation?.slurm} nowMs={nowMs} />
         )}
       </header>
 

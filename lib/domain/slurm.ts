@@ -113,6 +113,9 @@ export interface SlurmCalendar {
   unplanned: SlurmUnplanned;
 }
 
+/** No Slurm, or nothing read yet. */
+export const EMPTY_SLURM_CALENDAR: SlurmCalendar = { blocks: [], runs: [], unplanned: { jobs: 0, gpus: 0 } };
+
 /** "2 pending Slurm jobs ask for 7 GPUs (no node planned yet)"; null when there are none. */
 export function slurmUnplannedSentence(unplanned: SlurmUnplanned): string | null {
   if (unplanned.jobs === 0) return null;

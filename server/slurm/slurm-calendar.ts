@@ -13,7 +13,7 @@ export interface SlurmCalendarHost {
 const OPEN_END_MS = Date.parse(SLURM_OPEN_END);
 const GPUDESK_PREFIX = slurmReservationName("");
 
-export const EMPTY_SLURM_CALENDAR: SlurmCalendar = { blocks: [], runs: [], unplanned: { jobs: 0, gpus: 0 } };
+export { EMPTY_SLURM_CALENDAR } from "@/lib/domain/slurm";
 
 interface Wanted {
   kind: SlurmBlock["kind"];
