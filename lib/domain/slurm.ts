@@ -165,6 +165,24 @@ export function slurmStateWords(hold: SlurmHoldNow | null | undefined, when?: (i
   return `Held by Slurm (job ${hold.id}${hold.user ? ` of ${hold.user}` : ""})`;
 }
 
+/** Slurm's hold of a unit as a wall shows it: no user (a wall shows no login). */
+export type WallSlurmHold = { kind: SlurmBlock["kind"]; id: string; until: string | null; noTimeLimit?: true };
+
+/** The wall's share of a hold: its own job or a foreign reservation, without the user; null for none or the booker's job. */
+export function wallSlurmHold(hold: SlurmHoldNow | null | undefined): WallSlurmHold | null {
+  if (!hold || hold.kind === "booked-job") return null;
+  return { kind: hold.kind, id: hold.id, until: hold.until, ...(hold.noTimeLimit ? { noTimeLimit: true as const } : {}) };
+}
+
+/** A wall tile's three slots for a unit Slurm holds: "SLURM", "job 42" / "resv maint", "until 21:00" / "no time limit". */
+export function slurmWallWords(hold: WallSlurmHold, when: (iso: string) => string): { state: string; who: string; when: string | null } {
+  return {
+    state: "Slurm",
+    who: hold.kind === "job" ? `job ${hold.id}` : `resv ${hold.id}`,
+    when: hold.noTimeLimit && !hold.until ? "no time limit" : hold.until ? `until ${when(hold.until)}` : null,
+  };
+}
+
 /** The block as the availability rule takes it for one instant. */
 export function slurmHoldOf(block: SlurmBlock): SlurmHoldNow {
   if (block.noTimeLimit) return { kind: block.kind, id: block.id, user: block.user, until: block.endsAt === SLURM_OPEN_END ? null : block.endsAt, noTimeLimit: true };
