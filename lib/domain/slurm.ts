@@ -154,15 +154,17 @@ export function slurmUntil(hold: Pick<SlurmHoldNow, "until" | "noTimeLimit">, wh
 
 /**
  * The words for a unit's state where Slurm holds it (the badge, the fleet's
- * cells, the CLI's STATE column): "Held by Slurm (job 42 of bob)", "Slurm
- * reservation maint until 21:00". The state itself stays `unbooked_use`
- * for scripts and metrics; null where Slurm holds nothing, or only the
- * booker's job under the booking (the state's own words fit).
+ * cells, the card, the CLI's STATE column): "Held by Slurm (job 42 of bob)",
+ * "Slurm reservation maint"; with `when` its end too ("… until 21:00", "…
+ * (no time limit)"). The state itself stays `unbooked_use` for scripts and
+ * metrics; null where Slurm holds nothing, or only the booker's job under
+ * the booking (the state's own words fit).
  */
 export function slurmStateWords(hold: SlurmHoldNow | null | undefined, when?: (iso: string) => string): string | null {
   if (!hold || hold.kind === "booked-job") return null;
-  if (hold.kind === "reservation") return `Slurm reservation ${hold.id}${when ? slurmUntil(hold, when) : ""}`;
-  return `Held by Slurm (job ${hold.id}${hold.user ? ` of ${hold.user}` : ""})`;
+  const until = when ? slurmUntil(hold, when) : "";
+  if (hold.kind === "reservation") return `Slurm reservation ${hold.id}${until}`;
+  return `Held by Slurm (job ${hold.id}${hold.user ? ` of ${hold.user}` : ""})${until}`;
 }
 
 /** Slurm's hold of a unit as a wall shows it: no user (a wall shows no login). */

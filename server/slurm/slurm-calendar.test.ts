@@ -105,6 +105,7 @@ describe("the one availability rule with Slurm", () => {
     expect(gpuStateLabel(held, (iso) => iso.slice(11, 16))).toBe("Slurm reservation maint until 22:28");
     expect(gpuStateLabel(held)).toBe("Slurm reservation maint");
     expect(gpuStateLabel(state(4))).toBe("Held by Slurm (job 2 of bob)");
+    expect(gpuStateLabel(state(4), (iso) => iso.slice(11, 16))).toBe("Held by Slurm (job 2 of bob) until 19:13");
     // Use without a booking that is not Slurm's keeps its words; so does the booker's job under the booking.
     expect(gpuStateLabel({ state: "unbooked_use" })).toBe("In use, not booked");
     expect(gpuStateLabel(state(0))).toBe("Booked, in use");
