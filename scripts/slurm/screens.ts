@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     const queued = await api("POST", "/api/v1/waitlist", { cookie: annCookie }, { count: 8, host: hostA!.name, durationMinutes: 60, purpose: "all of slurm-a" });
     if (queued.status >= 300) throw new Error(`ann's request: ${queued.status} ${JSON.stringify(queued.json)}`);
     await shot("fleet-maint.png", "/", () => page.locator('[data-testid="gpu-state"][data-slurm="reservation"]').first().waitFor({ timeout: 60_000 }));
-    await shot("queue.png", "/queue", () => page.getByText(/waits for Slurm/i).first().waitFor({ timeout: 60_000 }));
+    await shot("queue.png", "/queue", () => page.locator('[data-kind="held"]:visible').filter({ hasText: /waits for Slurm/i }).first().waitFor({ timeout: 60_000 }));
     const adminContext = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
     await adminContext.addCookies(adminCookie.split("; ").map((pair) => ({ name: pair.slice(0, pair.indexOf("=")), value: pair.slice(pair.indexOf("=") + 1), url: origin })));
     const adminPage = await adminContext.newPage();
