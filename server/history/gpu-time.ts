@@ -2,7 +2,7 @@ import { Prisma } from "@prisma/client";
 import { db } from "@/server/core/db";
 import { sumMinutes, type MinuteSumKey } from "@/server/history/minute-sums";
 import { HOUR_SQL, type RollupTable } from "@/server/history/resolution";
-import { num } from "@/server/history/sql-dialect";
+import { num } from "@/server/core/sql-dialect";
 import { notWhileSlicedWhere } from "@/server/history/unit-weights";
 
 /** What GPU time can be grouped by: a minute sum's fields, and a GPU's model (its name in the inventory). */
