@@ -53,7 +53,8 @@ export async function findSpareNode(partId: string, now: Date, options: { client
     const same = fitting.find((entry) => healthy !== undefined && fabrics.get(entry.host.id)?.key === healthy);
     const chosen = same ?? fitting[0];
     return { hostName: chosen.host.name, gpuIndices: chosen.gpuIndices, sameFabric: same !== undefined };
-  });
+    // Reads only, host by host: Prisma's default 5 s ran out once on a loaded two-core machine (the permission matrix's spare row).
+  }, { maxWait: 15_000, timeout: 15_000 });
 }
 
 /**
