@@ -2,6 +2,7 @@ import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { db } from "@/server/core/db";
 import { HOUR_MS, floorTo } from "@/server/history/rollup-math";
+import { pruneDaySums } from "@/server/history/day-tier";
 import { claimWriteLock, recomputeHours, type Client } from "@/server/history/rollup-store";
 import { readBlocks } from "@/server/minutes/read-minutes";
 import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
@@ -58,7 +59,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  *
  * Nothing is kept between runs: each one starts from the oldest stored
  * block, so a run stopped halfway (a restart, a new leader) is finished
- * by the next. Hours go once their start is older than the cutoff.
+ * by the next. Hours go once their start is older than the cutoff, and
+ * the day tier's sums of every day that starts before it with them.
  */
 export async function pruneHistory(now: Date, policy: RetentionPolicy, options: PruneOptions = {}): Promise<PruneResult> {
   const rows = options.rowsPerStatement ?? ROWS_PER_STATEMENT;
@@ -88,6 +90,8 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
     }
   }
 
+  // Before the hours: a day's sums go with its first hour (server/history/day-tier.ts).
+  if (!options.signal?.aborted) await pruneDaySums(db(), hourCutoffMs);
   while (!options.signal?.aborted) {
     const deleted = await db().$executeRaw`DELETE FROM "GpuHour" WHERE ("gpuUuid", "hour") IN (
       SELECT "gpuUuid", "hour" FROM "GpuHour" WHERE "hour" < ${new Date(hourCutoffMs)} ORDER BY "hour" LIMIT ${Prisma.raw(String(rows))})`;

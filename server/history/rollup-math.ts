@@ -9,7 +9,7 @@ import type { MinuteRow } from "@/server/minutes/minute-row";
  */
 
 /** Re-exported: the history's code takes its minutes and clock arithmetic from here. */
-export { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+export { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * One GPU for one hour, as stored in GpuHour. Here `samples` counts the

@@ -5,7 +5,7 @@ import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/minutes/minute-bl
 import { DECODES_PER_TURN, nextTurn, readBlocks, readMinutes, type Client } from "@/server/minutes/read-minutes";
 import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { rollupHours } from "@/server/history/hour-tally";
-import { HOUR_MS, floorTo, mergeMinuteRows, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
+import { DAY_MS, HOUR_MS, floorTo, mergeMinuteRows, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
 
 /**
  * Reads and writes of the minutes (GpuMinuteBlock: a GPU-hour of minutes a
@@ -186,12 +186,30 @@ const REPLACE_HOUR = Prisma.raw(
     .join(", "),
 );
 
-/** Writes hour rows, replacing what was there: an hour is always recomputed from all its minutes. */
+/**
+ * Writes hour rows, replacing what was there: an hour is always recomputed
+ * from all its minutes. The day tier's sums of their days are dropped
+ * (`forgetDaySums`), so that reports read those days' hours until the
+ * retention job sums them again (day-tier.ts).
+ */
 export async function upsertHourRows(client: Client, rows: HourRow[]): Promise<void> {
   for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
     await client.$executeRaw`INSERT INTO "GpuHour" (${quoted(HOUR_COLUMNS)}) ${rowsSelect(part, HOUR_COLUMNS)}
 ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
   }
+  await forgetDaySums(client, rows.map((row) => row.hour.getTime()));
+}
+
+/**
+ * Drops the day tier's sums (GpuDay) of the days these times fall in: their
+ * hour rows changed or went. One statement when none of them is summed (the
+ * flush's usual case: today is not summed before it ends).
+ */
+export async function forgetDaySums(client: Client, times: readonly number[]): Promise<void> {
+  const days = [...new Set(times.map((ms) => floorTo(ms, DAY_MS)))].map((ms) => new Date(ms));
+  if (days.length === 0) return;
+  const { count } = await client.gpuDaySummed.deleteMany({ where: { day: { in: days } } });
+  if (count > 0) await client.gpuDay.deleteMany({ where: { day: { in: days } } });
 }
 
 /** Key of the PostgreSQL advisory lock that serializes rollup writes across instances (any fixed number; "gpdr"). */
