@@ -4,7 +4,7 @@ import { db } from "@/server/core/db";
 import { HOUR_MS, floorTo } from "@/server/history/rollup-math";
 import { pruneDaySums } from "@/server/history/day-tier";
 import { claimWriteLock, recomputeHours, type Client } from "@/server/history/rollup-store";
-import { readBlocks } from "@/server/minutes/read-minutes";
+import { hourSpan, readBlocks } from "@/server/minutes/read-minutes";
 import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 
 const DAY_MS = 24 * HOUR_MS;
@@ -123,7 +123,7 @@ const differs = (a: number | null, b: number | null) => (a === null || b === nul
  */
 async function rollUpStaleHours(tx: Client, hourMs: number, gpus: string[]): Promise<number> {
   const unreadable: UnreadableBlock[] = [];
-  const minutes = await readBlocks(tx, { hour: new Date(hourMs), gpuUuid: { in: gpus } }, unreadable);
+  const minutes = await readBlocks(tx, [hourSpan(hourMs, gpus)], unreadable);
   // A block that cannot be read leaves its hour row as it is and is kept for an admin; the others go on.
   await setAsideBlocks(tx, unreadable);
   const hours = new Map((await tx.gpuHour.findMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpus } }, select: { gpuUuid: true, samples: true, busyMinutes: true, utilAvg: true } })).map((row) => [row.gpuUuid, row]));

@@ -2,7 +2,7 @@ import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { sqlDialect } from "@/server/history/sql-dialect";
 import { decodeMinuteBlock, encodeMinuteBlock } from "@/server/minutes/minute-block";
-import { DECODES_PER_TURN, nextTurn, readBlocks, readMinutes, type Client } from "@/server/minutes/read-minutes";
+import { DECODES_PER_TURN, hourSpan, nextTurn, readBlocks, readMinutes, type Client } from "@/server/minutes/read-minutes";
 import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { rollupHours } from "@/server/history/hour-tally";
 import { DAY_MS, HOUR_MS, floorTo, mergeMinuteRows, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
@@ -143,7 +143,7 @@ async function foldIntoBlocks(client: Client, rows: MinuteRow[], combine: (store
   for (const [hourMs, gpus] of byHourAndGpu(rows)) {
     for (const part of chunks([...gpus.keys()], BLOCKS_PER_STATEMENT)) {
       const unreadable: UnreadableBlock[] = [];
-      const stored = await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: part } }, unreadable);
+      const stored = await readBlocks(client, [hourSpan(hourMs, part)], unreadable);
       // A block that cannot be read is kept aside and its GPU-hour starts again from these minutes: the other GPUs' blocks are written.
       await setAsideBlocks(client, unreadable);
       const blocks: Block[] = [];
@@ -253,7 +253,7 @@ export async function firstStoredMinute(client: Client): Promise<number | null> 
 export async function countHourMinutes(client: Client, hourMs: number, gpuUuids: string[]): Promise<Map<string, { minutes: number; samples: number }>> {
   const totals = new Map<string, { minutes: number; samples: number }>();
   if (gpuUuids.length === 0) return totals;
-  for (const [uuid, rows] of await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: gpuUuids } })) {
+  for (const [uuid, rows] of await readBlocks(client, [hourSpan(hourMs, gpuUuids)])) {
     totals.set(uuid, { minutes: rows.length, samples: rows.reduce((sum, row) => sum + row.samples, 0) });
   }
   return totals;
