@@ -198,6 +198,10 @@ test("the squatter and the idle booking raise their alerts within the hold times
     // The admin's delivery log shows the deliveries.
     await page.context().clearCookies();
     await signIn(page, (await admin()));
+    // The admin's page offers what the booker's did not: the misuse alert's acknowledgement (its answers, /api/v1/me's can.acknowledgeEveryAlert).
+    await page.goto("/alerts?kind=conflict");
+    await expect(conflictItem.getByRole("button", { name: "Acknowledge" })).toBeVisible();
+    await conflictItem.screenshot({ path: test.info().outputPath("alerts-admin-conflict.png") });
     await page.goto("/admin/notifications");
     await expect(page.getByRole("table", { name: "Delivery log" }).getByRole("row").filter({ hasText: "delivered" }).first()).toBeVisible();
     await page.screenshot({ path: test.info().outputPath("admin-notifications.png"), fullPage: true });

@@ -92,10 +92,14 @@ test("the first admin chooses the lab: the demo ends for good and the real host'
   await expect(question).toBeVisible({ timeout: 30_000 });
   await expect(question).toContainText("1 real host reports here already");
   await page.screenshot({ path: `${shots}/demo-or-lab-question.png` });
+  await expect(page.getByRole("banner").getByText("Simulated", { exact: false })).toBeVisible();
   await question.getByRole("button", { name: "This is the lab" }).click();
   const said = page.getByRole("status", { name: "Demo or lab" });
   await expect(said).toContainText("The demo is over");
   await expect(said).toContainText("Real hosts and their bookings are as they were.");
+  // The open page stops saying "Simulated fleet" at once, and a reload does not bring it back.
+  const badge = page.getByRole("banner").getByText("Simulated", { exact: false });
+  await expect(badge).toHaveCount(0, { timeout: 15_000 });
   await page.screenshot({ path: `${shots}/demo-or-lab-done.png` });
 
   async function expectTheLab(): Promise<void> {
@@ -117,6 +121,10 @@ test("the first admin chooses the lab: the demo ends for good and the real host'
     expect((await json<{ choice: string; ask: boolean }>(page.request, "/api/v1/demo"))).toMatchObject({ choice: "lab", ask: false });
   }
   await expectTheLab();
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "Fleet" })).toBeVisible();
+  await expect(page.getByText(realHost, { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  await expect(badge).toHaveCount(0);
 
   // A demo login is nobody's now: a real person takes "alice" without a take-over.
   const alice = await page.request.post("/api/v1/users", {

@@ -1,6 +1,20 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { componentsImportingServerCode, findCycles, folderCycles, hostImportingServer, importGraph, importsOf, layerBreaches, SERVER_LAYERS, type ImportEdge } from "@/scripts/import-graph";
+import {
+  componentsImportingServerCode,
+  findCycles,
+  folderCycles,
+  hostImportingServer,
+  importGraph,
+  importsOf,
+  layerBreaches,
+  mayQuery,
+  OWNED_TABLES,
+  queriesOutsideOwners,
+  tableQueryLines,
+  SERVER_LAYERS,
+  type ImportEdge,
+} from "@/scripts/import-graph";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
@@ -26,6 +40,10 @@ describe("the project's imports", () => {
   it("keep host/ (bundled alone for GPU hosts) off the server's code", () => {
     expect(edges.some((e) => e.from.startsWith("host/") && e.to.startsWith("lib/"))).toBe(true);
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+
+  it("query the Reservation table only in server/bookings/store/ (and the create commands), the stored minutes only in server/minutes/minute-store.ts", () => {
+    expect(queriesOutsideOwners(root)).toEqual([]);
   });
 
   it("reach server/ from components/ for types only", () => {
@@ -134,5 +152,33 @@ describe("importsOf", () => {
       edge("app/page.tsx", "server/core/db.ts"),
     ]);
     expect(flagged).toEqual([edge("components/a.tsx", "server/core/db.ts")]);
+  });
+});
+
+describe("tableQueryLines and mayQuery", () => {
+  const [reservations, minutes] = OWNED_TABLES;
+
+  it("find a query of the table, across lines and in raw SQL, and nothing else", () => {
+    const text = [
+      'const a = await db().reservation.findMany({ where: {} });',
+      "const b = await tx",
+      "  .reservation",
+      "  .updateMany({ data: {} });",
+      'await tx.$executeRaw`UPDATE "Reservation" SET "status" = ${status}`;',
+      'const c = await db().reservationGpu.findMany({});',
+      'const d = row.reservation.userId;',
+      'const e = { action: "reservation.create" };',
+      'await client.$executeRaw`INSERT INTO "GpuMinuteBlock" (a) SELECT 1`;',
+      'const f = await tx.gpuMinuteBlock.deleteMany({ where: {} });',
+    ].join("\n");
+    expect(tableQueryLines(text, reservations)).toEqual([1, 3, 5]);
+    expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
+  });
+
+  it("let the owners, tests and tooling query a table, and nothing else", () => {
+    const may = (owned: (typeof OWNED_TABLES)[number], files: string[]) => files.map((file) => mayQuery(owned, file));
+    expect(may(reservations, ["server/bookings/store/booking-parts.ts", "server/bookings/commands/create-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"])).toEqual([true, true, true, true, true]);
+    expect(may(reservations, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
+    expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
   });
 });

@@ -293,3 +293,52 @@ export function layerBreaches(edges: ImportEdge[], layers: { folders: string[] }
   }
   return breaches;
 }
+
+/** Code that only tests and tooling run: tests, their helpers, scripts, the seed. */
+function testOrTooling(file: string): boolean {
+  return isTestFile(file) || file.startsWith("server/testing/") || file.startsWith("scripts/") || file.startsWith("prisma/");
+}
+
+/** A table with one owner: only the owner's files (and tests and tooling) may query it. */
+export interface OwnedTable {
+  /** The table, as raw SQL names it ("Reservation"). */
+  table: string;
+  /** Its Prisma model, as the client names it (`db().reservation`). */
+  model: string;
+  /** Whether a file (not a test or tooling) may query it. */
+  owners: (file: string) => boolean;
+}
+
+/**
+ * The tables with one owner (issue 47): the Reservation table is queried
+ * only in its store, server/bookings/store/ (besides the create commands,
+ * server/bookings/commands/create-*.ts, to become one book() pipeline); the
+ * stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
+ */
+export const OWNED_TABLES: OwnedTable[] = [
+  { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") || /^server\/bookings\/commands\/create-[^/]+\.ts$/.test(file) },
+  { table: "GpuMinuteBlock", model: "gpuMinuteBlock", owners: (file) => file === "server/minutes/minute-store.ts" },
+];
+
+/** Whether `file` may query the table: one of its owners, or a test or tooling. */
+export function mayQuery(owned: OwnedTable, file: string): boolean {
+  return owned.owners(file) || testOrTooling(file);
+}
+
+/** Each line of `text` that queries the table: a Prisma call on its model (`tx.reservation.findMany(`, across lines too), or raw SQL naming it. 1-based. */
+export function tableQueryLines(text: string, owned: Pick<OwnedTable, "table" | "model">): number[] {
+  const query = new RegExp(
+    `\\.\\s*${owned.model}\\s*\\.\\s*(?:find\\w*|count|update\\w*|create\\w*|delete\\w*|upsert|aggregate|groupBy)\\s*\\(|\\b(?:FROM|JOIN|UPDATE|INTO)\\s+"${owned.table}"`,
+    "g",
+  );
+  const lines = new Set<number>();
+  for (const match of text.matchAll(query)) lines.add(text.slice(0, match.index).split("\n").length);
+  return [...lines].sort((a, b) => a - b);
+}
+
+/** Every query of an owned table from a file that may not make one, as "Table file:line". */
+export function queriesOutsideOwners(root: string, files: string[] = sourceFiles(root, ["app", "components", "lib", "server"]), tables: OwnedTable[] = OWNED_TABLES): string[] {
+  return tables.flatMap((owned) =>
+    files.filter((file) => !mayQuery(owned, file)).flatMap((file) => tableQueryLines(readFileSync(path.join(root, file), "utf8"), owned).map((line) => `${owned.table} ${file}:${line}`)),
+  );
+}

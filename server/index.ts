@@ -209,6 +209,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
       ? watchDemoChoice(async () => {
           await stopLocalAgents();
           for (const host of fleet.current().hosts) if (host.simulated) fleet.removeHost(host.id);
+          fleet.endSimulation();
         })
       : async () => {};
   // "Ready" once a request gets its answer, not when the port is open (the demo history below starts after it).

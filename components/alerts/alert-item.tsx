@@ -45,7 +45,7 @@ function facts(evidence: Record<string, unknown>): string[] {
 
 interface AlertItemProps {
   alert: AlertView;
-  /** The viewer may acknowledge it (canAcknowledgeAlert in lib/domain/alerts.ts: misuse alerts only admins). */
+  /** The viewer may acknowledge it (canAcknowledgeAlert in lib/domain/alerts.ts, with the viewer's `can.acknowledgeEveryAlert`). */
   canAcknowledge: boolean;
   highlighted: boolean;
   acknowledging: boolean;

@@ -101,7 +101,7 @@ export function AlertsView({ initial, initialFilters, hosts, focusId }: AlertsVi
   }
 
   const mayAcknowledge = (alert: AlertView) =>
-    canAcknowledgeAlert(user, { ...alert, involvedIds: alert.people.map((person) => person.id) });
+    canAcknowledgeAlert({ id: user.id, acknowledgesEveryAlert: user.can.acknowledgeEveryAlert }, { ...alert, involvedIds: alert.people.map((person) => person.id) });
   const open = useMemo(() => alerts.filter((alert) => alert.closedAt === null), [alerts]);
   const closed = useMemo(() => alerts.filter((alert) => alert.closedAt !== null), [alerts]);
 

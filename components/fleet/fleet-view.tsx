@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { countAvailability, isPartitioned, siliconOf, summarizeAvailability } from "@/lib/domain/gpu-availability";
 import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/live/fleet-filter";
 import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
-import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
+import { bookingsOfGpu, showsSimulated } from "@/lib/live/live-fleet-state";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useGrowingLimit } from "@/components/live/use-growing-limit";
@@ -93,7 +93,7 @@ export function FleetView() {
 
   return (
     <>
-      <AppHeader status={fleet.status} simulated={fleet.simulated} />
+      <AppHeader status={fleet.status} simulated={showsSimulated(fleet)} />
       <main className="mx-auto max-w-screen-2xl space-y-6 px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
           <h1 className="text-2xl font-semibold tracking-tight">Fleet</h1>

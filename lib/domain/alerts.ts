@@ -1,4 +1,3 @@
-import { isAdminRole } from "@/lib/domain/roles";
 import * as z from "zod";
 import { text } from "@/lib/domain/plain-text";
 import type { PersonRef } from "@/lib/domain/reservation-types";
@@ -24,16 +23,18 @@ export const MISUSE_ALERT_KINDS: readonly AlertKind[] = ["conflict", "unbooked_u
 
 /**
  * Acknowledging silences an alert for everyone. Misuse alerts (a conflict,
- * use without a booking) are an admin's call alone: the person who uses the
- * GPU must not hush the alert about them, whoever they are. Other alerts
- * about a booking are the booker's (or an admin's); others about no booking
- * anyone involved may acknowledge. The page and the API both ask this.
+ * use without a booking) are for whoever acknowledges every alert alone
+ * (an admin: `can.acknowledgeEveryAlert` of server/access/permissions.ts,
+ * which the page reads from `/api/v1/me`): the person who uses the GPU must
+ * not hush the alert about them, whoever they are. Other alerts about a
+ * booking are the booker's; others about no booking anyone involved may
+ * acknowledge. The API (`can.acknowledgeAlert`) and the page both ask this.
  */
 export function canAcknowledgeAlert(
-  viewer: { id: string; role: string },
+  viewer: { id: string; acknowledgesEveryAlert: boolean },
   alert: { kind: AlertKind; reservationId: string | null; bookedById: string | null; involvedIds: readonly string[] },
 ): boolean {
-  if (isAdminRole(viewer.role)) return true;
+  if (viewer.acknowledgesEveryAlert) return true;
   if (MISUSE_ALERT_KINDS.includes(alert.kind)) return false;
   return alert.reservationId ? alert.bookedById === viewer.id : alert.involvedIds.includes(viewer.id);
 }

@@ -18,7 +18,7 @@ export interface DemoStatus {
   chosenAt: string | null;
   /** The simulated fleet's hosts registered here (0 once the lab was chosen, or on a server that never ran it). */
   simulatedHosts: number;
-  /** Hosts with a real agent (token) registered here. */
+  /** Real hosts that have reported here (registered and never heard from: not counted). */
   realHosts: number;
   /** Whether the page asks this viewer now: an admin, nobody chose yet, the demo runs. */
   ask: boolean;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appendPoints, applyDelta, applySnapshot, gpusOfHost, initialLiveFleetState } from "@/lib/live/live-fleet-state";
+import { appendPoints, applyDelta, applySnapshot, gpusOfHost, initialLiveFleetState, showsSimulated } from "@/lib/live/live-fleet-state";
 import type { FleetDelta, FleetSnapshot, GpuPoint, LiveGpu, LiveHost } from "@/lib/live/live";
 import { columnsOfPoints } from "@/lib/live/live-points";
 
@@ -212,5 +212,15 @@ describe("applyDelta", () => {
     const shrink = emptyDelta();
     shrink.hosts = [{ ...host, gpuUuids: [gpu0.uuid] }];
     expect(Object.keys(applyDelta(third, shrink, 4).sparklines)).toEqual([gpu0.uuid]);
+  });
+});
+
+describe("showsSimulated", () => {
+  it("says 'Simulated fleet' while a simulated host is on the page, and not once the demo's hosts are gone", () => {
+    const sim = { simulated: true };
+    const real = { simulated: false };
+    expect(showsSimulated({ simulated: true, hosts: [sim, real] })).toBe(true);
+    expect(showsSimulated({ simulated: true, hosts: [real] })).toBe(false);
+    expect(showsSimulated({ simulated: false, hosts: [sim] })).toBe(false);
   });
 });

@@ -294,3 +294,13 @@ export function gpusOfHost(state: LiveFleetState, host: LiveHost): LiveGpu[] {
 export function findHost(state: LiveFleetState, hostId: string): LiveHost | undefined {
   return state.hosts.find((host) => host.id === hostId);
 }
+
+/**
+ * Whether a page says "Simulated fleet": the server runs the simulated
+ * fleet and a simulated host is still on the page. Choosing the lab removes
+ * the simulated hosts from the live fleet, so an open page drops the badge
+ * then, without a reload (a new snapshot says it too).
+ */
+export function showsSimulated(fleet: { simulated: boolean; hosts: readonly { simulated: boolean }[] }): boolean {
+  return fleet.simulated && fleet.hosts.some((host) => host.simulated);
+}

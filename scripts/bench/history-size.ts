@@ -60,7 +60,7 @@ const line = (label: string, value: string) => console.log(`  ${label.padEnd(44)
 /** Bytes on disk, in all and per table and index. SQLite: after a checkpoint, so the WAL is in the file. */
 async function measure(title: string): Promise<number> {
   const { db } = await import("@/server/core/db");
-  const { readMinutePages } = await import("@/server/history/rollup-store");
+  const { readMinutePages } = await import("@/server/minutes/minute-store");
   let minutes = 0;
   for await (const page of readMinutePages(db(), 0, Date.UTC(2100, 0, 1))) minutes += page.length;
   const counts = { minutes, blocks: await db().gpuMinuteBlock.count(), hours: await db().gpuHour.count() };

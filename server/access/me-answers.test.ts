@@ -29,9 +29,9 @@ describe("GET /api/v1/me", () => {
   it("answers what the pages may offer (can), beside the fields it had", async () => {
     const member = await me(tokens.member);
     expect(member).toMatchObject({ user: { username: "me_member", role: "member" }, via: "token" });
-    expect(member.can).toEqual({ administer: false, cancelBookings: false, removeOthersWaitlistEntries: false, seeAllBookings: false, seeAllAlerts: false, seeAllUsage: false });
+    expect(member.can).toEqual({ administer: false, cancelBookings: false, removeOthersWaitlistEntries: false, seeAllBookings: false, seeAllAlerts: false, acknowledgeEveryAlert: false, seeAllUsage: false });
     const admin = await me(tokens.admin);
     expect(admin.user.role).toBe("admin");
-    expect(admin.can).toEqual({ administer: true, cancelBookings: true, removeOthersWaitlistEntries: true, seeAllBookings: true, seeAllAlerts: true, seeAllUsage: true });
+    expect(admin.can).toEqual({ administer: true, cancelBookings: true, removeOthersWaitlistEntries: true, seeAllBookings: true, seeAllAlerts: true, acknowledgeEveryAlert: true, seeAllUsage: true });
   });
 });

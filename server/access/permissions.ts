@@ -49,7 +49,10 @@ export const can = {
   /** Every alert, not only one's own (`mine` off). */
   seeAllAlerts: (who: Asker | null | undefined): boolean => admin(who),
   /** Acknowledge an alert; misuse alerts (use without a booking) are an admin's call alone. The rule is lib/domain/alerts.ts's, which the alerts page asks too. */
-  acknowledgeAlert: (who: Asker, alert: { kind: AlertKind; bookedById: string | null; reservationId: string | null; involvedIds: readonly string[] }): boolean => canAcknowledgeAlert(who, alert),
+  acknowledgeAlert: (who: Asker, alert: { kind: AlertKind; bookedById: string | null; reservationId: string | null; involvedIds: readonly string[] }): boolean =>
+    canAcknowledgeAlert({ id: who.id, acknowledgesEveryAlert: can.acknowledgeEveryAlert(who) }, alert),
+  /** Acknowledge any alert, misuse alerts among them (the alerts page reads it from `/api/v1/me`). */
+  acknowledgeEveryAlert: (who: Asker | null | undefined): boolean => admin(who),
 
   /** Usage of everyone (the usage page's fleet scope, the efficiency of anyone's bookings). */
   seeAllUsage: (who: Asker | null | undefined): boolean => admin(who),
@@ -88,6 +91,8 @@ export interface PageAnswers {
   seeAllBookings: boolean;
   /** Every alert, and "nothing needs attention" fleet-wide. */
   seeAllAlerts: boolean;
+  /** Acknowledge any alert, misuse alerts among them. */
+  acknowledgeEveryAlert: boolean;
   /** The usage page's fleet scope, every team's usage. */
   seeAllUsage: boolean;
 }
@@ -100,6 +105,7 @@ export function answersFor(who: Asker): PageAnswers {
     removeOthersWaitlistEntries: can.removeOthersWaitlistEntries(who),
     seeAllBookings: can.seeAllBookings(who),
     seeAllAlerts: can.seeAllAlerts(who),
+    acknowledgeEveryAlert: can.acknowledgeEveryAlert(who),
     seeAllUsage: can.seeAllUsage(who),
   };
 }

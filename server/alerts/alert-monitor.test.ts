@@ -12,7 +12,6 @@ import { SIMULATED_USERS } from "@/host/collector/simulated/models";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { Tick } from "@/server/tick/tick";
-import { announceIdleStandings } from "@/server/tick/idle-standings";
 
 /**
  * The rules and the engine over recorded sequences of readings, with a
@@ -48,7 +47,8 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
         return [entry.reservationId, { idleMinutes: assessment.idleMinutes, belowPct: IDLE_BELOW_PCT }];
       }),
     );
-  const alerts = alertRulesConsumer({ config, persistence, readInventory: false });
+  // What idle release's last pass found, judged here at every tick.
+  const alerts = alertRulesConsumer({ config, persistence, readInventory: false, idleStandings });
   const tick = new Tick({ fleet, bookings: { current: () => bookings }, directory, consumers: [alerts], now: () => clock });
   fleet.connectHost("h1", "node-a", true);
   // Leads from the start, as a single server does: the rules' term begins from what is stored.
@@ -69,8 +69,6 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
           minutes.set(key, { gpuUuid: gpu.uuid, minuteMs, utilMax });
         }
       }
-      // What idle release announces after a pass, here before every tick.
-      announceIdleStandings(idleStandings());
       tick.runTick(at);
     },
   };

@@ -1,7 +1,6 @@
 import type { AlertConfig } from "@/server/alerts/alert-config";
 import { AlertMonitor, type AlertPersistence } from "@/server/alerts/alert-monitor";
 import { periodicJob, type JobTimers } from "@/server/core/jobs";
-import { onIdleStandings } from "@/server/tick/idle-standings";
 import type { IdleRun, TickConsumer } from "@/server/tick/tick-view";
 
 export interface AlertRulesOptions {
@@ -12,6 +11,12 @@ export interface AlertRulesOptions {
   readInventory?: boolean;
   /** The inventory's re-reading clock (tests). */
   timers?: JobTimers;
+  /**
+   * Each active booking's idle run from idle release's last pass: the
+   * idle-booking alert's clock. Handed over where the server is composed
+   * (server/main/start-tick.ts: idle release's `standings`); none by default.
+   */
+  idleStandings?: () => ReadonlyMap<string, IdleRun>;
 }
 
 export interface AlertRulesConsumer extends TickConsumer {
@@ -26,16 +31,14 @@ const NO_STANDINGS: ReadonlyMap<string, IdleRun> = new Map();
  * The alert rules as a consumer of the tick (leader only): each term
  * carries on the alerts the previous leader stored, then judges every
  * tick's view and keeps the Alert table in step (server/alerts/alert-monitor.ts).
- * It keeps the idle standings idle release announces after each pass (the
- * idle-booking alert's clock, server/tick/idle-standings.ts) and leaves the
- * alerts it holds open for enforcement in the view's findings
+ * It reads idle release's standings of its last pass (the idle-booking
+ * alert's clock, `idleStandings`, handed over by the composition) and
+ * leaves the alerts it holds open for enforcement in the view's findings
  * (server/tick/tick-view.ts).
  */
 export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsumer {
   let monitor: AlertMonitor | null = null;
   let stopInventory: (() => Promise<void>) | null = null;
-  let stopHearing: (() => void) | null = null;
-  let standings = NO_STANDINGS;
   const readInventory = options.readInventory ?? true;
   return {
     name: "alerts",
@@ -44,9 +47,7 @@ export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsum
       return monitor;
     },
     async start(nowMs) {
-      standings = NO_STANDINGS;
-      stopHearing = onIdleStandings((latest) => void (standings = latest));
-      const term = new AlertMonitor({ config: options.config, persistence: options.persistence, idleStandings: () => standings });
+      const term = new AlertMonitor({ config: options.config, persistence: options.persistence, idleStandings: options.idleStandings ?? (() => NO_STANDINGS) });
       if (readInventory) {
         await term.inventory.load(nowMs);
         stopInventory = periodicJob({
@@ -68,8 +69,6 @@ export function alertRulesConsumer(options: AlertRulesOptions): AlertRulesConsum
     async stop() {
       const term = monitor;
       monitor = null;
-      stopHearing?.();
-      stopHearing = null;
       const inventory = stopInventory;
       stopInventory = null;
       await inventory?.();

@@ -1,4 +1,3 @@
-import type { Prisma } from "@prisma/client";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { acrossNodesPhrase, partLabel, shapeOf } from "@/lib/domain/multi-node";
 import { personWithUsername } from "@/lib/format/person-name";
@@ -8,25 +7,13 @@ import { formatCalendar, type CalendarEvent } from "@/server/calendar/ical";
 import { calendarFeedSecret, checkCalendarFeedSecret, claimedFeedOwner } from "@/server/calendar/feed-secret";
 import type { Actor } from "@/server/access/actor";
 import { can } from "@/server/access/permissions";
+import { readCalendarRows, type CalendarRow } from "@/server/bookings/store/schedule-rows";
 
 /** A feed looks this far back (so last week's bookings stay in the calendar) and everything ahead. */
 const PAST_DAYS = 31;
 const MAX_EVENTS = 2_000;
 
-const select = {
-  id: true,
-  startsAt: true,
-  endsAt: true,
-  purpose: true,
-  status: true,
-  groupId: true,
-  nodeRank: true,
-  host: { select: { name: true } },
-  user: { select: { username: true, name: true } },
-  gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, name: true } } } },
-} satisfies Prisma.ReservationSelect;
-
-type Row = Prisma.ReservationGetPayload<{ select: typeof select }>;
+type Row = CalendarRow;
 
 /**
  * What an event names: the host and its units; a part of a booking across
@@ -87,17 +74,12 @@ export async function renderCalendarFeed(secret: string, now = new Date()): Prom
   if (subject.kind === "person") {
     const person = await active(subject.userId);
     if (!person) throw gone;
-    const rows = await db().reservation.findMany({
-      where: { userId: person.id, endsAt: { gt: since } },
-      orderBy: { startsAt: "asc" },
-      take: MAX_EVENTS,
-      select,
-    });
+    const rows = await readCalendarRows({ userId: person.id }, since, MAX_EVENTS);
     return formatCalendar(`gpudesk: ${person.name || person.username}'s GPU bookings`, toEvents(rows, false), now);
   }
   const [admin, host] = await Promise.all([active(subject.adminId), db().host.findUnique({ where: { id: subject.hostId }, select: { id: true, name: true } })]);
   if (!admin || !can.subscribeToHostCalendars(admin) || !host) throw gone;
-  const rows = await db().reservation.findMany({ where: { hostId: host.id, endsAt: { gt: since } }, orderBy: { startsAt: "asc" }, take: MAX_EVENTS, select });
+  const rows = await readCalendarRows({ hostId: host.id }, since, MAX_EVENTS);
   return formatCalendar(`gpudesk: bookings of ${host.name}`, toEvents(rows, true), now);
 }
 

@@ -313,14 +313,6 @@ export function databaseProvider(url: string): DatabaseProvider | null {
   return null;
 }
 
-/** Where raw SQL differs between the two databases (server/history/sql-dialect.ts, server/minutes/read-minutes.ts). */
-export type SqlDialect = "sqlite" | "postgresql";
-
-/** The dialect of the configured database (SQLite when DATABASE_URL names neither). */
-export function sqlDialect(): SqlDialect {
-  return databaseProvider(env().DATABASE_URL) ?? "sqlite";
-}
-
 /** DATABASE_URL fit for a log line: a PostgreSQL URL without its password. */
 export function describeDatabase(url: string): string {
   if (databaseProvider(url) !== "postgresql") return url;

@@ -47,6 +47,8 @@ describe("demo or lab", () => {
     const alice = people.get("alice")!;
     const demoActor: Actor = { id: alice.id, username: alice.username, name: alice.name, role: "member", unixLogin: "alice" };
 
+    // A real host counts once its agent has reported: one registered and never heard from is not "reporting".
+    await db().host.create({ data: { name: `lab-node-silent-${Date.now().toString(36)}`, tokenHash: `silent-${Date.now()}` } });
     expect(await demoChoice.getDemoStatus(admin)).toMatchObject({ choice: null, ask: true, realHosts: 1 });
     expect(await demoChoice.getDemoStatus(researcher)).toMatchObject({ ask: false });
 

@@ -31,7 +31,7 @@ export async function demoEnded(): Promise<boolean> {
  */
 export async function getDemoStatus(viewer: { role: string }, askUnlessKept = true): Promise<DemoStatus> {
   const { choice, chosenAt } = await readDemoChoice();
-  const [simulatedHosts, realHosts] = await Promise.all([db().host.count({ where: { simulated: true } }), db().host.count({ where: { simulated: false } })]);
+  const [simulatedHosts, realHosts] = await Promise.all([db().host.count({ where: { simulated: true } }), db().host.count({ where: { simulated: false, lastSeenAt: { not: null } } })]);
   const simulatedNow = choice === "lab" ? 0 : simulatedHosts;
   return {
     choice,

@@ -1,11 +1,13 @@
 import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
-import { HOUR_MS } from "@/server/history/rollup-math";
+import { HOUR_MS } from "@/server/minutes/minute-row";
 import { insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
-import type { MinuteRow } from "@/server/history/rollup-math";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 import { MINUTE_MS } from "@/server/bookings/rules/idle-rule";
 import { writeAudit } from "@/server/access/audit-log";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
+import { moveStartOfBooking } from "@/server/bookings/store/booking-writes";
+import { createIdleReleasedBooking, readStagedDemoBookings } from "@/server/bookings/store/demo-bookings";
 
 /** The demo's booking that sits idle (server/demo/demo-story.ts books it). */
 export const DEMO_IDLE_PURPOSE = "demo: kept for debugging";
@@ -31,15 +33,11 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
   const idleMinutes = Math.max(1, after - Math.ceil(warning / 2));
   const nowMinute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
 
-  const staged = await db().reservation.findMany({
-    where: { purpose: { in: [DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE] }, status: "booked", endsAt: { gt: now }, user: { simulated: true } },
-    select: { id: true, userId: true, hostId: true, gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } } },
-  });
+  const staged = await readStagedDemoBookings([DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE], now);
   for (const held of staged) {
     const startsAt = new Date(nowMinute - idleMinutes * MINUTE_MS);
     await db().$transaction(async (tx) => {
-      await tx.reservation.update({ where: { id: held.id }, data: { startsAt } });
-      await tx.reservationGpu.updateMany({ where: { reservationId: held.id }, data: { startsAt } });
+      await moveStartOfBooking(tx, held.id, startsAt);
       const rows: MinuteRow[] = [];
       for (const { gpu } of held.gpus) {
         for (let minute = startsAt.getTime(); minute < nowMinute; minute += MINUTE_MS) {
@@ -67,21 +65,9 @@ export async function stageIdleReleaseDemo(now: Date, releasedOn: { hostName: st
   const releasedAt = new Date(idleSince.getTime() + after * MINUTE_MS);
   const scheduledEndAt = new Date(startsAt.getTime() + 8 * 60 * MINUTE_MS);
   await db().$transaction(async (tx) => {
-    const booking = await tx.reservation.create({
-      data: {
-        userId: releasedOn.userId,
-        hostId: gpu.hostId,
-        startsAt,
-        endsAt: releasedAt,
-        purpose: "demo: notebook left open",
-        status: "released",
-        releasedBecause: "idle",
-        gpus: { create: [{ gpuId: gpu.id, startsAt, endsAt: releasedAt }] },
-      },
-      select: { id: true },
-    });
-    await tx.idleRelease.create({ data: { reservationId: booking.id, userId: releasedOn.userId, hostId: gpu.hostId, gpuCount: 1, idleSince, at: releasedAt, scheduledEndAt } });
-    await writeAudit(tx, { actorId: null, action: "reservation.idle_release", entityType: "reservation", entityId: booking.id, after: { releasedBecause: "idle", idleSince: idleSince.toISOString(), demo: true }, at: releasedAt });
+    const bookingId = await createIdleReleasedBooking(tx, { userId: releasedOn.userId, hostId: gpu.hostId, gpuId: gpu.id, startsAt, releasedAt, purpose: "demo: notebook left open" });
+    await tx.idleRelease.create({ data: { reservationId: bookingId, userId: releasedOn.userId, hostId: gpu.hostId, gpuCount: 1, idleSince, at: releasedAt, scheduledEndAt } });
+    await writeAudit(tx, { actorId: null, action: "reservation.idle_release", entityType: "reservation", entityId: bookingId, after: { releasedBecause: "idle", idleSince: idleSince.toISOString(), demo: true }, at: releasedAt });
   });
 }
 

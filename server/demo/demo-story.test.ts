@@ -82,7 +82,7 @@ describe("the demo story", () => {
     const { DEMO_IDLE_PURPOSE } = await import("@/server/demo/demo-idle");
     const { unbookedUseByPerson } = await import("@/server/history/unbooked-use");
     const held = await db().reservation.findFirstOrThrow({ where: { purpose: DEMO_IDLE_PURPOSE, status: "booked" }, select: { userId: true, startsAt: true, gpus: { select: { gpu: { select: { uuid: true } } } } } });
-    const { readMinutes } = await import("@/server/history/rollup-store");
+    const { readMinutes } = await import("@/server/minutes/minute-store");
     const staged = await readMinutes(db(), held.startsAt.getTime(), now.getTime(), held.gpus.map(({ gpu }) => gpu.uuid));
     expect(staged.length).toBeGreaterThan(30);
     expect(new Set(staged.map((minute) => `${minute.bookedByUserId}/${minute.runnerUserId}`))).toEqual(new Set([`${held.userId}/${held.userId}`]));

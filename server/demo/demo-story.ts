@@ -7,6 +7,7 @@ import { log } from "@/server/core/log";
 import type { Actor } from "@/server/access/actor";
 import { createReservation } from "@/server/bookings/commands/create-booking";
 import { readPolicy } from "@/server/bookings/rules/policy";
+import { countCurrentDemoBookings } from "@/server/bookings/store/demo-bookings";
 import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/demo/demo-idle";
 
 /**
@@ -147,7 +148,7 @@ function planSliceBookings(specs: SimulatedHostSpec[], seed: number | string, si
 export async function startDemoStory(specs: SimulatedHostSpec[], seed: number | string, simTime: string | undefined, now = new Date()): Promise<void> {
   try {
     const accounts = await ensureDemoAccounts();
-    const current = await db().reservation.count({ where: { status: "booked", endsAt: { gt: now }, user: { simulated: true } } });
+    const current = await countCurrentDemoBookings(now);
     if (current > 0) return;
     const policy = await readPolicy(db());
     const simMs = simTime ? Date.parse(simTime) : now.getTime();

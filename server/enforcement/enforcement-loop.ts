@@ -13,6 +13,7 @@ import { loadEnforcedHosts } from "@/server/enforcement/host-settings";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/core/log";
 import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+import { readBookingCreatedAt } from "@/server/bookings/store/booking-rows";
 
 /** A request is not repeated for the same process within this long (the agent may have refused it). */
 const RESEND_AFTER_MS = 60 * 60_000;
@@ -26,11 +27,6 @@ export interface EnforcementLoopOptions {
   /** When a booking was made (default: its row's createdAt); null when unknown. */
   bookedAt?: (reservationId: string) => Promise<Date | null>;
   timers?: JobTimers;
-}
-
-async function reservationCreatedAt(reservationId: string): Promise<Date | null> {
-  const row = await db().reservation.findUnique({ where: { id: reservationId }, select: { createdAt: true } });
-  return row?.createdAt ?? null;
 }
 
 /**
@@ -100,7 +96,7 @@ export class EnforcementLoop {
    * not asked about again for an hour). False when nothing could be sent.
    */
   private async request(target: ReturnType<typeof planTerminations>[number], nowMs: number): Promise<boolean> {
-    const bookedAt = await (this.options.bookedAt ?? reservationCreatedAt)(target.reservationId);
+    const bookedAt = await (this.options.bookedAt ?? readBookingCreatedAt)(target.reservationId);
     if (startedBeforeBooking(target.startedAt, bookedAt)) {
       await recordHostAudit({
         hostId: target.hostId,

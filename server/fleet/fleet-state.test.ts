@@ -9,6 +9,16 @@ function setup(start = Date.parse("2026-11-30T10:00:00Z")) {
 }
 
 describe("FleetState", () => {
+  it("stops saying 'simulated' once the demo ends while the server runs (snapshots and the flag the wall reads)", () => {
+    const fleet = new FleetState({ offlineAfterMs: 5000, simulated: true });
+    fleet.connectHost("sim", "sim-h100-a", true);
+    expect(fleet.snapshot().simulated).toBe(true);
+    fleet.removeHost("sim");
+    fleet.endSimulation();
+    expect(fleet.simulated).toBe(false);
+    expect(fleet.snapshot().simulated).toBe(false);
+  });
+
   it("shows a host online with its GPUs and processes after its first sample", () => {
     const { fleet, at } = setup();
     const gpu0 = makeGpu({ index: 0 });

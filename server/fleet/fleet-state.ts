@@ -62,6 +62,8 @@ export class FleetState {
   private readonly readingListeners = new Set<(hostId: string, sampledAtMs: number) => void>();
   private readonly hostChangeListeners = new Set<() => void>();
 
+  private simulationEnded = false;
+
   constructor(private readonly options: FleetStateOptions) {
     this.now = options.now ?? Date.now;
   }
@@ -241,7 +243,7 @@ export class FleetState {
     for (const [uuid, entry] of this.gpus) sparklines[uuid] = columnsOfPoints(entry.history.last(SPARKLINE_POINTS));
     return {
       serverTime: new Date(this.now()).toISOString(),
-      simulated: this.options.simulated,
+      simulated: this.simulated,
       ...this.current(),
       sparklines,
     };
@@ -299,9 +301,14 @@ export class FleetState {
     return { uuid, points: entry.history.since(since) };
   }
 
-  /** True when the fleet is the simulated one (no nvidia-smi here). */
+  /** True when the fleet is the simulated one (no nvidia-smi here), until the demo ends (`endSimulation`). */
   get simulated(): boolean {
-    return this.options.simulated;
+    return this.options.simulated && !this.simulationEnded;
+  }
+
+  /** The lab was chosen: the simulated fleet stopped while the server runs, so nothing says "simulated" any more (snapshots, the wall). */
+  endSimulation(): void {
+    this.simulationEnded = true;
   }
 
   get gpuCount(): number {

@@ -1,5 +1,5 @@
-import { MINUTE_MS } from "@/server/history/rollup-math";
-import type { Client } from "@/server/history/rollup-store";
+import { MINUTE_MS } from "@/server/minutes/minute-row";
+import type { Client } from "@/server/minutes/minute-store";
 
 /**
  * Who held (booked) which GPU when, read straight from the reservation

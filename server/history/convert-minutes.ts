@@ -1,6 +1,6 @@
 import { chunks } from "@/lib/chunks";
 import { db } from "@/server/core/db";
-import { HOUR_MS, floorTo, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 import { claimWriteLock, countHourMinutes, recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 
 /** GPU-hours a transaction: 480 old rows read and deleted, eight blocks written. */

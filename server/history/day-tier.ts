@@ -1,9 +1,10 @@
 import { Prisma } from "@prisma/client";
 import { db } from "@/server/core/db";
 import { DAY_SQL, HOUR_SQL } from "@/server/history/resolution";
-import { DAY_MS, HOUR_MS, floorTo } from "@/server/history/rollup-math";
-import { claimWriteLock, type Client } from "@/server/history/rollup-store";
-import { sqlDialect } from "@/server/history/sql-dialect";
+import { DAY_MS, HOUR_MS, floorTo } from "@/server/minutes/minute-row";
+import { claimWriteLock } from "@/server/history/rollup-store";
+import type { Client } from "@/server/minutes/minute-store";
+import { sqlDialect } from "@/server/core/sql-dialect";
 
 /**
  * The day tier: a day's hour rows (GpuHour) summed per GPU, host, booker and

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { simulatedFleet } from "@/host/collector/simulated/simulated-source";
 import { fillDemoHistory, type HistoryWriter } from "@/server/history/demo-history";
-import { HOUR_MS } from "@/server/history/rollup-math";
+import { HOUR_MS } from "@/server/minutes/minute-row";
 
 /** Writes nothing and never waits: the fill's own turns are all the event loop gets. */
 const nowhere: HistoryWriter = { writeMinutes: async () => {}, writeHours: async () => {}, recomputeHours: async () => {} };

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/core/db";
 import { fillSimulatedFleetHistory } from "@/server/history/demo-history";
-import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
-import { readMinutes } from "@/server/history/rollup-store";
+import { HOUR_MS, MINUTE_MS } from "@/server/minutes/minute-row";
+import { readMinutes } from "@/server/minutes/minute-store";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 beforeAll(async () => {

@@ -2,19 +2,11 @@ import type { Snapshot } from "@/lib/domain/snapshot";
 import { SIMULATED_BOOKER_PREFIX } from "@/lib/domain/usage-types";
 import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/simulated/simulated-source";
 import { db } from "@/server/core/db";
-import {
-  HOUR_MS,
-  MINUTE_MS,
-  addSample,
-  floorTo,
-  newMinuteEntry,
-  toMinuteRow,
-  type HourRow,
-  type MinuteEntry,
-  type MinuteRow,
-} from "@/server/history/rollup-math";
+import { addSample, newMinuteEntry, toMinuteRow, type HourRow, type MinuteEntry } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 import { rollupHours } from "@/server/history/hour-tally";
-import { claimWriteLock, firstStoredMinute, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
+import { claimWriteLock, insertMissingMinuteRows, recomputeHours, upsertHourRows } from "@/server/history/rollup-store";
+import { firstStoredMinute } from "@/server/minutes/minute-store";
 
 /**
  * A turn for whatever else waits on the event loop (requests, the tick, the

@@ -4,9 +4,9 @@ import type { GpuHistoryPoint, GpuUsageHistory } from "@/lib/domain/usage-types"
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { bucketStarts, HOUR_SQL, MINUTE_RULES, planResolution } from "@/server/history/resolution";
-import { floorTo, type MinuteRow } from "@/server/history/rollup-math";
-import { readMinutes } from "@/server/history/rollup-store";
-import { num, numOrNull } from "@/server/history/sql-dialect";
+import { floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { readMinutes } from "@/server/minutes/minute-store";
+import { num, numOrNull } from "@/server/core/sql-dialect";
 
 export interface GpuHistoryQuery {
   uuid: string;

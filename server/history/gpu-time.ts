@@ -3,8 +3,8 @@ import { db } from "@/server/core/db";
 import { sumMinutes, type MinuteSumKey } from "@/server/history/minute-sums";
 import { splitByTier, summedDaysWhere, type Span } from "@/server/history/day-tier";
 import { DAY_SQL, HOUR_SQL, type RollupTable, type TableSql } from "@/server/history/resolution";
-import { DAY_MS } from "@/server/history/rollup-math";
-import { num } from "@/server/history/sql-dialect";
+import { num } from "@/server/core/sql-dialect";
+import { DAY_MS } from "@/server/minutes/minute-row";
 import { notWhileSlicedWhere } from "@/server/history/unit-weights";
 
 /** What GPU time can be grouped by: a minute sum's fields, and a GPU's model (its name in the inventory). */

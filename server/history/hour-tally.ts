@@ -1,4 +1,5 @@
-import { floorTo, HOUR_MS, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
+import { type HourRow } from "@/server/history/rollup-math";
+import { floorTo, HOUR_MS, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
  * One GPU-hour as a running fold of its minutes, so that a flush can bring

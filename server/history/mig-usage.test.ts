@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/core/db";
-import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { getUsageReport } from "@/server/history/usage-report";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";

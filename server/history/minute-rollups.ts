@@ -3,18 +3,10 @@ import type { Snapshot } from "@/lib/domain/snapshot";
 import { db } from "@/server/core/db";
 import { findBookedIntervals, bookedByOfMinute, intervalsByGpu, type BookedInterval } from "@/server/history/booked-intervals";
 import { extendTally, hourRowOf, tallyMinutes, tallyTotals, type HourTally } from "@/server/history/hour-tally";
-import {
-  HOUR_MS,
-  MINUTE_MS,
-  addSample,
-  floorTo,
-  mergeEntries,
-  newMinuteEntry,
-  toMinuteRow,
-  type MinuteEntry,
-  type MinuteRow,
-} from "@/server/history/rollup-math";
-import { byHourAndGpu, claimWriteLock, countHourMinutes, readMinutes, upsertHourRows, upsertMinuteRows, type Client } from "@/server/history/rollup-store";
+import { addSample, mergeEntries, newMinuteEntry, toMinuteRow, type MinuteEntry } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { claimWriteLock, countHourMinutes, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
+import { byHourAndGpu, readMinutes, type Client } from "@/server/minutes/minute-store";
 
 /** Minutes kept in memory while the database refuses writes; beyond this the oldest are dropped (and counted). */
 const MAX_PENDING = 200_000;

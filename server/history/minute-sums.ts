@@ -1,8 +1,8 @@
 import { db } from "@/server/core/db";
 import { MINUTE_RULES, type MinuteFacts } from "@/server/history/resolution";
-import { MINUTE_MS } from "@/server/history/rollup-math";
+import { MINUTE_MS } from "@/server/minutes/minute-row";
 import { isBusy, isSimulated, type MinuteColumns } from "@/server/minutes/minute-block";
-import { readColumnPages } from "@/server/minutes/read-minutes";
+import { readColumnPages } from "@/server/minutes/minute-store";
 
 /** What a minute sum can be grouped by. */
 export type MinuteSumKey = "bucket" | "gpu" | "host" | "booker" | "runner";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/server/core/db";
 import { reservationEfficiency, reservationEfficiencyFor } from "@/server/history/reservation-efficiency";
-import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { ensureLocalHost, recordHostInventory } from "@/server/hosts/host-registry";
 import { makeGpu, uniqueName } from "@/server/testing/factories";

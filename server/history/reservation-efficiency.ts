@@ -4,10 +4,11 @@ import { text } from "@/lib/domain/plain-text";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { chunks } from "@/lib/chunks";
-import { readColumnBlocks } from "@/server/minutes/read-minutes";
+import { readColumnBlocks } from "@/server/minutes/minute-store";
 import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/minutes/minute-row";
-import { num } from "@/server/history/sql-dialect";
+import { num } from "@/server/core/sql-dialect";
 import { can } from "@/server/access/permissions";
+import { readVisibleBookingIds } from "@/server/bookings/store/booking-rows";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
 export const efficiencyQuerySchema = z.object({
@@ -103,10 +104,7 @@ export async function reservationEfficiencyFor(
   viewer: { id: string; role: string },
   reservationIds: string[],
 ): Promise<ReservationEfficiency[]> {
-  const visible = await db().reservation.findMany({
-    where: { id: { in: reservationIds.slice(0, MAX_IDS) }, ...(can.seeAllUsage(viewer) ? {} : { userId: viewer.id }) },
-    select: { id: true },
-  });
-  const efficiency = await reservationEfficiency(visible.map((row) => row.id));
+  const visible = await readVisibleBookingIds(reservationIds.slice(0, MAX_IDS), can.seeAllUsage(viewer) ? null : viewer.id);
+  const efficiency = await reservationEfficiency(visible);
   return [...efficiency.values()];
 }

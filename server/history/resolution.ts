@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { IDLE_UTIL_PCT } from "@/lib/domain/usage-types";
-import { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/history/rollup-math";
-import { bucketSeconds } from "@/server/history/sql-dialect";
+import { HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { bucketSeconds } from "@/server/core/sql-dialect";
 
 /**
  * Which rollups answer a range and how coarse its points are. Short ranges

@@ -10,7 +10,7 @@ import { db } from "@/server/core/db";
 import { migrateDatabase } from "@/server/core/migrate";
 import { repoRoot } from "@/server/core/paths";
 import { decodeMinuteBlock } from "@/server/minutes/minute-block";
-import { HOUR_MS, MINUTE_MS } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS } from "@/server/minutes/minute-row";
 import { pruneHistory } from "@/server/history/retention";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { gpuUuid, makeReadMinute } from "@/server/testing/factories";

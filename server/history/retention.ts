@@ -1,13 +1,12 @@
 import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { db } from "@/server/core/db";
-import { HOUR_MS, floorTo } from "@/server/history/rollup-math";
 import { pruneDaySums } from "@/server/history/day-tier";
-import { claimWriteLock, recomputeHours, type Client } from "@/server/history/rollup-store";
-import { hourSpan, readBlocks } from "@/server/minutes/read-minutes";
-import { setAsideBlocks, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
+import { claimWriteLock, recomputeHours } from "@/server/history/rollup-store";
+import { DAY_MS, HOUR_MS, floorTo } from "@/server/minutes/minute-row";
+import { gpusWithMinutes, hourSpan, oldestHourBefore, pruneMinuteBlocks, readBlocks, setAsideBlocks, type Client } from "@/server/minutes/minute-store";
+import type { UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 
-const DAY_MS = 24 * HOUR_MS;
 const MINUTES_PER_HOUR = 60;
 
 /**
@@ -70,18 +69,17 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
   const result: PruneResult = { minuteBlocks: 0, hours: 0, hoursRolledUp: 0 };
 
   while (!options.signal?.aborted) {
-    const oldest = await db().gpuMinuteBlock.findFirst({ where: { hour: { lt: new Date(minuteCutoffMs) } }, orderBy: { hour: "asc" }, select: { hour: true } });
-    if (!oldest) break;
-    const hourMs = oldest.hour.getTime();
+    const hourMs = await oldestHourBefore(db(), minuteCutoffMs);
+    if (hourMs === null) break;
     // GPUs per batch: an hour of each is at most 60 minutes.
-    for (const gpus of chunks(await gpusWithMinutes(hourMs), Math.max(1, Math.floor(rows / MINUTES_PER_HOUR)))) {
+    for (const gpus of chunks(await gpusWithMinutes(db(), hourMs), Math.max(1, Math.floor(rows / MINUTES_PER_HOUR)))) {
       if (options.signal?.aborted) break;
       // Above Prisma's 5 s default, a precaution: a batch held up by a slow disk commits rather than being redone.
       const batch = await db().$transaction(async (tx) => {
         // Before the first read: a flush writing the same hours waits (rollup-store.ts).
         await claimWriteLock(tx);
         const rolledUp = await rollUpStaleHours(tx, hourMs, gpus);
-        const { count: deleted } = await tx.gpuMinuteBlock.deleteMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpus } } });
+        const deleted = await pruneMinuteBlocks(tx, hourMs, gpus);
         return { rolledUp, deleted };
       }, { timeout: 60_000 });
       result.hoursRolledUp += batch.rolledUp;
@@ -100,12 +98,6 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
     await pause();
   }
   return result;
-}
-
-/** The GPUs that have minutes stored in this hour. */
-async function gpusWithMinutes(hourMs: number): Promise<string[]> {
-  const found = await db().gpuMinuteBlock.findMany({ where: { hour: new Date(hourMs) }, select: { gpuUuid: true }, orderBy: { gpuUuid: "asc" } });
-  return found.map((row) => row.gpuUuid);
 }
 
 /**

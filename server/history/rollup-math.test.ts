@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  HOUR_MS,
-  MINUTE_MS,
-  addSample,
-  mergeEntries,
-  mergeMinuteRows,
-  newMinuteEntry,
-  toMinuteRow,
-  type MinuteRow,
-} from "@/server/history/rollup-math";
+import { addSample, mergeEntries, mergeMinuteRows, newMinuteEntry, toMinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { rollupHour, rollupHours } from "@/server/history/hour-tally";
 import { makeGpu } from "@/server/testing/factories";
 

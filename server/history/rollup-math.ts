@@ -8,9 +8,6 @@ import type { MinuteRow } from "@/server/minutes/minute-row";
  * `mergeMinuteRows`. Minutes become an hour in hour-tally.ts (`rollupHour`).
  */
 
-/** Re-exported: the history's code takes its minutes and clock arithmetic from here. */
-export { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
-
 /**
  * One GPU for one hour, as stored in GpuHour. Here `samples` counts the
  * minutes that had readings (not raw readings): GPU-hour sums need the

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/core/db";
-import { HOUR_MS, MINUTE_MS, type HourRow, type MinuteRow } from "@/server/history/rollup-math";
-import { readMinutes, upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
+import { type HourRow } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
+import { upsertHourRows, upsertMinuteRows } from "@/server/history/rollup-store";
+import { readMinutes } from "@/server/minutes/minute-store";
 import { gpuUuid } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 

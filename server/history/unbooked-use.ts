@@ -2,7 +2,7 @@ import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { db } from "@/server/core/db";
 import { sumGpuTime } from "@/server/history/gpu-time";
 import { planResolution } from "@/server/history/resolution";
-import { num } from "@/server/history/sql-dialect";
+import { num } from "@/server/core/sql-dialect";
 import { unitWeights } from "@/server/history/unit-weights";
 
 /**

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { UsageReport } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
 import { bookedByOfMinute, type BookedInterval } from "@/server/history/booked-intervals";
-import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { toCsv } from "@/server/history/usage-csv";
 import { getUsageReport } from "@/server/history/usage-report";

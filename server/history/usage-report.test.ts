@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { UsageReport } from "@/lib/domain/usage-types";
 import { db } from "@/server/core/db";
-import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { recomputeHours, upsertMinuteRows } from "@/server/history/rollup-store";
 import { toCsv } from "@/server/history/usage-csv";
 import { getUsageReport } from "@/server/history/usage-report";

@@ -14,12 +14,12 @@ import {
 import { db } from "@/server/core/db";
 import { bucketStarts, planResolution, type RollupTable } from "@/server/history/resolution";
 import { sumGpuTime } from "@/server/history/gpu-time";
-import { floorTo } from "@/server/history/rollup-math";
+import { floorTo } from "@/server/minutes/minute-row";
 import { bookedRangesBy, personHostKey } from "@/server/bookings/rules/booked-ranges";
 import { foldCells, type HeldTime, type UsageCell, usageCells } from "@/server/history/usage-cells";
 import { handedBackTimes } from "@/server/history/handed-back";
 import { gpuHoursOf, type GpuRange } from "@/server/bookings/rules/gpu-hours";
-import { num } from "@/server/history/sql-dialect";
+import { num } from "@/server/core/sql-dialect";
 import { unitWeights } from "@/server/history/unit-weights";
 import type { UnbookedPersonUsage } from "@/lib/domain/team-usage";
 import { unbookedUseByPerson } from "@/server/history/unbooked-use";

@@ -1,8 +1,10 @@
 import { db } from "@/server/core/db";
 import { bucketStarts } from "@/server/history/resolution";
-import { HOUR_MS, type MinuteRow } from "@/server/history/rollup-math";
+import { HOUR_MS, type MinuteRow } from "@/server/minutes/minute-row";
 import { claimWriteLock, insertMissingMinuteRows, recomputeHours } from "@/server/history/rollup-store";
 import { MINUTE_MS } from "@/server/bookings/rules/idle-rule";
+import { moveStartOfBooking } from "@/server/bookings/store/booking-writes";
+import { readBookingToBackdate, setIdleClock } from "@/server/bookings/store/idle-columns";
 
 /** What the backdated minutes read: an idle job (memory held at 0 %) by default. */
 export interface StoredReading {
@@ -29,10 +31,7 @@ export async function backdateBooking(reservationId: string, minutes: number, no
   const reading = options.reading ?? { utilPct: 0, memUsedMiB: 29_696 };
   const nowMinute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
   const startsAt = new Date(nowMinute - minutes * MINUTE_MS);
-  const booking = await db().reservation.findUniqueOrThrow({
-    where: { id: reservationId },
-    select: { userId: true, hostId: true, startsAt: true, gpus: { select: { gpu: { select: { uuid: true } } } } },
-  });
+  const booking = await readBookingToBackdate(reservationId);
   const uuids = booking.gpus.map(({ gpu }) => gpu.uuid);
   const rows: MinuteRow[] = [];
   for (const uuid of uuids) {
@@ -60,11 +59,8 @@ export async function backdateBooking(reservationId: string, minutes: number, no
   }
   await db().$transaction(async (tx) => {
     // A keep `minutes` ago means the booking had started by then too.
-    if (options.clock === "keep") await tx.reservation.update({ where: { id: reservationId }, data: { idleClockAt: startsAt } });
-    if (options.clock !== "keep" || booking.startsAt > startsAt) {
-      await tx.reservation.update({ where: { id: reservationId }, data: { startsAt } });
-      await tx.reservationGpu.updateMany({ where: { reservationId }, data: { startsAt } });
-    }
+    if (options.clock === "keep") await setIdleClock(tx, reservationId, startsAt);
+    if (options.clock !== "keep" || booking.startsAt > startsAt) await moveStartOfBooking(tx, reservationId, startsAt);
     await insertMissingMinuteRows(tx, rows);
     // The hourly rollups (long ranges of the usage page) count these minutes too.
     await claimWriteLock(tx);

@@ -4,6 +4,7 @@ import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { can } from "@/server/access/permissions";
+import { readBookingPurposes } from "@/server/bookings/store/idle-columns";
 
 function requireAdminActor(actor: Actor): void {
   if (!can.administer(actor)) throw new AppError("forbidden", "Only an admin can change idle release's exemptions");
@@ -21,7 +22,7 @@ async function resolveSubject(input: IdleExemptionInput): Promise<{ id: string; 
     if (!person) throw new AppError("bad_request", `No person with username ${input.subject}`, { subject: "No such person" });
     return { id: person.id, label: person.username ?? input.subject };
   }
-  const booking = await db().reservation.findUnique({ where: { id: input.subject }, select: { id: true, purpose: true } });
+  const [booking] = await readBookingPurposes([input.subject]);
   if (!booking) throw new AppError("bad_request", `No booking ${input.subject}`, { subject: "No such booking" });
   return { id: booking.id, label: booking.purpose };
 }
@@ -32,7 +33,7 @@ export async function listIdleExemptions(actor: Actor): Promise<IdleExemptionsAn
   const [hosts, people, bookings] = await Promise.all([
     db().host.findMany({ where: { id: { in: rows.filter((row) => row.kind === "host").map((row) => row.subjectId) } }, select: { id: true, name: true } }),
     db().user.findMany({ where: { id: { in: rows.filter((row) => row.kind === "person").map((row) => row.subjectId) } }, select: { id: true, username: true } }),
-    db().reservation.findMany({ where: { id: { in: rows.filter((row) => row.kind === "booking").map((row) => row.subjectId) } }, select: { id: true, purpose: true } }),
+    readBookingPurposes(rows.filter((row) => row.kind === "booking").map((row) => row.subjectId)),
   ]);
   const labels = new Map<string, string>([
     ...hosts.map((host) => [host.id, host.name] as [string, string]),

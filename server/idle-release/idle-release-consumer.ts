@@ -14,8 +14,8 @@ export interface IdleReleaseConsumer extends TickConsumer {
  * the processes a release leaves running); the decisions run from stored
  * minutes every 30 s and whenever the history announces stored minutes
  * (server/history/minutes-stored.ts; server/idle-release/idle-runner.ts).
- * Each pass's standings are announced (server/tick/idle-standings.ts): the
- * alert rules keep them as the idle-booking alert's clock.
+ * The standings of its last pass (`standings`) are the idle-booking alert's
+ * clock: server/main/start-tick.ts hands them to the alert rules.
  */
 export function idleReleaseConsumer(options: { alertHoldMinutes: number; publicUrl?: string; everyMs?: number }): IdleReleaseConsumer {
   let gpus: readonly LiveGpu[] = [];

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeMinuteRow, NO_READINGS } from "@/server/testing/factories";
-import type { MinuteRow } from "@/server/history/rollup-math";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

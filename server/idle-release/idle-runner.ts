@@ -2,7 +2,7 @@ import type { IdleHoldingProcess, IdleNotice } from "@/lib/domain/idle-release";
 import type { LiveGpu } from "@/lib/live/live";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { db } from "@/server/core/db";
-import { idleBookingSelect, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { notifyIdle } from "@/server/idle-release/notify-idle";
 import { sliceMinuteBusy } from "@/server/bookings/rules/idle-rule";
 import { releaseIdleBooking } from "@/server/idle-release/release-idle";
@@ -10,8 +10,8 @@ import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
 import { acrossNodesPhrase, hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { claimIdleWarning, readRunningBookingsToJudge } from "@/server/bookings/store/idle-columns";
 import { periodicJob } from "@/server/core/jobs";
-import { announceIdleStandings } from "@/server/tick/idle-standings";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
 /** Idle decisions need stored minutes, not every second: look this often (and after each rollup flush, when told). */
@@ -53,16 +53,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
   const now = new Date(nowMs);
   const policy = await readIdlePolicy(db());
   const exemptions = await readIdleExemptions(db());
-  const bookings = await db().reservation.findMany({
-    where: { status: "booked", startsAt: { lte: now }, endsAt: { gt: now } },
-    select: {
-      ...idleBookingSelect,
-      purpose: true,
-      nodeRank: true,
-      host: { select: { name: true } },
-      gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true, memoryTotalMiB: true } } } },
-    },
-  });
+  const bookings = await readRunningBookingsToJudge(now);
   const gpus = options.liveGpus();
   const live = new Map(gpus.map((gpu) => [gpu.uuid, gpu]));
   const busyNowOf = (booking: Pick<(typeof bookings)[number], "gpus">) => booking.gpus.some(({ gpu }) => busyInLiveReading(live.get(gpu.uuid), gpu.migDeviceIndex !== null, policy.idleBelowPct));
@@ -97,10 +88,7 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
     });
     if (standing.warnedAtMs === null) {
       // The claim: one instance, one pass, one warning per window (a warning of an earlier idle run is replaced).
-      const unwarned = [{ idleWarnedAt: null }, { idleWarnedAt: { lt: new Date(standing.idleSinceMs) } }];
-      const claimed = await db().reservation.updateMany({ where: { id: booking.id, status: "booked", OR: unwarned }, data: { idleWarnedAt: now } });
-      if (claimed.count === 1 && parts.length > 1) await db().reservation.updateMany({ where: { id: { in: parts.map((part) => part.id) } }, data: { idleWarnedAt: now } });
-      if (claimed.count === 1) {
+      if (await claimIdleWarning(booking.id, parts.map((part) => part.id), new Date(standing.idleSinceMs), now)) {
         await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });
         // The live bookings carry the warning (fleet cards): the feed reads them again.
         announceBookingsChanged();
@@ -134,7 +122,6 @@ export function startIdleRunner(options: IdleRunnerOptions) {
     everyMs: options.everyMs ?? IDLE_CHECK_EVERY_MS,
     run: async () => {
       standings = await runIdlePass(options, now());
-      announceIdleStandings(standings);
     },
   });
   return {

@@ -7,7 +7,9 @@ import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { readPartInTransaction } from "@/server/bookings/store/booking-writes";
+import { restartIdleClock } from "@/server/bookings/store/idle-columns";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 import { can } from "@/server/access/permissions";
 
@@ -20,18 +22,15 @@ export async function keepReservation(actor: Actor, id: string, options: Service
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  const found = await readBookingOwner(client, id);
   if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
 
   // A booking across nodes is kept whole: every part's idle clock starts again.
   const ids = await partIdsOf(client, id);
-  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
+  const hostIds = await readPartHostIds(client, ids);
 
   await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx) => {
-    const row = await tx.reservation.findUniqueOrThrow({
-      where: { id: ids[0] },
-      select: { startsAt: true, endsAt: true, status: true, idleKeepsUsed: true, idleClockAt: true },
-    });
+    const row = await readPartInTransaction(tx, ids[0]);
     const state = reservationState(row, nowMs);
     if (state !== "active") {
       throw new AppError("conflict", state === "scheduled" ? "This booking has not started; nothing to keep yet" : `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
@@ -41,7 +40,7 @@ export async function keepReservation(actor: Actor, id: string, options: Service
       const allowed = policy.idleKeepsPerBooking;
       throw new AppError("conflict", `This booking has been kept ${allowed === 1 ? "once" : `${allowed} times`}, the most the policy allows; use its GPUs or extend it`);
     }
-    await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { idleClockAt: now, idleWarnedAt: null, idleKeepsUsed: row.idleKeepsUsed + 1 } });
+    await restartIdleClock(tx, ids, now, row.idleKeepsUsed + 1);
     await writeAudit(tx, {
       actorId: actor.id,
       action: "reservation.keep",

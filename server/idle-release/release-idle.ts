@@ -1,11 +1,13 @@
 import type { PrismaClient } from "@prisma/client";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { db } from "@/server/core/db";
-import { idleBookingSelect, idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
-import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { endParts } from "@/server/bookings/store/booking-writes";
+import { readPartsToRelease } from "@/server/bookings/store/idle-columns";
 import { wholeBookingStanding } from "@/server/bookings/rules/whole-booking";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 
@@ -33,14 +35,14 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  const found = await readBookingOwner(client, id);
   if (!found) return { kind: "skipped", why: "not active" };
   // A booking across nodes is released whole, and only when every part is due.
   const ids = await partIdsOf(client, id);
-  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
+  const hostIds = await readPartHostIds(client, ids);
 
   const outcome = await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx, changes): Promise<IdleReleaseOutcome> => {
-    const rows = await tx.reservation.findMany({ where: { id: { in: ids } }, select: { ...idleBookingSelect, status: true, purpose: true } });
+    const rows = await readPartsToRelease(tx, ids);
     if (rows.length !== ids.length || rows.some((row) => reservationState(row, nowMs) !== "active")) return { kind: "skipped", why: "not active" };
     const policy = await readIdlePolicy(tx);
     const exemptions = await readIdleExemptions(tx);
@@ -57,8 +59,7 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
       await tx.idleRelease.createMany({ data: records.map((record) => ({ ...record, reportOnly: true })) });
       return { kind: "reported", standing, scheduledEndAt: row.endsAt };
     }
-    await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { status: "released", endsAt: now, releasedBecause: "idle" } });
-    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt: now } });
+    await endParts(tx, ids, now, { status: "released", releasedBecause: "idle" });
     // Reported in report-only mode before release was switched on: the release replaces that record (one per idle run).
     await tx.idleRelease.deleteMany({ where: { reservationId: { in: ids }, idleSince, reportOnly: true } });
     await tx.idleRelease.createMany({ data: records });

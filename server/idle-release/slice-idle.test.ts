@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GpuSample } from "@/lib/domain/snapshot";
 import { hasSharedFixtures, readSharedFixture } from "@/host/collector/nvidia-smi/test-fixtures";
 import { NO_READINGS } from "@/server/testing/factories";
-import type { MinuteRow } from "@/server/history/rollup-math";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**

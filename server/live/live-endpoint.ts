@@ -143,7 +143,10 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     gpuStates,
     bookings: () => bookings?.current() ?? [],
     openAlerts: () => options.openAlerts?.() ?? null,
-    simulated: fleet.simulated,
+    // Read at each snapshot: the demo can end while the server runs.
+    get simulated() {
+      return fleet.simulated;
+    },
   };
   // Two reduced views: the plain one, and one that names who runs without a booking for the
   // displays whose admin turned that on. Each is built once per flush, and only while a screen watches it.
@@ -157,7 +160,9 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
       history: (uuid) => fleet.history(uuid),
       gpuState: (uuid) => gpuStates()[uuid] ?? null,
       bookings: () => bookings?.current() ?? [],
-      simulated: fleet.simulated,
+      get simulated() {
+        return fleet.simulated;
+      },
     },
     slots,
   );

@@ -64,13 +64,14 @@ export async function startTick(options: StartTickOptions) {
   const channel = attachEnforcementChannel(options.agentNamespace as never, recordEnforcementReport, { clusterWide: options.clusterWide });
 
   const idleRelease = idleReleaseConsumer({ alertHoldMinutes: Math.ceil(options.alerts.config.holdMs.idle_booking / 60_000), publicUrl: options.publicUrl });
-  const alerts = alertRulesConsumer(options.alerts);
+  // The idle-booking alert's clock: idle release's standings of its last pass, read where both run (the leader).
+  const alerts = alertRulesConsumer({ ...options.alerts, idleStandings: idleRelease.standings });
   const enforcement = enforcementConsumer({ channel, loginOf: (id) => directory.loginOf(id) });
   const consumers: TickConsumer[] = [
     alerts, // leader: judges the rules, keeps the Alert table in step; finds the open alerts
     enforcement, // leader: acts on the conflicts the rules hold open
     notificationsConsumer({ publicUrl: options.publicUrl }), // leader: webhook deliveries of alert changes
-    idleRelease, // leader: warns and releases idle bookings, from stored minutes; announces its standings (the idle-booking alert's clock)
+    idleRelease, // leader: warns and releases idle bookings, from stored minutes; its standings are the alert rules' idle clock (above)
     unitsFreedConsumer(), // leader: a unit that became free wakes the waitlist
     ...(options.rollups ? [options.rollups] : []), // everywhere: the second's readings, who booked and who ran, per GPU-minute
     ...(options.live ? [options.live] : []), // everywhere: what changed, to this instance's viewers

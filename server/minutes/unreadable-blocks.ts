@@ -51,24 +51,11 @@ export function noteUnreadable(block: UnreadableBlock): void {
   log.error(`minute block of GPU ${block.gpuUuid} at ${new Date(block.hourMs).toISOString()} cannot be read, its minutes are left out: ${block.reason}`);
 }
 
-/**
- * Moves unreadable blocks out of GpuMinuteBlock into GpuMinuteBlockSetAside,
- * in the caller's transaction (a writer about to replace the block, or the
- * retention pass about to delete its hour), which holds the write lock:
- * nobody rewrote the block since it was read. Logs each with its GPU and hour.
- */
-export async function setAsideBlocks(tx: Client, blocks: readonly UnreadableBlock[]): Promise<void> {
-  if (blocks.length === 0) return;
-  for (const block of blocks) {
-    const hour = new Date(block.hourMs);
-    await tx.gpuMinuteBlockSetAside.create({ data: { gpuUuid: block.gpuUuid, hour, data: Buffer.from(block.data), reason: block.reason.slice(0, 500) } });
-    await tx.gpuMinuteBlock.deleteMany({ where: { gpuUuid: block.gpuUuid, hour } });
-  }
-  for (const block of blocks) {
-    registry().unreadable.delete(keyOf(block.gpuUuid, block.hourMs));
-    registry().setAside += 1;
-    log.error(`minute block of GPU ${block.gpuUuid} at ${new Date(block.hourMs).toISOString()} set aside (GpuMinuteBlockSetAside; the other GPU-hours go on): ${block.reason}`);
-  }
+/** A block set aside (server/minutes/minute-store.ts, `setAsideBlocks`): no longer met unreadable, counted, logged with its GPU and hour. */
+export function noteSetAside(block: UnreadableBlock): void {
+  registry().unreadable.delete(keyOf(block.gpuUuid, block.hourMs));
+  registry().setAside += 1;
+  log.error(`minute block of GPU ${block.gpuUuid} at ${new Date(block.hourMs).toISOString()} set aside (GpuMinuteBlockSetAside; the other GPU-hours go on): ${block.reason}`);
 }
 
 /**

@@ -6,6 +6,8 @@ import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import type { Actor } from "@/server/access/actor";
 import { onBookingChange } from "@/server/bookings/store/booking-events";
+import { readBookingOwner } from "@/server/bookings/store/booking-parts";
+import { readHostsWithOpenBookings, readOpenBookingsOnUnits } from "@/server/bookings/store/notice-reads";
 import { onSlurmReservationMissing, type SlurmReservationMissing } from "@/server/bookings/slurm/slurm-events";
 import { findGoneUnits, listOpenBookingsOfUnit } from "@/server/bookings/views/gone-slices";
 import { onInventoryChanged } from "@/server/hosts/inventory-events";
@@ -38,7 +40,7 @@ export function tellBookerOfChange(actor: Actor, booking: ReservationView, what:
 export async function tellBookerOfMisuse(change: AlertUpdate, publicUrl?: string): Promise<void> {
   const { alert } = change;
   if (change.event !== "opened" || !MISUSE_ALERT_KINDS.includes(alert.kind) || !alert.reservationId) return;
-  const booking = await db().reservation.findUnique({ where: { id: alert.reservationId }, select: { userId: true } });
+  const booking = await readBookingOwner(db(), alert.reservationId);
   if (!booking) return;
   await notifyPerson(
     { userId: booking.userId, event: "booking.conflict", subjectId: alert.id, title: "Someone else is using a GPU you booked", text: alert.message, path: "/alerts", onceKey: `booking.conflict:${alert.id}` },
@@ -110,23 +112,9 @@ export async function tellBookersOfLostUnit(change: AlertUpdate, publicUrl?: str
  * another instance or while no leader ran, and never tells twice.
  */
 export async function tellBookersOfGoneUnits(publicUrl?: string, now = new Date(), hostIds?: string[]): Promise<number> {
-  const openOn = { status: "booked", endsAt: { gt: now } } as const;
-  const hosts = await db().reservation.findMany({ where: { ...openOn, ...(hostIds ? { hostId: { in: hostIds } } : {}) }, distinct: ["hostId"], select: { hostId: true } });
-  const gone = await findGoneUnits(db(), hosts.map((host) => host.hostId));
+  const gone = await findGoneUnits(db(), await readHostsWithOpenBookings(now, hostIds));
   if (gone.size === 0) return 0;
-  const rows = await db().reservation.findMany({
-    where: { ...openOn, gpus: { some: { gpu: { uuid: { in: [...gone] } } } } },
-    orderBy: [{ startsAt: "asc" }],
-    select: {
-      id: true,
-      userId: true,
-      startsAt: true,
-      endsAt: true,
-      purpose: true,
-      host: { select: { name: true } },
-      gpus: { select: { gpu: { select: { uuid: true, index: true, migDeviceIndex: true, migProfile: true, parentUuid: true } } } },
-    },
-  });
+  const rows = await readOpenBookingsOnUnits(now, [...gone]);
   const parentUuids = rows.flatMap((row) => row.gpus.flatMap(({ gpu }) => (gpu.parentUuid ? [gpu.parentUuid] : [])));
   const parents = new Map((await db().gpu.findMany({ where: { uuid: { in: parentUuids } }, select: { uuid: true, index: true, migMode: true } })).map((gpu) => [gpu.uuid, gpu]));
   let told = 0;

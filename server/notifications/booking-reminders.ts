@@ -1,7 +1,7 @@
-import { db } from "@/server/core/db";
 import { periodicJob } from "@/server/core/jobs";
 import { notifyPerson, type PersonNotice } from "@/server/notifications/notify-person";
 import { onBookingsChanged } from "@/server/bookings/store/booking-events";
+import { readBookingsToRemind } from "@/server/bookings/store/notice-reads";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 
@@ -75,24 +75,7 @@ export function dueReminders(now: Date, bookings: ReminderBooking[]): PersonNoti
 /** Reads the bookings that may be due and gives each due reminder once; answers how many were given now. */
 export async function sendBookingReminders(now = new Date(), options: { publicUrl?: string } = {}): Promise<number> {
   const horizon = new Date(now.getTime() + REMINDER_LEAD_MS);
-  const rows = await db().reservation.findMany({
-    where: {
-      status: "booked",
-      OR: [{ startsAt: { gt: now, lte: horizon } }, { startsAt: { lte: now }, endsAt: { gt: now, lte: horizon } }],
-      user: { simulated: false },
-    },
-    select: {
-      id: true,
-      userId: true,
-      purpose: true,
-      startsAt: true,
-      endsAt: true,
-      groupId: true,
-      nodeRank: true,
-      host: { select: { name: true } },
-      gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, name: true } } } },
-    },
-  });
+  const rows = await readBookingsToRemind(now, horizon);
   // A booking across nodes is reminded of once, by its first part, naming every node ("2 × 4 H100 on node-a and node-b").
   const parts = new Map<string, typeof rows>();
   for (const row of rows) if (row.groupId) parts.set(row.groupId, [...(parts.get(row.groupId) ?? []), row].sort((a, b) => (a.nodeRank ?? 0) - (b.nodeRank ?? 0)));

@@ -2,6 +2,7 @@ import type { AlertUpdate, AlertView } from "@/lib/domain/alerts";
 import type { Prisma } from "@prisma/client";
 import { countedWrite } from "@/server/core/counted-write";
 import { db } from "@/server/core/db";
+import { readBookingOwner } from "@/server/bookings/store/booking-parts";
 import { periodicJob, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import { buildPayload, deliveryEventOf, testAlert, type DeliveryEvent } from "@/server/notifications/webhook-payload";
@@ -30,7 +31,7 @@ const MAX_ERROR_CHARS = 500;
  */
 async function bookersOf(alert: AlertView): Promise<string[]> {
   if (alert.reservationId) {
-    const reservation = await db().reservation.findUnique({ where: { id: alert.reservationId }, select: { userId: true } });
+    const reservation = await readBookingOwner(db(), alert.reservationId);
     return reservation ? [reservation.userId] : [];
   }
   if (alert.kind === "host_offline") return alert.people.map((person) => person.id);

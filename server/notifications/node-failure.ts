@@ -5,6 +5,8 @@ import { bookingPath } from "@/lib/domain/booking-link";
 import { db } from "@/server/core/db";
 import { notifyPerson } from "@/server/notifications/notify-person";
 import { findSpareNode } from "@/server/bookings/placement/spare-node";
+import { readGroupNodes } from "@/server/bookings/store/booking-parts";
+import { readOpenPartsOn } from "@/server/bookings/store/notice-reads";
 
 /** The alerts that mean a node of a job across nodes cannot go on as it is. */
 const NODE_FAILURES: readonly AlertKind[] = ["host_offline", "gpu_lost", "gpu_health"];
@@ -18,26 +20,19 @@ const NODE_FAILURES: readonly AlertKind[] = ["host_offline", "gpu_lost", "gpu_he
 export async function tellOfFailedNode(change: AlertUpdate, publicUrl?: string, now = new Date(), fleet?: LiveGpuSource): Promise<number> {
   const { alert } = change;
   if (change.event !== "opened" || !NODE_FAILURES.includes(alert.kind)) return 0;
-  const where =
+  const on =
     alert.kind === "host_offline"
       ? alert.host
         ? { hostId: alert.host.id }
         : null
       : alert.gpu
-        ? { gpus: { some: { gpu: { uuid: alert.gpu.uuid } } } }
+        ? { unitUuid: alert.gpu.uuid }
         : null;
-  if (!where) return 0;
-  const parts = await db().reservation.findMany({
-    where: { ...where, status: "booked", endsAt: { gt: now }, groupId: { not: null } },
-    select: { id: true, userId: true, groupId: true, nodeRank: true, purpose: true, host: { select: { name: true } } },
-  });
+  if (!on) return 0;
+  const parts = await readOpenPartsOn(on, now);
   let told = 0;
   for (const part of parts) {
-    const siblings = await db().reservation.findMany({
-      where: { groupId: part.groupId },
-      orderBy: { nodeRank: "asc" },
-      select: { gpus: { select: { gpu: { select: { name: true } } } } },
-    });
+    const siblings = await readGroupNodes(db(), part.groupId as string);
     const label = multiNodeLabel(shapeOf(siblings.map((sibling) => ({ gpus: sibling.gpus.map(({ gpu }) => gpu) }))));
     const node = nodeOfLabel(part.nodeRank ?? 0, siblings.length);
     const spare = await findSpareNode(part.id, now, { fleet });

@@ -14,7 +14,7 @@ import { channelsOf, personalEmail } from "@/server/notifications/notification-p
 import { wakeDeliveries } from "@/server/notifications/notifications";
 import { escapeSlackText } from "@/server/notifications/webhook-payload";
 import { toFormat } from "@/server/notifications/webhooks";
-import { processEvent } from "@/server/core/process-events";
+import { eventChannel } from "@/server/core/event-bus";
 
 /** Something to tell one person about their own bookings. */
 export interface PersonNotice {
@@ -48,7 +48,7 @@ export interface NotifyResult {
   mail: boolean;
 }
 
-const pageNotices = processEvent<PersonNoticeView & { userId: string; data?: unknown }>("__gpudeskPersonNotices", "person notices");
+const pageNotices = eventChannel<PersonNoticeView & { userId: string; data?: unknown }>("personNotice");
 
 /** Listens to page notices as they are given, on the instance that gives them. */
 export const onPersonNotice = pageNotices.on;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/server/access/actor";
-import type { MinuteRow } from "@/server/history/rollup-math";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 import { uniqueName } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { GpuSample, ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
-import type { MinuteRow } from "@/server/history/rollup-math";
+import type { MinuteRow } from "@/server/minutes/minute-row";
 
 let counter = 0;
 

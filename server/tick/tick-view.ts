@@ -36,7 +36,7 @@ export interface TickView {
   findings: TickFindings;
 }
 
-/** What the idle-booking alert needs of a booking's idle standing (server/bookings/rules/idle-state.ts), announced by idle release (server/tick/idle-standings.ts). */
+/** What the idle-booking alert needs of a booking's idle standing (server/bookings/rules/idle-state.ts): idle release's last pass, handed to the alert rules by server/main/start-tick.ts. */
 export interface IdleRun {
   idleMinutes: number;
   belowPct: number;

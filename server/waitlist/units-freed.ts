@@ -1,9 +1,9 @@
 import { isGpuFree } from "@/lib/domain/gpu-availability";
-import { processEvent } from "@/server/core/process-events";
+import { eventChannel } from "@/server/core/event-bus";
 import type { TickConsumer } from "@/server/tick/tick-view";
 
 /** "Units became free this tick" (work without a booking ended, a host came back): the waitlist looks again at once. */
-const unitsFreed = processEvent<void>("__gpudeskUnitsFreedListeners", "units freed");
+const unitsFreed = eventChannel<void>("unitsFreed");
 
 export const onUnitsFreed = (listener: () => void): (() => void) => unitsFreed.on(listener);
 

@@ -12,7 +12,8 @@ import { bookingTransaction } from "@/server/bookings/store/booking-transaction"
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { findConflicts } from "@/server/bookings/store/occupancy";
 import { readPolicy } from "@/server/bookings/rules/policy";
-import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { partIdsOf, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { moveEndOfParts, readBookingToChange, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
 import { can } from "@/server/access/permissions";
@@ -33,22 +34,16 @@ export async function changeReservationEnd(
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await client.reservation.findUnique({
-    where: { id },
-    select: { userId: true, hostId: true, endsAt: true, teamId: true, host: { select: { name: true } }, user: { select: { username: true, name: true } } },
-  });
+  const found = await readBookingToChange(client, id);
   if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
   const oldEndsAt = found.endsAt;
   // A booking across nodes moves whole: every part's end, checked and written in one transaction.
   const ids = await partIdsOf(client, id);
-  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
+  const hostIds = await readPartHostIds(client, ids);
 
   await bookingTransaction(client, { userId: found.userId, hostIds, teamIds: team ? [team.id] : [] }, async (tx, changes) => {
-    const row = await tx.reservation.findUniqueOrThrow({
-      where: { id: ids[0] },
-      select: { startsAt: true, endsAt: true, status: true, purpose: true, userId: true },
-    });
+    const row = await readPartInTransaction(tx, ids[0]);
     const partGpus = await tx.reservationGpu.findMany({ where: { reservationId: { in: ids } }, select: { gpuId: true } });
     const state = reservationState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
@@ -115,9 +110,7 @@ export async function changeReservationEnd(
 
     const newEnd = new Date(newEndMs);
     // An extension starts the idle clock again (server/idle-release/).
-    const idleClock = extending && state === "active" ? { idleClockAt: now, idleWarnedAt: null } : {};
-    await tx.reservation.updateMany({ where: { id: { in: ids } }, data: { endsAt: newEnd, ...idleClock } });
-    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt: newEnd } });
+    await moveEndOfParts(tx, ids, newEnd, extending && state === "active" ? now : null);
     const parts = ids.length > 1 ? { parts: ids } : {};
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {

@@ -7,7 +7,8 @@ import { writeAudit } from "@/server/access/audit-log";
 import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { partIdsOf, readBookingOwner, readPartHostIds } from "@/server/bookings/store/booking-parts";
+import { endParts, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { can } from "@/server/access/permissions";
 
@@ -22,34 +23,24 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const found = await client.reservation.findUnique({ where: { id }, select: { userId: true, hostId: true } });
+  const found = await readBookingOwner(client, id);
   if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
   if (ending.kind === "cancel" && !can.cancelBooking(actor)) {
     throw new AppError("forbidden", "Only an admin can cancel a booking; release your own instead");
   }
   // A booking across nodes ends whole: every part, in one transaction.
   const ids = await partIdsOf(client, id);
-  const hostIds = (await client.reservation.findMany({ where: { id: { in: ids } }, select: { hostId: true } })).map((part) => part.hostId);
+  const hostIds = await readPartHostIds(client, ids);
 
   await bookingTransaction(client, { userId: found.userId, hostIds }, async (tx, changes) => {
-    const row = await tx.reservation.findUniqueOrThrow({
-      where: { id: ids[0] },
-      select: { startsAt: true, endsAt: true, status: true, purpose: true },
-    });
+    const row = await readPartInTransaction(tx, ids[0]);
     const state = reservationState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has already ${state === "expired" ? "ended" : `been ${state}`}`);
     }
     const endsAt = state === "scheduled" ? row.startsAt : now;
     const status = ending.kind === "release" ? "released" : "cancelled";
-    await tx.reservation.updateMany({
-      where: { id: { in: ids } },
-      data:
-        ending.kind === "release"
-          ? { status, endsAt }
-          : { status, endsAt, cancelReason: ending.reason, cancelledById: actor.id },
-    });
-    await tx.reservationGpu.updateMany({ where: { reservationId: { in: ids } }, data: { endsAt } });
+    await endParts(tx, ids, endsAt, ending.kind === "release" ? { status: "released" } : { status: "cancelled", cancelReason: ending.reason, cancelledById: actor.id });
     const parts = ids.length > 1 ? { parts: ids } : {};
     const booking = await auditBookingName(tx, id);
     await writeAudit(tx, {

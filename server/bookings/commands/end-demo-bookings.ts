@@ -1,6 +1,7 @@
 import type { Prisma } from "@prisma/client";
 import { reservationState } from "@/lib/domain/reservation-state";
 import { writeAudit } from "@/server/access/audit-log";
+import { endParts, readDemoBookingsToEnd } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 
 /**
@@ -17,20 +18,13 @@ export async function endDemoBookings(
   options: { actorId: string | null; reason: string; now: Date },
 ): Promise<{ ended: number; cancelled: number }> {
   const nowMs = options.now.getTime();
-  const rows = await tx.reservation.findMany({
-    where: { status: "booked", endsAt: { gt: options.now }, OR: [{ userId: { in: [...demo.peopleIds] } }, { hostId: { in: [...demo.hostIds] } }] },
-    select: { id: true, startsAt: true, endsAt: true, status: true, purpose: true },
-  });
+  const rows = await readDemoBookingsToEnd(tx, demo, options.now);
   let ended = 0;
   let cancelled = 0;
   for (const row of rows) {
     const scheduled = reservationState(row, nowMs) === "scheduled";
     const endsAt = scheduled ? row.startsAt : options.now;
-    await tx.reservation.update({
-      where: { id: row.id },
-      data: { status: "cancelled", endsAt, cancelReason: options.reason, cancelledById: options.actorId },
-    });
-    await tx.reservationGpu.updateMany({ where: { reservationId: row.id }, data: { endsAt } });
+    await endParts(tx, [row.id], endsAt, { status: "cancelled", cancelReason: options.reason, cancelledById: options.actorId });
     const booking = await auditBookingName(tx, row.id);
     await writeAudit(tx, {
       actorId: options.actorId,

@@ -10,7 +10,8 @@ import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-tra
 import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/create-booking";
 import { liveView } from "@/server/bookings/placement/gpu-in-use";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
-import { partIdsOf } from "@/server/bookings/views/multi-node-view";
+import { partIdsOf, readBookingOwner, readGroupHostIds } from "@/server/bookings/store/booking-parts";
+import { createKeptBooking, movePartToHost, readPartToMove } from "@/server/bookings/store/booking-writes";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { placeUnits } from "@/server/bookings/placement/place-units";
 import { readPolicy } from "@/server/bookings/rules/policy";
@@ -32,7 +33,7 @@ import { can } from "@/server/access/permissions";
 export async function replacePart(actor: Actor, partId: string, hostName: string | undefined, options: CreateOptions = {}): Promise<MultiNodeBookingView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
-  const part = await client.reservation.findUnique({ where: { id: partId }, select: { userId: true, hostId: true, groupId: true, teamId: true } });
+  const part = await readBookingOwner(client, partId);
   if (!part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
   if (!part.groupId) throw new AppError("bad_request", "Only a node of a booking across nodes can be moved to a spare; book another GPU instead");
   const target = hostName ?? (await findSpareNode(partId, now, { client, fleet: options.fleet }))?.hostName;
@@ -44,24 +45,11 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
 
   // Every check reads inside the transaction: the booker's row (locked first) queues every move of the booking's nodes.
   await bookingTransaction(client, { userId: part.userId, hostIds: [part.hostId, host.id], teamIds: team ? [team.id] : [] }, async (tx, changes) => {
-    const row = await tx.reservation.findUniqueOrThrow({
-      where: { id: partId },
-      select: {
-        startsAt: true,
-        endsAt: true,
-        status: true,
-        hostId: true,
-        purpose: true,
-        nodeRank: true,
-        nodeCount: true,
-        host: { select: { name: true } },
-        gpus: { select: { gpuId: true, startsAt: true, endsAt: true, gpu: { select: { index: true, name: true } } } },
-      },
-    });
+    const row = await readPartToMove(tx, partId);
     // Another move of this node came first: its old host is not the one this transaction locked.
     if (row.hostId !== part.hostId) throw new AppError("conflict", `Node ${(row.nodeRank ?? 0) + 1} of this booking was just moved to ${row.host.name}`);
-    const siblings = await tx.reservation.findMany({ where: { groupId: part.groupId }, select: { hostId: true } });
-    if (siblings.some((sibling) => sibling.hostId === host.id)) throw new AppError("bad_request", `${host.name} already holds a node of this booking`, { host: `${host.name} already holds a node of this booking` });
+    const siblings = await readGroupHostIds(tx, part.groupId as string);
+    if (siblings.includes(host.id)) throw new AppError("bad_request", `${host.name} already holds a node of this booking`, { host: `${host.name} already holds a node of this booking` });
     const state = reservationState(row, now.getTime());
     if (state !== "scheduled" && state !== "active") throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
     const window = { startMs: Math.max(now.getTime(), row.startsAt.getTime()), endMs: row.endsAt.getTime(), nowMs: now.getTime() };
@@ -71,7 +59,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     const model = commonModel(row.gpus.map(({ gpu }) => gpu.name)) ?? undefined;
     const [picked] = (await placeUnits(tx, { kind: "any-gpus", count: row.gpus.length, model }, [host], live, window, await readPolicy(tx))).parts;
     const kept = await keepHeldTime(tx, { partId, userId: part.userId, teamId: part.teamId, hostId: row.hostId, row, movedToHost: host.name }, window.startMs);
-    await tx.reservation.update({ where: { id: partId }, data: { hostId: host.id, idleClockAt: now, idleWarnedAt: null } });
+    await movePartToHost(tx, partId, host.id, now);
     await tx.reservationGpu.createMany({ data: picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })) });
     await writeAudit(tx, {
       actorId: actor.id,
@@ -115,19 +103,16 @@ async function keepHeldTime(tx: Tx, held: HeldPart, moveMs: number): Promise<str
   if (before.length === 0) return null;
   const node = `node ${(held.row.nodeRank ?? 0) + 1}${held.row.nodeCount ? ` of ${held.row.nodeCount}` : ""}`;
   const note = ` (${node} on ${held.row.host.name} until moved to ${held.movedToHost})`;
-  const kept = await tx.reservation.create({
-    data: {
-      userId: held.userId,
-      hostId: held.hostId,
-      teamId: held.teamId,
-      purpose: `${held.row.purpose.slice(0, Math.max(1, PURPOSE_MAX - note.length))}${note}`.slice(0, PURPOSE_MAX),
-      startsAt: new Date(Math.min(...before.map((unit) => unit.startsAt.getTime()))),
-      endsAt: new Date(moveMs),
-    },
-    select: { id: true },
+  const keptId = await createKeptBooking(tx, {
+    userId: held.userId,
+    hostId: held.hostId,
+    teamId: held.teamId,
+    purpose: `${held.row.purpose.slice(0, Math.max(1, PURPOSE_MAX - note.length))}${note}`.slice(0, PURPOSE_MAX),
+    startsAt: new Date(Math.min(...before.map((unit) => unit.startsAt.getTime()))),
+    endsAt: new Date(moveMs),
   });
   await tx.reservationGpu.createMany({
-    data: before.map((unit) => ({ reservationId: kept.id, gpuId: unit.gpuId, startsAt: unit.startsAt, endsAt: new Date(Math.min(unit.endsAt.getTime(), moveMs)) })),
+    data: before.map((unit) => ({ reservationId: keptId, gpuId: unit.gpuId, startsAt: unit.startsAt, endsAt: new Date(Math.min(unit.endsAt.getTime(), moveMs)) })),
   });
-  return kept.id;
+  return keptId;
 }

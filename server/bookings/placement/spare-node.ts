@@ -9,6 +9,7 @@ import { fabricsOf } from "@/server/bookings/placement/place-nodes";
 import { type LiveGpuSource, liveView } from "@/server/bookings/placement/gpu-in-use";
 import { placeUnits } from "@/server/bookings/placement/place-units";
 import { readPolicy } from "@/server/bookings/rules/policy";
+import { readBookingOwner, readGroupHostIds, readPartForSpare } from "@/server/bookings/store/booking-parts";
 
 export interface SpareNode {
   hostName: string;
@@ -26,13 +27,9 @@ export interface SpareNode {
  */
 export async function findSpareNode(partId: string, now: Date, options: { client?: PrismaClient; fleet?: LiveGpuSource } = {}): Promise<SpareNode | null> {
   const client = options.client ?? db();
-  const part = await client.reservation.findUnique({
-    where: { id: partId },
-    select: { groupId: true, hostId: true, startsAt: true, endsAt: true, gpus: { select: { gpu: { select: { name: true } } } } },
-  });
+  const part = await readPartForSpare(client, partId);
   if (!part?.groupId) return null;
-  const siblings = await client.reservation.findMany({ where: { groupId: part.groupId }, select: { hostId: true } });
-  const taken = new Set(siblings.map((sibling) => sibling.hostId));
+  const taken = new Set(await readGroupHostIds(client, part.groupId));
   const hosts: HostRef[] = await client.host.findMany({ where: { gpus: { some: {} }, id: { notIn: [...taken] } }, select: { id: true, name: true, topology: true }, orderBy: { name: "asc" } });
   const window = { startMs: Math.max(now.getTime(), part.startsAt.getTime()), endMs: part.endsAt.getTime(), nowMs: now.getTime() };
   if (hosts.length === 0 || window.endMs <= window.startMs) return null;
@@ -66,7 +63,7 @@ export async function findSpareNode(partId: string, now: Date, options: { client
  */
 export async function offerSpare(actor: Actor, partId: string, now: Date, options: { client?: PrismaClient; fleet?: LiveGpuSource } = {}): Promise<{ spare: SpareNode | null }> {
   const client = options.client ?? db();
-  const part = await client.reservation.findUnique({ where: { id: partId }, select: { userId: true, groupId: true } });
+  const part = await readBookingOwner(client, partId);
   if (!part || !can.manageBooking(actor, part)) throw new AppError("not_found", "No such reservation");
   if (!part.groupId) throw new AppError("bad_request", "Only a node of a booking across nodes has a spare");
   return { spare: await findSpareNode(partId, now, options) };

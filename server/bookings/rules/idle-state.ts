@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { assessIdle, firstWholeMinute, sliceMemoryIdleMiB, idlePhase, MINUTE_MS, type IdleAssessment, type IdlePhase, type MinuteReading } from "@/server/bookings/rules/idle-rule";
 import type { IdlePolicyValues } from "@/server/bookings/rules/policy";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
-import { readMinutes } from "@/server/minutes/read-minutes";
+import { readMinutes } from "@/server/minutes/minute-store";
 
 type Client = PrismaClient | Prisma.TransactionClient;
 
@@ -18,20 +18,6 @@ export interface IdleBookingRow {
   idleWarnedAt: Date | null;
   gpus: { gpu: { uuid: string; migDeviceIndex: number | null; memoryTotalMiB: number | null } }[];
 }
-
-export const idleBookingSelect = {
-  id: true,
-  userId: true,
-  hostId: true,
-  startsAt: true,
-  endsAt: true,
-  idleClockAt: true,
-  idleKeepsUsed: true,
-  idleWarnedAt: true,
-  // The booking across nodes a part belongs to: its parts are judged together (whole-booking.ts).
-  groupId: true,
-  gpus: { select: { gpu: { select: { uuid: true, migDeviceIndex: true, memoryTotalMiB: true } } } },
-} as const satisfies Prisma.ReservationSelect;
 
 /** A booking's idle standing at one instant: the rule's answer and the policy's phase. */
 export interface IdleStanding extends IdleAssessment {

@@ -1,4 +1,4 @@
-import { processEvent } from "@/server/core/process-events";
+import { eventChannel } from "@/server/core/event-bus";
 
 /** A booking's Slurm reservation went missing and could not be made again: announced once, when its state turns "missing". */
 export interface SlurmReservationMissing {
@@ -12,7 +12,7 @@ export interface SlurmReservationMissing {
   at: Date;
 }
 
-const missing = processEvent<SlurmReservationMissing>("__gpudeskSlurmMissingListeners", "a missing Slurm reservation");
+const missing = eventChannel<SlurmReservationMissing>("slurmReservationMissing");
 
 /** The reconciler announces it after the commit that marks the booking; notifications listen (the booker is told). */
 export const onSlurmReservationMissing = (listener: (event: SlurmReservationMissing) => void): (() => void) => missing.on(listener);

@@ -1,9 +1,9 @@
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import type { Actor } from "@/server/access/actor";
-import { processEvent } from "@/server/core/process-events";
+import { eventChannel } from "@/server/core/event-bus";
 
 /** "Bookings changed": the services announce it after each commit; the live feed and the waitlist listen. */
-const bookingsChanged = processEvent<void>("__gpudeskBookingListeners", "booking changes");
+const bookingsChanged = eventChannel<void>("bookingsChanged");
 
 export const onBookingsChanged = (listener: () => void): (() => void) => bookingsChanged.on(listener);
 export const announceBookingsChanged = (): void => bookingsChanged.emit();
@@ -20,7 +20,7 @@ export interface BookingChange {
  * the commit; notifications listen (server/notifications/booking-notices.ts,
  * started with the server), so bookings never reach into notifications.
  */
-const bookingChanged = processEvent<BookingChange>("__gpudeskBookingChangeListeners", "a booking's change");
+const bookingChanged = eventChannel<BookingChange>("bookingChanged");
 
 export const onBookingChange = (listener: (change: BookingChange) => void): (() => void) => bookingChanged.on(listener);
 export const announceBookingChange = (change: BookingChange): void => bookingChanged.emit(change);

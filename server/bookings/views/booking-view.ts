@@ -8,28 +8,8 @@ import { reservationState, type ReservationStatus } from "@/lib/domain/reservati
 import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { personSelect, toPerson } from "@/server/core/people";
 import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
-
-export const reservationSelect = {
-  id: true,
-  userId: true,
-  startsAt: true,
-  endsAt: true,
-  purpose: true,
-  status: true,
-  cancelReason: true,
-  releasedBecause: true,
-  createdAt: true,
-  groupId: true,
-  nodeCount: true,
-  slurmState: true,
-  slurmMessage: true,
-  user: { select: personSelect },
-  cancelledBy: { select: personSelect },
-  host: { select: { id: true, name: true } },
-  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true } } } },
-} satisfies Prisma.ReservationSelect;
-
-export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reservationSelect }>;
+import { readBookingUnits, type ReservationRow } from "@/server/bookings/store/booking-rows";
+import { readGroupNodes } from "@/server/bookings/store/booking-parts";
 
 const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
 
@@ -126,16 +106,9 @@ function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
  * H100 on h100-03 and h100-04"), whichever part the change went through.
  */
 export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
-  const row = await client.reservation.findUniqueOrThrow({
-    where: { id: reservationId },
-    select: { groupId: true, host: { select: { name: true } }, gpus: { select: { gpu: { select: { index: true, migDeviceIndex: true, migProfile: true } } } } },
-  });
+  const row = await readBookingUnits(client, reservationId);
   if (row.groupId) {
-    const parts = await client.reservation.findMany({
-      where: { groupId: row.groupId },
-      orderBy: { nodeRank: "asc" },
-      select: { host: { select: { name: true } }, gpus: { select: { gpu: { select: { name: true } } } } },
-    });
+    const parts = await readGroupNodes(client, row.groupId);
     return acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map(({ gpu }) => gpu) })));
   }
   const units = row.gpus.map(({ gpu }) => storedUnit(gpu)).sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));

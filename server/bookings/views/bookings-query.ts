@@ -1,35 +1,21 @@
-import type { Prisma, PrismaClient } from "@prisma/client";
+import type { PrismaClient } from "@prisma/client";
 import type { LiveBooking } from "@/lib/live/live";
 import type { ReservationStatus } from "@/lib/domain/reservation-state";
 import type { BookableHost } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/bookings/placement/host-units";
-import { personSelect, toPerson } from "@/server/core/people";
+import { toPerson } from "@/server/core/people";
 import { idleWarningsOf } from "@/server/bookings/views/idle-views";
 import { teamNames } from "@/server/bookings/rules/booking-team";
 import { partLabel, shapeOf } from "@/lib/domain/multi-node";
+import { readLiveBookingRows, readScheduleRows, type ScheduleRow } from "@/server/bookings/store/schedule-rows";
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
   status: ReservationStatus;
 }
 
-const bookingSelect = {
-  id: true,
-  hostId: true,
-  startsAt: true,
-  endsAt: true,
-  purpose: true,
-  status: true,
-  teamId: true,
-  groupId: true,
-  nodeRank: true,
-  host: { select: { name: true } },
-  user: { select: personSelect },
-  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, parentUuid: true, migDeviceIndex: true } } } },
-} satisfies Prisma.ReservationSelect;
-
-type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
+type BookingRow = ScheduleRow;
 
 /**
  * Each part's "2 × 4 H100, node 1 of 2", by reservation id. The parts of a
@@ -72,11 +58,7 @@ function toBooking(row: BookingRow, teams: Map<string, string>, labels: Map<stri
 
 /** Every booking that holds GPUs now or will, soonest first: what the live feed sends. */
 export async function listLiveBookings(now: Date, client: PrismaClient = db()): Promise<LiveBooking[]> {
-  const rows = await client.reservation.findMany({
-    where: { status: "booked", endsAt: { gt: now } },
-    orderBy: [{ startsAt: "asc" }, { id: "asc" }],
-    select: { ...bookingSelect, idleWarnedAt: true },
-  });
+  const rows = await readLiveBookingRows(client, now);
   const teams = await teamNames(client, rows.map((row) => row.teamId));
   const warnings = await idleWarningsOf(client, rows.filter((row) => row.idleWarnedAt !== null).map((row) => row.id), now.getTime());
   const labels = partLabels(rows);
@@ -89,11 +71,7 @@ export async function listLiveBookings(now: Date, client: PrismaClient = db()): 
 
 /** Bookings that hold GPUs at some instant of [from, to), whatever became of them later. */
 export async function listSchedule(from: Date, to: Date): Promise<ScheduleBooking[]> {
-  const rows = await db().reservation.findMany({
-    where: { startsAt: { lt: to }, endsAt: { gt: from } },
-    orderBy: [{ startsAt: "asc" }, { id: "asc" }],
-    select: bookingSelect,
-  });
+  const rows = await readScheduleRows(from, to);
   const teams = await teamNames(db(), rows.map((row) => row.teamId));
   const labels = partLabels(rows);
   return rows.filter((row) => row.endsAt > row.startsAt).map((row) => toBooking(row, teams, labels));

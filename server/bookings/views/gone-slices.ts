@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { currentUnits, unitOrder, unitSelect } from "@/server/bookings/placement/host-units";
+import { readOpenBookingsOfUnit } from "@/server/bookings/store/booking-rows";
 
 type Client = PrismaClient | Prisma.TransactionClient;
 
@@ -46,10 +47,6 @@ export async function withGoneSlices(client: Client, views: ReservationView[]): 
 
 /** Bookings still to come or running on this unit (by UUID), with their bookers: who must hear that it is gone. */
 export async function listOpenBookingsOfUnit(client: Client, uuid: string, now: Date): Promise<{ id: string; userId: string; startsAt: Date; endsAt: Date; purpose: string; hostName: string }[]> {
-  const rows = await client.reservation.findMany({
-    where: { status: "booked", endsAt: { gt: now }, gpus: { some: { gpu: { uuid } } } },
-    orderBy: [{ startsAt: "asc" }],
-    select: { id: true, userId: true, startsAt: true, endsAt: true, purpose: true, host: { select: { name: true } } },
-  });
+  const rows = await readOpenBookingsOfUnit(client, uuid, now);
   return rows.filter((row) => row.endsAt > row.startsAt).map(({ host, ...row }) => ({ ...row, hostName: host.name }));
 }

@@ -1,7 +1,8 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { ReservationIdleView } from "@/lib/domain/idle-release";
 import type { ReservationView } from "@/lib/domain/reservation-types";
-import { idleBookingSelect, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
+import { readIdleRows, readOtherPartsIdleRows } from "@/server/bookings/store/idle-columns";
 import { readIdlePolicy, type IdlePolicyValues } from "@/server/bookings/rules/policy";
 import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
 
@@ -14,9 +15,9 @@ type Client = PrismaClient | Prisma.TransactionClient;
  */
 async function judgedStandings(client: Client, ids: readonly string[], policy: IdlePolicyValues, nowMs: number): Promise<IdleStanding[]> {
   const exemptions = await readIdleExemptions(client);
-  const rows = await client.reservation.findMany({ where: { id: { in: [...ids] } }, select: idleBookingSelect });
+  const rows = await readIdleRows(client, [...ids]);
   const groups = [...new Set(rows.flatMap((row) => (row.groupId ? [row.groupId] : [])))];
-  const siblings = groups.length === 0 ? [] : await client.reservation.findMany({ where: { groupId: { in: groups }, id: { notIn: [...ids] } }, select: idleBookingSelect });
+  const siblings = groups.length === 0 ? [] : await readOtherPartsIdleRows(client, groups, [...ids]);
   const standings = await bookingIdleStandings(client, [...rows, ...siblings], policy, exemptions, nowMs);
   return rows.map((row) => standings.get(row.id) as IdleStanding);
 }

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "@prisma/client";
+import type { PrismaClient } from "@prisma/client";
 import type { ReservationView } from "@/lib/domain/reservation-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
@@ -6,12 +6,14 @@ import type { Actor } from "@/server/access/actor";
 import { withIdleViews } from "@/server/bookings/views/idle-views";
 import { withGoneSlices } from "@/server/bookings/views/gone-slices";
 import { withMultiNode } from "@/server/bookings/views/multi-node-view";
-import { loadChanges, reservationSelect, toReservationView } from "@/server/bookings/views/booking-view";
+import { loadChanges, toReservationView } from "@/server/bookings/views/booking-view";
+import { countPastBookings, readBookingRow, readCurrentBookingRows, readPastBookingRows } from "@/server/bookings/store/booking-rows";
+import { readBookingOwner } from "@/server/bookings/store/booking-parts";
 import { can } from "@/server/access/permissions";
 
 /** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
 export async function getReservationView(client: PrismaClient, id: string, nowMs: number, viewerId: string | null): Promise<ReservationView> {
-  const row = await client.reservation.findUnique({ where: { id }, select: reservationSelect });
+  const row = await readBookingRow(client, id);
   if (!row) throw new AppError("not_found", "No such reservation");
   const changes = await loadChanges(client, [id]);
   const [view] = await withIdleViews(client, await withGoneSlices(client, await withMultiNode(client, [toReservationView(row, nowMs, viewerId, changes.get(id))], viewerId)), nowMs);
@@ -20,7 +22,7 @@ export async function getReservationView(client: PrismaClient, id: string, nowMs
 
 /** A booking for its booker or an admin; anyone else learns nothing, not even that it exists. */
 export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
-  const owner = await db().reservation.findUnique({ where: { id }, select: { userId: true } });
+  const owner = await readBookingOwner(db(), id);
   if (!owner || !can.manageBooking(actor, owner)) throw new AppError("not_found", "No such reservation");
   return getReservationView(db(), id, now.getTime(), actor.id);
 }
@@ -38,19 +40,10 @@ export interface ListQuery {
   search?: string;
 }
 
-function pastWhere(owner: Prisma.ReservationWhereInput, now: Date, search: string | undefined): Prisma.ReservationWhereInput {
-  const text = search?.trim();
-  return {
-    ...owner,
-    NOT: { status: "booked", endsAt: { gt: now } },
-    ...(text ? { OR: [{ purpose: { contains: text } }, { host: { name: { contains: text } } }] } : {}),
-  };
-}
-
 /** How many past bookings the person (or everyone, for an admin) has, with the same filter as the list. */
 export async function countPastReservations(actor: Actor, query: Pick<ListQuery, "all" | "search">, now = new Date()): Promise<number> {
   if (query.all && !can.seeAllBookings(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
-  return db().reservation.count({ where: pastWhere(query.all ? {} : { userId: actor.id }, now, query.search) });
+  return countPastBookings(query.all ? null : actor.id, now, query.search);
 }
 
 /**
@@ -59,25 +52,12 @@ export async function countPastReservations(actor: Actor, query: Pick<ListQuery,
  */
 export async function listReservations(actor: Actor, query: ListQuery, now = new Date()): Promise<ReservationView[]> {
   if (query.all && !can.seeAllBookings(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
-  const owner: Prisma.ReservationWhereInput = query.all ? {} : { userId: actor.id };
-  const current: Prisma.ReservationWhereInput = {
-    ...owner,
-    status: "booked",
-    endsAt: { gt: now },
-  };
+  const owner = query.all ? null : actor.id;
   const wantCurrent = query.state !== "past";
   const wantPast = query.state !== "current";
   const [currentRows, pastRows] = await Promise.all([
-    wantCurrent ? db().reservation.findMany({ where: current, orderBy: [{ startsAt: "asc" }], select: reservationSelect }) : [],
-    wantPast
-      ? db().reservation.findMany({
-          where: pastWhere(owner, now, query.search),
-          orderBy: [{ endsAt: "desc" }, { startsAt: "desc" }, { id: "desc" }],
-          take: query.limit,
-          skip: query.skip ?? 0,
-          select: reservationSelect,
-        })
-      : [],
+    wantCurrent ? readCurrentBookingRows(owner, now) : [],
+    wantPast ? readPastBookingRows(owner, now, { search: query.search, take: query.limit, skip: query.skip ?? 0 }) : [],
   ]);
   const rows = [...currentRows, ...pastRows];
   const changes = await loadChanges(db(), rows.map((row) => row.id));

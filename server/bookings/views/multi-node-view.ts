@@ -4,19 +4,9 @@ import { launchSettings } from "@/lib/domain/launch-settings";
 import { multiNodeLabel, partLabel, shapeOf } from "@/lib/domain/multi-node";
 import type { MultiNodePart, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
 import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+import { readMultiNodeParts, type MultiNodePartRow } from "@/server/bookings/store/booking-parts";
 
 type Client = PrismaClient | Prisma.TransactionClient;
-
-const partSelect = {
-  id: true,
-  userId: true,
-  groupId: true,
-  nodeRank: true,
-  host: { select: { id: true, name: true, fabric: true } },
-  gpus: { select: { gpu: { select: { uuid: true, index: true, name: true } } } },
-} satisfies Prisma.ReservationSelect;
-
-type PartRow = Prisma.ReservationGetPayload<{ select: typeof partSelect }>;
 
 /**
  * Adds to each view that is a part of a booking across nodes the booking
@@ -25,17 +15,15 @@ type PartRow = Prisma.ReservationGetPayload<{ select: typeof partSelect }>;
  */
 export async function withMultiNode(client: Client, views: ReservationView[], viewerId: string | null): Promise<ReservationView[]> {
   if (views.length === 0) return views;
-  const own = await client.reservation.findMany({ where: { id: { in: views.map((view) => view.id) }, groupId: { not: null } }, select: { id: true, groupId: true } });
-  if (own.length === 0) return views;
-  const groupOf = new Map(own.map((row) => [row.id, row.groupId as string]));
-  const rows = await client.reservation.findMany({ where: { groupId: { in: [...new Set(groupOf.values())] } }, orderBy: { nodeRank: "asc" }, select: partSelect });
-  const partsOf = new Map<string, PartRow[]>();
+  const { groupOf, parts: rows } = await readMultiNodeParts(client, views.map((view) => view.id));
+  if (groupOf.size === 0) return views;
+  const partsOf = new Map<string, MultiNodePartRow[]>();
   for (const row of rows) partsOf.set(row.groupId as string, [...(partsOf.get(row.groupId as string) ?? []), row]);
   return views.map((view) => {
     const groupId = groupOf.get(view.id);
     const parts = groupId ? partsOf.get(groupId) : undefined;
     if (!groupId || !parts) return view;
-    const mine = parts.find((part) => part.id === view.id) as PartRow;
+    const mine = parts.find((part) => part.id === view.id) as MultiNodePartRow;
     const nodeRank = mine.nodeRank ?? 0;
     const shape = shapeOf(parts.map((part) => ({ gpus: part.gpus.map(({ gpu }) => gpu) })));
     const partViews: MultiNodePart[] = parts.map((part) => ({
@@ -54,12 +42,4 @@ export async function withMultiNode(client: Client, views: ReservationView[], vi
       multiNode: { id: groupId, nodeRank, nodeCount: parts.length, label: multiNodeLabel(shape), partLabel: partLabel(shape, nodeRank), parts: partViews },
     };
   });
-}
-
-/** Every part id of the booking that `id` is a part of (itself alone for a one-host booking), in rank order. */
-export async function partIdsOf(client: Client, id: string): Promise<string[]> {
-  const row = await client.reservation.findUnique({ where: { id }, select: { groupId: true } });
-  if (!row?.groupId) return [id];
-  const parts = await client.reservation.findMany({ where: { groupId: row.groupId }, orderBy: { nodeRank: "asc" }, select: { id: true } });
-  return parts.map((part) => part.id);
 }

@@ -1,14 +1,20 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
-import { sqlDialect } from "@/server/core/env";
-import { decodeMinuteBlock, decodeMinuteColumns, MinuteBlockError, type MinuteColumns } from "@/server/minutes/minute-block";
-import { noteUnreadable, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
+import { quoted, rowsSelect } from "@/server/core/json-rows";
+import { sqlDialect } from "@/server/core/sql-dialect";
+import { decodeMinuteBlock, decodeMinuteColumns, encodeMinuteBlock, MinuteBlockError, type MinuteColumns } from "@/server/minutes/minute-block";
+import { noteSetAside, noteUnreadable, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 
 /**
- * Reads of the stored minutes: GpuMinuteBlock rows (a GPU-hour of minutes
- * each) decoded. Writes are server/history/rollup-store.ts's, under its
- * write lock.
+ * The one module that reads, writes and prunes the stored minutes:
+ * GpuMinuteBlock rows, a GPU-hour of minutes each, packed by minute-block.ts.
+ * Reads decode them, a few dozen blocks per turn of the event loop; writes
+ * fold minutes into their blocks (`foldIntoBlocks`, under the rollups'
+ * write lock that server/history/rollup-store.ts takes); the retention pass
+ * (server/history/retention.ts) prunes whole blocks; a block that cannot be
+ * read is set aside. No other module names the table
+ * (scripts/import-graph.test.ts fails where one does).
  */
 
 export type Client = PrismaClient | Prisma.TransactionClient;
@@ -175,4 +181,126 @@ function decodeColumns(blocks: StoredBlock[]): MinuteColumns[] {
     }
   }
   return decoded;
+}
+
+const BLOCK_COLUMNS = {
+  gpuUuid: "text",
+  hour: "timestamp(3)",
+  data: "bytea",
+} as const;
+
+/** Blocks per statement: a block is a few hundred bytes to 2 KB, so a statement carries some hundreds of KB. */
+const BLOCKS_PER_STATEMENT = 200;
+
+
+interface Block {
+  gpuUuid: string;
+  hour: Date;
+  data: Uint8Array;
+}
+
+/** Minute rows by hour, then by GPU, each GPU's in minute order. */
+export function byHourAndGpu(rows: readonly MinuteRow[]): Map<number, Map<string, MinuteRow[]>> {
+  const hours = new Map<number, Map<string, MinuteRow[]>>();
+  for (const row of rows) {
+    const hourMs = floorTo(row.minute.getTime(), HOUR_MS);
+    let gpus = hours.get(hourMs);
+    if (!gpus) hours.set(hourMs, (gpus = new Map()));
+    const list = gpus.get(row.gpuUuid);
+    if (list) list.push(row);
+    else gpus.set(row.gpuUuid, [row]);
+  }
+  for (const gpus of hours.values()) for (const list of gpus.values()) list.sort((a, b) => a.minute.getTime() - b.minute.getTime());
+  return hours;
+}
+
+/** Writes whole blocks, replacing what was stored for their GPU-hours. */
+async function writeBlocks(client: Client, blocks: Block[]): Promise<void> {
+  for (const part of chunks(blocks, BLOCKS_PER_STATEMENT)) {
+    await client.$executeRaw`INSERT INTO "GpuMinuteBlock" (${quoted(BLOCK_COLUMNS)}) ${rowsSelect(part, BLOCK_COLUMNS)}
+ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET "data" = excluded."data"`;
+  }
+}
+
+
+/**
+ * Folds minutes into their stored blocks: reads the blocks they touch,
+ * `combine`s each minute already stored with the new one, writes the blocks
+ * back in one statement per batch, and answers the written minutes as
+ * stored (Float32 measures), so that an hour made of them is made of exactly
+ * the stored numbers. A read before a write: call it inside a transaction
+ * that holds the rollups' write lock (server/history/rollup-store.ts,
+ * `claimWriteLock`), so that two writers of one block never both read it
+ * before either writes. A stored block that cannot be read is set aside and
+ * its GPU-hour written anew from these minutes.
+ */
+export async function foldIntoBlocks(client: Prisma.TransactionClient, rows: MinuteRow[], combine: (stored: MinuteRow, incoming: MinuteRow) => MinuteRow): Promise<MinuteRow[]> {
+  const written: MinuteRow[] = [];
+  for (const [hourMs, gpus] of byHourAndGpu(rows)) {
+    for (const part of chunks([...gpus.keys()], BLOCKS_PER_STATEMENT)) {
+      const unreadable: UnreadableBlock[] = [];
+      const stored = await readBlocks(client, [hourSpan(hourMs, part)], unreadable);
+      // A block that cannot be read is kept aside and its GPU-hour starts again from these minutes: the other GPUs' blocks are written.
+      await setAsideBlocks(client, unreadable);
+      const blocks: Block[] = [];
+      for (const [i, uuid] of part.entries()) {
+        if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
+        const minutes = new Map(stored.get(uuid)?.map((row) => [row.minute.getTime(), row]));
+        for (const row of gpus.get(uuid)!) {
+          const old = minutes.get(row.minute.getTime());
+          minutes.set(row.minute.getTime(), old ? combine(old, row) : row);
+        }
+        const block = { gpuUuid: uuid, hour: new Date(hourMs), data: encodeMinuteBlock(hourMs, [...minutes.values()]) };
+        blocks.push(block);
+        const touched = new Set(gpus.get(uuid)!.map((row) => row.minute.getTime()));
+        written.push(...decodeMinuteBlock(uuid, hourMs, block.data).filter((row) => touched.has(row.minute.getTime())));
+      }
+      await writeBlocks(client, blocks);
+    }
+  }
+  return written;
+}
+
+/**
+ * Moves unreadable blocks out of GpuMinuteBlock into GpuMinuteBlockSetAside,
+ * in the caller's transaction (a writer about to replace the block, or the
+ * retention pass about to delete its hour), which holds the write lock:
+ * nobody rewrote the block since it was read. Logs each with its GPU and hour.
+ */
+export async function setAsideBlocks(tx: Client, blocks: readonly UnreadableBlock[]): Promise<void> {
+  if (blocks.length === 0) return;
+  for (const block of blocks) {
+    const hour = new Date(block.hourMs);
+    await tx.gpuMinuteBlockSetAside.create({ data: { gpuUuid: block.gpuUuid, hour, data: Buffer.from(block.data), reason: block.reason.slice(0, 500) } });
+    await tx.gpuMinuteBlock.deleteMany({ where: { gpuUuid: block.gpuUuid, hour } });
+  }
+  for (const block of blocks) noteSetAside(block);
+}
+
+/** The first stored minute (ms), of any GPU; null when none is. */
+export async function firstStoredMinute(client: Client): Promise<number | null> {
+  const first = await client.gpuMinuteBlock.findFirst({ orderBy: { hour: "asc" }, select: { hour: true } });
+  if (!first) return null;
+  const hourMs = first.hour.getTime();
+  const minutes = (await readMinutes(client, hourMs, hourMs + HOUR_MS)).map((row) => row.minute.getTime());
+  // The hour's blocks all unreadable: its start stands for them.
+  return minutes.length > 0 ? Math.min(...minutes) : hourMs;
+}
+
+/** The oldest hour with minutes stored before `beforeMs` (ms); null when none is: where the retention pass starts. */
+export async function oldestHourBefore(client: Client, beforeMs: number): Promise<number | null> {
+  const oldest = await client.gpuMinuteBlock.findFirst({ where: { hour: { lt: new Date(beforeMs) } }, orderBy: { hour: "asc" }, select: { hour: true } });
+  return oldest ? oldest.hour.getTime() : null;
+}
+
+/** The GPUs that have minutes stored in this hour, in UUID order. */
+export async function gpusWithMinutes(client: Client, hourMs: number): Promise<string[]> {
+  const found = await client.gpuMinuteBlock.findMany({ where: { hour: new Date(hourMs) }, select: { gpuUuid: true }, orderBy: { gpuUuid: "asc" } });
+  return found.map((row) => row.gpuUuid);
+}
+
+/** Deletes these GPUs' minutes of one hour (the retention pass, under the write lock); answers how many blocks went. */
+export async function pruneMinuteBlocks(tx: Prisma.TransactionClient, hourMs: number, gpuUuids: string[]): Promise<number> {
+  const { count } = await tx.gpuMinuteBlock.deleteMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpuUuids } } });
+  return count;
 }

@@ -1,5 +1,5 @@
 import { Prisma } from "@prisma/client";
-import { sqlDialect, type SqlDialect } from "@/server/core/env";
+import { databaseProvider, env } from "@/server/core/env";
 
 /**
  * The one place where the usage queries differ between SQLite and
@@ -9,7 +9,11 @@ import { sqlDialect, type SqlDialect } from "@/server/core/env";
  * `ON CONFLICT … excluded`, CASE instead of the two-argument MIN/MAX that
  * the two databases treat differently, Prisma's placeholders).
  */
-export { sqlDialect, type SqlDialect } from "@/server/core/env";
+export type SqlDialect = "sqlite" | "postgresql";
+
+export function sqlDialect(): SqlDialect {
+  return databaseProvider(env().DATABASE_URL) ?? "sqlite";
+}
 
 /** `column` as whole seconds since the epoch. `column` is a trusted, quoted identifier. */
 export function epochSeconds(column: string, dialect: SqlDialect = sqlDialect()): Prisma.Sql {
