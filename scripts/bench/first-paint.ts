@@ -15,7 +15,7 @@
  * - first byte: the document's `responseStart`;
  * - DOM ready: `domContentLoadedEventEnd`;
  * - hydrated: `<html data-hydrated>` set (components/hydration-gate.tsx);
- * - socket: the first message of socket.io (long-polling or WebSocket), and
+ * - socket: socket.io's first request, its first message (long-polling or WebSocket), and
  *   the snapshot (the first message over 8 KB; the feed's deltas are smaller);
  * - live: the first host's status on the page (`host-status`, drawn from
  *   the socket's snapshot), and painted: the frame after it.
@@ -43,6 +43,7 @@ const STAGE_RECORDER = `(() => {
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
+      if (String(args[0]).includes("/socket.io/")) seen("socketRequested");
       this.addEventListener("message", (event) => {
         seen("socketFirstMessage");
         const size = typeof event.data === "string" ? event.data.length : (event.data.byteLength ?? event.data.size ?? 0);
@@ -54,6 +55,7 @@ const STAGE_RECORDER = `(() => {
   const open = XMLHttpRequest.prototype.open;
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     if (String(url).includes("/socket.io/")) {
+      seen("socketRequested");
       this.addEventListener("load", () => {
         seen("socketFirstMessage");
         if ((this.responseText ?? "").length > 8192) seen("snapshot");
@@ -77,13 +79,14 @@ interface Stages {
   firstByte: number;
   domReady: number;
   hydrated: number | null;
+  socketRequested: number | null;
   socketFirstMessage: number | null;
   snapshot: number | null;
   live: number | null;
   painted: number | null;
 }
 
-const STAGES: (keyof Stages)[] = ["firstByte", "domReady", "hydrated", "socketFirstMessage", "snapshot", "live", "painted"];
+const STAGES: (keyof Stages)[] = ["firstByte", "domReady", "hydrated", "socketRequested", "socketFirstMessage", "snapshot", "live", "painted"];
 
 async function measure(browser: Browser, origin: string, pagePath: string, ready: string, signIn: { username: string; password: string } | null): Promise<Stages> {
   const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, baseURL: origin });
@@ -106,6 +109,7 @@ async function measure(browser: Browser, origin: string, pagePath: string, ready
         firstByte: Math.round(nav.responseStart),
         domReady: Math.round(nav.domContentLoadedEventEnd),
         hydrated: at("hydrated"),
+        socketRequested: at("socketRequested"),
         socketFirstMessage: at("socketFirstMessage"),
         snapshot: at("snapshot"),
         live: at("live"),
