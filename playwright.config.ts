@@ -54,6 +54,7 @@ const OWN_LANE = [
   "mig-slices.spec.ts",
   "reservation-pages.spec.ts",
   "security.spec.ts",
+  "slurm-admin-hosts.spec.ts",
   "sso.spec.ts",
 ];
 // Not listed, so in the fleet lane though they have servers of their own (above): demo-to-lab.spec.ts, display-stale.spec.ts.

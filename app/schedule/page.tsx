@@ -7,7 +7,8 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { unitRef } from "@/lib/domain/gpu-availability";
 import { listBookableHosts, listSchedule } from "@/server/bookings/views/bookings-query";
-import { listSlurmBlocks } from "@/server/bookings/views/slurm-blocks";
+import { listSlurmBlocks, slurmUnplanned } from "@/server/bookings/views/slurm-blocks";
+import { slurmUnplannedSentence } from "@/lib/domain/slurm";
 
 export const metadata: Metadata = { title: "Schedule" };
 export const dynamic = "force-dynamic";
@@ -63,7 +64,17 @@ async function Schedule({ days }: { days: number }) {
   const toMs = fromMs + days * DAY_MS;
   const [hosts, bookings] = await Promise.all([listBookableHosts(), listSchedule(new Date(fromMs), new Date(toMs))]);
   if (hosts.length === 0) return <p className="text-slate-600 dark:text-slate-400">No host has reported any GPU yet.</p>;
-  return <ScheduleView hosts={hosts} bookings={bookings} slurm={listSlurmBlocks(new Date(fromMs), new Date(toMs))} fromMs={fromMs} toMs={toMs} days={days} />;
+  const unplanned = slurmUnplannedSentence(slurmUnplanned());
+  return (
+    <>
+      {unplanned && (
+        <p data-testid="slurm-unplanned" className="mb-2 text-sm text-slate-600 dark:text-slate-400">
+          {unplanned}: Slurm has not placed them, so they are on no GPU below.
+        </p>
+      )}
+      <ScheduleView hosts={hosts} bookings={bookings} slurm={listSlurmBlocks(new Date(fromMs), new Date(toMs))} fromMs={fromMs} toMs={toMs} days={days} />
+    </>
+  );
 }
 
 async function Week({ hostName, gpu }: { hostName: string | undefined; gpu: string | null }) {

@@ -18,7 +18,7 @@ export function GpuWhoRuns({ reconciliation, nowMs }: { reconciliation: GpuRecon
   return (
     <div className="space-y-3" data-testid="gpu-who-runs">
       <p className="flex flex-wrap items-center gap-2 text-sm">
-        <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} unseen={Boolean(reconciliation.unseenUse)} />
+        <GpuStateBadge state={reconciliation.state} problem={reconciliation.problem} unseen={Boolean(reconciliation.unseenUse)} slurm={reconciliation.slurm} />
         {bookedBy ? (
           <span>
             Booked by <span className="font-medium">{personName(bookedBy)}</span>

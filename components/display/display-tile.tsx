@@ -1,6 +1,7 @@
 import { memo, type CSSProperties } from "react";
 import { DASH, ratioPercent } from "@/lib/format/format";
 import { DISPLAY_STATE_LABELS, type DisplayTile as Tile } from "@/lib/live/display-state";
+import { slurmStateWords, slurmWallWords } from "@/lib/domain/slurm";
 import { formatDisplayTime } from "@/lib/format/display-time";
 import { fitTileText } from "@/lib/format/display-tile-text";
 import { measureText } from "@/lib/format/fit-text";
@@ -18,7 +19,9 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
   const roomForTemperature = 4 * 0.62 * typography.utilization + 5 * 0.62 * typography.text + typography.text <= width - 2 * typography.padding - 4;
   const text: CSSProperties = { fontSize: typography.text, lineHeight: 1.2 };
   const unit = tile.slice ? `${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`;
-  const stateLabel = DISPLAY_STATE_LABELS[tile.state];
+  // Slurm's hold says "SLURM · job 42 · until 21:00" rather than "UNBOOKED": it is no one's use without a booking.
+  const stateLabel = tile.slurm ? slurmWallWords(tile.slurm, (iso) => formatDisplayTime(iso, nowMs)).state : DISPLAY_STATE_LABELS[tile.state];
+  const ariaState = tile.slurm ? slurmStateWords({ ...tile.slurm, user: null }, (iso) => formatDisplayTime(iso, nowMs)) : DISPLAY_STATE_LABELS[tile.state];
   const fitted = fitTileText(
     { unit, unitShort: tile.slice ? tile.slice.ref : unit, state: stateLabel.toUpperCase(), who: bookedBy.who, when: bookedBy.when, innerWidth: width - 2 * typography.padding - 4, gapPx: typography.text / 2 },
     tileTextWidths(typography.text),
@@ -28,8 +31,9 @@ export const DisplayTile = memo(function DisplayTile({ tile, hostName, width, he
     <li
       data-testid="display-tile"
       data-state={tile.state}
+      data-slurm={tile.slurm?.kind}
       data-uuid={tile.uuid}
-      aria-label={`${tile.slice ? `MIG slice ${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`} on ${hostName}: ${DISPLAY_STATE_LABELS[tile.state]}`}
+      aria-label={`${tile.slice ? `MIG slice ${tile.slice.ref} ${tile.slice.profile}` : `GPU ${tile.index}`} on ${hostName}: ${ariaState}`}
       className={`flex min-w-0 flex-col overflow-hidden rounded-md border-2 ${style.tile}`}
       style={{ width, height, padding: typography.padding, gap: typography.gap }}
     >
@@ -110,6 +114,10 @@ function bookerLine(tile: Tile, nowMs: number): { who: string; when: string | nu
   if (tile.state === "offline") return { who: "host offline", when: null };
   if (tile.bookedBy) return { who: tile.bookedBy.name, when: `until ${formatDisplayTime(tile.bookedBy.until, nowMs)}` };
   // Nobody to name: the job runs where nvidia-smi cannot see it.
+  if (tile.state === "unbooked_use" && tile.slurm) {
+    const words = slurmWallWords(tile.slurm, (iso) => formatDisplayTime(iso, nowMs));
+    return { who: words.who, when: words.when };
+  }
   if (tile.state === "unbooked_use" && tile.runnerName) return { who: tile.runnerName, when: "no booking" };
   if (tile.state === "unbooked_use") return { who: tile.unseen ? "no process visible" : "no booking", when: null };
   if (tile.state === "error") return { who: "GPU fault", when: null };

@@ -26,7 +26,10 @@ function sameTile(a: DisplayTile, b: DisplayTile): boolean {
     a.bookedBy?.name === b.bookedBy?.name &&
     a.bookedBy?.until === b.bookedBy?.until &&
     a.unseen === b.unseen &&
-    a.runnerName === b.runnerName
+    a.runnerName === b.runnerName &&
+    a.slurm?.kind === b.slurm?.kind &&
+    a.slurm?.id === b.slurm?.id &&
+    a.slurm?.until === b.slurm?.until
   );
 }
 
@@ -43,6 +46,6 @@ export function sameTileProps(prev: DisplayTileProps, next: DisplayTileProps): b
   const b = next.typography;
   if (a.utilization !== b.utilization || a.text !== b.text || a.padding !== b.padding || a.gap !== b.gap) return false;
   if (!sameTile(prev.tile, next.tile)) return false;
-  const until = next.tile.bookedBy?.until;
+  const until = next.tile.bookedBy?.until ?? next.tile.slurm?.until ?? undefined;
   return prev.nowMs === next.nowMs || until === undefined || formatDisplayTime(until, prev.nowMs) === formatDisplayTime(until, next.nowMs);
 }

@@ -1,5 +1,7 @@
 import Link from "next/link";
-import { GPU_STATE_LABELS, isPartitioned, unitName, type GpuState } from "@/lib/domain/gpu-availability";
+import { isPartitioned, unitName, type GpuState } from "@/lib/domain/gpu-availability";
+import { gpuStateLabel } from "@/lib/domain/attribution";
+import type { SlurmHoldNow } from "@/lib/domain/slurm";
 import { overviewGroups } from "@/lib/live/fleet-overview";
 import type { LiveGpu, LiveHost } from "@/lib/live/live";
 import { STATE_SWATCHES } from "@/components/ui/gpu-state-colours";
@@ -9,6 +11,8 @@ interface FleetOverviewProps {
   gpus: Record<string, LiveGpu>;
   /** Each unit's state by the one rule, as the cards and the wall show it. */
   stateOf: ReadonlyMap<string, GpuState>;
+  /** What Slurm holds on a unit, where it does: the cell says "Held by Slurm (job 42 of bob)" for its state. */
+  slurmOf?: ReadonlyMap<string, SlurmHoldNow>;
   /** Units the fleet page's filter keeps; null when no filter is set. */
   matching: ReadonlySet<string> | null;
 }
@@ -21,7 +25,7 @@ interface FleetOverviewProps {
  * removing it, so that the picture keeps its shape while one looks for
  * something in it. The state buttons of the filter bar are its legend.
  */
-export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewProps) {
+export function FleetOverview({ hosts, gpus, stateOf, slurmOf, matching }: FleetOverviewProps) {
   return (
     <section aria-labelledby="fleet-overview-heading" data-testid="fleet-overview" className="rounded-xl border border-slate-200 bg-white px-3 py-2.5 dark:border-slate-800 dark:bg-slate-900">
       <h2 id="fleet-overview-heading" className="sr-only">
@@ -43,7 +47,7 @@ export function FleetOverview({ hosts, gpus, stateOf, matching }: FleetOverviewP
               </p>
               <ul className="mt-1 flex max-w-[10.5rem] flex-wrap gap-1 xl:max-w-[12rem]">
                 {units.map(({ unit: gpu, state }) => {
-                  const label = `${host.name} ${unitName(gpu)}: ${GPU_STATE_LABELS[state]}`;
+                  const label = `${host.name} ${unitName(gpu)}: ${gpuStateLabel({ state, slurm: slurmOf?.get(gpu.uuid) })}`;
                   const kept = matching === null || matching.has(gpu.uuid);
                   return (
                     <li key={gpu.uuid} className="flex">

@@ -57,7 +57,7 @@ export const FleetRow = memo(
           <span className="ml-2 hidden text-xs font-normal text-slate-500 md:inline dark:text-slate-400">{gpu.name.replace(/^NVIDIA /, "")}</span>
         </th>
         <td className={`${cell} whitespace-nowrap`}>
-          <GpuStateBadge state={state} problem={reconciliation?.problem} />
+          <GpuStateBadge state={state} problem={reconciliation?.problem} slurm={reconciliation?.slurm} />
         </td>
         <td data-testid="row-util" className={`${cell} text-right tabular-nums`}>
           {isMig(gpu) ? "MIG" : gpu.utilizationGpuPct === null ? "—" : `${Math.round(gpu.utilizationGpuPct)} %`}

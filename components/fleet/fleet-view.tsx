@@ -71,6 +71,7 @@ export function FleetView() {
   const stateCounts = countAvailability(units.filter((gpu) => matchesFleetFilter(gpu, filter, true)).map((gpu) => gpu.state));
   const choices = filterChoices(facts);
   const stateOf = new Map(facts.map((gpu) => [gpu.uuid, gpu.state]));
+  const slurmOf = new Map(gpus.flatMap((gpu) => (states[gpu.uuid]?.slurm ? [[gpu.uuid, states[gpu.uuid]!.slurm!] as const] : [])));
 
   const viewer = useOptionalCurrentUser();
   const [layout, setLayout] = useFleetLayout(viewer?.id ?? "anonymous");
@@ -115,7 +116,7 @@ export function FleetView() {
           />
         )}
 
-        {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetOverview hosts={fleet.hosts} gpus={fleet.gpus} stateOf={stateOf} matching={filtering ? shownUuids : null} />}
+        {fleet.hasSnapshot && fleet.hosts.length > 0 && <FleetOverview hosts={fleet.hosts} gpus={fleet.gpus} stateOf={stateOf} slurmOf={slurmOf} matching={filtering ? shownUuids : null} />}
 
         <ConnectionBanner status={fleet.status} lastUpdateAt={fleet.lastUpdateAt} nowMs={now} onRetry={fleet.reconnect} />
 

@@ -2,6 +2,8 @@ import { purposeWithPart } from "@/lib/domain/multi-node";
 import Link from "next/link";
 import { memo } from "react";
 import { GPU_STATE_LABELS, type GpuState } from "@/lib/domain/gpu-availability";
+import { gpuStateLabel } from "@/lib/domain/attribution";
+import type { SlurmHoldNow } from "@/lib/domain/slurm";
 import type { LiveBooking } from "@/lib/live/live";
 import { idleSentence } from "@/lib/domain/idle-release";
 import { formatClock, formatWhen } from "@/lib/format/local-time";
@@ -23,8 +25,8 @@ interface GpuBookingProps {
   next: LiveBooking | null;
   /** Everyone named on the page, to tell two people of one display name apart. */
   people: PersonRef[];
-  /** Slurm's own job or a reservation gpudesk did not make holds it until then (the GPU's state names it). */
-  slurmUntil?: string | null;
+  /** Slurm's own job or a reservation gpudesk did not make holds it (until its end, if it has one): the line says so. */
+  slurm?: SlurmHoldNow | null;
   /** Server-clock now. */
   nowMs: number;
 }
@@ -37,7 +39,10 @@ interface GpuBookingProps {
  * viewer's own offers "Claim". The link sits above the card's stretched
  * link, so both can be used.
  */
-export function GpuBooking({ hostName, index, state, mine, unseen = null, slurmUntil = null, current, next, people, nowMs }: GpuBookingProps) {
+export function GpuBooking({ hostName, index, state, mine, unseen = null, slurm = null, current, next, people, nowMs }: GpuBookingProps) {
+  const slurmUntil = slurm?.until ?? null;
+  // Held by Slurm: its words ("Held by Slurm (job 42 of bob)"), not "In use without a booking".
+  const slurmWords = state === "unbooked_use" && slurm ? gpuStateLabel({ state, slurm }, (iso) => formatWhen(iso, nowMs)) : null;
   return (
     <div className="flex items-center gap-2 text-xs">
       <div className="min-w-0 flex-1">
@@ -63,7 +68,7 @@ export function GpuBooking({ hostName, index, state, mine, unseen = null, slurmU
           </p>
         ) : (
           <p data-testid="gpu-booker" className={`font-medium ${state === "unbooked_use" ? "text-amber-800 dark:text-amber-300" : "text-slate-700 dark:text-slate-300"}`}>
-            {state === "unbooked_use" ? (unseen ? `In use — ${unseen}` : mine ? "Your job, not booked" : "In use without a booking") : GPU_STATE_LABELS[state]}
+            {slurmWords ?? (state === "unbooked_use" ? (unseen ? `In use — ${unseen}` : mine ? "Your job, not booked" : "In use without a booking") : GPU_STATE_LABELS[state])}
           </p>
         )}
         {next && (

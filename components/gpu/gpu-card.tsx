@@ -72,7 +72,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             MIG
           </Badge>
         ) : (
-          <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} />
+          <GpuStateBadge state={state} problem={reconciliation?.problem} unseen={unseen !== null} slurm={reconciliation?.slurm} />
         )}
       </header>
 
@@ -131,7 +131,7 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
             state={state}
             mine={mine}
             unseen={unseen}
-            slurmUntil={reconciliation?.slurm && reconciliation.slurm.kind !== "booked-job" ? reconciliation.slurm.until : null}
+            slurm={reconciliation?.slurm && reconciliation.slurm.kind !== "booked-job" ? reconciliation.slurm : null}
             current={booking.current}
             next={booking.next}
             people={people}
@@ -140,7 +140,8 @@ export const GpuCard = memo(function GpuCard({ gpu, sparkline, stale, nowMs, boo
         </div>
       )}
 
-      {!stale && reconciliation?.slurm && (
+      {/* The booker's job under the booking; Slurm's own hold is said on the booking line above. */}
+      {!stale && reconciliation?.slurm?.kind === "booked-job" && (
         <p data-testid="gpu-slurm" className="text-xs text-slate-700 dark:text-slate-300">
           {slurmHoldSentence(reconciliation.slurm, (iso) => formatWhen(iso, nowMs))}
         </p>

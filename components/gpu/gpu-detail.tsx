@@ -117,6 +117,8 @@ export function GpuDetail({ uuid }: { uuid: string }) {
                 state={gpuStateOnPage(gpu, true, fleet.bookings, reconciliation, serverNow)}
                 problem={reconciliation?.problem}
                 unseen={unseenUseNow(gpu, reconciliation) !== null}
+                slurm={reconciliation?.slurm}
+                nowMs={serverNow}
               />
             )}
             {slice ? <Badge>MIG slice</Badge> : mig && <Badge>{partitioned ? "Split into MIG slices" : "MIG enabled"}</Badge>}

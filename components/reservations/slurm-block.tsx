@@ -1,9 +1,12 @@
-import { slurmHoldName, type SlurmBlock } from "@/lib/domain/slurm";
+import { slurmHoldName, slurmHoldOf, slurmUntil, type SlurmBlock } from "@/lib/domain/slurm";
 import { formatWhen } from "@/lib/format/local-time";
 
 /** "Slurm job 4711 of bob (running), 14:00 – 16:00": a read-only block's words, on the schedule and the week. */
 export function slurmBlockLabel(block: SlurmBlock, nowMs: number): string {
-  return `${slurmHoldName(block)}${block.kind === "job" ? ` (${block.state})` : ""}, ${formatWhen(block.startsAt, nowMs)} – ${formatWhen(block.endsAt, nowMs)}`;
+  const hold = slurmHoldOf(block);
+  // Without a time limit: "from …, no time limit" (or its partition's MaxTime), never an end nobody set.
+  const until = block.noTimeLimit ? `from ${formatWhen(block.startsAt, nowMs)}${slurmUntil(hold, (iso) => formatWhen(iso, nowMs))}` : `${formatWhen(block.startsAt, nowMs)} – ${formatWhen(block.endsAt, nowMs)}`;
+  return `${slurmHoldName(block)}${block.kind === "job" ? ` (${block.state})` : ""}, ${until}`;
 }
 
 /** The Slurm blocks that hold this unit. */
@@ -30,6 +33,7 @@ export function SlurmBlockBox({ block, nowMs, style, compact = false }: { block:
       style={style}
     >
       {compact ? (block.kind === "job" ? `job ${block.id}` : block.id) : slurmHoldName(block)}
+      {block.noTimeLimit && !compact && " · no time limit"}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { countUnits, gpusPhrase, unitNoun } from "@/lib/domain/unit-count";
 import type { TeamUsageReport } from "@/lib/domain/team-usage";
-import { GPU_STATE_LABELS, type GpuReconciliation, type ProcessAttribution } from "@/lib/domain/attribution";
+import { gpuStateLabel, type GpuReconciliation, type ProcessAttribution } from "@/lib/domain/attribution";
 import type { FleetAnswer, GpuBookingNow } from "@/lib/live/fleet-api";
 import { bookingTakesUnit, countAvailability, deriveGpuState, describeAvailability, isPartitioned, siliconOf, type SiliconUnit, unitName, unitRef, unitsPhrase, unseenUsePhrase } from "@/lib/domain/gpu-availability";
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live/live";
@@ -107,9 +107,9 @@ export function formatStatus(view: FleetView, nowMs: number): string {
       // nvidia-smi reports no utilization per MIG device.
       gpu.mig ? "n/r" : gpu.utilizationGpuPct === null ? "?" : `${Math.round(gpu.utilizationGpuPct)}%`,
       `${gib(gpu.memoryUsedMiB)}/${gib(gpu.memoryTotalMiB)} GiB`,
-      GPU_STATE_LABELS[states[position].state],
+      gpuStateLabel(states[position]),
       booking ? personName(booking.bookedBy, people) : "-",
-      booking ? formatTime(booking.until) : slurm?.until ? formatTime(slurm.until) : "-",
+      booking ? formatTime(booking.until) : slurm?.until ? formatTime(slurm.until) : slurm?.noTimeLimit ? "no time limit" : "-",
       runners.join(", ") || "-",
     ];
   });
@@ -135,7 +135,7 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
   const people = peopleOf(view);
   const lines = [`${gpu.hostName} ${unitName(gpu)} (${gpu.name}, ${gpu.uuid})`];
   const state = stateNow(view, gpu, nowMs);
-  lines.push(`State: ${GPU_STATE_LABELS[state.state]}${state.problem ? ` (${state.problem})` : ""}`);
+  lines.push(`State: ${gpuStateLabel(state, formatTime)}${state.problem ? ` (${state.problem})` : ""}`);
   const booking = bookingNow(view, gpu, nowMs);
   lines.push(
     booking

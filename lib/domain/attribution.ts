@@ -1,5 +1,5 @@
 import type { PersonRef } from "@/lib/domain/reservation-types";
-import type { SlurmHoldNow } from "@/lib/domain/slurm";
+import { slurmStateWords, type SlurmHoldNow } from "@/lib/domain/slurm";
 
 /**
  * Who really runs on a GPU, and how that compares with its booking: the
@@ -25,6 +25,17 @@ export const GPU_STATE_LABELS: Record<GpuState, string> = {
   offline: "Offline",
   partitioned: "Split into MIG slices",
 };
+
+/**
+ * A unit's state in words, for every surface that names it (the badge, the
+ * fleet's cells, the CLI's STATE column): the state's label, except that a
+ * unit Slurm holds says so, "Held by Slurm (job 42 of bob)" or "Slurm
+ * reservation maint until …" (with `when`), where the state stays
+ * `unbooked_use` for scripts and metrics.
+ */
+export function gpuStateLabel(reconciliation: { state: GpuState; slurm?: SlurmHoldNow | null }, when?: (iso: string) => string): string {
+  return (reconciliation.state === "unbooked_use" ? slurmStateWords(reconciliation.slurm, when) : null) ?? GPU_STATE_LABELS[reconciliation.state];
+}
 
 /** What a process was attributed by, best evidence first. */
 export type EvidenceKind = "reservation" | "slurm" | "container" | "pod" | "login" | "none";

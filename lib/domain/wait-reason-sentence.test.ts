@@ -43,4 +43,16 @@ describe("the queue's reason in words", () => {
     expect(sentence).toBe("waits for the team vision's limit: 2 of 3 GPUs at once in use, this request asks for 2; room from today 15:04");
     expect(sentence).not.toContain("UTC");
   });
+
+  it("names Slurm's jobs and reservations in the way after the bookings, a job without a time limit as such", () => {
+    const bookers = [{ person: "Alice", hostName: "sim-2", gpuIndex: 4, until: "2026-12-07T14:04:00Z" }];
+    const slurm = [
+      { kind: "job" as const, id: "42", user: "bob", state: "running" as const, hostName: "sim-2", gpuIndices: [0, 1, 2, 3], until: "2026-12-07T20:00:00Z" },
+      { kind: "reservation" as const, id: "maint", user: "root", state: "reserved" as const, hostName: "sim-2", gpuIndices: [5, 6, 7], until: null, noTimeLimit: true as const },
+    ];
+    expect(waitReasonSentence({ kind: "held", bookers: [], slurm: slurm.slice(0, 1) }, local)).toBe("waits for Slurm job 42 of bob on sim-2 GPU 0–3 until today 21:00");
+    expect(waitReasonSentence({ kind: "held", bookers, slurm })).toBe(
+      "GPUs held: Alice holds sim-2 GPU 4 until 2026-12-07 14:04 UTC; Slurm job 42 of bob on sim-2 GPU 0–3 until 2026-12-07 20:00 UTC; Slurm reservation maint on sim-2 GPU 5–7 (no time limit)",
+    );
+  });
 });

@@ -4,6 +4,7 @@ import { checkMultiNodeShape, DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_
 import { multiNodeLabel } from "@/lib/domain/multi-node";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import { unitName, type UnitName } from "@/lib/domain/gpu-availability";
+import { slurmHoldName, slurmUntil } from "@/lib/domain/slurm";
 
 /** `POST /api/v1/waitlist`: "N GPUs for this long, when they free up". */
 export const waitRequestSchema = z.strictObject({
@@ -85,7 +86,12 @@ export type WaitReason = { message: string } & (
   | { kind: "no_host"; hosts: { host: string; why: string }[] }
   | { kind: "unbooked_use"; gpus: { hostName: string; index: number }[]; people: string[]; since: string | null }
   | { kind: "queue"; ahead: { position: number; person: string; team: string | null } }
-  | { kind: "held"; bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; until: string }[] }
+  | {
+      kind: "held";
+      bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; until: string }[];
+      /** Slurm's own jobs and the reservations gpudesk did not make that hold GPUs of its hosts now (absent: none). */
+      slurm?: WaitingForSlurm[];
+    }
   | { kind: "host_offline"; hosts: string[] }
 ) & {
   /** Hosts it would take that a rule of its limits leaves out (a team's host rule), and why: said after the cause. */
@@ -93,6 +99,25 @@ export type WaitReason = { message: string } & (
   /** Across nodes, with bookings holding GPUs or a host offline: what it needs at once and which hosts could take a node now. */
   nodes?: WaitingNodes;
 };
+
+/** A Slurm job or reservation in a waiting request's way: on which host's GPUs, until when (null: no time limit, or none given). */
+export interface WaitingForSlurm {
+  kind: "job" | "reservation";
+  /** The job's id, or the reservation's name. */
+  id: string;
+  user: string | null;
+  state: "running" | "pending" | "reserved";
+  hostName: string;
+  gpuIndices: number[];
+  until: string | null;
+  noTimeLimit?: true;
+}
+
+/** "Slurm job 42 of bob on sim-2 GPUs 0–3 until today 21:00", "Slurm reservation maint on sim-2 GPU 7 (no time limit)". */
+function slurmInTheWay(hold: WaitingForSlurm, when: WhenWords): string {
+  const name = hold.kind === "reservation" ? `Slurm reservation ${hold.id}` : `${slurmHoldName(hold)}${hold.state === "pending" ? " (pending)" : ""}`;
+  return `${name} on ${hold.hostName} ${unitList(hold.gpuIndices.map((index) => ({ index })))}${slurmUntil(hold, when)}`;
+}
 
 /** What a request across nodes needs at once, and the hosts that could take one node now. */
 export interface WaitingNodes {
@@ -148,10 +173,13 @@ export function describeWaitReason(reason: DistributiveOmit<WaitReason, "message
       return `waits behind ${reason.ahead.person}${reason.ahead.team ? ` (${reason.ahead.team})` : ""}, ${ordinal(reason.ahead.position)} in fair-share order`;
     case "host_offline":
       return `${reason.hosts.join(" and ")} ${reason.hosts.length === 1 ? "is" : "are"} offline (not reporting)`;
-    case "held":
-      return `GPUs held: ${heldBookings(reason.bookers)
-        .map((booking) => `${booking.person} holds ${booking.hostName} ${unitList(booking.units)} until ${when(booking.until)}`)
-        .join("; ")}`;
+    case "held": {
+      // Slurm's holds read "waits for Slurm job 42 of bob on sim-2 GPUs 0–3 until …", after the bookings where there are both.
+      const slurm = (reason.slurm ?? []).map((hold) => slurmInTheWay(hold, when));
+      if (reason.bookers.length === 0) return `waits for ${slurm.join("; ")}`;
+      const bookings = heldBookings(reason.bookers).map((booking) => `${booking.person} holds ${booking.hostName} ${unitList(booking.units)} until ${when(booking.until)}`);
+      return `GPUs held: ${[...bookings, ...slurm].join("; ")}`;
+    }
   }
 }
 

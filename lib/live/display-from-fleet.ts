@@ -1,5 +1,6 @@
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import { isPartitioned, siliconOf } from "@/lib/domain/gpu-availability";
+import { wallSlurmHold } from "@/lib/domain/slurm";
 import { gpuStateNow, unseenUseNow } from "@/lib/live/gpu-state-now";
 import type { LiveBooking, LiveGpu } from "@/lib/live/live";
 import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
@@ -48,6 +49,7 @@ export function displayGpusFromFleet(
     // Times decide, not messages: a booking ends on the wall at its end even if no message arrives then.
     const { current } = bookingsOfGpu(bookings, siliconOf(gpu), nowMs);
     const state = gpuStateNow(gpu, onlineHosts.has(gpu.hostId), current, states[gpu.uuid]);
+    const slurm = state === "unbooked_use" ? wallSlurmHold(states[gpu.uuid]?.slurm) : null;
     const runnerName = options.namesUnbookedRunner && state === "unbooked_use" ? unbookedRunnerName(states[gpu.uuid]) : null;
     out[gpu.uuid] = {
       uuid: gpu.uuid,
@@ -65,6 +67,7 @@ export function displayGpusFromFleet(
       ...(gpu.mig ? { slice: { ref: `${gpu.index}:${gpu.mig.deviceIndex}`, profile: gpu.mig.profile } } : {}),
       ...(state !== "offline" && unseenUseNow(gpu, states[gpu.uuid]) ? { unseen: true as const } : {}),
       ...(runnerName ? { runnerName } : {}),
+      ...(slurm ? { slurm } : {}),
     };
   }
   return out;

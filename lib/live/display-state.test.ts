@@ -4,6 +4,7 @@ import { displayGpusFromFleet } from "@/lib/live/display-from-fleet";
 import { displayTiles, filterHosts, hiddenModelsText, hostInventoryText, shortModelName, summarizeTiles, type DisplayFeedGpu, type DisplayFeedHost } from "@/lib/live/display-state";
 import type { LiveBooking, LiveGpu } from "@/lib/live/live";
 import { liveGpuFixture } from "@/lib/testing/live-fixtures";
+import { slurmWallWords } from "@/lib/domain/slurm";
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
 
@@ -219,5 +220,21 @@ describe("hostInventoryText (the wall's host label)", () => {
     const split = [slice(0, 0, "3g.40gb"), slice(0, 1, "2g.20gb"), slice(0, 2, "1g.10gb"), slice(0, 3, "1g.10gb")];
     expect(hostInventoryText(split)).toBe("1 × H100 in 4 MIG slices");
     expect(hostInventoryText([...split, slice(1, 0, "7g.80gb"), whole(2, "H100 80GB")])).toBe("1 × H100 80GB, 2 × H100 in 5 MIG slices");
+  });
+});
+
+describe("a GPU Slurm holds, on the wall", () => {
+  it("carries the job or reservation and its end but never the job's user, and the tile says Slurm rather than unbooked", () => {
+    const reading = liveGpuFixture("GPU-s", [], { sampledAt: new Date(NOW).toISOString(), utilizationGpuPct: 0, memoryUsedMiB: 0 });
+    const states: Record<string, GpuReconciliation> = {
+      "GPU-s": { state: "unbooked_use", reservationId: null, bookedBy: null, processes: [], problem: null, slurm: { kind: "job", id: "42", user: "bob", until: "2026-12-01T21:00:00Z" } },
+    };
+    const out = displayGpusFromFleet({ "GPU-s": reading }, new Set([reading.hostId]), [], states, NOW);
+    expect(out["GPU-s"]).toMatchObject({ state: "unbooked_use", slurm: { kind: "job", id: "42", until: "2026-12-01T21:00:00Z" } });
+    expect(JSON.stringify(out)).not.toContain("bob");
+    const [tile] = displayTiles([{ id: reading.hostId, name: "sim-2", online: true, gpuUuids: ["GPU-s"] } as DisplayFeedHost], out).get(reading.hostId)!;
+    expect(tile!.slurm).toEqual({ kind: "job", id: "42", until: "2026-12-01T21:00:00Z" });
+    expect(slurmWallWords({ kind: "reservation", id: "maint", until: "2026-12-01T21:00:00Z" }, () => "21:00")).toEqual({ state: "Slurm", who: "resv maint", when: "until 21:00" });
+    expect(slurmWallWords({ kind: "job", id: "23", until: null, noTimeLimit: true }, () => "never")).toEqual({ state: "Slurm", who: "job 23", when: "no time limit" });
   });
 });

@@ -109,6 +109,7 @@ export function displayTiles(hosts: DisplayFeedHost[], gpus: Record<string, Disp
         ...(gpu.unseen && host.online ? { unseen: true as const } : {}),
         ...(gpu.runnerName && host.online && state === "unbooked_use" ? { runnerName: gpu.runnerName } : {}),
         ...(gpu.slice ? { slice: gpu.slice } : {}),
+        ...(gpu.slurm && host.online && state === "unbooked_use" ? { slurm: gpu.slurm } : {}),
       });
     }
     tiles.set(host.id, list);

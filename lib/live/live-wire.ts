@@ -284,7 +284,7 @@ export function displayTuple(gpu: DisplayGpu): RowValue[] {
 
 /** The fixed fields of a display GPU: a change in any sends the whole entry again. */
 export function displayFixedKey(gpu: DisplayGpu): string {
-  return `${gpu.index}\u0000${gpu.model}\u0000${gpu.hostId}\u0000${gpu.unseen === true}\u0000${gpu.runnerName ?? ""}\u0000${gpu.slice?.ref ?? ""}`;
+  return `${gpu.index}\u0000${gpu.model}\u0000${gpu.hostId}\u0000${gpu.unseen === true}\u0000${gpu.runnerName ?? ""}\u0000${gpu.slice?.ref ?? ""}\u0000${gpu.slurm ? JSON.stringify(gpu.slurm) : ""}`;
 }
 
 /** Applies the rows of a display delta to the held GPUs (a new record, the changed entries replaced). */

@@ -1,5 +1,6 @@
 import type { GpuReconciliation, GpuState } from "@/lib/domain/attribution";
 import type { GpuSample, ProcessInfo } from "@/lib/domain/snapshot";
+import type { WallSlurmHold } from "@/lib/domain/slurm";
 
 /**
  * What browsers hold of the live fleet. On the socket.io namespace `/live`
@@ -167,6 +168,13 @@ export interface DisplayGpu {
   runnerName?: string;
   /** A MIG slice: "0:2" (GPU 0, MIG device 2) and its profile; absent on a whole GPU. A fixed field, as above. */
   slice?: { ref: string; profile: string };
+  /**
+   * What Slurm holds it by where it is in use without a booking because of
+   * Slurm (its own job, a reservation gpudesk did not make): the job's id or
+   * the reservation's name and its end, never the job's user (a wall shows no
+   * login). Absent otherwise. A fixed field, as above.
+   */
+  slurm?: WallSlurmHold;
 }
 
 export interface DisplayHost {

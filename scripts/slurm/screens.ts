@@ -6,8 +6,11 @@
  * job on 4 GPUs of slurm-a, his job for all 8 waiting behind it, a
  * maintenance reservation of slurm-b from in 3 hours. Ann books 2 GPUs of
  * slurm-b and runs a job under the reservation; her booking on slurm-a is
- * refused. Saves PNGs to the folder given (default test-results/screens/slurm):
- * fleet, schedule, week, the refused booking, the booking's sbatch lines.
+ * refused. Then a maintenance reservation of slurm-a from now, bob's held job
+ * (no node planned) and ann waiting for all of slurm-a. Saves PNGs to the
+ * folder given (default test-results/screens/slurm): fleet, schedule, week,
+ * the refused booking, the booking's sbatch lines, the fleet under the
+ * maintenance reservation, the queue naming Slurm, Admin → Hosts.
  *
  *   GPUDESK_SLURM_CACHE=… GPUDESK_SLURM_PORT_BASE=… npx tsx scripts/slurm/screens.ts [folder] [port]   (root; after npm run build)
  */
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
   };
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
   try {
-    await slurm.as("root", "scancel -u ann; scancel -u bob; scontrol delete reservation=maint 2>/dev/null; true");
+    await slurm.as("root", "scancel -u ann; scancel -u bob; scontrol delete reservation=maint 2>/dev/null; scontrol delete reservation=maint-now 2>/dev/null; true");
     const adminPassword = "pw-slurm-admin-long-enough";
     const cliEnv: NodeJS.ProcessEnv = { ...process.env, GPUDESK_DATA_DIR: server.dataDir };
     delete cliEnv.DATABASE_URL;
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
       await page.screenshot({ path: path.join(out, file), fullPage: true });
       console.log(`saved ${path.join(out, file)}`);
     };
-    await shot("fleet.png", "/", () => page.getByTestId("gpu-slurm").first().waitFor({ timeout: 60_000 }));
+    await shot("fleet.png", "/", () => page.locator('[data-testid="gpu-state"][data-slurm="job"]').first().waitFor({ timeout: 60_000 }));
     await shot("schedule.png", "/schedule?days=1", () => page.getByTestId("slurm-block").first().waitFor({ timeout: 60_000 }));
     await shot("week.png", `/schedule?view=week&host=${encodeURIComponent(hostA!.name)}`, () => page.getByTestId("slurm-block").first().waitFor({ timeout: 60_000 }));
 
@@ -125,12 +128,30 @@ async function main(): Promise<void> {
       if (!(await page.getByTestId("slurm-state").first().isVisible())) await launch.click();
       await page.getByTestId("slurm-state").first().waitFor({ timeout: 30_000 });
     });
+
+    // Issue 49's leftovers: a maintenance reservation holding slurm-a's GPUs now, a held job Slurm has not planned,
+    // ann waiting for all of slurm-a (the queue names Slurm), and Admin → Hosts with the cluster's state.
+    await slurm.as("root", "scontrol create reservation ReservationName=maint-now Nodes=slurm-a StartTime=now Duration=180 Users=root Flags=MAINT,IGNORE_JOBS");
+    await slurm.as("bob", "sbatch --hold --gres=gpu:2 -t 30 -J later-bob --wrap 'sleep 600'");
+    await new Promise((resolve) => setTimeout(resolve, 40_000));
+    const queued = await api("POST", "/api/v1/waitlist", { cookie: annCookie }, { count: 8, host: hostA!.name, durationMinutes: 60, purpose: "all of slurm-a" });
+    if (queued.status >= 300) throw new Error(`ann's request: ${queued.status} ${JSON.stringify(queued.json)}`);
+    await shot("fleet-maint.png", "/", () => page.locator('[data-testid="gpu-state"][data-slurm="reservation"]').first().waitFor({ timeout: 60_000 }));
+    await shot("queue.png", "/queue", () => page.locator('[data-kind="held"]:visible').filter({ hasText: /waits for Slurm/i }).first().waitFor({ timeout: 60_000 }));
+    const adminContext = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    await adminContext.addCookies(adminCookie.split("; ").map((pair) => ({ name: pair.slice(0, pair.indexOf("=")), value: pair.slice(pair.indexOf("=") + 1), url: origin })));
+    const adminPage = await adminContext.newPage();
+    await adminPage.goto(`${origin}/admin/hosts`);
+    await adminPage.getByTestId("slurm-unplanned").waitFor({ timeout: 60_000 });
+    await adminPage.waitForTimeout(1500);
+    await adminPage.screenshot({ path: path.join(out, "admin-hosts.png"), fullPage: true });
+    console.log(`saved ${path.join(out, "admin-hosts.png")}`);
   } finally {
     await browser.close();
     await server.dispose();
     // What the server made in Slurm goes with it.
     await slurm
-      .as("root", "scancel -u ann; scancel -u bob; for r in maint $(scontrol show res -o | grep -o 'ReservationName=gpudesk-[^ ]*' | cut -d= -f2); do scontrol delete reservation=$r; done; true")
+      .as("root", "scancel -u ann; scancel -u bob; for r in maint maint-now $(scontrol show res -o | grep -o 'ReservationName=gpudesk-[^ ]*' | cut -d= -f2); do scontrol delete reservation=$r; done; true")
       .catch(() => "");
     slurm.release();
   }

@@ -4,9 +4,7 @@ import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { bookingTakesUnit, deriveGpuState, siliconOf } from "@/lib/domain/gpu-availability";
 import { sameJson } from "@/lib/live/same-json";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
-import { slurmHoldOf, type SlurmCalendar, type SlurmHoldNow } from "@/lib/domain/slurm";
-
-const NO_SLURM: SlurmCalendar = { blocks: [], runs: [] };
+import { EMPTY_SLURM_CALENDAR as NO_SLURM, slurmHoldOf, type SlurmCalendar, type SlurmHoldNow } from "@/lib/domain/slurm";
 
 /**
  * What Slurm holds on each unit at `nowMs`, by GPU UUID: a block of its own

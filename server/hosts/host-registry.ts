@@ -9,6 +9,8 @@ import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import { createUnlessTaken } from "@/server/core/unique-violation";
+import { slurmConnection } from "@/server/slurm/slurm-connection";
+import { refreshSlurmCalendar } from "@/server/hosts/slurm-calendar-hosts";
 
 export const hostNameSchema = z
   .string()
@@ -106,15 +108,21 @@ export async function setHostFabricLabel(actorId: string, hostId: string, label:
   });
 }
 
-/** An admin maps the host to a Slurm NodeName other than its own name (null: its name). */
+/**
+ * An admin maps the host to a Slurm NodeName other than its own name (null: its name). The calendar is laid again
+ * from the last lists at once (no call to Slurm), so that the mapping shows on the calendar and Admin → Hosts now.
+ */
 export async function setHostSlurmNode(actorId: string, hostId: string, slurmNode: string | null): Promise<{ id: string; name: string; slurmNode: string | null }> {
-  return db().$transaction(async (tx) => {
+  const after = await db().$transaction(async (tx) => {
     const before = await tx.host.findUnique({ where: { id: hostId }, select: { name: true, slurmNode: true } });
     if (!before) throw new AppError("not_found", "No such host");
     const after = await tx.host.update({ where: { id: hostId }, data: { slurmNode }, select: { id: true, name: true, slurmNode: true } });
     await writeAudit(tx, { actorId, action: "host.slurm_node", entityType: "host", entityId: hostId, before: { slurmNode: before.slurmNode }, after: { host: before.name, slurmNode } });
     return after;
   });
+  const connection = slurmConnection();
+  if (connection) await refreshSlurmCalendar(connection);
+  return after;
 }
 
 /**

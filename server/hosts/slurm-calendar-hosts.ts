@@ -15,11 +15,8 @@ export async function refreshSlurmCalendar(connection: SlurmConnection, nowMs = 
   const hosts = await client.host.findMany({
     select: { id: true, name: true, slurmNode: true, gpus: { where: { parentUuid: null }, orderBy: { index: "asc" }, select: { id: true, uuid: true, index: true } } },
   });
-  connection.calendar = buildSlurmCalendar(
-    connection.jobs,
-    connection.reservations,
-    hosts.map((host) => ({ id: host.id, name: host.name, node: connection.nodeOf(host), gpus: host.gpus })),
-    nowMs,
-  );
+  const onNodes = hosts.map((host) => ({ id: host.id, name: host.name, node: connection.nodeOf(host), gpus: host.gpus }));
+  connection.hostsOnNodes = onNodes.flatMap((host) => (host.node ? [{ node: host.node, host: host.name }] : []));
+  connection.calendar = buildSlurmCalendar(connection.jobs, connection.reservations, onNodes, nowMs, connection.partitions);
   return connection.calendar;
 }

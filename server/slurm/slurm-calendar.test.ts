@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { deriveGpuState, isGpuFreeFor } from "@/lib/domain/gpu-availability";
+import { gpuStateLabel } from "@/lib/domain/attribution";
 import type { LiveBooking, LiveGpu } from "@/lib/live/live";
 import { slurmHoldsByGpu } from "@/server/attribution/reconcile-fleet";
 import { buildSlurmCalendar, type SlurmCalendarHost } from "@/server/slurm/slurm-calendar";
@@ -83,7 +84,8 @@ describe("the one availability rule with Slurm", () => {
   it("gpudesk status counts them and names the job and its end", () => {
     const text = formatStatus({ hosts: [{ id: "h-a", name: "dgx-a", online: true }], gpus, bookings: [b7], gpuStates: Object.fromEntries(gpus.map((gpu) => [gpu.uuid, state(gpu.index)])) } as never, NOW);
     expect(text.split("\n")[0]).toBe("GPUs: 4 of 8 free, 2 in use without a booking, 2 in use by its booker");
-    expect(text).toMatch(/dgx-a\s+GPU 4 .*In use, not booked\s+-\s+\S+ \S+ ?\S*\s+Slurm job 2 of bob/);
+    // The STATE column says Slurm holds it (the state stays unbooked_use for scripts: the summary counts it so).
+    expect(text).toMatch(/dgx-a\s+GPU 4 .*Held by Slurm \(job 2 of bob\)\s+-\s+\S+ \S+ ?\S*\s+Slurm job 2 of bob/);
     expect(text).toMatch(/dgx-a\s+GPU 0 .*Booked, in use\s+Ann.*Slurm job 1/);
   });
 
@@ -92,5 +94,22 @@ describe("the one availability rule with Slurm", () => {
     const later = { startMs: 1796673600_000, endMs: 1796677200_000 };
     expect(pickerGpu({ uuid: "GPU-a-6" }, "h-a", view, later, NOW, "u-ann")).toMatchObject({ kind: "taken", taken: null, slurm: { kind: "job", id: "3" } });
     expect(pickerGpu({ uuid: "GPU-a-6" }, "h-a", view, { startMs: NOW, endMs: NOW + 600_000 }, NOW, "u-ann")).toMatchObject({ kind: "free", slurm: null });
+  });
+
+  it("a GPU under a maintenance reservation reads as Slurm's reservation, not as use without a booking, on every surface", () => {
+    const inMaint = 1796676000_000;
+    const gpusB = Array.from({ length: 8 }, (_, index) => ({ ...live(index), uuid: `GPU-b-${index}`, hostId: "h-b", hostName: "dgx-b" }) as LiveGpu);
+    const maintHolds = slurmHoldsByGpu(calendar, inMaint, new Map(), gpusB);
+    const held = deriveGpuState({ gpu: reading, online: true, booking: null, attributions: new Map(), slurm: maintHolds.get("GPU-b-3") ?? null });
+    expect(held).toMatchObject({ state: "unbooked_use", slurm: { kind: "reservation", id: "maint" } });
+    expect(gpuStateLabel(held, (iso) => iso.slice(11, 16))).toBe("Slurm reservation maint until 22:28");
+    expect(gpuStateLabel(held)).toBe("Slurm reservation maint");
+    expect(gpuStateLabel(state(4))).toBe("Held by Slurm (job 2 of bob)");
+    expect(gpuStateLabel(state(4), (iso) => iso.slice(11, 16))).toBe("Held by Slurm (job 2 of bob) until 19:13");
+    // Use without a booking that is not Slurm's keeps its words; so does the booker's job under the booking.
+    expect(gpuStateLabel({ state: "unbooked_use" })).toBe("In use, not booked");
+    expect(gpuStateLabel(state(0))).toBe("Booked, in use");
+    const text = formatStatus({ hosts: [{ id: "h-b", name: "dgx-b", online: true }], gpus: gpusB, bookings: [], gpuStates: Object.fromEntries(gpusB.map((gpu) => [gpu.uuid, deriveGpuState({ gpu: reading, online: true, booking: null, attributions: new Map(), slurm: maintHolds.get(gpu.uuid) ?? null })])) } as never, inMaint);
+    expect(text).toMatch(/dgx-b\s+GPU 3 .*Slurm reservation maint\s/);
   });
 });

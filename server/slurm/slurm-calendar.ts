@@ -1,5 +1,5 @@
-import { slurmReservationName, type SlurmBlock, type SlurmCalendar, type SlurmRun } from "@/lib/domain/slurm";
-import type { SlurmJob, SlurmReservation } from "@/server/slurm/slurm-model";
+import { SLURM_OPEN_END, slurmReservationName, type SlurmBlock, type SlurmCalendar, type SlurmRun } from "@/lib/domain/slurm";
+import type { SlurmJob, SlurmPartition, SlurmReservation } from "@/server/slurm/slurm-model";
 
 /** A gpudesk host as the calendar maps Slurm onto it: its Slurm node (null: none) and its whole GPUs. */
 export interface SlurmCalendarHost {
@@ -9,11 +9,11 @@ export interface SlurmCalendarHost {
   gpus: { id: string; uuid: string; index: number }[];
 }
 
-/** A job or reservation without a time limit holds its GPUs this long on the calendar (docs/operations.md asks for finite limits). */
-const NO_LIMIT_MS = 24 * 3600_000;
+/** A hold nobody can date: until it ends (no day invented). */
+const OPEN_END_MS = Date.parse(SLURM_OPEN_END);
 const GPUDESK_PREFIX = slurmReservationName("");
 
-export const EMPTY_SLURM_CALENDAR: SlurmCalendar = { blocks: [], runs: [] };
+export { EMPTY_SLURM_CALENDAR } from "@/lib/domain/slurm";
 
 interface Wanted {
   kind: SlurmBlock["kind"];
@@ -26,6 +26,7 @@ interface Wanted {
   count: number;
   startMs: number;
   endMs: number;
+  noTimeLimit: boolean;
 }
 
 /**
@@ -39,13 +40,24 @@ interface Wanted {
  *   time limit: a running one the indices `gres_detail` names, a pending one
  *   a count from its expected start;
  * - a job under a reservation gpudesk did not make is inside that block;
- * - a job under a booking's reservation is the booker's run (`runs`), not a block.
+ * - a job under a booking's reservation is the booker's run (`runs`), not a block;
+ * - a job without a time limit holds its GPUs until its partition's MaxTime,
+ *   else until it ends (SLURM_OPEN_END), marked `noTimeLimit`;
+ * - a pending job Slurm has not planned (no node known) is on no GPU: it is
+ *   counted in `unplanned`.
  *
  * Slurm names no indices for a count (a pending job, a reservation): those
  * are drawn on the node's highest GPUs that nothing named holds then, so
  * that "any N GPUs" of gpudesk takes the others first.
  */
-export function buildSlurmCalendar(jobs: readonly SlurmJob[], reservations: readonly SlurmReservation[], hosts: readonly SlurmCalendarHost[], nowMs: number): SlurmCalendar {
+export function buildSlurmCalendar(
+  jobs: readonly SlurmJob[],
+  reservations: readonly SlurmReservation[],
+  hosts: readonly SlurmCalendarHost[],
+  nowMs: number,
+  partitions: readonly SlurmPartition[] = [],
+): SlurmCalendar {
+  const maxTime = new Map(partitions.map((partition) => [partition.name, partition.maxTimeMs]));
   const byNode = new Map<string, SlurmCalendarHost>();
   for (const host of hosts) if (host.node && host.gpus.length > 0) byNode.set(host.node, host);
   const foreign = new Set<string>();
@@ -56,22 +68,30 @@ export function buildSlurmCalendar(jobs: readonly SlurmJob[], reservations: read
     if (reservation.name.startsWith(GPUDESK_PREFIX)) continue;
     foreign.add(reservation.name);
     const startMs = Math.max(reservation.startsAt ?? nowMs, 0);
-    const endMs = reservation.endsAt ?? startMs + NO_LIMIT_MS;
+    const endMs = reservation.endsAt ?? OPEN_END_MS;
     if (endMs <= nowMs) continue;
     const perNode = reservation.gpus > 0 ? Math.ceil(reservation.gpus / Math.max(1, reservation.nodes.length)) : Infinity;
     for (const node of reservation.nodes) {
       const host = byNode.get(node);
       if (!host) continue;
       const user = reservation.users.length > 0 ? reservation.users.join(", ") : null;
-      wanted.push({ kind: "reservation", id: reservation.name, user, state: "reserved", host, indices: null, count: Math.min(perNode, host.gpus.length), startMs, endMs });
+      wanted.push({ kind: "reservation", id: reservation.name, user, state: "reserved", host, indices: null, count: Math.min(perNode, host.gpus.length), startMs, endMs, noTimeLimit: reservation.endsAt === null });
     }
   }
+  const unplanned = { jobs: 0, gpus: 0 };
 
   for (const job of jobs) {
     if (job.state === "other" || job.gpusPerNode === 0) continue;
     if (job.reservation && foreign.has(job.reservation)) continue;
+    if (job.state === "pending" && job.nodes.length === 0) {
+      unplanned.jobs += 1;
+      unplanned.gpus += job.gpusPerNode * job.nodeCount;
+      continue;
+    }
     const startMs = job.state === "running" ? (job.startsAt ?? nowMs) : Math.max(job.startsAt ?? nowMs, nowMs);
-    const endMs = job.endsAt !== null && job.endsAt > startMs ? job.endsAt : startMs + NO_LIMIT_MS;
+    const partitionMax = maxTime.get(job.partition) ?? null;
+    const limitMs = job.timeLimitMs ?? partitionMax;
+    const endMs = job.endsAt !== null && job.endsAt > startMs ? job.endsAt : limitMs !== null ? startMs + limitMs : OPEN_END_MS;
     for (const node of job.nodes) {
       const host = byNode.get(node);
       if (!host) continue;
@@ -82,7 +102,7 @@ export function buildSlurmCalendar(jobs: readonly SlurmJob[], reservations: read
         }
         continue;
       }
-      wanted.push({ kind: "job", id: String(job.id), user: job.user || null, state: job.state, host, indices, count: job.gpusPerNode, startMs, endMs });
+      wanted.push({ kind: "job", id: String(job.id), user: job.user || null, state: job.state, host, indices, count: job.gpusPerNode, startMs, endMs, noTimeLimit: job.noTimeLimit || endMs === OPEN_END_MS });
     }
   }
 
@@ -103,10 +123,11 @@ export function buildSlurmCalendar(jobs: readonly SlurmJob[], reservations: read
       gpus: [...gpus].sort((a, b) => a.index - b.index),
       startsAt: new Date(entry.startMs).toISOString(),
       endsAt: new Date(entry.endMs).toISOString(),
+      ...(entry.noTimeLimit ? { noTimeLimit: true as const } : {}),
     });
   }
   blocks.sort((a, b) => a.startsAt.localeCompare(b.startsAt) || a.hostName.localeCompare(b.hostName) || a.id.localeCompare(b.id));
-  return { blocks, runs };
+  return { blocks, runs, unplanned };
 }
 
 /** `count` GPUs of the host, highest first, that no block placed already holds during the entry's times (then any, if too few are left). */

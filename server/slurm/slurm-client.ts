@@ -5,11 +5,14 @@ import {
   jobsAnswer,
   nodesAnswer,
   openapiAnswer,
+  partitionsAnswer,
   reservationsAnswer,
   toSlurmJob,
+  toSlurmPartition,
   toSlurmReservation,
   type SlurmErrorEntry,
   type SlurmJob,
+  type SlurmPartition,
   type SlurmReservation,
 } from "@/server/slurm/slurm-model";
 
@@ -126,6 +129,11 @@ export class SlurmClient {
 
   async listJobs(): Promise<SlurmJob[]> {
     return jobsAnswer.parse(await this.slurm("GET", "jobs")).jobs.map(toSlurmJob);
+  }
+
+  /** The partitions' MaxTime: a job without a time limit is held until it, where its partition has one. */
+  async listPartitions(): Promise<SlurmPartition[]> {
+    return partitionsAnswer.parse(await this.slurm("GET", "partitions")).partitions.map(toSlurmPartition);
   }
 
   async listReservations(): Promise<SlurmReservation[]> {

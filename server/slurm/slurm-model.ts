@@ -30,6 +30,14 @@ const jobSchema = z
     start_time: number.optional(),
     end_time: number.optional(),
     node_count: number.optional(),
+    partition: text,
+  })
+  .passthrough();
+
+const partitionSchema = z
+  .object({
+    name: z.string().max(500),
+    maximums: z.object({ time: number.optional() }).passthrough().optional(),
   })
   .passthrough();
 
@@ -49,6 +57,7 @@ const errorSchema = z.object({ error_number: z.number().optional(), error: z.str
 
 export const jobsAnswer = z.object({ jobs: z.array(jobSchema).max(1_000_000), errors: z.array(errorSchema).default([]) }).passthrough();
 export const nodesAnswer = z.object({ nodes: z.array(z.object({ name: z.string().max(200) }).passthrough()).max(100_000) }).passthrough();
+export const partitionsAnswer = z.object({ partitions: z.array(partitionSchema).max(100_000), errors: z.array(errorSchema).default([]) }).passthrough();
 export const reservationsAnswer = z.object({ reservations: z.array(reservationSchema).max(1_000_000), errors: z.array(errorSchema).default([]) }).passthrough();
 export const errorsAnswer = z.object({ errors: z.array(errorSchema).default([]), warnings: z.array(z.unknown()).default([]) }).passthrough();
 export const openapiAnswer = z
@@ -82,13 +91,27 @@ export interface SlurmJob {
   nodes: string[];
   /** GPUs it holds or asks for on each of its nodes. */
   gpusPerNode: number;
+  /** How many nodes it runs on or asks for (a pending job Slurm has not planned names none in `nodes`). */
+  nodeCount: number;
+  /** Its partition: where it has no time limit, the partition's MaxTime bounds it. */
+  partition: string;
+  /** It has no time limit (`--time=UNLIMITED` in a partition without MaxTime); then `endsAt` is null, not Slurm's year ahead. */
+  noTimeLimit: boolean;
+  /** Its time limit (ms); null without one. */
+  timeLimitMs: number | null;
   /** Per node, the GPU indices Slurm gave it (running only): "gpu:2(IDX:0-1)" → [0, 1]. */
   gpuIndices: Record<string, number[]>;
   reservation: string | null;
   /** When it started or is expected to; ms. */
   startsAt: number | null;
-  /** When its time limit runs out (running) or would (pending): until then it holds its GPUs. */
+  /** When its time limit runs out (running) or would (pending): until then it holds its GPUs; null without a time limit. */
   endsAt: number | null;
+}
+
+/** A partition as the calendar needs it: its MaxTime (ms), null where it has none (UNLIMITED). */
+export interface SlurmPartition {
+  name: string;
+  maxTimeMs: number | null;
 }
 
 /** A Slurm reservation as gpudesk compares it with its bookings. */
@@ -137,6 +160,8 @@ export function toSlurmJob(raw: z.infer<typeof jobSchema>): SlurmJob {
   const nodeCount = Math.max(1, nodes.length || (raw.node_count?.number ?? 1));
   const perJob = gpusIn(raw.tres_per_job);
   const gpusPerNode = gpusIn(raw.tres_per_node) || (perJob ? Math.ceil(perJob / nodeCount) : 0);
+  // UNLIMITED reads {set: false, infinite: true}; Slurm then sets end_time a year ahead, which is no end anyone planned.
+  const noTimeLimit = raw.time_limit?.infinite === true;
   return {
     id: raw.job_id,
     user: raw.user_name,
@@ -145,11 +170,23 @@ export function toSlurmJob(raw: z.infer<typeof jobSchema>): SlurmJob {
     reason: raw.state_reason === "None" ? "" : raw.state_reason,
     nodes,
     gpusPerNode,
+    nodeCount,
+    partition: raw.partition,
+    noTimeLimit,
+    // Slurm gives minutes.
+    timeLimitMs: noTimeLimit ? null : (seconds(raw.time_limit) ?? 0) * 60 || null,
     gpuIndices,
     reservation: raw.resv_name || null,
     startsAt: seconds(raw.start_time),
-    endsAt: seconds(raw.end_time),
+    endsAt: noTimeLimit ? null : seconds(raw.end_time),
   };
+}
+
+/** A partition's MaxTime: Slurm gives minutes; UNLIMITED (infinite, or not set) is null. */
+export function toSlurmPartition(raw: z.infer<typeof partitionSchema>): SlurmPartition {
+  const time = raw.maximums?.time;
+  const minutes = time && time.set !== false && !time.infinite && typeof time.number === "number" && time.number > 0 ? time.number : null;
+  return { name: raw.name, maxTimeMs: minutes === null ? null : minutes * 60_000 };
 }
 
 export function toSlurmReservation(raw: z.infer<typeof reservationSchema>): SlurmReservation {

@@ -1,7 +1,9 @@
 import { fabricKey, parseStoredFabric } from "@/lib/domain/fabric";
 import { storedUnit, type UnitName } from "@/lib/domain/gpu-availability";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
-import type { UnbookedWork, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
+import type { UnbookedWork, WaitingForSlurm, WaitlistStatus, WaitlistView, WaitReason } from "@/lib/domain/waitlist-schema";
+import { slurmHoldOf } from "@/lib/domain/slurm";
+import { listSlurmBlocks } from "@/server/bookings/views/slurm-blocks";
 import { writeAudit } from "@/server/access/audit-log";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
@@ -119,6 +121,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
   const busy = booked.concat(blocked(offline));
   const unbooked = findUnbookedWork(hosts, busy, live, nowMs);
   const [holding, people] = await Promise.all([bookersNow(nowMs), bookers(rows.map((row) => row.userId))]);
+  const slurmHolding = slurmNow(nowMs);
   const shapes = new Map(rows.map((row) => [row.id, shapeOf(row)]));
   const gpuNames = new Map((await db().gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, name: true } })).map((gpu) => [gpu.id, gpu.name]));
   // A request across nodes takes only GPUs of its model, and a host only where one node's GPUs fit on it.
@@ -181,6 +184,7 @@ async function estimatesOf(ranked: RankedRow[], nowMs: number): Promise<Map<stri
       offline: offlineHolds ? down : [],
       ahead,
       bookers: holding.filter((bookedBy) => accepted.some((host) => host.name === bookedBy.hostName) && allowedOf(row).includes(bookedBy.hostName)),
+      slurm: slurmHolding.filter((hold) => accepted.some((host) => host.name === hold.hostName) && allowedOf(row).includes(hold.hostName)),
       plannedStartMs,
       nodes: nodesNow(shapes.get(row.id) ?? null, nodesOf.get(row.id), accepted, busy, modelIds.get(row.id), nowMs, row.durationMinutes),
     });
@@ -248,6 +252,23 @@ function requestAhead(ranked: RankedRow[], at: number, people: Map<string, Booke
     return { position: i + 1, person: person ? person.name || person.username : other.row.userId, team: other.teamName };
   }
   return null;
+}
+
+/** Slurm's own jobs and the reservations gpudesk did not make that hold GPUs now (server/slurm/slurm-calendar.ts), as a reason names them. */
+function slurmNow(nowMs: number): WaitingForSlurm[] {
+  return listSlurmBlocks(new Date(nowMs), new Date(nowMs + 1)).map((block) => {
+    const hold = slurmHoldOf(block);
+    return {
+      kind: block.kind,
+      id: block.id,
+      user: block.user,
+      state: block.state,
+      hostName: block.hostName,
+      gpuIndices: block.gpus.map((gpu) => gpu.index),
+      until: hold.until,
+      ...(hold.noTimeLimit ? { noTimeLimit: true as const } : {}),
+    };
+  });
 }
 
 /** Bookings that hold a unit now, with their person and end. */

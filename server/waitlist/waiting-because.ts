@@ -1,6 +1,6 @@
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import type { UnitName } from "@/lib/domain/gpu-availability";
-import { describeWaitReason, type UnbookedWork, type WaitingNodes, type WaitReason, waitReasonSentence } from "@/lib/domain/waitlist-schema";
+import { describeWaitReason, type UnbookedWork, type WaitingForSlurm, type WaitingNodes, type WaitReason, waitReasonSentence } from "@/lib/domain/waitlist-schema";
 
 /** What is known of one waiting request now; list-waitlist.ts gathers it from the database, the limits and the live fleet. */
 export interface WaitFacts {
@@ -17,6 +17,8 @@ export interface WaitFacts {
   ahead: { position: number; person: string; team: string | null } | null;
   /** Bookings holding GPUs of the accepted hosts now, soonest end first. */
   bookers: { person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; untilMs: number }[];
+  /** Slurm's own jobs and the reservations gpudesk did not make holding GPUs of the accepted hosts now; absent: none (or no Slurm). */
+  slurm?: WaitingForSlurm[];
   /** The start the played-forward queue gives it (server/waitlist/estimate-starts.ts); null: not within the horizon. */
   plannedStartMs: number | null;
   /** Across nodes: what it needs, and the hosts that could take a node now; null or absent for one host. */
@@ -33,8 +35,8 @@ const BOOKINGS_SHOWN = 3;
  * host can ever hold it; a limit (the estimate is no earlier than when the
  * limit leaves room, none when it never does by itself); unbooked work
  * (nobody knows when it ends); a host offline (nor when it comes back: the
- * estimate counts only the hosts that report); a request ahead; bookings holding the
- * GPUs. The estimate is never "now" while a cause stands; with no cause
+ * estimate counts only the hosts that report); a request ahead; bookings and
+ * Slurm's jobs and reservations holding the GPUs. The estimate is never "now" while a cause stands; with no cause
  * the request fits now and the next pass grants it.
  */
 export function waitingBecause(facts: WaitFacts): { reason: WaitReason | null; estimatedStartMs: number | null } {
@@ -88,12 +90,15 @@ function firstCause(facts: WaitFacts): WaitReason | null {
   if (facts.offline && facts.offline.length > 0) return withMessage({ kind: "host_offline", hosts: facts.offline });
   if (facts.ahead) return withMessage({ kind: "queue", ahead: facts.ahead });
   const bookers = facts.bookers.filter((held) => held.untilMs > facts.nowMs);
-  if (bookers.length > 0 && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
+  // Slurm's holds, soonest end first (no time limit last): a few say enough, as for bookings.
+  const slurmEndMs = (hold: WaitingForSlurm) => (hold.until === null ? Number.MAX_SAFE_INTEGER : Date.parse(hold.until));
+  const slurm = (facts.slurm ?? []).filter((hold) => slurmEndMs(hold) > facts.nowMs).sort((a, b) => slurmEndMs(a) - slurmEndMs(b)).slice(0, BOOKINGS_SHOWN);
+  if ((bookers.length > 0 || slurm.length > 0) && (facts.plannedStartMs === null || facts.plannedStartMs > facts.nowMs)) {
     // Whole bookings, soonest end first: a booking of 4 GPUs is one named "GPUs 0–3", never cut after its first few.
     const bookingOf = (held: (typeof bookers)[number]) => `${held.person}\u0000${held.hostName}\u0000${held.untilMs}`;
     const shown = new Set([...new Set([...bookers].sort((a, b) => a.untilMs - b.untilMs).map(bookingOf))].slice(0, BOOKINGS_SHOWN));
     const soonest = bookers.filter((held) => shown.has(bookingOf(held))).sort((a, b) => a.untilMs - b.untilMs || a.gpuIndex - b.gpuIndex);
-    return withMessage({ kind: "held", bookers: soonest.map(({ untilMs, ...held }) => ({ ...held, until: new Date(untilMs).toISOString() })) });
+    return withMessage({ kind: "held", bookers: soonest.map(({ untilMs, ...held }) => ({ ...held, until: new Date(untilMs).toISOString() })), ...(slurm.length > 0 ? { slurm } : {}) });
   }
   return null;
 }

@@ -25,11 +25,11 @@ async function Hosts() {
   const hosts = await listHostSummaries();
   // The address in the install line is the one GPU hosts will use: GPUDESK_PUBLIC_URL, else the one this page was asked on.
   const serverUrl = publicServerUrl(await headers(), env());
-  const slurm = slurmConnection()?.status ?? null;
+  const connection = slurmConnection();
   return (
     <>
-      {slurm && <SlurmClusterState status={slurm} />}
-      <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} bundleSha256={hostBundleChecksum()} slurmNodes={slurm?.nodes ?? null} />
+      {connection && <SlurmClusterState view={connection.view()} />}
+      <HostsManager initialHosts={hosts.map(serializeDates)} serverUrl={serverUrl} bundleSha256={hostBundleChecksum()} slurmNodes={connection?.status.nodes ?? null} />
     </>
   );
 }
