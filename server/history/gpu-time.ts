@@ -1,8 +1,10 @@
 import { Prisma } from "@prisma/client";
 import { db } from "@/server/core/db";
 import { sumMinutes, type MinuteSumKey } from "@/server/history/minute-sums";
-import { HOUR_SQL, type RollupTable } from "@/server/history/resolution";
+import { splitByTier, summedDaysWhere, type Span } from "@/server/history/day-tier";
+import { DAY_SQL, HOUR_SQL, type RollupTable, type TableSql } from "@/server/history/resolution";
 import { num } from "@/server/core/sql-dialect";
+import { DAY_MS } from "@/server/minutes/minute-row";
 import { notWhileSlicedWhere } from "@/server/history/unit-weights";
 
 /** What GPU time can be grouped by: a minute sum's fields, and a GPU's model (its name in the inventory). */
@@ -67,8 +69,11 @@ async function modelsOf(uuids: string[]): Promise<Map<string, string>> {
   return new Map(gpus.map((gpu) => [gpu.uuid, gpu.name]));
 }
 
-const COLUMNS: Record<GpuTimeKey, (bucketMs: number) => Prisma.Sql> = {
-  bucket: (bucketMs) => Prisma.sql`${HOUR_SQL.bucket(bucketMs)} AS "bucket"`,
+/** The name each group's column answers under. */
+const COLUMN_ALIAS: Record<GpuTimeKey, string> = { bucket: "bucket", gpu: "gpu", host: "host", booker: "booker", runner: "runner", model: "model" };
+
+const COLUMNS: Record<GpuTimeKey, (t: TableSql, bucketMs: number) => Prisma.Sql> = {
+  bucket: (t, bucketMs) => Prisma.sql`${t.bucket(bucketMs)} AS "bucket"`,
   gpu: () => Prisma.raw(`r."gpuUuid" AS "gpu"`),
   host: () => Prisma.raw(`r."hostId" AS "host"`),
   booker: () => Prisma.raw(`r."bookedByUserId" AS "booker"`),
@@ -76,26 +81,52 @@ const COLUMNS: Record<GpuTimeKey, (bucketMs: number) => Prisma.Sql> = {
   model: () => Prisma.raw(`COALESCE(g."name", '${UNKNOWN_MODEL}') AS "model"`),
 };
 
-type HourSumsRow = Partial<Record<GpuTimeKey, unknown>> & { minutes: unknown; used: unknown; counted: unknown; busy: unknown; idle: unknown; sim: unknown };
+const timeWhere = (t: TableSql, span: Span) => Prisma.sql`${Prisma.raw(t.time)} >= ${new Date(span.fromMs)} AND ${Prisma.raw(t.time)} < ${new Date(span.toMs)}`;
 
-async function fromHours(query: GpuTimeQuery): Promise<GpuTimeSums[]> {
-  const t = HOUR_SQL;
-  const time = Prisma.raw(t.time);
-  const groups = query.by.map((field) => COLUMNS[field](query.bucketMs ?? 0));
+/** One tier's GROUP BY over part of the range (`time`): the groups and their sums by the table's rules. */
+function partSql(t: TableSql, query: GpuTimeQuery, time: Prisma.Sql, sliced?: Prisma.Sql): Prisma.Sql {
+  const groups = query.by.map((field) => COLUMNS[field](t, query.bucketMs ?? 0));
   const where = [
-    Prisma.sql`${time} >= ${new Date(query.fromMs)} AND ${time} < ${new Date(query.toMs)}`,
+    time,
     ...(query.booker !== undefined ? [Prisma.sql`r."bookedByUserId" = ${query.booker}`] : []),
     ...(query.unbooked ? [Prisma.sql`r."bookedByUserId" IS NULL`] : []),
-    ...(query.notWhileSliced ? [await notWhileSlicedWhere(t)] : []),
+    ...(sliced ? [sliced] : []),
   ];
   const join = query.by.includes("model") ? Prisma.raw(`LEFT JOIN "Gpu" g ON g."uuid" = r."gpuUuid"`) : Prisma.empty;
-  const rows = await db().$queryRaw<HourSumsRow[]>`
-    SELECT ${Prisma.join(groups)},
+  return Prisma.sql`SELECT ${Prisma.join(groups)},
            SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
-           SUM(${t.busyMinutes}) AS busy, SUM(${t.idleMinutes}) AS idle, SUM(CASE WHEN r."simulated" THEN 1 ELSE 0 END) AS sim
+           SUM(${t.busyMinutes}) AS busy, SUM(${t.idleMinutes}) AS idle, SUM(${t.simulatedRows}) AS sim
     FROM ${t.from} ${join}
     WHERE ${Prisma.join(where, " AND ")}
     GROUP BY ${Prisma.raw(query.by.map((_, i) => String(i + 1)).join(", "))}`;
+}
+
+type HourSumsRow = Partial<Record<GpuTimeKey, unknown>> & { minutes: unknown; used: unknown; counted: unknown; busy: unknown; idle: unknown; sim: unknown };
+
+/**
+ * Over hours: whole days the day tier has summed are read from GpuDay
+ * (`DAY_SQL`, the same sums), the rest from GpuHour (day-tier.ts's
+ * `splitByTier`), one statement. The days answer unless the groups need
+ * buckets shorter than a day, or a split GPU's own time is to be left out
+ * (`notWhileSliced` looks at each hour's slices, which a day row no longer
+ * tells apart).
+ */
+async function fromHours(query: GpuTimeQuery): Promise<GpuTimeSums[]> {
+  const wholeDays = !query.by.includes("bucket") || (query.bucketMs ?? 0) % DAY_MS === 0;
+  const sliced = query.notWhileSliced ? await notWhileSlicedWhere(HOUR_SQL) : null;
+  const split = wholeDays && (sliced === null || !sliced.split) ? await splitByTier(query.fromMs, query.toMs) : { days: null, hours: [{ fromMs: query.fromMs, toMs: query.toMs }] };
+  const parts = [
+    ...split.hours.map((span) => partSql(HOUR_SQL, query, timeWhere(HOUR_SQL, span), sliced?.where)),
+    ...(split.days ? [partSql(DAY_SQL, query, summedDaysWhere(split.days))] : []),
+  ];
+  const keys = Prisma.raw(query.by.map((field) => `"${COLUMN_ALIAS[field]}"`).join(", "));
+  const rows =
+    parts.length === 1
+      ? await db().$queryRaw<HourSumsRow[]>(parts[0]!)
+      : await db().$queryRaw<HourSumsRow[]>`
+    SELECT ${keys}, SUM(minutes) AS minutes, SUM(used) AS used, SUM(counted) AS counted, SUM(busy) AS busy, SUM(idle) AS idle, SUM(sim) AS sim
+    FROM (${Prisma.join(parts, " UNION ALL ")}) p
+    GROUP BY ${keys}`;
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
   return rows.map((row) => ({
     bucketStartMs: num(row.bucket) * 1000,

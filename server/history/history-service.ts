@@ -4,6 +4,7 @@ import type { AcceptedReading } from "@/server/fleet/accepted-readings";
 import { MinuteRollups, type RollupStats } from "@/server/history/minute-rollups";
 import { announceMinutesStored } from "@/server/history/minutes-stored";
 import { convertLegacyMinutes } from "@/server/history/convert-minutes";
+import { sumDays } from "@/server/history/day-tier";
 import { pruneHistory, type RetentionPolicy } from "@/server/history/retention";
 import { rollupsConsumer } from "@/server/history/rollups-consumer";
 import type { TickConsumer } from "@/server/tick/tick-view";
@@ -91,6 +92,9 @@ export function startHistory(config: HistoryConfig): HistoryService {
       if (result.minuteBlocks + result.hours > 0) {
         log.info(`pruned usage history: ${result.minuteBlocks} GPU-hours of minutes (${result.hoursRolledUp} hours rolled up first), ${result.hours} hour rows`);
       }
+      // After the prune, so that no day is summed from hours about to go: at start the backfill, then the day that ended.
+      const days = await sumDays(now(), { signal });
+      if (days > 1) log.info(`summed ${days} days of usage history into the day tier`);
     },
   });
 

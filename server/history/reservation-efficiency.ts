@@ -58,9 +58,10 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
   }
   const fromMinutes = new Map<string, { u: number; n: number }>();
   for (const part of chunks([...spans.values()], SPANS_PER_READ)) {
-    const blocks = await readColumnBlocks(db(), {
-      OR: part.map((span) => ({ gpuUuid: { in: span.uuids }, hour: { gte: new Date(floorTo(span.fromMs, HOUR_MS)), lt: new Date(span.toMs) } })),
-    });
+    const blocks = await readColumnBlocks(
+      db(),
+      part.map((span) => ({ fromMs: floorTo(span.fromMs, HOUR_MS), toMs: span.toMs, gpuUuids: span.uuids })),
+    );
     for (const span of part) {
       const sums = fromMinutes.get(span.id) ?? { u: 0, n: 0 };
       for (const uuid of span.uuids) {

@@ -1,12 +1,12 @@
 import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { db } from "@/server/core/db";
+import { pruneDaySums } from "@/server/history/day-tier";
 import { claimWriteLock, recomputeHours } from "@/server/history/rollup-store";
-import { HOUR_MS, floorTo } from "@/server/minutes/minute-row";
-import { gpusWithMinutes, oldestHourBefore, pruneMinuteBlocks, readBlocks, setAsideBlocks, type Client } from "@/server/minutes/minute-store";
+import { DAY_MS, HOUR_MS, floorTo } from "@/server/minutes/minute-row";
+import { gpusWithMinutes, hourSpan, oldestHourBefore, pruneMinuteBlocks, readBlocks, setAsideBlocks, type Client } from "@/server/minutes/minute-store";
 import type { UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 
-const DAY_MS = 24 * HOUR_MS;
 const MINUTES_PER_HOUR = 60;
 
 /**
@@ -58,7 +58,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  *
  * Nothing is kept between runs: each one starts from the oldest stored
  * block, so a run stopped halfway (a restart, a new leader) is finished
- * by the next. Hours go once their start is older than the cutoff.
+ * by the next. Hours go once their start is older than the cutoff, and
+ * the day tier's sums of every day that starts before it with them.
  */
 export async function pruneHistory(now: Date, policy: RetentionPolicy, options: PruneOptions = {}): Promise<PruneResult> {
   const rows = options.rowsPerStatement ?? ROWS_PER_STATEMENT;
@@ -87,6 +88,8 @@ export async function pruneHistory(now: Date, policy: RetentionPolicy, options: 
     }
   }
 
+  // Before the hours: a day's sums go with its first hour (server/history/day-tier.ts).
+  if (!options.signal?.aborted) await pruneDaySums(db(), hourCutoffMs);
   while (!options.signal?.aborted) {
     const deleted = await db().$executeRaw`DELETE FROM "GpuHour" WHERE ("gpuUuid", "hour") IN (
       SELECT "gpuUuid", "hour" FROM "GpuHour" WHERE "hour" < ${new Date(hourCutoffMs)} ORDER BY "hour" LIMIT ${Prisma.raw(String(rows))})`;
@@ -112,7 +115,7 @@ const differs = (a: number | null, b: number | null) => (a === null || b === nul
  */
 async function rollUpStaleHours(tx: Client, hourMs: number, gpus: string[]): Promise<number> {
   const unreadable: UnreadableBlock[] = [];
-  const minutes = await readBlocks(tx, { hour: new Date(hourMs), gpuUuid: { in: gpus } }, unreadable);
+  const minutes = await readBlocks(tx, [hourSpan(hourMs, gpus)], unreadable);
   // A block that cannot be read leaves its hour row as it is and is kept for an admin; the others go on.
   await setAsideBlocks(tx, unreadable);
   const hours = new Map((await tx.gpuHour.findMany({ where: { hour: new Date(hourMs), gpuUuid: { in: gpus } }, select: { gpuUuid: true, samples: true, busyMinutes: true, utilAvg: true } })).map((row) => [row.gpuUuid, row]));

@@ -2,8 +2,8 @@ import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { quoted, rowsSelect } from "@/server/core/json-rows";
 import { sqlDialect } from "@/server/core/sql-dialect";
-import { foldIntoBlocks, readBlocks, readMinutes, type Client } from "@/server/minutes/minute-store";
-import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { foldIntoBlocks, hourSpan, readBlocks, readMinutes, type Client } from "@/server/minutes/minute-store";
+import { DAY_MS, HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 import { rollupHours } from "@/server/history/hour-tally";
 import { mergeMinuteRows, type HourRow } from "@/server/history/rollup-math";
 
@@ -82,12 +82,30 @@ const REPLACE_HOUR = Prisma.raw(
     .join(", "),
 );
 
-/** Writes hour rows, replacing what was there: an hour is always recomputed from all its minutes. */
+/**
+ * Writes hour rows, replacing what was there: an hour is always recomputed
+ * from all its minutes. The day tier's sums of their days are dropped
+ * (`forgetDaySums`), so that reports read those days' hours until the
+ * retention job sums them again (day-tier.ts).
+ */
 export async function upsertHourRows(client: Client, rows: HourRow[]): Promise<void> {
   for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
     await client.$executeRaw`INSERT INTO "GpuHour" (${quoted(HOUR_COLUMNS)}) ${rowsSelect(part, HOUR_COLUMNS)}
 ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
   }
+  await forgetDaySums(client, rows.map((row) => row.hour.getTime()));
+}
+
+/**
+ * Drops the day tier's sums (GpuDay) of the days these times fall in: their
+ * hour rows changed or went. One statement when none of them is summed (the
+ * flush's usual case: today is not summed before it ends).
+ */
+export async function forgetDaySums(client: Client, times: readonly number[]): Promise<void> {
+  const days = [...new Set(times.map((ms) => floorTo(ms, DAY_MS)))].map((ms) => new Date(ms));
+  if (days.length === 0) return;
+  const { count } = await client.gpuDaySummed.deleteMany({ where: { day: { in: days } } });
+  if (count > 0) await client.gpuDay.deleteMany({ where: { day: { in: days } } });
 }
 
 /** Key of the PostgreSQL advisory lock that serializes rollup writes across instances (any fixed number; "gpdr"). */
@@ -121,7 +139,7 @@ export async function claimWriteLock(client: Client): Promise<void> {
 export async function countHourMinutes(client: Client, hourMs: number, gpuUuids: string[]): Promise<Map<string, { minutes: number; samples: number }>> {
   const totals = new Map<string, { minutes: number; samples: number }>();
   if (gpuUuids.length === 0) return totals;
-  for (const [uuid, rows] of await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: gpuUuids } })) {
+  for (const [uuid, rows] of await readBlocks(client, [hourSpan(hourMs, gpuUuids)])) {
     totals.set(uuid, { minutes: rows.length, samples: rows.reduce((sum, row) => sum + row.samples, 0) });
   }
   return totals;

@@ -31,11 +31,11 @@ export function notWhileSliced(t: TableSql): Prisma.Sql {
 /**
  * `notWhileSliced`, or nothing to leave out when no GPU is split (most
  * fleets): the clause costs a lookup per row, a third of a year's GPU-time
- * sum on SQLite (docs/benchmark.md).
+ * sum on SQLite (docs/benchmark.md). `split`: whether some GPU is.
  */
-export async function notWhileSlicedWhere(t: TableSql): Promise<Prisma.Sql> {
-  const split = await db().gpu.findFirst({ where: { parentUuid: { not: null } }, select: { uuid: true } });
-  return split ? notWhileSliced(t) : Prisma.sql`1 = 1`;
+export async function notWhileSlicedWhere(t: TableSql): Promise<{ where: Prisma.Sql; split: boolean }> {
+  const split = (await db().gpu.findFirst({ where: { parentUuid: { not: null } }, select: { uuid: true } })) !== null;
+  return { where: split ? notWhileSliced(t) : Prisma.sql`1 = 1`, split };
 }
 
 /** Each unit's weight in GPU-hours; a unit no longer in the inventory counts as a whole GPU of its own. */

@@ -7,6 +7,8 @@
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
+/** A UTC day: the day tier's row (server/history/day-tier.ts). */
+export const DAY_MS = 24 * HOUR_MS;
 
 /** One GPU for one minute, as stored in its GPU-hour's GpuMinuteBlock (minute-block.ts). */
 export interface MinuteRow {

@@ -1,6 +1,7 @@
-import type { Prisma, PrismaClient } from "@prisma/client";
+import { Prisma, type PrismaClient } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { quoted, rowsSelect } from "@/server/core/json-rows";
+import { sqlDialect } from "@/server/core/sql-dialect";
 import { decodeMinuteBlock, decodeMinuteColumns, encodeMinuteBlock, MinuteBlockError, type MinuteColumns } from "@/server/minutes/minute-block";
 import { noteSetAside, noteUnreadable, type UnreadableBlock } from "@/server/minutes/unreadable-blocks";
 import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
@@ -26,23 +27,60 @@ export type Client = PrismaClient | Prisma.TransactionClient;
 export const DECODES_PER_TURN = 50;
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Which blocks to read: those whose hour starts in [fromMs, toMs), of these GPUs or of all. */
+export interface BlockSpan {
+  fromMs: number;
+  toMs: number;
+  gpuUuids?: readonly string[];
+}
+
+/** The blocks of one GPU-hour (`hourMs`), of these GPUs or all. */
+export const hourSpan = (hourMs: number, gpuUuids?: readonly string[]): BlockSpan => ({ fromMs: hourMs, toMs: hourMs + HOUR_MS, gpuUuids });
+
+interface StoredBlock {
+  gpuUuid: string;
+  hourMs: number;
+  data: Buffer;
+}
+
 /**
- * The stored blocks that `where` selects, decoded, by GPU. A block that
+ * The stored blocks of any of these spans, their bytes read as hex text: the
+ * driver adapters hand a Bytes column on as an array of one number per byte
+ * (`Array.from(new Uint8Array(…))`, both of Prisma 6.19's adapters), which
+ * Prisma turns back into a buffer through base64, a quarter of a day's usage
+ * report's CPU with the garbage it makes (docs/benchmark.md, issue 52); hex
+ * is decoded natively.
+ */
+async function fetchBlocks(client: Client, spans: readonly BlockSpan[]): Promise<StoredBlock[]> {
+  const wanted = spans.filter((span) => span.toMs > span.fromMs && (span.gpuUuids === undefined || span.gpuUuids.length > 0));
+  if (wanted.length === 0) return [];
+  const where = wanted.map((span) => {
+    const gpus = span.gpuUuids ? Prisma.sql` AND "gpuUuid" IN (${Prisma.join(span.gpuUuids)})` : Prisma.empty;
+    return Prisma.sql`("hour" >= ${new Date(span.fromMs)} AND "hour" < ${new Date(span.toMs)}${gpus})`;
+  });
+  const hex = Prisma.raw(sqlDialect() === "postgresql" ? `encode("data", 'hex')` : `hex("data")`);
+  const rows = await client.$queryRaw<{ gpuUuid: string; hour: Date | string; hex: string }[]>`
+    SELECT "gpuUuid", "hour", ${hex} AS "hex" FROM "GpuMinuteBlock" WHERE ${Prisma.join(where, " OR ")}`;
+  return rows.map((row) => ({ gpuUuid: row.gpuUuid, hourMs: new Date(row.hour).getTime(), data: Buffer.from(row.hex, "hex") }));
+}
+
+/**
+ * The stored blocks of these spans, decoded, by GPU. A block that
  * cannot be read is left out (noted and logged, unreadable-blocks.ts) and,
  * when `unreadable` is given, added to it, for a writer to set aside: one
  * bad GPU-hour never stops the others.
  */
-export async function readBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput, unreadable?: UnreadableBlock[]): Promise<Map<string, MinuteRow[]>> {
-  const blocks = await client.gpuMinuteBlock.findMany({ where, select: { gpuUuid: true, hour: true, data: true } });
+export async function readBlocks(client: Client, spans: readonly BlockSpan[], unreadable?: UnreadableBlock[]): Promise<Map<string, MinuteRow[]>> {
+  const blocks = await fetchBlocks(client, spans);
   const byGpu = new Map<string, MinuteRow[]>();
   for (const [i, block] of blocks.entries()) {
     if (i > 0 && i % DECODES_PER_TURN === 0) await nextTurn();
     let rows: MinuteRow[];
     try {
-      rows = decodeMinuteBlock(block.gpuUuid, block.hour.getTime(), block.data);
+      rows = decodeMinuteBlock(block.gpuUuid, block.hourMs, block.data);
     } catch (error) {
       if (!(error instanceof MinuteBlockError)) throw error;
-      const bad = { gpuUuid: block.gpuUuid, hourMs: block.hour.getTime(), data: block.data, reason: error.message };
+      const bad = { gpuUuid: block.gpuUuid, hourMs: block.hourMs, data: block.data, reason: error.message };
       noteUnreadable(bad);
       unreadable?.push(bad);
       continue;
@@ -75,7 +113,7 @@ export async function* readMinutePages(client: Client, fromMs: number, toMs: num
     if (!next) return;
     hourMs = next.hour.getTime();
     const untilMs = Math.min(toMs, hourMs + pageMs);
-    const blocks = await readBlocks(client, { hour: { gte: new Date(hourMs), lt: new Date(untilMs) }, ...gpus });
+    const blocks = await readBlocks(client, [{ fromMs: hourMs, toMs: untilMs, gpuUuids }]);
     hourMs = untilMs;
     const rows = [...blocks.values()].flat().filter((row) => row.minute.getTime() >= fromMs && row.minute.getTime() < toMs);
     if (rows.length > 0) yield rows;
@@ -102,7 +140,7 @@ export async function* readColumnPages(client: Client, fromMs: number, toMs: num
     if (!next) return;
     hourMs = next.hour.getTime();
     const untilMs = Math.min(toMs, hourMs + HOURS_PER_PAGE * HOUR_MS);
-    const blocks = await client.gpuMinuteBlock.findMany({ where: { hour: { gte: new Date(hourMs), lt: new Date(untilMs) } }, select: { gpuUuid: true, hour: true, data: true } });
+    const blocks = await fetchBlocks(client, [{ fromMs: hourMs, toMs: untilMs }]);
     hourMs = untilMs;
     const page: MinuteColumns[] = [];
     // Columns decode in tens of µs, rows in hundreds: more of them between two turns.
@@ -114,9 +152,9 @@ export async function* readColumnPages(client: Client, fromMs: number, toMs: num
   }
 }
 
-/** The stored blocks that `where` selects, as columns (`decodeMinuteColumns`), by GPU; a block that cannot be read is left out and noted. */
-export async function readColumnBlocks(client: Client, where: Prisma.GpuMinuteBlockWhereInput): Promise<Map<string, MinuteColumns[]>> {
-  const blocks = await client.gpuMinuteBlock.findMany({ where, select: { gpuUuid: true, hour: true, data: true } });
+/** The stored blocks of these spans, as columns (`decodeMinuteColumns`), by GPU; a block that cannot be read is left out and noted. */
+export async function readColumnBlocks(client: Client, spans: readonly BlockSpan[]): Promise<Map<string, MinuteColumns[]>> {
+  const blocks = await fetchBlocks(client, spans);
   const byGpu = new Map<string, MinuteColumns[]>();
   const decoded: MinuteColumns[] = [];
   for (const part of chunks(blocks, 4 * DECODES_PER_TURN)) {
@@ -132,14 +170,14 @@ export async function readColumnBlocks(client: Client, where: Prisma.GpuMinuteBl
 }
 
 /** Blocks as columns, those that cannot be read left out and noted. */
-function decodeColumns(blocks: { gpuUuid: string; hour: Date; data: Uint8Array }[]): MinuteColumns[] {
+function decodeColumns(blocks: StoredBlock[]): MinuteColumns[] {
   const decoded: MinuteColumns[] = [];
   for (const block of blocks) {
     try {
-      decoded.push(decodeMinuteColumns(block.gpuUuid, block.hour.getTime(), block.data));
+      decoded.push(decodeMinuteColumns(block.gpuUuid, block.hourMs, block.data));
     } catch (error) {
       if (!(error instanceof MinuteBlockError)) throw error;
-      noteUnreadable({ gpuUuid: block.gpuUuid, hourMs: block.hour.getTime(), data: block.data, reason: error.message });
+      noteUnreadable({ gpuUuid: block.gpuUuid, hourMs: block.hourMs, data: block.data, reason: error.message });
     }
   }
   return decoded;
@@ -201,7 +239,7 @@ export async function foldIntoBlocks(client: Prisma.TransactionClient, rows: Min
   for (const [hourMs, gpus] of byHourAndGpu(rows)) {
     for (const part of chunks([...gpus.keys()], BLOCKS_PER_STATEMENT)) {
       const unreadable: UnreadableBlock[] = [];
-      const stored = await readBlocks(client, { hour: new Date(hourMs), gpuUuid: { in: part } }, unreadable);
+      const stored = await readBlocks(client, [hourSpan(hourMs, part)], unreadable);
       // A block that cannot be read is kept aside and its GPU-hour starts again from these minutes: the other GPUs' blocks are written.
       await setAsideBlocks(client, unreadable);
       const blocks: Block[] = [];
