@@ -123,7 +123,7 @@ test("the first admin chooses the lab: the demo ends for good and the real host'
   await expectTheLab();
   await page.reload();
   await expect(page.getByRole("heading", { level: 1, name: "Fleet" })).toBeVisible();
-  await expect(page.getByText(realHost, { exact: true }).first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator(`section[aria-label='Host ${realHost}']`)).toBeVisible({ timeout: 30_000 });
   await expect(badge).toHaveCount(0);
 
   // A demo login is nobody's now: a real person takes "alice" without a take-over.

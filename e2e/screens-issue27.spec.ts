@@ -39,7 +39,8 @@ for (const size of SIZES) {
         ).catch(() => {});
         await page.goto(shot.path);
         await expect(page.getByTestId("time-zone").first()).toBeVisible({ timeout: 30_000 });
-        await page.waitForTimeout(1_500);
+        // A moment for the live values to paint: the page is hydrated once its time zone shows.
+        await page.waitForTimeout(500);
         await page.screenshot({ path: `test-results/screens/issue27-${shot.name}-${size.name}.png` });
       }
       const created = await page.request.post("/api/v1/displays", { data: { name: `wall-shot-${size.name}-${Date.now().toString(36)}` }, headers: { origin: E2E_ORIGIN } });
@@ -47,7 +48,7 @@ for (const size of SIZES) {
       const wall = await context.newPage();
       await wall.goto(`/display?token=${encodeURIComponent(token)}`);
       await expect(wall.getByTestId("display-tile").first()).toBeVisible({ timeout: 30_000 });
-      await wall.waitForTimeout(1_500);
+      await wall.waitForTimeout(500);
       await wall.screenshot({ path: `test-results/screens/issue27-display-${size.name}.png` });
     } finally {
       await context.close();
