@@ -15,6 +15,7 @@ import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryM
 import { runChild } from "@/host/cli-client/run-child";
 import { asksForNodes, formatMultiNodeBooking, type MultiNodeOptions, multiNodeRequest, partOnThisHost, rankEnvironments } from "@/host/cli-client/multi-node-commands";
 import { bookNodesOrWait, bookOrWait } from "@/host/cli-client/wait-for-grant";
+import { formatSeries, parseWeekdays, parseWeeks, type SeriesAnswer } from "@/host/cli-client/weekly";
 
 /**
  * The people-facing commands of `gpudesk`: they talk to a gpudesk server
@@ -248,9 +249,26 @@ export function registerClientCommands(program: Command): void {
     .option("--model <model>", "with --nodes: GPUs of this model, e.g. H100")
     .option("--part <host:gpus>", "across nodes on hosts you name, once per node (node 0 first): HOST:N for N GPUs there, HOST:0,1 for those GPUs", (value: string, previous: string[] = []) => [...previous, value])
     .option("--replace-part <id>", "move this node of a booking across nodes to --host, or to the spare gpudesk offers")
+    .option("--weekly <days>", "repeat weekly on these days at the same time of day, e.g. mon,wed or mon-fri (with --weeks; one host or across nodes)")
+    .option("--weeks <n>", "with --weekly: for this many weeks (1 to 12)")
     .option("--json", "print the reservation as JSON")
-    .action(async (given: BookingOptions & MultiNodeOptions & { json?: boolean; replacePart?: string }) => {
+    .action(async (given: BookingOptions & MultiNodeOptions & { json?: boolean; replacePart?: string; weekly?: string; weeks?: string }) => {
       const config = await client();
+      if (given.weeks !== undefined && given.weekly === undefined) throw new UsageError("--weeks goes with --weekly: on which days? e.g. --weekly mon,wed");
+      if (given.weekly !== undefined) {
+        if (given.wait) throw new UsageError("--weekly books what is free and lists the occurrences it cannot; it does not wait in the queue (leave out --wait)");
+        if (given.replacePart !== undefined) throw new UsageError("--weekly makes new bookings; --replace-part moves a node of one");
+        const weekdays = parseWeekdays(given.weekly);
+        const weeks = parseWeeks(given.weeks);
+        const first = asksForNodes(given)
+          ? multiNodeRequest(given, whenAndWhy(given, "booked with gpudesk reserve --weekly", new Date()))
+          : bookingRequest(given.host === undefined ? withLocalHost(given, (await hostsHere(config)).local) : given, "booked with gpudesk reserve --weekly", new Date());
+        const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+        const series = await callApi<SeriesAnswer>(config, "POST", "/api/v1/reservations/recurring", { booking: first, weekdays, weeks, timeZone });
+        write(given.json ? `${JSON.stringify(series, null, 2)}\n` : formatSeries(series, weekdays, weeks));
+        if (series.created.length === 0) process.exitCode = 1;
+        return;
+      }
       if (given.replacePart !== undefined) {
         const path = `/api/v1/reservations/${encodeURIComponent(given.replacePart)}/replace-part`;
         const booking = await callApi<MultiNodeBookingView>(config, "POST", path, given.host !== undefined ? { host: given.host } : {});
