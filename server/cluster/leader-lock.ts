@@ -109,9 +109,19 @@ export class LeaderLock {
     if (this.watchdog) clearTimeout(this.watchdog);
     // Step down a little before the key can expire: clocks and timers are not exact.
     const margin = Math.min(1000, Math.floor(this.options.ttlMs / 5));
-    this.watchdog = setTimeout(() => {
-      if (this.leader && this.now() >= this.leaseUntil - margin) this.setLeader(false, "could not renew the lock in time");
-    }, Math.max(0, this.leaseUntil - margin - this.now()));
+    // A timer may fire a millisecond before the wall clock says it is due (timers run on a monotonic
+    // clock, `now` is Date.now()): then it waits for the rest rather than never stepping down.
+    const watch = () => {
+      if (!this.leader) return;
+      const left = this.leaseUntil - margin - this.now();
+      if (left <= 0) {
+        this.setLeader(false, "could not renew the lock in time");
+        return;
+      }
+      this.watchdog = setTimeout(watch, left);
+      this.watchdog.unref?.();
+    };
+    this.watchdog = setTimeout(watch, Math.max(0, this.leaseUntil - margin - this.now()));
     this.watchdog.unref?.();
   }
 
