@@ -9,22 +9,10 @@
  *
  *   GPUDESK_SLURM_CACHE=… GPUDESK_SLURM_PORT_BASE=… npx tsx scripts/slurm/record-calendar-fixtures.ts   (root)
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { signSlurmToken } from "@/server/slurm/slurm-token";
-import { useTestSlurm } from "@/server/testing/slurm-cluster";
-
-const out = fileURLToPath(new URL("../../server/slurm/fixtures/", import.meta.url));
+import { recordingSession } from "./recording";
 
 async function main(): Promise<void> {
-  const slurm = await useTestSlurm();
-  const key = readFileSync(slurm.jwtKeyFile);
-  const get = async (what: string): Promise<unknown> => {
-    const response = await fetch(`${slurm.url}/slurm/v0.0.45/${what}`, { headers: { "X-SLURM-USER-NAME": slurm.user, "X-SLURM-USER-TOKEN": signSlurmToken(key, slurm.user, Date.now()) } });
-    return response.json();
-  };
-  const sh = (user: string, command: string) => slurm.as(user, command);
+  const { slurm, get, sh, save } = await recordingSession();
   const clean = async () => {
     await sh("root", "scancel -u ann; scancel -u bob; true");
     await sh("root", "for r in maint course gpudesk-b7; do scontrol delete reservation=$r 2>/dev/null; done; true");
@@ -45,8 +33,8 @@ async function main(): Promise<void> {
       if (tries > 60) throw new Error(`jobs did not settle: ${JSON.stringify(jobs.jobs.map((job) => [job.job_id, job.job_state]))}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    writeFileSync(path.join(out, "calendar-jobs.json"), JSON.stringify(await get("jobs"), null, 2) + "\n");
-    writeFileSync(path.join(out, "calendar-reservations.json"), JSON.stringify(await get("reservations"), null, 2) + "\n");
+    await save("calendar-jobs.json", "jobs");
+    await save("calendar-reservations.json", "reservations");
     console.log(`recorded: ann's job ${annRun} under gpudesk-b7, bob's job ${bobRun}, ann's waiting job ${annWait}; reservations maint, course, gpudesk-b7`);
   } finally {
     await clean();

@@ -10,23 +10,10 @@
  *
  *   GPUDESK_SLURM_CACHE=… GPUDESK_SLURM_PORT_BASE=… npx tsx scripts/slurm/record-unplanned-fixtures.ts   (root)
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { signSlurmToken } from "@/server/slurm/slurm-token";
-import { useTestSlurm } from "@/server/testing/slurm-cluster";
-
-const out = fileURLToPath(new URL("../../server/slurm/fixtures/", import.meta.url));
+import { recordingSession } from "./recording";
 
 async function main(): Promise<void> {
-  const slurm = await useTestSlurm();
-  const key = readFileSync(slurm.jwtKeyFile);
-  const get = async (what: string): Promise<unknown> => {
-    const response = await fetch(`${slurm.url}/slurm/v0.0.45/${what}`, { headers: { "X-SLURM-USER-NAME": slurm.user, "X-SLURM-USER-TOKEN": signSlurmToken(key, slurm.user, Date.now()) } });
-    return response.json();
-  };
-  const sh = (user: string, command: string) => slurm.as(user, command);
-  const save = async (file: string, what: string) => writeFileSync(path.join(out, file), JSON.stringify(await get(what), null, 2) + "\n");
+  const { slurm, get, sh, save } = await recordingSession();
   const clean = async () => {
     await sh("root", "scancel -u ann; scancel -u bob; true");
     await sh("root", "scontrol delete PartitionName=long 2>/dev/null; true");
