@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
@@ -42,7 +45,7 @@ describe("the project's imports", () => {
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it("query the Reservation table only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts", () => {
+  it("query the Reservation table and its units only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts", () => {
     expect(queriesOutsideOwners(root)).toEqual([]);
   });
 
@@ -156,7 +159,7 @@ describe("importsOf", () => {
 });
 
 describe("tableQueryLines and mayQuery", () => {
-  const [reservations, minutes] = OWNED_TABLES;
+  const [reservations, units, minutes] = OWNED_TABLES;
 
   it("find a query of the table, across lines and in raw SQL, and nothing else", () => {
     const text = [
@@ -173,6 +176,22 @@ describe("tableQueryLines and mayQuery", () => {
     ].join("\n");
     expect(tableQueryLines(text, reservations)).toEqual([1, 3, 5]);
     expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
+    expect(units.table).toBe("ReservationGpu");
+    expect(tableQueryLines(`${text}\nSELECT 1 FROM "ReservationGpu" rg`, units)).toEqual([6, 11]);
+  });
+
+  it("fail on a booking's units queried outside the store, naming the file and line", () => {
+    const root = mkdtempSync(path.join(tmpdir(), "owned-"));
+    try {
+      mkdirSync(path.join(root, "server/history"), { recursive: true });
+      mkdirSync(path.join(root, "server/bookings/store"), { recursive: true });
+      const planted = ["export async function f() {", "  return db().reservationGpu.findMany({ where: {} });", "}"].join("\n");
+      writeFileSync(path.join(root, "server/history/planted.ts"), planted);
+      writeFileSync(path.join(root, "server/bookings/store/planted.ts"), planted);
+      expect(queriesOutsideOwners(root, ["server/history/planted.ts", "server/bookings/store/planted.ts"])).toEqual(["ReservationGpu server/history/planted.ts:2"]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("let the owners, tests and tooling query a table, and nothing else", () => {

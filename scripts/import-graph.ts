@@ -310,12 +310,16 @@ export interface OwnedTable {
 }
 
 /**
- * The tables with one owner (issue 47): the Reservation table is queried
- * only in its store, server/bookings/store/ (a new booking's rows too:
- * store/insert-booking.ts, written by the one book() pipeline); the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
+ * The tables with one owner (issue 47): the Reservation table and its
+ * units (ReservationGpu) are queried only in their store,
+ * server/bookings/store/ (a new booking's rows too: store/insert-booking.ts,
+ * written by the one book() pipeline; the units' reads: store/booked-units.ts);
+ * the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
  */
 export const OWNED_TABLES: OwnedTable[] = [
   { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") },
+  // A booking's units (one row per GPU or slice a part holds, with its range): the booking's own rows, in the same store.
+  { table: "ReservationGpu", model: "reservationGpu", owners: (file) => file.startsWith("server/bookings/store/") },
   { table: "GpuMinuteBlock", model: "gpuMinuteBlock", owners: (file) => file === "server/minutes/minute-store.ts" },
 ];
 

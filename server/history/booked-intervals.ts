@@ -1,5 +1,6 @@
 import { MINUTE_MS } from "@/server/minutes/minute-row";
 import type { Client } from "@/server/minutes/minute-store";
+import { readHeldUnitRanges } from "@/server/bookings/store/booked-units";
 
 /**
  * Who held (booked) which GPU when, read straight from the reservation
@@ -19,10 +20,7 @@ export interface BookedInterval {
 
 /** Bookings of any GPU that overlap [from, to). */
 export async function findBookedIntervals(client: Client, from: Date, to: Date): Promise<BookedInterval[]> {
-  const rows = await client.reservationGpu.findMany({
-    where: { startsAt: { lt: to }, endsAt: { gt: from } },
-    select: { startsAt: true, endsAt: true, gpu: { select: { uuid: true } }, reservation: { select: { id: true, userId: true } } },
-  });
+  const rows = await readHeldUnitRanges(client, from, to);
   return rows
     .filter((row) => row.endsAt > row.startsAt)
     .map((row) => ({

@@ -1,4 +1,3 @@
-import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { text } from "@/lib/domain/plain-text";
 import type { ReservationEfficiency } from "@/lib/domain/usage-types";
@@ -9,6 +8,7 @@ import { HOUR_MS, MINUTE_MS, floorTo } from "@/server/minutes/minute-row";
 import { num } from "@/server/core/sql-dialect";
 import { can } from "@/server/access/permissions";
 import { readVisibleBookingIds } from "@/server/bookings/store/booking-rows";
+import { readHourlyUseOfParts, readUnitSpansOfParts } from "@/server/bookings/store/booked-units";
 
 /** GET /api/v1/usage/reservations: `?ids=a,b,c`. */
 export const efficiencyQuerySchema = z.object({
@@ -45,10 +45,7 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
 
   // Minutes are packed by GPU-hour (minute-block.ts): the kept minutes of each booking's GPUs over its time, read as
   // columns, the blocks of a few dozen bookings in one query (a block two of them share is read and decoded once).
-  const booked = await db().reservationGpu.findMany({
-    where: { reservationId: { in: ids } },
-    select: { reservationId: true, startsAt: true, endsAt: true, gpu: { select: { uuid: true } } },
-  });
+  const booked = await readUnitSpansOfParts(db(), ids);
   const spans = new Map<string, { id: string; fromMs: number; toMs: number; uuids: string[] }>();
   for (const rg of booked) {
     const key = `${rg.reservationId}\u0000${rg.startsAt.getTime()}\u0000${rg.endsAt.getTime()}`;
@@ -85,13 +82,7 @@ export async function reservationEfficiency(reservationIds: string[]): Promise<M
 
   const missing = ids.filter((id) => result.get(id)!.coveredGpuMinutes === 0);
   if (missing.length === 0) return result;
-  const fromHours = await db().$queryRaw<{ id: string; u: unknown; n: unknown }[]>`
-    SELECT rg."reservationId" AS id, SUM(h."utilAvg" * h."samples") AS u, SUM(CASE WHEN h."utilAvg" IS NULL THEN 0 ELSE h."samples" END) AS n
-    FROM "ReservationGpu" rg
-    JOIN "Gpu" g ON g."id" = rg."gpuId"
-    JOIN "GpuHour" h ON h."gpuUuid" = g."uuid" AND h."hour" >= rg."startsAt" AND h."hour" < rg."endsAt"
-    WHERE rg."reservationId" IN (${Prisma.join(missing)})
-    GROUP BY rg."reservationId"`;
+  const fromHours = await readHourlyUseOfParts(db(), missing);
   for (const row of fromHours) {
     const n = num(row.n);
     if (n > 0) result.set(row.id, { reservationId: row.id, meanUtilPct: num(row.u) / n, coveredGpuMinutes: n });

@@ -21,6 +21,7 @@ import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/wa
 import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
 import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
 import { can } from "@/server/access/permissions";
+import { readUnitsHeldAt } from "@/server/bookings/store/booked-units";
 
 const SELECT = {
   id: true,
@@ -274,10 +275,7 @@ function slurmNow(nowMs: number): WaitingForSlurm[] {
 /** Bookings that hold a unit now, with their person and end. */
 async function bookersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; untilMs: number }[]> {
   const now = new Date(nowMs);
-  const rows = await db().reservationGpu.findMany({
-    where: { startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { endsAt: true, gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, host: { select: { name: true } } } }, reservation: { select: { user: { select: { name: true, username: true } } } } },
-  });
+  const rows = await readUnitsHeldAt(db(), now);
   return rows.map((held) => ({
     person: held.reservation.user.name || held.reservation.user.username || "someone",
     hostName: held.gpu.host.name,

@@ -7,12 +7,12 @@ import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { BookingConflictError, describeConflict } from "@/server/bookings/store/booking-conflict";
-import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { findConflicts } from "@/server/bookings/store/occupancy";
 import { readPolicy } from "@/server/bookings/rules/policy";
 import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
+import { readUnitIdsOfParts } from "@/server/bookings/store/booked-units";
 import { moveEndOfParts, readBookingToChange, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
@@ -37,7 +37,6 @@ export async function changeReservationEnd(
   const found = await readBookingToChange(client, id);
   if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
-  const oldEndsAt = found.endsAt;
   // A booking across nodes moves whole: every part's end, checked and written in one transaction.
   const whole = await findWholeBooking(client, id);
   if (!whole) throw new AppError("not_found", "No such reservation");
@@ -45,7 +44,7 @@ export async function changeReservationEnd(
 
   await bookingTransaction(client, wholeBookingLock(whole, team ? [team.id] : []), async (tx, changes) => {
     const row = await readPartInTransaction(tx, whole.id);
-    const partGpus = await tx.reservationGpu.findMany({ where: { reservationId: { in: ids } }, select: { gpuId: true } });
+    const partGpus = await readUnitIdsOfParts(tx, ids);
     const state = reservationState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}; make a new one`);
@@ -123,10 +122,9 @@ export async function changeReservationEnd(
       after: auditSnapshot({ ...row, endsAt: newEnd }, { booking, ...(reason ? { reason } : {}), ...parts }),
       at: now,
     });
-    changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: whole.id, before: { startsAt: row.startsAt, endsAt: row.endsAt } });
+    changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: whole.id, partIds: ids, by: actor, before: { startsAt: row.startsAt, endsAt: row.endsAt }, after: { startsAt: row.startsAt, endsAt: newEnd } });
   });
 
-  const view = await getReservationView(client, id, nowMs, actor.id);
-  announceBookingChange({ actor, booking: view, what: Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened" });
-  return view;
+  // Announced by the transaction, once: notifications tell the booker of a change someone else made.
+  return getReservationView(client, id, nowMs, actor.id);
 }

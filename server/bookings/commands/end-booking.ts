@@ -4,7 +4,6 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
@@ -50,12 +49,11 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
       after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}), ...parts }),
       at: now,
     });
-    changes.record({ kind: "ended", how: status, bookingId: whole.id });
+    changes.record({ kind: "ended", how: status, bookingId: whole.id, partIds: whole.partIds, by: actor, before: { startsAt: row.startsAt, endsAt: row.endsAt }, after: { startsAt: row.startsAt, endsAt } });
   });
 
-  const view = await getReservationView(client, id, nowMs, actor.id);
-  announceBookingChange({ actor, booking: view, what: ending.kind === "release" ? "released" : "cancelled" });
-  return view;
+  // Announced by the transaction, once: notifications tell the booker of an end someone else made.
+  return getReservationView(client, id, nowMs, actor.id);
 }
 
 /** The booker (or an admin) gives the GPUs back before the end. */

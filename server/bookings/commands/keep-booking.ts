@@ -47,7 +47,7 @@ export async function keepReservation(actor: Actor, id: string, options: Service
       at: now,
     });
     // Announced by the transaction, once: the live feed shows the idle clock again.
-    changes.record({ kind: "kept", bookingId: whole.id });
+    changes.record({ kind: "kept", bookingId: whole.id, partIds: whole.partIds, by: actor });
   });
 
   return getReservationView(client, id, nowMs, actor.id);

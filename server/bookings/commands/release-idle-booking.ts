@@ -75,7 +75,7 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
       ),
       at: now,
     });
-    changes.record({ kind: "ended", how: "idle-released", bookingId: whole.id });
+    changes.record({ kind: "ended", how: "idle-released", bookingId: whole.id, partIds: ids, by: null, before: { startsAt: row.startsAt, endsAt: row.endsAt }, after: { startsAt: row.startsAt, endsAt: now } });
     return { kind: "released", standing, scheduledEndAt: row.endsAt };
   });
 

@@ -12,6 +12,7 @@ import { liveView } from "@/server/bookings/placement/gpu-in-use";
 import { getReservationView } from "@/server/bookings/views/list-bookings";
 import { readGroupHostIds } from "@/server/bookings/store/booking-parts";
 import { findWholeBooking } from "@/server/bookings/commands/whole-booking";
+import { deletePartUnits, insertPartUnits } from "@/server/bookings/store/booked-units";
 import { createKeptBooking, movePartToHost, readPartToMove } from "@/server/bookings/store/booking-writes";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { placeUnits } from "@/server/bookings/placement/place-units";
@@ -61,7 +62,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     const [picked] = (await placeUnits(tx, { kind: "any-gpus", count: row.gpus.length, model }, [host], live, window, await readPolicy(tx))).parts;
     const kept = await keepHeldTime(tx, { partId, userId: part.userId, teamId: part.teamId, hostId: row.hostId, row, movedToHost: host.name }, window.startMs);
     await movePartToHost(tx, partId, host.id, now);
-    await tx.reservationGpu.createMany({ data: picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })) });
+    await insertPartUnits(tx, picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })));
     await writeAudit(tx, {
       actorId: actor.id,
       action: "reservation.replace_part",
@@ -71,7 +72,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
       after: { part: partId, host: host.name, gpus: picked.gpus.map((gpu) => gpu.index), from: new Date(window.startMs).toISOString(), ...(kept ? { heldBefore: kept } : {}) },
       at: now,
     });
-    changes.record({ kind: "part-replaced", bookingId: whole.id, partId, fromHostId: row.hostId, toHostId: host.id });
+    changes.record({ kind: "part-replaced", bookingId: whole.id, partIds: whole.partIds, by: actor, partId, fromHostId: row.hostId, toHostId: host.id });
   });
 
   const views = [];
@@ -100,7 +101,7 @@ interface HeldPart {
  */
 async function keepHeldTime(tx: Tx, held: HeldPart, moveMs: number): Promise<string | null> {
   const before = held.row.gpus.filter((unit) => unit.startsAt.getTime() < moveMs);
-  await tx.reservationGpu.deleteMany({ where: { reservationId: held.partId } });
+  await deletePartUnits(tx, held.partId);
   if (before.length === 0) return null;
   const node = `node ${(held.row.nodeRank ?? 0) + 1}${held.row.nodeCount ? ` of ${held.row.nodeCount}` : ""}`;
   const note = ` (${node} on ${held.row.host.name} until moved to ${held.movedToHost})`;
@@ -112,8 +113,9 @@ async function keepHeldTime(tx: Tx, held: HeldPart, moveMs: number): Promise<str
     startsAt: new Date(Math.min(...before.map((unit) => unit.startsAt.getTime()))),
     endsAt: new Date(moveMs),
   });
-  await tx.reservationGpu.createMany({
-    data: before.map((unit) => ({ reservationId: keptId, gpuId: unit.gpuId, startsAt: unit.startsAt, endsAt: new Date(Math.min(unit.endsAt.getTime(), moveMs)) })),
-  });
+  await insertPartUnits(
+    tx,
+    before.map((unit) => ({ reservationId: keptId, gpuId: unit.gpuId, startsAt: unit.startsAt, endsAt: new Date(Math.min(unit.endsAt.getTime(), moveMs)) })),
+  );
   return keptId;
 }

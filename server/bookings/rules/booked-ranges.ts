@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { gpuShareOf } from "@/lib/domain/gpu-share";
 import type { GpuRange } from "@/server/bookings/rules/gpu-hours";
 import { accountingTeams } from "@/server/bookings/rules/booking-team";
+import { readBookedUnitRanges } from "@/server/bookings/store/booked-units";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 
@@ -53,14 +54,7 @@ async function ownerWhere(client: Client, owner: BookingOwner): Promise<Prisma.R
  * named no team of its accounting members, whenever they were made.
  */
 export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: number, toMs: number): Promise<GpuRange[]> {
-  const rows = await client.reservationGpu.findMany({
-    where: {
-      reservation: await ownerWhere(client, owner),
-      startsAt: { lt: new Date(toMs) },
-      endsAt: { gt: new Date(fromMs) },
-    },
-    select: { startsAt: true, endsAt: true, gpu: { select: shareSelect } },
-  });
+  const rows = await readBookedUnitRanges(client, new Date(fromMs), new Date(toMs), await ownerWhere(client, owner));
   return rows.flatMap((row) => (row.endsAt > row.startsAt ? [{ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: gpuShareOf(row.gpu) }] : []));
 }
 
@@ -82,10 +76,7 @@ export async function bookedRangesBy(
   realPeopleOnly = false,
 ): Promise<Map<string | null, GpuRange[]>> {
   const reservation = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
-  const rows = await client.reservationGpu.findMany({
-    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds || realPeopleOnly ? { reservation } : {}) },
-    select: { startsAt: true, endsAt: true, gpu: { select: shareSelect }, reservation: { select: { teamId: true, userId: true, hostId: true } } },
-  });
+  const rows = await readBookedUnitRanges(client, new Date(fromMs), new Date(toMs), userIds || realPeopleOnly ? reservation : undefined);
   const accounting =
     key === "countsForTeam" ? await accountingTeams(client, rows.flatMap((row) => (row.reservation.teamId === null ? [row.reservation.userId] : []))) : new Map<string, string>();
   const groupOf = (reservation: { teamId: string | null; userId: string; hostId: string }): string | null => {

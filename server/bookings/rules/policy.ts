@@ -97,6 +97,6 @@ export async function updatePolicy(actor: Actor, input: PolicyInput, now = new D
     await writeAudit(tx, { actorId: actor.id, action: "policy.update", entityType: "policy", entityId: POLICY_ID, before, after: input, at: now });
   });
   // The form's limits and the schedule's horizon follow the policy.
-  announceBookingsChanged();
+  announceBookingsChanged({ kind: "rules", what: "policy" });
   return getPolicy();
 }
