@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isTestFile, sourceFiles } from "@/scripts/import-graph";
 import { useTestDatabase } from "@/server/testing/test-db";
 import type { BookingsEvent } from "@/server/bookings/store/booking-events";
 
@@ -121,5 +124,11 @@ describe("a booking's changes, announced", () => {
     // A later idle run is warned again.
     expect(await commands.warnIdle(booking.id, later(60), { now: later(90) })).toBe(true);
     expect(seen).toHaveLength(2);
+  });
+
+  it("by the booking transaction alone: no other code announces a booking's change", () => {
+    const root = fileURLToPath(new URL("../../..", import.meta.url));
+    const announcers = sourceFiles(root, ["app", "server", "lib"]).filter((file) => !isTestFile(file) && /\bannounceBookingChange\(/.test(readFileSync(`${root}/${file}`, "utf8")));
+    expect(announcers).toEqual(["server/bookings/store/booking-transaction.ts"]);
   });
 });
