@@ -159,7 +159,7 @@ describe("importsOf", () => {
 });
 
 describe("tableQueryLines and mayQuery", () => {
-  const [reservations, units, minutes] = OWNED_TABLES;
+  const [bookings, units, minutes] = OWNED_TABLES;
 
   it("find a query of the table, across lines and in raw SQL, and nothing else", () => {
     const text = [
@@ -174,7 +174,7 @@ describe("tableQueryLines and mayQuery", () => {
       'await client.$executeRaw`INSERT INTO "GpuMinuteBlock" (a) SELECT 1`;',
       'const f = await tx.gpuMinuteBlock.deleteMany({ where: {} });',
     ].join("\n");
-    expect(tableQueryLines(text, reservations)).toEqual([1, 3, 5]);
+    expect(tableQueryLines(text, bookings)).toEqual([1, 3, 5]);
     expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
     expect(units.table).toBe("ReservationGpu");
     expect(tableQueryLines(`${text}\nSELECT 1 FROM "ReservationGpu" rg`, units)).toEqual([6, 11]);
@@ -196,10 +196,10 @@ describe("tableQueryLines and mayQuery", () => {
 
   it("let the owners, tests and tooling query a table, and nothing else", () => {
     const may = (owned: (typeof OWNED_TABLES)[number], files: string[]) => files.map((file) => mayQuery(owned, file));
-    expect(may(reservations, ["server/bookings/store/booking-parts.ts", "server/bookings/store/insert-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"])).toEqual([true, true, true, true, true]);
+    expect(may(bookings, ["server/bookings/store/booking-parts.ts", "server/bookings/store/insert-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"])).toEqual([true, true, true, true, true]);
     // The create commands no longer query it: a new booking's rows are written by store/insert-booking.ts (book()).
-    expect(may(reservations, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
-    expect(may(reservations, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
+    expect(may(bookings, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
+    expect(may(bookings, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
     expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
   });
 });

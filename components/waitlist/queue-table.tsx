@@ -12,8 +12,8 @@ import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
 import { personNames } from "@/lib/format/person-name";
 import { useCurrentUser } from "@/components/auth/current-user";
-import { When } from "@/components/reservations/when";
-import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+import { When } from "@/components/bookings/when";
+import { useRefreshOnBookings } from "@/components/bookings/use-refresh-on-bookings";
 import { buttonClass } from "@/components/ui/button-styles";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
 

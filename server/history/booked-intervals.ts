@@ -3,7 +3,7 @@ import type { Client } from "@/server/minutes/minute-store";
 import { readHeldUnitRanges } from "@/server/bookings/store/booked-units";
 
 /**
- * Who held (booked) which GPU when, read straight from the reservation
+ * Who held (booked) which GPU when, read straight from the booking
  * tables: a GPU is held over [startsAt, endsAt) of each ReservationGpu row;
  * releasing or cancelling moves endsAt, so a withdrawn booking is an empty
  * range and holds nothing. Read-only: the booking rules live in

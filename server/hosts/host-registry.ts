@@ -250,7 +250,7 @@ export async function rotateHostToken(hostId: string): Promise<{ host: Registere
   return { host, token };
 }
 
-/** Removes a host, its GPUs and its token. Hosts with reservations on record are kept for history. */
+/** Removes a host, its GPUs and its token. Hosts with bookings on record are kept for history. */
 export async function removeHost(hostId: string): Promise<RegisteredHost> {
   const host = await db().host.findUnique({ where: { id: hostId }, select: { ...hostSelect, _count: { select: { reservations: true } } } });
   if (!host) throw new AppError("not_found", "No such host");

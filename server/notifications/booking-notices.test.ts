@@ -23,9 +23,9 @@ afterEach(() => {
 
 describe("the booker hears of a change someone else made", () => {
   it("follows the bookings' one announcement: an admin's shortening and cancelling are told, the booker's own changes are not", async () => {
-    const { createReservation } = await import("@/server/bookings/commands/create-booking");
-    const { changeReservationEnd } = await import("@/server/bookings/commands/change-booking");
-    const { cancelReservation } = await import("@/server/bookings/commands/end-booking");
+    const { createBooking } = await import("@/server/bookings/commands/create-booking");
+    const { changeBookingEnd } = await import("@/server/bookings/commands/change-booking");
+    const { cancelBooking } = await import("@/server/bookings/commands/end-booking");
     const host = await fx.createTestHost(1);
     const person = await fx.createTestUser();
     const admin = await fx.createTestUser("admin");
@@ -33,14 +33,14 @@ describe("the booker hears of a change someone else made", () => {
     stops.push(onPersonNotice(({ userId, event, title, text }) => void told.push({ userId, event, title, text })));
     stops.push(notices.listenForBookingChanges());
 
-    const booking = await createReservation(person, { host: host.name, gpus: [0], durationMinutes: 120, purpose: "told" }, { now: NOW });
-    await changeReservationEnd(person, booking.id, { addMinutes: 30 }, { now: NOW });
-    await changeReservationEnd(admin, booking.id, { endsAt: later(60).toISOString(), reason: "maintenance at noon" }, { now: NOW });
+    const booking = await createBooking(person, { host: host.name, gpus: [0], durationMinutes: 120, purpose: "told" }, { now: NOW });
+    await changeBookingEnd(person, booking.id, { addMinutes: 30 }, { now: NOW });
+    await changeBookingEnd(admin, booking.id, { endsAt: later(60).toISOString(), reason: "maintenance at noon" }, { now: NOW });
     await vi.waitFor(() => expect(told).toHaveLength(1));
     expect(told[0]).toMatchObject({ userId: person.id, event: "booking.changed_by_admin", title: `${admin.username} shortened your booking of GPU 0 on ${host.name}` });
     expect(told[0].text).toContain(`it now ends at ${later(60).toISOString()}`);
 
-    await cancelReservation(admin, booking.id, "the node is needed", { now: later(10) });
+    await cancelBooking(admin, booking.id, "the node is needed", { now: later(10) });
     await vi.waitFor(() => expect(told).toHaveLength(2));
     expect(told[1]).toMatchObject({ userId: person.id, title: `${admin.username} cancelled your booking of GPU 0 on ${host.name}` });
     expect(told[1].text).toContain("Reason: the node is needed");

@@ -1,5 +1,5 @@
 import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/domain/alerts";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
 import { periodicJob, type JobTimers } from "@/server/core/jobs";
@@ -7,7 +7,7 @@ import { log } from "@/server/core/log";
 import type { Actor } from "@/server/access/actor";
 import type { BookingChangeRecord } from "@/server/bookings/backends/booking-backend";
 import { onBookingsChanged } from "@/server/bookings/store/booking-events";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { readBookingOwner } from "@/server/bookings/store/booking-parts";
 import { readHostsWithOpenBookings, readOpenBookingsOnUnits } from "@/server/bookings/store/notice-reads";
 import { onSlurmReservationMissing, type SlurmReservationMissing } from "@/server/bookings/slurm/slurm-events";
@@ -23,7 +23,7 @@ import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
  * Tells the booker that someone else (an admin) extended, shortened,
  * released or cancelled their booking. Their own changes tell nothing.
  */
-export function tellBookerOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
+export function tellBookerOfChange(actor: Actor, booking: BookingView, what: "extended" | "shortened" | "released" | "cancelled"): void {
   if (actor.id === booking.bookedBy.id) return;
   const gpus = bookedPhrase(booking);
   const reason = booking.cancelReason ? ` Reason: ${booking.cancelReason}` : "";
@@ -188,7 +188,7 @@ export function listenForBookingChanges(): () => void {
     const tell = changeToTell(event.change);
     if (!tell) return;
     const { bookingId } = event.change;
-    void getReservationView(db(), bookingId, Date.now(), tell.by.id)
+    void getBookingView(db(), bookingId, Date.now(), tell.by.id)
       .then((booking) => tellBookerOfChange(tell.by, booking, tell.what))
       .catch((error: unknown) => log.error(`could not tell the booker of booking ${bookingId} of its change: ${error instanceof Error ? error.message : String(error)}`));
   });

@@ -6,7 +6,7 @@
  * and then waits for ever, so that the test can SIGKILL it there. Run with tsx:
  *   DATABASE_URL=… tsx server/testing/booking-killed-inside.ts '<json job>'
  */
-import type { MultiNodeRequest } from "@/lib/domain/reservation-schema";
+import type { MultiNodeRequest } from "@/lib/domain/booking-schema";
 import type { Actor } from "@/server/access/actor";
 import { registerBookingBackend } from "@/server/bookings/backends/booking-backend";
 import { createMultiNodeBooking } from "@/server/bookings/commands/create-multi-node";

@@ -18,7 +18,7 @@ import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-s
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
-import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
+import type { MultiNodeShapeRequest } from "@/lib/domain/booking-schema";
 import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
 import { can } from "@/server/access/permissions";
 import { readUnitsHeldAt } from "@/server/bookings/store/booked-units";
@@ -369,7 +369,7 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
 }
 
 /**
- * Withdraws a waiting request; one already granted stays a reservation
+ * Withdraws a waiting request; one already granted stays a booking
  * (release that instead). Audited, with whose request it was: an admin's
  * removal of someone else's is on the record as theirs.
  */

@@ -1,14 +1,14 @@
 import { formatDurationMinutes } from "@/lib/domain/booking-window";
-import type { ReservationChange } from "@/lib/domain/reservation-schema";
-import { reservationState } from "@/lib/domain/reservation-state";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingChange } from "@/lib/domain/booking-schema";
+import { bookingState } from "@/lib/domain/booking-state";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { BookingConflictError, describeConflict } from "@/server/bookings/store/booking-conflict";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { findConflicts } from "@/server/bookings/store/occupancy";
 import { readPolicy } from "@/server/bookings/rules/policy";
 import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
@@ -25,12 +25,12 @@ import { refuseOverPersonCap } from "@/server/bookings/rules/person-cap";
  * once); shortening needs no check. The booker may do both; an admin may
  * shorten anyone's booking, with a reason the booker sees.
  */
-export async function changeReservationEnd(
+export async function changeBookingEnd(
   actor: Actor,
   id: string,
-  change: ReservationChange,
+  change: BookingChange,
   options: ServiceOptions = {},
-): Promise<ReservationView> {
+): Promise<BookingView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
@@ -45,7 +45,7 @@ export async function changeReservationEnd(
   await bookingTransaction(client, wholeBookingLock(whole, team ? [team.id] : []), async (tx, changes) => {
     const row = await readPartInTransaction(tx, whole.id);
     const partGpus = await readUnitIdsOfParts(tx, ids);
-    const state = reservationState(row, nowMs);
+    const state = bookingState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}; make a new one`);
     }
@@ -126,5 +126,5 @@ export async function changeReservationEnd(
   });
 
   // Announced by the transaction, once: notifications tell the booker of a change someone else made.
-  return getReservationView(client, id, nowMs, actor.id);
+  return getBookingView(client, id, nowMs, actor.id);
 }

@@ -1,7 +1,7 @@
-import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView } from "@/lib/domain/booking-types";
 import { commonModel } from "@/lib/domain/multi-node";
-import { PURPOSE_MAX } from "@/lib/domain/reservation-schema";
-import { reservationState } from "@/lib/domain/reservation-state";
+import { PURPOSE_MAX } from "@/lib/domain/booking-schema";
+import { bookingState } from "@/lib/domain/booking-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
@@ -9,7 +9,7 @@ import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/booking-order";
 import { liveView } from "@/server/bookings/placement/gpu-in-use";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { readGroupHostIds } from "@/server/bookings/store/booking-parts";
 import { findWholeBooking } from "@/server/bookings/commands/whole-booking";
 import { deletePartUnits, insertPartUnits } from "@/server/bookings/store/booked-units";
@@ -52,7 +52,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     if (row.hostId !== part.hostId) throw new AppError("conflict", `Node ${(row.nodeRank ?? 0) + 1} of this booking was just moved to ${row.host.name}`);
     const siblings = await readGroupHostIds(tx, part.groupId as string);
     if (siblings.includes(host.id)) throw new AppError("bad_request", `${host.name} already holds a node of this booking`, { host: `${host.name} already holds a node of this booking` });
-    const state = reservationState(row, now.getTime());
+    const state = bookingState(row, now.getTime());
     if (state !== "scheduled" && state !== "active") throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
     const window = { startMs: Math.max(now.getTime(), row.startsAt.getTime()), endMs: row.endsAt.getTime(), nowMs: now.getTime() };
     const limits = await effectiveLimits(tx, { userId: part.userId, username: actor.username, team });
@@ -76,7 +76,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
   });
 
   const views = [];
-  for (const id of whole.partIds) views.push(await getReservationView(client, id, now.getTime(), actor.id));
+  for (const id of whole.partIds) views.push(await getBookingView(client, id, now.getTime(), actor.id));
   return multiNodeSummary(views);
 }
 

@@ -32,7 +32,7 @@ async function accountingMembers(client: Client, teamId: string): Promise<string
   return [...teamOf].flatMap(([userId, team]) => (team === teamId ? [userId] : []));
 }
 
-/** The reservations that count for an owner: a team's named it, or named none and are its accounting members'. */
+/** The bookings that count for an owner: a team's named it, or named none and are its accounting members'. */
 async function ownerWhere(client: Client, owner: BookingOwner): Promise<Prisma.ReservationWhereInput> {
   if (owner.teamId === undefined) return { userId: (owner as { userId: string }).userId };
   const accounting = await accountingMembers(client, owner.teamId);
@@ -75,14 +75,14 @@ export async function bookedRangesBy(
   userIds?: readonly string[],
   realPeopleOnly = false,
 ): Promise<Map<string | null, GpuRange[]>> {
-  const reservation = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
-  const rows = await readBookedUnitRanges(client, new Date(fromMs), new Date(toMs), userIds || realPeopleOnly ? reservation : undefined);
+  const booking = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
+  const rows = await readBookedUnitRanges(client, new Date(fromMs), new Date(toMs), userIds || realPeopleOnly ? booking : undefined);
   const accounting =
     key === "countsForTeam" ? await accountingTeams(client, rows.flatMap((row) => (row.reservation.teamId === null ? [row.reservation.userId] : []))) : new Map<string, string>();
-  const groupOf = (reservation: { teamId: string | null; userId: string; hostId: string }): string | null => {
-    if (key === "userHost") return personHostKey(reservation.userId, reservation.hostId);
-    if (key === "countsForTeam") return reservation.teamId ?? accounting.get(reservation.userId) ?? null;
-    return reservation[key];
+  const groupOf = (booking: { teamId: string | null; userId: string; hostId: string }): string | null => {
+    if (key === "userHost") return personHostKey(booking.userId, booking.hostId);
+    if (key === "countsForTeam") return booking.teamId ?? accounting.get(booking.userId) ?? null;
+    return booking[key];
   };
   const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {

@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { idleTimesConflict, type PolicyInput } from "@/lib/domain/reservation-schema";
-import type { PolicyView } from "@/lib/domain/reservation-types";
+import { idleTimesConflict, type PolicyInput } from "@/lib/domain/booking-schema";
+import type { PolicyView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";

@@ -8,12 +8,12 @@ import type { BookingsEvent } from "@/server/bookings/store/booking-events";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let events: typeof import("@/server/bookings/store/booking-events");
 let commands: {
-  create: typeof import("@/server/bookings/commands/create-booking").createReservation;
+  create: typeof import("@/server/bookings/commands/create-booking").createBooking;
   createAcross: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
-  change: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
-  release: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
-  cancel: typeof import("@/server/bookings/commands/end-booking").cancelReservation;
-  keep: typeof import("@/server/bookings/commands/keep-booking").keepReservation;
+  change: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
+  release: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
+  cancel: typeof import("@/server/bookings/commands/end-booking").cancelBooking;
+  keep: typeof import("@/server/bookings/commands/keep-booking").keepBooking;
   replacePart: typeof import("@/server/bookings/commands/replace-part").replacePart;
   warnIdle: typeof import("@/server/bookings/commands/warn-idle-booking").warnIdleBooking;
 };
@@ -26,12 +26,12 @@ beforeAll(async () => {
   await useTestDatabase();
   events = await import("@/server/bookings/store/booking-events");
   commands = {
-    create: (await import("@/server/bookings/commands/create-booking")).createReservation,
+    create: (await import("@/server/bookings/commands/create-booking")).createBooking,
     createAcross: (await import("@/server/bookings/commands/create-multi-node")).createMultiNodeBooking,
-    change: (await import("@/server/bookings/commands/change-booking")).changeReservationEnd,
-    release: (await import("@/server/bookings/commands/end-booking")).releaseReservation,
-    cancel: (await import("@/server/bookings/commands/end-booking")).cancelReservation,
-    keep: (await import("@/server/bookings/commands/keep-booking")).keepReservation,
+    change: (await import("@/server/bookings/commands/change-booking")).changeBookingEnd,
+    release: (await import("@/server/bookings/commands/end-booking")).releaseBooking,
+    cancel: (await import("@/server/bookings/commands/end-booking")).cancelBooking,
+    keep: (await import("@/server/bookings/commands/keep-booking")).keepBooking,
     replacePart: (await import("@/server/bookings/commands/replace-part")).replacePart,
     warnIdle: (await import("@/server/bookings/commands/warn-idle-booking")).warnIdleBooking,
   };
