@@ -12,6 +12,8 @@ import {
   importsOf,
   layerBreaches,
   mayQuery,
+  oldWordNames,
+  oneWordBreaches,
   OWNED_TABLES,
   queriesOutsideOwners,
   tableQueryLines,
@@ -47,6 +49,10 @@ describe("the project's imports", () => {
 
   it("query the Reservation table and its units only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts", () => {
     expect(queriesOutsideOwners(root)).toEqual([]);
+  });
+
+  it('say "booking" in code: "reservation" only in the REST and page routes, the schema, wire field names and Slurm\'s reservations', () => {
+    expect(oneWordBreaches(root)).toEqual([]);
   });
 
   it("reach server/ from components/ for types only", () => {
@@ -201,5 +207,43 @@ describe("tableQueryLines and mayQuery", () => {
     expect(may(bookings, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
     expect(may(bookings, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
     expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
+  });
+});
+
+describe("oneWordBreaches and oldWordNames", () => {
+  it('name a new identifier that says "reservation", with its file and line', () => {
+    expect(oldWordNames("server/alerts/planted.ts", "const a = 1;\nconst reservationCount = 1;\n")).toEqual(["server/alerts/planted.ts:2 reservationCount"]);
+    const text = [
+      "export function cancelReservation(reservation: string) {}",
+      "interface Row { reservationId: string; reservationHours: number }",
+      "const { reservationId: id } = row;",
+      "const answer = { reservations: [], reservationTotal: 2 };",
+      "import { bookingView as ReservationView } from './x';",
+    ].join("\n");
+    expect(oldWordNames("lib/domain/planted.ts", text)).toEqual([
+      "lib/domain/planted.ts:1 cancelReservation",
+      "lib/domain/planted.ts:1 reservation",
+      "lib/domain/planted.ts:2 reservationHours",
+      "lib/domain/planted.ts:4 reservationTotal",
+      "lib/domain/planted.ts:5 ReservationView",
+    ]);
+  });
+
+  it("let the wire's field names, quoted keys, environment variables, Prisma's names and Slurm's reservations pass", () => {
+    const text = [
+      "const view = { reservationId: row.reservationId, reservations: [], launch: { reservationValue: null, exportReservation: null } };",
+      "const actions = { \"reservation.create\": 1, \"reservation:idle\": 2 };",
+      "const env = { GPUDESK_RESERVATION: value };",
+      "await db().reservation.findMany({ where: { reservationId_idleSince: key } });",
+      "const slurmReservationName = (id: string) => id;",
+    ].join("\n");
+    expect(oldWordNames("server/bookings/views/planted.ts", text)).toEqual([]);
+    expect(oldWordNames("server/slurm/planted.ts", "const reservations = await client.listReservations();")).toEqual([]);
+    expect(oldWordNames("app/api/v1/reservations/planted.ts", "const reservation = 1;")).toEqual([]);
+  });
+
+  it(`name a source file whose path says "reservation" outside the routes' folders`, () => {
+    const planted = "server/bookings/views/reservation-planted.ts";
+    expect(oneWordBreaches(root, [planted, "app/api/v1/reservations/route.ts"], () => "")).toEqual([`${planted} (file name)`]);
   });
 });
