@@ -80,6 +80,6 @@ test("an admin shortens and cancels a member's booking with a reason the member 
 test("a member's /reservations has no list of other people's bookings", async ({ page }) => {
   await signIn(page, await createUser("plain"));
   await page.goto("/reservations");
-  await expect(page.getByRole("heading", { name: "My reservations" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "My bookings" })).toBeVisible();
   await expect(page.getByRole("region", { name: /Everyone's current bookings/ })).toHaveCount(0);
 });

@@ -14,7 +14,7 @@ const SIZES = [
 
 const PAGES = [
   { path: "/reserve", heading: "Reserve GPUs", user: "member" },
-  { path: "/reservations", heading: "My reservations", user: "member" },
+  { path: "/reservations", heading: "My bookings", user: "member" },
   { path: "/schedule", heading: "Schedule", user: "member" },
   { path: "/admin/policies", heading: "Booking rules", user: "admin" },
   { path: "/admin/audit", heading: "Audit log", user: "admin" },

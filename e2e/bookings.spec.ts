@@ -64,7 +64,7 @@ test("book through the form, see it live elsewhere, copy the settings, release, 
   await watcher.goto("/");
 
   // Alice releases from her bookings; the launch settings are there again.
-  await booker.getByRole("link", { name: "My reservations" }).first().click();
+  await booker.getByRole("link", { name: "My bookings" }).first().click();
   const active = booker.getByRole("region", { name: "Active" });
   const card = active.getByRole("article", { name: `GPUs 2, 3 on ${HOST}` });
   // Only the first active booking shows its settings unfolded; unfold this one as a person would.

@@ -9,7 +9,7 @@ import { getPageUser } from "@/server/auth/session";
 import { countPastBookingsFor, listBookings } from "@/server/bookings/views/list-bookings";
 import { can } from "@/server/access/permissions";
 
-export const metadata: Metadata = { title: "My reservations" };
+export const metadata: Metadata = { title: "My bookings" };
 export const dynamic = "force-dynamic";
 
 /** Past bookings per page: each `gpudesk run` adds one, so the list is paged rather than grown. */
@@ -31,7 +31,7 @@ export default async function BookingsPage({ searchParams }: BookingsPageProps) 
     <PageShell
       returnTo={`/reservations${query ? `?${query}` : ""}`}
       width={wide ? "default" : "narrow"}
-      title="My reservations"
+      title="My bookings"
       description="Release early, extend while nothing follows, and copy the settings to start your jobs."
       actions={
         <Link href="/reserve" className={buttonClass("primary")}>

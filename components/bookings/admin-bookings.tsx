@@ -157,8 +157,8 @@ function AdminActionDialog({ action, nowMs, onClose, onDone }: { action: Action;
     >
       <p>
         {kind === "cancel"
-          ? `The GPUs become free for others at once. ${who} sees your reason on their reservation.`
-          : `It now ends ${nowMs ? formatWhen(booking.endsAt, nowMs) : ""}. ${who} sees your reason on their reservation.`}
+          ? `The GPUs become free for others at once. ${who} sees your reason on their booking.`
+          : `It now ends ${nowMs ? formatWhen(booking.endsAt, nowMs) : ""}. ${who} sees your reason on their booking.`}
       </p>
       {kind === "shorten" && (
         <Field label="New end" error={errors.endsAt}>

@@ -6,7 +6,7 @@ export function BookedActions({ onAgain }: { onAgain: () => void }) {
   return (
     <div className="flex flex-wrap gap-2">
       <Link href="/reservations" className={buttonClass("primary")}>
-        My reservations
+        My bookings
       </Link>
       <button type="button" onClick={onAgain} className={buttonClass("secondary")}>
         Book more

@@ -67,7 +67,7 @@ function oneHostLines(launch: LaunchSettings): Line[] {
           { label: "Shell (GPU UUIDs, safe across reboots)", what: "export line with UUIDs", text: launch.exportUuids },
         ]),
     ...(launch.exportReservation
-      ? [{ label: "Prove your processes run on this booking (yours alone: do not share it)", what: "reservation tag", text: launch.exportReservation }]
+      ? [{ label: "Prove your processes run on this booking (yours alone: do not share it)", what: "booking tag", text: launch.exportReservation }]
       : []),
     { label: "torchrun", what: "torchrun line", text: launch.torchrun },
     { label: "docker run", what: "docker run line", text: launch.docker },

@@ -43,7 +43,7 @@ export function MyBookings({ bookings }: { bookings: BookingView[] }) {
   if (bookings.length === 0) {
     return (
       <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
-        <p className="mb-4 text-slate-600 dark:text-slate-400">You have no reservations yet.</p>
+        <p className="mb-4 text-slate-600 dark:text-slate-400">You have no bookings yet.</p>
         <Link href="/reserve" className={buttonClass("primary")}>
           Reserve GPUs
         </Link>

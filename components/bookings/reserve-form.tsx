@@ -449,7 +449,7 @@ function Queued({ entry, nowMs }: { entry: WaitlistView; nowMs: number }) {
           See the queue
         </Link>
         <Link href="/reservations" className={buttonClass("secondary")}>
-          My reservations
+          My bookings
         </Link>
       </div>
     </section>

@@ -139,7 +139,7 @@ export function IdleNotices({ userId }: { userId: string }) {
             <p>
               <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}{" "}
               <Link href={bookingPath(entry.reservationId)} className="font-medium underline">
-                Reservations
+                Bookings
               </Link>
             </p>
             {entry.keepsLeft !== null && (

@@ -162,7 +162,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
       </div>
       <p className="text-xs text-slate-500 dark:text-slate-400">
         Estimates assume current bookings run to their end; an early release makes them sooner. At most 2 waiting requests per person; a request
-        that has waited a day is dropped. Granted requests appear under <Link href="/reservations" className="underline">My reservations</Link>.
+        that has waited a day is dropped. Granted requests appear under <Link href="/reservations" className="underline">My bookings</Link>.
       </p>
     </div>
   );

@@ -74,7 +74,7 @@ const OPERATIONS: Operation[] = [
   { method: "patch", path: "/api/v1/me/notifications", summary: "Change my mail address and notification choices", access: "user", body: notificationSettingsSchema },
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
-  { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: bookingListQuerySchema },
+  { method: "get", path: "/api/v1/reservations", summary: "My bookings (?all=1: everyone's, admins), current first", access: "user", query: bookingListQuerySchema },
   {
     method: "post",
     path: "/api/v1/reservations",
@@ -151,7 +151,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
   { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
   { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one; map it to a Slurm NodeName (slurmNode; null: its own name)", access: "admin", body: hostPatchSchema },
-  { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
+  { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has bookings on record)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/hosts/{id}/rotate", summary: "A new agent token; the old one stops working", access: "admin" },
   { method: "get", path: "/api/v1/host-settings", summary: "Every host's enforcement setting and whether its agent allows enforcement", access: "admin" },
   { method: "put", path: "/api/v1/host-settings/{hostId}", summary: "Terminate intruders on a host after a grace period, or not", access: "admin", body: hostSettingInputSchema },
