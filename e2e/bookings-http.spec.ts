@@ -44,4 +44,11 @@ test("24 simultaneous bookings of the same GPUs: exactly one 201, the rest 409 n
     headers: { authorization: `Bearer ${tokens[(statuses.indexOf(201) + 1) % tokens.length]}` },
   });
   expect(next.status()).toBe(201);
+
+  // Give both back: the fleet lane's later specs book sim-4090-a's GPUs for the next hours too.
+  const nextId = ((await next.json()) as { id: string }).id;
+  for (const [id, token] of [[winner.id as string, tokens[statuses.indexOf(201) % tokens.length]], [nextId, tokens[(statuses.indexOf(201) + 1) % tokens.length]]]) {
+    const released = await request.post(`/api/v1/reservations/${id}/release`, { headers: { authorization: `Bearer ${token}` } });
+    expect(released.status(), await released.text()).toBe(200);
+  }
 });
