@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import type { AlertSummary } from "@/lib/domain/alerts";
 import { apiRequest } from "@/lib/api-client";
 import { getLiveSocket } from "@/components/live/live-socket";
+import { afterFirstScreen } from "@/components/live/live-fleet-store";
 import { focusRing } from "@/components/nav/nav-styles";
 
 /** Between live updates (pages without the live socket), the count is read this often. */
@@ -30,13 +31,15 @@ export function AlertsBadge() {
       clearTimeout(debounce);
       debounce = setTimeout(() => void load(), 250);
     };
-    void load();
+    // Read once the page's first screen is live: on the fleet page the snapshot goes first.
+    const cancelFirst = afterFirstScreen(() => void load());
     const timer = setInterval(() => void load(), POLL_MS);
     const socket = getLiveSocket();
     socket.on("alerts:update", soon);
     socket.on("alerts:snapshot", soon);
     return () => {
       cancelled = true;
+      cancelFirst();
       clearInterval(timer);
       clearTimeout(debounce);
       socket.off("alerts:update", soon);

@@ -8,6 +8,7 @@ import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
 import { bookingsOfGpu, showsSimulated } from "@/lib/live/live-fleet-state";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
+import { openLiveFleetEarly } from "@/components/live/live-fleet-store";
 import { useGrowingLimit } from "@/components/live/use-growing-limit";
 import { useNow } from "@/components/live/use-now";
 import { AppHeader } from "@/components/ui/app-header";
@@ -25,6 +26,9 @@ import { countUnits } from "@/lib/domain/unit-count";
 import { DemoChoiceCard } from "@/components/fleet/demo-choice-card";
 
 const noSubscription = () => () => {};
+
+// The fleet's snapshot is asked for as this script loads, while the page hydrates (components/live/live-fleet-store.ts).
+openLiveFleetEarly();
 
 /**
  * Cards mounted in the task that brings the first snapshot (what fills the

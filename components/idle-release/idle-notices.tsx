@@ -86,7 +86,8 @@ export function IdleNotices({ userId }: { userId: string }) {
       }
       void load();
     };
-    void load();
+    // Read when the person's choice is known (this effect runs again then): one read, not one before and one after.
+    if (onPage !== null) void load();
     const timer = setInterval(() => void load(), POLL_MS);
     const socket = getLiveSocket();
     socket.on("reservation:idle", onIdle);

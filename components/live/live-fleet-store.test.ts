@@ -184,5 +184,74 @@ describe("live fleet store", () => {
     // The page's redraw tells the card nothing new: it already drew this reading.
     expect(card).toHaveBeenCalledTimes(1);
   });
-});
 
+  it("opens the socket as the fleet page's script loads and hands it to the page when it mounts", async () => {
+    vi.stubGlobal("window", {});
+    try {
+      const store = await import("@/components/live/live-fleet-store");
+      store.openLiveFleetEarly();
+      expect(socket.connect).toHaveBeenCalledTimes(1);
+      expect(follows).toEqual([true]);
+      // The page hydrates and retains the fleet: the same socket, and it outlives the early hold.
+      const release = store.retainLiveFleet();
+      expect(socket.connect).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(60_000);
+      expect(socket.disconnect).not.toHaveBeenCalled();
+      release();
+      vi.advanceTimersByTime(10_000);
+      expect(socket.disconnect).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("closes an early socket that no page took over", async () => {
+    vi.stubGlobal("window", {});
+    try {
+      const store = await import("@/components/live/live-fleet-store");
+      store.openLiveFleetEarly();
+      vi.advanceTimersByTime(30_000);
+      expect(socket.disconnect).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("holds a page's secondary reads until the fleet's first snapshot", async () => {
+    const store = await import("@/components/live/live-fleet-store");
+    // A page without the live fleet reads at once.
+    const alone = vi.fn();
+    store.afterFirstScreen(alone);
+    expect(alone).toHaveBeenCalledTimes(1);
+
+    store.retainLiveFleet();
+    const badge = vi.fn();
+    const cancelled = vi.fn();
+    store.afterFirstScreen(badge);
+    store.afterFirstScreen(cancelled)();
+    vi.advanceTimersByTime(500);
+    expect(badge).not.toHaveBeenCalled();
+    socket.emitFromServer("fleet:snapshot", snapshot());
+    expect(badge).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(5_000);
+    expect(badge).toHaveBeenCalledTimes(1);
+    expect(cancelled).not.toHaveBeenCalled();
+    // Once live, a read asked for later goes at once.
+    const later = vi.fn();
+    store.afterFirstScreen(later);
+    expect(later).toHaveBeenCalledTimes(1);
+  });
+
+  it("lets a page's secondary reads go after two seconds when the snapshot does not come", async () => {
+    const store = await import("@/components/live/live-fleet-store");
+    store.retainLiveFleet();
+    const badge = vi.fn();
+    store.afterFirstScreen(badge);
+    vi.advanceTimersByTime(1_999);
+    expect(badge).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(badge).toHaveBeenCalledTimes(1);
+    socket.emitFromServer("fleet:snapshot", snapshot());
+    expect(badge).toHaveBeenCalledTimes(1);
+  });
+});

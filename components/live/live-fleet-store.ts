@@ -158,12 +158,67 @@ function tell(message: FleetMessage) {
   for (const listener of messageListeners) listener(message);
 }
 
+/**
+ * What waits for the first screen (afterFirstScreen): run at the live fleet's first snapshot, or
+ * after this long at most (a refused or slow socket must not keep a page's other reads back).
+ */
+const FIRST_SCREEN_MAX_WAIT_MS = 2_000;
+const firstScreenWaiters = new Set<() => void>();
+
+function firstScreenIsLive() {
+  for (const run of [...firstScreenWaiters]) run();
+}
+
+/**
+ * Runs `run` once this page's first screen is live: at once, unless the
+ * page holds the live fleet and its first snapshot has not come yet; then
+ * when it comes, at the latest after FIRST_SCREEN_MAX_WAIT_MS. For a
+ * page's secondary reads (the header's badges and notices): on two cores
+ * the half-dozen API requests they fired at hydration, each a session read
+ * and queries, held the socket's handshake and snapshot back by 0.1–0.4 s
+ * (docs/benchmark.md, "The fleet page's first screen"). Returns a cancel.
+ */
+export function afterFirstScreen(run: () => void): () => void {
+  if (!detach || state.hasSnapshot) {
+    run();
+    return () => {};
+  }
+  const go = () => {
+    cancel();
+    run();
+  };
+  const timer = setTimeout(go, FIRST_SCREEN_MAX_WAIT_MS);
+  const cancel = () => {
+    clearTimeout(timer);
+    firstScreenWaiters.delete(go);
+  };
+  firstScreenWaiters.add(go);
+  return cancel;
+}
+
+/** A page that holds the live fleet keeps the early socket this long at most before its own retain takes over. */
+const EARLY_HOLD_MS = 10_000;
+
+/**
+ * Opens the socket as the page's script loads, before it hydrates (called
+ * at module level by the fleet view): the snapshot is then on its way
+ * while React hydrates, instead of being asked for after. The page's own
+ * retain (useLiveFleet) takes over when it mounts; without one the socket
+ * closes after EARLY_HOLD_MS and the store's grace.
+ */
+export function openLiveFleetEarly(): void {
+  if (typeof window === "undefined" || detach) return;
+  const release = retainLiveFleet();
+  setTimeout(release, EARLY_HOLD_MS);
+}
+
 function start() {
   const socket = getLiveSocket();
 
   const onSnapshot = (snapshot: FleetSnapshotWire) => {
     setState(applySnapshotWire(state, snapshot, Date.now()));
     tell({ kind: "snapshot", snapshot });
+    firstScreenIsLive();
   };
   const onDelta = (wire: FleetDeltaWire) => {
     const applied = applyDeltaWire(state, wire, Date.now());

@@ -1,7 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { apiRequest } from "@/lib/api-client";
+import { apiRequest, type ApiResult } from "@/lib/api-client";
+import { afterFirstScreen } from "@/components/live/live-fleet-store";
 import type { NotificationSettingsView, PersonEvent } from "@/lib/domain/person-notices";
 
 /**
@@ -15,14 +16,28 @@ export function usePageNoticeChoice(event: PersonEvent): boolean | null {
   const [onPage, setOnPage] = useState<boolean | null>(null);
   useEffect(() => {
     let cancelled = false;
-    void apiRequest<NotificationSettingsView>("GET", "/api/v1/me/notifications").then((result) => {
-      if (cancelled) return;
-      // A failed read falls back to showing: a missed grant or release costs more than an unwanted notice.
-      setOnPage(result.ok ? (result.data.preferences.find((preference) => preference.event === event)?.onPage ?? true) : true);
+    // After the page's first screen (the fleet's snapshot goes first), one read for every notice that asks at once.
+    const cancelFirst = afterFirstScreen(() => {
+      void readChoices().then((result) => {
+        if (cancelled) return;
+        // A failed read falls back to showing: a missed grant or release costs more than an unwanted notice.
+        setOnPage(result.ok ? (result.data.preferences.find((preference) => preference.event === event)?.onPage ?? true) : true);
+      });
     });
     return () => {
       cancelled = true;
+      cancelFirst();
     };
   }, [event]);
   return onPage;
+}
+
+let reading: Promise<ApiResult<NotificationSettingsView>> | null = null;
+
+/** The person's choices; notices that ask while a read is on its way share it (a later ask reads again: Settings may have changed them). */
+function readChoices(): Promise<ApiResult<NotificationSettingsView>> {
+  reading ??= apiRequest<NotificationSettingsView>("GET", "/api/v1/me/notifications").finally(() => {
+    reading = null;
+  });
+  return reading;
 }

@@ -16,6 +16,7 @@ import { UserMenu } from "@/components/nav/user-menu";
 import { Badge } from "@/components/ui/badge";
 import { ConnectionIndicator } from "@/components/ui/connection-indicator";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
+import { useFirstScreenLive } from "@/components/live/use-first-screen";
 
 interface AppHeaderProps {
   /** Live pages pass their socket's state; plain pages leave it out and show no indicator. */
@@ -33,11 +34,13 @@ interface AppHeaderProps {
 export function AppHeader({ status, simulated = false }: AppHeaderProps) {
   const user = useOptionalCurrentUser();
   const pathname = usePathname() ?? "/";
+  // The links prefetch their pages once the first screen is live: at hydration those requests held the fleet's snapshot back.
+  const prefetch = useFirstScreenLive() ? undefined : false;
 
   return (
     <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/85 backdrop-blur dark:border-slate-800 dark:bg-slate-900/85">
       <div className="relative mx-auto flex h-14 max-w-screen-2xl items-center gap-3 px-4 sm:px-6">
-        <Link href="/" className={`flex shrink-0 items-center gap-2 rounded font-semibold tracking-tight ${focusRing}`}>
+        <Link href="/" prefetch={prefetch} className={`flex shrink-0 items-center gap-2 rounded font-semibold tracking-tight ${focusRing}`}>
           <LogoMark />
           <span className="text-lg">gpudesk</span>
         </Link>
@@ -54,7 +57,7 @@ export function AppHeader({ status, simulated = false }: AppHeaderProps) {
             {MAIN_LINKS.map((link) => {
               const active = isActive(link, pathname);
               return (
-                <Link key={link.href} href={link.href} aria-current={active ? "page" : undefined} className={barLinkClass(active)}>
+                <Link key={link.href} href={link.href} prefetch={prefetch} aria-current={active ? "page" : undefined} className={barLinkClass(active)}>
                   {link.label}
                 </Link>
               );

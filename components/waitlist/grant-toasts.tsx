@@ -94,7 +94,8 @@ export function GrantToasts({ userId }: { userId: string }) {
       show([{ entryId: notice.entryId, reservationId: notice.reservationId, shownAt: Date.now(), text: gpus, purpose: notice.purpose }]);
       void load();
     };
-    void load();
+    // Read when the person's choice is known (this effect runs again then): one read, not one before and one after.
+    if (onPage !== null) void load();
     const timer = setInterval(() => void load(), POLL_MS);
     const socket = getLiveSocket();
     socket.on("waitlist:granted", onGranted);

@@ -57,23 +57,37 @@ const MEMBER = { username: "bench.viewer", password: "bench-viewer-password" };
 const SEEN_WITHIN_MS = 6_000;
 
 /**
- * The recording with its one GPU row repeated as GPUs 0–7 (own index,
- * UUID and bus id), in a folder of its own: the fake reads it on every tick.
+ * The recording with its one GPU row repeated as GPUs 0 to `count` - 1 (own
+ * index, UUID and bus id), in a folder of its own: the fake reads it on
+ * every tick. Also the peer comparison's fleet (scripts/bench/peer-gpu-hot.ts).
  */
-function recordingOfEight(dir: string): void {
+export function recordingWithGpus(dir: string, count = REAL_GPUS): void {
   mkdirSync(dir, { recursive: true });
   for (const file of readdirSync(RECORDING)) copyFileSync(path.join(RECORDING, file), path.join(dir, file));
   const lines = readFileSync(path.join(RECORDING, "query-gpu__load.csv"), "utf8").split("\n");
   const rowAt = lines.findIndex((line) => /^0, GPU-/.test(line));
   const row = lines[rowAt]!;
-  const rows = Array.from({ length: REAL_GPUS }, (_, i) =>
+  const hex = (n: number) => n.toString(16).padStart(2, "0");
+  const rows = Array.from({ length: count }, (_, i) =>
     row
       .replace(/^0, /, `${i}, `)
-      .replace(/GPU-(\w{8})/, (_m, head: string) => `GPU-${head.slice(0, 7)}${i}`)
-      .replace(/00000000:00:06\.0/, `00000000:00:0${6 + i}.0`),
+      .replace(/GPU-(\w{8})/, (_m, head: string) => `GPU-${head.slice(0, 8 - String(i).length)}${i}`)
+      .replace(/00000000:00:06\.0/, `00000000:${hex((6 + i) >> 8)}:${hex((6 + i) & 0xff)}.0`),
   );
   lines.splice(rowAt, 1, ...rows);
   writeFileSync(path.join(dir, "query-gpu__load.csv"), lines.join("\n"));
+}
+
+/**
+ * Sets the fake's `utilization.gpu` on every GPU row from its next tick on
+ * (FAKE_NVIDIA_SMI_SET): written beside and renamed over, so that a tick
+ * never reads half a file.
+ */
+export function utilizationSetter(setFile: string): (value: number) => void {
+  return (value) => {
+    writeFileSync(`${setFile}.new`, `${FIELD}=${value} %\n`);
+    renameSync(`${setFile}.new`, setFile);
+  };
 }
 
 /** What the socket.io viewer saw of the measured GPU: the first delta showing each value. */
@@ -187,13 +201,10 @@ async function runSetting(gpus: number, options: LatencyOptions, browser: Browse
     const database = prepareDatabase(dataDir, simulatedGpus, 42, {}, REAL_HOST);
     server = await startServer(dataDir, options.port, 0, {}, { cpuProfileDir: null, alerts: false, socketDeflate: false, nice: 0 }, log);
     const recording = path.join(dataDir, "recording");
-    recordingOfEight(recording);
+    recordingWithGpus(recording);
     const setFile = path.join(dataDir, "set.txt");
     const tickLog = path.join(dataDir, "ticks.log");
-    const setValue = (value: number) => {
-      writeFileSync(`${setFile}.new`, `${FIELD}=${value} %\n`);
-      renameSync(`${setFile}.new`, setFile);
-    };
+    const setValue = utilizationSetter(setFile);
     setValue(1);
     if (simulatedGpus > 0) {
       const config: AgentWorkerConfig = { seed: 42, gpus: simulatedGpus, intervalMs, hosts: database.hosts.map((host) => ({ ...host, serverUrl: server!.url })) };
