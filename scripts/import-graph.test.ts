@@ -42,7 +42,7 @@ describe("the project's imports", () => {
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it("query the Reservation table only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts", () => {
+  it("query the Reservation table only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts, the usage tiers only in server/history/day-tier.ts", () => {
     expect(queriesOutsideOwners(root)).toEqual([]);
   });
 
@@ -173,6 +173,15 @@ describe("tableQueryLines and mayQuery", () => {
     ].join("\n");
     expect(tableQueryLines(text, reservations)).toEqual([1, 3, 5]);
     expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
+    const [day, daySummed, slot, month] = OWNED_TABLES.slice(2);
+    const tiers = [
+      'await tx.gpuDay.deleteMany({ where: { day } });',
+      'await client.gpuDaySummed.deleteMany({ where: {} });',
+      'SELECT 1 FROM "GpuDay" r JOIN "GpuSlot" s ON s.id = r.id',
+      'await db().gpuMonth.count();',
+      'const rows = await tx.gpuDayish.findMany({});',
+    ].join("\n");
+    expect([day, daySummed, slot, month].map((owned) => tableQueryLines(tiers, owned!))).toEqual([[1, 3], [2], [3], [4]]);
   });
 
   it("let the owners, tests and tooling query a table, and nothing else", () => {
@@ -181,6 +190,11 @@ describe("tableQueryLines and mayQuery", () => {
     // The create commands no longer query it: a new booking's rows are written by store/insert-booking.ts (book()).
     expect(may(reservations, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
     expect(may(reservations, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
+    const tiers = OWNED_TABLES.filter((owned) => owned.table.startsWith("GpuDay") || owned.table.startsWith("GpuMonth") || owned.table === "GpuSlot");
+    expect(tiers.map((owned) => owned.table)).toEqual(["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth", "GpuMonthSummed"]);
+    for (const owned of tiers) {
+      expect(may(owned, ["server/history/day-tier.ts", "server/history/day-tier.test.ts", "scripts/bench-usage.ts", "server/history/rollup-store.ts", "server/history/gpu-time.ts", "server/history/retention.ts"])).toEqual([true, true, true, false, false, false]);
+    }
     expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
   });
 });

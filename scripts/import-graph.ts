@@ -312,11 +312,17 @@ export interface OwnedTable {
 /**
  * The tables with one owner (issue 47): the Reservation table is queried
  * only in its store, server/bookings/store/ (a new booking's rows too:
- * store/insert-booking.ts, written by the one book() pipeline); the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
+ * store/insert-booking.ts, written by the one book() pipeline); the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts;
+ * the usage history's pre-summed tiers (issue 52) only in server/history/day-tier.ts, whose SQL fragments
+ * (`DAY_SQL`, `MONTH_SQL`, `SLOT_SQL`, `summedWhere`) the sums in gpu-time.ts put together.
  */
+const DAY_TIER_OWNER = "server/history/day-tier.ts";
 export const OWNED_TABLES: OwnedTable[] = [
   { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") },
   { table: "GpuMinuteBlock", model: "gpuMinuteBlock", owners: (file) => file === "server/minutes/minute-store.ts" },
+  ...(["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth", "GpuMonthSummed"] as const).map(
+    (table): OwnedTable => ({ table, model: table.charAt(0).toLowerCase() + table.slice(1), owners: (file) => file === DAY_TIER_OWNER }),
+  ),
 ];
 
 /** Whether `file` may query the table: one of its owners, or a test or tooling. */

@@ -1,10 +1,10 @@
 import { Prisma } from "@prisma/client";
 import { db } from "@/server/core/db";
 import { sumMinutes, type MinuteSumKey } from "@/server/history/minute-sums";
-import { splitByTier, summedDaysWhere, type Span } from "@/server/history/day-tier";
-import { DAY_SQL, HOUR_SQL, type RollupTable, type TableSql } from "@/server/history/resolution";
+import { DAY_SQL, MONTH_SQL, SLOT_HOURS, SLOT_SQL, splitByTier, summedWhere, type Span } from "@/server/history/day-tier";
+import { HOUR_SQL, type RollupTable, type TableSql } from "@/server/history/resolution";
 import { num } from "@/server/core/sql-dialect";
-import { DAY_MS } from "@/server/minutes/minute-row";
+import { DAY_MS, HOUR_MS } from "@/server/minutes/minute-row";
 import { notWhileSlicedWhere } from "@/server/history/unit-weights";
 
 /** What GPU time can be grouped by: a minute sum's fields, and a GPU's model (its name in the inventory). */
@@ -23,6 +23,12 @@ export interface GpuTimeQuery {
   unbooked?: boolean;
   /** Leaves out a split GPU's own time while its slices report (unit-weights.ts). */
   notWhileSliced?: boolean;
+  /**
+   * Only `utilMinutes` and `utilCounted` are wanted (the series and
+   * heatmap): over hours, summed days may then be read from their slots
+   * (day-tier.ts's GpuSlot), and the other sums may read 0.
+   */
+  utilizationOnly?: boolean;
 }
 
 /** One group's GPU time; a field the query does not group by is empty ("" or null). */
@@ -104,20 +110,27 @@ function partSql(t: TableSql, query: GpuTimeQuery, time: Prisma.Sql, sliced?: Pr
 type HourSumsRow = Partial<Record<GpuTimeKey, unknown>> & { minutes: unknown; used: unknown; counted: unknown; busy: unknown; idle: unknown; sim: unknown };
 
 /**
- * Over hours: whole days the day tier has summed are read from GpuDay
- * (`DAY_SQL`, the same sums), the rest from GpuHour (day-tier.ts's
- * `splitByTier`), one statement. The days answer unless the groups need
- * buckets shorter than a day, or a split GPU's own time is to be left out
- * (`notWhileSliced` looks at each hour's slices, which a day row no longer
- * tells apart).
+ * Over hours: whole months and days the tiers have summed are read from
+ * them (day-tier.ts: `MONTH_SQL`, `DAY_SQL`, or the slots of `SLOT_SQL` for
+ * the utilization alone, the same sums), the rest from GpuHour, one
+ * statement. The days answer unless the groups need buckets shorter than a
+ * day (the slots: shorter than 6 hours), or a split GPU's own time is to be
+ * left out (`notWhileSliced` looks at each hour's slices, which a day row no
+ * longer tells apart); months only where nothing is grouped by bucket.
  */
 async function fromHours(query: GpuTimeQuery): Promise<GpuTimeSums[]> {
-  const wholeDays = !query.by.includes("bucket") || (query.bucketMs ?? 0) % DAY_MS === 0;
+  const bucketMs = query.by.includes("bucket") ? (query.bucketMs ?? 0) : 0;
+  const slotHours = slotHoursFor(query, bucketMs);
+  const wholeDays = bucketMs % DAY_MS === 0 || slotHours !== null;
   const sliced = query.notWhileSliced ? await notWhileSlicedWhere(HOUR_SQL) : null;
-  const split = wholeDays && (sliced === null || !sliced.split) ? await splitByTier(query.fromMs, query.toMs) : { days: null, hours: [{ fromMs: query.fromMs, toMs: query.toMs }] };
+  const split =
+    wholeDays && (sliced === null || !sliced.split)
+      ? await splitByTier(query.fromMs, query.toMs, { months: bucketMs === 0 })
+      : { months: [], days: [], hours: [{ fromMs: query.fromMs, toMs: query.toMs }] };
   const parts = [
     ...split.hours.map((span) => partSql(HOUR_SQL, query, timeWhere(HOUR_SQL, span), sliced?.where)),
-    ...(split.days ? [partSql(DAY_SQL, query, summedDaysWhere(split.days))] : []),
+    ...(split.days.length === 0 ? [] : [slotHours === null ? partSql(DAY_SQL, query, summedWhere("day", split.days)) : partSql(SLOT_SQL, query, summedWhere("slot", split.days, slotHours))]),
+    ...(split.months.length === 0 ? [] : [partSql(MONTH_SQL, query, summedWhere("month", split.months))]),
   ];
   const keys = Prisma.raw(query.by.map((field) => `"${COLUMN_ALIAS[field]}"`).join(", "));
   const rows =
@@ -142,4 +155,15 @@ async function fromHours(query: GpuTimeQuery): Promise<GpuTimeSums[]> {
     idleMinutes: num(row.idle),
     simulated: num(row.sim),
   }));
+}
+
+/**
+ * The slots' length that answers a utilization-only sum over summed days:
+ * the longest that its buckets are whole numbers of, without a filter by
+ * booker (a slot keeps none) nor a group a slot does not keep; else null.
+ */
+function slotHoursFor(query: GpuTimeQuery, bucketMs: number): (typeof SLOT_HOURS)[number] | null {
+  if (!query.utilizationOnly || bucketMs === 0 || query.booker !== undefined || query.unbooked || query.notWhileSliced) return null;
+  if (!query.by.every((field) => field === "bucket" || field === "gpu" || field === "host" || field === "model")) return null;
+  return [...SLOT_HOURS].reverse().find((hours) => bucketMs % (hours * HOUR_MS) === 0) ?? null;
 }
