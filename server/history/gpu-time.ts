@@ -99,15 +99,19 @@ function partSql(t: TableSql, query: GpuTimeQuery, time: Prisma.Sql, sliced?: Pr
     ...(sliced ? [sliced] : []),
   ];
   const join = query.by.includes("model") ? Prisma.raw(`LEFT JOIN "Gpu" g ON g."uuid" = r."gpuUuid"`) : Prisma.empty;
-  return Prisma.sql`SELECT ${Prisma.join(groups)},
-           SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
-           SUM(${t.busyMinutes}) AS busy, SUM(${t.idleMinutes}) AS idle, SUM(${t.simulatedRows}) AS sim
+  // Utilization alone: the other sums are neither computed nor carried back (a 7-day heatmap is a row a GPU-hour).
+  const sums = query.utilizationOnly
+    ? Prisma.sql`SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted`
+    : Prisma.sql`SUM(${t.minutes}) AS minutes, SUM(${t.utilMinutes}) AS used, SUM(${t.utilCounted}) AS counted,
+           SUM(${t.busyMinutes}) AS busy, SUM(${t.idleMinutes}) AS idle, SUM(${t.simulatedRows}) AS sim`;
+  return Prisma.sql`SELECT ${Prisma.join(groups)}, ${sums}
     FROM ${t.from} ${join}
     WHERE ${Prisma.join(where, " AND ")}
     GROUP BY ${Prisma.raw(query.by.map((_, i) => String(i + 1)).join(", "))}`;
 }
 
-type HourSumsRow = Partial<Record<GpuTimeKey, unknown>> & { minutes: unknown; used: unknown; counted: unknown; busy: unknown; idle: unknown; sim: unknown };
+/** A group's row; a utilization-only sum carries `used` and `counted` alone. */
+type HourSumsRow = Partial<Record<GpuTimeKey, unknown>> & { minutes?: unknown; used: unknown; counted: unknown; busy?: unknown; idle?: unknown; sim?: unknown };
 
 /**
  * Over hours: whole months and days the tiers have summed are read from
@@ -137,7 +141,7 @@ async function fromHours(query: GpuTimeQuery): Promise<GpuTimeSums[]> {
     parts.length === 1
       ? await db().$queryRaw<HourSumsRow[]>(parts[0]!)
       : await db().$queryRaw<HourSumsRow[]>`
-    SELECT ${keys}, SUM(minutes) AS minutes, SUM(used) AS used, SUM(counted) AS counted, SUM(busy) AS busy, SUM(idle) AS idle, SUM(sim) AS sim
+    SELECT ${keys}, ${query.utilizationOnly ? Prisma.sql`SUM(used) AS used, SUM(counted) AS counted` : Prisma.sql`SUM(minutes) AS minutes, SUM(used) AS used, SUM(counted) AS counted, SUM(busy) AS busy, SUM(idle) AS idle, SUM(sim) AS sim`}
     FROM (${Prisma.join(parts, " UNION ALL ")}) p
     GROUP BY ${keys}`;
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
