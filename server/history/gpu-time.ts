@@ -67,7 +67,14 @@ async function fromMinutes(query: GpuTimeQuery): Promise<GpuTimeSums[]> {
   const by = [...new Set(query.by.map((field): MinuteSumKey => (field === "model" ? "gpu" : field)))];
   const sums = await sumMinutes(query.fromMs, query.toMs, { by, bucketMs: query.bucketMs, booker: query.booker, unbooked: query.unbooked, notWhileSliced: query.notWhileSliced });
   const models = byModel ? await modelsOf([...new Set([...sums.values()].map((sum) => sum.group.gpuUuid))]) : null;
-  return [...sums.values()].map(({ group, ...totals }) => ({ ...group, model: models ? (models.get(group.gpuUuid) ?? UNKNOWN_MODEL) : "", ...totals }));
+  // Field by field, not spread: a day's series at 5 minutes is thousands of groups.
+  const out: GpuTimeSums[] = [];
+  for (const { group, minutes, utilMinutes, utilCounted, busyMinutes, idleMinutes, simulated } of sums.values()) {
+    const { bucketStartMs, gpuUuid, hostId, bookedByUserId, runnerUserId } = group;
+    const model = models ? (models.get(gpuUuid) ?? UNKNOWN_MODEL) : "";
+    out.push({ bucketStartMs, gpuUuid, hostId, bookedByUserId, runnerUserId, model, minutes, utilMinutes, utilCounted, busyMinutes, idleMinutes, simulated });
+  }
+  return out;
 }
 
 async function modelsOf(uuids: string[]): Promise<Map<string, string>> {
