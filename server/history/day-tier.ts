@@ -83,6 +83,8 @@ export async function sumDays(nowMs: number, options: SumDaysOptions = {}): Prom
     await pause();
   }
   await sumMonths(firstDayMs, endMs, { pause, signal: options.signal });
+  // After a backfill, PostgreSQL's planner would take the tiers for empty until autovacuum analyzes them.
+  if (count > 1 && sqlDialect() === "postgresql") await db().$executeRaw`ANALYZE "GpuDay", "GpuSlot", "GpuMonth", "GpuDaySummed", "GpuMonthSummed"`;
   return count;
 }
 
@@ -242,8 +244,8 @@ export async function splitByTier(fromMs: number, toMs: number, options: { month
  * still have rows for a moment.
  */
 export function summedWhere(tier: "day" | "month" | "slot", spans: readonly Span[], slotHours?: number): Prisma.Sql {
-  const sql = tier === "day" ? DAY_SQL : tier === "month" ? MONTH_SQL : SLOT_SQL;
-  const time = Prisma.raw(sql.time);
+  // A slot's day, not its start: the spans are whole days, and the day leads the slots' index after their length.
+  const time = Prisma.raw(tier === "day" ? DAY_SQL.time : tier === "month" ? MONTH_SQL.time : `r."day"`);
   const inSpans = Prisma.join(
     spans.map((span) => Prisma.sql`(${time} >= ${new Date(span.fromMs)} AND ${time} < ${new Date(span.toMs)})`),
     " OR ",

@@ -38,7 +38,7 @@ CREATE TABLE "GpuMonthSummed" (
 );
 
 -- CreateIndex
-CREATE INDEX "GpuSlot_read_idx" ON "GpuSlot"("hours", "start", "day", "hostId", "gpuUuid", "utilMinutes", "utilCounted");
+CREATE INDEX "GpuSlot_read_idx" ON "GpuSlot"("hours", "day", "start", "hostId", "gpuUuid", "utilMinutes", "utilCounted");
 
 -- CreateIndex
 CREATE INDEX "GpuMonth_read_idx" ON "GpuMonth"("month", "gpuUuid", "hostId", "bookedByUserId", "runnerUserId", "minutes", "utilMinutes", "utilCounted", "busyMinutes", "idleMinutes", "simulatedHours");
