@@ -63,7 +63,7 @@ const OWN_LANE = [
   "display-overview.spec.ts",
   "fleet-scale.spec.ts",
   "mig-slices.spec.ts",
-  "reservation-pages.spec.ts",
+  "booking-pages.spec.ts",
   "security.spec.ts",
   "slurm-admin-hosts.spec.ts",
   "sso.spec.ts",

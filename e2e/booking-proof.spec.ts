@@ -91,7 +91,7 @@ test("the GPU page tells the booker's proven job from a process that names the b
   await expect(jobRow).not.toHaveAttribute("data-intruder", "true");
   await page.screenshot({ path: test.info().outputPath("gpu-page-false-claim.png"), fullPage: true });
 
-  // The booker reads the value again on the reservations page.
+  // The booker reads the value again on the bookings page.
   await page.goto("/reservations");
   const card = page.getByRole("article", { name: `GPU 0 on ${hostName}` });
   await expect(card.getByTestId("launch-settings")).toContainText(`export GPUDESK_RESERVATION=${booking.launch.reservationValue}`);

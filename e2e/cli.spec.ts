@@ -51,17 +51,17 @@ function childEnv(stdout: string): { CUDA_VISIBLE_DEVICES: string; GPUDESK_RESER
 
 const PRINT_ENV = `console.log("ENV " + JSON.stringify({ CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES, GPUDESK_RESERVATION: process.env.GPUDESK_RESERVATION, CUDA_DEVICE_ORDER: process.env.CUDA_DEVICE_ORDER }));`;
 
-/** The booking a GPUDESK_RESERVATION value names: `<id>.<proof>` (lib/domain/reservation-claim.ts). */
+/** The booking a GPUDESK_RESERVATION value names: `<id>.<proof>` (lib/domain/booking-claim.ts). */
 function bookingId(value: string): string {
   expect(value).toMatch(/^[^.]+\.[A-Za-z0-9_-]{32}$/);
   return value.split(".")[0];
 }
 
-async function reservationState(request: APIRequestContext, token: string, id: string): Promise<string | undefined> {
+async function bookingState(request: APIRequestContext, token: string, id: string): Promise<string | undefined> {
   const response = await request.get("/api/v1/reservations?state=all", { headers: { authorization: `Bearer ${token}` } });
   expect(response.ok()).toBe(true);
-  const { reservations } = (await response.json()) as { reservations: { id: string; state: string }[] };
-  return reservations.find((reservation) => reservation.id === id)?.state;
+  const { reservations: bookings } = (await response.json()) as { reservations: { id: string; state: string }[] };
+  return bookings.find((booking) => booking.id === id)?.state;
 }
 
 let token = "";
@@ -121,7 +121,7 @@ test("gpudesk run gives the child its GPUs, passes its exit code through and rel
   expect(env.CUDA_DEVICE_ORDER).toBe("PCI_BUS_ID");
   const id = bookingId(env.GPUDESK_RESERVATION);
   expect(result.stderr).toContain(`released ${id}`);
-  expect(await reservationState(request, token, id)).toBe("released");
+  expect(await bookingState(request, token, id)).toBe("released");
   // The child got the very value that proves the booking, as the booker's launch settings show it.
   const view = await request.get(`/api/v1/reservations/${id}`, { headers: { authorization: `Bearer ${token}` } });
   expect(((await view.json()) as { launch: { reservationValue: string } }).launch.reservationValue).toBe(env.GPUDESK_RESERVATION);
@@ -132,7 +132,7 @@ test("gpudesk run releases the booking when the child is killed by a signal", as
   const result = await gpudeskRun(token, `${PRINT_ENV} process.kill(process.pid, "SIGTERM"); setTimeout(() => {}, 60000);`);
   expect(result.code, result.stderr).toBe(128 + 15);
   const env = childEnv(result.stdout);
-  expect(await reservationState(request, token, bookingId(env.GPUDESK_RESERVATION))).toBe("released");
+  expect(await bookingState(request, token, bookingId(env.GPUDESK_RESERVATION))).toBe("released");
 });
 
 test("gpudesk run forwards SIGTERM to the child and still releases the booking", async ({ request }) => {
@@ -147,7 +147,7 @@ test("gpudesk run forwards SIGTERM to the child and still releases the booking",
   expect(signalled).toBe(true);
   expect(result.code, result.stderr).toBe(128 + 15);
   const env = childEnv(result.stdout);
-  expect(await reservationState(request, token, bookingId(env.GPUDESK_RESERVATION))).toBe("released");
+  expect(await bookingState(request, token, bookingId(env.GPUDESK_RESERVATION))).toBe("released");
 });
 
 test("gpudesk run refuses, in one line and without booking, to run a command here with another host's GPUs", async ({ request }) => {
@@ -170,15 +170,15 @@ test("gpudesk reserve books on this host by default; whois and status show the b
   const reserved = gpudeskWithToken(["reserve", "--gpus", "0", "--for", "30m", "--purpose", "cli whois e2e", "--json"]);
   expect(reserved.status, reserved.stderr).toBe(0);
   expect(reserved.stderr).toContain(`booking on this machine, ${HERE}`);
-  const reservation = JSON.parse(reserved.stdout) as { id: string; host: { name: string }; endsAt: string };
-  expect(reservation.host.name).toBe(HERE);
-  const until = `${reservation.endsAt.slice(0, 16).replace("T", " ")}Z`;
+  const booking = JSON.parse(reserved.stdout) as { id: string; host: { name: string }; endsAt: string };
+  expect(booking.host.name).toBe(HERE);
+  const until = `${booking.endsAt.slice(0, 16).replace("T", " ")}Z`;
   try {
     const whois = gpudeskWithToken(["whois", HERE.toUpperCase(), "0"]);
     expect(whois.status, whois.stderr).toBe(0);
     expect(whois.stdout).toContain("State: Booked, idle");
     expect(whois.stdout).toContain(`Booked by ${person.username} since`);
-    expect(whois.stdout).toContain(`until ${until}: cli whois e2e [${reservation.id}]`);
+    expect(whois.stdout).toContain(`until ${until}: cli whois e2e [${booking.id}]`);
     expect(whois.stdout).toContain("Nothing runs there");
 
     const status = gpudeskWithToken(["status"]);
@@ -188,7 +188,7 @@ test("gpudesk reserve books on this host by default; whois and status show the b
     const row = status.stdout.split("\n").find((line) => line.startsWith(`${HERE} `));
     expect(row).toMatch(new RegExp(`^${HERE}\\s+GPU 0\\s+NVIDIA H200\\s+\\S+\\s+\\S+ GiB\\s+Booked, idle\\s+${person.username}\\s+${until}\\s+-$`));
   } finally {
-    expect(gpudeskWithToken(["release", reservation.id]).status).toBe(0);
+    expect(gpudeskWithToken(["release", booking.id]).status).toBe(0);
   }
 });
 
@@ -293,7 +293,7 @@ test("gpudesk run without --for books until the command ends, bounded by the pol
   // Released when the command ended, long before the bound.
   expect(view.state).toBe("released");
   expect(result.stderr).toContain(`released ${id}`);
-  expect(await reservationState(request, token, id)).toBe("released");
+  expect(await bookingState(request, token, id)).toBe("released");
   // The bound it was booked with: the policy's longest booking (its end is cut to the release).
   // Printed in the machine's zone, with its offset: "2026-12-08 23:10Z" or "2026-12-09 08:10 +09:00".
   const booked = /booked until (\d{4}-\d\d-\d\d) (\d\d:\d\d)(Z| [+-]\d\d:\d\d)/.exec(result.stderr);
@@ -310,7 +310,7 @@ test("gpudesk release without an id releases my booking on this host, and says s
   const released = gpudeskWithToken(["release"]);
   expect(released.status, released.stderr).toBe(0);
   expect(released.stdout).toContain(`Released ${id}`);
-  expect(await reservationState(request, token, id)).toBe("released");
+  expect(await bookingState(request, token, id)).toBe("released");
 
   const none = gpudeskWithToken(["release"]);
   expect(none.status).not.toBe(0);

@@ -303,10 +303,10 @@ export async function releaseEverything(request: import("@playwright/test").APIR
  * minutes in seconds instead of waiting for them. This process is a second
  * one on the server's SQLite database, as a backup or a shell would be.
  */
-export async function backdateBooking(reservationId: string, minutes: number, options: import("@/server/idle-release/backdate-idle").BackdateOptions = {}): Promise<Date> {
+export async function backdateBooking(bookingId: string, minutes: number, options: import("@/server/idle-release/backdate-idle").BackdateOptions = {}): Promise<Date> {
   process.env.GPUDESK_DATA_DIR = E2E_DATA_DIR;
   const stored = await import("@/server/idle-release/backdate-idle");
-  return stored.backdateBooking(reservationId, minutes, new Date(), options);
+  return stored.backdateBooking(bookingId, minutes, new Date(), options);
 }
 
 /** A new browser context on a server of the spec's own (e2e/display-server.ts), signed in there as `person`. */

@@ -123,8 +123,8 @@ test("status, reserve and run work from the bundle alone", async ({ page }) => {
 
   const reserved = runBundle(["reserve", "-n", "1", "--host", "sim-4090-a", "--for", "1h", "--purpose", "bundle e2e", "--json"], auth);
   expect(reserved.status, reserved.stderr).toBe(0);
-  const reservation = JSON.parse(reserved.stdout) as { id: string };
-  const released = runBundle(["release", reservation.id], auth);
+  const booking = JSON.parse(reserved.stdout) as { id: string };
+  const released = runBundle(["release", booking.id], auth);
   expect(released.status, released.stderr).toBe(0);
 
   const agent = await startLocalHostAgent(page);

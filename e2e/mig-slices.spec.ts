@@ -84,12 +84,12 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
     await signIn(page, bookedBy);
     // Tomorrow, a whole hour: a booking still to come when the slice goes.
     const startsAt = new Date(Math.ceil((Date.now() + 20 * 3600_000) / 3600_000) * 3600_000).toISOString();
-    let reservationId = "";
+    let bookingId = "";
     await expect
       .poll(
         async () => {
           const response = await page.request.post("/api/v1/reservations", { data: { host: hostName, slices: ["0:2"], startsAt, durationMinutes: 60, purpose: "e2e slice tomorrow" }, headers: { origin: E2E_ORIGIN } });
-          if (response.status() === 201) reservationId = ((await response.json()) as { id: string }).id;
+          if (response.status() === 201) bookingId = ((await response.json()) as { id: string }).id;
           return response.status();
         },
         { timeout: 60_000 },
@@ -130,7 +130,7 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
         async () => {
           const response = await page.request.get("/api/v1/reservations?state=current");
           const views = ((await response.json()) as { reservations?: { id: string; sliceGone?: boolean }[] }).reservations ?? [];
-          return views.find((view) => view.id === reservationId)?.sliceGone ?? false;
+          return views.find((view) => view.id === bookingId)?.sliceGone ?? false;
         },
         // Seconds: the agent reads the layout every 5 s and the changed inventory is stored at once.
         { timeout: 60_000, intervals: [1_000] },
@@ -147,7 +147,7 @@ test("a partitioned H100's slices on the schedule and the GPU pages; a slice the
         async () => {
           const response = await page.request.get("/api/v1/reservations?state=current");
           const views = ((await response.json()) as { reservations?: { id: string; sliceGone?: boolean }[] }).reservations ?? [];
-          return views.find((view) => view.id === reservationId)?.sliceGone ?? false;
+          return views.find((view) => view.id === bookingId)?.sliceGone ?? false;
         },
         { timeout: 60_000 },
       )

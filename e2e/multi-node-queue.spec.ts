@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import type { WaitlistView } from "@/lib/domain/waitlist-schema";
 import { createUser, idleH200Host, releaseEverything, signIn, tokenFor } from "./helpers";
 import type { ChildProcess } from "node:child_process";
@@ -79,6 +79,6 @@ test("a request across nodes waits on /queue as one request, names the node that
       { timeout: 60_000, intervals: [1_000] },
     )
     .toBe("granted");
-  const booking = (await (await request.get(`/api/v1/reservations/${granted!.reservationId}`, { headers: bearer(waiterToken) })).json()) as ReservationView;
+  const booking = (await (await request.get(`/api/v1/reservations/${granted!.reservationId}`, { headers: bearer(waiterToken) })).json()) as BookingView;
   expect(booking.multiNode?.parts.map((part) => part.host.name)).toEqual([free, held]);
 });

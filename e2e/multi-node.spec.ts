@@ -13,7 +13,7 @@ import { admin, createUser, E2E_ORIGIN, releaseEverything, signedInAt, startIbHo
  * `gpudesk run --booking` on each node starts a small rendezvous program
  * that proves the launch settings agree (both ranks meet at the rendezvous
  * address, each sees its own GPU, world size 2). Screens of the form, the
- * answer, the schedule, the week view, the reservations page and the hosts
+ * answer, the schedule, the week view, the bookings page and the hosts
  * page go to test-results/screens/multi-node-*.png.
  */
 
@@ -86,7 +86,7 @@ test("a member books 2 nodes × 1 H200 across nodes, gets one fabric, and both r
   await page.getByLabel("GPUs per node").fill("1");
   await page.getByLabel("Model").selectOption("H200");
   await page.getByRole("textbox", { name: "Purpose" }).fill("llm pretrain across nodes");
-  // An hour: specs book from now on for at most a couple of hours (e2e/reservation-pages.spec.ts books "any GPU" 3 hours ahead).
+  // An hour: specs book from now on for at most a couple of hours (e2e/booking-pages.spec.ts books "any GPU" 3 hours ahead).
   await page.getByText("1 hour", { exact: true }).click();
   await shoot(page, "form-1920x1080");
   await page.getByRole("button", { name: "Book", exact: true }).click();

@@ -83,8 +83,8 @@ test("any N GPUs explains the choice; queue me waits with a place and an estimat
 
   // It is a real booking of the waiter's, active now.
   const listed = await page.request.get("/api/v1/reservations?state=current");
-  const { reservations } = (await listed.json()) as { reservations: { id: string; purpose: string; state: string; host: { name: string } }[] };
-  const granted = reservations.find((reservation) => reservation.purpose === "queued eval");
+  const { reservations: bookings } = (await listed.json()) as { reservations: { id: string; purpose: string; state: string; host: { name: string } }[] };
+  const granted = bookings.find((booking) => booking.purpose === "queued eval");
   expect(granted).toMatchObject({ state: "active", host: { name: HOST } });
   await expect(page.getByTestId("grant-toast").getByRole("link", { name: "Launch settings" })).toHaveAttribute("href", "/reservations");
   // Released (here through the API, as from another tab): "Your GPUs are ready" is no longer true, and the toast goes with the booking.

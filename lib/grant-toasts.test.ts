@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GRANT_SETTLE_MS, grantsStillHeld } from "@/lib/grant-toasts";
 
-const toast = (reservationId: string | null, shownAt = 1_000) => ({ reservationId, shownAt });
+const toast = (bookingId: string | null, shownAt = 1_000) => ({ reservationId: bookingId, shownAt });
 
 describe("grantsStillHeld", () => {
   it("keeps a toast while its booking is live, and drops it once the booking is released", () => {

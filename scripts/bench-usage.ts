@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     }
 
     const { getUsageReport } = await import("@/server/history/usage-report");
-    const { reservationEfficiency } = await import("@/server/history/reservation-efficiency");
+    const { bookingEfficiency } = await import("@/server/history/booking-efficiency");
     const { sumDays } = await import("@/server/history/day-tier");
     const goalMs = gpuCount <= 160 ? 300 : 1000;
     const ids = (await db().reservation.findMany({ select: { id: true } })).map((row) => row.id);
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
         table[`report ${choice}`] = { first: t.first, median: t.median, max: t.max, cpuMedian: t.cpuMedian, goalMs, met, source: t.last.range.source, reportedGpuHours: t.last.totals.reportedGpuHours };
         console.log(`  usage report ${choice.padEnd(5)} ${String(t.first).padStart(8)} / ${String(t.median).padStart(8)} / ${String(t.max).padStart(8)}   cpu ${String(t.cpuMedian).padStart(7)}   goal ${goalMs} ms: ${met ? "met" : "NOT met"}   (${t.last.range.source} rollups, ${t.last.heatmap.rows.length}×${t.last.heatmap.columns.length} heatmap)`);
       }
-      const t = await timed(args.runs, () => reservationEfficiency(ids));
+      const t = await timed(args.runs, () => bookingEfficiency(ids));
       table["efficiency of 200 bookings"] = { first: t.first, median: t.median, max: t.max, cpuMedian: t.cpuMedian, goalMs: 100, met: t.median <= 100 };
       console.log(`  efficiency of ${ids.length} bookings ${String(t.first).padStart(5)} / ${String(t.median).padStart(8)} / ${String(t.max).padStart(8)}   cpu ${String(t.cpuMedian).padStart(7)}   goal 100 ms: ${t.median <= 100 ? "met" : "NOT met"}`);
       return table;

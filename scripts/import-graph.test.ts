@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,6 +12,8 @@ import {
   importsOf,
   layerBreaches,
   mayQuery,
+  oldWordNames,
+  oneWordBreaches,
   OWNED_TABLES,
   queriesOutsideOwners,
   tableQueryLines,
@@ -42,8 +47,12 @@ describe("the project's imports", () => {
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it("query the Reservation table only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts, the usage tiers only in server/history/day-tier.ts", () => {
+  it("query the Reservation table and its units only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts, the usage tiers only in server/history/day-tier.ts", () => {
     expect(queriesOutsideOwners(root)).toEqual([]);
+  });
+
+  it('say "booking" in code: "reservation" only in the REST and page routes, the schema, wire field names and Slurm\'s reservations', () => {
+    expect(oneWordBreaches(root)).toEqual([]);
   });
 
   it("reach server/ from components/ for types only", () => {
@@ -156,7 +165,7 @@ describe("importsOf", () => {
 });
 
 describe("tableQueryLines and mayQuery", () => {
-  const [reservations, minutes] = OWNED_TABLES;
+  const [bookings, units, minutes] = OWNED_TABLES;
 
   it("find a query of the table, across lines and in raw SQL, and nothing else", () => {
     const text = [
@@ -171,9 +180,9 @@ describe("tableQueryLines and mayQuery", () => {
       'await client.$executeRaw`INSERT INTO "GpuMinuteBlock" (a) SELECT 1`;',
       'const f = await tx.gpuMinuteBlock.deleteMany({ where: {} });',
     ].join("\n");
-    expect(tableQueryLines(text, reservations)).toEqual([1, 3, 5]);
+    expect(tableQueryLines(text, bookings)).toEqual([1, 3, 5]);
     expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
-    const [day, daySummed, slot, month] = OWNED_TABLES.slice(2);
+    const [day, daySummed, slot, month] = ["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth"].map((table) => OWNED_TABLES.find((owned) => owned.table === table));
     const tiers = [
       'await tx.gpuDay.deleteMany({ where: { day } });',
       'await client.gpuDaySummed.deleteMany({ where: {} });',
@@ -182,19 +191,73 @@ describe("tableQueryLines and mayQuery", () => {
       'const rows = await tx.gpuDayish.findMany({});',
     ].join("\n");
     expect([day, daySummed, slot, month].map((owned) => tableQueryLines(tiers, owned!))).toEqual([[1, 3], [2], [3], [4]]);
+    expect(units.table).toBe("ReservationGpu");
+    expect(tableQueryLines(`${text}\nSELECT 1 FROM "ReservationGpu" rg`, units)).toEqual([6, 11]);
+  });
+
+  it("fail on a booking's units queried outside the store, naming the file and line", () => {
+    const root = mkdtempSync(path.join(tmpdir(), "owned-"));
+    try {
+      mkdirSync(path.join(root, "server/history"), { recursive: true });
+      mkdirSync(path.join(root, "server/bookings/store"), { recursive: true });
+      const planted = ["export async function f() {", "  return db().reservationGpu.findMany({ where: {} });", "}"].join("\n");
+      writeFileSync(path.join(root, "server/history/planted.ts"), planted);
+      writeFileSync(path.join(root, "server/bookings/store/planted.ts"), planted);
+      expect(queriesOutsideOwners(root, ["server/history/planted.ts", "server/bookings/store/planted.ts"])).toEqual(["ReservationGpu server/history/planted.ts:2"]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("let the owners, tests and tooling query a table, and nothing else", () => {
     const may = (owned: (typeof OWNED_TABLES)[number], files: string[]) => files.map((file) => mayQuery(owned, file));
-    expect(may(reservations, ["server/bookings/store/booking-parts.ts", "server/bookings/store/insert-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"])).toEqual([true, true, true, true, true]);
+    expect(may(bookings, ["server/bookings/store/booking-parts.ts", "server/bookings/store/insert-booking.ts", "server/idle-release/idle-release.test.ts", "server/testing/factories.ts", "scripts/bench/run.ts"])).toEqual([true, true, true, true, true]);
     // The create commands no longer query it: a new booking's rows are written by store/insert-booking.ts (book()).
-    expect(may(reservations, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
-    expect(may(reservations, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
+    expect(may(bookings, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
+    expect(may(bookings, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
     const tiers = OWNED_TABLES.filter((owned) => owned.table.startsWith("GpuDay") || owned.table.startsWith("GpuMonth") || owned.table === "GpuSlot");
     expect(tiers.map((owned) => owned.table)).toEqual(["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth", "GpuMonthSummed"]);
     for (const owned of tiers) {
       expect(may(owned, ["server/history/day-tier.ts", "server/history/day-tier.test.ts", "scripts/bench-usage.ts", "server/history/rollup-store.ts", "server/history/gpu-time.ts", "server/history/retention.ts"])).toEqual([true, true, true, false, false, false]);
     }
     expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
+  });
+});
+
+describe("oneWordBreaches and oldWordNames", () => {
+  it('name a new identifier that says "reservation", with its file and line', () => {
+    expect(oldWordNames("server/alerts/planted.ts", "const a = 1;\nconst reservationCount = 1;\n")).toEqual(["server/alerts/planted.ts:2 reservationCount"]);
+    const text = [
+      "export function cancelReservation(reservation: string) {}",
+      "interface Row { reservationId: string; reservationHours: number }",
+      "const { reservationId: id } = row;",
+      "const answer = { reservations: [], reservationTotal: 2 };",
+      "import { bookingView as ReservationView } from './x';",
+    ].join("\n");
+    expect(oldWordNames("lib/domain/planted.ts", text)).toEqual([
+      "lib/domain/planted.ts:1 cancelReservation",
+      "lib/domain/planted.ts:1 reservation",
+      "lib/domain/planted.ts:2 reservationHours",
+      "lib/domain/planted.ts:4 reservationTotal",
+      "lib/domain/planted.ts:5 ReservationView",
+    ]);
+  });
+
+  it("let the wire's field names, quoted keys, environment variables, Prisma's names and Slurm's reservations pass", () => {
+    const text = [
+      "const view = { reservationId: row.reservationId, reservations: [], launch: { reservationValue: null, exportReservation: null } };",
+      "const actions = { \"reservation.create\": 1, \"reservation:idle\": 2 };",
+      "const env = { GPUDESK_RESERVATION: value };",
+      "await db().reservation.findMany({ where: { reservationId_idleSince: key } });",
+      "const slurmReservationName = (id: string) => id;",
+    ].join("\n");
+    expect(oldWordNames("server/bookings/views/planted.ts", text)).toEqual([]);
+    expect(oldWordNames("server/slurm/planted.ts", "const reservations = await client.listReservations();")).toEqual([]);
+    expect(oldWordNames("app/api/v1/reservations/planted.ts", "const reservation = 1;")).toEqual([]);
+  });
+
+  it(`name a source file whose path says "reservation" outside the routes' folders`, () => {
+    const planted = "server/bookings/views/reservation-planted.ts";
+    expect(oneWordBreaches(root, [planted, "app/api/v1/reservations/route.ts"], () => "")).toEqual([`${planted} (file name)`]);
   });
 });

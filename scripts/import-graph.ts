@@ -310,15 +310,19 @@ export interface OwnedTable {
 }
 
 /**
- * The tables with one owner (issue 47): the Reservation table is queried
- * only in its store, server/bookings/store/ (a new booking's rows too:
- * store/insert-booking.ts, written by the one book() pipeline); the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts;
- * the usage history's pre-summed tiers (issue 52) only in server/history/day-tier.ts, whose SQL fragments
- * (`DAY_SQL`, `MONTH_SQL`, `SLOT_SQL`, `summedWhere`) the sums in gpu-time.ts put together.
+ * The tables with one owner (issue 47): the Reservation table and its
+ * units (ReservationGpu) are queried only in their store,
+ * server/bookings/store/ (a new booking's rows too: store/insert-booking.ts,
+ * written by the one book() pipeline; the units' reads: store/booked-units.ts);
+ * the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts;
+ * the usage history's pre-summed tiers (issue 52) only in server/history/day-tier.ts,
+ * whose SQL fragments (`DAY_SQL`, `MONTH_SQL`, `SLOT_SQL`, `summedWhere`) the sums in gpu-time.ts put together.
  */
 const DAY_TIER_OWNER = "server/history/day-tier.ts";
 export const OWNED_TABLES: OwnedTable[] = [
   { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") },
+  // A booking's units (one row per GPU or slice a part holds, with its range): the booking's own rows, in the same store.
+  { table: "ReservationGpu", model: "reservationGpu", owners: (file) => file.startsWith("server/bookings/store/") },
   { table: "GpuMinuteBlock", model: "gpuMinuteBlock", owners: (file) => file === "server/minutes/minute-store.ts" },
   ...(["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth", "GpuMonthSummed"] as const).map(
     (table): OwnedTable => ({ table, model: table.charAt(0).toLowerCase() + table.slice(1), owners: (file) => file === DAY_TIER_OWNER }),
@@ -346,4 +350,93 @@ export function queriesOutsideOwners(root: string, files: string[] = sourceFiles
   return tables.flatMap((owned) =>
     files.filter((file) => !mayQuery(owned, file)).flatMap((file) => tableQueryLines(readFileSync(path.join(root, file), "utf8"), owned).map((line) => `${owned.table} ${file}:${line}`)),
   );
+}
+
+/**
+ * One word (issue 47): "booking" in code; "reservation" stays only where the interface says
+ * it. These are the names a wire answer, a webhook, the CLI's --json, a metric label or an
+ * alert's stored evidence carries: a property that crosses a process boundary keeps its name.
+ */
+export const WIRE_FIELDS_KEPT = new Set([
+  "reservation",
+  "reservations",
+  "reservationId",
+  "reservationIds",
+  "reservationProven",
+  "reservationValue",
+  "exportReservation",
+  "reservation_id",
+]);
+
+/**
+ * Where "reservation" may be a name: the REST and page routes' folders (URLs people bookmark
+ * and script against), the schema and its migrations, and Slurm's own reservations (a Slurm
+ * word: slurmrestd's client, the Slurm booking backend, their fixtures).
+ */
+export function keepsTheOldWord(file: string): boolean {
+  return (
+    file.startsWith("app/api/v1/reservations/") ||
+    file.startsWith("app/api/v1/usage/reservations/") ||
+    file.startsWith("app/reservations/") ||
+    file.startsWith("prisma/") ||
+    /slurm/i.test(file)
+  );
+}
+
+/** A name that may say "reservation" anywhere: a wire field, an environment variable, Prisma's compound keys (`reservationId_idleSince`), a Slurm name. */
+function oldWordAllowed(name: string, isProperty: boolean): boolean {
+  if (/^GPUDESK_[A-Z_]+$/.test(name) || /slurm/i.test(name)) return true;
+  return isProperty && (WIRE_FIELDS_KEPT.has(name) || /^reservationId_\w+$/.test(name));
+}
+
+/**
+ * Each name declared in `text` (a variable, parameter, function, type, property, object key,
+ * import alias) that says "reservation" where the one word is "booking", as "file:line name".
+ */
+export function oldWordNames(file: string, text: string): string[] {
+  if (keepsTheOldWord(file) || !/reservation/i.test(text)) return [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    const name = ts.isImportSpecifier(node) && !node.propertyName ? undefined : (node as ts.NamedDeclaration).name;
+    // Quoted keys are values on the wire (audit actions, socket events, REST paths), not names in code.
+    if (name && ts.isIdentifier(name) && /reservation/i.test(name.text) && isDeclarationName(node)) {
+      const isProperty = ts.isPropertySignature(node) || ts.isPropertyDeclaration(node) || ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node) || ts.isMethodDeclaration(node) || ts.isMethodSignature(node);
+      if (!oldWordAllowed(name.text, isProperty)) found.push(`${file}:${source.getLineAndCharacterOfPosition(name.getStart(source)).line + 1} ${name.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function isDeclarationName(node: ts.Node): boolean {
+  return (
+    ts.isVariableDeclaration(node) ||
+    ts.isParameter(node) ||
+    ts.isBindingElement(node) ||
+    ts.isFunctionDeclaration(node) ||
+    ts.isClassDeclaration(node) ||
+    ts.isInterfaceDeclaration(node) ||
+    ts.isTypeAliasDeclaration(node) ||
+    ts.isEnumDeclaration(node) ||
+    ts.isEnumMember(node) ||
+    ts.isPropertySignature(node) ||
+    ts.isPropertyDeclaration(node) ||
+    ts.isPropertyAssignment(node) ||
+    ts.isShorthandPropertyAssignment(node) ||
+    ts.isMethodDeclaration(node) ||
+    ts.isMethodSignature(node) ||
+    ts.isImportSpecifier(node) ||
+    ts.isImportClause(node) ||
+    ts.isNamespaceImport(node)
+  );
+}
+
+/** Every source file whose path says "reservation" outside the allowed folders, and every such name declared in the others. */
+export function oneWordBreaches(root: string, files: string[] = sourceFiles(root), read = (file: string) => readFileSync(path.join(root, file), "utf8")): string[] {
+  return files.flatMap((file) => {
+    const named = /reservation/i.test(file) && !keepsTheOldWord(file) ? [`${file} (file name)`] : [];
+    return [...named, ...oldWordNames(file, read(file))];
+  });
 }

@@ -14,7 +14,7 @@ export default function QueuePage() {
     <PageShell
       returnTo="/queue"
       title="Queue"
-      description="Requests waiting for GPUs, in the order they are served. Each becomes a reservation by itself when GPUs free up."
+      description="Requests waiting for GPUs, in the order they are served. Each becomes a booking by itself when GPUs free up."
       actions={
         <Link href="/reserve?count=1" className={buttonClass("primary")}>
           Reserve or queue

@@ -1,25 +1,25 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AdminBookings } from "@/components/reservations/admin-bookings";
-import { MyReservations } from "@/components/reservations/my-reservations";
-import { PastPager } from "@/components/reservations/past-pager";
+import { AdminBookings } from "@/components/bookings/admin-bookings";
+import { MyBookings } from "@/components/bookings/my-bookings";
+import { PastPager } from "@/components/bookings/past-pager";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { getPageUser } from "@/server/auth/session";
-import { countPastReservations, listReservations } from "@/server/bookings/views/list-bookings";
+import { countPastBookingsFor, listBookings } from "@/server/bookings/views/list-bookings";
 import { can } from "@/server/access/permissions";
 
-export const metadata: Metadata = { title: "My reservations" };
+export const metadata: Metadata = { title: "My bookings" };
 export const dynamic = "force-dynamic";
 
 /** Past bookings per page: each `gpudesk run` adds one, so the list is paged rather than grown. */
 const PAST_PER_PAGE = 20;
 
-interface ReservationsPageProps {
+interface BookingsPageProps {
   searchParams: Promise<{ past?: string; q?: string }>;
 }
 
-export default async function ReservationsPage({ searchParams }: ReservationsPageProps) {
+export default async function BookingsPage({ searchParams }: BookingsPageProps) {
   const params = await searchParams;
   const page = Math.min(10_000, Math.max(1, Math.floor(Number(params.past)) || 1));
   const search = typeof params.q === "string" ? params.q.trim().slice(0, 100) : "";
@@ -31,7 +31,7 @@ export default async function ReservationsPage({ searchParams }: ReservationsPag
     <PageShell
       returnTo={`/reservations${query ? `?${query}` : ""}`}
       width={wide ? "default" : "narrow"}
-      title="My reservations"
+      title="My bookings"
       description="Release early, extend while nothing follows, and copy the settings to start your jobs."
       actions={
         <Link href="/reserve" className={buttonClass("primary")}>
@@ -39,26 +39,26 @@ export default async function ReservationsPage({ searchParams }: ReservationsPag
         </Link>
       }
     >
-      <Reservations page={page} search={search} />
+      <Bookings page={page} search={search} />
     </PageShell>
   );
 }
 
 /** Rendered by PageShell after its guard: the person is signed in. */
-async function Reservations({ page, search }: { page: number; search: string }) {
+async function Bookings({ page, search }: { page: number; search: string }) {
   const principal = await getPageUser();
   if (!principal) return null;
-  const [reservations, pastCount, everyone] = await Promise.all([
-    listReservations(principal.user, { all: false, state: "all", limit: PAST_PER_PAGE, skip: (page - 1) * PAST_PER_PAGE, search }),
-    countPastReservations(principal.user, { all: false, search }),
-    can.seeAllBookings(principal.user) ? listReservations(principal.user, { all: true, state: "current", limit: 0 }) : null,
+  const [bookings, pastCount, everyone] = await Promise.all([
+    listBookings(principal.user, { all: false, state: "all", limit: PAST_PER_PAGE, skip: (page - 1) * PAST_PER_PAGE, search }),
+    countPastBookingsFor(principal.user, { all: false, search }),
+    can.seeAllBookings(principal.user) ? listBookings(principal.user, { all: true, state: "current", limit: 0 }) : null,
   ]);
   return (
     <div className="space-y-10">
-      <MyReservations reservations={reservations} />
+      <MyBookings bookings={bookings} />
       <PastPager page={page} pages={Math.max(1, Math.ceil(pastCount / PAST_PER_PAGE))} total={pastCount} search={search} />
       {/* Admins act on other people's bookings here: cancel or shorten, with a reason the booker sees. */}
-      {everyone && <AdminBookings reservations={everyone} />}
+      {everyone && <AdminBookings bookings={everyone} />}
     </div>
   );
 }

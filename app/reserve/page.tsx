@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ReserveForm } from "@/components/reservations/reserve-form";
+import { ReserveForm } from "@/components/bookings/reserve-form";
 import { PageShell } from "@/app/_components/page-shell";
 import { listBookableHosts } from "@/server/bookings/views/bookings-query";
 import { getPolicy } from "@/server/bookings/rules/policy";

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ScheduleView } from "@/components/reservations/schedule-view";
-import { WeekView } from "@/components/reservations/week-view";
-import { WeekPicker } from "@/components/reservations/week-picker";
+import { ScheduleView } from "@/components/bookings/schedule-view";
+import { WeekView } from "@/components/bookings/week-view";
+import { WeekPicker } from "@/components/bookings/week-picker";
 import { buttonClass } from "@/components/ui/button-styles";
 import { PageShell } from "@/app/_components/page-shell";
 import { unitRef } from "@/lib/domain/gpu-availability";

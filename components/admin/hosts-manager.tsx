@@ -153,10 +153,10 @@ export function HostsManager({
           title: (host) => `Remove ${host.name}?`,
           confirmLabel: "Remove host",
           pendingLabel: "Removing…",
-          warning: <p>Its GPUs leave the fleet and its token stops working. A host with reservations on record is kept for their history; rotate its token instead.</p>,
+          warning: <p>Its GPUs leave the fleet and its token stops working. A host with bookings on record is kept for their history; rotate its token instead.</p>,
           run: async (host) => {
             const result = await apiRequest<null>("DELETE", `/api/v1/hosts/${encodeURIComponent(host.id)}`);
-            // 409: reservations on record; the dialog stays open with the server's reason.
+            // 409: bookings on record; the dialog stays open with the server's reason.
             if (!result.ok && result.error.status !== 404) return result.error.message;
             setHosts((current) => current.filter((row) => row.id !== host.id));
             void reload();

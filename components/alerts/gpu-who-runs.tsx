@@ -11,7 +11,7 @@ import * as t from "@/components/ui/table-styles";
 /**
  * The GPU page's account of who really runs on the GPU: its state, the
  * booking's booker, and each process with the person it was attributed to
- * and the evidence (reservation, job, container, login).
+ * and the evidence (booking, job, container, login).
  */
 export function GpuWhoRuns({ reconciliation, nowMs }: { reconciliation: GpuReconciliation; nowMs: number }) {
   const { bookedBy, processes } = reconciliation;

@@ -1,6 +1,6 @@
 import { describeAvailability, type AvailabilityCounts, type SiliconUnit } from "@/lib/domain/gpu-availability";
 import type { LiveBooking, LiveHost } from "@/lib/live/live";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
 import { DASH, formatRelativeTime } from "@/lib/format/format";
 import { FleetCard } from "@/components/fleet/fleet-card";

@@ -1,6 +1,6 @@
 import type { GpuPoint, LiveBooking, LiveGpu } from "@/lib/live/live";
 import type { GpuState } from "@/lib/domain/gpu-availability";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import type { ProcessInfo } from "@/lib/domain/snapshot";
 
 export interface GpuCardBooking {

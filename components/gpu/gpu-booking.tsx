@@ -9,7 +9,7 @@ import { idleSentence } from "@/lib/domain/idle-release";
 import { formatClock, formatWhen } from "@/lib/format/local-time";
 import { PALETTE_FILL_CLASS, paletteFor, paletteStyle } from "@/lib/palette";
 import { personName } from "@/lib/format/person-name";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import { bookLinkKind, type BookLinkKind as LinkKind } from "@/components/gpu/card-props";
 
 interface GpuBookingProps {

@@ -6,7 +6,7 @@ import { apiRequest } from "@/lib/api-client";
 import { holdingSentence, idleSentence, keepsSentence, keptSentence, type IdleNotice } from "@/lib/domain/idle-release";
 import { formatClock } from "@/lib/format/local-time";
 import { getLiveSocket } from "@/components/live/live-socket";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { KeepButton } from "@/components/idle-release/idle-status";
 import { NoticeStack } from "@/components/notices/notice-stack";
 import { usePageNoticeChoice } from "@/components/notices/use-page-notice-choice";
@@ -33,15 +33,15 @@ function title(booked: string, purpose: string): string {
 }
 
 /** The warning of a booking, once: a booking across nodes is listed as its parts, and the first of them speaks for it. */
-function warningOf(reservation: ReservationView, index: number, listed: ReservationView[]): Shown | null {
-  const idle = reservation.idle;
+function warningOf(view: BookingView, index: number, listed: BookingView[]): Shown | null {
+  const idle = view.idle;
   if (!idle || (idle.phase !== "warning" && idle.phase !== "due") || idle.exempt) return null;
-  const booking = reservation.multiNode?.id;
+  const booking = view.multiNode?.id;
   if (booking && listed.findIndex((other) => other.multiNode?.id === booking) !== index) return null;
   return {
     // Keep on any part keeps the whole booking; the booking's id is the one the other surfaces name.
-    reservationId: booking ?? reservation.id,
-    title: title(bookedPhrase(reservation), reservation.purpose),
+    reservationId: booking ?? view.id,
+    title: title(bookedPhrase(view), view.purpose),
     text: `${idleSentence(idle, clock)}. ${idle.reportOnly ? "(Trial: nothing is released yet.)" : keepsSentence(idle.keepsLeft)}`,
     keepsLeft: idle.reportOnly ? null : idle.keepsLeft,
   };
@@ -75,7 +75,7 @@ export function IdleNotices({ userId }: { userId: string }) {
   useEffect(() => {
     let cancelled = false;
     const load = async () => {
-      const result = await apiRequest<{ reservations: ReservationView[] }>("GET", "/api/v1/reservations?state=current");
+      const result = await apiRequest<{ reservations: BookingView[] }>("GET", "/api/v1/reservations?state=current");
       if (cancelled || !result.ok) return;
       setWarnings(onPage ? result.data.reservations.map(warningOf).filter((shown): shown is Shown => shown !== null) : []);
     };
@@ -104,7 +104,7 @@ export function IdleNotices({ userId }: { userId: string }) {
     return () => clearTimeout(timer);
   }, [kept]);
 
-  const onKept = (entry: Shown, view: ReservationView) => {
+  const onKept = (entry: Shown, view: BookingView) => {
     setKept((current) => [...current.filter((shown) => shown.reservationId !== entry.reservationId), { ...entry, text: keptSentence(view.idle, clock), keepsLeft: null }]);
     setVersion((value) => value + 1);
   };
@@ -139,12 +139,12 @@ export function IdleNotices({ userId }: { userId: string }) {
             <p>
               <span className="font-semibold">Your booking {entry.title}:</span> {entry.text}{" "}
               <Link href={bookingPath(entry.reservationId)} className="font-medium underline">
-                Reservations
+                Bookings
               </Link>
             </p>
             {entry.keepsLeft !== null && (
               <div className="flex flex-wrap items-center gap-2">
-                <KeepButton reservationId={entry.reservationId} keepsLeft={entry.keepsLeft} onKept={(view) => onKept(entry, view)} />
+                <KeepButton bookingId={entry.reservationId} keepsLeft={entry.keepsLeft} onKept={(view) => onKept(entry, view)} />
               </div>
             )}
           </div>

@@ -3,8 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { apiRequest } from "@/lib/api-client";
 import type { IdleExemptionsAnswer, IdleExemptionView } from "@/lib/domain/idle-exemption-schema";
-import { issuesToFields, policySchema } from "@/lib/domain/reservation-schema";
-import type { PolicyView } from "@/lib/domain/reservation-types";
+import { issuesToFields, policySchema } from "@/lib/domain/booking-schema";
+import type { PolicyView } from "@/lib/domain/booking-types";
 import { Field, FormAlert, inputClass } from "@/components/forms/field";
 import { buttonClass } from "@/components/ui/button-styles";
 

@@ -2,15 +2,15 @@
 
 import { useState } from "react";
 import { apiRequest } from "@/lib/api-client";
-import { idleSentence, keepsSentence, type ReservationIdleView } from "@/lib/domain/idle-release";
+import { idleSentence, keepsSentence, type BookingIdleView } from "@/lib/domain/idle-release";
 import { formatClock } from "@/lib/format/local-time";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { buttonClass } from "@/components/ui/button-styles";
 
 const clock = (iso: string) => formatClock(Date.parse(iso));
 
 /** "Keep": the button on the booking and on the page notice; the API answers with the booking as it is now. */
-export function KeepButton({ reservationId, onKept, keepsLeft }: { reservationId: string; onKept: (kept: ReservationView) => void; keepsLeft: number }) {
+export function KeepButton({ bookingId, onKept, keepsLeft }: { bookingId: string; onKept: (kept: BookingView) => void; keepsLeft: number }) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   if (keepsLeft <= 0) return null;
@@ -23,7 +23,7 @@ export function KeepButton({ reservationId, onKept, keepsLeft }: { reservationId
         onClick={async () => {
           setPending(true);
           setError(null);
-          const result = await apiRequest<ReservationView>("POST", `/api/v1/reservations/${reservationId}/keep`);
+          const result = await apiRequest<BookingView>("POST", `/api/v1/reservations/${bookingId}/keep`);
           setPending(false);
           if (result.ok) onKept(result.data);
           else setError(result.error.message);
@@ -45,7 +45,7 @@ export function KeepButton({ reservationId, onKept, keepsLeft }: { reservationId
  * amber with a Keep button once the release is announced, and, for a
  * booking idle release ended, when and after how long.
  */
-export function IdleStatus({ reservationId, idle, onKept }: { reservationId: string; idle: ReservationIdleView | null; onKept: () => void }) {
+export function IdleStatus({ bookingId, idle, onKept }: { bookingId: string; idle: BookingIdleView | null; onKept: () => void }) {
   if (!idle) return null;
   const sentence = idleSentence(idle, clock);
   if (idle.phase === "idle" || idle.exempt) {
@@ -68,7 +68,7 @@ export function IdleStatus({ reservationId, idle, onKept }: { reservationId: str
       <p className="flex-1">
         {sentence}. {idle.reportOnly ? "(Trial: nothing is released yet.)" : keepsSentence(idle.keepsLeft)}
       </p>
-      {!idle.reportOnly && <KeepButton reservationId={reservationId} keepsLeft={idle.keepsLeft} onKept={onKept} />}
+      {!idle.reportOnly && <KeepButton bookingId={bookingId} keepsLeft={idle.keepsLeft} onKept={onKept} />}
     </div>
   );
 }

@@ -9,7 +9,7 @@ export interface NavLink {
 export const MAIN_LINKS: NavLink[] = [
   { href: "/", label: "Fleet", alsoActiveUnder: ["/gpus/"] },
   { href: "/reserve", label: "Reserve" },
-  { href: "/reservations", label: "My reservations" },
+  { href: "/reservations", label: "My bookings" },
   { href: "/queue", label: "Queue" },
   { href: "/schedule", label: "Schedule" },
   { href: "/alerts", label: "Alerts" },

@@ -57,7 +57,7 @@ function toastOf(entry: WaitlistView): Toast {
 
 /**
  * Tells the signed-in person, on whatever page they are, that a waiting
- * request of theirs became a reservation: at once over /live while they
+ * request of theirs became a booking: at once over /live while they
  * wait (the socket stays open for it), and on the next page they open when
  * it happened while they were away. Each grant is shown once per browser,
  * and only to a person who wants grants on the page (Settings → Notifications).

@@ -12,8 +12,8 @@ import { useLiveFleet } from "@/components/live/use-live-fleet";
 import { useNow } from "@/components/live/use-now";
 import { personNames } from "@/lib/format/person-name";
 import { useCurrentUser } from "@/components/auth/current-user";
-import { When } from "@/components/reservations/when";
-import { useRefreshOnBookings } from "@/components/reservations/use-refresh-on-bookings";
+import { When } from "@/components/bookings/when";
+import { useRefreshOnBookings } from "@/components/bookings/use-refresh-on-bookings";
 import { buttonClass } from "@/components/ui/button-styles";
 import { bodyRow, headRow, table, tableCard, td, th, wideOnly } from "@/components/ui/table-styles";
 
@@ -162,7 +162,7 @@ export function QueueTable({ entries }: { entries: WaitlistView[] }) {
       </div>
       <p className="text-xs text-slate-500 dark:text-slate-400">
         Estimates assume current bookings run to their end; an early release makes them sooner. At most 2 waiting requests per person; a request
-        that has waited a day is dropped. Granted requests appear under <Link href="/reservations" className="underline">My reservations</Link>.
+        that has waited a day is dropped. Granted requests appear under <Link href="/reservations" className="underline">My bookings</Link>.
       </p>
     </div>
   );

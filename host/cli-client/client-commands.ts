@@ -2,14 +2,14 @@ import os from "node:os";
 import { createInterface } from "node:readline/promises";
 import { type Command, Option } from "commander";
 import { formatDurationMinutes } from "@/lib/domain/booking-window";
-import type { MultiNodeBookingView, PolicyView, ReservationView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView, PolicyView, BookingView } from "@/lib/domain/booking-types";
 import { callApi } from "@/host/cli-client/api-client";
 import { type ClientConfig, loadClientConfig, parseClientEnv } from "@/host/cli-client/client-config";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
-import { bookedLine, exportLines, type FleetView, formatIdleLines, formatReservation, formatReservationList, formatStatus, formatTeamUsage, formatTime, formatWhois, releasedLine } from "@/host/cli-client/format-output";
+import { bookedLine, exportLines, type FleetView, formatIdleLines, formatBooking, formatBookingList, formatStatus, formatTeamUsage, formatTime, formatWhois, releasedLine } from "@/host/cli-client/format-output";
 import type { TeamUsageReport } from "@/lib/domain/team-usage";
-import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";
+import { localGpuHost, pickLocalBooking, sameHost } from "@/host/cli-client/local-booking";
 import { runLogin } from "@/host/cli-client/login-command";
 import { endFields, parseCount, parseDurationMinutes, parseGpuList, parseMemoryMiB, parseSliceList } from "@/host/cli-client/parse-args";
 import { runChild } from "@/host/cli-client/run-child";
@@ -95,14 +95,14 @@ export function untilCommandEnds<T extends BookingOptions>(options: T, maxDurati
 
 /** The active booking `gpudesk release` means without an id: the only one on this host, or the one the person picks from a list. */
 async function pickReleaseTarget(config: ClientConfig): Promise<string> {
-  const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+  const { reservations: bookings } = await callApi<{ reservations: BookingView[] }>(config, "GET", "/api/v1/reservations?state=current");
   const hostname = os.hostname();
-  const picked = pickLocalReservation(reservations, hostname);
+  const picked = pickLocalBooking(bookings, hostname);
   if (picked === null) throw new UsageError(`You have no active reservation on ${hostname}: give its id (gpudesk list shows them)`);
   if (!Array.isArray(picked)) return picked.id;
-  const choices = reservations.filter((reservation) => picked.includes(reservation.id));
+  const choices = bookings.filter((booking) => picked.includes(booking.id));
   if (!process.stdin.isTTY) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
-  const lines = choices.map((reservation, i) => `  ${i + 1}) ${reservation.id}  ${unitsPhrase(reservation.gpus)}  until ${formatTime(reservation.endsAt)}  ${reservation.purpose}`);
+  const lines = choices.map((booking, i) => `  ${i + 1}) ${booking.id}  ${unitsPhrase(booking.gpus)}  until ${formatTime(booking.endsAt)}  ${booking.purpose}`);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await prompt.question(`You have ${choices.length} active reservations on ${hostname}:\n${lines.join("\n")}\nRelease which (1-${choices.length})? `);
@@ -190,12 +190,12 @@ function watchIdle(config: ClientConfig, id: string): () => void {
   let told: string | null = null;
   const look = async () => {
     try {
-      const reservation = await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`);
-      const idle = reservation.idle;
+      const booking = await callApi<BookingView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`);
+      const idle = booking.idle;
       const phase = idle?.phase ?? null;
       if (!idle || phase === told || phase === "idle") return;
       told = phase;
-      const line = formatIdleLines([reservation]).trim();
+      const line = formatIdleLines([booking]).trim();
       if (line) process.stderr.write(`gpudesk: ${line}\n`);
     } catch {
       // The server may be away for a moment; the next look will tell.
@@ -206,8 +206,8 @@ function watchIdle(config: ClientConfig, id: string): () => void {
   return () => clearInterval(timer);
 }
 
-async function release(config: ClientConfig, id: string): Promise<ReservationView> {
-  return callApi<ReservationView>(config, "POST", `/api/v1/reservations/${encodeURIComponent(id)}/release`);
+async function release(config: ClientConfig, id: string): Promise<BookingView> {
+  return callApi<BookingView>(config, "POST", `/api/v1/reservations/${encodeURIComponent(id)}/release`);
 }
 
 export function registerClientCommands(program: Command): void {
@@ -226,8 +226,8 @@ export function registerClientCommands(program: Command): void {
       const snapshot = await callApi<FleetView>(config, "GET", "/api/v1/fleet");
       if (options.json) return write(`${JSON.stringify(snapshot, null, 2)}\n`);
       // Your own bookings that idle release speaks of, under the table.
-      const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
-      write(formatStatus(snapshot, Date.now()) + formatIdleLines(reservations));
+      const { reservations: bookings } = await callApi<{ reservations: BookingView[] }>(config, "GET", "/api/v1/reservations?state=current");
+      write(formatStatus(snapshot, Date.now()) + formatIdleLines(bookings));
     });
 
   program
@@ -283,8 +283,8 @@ export function registerClientCommands(program: Command): void {
       }
       const options: BookingOptions & { json?: boolean } = given.host === undefined ? withLocalHost(given, (await hostsHere(config)).local) : given;
       if (given.host === undefined && options.host !== undefined) process.stderr.write(`gpudesk: booking on this machine, ${options.host} (--host books elsewhere)\n`);
-      const reservation = await bookOrWait(config, bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
-      write(options.json ? `${JSON.stringify(reservation, null, 2)}\n` : formatReservation(reservation));
+      const booking = await bookOrWait(config, bookingRequest(options, "booked with gpudesk reserve", new Date()), Boolean(options.wait));
+      write(options.json ? `${JSON.stringify(booking, null, 2)}\n` : formatBooking(booking));
     });
 
   program
@@ -294,12 +294,12 @@ export function registerClientCommands(program: Command): void {
     .action(async (id: string | undefined) => {
       const config = await client();
       if (id) {
-        write(exportLines(await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`)));
+        write(exportLines(await callApi<BookingView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`)));
         return;
       }
-      const { reservations } = await callApi<{ reservations: ReservationView[] }>(config, "GET", "/api/v1/reservations?state=current");
+      const { reservations: bookings } = await callApi<{ reservations: BookingView[] }>(config, "GET", "/api/v1/reservations?state=current");
       const hostname = os.hostname();
-      const picked = pickLocalReservation(reservations, hostname);
+      const picked = pickLocalBooking(bookings, hostname);
       if (picked === null) throw new UsageError(`You have no active reservation on ${hostname}: give its id, or book with gpudesk reserve`);
       if (Array.isArray(picked)) throw new UsageError(`You have several active reservations on ${hostname}: give one of ${picked.join(", ")}`);
       write(exportLines(picked));
@@ -329,21 +329,21 @@ export function registerClientCommands(program: Command): void {
     if (bounded) {
       process.stderr.write(`gpudesk: booking until the command ends (at most ${formatDurationMinutes(policy?.maxDurationMinutes ?? 0)}, the longest booking allowed)\n`);
     }
-    const reservation = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
-    if (!bookedHostRunsHere(reservation.host.name, hosts)) {
-      await release(config, reservation.id);
-      throw new UsageError(`the server picked ${reservation.host.name}, but the command would run here on ${os.hostname()}: released ${reservation.id}; give --host`);
+    const booking = await bookOrWait(config, bookingRequest(options, `gpudesk run: ${command.join(" ")}`, new Date()), Boolean(options.wait));
+    if (!bookedHostRunsHere(booking.host.name, hosts)) {
+      await release(config, booking.id);
+      throw new UsageError(`the server picked ${booking.host.name}, but the command would run here on ${os.hostname()}: released ${booking.id}; give --host`);
     }
-    process.stderr.write(bookedLine(reservation));
-    if (reservation.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(reservation.startsAt)}\n`);
-    const stopWatching = watchIdle(config, reservation.id);
-    const code = await runOnBooking(command, reservation);
+    process.stderr.write(bookedLine(booking));
+    if (booking.state === "scheduled") process.stderr.write(`gpudesk: the booking starts at ${formatTime(booking.startsAt)}\n`);
+    const stopWatching = watchIdle(config, booking.id);
+    const code = await runOnBooking(command, booking);
     stopWatching();
     try {
-      await release(config, reservation.id);
-      process.stderr.write(`gpudesk: released ${reservation.id}\n`);
+      await release(config, booking.id);
+      process.stderr.write(`gpudesk: released ${booking.id}\n`);
     } catch (error) {
-      process.stderr.write(`gpudesk: could not release ${reservation.id}: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`gpudesk: could not release ${booking.id}: ${error instanceof Error ? error.message : String(error)}\n`);
     }
     process.exit(code);
   });
@@ -366,8 +366,8 @@ export function registerClientCommands(program: Command): void {
     .addOption(new Option("--state <state>", "which reservations").choices(["current", "past", "all"]).default("current"))
     .option("--json", "print them as JSON")
     .action(async (options: { state: string; json?: boolean }) => {
-      const { reservations } = await callApi<{ reservations: ReservationView[] }>(await client(), "GET", `/api/v1/reservations?state=${options.state}`);
-      write(options.json ? `${JSON.stringify(reservations, null, 2)}\n` : formatReservationList(reservations));
+      const { reservations: bookings } = await callApi<{ reservations: BookingView[] }>(await client(), "GET", `/api/v1/reservations?state=${options.state}`);
+      write(options.json ? `${JSON.stringify(bookings, null, 2)}\n` : formatBookingList(bookings));
     });
 
   program
@@ -377,8 +377,8 @@ export function registerClientCommands(program: Command): void {
     .action(async (given: string | undefined) => {
       const config = await client();
       const id = given ?? (await pickReleaseTarget(config));
-      const reservation = await release(config, id);
-      write(releasedLine(reservation));
+      const booking = await release(config, id);
+      write(releasedLine(booking));
     });
 
   program
@@ -386,8 +386,8 @@ export function registerClientCommands(program: Command): void {
     .description("keep an idle reservation: its idle clock starts again (as often as the policy allows)")
     .argument("<id>", "reservation id")
     .action(async (id: string) => {
-      const reservation = await callApi<ReservationView>(await client(), "POST", `/api/v1/reservations/${encodeURIComponent(id)}/keep`);
-      write(`Kept ${reservation.id}: its idle clock starts again now.\n`);
+      const booking = await callApi<BookingView>(await client(), "POST", `/api/v1/reservations/${encodeURIComponent(id)}/keep`);
+      write(`Kept ${booking.id}: its idle clock starts again now.\n`);
     });
 
   program
@@ -396,10 +396,10 @@ export function registerClientCommands(program: Command): void {
     .argument("<id>", "reservation id")
     .requiredOption("--for <duration>", "how much longer, e.g. 30m, 2h")
     .action(async (id: string, options: { for: string }) => {
-      const reservation = await callApi<ReservationView>(await client(), "PATCH", `/api/v1/reservations/${encodeURIComponent(id)}`, {
+      const booking = await callApi<BookingView>(await client(), "PATCH", `/api/v1/reservations/${encodeURIComponent(id)}`, {
         addMinutes: parseDurationMinutes(options.for),
       });
-      write(formatReservation(reservation));
+      write(formatBooking(booking));
     });
 }
 
@@ -418,12 +418,12 @@ export function checkSliceRun(options: BookingOptions): void {
 }
 
 /** The environment of each process the command runs as: one for GPUs or one slice, one per slice with --per-slice. */
-export function runEnvironments(reservation: Pick<ReservationView, "launch">): Record<string, string>[] {
-  const claim = { GPUDESK_RESERVATION: reservation.launch.reservationValue ?? "" };
-  const slices = reservation.launch.slices;
+export function runEnvironments(booking: Pick<BookingView, "launch">): Record<string, string>[] {
+  const claim = { GPUDESK_RESERVATION: booking.launch.reservationValue ?? "" };
+  const slices = booking.launch.slices;
   if (slices && slices.length > 0) return slices.map((slice) => ({ CUDA_VISIBLE_DEVICES: slice.uuid, ...claim }));
-  // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/domain/reservation-claim.ts).
-  return [{ CUDA_DEVICE_ORDER: reservation.launch.cudaDeviceOrder, CUDA_VISIBLE_DEVICES: reservation.launch.cudaVisibleDevices, ...claim }];
+  // `<id>.<proof>`: what makes the job's processes count as this booking's (lib/domain/booking-claim.ts).
+  return [{ CUDA_DEVICE_ORDER: booking.launch.cudaDeviceOrder, CUDA_VISIBLE_DEVICES: booking.launch.cudaVisibleDevices, ...claim }];
 }
 
 /**
@@ -432,9 +432,9 @@ export function runEnvironments(reservation: Pick<ReservationView, "launch">): R
  * booking outlives the command: the other nodes may still run.
  */
 async function runOnBookedNode(config: ClientConfig, bookingId: string, hostname: string, command: string[], perGpu: boolean): Promise<number> {
-  const booking = await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(bookingId)}`);
+  const booking = await callApi<BookingView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(bookingId)}`);
   const here = partOnThisHost(booking, hostname);
-  const part = here.id === booking.id ? booking : await callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(here.id)}`);
+  const part = here.id === booking.id ? booking : await callApi<BookingView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(here.id)}`);
   const envs = rankEnvironments(part, perGpu);
   const env = envs[0];
   const node = part.launch.node;
@@ -445,7 +445,7 @@ async function runOnBookedNode(config: ClientConfig, bookingId: string, hostname
 }
 
 /** Runs the command once per environment, together; the first non-zero exit code is the answer. */
-async function runOnBooking(command: string[], reservation: ReservationView): Promise<number> {
-  const codes = await Promise.all(runEnvironments(reservation).map((env) => runChild(command, env)));
+async function runOnBooking(command: string[], booking: BookingView): Promise<number> {
+  const codes = await Promise.all(runEnvironments(booking).map((env) => runChild(command, env)));
   return codes.find((code) => code !== 0) ?? 0;
 }

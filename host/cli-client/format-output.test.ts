@@ -3,10 +3,10 @@ process.env.TZ = "UTC";
 import { describe, expect, it } from "vitest";
 import type { FleetSnapshot, LiveGpu } from "@/lib/live/live";
 import { launchSettings } from "@/lib/domain/launch-settings";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { bookedHostRunsHere, bookingRequest, checkRunHost, withLocalHost } from "@/host/cli-client/client-commands";
-import { bookedLine, exportLines, type FleetView, formatReservation, formatIdleLines, formatReservationList, formatStatus, formatTable, formatWhois, releasedLine } from "@/host/cli-client/format-output";
-import { localGpuHost, pickLocalReservation, sameHost } from "@/host/cli-client/local-reservation";
+import { bookedLine, exportLines, type FleetView, formatBooking, formatIdleLines, formatBookingList, formatStatus, formatTable, formatWhois, releasedLine } from "@/host/cli-client/format-output";
+import { localGpuHost, pickLocalBooking, sameHost } from "@/host/cli-client/local-booking";
 import { exitCodeOf } from "@/host/cli-client/run-child";
 
 const NOW = Date.parse("2026-11-30T10:00:00Z");
@@ -69,7 +69,7 @@ const snapshot: FleetSnapshot = {
   ],
 };
 
-function reservation(overrides: Partial<ReservationView> = {}): ReservationView {
+function booking(overrides: Partial<BookingView> = {}): BookingView {
   const gpus = [
     { index: 2, uuid: "GPU-2", name: "NVIDIA A100" },
     { index: 3, uuid: "GPU-3", name: "NVIDIA A100" },
@@ -163,27 +163,27 @@ describe("formatWhois", () => {
   });
 });
 
-describe("reservation output", () => {
+describe("booking output", () => {
   it("prints export lines that eval can take", () => {
-    expect(exportLines(reservation())).toBe("# GPUs 2, 3 on node-a (res_1)\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking\n");
+    expect(exportLines(booking())).toBe("# GPUs 2, 3 on node-a (res_1)\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2,3\nexport GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking\n");
   });
 
   it("leaves GPUDESK_RESERVATION out where the server gave no proof (someone else's booking)", () => {
-    const notMine = reservation({ launch: launchSettings([{ index: 2, uuid: "GPU-2" }], null) });
+    const notMine = booking({ launch: launchSettings([{ index: 2, uuid: "GPU-2" }], null) });
     expect(exportLines(notMine)).toBe("# GPUs 2, 3 on node-a (res_1)\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=2\n");
   });
 
   it("prints the booking with its launch settings", () => {
-    const text = formatReservation(reservation());
+    const text = formatBooking(booking());
     expect(text).toContain("Reservation res_1 (active)");
     expect(text).toContain("node-a GPUs 2, 3 (NVIDIA A100)");
     expect(text).toContain("export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3");
     expect(text).toContain("export GPUDESK_RESERVATION=res_1.Pr00f-of_the-booking");
   });
 
-  it("lists reservations as a table", () => {
-    expect(formatReservationList([])).toBe("No reservations\n");
-    expect(formatReservationList([reservation()])).toMatch(/res_1\s+active\s+node-a\s+GPUs 2, 3\s+2026-11-30 09:00Z\s+2026-11-30 13:00Z\s+fine-tune/);
+  it("lists bookings as a table", () => {
+    expect(formatBookingList([])).toBe("No reservations\n");
+    expect(formatBookingList([booking()])).toMatch(/res_1\s+active\s+node-a\s+GPUs 2, 3\s+2026-11-30 09:00Z\s+2026-11-30 13:00Z\s+fine-tune/);
   });
 });
 
@@ -233,18 +233,18 @@ describe("MIG slices on every CLI surface", () => {
 
   const sliceBooking = () => {
     const gpus = [{ index: 0, uuid: "MIG-A", name: "NVIDIA H100 80GB HBM3", mig: { deviceIndex: 0, profile: "4g.40gb" } }];
-    return reservation({ id: "res_9", gpus, launch: launchSettings(gpus, "res_9.proof") });
+    return booking({ id: "res_9", gpus, launch: launchSettings(gpus, "res_9.proof") });
   };
 
   it("list, reserve, env and run name the slice", () => {
-    expect(formatReservationList([sliceBooking()])).toMatch(/res_9\s+active\s+node-a\s+GPU 0:0 \(4g\.40gb\)\s+2026-11-30 09:00Z/);
-    expect(formatReservation(sliceBooking())).toContain("node-a GPU 0:0 (4g.40gb) (NVIDIA H100 80GB HBM3)");
+    expect(formatBookingList([sliceBooking()])).toMatch(/res_9\s+active\s+node-a\s+GPU 0:0 \(4g\.40gb\)\s+2026-11-30 09:00Z/);
+    expect(formatBooking(sliceBooking())).toContain("node-a GPU 0:0 (4g.40gb) (NVIDIA H100 80GB HBM3)");
     expect(exportLines(sliceBooking())).toBe("# GPU 0:0 (4g.40gb) on node-a (res_9)\nexport CUDA_VISIBLE_DEVICES=MIG-A\nexport GPUDESK_RESERVATION=res_9.proof\n");
     expect(bookedLine(sliceBooking())).toBe("gpudesk: node-a GPU 0:0 (4g.40gb) booked until 2026-11-30 13:00Z (res_9)\n");
   });
 });
 
-describe("the local reservation", () => {
+describe("the local booking", () => {
   it("matches host names up to the domain", () => {
     expect(sameHost("node-a", "node-a.lab.example")).toBe(true);
     expect(sameHost("NODE-A", "node-a")).toBe(true);
@@ -252,12 +252,12 @@ describe("the local reservation", () => {
   });
 
   it("is the one active booking on this host", () => {
-    const here = reservation();
-    const elsewhere = reservation({ id: "res_2", host: { id: "h2", name: "node-b" } });
-    const later = reservation({ id: "res_3", state: "scheduled" });
-    expect(pickLocalReservation([elsewhere, here, later], "node-a")).toBe(here);
-    expect(pickLocalReservation([elsewhere], "node-a")).toBeNull();
-    expect(pickLocalReservation([here, reservation({ id: "res_4" })], "node-a")).toEqual(["res_1", "res_4"]);
+    const here = booking();
+    const elsewhere = booking({ id: "res_2", host: { id: "h2", name: "node-b" } });
+    const later = booking({ id: "res_3", state: "scheduled" });
+    expect(pickLocalBooking([elsewhere, here, later], "node-a")).toBe(here);
+    expect(pickLocalBooking([elsewhere], "node-a")).toBeNull();
+    expect(pickLocalBooking([here, booking({ id: "res_4" })], "node-a")).toEqual(["res_1", "res_4"]);
   });
 });
 
@@ -331,13 +331,13 @@ describe("exitCodeOf", () => {
 
 describe("idle release in gpudesk list and status", () => {
   it("says when an idle booking is released unless used, and how to keep it", () => {
-    const warned = reservation({ idle: { phase: "warning", idleSince: "2026-11-30T12:05:00.000Z", releaseAt: "2026-11-30T14:05:00.000Z", idleMinutes: 95, keepsLeft: 1, exempt: false, reportOnly: false } });
+    const warned = booking({ idle: { phase: "warning", idleSince: "2026-11-30T12:05:00.000Z", releaseAt: "2026-11-30T14:05:00.000Z", idleMinutes: 95, keepsLeft: 1, exempt: false, reportOnly: false } });
     expect(formatIdleLines([warned])).toBe("\nres_1: Idle since 12:05Z — released at 14:05Z unless used. You can keep it once more. gpudesk keep res_1\n");
-    const used = reservation({ idle: { ...warned.idle!, keepsLeft: 0 } });
+    const used = booking({ idle: { ...warned.idle!, keepsLeft: 0 } });
     expect(formatIdleLines([used])).toContain("No keeps left");
-    const released = reservation({ state: "released", releasedBecause: "idle", idle: { ...warned.idle!, phase: "released" } });
+    const released = booking({ state: "released", releasedBecause: "idle", idle: { ...warned.idle!, phase: "released" } });
     expect(formatIdleLines([released])).toBe("\nres_1: Released after 2 h idle at 14:05Z\n");
-    expect(formatIdleLines([reservation()])).toBe("");
+    expect(formatIdleLines([booking()])).toBe("");
   });
 });
 
@@ -346,8 +346,8 @@ describe("a booking across nodes in gpudesk list and release: told once, with ev
     { id: "res_1", nodeRank: 0, host: { id: "h3", name: "h100-03" }, gpus: [] },
     { id: "res_2", nodeRank: 1, host: { id: "h4", name: "h100-04" }, gpus: [] },
   ];
-  const part = (id: string, nodeRank: number, overrides: Partial<ReservationView> = {}) =>
-    reservation({ id, host: parts[nodeRank].host, multiNode: { id: "res_1", nodeRank, nodeCount: 2, label: "2 × 8 H100", partLabel: `2 × 8 H100, node ${nodeRank + 1} of 2`, parts }, ...overrides });
+  const part = (id: string, nodeRank: number, overrides: Partial<BookingView> = {}) =>
+    booking({ id, host: parts[nodeRank].host, multiNode: { id: "res_1", nodeRank, nodeCount: 2, label: "2 × 8 H100", partLabel: `2 × 8 H100, node ${nodeRank + 1} of 2`, parts }, ...overrides });
 
   it("gives one idle line for the booking, by its id, naming every node (it gave one per node)", () => {
     const idle = { phase: "warning" as const, idleSince: "2026-11-30T12:05:00.000Z", releaseAt: "2026-11-30T14:05:00.000Z", idleMinutes: 95, keepsLeft: 1, exempt: false, reportOnly: false };
@@ -358,6 +358,6 @@ describe("a booking across nodes in gpudesk list and release: told once, with ev
 
   it("says a release ended the booking on every node, whichever part was named (it named one node)", () => {
     expect(releasedLine(part("res_2", 1))).toBe("Released res_1 (2 × 8 H100 on h100-03 and h100-04)\n");
-    expect(releasedLine(reservation())).toBe("Released res_1 (node-a GPUs 2, 3)\n");
+    expect(releasedLine(booking())).toBe("Released res_1 (node-a GPUs 2, 3)\n");
   });
 });

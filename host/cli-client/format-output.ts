@@ -6,9 +6,9 @@ import { bookingTakesUnit, countAvailability, deriveGpuState, describeAvailabili
 import type { FleetSnapshot, LiveBooking, LiveGpu } from "@/lib/live/live";
 import { type NamedPerson, personName, personWithUsername } from "@/lib/format/person-name";
 import { idleSentence, keepsSentence } from "@/lib/domain/idle-release";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { bookedPhrase } from "@/lib/domain/multi-node";
-import { sameHost } from "@/host/cli-client/local-reservation";
+import { sameHost } from "@/host/cli-client/local-booking";
 import { slurmHoldName } from "@/lib/domain/slurm";
 
 /**
@@ -56,8 +56,8 @@ function bookingNow(view: FleetView, gpu: LiveGpu, nowMs: number): GpuBookingNow
   if (given) return given;
   const booking = activeBooking(view.bookings, siliconOf(gpu), nowMs);
   if (!booking) return null;
-  const { reservationId, bookedBy, startsAt, endsAt, purpose } = booking;
-  return { reservationId, bookedBy, bookedByName: personName(bookedBy), startsAt, until: endsAt, purpose };
+  const { reservationId: bookingId, bookedBy, startsAt, endsAt, purpose } = booking;
+  return { reservationId: bookingId, bookedBy, bookedByName: personName(bookedBy), startsAt, until: endsAt, purpose };
 }
 
 /** A GPU's state by the one rule: the server's reconciliation, else derived here from its reading and booking (owners unknown). */
@@ -163,10 +163,10 @@ export function formatWhois(view: FleetView, hostName: string, ref: string, nowM
  * `GPUDESK_RESERVATION` line (the booking's id and proof) is there only when
  * the server gave the proof, i.e. to the booker.
  */
-export function exportLines(reservation: Pick<ReservationView, "launch"> & Partial<Pick<ReservationView, "id" | "host" | "gpus">>): string {
-  const { launch } = reservation;
+export function exportLines(booking: Pick<BookingView, "launch"> & Partial<Pick<BookingView, "id" | "host" | "gpus">>): string {
+  const { launch } = booking;
   // What the lines stand for, as a comment eval skips: "# GPU 0:2 (1g.10gb) on node-a (res_1)".
-  const named = reservation.gpus && reservation.host ? [`# ${unitsPhrase(reservation.gpus)} on ${reservation.host.name}${reservation.id ? ` (${reservation.id})` : ""}`] : [];
+  const named = booking.gpus && booking.host ? [`# ${unitsPhrase(booking.gpus)} on ${booking.host.name}${booking.id ? ` (${booking.id})` : ""}`] : [];
   // A slice is named by its MIG UUID (CUDA takes no index for it); with several, the first: one process sees one MIG device.
   const lines = launch.slices?.length
     ? [`export CUDA_VISIBLE_DEVICES=${launch.cudaVisibleDevices}`]
@@ -176,43 +176,43 @@ export function exportLines(reservation: Pick<ReservationView, "launch"> & Parti
 }
 
 /** What `gpudesk run` says on stderr once its booking is made: "gpudesk: node-a GPU 0:2 (1g.10gb) booked until … (res_1)". */
-export function bookedLine(reservation: Pick<ReservationView, "id" | "host" | "gpus" | "endsAt">): string {
-  return `gpudesk: ${reservation.host.name} ${unitsPhrase(reservation.gpus)} booked until ${formatTime(reservation.endsAt)} (${reservation.id})\n`;
+export function bookedLine(booking: Pick<BookingView, "id" | "host" | "gpus" | "endsAt">): string {
+  return `gpudesk: ${booking.host.name} ${unitsPhrase(booking.gpus)} booked until ${formatTime(booking.endsAt)} (${booking.id})\n`;
 }
 
 /** A booking as `gpudesk reserve` and `extend` print it, with how to use it. */
-export function formatReservation(reservation: ReservationView): string {
+export function formatBooking(booking: BookingView): string {
   const indent = (text: string) => text.split("\n").map((line) => `  ${line}`);
   return [
-    `Reservation ${reservation.id} (${reservation.state})`,
-    `  ${reservation.host.name} ${unitsPhrase(reservation.gpus)} (${reservation.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
-    `  ${formatTime(reservation.startsAt)} to ${formatTime(reservation.endsAt)}: ${reservation.purpose}`,
-    ...(reservation.explanation ? [`  Chosen: ${reservation.explanation}`] : []),
+    `Reservation ${booking.id} (${booking.state})`,
+    `  ${booking.host.name} ${unitsPhrase(booking.gpus)} (${booking.gpus.map((gpu) => gpu.name).filter((name, i, all) => all.indexOf(name) === i).join(", ")})`,
+    `  ${formatTime(booking.startsAt)} to ${formatTime(booking.endsAt)}: ${booking.purpose}`,
+    ...(booking.explanation ? [`  Chosen: ${booking.explanation}`] : []),
     "",
     "Launch settings:",
-    ...indent(reservation.launch.exportIndices),
-    ...(reservation.launch.exportReservation ? [`  ${reservation.launch.exportReservation}`] : []),
-    ...indent(reservation.launch.docker),
-    `  ${reservation.launch.torchrun}`,
-    `  ${reservation.launch.frameworks.pytorch}`,
+    ...indent(booking.launch.exportIndices),
+    ...(booking.launch.exportReservation ? [`  ${booking.launch.exportReservation}`] : []),
+    ...indent(booking.launch.docker),
+    `  ${booking.launch.torchrun}`,
+    `  ${booking.launch.frameworks.pytorch}`,
     "",
   ].join("\n");
 }
 
 /** `gpudesk list`. */
-export function formatReservationList(reservations: ReservationView[]): string {
-  if (reservations.length === 0) return "No reservations\n";
-  const rows = reservations.map((reservation) => [
-    reservation.id,
-    reservation.state,
-    reservation.host.name,
+export function formatBookingList(bookings: BookingView[]): string {
+  if (bookings.length === 0) return "No reservations\n";
+  const rows = bookings.map((booking) => [
+    booking.id,
+    booking.state,
+    booking.host.name,
     // A part of a booking across nodes says which node of what, as every surface does.
-    reservation.multiNode ? `${unitsPhrase(reservation.gpus)} (${reservation.multiNode.partLabel})` : unitsPhrase(reservation.gpus),
-    formatTime(reservation.startsAt),
-    formatTime(reservation.endsAt),
-    reservation.purpose,
+    booking.multiNode ? `${unitsPhrase(booking.gpus)} (${booking.multiNode.partLabel})` : unitsPhrase(booking.gpus),
+    formatTime(booking.startsAt),
+    formatTime(booking.endsAt),
+    booking.purpose,
   ]);
-  return formatTable(["ID", "STATE", "HOST", "UNITS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(reservations);
+  return formatTable(["ID", "STATE", "HOST", "UNITS", "FROM", "UNTIL", "PURPOSE"], rows) + formatIdleLines(bookings);
 }
 
 /**
@@ -220,9 +220,9 @@ export function formatReservationList(reservations: ReservationView[]): string {
  * with every node for a booking across nodes ("Released res_1 (2 × 8 H100
  * on h100-03 and h100-04)"); it named the part asked for and its host only.
  */
-export function releasedLine(reservation: ReservationView): string {
-  if (reservation.multiNode) return `Released ${reservation.multiNode.id} (${bookedPhrase(reservation)})\n`;
-  return `Released ${reservation.id} (${reservation.host.name} ${unitsPhrase(reservation.gpus)})\n`;
+export function releasedLine(booking: BookingView): string {
+  if (booking.multiNode) return `Released ${booking.multiNode.id} (${bookedPhrase(booking)})\n`;
+  return `Released ${booking.id} (${booking.host.name} ${unitsPhrase(booking.gpus)})\n`;
 }
 
 const utcClock = (iso: string) => formatTime(iso).slice(11);
@@ -231,16 +231,16 @@ const utcClock = (iso: string) => formatTime(iso).slice(11);
  * One line per booking idle release speaks of: "res_1: Idle since 12:05Z —
  * released at 14:05Z unless used. You can keep it once more: gpudesk keep res_1".
  */
-export function formatIdleLines(reservations: ReservationView[]): string {
+export function formatIdleLines(bookings: BookingView[]): string {
   // A booking across nodes is idle, warned and kept whole: one line for it, by its id, not one per node.
-  const lines = reservations.flatMap((reservation, index) => {
-    const idle = reservation.idle;
+  const lines = bookings.flatMap((view, index) => {
+    const idle = view.idle;
     if (!idle || (idle.phase === "idle" && !idle.releaseAt)) return [];
-    const booking = reservation.multiNode?.id;
-    if (booking && reservations.findIndex((other) => other.multiNode?.id === booking) !== index) return [];
-    const id = booking ?? reservation.id;
+    const booking = view.multiNode?.id;
+    if (booking && bookings.findIndex((other) => other.multiNode?.id === booking) !== index) return [];
+    const id = booking ?? view.id;
     const sentence = idleSentence(idle, utcClock);
-    const named = booking ? `${id} (${bookedPhrase(reservation)})` : id;
+    const named = booking ? `${id} (${bookedPhrase(view)})` : id;
     if (idle.phase !== "warning" && idle.phase !== "due") return [`${named}: ${sentence}`];
     const keep = idle.reportOnly ? "(trial: nothing is released yet)" : idle.keepsLeft > 0 ? `${keepsSentence(idle.keepsLeft)} gpudesk keep ${id}` : keepsSentence(0);
     return [`${named}: ${sentence}. ${keep}`];

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { launchSettings } from "@/lib/domain/launch-settings";
-import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView, BookingView } from "@/lib/domain/booking-types";
 import { waitRequestAcrossNodes } from "@/host/cli-client/wait-for-grant";
 import { UsageError } from "@/host/cli-client/cli-errors";
-import { formatReservationList } from "@/host/cli-client/format-output";
+import { formatBookingList } from "@/host/cli-client/format-output";
 import { asksForNodes, formatMultiNodeBooking, multiNodeRequest, nodeEnvironment, partOnThisHost, rankEnvironments } from "@/host/cli-client/multi-node-commands";
 
 const nodes = [
@@ -12,7 +12,7 @@ const nodes = [
 ];
 
 /** Part `rank` of a 2 × 2 booking "bk1" on dgx-a and dgx-b, as the server answers it to the booker. */
-function part(rank: number, state: ReservationView["state"] = "active"): ReservationView {
+function part(rank: number, state: BookingView["state"] = "active"): BookingView {
   const id = rank === 0 ? "bk1" : `bk1-part${rank}`;
   const gpus = [
     { uuid: `GPU-${rank}-4`, index: 4, name: "NVIDIA H100 80GB HBM3" },
@@ -87,7 +87,7 @@ describe("gpudesk across nodes", () => {
   });
 
   it("list names each part as a node of the booking", () => {
-    expect(formatReservationList([part(0), part(1)])).toMatch(/dgx-b\s+GPUs 4, 5 \(2 × 2 H100, node 2 of 2\)/);
+    expect(formatBookingList([part(0), part(1)])).toMatch(/dgx-b\s+GPUs 4, 5 \(2 × 2 H100, node 2 of 2\)/);
   });
 
   it("reserve prints each node's launch lines and the one mpirun line", () => {

@@ -1,9 +1,9 @@
-import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView, BookingView } from "@/lib/domain/booking-types";
 import { nodeOfLabel } from "@/lib/domain/multi-node";
 import { perGpuEnvironment } from "@/lib/domain/launch-settings";
 import { UsageError } from "@/host/cli-client/cli-errors";
 import { formatTime } from "@/host/cli-client/format-output";
-import { sameHost } from "@/host/cli-client/local-reservation";
+import { sameHost } from "@/host/cli-client/local-booking";
 import { parseCount } from "@/host/cli-client/parse-args";
 
 /**
@@ -83,7 +83,7 @@ export function formatMultiNodeBooking(booking: MultiNodeBookingView): string {
  * runs the command with that node's GPUs and rank; on a machine that holds
  * no part it refuses, naming the hosts that do.
  */
-export function partOnThisHost(booking: ReservationView, hostname: string): { id: string; hostName: string } {
+export function partOnThisHost(booking: BookingView, hostname: string): { id: string; hostName: string } {
   const parts = booking.multiNode?.parts ?? [{ id: booking.id, host: booking.host }];
   const here = parts.find((part) => sameHost(part.host.name, hostname));
   if (!here) {
@@ -94,7 +94,7 @@ export function partOnThisHost(booking: ReservationView, hostname: string): { id
 }
 
 /** The environment `gpudesk run --booking` gives the command: the node's launch settings, with its part's proof. */
-export function nodeEnvironment(part: ReservationView): Record<string, string> {
+export function nodeEnvironment(part: BookingView): Record<string, string> {
   if (part.state !== "active") throw new UsageError(`Booking ${part.id} is ${part.state}${part.state === "scheduled" ? `: it starts at ${formatTime(part.startsAt)}` : ""}`);
   if (part.launch.node) return part.launch.node.env;
   // A booking of one host runs the same way, as its only node.
@@ -120,7 +120,7 @@ export function mpiRank(env: Readonly<Record<string, string | undefined>>): { ra
  * with RANK, LOCAL_RANK and LOCAL_WORLD_SIZE (perGpuEnvironment); under
  * mpirun, which started one rank per GPU, the one rank MPI named.
  */
-export function rankEnvironments(part: ReservationView, perGpu: boolean, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string>[] {
+export function rankEnvironments(part: BookingView, perGpu: boolean, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string>[] {
   const nodeEnv = nodeEnvironment(part);
   const node = part.launch.node;
   if (!node) return [nodeEnv];

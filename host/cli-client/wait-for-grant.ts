@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView, BookingView } from "@/lib/domain/booking-types";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { describeUnbookedWork, type WaitlistView, waitReasonSentence } from "@/lib/domain/waitlist-schema";
 import { callApi } from "@/host/cli-client/api-client";
@@ -42,8 +42,8 @@ function waitingTime(body: Record<string, unknown>, nowMs: number): Record<strin
  * polls until the request is granted. Interrupted while waiting, it leaves
  * the queue (and gives back a grant that raced the signal).
  */
-export async function bookOrWait(config: ClientConfig, body: Record<string, unknown>, wait: boolean): Promise<ReservationView> {
-  return bookOrWaitFor(config, body, wait ? waitRequest : null, (id) => callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`));
+export async function bookOrWait(config: ClientConfig, body: Record<string, unknown>, wait: boolean): Promise<BookingView> {
+  return bookOrWaitFor(config, body, wait ? waitRequest : null, (id) => callApi<BookingView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(id)}`));
 }
 
 /**
@@ -53,7 +53,7 @@ export async function bookOrWait(config: ClientConfig, body: Record<string, unkn
  */
 export async function bookNodesOrWait(config: ClientConfig, body: Record<string, unknown>, wait: boolean): Promise<MultiNodeBookingView> {
   return bookOrWaitFor(config, body, wait ? waitRequestAcrossNodes : null, async (id) => {
-    const read = (partId: string) => callApi<ReservationView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(partId)}`);
+    const read = (partId: string) => callApi<BookingView>(config, "GET", `/api/v1/reservations/${encodeURIComponent(partId)}`);
     const first = await read(id);
     const parts = [first];
     for (const part of first.multiNode?.parts.slice(1) ?? []) parts.push(await read(part.id));
@@ -65,7 +65,7 @@ async function bookOrWaitFor<Booking>(
   config: ClientConfig,
   body: Record<string, unknown>,
   waitBody: ((body: Record<string, unknown>, nowMs: number) => Record<string, unknown>) | null,
-  granted: (reservationId: string) => Promise<Booking>,
+  granted: (bookingId: string) => Promise<Booking>,
 ): Promise<Booking> {
   try {
     return await callApi<Booking>(config, "POST", "/api/v1/reservations", body);

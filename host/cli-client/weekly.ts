@@ -1,6 +1,6 @@
 import { MAX_WEEKS, WEEKDAY_NAMES } from "@/lib/domain/recurrence";
 import { bookedPhrase } from "@/lib/domain/multi-node";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { formatTime } from "@/host/cli-client/format-output";
 import { UsageError } from "@/host/cli-client/cli-errors";
 
@@ -54,7 +54,7 @@ export function parseWeeks(text: string | undefined): number {
 }
 
 export interface SeriesAnswer {
-  created: ReservationView[];
+  created: BookingView[];
   refused: { startsAt: string; endsAt: string; code: string; message: string }[];
 }
 

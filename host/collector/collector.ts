@@ -13,7 +13,7 @@ export interface CollectorOptions {
 
 /**
  * One reading of a host: the GPU source's view, with each process's owner,
- * command line, cgroup and reservation filled in from /proc. The simulated
+ * command line, cgroup and booking filled in from /proc. The simulated
  * source already knows its processes' owners.
  */
 export function createCollector(options: CollectorOptions) {

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { text } from "@/lib/domain/plain-text";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 
 /**
  * Alerts, their notifications and enforcement settings: the contracts that

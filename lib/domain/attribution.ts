@@ -1,4 +1,4 @@
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import { slurmStateWords, type SlurmHoldNow } from "@/lib/domain/slurm";
 
 /**
@@ -42,7 +42,7 @@ export type EvidenceKind = "reservation" | "slurm" | "container" | "pod" | "logi
 
 export interface AttributionEvidence {
   kind: EvidenceKind;
-  /** The reservation id, job id, container id, pod uid or login; null for "none". */
+  /** The booking id, job id, container id, pod uid or login; null for "none". */
   value: string | null;
 }
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { text } from "@/lib/domain/plain-text";
-import type { PersonRef, ReservationAuditAction } from "@/lib/domain/reservation-types";
+import type { PersonRef, BookingAuditAction } from "@/lib/domain/booking-types";
 
 /**
  * What the audit log records, by kind (the part before the dot). Teams and
@@ -24,7 +24,7 @@ export const AUDIT_KINDS = {
 export type AuditKind = keyof typeof AUDIT_KINDS;
 
 export type KnownAuditAction =
-  | ReservationAuditAction
+  | BookingAuditAction
   | "user.create"
   | "user.role"
   | "user.disable"

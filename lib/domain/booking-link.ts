@@ -1,5 +1,5 @@
 /**
- * Where a booking is shown: its card on "My reservations", whose element id
+ * Where a booking is shown: its card on "My bookings", whose element id
  * is `bookingAnchor(id)` (a booking across nodes by its booking id, the
  * node-0 part's). Alerts, notices, mail and webhooks link there.
  */

@@ -1,6 +1,6 @@
 import { GPU_STATE_LABELS, GPU_STATES, type GpuReconciliation, type GpuState, type ProcessAttribution, type UnseenUse } from "@/lib/domain/attribution";
 import { formatGiB, formatMemory } from "@/lib/format/format";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import type { MigDevice } from "@/lib/domain/snapshot";
 import type { SlurmHoldNow } from "@/lib/domain/slurm";
 

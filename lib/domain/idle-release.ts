@@ -3,8 +3,8 @@
  * (the rule itself is server/bookings/rules/idle-rule.ts).
  */
 
-/** A booking's idle standing in the reservations API (`idle` of a ReservationView). */
-export interface ReservationIdleView {
+/** A booking's idle standing in the bookings API (`idle` of a BookingView). */
+export interface BookingIdleView {
   /** "idle": counting; "warning": the release is announced; "released": idle release ended it. */
   phase: "idle" | "warning" | "due" | "released";
   /** Start of the idle run. */
@@ -63,7 +63,7 @@ export function idleDuration(minutes: number): string {
  * "Idle since 12:05 — released at 14:05 unless used", or "Released after
  * 2 h idle at 14:05"; `format` writes a time in the reader's zone.
  */
-export function idleSentence(view: ReservationIdleView, format: (iso: string) => string): string {
+export function idleSentence(view: BookingIdleView, format: (iso: string) => string): string {
   if (view.phase === "released") {
     const minutes = view.releaseAt ? (Date.parse(view.releaseAt) - Date.parse(view.idleSince)) / 60_000 : view.idleMinutes;
     return `Released after ${idleDuration(minutes)} idle${view.releaseAt ? ` at ${clock(view.releaseAt, format)}` : ""}`;

@@ -8,7 +8,7 @@
  * UUIDs survive reboots and re-enumeration, indices do not.
  *
  * The `GPUDESK_RESERVATION` lines carry the booking's proof
- * (lib/domain/reservation-claim.ts): they exist only in the booker's copy.
+ * (lib/domain/booking-claim.ts): they exist only in the booker's copy.
  */
 
 export interface LaunchGpu {
@@ -112,7 +112,7 @@ export function rendezvousPort(bookingId: string): number {
 }
 
 /** Node `nodeRank`'s launch: the same rendezvous on every node, its own rank and GPUs. */
-export function nodeLaunch(gpus: LaunchGpu[], context: NodeContext, reservationValue: string | null): NodeLaunch {
+export function nodeLaunch(gpus: LaunchGpu[], context: NodeContext, bookingValue: string | null): NodeLaunch {
   const sorted = [...gpus].sort((a, b) => a.index - b.index);
   const indices = sorted.map((gpu) => String(gpu.index)).join(",");
   const nodeCount = context.nodes.length;
@@ -133,7 +133,7 @@ export function nodeLaunch(gpus: LaunchGpu[], context: NodeContext, reservationV
     NNODES: String(nodeCount),
     NPROC_PER_NODE: String(perNode),
     ...ncclEnv,
-    ...(reservationValue ? { GPUDESK_RESERVATION: reservationValue } : {}),
+    ...(bookingValue ? { GPUDESK_RESERVATION: bookingValue } : {}),
   };
   const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
   const sameSizes = new Set(context.nodes.map((node) => node.gpus)).size === 1;
@@ -194,18 +194,18 @@ export function perGpuEnvironment(node: Pick<NodeLaunch, "env" | "nodeRank" | "f
  * settings are for its booker. `node`: the part's place in a booking across
  * nodes; its torchrun line is then the multi-node one.
  */
-export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | null, node?: NodeContext): LaunchSettings {
-  if (gpus.some((gpu) => gpu.mig)) return sliceLaunchSettings(gpus, reservationValue ?? null);
+export function launchSettings(gpus: LaunchGpu[], bookingValue?: string | null, node?: NodeContext): LaunchSettings {
+  if (gpus.some((gpu) => gpu.mig)) return sliceLaunchSettings(gpus, bookingValue ?? null);
   if (node) {
-    const launch = nodeLaunch(gpus, node, reservationValue ?? null);
-    return { ...launchSettings(gpus, reservationValue), torchrun: launch.torchrun, node: launch };
+    const launch = nodeLaunch(gpus, node, bookingValue ?? null);
+    return { ...launchSettings(gpus, bookingValue), torchrun: launch.torchrun, node: launch };
   }
   const sorted = [...gpus].sort((a, b) => a.index - b.index);
   const indices = sorted.map((gpu) => String(gpu.index)).join(",");
   const uuids = sorted.map((gpu) => gpu.uuid).join(",");
   const env = `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=${indices}`;
-  const value = reservationValue ?? null;
-  const reservationEnv = value ? ` -e GPUDESK_RESERVATION=${value}` : "";
+  const value = bookingValue ?? null;
+  const bookingEnv = value ? ` -e GPUDESK_RESERVATION=${value}` : "";
   const composeEnv = value ? ["    environment:", `      GPUDESK_RESERVATION: "${value}"`] : [];
   const compose = ["services:", ...composeService("job", composeEnv, sorted.map((gpu) => String(gpu.index)))].join("\n");
 
@@ -217,7 +217,7 @@ export function launchSettings(gpus: LaunchGpu[], reservationValue?: string | nu
     exportUuids: `export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=${uuids}`,
     reservationValue: value,
     exportReservation: value ? `export GPUDESK_RESERVATION=${value}` : null,
-    docker: `docker run --gpus '"device=${indices}"'${reservationEnv} IMAGE COMMAND`,
+    docker: `docker run --gpus '"device=${indices}"'${bookingEnv} IMAGE COMMAND`,
     compose,
     torchrun: `${env}${value ? ` GPUDESK_RESERVATION=${value}` : ""} torchrun --standalone --nproc_per_node=${sorted.length} train.py`,
     frameworks: frameworkNotes(sorted),
@@ -247,13 +247,13 @@ const sliceRef = (gpu: LaunchGpu) => `${gpu.index}:${gpu.mig?.deviceIndex ?? 0}`
  */
 function sliceLaunchSettings(gpus: LaunchGpu[], value: string | null): LaunchSettings {
   const sorted = [...gpus].sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? 0) - (b.mig?.deviceIndex ?? 0));
-  const reservationEnv = value ? ` -e GPUDESK_RESERVATION=${value}` : "";
+  const bookingEnv = value ? ` -e GPUDESK_RESERVATION=${value}` : "";
   const slices: SliceLaunch[] = sorted.map((gpu) => ({
     ref: sliceRef(gpu),
     profile: gpu.mig?.profile ?? "",
     uuid: gpu.uuid,
     export: `export CUDA_VISIBLE_DEVICES=${gpu.uuid}`,
-    docker: `docker run --gpus '"device=${sliceRef(gpu)}"'${reservationEnv} IMAGE COMMAND`,
+    docker: `docker run --gpus '"device=${sliceRef(gpu)}"'${bookingEnv} IMAGE COMMAND`,
   }));
   const several = slices.length > 1;
   const perSlice = (line: (slice: SliceLaunch) => string) => slices.map((slice) => (several ? `${line(slice)}  # ${slice.ref} ${slice.profile}` : line(slice))).join("\n");

@@ -1,5 +1,5 @@
 import { type UnitName, unitsPhrase } from "@/lib/domain/gpu-availability";
-import type { MultiNodeBookingView, ReservationView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView, BookingView } from "@/lib/domain/booking-types";
 
 /**
  * A booking across nodes, as every surface names it: one booking made of
@@ -99,7 +99,7 @@ export function purposeWithPart(purpose: string, multiNode: { partLabel: string 
 }
 
 /** The answer to a booking across nodes, from its parts' views in rank order. */
-export function multiNodeSummary(parts: ReservationView[]): MultiNodeBookingView {
+export function multiNodeSummary(parts: BookingView[]): MultiNodeBookingView {
   const first = parts[0];
   return {
     id: first.multiNode?.id ?? first.id,

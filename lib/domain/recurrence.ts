@@ -1,6 +1,6 @@
 import { policyTimeRefusal, type TimeRules } from "@/lib/domain/booking-window";
 import * as z from "zod";
-import { isMultiNodeBody, multiNodeRequestSchema, reservationRequestSchema } from "@/lib/domain/reservation-schema";
+import { isMultiNodeBody, multiNodeRequestSchema, bookingRequestSchema } from "@/lib/domain/booking-schema";
 
 /**
  * Weekly bookings ("every weekday 9–12 for a course"): the occurrences of a
@@ -27,7 +27,7 @@ const zoneName = z
 
 export const recurringRequestSchema = z.strictObject({
   /** The first occurrence, as a single booking with a start and a duration. */
-  booking: reservationRequestSchema,
+  booking: bookingRequestSchema,
   weekdays: z.array(z.int().min(0).max(6)).min(1, "Choose at least one weekday").max(7),
   weeks: z.int("Enter whole weeks").min(1, "At least 1 week").max(MAX_WEEKS, `At most ${MAX_WEEKS} weeks ahead`),
   /** The zone whose wall clock the occurrences keep (the browser's). */

@@ -93,7 +93,7 @@ export const processInfoSchema = z.object({
   slurmJobId: shortText(64).nullable(),
   /**
    * `GPUDESK_RESERVATION` from the process environment, when readable: the
-   * agent reports the value as it is, `<id>.<proof>` (lib/domain/reservation-claim.ts);
+   * agent reports the value as it is, `<id>.<proof>` (lib/domain/booking-claim.ts);
    * the server checks the proof on arrival and keeps only the id.
    */
   reservationId: shortText(128).nullable(),

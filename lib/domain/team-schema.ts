@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { text } from "@/lib/domain/plain-text";
-import { DURATION_MAX_MINUTES, HOST_NAME_MAX } from "@/lib/domain/reservation-schema";
+import { DURATION_MAX_MINUTES, HOST_NAME_MAX } from "@/lib/domain/booking-schema";
 
 /**
  * Teams and their limits: the contracts of /api/v1/teams, shared by the

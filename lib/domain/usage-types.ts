@@ -172,7 +172,7 @@ export interface GpuUsageHistory {
   points: GpuHistoryPoint[];
 }
 
-export interface ReservationEfficiency {
+export interface BookingEfficiency {
   reservationId: string;
   /** Mean utilization of the booked GPUs over the part of the booking that has readings; null without any. */
   meanUtilPct: number | null;

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { text } from "@/lib/domain/plain-text";
-import { checkMultiNodeShape, DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, multiNodeShapeFields, type MultiNodeShapeRequest, PURPOSE_MAX } from "@/lib/domain/reservation-schema";
+import { checkMultiNodeShape, DURATION_MAX_MINUTES, HOST_NAME_MAX, MAX_GPUS_PER_REQUEST, multiNodeShapeFields, type MultiNodeShapeRequest, PURPOSE_MAX } from "@/lib/domain/booking-schema";
 import { multiNodeLabel } from "@/lib/domain/multi-node";
 import type { QuotaRefusal } from "@/lib/domain/team-schema";
 import { unitName, type UnitName } from "@/lib/domain/gpu-availability";
@@ -103,7 +103,7 @@ export type WaitReason = { message: string } & (
 /** A Slurm job or reservation in a waiting request's way: on which host's GPUs, until when (null: no time limit, or none given). */
 export interface WaitingForSlurm {
   kind: "job" | "reservation";
-  /** The job's id, or the reservation's name. */
+  /** The job's id, or the booking's name. */
   id: string;
   user: string | null;
   state: "running" | "pending" | "reserved";
@@ -282,7 +282,7 @@ export function waitedPhrase(entry: Pick<WaitlistView, "count" | "host" | "multi
   return `${entry.count} GPU${entry.count > 1 ? "s" : ""} on ${entry.host ?? anyHost}`;
 }
 
-/** `waitlist:granted` on /live, to the person whose waiting request became a reservation. */
+/** `waitlist:granted` on /live, to the person whose waiting request became a booking. */
 export interface GrantNotice {
   entryId: string;
   userId: string;

@@ -1,7 +1,7 @@
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { FleetAvailability } from "@/lib/domain/gpu-availability";
 import type { DisplayGpu, DisplayHost, FleetSnapshot, LiveBooking } from "@/lib/live/live";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 
 /** The booking that holds a GPU now, as `GET /api/v1/fleet` carries it per GPU. */
 export interface GpuBookingNow {

@@ -27,7 +27,7 @@ export interface LiveServerToClient {
   "alerts:snapshot": (snapshot: AlertsSnapshot) => void;
   /** An alert that concerns this viewer opened, closed or was acknowledged. */
   "alerts:update": (update: AlertUpdate) => void;
-  /** This viewer's waiting request became a reservation (sent to that person only). */
+  /** This viewer's waiting request became a booking (sent to that person only). */
   "waitlist:granted": (notice: GrantNotice) => void;
   /** This viewer's booking is about to be, or was, released for idleness (sent to the booker only). */
   "reservation:idle": (notice: IdleNotice) => void;

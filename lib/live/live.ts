@@ -130,7 +130,7 @@ export interface BookingsUpdate {
 /**
  * The display scope: what a wall screen (a display token, or `/display` in
  * a signed-in browser) receives on `/live`, and nothing more. No booking
- * purposes, user ids or logins, command lines, container or reservation
+ * purposes, user ids or logins, command lines, container or booking
  * ids, no waitlist: a screen in a corridor shows who holds a GPU and how
  * busy it is. Numbers are rounded to what the screen shows.
  */

@@ -57,8 +57,8 @@ async function bookingsOnSlurm(): Promise<void> {
   try {
     const fx = await import("@/server/testing/booking-fixtures");
     const { db } = await import("@/server/core/db");
-    const { createReservation } = await import("@/server/bookings/commands/create-booking");
-    const { releaseReservation } = await import("@/server/bookings/commands/end-booking");
+    const { createBooking: createReservation } = await import("@/server/bookings/commands/create-booking");
+    const { releaseBooking: releaseReservation } = await import("@/server/bookings/commands/end-booking");
     const { SlurmConnection } = await import("@/server/slurm/slurm-connection");
     const { slurmBookingBackend } = await import("@/server/bookings/slurm/slurm-backend");
     const { registerBookingBackend } = await import("@/server/bookings/backends/booking-backend");
@@ -104,7 +104,7 @@ async function bookingsOnSlurm(): Promise<void> {
 async function reconcilerPass(): Promise<void> {
   const fx = await import("@/server/testing/booking-fixtures");
   const { db } = await import("@/server/core/db");
-  const { createReservation } = await import("@/server/bookings/commands/create-booking");
+  const { createBooking: createReservation } = await import("@/server/bookings/commands/create-booking");
   const { SlurmConnection } = await import("@/server/slurm/slurm-connection");
   const { reconcileSlurm } = await import("@/server/bookings/slurm/slurm-reconciler");
   const hosts = await Promise.all(Array.from({ length: 8 }, () => fx.createTestHost(8, "bench-node")));

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { UserPrincipal } from "@/server/access/principal";
 
-/** The signed-in person a reservation service acts for (from `requireUser`). */
+/** The signed-in person a booking service acts for (from `requireUser`). */
 export type Actor = UserPrincipal["user"];
 
 export interface ServiceOptions {

@@ -14,10 +14,10 @@ beforeAll(async () => {
   };
 }, 120_000);
 
-async function alertAbout(kind: string, userIds: string[], reservationId: string | null = null): Promise<string> {
+async function alertAbout(kind: string, userIds: string[], bookingId: string | null = null): Promise<string> {
   const host = await modules.fixtures.createTestHost(1, "ackhost");
   const row = await modules.db.db().alert.create({
-    data: { kind, subjectKey: `${kind}:${host.id}`, hostId: host.id, gpuUuid: host.gpus[0].uuid, gpuIndex: 0, reservationId, userIds: JSON.stringify(userIds), message: kind, evidence: "{}", openedAt: new Date() },
+    data: { kind, subjectKey: `${kind}:${host.id}`, hostId: host.id, gpuUuid: host.gpus[0].uuid, gpuIndex: 0, reservationId: bookingId, userIds: JSON.stringify(userIds), message: kind, evidence: "{}", openedAt: new Date() },
     select: { id: true },
   });
   return row.id;

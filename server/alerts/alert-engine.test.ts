@@ -12,7 +12,7 @@ const CLEAR = 30_000;
 const SCOPE = "gpu:GPU-1";
 
 function condition(key = "conflict:GPU-1:r1", kind: AlertKind = "conflict"): Condition {
-  return { key, kind, scope: SCOPE, hostId: "h1", gpuUuid: "GPU-1", gpuIndex: 0, reservationId: "r1", userIds: [], message: "m", evidence: {} };
+  return { key, kind, scope: SCOPE, hostId: "h1", gpuUuid: "GPU-1", gpuIndex: 0, bookingId: "r1", userIds: [], message: "m", evidence: {} };
 }
 
 function engine(holdMs = HOLD, clearMs = CLEAR, staleMs = 600_000): AlertEngine {

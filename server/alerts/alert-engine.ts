@@ -16,7 +16,7 @@ export interface Condition {
   hostId: string | null;
   gpuUuid: string | null;
   gpuIndex: number | null;
-  reservationId: string | null;
+  bookingId: string | null;
   /** Booker first, then the others involved. */
   userIds: string[];
   message: string;

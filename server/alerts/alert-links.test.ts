@@ -32,7 +32,7 @@ const condition = (over: Partial<import("@/server/alerts/alert-engine").Conditio
   hostId: null,
   gpuUuid: null,
   gpuIndex: null,
-  reservationId: null,
+  bookingId: null,
   userIds: [],
   message: "silent",
   evidence: {},
@@ -53,7 +53,7 @@ describe("an alert links to its booking", () => {
     expect(view.bookings).toEqual([link]);
 
     // A GPU alert about node 2's part links to the booking, not the part.
-    const lost = await store.insertOpenedAlert({ condition: condition({ key: `gpu_lost:${b.gpus[0].uuid}`, kind: "gpu_lost", hostId: b.id, gpuUuid: b.gpus[0].uuid, gpuIndex: 0, reservationId: booking.parts[1].id, userIds: [person.id] }), openedAt: at(10).getTime(), since: at(10).getTime() });
+    const lost = await store.insertOpenedAlert({ condition: condition({ key: `gpu_lost:${b.gpus[0].uuid}`, kind: "gpu_lost", hostId: b.id, gpuUuid: b.gpus[0].uuid, gpuIndex: 0, bookingId: booking.parts[1].id, userIds: [person.id] }), openedAt: at(10).getTime(), since: at(10).getTime() });
     expect((await store.toAlertView(lost)).bookings).toEqual([link]);
 
     // A host with no booking links to none.

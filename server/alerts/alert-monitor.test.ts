@@ -74,9 +74,9 @@ async function harness(config: AlertConfig, bookings: LiveBooking[] = [], option
   };
 }
 
-function booking(reservationId: string, bookedBy: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
+function booking(bookingId: string, bookedBy: string, gpus: { uuid: string; index: number }[], startsAt: number, endsAt: number): LiveBooking {
   return {
-    reservationId,
+    reservationId: bookingId,
     hostId: "h1",
     hostName: "node-a",
     gpus,

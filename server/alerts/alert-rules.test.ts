@@ -131,7 +131,7 @@ describe("a unit gone from its host", () => {
     const future = booking("r-later", bob, 24 * 60);
     const condition = lost(null, [future]);
     expect(condition?.userIds).toEqual([bob.id]);
-    expect(condition?.reservationId).toBe("r-later");
+    expect(condition?.bookingId).toBe("r-later");
     expect(condition?.message).toBe("GPU 0:2 (1g.10gb) is gone from node-a: its GPU's MIG layout changed, and a booking holds it later");
     expect(condition?.evidence).toMatchObject({ reservationIds: ["r-later"] });
   });
@@ -140,7 +140,7 @@ describe("a unit gone from its host", () => {
     const now = booking("r-now", alice, -10);
     const condition = lost(now, [now, booking("r-later", bob, 120), booking("r-again", alice, 300)]);
     expect(condition?.userIds).toEqual([alice.id, bob.id]);
-    expect(condition?.reservationId).toBe("r-now");
+    expect(condition?.bookingId).toBe("r-now");
     expect(condition?.message).toContain("and 3 bookings hold it");
     expect(condition?.evidence).toMatchObject({ reservationIds: ["r-now", "r-later", "r-again"] });
   });

@@ -112,7 +112,7 @@ class JudgedCondition implements Condition {
     readonly hostId: string | null,
     readonly gpuUuid: string | null,
     readonly gpuIndex: number | null,
-    readonly reservationId: string | null,
+    readonly bookingId: string | null,
     private readonly describeDetail: () => ConditionDetail,
   ) {}
 
@@ -164,8 +164,8 @@ export function evaluateRules(input: RuleInput): RuleOutput {
     const scope = gpuScope(gpu.uuid);
     observed.add(scope);
     const words = gpuWords(gpu, host, state);
-    const judged = (key: string, kind: Condition["kind"], reservationId: string | null, detail: () => ConditionDetail) =>
-      conditions.push(new JudgedCondition(key, kind, scope, host.id, gpu.uuid, gpu.index, reservationId, detail));
+    const judged = (key: string, kind: Condition["kind"], bookingId: string | null, detail: () => ConditionDetail) =>
+      conditions.push(new JudgedCondition(key, kind, scope, host.id, gpu.uuid, gpu.index, bookingId, detail));
 
     if (state.bookedBy && state.processes.some((process) => process.intruder)) {
       const bookedBy = state.bookedBy;
@@ -259,7 +259,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         hostId,
         gpuUuid: null,
         gpuIndex: null,
-        reservationId: null,
+        bookingId: null,
         userIds: bookers(uuids),
         // The silence measured, never the setting: an alert restored or opened early must not claim more than was seen.
         message: silentFor(hostName, host?.lastSeenAt ?? null, input.nowMs, config.holdMs.host_offline),
@@ -282,7 +282,7 @@ export function evaluateRules(input: RuleInput): RuleOutput {
         hostId,
         gpuUuid: uuid,
         gpuIndex: index,
-        reservationId: booked[0]?.reservationId ?? null,
+        bookingId: booked[0]?.reservationId ?? null,
         userIds: unique([...bookers([uuid]), ...booked.map((entry) => entry.bookedBy.id)]),
         // A MIG slice gone means the GPU's MIG layout changed (slices destroyed).
         message: unit.mig

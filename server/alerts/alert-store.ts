@@ -2,7 +2,7 @@ import type { Prisma } from "@prisma/client";
 import { ALERT_KINDS, type AlertBookingLink, type AlertKind, type AlertView } from "@/lib/domain/alerts";
 import { bookingPath } from "@/lib/domain/booking-link";
 import { namedBookings, type NamedBooking } from "@/server/bookings/store/named-bookings";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import type { ClosedAlert, OpenedAlert, RestoredAlert } from "@/server/alerts/alert-engine";
 import { gpuScope, hostScope } from "@/server/alerts/alert-rules";
 import { db } from "@/server/core/db";
@@ -72,7 +72,7 @@ export async function insertOpenedAlert(opened: OpenedAlert): Promise<AlertRow> 
         hostId: condition.hostId,
         gpuUuid: condition.gpuUuid,
         gpuIndex: condition.gpuIndex,
-        reservationId: condition.reservationId,
+        reservationId: condition.bookingId,
         userIds: JSON.stringify(condition.userIds),
         message: condition.message,
         evidence: JSON.stringify({ ...condition.evidence, since: new Date(opened.since).toISOString() }),

@@ -31,7 +31,7 @@ export function memoryPersistence(): AlertPersistence & { rows: AlertRow[]; chan
         hostId: condition.hostId,
         gpuUuid: condition.gpuUuid,
         gpuIndex: condition.gpuIndex,
-        reservationId: condition.reservationId,
+        reservationId: condition.bookingId,
         userIds: JSON.stringify(condition.userIds),
         message: condition.message,
         evidence: JSON.stringify({ ...condition.evidence, since: new Date(since).toISOString() }),

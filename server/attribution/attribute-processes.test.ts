@@ -4,7 +4,7 @@ import type { ProcessInfo } from "@/lib/domain/snapshot";
 import { attributeProcesses } from "@/server/attribution/attribute-processes";
 import { deriveGpuState } from "@/lib/domain/gpu-availability";
 import { staticDirectory } from "@/server/attribution/user-directory";
-import { checkProcessClaims, reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+import { checkProcessClaims, bookingClaimValue } from "@/server/bookings/rules/booking-proof";
 import { makeGpu, makeProcess } from "@/server/testing/factories";
 
 const alice = { id: "u-alice", username: "alice", name: "Alice" };
@@ -18,9 +18,9 @@ const directory = staticDirectory([
 
 const gpu = makeGpu({ index: 2 });
 
-function booking(reservationId: string, bookedBy = alice, uuid = gpu.uuid): LiveBooking {
+function booking(bookingId: string, bookedBy = alice, uuid = gpu.uuid): LiveBooking {
   return {
-    reservationId,
+    reservationId: bookingId,
     hostId: "h1",
     hostName: "node-a",
     gpus: [{ uuid, index: 2 }],
@@ -37,7 +37,7 @@ function proc(pid: number, overrides: Partial<ProcessInfo>): ProcessInfo {
 
 const SECRET = "the-test-servers-auth-secret-0123456789";
 /** What `gpudesk run` puts in the booker's job: the id with its proof. */
-const proofOf = (reservationId: string) => reservationClaimValue(reservationId, SECRET);
+const proofOf = (bookingId: string) => bookingClaimValue(bookingId, SECRET);
 
 /** The processes as the agent reports them, checked on arrival as the server does (server/fleet/ingest.ts), then attributed. */
 function attribute(processes: ProcessInfo[], bookings: LiveBooking[] = [booking("res-alice")]) {

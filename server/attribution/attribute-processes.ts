@@ -1,12 +1,12 @@
 import type { AttributionEvidence } from "@/lib/domain/attribution";
 import type { ProcessOwner } from "@/lib/domain/gpu-availability";
 import type { LiveBooking } from "@/lib/live/live";
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import type { ProcessInfo } from "@/lib/domain/snapshot";
 import type { PersonDirectory } from "@/server/attribution/user-directory";
 
 export interface AttributionContext {
-  /** Active and upcoming bookings by reservation id. */
+  /** Active and upcoming bookings by booking id. */
   bookings: ReadonlyMap<string, LiveBooking>;
   directory: PersonDirectory;
 }
@@ -45,7 +45,7 @@ function jobKey(evidence: AttributionEvidence): string {
  * Pure: same processes and context, same answer. Returns one entry per pid.
  */
 export function attributeProcesses(processes: readonly ProcessInfo[], context: AttributionContext): Map<number, ProcessOwner> {
-  const known = (reservationId: string | null) => (reservationId ? context.bookings.get(reservationId) ?? null : null);
+  const known = (bookingId: string | null) => (bookingId ? context.bookings.get(bookingId) ?? null : null);
   // Only a value that carried the booking's proof vouches (server/bookings/rules/booking-proof.ts).
   const proven = (process: ProcessInfo) => (process.reservationProven === true ? known(process.reservationId) : null);
   // A known booking named without its proof: someone hides on it (or runs an old launch line).

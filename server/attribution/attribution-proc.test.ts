@@ -5,7 +5,7 @@ import { staticDirectory } from "@/server/attribution/user-directory";
 import { createFakeProcTree, type FakeProcTree } from "@/host/collector/proc/fake-proc-tree";
 import { createUserLookup } from "@/host/collector/proc/lookup-user";
 import { createProcReader, enrichProcesses } from "@/host/collector/proc/proc-reader";
-import { checkProcessClaims, reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+import { checkProcessClaims, bookingClaimValue } from "@/server/bookings/rules/booking-proof";
 import { makeGpu, makeProcess, makeSnapshot } from "@/server/testing/factories";
 
 /**
@@ -31,7 +31,7 @@ describe("attribution from a /proc tree", () => {
       btime: 1_700_000_000,
       processes: [
         // Launched with `gpudesk run` inside a container: the environment names Alice's booking.
-        { pid: 100, uid: 1001, cgroup: `0::/system.slice/docker-${DOCKER_ID}.scope\n`, environ: ["PATH=/usr/bin", `GPUDESK_RESERVATION=${reservationClaimValue("res-alice", SECRET)}`] },
+        { pid: 100, uid: 1001, cgroup: `0::/system.slice/docker-${DOCKER_ID}.scope\n`, environ: ["PATH=/usr/bin", `GPUDESK_RESERVATION=${bookingClaimValue("res-alice", SECRET)}`] },
         // The same container, without the variable: the container.
         { pid: 101, uid: 1001, cgroup: `0::/system.slice/docker-${DOCKER_ID}.scope\n` },
         // A Slurm job: the job.
@@ -82,10 +82,10 @@ describe("attribution from a /proc tree", () => {
     const tree = await createFakeProcTree({
       btime: 1_700_000_000,
       processes: [
-        { pid: 200, uid: 1001, environ: [`GPUDESK_RESERVATION=${reservationClaimValue("res-alice", SECRET)}`] },
+        { pid: 200, uid: 1001, environ: [`GPUDESK_RESERVATION=${bookingClaimValue("res-alice", SECRET)}`] },
         { pid: 201, uid: 1001, environ: ["GPUDESK_RESERVATION=res-alice"] },
         { pid: 202, uid: 1001, environ: [`GPUDESK_RESERVATION=res-alice.${"x".repeat(32)}`] },
-        { pid: 203, uid: 1001, environ: [`GPUDESK_RESERVATION=res-alice.${reservationClaimValue(bobs, SECRET).split(".")[1]}`] },
+        { pid: 203, uid: 1001, environ: [`GPUDESK_RESERVATION=res-alice.${bookingClaimValue(bobs, SECRET).split(".")[1]}`] },
       ],
     });
     trees.push(tree);
@@ -96,7 +96,7 @@ describe("attribution from a /proc tree", () => {
     );
     const snapshot = await enrichProcesses(makeSnapshot([gpu], Date.now(), { processes: fromNvidiaSmi }), reader);
     // The agent reports the value as it is; only the server can tell a proof.
-    expect(snapshot.processes[0].reservationId).toBe(reservationClaimValue("res-alice", SECRET));
+    expect(snapshot.processes[0].reservationId).toBe(bookingClaimValue("res-alice", SECRET));
 
     const window = { startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), purpose: "proc test" };
     const bookings: LiveBooking[] = [

@@ -1,4 +1,4 @@
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { periodicJob, type JobTimers, type PeriodicJob } from "@/server/core/jobs";
 import { log } from "@/server/core/log";

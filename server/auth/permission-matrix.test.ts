@@ -98,8 +98,8 @@ beforeAll(async () => {
   };
   const actor = (user: typeof member) => ({ id: user.id, username: user.username, name: user.name, role: user.role, unixLogin: user.unixLogin });
   // The fleet the routes read: a GPU of the bookable host, booked by Mia now and running her job.
-  const { createReservation } = await import("@/server/bookings/commands/create-booking");
-  const booked = await createReservation(actor(member), { host: bookable.name, gpus: [0], durationMinutes: 60, purpose: "matrix-secret-purpose" });
+  const { createBooking } = await import("@/server/bookings/commands/create-booking");
+  const booked = await createBooking(actor(member), { host: bookable.name, gpus: [0], durationMinutes: 60, purpose: "matrix-secret-purpose" });
   MEMBER_ONLY.push(booked.id);
   fleet.connectHost(bookable.id, bookable.name, false);
   const process = { gpuUuid: bookable.gpus[0].uuid, pid: 4242, name: "python", usedMemoryMiB: 1024, user: "mia-unix", command: "python secret-train.py", startedAt: new Date().toISOString(), container: null, slurmJobId: null, reservationId: null };

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let renderCalendarFeed: typeof import("@/server/calendar/calendar-feed").renderCalendarFeed;
 let listCalendarFeeds: typeof import("@/server/calendar/calendar-feed").listCalendarFeeds;
 let db: typeof import("@/server/core/db").db;
@@ -15,7 +15,7 @@ const later = (hours: number) => new Date(NOW.getTime() + hours * 3600_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ renderCalendarFeed, listCalendarFeeds } = await import("@/server/calendar/calendar-feed"));
   ({ db } = await import("@/server/core/db"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
@@ -47,9 +47,9 @@ describe("the calendar feeds", () => {
   it("lists a person's own bookings, and only theirs, as a parser reads them", async () => {
     const host = await createTestHost(2);
     const [lin, other] = await Promise.all([createTestUser(), createTestUser()]);
-    const first = await createReservation(lin, { host: host.name, gpus: [0], startsAt: later(1).toISOString(), durationMinutes: 120, purpose: `course; week 1, lab ${"é".repeat(90)}` }, { now: NOW });
-    const second = await createReservation(lin, { host: host.name, gpus: [1], startsAt: later(30).toISOString(), durationMinutes: 60, purpose: "línea\nsecond" }, { now: NOW });
-    await createReservation(other, { host: host.name, gpus: [1], startsAt: later(1).toISOString(), durationMinutes: 60, purpose: "not lin's" }, { now: NOW });
+    const first = await createBooking(lin, { host: host.name, gpus: [0], startsAt: later(1).toISOString(), durationMinutes: 120, purpose: `course; week 1, lab ${"é".repeat(90)}` }, { now: NOW });
+    const second = await createBooking(lin, { host: host.name, gpus: [1], startsAt: later(30).toISOString(), durationMinutes: 60, purpose: "línea\nsecond" }, { now: NOW });
+    await createBooking(other, { host: host.name, gpus: [1], startsAt: later(1).toISOString(), durationMinutes: 60, purpose: "not lin's" }, { now: NOW });
 
     const { mine, hosts } = await listCalendarFeeds(lin);
     expect(hosts).toEqual([]);
@@ -65,7 +65,7 @@ describe("the calendar feeds", () => {
     const host = await createTestHost(1);
     const [boss, member] = await Promise.all([createTestUser("admin"), createTestUser()]);
     const planted = "x\rEND:VEVENT\rBEGIN:VEVENT\rSUMMARY:planted\u2028DTSTART:1\u0085UID:evil\r\nLOCATION:here\fX";
-    await createReservation(member, { host: host.name, gpus: [0], startsAt: later(3).toISOString(), durationMinutes: 30, purpose: planted }, { now: NOW });
+    await createBooking(member, { host: host.name, gpus: [0], startsAt: later(3).toISOString(), durationMinutes: 30, purpose: planted }, { now: NOW });
     const feed = (await listCalendarFeeds(boss)).hosts.find((entry) => entry.name === host.name);
     const text = await renderCalendarFeed(secretOf(feed!.path), NOW);
     // Lines end in CRLF only; none of the planted pieces starts a line, whichever break a parser splits on.
@@ -83,7 +83,7 @@ describe("the calendar feeds", () => {
     const { createMigTestHost } = await import("@/server/testing/booking-fixtures");
     const host = await createMigTestHost(["4g.40gb", "3g.40gb"]);
     const person = await createTestUser();
-    await createReservation(person, { host: host.name, slices: ["0:1"], startsAt: later(1).toISOString(), durationMinutes: 60, purpose: "slice work" }, { now: NOW });
+    await createBooking(person, { host: host.name, slices: ["0:1"], startsAt: later(1).toISOString(), durationMinutes: 60, purpose: "slice work" }, { now: NOW });
     const [event] = parse(await renderCalendarFeed(secretOf((await listCalendarFeeds(person)).mine), NOW));
     expect(event!.summary).toBe(`GPU booking: ${host.name} GPU 0:1 (3g.40gb)`);
     expect(event!.description.split("\n")).toContain(`${host.name} GPU 0:1 (3g.40gb)`);
@@ -102,7 +102,7 @@ describe("the calendar feeds", () => {
   it("gives an admin one feed per host, with everyone's bookings, for as long as they are an admin", async () => {
     const host = await createTestHost(1);
     const [boss, member] = await Promise.all([createTestUser("admin"), createTestUser()]);
-    const booking = await createReservation(member, { host: host.name, gpus: [0], startsAt: later(2).toISOString(), durationMinutes: 30, purpose: "on the host" }, { now: NOW });
+    const booking = await createBooking(member, { host: host.name, gpus: [0], startsAt: later(2).toISOString(), durationMinutes: 30, purpose: "on the host" }, { now: NOW });
     const feed = (await listCalendarFeeds(boss)).hosts.find((entry) => entry.name === host.name);
     expect(feed).toBeDefined();
     const events = parse(await renderCalendarFeed(secretOf(feed!.path), NOW));

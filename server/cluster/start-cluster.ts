@@ -116,19 +116,12 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
     },
   });
 
-  // A booking made on one instance refreshes the booking feeds and wakes the waitlist on every instance.
-  let applyingRemote = false;
-  const stopBookingsOut = onBookingsChanged(() => {
-    if (!applyingRemote) io.serverSideEmit(BOOKINGS_EVENT, instanceId);
+  // A booking made on one instance refreshes the booking feeds and wakes the waitlist on every instance; its
+  // notifications were told where it was made, so the others hear only that something changed elsewhere.
+  const stopBookingsOut = onBookingsChanged((event) => {
+    if (event.kind !== "elsewhere") io.serverSideEmit(BOOKINGS_EVENT, instanceId);
   });
-  const bookingsIn = () => {
-    applyingRemote = true;
-    try {
-      announceBookingsChanged();
-    } finally {
-      applyingRemote = false;
-    }
-  };
+  const bookingsIn = () => announceBookingsChanged({ kind: "elsewhere" });
   io.on(BOOKINGS_EVENT, bookingsIn);
 
   // Rooms per host, so that a token rotated on one instance closes the agent's connection wherever it is.

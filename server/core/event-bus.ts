@@ -13,8 +13,7 @@ import { log } from "@/server/core/log";
  * one module that announces on it and lets others listen.
  */
 export const EVENT_CHANNELS = {
-  bookingsChanged: "booking changes",
-  bookingChanged: "a booking's change",
+  bookingsChanged: "booking changes: each change of a booking, once, and what bookings are judged by",
   alertChanged: "alert changes",
   inventoryChanged: "inventory changes",
   minutesStored: "usage minutes stored",

@@ -1,4 +1,4 @@
-import type { PersonRef } from "@/lib/domain/reservation-types";
+import type { PersonRef } from "@/lib/domain/booking-types";
 
 /** Only what pages show of a person: never hashes or e-mail addresses. */
 export const personSelect = { id: true, username: true, name: true } as const;

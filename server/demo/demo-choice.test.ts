@@ -13,7 +13,7 @@ type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let db: typeof import("@/server/core/db").db;
 let demoChoice: typeof import("@/server/demo/demo-choice");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let ensureDemoAccounts: typeof import("@/server/demo/demo-story").ensureDemoAccounts;
 
 const NOW = new Date("2026-12-07T12:00:00Z");
@@ -24,7 +24,7 @@ beforeAll(async () => {
   fx = await import("@/server/testing/booking-fixtures");
   ({ db } = await import("@/server/core/db"));
   demoChoice = await import("@/server/demo/demo-choice");
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ ensureDemoAccounts } = await import("@/server/demo/demo-story"));
 }, 120_000);
 
@@ -53,13 +53,13 @@ describe("demo or lab", () => {
     expect(await demoChoice.getDemoStatus(researcher)).toMatchObject({ ask: false });
 
     // The demo's: a running and a scheduled booking of a demo person, one of a real person on a simulated host, two alerts there.
-    const running = await createReservation(demoActor, { host: simHost.name, gpus: [0], durationMinutes: 120, purpose: "demo training" }, { now: at(-30) });
-    const later = await createReservation(demoActor, { host: simHost.name, gpus: [1], startsAt: at(60).toISOString(), durationMinutes: 60, purpose: "demo later" }, { now: NOW });
-    const triedDemo = await createReservation(researcher, { host: simHost.name, gpus: [2], durationMinutes: 60, purpose: "trying the demo" }, { now: NOW });
+    const running = await createBooking(demoActor, { host: simHost.name, gpus: [0], durationMinutes: 120, purpose: "demo training" }, { now: at(-30) });
+    const later = await createBooking(demoActor, { host: simHost.name, gpus: [1], startsAt: at(60).toISOString(), durationMinutes: 60, purpose: "demo later" }, { now: NOW });
+    const triedDemo = await createBooking(researcher, { host: simHost.name, gpus: [2], durationMinutes: 60, purpose: "trying the demo" }, { now: NOW });
     await db().alert.create({ data: { kind: "conflict", subjectKey: `conflict:${simHost.gpus[0]!.uuid}`, hostId: simHost.id, gpuUuid: simHost.gpus[0]!.uuid, message: "demo conflict" } });
     await db().alert.create({ data: { kind: "unbooked_use", subjectKey: `unbooked_use:${simHost.gpus[3]!.uuid}`, gpuUuid: simHost.gpus[3]!.uuid, message: "demo unbooked" } });
     // The real lab's: a booking and an open alert on the real host.
-    const real = await createReservation(researcher, { host: lab.name, gpus: [0], durationMinutes: 180, purpose: "real work" }, { now: at(-10) });
+    const real = await createBooking(researcher, { host: lab.name, gpus: [0], durationMinutes: 180, purpose: "real work" }, { now: at(-10) });
     await db().alert.create({ data: { kind: "host_offline", subjectKey: `host_offline:${lab.id}`, hostId: lab.id, message: "real host silent" } });
 
     const { ended } = await demoChoice.chooseDemoOrLab(admin, "lab", NOW);

@@ -94,7 +94,7 @@ export async function chooseDemoOrLab(actor: Actor | null, choice: DemoChoice, n
   if (result.ended) {
     for (const id of result.retiredIds) disconnectLivePrincipal({ kind: "user", id });
     // The feed and the user directory read again: the demo's bookings are gone and its logins own nothing.
-    announceBookingsChanged();
+    announceBookingsChanged({ kind: "rules", what: "demo-choice" });
   }
   return { choice: result.choice, ended: result.ended };
 }

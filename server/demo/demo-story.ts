@@ -5,7 +5,7 @@ import { simulatedSnapshotAt, type SimulatedHostSpec } from "@/host/collector/si
 import { db } from "@/server/core/db";
 import { log } from "@/server/core/log";
 import type { Actor } from "@/server/access/actor";
-import { createReservation } from "@/server/bookings/commands/create-booking";
+import { createBooking } from "@/server/bookings/commands/create-booking";
 import { readPolicy } from "@/server/bookings/rules/policy";
 import { countCurrentDemoBookings } from "@/server/bookings/store/demo-bookings";
 import { DEMO_IDLE_PURPOSE, DEMO_IDLE_SLICE_PURPOSE, stageIdleReleaseDemo } from "@/server/demo/demo-idle";
@@ -159,7 +159,7 @@ export async function startDemoStory(specs: SimulatedHostSpec[], seed: number | 
       const actor: Actor = { ...account, role: "member", unixLogin: booking.login };
       const durationMinutes = Math.min(booking.hours * 60, policy.maxDurationMinutes);
       const units = booking.slices ? { slices: booking.slices } : { gpus: booking.gpus };
-      await createReservation(actor, { host: booking.host, ...units, durationMinutes, purpose: booking.purpose }, { now });
+      await createBooking(actor, { host: booking.host, ...units, durationMinutes, purpose: booking.purpose }, { now });
       made += 1;
     }
     // Idle release shows at once: one booking in its warning period, one released earlier (server/demo/demo-idle.ts).

@@ -12,7 +12,7 @@ import { planTerminations, startedBeforeBooking, type HostEnforcement } from "@/
 import { loadEnforcedHosts } from "@/server/enforcement/host-settings";
 import type { RegisteredHost } from "@/server/hosts/host-registry";
 import { log } from "@/server/core/log";
-import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+import { bookingClaimValue } from "@/server/bookings/rules/booking-proof";
 import { readBookingCreatedAt } from "@/server/bookings/store/booking-rows";
 
 /** A request is not repeated for the same process within this long (the agent may have refused it). */
@@ -25,7 +25,7 @@ export interface EnforcementLoopOptions {
   refreshMs?: number;
   loadSettings?: () => Promise<Map<string, HostEnforcement>>;
   /** When a booking was made (default: its row's createdAt); null when unknown. */
-  bookedAt?: (reservationId: string) => Promise<Date | null>;
+  bookedAt?: (bookingId: string) => Promise<Date | null>;
   timers?: JobTimers;
 }
 
@@ -125,7 +125,7 @@ export class EnforcementLoop {
       reservationId: target.reservationId,
       // The agent compares the process's GPUDESK_RESERVATION as it is, so it is told the whole value, proof included:
       // a process naming the booking without the proof is not protected.
-      protect: { reservationId: reservationClaimValue(target.reservationId), logins: target.bookerLogin ? [target.bookerLogin] : [] },
+      protect: { reservationId: bookingClaimValue(target.reservationId), logins: target.bookerLogin ? [target.bookerLogin] : [] },
       killAfterSeconds: target.killAfterSeconds,
       reason: `in conflict with booking ${target.reservationId} on ${target.gpuUuid}`,
     });

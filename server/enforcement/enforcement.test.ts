@@ -32,7 +32,7 @@ type Modules = {
   FleetState: typeof import("@/server/fleet/fleet-state").FleetState;
   createIngest: typeof import("@/server/fleet/ingest").createIngest;
   attachAgentEndpoint: typeof import("@/server/fleet/agent-endpoint").attachAgentEndpoint;
-  reservationClaimValue: typeof import("@/server/bookings/rules/booking-proof").reservationClaimValue;
+  bookingClaimValue: typeof import("@/server/bookings/rules/booking-proof").bookingClaimValue;
 };
 let m: Modules;
 let http: HttpServer;
@@ -64,7 +64,7 @@ beforeAll(async () => {
     FleetState: (await import("@/server/fleet/fleet-state")).FleetState,
     createIngest: (await import("@/server/fleet/ingest")).createIngest,
     attachAgentEndpoint: (await import("@/server/fleet/agent-endpoint")).attachAgentEndpoint,
-    reservationClaimValue: (await import("@/server/bookings/rules/booking-proof")).reservationClaimValue,
+    bookingClaimValue: (await import("@/server/bookings/rules/booking-proof")).bookingClaimValue,
   };
   intruderPerson = await m.fixtures.createTestUser("member", "intruder");
   await m.db.db().user.update({ where: { id: intruderPerson.id }, data: { unixLogin: login } });
@@ -149,7 +149,7 @@ async function setUp(uuidSuffix: string, bookedNow = false) {
   const { host, token } = await m.hosts.createHost(uniqueName("enforce").toLowerCase());
   await m.db.db().hostSetting.create({ data: { hostId: host.id, terminateIntruders: true, graceSeconds: 1, killAfterSeconds: 1 } });
   const bookedBy = await m.fixtures.createTestUser("member", "bookedBy");
-  const reservationId = bookedNow
+  const bookingId = bookedNow
     ? (
         await m.db.db().reservation.create({
           data: { userId: bookedBy.id, hostId: host.id, startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000), purpose: "booked over running work" },
@@ -158,7 +158,7 @@ async function setUp(uuidSuffix: string, bookedNow = false) {
       ).id
     : `res-${uuidSuffix}`;
   bookings.push({
-    reservationId,
+    reservationId: bookingId,
     hostId: host.id,
     hostName: host.name,
     gpus: [{ uuid, index: 0 }],
@@ -167,7 +167,7 @@ async function setUp(uuidSuffix: string, bookedNow = false) {
     endsAt: new Date(Date.now() + 3_600_000).toISOString(),
     purpose: "enforcement test",
   });
-  return { uuid, host, token, reservationId };
+  return { uuid, host, token, reservationId: bookingId };
 }
 
 /** Enforcement's own lines about the host (its registration is audited too, as an account action). */
@@ -180,11 +180,11 @@ const audit = (hostId: string) =>
 
 describe("enforcement with the real agent", () => {
   it("terminates the intruder after the grace period, never the booker's process, and audits each step", async () => {
-    const { uuid, host, token, reservationId } = await setUp("0001");
-    const bookerProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
+    const { uuid, host, token, reservationId: bookingId } = await setUp("0001");
+    const bookerProcess = startIdle({ GPUDESK_RESERVATION: m.bookingClaimValue(bookingId) });
     const intruder = startIdle();
     // Names the booking without its proof: hides on it, and is terminated like any intruder.
-    const hiding = startIdle({ GPUDESK_RESERVATION: reservationId });
+    const hiding = startIdle({ GPUDESK_RESERVATION: bookingId });
     startAgent(host.name, token, fakeNvidiaSmi(uuid, [bookerProcess.pid!, intruder.pid!, hiding.pid!]), true);
 
     await until(async () => !alive(intruder) && !alive(hiding), 60_000, "the intruders to be terminated");
@@ -203,15 +203,15 @@ describe("enforcement with the real agent", () => {
     expect(JSON.parse(about(hiding.pid)[0].after!)).toMatchObject({ evidence: { kind: "login", value: login }, person: { id: intruderPerson.id } });
     const ofIntruder = about(intruder.pid);
     expect(ofIntruder.map((row) => row.action)).toEqual(["enforcement.requested", "enforcement.sigterm", "enforcement.exited"]);
-    expect(JSON.parse(ofIntruder[0].after!)).toMatchObject({ pid: intruder.pid, login, reservationId, person: { id: intruderPerson.id } });
+    expect(JSON.parse(ofIntruder[0].after!)).toMatchObject({ pid: intruder.pid, login, reservationId: bookingId, person: { id: intruderPerson.id } });
     expect(JSON.parse(ofIntruder[1].after!)).toMatchObject({ pid: intruder.pid, action: "sigterm", login });
     // Nothing was ever asked about the booker's process.
     expect(entries.every((row) => JSON.parse(row.after!).pid !== bookerProcess.pid)).toBe(true);
   }, 90_000);
 
   it("terminates nothing when the agent was started without --allow-enforcement", async () => {
-    const { uuid, host, token, reservationId } = await setUp("0002");
-    const bookerProcess = startIdle({ GPUDESK_RESERVATION: m.reservationClaimValue(reservationId) });
+    const { uuid, host, token, reservationId: bookingId } = await setUp("0002");
+    const bookerProcess = startIdle({ GPUDESK_RESERVATION: m.bookingClaimValue(bookingId) });
     const intruder = startIdle();
     startAgent(host.name, token, fakeNvidiaSmi(uuid, [bookerProcess.pid!, intruder.pid!]), false);
 

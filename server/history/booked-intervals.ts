@@ -1,8 +1,9 @@
 import { MINUTE_MS } from "@/server/minutes/minute-row";
 import type { Client } from "@/server/minutes/minute-store";
+import { readHeldUnitRanges } from "@/server/bookings/store/booked-units";
 
 /**
- * Who held (booked) which GPU when, read straight from the reservation
+ * Who held (booked) which GPU when, read straight from the booking
  * tables: a GPU is held over [startsAt, endsAt) of each ReservationGpu row;
  * releasing or cancelling moves endsAt, so a withdrawn booking is an empty
  * range and holds nothing. Read-only: the booking rules live in
@@ -19,10 +20,7 @@ export interface BookedInterval {
 
 /** Bookings of any GPU that overlap [from, to). */
 export async function findBookedIntervals(client: Client, from: Date, to: Date): Promise<BookedInterval[]> {
-  const rows = await client.reservationGpu.findMany({
-    where: { startsAt: { lt: to }, endsAt: { gt: from } },
-    select: { startsAt: true, endsAt: true, gpu: { select: { uuid: true } }, reservation: { select: { id: true, userId: true } } },
-  });
+  const rows = await readHeldUnitRanges(client, from, to);
   return rows
     .filter((row) => row.endsAt > row.startsAt)
     .map((row) => ({

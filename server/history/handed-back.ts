@@ -1,6 +1,7 @@
 import { gpuShareOf } from "@/lib/domain/gpu-share";
 import { db } from "@/server/core/db";
 import { bookingIdsOf } from "@/server/bookings/store/named-bookings";
+import { readUnitSharesOfParts } from "@/server/bookings/store/booked-units";
 
 /** What idle release handed back of one person's bookings on one host, by releases in a range. */
 export interface HandedBackTime {
@@ -26,10 +27,7 @@ export async function handedBackTimes(fromMs: number, toMs: number, userId?: str
     select: { reservationId: true, userId: true, hostId: true, gpuCount: true, at: true, scheduledEndAt: true },
   });
   if (rows.length === 0) return [];
-  const units = await db().reservationGpu.findMany({
-    where: { reservationId: { in: [...new Set(rows.map((row) => row.reservationId))] } },
-    select: { reservationId: true, gpu: { select: { hostId: true, migProfile: true, name: true } } },
-  });
+  const units = await readUnitSharesOfParts(db(), [...new Set(rows.map((row) => row.reservationId))]);
   // A booking across hosts is released per host: each release weighs the units on its own host.
   const weightOf = new Map<string, number>();
   for (const unit of units) {

@@ -80,7 +80,7 @@ describe("usage API", () => {
     expect((await call(GET, `/api/v1/gpus/${gpuUuid}/history`, {}, { uuid: gpuUuid })).status).toBe(401);
   });
 
-  it("answers reservation efficiency for the asker's own bookings", async () => {
+  it("answers booking efficiency for the asker's own bookings", async () => {
     const { GET } = await import("@/app/api/v1/usage/reservations/route");
     const response = await call(GET, `/api/v1/usage/reservations?ids=nope,${memberId}`, member);
     expect(response.status).toBe(200);

@@ -250,12 +250,12 @@ export async function rotateHostToken(hostId: string): Promise<{ host: Registere
   return { host, token };
 }
 
-/** Removes a host, its GPUs and its token. Hosts with reservations on record are kept for history. */
+/** Removes a host, its GPUs and its token. Hosts with bookings on record are kept for history. */
 export async function removeHost(hostId: string): Promise<RegisteredHost> {
   const host = await db().host.findUnique({ where: { id: hostId }, select: { ...hostSelect, _count: { select: { reservations: true } } } });
   if (!host) throw new AppError("not_found", "No such host");
   if (host._count.reservations > 0) {
-    throw new AppError("conflict", `${host.name} has reservations on record; rotate its token instead of removing it`);
+    throw new AppError("conflict", `${host.name} has bookings on record; rotate its token instead of removing it`);
   }
   await db().$transaction(async (tx) => {
     await tx.host.delete({ where: { id: hostId } });

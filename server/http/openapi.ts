@@ -6,12 +6,12 @@ import {
   auditQuerySchema,
   multiNodeRequestSchema,
   policySchema,
-  reservationCancelSchema,
-  reservationChangeSchema,
+  bookingCancelSchema,
+  bookingChangeSchema,
   replacePartSchema,
-  reservationListQuerySchema,
-  reservationRequestSchema,
-} from "@/lib/domain/reservation-schema";
+  bookingListQuerySchema,
+  bookingRequestSchema,
+} from "@/lib/domain/booking-schema";
 import { hostPatchSchema } from "@/lib/domain/slurm";
 import { idleExemptionSchema } from "@/lib/domain/idle-exemption-schema";
 import { changePasswordSchema } from "@/lib/domain/password";
@@ -23,7 +23,7 @@ import { personLimitsSchema, teamCreateSchema, teamMemberSchema, teamUpdateSchem
 import { createDisplaySchema, createTokenSchema, updateDisplaySchema } from "@/server/auth/tokens";
 import { updateMeSchema } from "@/lib/domain/account-schema";
 import { createUserSchema, updateUserSchema } from "@/server/auth/users";
-import { efficiencyQuerySchema } from "@/server/history/reservation-efficiency";
+import { efficiencyQuerySchema } from "@/server/history/booking-efficiency";
 import { usageOptionsSchema } from "@/server/history/usage-service";
 import { createHostSchema } from "@/server/hosts/host-registry";
 import { teamUsageQuerySchema } from "@/server/teams/team-usage-params";
@@ -74,14 +74,14 @@ const OPERATIONS: Operation[] = [
   { method: "patch", path: "/api/v1/me/notifications", summary: "Change my mail address and notification choices", access: "user", body: notificationSettingsSchema },
   { method: "get", path: "/api/v1/fleet", summary: "The live fleet: hosts, GPUs, their states and who runs on them (a display token gets the display scope only)", access: "user" },
   { method: "get", path: "/api/v1/gpus/{uuid}/history", summary: "One GPU's history beyond the live 15 minutes", access: "user", query: rangeQuerySchema },
-  { method: "get", path: "/api/v1/reservations", summary: "My reservations (?all=1: everyone's, admins), current first", access: "user", query: reservationListQuerySchema },
+  { method: "get", path: "/api/v1/reservations", summary: "My bookings (?all=1: everyone's, admins), current first", access: "user", query: bookingListQuerySchema },
   {
     method: "post",
     path: "/api/v1/reservations",
     summary:
       "Book GPUs: the reservation and its launch settings; 409 with the bookings in the way. With nodes + gpusPerNode (+ model) or parts: one booking across nodes, all parts or none, each part with its node's launch settings",
     access: "user",
-    body: z.union([reservationRequestSchema, multiNodeRequestSchema]),
+    body: z.union([bookingRequestSchema, multiNodeRequestSchema]),
     success: 201,
   },
   {
@@ -93,7 +93,7 @@ const OPERATIONS: Operation[] = [
     success: 201,
   },
   { method: "get", path: "/api/v1/reservations/{id}", summary: "One reservation with its launch settings and changes", access: "user" },
-  { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: reservationChangeSchema },
+  { method: "patch", path: "/api/v1/reservations/{id}", summary: "Extend or shorten a reservation", access: "user", body: bookingChangeSchema },
   { method: "post", path: "/api/v1/reservations/{id}/release", summary: "Give the GPUs back now", access: "user" },
   {
     method: "post",
@@ -112,7 +112,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/idle-exemptions", summary: "Idle release's exemptions, and what report-only mode would have released", access: "admin" },
   { method: "post", path: "/api/v1/idle-exemptions", summary: "Exempt a host, a person or one booking from idle release (audited)", access: "admin", body: idleExemptionSchema, success: 201 },
   { method: "delete", path: "/api/v1/idle-exemptions/{id}", summary: "Remove an idle release exemption (audited)", access: "admin", success: 204 },
-  { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the booker sees", access: "admin", body: reservationCancelSchema },
+  { method: "post", path: "/api/v1/reservations/{id}/cancel", summary: "End someone's booking with a reason the booker sees", access: "admin", body: bookingCancelSchema },
   { method: "get", path: "/api/v1/waitlist", summary: "The queue in order of service, with estimated starts (?mine=1: mine)", access: "user" },
   { method: "post", path: "/api/v1/waitlist", summary: "Wait for GPUs that are taken (or for nodes × GPUs per node across nodes, granted whole); granted as a reservation when they free up", access: "user", body: z.union([waitRequestSchema, multiNodeWaitRequestSchema]), success: 201 },
   { method: "get", path: "/api/v1/waitlist/{id}", summary: "One waiting request: its place, or its reservation once granted", access: "user" },
@@ -151,7 +151,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/api/v1/hosts", summary: "GPU hosts", access: "admin" },
   { method: "post", path: "/api/v1/hosts", summary: "Register a host: its agent token, answered this once", access: "admin", body: createHostSchema, success: 201 },
   { method: "patch", path: "/api/v1/hosts/{id}", summary: "Name the host's fabric (rack, switch; null clears it): booking across nodes keeps a job's nodes on one; map it to a Slurm NodeName (slurmNode; null: its own name)", access: "admin", body: hostPatchSchema },
-  { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has reservations on record)", access: "admin", success: 204 },
+  { method: "delete", path: "/api/v1/hosts/{id}", summary: "Remove a host (409 while it has bookings on record)", access: "admin", success: 204 },
   { method: "post", path: "/api/v1/hosts/{id}/rotate", summary: "A new agent token; the old one stops working", access: "admin" },
   { method: "get", path: "/api/v1/host-settings", summary: "Every host's enforcement setting and whether its agent allows enforcement", access: "admin" },
   { method: "put", path: "/api/v1/host-settings/{hostId}", summary: "Terminate intruders on a host after a grace period, or not", access: "admin", body: hostSettingInputSchema },

@@ -27,11 +27,11 @@ export interface BackdateOptions {
  * the minutes. Minutes already stored are left as they were. Returns the
  * new start (or keep) time.
  */
-export async function backdateBooking(reservationId: string, minutes: number, now: Date, options: BackdateOptions = {}): Promise<Date> {
+export async function backdateBooking(bookingId: string, minutes: number, now: Date, options: BackdateOptions = {}): Promise<Date> {
   const reading = options.reading ?? { utilPct: 0, memUsedMiB: 29_696 };
   const nowMinute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
   const startsAt = new Date(nowMinute - minutes * MINUTE_MS);
-  const booking = await readBookingToBackdate(reservationId);
+  const booking = await readBookingToBackdate(bookingId);
   const uuids = booking.gpus.map(({ gpu }) => gpu.uuid);
   const rows: MinuteRow[] = [];
   for (const uuid of uuids) {
@@ -59,8 +59,8 @@ export async function backdateBooking(reservationId: string, minutes: number, no
   }
   await db().$transaction(async (tx) => {
     // A keep `minutes` ago means the booking had started by then too.
-    if (options.clock === "keep") await setIdleClock(tx, reservationId, startsAt);
-    if (options.clock !== "keep" || booking.startsAt > startsAt) await moveStartOfBooking(tx, reservationId, startsAt);
+    if (options.clock === "keep") await setIdleClock(tx, bookingId, startsAt);
+    if (options.clock !== "keep" || booking.startsAt > startsAt) await moveStartOfBooking(tx, bookingId, startsAt);
     await insertMissingMinuteRows(tx, rows);
     // The hourly rollups (long ranges of the usage page) count these minutes too.
     await claimWriteLock(tx);

@@ -14,12 +14,12 @@ import { useTestDatabase } from "@/server/testing/test-db";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let db: typeof import("@/server/core/db").db;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let changeReservationEnd: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
-let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
-let getReservation: typeof import("@/server/bookings/views/list-bookings").getReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let changeBookingEnd: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
+let releaseBooking: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
+let getBooking: typeof import("@/server/bookings/views/list-bookings").getBooking;
 let releaseIdleBooking: typeof import("@/server/bookings/commands/release-idle-booking").releaseIdleBooking;
-let keepReservation: typeof import("@/server/bookings/commands/keep-booking").keepReservation;
+let keepBooking: typeof import("@/server/bookings/commands/keep-booking").keepBooking;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
 let addIdleExemption: typeof import("@/server/idle-release/idle-exemptions").addIdleExemption;
 let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
@@ -32,12 +32,12 @@ beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
   ({ db } = await import("@/server/core/db"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ changeReservationEnd } = await import("@/server/bookings/commands/change-booking"));
-  ({ releaseReservation } = await import("@/server/bookings/commands/end-booking"));
-  ({ getReservation } = await import("@/server/bookings/views/list-bookings"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ changeBookingEnd } = await import("@/server/bookings/commands/change-booking"));
+  ({ releaseBooking } = await import("@/server/bookings/commands/end-booking"));
+  ({ getBooking } = await import("@/server/bookings/views/list-bookings"));
   ({ releaseIdleBooking } = await import("@/server/bookings/commands/release-idle-booking"));
-  ({ keepReservation } = await import("@/server/bookings/commands/keep-booking"));
+  ({ keepBooking } = await import("@/server/bookings/commands/keep-booking"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
   ({ addIdleExemption } = await import("@/server/idle-release/idle-exemptions"));
   ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
@@ -64,7 +64,7 @@ async function storeMinutes(hostId: string, uuids: string[], from: number, to: n
 async function idleBooking(count = 1, idleMinutes = 150) {
   const host = await fx.createTestHost(count);
   const bookedBy = await fx.createTestUser("member", "idlebooker");
-  const booking = await createReservation(bookedBy, { host: host.name, gpus: host.gpus.map((gpu) => gpu.index), durationMinutes: 8 * 60, purpose: "idle" }, { now: NOW });
+  const booking = await createBooking(bookedBy, { host: host.name, gpus: host.gpus.map((gpu) => gpu.index), durationMinutes: 8 * 60, purpose: "idle" }, { now: NOW });
   await storeMinutes(host.id, host.gpus.map((gpu) => gpu.uuid), 0, idleMinutes, 0);
   return { host, bookedBy, booking };
 }
@@ -89,14 +89,14 @@ describe("idle release", () => {
       await pass(90);
       await pass(91);
       expect(notices).toEqual(["reservation.idle_warning"]);
-      const warned = await getReservation(bookedBy, booking.id, at(91));
+      const warned = await getBooking(bookedBy, booking.id, at(91));
       expect(warned.idle).toMatchObject({ phase: "warning", idleSince: NOW.toISOString(), releaseAt: at(120).toISOString(), keepsLeft: 1 });
       await pass(120);
       expect(notices).toEqual(["reservation.idle_warning", "reservation.idle_released"]);
     } finally {
       stop();
     }
-    const view = await getReservation(bookedBy, booking.id, at(121));
+    const view = await getBooking(bookedBy, booking.id, at(121));
     expect(view).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
     expect(view.idle).toMatchObject({ phase: "released", idleSince: NOW.toISOString(), releaseAt: at(120).toISOString() });
     const record = await db().idleRelease.findFirstOrThrow({ where: { reservationId: booking.id } });
@@ -135,10 +135,10 @@ describe("idle release", () => {
 
   it("a keep starts the clock again, once; the second keep is refused; each keep is audited", async () => {
     const { bookedBy, booking } = await idleBooking(1, 300);
-    const kept = await keepReservation(bookedBy, booking.id, { now: at(100) });
+    const kept = await keepBooking(bookedBy, booking.id, { now: at(100) });
     expect(kept.idle).toBeNull();
     expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
-    expect((await fx.refusal(keepReservation(bookedBy, booking.id, { now: at(200) }))).code).toBe("conflict");
+    expect((await fx.refusal(keepBooking(bookedBy, booking.id, { now: at(200) }))).code).toBe("conflict");
     expect(await db().auditLog.count({ where: { entityId: booking.id, action: "reservation.keep" } })).toBe(1);
     // Two hours idle after the keep, warned 30 minutes before: released.
     expect(await releaseIdleBooking(booking.id, { now: at(220) })).toEqual({ kind: "skipped", why: "not due" });
@@ -148,7 +148,7 @@ describe("idle release", () => {
 
   it("an extension starts the clock again", async () => {
     const { bookedBy, booking } = await idleBooking();
-    await changeReservationEnd(bookedBy, booking.id, { addMinutes: 60 }, { now: at(110) });
+    await changeBookingEnd(bookedBy, booking.id, { addMinutes: 60 }, { now: at(110) });
     expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
   });
 
@@ -158,10 +158,10 @@ describe("idle release", () => {
         const { bookedBy, booking } = await idleBooking();
         const action =
           rival === "extend"
-            ? changeReservationEnd(bookedBy, booking.id, { addMinutes: 30 }, { now: at(150) })
+            ? changeBookingEnd(bookedBy, booking.id, { addMinutes: 30 }, { now: at(150) })
             : rival === "keep"
-              ? keepReservation(bookedBy, booking.id, { now: at(150) })
-              : releaseReservation(bookedBy, booking.id, { now: at(150) });
+              ? keepBooking(bookedBy, booking.id, { now: at(150) })
+              : releaseBooking(bookedBy, booking.id, { now: at(150) });
         const [idle, other] = await Promise.all([settle(releaseIdleBooking(booking.id, { now: at(150) })), settle(action)]);
         const idleWon = idle.ok && idle.value.kind === "released";
         expect([idleWon, other.ok].filter(Boolean), JSON.stringify({ rival, idle, other })).toHaveLength(1);
@@ -179,7 +179,7 @@ describe("idle release", () => {
       const subject = kind === "host" ? host.name : kind === "person" ? bookedBy.username : booking.id;
       await addIdleExemption(admin, { kind, subject, reason: "interactive" });
       expect(await releaseIdleBooking(booking.id, { now: at(150) })).toEqual({ kind: "skipped", why: "not due" });
-      const view = await getReservation(bookedBy, booking.id, at(150));
+      const view = await getBooking(bookedBy, booking.id, at(150));
       expect(view.idle).toMatchObject({ exempt: true, releaseAt: null });
     }
     expect(await db().auditLog.count({ where: { action: "policy.idle_exemption_add", actorId: admin.id } })).toBeGreaterThanOrEqual(3);
@@ -207,7 +207,7 @@ describe("idle release", () => {
       await updatePolicy(admin, { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30, idleReleaseAfterMinutes: 4, idleWarningMinutes: 1 });
       await pass(60.5);
       expect(notices).toEqual([{ event: "reservation.idle_warning", releaseAt: at(61.5).toISOString() }]);
-      expect((await getReservation(bookedBy, booking.id, at(61))).idle).toMatchObject({ phase: "warning", releaseAt: at(61.5).toISOString() });
+      expect((await getBooking(bookedBy, booking.id, at(61))).idle).toMatchObject({ phase: "warning", releaseAt: at(61.5).toISOString() });
       expect(await releaseIdleBooking(booking.id, { now: at(61) })).toEqual({ kind: "skipped", why: "not due" });
       await pass(61);
       expect(notices.map((notice) => notice.event)).toEqual(["reservation.idle_warning"]);
@@ -216,7 +216,7 @@ describe("idle release", () => {
     } finally {
       stop();
     }
-    expect(await getReservation(bookedBy, booking.id, at(62))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(61.5).toISOString() });
+    expect(await getBooking(bookedBy, booking.id, at(62))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(61.5).toISOString() });
   });
 
   it("a warning of an earlier idle run does not count: the booking used in between is warned again before its release", async () => {

@@ -10,8 +10,8 @@ import { bookingIdleStandings } from "@/server/bookings/rules/whole-booking";
 import { acrossNodesPhrase, hostList, multiNodeLabel, shapeOf } from "@/lib/domain/multi-node";
 import { log } from "@/server/core/log";
 import { wholeBookingsOf } from "@/server/bookings/store/whole-bookings";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
-import { claimIdleWarning, readRunningBookingsToJudge } from "@/server/bookings/store/idle-columns";
+import { readRunningBookingsToJudge } from "@/server/bookings/store/idle-columns";
+import { warnIdleBooking } from "@/server/bookings/commands/warn-idle-booking";
 import { periodicJob } from "@/server/core/jobs";
 import { readIdlePolicy } from "@/server/bookings/rules/policy";
 
@@ -89,11 +89,10 @@ export async function runIdlePass(options: Omit<IdleRunnerOptions, "everyMs">, n
       holding: holdingProcesses(gpus, uuids),
     });
     if (standing.warnedAtMs === null) {
-      // The claim: one instance, one pass, one warning per window (a warning of an earlier idle run is replaced).
-      if (await claimIdleWarning(booking.id, parts.map((part) => part.id), new Date(standing.idleSinceMs), now)) {
+      // The claim, a command: one instance, one pass, one warning per window (a warning of an earlier idle run is
+      // replaced), announced once by its transaction (the live bookings carry the warning: the feed reads them again).
+      if (await warnIdleBooking(booking.id, new Date(standing.idleSinceMs), { now })) {
         await notifyIdle(notice("reservation.idle_warning", standing.releaseAtMs), { publicUrl: options.publicUrl, now });
-        // The live bookings carry the warning (fleet cards): the feed reads them again.
-        announceBookingsChanged();
       }
     }
     if (standing.phase === "due") {

@@ -99,10 +99,10 @@ describe("idle release of a booking across nodes", () => {
     const bookedBy = await fx.createTestUser();
     const booking = await createMultiNodeBooking(bookedBy, { parts: [{ host: a.name, gpus: [0, 1] }, { host: b.name, gpus: [0, 1] }], durationMinutes: 10 * 60, purpose: "kept" }, { now: NOW });
     const ids = booking.parts.map((part) => part.id);
-    const { getReservationView } = await import("@/server/bookings/views/list-bookings");
+    const { getBookingView } = await import("@/server/bookings/views/list-bookings");
     const { idleWarningsOf } = await import("@/server/bookings/views/idle-views");
-    const { keepReservation } = await import("@/server/bookings/commands/keep-booking");
-    const views = async (minutes: number) => Promise.all(ids.map((id) => getReservationView(db(), id, at(minutes).getTime(), bookedBy.id)));
+    const { keepBooking } = await import("@/server/bookings/commands/keep-booking");
+    const views = async (minutes: number) => Promise.all(ids.map((id) => getBookingView(db(), id, at(minutes).getTime(), bookedBy.id)));
 
     // Both nodes idle: warned once, and every part's view says the same warning.
     await storeMinutes(a, 0, 600, 0);
@@ -113,7 +113,7 @@ describe("idle release of a booking across nodes", () => {
     expect(new Set(warned.map((view) => view.idle?.releaseAt)).size).toBe(1);
 
     // One Keep, through node 2's id, keeps the whole booking: no part is idle now.
-    await keepReservation(bookedBy, ids[1], { now: at(100) });
+    await keepBooking(bookedBy, ids[1], { now: at(100) });
     expect((await views(101)).map((view) => view.idle)).toEqual([null, null]);
     const rows = await db().reservation.findMany({ where: { id: { in: ids } }, select: { idleKeepsUsed: true, idleWarnedAt: true, idleClockAt: true } });
     expect(rows).toEqual([

@@ -16,8 +16,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let db: typeof import("@/server/core/db").db;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let getReservation: typeof import("@/server/bookings/views/list-bookings").getReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let getBooking: typeof import("@/server/bookings/views/list-bookings").getBooking;
 let runIdlePass: typeof import("@/server/idle-release/idle-runner").runIdlePass;
 let onIdleNotice: typeof import("@/server/idle-release/notify-idle").onIdleNotice;
 let updatePolicy: typeof import("@/server/bookings/rules/policy").updatePolicy;
@@ -38,8 +38,8 @@ beforeAll(async () => {
   fx = await import("@/server/testing/booking-fixtures");
   factories = await import("@/server/testing/factories");
   ({ db } = await import("@/server/core/db"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ getReservation } = await import("@/server/bookings/views/list-bookings"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ getBooking } = await import("@/server/bookings/views/list-bookings"));
   ({ runIdlePass } = await import("@/server/idle-release/idle-runner"));
   ({ onIdleNotice } = await import("@/server/idle-release/notify-idle"));
   ({ updatePolicy } = await import("@/server/bookings/rules/policy"));
@@ -83,8 +83,8 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     const host = await sevenSliceHost(0);
     expect(host.slices.map((slice) => slice.mig!.profile)).toEqual(Array(7).fill("1g.10gb"));
     const [idleBooker, busyBooker] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const idle = await createReservation(idleBooker, { host: host.name, slices: ["0:3"], durationMinutes: 8 * 60, purpose: "idle slice" }, { now: NOW });
-    const busy = await createReservation(busyBooker, { host: host.name, slices: ["0:5"], durationMinutes: 8 * 60, purpose: "busy slice" }, { now: NOW });
+    const idle = await createBooking(idleBooker, { host: host.name, slices: ["0:3"], durationMinutes: 8 * 60, purpose: "idle slice" }, { now: NOW });
+    const busy = await createBooking(busyBooker, { host: host.name, slices: ["0:5"], durationMinutes: 8 * 60, purpose: "busy slice" }, { now: NOW });
     await storeSliceMinutes(host.id, host.slices[3]!.uuid, 0, 150, { memUsedMax: IDLE_MIB, busy: false });
     await storeSliceMinutes(host.id, host.slices[5]!.uuid, 0, 150, { memUsedMax: JOB_MIB, busy: true });
 
@@ -92,7 +92,7 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     const stop = onIdleNotice((notice) => [idle.id, busy.id].includes(notice.reservationId) && notices.push(`${notice.event} ${notice.reservationId === idle.id ? "idle" : "busy"}`));
     try {
       await pass(60);
-      expect((await getReservation(idleBooker, idle.id, at(60))).idle).toMatchObject({ phase: "idle", idleSince: NOW.toISOString(), idleMinutes: 60 });
+      expect((await getBooking(idleBooker, idle.id, at(60))).idle).toMatchObject({ phase: "idle", idleSince: NOW.toISOString(), idleMinutes: 60 });
       await pass(90);
       expect(notices).toEqual(["reservation.idle_warning idle"]);
       // "The server restarts": a pass keeps nothing in memory; the clock is the stored minutes, the warning's claim the row.
@@ -103,17 +103,17 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     } finally {
       stop();
     }
-    expect(await getReservation(idleBooker, idle.id, at(121))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
-    const kept = await getReservation(busyBooker, busy.id, at(121));
+    expect(await getBooking(idleBooker, idle.id, at(121))).toMatchObject({ state: "released", releasedBecause: "idle", endsAt: at(120).toISOString() });
+    const kept = await getBooking(busyBooker, busy.id, at(121));
     expect(kept).toMatchObject({ state: "active", idle: null });
   });
 
   it("memory held with no process listed keeps a slice; report-only and exemptions apply as to a GPU", async () => {
     const host = await sevenSliceHost(1);
     const [a, b, c] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    const unseen = await createReservation(a, { host: host.name, slices: ["1:0"], durationMinutes: 8 * 60, purpose: "unseen job" }, { now: NOW });
-    const exempt = await createReservation(b, { host: host.name, slices: ["1:1"], durationMinutes: 8 * 60, purpose: "exempt" }, { now: NOW });
-    const reported = await createReservation(c, { host: host.name, slices: ["1:2"], durationMinutes: 8 * 60, purpose: "report only" }, { now: NOW });
+    const unseen = await createBooking(a, { host: host.name, slices: ["1:0"], durationMinutes: 8 * 60, purpose: "unseen job" }, { now: NOW });
+    const exempt = await createBooking(b, { host: host.name, slices: ["1:1"], durationMinutes: 8 * 60, purpose: "exempt" }, { now: NOW });
+    const reported = await createBooking(c, { host: host.name, slices: ["1:2"], durationMinutes: 8 * 60, purpose: "report only" }, { now: NOW });
     await storeSliceMinutes(host.id, host.slices[0]!.uuid, 0, 150, { memUsedMax: JOB_MIB, busy: false });
     for (const slice of [host.slices[1]!, host.slices[2]!]) await storeSliceMinutes(host.id, slice.uuid, 0, 150, { memUsedMax: IDLE_MIB, busy: false });
     await addIdleExemption(admin, { kind: "booking", subject: exempt.id, reason: "interactive notebook" });
@@ -122,7 +122,7 @@ describe.skipIf(!hasSharedFixtures)("idle release of MIG slices (recorded 7×1g.
     // Warned first (the pass at 120), reported once the full warning time has passed.
     await pass(120);
     await pass(150);
-    const states = await Promise.all([getReservation(a, unseen.id, at(150)), getReservation(b, exempt.id, at(150)), getReservation(c, reported.id, at(150))]);
+    const states = await Promise.all([getBooking(a, unseen.id, at(150)), getBooking(b, exempt.id, at(150)), getBooking(c, reported.id, at(150))]);
     expect(states.map((view) => view.state)).toEqual(["active", "active", "active"]);
     expect(states[0]!.idle).toBeNull();
     expect(states[1]!.idle).toMatchObject({ exempt: true, releaseAt: null });

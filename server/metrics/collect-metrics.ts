@@ -25,7 +25,7 @@ export async function collectMetrics(now = new Date()): Promise<{ contentType: s
   return renderMetrics({
     fleet: fleet.current(),
     bookings,
-    activeReservations: new Set([...bookings.values()].map((booking) => booking.reservationId)).size,
+    activeBookings: new Set([...bookings.values()].map((booking) => booking.reservationId)).size,
     openAlerts: await countOpenAlerts(),
     ingest: ingest.counters,
     history: history?.stats(),

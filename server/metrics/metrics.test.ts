@@ -41,7 +41,7 @@ let memberToken: string;
 let gpus: GpuSample[];
 let hostName: string;
 let bookedByUsername: string;
-let reservationId: string;
+let bookingId: string;
 const NOW = Date.now();
 
 beforeAll(async () => {
@@ -82,11 +82,11 @@ beforeAll(async () => {
   const gpuRow = await db().gpu.findUniqueOrThrow({ where: { uuid: gpus[1]!.uuid }, select: { id: true } });
   const startsAt = new Date(NOW - 60 * 60_000);
   const endsAt = new Date(NOW + 60 * 60_000);
-  const reservation = await db().reservation.create({
+  const booking = await db().reservation.create({
     data: { userId: member.id, hostId: host.id, startsAt, endsAt, purpose: "metrics test", gpus: { create: [{ gpuId: gpuRow.id, startsAt, endsAt }] } },
     select: { id: true },
   });
-  reservationId = reservation.id;
+  bookingId = booking.id;
 
   // One open alert and one closed one: only the open one counts.
   await db().alert.create({ data: { kind: "idle_booking", subjectKey: `idle_booking:${gpus[1]!.uuid}`, message: "idle", gpuUuid: gpus[1]!.uuid } });
@@ -134,7 +134,7 @@ describe("/metrics", () => {
     ]);
     expect(own("gpudesk_gpu_booked", gpus[0]!)[0]?.value).toBe(0);
     expect(own("gpudesk_gpu_booked", gpus[1]!)[0]?.value).toBe(1);
-    expect(own("gpudesk_gpu_booking_info", gpus[1]!)[0]?.labels).toMatchObject({ booked_by: bookedByUsername, reservation_id: reservationId, Hostname: hostName, gpu: "1" });
+    expect(own("gpudesk_gpu_booking_info", gpus[1]!)[0]?.labels).toMatchObject({ booked_by: bookedByUsername, reservation_id: bookingId, Hostname: hostName, gpu: "1" });
     expect(own("gpudesk_gpu_booking_info", gpus[0]!)).toHaveLength(0);
     expect(series.find((s) => s.name === "gpudesk_reservations_active")?.value).toBe(1);
     const alerts = Object.fromEntries(series.filter((s) => s.name === "gpudesk_alerts_open").map((s) => [s.labels.kind, s.value]));

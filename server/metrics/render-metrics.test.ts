@@ -34,7 +34,7 @@ describe("dcgm-exporter names for a real H200 reading", () => {
     const { body } = await renderMetrics({
       fleet: fleet.snapshot(),
       bookings: new Map(),
-      activeReservations: 0,
+      activeBookings: 0,
       openAlerts: {},
       ingest: { acceptedSnapshots: 1, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 },
       nowMs: now,
@@ -81,7 +81,7 @@ describe("the real H100 MIG recording through the nvidia-smi source", () => {
       const { body } = await renderMetrics({
         fleet: fleet.snapshot(),
         bookings: new Map(),
-        activeReservations: 0,
+        activeBookings: 0,
         openAlerts: {},
         ingest: { acceptedSnapshots: 1, rejectedSnapshots: 0, rejectedMessages: 0, droppedByAgents: 0 },
         nowMs: now,

@@ -12,7 +12,7 @@ export interface MetricsInput {
   fleet: Pick<FleetSnapshot, "hosts" | "gpus">;
   /** The booking of each GPU now, by GPU UUID (its person is the `booked_by` label). */
   bookings: Map<string, ActiveBooking>;
-  activeReservations: number;
+  activeBookings: number;
   /** Open alerts by kind; every known kind is exported, 0 when none is open. */
   openAlerts: Partial<Record<string, number>>;
   ingest: IngestCounters;
@@ -133,7 +133,7 @@ export async function renderMetrics(input: MetricsInput): Promise<{ contentType:
   }
 
   new Gauge({ name: "gpudesk_reservations_active", help: "Reservations holding GPUs now.", registers: [registry] }).set(
-    input.activeReservations,
+    input.activeBookings,
   );
   const alerts = new Gauge({ name: "gpudesk_alerts_open", help: "Open alerts, by kind.", labelNames: ["kind"], registers: [registry] });
   for (const kind of new Set([...ALERT_KINDS, ...Object.keys(input.openAlerts)])) alerts.set({ kind }, input.openAlerts[kind] ?? 0);

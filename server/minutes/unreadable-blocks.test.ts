@@ -9,7 +9,7 @@ import { upsertMinuteRows, recomputeHours } from "@/server/history/rollup-store"
 import { readMinutes } from "@/server/minutes/minute-store";
 import { getUsageReport } from "@/server/history/usage-report";
 import { getGpuHistory } from "@/server/history/gpu-history";
-import { reservationEfficiency } from "@/server/history/reservation-efficiency";
+import { bookingEfficiency } from "@/server/history/booking-efficiency";
 import { ensureLocalHost } from "@/server/hosts/host-registry";
 import { decodeMinuteBlock, MinuteBlockError } from "@/server/minutes/minute-block";
 import { unreadableBlockCounts } from "@/server/minutes/unreadable-blocks";
@@ -120,7 +120,7 @@ for (const [kind, bad] of Object.entries(BAD_BLOCKS)) {
       expect(history.points.filter((point) => point.utilAvg !== null).length).toBeGreaterThan(0);
       const spoiledHistory = await getGpuHistory({ uuid: spoiled, range: { choice: "24h", fromMs: now - DAY_MS, toMs: now }, nowMs: now, minuteRetentionMs: 30 * DAY_MS });
       expect(spoiledHistory.points.filter((point) => point.utilAvg !== null)).toHaveLength(12);
-      await expect(reservationEfficiency(["no-such-booking"])).resolves.toBeInstanceOf(Map);
+      await expect(bookingEfficiency(["no-such-booking"])).resolves.toBeInstanceOf(Map);
     });
 
     it("while retention prunes every other block past the cutoff and keeps this one aside", async () => {

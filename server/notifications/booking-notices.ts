@@ -1,11 +1,13 @@
 import { MISUSE_ALERT_KINDS, type AlertUpdate } from "@/lib/domain/alerts";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { onAlertChanged } from "@/server/alerts/alert-events";
 import { db } from "@/server/core/db";
 import { periodicJob, type JobTimers } from "@/server/core/jobs";
 import { log } from "@/server/core/log";
 import type { Actor } from "@/server/access/actor";
-import { onBookingChange } from "@/server/bookings/store/booking-events";
+import type { BookingChangeRecord } from "@/server/bookings/backends/booking-backend";
+import { onBookingsChanged } from "@/server/bookings/store/booking-events";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { readBookingOwner } from "@/server/bookings/store/booking-parts";
 import { readHostsWithOpenBookings, readOpenBookingsOnUnits } from "@/server/bookings/store/notice-reads";
 import { onSlurmReservationMissing, type SlurmReservationMissing } from "@/server/bookings/slurm/slurm-events";
@@ -21,7 +23,7 @@ import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
  * Tells the booker that someone else (an admin) extended, shortened,
  * released or cancelled their booking. Their own changes tell nothing.
  */
-export function tellBookerOfChange(actor: Actor, booking: ReservationView, what: "extended" | "shortened" | "released" | "cancelled"): void {
+export function tellBookerOfChange(actor: Actor, booking: BookingView, what: "extended" | "shortened" | "released" | "cancelled"): void {
   if (actor.id === booking.bookedBy.id) return;
   const gpus = bookedPhrase(booking);
   const reason = booking.cancelReason ? ` Reason: ${booking.cancelReason}` : "";
@@ -167,9 +169,29 @@ export function listenForMissingSlurmReservations(publicUrl?: string): () => voi
   );
 }
 
-/** Tells a booking's person of a change someone else made (every instance: the change is announced where it was made). */
+/** What a booker is told of: a person's change or end of the booking (idle release, a keep or a new booking tell nothing here). */
+function changeToTell(change: BookingChangeRecord): { by: Actor; what: "extended" | "shortened" | "released" | "cancelled" } | null {
+  if (!change.by) return null;
+  if (change.kind === "changed") return { by: change.by, what: change.how };
+  if (change.kind === "ended" && change.how !== "idle-released") return { by: change.by, what: change.how };
+  return null;
+}
+
+/**
+ * Tells a booking's person of a change someone else made: a follower of the
+ * bookings' one channel (every instance hears the changes made there; those
+ * made elsewhere were told there). The booking is read as it is after the commit.
+ */
 export function listenForBookingChanges(): () => void {
-  return onBookingChange(({ actor, booking, what }) => tellBookerOfChange(actor, booking, what));
+  return onBookingsChanged((event) => {
+    if (event.kind !== "booking") return;
+    const tell = changeToTell(event.change);
+    if (!tell) return;
+    const { bookingId } = event.change;
+    void getBookingView(db(), bookingId, Date.now(), tell.by.id)
+      .then((booking) => tellBookerOfChange(tell.by, booking, tell.what))
+      .catch((error: unknown) => log.error(`could not tell the booker of booking ${bookingId} of its change: ${error instanceof Error ? error.message : String(error)}`));
+  });
 }
 
 /** The leader's listeners: alerts open there, layout changes stored there, and a sweep of the stored layouts for those stored elsewhere. */

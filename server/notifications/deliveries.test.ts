@@ -25,7 +25,7 @@ let modules: {
 let admin: Awaited<ReturnType<typeof import("@/server/testing/booking-fixtures")["createTestUser"]>>;
 let bookedBy: typeof admin;
 let other: typeof admin;
-let reservationId: string;
+let bookingId: string;
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -55,7 +55,7 @@ beforeAll(async () => {
   const host = await fixtures.createTestHost(2);
   const gpu = await modules.db.db().gpu.findUniqueOrThrow({ where: { uuid: host.gpus[0].uuid }, select: { id: true } });
   const now = Date.now();
-  const reservation = await modules.db.db().reservation.create({
+  const booking = await modules.db.db().reservation.create({
     data: {
       userId: bookedBy.id,
       hostId: host.id,
@@ -66,7 +66,7 @@ beforeAll(async () => {
     },
     select: { id: true },
   });
-  reservationId = reservation.id;
+  bookingId = booking.id;
   // Migrating a fresh database takes a while on a busy machine.
 }, 120_000);
 
@@ -88,7 +88,7 @@ function alert(overrides: Partial<AlertView> = {}): AlertView {
     subjectKey: "conflict:GPU-x:r",
     host: { id: "h", name: "node-a" },
     gpu: { uuid: "GPU-x", index: 2 },
-    reservationId,
+    reservationId: bookingId,
     bookedById: null,
     people: [],
     message: "bob on GPU 2 of node-a, booked by alice",

@@ -31,8 +31,8 @@ const MAX_ERROR_CHARS = 500;
  */
 async function bookersOf(alert: AlertView): Promise<string[]> {
   if (alert.reservationId) {
-    const reservation = await readBookingOwner(db(), alert.reservationId);
-    return reservation ? [reservation.userId] : [];
+    const booking = await readBookingOwner(db(), alert.reservationId);
+    return booking ? [booking.userId] : [];
   }
   if (alert.kind === "host_offline") return alert.people.map((person) => person.id);
   return [];

@@ -24,13 +24,13 @@ afterAll(async () => {
 
 async function personWithBooking(options: { email: string; endsInMinutes: number }) {
   const { createTestHost, createTestUser } = await import("@/server/testing/booking-fixtures");
-  const { createReservation } = await import("@/server/bookings/commands/create-booking");
+  const { createBooking } = await import("@/server/bookings/commands/create-booking");
   const { updateNotificationSettings } = await import("@/server/notifications/notification-preferences");
   const host = await createTestHost(1);
   const person = await createTestUser();
   await updateNotificationSettings(person.id, { email: options.email });
   const now = new Date();
-  const booking = await createReservation(person, { host: host.name, gpus: [0], durationMinutes: options.endsInMinutes, purpose: "fine-tune llama" }, { now });
+  const booking = await createBooking(person, { host: host.name, gpus: [0], durationMinutes: options.endsInMinutes, purpose: "fine-tune llama" }, { now });
   return { person, booking, host, now };
 }
 

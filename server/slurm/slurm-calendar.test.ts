@@ -8,7 +8,7 @@ import { slurmHoldsByGpu } from "@/server/attribution/reconcile-fleet";
 import { buildSlurmCalendar, type SlurmCalendarHost } from "@/server/slurm/slurm-calendar";
 import { jobsAnswer, reservationsAnswer, toSlurmJob, toSlurmReservation } from "@/server/slurm/slurm-model";
 import { formatStatus } from "@/host/cli-client/format-output";
-import { pickerGpu, type LiveView } from "@/components/reservations/picker-state";
+import { pickerGpu, type LiveView } from "@/components/bookings/picker-state";
 
 /**
  * Slurm on gpudesk's calendar, from answers recorded from the real Slurm 26.05

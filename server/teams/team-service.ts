@@ -97,7 +97,7 @@ export async function updateTeam(actor: Actor, id: string, input: TeamUpdate, no
     throw error;
   }
   // The form's room and the queue's order follow the limits and shares.
-  announceBookingsChanged();
+  announceBookingsChanged({ kind: "rules", what: "teams" });
   return getTeam(id);
 }
 
@@ -111,7 +111,7 @@ export async function deleteTeam(actor: Actor, id: string, now = new Date()): Pr
     await tx.team.delete({ where: { id } });
     await writeAudit(tx, { actorId: actor.id, action: "team.delete", entityType: "team", entityId: id, before: team, at: now });
   });
-  announceBookingsChanged();
+  announceBookingsChanged({ kind: "rules", what: "teams" });
 }
 
 /**
@@ -192,7 +192,7 @@ export async function syncDirectoryTeams(userId: string, managed: readonly strin
     }
     return { added, removed };
   });
-  if (changed.added.length + changed.removed.length > 0) announceBookingsChanged();
+  if (changed.added.length + changed.removed.length > 0) announceBookingsChanged({ kind: "rules", what: "teams" });
   return changed;
 }
 
@@ -206,7 +206,7 @@ export async function setPersonLimits(actor: Actor, userId: string, input: Limit
     await writeAudit(tx, { actorId: actor.id, action: "limits.update", entityType: "user", entityId: userId, before: saved.before, after: saved.after, at: now });
     return saved.after;
   });
-  announceBookingsChanged();
+  announceBookingsChanged({ kind: "rules", what: "limits" });
   return limits;
 }
 

@@ -17,7 +17,7 @@ let getTeamUsage: typeof import("@/server/teams/team-usage").getTeamUsage;
 let upsertMinuteRows: typeof import("@/server/history/rollup-store").upsertMinuteRows;
 let getUsageTables: typeof import("@/server/history/usage-report").getUsageTables;
 let db: typeof import("@/server/core/db").db;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let admin: Actor;
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ upsertMinuteRows } = await import("@/server/history/rollup-store"));
   ({ getUsageTables } = await import("@/server/history/usage-report"));
   ({ db } = await import("@/server/core/db"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   admin = await fx.createTestUser("admin");
 }, 120_000);
 
@@ -87,8 +87,8 @@ describe("booked GPU-hours per team", () => {
     const team = await teams.createTeam(admin, { name: uniqueName("quota"), limits: { gpuHoursPer7Days: 5 } });
     await teams.addTeamMember(admin, team.id, { username: person.username });
     const start = new Date(NOW + 3600_000);
-    await createReservation(person, { host: host.name, gpus: [0, 1], startsAt: start.toISOString(), durationMinutes: 120, purpose: "4 GPU-h" }, { now: new Date(NOW) });
-    const error = await fx.refusal(createReservation(person, { host: host.name, gpus: [0], startsAt: new Date(NOW + 4 * 3600_000).toISOString(), durationMinutes: 120, purpose: "2 more" }, { now: new Date(NOW) }));
+    await createBooking(person, { host: host.name, gpus: [0, 1], startsAt: start.toISOString(), durationMinutes: 120, purpose: "4 GPU-h" }, { now: new Date(NOW) });
+    const error = await fx.refusal(createBooking(person, { host: host.name, gpus: [0], startsAt: new Date(NOW + 4 * 3600_000).toISOString(), durationMinutes: 120, purpose: "2 more" }, { now: new Date(NOW) }));
     const used = (error as unknown as { quota: { used: number } }).quota.used;
     const report = await getTeamUsage(admin, { fromMs: NOW, toMs: NOW + 86_400_000, nowMs: NOW + 86_400_000, minuteRetentionMs: 30 * 86_400_000, team: team.id });
     expect(report.teams[0].bookedGpuHours).toBeCloseTo(4, 6);

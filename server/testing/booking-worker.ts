@@ -6,15 +6,15 @@
  *   DATABASE_URL=file:… tsx server/testing/booking-worker.ts '<json job>'
  */
 import { createInterface } from "node:readline";
-import type { ReservationRequest } from "@/lib/domain/reservation-schema";
+import type { BookingRequest } from "@/lib/domain/booking-schema";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
-import { createReservation } from "@/server/bookings/commands/create-booking";
+import { createBooking } from "@/server/bookings/commands/create-booking";
 
 interface Job {
   now: string;
-  attempts: { actor: Actor; request: ReservationRequest }[];
+  attempts: { actor: Actor; request: BookingRequest }[];
 }
 
 const job = JSON.parse(process.argv[2] ?? "{}") as Job;
@@ -28,7 +28,7 @@ async function main() {
   lines.close();
   const outcomes = await Promise.all(
     job.attempts.map(({ actor, request }) =>
-      createReservation(actor, request, { now: new Date(job.now) }).then(
+      createBooking(actor, request, { now: new Date(job.now) }).then(
         (view) => ({ ok: true as const, id: view.id }),
         (error: unknown) => ({
           ok: false as const,

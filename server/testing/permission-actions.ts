@@ -65,9 +65,9 @@ const slotStart = () => new Date(Date.now() + 3600_000 + next() * 40 * 60_000).t
 
 /** A booking of Mia's on GPU 0, each in a slot of its own (so that many never hit her "GPUs at once" limit). */
 async function miasBooking(world: MatrixWorld): Promise<string> {
-  const { createReservation } = await import("@/server/bookings/commands/create-booking");
+  const { createBooking } = await import("@/server/bookings/commands/create-booking");
   const startsAt = slotStart();
-  const booking = await createReservation(world.member, { host: world.hostName, gpus: [0], startsAt, durationMinutes: 30, purpose: "matrix" });
+  const booking = await createBooking(world.member, { host: world.hostName, gpus: [0], startsAt, durationMinutes: 30, purpose: "matrix" });
   return booking.id;
 }
 

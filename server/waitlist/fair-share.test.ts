@@ -130,8 +130,8 @@ describe("fair share from the database (decay, grants)", () => {
 
     // The GPU is busy until NOW + 1 h; vision queues first, nlp second.
     const bookedBy = await fx.createTestUser();
-    const { createReservation } = await import("@/server/bookings/commands/create-booking");
-    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: new Date(NOW) });
+    const { createBooking } = await import("@/server/bookings/commands/create-booking");
+    await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: new Date(NOW) });
     const first = await joinWaitlist(viv, { count: 1, host: host.name, durationMinutes: 30, purpose: "vision job" }, { now: new Date(NOW + 60_000) });
     const second = await joinWaitlist(nat, { count: 1, host: host.name, durationMinutes: 30, purpose: "nlp job" }, { now: new Date(NOW + 120_000) });
     // Alone, vision's request was 1st; nlp's, arriving later, goes ahead of it.

@@ -4,7 +4,7 @@ import { escapeSlackText } from "@/server/notifications/webhook-payload";
 import { log } from "@/server/core/log";
 
 /**
- * Telling people that their waiting request became a reservation, through
+ * Telling people that their waiting request became a booking, through
  * the person-notification dispatcher (server/notifications/notify-person.ts):
  * on their pages, by mail and through their personal webhooks, by their choice.
  */

@@ -3,7 +3,7 @@ import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { ServiceOptions } from "@/server/access/actor";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
-import { createReservation } from "@/server/bookings/commands/create-booking";
+import { createBooking } from "@/server/bookings/commands/create-booking";
 import type { LiveGpuSource } from "@/server/bookings/placement/gpu-in-use";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { unitsPhrase } from "@/lib/domain/gpu-availability";
@@ -16,14 +16,14 @@ import { ruleFor } from "@/lib/domain/host-rule-match";
 import type { HostRule } from "@/lib/domain/team-schema";
 import { isAdminRole } from "@/lib/domain/roles";
 
-/** A waiting request that became a reservation: what its person is told. */
+/** A waiting request that became a booking: what its person is told. */
 export type Grant = GrantNotice;
 
 /**
  * Serves the waitlist: in order of fair share (the team that used least of
  * its share first, waiting time raising priority, arrival order between
  * equals: server/waitlist/fair-share.ts), each waiting request that fits
- * now becomes a reservation (through createReservation, so the same
+ * now becomes a booking (through createBooking, so the same
  * transaction guards double booking). A request that does not fit keeps its
  * place and holds back later requests that compete for the same GPUs (same
  * host, or any host), so that small requests cannot overtake it forever.
@@ -86,7 +86,7 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
         });
         continue;
       }
-      const reservation = await createReservation(
+      const booking = await createBooking(
         actor,
         {
           count: entry.gpuCount,
@@ -101,14 +101,14 @@ export async function grantWaiting(options: ServiceOptions & { fleet?: LiveGpuSo
       grants.push({
         entryId: entry.id,
         userId: user.id,
-        reservationId: reservation.id,
-        hostName: reservation.host.name,
-        gpuIndices: reservation.gpus.map((gpu) => gpu.index),
-        units: unitsPhrase(reservation.gpus),
-        startsAt: reservation.startsAt,
-        endsAt: reservation.endsAt,
-        purpose: reservation.purpose,
-        explanation: reservation.explanation ?? null,
+        reservationId: booking.id,
+        hostName: booking.host.name,
+        gpuIndices: booking.gpus.map((gpu) => gpu.index),
+        units: unitsPhrase(booking.gpus),
+        startsAt: booking.startsAt,
+        endsAt: booking.endsAt,
+        purpose: booking.purpose,
+        explanation: booking.explanation ?? null,
       });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -140,8 +140,8 @@ function claimEntry(entryId: string, now: Date) {
       const claimed = await tx.waitlistEntry.updateMany({ where: { id: entryId, status: "waiting" }, data: { status: "granted", grantedAt: now } });
       if (claimed.count === 0) throw new AppError("not_found", "The waiting request was withdrawn before its grant");
     },
-    async after(tx: Tx, reservationId: string) {
-      await tx.waitlistEntry.update({ where: { id: entryId }, data: { reservationId } });
+    async after(tx: Tx, bookingId: string) {
+      await tx.waitlistEntry.update({ where: { id: entryId }, data: { reservationId: bookingId } });
     },
   };
 }

@@ -5,7 +5,7 @@ import { effectiveLimits, refuseNeverFitting } from "@/server/bookings/rules/che
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { bookingTeam } from "@/server/bookings/rules/booking-team";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
-import { type MultiNodeShapeRequest, multiNodeGpuCount } from "@/lib/domain/reservation-schema";
+import { type MultiNodeShapeRequest, multiNodeGpuCount } from "@/lib/domain/booking-schema";
 import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
 import { readPolicy } from "@/server/bookings/rules/policy";
@@ -43,7 +43,7 @@ export interface WaitingEntry {
 
 /**
  * Queues a request for "N GPUs" that cannot be served now. grantWaiting
- * turns it into a reservation when GPUs free up, in fair-share order.
+ * turns it into a booking when GPUs free up, in fair-share order.
  */
 export async function joinWaitlist(actor: Actor, request: WaitRequest, options: ServiceOptions = {}): Promise<WaitingEntry> {
   const client = options.client ?? db();

@@ -18,9 +18,10 @@ import { type EstimateEntry, estimateStarts } from "@/server/waitlist/estimate-s
 import { findUnbookedWork, unbookedWorkFor } from "@/server/waitlist/unbooked-work";
 import { orderByFairShare } from "@/server/waitlist/fair-share";
 import { readWaitingMultiNode, waitingMultiNodeView } from "@/server/waitlist/waiting-multi-node";
-import type { MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
+import type { MultiNodeShapeRequest } from "@/lib/domain/booking-schema";
 import { isOfModel } from "@/server/bookings/placement/pick-any-gpus";
 import { can } from "@/server/access/permissions";
+import { readUnitsHeldAt } from "@/server/bookings/store/booked-units";
 
 const SELECT = {
   id: true,
@@ -274,10 +275,7 @@ function slurmNow(nowMs: number): WaitingForSlurm[] {
 /** Bookings that hold a unit now, with their person and end. */
 async function bookersNow(nowMs: number): Promise<{ person: string; hostName: string; gpuIndex: number; mig?: UnitName["mig"]; untilMs: number }[]> {
   const now = new Date(nowMs);
-  const rows = await db().reservationGpu.findMany({
-    where: { startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { endsAt: true, gpu: { select: { index: true, migDeviceIndex: true, migProfile: true, host: { select: { name: true } } } }, reservation: { select: { user: { select: { name: true, username: true } } } } },
-  });
+  const rows = await readUnitsHeldAt(db(), now);
   return rows.map((held) => ({
     person: held.reservation.user.name || held.reservation.user.username || "someone",
     hostName: held.gpu.host.name,
@@ -371,7 +369,7 @@ export async function getWaitlistEntry(actor: Actor, id: string): Promise<Waitli
 }
 
 /**
- * Withdraws a waiting request; one already granted stays a reservation
+ * Withdraws a waiting request; one already granted stays a booking
  * (release that instead). Audited, with whose request it was: an admin's
  * removal of someone else's is on the record as theirs.
  */

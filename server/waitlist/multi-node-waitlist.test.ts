@@ -9,12 +9,12 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let multiNodeWait: typeof import("@/server/waitlist/join-waitlist").multiNodeWait;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
-let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
+let releaseBooking: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
 let saveLimits: typeof import("@/server/bookings/rules/limits-store").saveLimits;
 let personSubject: typeof import("@/server/bookings/rules/limits-store").personSubject;
 let db: typeof import("@/server/core/db").db;
@@ -25,11 +25,11 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist, multiNodeWait } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ releaseReservation } = await import("@/server/bookings/commands/end-booking"));
+  ({ releaseBooking } = await import("@/server/bookings/commands/end-booking"));
   ({ saveLimits, personSubject } = await import("@/server/bookings/rules/limits-store"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
@@ -54,8 +54,8 @@ describe("a request across nodes in the queue", () => {
   it("waits beside two others, says what it needs at once, and is granted whole when a node frees up", async () => {
     const { model, names } = await fx.createModelFleet(3, 4);
     const [bookedBy, alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    const first = await createReservation(bookedBy, { host: names[0], count: 4, durationMinutes: 60, purpose: "holds a" }, { now: NOW });
-    await createReservation(bookedBy, { host: names[1], count: 4, durationMinutes: 120, purpose: "holds b" }, { now: NOW });
+    const first = await createBooking(bookedBy, { host: names[0], count: 4, durationMinutes: 60, purpose: "holds a" }, { now: NOW });
+    await createBooking(bookedBy, { host: names[1], count: 4, durationMinutes: 120, purpose: "holds b" }, { now: NOW });
 
     const wait = (who: typeof alice, minute: number) => joinWaitlist(who, multiNodeWait({ nodes: 2, gpusPerNode: 4, model, durationMinutes: 180, purpose: "pretrain" }), { now: later(minute) });
     const aliceWaits = await wait(alice, 1);
@@ -82,7 +82,7 @@ describe("a request across nodes in the queue", () => {
     expect(queue[1]!.waitingBecause?.kind).toBe("queue");
 
     // Node a is released early: Alice gets a and c whole, in one grant; Bob and Carol keep waiting.
-    await releaseReservation(bookedBy, first.id, { now: later(20) });
+    await releaseBooking(bookedBy, first.id, { now: later(20) });
     const grants = await grantWaiting({ now: later(21) });
     expect(grants.map((grant) => grant.entryId)).toEqual([aliceWaits.id]);
     expect(grants[0]).toMatchObject({ units: `2 × 4 ${model}`, hostName: `${names[0]} and ${names[2]}` });
@@ -99,11 +99,11 @@ describe("a request across nodes in the queue", () => {
     const { model, names } = await fx.createModelFleet(3, 4);
     const [bookedBy, dana] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
     await db().$transaction((tx) => saveLimits(tx, personSubject(dana.id), { maxGpus: 8 }));
-    await createReservation(dana, { host: names[2], count: 4, durationMinutes: 240, purpose: "own work" }, { now: NOW });
-    const held = await createReservation(bookedBy, { host: names[0], count: 4, durationMinutes: 60, purpose: "holds a" }, { now: NOW });
+    await createBooking(dana, { host: names[2], count: 4, durationMinutes: 240, purpose: "own work" }, { now: NOW });
+    const held = await createBooking(bookedBy, { host: names[0], count: 4, durationMinutes: 60, purpose: "holds a" }, { now: NOW });
     const waits = await joinWaitlist(dana, multiNodeWait({ nodes: 2, gpusPerNode: 4, model, durationMinutes: 60, purpose: "needs a and b" }), { now: NOW });
 
-    await releaseReservation(bookedBy, held.id, { now: later(5) });
+    await releaseBooking(bookedBy, held.id, { now: later(5) });
     // a and b are free, but 4 held + 8 asked is over her 8: neither part is made.
     expect(await grantWaiting({ now: later(6) })).toEqual([]);
     expect(await partsHeld(dana.id, later(6))).toEqual([{ host: names[2], rank: null, gpus: 4 }]);
@@ -114,7 +114,7 @@ describe("a request across nodes in the queue", () => {
   it("grants named parts whole once both hosts are free, not one part before", async () => {
     const { names } = await fx.createModelFleet(2, 2);
     const [bookedBy, erin] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    await createReservation(bookedBy, { host: names[1], count: 2, durationMinutes: 30, purpose: "holds b" }, { now: NOW });
+    await createBooking(bookedBy, { host: names[1], count: 2, durationMinutes: 30, purpose: "holds b" }, { now: NOW });
     const waits = await joinWaitlist(erin, multiNodeWait({ parts: [{ host: names[0], gpus: [0, 1] }, { host: names[1], gpus: 2 }], durationMinutes: 60, purpose: "both" }), { now: NOW });
     const [queued] = await listWaitlist(later(1));
     expect(queued?.multiNode?.label).toMatch(new RegExp(`^2 × 2 \\(${names[0]}, ${names[1]}\\)$`));

@@ -17,7 +17,7 @@ let fleet: FleetState;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let multiNodeWait: typeof import("@/server/waitlist/join-waitlist").multiNodeWait;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
   ({ joinWaitlist, multiNodeWait } = await import("@/server/waitlist/join-waitlist"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 120_000);
@@ -77,7 +77,7 @@ describe("the queue while a host is offline", () => {
     reports(b);
     fleet.disconnectHost(b.id);
     const [holder, person] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    await createReservation(holder, { host: a.name, gpus: [0, 1], durationMinutes: 30, purpose: "holds a" }, { now: NOW });
+    await createBooking(holder, { host: a.name, gpus: [0, 1], durationMinutes: 30, purpose: "holds a" }, { now: NOW });
     const oneHost = await joinWaitlist(holder, { count: 2, host: a.name, durationMinutes: 30, purpose: "a alone" }, { now: NOW });
     const across = await joinWaitlist(person, multiNodeWait({ parts: [{ host: a.name, gpus: 2 }, { host: b.name, gpus: 2 }], durationMinutes: 60, purpose: "a and b" }), { now: NOW });
 

@@ -12,7 +12,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fleet: FleetState;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let createTestUser: Fixtures["createTestUser"];
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const { setRuntime } = await import("@/server/runtime/runtime");
   fleet = new FleetState({ offlineAfterMs: 60_000, simulated: false });
   setRuntime({ fleet, ingest: {} as never, disconnectAgents: () => {} });
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
@@ -41,7 +41,7 @@ describe("estimates next to work without a booking", () => {
   it("estimates from the bookings elsewhere on the host and says who runs unbooked", async () => {
     const host = await hostRunning(2, { 1: { pid: 71, user: "bobunbooked" } });
     const [bookedBy, waiter] = await Promise.all([createTestUser(), createTestUser()]);
-    const booked = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "holds GPU 0" });
+    const booked = await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "holds GPU 0" });
     const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" });
 
     const first = (await listWaitlist()).find((view) => view.id === entry.id)!;

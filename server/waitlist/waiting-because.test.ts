@@ -12,7 +12,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let listWaitlist: typeof import("@/server/waitlist/list-waitlist").listWaitlist;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
@@ -26,7 +26,7 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISO
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ listWaitlist } = await import("@/server/waitlist/list-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
@@ -54,7 +54,7 @@ describe("why a request waits", () => {
     const [ana, ben] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
     const team = await teams.createTeam(admin, { name: uniqueName("vision"), limits: { maxGpus: 3 } });
     for (const person of [ana, ben]) await teams.addTeamMember(admin, team.id, { username: person.username });
-    const held = await createReservation(ana, { host: host.name, gpus: [0, 1], startsAt: at(0), durationMinutes: 90, purpose: "train" }, { now: NOW });
+    const held = await createBooking(ana, { host: host.name, gpus: [0, 1], startsAt: at(0), durationMinutes: 90, purpose: "train" }, { now: NOW });
 
     const entry = await joinWaitlist(ben, { count: 2, host: host.name, durationMinutes: 60, purpose: "queued" }, { now: NOW });
     expect(await grantWaiting({ now: NOW })).toEqual([]);
@@ -74,7 +74,7 @@ describe("why a request waits", () => {
     await leaveAll();
     const host = await fx.createTestHost(1);
     const [carl, dora] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const held = await createReservation(carl, { host: host.name, gpus: [0], startsAt: at(0), durationMinutes: 45, purpose: "eval" }, { now: NOW });
+    const held = await createBooking(carl, { host: host.name, gpus: [0], startsAt: at(0), durationMinutes: 45, purpose: "eval" }, { now: NOW });
     const entry = await joinWaitlist(dora, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     const view = await viewOf(entry.id);
     expect(view.waitingBecause).toMatchObject({ kind: "held", bookers: [{ person: carl.name, hostName: host.name, gpuIndex: 0, until: held.endsAt }] });
@@ -88,7 +88,7 @@ describe("why a request waits", () => {
     const [bookedBy, hana] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
     const team = await teams.createTeam(admin, { name: uniqueName("one-host"), limits: { hosts: [{ host: allowed.name }] } });
     await teams.addTeamMember(admin, team.id, { username: hana.username });
-    const held = await createReservation(bookedBy, { host: allowed.name, gpus: [0], startsAt: at(0), durationMinutes: 60, purpose: "eval" }, { now: NOW });
+    const held = await createBooking(bookedBy, { host: allowed.name, gpus: [0], startsAt: at(0), durationMinutes: 60, purpose: "eval" }, { now: NOW });
     // Any host: the other host's two GPUs are free, but her team may not book it.
     const entry = await joinWaitlist(hana, { count: 2, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     expect(await grantWaiting({ now: NOW })).toEqual([]);
@@ -119,7 +119,7 @@ describe("why a request waits", () => {
     const whole = factories.makeGpu({ index: 1, pciBusId: "00000000:18:00.0" });
     await recordHostInventory(host.id, { name, driverVersion: null, cudaVersion: null }, [parent, slice, whole], NOW);
     const [ivy, jon] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const held = await createReservation(ivy, { host: name, gpus: [1], startsAt: at(0), durationMinutes: 50, purpose: "eval" }, { now: NOW });
+    const held = await createBooking(ivy, { host: name, gpus: [1], startsAt: at(0), durationMinutes: 50, purpose: "eval" }, { now: NOW });
     const entry = await joinWaitlist(jon, { count: 1, host: name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     expect(await grantWaiting({ now: NOW })).toEqual([]);
     const view = await viewOf(entry.id);
@@ -132,7 +132,7 @@ describe("why a request waits", () => {
     await leaveAll();
     const host = await fx.createTestHost(1);
     const [gus, eve, fay] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    await createReservation(gus, { host: host.name, gpus: [0], startsAt: at(0), durationMinutes: 30, purpose: "eval" }, { now: NOW });
+    await createBooking(gus, { host: host.name, gpus: [0], startsAt: at(0), durationMinutes: 30, purpose: "eval" }, { now: NOW });
     const first = await joinWaitlist(eve, { count: 1, host: host.name, durationMinutes: 60, purpose: "first" }, { now: new Date(NOW.getTime() - 2000) });
     const second = await joinWaitlist(fay, { count: 1, host: host.name, durationMinutes: 60, purpose: "second" }, { now: new Date(NOW.getTime() - 1000) });
     const view = await viewOf(second.id);

@@ -1,4 +1,4 @@
-import { type MultiNodeShapeRequest } from "@/lib/domain/reservation-schema";
+import { type MultiNodeShapeRequest } from "@/lib/domain/booking-schema";
 import { storedMultiNodeSchema, type WaitingMultiNode, waitingMultiNodeLabel } from "@/lib/domain/waitlist-schema";
 import { AppError } from "@/server/core/errors";
 

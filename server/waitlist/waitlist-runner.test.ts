@@ -11,7 +11,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let startWaitlistRunner: typeof import("@/server/waitlist/waitlist-runner").startWaitlistRunner;
 let startBookingFeed: typeof import("@/server/bookings/views/booking-feed").startBookingFeed;
@@ -27,7 +27,7 @@ const stops: (() => void)[] = [];
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ startWaitlistRunner } = await import("@/server/waitlist/waitlist-runner"));
   ({ startBookingFeed } = await import("@/server/bookings/views/booking-feed"));
@@ -69,7 +69,7 @@ describe("the waitlist runner", () => {
     const [bookedBy, alice] = await Promise.all([createTestUser(), createTestUser()]);
     // A booking of the one GPU that ends 2 s from now, made as if an hour ago.
     const endsAtMs = Date.now() + 2000;
-    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "ends soon" }, { now: new Date(endsAtMs - 3600_000) });
+    await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "ends soon" }, { now: new Date(endsAtMs - 3600_000) });
     const entry = await joinWaitlist(alice, { count: 1, host: host.name, durationMinutes: 30, purpose: "next" });
     await startRunner();
     const at = await grantedAt(entry.id);
@@ -81,7 +81,7 @@ describe("the waitlist runner", () => {
     const [hostA, hostB] = await Promise.all([createTestHost(1), createTestHost(1)]);
     const [admin, alice] = await Promise.all([createTestUser("admin"), createTestUser()]);
     await setPersonLimits(admin, alice.id, { maxGpus: 1 });
-    await createReservation(alice, { host: hostA.name, gpus: [0], durationMinutes: 60, purpose: "holding one" });
+    await createBooking(alice, { host: hostA.name, gpus: [0], durationMinutes: 60, purpose: "holding one" });
     const entry = await joinWaitlist(alice, { count: 1, host: hostB.name, durationMinutes: 30, purpose: "a second" });
     await startRunner();
     // Held back by her limit of one GPU at once, however long the runner looks.

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let announceGrants: typeof import("@/server/waitlist/grant-notices").announceGrants;
@@ -20,7 +20,7 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ announceGrants, onWaitlistGranted } = await import("@/server/waitlist/grant-notices"));
@@ -33,8 +33,8 @@ describe("the waitlist", () => {
   it("grants three waiting requests from two people in order of arrival as bookings end", async () => {
     const host = await createTestHost(2);
     const [bookedBy, alice, bob] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
-    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "first" }, { now: NOW });
-    await createReservation(bookedBy, { host: host.name, gpus: [1], durationMinutes: 60, purpose: "second" }, { now: NOW });
+    await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "first" }, { now: NOW });
+    await createBooking(bookedBy, { host: host.name, gpus: [1], durationMinutes: 60, purpose: "second" }, { now: NOW });
 
     const wait = (who: typeof alice, minute: number) =>
       joinWaitlist(who, { count: 1, host: host.name, durationMinutes: 60, purpose: "queued" }, { now: later(minute) });
@@ -58,7 +58,7 @@ describe("the waitlist", () => {
     const { leaveWaitlist } = await import("@/server/waitlist/list-waitlist");
     const host = await createTestHost(1);
     const [bookedBy, waiter, boss] = await Promise.all([createTestUser(), createTestUser(), createTestUser("admin")]);
-    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: NOW });
+    await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "busy" }, { now: NOW });
     const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: NOW });
     expect((await leaveWaitlist(boss, entry.id)).status).toBe("left");
     const record = await db().auditLog.findFirst({ where: { action: "waitlist.leave", entityId: entry.id }, select: { actorId: true, before: true, after: true } });
@@ -83,7 +83,7 @@ describe("the waitlist", () => {
   it("shows each waiting request's place and estimated start from the bookings' end times", async () => {
     const host = await createTestHost(1);
     const [bookedBy, dave, erin] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
-    await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 45, purpose: "holds it" }, { now: NOW });
+    await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 45, purpose: "holds it" }, { now: NOW });
     const first = await joinWaitlist(dave, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: later(1) });
     const second = await joinWaitlist(erin, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: later(2) });
     const queue = (await listWaitlist(later(5))).filter((entry) => entry.host === host.name);
@@ -112,7 +112,7 @@ describe("the waitlist", () => {
     const host = await createTestHost(1);
     const [bookedBy, gina] = await Promise.all([createTestUser(), createTestUser()]);
     const webhook = await db().webhook.create({ data: { url: "http://127.0.0.1:9/hook", format: "slack", userId: gina.id }, select: { id: true } });
-    const held = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 20, purpose: "holds it" }, { now: NOW });
+    const held = await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 20, purpose: "holds it" }, { now: NOW });
     const entry = await joinWaitlist(gina, { count: 1, host: host.name, durationMinutes: 30, purpose: "eval run" }, { now: later(1) });
 
     const heard: string[] = [];

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PolicyForm } from "@/components/reservations/policy-form";
+import { PolicyForm } from "@/components/bookings/policy-form";
 import { PageShell } from "@/app/_components/page-shell";
 import { getPolicy } from "@/server/bookings/rules/policy";
 import { IdleExemptions, IdlePolicyForm } from "@/components/idle-release/idle-policy-form";

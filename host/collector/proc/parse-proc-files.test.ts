@@ -7,7 +7,7 @@ import {
   parseBootTime,
   parseCmdline,
   parseRealUid,
-  parseReservationId,
+  parseBookingId,
   parseStat,
 } from "@/host/collector/proc/parse-proc-files";
 import { statText } from "@/host/collector/proc/fake-proc-tree";
@@ -68,7 +68,7 @@ describe("parseCmdline", () => {
   });
 });
 
-describe("environ and reservation ids", () => {
+describe("environ and booking ids", () => {
   const environ = Buffer.from("PATH=/bin\0GPUDESK_RESERVATION=res_1\0GPUDESK_RESERVATION=res_2\0X_GPUDESK_RESERVATION=no\0");
 
   it("returns the first value, as getenv does", () => {
@@ -77,13 +77,13 @@ describe("environ and reservation ids", () => {
   });
 
   it("accepts only bounded, safe ids", () => {
-    expect(parseReservationId("res_abc-123.4:5")).toBe("res_abc-123.4:5");
-    expect(parseReservationId(" res_trim ")).toBe("res_trim");
-    expect(parseReservationId("r".repeat(128))).toBe("r".repeat(128));
-    expect(parseReservationId("r".repeat(129))).toBeNull();
-    expect(parseReservationId("res; rm -rf /")).toBeNull();
-    expect(parseReservationId("<script>")).toBeNull();
-    expect(parseReservationId("")).toBeNull();
-    expect(parseReservationId(null)).toBeNull();
+    expect(parseBookingId("res_abc-123.4:5")).toBe("res_abc-123.4:5");
+    expect(parseBookingId(" res_trim ")).toBe("res_trim");
+    expect(parseBookingId("r".repeat(128))).toBe("r".repeat(128));
+    expect(parseBookingId("r".repeat(129))).toBeNull();
+    expect(parseBookingId("res; rm -rf /")).toBeNull();
+    expect(parseBookingId("<script>")).toBeNull();
+    expect(parseBookingId("")).toBeNull();
+    expect(parseBookingId(null)).toBeNull();
   });
 });

@@ -5,7 +5,7 @@
  * (a truncated read, a non-Linux /proc) that should not stop the collector.
  */
 
-import { cleanReservationValue } from "@/lib/domain/reservation-claim";
+import { cleanBookingValue } from "@/lib/domain/booking-claim";
 
 export const MAX_COMMAND_LENGTH = 4096;
 
@@ -88,7 +88,7 @@ export function findEnvironValue(raw: Buffer, name: string): string | null {
  * The `GPUDESK_RESERVATION` value as the agent reports it (`<id>.<proof>`,
  * checked by the server), or null when it is not one gpudesk issues.
  */
-export const parseReservationId = cleanReservationValue;
+export const parseBookingId = cleanBookingValue;
 
 function sanitizeLine(text: string): string {
   return text.replace(CONTROL_CHARS, " ").trim();

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 describe("readOwnership with an unreadable environ", () => {
-  it("keeps every other field and silently has no reservation", async () => {
+  it("keeps every other field and silently has no booking", async () => {
     tree = await createFakeProcTree({
       btime: 1_700_000_000,
       processes: [{ pid: 4321, uid: 1001, environ: ["GPUDESK_RESERVATION=res_hidden"] }],

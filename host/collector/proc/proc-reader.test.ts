@@ -38,7 +38,7 @@ describe("readOwnership", () => {
     expect(users).toEqual(["alice", "bob", "root", "4242"]);
   });
 
-  it("reads a full process: command, start time, container, job and reservation", async () => {
+  it("reads a full process: command, start time, container, job and booking", async () => {
     const { reader } = await setup([
       {
         pid: 200,
@@ -142,7 +142,7 @@ describe("readOwnership", () => {
   });
 
   it.skipIf(process.getuid?.() === 0 || process.platform === "win32")(
-    "treats an unreadable environ (EACCES) as no reservation",
+    "treats an unreadable environ (EACCES) as no booking",
     async () => {
       const { tree, reader } = await setup([{ pid: 710, environ: ["GPUDESK_RESERVATION=res_x"] }]);
       await chmod(path.join(tree.pidDir(710), "environ"), 0o000);
@@ -152,7 +152,7 @@ describe("readOwnership", () => {
     },
   );
 
-  it("drops reservation values that are too long or unsafe", async () => {
+  it("drops booking values that are too long or unsafe", async () => {
     const { reader } = await setup([
       { pid: 720, environ: [`GPUDESK_RESERVATION=${"r".repeat(129)}`] },
       { pid: 721, environ: ["GPUDESK_RESERVATION=res x;y"] },

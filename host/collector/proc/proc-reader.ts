@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import { RESERVATION_VARIABLE } from "@/lib/domain/reservation-claim";
+import { BOOKING_VARIABLE } from "@/lib/domain/booking-claim";
 import type { ProcessInfo, Snapshot } from "@/lib/domain/snapshot";
 import { createUserLookup, type LookupUser } from "@/host/collector/proc/lookup-user";
 import { parseCgroup } from "@/host/collector/proc/parse-cgroup";
@@ -10,7 +10,7 @@ import {
   parseBootTime,
   parseCmdline,
   parseRealUid,
-  parseReservationId,
+  parseBookingId,
   parseStat,
 } from "@/host/collector/proc/parse-proc-files";
 
@@ -149,10 +149,10 @@ export function createProcReader(options: ProcReaderOptions = {}): ProcReader {
 
     const { container, slurmJobId } =
       cgroup === null ? { container: null, slurmJobId: null } : parseCgroup(cgroup.toString("utf8"));
-    const reservationId =
-      environ === null ? null : parseReservationId(findEnvironValue(environ, RESERVATION_VARIABLE));
+    const bookingId =
+      environ === null ? null : parseBookingId(findEnvironValue(environ, BOOKING_VARIABLE));
 
-    const ownership = { uid, user, command, startedAt, container, slurmJobId, reservationId };
+    const ownership = { uid, user, command, startedAt, container, slurmJobId, reservationId: bookingId };
     if (reuseMs > 0 && statFields !== null) remembered.set(pid, { startTicks: statFields.startTicks, readAt: at, ownership });
     return ownership;
   }

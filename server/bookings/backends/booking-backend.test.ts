@@ -4,11 +4,11 @@ import type { BookingBackend, BookingChange } from "@/server/bookings/backends/b
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let backends: typeof import("@/server/bookings/backends/booking-backend");
-let create: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let create: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let createAcross: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
-let change: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
-let release: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
-let cancel: typeof import("@/server/bookings/commands/end-booking").cancelReservation;
+let change: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
+let release: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
+let cancel: typeof import("@/server/bookings/commands/end-booking").cancelBooking;
 let replacePart: typeof import("@/server/bookings/commands/replace-part").replacePart;
 let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
@@ -19,10 +19,10 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 beforeAll(async () => {
   await useTestDatabase();
   backends = await import("@/server/bookings/backends/booking-backend");
-  ({ createReservation: create } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking: create } = await import("@/server/bookings/commands/create-booking"));
   ({ createMultiNodeBooking: createAcross } = await import("@/server/bookings/commands/create-multi-node"));
-  ({ changeReservationEnd: change } = await import("@/server/bookings/commands/change-booking"));
-  ({ releaseReservation: release, cancelReservation: cancel } = await import("@/server/bookings/commands/end-booking"));
+  ({ changeBookingEnd: change } = await import("@/server/bookings/commands/change-booking"));
+  ({ releaseBooking: release, cancelBooking: cancel } = await import("@/server/bookings/commands/end-booking"));
   ({ replacePart } = await import("@/server/bookings/commands/replace-part"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
@@ -130,7 +130,7 @@ describe("booking backends", () => {
 
   it("see a keep as one change of the whole booking, announced once", async () => {
     const { onBookingsChanged } = await import("@/server/bookings/store/booking-events");
-    const { keepReservation } = await import("@/server/bookings/commands/keep-booking");
+    const { keepBooking } = await import("@/server/bookings/commands/keep-booking");
     const { names } = await fx.createModelFleet(2, 2);
     const person = await fx.createTestUser();
     const seen = recorder();
@@ -140,7 +140,7 @@ describe("booking backends", () => {
       heard += 1;
     });
     try {
-      await keepReservation(person, booking.parts[1].id, { now: later(5) });
+      await keepBooking(person, booking.parts[1].id, { now: later(5) });
     } finally {
       stop();
     }

@@ -1,6 +1,7 @@
 import type { Prisma } from "@prisma/client";
 import { AppError, type AppErrorCode } from "@/server/core/errors";
 import { log } from "@/server/core/log";
+import type { Actor } from "@/server/access/actor";
 
 /**
  * Booking backends: what holds a booking besides gpudesk's own calendar
@@ -15,6 +16,7 @@ import { log } from "@/server/core/log";
  * - part-replaced  one node of a booking across nodes moved to another host
  * - kept           its idle clock started again ("keep"): nothing a backend holds changes, but the
  *                  change is the booking's like any other (announced once, after the commit)
+ * - idle-warned    idle release warned its booker (once per idle run): likewise nothing to hold
  *
  * When each hook is called, and what a backend may do there:
  *
@@ -87,20 +89,32 @@ export interface BookedBooking {
   parts: BookedPart[];
 }
 
-export type BookingChange =
-  | { kind: "created"; booking: BookedBooking }
-  | { kind: "changed"; how: "extended" | "shortened"; booking: BookedBooking; before: { startsAt: Date; endsAt: Date } }
-  | { kind: "ended"; how: "released" | "cancelled" | "idle-released"; booking: BookedBooking }
-  | { kind: "part-replaced"; booking: BookedBooking; partId: string; fromHostId: string; toHostId: string }
-  | { kind: "kept"; booking: BookedBooking };
+/** The booking's times, before or after a change. */
+export interface BookingTimes {
+  startsAt: Date;
+  endsAt: Date;
+}
 
-/** What a command records inside its transaction; the store reads the booking once every write is done. */
-export type BookingChangeRecord =
-  | { kind: "created"; bookingId: string }
-  | { kind: "changed"; how: "extended" | "shortened"; bookingId: string; before: { startsAt: Date; endsAt: Date } }
-  | { kind: "ended"; how: "released" | "cancelled" | "idle-released"; bookingId: string }
-  | { kind: "part-replaced"; bookingId: string; partId: string; fromHostId: string; toHostId: string }
-  | { kind: "kept"; bookingId: string };
+/**
+ * What a command records inside its transaction, one per change of a
+ * booking's life: what changed, the booking's id and every part's id, who
+ * made it (null: gpudesk itself, as idle release) and the before and after
+ * its followers need. The transaction hands each record, with the booking
+ * read whole, to the backends (`BookingChange`), and announces each record
+ * once after the commit (server/bookings/store/booking-events.ts).
+ */
+export type BookingChangeRecord = { bookingId: string; partIds: string[]; by: Actor | null } & (
+  | { kind: "created"; after: BookingTimes }
+  | { kind: "changed"; how: "extended" | "shortened"; before: BookingTimes; after: BookingTimes }
+  | { kind: "ended"; how: "released" | "cancelled" | "idle-released"; before: BookingTimes; after: BookingTimes }
+  | { kind: "part-replaced"; partId: string; fromHostId: string; toHostId: string }
+  | { kind: "kept" }
+  /** Idle release warned its booker (the durable claim on the warning, one per idle run): nothing a backend holds changes. */
+  | { kind: "idle-warned"; idleSince: Date; at: Date }
+);
+
+/** A change as a backend sees it: the record, with the booking as the transaction left it, whole. */
+export type BookingChange = BookingChangeRecord extends infer Record ? (Record extends BookingChangeRecord ? Omit<Record, "bookingId"> & { booking: BookedBooking } : never) : never;
 
 /** A backend's "no": rolls the booking's transaction back and answers as an AppError (409 unless `code` says otherwise). */
 export class BookingBackendRefusal extends AppError {

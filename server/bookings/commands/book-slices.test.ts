@@ -3,7 +3,7 @@ import type { GpuSample } from "@/lib/domain/snapshot";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let listBookableHosts: typeof import("@/server/bookings/views/bookings-query").listBookableHosts;
@@ -16,7 +16,7 @@ const iso = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toIS
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ listBookableHosts } = await import("@/server/bookings/views/bookings-query"));
   ({ db } = await import("@/server/core/db"));
@@ -57,7 +57,7 @@ describe("booking MIG slices", () => {
     const host = await migHost();
     const people = await Promise.all(Array.from({ length: 5 }, () => fx.createTestUser()));
     const refs = ["0:0", "0:1", "0:2", "0:3"];
-    const views = await Promise.all(refs.map((ref, i) => createReservation(people[i]!, { host: host.name, slices: [ref], startsAt: iso(5), durationMinutes: 60, purpose: `slice ${ref}` }, { now: NOW })));
+    const views = await Promise.all(refs.map((ref, i) => createBooking(people[i]!, { host: host.name, slices: [ref], startsAt: iso(5), durationMinutes: 60, purpose: `slice ${ref}` }, { now: NOW })));
     expect(views.map((view) => view.gpus[0]!.mig)).toEqual([
       { deviceIndex: 0, profile: "3g.40gb" },
       { deviceIndex: 1, profile: "2g.20gb" },
@@ -67,29 +67,29 @@ describe("booking MIG slices", () => {
     expect(views[2]!.launch.exportUuids).toBe(`export CUDA_VISIBLE_DEVICES=${host.slices[2]!.uuid}`);
     expect(views[2]!.launch.docker).toContain(`--gpus '"device=0:2"'`);
 
-    const fifth = await fx.refusal(createReservation(people[4]!, { host: host.name, slices: ["0:2"], startsAt: iso(30), durationMinutes: 60, purpose: "late" }, { now: NOW }));
+    const fifth = await fx.refusal(createBooking(people[4]!, { host: host.name, slices: ["0:2"], startsAt: iso(30), durationMinutes: 60, purpose: "late" }, { now: NOW }));
     expect(fifth.code).toBe("conflict");
     // The booker and when the slice is next free, in the words a whole GPU's refusal uses ("GPU 2 on … is booked by … until …").
     expect(fifth.message).toBe(
       `GPU 0:2 (1g.10gb) on ${host.name} is booked by ${people[2]!.name} until ${iso(65)} (purpose: slice 0:2).`,
     );
 
-    const parent = await fx.refusal(createReservation(people[4]!, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 60, purpose: "whole" }, { now: NOW }));
+    const parent = await fx.refusal(createBooking(people[4]!, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 60, purpose: "whole" }, { now: NOW }));
     expect(parent.message).toContain("split into MIG slices: book a slice instead (0:0 (3g.40gb), 0:1 (2g.20gb), 0:2 (1g.10gb), 0:3 (1g.10gb))");
 
     // "Any GPU" gives the whole GPU 1, never the partitioned GPU 0.
-    const any = await createReservation(people[4]!, { host: host.name, count: 1, startsAt: iso(5), durationMinutes: 60, purpose: "any" }, { now: NOW });
+    const any = await createBooking(people[4]!, { host: host.name, count: 1, startsAt: iso(5), durationMinutes: 60, purpose: "any" }, { now: NOW });
     expect(any.gpus.map((gpu) => [gpu.index, gpu.mig])).toEqual([[1, undefined]]);
   });
 
   it("a refusal of a slice booked back to back names every booker and when the slice is next free", async () => {
     const host = await migHost();
     const [alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: iso(5), durationMinutes: 60, purpose: "first" }, { now: NOW });
-    await createReservation(bob, { host: host.name, slices: ["0:2"], startsAt: iso(65), durationMinutes: 60, purpose: "second" }, { now: NOW });
+    await createBooking(alice, { host: host.name, slices: ["0:2"], startsAt: iso(5), durationMinutes: 60, purpose: "first" }, { now: NOW });
+    await createBooking(bob, { host: host.name, slices: ["0:2"], startsAt: iso(65), durationMinutes: 60, purpose: "second" }, { now: NOW });
     // A gap: a booking after it does not move the free time.
-    await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: iso(200), durationMinutes: 30, purpose: "later" }, { now: NOW });
-    const refused = await fx.refusal(createReservation(carol, { host: host.name, slices: ["0:2"], startsAt: iso(10), durationMinutes: 30, purpose: "p" }, { now: NOW }));
+    await createBooking(alice, { host: host.name, slices: ["0:2"], startsAt: iso(200), durationMinutes: 30, purpose: "later" }, { now: NOW });
+    const refused = await fx.refusal(createBooking(carol, { host: host.name, slices: ["0:2"], startsAt: iso(10), durationMinutes: 30, purpose: "p" }, { now: NOW }));
     expect(refused.code).toBe("conflict");
     expect(refused.message).toContain(
       `GPU 0:2 (1g.10gb) on ${host.name} is booked by ${alice.name} until ${iso(65)} (purpose: first), then by ${bob.name}; next free at ${iso(125)}`,
@@ -101,15 +101,15 @@ describe("booking MIG slices", () => {
   it("any one slice of 2g.20gb or larger takes the smallest that fits; memory works too", async () => {
     const host = await migHost();
     const [a, b, c] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    const first = await createReservation(a, { host: host.name, count: 1, slice: { profile: "2g.20gb" }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW });
+    const first = await createBooking(a, { host: host.name, count: 1, slice: { profile: "2g.20gb" }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW });
     expect(first.gpus[0]!.mig?.profile).toBe("2g.20gb");
     expect(first.explanation).toContain("0:1 (2g.20gb)");
-    const second = await createReservation(b, { host: host.name, count: 1, slice: { minMemoryMiB: 15_000 }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW });
+    const second = await createBooking(b, { host: host.name, count: 1, slice: { minMemoryMiB: 15_000 }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW });
     expect(second.gpus[0]!.mig?.profile).toBe("3g.40gb");
-    const none = await fx.refusal(createReservation(c, { host: host.name, count: 1, slice: { profile: "3g.40gb" }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW }));
+    const none = await fx.refusal(createBooking(c, { host: host.name, count: 1, slice: { profile: "3g.40gb" }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW }));
     expect(none.code).toBe("conflict");
     expect(none.message).toContain("is booked by");
-    const tooBig = await fx.refusal(createReservation(c, { host: host.name, count: 1, slice: { profile: "4g.40gb" }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW }));
+    const tooBig = await fx.refusal(createBooking(c, { host: host.name, count: 1, slice: { profile: "4g.40gb" }, startsAt: iso(5), durationMinutes: 60, purpose: "p" }, { now: NOW }));
     expect(tooBig.message).toContain("does not have 1 MIG slice of at least 4g.40gb");
   });
 
@@ -119,7 +119,7 @@ describe("booking MIG slices", () => {
     const slice = host.slices[2]!;
     const reading = { ...slice, hostId: host.id, hostName: host.name, sampledAt: NOW.toISOString(), memoryUsedMiB: 9000, processes: [factories.makeProcess(slice, { pid: 5150, user: "nina", command: "python serve.py" })] };
     const fleet = { current: () => ({ gpus: [reading], hosts: [{ id: host.id, online: true }] }) };
-    const refused = await fx.refusal(createReservation(booker, { host: host.name, slices: ["0:2"], durationMinutes: 60, purpose: "over nina" }, { now: NOW, fleet }));
+    const refused = await fx.refusal(createBooking(booker, { host: host.name, slices: ["0:2"], durationMinutes: 60, purpose: "over nina" }, { now: NOW, fleet }));
     expect(refused.code).toBe("gpu_in_use");
     expect(refused.message).toMatch(new RegExp(`^GPU 0:2 \\(1g\\.10gb\\) on ${host.name} runs nina: python serve\\.py\\.`));
     const body = (refused as unknown as { toJSON(): { error: { busyGpus: unknown[] } } }).toJSON();
@@ -129,7 +129,7 @@ describe("booking MIG slices", () => {
   it("the audit entry of a slice booking names the slice as every surface does", async () => {
     const host = await migHost();
     const booker = await fx.createTestUser();
-    const booked = await createReservation(booker, { host: host.name, slices: ["0:1"], startsAt: iso(5), durationMinutes: 60, purpose: "audited" }, { now: NOW });
+    const booked = await createBooking(booker, { host: host.name, slices: ["0:1"], startsAt: iso(5), durationMinutes: 60, purpose: "audited" }, { now: NOW });
     const entry = await db().auditLog.findFirstOrThrow({ where: { entityId: booked.id, action: "reservation.create" }, select: { after: true } });
     const after = (typeof entry.after === "string" ? JSON.parse(entry.after) : entry.after) as { gpus: unknown[] };
     expect(after.gpus).toEqual([{ index: 0, uuid: host.slices[1]!.uuid, unit: "GPU 0:1 (2g.20gb)" }]);
@@ -140,7 +140,7 @@ describe("booking MIG slices", () => {
     const users = await Promise.all(Array.from({ length: 30 }, () => fx.createTestUser()));
     const outcomes = await Promise.all(
       users.map((user) =>
-        createReservation(user, { host: host.name, slices: ["0:3"], startsAt: iso(10), durationMinutes: 60, purpose: "race" }, { now: NOW }).then(
+        createBooking(user, { host: host.name, slices: ["0:3"], startsAt: iso(10), durationMinutes: 60, purpose: "race" }, { now: NOW }).then(
           () => "ok",
           (error: { code?: string }) => error.code ?? "unexpected",
         ),

@@ -100,7 +100,7 @@ export async function book(actor: Actor, order: BookingOrder, options: CreateOpt
     const common = { startsAt: start.toISOString(), endsAt: end.toISOString(), purpose: order.purpose, status: "booked", ...(team ? { team: team.name } : {}) };
     await writeAudit(tx, { actorId: actor.id, action: "reservation.create", entityType: "reservation", entityId: ids[0], after: await auditOfBooking(tx, placement, ids, common), at: now });
     await options.claim?.after(tx, ids[0]);
-    changes.record({ kind: "created", bookingId: ids[0] });
+    changes.record({ kind: "created", bookingId: ids[0], partIds: ids, by: actor, after: { startsAt: start, endsAt: end } });
     return ids;
   });
 

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@prisma/client";
 import { policyTimeRefusal, type RequestedTimes, requestedWindow } from "@/lib/domain/booking-window";
-import type { MultiNodeRequest, ReservationRequest } from "@/lib/domain/reservation-schema";
+import type { MultiNodeRequest, BookingRequest } from "@/lib/domain/booking-schema";
 import { AppError } from "@/server/core/errors";
 import type { ServiceOptions } from "@/server/access/actor";
 import type { HostRef, Window } from "@/server/bookings/placement/booking-candidates";
@@ -15,9 +15,9 @@ export interface CreateOptions extends ServiceOptions {
    * Something the booking must take first, in the same transaction (the
    * waitlist's entry): `before` runs once every check passed, just before the
    * insert, and refuses with an AppError when the thing is gone (nothing is
-   * written then); `after` links it to the new reservation.
+   * written then); `after` links it to the new booking.
    */
-  claim?: { before(tx: Tx): Promise<void>; after(tx: Tx, reservationId: string): Promise<void> };
+  claim?: { before(tx: Tx): Promise<void>; after(tx: Tx, bookingId: string): Promise<void> };
 }
 
 /** Where a booking's parts go: units on one host (any host the limits allow, or the one named), any N nodes, or the nodes named. */
@@ -42,7 +42,7 @@ export interface BookingOrder {
 }
 
 /** A one-host request (POST /api/v1/reservations): the GPUs or slices named on a host, or any N of them on any host. */
-export async function oneHostOrder(client: PrismaClient, request: ReservationRequest, now: Date): Promise<BookingOrder> {
+export async function oneHostOrder(client: PrismaClient, request: BookingRequest, now: Date): Promise<BookingOrder> {
   const { window, endField } = checkedWindow(request, now);
   const hosts = await candidateHosts(client, request.host);
   const units: UnitsRequest = request.slices

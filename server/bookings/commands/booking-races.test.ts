@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ReservationView } from "@/lib/domain/reservation-types";
-import { rangesOverlap } from "@/lib/domain/reservation-state";
+import type { BookingView } from "@/lib/domain/booking-types";
+import { rangesOverlap } from "@/lib/domain/booking-state";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
@@ -12,8 +12,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let changeReservationEnd: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let changeBookingEnd: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
 let grantWaiting: typeof import("@/server/waitlist/grant-waiting").grantWaiting;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let db: typeof import("@/server/core/db").db;
@@ -24,8 +24,8 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ changeReservationEnd } = await import("@/server/bookings/commands/change-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ changeBookingEnd } = await import("@/server/bookings/commands/change-booking"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
   ({ joinWaitlist } = await import("@/server/waitlist/join-waitlist"));
   ({ db } = await import("@/server/core/db"));
@@ -63,10 +63,10 @@ describe("booking races", () => {
     for (let round = 0; round < 6; round += 1) {
       const host = await fx.createTestHost(1);
       const [bookedBy, newcomer] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-      const held = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "held" }, { now: NOW });
+      const held = await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "held" }, { now: NOW });
       const [extension, creation] = await Promise.all([
-        settle(changeReservationEnd(bookedBy, held.id, { addMinutes: 30 }, { now: at(1) })),
-        settle(createReservation(newcomer, { host: host.name, gpus: [0], startsAt: at(60).toISOString(), durationMinutes: 60, purpose: "next" }, { now: at(1) })),
+        settle(changeBookingEnd(bookedBy, held.id, { addMinutes: 30 }, { now: at(1) })),
+        settle(createBooking(newcomer, { host: host.name, gpus: [0], startsAt: at(60).toISOString(), durationMinutes: 60, purpose: "next" }, { now: at(1) })),
       ]);
       expect([extension.ok, creation.ok].filter(Boolean), JSON.stringify({ extension, creation })).toHaveLength(1);
       for (const outcome of [extension, creation]) if (!outcome.ok) expect(outcome.code).toBe("conflict");
@@ -80,7 +80,7 @@ describe("booking races", () => {
       const [a, b] = await Promise.all([fx.createTestHost(4), fx.createTestHost(4)]);
       const person = await fx.createTestUser();
       const requests = [0, 1, 2, 3].flatMap((gpu) => [a, b].map((host) => ({ host: host.name, gpus: [gpu], durationMinutes: 60, purpose: `limit ${host.name} ${gpu}` })));
-      const outcomes = await Promise.all(requests.map((request) => settle(createReservation(person, request, { now: NOW }))));
+      const outcomes = await Promise.all(requests.map((request) => settle(createBooking(person, request, { now: NOW }))));
 
       expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(3);
       for (const outcome of outcomes) {
@@ -97,12 +97,12 @@ describe("booking races", () => {
     for (let round = 0; round < 6; round += 1) {
       const host = await fx.createTestHost(1);
       const [bookedBy, waiter, walkIn] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-      const held = await createReservation(bookedBy, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "held" }, { now: NOW });
+      const held = await createBooking(bookedBy, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "held" }, { now: NOW });
       const entry = await joinWaitlist(waiter, { count: 1, host: host.name, durationMinutes: 30, purpose: "queued" }, { now: at(1) });
       const freed = new Date(held.endsAt);
       const [grants, direct] = await Promise.all([
         settle(grantWaiting({ now: freed })),
-        settle(createReservation(walkIn, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "walk-in" }, { now: freed })),
+        settle(createBooking(walkIn, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "walk-in" }, { now: freed })),
       ]);
       expect(grants.ok).toBe(true);
       const granted = grants.ok ? grants.value.filter((grant) => grant.entryId === entry.id) : [];
@@ -144,13 +144,13 @@ describe("booking races", () => {
     };
 
     const twice = busyFor(2);
-    const booked: ReservationView = await createReservation(person, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "after retries" }, { now: NOW, client: twice.client });
+    const booked: BookingView = await createBooking(person, { host: host.name, gpus: [0], durationMinutes: 30, purpose: "after retries" }, { now: NOW, client: twice.client });
     expect(twice.tries()).toBe(3);
     expect(await db().reservation.count({ where: { hostId: host.id } })).toBe(1);
     expect(booked.gpus.map((gpu) => gpu.index)).toEqual([0]);
 
     const always = busyFor(100);
-    const failed = await settle(createReservation(person, { host: host.name, gpus: [1], durationMinutes: 30, purpose: "never" }, { now: NOW, client: always.client }));
+    const failed = await settle(createBooking(person, { host: host.name, gpus: [1], durationMinutes: 30, purpose: "never" }, { now: NOW, client: always.client }));
     expect(failed.ok).toBe(false);
     expect(always.tries()).toBe(5);
     expect(await db().reservation.count({ where: { hostId: host.id } })).toBe(1);

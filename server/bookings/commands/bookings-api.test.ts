@@ -4,7 +4,7 @@ import { makeSnapshot } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 /**
- * The reservations API through its route handlers, in-process, with real
+ * The bookings API through its route handlers, in-process, with real
  * personal tokens: status codes, body shapes and who may do what.
  */
 
@@ -106,7 +106,7 @@ describe("POST /api/v1/reservations", () => {
   });
 });
 
-describe("reading and changing reservations", () => {
+describe("reading and changing bookings", () => {
   it("lets the booker read, extend and release; others get 404; only admins cancel", async () => {
     const created = await call(routes.collection.POST, {
       method: "POST",

@@ -4,12 +4,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let create: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let change: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
-let release: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
-let cancel: typeof import("@/server/bookings/commands/end-booking").cancelReservation;
-let list: typeof import("@/server/bookings/views/list-bookings").listReservations;
-let get: typeof import("@/server/bookings/views/list-bookings").getReservation;
+let create: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let change: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
+let release: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
+let cancel: typeof import("@/server/bookings/commands/end-booking").cancelBooking;
+let list: typeof import("@/server/bookings/views/list-bookings").listBookings;
+let get: typeof import("@/server/bookings/views/list-bookings").getBooking;
 let policy: typeof import("@/server/bookings/rules/policy");
 let listAudit: typeof import("@/server/access/audit-log").listAudit;
 let fx: Fixtures;
@@ -21,10 +21,10 @@ const iso = (minutes: number) => plus(minutes).toISOString();
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation: create } = await import("@/server/bookings/commands/create-booking"));
-  ({ changeReservationEnd: change } = await import("@/server/bookings/commands/change-booking"));
-  ({ releaseReservation: release, cancelReservation: cancel } = await import("@/server/bookings/commands/end-booking"));
-  ({ listReservations: list, getReservation: get } = await import("@/server/bookings/views/list-bookings"));
+  ({ createBooking: create } = await import("@/server/bookings/commands/create-booking"));
+  ({ changeBookingEnd: change } = await import("@/server/bookings/commands/change-booking"));
+  ({ releaseBooking: release, cancelBooking: cancel } = await import("@/server/bookings/commands/end-booking"));
+  ({ listBookings: list, getBooking: get } = await import("@/server/bookings/views/list-bookings"));
   ({ listAudit } = await import("@/server/access/audit-log"));
   policy = await import("@/server/bookings/rules/policy");
   fx = await import("@/server/testing/booking-fixtures");

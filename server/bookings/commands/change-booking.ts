@@ -1,18 +1,18 @@
 import { formatDurationMinutes } from "@/lib/domain/booking-window";
-import type { ReservationChange } from "@/lib/domain/reservation-schema";
-import { reservationState } from "@/lib/domain/reservation-state";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingChange } from "@/lib/domain/booking-schema";
+import { bookingState } from "@/lib/domain/booking-state";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { BookingConflictError, describeConflict } from "@/server/bookings/store/booking-conflict";
-import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { findConflicts } from "@/server/bookings/store/occupancy";
 import { readPolicy } from "@/server/bookings/rules/policy";
 import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
+import { readUnitIdsOfParts } from "@/server/bookings/store/booked-units";
 import { moveEndOfParts, readBookingToChange, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
 import { checkBookingLimits, effectiveLimits, refuseHost } from "@/server/bookings/rules/check-limits";
@@ -25,19 +25,18 @@ import { refuseOverPersonCap } from "@/server/bookings/rules/person-cap";
  * once); shortening needs no check. The booker may do both; an admin may
  * shorten anyone's booking, with a reason the booker sees.
  */
-export async function changeReservationEnd(
+export async function changeBookingEnd(
   actor: Actor,
   id: string,
-  change: ReservationChange,
+  change: BookingChange,
   options: ServiceOptions = {},
-): Promise<ReservationView> {
+): Promise<BookingView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
   const found = await readBookingToChange(client, id);
   if (!found || !can.manageBooking(actor, found)) throw new AppError("not_found", "No such reservation");
   const team = found.teamId ? await client.team.findUnique({ where: { id: found.teamId }, select: { id: true, name: true } }) : null;
-  const oldEndsAt = found.endsAt;
   // A booking across nodes moves whole: every part's end, checked and written in one transaction.
   const whole = await findWholeBooking(client, id);
   if (!whole) throw new AppError("not_found", "No such reservation");
@@ -45,8 +44,8 @@ export async function changeReservationEnd(
 
   await bookingTransaction(client, wholeBookingLock(whole, team ? [team.id] : []), async (tx, changes) => {
     const row = await readPartInTransaction(tx, whole.id);
-    const partGpus = await tx.reservationGpu.findMany({ where: { reservationId: { in: ids } }, select: { gpuId: true } });
-    const state = reservationState(row, nowMs);
+    const partGpus = await readUnitIdsOfParts(tx, ids);
+    const state = bookingState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}; make a new one`);
     }
@@ -123,10 +122,9 @@ export async function changeReservationEnd(
       after: auditSnapshot({ ...row, endsAt: newEnd }, { booking, ...(reason ? { reason } : {}), ...parts }),
       at: now,
     });
-    changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: whole.id, before: { startsAt: row.startsAt, endsAt: row.endsAt } });
+    changes.record({ kind: "changed", how: extending ? "extended" : "shortened", bookingId: whole.id, partIds: ids, by: actor, before: { startsAt: row.startsAt, endsAt: row.endsAt }, after: { startsAt: row.startsAt, endsAt: newEnd } });
   });
 
-  const view = await getReservationView(client, id, nowMs, actor.id);
-  announceBookingChange({ actor, booking: view, what: Date.parse(view.endsAt) > oldEndsAt.getTime() ? "extended" : "shortened" });
-  return view;
+  // Announced by the transaction, once: notifications tell the booker of a change someone else made.
+  return getBookingView(client, id, nowMs, actor.id);
 }

@@ -4,13 +4,13 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ReservationRequest } from "@/lib/domain/reservation-schema";
-import { rangesOverlap } from "@/lib/domain/reservation-state";
+import type { BookingRequest } from "@/lib/domain/booking-schema";
+import { rangesOverlap } from "@/lib/domain/booking-state";
 import { repoRoot } from "@/server/core/paths";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let db: typeof import("@/server/core/db").db;
 let fx: Fixtures;
 let databaseUrl: string;
@@ -21,7 +21,7 @@ const iso = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toIS
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   databaseUrl = await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ db } = await import("@/server/core/db"));
   fx = await import("@/server/testing/booking-fixtures");
 }, 60_000);
@@ -80,8 +80,8 @@ describe("never double-booked", () => {
   it("lets exactly one of 24 simultaneous requests for the same GPUs and time win", async () => {
     const host = await fx.createTestHost(4);
     const users = await Promise.all(Array.from({ length: 24 }, () => fx.createTestUser()));
-    const request: ReservationRequest = { host: host.name, gpus: [0, 1], startsAt: iso(10), durationMinutes: 60, purpose: "race" };
-    const outcomes = await Promise.all(users.map((user) => settle(createReservation(user, request, { now: NOW }))));
+    const request: BookingRequest = { host: host.name, gpus: [0, 1], startsAt: iso(10), durationMinutes: 60, purpose: "race" };
+    const outcomes = await Promise.all(users.map((user) => settle(createBooking(user, request, { now: NOW }))));
 
     expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
     const refused = outcomes.filter((outcome) => !outcome.ok);
@@ -95,14 +95,14 @@ describe("never double-booked", () => {
     const host = await fx.createTestHost(4);
     const users = await Promise.all(Array.from({ length: 32 }, () => fx.createTestUser()));
     const gpuSets = [[0], [1], [2], [3], [0, 1], [1, 2], [2, 3], [0, 3]];
-    const requests: ReservationRequest[] = users.map((_, i) => ({
+    const requests: BookingRequest[] = users.map((_, i) => ({
       host: host.name,
       gpus: gpuSets[i % gpuSets.length],
       startsAt: iso(15 * (i % 5)),
       durationMinutes: 45,
       purpose: `mixed ${i}`,
     }));
-    const outcomes = await Promise.all(users.map((user, i) => settle(createReservation(user, requests[i], { now: NOW }))));
+    const outcomes = await Promise.all(users.map((user, i) => settle(createBooking(user, requests[i], { now: NOW }))));
 
     for (const outcome of outcomes) if (!outcome.ok) expect(outcome.code).toBe("conflict");
     expect(outcomes.some((outcome) => outcome.ok)).toBe(true);
@@ -127,7 +127,7 @@ describe("never double-booked", () => {
   it("holds across processes: 4 processes with their own connections race 24 requests, one wins", async () => {
     const host = await fx.createTestHost(2);
     const users = await Promise.all(Array.from({ length: 24 }, () => fx.createTestUser()));
-    const request: ReservationRequest = { host: host.name, gpus: [0, 1], startsAt: iso(5), durationMinutes: 30, purpose: "cross-process race" };
+    const request: BookingRequest = { host: host.name, gpus: [0, 1], startsAt: iso(5), durationMinutes: 30, purpose: "cross-process race" };
     const workers = Array.from({ length: 4 }, (_, w) =>
       startWorker({ now: NOW.toISOString(), attempts: users.slice(w * 6, w * 6 + 6).map((actor) => ({ actor, request })) }),
     );

@@ -4,11 +4,11 @@ process.env.TZ = "America/Los_Angeles";
 
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LiveGpu } from "@/lib/live/live";
-import type { ReservationRequest } from "@/lib/domain/reservation-schema";
+import type { BookingRequest } from "@/lib/domain/booking-schema";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let updatePolicy: typeof import("@/server/bookings/rules/policy").updatePolicy;
 let BookingConflictError: typeof import("@/server/bookings/store/booking-conflict").BookingConflictError;
 let createTestUser: Fixtures["createTestUser"];
@@ -21,13 +21,13 @@ const plus = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toI
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ updatePolicy } = await import("@/server/bookings/rules/policy"));
   ({ BookingConflictError } = await import("@/server/bookings/store/booking-conflict"));
   ({ createTestUser, createTestHost } = await import("@/server/testing/booking-fixtures"));
 }, 60_000);
 
-function request(overrides: Partial<ReservationRequest>): ReservationRequest {
+function request(overrides: Partial<BookingRequest>): BookingRequest {
   return { purpose: "test run", durationMinutes: 60, ...overrides };
 }
 
@@ -38,9 +38,9 @@ describe("booking a 4-GPU host", () => {
     const host = await createTestHost(4);
     const [a, b, c, d] = await Promise.all([createTestUser(), createTestUser(), createTestUser(), createTestUser()]);
     const end = plus(120);
-    const ofA = await createReservation(a, request({ host: host.name, gpus: [1, 0], endsAt: end, purpose: "llama fine-tune" }), { now: NOW });
-    const ofB = await createReservation(b, request({ host: host.name, gpus: [2], endsAt: end, purpose: "eval" }), { now: NOW });
-    const ofC = await createReservation(c, request({ host: host.name, count: 1, durationMinutes: 90, purpose: "notebook" }), { now: NOW });
+    const ofA = await createBooking(a, request({ host: host.name, gpus: [1, 0], endsAt: end, purpose: "llama fine-tune" }), { now: NOW });
+    const ofB = await createBooking(b, request({ host: host.name, gpus: [2], endsAt: end, purpose: "eval" }), { now: NOW });
+    const ofC = await createBooking(c, request({ host: host.name, count: 1, durationMinutes: 90, purpose: "notebook" }), { now: NOW });
 
     expect(ofA.launch.cudaVisibleDevices).toBe("0,1");
     expect(ofA.launch.exportIndices).toBe("export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1");
@@ -51,11 +51,11 @@ describe("booking a 4-GPU host", () => {
     expect(ofC.launch.torchrun).toContain("--nproc_per_node=1");
     for (const view of [ofA, ofB, ofC]) expect(view.state).toBe("active");
 
-    const any = await refusal(createReservation(d, request({ host: host.name, count: 1 }), { now: NOW }));
+    const any = await refusal(createBooking(d, request({ host: host.name, count: 1 }), { now: NOW }));
     expect(any.code).toBe("conflict");
     expect(any.message).toContain(`booked by ${a.name} until ${at(end)}`);
 
-    const named = await refusal(createReservation(d, request({ host: host.name, gpus: [2] }), { now: NOW }));
+    const named = await refusal(createBooking(d, request({ host: host.name, gpus: [2] }), { now: NOW }));
     expect(named).toBeInstanceOf(BookingConflictError);
     expect(named.message).toBe(
       `GPU 2 on ${host.name} is booked by ${b.name} until ${at(end)} (purpose: eval). It is free from ${at(end)} for as long as you asked.`,
@@ -68,17 +68,17 @@ describe("booking a 4-GPU host", () => {
   it("names when a GPU booked back to back is next free, and who holds it in between", async () => {
     const host = await createTestHost(1);
     const [a, b, c] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
-    await createReservation(a, request({ host: host.name, gpus: [0], startsAt: plus(5), endsAt: plus(65), purpose: "one" }), { now: NOW });
-    await createReservation(b, request({ host: host.name, gpus: [0], startsAt: plus(65), endsAt: plus(125), purpose: "two" }), { now: NOW });
-    const refused = await refusal(createReservation(c, request({ host: host.name, gpus: [0], startsAt: plus(10), endsAt: plus(40) }), { now: NOW }));
+    await createBooking(a, request({ host: host.name, gpus: [0], startsAt: plus(5), endsAt: plus(65), purpose: "one" }), { now: NOW });
+    await createBooking(b, request({ host: host.name, gpus: [0], startsAt: plus(65), endsAt: plus(125), purpose: "two" }), { now: NOW });
+    const refused = await refusal(createBooking(c, request({ host: host.name, gpus: [0], startsAt: plus(10), endsAt: plus(40) }), { now: NOW }));
     expect(refused.message).toContain(`GPU 0 on ${host.name} is booked by ${a.name} until ${plus(65)} (purpose: one), then by ${b.name}; next free at ${plus(125)}`);
   });
 
   it("offers the other free GPUs of the host when the named ones are taken", async () => {
     const host = await createTestHost(4);
     const [a, b] = await Promise.all([createTestUser(), createTestUser()]);
-    await createReservation(a, request({ host: host.name, gpus: [0] }), { now: NOW });
-    const error = (await refusal(createReservation(b, request({ host: host.name, gpus: [0, 1] }), { now: NOW }))) as InstanceType<
+    await createBooking(a, request({ host: host.name, gpus: [0] }), { now: NOW });
+    const error = (await refusal(createBooking(b, request({ host: host.name, gpus: [0, 1] }), { now: NOW }))) as InstanceType<
       typeof BookingConflictError
     >;
     expect(error.suggestion.freeGpuIndices).toEqual([1, 2, 3]);
@@ -94,29 +94,29 @@ describe("the time rules", () => {
   it("allows back-to-back bookings of one GPU: [start, end) ends before the next starts", async () => {
     const host = await createTestHost(1);
     const [a, b, c] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
-    await createReservation(a, request({ host: host.name, gpus: [0], startsAt: plus(0), endsAt: plus(60) }), { now: NOW });
-    const next = await createReservation(b, request({ host: host.name, gpus: [0], startsAt: plus(60), endsAt: plus(120) }), { now: NOW });
+    await createBooking(a, request({ host: host.name, gpus: [0], startsAt: plus(0), endsAt: plus(60) }), { now: NOW });
+    const next = await createBooking(b, request({ host: host.name, gpus: [0], startsAt: plus(60), endsAt: plus(120) }), { now: NOW });
     expect(next.startsAt).toBe(plus(60));
     expect(next.state).toBe("scheduled");
-    const before = await createReservation(c, request({ host: host.name, gpus: [0], startsAt: plus(-1), endsAt: plus(0) }), { now: NOW }).catch(
+    const before = await createBooking(c, request({ host: host.name, gpus: [0], startsAt: plus(-1), endsAt: plus(0) }), { now: NOW }).catch(
       (error: unknown) => error,
     );
     // A minute ago is within the grace and means "now": it then ends before it starts.
     expect(before).toMatchObject({ code: "bad_request" });
-    const overlapping = await refusal(createReservation(c, request({ host: host.name, gpus: [0], startsAt: plus(59), endsAt: plus(61) }), { now: NOW }));
+    const overlapping = await refusal(createBooking(c, request({ host: host.name, gpus: [0], startsAt: plus(59), endsAt: plus(61) }), { now: NOW }));
     expect(overlapping.code).toBe("conflict");
   });
 
   it("refuses a start in the past, and takes a start a moment ago as now", async () => {
     const host = await createTestHost(1);
     const user = await createTestUser();
-    const past = await refusal(createReservation(user, request({ host: host.name, gpus: [0], startsAt: plus(-10) }), { now: NOW }));
+    const past = await refusal(createBooking(user, request({ host: host.name, gpus: [0], startsAt: plus(-10) }), { now: NOW }));
     expect(past.code).toBe("bad_request");
     expect(past.fields).toHaveProperty("startsAt");
-    const endPassed = await refusal(createReservation(user, request({ host: host.name, gpus: [0], durationMinutes: undefined, endsAt: plus(-5) }), { now: NOW }));
+    const endPassed = await refusal(createBooking(user, request({ host: host.name, gpus: [0], durationMinutes: undefined, endsAt: plus(-5) }), { now: NOW }));
     expect(endPassed.fields).toHaveProperty("endsAt");
 
-    const moment = await createReservation(user, request({ host: host.name, gpus: [0], startsAt: new Date(NOW.getTime() - 30_000).toISOString() }), { now: NOW });
+    const moment = await createBooking(user, request({ host: host.name, gpus: [0], startsAt: new Date(NOW.getTime() - 30_000).toISOString() }), { now: NOW });
     expect(moment.startsAt).toBe(NOW.toISOString());
     expect(moment.endsAt).toBe(plus(60));
   });
@@ -125,15 +125,15 @@ describe("the time rules", () => {
     const host = await createTestHost(1);
     const [a, b] = await Promise.all([createTestUser(), createTestUser()]);
     // 18:00 in California on 1 December is 02:00 UTC on 2 December.
-    const view = await createReservation(a, request({ host: host.name, gpus: [0], startsAt: "2026-12-01T18:00:00-08:00", endsAt: "2026-12-01T19:00:00-08:00" }), { now: NOW });
+    const view = await createBooking(a, request({ host: host.name, gpus: [0], startsAt: "2026-12-01T18:00:00-08:00", endsAt: "2026-12-01T19:00:00-08:00" }), { now: NOW });
     expect(view.startsAt).toBe("2026-12-02T02:00:00.000Z");
     expect(view.endsAt).toBe("2026-12-02T03:00:00.000Z");
     // The same hour written in UTC, and in Berlin's zone, is the same booking.
     for (const startsAt of ["2026-12-02T02:30:00Z", "2026-12-02T03:30:00+01:00"]) {
-      const clash = await refusal(createReservation(b, request({ host: host.name, gpus: [0], startsAt, durationMinutes: 10 }), { now: NOW }));
+      const clash = await refusal(createBooking(b, request({ host: host.name, gpus: [0], startsAt, durationMinutes: 10 }), { now: NOW }));
       expect(clash.code).toBe("conflict");
     }
-    const after = await createReservation(b, request({ host: host.name, gpus: [0], startsAt: "2026-12-02T04:00:00+01:00", durationMinutes: 10 }), { now: NOW });
+    const after = await createBooking(b, request({ host: host.name, gpus: [0], startsAt: "2026-12-02T04:00:00+01:00", durationMinutes: 10 }), { now: NOW });
     expect(after.startsAt).toBe("2026-12-02T03:00:00.000Z");
   });
 
@@ -142,7 +142,7 @@ describe("the time rules", () => {
     const user = await createTestUser();
     await updatePolicy(await createTestUser("admin"), { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 200 }, NOW);
     // Clocks in California jump forward on 14 March 2027.
-    const view = await createReservation(user, request({ host: host.name, gpus: [0], startsAt: "2027-03-13T12:00:00Z", durationMinutes: 24 * 60 }), { now: NOW });
+    const view = await createBooking(user, request({ host: host.name, gpus: [0], startsAt: "2027-03-13T12:00:00Z", durationMinutes: 24 * 60 }), { now: NOW });
     expect(view.endsAt).toBe("2027-03-14T12:00:00.000Z");
     await updatePolicy(await createTestUser("admin"), { maxDurationMinutes: 7 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 30 }, NOW);
   });
@@ -188,9 +188,9 @@ describe("choosing any N GPUs", () => {
         hosts: [{ id: host.id, online: true }],
       }),
     };
-    const view = await createReservation(user, request({ host: host.name, count: 2, minFreeMemoryMiB: 40_000 }), { now: NOW, fleet });
+    const view = await createBooking(user, request({ host: host.name, count: 2, minFreeMemoryMiB: 40_000 }), { now: NOW, fleet });
     expect(view.gpus.map((gpu) => gpu.index)).toEqual([2, 3]);
-    const tooMuch = await refusal(createReservation(user, request({ host: host.name, count: 2, minFreeMemoryMiB: 81_000 }), { now: NOW, fleet }));
+    const tooMuch = await refusal(createBooking(user, request({ host: host.name, count: 2, minFreeMemoryMiB: 81_000 }), { now: NOW, fleet }));
     expect(tooMuch.code).toBe("bad_request");
     expect(tooMuch.fields).toHaveProperty("minFreeMemoryMiB");
   });
@@ -200,9 +200,9 @@ describe("bad requests", () => {
   it("names the field: an unknown host, a GPU the host does not have", async () => {
     const host = await createTestHost(2);
     const user = await createTestUser();
-    const noHost = await refusal(createReservation(user, request({ host: "no-such-host", gpus: [0] }), { now: NOW }));
+    const noHost = await refusal(createBooking(user, request({ host: "no-such-host", gpus: [0] }), { now: NOW }));
     expect(noHost.fields).toEqual({ host: "There is no host named no-such-host" });
-    const noGpu = await refusal(createReservation(user, request({ host: host.name, gpus: [0, 5] }), { now: NOW }));
+    const noGpu = await refusal(createBooking(user, request({ host: host.name, gpus: [0, 5] }), { now: NOW }));
     expect(noGpu.fields?.gpus).toBe(`${host.name} has no GPU 5 (its GPUs: 0, 1)`);
   });
 });

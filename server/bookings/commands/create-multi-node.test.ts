@@ -10,8 +10,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let createMultiNodeBooking: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let getReservation: typeof import("@/server/bookings/views/list-bookings").getReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let getBooking: typeof import("@/server/bookings/views/list-bookings").getBooking;
 let saveLimits: typeof import("@/server/bookings/rules/limits-store").saveLimits;
 let personSubject: typeof import("@/server/bookings/rules/limits-store").personSubject;
 let db: typeof import("@/server/core/db").db;
@@ -23,8 +23,8 @@ const NOW = new Date("2026-12-01T10:00:00Z");
 beforeAll(async () => {
   await useTestDatabase();
   ({ createMultiNodeBooking } = await import("@/server/bookings/commands/create-multi-node"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ getReservation } = await import("@/server/bookings/views/list-bookings"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ getBooking } = await import("@/server/bookings/views/list-bookings"));
   ({ saveLimits, personSubject } = await import("@/server/bookings/rules/limits-store"));
   ({ db } = await import("@/server/core/db"));
   hostRegistry = await import("@/server/hosts/host-registry");
@@ -68,7 +68,7 @@ describe("a booking across nodes", () => {
     expect(second.launch.reservationValue?.startsWith(`${second.id}.`)).toBe(true);
 
     // Each part is an ordinary booking of its host: reading either by id shows the whole booking.
-    const read = await getReservation(person, second.id, NOW);
+    const read = await getBooking(person, second.id, NOW);
     expect(read.multiNode).toMatchObject({ id: booking.id, nodeRank: 1, nodeCount: 2 });
     expect(read.multiNode?.parts.map((part) => part.host.name)).toEqual(names.slice(0, 2));
 
@@ -101,7 +101,7 @@ describe("a booking across nodes", () => {
     const { model, names } = await createFleet(3, 4);
     const person = await fx.createTestUser();
     // One GPU of the first node is taken: only nodes b and c can hold 4.
-    await createReservation(await fx.createTestUser(), { host: names[0], gpus: [2], durationMinutes: 60, purpose: "single" }, { now: NOW });
+    await createBooking(await fx.createTestUser(), { host: names[0], gpus: [2], durationMinutes: 60, purpose: "single" }, { now: NOW });
     const booking = await createMultiNodeBooking(person, { nodes: 2, gpusPerNode: 4, model, durationMinutes: 60, purpose: "ddp" }, { now: NOW });
     expect(booking.parts.map((part) => part.host.name)).toEqual([names[1], names[2]]);
 
@@ -237,7 +237,7 @@ describe("a booking across nodes", () => {
     expect(moved.parts[1].launch.node?.env).toMatchObject({ NODE_RANK: "1", MASTER_ADDR: names[0], CUDA_VISIBLE_DEVICES: "0,1" });
     expect(moved.parts[0].launch.node?.mpirun).toContain(`-H ${names[0]}:2,${names[3]}:2`);
     const other = await fx.createTestUser();
-    await expect(createReservation(other, { host: names[1], gpus: [0, 1], durationMinutes: 60, purpose: "freed" }, { now: later })).resolves.toMatchObject({ host: { name: names[1] } });
+    await expect(createBooking(other, { host: names[1], gpus: [0, 1], durationMinutes: 60, purpose: "freed" }, { now: later })).resolves.toMatchObject({ host: { name: names[1] } });
     expect(await db().auditLog.count({ where: { action: "reservation.replace_part", entityId: booking.id } })).toBe(1);
 
     expect(heard).toEqual([

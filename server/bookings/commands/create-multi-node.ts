@@ -1,11 +1,11 @@
-import type { MultiNodeRequest } from "@/lib/domain/reservation-schema";
-import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
+import type { MultiNodeRequest } from "@/lib/domain/booking-schema";
+import type { MultiNodeBookingView } from "@/lib/domain/booking-types";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { db } from "@/server/core/db";
 import type { Actor } from "@/server/access/actor";
 import { book } from "@/server/bookings/commands/book";
 import { acrossNodesOrder, type CreateOptions } from "@/server/bookings/commands/booking-order";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 
 /**
  * Books GPUs on several hosts as one booking: any `nodes` hosts with
@@ -21,6 +21,6 @@ export async function createMultiNodeBooking(actor: Actor, request: MultiNodeReq
   const now = options.now ?? new Date();
   const booked = await book(actor, await acrossNodesOrder(client, request, now), options);
   const views = [];
-  for (const id of booked.partIds) views.push(await getReservationView(client, id, now.getTime(), actor.id));
+  for (const id of booked.partIds) views.push(await getBookingView(client, id, now.getTime(), actor.id));
   return { ...multiNodeSummary(views), warnings: booked.warnings, ...(booked.explanation ? { explanation: booked.explanation } : {}) };
 }

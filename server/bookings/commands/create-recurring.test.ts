@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let createRecurringReservations: typeof import("@/server/bookings/commands/create-recurring").createRecurringReservations;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let createRecurringBookings: typeof import("@/server/bookings/commands/create-recurring").createRecurringBookings;
 let createTestUser: Fixtures["createTestUser"];
 let createTestHost: Fixtures["createTestHost"];
 let createModelFleet: Fixtures["createModelFleet"];
@@ -14,8 +14,8 @@ const NOW = new Date("2026-12-06T08:00:00Z");
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ createRecurringReservations } = await import("@/server/bookings/commands/create-recurring"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ createRecurringBookings } = await import("@/server/bookings/commands/create-recurring"));
   ({ createTestUser, createTestHost, createModelFleet } = await import("@/server/testing/booking-fixtures"));
   ({ db } = await import("@/server/core/db"));
 }, 120_000);
@@ -25,9 +25,9 @@ describe("a weekly series of bookings", () => {
     const { model, names } = await createModelFleet(2, 2);
     const [team, other] = await Promise.all([createTestUser(), createTestUser()]);
     // Tuesday of the first week, one GPU of node b: that day's occurrence cannot have both nodes.
-    await createReservation(other, { host: names[1], gpus: [1], startsAt: "2026-12-08T10:00:00Z", durationMinutes: 60, purpose: "in the way" }, { now: NOW });
+    await createBooking(other, { host: names[1], gpus: [1], startsAt: "2026-12-08T10:00:00Z", durationMinutes: 60, purpose: "in the way" }, { now: NOW });
 
-    const result = await createRecurringReservations(
+    const result = await createRecurringBookings(
       team,
       { booking: { nodes: 2, gpusPerNode: 2, model, startsAt: "2026-12-07T09:00:00Z", durationMinutes: 180, purpose: "nightly eval" }, weekdays: [1, 2, 3], weeks: 1, timeZone: "UTC" },
       { now: NOW },
@@ -49,9 +49,9 @@ describe("a weekly series of bookings", () => {
     const host = await createTestHost(1);
     const [teacher, other] = await Promise.all([createTestUser(), createTestUser()]);
     // Wednesday of the first week, 10:00-11:00: in the way of that day's occurrence only.
-    const blocking = await createReservation(other, { host: host.name, gpus: [0], startsAt: "2026-12-09T10:00:00Z", durationMinutes: 60, purpose: "in the way" }, { now: NOW });
+    const blocking = await createBooking(other, { host: host.name, gpus: [0], startsAt: "2026-12-09T10:00:00Z", durationMinutes: 60, purpose: "in the way" }, { now: NOW });
 
-    const result = await createRecurringReservations(
+    const result = await createRecurringBookings(
       teacher,
       { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T09:00:00Z", durationMinutes: 180, purpose: "course" }, weekdays: [1, 2, 3, 4, 5], weeks: 2, timeZone: "UTC" },
       { now: NOW },
@@ -74,7 +74,7 @@ describe("a weekly series of bookings", () => {
       if (running) setImmediate(tick);
     };
     setImmediate(tick);
-    const result = await createRecurringReservations(
+    const result = await createRecurringBookings(
       person,
       { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T13:00:00Z", durationMinutes: 30, purpose: "yielding" }, weekdays: [0, 1, 2, 3, 4, 5, 6], weeks: 4, timeZone: "UTC" },
       { now: NOW },
@@ -90,7 +90,7 @@ describe("a weekly series of bookings", () => {
     const host = await createTestHost(8);
     const people = await Promise.all(Array.from({ length: 7 }, () => createTestUser()));
     const series = people.map((person, gpu) =>
-      createRecurringReservations(
+      createRecurringBookings(
         person,
         { booking: { host: host.name, gpus: [gpu], startsAt: "2026-12-07T15:00:00Z", durationMinutes: 30, purpose: `series ${gpu}` }, weekdays: [1, 2, 3, 4, 5], weeks: 2, timeZone: "UTC" },
         { now: NOW },
@@ -113,7 +113,7 @@ describe("a weekly series of bookings", () => {
     const host = await createTestHost(1);
     const person = await createTestUser();
     await expect(
-      createRecurringReservations(person, { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T09:00:00Z", durationMinutes: 60, purpose: "x" }, weekdays: [6], weeks: 0, timeZone: "UTC" }, { now: NOW }),
+      createRecurringBookings(person, { booking: { host: host.name, gpus: [0], startsAt: "2026-12-07T09:00:00Z", durationMinutes: 60, purpose: "x" }, weekdays: [6], weeks: 0, timeZone: "UTC" }, { now: NOW }),
     ).rejects.toMatchObject({ code: "bad_request" });
   });
 });

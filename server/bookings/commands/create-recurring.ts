@@ -1,13 +1,13 @@
 import { requestedWindow } from "@/lib/domain/booking-window";
 import { weeklyStarts, type RecurringRequest } from "@/lib/domain/recurrence";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { book } from "@/server/bookings/commands/book";
 import { acrossNodesOrder, type CreateOptions, oneHostOrder } from "@/server/bookings/commands/booking-order";
 import { bookedView } from "@/server/bookings/commands/create-booking";
-import type { MultiNodeRequest, ReservationRequest } from "@/lib/domain/reservation-schema";
+import type { MultiNodeRequest, BookingRequest } from "@/lib/domain/booking-schema";
 
 export interface RefusedOccurrence {
   startsAt: string;
@@ -18,7 +18,7 @@ export interface RefusedOccurrence {
 
 export interface RecurringResult {
   /** One view per occurrence made; across nodes, its node-0 part, whose `multiNode` names every part. */
-  created: ReservationView[];
+  created: BookingView[];
   refused: RefusedOccurrence[];
 }
 
@@ -64,7 +64,7 @@ const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve)
  * Across nodes, each occurrence is one booking across nodes: every part of
  * it made, or the occurrence refused whole with its reason.
  */
-export async function createRecurringReservations(actor: Actor, request: RecurringRequest, options: CreateOptions = {}): Promise<RecurringResult> {
+export async function createRecurringBookings(actor: Actor, request: RecurringRequest, options: CreateOptions = {}): Promise<RecurringResult> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const { startMs, endMs } = requestedWindow(request.booking, now.getTime());
@@ -78,7 +78,7 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
     isAcrossNodes(first) ? acrossNodesOrder(client, { ...first, startsAt, durationMinutes }, now) : oneHostOrder(client, { ...first, startsAt, durationMinutes }, now);
   // Each occurrence as its booking shows it: one across nodes by its node-0 part (whose `multiNode` names every part).
   const bookOccurrence = async (startsAt: string) => bookedView(client, await book(actor, await orderOf(startsAt), options), now, actor.id);
-  const created: ReservationView[] = [];
+  const created: BookingView[] = [];
   const refused: RefusedOccurrence[] = [];
   const endTurn = await seriesTurn();
   try {
@@ -98,6 +98,6 @@ export async function createRecurringReservations(actor: Actor, request: Recurri
   return { created, refused };
 }
 
-function isAcrossNodes(booking: Omit<ReservationRequest, "endsAt"> | Omit<MultiNodeRequest, "endsAt">): booking is Omit<MultiNodeRequest, "endsAt"> {
+function isAcrossNodes(booking: Omit<BookingRequest, "endsAt"> | Omit<MultiNodeRequest, "endsAt">): booking is Omit<MultiNodeRequest, "endsAt"> {
   return "nodes" in booking || "parts" in booking;
 }

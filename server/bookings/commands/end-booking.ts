@@ -1,12 +1,11 @@
-import { reservationState } from "@/lib/domain/reservation-state";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import { bookingState } from "@/lib/domain/booking-state";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
-import { announceBookingChange } from "@/server/bookings/store/booking-events";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { auditParts, findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
 import { endParts, readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
@@ -19,7 +18,7 @@ type Ending = { kind: "release" } | { kind: "cancel"; reason: string };
  * where it starts (it never held anything). The GPUs' ranges move with it,
  * so the time frees up for others at once.
  */
-async function endReservation(actor: Actor, id: string, ending: Ending, options: ServiceOptions): Promise<ReservationView> {
+async function endBooking(actor: Actor, id: string, ending: Ending, options: ServiceOptions): Promise<BookingView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
@@ -32,7 +31,7 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
 
   await bookingTransaction(client, wholeBookingLock(whole), async (tx, changes) => {
     const row = await readPartInTransaction(tx, whole.id);
-    const state = reservationState(row, nowMs);
+    const state = bookingState(row, nowMs);
     if (state !== "scheduled" && state !== "active") {
       throw new AppError("conflict", `This booking has already ${state === "expired" ? "ended" : `been ${state}`}`);
     }
@@ -50,22 +49,21 @@ async function endReservation(actor: Actor, id: string, ending: Ending, options:
       after: auditSnapshot({ ...row, endsAt, status }, { booking, ...(ending.kind === "cancel" ? { reason: ending.reason } : {}), ...parts }),
       at: now,
     });
-    changes.record({ kind: "ended", how: status, bookingId: whole.id });
+    changes.record({ kind: "ended", how: status, bookingId: whole.id, partIds: whole.partIds, by: actor, before: { startsAt: row.startsAt, endsAt: row.endsAt }, after: { startsAt: row.startsAt, endsAt } });
   });
 
-  const view = await getReservationView(client, id, nowMs, actor.id);
-  announceBookingChange({ actor, booking: view, what: ending.kind === "release" ? "released" : "cancelled" });
-  return view;
+  // Announced by the transaction, once: notifications tell the booker of an end someone else made.
+  return getBookingView(client, id, nowMs, actor.id);
 }
 
 /** The booker (or an admin) gives the GPUs back before the end. */
-export async function releaseReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
-  return endReservation(actor, id, { kind: "release" }, options);
+export async function releaseBooking(actor: Actor, id: string, options: ServiceOptions = {}): Promise<BookingView> {
+  return endBooking(actor, id, { kind: "release" }, options);
 }
 
 /** An admin ends someone's booking, with a reason the booker sees. */
-export async function cancelReservation(actor: Actor, id: string, reason: string, options: ServiceOptions = {}): Promise<ReservationView> {
+export async function cancelBooking(actor: Actor, id: string, reason: string, options: ServiceOptions = {}): Promise<BookingView> {
   const trimmed = reason.trim();
   if (!trimmed) throw new AppError("bad_request", "Tell the booker why", { reason: "Tell the booker why" });
-  return endReservation(actor, id, { kind: "cancel", reason: trimmed }, options);
+  return endBooking(actor, id, { kind: "cancel", reason: trimmed }, options);
 }

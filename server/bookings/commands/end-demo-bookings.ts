@@ -1,5 +1,5 @@
 import type { Prisma } from "@prisma/client";
-import { reservationState } from "@/lib/domain/reservation-state";
+import { bookingState } from "@/lib/domain/booking-state";
 import { writeAudit } from "@/server/access/audit-log";
 import { endParts, readDemoBookingsToEnd } from "@/server/bookings/store/booking-writes";
 import { auditBookingName, auditSnapshot } from "@/server/bookings/views/booking-view";
@@ -22,7 +22,7 @@ export async function endDemoBookings(
   let ended = 0;
   let cancelled = 0;
   for (const row of rows) {
-    const scheduled = reservationState(row, nowMs) === "scheduled";
+    const scheduled = bookingState(row, nowMs) === "scheduled";
     const endsAt = scheduled ? row.startsAt : options.now;
     await endParts(tx, [row.id], endsAt, { status: "cancelled", cancelReason: options.reason, cancelledById: options.actorId });
     const booking = await auditBookingName(tx, row.id);

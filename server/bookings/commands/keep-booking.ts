@@ -1,11 +1,11 @@
-import type { ReservationView } from "@/lib/domain/reservation-types";
-import { reservationState } from "@/lib/domain/reservation-state";
+import type { BookingView } from "@/lib/domain/booking-types";
+import { bookingState } from "@/lib/domain/booking-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor, ServiceOptions } from "@/server/access/actor";
 import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction } from "@/server/bookings/store/booking-transaction";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { findWholeBooking, wholeBookingLock } from "@/server/bookings/commands/whole-booking";
 import { readPartInTransaction } from "@/server/bookings/store/booking-writes";
 import { restartIdleClock } from "@/server/bookings/store/idle-columns";
@@ -17,7 +17,7 @@ import { can } from "@/server/access/permissions";
  * `idleKeepsPerBooking` times per booking; each keep is in the audit log.
  * Under the booking lock, so a keep and an idle release never both win.
  */
-export async function keepReservation(actor: Actor, id: string, options: ServiceOptions = {}): Promise<ReservationView> {
+export async function keepBooking(actor: Actor, id: string, options: ServiceOptions = {}): Promise<BookingView> {
   const client = options.client ?? db();
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
@@ -27,7 +27,7 @@ export async function keepReservation(actor: Actor, id: string, options: Service
 
   await bookingTransaction(client, wholeBookingLock(whole), async (tx, changes) => {
     const row = await readPartInTransaction(tx, whole.id);
-    const state = reservationState(row, nowMs);
+    const state = bookingState(row, nowMs);
     if (state !== "active") {
       throw new AppError("conflict", state === "scheduled" ? "This booking has not started; nothing to keep yet" : `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
     }
@@ -47,8 +47,8 @@ export async function keepReservation(actor: Actor, id: string, options: Service
       at: now,
     });
     // Announced by the transaction, once: the live feed shows the idle clock again.
-    changes.record({ kind: "kept", bookingId: whole.id });
+    changes.record({ kind: "kept", bookingId: whole.id, partIds: whole.partIds, by: actor });
   });
 
-  return getReservationView(client, id, nowMs, actor.id);
+  return getBookingView(client, id, nowMs, actor.id);
 }

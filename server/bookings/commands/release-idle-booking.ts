@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@prisma/client";
-import { reservationState } from "@/lib/domain/reservation-state";
+import { bookingState } from "@/lib/domain/booking-state";
 import { db } from "@/server/core/db";
 import { idleStanding, readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { writeAudit } from "@/server/access/audit-log";
@@ -42,7 +42,7 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
 
   const outcome = await bookingTransaction(client, wholeBookingLock(whole), async (tx, changes): Promise<IdleReleaseOutcome> => {
     const rows = await readPartsToRelease(tx, ids);
-    if (rows.length !== ids.length || rows.some((row) => reservationState(row, nowMs) !== "active")) return { kind: "skipped", why: "not active" };
+    if (rows.length !== ids.length || rows.some((row) => bookingState(row, nowMs) !== "active")) return { kind: "skipped", why: "not active" };
     const policy = await readIdlePolicy(tx);
     const exemptions = await readIdleExemptions(tx);
     const standings: IdleStanding[] = [];
@@ -75,7 +75,7 @@ export async function releaseIdleBooking(id: string, options: ReleaseIdleOptions
       ),
       at: now,
     });
-    changes.record({ kind: "ended", how: "idle-released", bookingId: whole.id });
+    changes.record({ kind: "ended", how: "idle-released", bookingId: whole.id, partIds: ids, by: null, before: { startsAt: row.startsAt, endsAt: row.endsAt }, after: { startsAt: row.startsAt, endsAt: now } });
     return { kind: "released", standing, scheduledEndAt: row.endsAt };
   });
 

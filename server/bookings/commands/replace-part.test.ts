@@ -9,7 +9,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let createMultiNodeBooking: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let replacePart: typeof import("@/server/bookings/commands/replace-part").replacePart;
 let getRoom: typeof import("@/server/bookings/rules/room").getRoom;
 let saveLimits: typeof import("@/server/bookings/rules/limits-store").saveLimits;
@@ -25,7 +25,7 @@ const at = (hours: number) => new Date(NOW.getTime() + hours * HOUR);
 beforeAll(async () => {
   await useTestDatabase();
   ({ createMultiNodeBooking } = await import("@/server/bookings/commands/create-multi-node"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ replacePart } = await import("@/server/bookings/commands/replace-part"));
   ({ getRoom } = await import("@/server/bookings/rules/room"));
   ({ saveLimits, personSubject } = await import("@/server/bookings/rules/limits-store"));
@@ -74,8 +74,8 @@ describe("moving a node of a booking across nodes", () => {
     expect(away.parts[1].gpus.map((gpu) => gpu.index)).toEqual([0]);
     // What b held is b's until the move, free from it.
     const other = await fx.createTestUser();
-    await expect(createReservation(other, { host: names[1], gpus: [0], durationMinutes: 60, purpose: "freed at the move" }, { now: NOW })).resolves.toMatchObject({ host: { name: names[1] } });
-    await expect(createReservation(other, { host: names[1], gpus: [0], startsAt: at(-1).toISOString(), durationMinutes: 30, purpose: "held before the move" }, { now: at(-1) })).rejects.toMatchObject({ code: "conflict" });
+    await expect(createBooking(other, { host: names[1], gpus: [0], durationMinutes: 60, purpose: "freed at the move" }, { now: NOW })).resolves.toMatchObject({ host: { name: names[1] } });
+    await expect(createBooking(other, { host: names[1], gpus: [0], startsAt: at(-1).toISOString(), durationMinutes: 30, purpose: "held before the move" }, { now: at(-1) })).rejects.toMatchObject({ code: "conflict" });
     const back = await replacePart(person, booking.parts[1].id, names[1], { now: at(2) });
     expect(back.parts[1].host.name).toBe(names[1]);
     await replacePart(person, booking.parts[0].id, names[3], { now: at(2) });

@@ -1,7 +1,7 @@
-import type { MultiNodeBookingView } from "@/lib/domain/reservation-types";
+import type { MultiNodeBookingView } from "@/lib/domain/booking-types";
 import { commonModel } from "@/lib/domain/multi-node";
-import { PURPOSE_MAX } from "@/lib/domain/reservation-schema";
-import { reservationState } from "@/lib/domain/reservation-state";
+import { PURPOSE_MAX } from "@/lib/domain/booking-schema";
+import { bookingState } from "@/lib/domain/booking-state";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
@@ -9,9 +9,10 @@ import { writeAudit } from "@/server/access/audit-log";
 import { bookingTransaction, type Tx } from "@/server/bookings/store/booking-transaction";
 import { candidateHosts, type CreateOptions } from "@/server/bookings/commands/booking-order";
 import { liveView } from "@/server/bookings/placement/gpu-in-use";
-import { getReservationView } from "@/server/bookings/views/list-bookings";
+import { getBookingView } from "@/server/bookings/views/list-bookings";
 import { readGroupHostIds } from "@/server/bookings/store/booking-parts";
 import { findWholeBooking } from "@/server/bookings/commands/whole-booking";
+import { deletePartUnits, insertPartUnits } from "@/server/bookings/store/booked-units";
 import { createKeptBooking, movePartToHost, readPartToMove } from "@/server/bookings/store/booking-writes";
 import { multiNodeSummary } from "@/lib/domain/multi-node";
 import { placeUnits } from "@/server/bookings/placement/place-units";
@@ -51,7 +52,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     if (row.hostId !== part.hostId) throw new AppError("conflict", `Node ${(row.nodeRank ?? 0) + 1} of this booking was just moved to ${row.host.name}`);
     const siblings = await readGroupHostIds(tx, part.groupId as string);
     if (siblings.includes(host.id)) throw new AppError("bad_request", `${host.name} already holds a node of this booking`, { host: `${host.name} already holds a node of this booking` });
-    const state = reservationState(row, now.getTime());
+    const state = bookingState(row, now.getTime());
     if (state !== "scheduled" && state !== "active") throw new AppError("conflict", `This booking has ${state === "expired" ? "ended" : `been ${state}`}`);
     const window = { startMs: Math.max(now.getTime(), row.startsAt.getTime()), endMs: row.endsAt.getTime(), nowMs: now.getTime() };
     const limits = await effectiveLimits(tx, { userId: part.userId, username: actor.username, team });
@@ -61,7 +62,7 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
     const [picked] = (await placeUnits(tx, { kind: "any-gpus", count: row.gpus.length, model }, [host], live, window, await readPolicy(tx))).parts;
     const kept = await keepHeldTime(tx, { partId, userId: part.userId, teamId: part.teamId, hostId: row.hostId, row, movedToHost: host.name }, window.startMs);
     await movePartToHost(tx, partId, host.id, now);
-    await tx.reservationGpu.createMany({ data: picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })) });
+    await insertPartUnits(tx, picked.gpus.map((gpu) => ({ reservationId: partId, gpuId: gpu.id, startsAt: new Date(window.startMs), endsAt: row.endsAt })));
     await writeAudit(tx, {
       actorId: actor.id,
       action: "reservation.replace_part",
@@ -71,11 +72,11 @@ export async function replacePart(actor: Actor, partId: string, hostName: string
       after: { part: partId, host: host.name, gpus: picked.gpus.map((gpu) => gpu.index), from: new Date(window.startMs).toISOString(), ...(kept ? { heldBefore: kept } : {}) },
       at: now,
     });
-    changes.record({ kind: "part-replaced", bookingId: whole.id, partId, fromHostId: row.hostId, toHostId: host.id });
+    changes.record({ kind: "part-replaced", bookingId: whole.id, partIds: whole.partIds, by: actor, partId, fromHostId: row.hostId, toHostId: host.id });
   });
 
   const views = [];
-  for (const id of whole.partIds) views.push(await getReservationView(client, id, now.getTime(), actor.id));
+  for (const id of whole.partIds) views.push(await getBookingView(client, id, now.getTime(), actor.id));
   return multiNodeSummary(views);
 }
 
@@ -100,7 +101,7 @@ interface HeldPart {
  */
 async function keepHeldTime(tx: Tx, held: HeldPart, moveMs: number): Promise<string | null> {
   const before = held.row.gpus.filter((unit) => unit.startsAt.getTime() < moveMs);
-  await tx.reservationGpu.deleteMany({ where: { reservationId: held.partId } });
+  await deletePartUnits(tx, held.partId);
   if (before.length === 0) return null;
   const node = `node ${(held.row.nodeRank ?? 0) + 1}${held.row.nodeCount ? ` of ${held.row.nodeCount}` : ""}`;
   const note = ` (${node} on ${held.row.host.name} until moved to ${held.movedToHost})`;
@@ -112,8 +113,9 @@ async function keepHeldTime(tx: Tx, held: HeldPart, moveMs: number): Promise<str
     startsAt: new Date(Math.min(...before.map((unit) => unit.startsAt.getTime()))),
     endsAt: new Date(moveMs),
   });
-  await tx.reservationGpu.createMany({
-    data: before.map((unit) => ({ reservationId: keptId, gpuId: unit.gpuId, startsAt: unit.startsAt, endsAt: new Date(Math.min(unit.endsAt.getTime(), moveMs)) })),
-  });
+  await insertPartUnits(
+    tx,
+    before.map((unit) => ({ reservationId: keptId, gpuId: unit.gpuId, startsAt: unit.startsAt, endsAt: new Date(Math.min(unit.endsAt.getTime(), moveMs)) })),
+  );
   return keptId;
 }

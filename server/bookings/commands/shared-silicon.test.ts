@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { GpuSample } from "@/lib/domain/snapshot";
 import type { LiveGpu, LiveHost } from "@/lib/live/live";
-import { rangesOverlap } from "@/lib/domain/reservation-state";
+import { rangesOverlap } from "@/lib/domain/booking-state";
 import { isGpuFree, siliconOf } from "@/lib/domain/gpu-availability";
 import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
 import { bookingsOfGpu } from "@/lib/live/live-fleet-state";
-import { hostAvailability, pickerGpu, type LiveView } from "@/components/reservations/picker-state";
+import { hostAvailability, pickerGpu, type LiveView } from "@/components/bookings/picker-state";
 import { activeBooking } from "@/host/cli-client/format-output";
 import { staticDirectory } from "@/server/attribution/user-directory";
 import { manualTimers } from "@/server/testing/manual-timers";
@@ -17,9 +17,9 @@ import { useTestDatabase } from "@/server/testing/test-db";
  * The layout here is 4g.40gb + 3g.40gb, not the demo's.
  */
 
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let changeReservationEnd: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
-let listReservations: typeof import("@/server/bookings/views/list-bookings").listReservations;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let changeBookingEnd: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
+let listBookings: typeof import("@/server/bookings/views/list-bookings").listBookings;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let tellBookersOfGoneUnits: typeof import("@/server/notifications/booking-notices").tellBookersOfGoneUnits;
@@ -38,9 +38,9 @@ const INFO = { driverVersion: "590.48.01", cudaVersion: "13.1" };
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ changeReservationEnd } = await import("@/server/bookings/commands/change-booking"));
-  ({ listReservations } = await import("@/server/bookings/views/list-bookings"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ changeBookingEnd } = await import("@/server/bookings/commands/change-booking"));
+  ({ listBookings } = await import("@/server/bookings/views/list-bookings"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ tellBookersOfGoneUnits } = await import("@/server/notifications/booking-notices"));
   ({ listLiveBookings, listBookableHosts } = await import("@/server/bookings/views/bookings-query"));
@@ -107,24 +107,24 @@ describe("silicon is booked once across MIG layouts", () => {
     const host = await layoutHost();
     await host.whole(NOW);
     const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 120, purpose: "whole run" }, { now: NOW });
+    const whole = await createBooking(alice, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 120, purpose: "whole run" }, { now: NOW });
     await host.split(at(1));
 
-    const refused = await fx.refusal(createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(10), durationMinutes: 120, purpose: "slice" }, { now: at(2) }));
+    const refused = await fx.refusal(createBooking(bob, { host: host.name, slices: ["0:0"], startsAt: iso(10), durationMinutes: 120, purpose: "slice" }, { now: at(2) }));
     expect(refused.code).toBe("conflict");
     expect(refused.message).toContain(`GPU 0 on ${host.name} is booked by ${alice.name} until ${iso(125)} (purpose: whole run)`);
     // "Any slice" finds none either: both slices share the booked GPU's silicon.
-    const any = await fx.refusal(createReservation(bob, { host: host.name, count: 1, slice: {}, startsAt: iso(10), durationMinutes: 60, purpose: "any" }, { now: at(2) }));
+    const any = await fx.refusal(createBooking(bob, { host: host.name, count: 1, slice: {}, startsAt: iso(10), durationMinutes: 60, purpose: "any" }, { now: at(2) }));
     expect(any.code).toBe("conflict");
     // After the whole booking ends, the slice is bookable.
-    const after = await createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(125), durationMinutes: 60, purpose: "after" }, { now: at(2) });
+    const after = await createBooking(bob, { host: host.name, slices: ["0:0"], startsAt: iso(125), durationMinutes: 60, purpose: "after" }, { now: at(2) });
     expect(after.gpus.map((gpu) => gpu.mig)).toEqual([{ deviceIndex: 0, profile: "4g.40gb" }]);
 
     // The whole booking no longer maps to a unit: flagged to its booker and in the admins' list, and the booker is told once.
-    const mine = await listReservations(alice, { all: false, state: "current", limit: 10 }, at(3));
+    const mine = await listBookings(alice, { all: false, state: "current", limit: 10 }, at(3));
     expect(mine.find((view) => view.id === whole.id)).toMatchObject({ sliceGone: true, gpus: [{ index: 0, gone: true }] });
     const admin = await fx.createTestUser("admin");
-    const all = await listReservations(admin, { all: true, state: "current", limit: 20 }, at(3));
+    const all = await listBookings(admin, { all: true, state: "current", limit: 20 }, at(3));
     expect(all.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id)).toEqual([whole.id]);
     expect(await tellBookersOfGoneUnits(undefined, at(3), [host.id])).toBe(1);
     expect(await tellBookersOfGoneUnits(undefined, at(4), [host.id])).toBe(0);
@@ -142,7 +142,7 @@ describe("silicon is booked once across MIG layouts", () => {
     const alice = await fx.createTestUser();
     // The listener acts at the real time: the booking is one still to come then.
     const real = new Date();
-    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: new Date(real.getTime() + 5 * 60_000).toISOString(), durationMinutes: 120, purpose: "whole, then split" }, { now: real });
+    const whole = await createBooking(alice, { host: host.name, gpus: [0], startsAt: new Date(real.getTime() + 5 * 60_000).toISOString(), durationMinutes: 120, purpose: "whole, then split" }, { now: real });
     const heard: string[] = [];
     const stopHearing = onInventoryChanged((change) => heard.push(change.hostId));
     const stopNotices = startMisuseNotices();
@@ -171,8 +171,8 @@ describe("silicon is booked once across MIG layouts", () => {
     await splitHost.whole(real);
     await mergedHost.split(real);
     const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const whole = await createReservation(alice, { host: splitHost.name, gpus: [0], startsAt: soon(5), durationMinutes: 120, purpose: "whole" }, { now: real });
-    const slice = await createReservation(bob, { host: mergedHost.name, slices: ["0:1"], startsAt: soon(5), durationMinutes: 120, purpose: "slice" }, { now: real });
+    const whole = await createBooking(alice, { host: splitHost.name, gpus: [0], startsAt: soon(5), durationMinutes: 120, purpose: "whole" }, { now: real });
+    const slice = await createBooking(bob, { host: mergedHost.name, slices: ["0:1"], startsAt: soon(5), durationMinutes: 120, purpose: "slice" }, { now: real });
     // Stored with nobody listening: as when another instance took the agents' readings, or the leader was down.
     await splitHost.split(new Date(real.getTime() + 1000));
     await mergedHost.whole(new Date(real.getTime() + 1000));
@@ -207,17 +207,17 @@ describe("silicon is booked once across MIG layouts", () => {
     const host = await layoutHost();
     await host.split(NOW);
     const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const slice = await createReservation(alice, { host: host.name, slices: ["0:1"], startsAt: iso(5), durationMinutes: 120, purpose: "slice run" }, { now: NOW });
+    const slice = await createBooking(alice, { host: host.name, slices: ["0:1"], startsAt: iso(5), durationMinutes: 120, purpose: "slice run" }, { now: NOW });
     await host.whole(at(1));
 
-    const refused = await fx.refusal(createReservation(bob, { host: host.name, gpus: [0], startsAt: iso(30), durationMinutes: 60, purpose: "whole" }, { now: at(2) }));
+    const refused = await fx.refusal(createBooking(bob, { host: host.name, gpus: [0], startsAt: iso(30), durationMinutes: 60, purpose: "whole" }, { now: at(2) }));
     expect(refused.code).toBe("conflict");
     expect(refused.message).toContain(`GPU 0:1 (3g.40gb) on ${host.name} is booked by ${alice.name} until ${iso(125)} (purpose: slice run)`);
-    const any = await createReservation(bob, { host: host.name, count: 1, startsAt: iso(30), durationMinutes: 60, purpose: "any" }, { now: at(2) });
+    const any = await createBooking(bob, { host: host.name, count: 1, startsAt: iso(30), durationMinutes: 60, purpose: "any" }, { now: at(2) });
     expect(any.gpus.map((gpu) => gpu.index)).toEqual([1]);
 
     // The slice booking is flagged: its slice is gone with the layout.
-    const mine = await listReservations(alice, { all: false, state: "current", limit: 10 }, at(3));
+    const mine = await listBookings(alice, { all: false, state: "current", limit: 10 }, at(3));
     expect(mine.find((view) => view.id === slice.id)).toMatchObject({ sliceGone: true, gpus: [{ gone: true, mig: { deviceIndex: 1, profile: "3g.40gb" } }] });
     expect(await siliconOverlaps(host.id)).toEqual([]);
   });
@@ -228,8 +228,8 @@ describe("silicon is booked once across MIG layouts", () => {
     const people = await Promise.all(Array.from({ length: 12 }, () => fx.createTestUser()));
     const outcome = (promise: Promise<unknown>, ok: string) => promise.then(() => ok, (error: { code?: string }) => error.code ?? "unexpected");
     const outcomes = await Promise.all([
-      outcome(changeReservationEnd(bookedBy, heldId, { endsAt: iso(120) }, { now: at(2) }), "extended"),
-      ...people.map((person, i) => outcome(createReservation(person, { host: hostName, ...request(i), startsAt: iso(40), durationMinutes: 60, purpose: `race ${i}` }, { now: at(2) }), "booked")),
+      outcome(changeBookingEnd(bookedBy, heldId, { endsAt: iso(120) }, { now: at(2) }), "extended"),
+      ...people.map((person, i) => outcome(createBooking(person, { host: hostName, ...request(i), startsAt: iso(40), durationMinutes: 60, purpose: `race ${i}` }, { now: at(2) }), "booked")),
     ]);
     expect(outcomes.every((value) => ["extended", "booked", "conflict"].includes(value))).toBe(true);
     return { extended: outcomes[0] === "extended", booked: outcomes.filter((value) => value === "booked").length };
@@ -239,7 +239,7 @@ describe("silicon is booked once across MIG layouts", () => {
     const host = await layoutHost();
     await host.whole(NOW);
     const alice = await fx.createTestUser();
-    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 30, purpose: "whole" }, { now: NOW });
+    const whole = await createBooking(alice, { host: host.name, gpus: [0], startsAt: iso(5), durationMinutes: 30, purpose: "whole" }, { now: NOW });
     await host.split(at(1));
     const { extended, booked } = await extendWhileBooking(alice, whole.id, (i) => ({ slices: [i % 2 === 0 ? "0:0" : "0:1"] }));
     // Either the extension won (no slice booked) or slices won (one per slice, and the extension was refused).
@@ -251,7 +251,7 @@ describe("silicon is booked once across MIG layouts", () => {
     const host = await layoutHost();
     await host.split(NOW);
     const alice = await fx.createTestUser();
-    const slice = await createReservation(alice, { host: host.name, slices: ["0:0"], startsAt: iso(5), durationMinutes: 30, purpose: "slice" }, { now: NOW });
+    const slice = await createBooking(alice, { host: host.name, slices: ["0:0"], startsAt: iso(5), durationMinutes: 30, purpose: "slice" }, { now: NOW });
     await host.whole(at(1));
     const { extended, booked } = await extendWhileBooking(alice, slice.id, () => ({ gpus: [0] }));
     expect(booked).toBe(extended ? 0 : 1);
@@ -296,11 +296,11 @@ describe("every surface holds a unit whose silicon a booking of the other layout
     const host = await layoutHost();
     await host.whole(NOW);
     const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const whole = await createReservation(alice, { host: host.name, gpus: [0], startsAt: iso(0), durationMinutes: 120, purpose: "whole run" }, { now: NOW });
+    const whole = await createBooking(alice, { host: host.name, gpus: [0], startsAt: iso(0), durationMinutes: 120, purpose: "whole run" }, { now: NOW });
     const gpus = await host.split(at(1));
     const [slice0, slice1] = gpus.filter((gpu) => gpu.mig);
 
-    const refused = await fx.refusal(createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(2), durationMinutes: 30, purpose: "slice" }, { now: at(2) }));
+    const refused = await fx.refusal(createBooking(bob, { host: host.name, slices: ["0:0"], startsAt: iso(2), durationMinutes: 30, purpose: "slice" }, { now: at(2) }));
     expect(refused.code).toBe("conflict");
     for (const slice of [slice0!, slice1!]) {
       expect(await surfaces(host, gpus, slice.uuid, bob.id, at(2))).toEqual({
@@ -318,18 +318,18 @@ describe("every surface holds a unit whose silicon a booking of the other layout
     // After the whole booking ends, the slices are free on every surface, and the server books one.
     const after = await surfaces(host, gpus, slice0!.uuid, bob.id, at(121));
     expect([after.api.state, after.page.state, after.form.kind, after.cli]).toEqual(["free", "free", "free", null]);
-    await createReservation(bob, { host: host.name, slices: ["0:0"], startsAt: iso(121), durationMinutes: 30, purpose: "after" }, { now: at(121) });
+    await createBooking(bob, { host: host.name, slices: ["0:0"], startsAt: iso(121), durationMinutes: 30, purpose: "after" }, { now: at(121) });
   });
 
   it("split then whole: a GPU one of whose former slices is booked is booked on every surface, as the server refuses it", async () => {
     const host = await layoutHost();
     await host.split(NOW);
     const [alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    const slice = await createReservation(alice, { host: host.name, slices: ["0:1"], startsAt: iso(0), durationMinutes: 120, purpose: "slice run" }, { now: NOW });
+    const slice = await createBooking(alice, { host: host.name, slices: ["0:1"], startsAt: iso(0), durationMinutes: 120, purpose: "slice run" }, { now: NOW });
     const gpus = await host.whole(at(1));
     const gpu0 = gpus.find((gpu) => gpu.index === 0)!;
 
-    const refused = await fx.refusal(createReservation(bob, { host: host.name, gpus: [0], startsAt: iso(2), durationMinutes: 30, purpose: "whole" }, { now: at(2) }));
+    const refused = await fx.refusal(createBooking(bob, { host: host.name, gpus: [0], startsAt: iso(2), durationMinutes: 30, purpose: "whole" }, { now: at(2) }));
     expect(refused.code).toBe("conflict");
     expect(await surfaces(host, gpus, gpu0.uuid, bob.id, at(2))).toEqual({
       api: { state: "booked_idle", reservationId: slice.id },
@@ -343,7 +343,7 @@ describe("every surface holds a unit whose silicon a booking of the other layout
     const host = await layoutHost();
     const gpus = await host.split(NOW);
     const alice = await fx.createTestUser();
-    await createReservation(alice, { host: host.name, slices: ["0:0"], startsAt: iso(0), durationMinutes: 60, purpose: "one slice" }, { now: NOW });
+    await createBooking(alice, { host: host.name, slices: ["0:0"], startsAt: iso(0), durationMinutes: 60, purpose: "one slice" }, { now: NOW });
     const parent = gpus.find((gpu) => gpu.index === 0 && !gpu.mig)!;
     const sibling = gpus.find((gpu) => gpu.mig?.deviceIndex === 1)!;
     const bookings = await listLiveBookings(at(1));

@@ -1,5 +1,5 @@
 import { isPartitioned } from "@/lib/domain/gpu-availability";
-import type { ConflictSuggestion } from "@/lib/domain/reservation-types";
+import type { ConflictSuggestion } from "@/lib/domain/booking-types";
 import { currentUnits, type HostUnit, unitOrder, unitSelect } from "@/server/bookings/placement/host-units";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
 import { freeNow, type LiveView } from "@/server/bookings/placement/gpu-in-use";

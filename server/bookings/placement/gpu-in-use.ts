@@ -2,7 +2,7 @@ import type { GpuReconciliation } from "@/lib/domain/attribution";
 import { type GpuState, isGpuFree, unitName, unitRef, unseenUsePhrase, useFor } from "@/lib/domain/gpu-availability";
 import type { LiveGpu } from "@/lib/live/live";
 import { personName } from "@/lib/format/person-name";
-import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/domain/reservation-types";
+import type { BusyGpu, BusyGpuProcess, GpuInUseBody } from "@/lib/domain/booking-types";
 import { stateWithoutBooking } from "@/lib/domain/state-without-booking";
 import { AppError } from "@/server/core/errors";
 
@@ -55,7 +55,7 @@ export function refuseOfflineHost(live: LiveView, host: { id: string; name: stri
 
 /**
  * The GPUs among `gpus` on which someone other than `personId` runs now.
- * Ownership is the server's attribution (reservation variable, job, login);
+ * Ownership is the server's attribution (booking variable, job, login);
  * a process it could not attribute to the person counts as someone else's.
  * The person's own unbooked job never blocks: booking its GPU claims it.
  * Use with no process listed (memory held by a job nvidia-smi cannot see)

@@ -8,7 +8,7 @@ import { sharedFixturesForTests } from "@/server/testing/shared-fixtures";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let saveHostTopology: typeof import("@/server/hosts/host-registry").saveHostTopology;
 let fixtures: Fixtures;
 
@@ -21,7 +21,7 @@ const itShared = haveShared ? it : it.skip;
 // Its own database: "any host" must see only the hosts these tests made.
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ saveHostTopology } = await import("@/server/hosts/host-registry"));
   fixtures = await import("@/server/testing/booking-fixtures");
 }, 120_000);
@@ -58,7 +58,7 @@ async function hostWithTopology(count: number, file: string | null, prefix: stri
 }
 
 const book = (count: number, host: string | undefined, fleet: ReturnType<typeof fleetOf>, who: Awaited<ReturnType<Fixtures["createTestUser"]>>) =>
-  createReservation(who, { count, ...(host ? { host } : {}), durationMinutes: 60, purpose: "auto-pick" }, { now: NOW, fleet });
+  createBooking(who, { count, ...(host ? { host } : {}), durationMinutes: 60, purpose: "auto-pick" }, { now: NOW, fleet });
 
 describe("auto-pick on recorded topologies", () => {
   itShared("prefers an NVLink-connected pair over a pair across NUMA nodes, and says so", async () => {
@@ -117,7 +117,7 @@ describe("auto-pick with live data", () => {
     const host = await hostWithTopology(1, null, "later");
     const user = await fixtures.createTestUser();
     const fleet = fleetOf([reading(host, 0, 30_000, "mallory")]);
-    const view = await createReservation(
+    const view = await createBooking(
       user,
       { count: 1, host: host.name, startsAt: new Date(NOW.getTime() + 3 * 3600_000).toISOString(), durationMinutes: 60, purpose: "tonight" },
       { now: NOW, fleet },
@@ -130,7 +130,7 @@ describe("auto-pick with live data", () => {
     const user = await fixtures.createTestUser();
     const fleet = fleetOf([reading(host, 0), reading(host, 1)]);
     // GPU 0 was booked for the last three hours; that booking ends now.
-    await createReservation(user, { host: host.name, gpus: [0], durationMinutes: 180, purpose: "earlier" }, { now: new Date(NOW.getTime() - 3 * 3600_000) });
+    await createBooking(user, { host: host.name, gpus: [0], durationMinutes: 180, purpose: "earlier" }, { now: new Date(NOW.getTime() - 3 * 3600_000) });
     const view = await book(1, host.name, fleet, await fixtures.createTestUser());
     expect(view.gpus.map((gpu) => gpu.index)).toEqual([1]);
   });
@@ -140,7 +140,7 @@ describe("auto-pick with live data", () => {
     const a = await hostWithTopology(1, null, "xa");
     const b = await hostWithTopology(1, null, "xb");
     const fleet = fleetOf([reading(a, 0, 40_000), reading(b, 0, 1_000)]);
-    const view = await createReservation(user, { count: 1, durationMinutes: 60, purpose: "anywhere" }, { now: NOW, fleet });
+    const view = await createBooking(user, { count: 1, durationMinutes: 60, purpose: "anywhere" }, { now: NOW, fleet });
     expect(view.host.name).toBe(b.name);
   });
 });

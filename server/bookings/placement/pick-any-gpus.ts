@@ -8,6 +8,7 @@ import { BookingConflictError, conflictMessage } from "@/server/bookings/store/b
 import type { Tx } from "@/server/bookings/store/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
 import { busyRanges, findConflicts, freeGpuIds } from "@/server/bookings/store/occupancy";
+import { readRangesOfUnits } from "@/server/bookings/store/booked-units";
 import type { PolicyValues } from "@/server/bookings/rules/policy";
 
 /** Bookings over this past period count as wear, so that the same GPU is not always the one handed out. */
@@ -56,10 +57,7 @@ function unusableNow(gpu: GpuRow, host: HostRef, live: LiveView): string | null 
 
 /** Hours each GPU was booked over the wear period, up to now. */
 async function recentBookedHours(tx: Tx, gpuIds: string[], nowMs: number): Promise<Map<string, number>> {
-  const rows = await tx.reservationGpu.findMany({
-    where: { gpuId: { in: gpuIds }, startsAt: { lt: new Date(nowMs) }, endsAt: { gt: new Date(nowMs - WEAR_PERIOD_MS) } },
-    select: { gpuId: true, startsAt: true, endsAt: true },
-  });
+  const rows = await readRangesOfUnits(tx, gpuIds, new Date(nowMs - WEAR_PERIOD_MS), new Date(nowMs));
   const hours = new Map<string, number>();
   for (const row of rows) {
     const ms = Math.min(row.endsAt.getTime(), nowMs) - Math.max(row.startsAt.getTime(), nowMs - WEAR_PERIOD_MS);

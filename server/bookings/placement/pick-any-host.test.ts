@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/server/testing/test-db";
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let updatePolicy: typeof import("@/server/bookings/rules/policy").updatePolicy;
 let BookingConflictError: typeof import("@/server/bookings/store/booking-conflict").BookingConflictError;
 let fixtures: Fixtures;
@@ -15,7 +15,7 @@ const NOW = new Date("2027-05-20T08:00:00Z");
 // Migrating a fresh database spawns Prisma's CLI: slow on a busy machine.
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ updatePolicy } = await import("@/server/bookings/rules/policy"));
   ({ BookingConflictError } = await import("@/server/bookings/store/booking-conflict"));
   fixtures = await import("@/server/testing/booking-fixtures");
@@ -29,25 +29,25 @@ describe("any N GPUs on any host", () => {
     const [a, b, c] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
     const window = { startsAt: "2027-06-01T00:00:00Z", durationMinutes: 60, purpose: "sweep" };
 
-    const first = await createReservation(a, { count: 2, ...window }, { now: NOW });
+    const first = await createBooking(a, { count: 2, ...window }, { now: NOW });
     expect(first.host.name).toBe(big.name);
-    await createReservation(b, { host: small.name, gpus: [0], startsAt: window.startsAt, durationMinutes: 30, purpose: "debug" }, { now: NOW });
+    await createBooking(b, { host: small.name, gpus: [0], startsAt: window.startsAt, durationMinutes: 30, purpose: "debug" }, { now: NOW });
 
-    const none = await refusal(createReservation(c, { count: 2, ...window }, { now: NOW }));
+    const none = await refusal(createBooking(c, { count: 2, ...window }, { now: NOW }));
     expect(none).toBeInstanceOf(BookingConflictError);
     expect(none.message).toContain("No 2 GPUs are free on any one host");
     expect(none.message).toContain(`booked by ${a.name}`);
     const suggestion = (none as InstanceType<typeof BookingConflictError>).suggestion;
     expect(suggestion).toMatchObject({ hostName: big.name, nextFreeAt: "2027-06-01T01:00:00.000Z" });
 
-    const one = await createReservation(c, { count: 1, ...window, startsAt: "2027-06-01T00:30:00Z" }, { now: NOW });
+    const one = await createBooking(c, { count: 1, ...window, startsAt: "2027-06-01T00:30:00Z" }, { now: NOW });
     expect(one.host.name).toBe(small.name);
   });
 
   it("says no host is big enough when none has that many GPUs", async () => {
     const { createTestUser, refusal } = fixtures;
     const user = await createTestUser();
-    const error = await refusal(createReservation(user, { count: 3, durationMinutes: 60, purpose: "too big" }, { now: NOW }));
+    const error = await refusal(createBooking(user, { count: 3, durationMinutes: 60, purpose: "too big" }, { now: NOW }));
     expect(error.code).toBe("bad_request");
     expect(error.fields).toEqual({ count: "No host has 3 GPUs" });
   });
@@ -58,8 +58,8 @@ describe("any N GPUs on any host", () => {
     await updatePolicy(admin, { maxDurationMinutes: 10 * 24 * 60, maxGpusPerUser: 8, maxAdvanceDays: 2 }, NOW);
     const host = await createTestHost(1, "ac-busy");
     const [a, b] = await Promise.all([createTestUser(), createTestUser()]);
-    await createReservation(a, { host: host.name, gpus: [0], durationMinutes: 5 * 24 * 60, purpose: "long run" }, { now: NOW });
-    const error = await refusal(createReservation(b, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "x" }, { now: NOW }));
+    await createBooking(a, { host: host.name, gpus: [0], durationMinutes: 5 * 24 * 60, purpose: "long run" }, { now: NOW });
+    const error = await refusal(createBooking(b, { host: host.name, gpus: [0], durationMinutes: 60, purpose: "x" }, { now: NOW }));
     expect((error as InstanceType<typeof BookingConflictError>).suggestion.nextFreeAt).toBeNull();
     expect(error.message).toContain("Nothing fits within the booking rules");
   });

@@ -3,7 +3,7 @@ import { formatMemory } from "@/lib/format/format";
 import { AppError } from "@/server/core/errors";
 import { type GpuRow, type HostRef, unitsOfHost, type Window } from "@/server/bookings/placement/booking-candidates";
 import { BookingConflictError, describeConflict } from "@/server/bookings/store/booking-conflict";
-import type { BookingConflict } from "@/lib/domain/reservation-types";
+import type { BookingConflict } from "@/lib/domain/booking-types";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
 import { type LiveView, liveStateNow, STARTS_NOW_MS } from "@/server/bookings/placement/gpu-in-use";
 import { busyRanges, findConflicts, freeGpuIds } from "@/server/bookings/store/occupancy";

@@ -9,7 +9,7 @@ import { chooseNodes } from "@/server/bookings/placement/place-nodes";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let createMultiNodeBooking: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
 let joinWaitlist: typeof import("@/server/waitlist/join-waitlist").joinWaitlist;
 let multiNodeWait: typeof import("@/server/waitlist/join-waitlist").multiNodeWait;
@@ -23,7 +23,7 @@ const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ createMultiNodeBooking } = await import("@/server/bookings/commands/create-multi-node"));
   ({ joinWaitlist, multiNodeWait } = await import("@/server/waitlist/join-waitlist"));
   ({ grantWaiting } = await import("@/server/waitlist/grant-waiting"));
@@ -78,7 +78,7 @@ describe("any N nodes", () => {
     const hosts = await db().host.findMany({ where: { name: { in: names } }, orderBy: { name: "asc" }, select: { id: true } });
     for (const [at, label] of ["x", "y", "x"].entries()) await db().host.update({ where: { id: hosts[at].id }, data: { fabricLabel: `${label}-${names[0]}` } });
     const [holder, alice, bob] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    for (const name of names) await createReservation(holder, { host: name, count: 2, durationMinutes: 60, purpose: "holds" }, { now: NOW });
+    for (const name of names) await createBooking(holder, { host: name, count: 2, durationMinutes: 60, purpose: "holds" }, { now: NOW });
 
     const across = await joinWaitlist(alice, multiNodeWait({ nodes: 2, gpusPerNode: 2, model, durationMinutes: 60, purpose: "pretrain" }), { now: later(1) });
     const onN2 = await joinWaitlist(bob, { count: 2, host: names[1], durationMinutes: 60, purpose: "eval" }, { now: later(2) });

@@ -16,13 +16,13 @@ const NOW = new Date(1796668120_000);
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
-let create: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let create: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let setSlurmConnection: typeof import("@/server/slurm/slurm-connection").setSlurmConnection;
 
 beforeAll(async () => {
   await useTestDatabase();
   fx = await import("@/server/testing/booking-fixtures");
-  ({ createReservation: create } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking: create } = await import("@/server/bookings/commands/create-booking"));
   const { SlurmConnection } = await import("@/server/slurm/slurm-connection");
   ({ setSlurmConnection } = await import("@/server/slurm/slurm-connection"));
   const { buildSlurmCalendar } = await import("@/server/slurm/slurm-calendar");

@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { gpuShareOf } from "@/lib/domain/gpu-share";
 import type { GpuRange } from "@/server/bookings/rules/gpu-hours";
 import { accountingTeams } from "@/server/bookings/rules/booking-team";
+import { readBookedUnitRanges } from "@/server/bookings/store/booked-units";
 
 type Client = Prisma.TransactionClient | PrismaClient;
 
@@ -31,7 +32,7 @@ async function accountingMembers(client: Client, teamId: string): Promise<string
   return [...teamOf].flatMap(([userId, team]) => (team === teamId ? [userId] : []));
 }
 
-/** The reservations that count for an owner: a team's named it, or named none and are its accounting members'. */
+/** The bookings that count for an owner: a team's named it, or named none and are its accounting members'. */
 async function ownerWhere(client: Client, owner: BookingOwner): Promise<Prisma.ReservationWhereInput> {
   if (owner.teamId === undefined) return { userId: (owner as { userId: string }).userId };
   const accounting = await accountingMembers(client, owner.teamId);
@@ -53,14 +54,7 @@ async function ownerWhere(client: Client, owner: BookingOwner): Promise<Prisma.R
  * named no team of its accounting members, whenever they were made.
  */
 export async function bookedRanges(client: Client, owner: BookingOwner, fromMs: number, toMs: number): Promise<GpuRange[]> {
-  const rows = await client.reservationGpu.findMany({
-    where: {
-      reservation: await ownerWhere(client, owner),
-      startsAt: { lt: new Date(toMs) },
-      endsAt: { gt: new Date(fromMs) },
-    },
-    select: { startsAt: true, endsAt: true, gpu: { select: shareSelect } },
-  });
+  const rows = await readBookedUnitRanges(client, new Date(fromMs), new Date(toMs), await ownerWhere(client, owner));
   return rows.flatMap((row) => (row.endsAt > row.startsAt ? [{ startMs: row.startsAt.getTime(), endMs: row.endsAt.getTime(), gpus: gpuShareOf(row.gpu) }] : []));
 }
 
@@ -81,17 +75,14 @@ export async function bookedRangesBy(
   userIds?: readonly string[],
   realPeopleOnly = false,
 ): Promise<Map<string | null, GpuRange[]>> {
-  const reservation = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
-  const rows = await client.reservationGpu.findMany({
-    where: { startsAt: { lt: new Date(toMs) }, endsAt: { gt: new Date(fromMs) }, ...(userIds || realPeopleOnly ? { reservation } : {}) },
-    select: { startsAt: true, endsAt: true, gpu: { select: shareSelect }, reservation: { select: { teamId: true, userId: true, hostId: true } } },
-  });
+  const booking = { ...(userIds ? { userId: { in: [...userIds] } } : {}), ...(realPeopleOnly ? { user: { simulated: false } } : {}) };
+  const rows = await readBookedUnitRanges(client, new Date(fromMs), new Date(toMs), userIds || realPeopleOnly ? booking : undefined);
   const accounting =
     key === "countsForTeam" ? await accountingTeams(client, rows.flatMap((row) => (row.reservation.teamId === null ? [row.reservation.userId] : []))) : new Map<string, string>();
-  const groupOf = (reservation: { teamId: string | null; userId: string; hostId: string }): string | null => {
-    if (key === "userHost") return personHostKey(reservation.userId, reservation.hostId);
-    if (key === "countsForTeam") return reservation.teamId ?? accounting.get(reservation.userId) ?? null;
-    return reservation[key];
+  const groupOf = (booking: { teamId: string | null; userId: string; hostId: string }): string | null => {
+    if (key === "userHost") return personHostKey(booking.userId, booking.hostId);
+    if (key === "countsForTeam") return booking.teamId ?? accounting.get(booking.userId) ?? null;
+    return booking[key];
   };
   const byKey = new Map<string | null, GpuRange[]>();
   for (const row of rows) {

@@ -4,7 +4,7 @@ import { Server } from "socket.io";
 import { io as connect } from "socket.io-client";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FleetSnapshot } from "@/lib/live/live";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { FleetState } from "@/server/fleet/fleet-state";
 import { makeProcess, makeSnapshot } from "@/server/testing/factories";
 import { useTestDatabase } from "@/server/testing/test-db";
@@ -69,7 +69,7 @@ async function call(handler: unknown, init: { method: string; token: string; bod
 }
 
 /** The booker books GPU 0 of a host of its own and gets the value that proves it. */
-async function book(): Promise<{ id: string; value: string; secret: string; view: ReservationView; host: TestHost }> {
+async function book(): Promise<{ id: string; value: string; secret: string; view: BookingView; host: TestHost }> {
   const host = await createTestHost(2);
   const booked = await call(routes.collection.POST, {
     method: "POST",
@@ -77,7 +77,7 @@ async function book(): Promise<{ id: string; value: string; secret: string; view
     body: { host: host.name, gpus: [0], durationMinutes: 60, purpose: "proof test" },
   });
   expect(booked.status, booked.text).toBe(201);
-  const view = JSON.parse(booked.text) as ReservationView;
+  const view = JSON.parse(booked.text) as BookingView;
   const value = view.launch.reservationValue!;
   return { id: view.id, value, secret: value.split(".")[1], view, host };
 }
@@ -86,14 +86,14 @@ describe("who sees a booking's proof", () => {
   it("gives the booker the value that proves the booking, in every launch line and again on request", async () => {
     const { id, value, view } = await book();
     expect(value).toMatch(new RegExp(`^${id}\\.[A-Za-z0-9_-]{32}$`));
-    expect(proof.checkReservationClaim(value)).toEqual({ reservationId: id, proven: true });
+    expect(proof.checkBookingClaim(value)).toEqual({ reservationId: id, proven: true });
     expect(view.launch.exportReservation).toBe(`export GPUDESK_RESERVATION=${value}`);
     expect(view.launch.docker).toContain(`-e GPUDESK_RESERVATION=${value}`);
     expect(view.launch.torchrun).toContain(`GPUDESK_RESERVATION=${value}`);
     expect(view.launch.compose).toContain(`GPUDESK_RESERVATION: "${value}"`);
 
     const again = await call(routes.item.GET, { method: "GET", token: tokens.bookedBy, params: { id } });
-    expect((JSON.parse(again.text) as ReservationView).launch.reservationValue).toBe(value);
+    expect((JSON.parse(again.text) as BookingView).launch.reservationValue).toBe(value);
     const listed = await call(routes.collection.GET, { method: "GET", token: tokens.bookedBy, query: "?state=current" });
     expect(listed.text).toContain(value);
   });
@@ -106,7 +106,7 @@ describe("who sees a booking's proof", () => {
 
     const adminGet = await call(routes.item.GET, { method: "GET", token: tokens.admin, params: { id } });
     expect(adminGet.status).toBe(200);
-    const adminView = JSON.parse(adminGet.text) as ReservationView;
+    const adminView = JSON.parse(adminGet.text) as BookingView;
     expect(adminView.id).toBe(id);
     expect(adminView.launch).toMatchObject({ reservationValue: null, exportReservation: null, cudaVisibleDevices: "0" });
     expect(adminGet.text).not.toContain(secret);

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { formatReservationClaim, parseReservationClaim } from "@/lib/domain/reservation-claim";
+import { formatBookingClaim, parseBookingClaim } from "@/lib/domain/booking-claim";
 import type { ProcessInfo } from "@/lib/domain/snapshot";
 import { loadAuthSecret } from "@/server/auth/auth-secret";
 import { env } from "@/server/core/env";
@@ -26,18 +26,18 @@ function serverSecret(): string {
   return cachedSecret;
 }
 
-function proofBytes(reservationId: string, secret: string): Buffer {
-  return createHmac("sha256", secret).update(DOMAIN + reservationId).digest().subarray(0, PROOF_BYTES);
+function proofBytes(bookingId: string, secret: string): Buffer {
+  return createHmac("sha256", secret).update(DOMAIN + bookingId).digest().subarray(0, PROOF_BYTES);
 }
 
 /** The secret part of a booking's `GPUDESK_RESERVATION` value. Show it to the booker only. */
-export function reservationProof(reservationId: string, secret: string = serverSecret()): string {
-  return proofBytes(reservationId, secret).toString("base64url");
+export function bookingProof(bookingId: string, secret: string = serverSecret()): string {
+  return proofBytes(bookingId, secret).toString("base64url");
 }
 
 /** `<reservationId>.<proof>`: what the booker's job puts in `GPUDESK_RESERVATION`. */
-export function reservationClaimValue(reservationId: string, secret: string = serverSecret()): string {
-  return formatReservationClaim(reservationId, reservationProof(reservationId, secret));
+export function bookingClaimValue(bookingId: string, secret: string = serverSecret()): string {
+  return formatBookingClaim(bookingId, bookingProof(bookingId, secret));
 }
 
 export interface CheckedClaim {
@@ -52,8 +52,8 @@ export interface CheckedClaim {
  * and whether it proves it. Null when the value names nothing. The compare
  * takes the same time wherever the proof differs.
  */
-export function checkReservationClaim(value: string | null, secret?: string): CheckedClaim | null {
-  const claim = parseReservationClaim(value);
+export function checkBookingClaim(value: string | null, secret?: string): CheckedClaim | null {
+  const claim = parseBookingClaim(value);
   if (!claim) return null;
   if (claim.proof === null) return { reservationId: claim.reservationId, proven: false };
   const expected = proofBytes(claim.reservationId, secret ?? serverSecret());
@@ -72,7 +72,7 @@ export function checkReservationClaim(value: string | null, secret?: string): Ch
  */
 export function checkProcessClaims(processes: readonly ProcessInfo[], secret?: string): ProcessInfo[] {
   return processes.map((process) => {
-    const claim = checkReservationClaim(process.reservationId, secret);
+    const claim = checkBookingClaim(process.reservationId, secret);
     const checked: ProcessInfo = { ...process, reservationId: claim?.reservationId ?? null };
     if (claim) checked.reservationProven = claim.proven;
     else delete checked.reservationProven;

@@ -11,8 +11,8 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let createRecurringReservations: typeof import("@/server/bookings/commands/create-recurring").createRecurringReservations;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let createRecurringBookings: typeof import("@/server/bookings/commands/create-recurring").createRecurringBookings;
 let getRoom: typeof import("@/server/bookings/rules/room").getRoom;
 let teams: typeof import("@/server/teams/team-service");
 let fx: Fixtures;
@@ -23,8 +23,8 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISO
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ createRecurringReservations } = await import("@/server/bookings/commands/create-recurring"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ createRecurringBookings } = await import("@/server/bookings/commands/create-recurring"));
   ({ getRoom } = await import("@/server/bookings/rules/room"));
   teams = await import("@/server/teams/team-service");
   fx = await import("@/server/testing/booking-fixtures");
@@ -35,8 +35,8 @@ describe("limits count bookings made before joining a team", () => {
   it("the team's GPUs at once and GPU-hours include the member's earlier single and recurring bookings", async () => {
     const host = await fx.createTestHost(8);
     const [lin, kai] = await Promise.all([fx.createTestUser(), fx.createTestUser()]);
-    await createReservation(lin, { host: host.name, gpus: [0, 1, 2], startsAt: at(0), durationMinutes: 120, purpose: "before joining" }, { now: NOW });
-    const series = await createRecurringReservations(
+    await createBooking(lin, { host: host.name, gpus: [0, 1, 2], startsAt: at(0), durationMinutes: 120, purpose: "before joining" }, { now: NOW });
+    const series = await createRecurringBookings(
       lin,
       { booking: { host: host.name, gpus: [7], startsAt: at(24 * 60), durationMinutes: 60, purpose: "weekly eval" }, weekdays: [2, 4], weeks: 2, timeZone: "UTC" },
       { now: NOW },
@@ -53,7 +53,7 @@ describe("limits count bookings made before joining a team", () => {
     expect(room.gpuHours7Days).toEqual({ used: 8, limit: 8 });
     expect((await getRoom(kai, undefined, NOW)).gpusNow).toEqual({ used: 3, limit: 3 });
 
-    const refused = await fx.refusal(createReservation(kai, { host: host.name, gpus: [3], startsAt: at(0), durationMinutes: 60, purpose: "over" }, { now: NOW }));
+    const refused = await fx.refusal(createBooking(kai, { host: host.name, gpus: [3], startsAt: at(0), durationMinutes: 60, purpose: "over" }, { now: NOW }));
     expect(refused.code).toBe("quota_exceeded");
     expect(refused.message).toContain("3 of 3 GPUs at once");
   });
@@ -63,7 +63,7 @@ describe("limits count bookings made before joining a team", () => {
     const mo = await fx.createTestUser();
     const first = await teams.createTeam(admin, { name: uniqueName("first") });
     await teams.addTeamMember(admin, first.id, { username: mo.username });
-    await createReservation(mo, { host: host.name, gpus: [0, 1], startsAt: at(0), durationMinutes: 60, purpose: "for first" }, { now: NOW });
+    await createBooking(mo, { host: host.name, gpus: [0, 1], startsAt: at(0), durationMinutes: 60, purpose: "for first" }, { now: NOW });
     const second = await teams.createTeam(admin, { name: uniqueName("second"), limits: { maxGpus: 2 } });
     await teams.addTeamMember(admin, second.id, { username: mo.username });
     expect((await getRoom(mo, second.name, NOW)).gpusNow).toEqual({ used: 0, limit: 2 });

@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { idleTimesConflict, type PolicyInput } from "@/lib/domain/reservation-schema";
-import type { PolicyView } from "@/lib/domain/reservation-types";
+import { idleTimesConflict, type PolicyInput } from "@/lib/domain/booking-schema";
+import type { PolicyView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
@@ -97,6 +97,6 @@ export async function updatePolicy(actor: Actor, input: PolicyInput, now = new D
     await writeAudit(tx, { actorId: actor.id, action: "policy.update", entityType: "policy", entityId: POLICY_ID, before, after: input, at: now });
   });
   // The form's limits and the schedule's horizon follow the policy.
-  announceBookingsChanged();
+  announceBookingsChanged({ kind: "rules", what: "policy" });
   return getPolicy();
 }

@@ -9,7 +9,7 @@ import { useTestDatabase } from "@/server/testing/test-db";
  */
 
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
 let bookedRanges: typeof import("@/server/bookings/rules/booked-ranges").bookedRanges;
@@ -25,7 +25,7 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000).toISO
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
   ({ recordHostInventory, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ bookedRanges } = await import("@/server/bookings/rules/booked-ranges"));
   ({ gpuHoursOf } = await import("@/server/bookings/rules/gpu-hours"));
@@ -66,24 +66,24 @@ describe("MIG slices and GPU-hours", () => {
     await teams.addTeamMember(admin, team.id, { username: person.username });
 
     // Counted as one GPU-hour each before, the four slices asked for 4 GPU-hours.
-    await createReservation(person, { host, slices: ["0:0", "0:1", "0:2", "0:3"], startsAt: at(0), durationMinutes: 60, purpose: "four slices" }, { now: NOW });
+    await createBooking(person, { host, slices: ["0:0", "0:1", "0:2", "0:3"], startsAt: at(0), durationMinutes: 60, purpose: "four slices" }, { now: NOW });
     const ranges = await bookedRanges(db(), { userId: person.id }, NOW.getTime(), NOW.getTime() + 3_600_000);
     expect(ranges.map((range) => range.gpus)).toEqual([1 / 7, 1 / 7, 1 / 7, 1 / 7]);
     expect(gpuHoursOf(ranges, NOW.getTime(), NOW.getTime() + 3_600_000)).toBeCloseTo(4 / 7, 12);
 
-    const whole = await fx.refusal(createReservation(person, { host, gpus: [1], startsAt: at(120), durationMinutes: 60, purpose: "whole" }, { now: NOW }));
+    const whole = await fx.refusal(createBooking(person, { host, gpus: [1], startsAt: at(120), durationMinutes: 60, purpose: "whole" }, { now: NOW }));
     expect(whole.message).toMatch(new RegExp(`^${team.name}: 0.6 of 1 GPU-hours booked in 7 days \\(this booking adds 1\\)`));
     expect((whole as QuotaExceededError).quota).toMatchObject({ limit: "gpuHoursPer7Days", used: 0.6, max: 1, requested: 1 });
 
-    await createReservation(person, { host, slices: ["0:4", "0:5", "0:6"], startsAt: at(120), durationMinutes: 60, purpose: "three more" }, { now: NOW });
-    const full = await fx.refusal(createReservation(person, { host, slices: ["0:0"], startsAt: at(240), durationMinutes: 60, purpose: "one more" }, { now: NOW }));
+    await createBooking(person, { host, slices: ["0:4", "0:5", "0:6"], startsAt: at(120), durationMinutes: 60, purpose: "three more" }, { now: NOW });
+    const full = await fx.refusal(createBooking(person, { host, slices: ["0:0"], startsAt: at(240), durationMinutes: 60, purpose: "one more" }, { now: NOW }));
     expect((full as QuotaExceededError).quota).toMatchObject({ limit: "gpuHoursPer7Days", used: 1, max: 1, requested: 0.1 });
   });
 
   it("what idle release hands back of two 1g.10gb slices counts 2/7 GPU an hour, as the quota counted them", async () => {
     const host = await sevenSliceHost();
     const person = await fx.createTestUser();
-    const booking = await createReservation(person, { host, slices: ["0:0", "0:1"], startsAt: at(0), durationMinutes: 240, purpose: "idle slices" }, { now: NOW });
+    const booking = await createBooking(person, { host, slices: ["0:0", "0:1"], startsAt: at(0), durationMinutes: 240, purpose: "idle slices" }, { now: NOW });
     const hostId = (await db().host.findUniqueOrThrow({ where: { name: host } })).id;
     // Released an hour in, three hours before its end: 2 slices × 1/7 × 3 h.
     const released = new Date(NOW.getTime() + 60 * 60_000);

@@ -39,7 +39,7 @@ export function judgeWholeBookings(standings: Map<string, IdleStanding>, groupOf
  * The idle standing of each of `rows` as idle release acts on it: each
  * part of a booking across nodes judged with its booking (`rows` must hold
  * every part of such a booking). The one answer the leader's pass, the
- * reservations API, the live bookings and the CLI read, so that no node of
+ * bookings API, the live bookings and the CLI read, so that no node of
  * a booking says "released at … unless used" while its booking is not idle
  * (it did, re-dated every minute, for a part idle on its own).
  */

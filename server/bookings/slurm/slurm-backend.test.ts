@@ -16,10 +16,10 @@ type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let fx: Fixtures;
 let slurm: TestSlurm;
 let connection: import("@/server/slurm/slurm-connection").SlurmConnection;
-let create: typeof import("@/server/bookings/commands/create-booking").createReservation;
+let create: typeof import("@/server/bookings/commands/create-booking").createBooking;
 let createAcross: typeof import("@/server/bookings/commands/create-multi-node").createMultiNodeBooking;
-let release: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
-let change: typeof import("@/server/bookings/commands/change-booking").changeReservationEnd;
+let release: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
+let change: typeof import("@/server/bookings/commands/change-booking").changeBookingEnd;
 let reconcile: typeof import("@/server/bookings/slurm/slurm-reconciler").reconcileSlurm;
 let db: typeof import("@/server/core/db").db;
 let ann: Actor;
@@ -50,10 +50,10 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     await useTestDatabase();
     slurm = await useTestSlurm();
     fx = await import("@/server/testing/booking-fixtures");
-    ({ createReservation: create } = await import("@/server/bookings/commands/create-booking"));
+    ({ createBooking: create } = await import("@/server/bookings/commands/create-booking"));
     ({ createMultiNodeBooking: createAcross } = await import("@/server/bookings/commands/create-multi-node"));
-    ({ releaseReservation: release } = await import("@/server/bookings/commands/end-booking"));
-    ({ changeReservationEnd: change } = await import("@/server/bookings/commands/change-booking"));
+    ({ releaseBooking: release } = await import("@/server/bookings/commands/end-booking"));
+    ({ changeBookingEnd: change } = await import("@/server/bookings/commands/change-booking"));
     ({ reconcileSlurm: reconcile } = await import("@/server/bookings/slurm/slurm-reconciler"));
     ({ db } = await import("@/server/core/db"));
     const { SlurmConnection } = await import("@/server/slurm/slurm-connection");
@@ -103,7 +103,7 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     expect(Math.abs(held.endsAt! - new Date(booking.endsAt).getTime())).toBeLessThan(1000);
     expect(await db().reservation.findUniqueOrThrow({ where: { id: booking.id }, select: { slurmState: true } })).toEqual({ slurmState: "held" });
     // The booker's view: the reservation, and lines that leave the GPUs' choice to Slurm.
-    const { getReservation } = await import("@/server/bookings/views/list-bookings");
+    const { getBooking: getReservation } = await import("@/server/bookings/views/list-bookings");
     const view = await getReservation(ann, booking.id);
     expect(view.slurm).toEqual({ reservation: `gpudesk-${booking.id}`, state: "held", message: null });
     expect(view.launch).toMatchObject({ sbatch: `sbatch --reservation=gpudesk-${booking.id} --gres=gpu:2 job.sh`, srun: `srun --reservation=gpudesk-${booking.id} --gres=gpu:2 --pty bash` });
@@ -142,7 +142,7 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
     await waitFor("bob's job runs", () => job(bobJob), (entry) => entry?.state === "running");
     await connection.refresh();
     await refreshSlurmCalendar(connection);
-    const { getReservation } = await import("@/server/bookings/views/list-bookings");
+    const { getBooking: getReservation } = await import("@/server/bookings/views/list-bookings");
     const view = await getReservation(ann, booking.id);
     expect(running!.gpuIndices["slurm-b"]).toHaveLength(2);
     expect(view.slurm?.jobs).toEqual([{ id: annJob, user: "ann", host: hosts["slurm-b"], gpuIndices: running!.gpuIndices["slurm-b"] }]);
@@ -168,7 +168,7 @@ describe.skipIf(!cluster.available)("Slurm underneath (a real Slurm 26.05)", () 
   it("extends the reservation with the booking, and makes a 2 × 4 booking one reservation over two nodes", async () => {
     const booking = await createAcross(bob, { parts: [{ host: hosts["slurm-a"], gpus: 4 }, { host: hosts["slurm-b"], gpus: 4 }], durationMinutes: 60, purpose: "ddp" });
     expect(await reservations()).toEqual([expect.objectContaining({ name: `gpudesk-${booking.id}`, users: ["bob"], nodes: ["slurm-a", "slurm-b"], gpus: 8, flags: expect.arrayContaining(["TRES_PER_NODE"]) })]);
-    const { getReservation } = await import("@/server/bookings/views/list-bookings");
+    const { getBooking: getReservation } = await import("@/server/bookings/views/list-bookings");
     const second = await getReservation(bob, booking.parts[1].id);
     expect(second.slurm).toMatchObject({ reservation: `gpudesk-${booking.id}`, state: "held" });
     expect(second.launch.sbatch).toBe(

@@ -20,8 +20,8 @@ export function slurmBookingBackend(connection: SlurmConnection, now: () => numb
   return {
     name: "slurm",
     async beforeCommit(change, tx) {
-      // A keep moves no time and no node: Slurm's reservation stays as it is.
-      if (change.kind === "kept") return;
+      // A keep or an idle warning moves no time and no node: Slurm's reservation stays as it is.
+      if (change.kind === "kept" || change.kind === "idle-warned") return;
       const nodes = await slurmNodesOf(change.booking, tx, connection);
       if (nodes.length === 0) return;
       const name = slurmReservationName(change.booking.id);

@@ -1,4 +1,4 @@
-import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/domain/reservation-types";
+import type { BookingConflict, BookingConflictBody, ConflictSuggestion } from "@/lib/domain/booking-types";
 import { type NamedPerson, personName } from "@/lib/format/person-name";
 import { AppError } from "@/server/core/errors";
 import { unitNameOfRef } from "@/lib/domain/gpu-availability";

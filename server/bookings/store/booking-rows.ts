@@ -4,8 +4,8 @@ import { personSelect } from "@/server/core/people";
 
 type Client = PrismaClient | Prisma.TransactionClient;
 
-/** A booking as the reservations API shows it (server/bookings/views/booking-view.ts makes the view). */
-export const reservationSelect = {
+/** A booking as the bookings API shows it (server/bookings/views/booking-view.ts makes the view). */
+export const bookingSelect = {
   id: true,
   userId: true,
   startsAt: true,
@@ -25,11 +25,11 @@ export const reservationSelect = {
   gpus: { select: { gpu: { select: { uuid: true, index: true, name: true, migDeviceIndex: true, migProfile: true } } } },
 } satisfies Prisma.ReservationSelect;
 
-export type ReservationRow = Prisma.ReservationGetPayload<{ select: typeof reservationSelect }>;
+export type BookingRow = Prisma.ReservationGetPayload<{ select: typeof bookingSelect }>;
 
 /** One booking as the API shows it, or null. */
-export async function readBookingRow(client: Client, id: string): Promise<ReservationRow | null> {
-  return client.reservation.findUnique({ where: { id }, select: reservationSelect });
+export async function readBookingRow(client: Client, id: string): Promise<BookingRow | null> {
+  return client.reservation.findUnique({ where: { id }, select: bookingSelect });
 }
 
 /** Whose bookings a list holds: one person's, or everyone's (null). */
@@ -55,18 +55,18 @@ export async function countPastBookings(userId: Owner, now: Date, search: string
 }
 
 /** A person's (or everyone's) bookings that hold GPUs now or later, by start. */
-export async function readCurrentBookingRows(userId: Owner, now: Date): Promise<ReservationRow[]> {
-  return db().reservation.findMany({ where: { ...ownerWhere(userId), status: "booked", endsAt: { gt: now } }, orderBy: [{ startsAt: "asc" }], select: reservationSelect });
+export async function readCurrentBookingRows(userId: Owner, now: Date): Promise<BookingRow[]> {
+  return db().reservation.findMany({ where: { ...ownerWhere(userId), status: "booked", endsAt: { gt: now } }, orderBy: [{ startsAt: "asc" }], select: bookingSelect });
 }
 
 /** A page of a person's (or everyone's) past bookings, most recent first. */
-export async function readPastBookingRows(userId: Owner, now: Date, page: { search?: string; take: number; skip: number }): Promise<ReservationRow[]> {
+export async function readPastBookingRows(userId: Owner, now: Date, page: { search?: string; take: number; skip: number }): Promise<BookingRow[]> {
   return db().reservation.findMany({
     where: pastWhere(userId, now, page.search),
     orderBy: [{ endsAt: "desc" }, { startsAt: "desc" }, { id: "desc" }],
     take: page.take,
     skip: page.skip,
-    select: reservationSelect,
+    select: bookingSelect,
   });
 }
 

@@ -3,7 +3,7 @@ import { databaseProvider, env } from "@/server/core/env";
 import { AppError } from "@/server/core/errors";
 import { afterCommit, beforeCommit, type BookingChange, type BookingChangeRecord, bookingBackendsListening } from "@/server/bookings/backends/booking-backend";
 import { readChanges } from "@/server/bookings/store/booked-booking";
-import { announceBookingsChanged } from "@/server/bookings/store/booking-events";
+import { announceBookingChange } from "@/server/bookings/store/booking-events";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -40,7 +40,7 @@ async function takeWriteLock(tx: Tx, lock: WriteLock): Promise<void> {
   }
 }
 
-type Outcome<T> = { ok: true; value: T; recorded: number; changes: BookingChange[] } | { ok: false; error: AppError };
+type Outcome<T> = { ok: true; value: T; records: BookingChangeRecord[]; changes: BookingChange[] } | { ok: false; error: AppError };
 
 /** What a booking command tells its transaction: each change of a booking's life it wrote (server/bookings/backends/). */
 export interface BookingChanges {
@@ -64,7 +64,7 @@ class RolledBack extends Error {
  * through the booking backends' `beforeCommit` after `work` returns, still
  * inside the transaction; a backend that refuses (or fails) rolls every
  * write back. After the commit the same changes go to `afterCommit`, and
- * "bookings changed" is announced once (booking-events.ts).
+ * each is announced once to the followers (booking-events.ts).
  */
 export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLock, work: (tx: Tx, changes: BookingChanges) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
@@ -81,14 +81,14 @@ export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLoc
             throw error;
           }
           // Without a backend, nothing is read for them: the local calendar is these tables.
-          if (records.length === 0 || !bookingBackendsListening()) return { ok: true, value, recorded: records.length, changes: [] };
+          if (records.length === 0 || !bookingBackendsListening()) return { ok: true, value, records, changes: [] };
           const changes = await readChanges(tx, records);
           try {
             await beforeCommit(changes, tx);
           } catch (error) {
             throw new RolledBack(error);
           }
-          return { ok: true, value, recorded: records.length, changes };
+          return { ok: true, value, records, changes };
         },
         // Many requests at once queue (SQLite: for the adapter's one connection; PostgreSQL:
         // for the host's row lock, inside their transactions): give them time.
@@ -96,8 +96,8 @@ export async function bookingTransaction<T>(client: PrismaClient, lock: WriteLoc
       );
       if (!outcome.ok) throw outcome.error;
       if (outcome.changes.length > 0) await afterCommit(outcome.changes);
-      // Announced once, here, for every command that recorded a change: the live feed, the waitlist and notifications listen.
-      if (outcome.recorded > 0) announceBookingsChanged();
+      // Each change announced once, here and nowhere else, after the commit: every follower hears it (booking-events.ts).
+      for (const record of outcome.records) announceBookingChange(record);
       return outcome.value;
     } catch (error) {
       if (error instanceof RolledBack) throw error.error;

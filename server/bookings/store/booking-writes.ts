@@ -15,7 +15,7 @@ export async function readPartInTransaction(tx: Tx, id: string) {
   });
 }
 
-/** A booking whose end moves, as changeReservationEnd checks it before its transaction: its booker, host and team. */
+/** A booking whose end moves, as changeBookingEnd checks it before its transaction: its booker, host and team. */
 export async function readBookingToChange(client: Client, id: string) {
   return client.reservation.findUnique({
     where: { id },

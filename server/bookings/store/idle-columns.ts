@@ -54,16 +54,17 @@ export async function readRunningBookingsToJudge(now: Date) {
 }
 
 /**
- * The durable claim on an idle warning: marks the booking warned at `now`
- * unless it was warned in this idle run (since `idleSince`) already, and,
- * when it won, every other part of its booking across nodes. True for the
- * one instance and pass that won.
+ * The durable claim on an idle warning, inside the command's transaction
+ * (server/bookings/commands/warn-idle-booking.ts): marks the booking warned
+ * at `now` unless it was warned in this idle run (since `idleSince`)
+ * already, and, when it won, every other part of its booking across nodes.
+ * True for the one instance and pass that won.
  */
-export async function claimIdleWarning(bookingId: string, partIds: string[], idleSince: Date, now: Date): Promise<boolean> {
+export async function claimIdleWarning(tx: Tx, bookingId: string, partIds: string[], idleSince: Date, now: Date): Promise<boolean> {
   // A warning of an earlier idle run is replaced.
   const unwarned = [{ idleWarnedAt: null }, { idleWarnedAt: { lt: idleSince } }];
-  const claimed = await db().reservation.updateMany({ where: { id: bookingId, status: "booked", OR: unwarned }, data: { idleWarnedAt: now } });
-  if (claimed.count === 1 && partIds.length > 1) await db().reservation.updateMany({ where: { id: { in: partIds } }, data: { idleWarnedAt: now } });
+  const claimed = await tx.reservation.updateMany({ where: { id: bookingId, status: "booked", OR: unwarned }, data: { idleWarnedAt: now } });
+  if (claimed.count === 1 && partIds.length > 1) await tx.reservation.updateMany({ where: { id: { in: partIds } }, data: { idleWarnedAt: now } });
   return claimed.count === 1;
 }
 

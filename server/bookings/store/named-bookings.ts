@@ -6,12 +6,12 @@ type Client = PrismaClient | Prisma.TransactionClient;
 
 /** A booking as a link names it: a booking across nodes once, by its booking id (the node-0 part's), with every node. */
 export interface NamedBooking {
-  /** The booking's id: the reservation's own, or across nodes its booking's. */
+  /** The booking's id: the row's own, or across nodes its booking's. */
   id: string;
   bookedById: string;
   /** "GPUs 0, 1 on node-a", "2 × 8 H100 on h100-03 and h100-04". */
   name: string;
-  /** The reservations it is made of (one, or every part), and their hosts. */
+  /** The bookings it is made of (one, or every part), and their hosts. */
   partIds: string[];
   hostIds: string[];
   startsAt: Date;
@@ -31,7 +31,7 @@ const select = {
 } satisfies Prisma.ReservationSelect;
 
 /**
- * The bookings that are these reservations (`ids`), or that hold a unit of
+ * The bookings that are these rows (`ids`), or that hold a unit of
  * one of `hostIds` at some time in [from, to) (released and cancelled ones
  * too: they held it then), each once with its name: what an alert about a
  * host or a GPU links to. At most `limit` per query, the latest first.
@@ -59,9 +59,9 @@ export async function namedBookings(client: Client, query: { ids?: readonly stri
   return [...named.values()];
 }
 
-/** The booking each reservation is (itself, or a part's booking across nodes), by reservation id; unknown ids are left out. */
-export async function bookingIdsOf(client: Client, reservationIds: readonly string[]): Promise<Map<string, string>> {
-  if (reservationIds.length === 0) return new Map();
-  const rows = await client.reservation.findMany({ where: { id: { in: [...reservationIds] } }, select: { id: true, groupId: true } });
+/** The booking each row is (itself, or a part's booking across nodes), by row id; unknown ids are left out. */
+export async function bookingIdsOf(client: Client, bookingIds: readonly string[]): Promise<Map<string, string>> {
+  if (bookingIds.length === 0) return new Map();
+  const rows = await client.reservation.findMany({ where: { id: { in: [...bookingIds] } }, select: { id: true, groupId: true } });
   return new Map(rows.map((row) => [row.id, row.groupId ?? row.id]));
 }

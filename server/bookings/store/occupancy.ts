@@ -1,4 +1,4 @@
-import type { BookingConflict } from "@/lib/domain/reservation-types";
+import type { BookingConflict } from "@/lib/domain/booking-types";
 import { sharesSilicon } from "@/lib/domain/gpu-availability";
 import type { Tx } from "@/server/bookings/store/booking-transaction";
 import { personSelect, toPerson } from "@/server/core/people";
@@ -59,14 +59,14 @@ export async function findConflicts(
   gpuIds: string[],
   start: Date,
   end: Date,
-  excludeReservationId?: string,
+  excludeBookingId?: string,
 ): Promise<BookingConflict[]> {
   const silicon = await sharedSilicon(tx, gpuIds);
   const rows = await tx.reservationGpu.findMany({
     where: {
       gpuId: { in: [...silicon.keys()] },
       ...overlapping(tx, start, end),
-      ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
+      ...(excludeBookingId ? { reservationId: { not: excludeBookingId } } : {}),
     },
     orderBy: [{ startsAt: "asc" }],
     select: {
@@ -89,7 +89,7 @@ export async function findConflicts(
       purpose: row.reservation.purpose,
     }))
     .sort((a, b) => a.gpuIndex - b.gpuIndex || (a.slice?.ref ?? "").localeCompare(b.slice?.ref ?? "") || a.startsAt.localeCompare(b.startsAt));
-  return withFreeTimes(tx, conflicts, excludeReservationId);
+  return withFreeTimes(tx, conflicts, excludeBookingId);
 }
 
 /** Bookings read after a conflict to find when its unit is next free: back-to-back chains longer than this are cut short. */
@@ -100,7 +100,7 @@ const CHAIN_LIMIT = 200;
  * the end of the bookings that follow it without a gap (a refused person
  * asks "when can I have it?", not "when does this one booking end?").
  */
-async function withFreeTimes(tx: Tx, conflicts: BookingConflict[], excludeReservationId: string | undefined): Promise<BookingConflict[]> {
+async function withFreeTimes(tx: Tx, conflicts: BookingConflict[], excludeBookingId: string | undefined): Promise<BookingConflict[]> {
   if (conflicts.length === 0) return conflicts;
   const earliestEnd = new Date(Math.min(...conflicts.map((conflict) => Date.parse(conflict.endsAt))));
   const later = await tx.reservationGpu.findMany({
@@ -108,7 +108,7 @@ async function withFreeTimes(tx: Tx, conflicts: BookingConflict[], excludeReserv
       gpu: { uuid: { in: [...new Set(conflicts.map((conflict) => conflict.gpuUuid))] } },
       startsAt: { gte: earliestEnd },
       endsAt: { gt: tx.reservationGpu.fields.startsAt },
-      ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
+      ...(excludeBookingId ? { reservationId: { not: excludeBookingId } } : {}),
     },
     orderBy: [{ startsAt: "asc" }],
     take: CHAIN_LIMIT,
@@ -166,13 +166,13 @@ export async function peakGpusHeld(
   userId: string,
   start: Date,
   end: Date,
-  excludeReservationId?: string,
+  excludeBookingId?: string,
 ): Promise<number> {
   const rows = await tx.reservationGpu.findMany({
     where: {
       reservation: { userId },
       ...overlapping(tx, start, end),
-      ...(excludeReservationId ? { reservationId: { not: excludeReservationId } } : {}),
+      ...(excludeBookingId ? { reservationId: { not: excludeBookingId } } : {}),
     },
     select: { startsAt: true, endsAt: true },
   });

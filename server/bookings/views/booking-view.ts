@@ -4,18 +4,18 @@ import { slurmLaunch, slurmReservationName, type SlurmBookingView } from "@/lib/
 import { slurmConnection } from "@/server/slurm/slurm-connection";
 import { storedUnit, unitsPhrase } from "@/lib/domain/gpu-availability";
 import { acrossNodesPhrase } from "@/lib/domain/multi-node";
-import { reservationState, type ReservationStatus } from "@/lib/domain/reservation-state";
-import type { ReservationAuditAction as AuditAction, ReservationChangeView, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
+import { bookingState, type BookingStatus } from "@/lib/domain/booking-state";
+import type { BookingAuditAction as AuditAction, BookingChangeView, BookingView, ReservedGpu } from "@/lib/domain/booking-types";
 import { personSelect, toPerson } from "@/server/core/people";
-import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
-import { readBookingUnits, type ReservationRow } from "@/server/bookings/store/booking-rows";
+import { bookingClaimValue } from "@/server/bookings/rules/booking-proof";
+import { readBookingUnits, type BookingRow } from "@/server/bookings/store/booking-rows";
 import { readGroupNodes } from "@/server/bookings/store/booking-parts";
 
 const CHANGE_ACTIONS: AuditAction[] = ["reservation.extend", "reservation.shorten", "reservation.release", "reservation.cancel"];
 
-/** Changes after creation, per reservation id, oldest first: where the booker reads an admin's reason. */
-export async function loadChanges(client: PrismaClient | Prisma.TransactionClient, ids: string[]): Promise<Map<string, ReservationChangeView[]>> {
-  const byId = new Map<string, ReservationChangeView[]>();
+/** Changes after creation, per booking id, oldest first: where the booker reads an admin's reason. */
+export async function loadChanges(client: PrismaClient | Prisma.TransactionClient, ids: string[]): Promise<Map<string, BookingChangeView[]>> {
+  const byId = new Map<string, BookingChangeView[]>();
   if (ids.length === 0) return byId;
   const rows = await client.auditLog.findMany({
     where: { entityType: "reservation", entityId: { in: ids }, action: { in: CHANGE_ACTIONS } },
@@ -56,7 +56,7 @@ function safeObject(text: string | null): Record<string, unknown> {
  * the booking's proof (the `GPUDESK_RESERVATION` lines); an admin looking at
  * someone else's booking gets the rest.
  */
-export function toReservationView(row: ReservationRow, nowMs: number, viewerId: string | null, changes: ReservationChangeView[] = []): ReservationView {
+export function toBookingView(row: BookingRow, nowMs: number, viewerId: string | null, changes: BookingChangeView[] = []): BookingView {
   const gpus: ReservedGpu[] = row.gpus
     .map(({ gpu: { migDeviceIndex, migProfile, ...gpu } }): ReservedGpu =>
       migDeviceIndex === null ? gpu : { ...gpu, mig: { deviceIndex: migDeviceIndex, profile: migProfile ?? "" } },
@@ -64,8 +64,8 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
     .sort((a, b) => a.index - b.index || (a.mig?.deviceIndex ?? -1) - (b.mig?.deviceIndex ?? -1));
   return {
     id: row.id,
-    state: reservationState(row, nowMs),
-    status: row.status as ReservationStatus,
+    state: bookingState(row, nowMs),
+    status: row.status as BookingStatus,
     host: row.host,
     gpus,
     startsAt: row.startsAt.toISOString(),
@@ -76,7 +76,7 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
     cancelReason: row.cancelReason,
     cancelledBy: row.cancelledBy ? toPerson(row.cancelledBy) : null,
     changes,
-    launch: { ...launchSettings(gpus, viewerId === row.userId ? reservationClaimValue(row.id) : null), ...slurmLines(row) },
+    launch: { ...launchSettings(gpus, viewerId === row.userId ? bookingClaimValue(row.id) : null), ...slurmLines(row) },
     releasedBecause: row.releasedBecause === "idle" ? "idle" : null,
     idle: null,
     ...(row.slurmState ? { slurm: slurmView(row) } : {}),
@@ -84,7 +84,7 @@ export function toReservationView(row: ReservationRow, nowMs: number, viewerId: 
 }
 
 /** The booking's Slurm side; its reservation is named after the booking (across nodes: after its group). */
-function slurmView(row: ReservationRow): SlurmBookingView | null {
+function slurmView(row: BookingRow): SlurmBookingView | null {
   if (row.slurmState !== "held" && row.slurmState !== "missing") return null;
   const bookingId = row.groupId ?? row.id;
   // The indices Slurm gave the booker's jobs (gres_detail), once one runs: Slurm, not gpudesk, picks them on its nodes.
@@ -94,7 +94,7 @@ function slurmView(row: ReservationRow): SlurmBookingView | null {
   return { reservation: slurmReservationName(bookingId), state: row.slurmState, message: row.slurmMessage, ...(jobs.length > 0 ? { jobs } : {}) };
 }
 
-function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
+function slurmLines(row: BookingRow): { sbatch?: string; srun?: string } {
   const view = slurmView(row);
   return view ? slurmLaunch(view.reservation, row.gpus.length, row.nodeCount ?? 1) : {};
 }
@@ -105,8 +105,8 @@ function slurmLines(row: ReservationRow): { sbatch?: string; srun?: string } {
  * what was released; a booking across nodes once, with every node ("2 × 8
  * H100 on h100-03 and h100-04"), whichever part the change went through.
  */
-export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, reservationId: string): Promise<string> {
-  const row = await readBookingUnits(client, reservationId);
+export async function auditBookingName(client: Prisma.TransactionClient | PrismaClient, bookingId: string): Promise<string> {
+  const row = await readBookingUnits(client, bookingId);
   if (row.groupId) {
     const parts = await readGroupNodes(client, row.groupId);
     return acrossNodesPhrase(parts.map((part) => ({ host: part.host, gpus: part.gpus.map(({ gpu }) => gpu) })));

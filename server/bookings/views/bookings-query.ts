@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { LiveBooking } from "@/lib/live/live";
-import type { ReservationStatus } from "@/lib/domain/reservation-state";
-import type { BookableHost } from "@/lib/domain/reservation-types";
+import type { BookingStatus } from "@/lib/domain/booking-state";
+import type { BookableHost } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { currentUnits, unitOrder, unitSelect } from "@/server/bookings/placement/host-units";
 import { toPerson } from "@/server/core/people";
@@ -12,13 +12,13 @@ import { readLiveBookingRows, readScheduleRows, type ScheduleRow } from "@/serve
 
 /** A booking on the schedule: the live shape plus how it ended, for the past part of the timeline. */
 export interface ScheduleBooking extends LiveBooking {
-  status: ReservationStatus;
+  status: BookingStatus;
 }
 
 type BookingRow = ScheduleRow;
 
 /**
- * Each part's "2 × 4 H100, node 1 of 2", by reservation id. The parts of a
+ * Each part's "2 × 4 H100, node 1 of 2", by booking id. The parts of a
  * booking share their times, so every part is among the rows of any window
  * that holds one of them.
  */
@@ -52,7 +52,7 @@ function toBooking(row: BookingRow, teams: Map<string, string>, labels: Map<stri
     // Only bookings made for a team carry one: the others' shape stays as it was.
     ...(row.teamId && teams.has(row.teamId) ? { team: teams.get(row.teamId) } : {}),
     ...(row.groupId && label ? { multiNode: { id: row.groupId, partLabel: label } } : {}),
-    status: row.status as ReservationStatus,
+    status: row.status as BookingStatus,
   };
 }
 

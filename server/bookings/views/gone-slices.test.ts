@@ -3,8 +3,8 @@ import type { AlertUpdate } from "@/lib/domain/alerts";
 import type { GpuSample } from "@/lib/domain/snapshot";
 import { useTestDatabase } from "@/server/testing/test-db";
 
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let listReservations: typeof import("@/server/bookings/views/list-bookings").listReservations;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let listBookings: typeof import("@/server/bookings/views/list-bookings").listBookings;
 let recordHostInventory: typeof import("@/server/hosts/host-registry").recordHostInventory;
 let recordHostsSeen: typeof import("@/server/hosts/host-registry").recordHostsSeen;
 let ensureLocalHost: typeof import("@/server/hosts/host-registry").ensureLocalHost;
@@ -20,8 +20,8 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
   await useTestDatabase();
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ listReservations } = await import("@/server/bookings/views/list-bookings"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ listBookings } = await import("@/server/bookings/views/list-bookings"));
   ({ recordHostInventory, recordHostsSeen, ensureLocalHost } = await import("@/server/hosts/host-registry"));
   ({ tellBookersOfLostUnit, tellBookersOfGoneUnits } = await import("@/server/notifications/booking-notices"));
   ({ onPersonNotice } = await import("@/server/notifications/notify-person"));
@@ -58,21 +58,21 @@ describe("a booking of a slice that disappeared", () => {
   it("is flagged to its booker from the stored inventory, tells every booker once, and clears when the slice is back", async () => {
     const host = await migHost();
     const [alice, bob, carol] = await Promise.all([fx.createTestUser(), fx.createTestUser(), fx.createTestUser()]);
-    const running = await createReservation(alice, { host: host.name, slices: ["0:2"], startsAt: at(1).toISOString(), durationMinutes: 60, purpose: "now" }, { now: NOW });
-    const later = await createReservation(bob, { host: host.name, slices: ["0:2"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "tomorrow" }, { now: NOW });
-    const other = await createReservation(carol, { host: host.name, slices: ["0:1"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "kept" }, { now: NOW });
+    const running = await createBooking(alice, { host: host.name, slices: ["0:2"], startsAt: at(1).toISOString(), durationMinutes: 60, purpose: "now" }, { now: NOW });
+    const later = await createBooking(bob, { host: host.name, slices: ["0:2"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "tomorrow" }, { now: NOW });
+    const other = await createBooking(carol, { host: host.name, slices: ["0:1"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "kept" }, { now: NOW });
 
     // The layout changes: 0:2 is destroyed; the others are seen again five minutes on.
     await host.report([0, 1, 3], at(5));
-    const asBob = await listReservations(bob, { all: false, state: "current", limit: 10 }, at(6));
+    const asBob = await listBookings(bob, { all: false, state: "current", limit: 10 }, at(6));
     const flagged = asBob.find((view) => view.id === later.id);
     expect(flagged?.sliceGone).toBe(true);
     expect(flagged?.gpus).toMatchObject([{ uuid: host.slices[2]!.uuid, gone: true, mig: { deviceIndex: 2, profile: "1g.10gb" } }]);
-    const asCarol = await listReservations(carol, { all: false, state: "current", limit: 10 }, at(6));
+    const asCarol = await listBookings(carol, { all: false, state: "current", limit: 10 }, at(6));
     expect(asCarol.find((view) => view.id === other.id)?.sliceGone).toBeUndefined();
     // An admin's list shows it too.
     const admin = await fx.createTestUser("admin");
-    const everyone = await listReservations(admin, { all: true, state: "current", limit: 10 }, at(6));
+    const everyone = await listBookings(admin, { all: true, state: "current", limit: 10 }, at(6));
     expect(everyone.filter((view) => view.host.id === host.id && view.sliceGone).map((view) => view.id).sort()).toEqual([running.id, later.id].sort());
 
     // The gpu_lost alert opens: both bookers (the running booking's and the one to come) are told, once.
@@ -98,20 +98,20 @@ describe("a booking of a slice that disappeared", () => {
 
     // The slice is back under its MIG UUID: no flag.
     await host.report([0, 1, 2, 3], at(10));
-    const back = await listReservations(bob, { all: false, state: "current", limit: 10 }, at(11));
+    const back = await listBookings(bob, { all: false, state: "current", limit: 10 }, at(11));
     expect(back.find((view) => view.id === later.id)?.sliceGone).toBeUndefined();
   });
 
   it("is flagged seconds after the layout changed, and a late write of an older reading's times does not hide it", async () => {
     const host = await migHost();
     const bob = await fx.createTestUser();
-    const later = await createReservation(bob, { host: host.name, slices: ["0:2"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "tomorrow" }, { now: NOW });
+    const later = await createBooking(bob, { host: host.name, slices: ["0:2"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "tomorrow" }, { now: NOW });
     const seconds = (n: number) => new Date(NOW.getTime() + n * 1000);
     const everyUnit = [host.parent, ...host.slices].map((gpu) => gpu.uuid);
     // The last-seen batch of a reading with every slice, then the reading without 0:2, five seconds on.
     await recordHostsSeen([host.id], everyUnit, seconds(30));
     await host.report([0, 1, 3], seconds(35));
-    const flagged = async () => (await listReservations(bob, { all: false, state: "current", limit: 10 }, seconds(36))).find((view) => view.id === later.id)?.sliceGone;
+    const flagged = async () => (await listBookings(bob, { all: false, state: "current", limit: 10 }, seconds(36))).find((view) => view.id === later.id)?.sliceGone;
     expect(await flagged()).toBe(true);
     // A batch of the older reading (it still named 0:2) lands after the new inventory: the times stay the new ones.
     await recordHostsSeen([host.id], everyUnit, seconds(32));
@@ -127,7 +127,7 @@ describe("a booking of a slice that disappeared", () => {
     // The other slices are units still, and the next batches move them with their GPU.
     await recordHostsSeen([host.id], [host.parent.uuid, host.slices[0]!.uuid, host.slices[1]!.uuid, host.slices[3]!.uuid], seconds(95));
     expect(await flagged()).toBe(true);
-    const other = await createReservation(bob, { host: host.name, slices: ["0:3"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "a slice still there" }, { now: seconds(96) });
+    const other = await createBooking(bob, { host: host.name, slices: ["0:3"], startsAt: at(24 * 60).toISOString(), durationMinutes: 60, purpose: "a slice still there" }, { now: seconds(96) });
     expect(other.gpus).toMatchObject([{ mig: { deviceIndex: 3 } }]);
   });
 });

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { currentUnits, unitOrder, unitSelect } from "@/server/bookings/placement/host-units";
 import { readOpenBookingsOfUnit } from "@/server/bookings/store/booking-rows";
 
@@ -34,7 +34,7 @@ export async function findGoneUnits(client: Client, hostIds: string[]): Promise<
  * (`sliceGone`, and `gone` on the unit): a slice its GPU's new layout
  * destroyed, or a whole GPU split since. The booker rebooks.
  */
-export async function withGoneSlices(client: Client, views: ReservationView[]): Promise<ReservationView[]> {
+export async function withGoneSlices(client: Client, views: BookingView[]): Promise<BookingView[]> {
   const open = views.filter((view) => view.state === "active" || view.state === "scheduled");
   if (open.length === 0) return views;
   const gone = await findGoneUnits(client, open.map((view) => view.host.id));

@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
-import type { ReservationIdleView } from "@/lib/domain/idle-release";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingIdleView } from "@/lib/domain/idle-release";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { readIdleExemptions, type IdleStanding } from "@/server/bookings/rules/idle-state";
 import { readIdleRows, readOtherPartsIdleRows } from "@/server/bookings/store/idle-columns";
 import { readIdlePolicy, type IdlePolicyValues } from "@/server/bookings/rules/policy";
@@ -23,15 +23,15 @@ async function judgedStandings(client: Client, ids: readonly string[], policy: I
 }
 
 /**
- * Adds idle release's view to bookings of the reservations API: for an
+ * Adds idle release's view to bookings of the bookings API: for an
  * active one the rule's standing from the stored minutes (the same answer
  * the leader acts on), for one idle release ended its idle run.
  */
-export async function withIdleViews(client: Client, views: ReservationView[], nowMs: number): Promise<ReservationView[]> {
+export async function withIdleViews(client: Client, views: BookingView[], nowMs: number): Promise<BookingView[]> {
   const active = views.filter((view) => view.state === "active");
   const released = views.filter((view) => view.releasedBecause === "idle");
   if (active.length === 0 && released.length === 0) return views;
-  const idle = new Map<string, ReservationIdleView>();
+  const idle = new Map<string, BookingIdleView>();
   const policy = await readIdlePolicy(client);
 
   if (active.length > 0) {

@@ -1,30 +1,30 @@
 import type { PrismaClient } from "@prisma/client";
-import type { ReservationView } from "@/lib/domain/reservation-types";
+import type { BookingView } from "@/lib/domain/booking-types";
 import { db } from "@/server/core/db";
 import { AppError } from "@/server/core/errors";
 import type { Actor } from "@/server/access/actor";
 import { withIdleViews } from "@/server/bookings/views/idle-views";
 import { withGoneSlices } from "@/server/bookings/views/gone-slices";
 import { withMultiNode } from "@/server/bookings/views/multi-node-view";
-import { loadChanges, toReservationView } from "@/server/bookings/views/booking-view";
+import { loadChanges, toBookingView } from "@/server/bookings/views/booking-view";
 import { countPastBookings, readBookingRow, readCurrentBookingRows, readPastBookingRows } from "@/server/bookings/store/booking-rows";
 import { readBookingOwner } from "@/server/bookings/store/booking-parts";
 import { can } from "@/server/access/permissions";
 
 /** One booking with its changes and launch settings, by id, as `viewerId` sees it (no permission check: callers decide). */
-export async function getReservationView(client: PrismaClient, id: string, nowMs: number, viewerId: string | null): Promise<ReservationView> {
+export async function getBookingView(client: PrismaClient, id: string, nowMs: number, viewerId: string | null): Promise<BookingView> {
   const row = await readBookingRow(client, id);
   if (!row) throw new AppError("not_found", "No such reservation");
   const changes = await loadChanges(client, [id]);
-  const [view] = await withIdleViews(client, await withGoneSlices(client, await withMultiNode(client, [toReservationView(row, nowMs, viewerId, changes.get(id))], viewerId)), nowMs);
+  const [view] = await withIdleViews(client, await withGoneSlices(client, await withMultiNode(client, [toBookingView(row, nowMs, viewerId, changes.get(id))], viewerId)), nowMs);
   return view;
 }
 
 /** A booking for its booker or an admin; anyone else learns nothing, not even that it exists. */
-export async function getReservation(actor: Actor, id: string, now = new Date()): Promise<ReservationView> {
+export async function getBooking(actor: Actor, id: string, now = new Date()): Promise<BookingView> {
   const owner = await readBookingOwner(db(), id);
   if (!owner || !can.manageBooking(actor, owner)) throw new AppError("not_found", "No such reservation");
-  return getReservationView(db(), id, now.getTime(), actor.id);
+  return getBookingView(db(), id, now.getTime(), actor.id);
 }
 
 export interface ListQuery {
@@ -41,7 +41,7 @@ export interface ListQuery {
 }
 
 /** How many past bookings the person (or everyone, for an admin) has, with the same filter as the list. */
-export async function countPastReservations(actor: Actor, query: Pick<ListQuery, "all" | "search">, now = new Date()): Promise<number> {
+export async function countPastBookingsFor(actor: Actor, query: Pick<ListQuery, "all" | "search">, now = new Date()): Promise<number> {
   if (query.all && !can.seeAllBookings(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
   return countPastBookings(query.all ? null : actor.id, now, query.search);
 }
@@ -50,7 +50,7 @@ export async function countPastReservations(actor: Actor, query: Pick<ListQuery,
  * The person's bookings (or everyone's, for an admin): current ones by
  * start, then past ones, most recent first.
  */
-export async function listReservations(actor: Actor, query: ListQuery, now = new Date()): Promise<ReservationView[]> {
+export async function listBookings(actor: Actor, query: ListQuery, now = new Date()): Promise<BookingView[]> {
   if (query.all && !can.seeAllBookings(actor)) throw new AppError("forbidden", "Only an admin can list everyone's reservations");
   const owner = query.all ? null : actor.id;
   const wantCurrent = query.state !== "past";
@@ -61,6 +61,6 @@ export async function listReservations(actor: Actor, query: ListQuery, now = new
   ]);
   const rows = [...currentRows, ...pastRows];
   const changes = await loadChanges(db(), rows.map((row) => row.id));
-  const views = await withGoneSlices(db(), await withMultiNode(db(), rows.map((row) => toReservationView(row, now.getTime(), actor.id, changes.get(row.id))), actor.id));
+  const views = await withGoneSlices(db(), await withMultiNode(db(), rows.map((row) => toBookingView(row, now.getTime(), actor.id, changes.get(row.id))), actor.id));
   return withIdleViews(db(), views, now.getTime());
 }

@@ -10,9 +10,9 @@ import { useTestDatabase } from "@/server/testing/test-db";
 type Fixtures = typeof import("@/server/testing/booking-fixtures");
 let listLiveBookings: typeof import("@/server/bookings/views/bookings-query").listLiveBookings;
 let activeBookingsByGpu: typeof import("@/server/attribution/reconcile-fleet").activeBookingsByGpu;
-let createReservation: typeof import("@/server/bookings/commands/create-booking").createReservation;
-let releaseReservation: typeof import("@/server/bookings/commands/end-booking").releaseReservation;
-let cancelReservation: typeof import("@/server/bookings/commands/end-booking").cancelReservation;
+let createBooking: typeof import("@/server/bookings/commands/create-booking").createBooking;
+let releaseBooking: typeof import("@/server/bookings/commands/end-booking").releaseBooking;
+let cancelBooking: typeof import("@/server/bookings/commands/end-booking").cancelBooking;
 let fixtures: Fixtures;
 
 const NOW = new Date("2026-12-01T10:00:00Z");
@@ -22,8 +22,8 @@ beforeAll(async () => {
   await useTestDatabase();
   ({ listLiveBookings } = await import("@/server/bookings/views/bookings-query"));
   ({ activeBookingsByGpu } = await import("@/server/attribution/reconcile-fleet"));
-  ({ createReservation } = await import("@/server/bookings/commands/create-booking"));
-  ({ releaseReservation, cancelReservation } = await import("@/server/bookings/commands/end-booking"));
+  ({ createBooking } = await import("@/server/bookings/commands/create-booking"));
+  ({ releaseBooking, cancelBooking } = await import("@/server/bookings/commands/end-booking"));
   fixtures = await import("@/server/testing/booking-fixtures");
 }, 120_000);
 
@@ -32,16 +32,16 @@ describe("listLiveBookings", () => {
     const host = await fixtures.createTestHost(4);
     const [bookedBy, admin] = await Promise.all([fixtures.createTestUser(), fixtures.createTestUser("admin")]);
     const book = (gpus: number[], startMinutes: number, durationMinutes: number, purpose: string) =>
-      createReservation(bookedBy, { host: host.name, gpus, startsAt: at(startMinutes).toISOString(), durationMinutes, purpose }, { now: at(startMinutes - 1) });
+      createBooking(bookedBy, { host: host.name, gpus, startsAt: at(startMinutes).toISOString(), durationMinutes, purpose }, { now: at(startMinutes - 1) });
 
     const ended = await book([0], -120, 60, "ended an hour ago");
     const endsNow = await book([1], -60, 60, "ends this instant");
     const running = await book([3, 2], -30, 90, "running now");
     const later = await book([0], 60, 30, "later today");
     const released = await book([1], 10, 30, "released before it began");
-    await releaseReservation(bookedBy, released.id, { now: at(5) });
+    await releaseBooking(bookedBy, released.id, { now: at(5) });
     const cancelled = await book([1], 120, 30, "cancelled by an admin");
-    await cancelReservation(admin, cancelled.id, "maintenance", { now: at(5) });
+    await cancelBooking(admin, cancelled.id, "maintenance", { now: at(5) });
 
     const live = (await listLiveBookings(NOW)).filter((booking) => booking.hostName === host.name);
     expect(live.map((booking) => booking.purpose)).toEqual(["running now", "later today"]);

@@ -2,8 +2,8 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { ncclHints, parseStoredFabric } from "@/lib/domain/fabric";
 import { launchSettings } from "@/lib/domain/launch-settings";
 import { multiNodeLabel, partLabel, shapeOf } from "@/lib/domain/multi-node";
-import type { MultiNodePart, ReservationView, ReservedGpu } from "@/lib/domain/reservation-types";
-import { reservationClaimValue } from "@/server/bookings/rules/booking-proof";
+import type { MultiNodePart, BookingView, ReservedGpu } from "@/lib/domain/booking-types";
+import { bookingClaimValue } from "@/server/bookings/rules/booking-proof";
 import { readMultiNodeParts, type MultiNodePartRow } from "@/server/bookings/store/booking-parts";
 
 type Client = PrismaClient | Prisma.TransactionClient;
@@ -13,7 +13,7 @@ type Client = PrismaClient | Prisma.TransactionClient;
  * (`multiNode`: every part, the label) and that node's launch lines (rank,
  * rendezvous on the node-0 host). Views of one-host bookings pass unchanged.
  */
-export async function withMultiNode(client: Client, views: ReservationView[], viewerId: string | null): Promise<ReservationView[]> {
+export async function withMultiNode(client: Client, views: BookingView[], viewerId: string | null): Promise<BookingView[]> {
   if (views.length === 0) return views;
   const { groupOf, parts: rows } = await readMultiNodeParts(client, views.map((view) => view.id));
   if (groupOf.size === 0) return views;
@@ -38,7 +38,7 @@ export async function withMultiNode(client: Client, views: ReservationView[], vi
     return {
       ...view,
       // On Slurm nodes the view's sbatch/srun lines stay: Slurm runs the job over every node.
-      launch: { ...launchSettings(view.gpus, viewerId === mine.userId ? reservationClaimValue(view.id) : null, node), sbatch: view.launch.sbatch, srun: view.launch.srun },
+      launch: { ...launchSettings(view.gpus, viewerId === mine.userId ? bookingClaimValue(view.id) : null, node), sbatch: view.launch.sbatch, srun: view.launch.srun },
       multiNode: { id: groupId, nodeRank, nodeCount: parts.length, label: multiNodeLabel(shape), partLabel: partLabel(shape, nodeRank), parts: partViews },
     };
   });

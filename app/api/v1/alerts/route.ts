@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { alertQuerySchema } from "@/lib/domain/alerts";
-import { searchParamsObject } from "@/lib/domain/reservation-schema";
+import { searchParamsObject } from "@/lib/domain/booking-schema";
 import { listAlerts } from "@/server/alerts/alert-queries";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { auditQuerySchema, searchParamsObject } from "@/lib/domain/reservation-schema";
+import { auditQuerySchema, searchParamsObject } from "@/lib/domain/booking-schema";
 import { requireAdmin } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { listAudit } from "@/server/access/audit-log";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { policySchema } from "@/lib/domain/reservation-schema";
+import { policySchema } from "@/lib/domain/booking-schema";
 import { requireAdmin, requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { getPolicy, updatePolicy } from "@/server/bookings/rules/policy";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { multiNodeWaitRequestSchema, waitRequestSchema } from "@/lib/domain/waitlist-schema";
-import { isMultiNodeBody } from "@/lib/domain/reservation-schema";
+import { isMultiNodeBody } from "@/lib/domain/booking-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { joinWaitlist, multiNodeWait } from "@/server/waitlist/join-waitlist";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { deliveryQuerySchema } from "@/lib/domain/alerts";
-import { searchParamsObject } from "@/lib/domain/reservation-schema";
+import { searchParamsObject } from "@/lib/domain/booking-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
 import { listDeliveries } from "@/server/notifications/webhooks";

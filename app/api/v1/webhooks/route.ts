@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { webhookScopeSchema } from "@/lib/domain/alerts";
-import { searchParamsObject } from "@/lib/domain/reservation-schema";
+import { searchParamsObject } from "@/lib/domain/booking-schema";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
 import { createWebhook, listWebhooks } from "@/server/notifications/webhooks";

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { recurringSchemaFor } from "@/lib/domain/recurrence";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler, readJson } from "@/server/http/api-handler";
-import { createRecurringReservations } from "@/server/bookings/commands/create-recurring";
+import { createRecurringBookings } from "@/server/bookings/commands/create-recurring";
 import { liveGpuSource } from "@/server/runtime/live-source";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +12,6 @@ export const POST = apiHandler(async (request) => {
   const { user } = await requireUser(request);
   const body = await readJson(request);
   const input = recurringSchemaFor(body).parse(body);
-  const result = await createRecurringReservations(user, input, { fleet: liveGpuSource() });
+  const result = await createRecurringBookings(user, input, { fleet: liveGpuSource() });
   return NextResponse.json(result, { status: 201 });
 });

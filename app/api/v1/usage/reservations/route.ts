@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { requireUser } from "@/server/auth/guard";
 import { apiHandler } from "@/server/http/api-handler";
-import { efficiencyQuerySchema, reservationEfficiencyFor } from "@/server/history/reservation-efficiency";
+import { efficiencyQuerySchema, bookingEfficiencyFor } from "@/server/history/booking-efficiency";
 
 export const dynamic = "force-dynamic";
 
@@ -9,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const GET = apiHandler(async (request) => {
   const viewer = await requireUser(request);
   const { ids } = efficiencyQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return NextResponse.json({ efficiency: await reservationEfficiencyFor(viewer.user, ids) });
+  return NextResponse.json({ efficiency: await bookingEfficiencyFor(viewer.user, ids) });
 });

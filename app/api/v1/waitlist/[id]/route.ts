@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-/** One of my waiting requests: its place while it waits, its reservation once granted. */
+/** One of my waiting requests: its place while it waits, its booking once granted. */
 export const GET = apiHandler(async (request, { params }: Context) => {
   const { user } = await requireUser(request);
   return NextResponse.json(await getWaitlistEntry(user, waitlistIdSchema.parse((await params).id)));
