@@ -151,8 +151,11 @@ async function main(): Promise<void> {
     if (!args.dayTierOnly) results.hoursAlone = await measure("hours alone (no day summed)");
     started = performance.now();
     const days = await sumDays(nowMs);
-    results.daySums = { days, seconds: Math.round((performance.now() - started) / 100) / 10, dayRows: await db().gpuDay.count() };
-    console.log(`\nsummed ${days} days in ${(results.daySums as { seconds: number }).seconds} s (the retention job's backfill): ${(results.daySums as { dayRows: number }).dayRows.toLocaleString("en")} day rows`);
+    const daySums = { days, seconds: Math.round((performance.now() - started) / 100) / 10, dayRows: await db().gpuDay.count(), slotRows: await db().gpuSlot.count(), monthRows: await db().gpuMonth.count() };
+    results.daySums = daySums;
+    console.log(
+      `\nsummed ${days} days in ${daySums.seconds} s (the retention job's backfill): ${daySums.dayRows.toLocaleString("en")} day rows, ${daySums.slotRows.toLocaleString("en")} slot rows, ${daySums.monthRows.toLocaleString("en")} month rows`,
+    );
     results.queries = await measure("with the day tier");
     results.loadAfter = os.loadavg();
     console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);

@@ -47,7 +47,7 @@ describe("the project's imports", () => {
     expect(hostImportingServer(edges).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it("query the Reservation table and its units only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts", () => {
+  it("query the Reservation table and its units only in server/bookings/store/, the stored minutes only in server/minutes/minute-store.ts, the usage tiers only in server/history/day-tier.ts", () => {
     expect(queriesOutsideOwners(root)).toEqual([]);
   });
 
@@ -182,6 +182,15 @@ describe("tableQueryLines and mayQuery", () => {
     ].join("\n");
     expect(tableQueryLines(text, bookings)).toEqual([1, 3, 5]);
     expect(tableQueryLines(text, minutes)).toEqual([9, 10]);
+    const [day, daySummed, slot, month] = ["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth"].map((table) => OWNED_TABLES.find((owned) => owned.table === table));
+    const tiers = [
+      'await tx.gpuDay.deleteMany({ where: { day } });',
+      'await client.gpuDaySummed.deleteMany({ where: {} });',
+      'SELECT 1 FROM "GpuDay" r JOIN "GpuSlot" s ON s.id = r.id',
+      'await db().gpuMonth.count();',
+      'const rows = await tx.gpuDayish.findMany({});',
+    ].join("\n");
+    expect([day, daySummed, slot, month].map((owned) => tableQueryLines(tiers, owned!))).toEqual([[1, 3], [2], [3], [4]]);
     expect(units.table).toBe("ReservationGpu");
     expect(tableQueryLines(`${text}\nSELECT 1 FROM "ReservationGpu" rg`, units)).toEqual([6, 11]);
   });
@@ -206,6 +215,11 @@ describe("tableQueryLines and mayQuery", () => {
     // The create commands no longer query it: a new booking's rows are written by store/insert-booking.ts (book()).
     expect(may(bookings, ["server/bookings/commands/create-booking.ts", "server/bookings/commands/book.ts"])).toEqual([false, false]);
     expect(may(bookings, ["server/bookings/commands/end-booking.ts", "server/bookings/views/list-bookings.ts", "server/notifications/deliveries.ts", "app/api/v1/reservations/route.ts", "lib/domain/x.ts"])).toEqual([false, false, false, false, false]);
+    const tiers = OWNED_TABLES.filter((owned) => owned.table.startsWith("GpuDay") || owned.table.startsWith("GpuMonth") || owned.table === "GpuSlot");
+    expect(tiers.map((owned) => owned.table)).toEqual(["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth", "GpuMonthSummed"]);
+    for (const owned of tiers) {
+      expect(may(owned, ["server/history/day-tier.ts", "server/history/day-tier.test.ts", "scripts/bench-usage.ts", "server/history/rollup-store.ts", "server/history/gpu-time.ts", "server/history/retention.ts"])).toEqual([true, true, true, false, false, false]);
+    }
     expect(may(minutes, ["server/minutes/minute-store.ts", "server/history/retention.test.ts", "server/history/rollup-store.ts", "server/history/retention.ts", "server/minutes/unreadable-blocks.ts"])).toEqual([true, true, false, false, false]);
   });
 });

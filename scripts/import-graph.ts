@@ -314,13 +314,19 @@ export interface OwnedTable {
  * units (ReservationGpu) are queried only in their store,
  * server/bookings/store/ (a new booking's rows too: store/insert-booking.ts,
  * written by the one book() pipeline; the units' reads: store/booked-units.ts);
- * the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts.
+ * the stored minutes (GpuMinuteBlock) only in server/minutes/minute-store.ts;
+ * the usage history's pre-summed tiers (issue 52) only in server/history/day-tier.ts,
+ * whose SQL fragments (`DAY_SQL`, `MONTH_SQL`, `SLOT_SQL`, `summedWhere`) the sums in gpu-time.ts put together.
  */
+const DAY_TIER_OWNER = "server/history/day-tier.ts";
 export const OWNED_TABLES: OwnedTable[] = [
   { table: "Reservation", model: "reservation", owners: (file) => file.startsWith("server/bookings/store/") },
   // A booking's units (one row per GPU or slice a part holds, with its range): the booking's own rows, in the same store.
   { table: "ReservationGpu", model: "reservationGpu", owners: (file) => file.startsWith("server/bookings/store/") },
   { table: "GpuMinuteBlock", model: "gpuMinuteBlock", owners: (file) => file === "server/minutes/minute-store.ts" },
+  ...(["GpuDay", "GpuDaySummed", "GpuSlot", "GpuMonth", "GpuMonthSummed"] as const).map(
+    (table): OwnedTable => ({ table, model: table.charAt(0).toLowerCase() + table.slice(1), owners: (file) => file === DAY_TIER_OWNER }),
+  ),
 ];
 
 /** Whether `file` may query the table: one of its owners, or a test or tooling. */

@@ -87,7 +87,7 @@ export const MINUTE_RULES: RowRules<(row: MinuteFacts) => number, (minuteMs: num
   bucket: (minuteMs, bucketMs) => floorTo(minuteMs, bucketMs),
 };
 
-/** SQL fragments over GpuHour or GpuDay (alias `r`). */
+/** SQL fragments over GpuHour or a tier summed from it (alias `r`; day-tier.ts). */
 export interface TableSql extends RowRules<Prisma.Sql, (bucketMs: number) => Prisma.Sql> {
   /** Hour rows of the simulated fleet the row stands for. */
   simulatedRows: Prisma.Sql;
@@ -113,24 +113,4 @@ export const HOUR_SQL: TableSql = {
   idleMinutes: Prisma.sql`CASE WHEN r."utilAvg" < ${idle} THEN r."samples" ELSE 0 END`,
   simulatedRows: Prisma.raw(`CASE WHEN r."simulated" THEN 1 ELSE 0 END`),
   bucket: (bucketMs) => bucketSeconds(`r."hour"`, bucketMs / 1000),
-};
-
-/**
- * The same rules over GpuDay, whose rows are `HOUR_SQL`'s sums over a day's
- * hour rows (server/history/day-tier.ts): a sum over day rows equals the same
- * sum over their hours, grouped by anything a day row keeps (GPU, host,
- * booker, runner) and by buckets of whole days.
- */
-export const DAY_SQL: TableSql = {
-  from: Prisma.raw(`"GpuDay" r`),
-  table: `"GpuDay"`,
-  timeColumn: `"day"`,
-  time: `r."day"`,
-  minutes: Prisma.raw(`r."minutes"`),
-  utilMinutes: Prisma.raw(`r."utilMinutes"`),
-  utilCounted: Prisma.raw(`r."utilCounted"`),
-  busyMinutes: Prisma.raw(`r."busyMinutes"`),
-  idleMinutes: Prisma.raw(`r."idleMinutes"`),
-  simulatedRows: Prisma.raw(`r."simulatedHours"`),
-  bucket: (bucketMs) => bucketSeconds(`r."day"`, bucketMs / 1000),
 };

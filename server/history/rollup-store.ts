@@ -1,10 +1,11 @@
 import { Prisma } from "@prisma/client";
 import { chunks } from "@/lib/chunks";
 import { quoted, rowsSelect } from "@/server/core/json-rows";
-import { sqlDialect } from "@/server/core/sql-dialect";
 import { foldIntoBlocks, hourSpan, readBlocks, readMinutes, type Client } from "@/server/minutes/minute-store";
-import { DAY_MS, HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
+import { HOUR_MS, floorTo, type MinuteRow } from "@/server/minutes/minute-row";
 import { rollupHours } from "@/server/history/hour-tally";
+import { forgetDaySums } from "@/server/history/day-tier";
+import { claimWriteLock } from "@/server/history/write-lock";
 import { mergeMinuteRows, type HourRow } from "@/server/history/rollup-math";
 
 /**
@@ -97,40 +98,6 @@ ON CONFLICT ("gpuUuid", "hour") DO UPDATE SET ${REPLACE_HOUR}`;
 }
 
 /**
- * Drops the day tier's sums (GpuDay) of the days these times fall in: their
- * hour rows changed or went. One statement when none of them is summed (the
- * flush's usual case: today is not summed before it ends).
- */
-export async function forgetDaySums(client: Client, times: readonly number[]): Promise<void> {
-  const days = [...new Set(times.map((ms) => floorTo(ms, DAY_MS)))].map((ms) => new Date(ms));
-  if (days.length === 0) return;
-  const { count } = await client.gpuDaySummed.deleteMany({ where: { day: { in: days } } });
-  if (count > 0) await client.gpuDay.deleteMany({ where: { day: { in: days } } });
-}
-
-/** Key of the PostgreSQL advisory lock that serializes rollup writes across instances (any fixed number; "gpdr"). */
-const ROLLUP_LOCK_KEY = 0x67706472;
-
-/**
- * Takes the database's write lock at the start of a transaction that reads
- * before it writes. Prisma opens SQLite transactions deferred: one that has
- * read and then wants to write while another process writes fails at once
- * with SQLITE_BUSY instead of waiting (SQLite's deadlock rule), whereas a
- * transaction whose first statement writes waits its turn. A DELETE of no
- * rows is such a statement. PostgreSQL runs such transactions side by side,
- * so there a transaction-scoped advisory lock makes the rollup writes of
- * several instances take turns: an hour is recomputed from its minutes, and
- * two instances recomputing the same GPU-hour at once (an agent that moved
- * between them) would each miss the other's uncommitted minutes.
- */
-export async function claimWriteLock(client: Client): Promise<void> {
-  // executeRaw: the lock function returns void, a column type there is no need to read back.
-  if (sqlDialect() === "postgresql") await client.$executeRaw`SELECT pg_advisory_xact_lock(${Prisma.raw(String(ROLLUP_LOCK_KEY))})`;
-  else await client.$executeRaw`DELETE FROM "GpuHour" WHERE 1 = 0`;
-}
-
-
-/**
  * How many minutes of one hour each of these GPUs has stored, and their
  * samples added up. Every write of a minute adds samples, so these two
  * numbers tell whether anyone (another instance, a backfill) wrote minutes
@@ -160,3 +127,6 @@ export async function recomputeHours(client: Client, hourStarts: Iterable<number
   }
   return written;
 }
+
+/** The rollups' write lock (write-lock.ts), for the writers that import it from here. */
+export { claimWriteLock };

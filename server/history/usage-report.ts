@@ -85,7 +85,7 @@ async function utilizationSeries(
 ): Promise<UtilizationSeries> {
   const fromMs = floorTo(range.fromMs, bucketMs);
   // By host: group on the id and name it afterwards. By model: the model lives on the Gpu row.
-  const sums = await sumGpuTime({ table, fromMs, toMs: range.toMs, by: ["bucket", groupBy === "host" ? "host" : "model"], bucketMs, booker: userId });
+  const sums = await sumGpuTime({ table, fromMs, toMs: range.toMs, by: ["bucket", groupBy === "host" ? "host" : "model"], bucketMs, booker: userId, utilizationOnly: true });
   const rows = sums.map((sum) => ({ b: sum.bucketStartMs / 1000, k: groupBy === "host" ? sum.hostId : sum.model, u: sum.utilMinutes, n: sum.utilCounted }));
   const names = groupBy === "host" ? await hostNames([...new Set(rows.map((row) => row.k))]) : null;
   const labelOf = (k: string) => (names ? (names.get(k) ?? "removed host") : k);
@@ -116,7 +116,7 @@ async function utilizationSeries(
 
 async function utilizationHeatmap(table: RollupTable, range: TimeRange, bucketMs: number, userId: string | undefined): Promise<UtilizationHeatmap> {
   const fromMs = floorTo(range.fromMs, bucketMs);
-  const rows = (await sumGpuTime({ table, fromMs, toMs: range.toMs, by: ["gpu", "bucket"], bucketMs, booker: userId })).map((sum) => ({
+  const rows = (await sumGpuTime({ table, fromMs, toMs: range.toMs, by: ["gpu", "bucket"], bucketMs, booker: userId, utilizationOnly: true })).map((sum) => ({
     gpu: sum.gpuUuid,
     b: sum.bucketStartMs / 1000,
     u: sum.utilMinutes,
