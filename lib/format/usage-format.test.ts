@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAxisTime, formatBucket, formatGpuHours, niceTicks, timeTicks } from "@/lib/format/usage-format";
+import { formatAxisTime, formatBucket, formatGpuHours, formatRange, niceTicks, timeTicks } from "@/lib/format/usage-format";
 
 const HOUR = 3600_000;
 
@@ -40,5 +40,18 @@ describe("usage formatting", () => {
     expect(niceTicks(216)).toEqual([0, 100, 200, 300]);
     expect(niceTicks(180)).toEqual([0, 50, 100, 150, 200]);
     expect(niceTicks(0.7)).toEqual([0, 0.2, 0.4, 0.6, 0.8]);
+  });
+});
+
+describe("formatRange", () => {
+  it("names each end's year when the range crosses a year, as a year's range does", () => {
+    const to = Date.parse("2026-12-07T21:00:00Z");
+    const text = formatRange(to - 365 * 24 * 3_600_000, to, { timeZone: "UTC" });
+    expect(text).toContain("2025");
+    expect(text).toContain("2026");
+  });
+  it("leaves the year out within one year", () => {
+    const to = Date.parse("2026-12-07T21:00:00Z");
+    expect(formatRange(to - 24 * 3_600_000, to, { timeZone: "UTC" })).not.toMatch(/20\d\d/);
   });
 });

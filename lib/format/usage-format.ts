@@ -75,7 +75,10 @@ export function formatBucket(startMs: number, bucketMs: number, options: TimeZon
 
 /** A range in words: "30 Nov 14:05 – 1 Dec 14:05". */
 export function formatRange(fromMs: number, toMs: number, options: TimeZoneOptions = {}): string {
-  const full = format({ day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone);
+  // A range over the turn of a year (a year's range always is) names each end's year: "7 Dec 21:00 – 7 Dec 21:00" says nothing.
+  const year = format({ year: "numeric" }, options.timeZone);
+  const withYear = year.format(fromMs) !== year.format(toMs);
+  const full = format({ day: "numeric", month: "short", ...(withYear ? { year: "numeric" } : {}), hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, options.timeZone);
   return `${full.format(fromMs).replace(",", "")} – ${full.format(toMs).replace(",", "")}`;
 }
 
