@@ -150,6 +150,9 @@ function addBlock(request: SumRequest, block: MinuteColumns, skip: MinuteMask | 
   const byBooker = spec.by.includes("booker");
   const byRunner = spec.by.includes("runner");
   const local = new Map<number, MinuteSums>();
+  // Neighbouring minutes mostly share their group (a block is one GPU; a booking spans hours): the last group is checked before the map.
+  let lastSignature = -1;
+  let last: MinuteSums | null = null;
   const facts: MinuteFacts = { utilAvg: null, busy: false };
   for (let i = 0; i < offsets.length; i++) {
     const minute = offsets[i]!;
@@ -161,7 +164,7 @@ function addBlock(request: SumRequest, block: MinuteColumns, skip: MinuteMask | 
     const bucketStartMs = byBucket ? MINUTE_RULES.bucket(minuteMs, bucketMs) : minuteMs;
     // At most 60 buckets in a block's hour and 256 ids a column: the number stays exact in a double.
     const signature = (((byBucket ? Math.floor(minuteMs / bucketMs) - Math.floor(hourMs / bucketMs) : 0) * 256 + (byHost ? host[i]! : 0)) * 256 + (byBooker ? booker[i]! : 0)) * 256 + (byRunner ? runner[i]! : 0);
-    let sums = local.get(signature);
+    let sums: MinuteSums | null | undefined = signature === lastSignature ? last : local.get(signature);
     if (!sums) {
       const group: MinuteGroup = { bucketStartMs, gpuUuid: block.gpuUuid, hostId: strings[host[i]!] ?? "", bookedByUserId: strings[booker[i]!] ?? null, runnerUserId: strings[runner[i]!] ?? null };
       const key = spec.by.map((field) => keyPart(group, field)).join("\u0000");
@@ -169,6 +172,8 @@ function addBlock(request: SumRequest, block: MinuteColumns, skip: MinuteMask | 
       if (!sums) request.sums.set(key, (sums = { group, minutes: 0, utilMinutes: 0, utilCounted: 0, busyMinutes: 0, idleMinutes: 0, simulated: 0 }));
       local.set(signature, sums);
     }
+    lastSignature = signature;
+    last = sums;
     const util = utilAvg[i]!;
     facts.utilAvg = Number.isNaN(util) ? null : util;
     facts.busy = isBusy(flags[i]!);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeMinuteBlock, encodeMinuteBlock, indexStrings, MinuteBlockError } from "@/server/minutes/minute-block";
+import { decodeMinuteBlock, decodeMinuteColumns, encodeMinuteBlock, indexStrings, isBusy, isSimulated, MinuteBlockError } from "@/server/minutes/minute-block";
 import { MINUTE_MS, type MinuteRow } from "@/server/minutes/minute-row";
 
 const HOUR = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -45,6 +45,29 @@ describe("minute blocks", () => {
     expect(back!.utilAvg).toBeCloseTo(100 / 3, 5);
     expect(back!.powerAvg).toBeCloseTo(123.456789, 4);
     expect(back!.memTotal).toBe(81559);
+  });
+
+  it("read as columns (the usage sums) what they read as rows, a block of long ids too", () => {
+    const asColumns = (rows: MinuteRow[]) => {
+      const c = decodeMinuteColumns(GPU, HOUR, encodeMinuteBlock(HOUR, rows));
+      return [...c.offsets].map((offset, i) => ({
+        minute: new Date(HOUR + offset * MINUTE_MS),
+        utilAvg: Number.isNaN(c.utilAvg[i]!) ? null : c.utilAvg[i],
+        hostId: c.strings[c.host[i]!],
+        bookedByUserId: c.strings[c.booker[i]!],
+        runnerUserId: c.strings[c.runner[i]!],
+        busy: isBusy(c.flags[i]!),
+        simulated: isSimulated(c.flags[i]!),
+      }));
+    };
+    const asRows = (rows: MinuteRow[]) => decodeMinuteBlock(GPU, HOUR, encodeMinuteBlock(HOUR, rows)).map(({ minute, utilAvg, hostId, bookedByUserId, runnerUserId, busy, simulated }) => ({ minute, utilAvg, hostId, bookedByUserId, runnerUserId, busy, simulated }));
+    // Ids of odd lengths put the utilization column at an odd byte; 120 long ones inflate past one buffer of zlib's output (4 KiB).
+    const short = Array.from({ length: 60 }, (_, i) => row(i, { utilAvg: i % 9 === 0 ? null : i * 1.7, hostId: "h1", bookedByUserId: i % 4 === 0 ? null : "abc", busy: i % 2 === 0, simulated: i % 5 === 0 }));
+    const long = Array.from({ length: 60 }, (_, i) => row(i, { utilAvg: 99.5 - i, bookedByUserId: `booker-${i}-${"x".repeat(90)}`, runnerUserId: `runner-${i}-${"y".repeat(90)}`, busy: i % 3 === 0 }));
+    for (const rows of [short, long, [row(7, { utilAvg: 12.25 })]]) {
+      expect(asColumns(rows)).toEqual(asRows(rows));
+      expect(asColumns(rows).map((minute) => minute.utilAvg)).toEqual(rows.map((minute) => (minute.utilAvg === null ? null : Math.fround(minute.utilAvg))));
+    }
   });
 
   it("take far less room than the rows they replace", () => {

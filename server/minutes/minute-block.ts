@@ -40,6 +40,15 @@ const SIMULATED = 2;
  * the time to inflate it, a fraction of a millisecond.
  */
 const MAX_INFLATED_BYTES = 1 + MAX_STRINGS * (1 + MAX_STRING_BYTES) + 8 + MINUTES * (2 + 4 * MEASURES.length + 4);
+/**
+ * The output buffer zlib starts with: an hour of 60 minutes with a few ids
+ * inflates to some 2.6 KB, so one such buffer holds a block, not zlib's
+ * default of 16 KiB, allocated again for each of the thousands of blocks a
+ * day's usage report reads (its garbage was a quarter of that report's CPU,
+ * docs/benchmark.md, issue 52). A larger block takes more than one; the
+ * bytes are the same.
+ */
+const INFLATE_CHUNK_BYTES = 4096;
 /** Deflate never grows its input by more than a few bytes per 16 KiB: a stored block longer than this is not one this code wrote. */
 const MAX_STORED_BYTES = 1 + MAX_INFLATED_BYTES + 1024;
 
@@ -112,7 +121,7 @@ function inflateBlock(where: string, data: Uint8Array): Buffer {
   if (data[0] !== VERSION) throw new MinuteBlockError(`${where} has version ${data[0]}, this gpudesk reads version ${VERSION}`);
   if (data.length > MAX_STORED_BYTES) throw new MinuteBlockError(`${where} is ${data.length} bytes, more than any hour of minutes (${MAX_STORED_BYTES})`);
   try {
-    return inflateRawSync(data.subarray(1), { maxOutputLength: MAX_INFLATED_BYTES });
+    return inflateRawSync(data.subarray(1), { maxOutputLength: MAX_INFLATED_BYTES, chunkSize: INFLATE_CHUNK_BYTES });
   } catch (error) {
     throw new MinuteBlockError(`corrupt ${where}: ${(error as Error).message}`);
   }
@@ -167,13 +176,24 @@ export function decodeMinuteColumns(gpuUuid: string, hourMs: number, data: Uint8
     const n = offsets.length;
     const utilAt = at + 2 * n;
     const refsAt = utilAt + 4 * MEASURES.length * n;
-    const utilAvg = new Float32Array(n);
-    for (let i = 0; i < n; i++) utilAvg[i] = bytes.readFloatLE(utilAt + 4 * i);
+    const utilAvg = floatColumn(bytes, utilAt, n);
     const column = (k: number) => new Uint8Array(bytes.buffer, bytes.byteOffset + refsAt + k * n, n);
     const columns = { gpuUuid, hourMs, offsets, utilAvg, host: column(0), booker: column(1), runner: column(2), flags: column(3), strings };
     for (const refs of [columns.host, columns.booker, columns.runner]) for (const ref of refs) if (ref >= strings.length) throw new RangeError(`no string ${ref}`);
     return columns;
   });
+}
+
+/** The platform's own byte order is little-endian, the blocks': a column of floats is then their bytes copied. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** `n` little-endian Float32 from `at`, in an array of their own (the bytes copied once, not read one by one). */
+function floatColumn(bytes: Buffer, at: number, n: number): Float32Array {
+  if (at + 4 * n > bytes.length) throw new RangeError("column past the end");
+  if (LITTLE_ENDIAN) return new Float32Array(Uint8Array.prototype.slice.call(bytes, at, at + 4 * n).buffer);
+  const column = new Float32Array(n);
+  for (let i = 0; i < n; i++) column[i] = bytes.readFloatLE(at + 4 * i);
+  return column;
 }
 
 /** The head of an inflated block: its ids, which minutes are there, and where the columns start; checks the length. */
