@@ -190,9 +190,9 @@ const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 /** `n` little-endian Float32 from `at`, in an array of their own (the bytes copied once, not read one by one). */
 function floatColumn(bytes: Buffer, at: number, n: number): Float32Array {
   if (at + 4 * n > bytes.length) throw new RangeError("column past the end");
-  if (LITTLE_ENDIAN) return new Float32Array(Uint8Array.prototype.slice.call(bytes, at, at + 4 * n).buffer);
   const column = new Float32Array(n);
-  for (let i = 0; i < n; i++) column[i] = bytes.readFloatLE(at + 4 * i);
+  if (LITTLE_ENDIAN) new Uint8Array(column.buffer).set(bytes.subarray(at, at + 4 * n));
+  else for (let i = 0; i < n; i++) column[i] = bytes.readFloatLE(at + 4 * i);
   return column;
 }
 
