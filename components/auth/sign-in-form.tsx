@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import type { SignInOptions } from "@/server/sso/sign-in-options";
 
 interface SignInFormProps {
@@ -18,6 +18,12 @@ interface SignInFormProps {
 export function SignInForm({ next, options, ssoError }: SignInFormProps) {
   const [error, setError] = useState<string | null>(ssoError);
   const [pending, setPending] = useState(false);
+  // The page's own part hydrates after the layout (app/loading.tsx makes it a Suspense boundary of
+  // its own), so the layout's HydrationGate may enable the button while this form has no handler yet:
+  // a click then submitted the form natively, the password in the address (seen in CI under load).
+  // The button waits for this form's own first effect; the form posts, never a GET, in any case.
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
 
   async function startSso() {
     setPending(true);
@@ -112,7 +118,7 @@ export function SignInForm({ next, options, ssoError }: SignInFormProps) {
           or
         </p>
       )}
-      <form onSubmit={submit} noValidate className="space-y-4" aria-describedby={error ? "sign-in-error" : undefined}>
+      <form method="post" onSubmit={submit} noValidate className="space-y-4" aria-describedby={error ? "sign-in-error" : undefined}>
         <label className="block text-sm font-medium">
           Username
           <input name="username" autoComplete="username" autoCapitalize="none" spellCheck={false} required className={field} />
@@ -124,7 +130,7 @@ export function SignInForm({ next, options, ssoError }: SignInFormProps) {
         {errorBox}
         <button
           type="submit"
-          disabled={pending}
+          disabled={pending || !ready}
           className="w-full rounded-md bg-sky-600 px-4 py-2 font-medium text-white hover:bg-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 disabled:opacity-60"
         >
           {pending ? "Signing in…" : "Sign in"}
