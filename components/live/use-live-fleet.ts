@@ -6,6 +6,7 @@ import {
   getFleetState,
   getServerFleetState,
   reconnectLiveFleet,
+  seedFleetState,
   retainLiveFleet,
   subscribeFleet,
 } from "@/components/live/live-fleet-store";
@@ -18,10 +19,14 @@ export interface LiveFleet extends LiveFleetState {
 /**
  * The live fleet: the last snapshot merged with every delta since, the
  * connection status and the time of the last update. Every component that
- * calls it shares one socket and one state.
+ * calls it shares one socket and one state. `embedded`: the state of a
+ * snapshot the page embedded (embeddedFleetState, app/page.tsx): the server
+ * renders it, and the browser's store starts from it until the socket's own snapshot comes.
  */
-export function useLiveFleet(): LiveFleet {
+export function useLiveFleet(embedded: LiveFleetState | null = null): LiveFleet {
+  // Only the browser's store is seeded: the server's module is everyone's.
+  if (embedded && typeof window !== "undefined") seedFleetState(embedded);
   useEffect(() => retainLiveFleet(), []);
-  const state = useSyncExternalStore(subscribeFleet, getFleetState, getServerFleetState);
+  const state = useSyncExternalStore(subscribeFleet, getFleetState, embedded ? () => embedded : getServerFleetState);
   return { ...state, reconnect: reconnectLiveFleet };
 }
