@@ -18,15 +18,8 @@ interface FleetPageProps {
  * only after its guard: a visitor who is not signed in gets none.
  */
 function LiveFleetView() {
-  const server = runningServer();
-  // A large fleet waits for the socket: its snapshot in the HTML too would double a first visit's bytes
-  // (about 2.6 KB a GPU: 415 KB at 160 GPUs, megabytes at thousands) and cost every render its build.
-  const embed = server !== null && server.fleet.gpuCount <= EMBEDDED_FLEET_MAX_GPUS;
-  return <FleetView initial={embed ? (server?.liveMemberSnapshot?.() ?? null) : null} />;
+  return <FleetView initial={runningServer()?.liveMemberSnapshot?.() ?? null} />;
 }
-
-/** Up to this many GPUs the fleet page carries the member snapshot in its HTML (LiveFleetView). */
-const EMBEDDED_FLEET_MAX_GPUS = 512;
 
 /** Everything on this page is live: the server renders the fleet as it is, the socket keeps it so. */
 export default async function FleetPage({ searchParams }: FleetPageProps) {
