@@ -167,7 +167,7 @@ export async function startServer({ env, dev = false }: StartOptions): Promise<{
   const stopPersonNotices = attachPersonNotices(liveNamespace);
   // A booking changed by someone else is told to its person from the instance that changed it.
   const stopChangeNotices = listenForBookingChanges();
-  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state, history, liveMemberSnapshot: live.memberSnapshot });
+  setRuntime({ fleet, ingest, disconnectAgents: cluster.disconnectAgents, cluster: cluster.status, downloads, tick: tick.state, history });
   // What must run once across the cluster: here at once without REDIS_URL, on the lock's leader with it.
   cluster.jobs.add(tick.leaderJob);
   cluster.jobs.add({ name: "waitlist", start: () => startWaitlistRunner({ fleet, publicUrl: env.GPUDESK_PUBLIC_URL, bookings: bookingFeed }).stop });

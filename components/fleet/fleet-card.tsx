@@ -4,7 +4,6 @@ import { memo, startTransition, useEffect, useLayoutEffect, useRef, useState } f
 import type { GpuPoint, LiveGpu } from "@/lib/live/live";
 import { getGpuReadings, subscribeGpu } from "@/components/live/live-fleet-store";
 import { useContentSkipped } from "@/components/live/use-content-skipped";
-import { useEmbeddedFleet, type EmbeddedFleet } from "@/components/live/embedded-fleet";
 import { offscreenRefreshDue, readingsOnlyChanged, sameCardContext, type CardContext } from "@/components/gpu/card-props";
 import { GpuCard } from "@/components/gpu/gpu-card";
 
@@ -16,10 +15,8 @@ interface Shown {
   sparkline: GpuPoint[];
 }
 
-/** On the server, the page's embedded snapshot (the browser's store is seeded from it: components/live/live-fleet-store.ts). */
-function latestOf(uuid: string, embedded: EmbeddedFleet | null): Shown | null {
-  const { gpu, sparkline } =
-    typeof window === "undefined" ? { gpu: embedded?.state.gpus[uuid], sparkline: embedded?.state.sparklines[uuid] } : getGpuReadings(uuid);
+function latestOf(uuid: string): Shown | null {
+  const { gpu, sparkline } = getGpuReadings(uuid);
   return gpu ? { gpu, sparkline: sparkline ?? NO_POINTS } : null;
 }
 
@@ -41,8 +38,7 @@ function sameShown(a: Shown | null, b: Shown | null): boolean {
  * is painted (the browser unskips it ahead of the viewport).
  */
 export function useShownReadings(uuid: string, skipped: boolean, phase: number): Shown | null {
-  const embedded = useEmbeddedFleet();
-  const [held, setHeld] = useState<Shown | null>(() => latestOf(uuid, embedded));
+  const [held, setHeld] = useState<Shown | null>(() => latestOf(uuid));
   const heldRef = useRef(held);
   const skippedRef = useRef(skipped);
   useLayoutEffect(() => {
@@ -52,7 +48,7 @@ export function useShownReadings(uuid: string, skipped: boolean, phase: number):
   useEffect(
     () =>
       subscribeGpu(uuid, () => {
-        const next = latestOf(uuid, null);
+        const next = latestOf(uuid);
         const current = heldRef.current;
         if (sameShown(current, next)) return;
         if (!current || !next || !skippedRef.current || !readingsOnlyChanged(current.gpu, next.gpu)) setHeld(next);
@@ -61,7 +57,7 @@ export function useShownReadings(uuid: string, skipped: boolean, phase: number):
     [uuid, phase],
   );
   if (skipped) return held;
-  const latest = latestOf(uuid, embedded);
+  const latest = latestOf(uuid);
   if (sameShown(held, latest)) return held;
   setHeld(latest);
   return latest;

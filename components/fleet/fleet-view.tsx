@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useMemo, useState, useSyncExternalStore } from "react";
+import { useCallback, useMemo, useSyncExternalStore } from "react";
 import { useSearchParams } from "next/navigation";
 import { countAvailability, isPartitioned, siliconOf, summarizeAvailability } from "@/lib/domain/gpu-availability";
 import { filterChoices, fleetFilterQuery, gpuFacts, isFilterActive, matchesFleetFilter, parseFleetFilter, type FleetFilter } from "@/lib/live/fleet-filter";
@@ -8,9 +8,7 @@ import { gpuStateOnPage } from "@/lib/live/gpu-state-now";
 import { bookingsOfGpu, showsSimulated } from "@/lib/live/live-fleet-state";
 import { useGpuStates } from "@/components/live/use-gpu-states";
 import { useLiveFleet } from "@/components/live/use-live-fleet";
-import type { FleetSnapshotWire } from "@/lib/live/live-wire";
-import { embeddedFleetState, openLiveFleetEarly } from "@/components/live/live-fleet-store";
-import { EmbeddedFleetContext, type EmbeddedFleet } from "@/components/live/embedded-fleet";
+import { openLiveFleetEarly } from "@/components/live/live-fleet-store";
 import { useGrowingLimit } from "@/components/live/use-growing-limit";
 import { useNow } from "@/components/live/use-now";
 import { AppHeader } from "@/components/ui/app-header";
@@ -42,14 +40,9 @@ const FIRST_CARDS = 16;
 /** Well under the 50 ms of a long task, so that a machine a few times slower stays under it too. */
 const MOUNT_BUDGET_MS = 8;
 
-/**
- * The live fleet: every host and every GPU, updated once a second. `initial`:
- * the member scope's snapshot the page embedded (app/page.tsx), drawn until the socket's own comes.
- */
-export function FleetView({ initial = null }: { initial?: FleetSnapshotWire | null }) {
-  // One state on the server and at hydration alike (its clock is the snapshot's own).
-  const [embedded] = useState<EmbeddedFleet | null>(() => (initial ? { state: embeddedFleetState(initial), gpuStates: initial.gpuStates ?? {} } : null));
-  const fleet = useLiveFleet(embedded?.state ?? null);
+/** The live fleet: every host and every GPU, updated once a second. */
+export function FleetView() {
+  const fleet = useLiveFleet();
   const now = useNow();
   const serverNow = now + fleet.clockOffsetMs;
   const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "URL");
@@ -104,7 +97,7 @@ export function FleetView({ initial = null }: { initial?: FleetSnapshotWire | nu
   const mounted = useGrowingLimit(shownUuids.size, FIRST_CARDS, MOUNT_BUDGET_MS, sections.map((section) => section.first + section.kept.length));
 
   return (
-    <EmbeddedFleetContext.Provider value={embedded}>
+    <>
       <AppHeader status={fleet.status} simulated={showsSimulated(fleet)} />
       <main className="mx-auto max-w-screen-2xl space-y-6 px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
@@ -161,6 +154,6 @@ export function FleetView({ initial = null }: { initial?: FleetSnapshotWire | nu
         )}
         <TimeZoneNote />
       </main>
-    </EmbeddedFleetContext.Provider>
+    </>
   );
 }

@@ -217,43 +217,6 @@ describe("live fleet store", () => {
     }
   });
 
-  it("draws a page's embedded snapshot at once, not live, and takes the socket's deltas only after the socket's own snapshot", async () => {
-    const store = await import("@/components/live/live-fleet-store");
-    const t0 = Date.parse("2026-03-03T12:00:00Z");
-    const host = { id: "h1", name: "node-1", simulated: true, online: true, lastSeenAt: null, driverVersion: null, cudaVersion: null, gpuUuids: ["GPU-a"] };
-    const gpu = (util: number, seconds: number) => ({
-      index: 0, uuid: "GPU-a", name: "NVIDIA H200", pciBusId: "0000:01:00.0", memoryTotalMiB: 143771, memoryUsedMiB: 1024,
-      utilizationGpuPct: util, utilizationMemoryPct: 5, temperatureC: 40, powerDrawW: 120, powerLimitW: 700, fanSpeedPct: null,
-      smClockMHz: 1980, pstate: "P0", migMode: "Disabled", eccErrorsUncorrected: 0, hostId: "h1", hostName: "node-1",
-      sampledAt: new Date(t0 + seconds * 1000).toISOString(), processes: [],
-    });
-    const embedded = store.embeddedFleetState({ ...snapshot(), serverTime: new Date(t0).toISOString(), v: 3, hosts: [host], gpus: [gpu(30, 0)], slots: [0] });
-    // The same on the server and in the browser: the snapshot's clock, and "connecting" until the socket's snapshot.
-    expect(embedded.clockOffsetMs).toBe(0);
-    expect(embedded.status).toBe("connecting");
-    store.seedFleetState(embedded);
-    expect(store.getGpuReadings("GPU-a").gpu?.utilizationGpuPct).toBe(30);
-
-    store.retainLiveFleet();
-    const badge = vi.fn();
-    store.afterFirstScreen(badge);
-    // A delta before the socket's snapshot is not applied on the embedded one (it says what changed since the socket's).
-    socket.emitFromServer("fleet:delta", { v: 3, t: t0 + 1000, n: [[0, gpu(90, 1)]] });
-    vi.advanceTimersByTime(store.READINGS_REDRAW_MS);
-    expect(store.getGpuReadings("GPU-a").gpu?.utilizationGpuPct).toBe(30);
-    expect(badge).not.toHaveBeenCalled();
-
-    socket.emitFromServer("fleet:snapshot", { ...snapshot(), v: 3, hosts: [host], gpus: [gpu(40, 2)], slots: [0] });
-    expect(store.getFleetState().status).toBe("live");
-    expect(badge).toHaveBeenCalledTimes(1);
-    socket.emitFromServer("fleet:delta", { v: 3, t: t0 + 3000, n: [[0, gpu(50, 3)]] });
-    vi.advanceTimersByTime(store.READINGS_REDRAW_MS);
-    expect(store.getGpuReadings("GPU-a").gpu?.utilizationGpuPct).toBe(50);
-    // A later page's embedded snapshot never replaces what the socket brought.
-    store.seedFleetState(embedded);
-    expect(store.getGpuReadings("GPU-a").gpu?.utilizationGpuPct).toBe(50);
-  });
-
   it("holds a page's secondary reads until the fleet's first snapshot", async () => {
     const store = await import("@/components/live/live-fleet-store");
     // A page without the live fleet reads at once.

@@ -25,13 +25,6 @@ const listeners = new Set<() => void>();
 let retainCount = 0;
 let stopTimer: ReturnType<typeof setTimeout> | null = null;
 let detach: (() => void) | null = null;
-/**
- * Whether the socket's own snapshot came since the store started: before
- * it, what the store holds may be a snapshot embedded in the page, and the
- * socket's deltas and bookings wait for its snapshot (a delta says what
- * changed since the socket's snapshot, not since the page's).
- */
-let socketSnapshotIn = false;
 
 /** Keeps the socket across a navigation, where one page unmounts just before the next mounts. */
 const STOP_GRACE_MS = 5_000;
@@ -114,28 +107,6 @@ export function getServerFleetState(): LiveFleetState {
   return initialLiveFleetState;
 }
 
-/**
- * The state a snapshot embedded in the page shows (app/page.tsx: the member
- * scope's, as the socket would send it), the same on the server and at
- * hydration: its clock is the snapshot's own, and it is not live yet (the
- * header says connecting until the socket's snapshot comes).
- */
-export function embeddedFleetState(wire: FleetSnapshotWire | null): LiveFleetState {
-  if (!wire) return initialLiveFleetState;
-  return withStatus(applySnapshotWire(initialLiveFleetState, wire, Date.parse(wire.serverTime)), "connecting");
-}
-
-/**
- * Starts the browser's store from an embedded snapshot when it holds none
- * (the socket's snapshot, once in, is newer). Called as the page renders,
- * before the cards read it: it tells no listener.
- */
-export function seedFleetState(embedded: LiveFleetState): void {
-  if (!embedded.hasSnapshot || state.hasSnapshot || socketSnapshotIn) return;
-  state = embedded;
-  changedGpus = null;
-}
-
 export function subscribeFleet(listener: () => void): () => void {
   listeners.add(listener);
   return () => {
@@ -208,7 +179,7 @@ function firstScreenIsLive() {
  * (docs/benchmark.md, "The fleet page's first screen"). Returns a cancel.
  */
 export function afterFirstScreen(run: () => void): () => void {
-  if (!detach || socketSnapshotIn) {
+  if (!detach || state.hasSnapshot) {
     run();
     return () => {};
   }
@@ -244,15 +215,12 @@ export function openLiveFleetEarly(): void {
 function start() {
   const socket = getLiveSocket();
 
-  socketSnapshotIn = false;
   const onSnapshot = (snapshot: FleetSnapshotWire) => {
-    socketSnapshotIn = true;
     setState(applySnapshotWire(state, snapshot, Date.now()));
     tell({ kind: "snapshot", snapshot });
     firstScreenIsLive();
   };
   const onDelta = (wire: FleetDeltaWire) => {
-    if (!socketSnapshotIn) return;
     const applied = applyDeltaWire(state, wire, Date.now());
     if (applied.delta && changedGpus) {
       for (const gpu of applied.delta.gpus) changedGpus.add(gpu.uuid);
@@ -261,7 +229,7 @@ function start() {
     setState(applied.state, true);
     if (applied.delta) tell({ kind: "delta", delta: applied.delta });
   };
-  const onBookings = (update: BookingsUpdate) => socketSnapshotIn && setState(applyBookings(state, update, Date.now()));
+  const onBookings = (update: BookingsUpdate) => setState(applyBookings(state, update, Date.now()));
   // "live" only once the snapshot is in: connected but empty is still connecting.
   const onDisconnect = () => setState(withStatus(state, socket.active ? "reconnecting" : "disconnected"));
   const onConnectError = () => {
@@ -293,7 +261,6 @@ function start() {
 function stop() {
   detach?.();
   detach = null;
-  socketSnapshotIn = false;
   // Without a socket nothing keeps the data true; the next start begins from a fresh snapshot.
   setState(initialLiveFleetState);
 }

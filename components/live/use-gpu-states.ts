@@ -1,7 +1,6 @@
 "use client";
 
 import { useCallback, useSyncExternalStore } from "react";
-import { useEmbeddedFleet } from "@/components/live/embedded-fleet";
 import type { GpuReconciliation, GpuStatesAnswer } from "@/lib/domain/attribution";
 import { subscribeFleetMessages } from "@/components/live/live-fleet-store";
 import { getLiveSocket } from "@/components/live/live-socket";
@@ -14,14 +13,11 @@ import { getLiveSocket } from "@/components/live/live-socket";
  */
 
 let states: Record<string, GpuReconciliation> = {};
-/** Whether the socket told any states yet: before, a page's embedded snapshot's are shown (components/live/embedded-fleet.ts). */
-let heard = false;
 const listeners = new Set<() => void>();
 let attached = false;
 
 function publish(next: Record<string, GpuReconciliation>): void {
   states = next;
-  heard = true;
   for (const listener of listeners) listener();
 }
 
@@ -46,18 +42,20 @@ function subscribe(listener: () => void): () => void {
 
 /** The reconciliation of one GPU, or null until the server sent one. */
 export function useGpuReconciliation(uuid: string): GpuReconciliation | null {
-  const embedded = useEmbeddedFleet()?.gpuStates;
-  const readEmbedded = useCallback(() => embedded?.[uuid] ?? null, [embedded, uuid]);
-  const read = useCallback(() => (heard ? (states[uuid] ?? null) : readEmbedded()), [uuid, readEmbedded]);
-  return useSyncExternalStore(subscribe, read, readEmbedded);
+  const read = useCallback(() => states[uuid] ?? null, [uuid]);
+  return useSyncExternalStore(subscribe, read, () => null);
 }
 
 /** Every GPU's reconciliation by UUID (empty until the server sent them): for counts over the whole fleet. */
 export function useGpuStates(): Record<string, GpuReconciliation> {
-  const embedded = useEmbeddedFleet()?.gpuStates;
-  const readEmbedded = useCallback(() => embedded ?? NONE, [embedded]);
-  const read = useCallback(() => (heard ? states : readEmbedded()), [readEmbedded]);
-  return useSyncExternalStore(subscribe, read, readEmbedded);
+  return useSyncExternalStore(subscribe, readAll, readNone);
+}
+
+function readAll(): Record<string, GpuReconciliation> {
+  return states;
 }
 
 const NONE: Record<string, GpuReconciliation> = {};
+function readNone(): Record<string, GpuReconciliation> {
+  return NONE;
+}

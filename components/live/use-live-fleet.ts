@@ -6,7 +6,6 @@ import {
   getFleetState,
   getServerFleetState,
   reconnectLiveFleet,
-  seedFleetState,
   retainLiveFleet,
   subscribeFleet,
 } from "@/components/live/live-fleet-store";
@@ -19,14 +18,10 @@ export interface LiveFleet extends LiveFleetState {
 /**
  * The live fleet: the last snapshot merged with every delta since, the
  * connection status and the time of the last update. Every component that
- * calls it shares one socket and one state. `embedded`: the state of a
- * snapshot the page embedded (embeddedFleetState, app/page.tsx): the server
- * renders it, and the browser's store starts from it until the socket's own snapshot comes.
+ * calls it shares one socket and one state.
  */
-export function useLiveFleet(embedded: LiveFleetState | null = null): LiveFleet {
-  // Only the browser's store is seeded: the server's module is everyone's.
-  if (embedded && typeof window !== "undefined") seedFleetState(embedded);
+export function useLiveFleet(): LiveFleet {
   useEffect(() => retainLiveFleet(), []);
-  const state = useSyncExternalStore(subscribeFleet, getFleetState, embedded ? () => embedded : getServerFleetState);
+  const state = useSyncExternalStore(subscribeFleet, getFleetState, getServerFleetState);
   return { ...state, reconnect: reconnectLiveFleet };
 }

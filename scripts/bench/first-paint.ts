@@ -17,10 +17,8 @@
  * - hydrated: `<html data-hydrated>` set (components/hydration-gate.tsx);
  * - socket: socket.io's first request, its first message (long-polling or WebSocket), and
  *   the snapshot (the first message over 8 KB; the feed's deltas are smaller);
- * - live: the first host's status on the page (`host-status`: values on
- *   screen, drawn from the snapshot the page's HTML embeds, or from the
- *   socket's where it has none), and painted: the frame after it. The
- *   socket's own snapshot, which replaces the embedded one, is `snapshot`.
+ * - live: the first host's status on the page (`host-status`, drawn from
+ *   the socket's snapshot), and painted: the frame after it.
  *
  * The wall display: the same up to its first tile (`display-tile`).
  * Results: bench-results/<time>-first-paint-<gpus>.json.

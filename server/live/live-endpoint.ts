@@ -3,7 +3,6 @@ import { z } from "zod";
 import type { GpuReconciliation } from "@/lib/domain/attribution";
 import type { FleetDelta } from "@/lib/live/live";
 import type { LiveClientToServer, LiveServerToClient } from "@/lib/live/live-events";
-import type { FleetSnapshotWire } from "@/lib/live/live-wire";
 import { LIVE_FORMAT_ERROR, LIVE_FORMAT_VERSION, memberSummaryOf } from "@/lib/live/live-wire";
 import { DisplayScope, displayFilterKey } from "@/server/live/display-scope";
 import { GpuScope, gpuRoom } from "@/server/live/gpu-scope";
@@ -57,12 +56,6 @@ export interface LiveEndpointOptions {
 export interface LiveEndpoint {
   /** Feeds each tick's changed GPU states to the viewers (server/tick/). */
   consumer: TickConsumer;
-  /**
-   * The member scope's snapshot as a socket of this scope would get it now
-   * (`fleet:snapshot`): the fleet page embeds it in its HTML (app/page.tsx).
-   * Only for a signed-in person: the caller checks who asks.
-   */
-  memberSnapshot(): FleetSnapshotWire;
   stop(): void;
 }
 
@@ -305,17 +298,13 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
     queueFlush();
   });
 
-  /** The member scope's snapshot now: the fleet, the GPU states and the bookings, as the scope carries them. */
-  const memberSnapshot = (): FleetSnapshotWire => {
-    const snapshot = options.gpuStates ? { ...fleet.snapshot(), gpuStates: options.gpuStates() } : fleet.snapshot();
-    return members.snapshot(bookings ? { ...snapshot, bookings: bookings.current() } : snapshot);
-  };
-
   /** Sends the waiting member sockets their snapshot; returns their ids. */
   const sendMemberSnapshots = (): string[] => {
     if (awaitingMember.size === 0) return [];
+    const snapshot = options.gpuStates ? { ...fleet.snapshot(), gpuStates: options.gpuStates() } : fleet.snapshot();
+    const full = bookings ? { ...snapshot, bookings: bookings.current() } : snapshot;
     const socketIds = [...awaitingMember];
-    namespace.local.to(socketIds).emit("fleet:snapshot", memberSnapshot());
+    namespace.local.to(socketIds).emit("fleet:snapshot", members.snapshot(full));
     awaitingMember.clear();
     return socketIds;
   };
@@ -417,7 +406,6 @@ export function attachLiveEndpoint(namespace: LiveNamespace, fleet: FleetState, 
   const stopHostChanges = fleet.onHostChange(queueFlush);
   return {
     consumer,
-    memberSnapshot,
     stop() {
       if (wakeTimer !== null) clearTimeout(wakeTimer);
       wakeTimer = null;

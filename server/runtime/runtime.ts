@@ -4,7 +4,6 @@ import type { FleetState } from "@/server/fleet/fleet-state";
 import type { Ingest } from "@/server/fleet/ingest";
 import type { HistoryStats } from "@/server/history/history-service";
 import type { TickState } from "@/server/tick/tick-view";
-import type { FleetSnapshotWire } from "@/lib/live/live-wire";
 
 export interface Runtime {
   fleet: FleetState;
@@ -19,8 +18,6 @@ export interface Runtime {
   tick?: TickState;
   /** The usage history's counters, for /metrics (server/history/history-service.ts). */
   history?: { stats(): HistoryStats };
-  /** The `/live` member scope's snapshot now, as its sockets get it: the fleet page embeds it (server/live/live-endpoint.ts). */
-  liveMemberSnapshot?: () => FleetSnapshotWire;
 }
 
 /** The leader's workers that a route wakes after queueing their work. */

@@ -47,8 +47,6 @@ export async function startLiveServer(fleet: FleetState, options: LiveServerOpti
     url,
     io,
     namespace,
-    /** The member scope's snapshot now, as the fleet page embeds it (app/page.tsx). */
-    memberSnapshot: () => endpoint.memberSnapshot(),
     /** A socket with this handshake (the format version is added), and every raw frame it receives. */
     connect(auth: LiveHandshake = {}, extra: { cookie?: string; reconnection?: boolean; headers?: Record<string, string> } = {}) {
       const headers = { ...extra.headers, ...(extra.cookie ? { cookie: extra.cookie } : {}) };
